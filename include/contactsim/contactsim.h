@@ -1,0 +1,214 @@
+// contactsim.h: the public API of libcontactsim.
+//
+// The data path: scene file -> model (cs_loadScene) -> data with the initial state (cs_makeData)
+// -> integrator loop (cs_simulate) -> right-hand side (cs_realize*: kinematics, forces,
+// articulated-body dynamics) -> accepted step -> auto-updates -> reports (csReporter, CSV).
+#ifndef CONTACTSIM_CONTACTSIM_H
+#define CONTACTSIM_CONTACTSIM_H
+
+#include <stdio.h>
+
+#include "contactsim/math.h"
+#include "contactsim/types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// ---------------------------------------------------------------------------------------------
+// memory
+
+// Allocate n bytes, counted; returns NULL on failure. Every library allocation goes through here.
+CS_API void* csu_malloc(size_t n);
+// Reallocate p (nullable) to n bytes, counted.
+CS_API void* csu_realloc(void* p, size_t oldsize, size_t n);
+// Free p (nullable) that was allocated with n bytes.
+CS_API void csu_free(void* p, size_t n);
+// Number of csu_malloc/csu_realloc calls made so far (a test asserts the RHS adds none).
+CS_API long csu_allocationCount(void);
+
+
+// ---------------------------------------------------------------------------------------------
+// math helpers that are too long to inline
+
+// Unit quaternion of a rotation matrix.
+CS_API csQuat csu_matToQuat(const csMat33* R);
+// Transform from a position and a unit quaternion.
+CS_API csTransform csu_transformFromPosQuat(csVec3 p, csQuat q);
+// Central inertia of a solid box with half-sizes h, a solid sphere of radius r, a solid cylinder
+// of radius r and half-length h along z; mass in kg.
+CS_API csMat33 csu_inertiaBox(double mass, csVec3 halfsize);
+CS_API csMat33 csu_inertiaSphere(double mass, double radius);
+CS_API csMat33 csu_inertiaCylinder(double mass, double radius, double halflength);
+// 1 if the symmetric matrix is positive definite and its principal moments satisfy the triangle
+// inequality (each <= the sum of the other two, with a relative slack of 1e-9).
+CS_API int csu_inertiaIsValid(const csMat33* I);
+// The quintic step 10x^3 - 15x^4 + 6x^5 of x clamped to [0, 1].
+CS_API double csu_step5(double x);
+
+
+// ---------------------------------------------------------------------------------------------
+// defaults (used by the loader, the command line and the C API alike)
+
+CS_API csSimOptions cs_defaultSimOptions(void);
+
+
+// ---------------------------------------------------------------------------------------------
+// force kinds
+
+typedef enum csForceKindId {
+  CS_FORCE_GRAVITY = 0,
+  CS_FORCE_SPRING,            // two-point linear spring-damper
+  CS_FORCE_MOBILITY_SPRING,
+  CS_FORCE_MOBILITY_DAMPER,
+  CS_FORCE_CONSTANT,          // constant body force and torque
+  CS_FORCE_EXP_SPRING,        // exponential spring (seeds/000)
+  CS_FORCE_SMOOTH_SPHERE,     // smooth sphere / half space (seeds/001)
+  CS_FORCE_HUNT_CROSSLEY,     // classic Hunt-Crossley sphere / plane
+  CS_FORCE_COMPLIANT_POINT,   // linear penalty point with Stribeck friction
+  CS_FORCE_LINEAR_STOP,       // mobility linear stop (seeds/002)
+  CS_FORCE_LINEAR_BUSHING,    // linear bushing (seeds/003)
+  CS_FORCE_COUNTER,           // test element: counts auto-update commits
+  CS_FORCE_KIND_COUNT
+} csForceKindId;
+
+// Kind table of id, or NULL when id is out of range.
+CS_API const csForceKind* cs_forceKind(int id);
+// Kind id of a scene "type" name, or -1.
+CS_API int cs_forceKindByName(const char* name);
+
+
+// ---------------------------------------------------------------------------------------------
+// building a model (the loader uses these; programs and tests may too)
+
+// Empty model with ground as body 0. Returns NULL when out of memory.
+CS_API csModel* cs_newModel(const char* name);
+CS_API void cs_deleteModel(csModel* m);
+// Append a body whose joint, parent, frames, mass properties are filled in b (qadr, uadr, qnum,
+// unum are computed). Returns the body id, or -1 with err filled.
+CS_API int cs_addBody(csModel* m, const csBody* b, csError* err);
+CS_API int cs_addPlane(csModel* m, const csPlane* p, csError* err);
+// Append a force element of kind `kind` whose param and ref are set to the kind's defaults;
+// the caller then overwrites what it needs. Returns the element id or -1.
+CS_API int cs_addForce(csModel* m, int kind, const char* name, csError* err);
+// Set a real parameter of element e by its scene key; returns 0, or -1 if there is no such key.
+CS_API int cs_setForceParam(csModel* m, int e, const char* key, double value);
+CS_API int cs_addChange(csModel* m, const csChange* c, csError* err);
+CS_API int cs_addGroup(csModel* m, const char* name, csError* err);
+// Lay out the state (q, u, z, discrete, auto-update addresses), validate every element, allocate
+// q0/u0 (set to the identity pose and zero speed where the caller has not set them). Call once,
+// after all cs_add* calls; then q0 and u0 may be written.
+CS_API int cs_finalizeModel(csModel* m, csError* err);
+// Body, plane or force id by name, or -1.
+CS_API int cs_bodyId(const csModel* m, const char* name);
+CS_API int cs_planeId(const csModel* m, const char* name);
+CS_API int cs_forceId(const csModel* m, const char* name);
+// Number of q for a joint type (weld 0, pin 1, slider 1, ball 4, free 7), and of u.
+CS_API int cs_jointQnum(csJointType type);
+CS_API int cs_jointUnum(csJointType type);
+
+
+// ---------------------------------------------------------------------------------------------
+// loading scenes (src/scene_load.c)
+
+typedef struct csLoadOptions {
+  const char* contact_model;   // override the scene's default contact model; nullable
+} csLoadOptions;
+
+// Load a scene file. Returns NULL with err filled (code, file, JSON path, line, column, message).
+CS_API csModel* cs_loadScene(const char* path, const csLoadOptions* opt, csError* err);
+// Load from text in memory; filename is used in messages only. Nullable opt.
+CS_API csModel* cs_loadSceneString(const char* text, const char* filename,
+                                   const csLoadOptions* opt, csError* err);
+// Names of the contact models the scene gives parameter blocks for (filled by the loader), and
+// the default one. Both empty when the scene has no "contacts".
+CS_API int cs_sceneContactModels(const char* path, char names[][CS_MAX_NAME], int maxnames,
+                                 char* defaultname, csError* err);
+
+
+// ---------------------------------------------------------------------------------------------
+// data and the stages of the right-hand side
+
+// Data for m holding its initial state, realized to velocity, with every element's init callback
+// applied. Returns NULL when out of memory.
+CS_API csData* cs_makeData(const csModel* m);
+CS_API void cs_deleteData(csData* d);
+// Back to the model's initial state (t = 0, q0, u0, z = 0, discrete and auto-update from init).
+CS_API void cs_resetData(const csModel* m, csData* d);
+
+// Normalise quaternions in d->q, compute poses of bodies and planes.
+CS_API void cs_realizePosition(const csModel* m, csData* d);
+// Body spatial velocities and qdot.
+CS_API void cs_realizeVelocity(const csModel* m, csData* d);
+// Zero the force accumulators and let every element add its forces.
+CS_API void cs_realizeDynamics(const csModel* m, csData* d);
+// Articulated-body algorithm: udot from the accumulated forces.
+CS_API void cs_realizeAcceleration(const csModel* m, csData* d);
+// All four stages. Returns 0, or 1 if a non-finite value appeared (counted in d->stat).
+CS_API int cs_forward(const csModel* m, csData* d);
+// Mark the state as changed so the next realize call recomputes every stage.
+CS_API void cs_invalidate(csData* d);
+
+// Helpers for force elements (the data must be realized to velocity).
+// Position in Ground of a station given in the body frame.
+CS_API csVec3 cs_stationPosition(const csModel* m, const csData* d, int body, csVec3 station_B);
+// Velocity in Ground of the body-fixed point currently at point_G.
+CS_API csVec3 cs_pointVelocity(const csModel* m, const csData* d, int body, csVec3 point_G);
+// Add a force (in Ground) applied at point_G (in Ground) to a body; ground (0) ignores it.
+CS_API void cs_applyForceAtPoint(const csModel* m, csData* d, int body, csVec3 point_G,
+                                 csVec3 force_G);
+// Add a pure torque (in Ground) to a body.
+CS_API void cs_applyTorque(const csModel* m, csData* d, int body, csVec3 torque_G);
+
+// Energies of the realized state: kinetic; potential (sum over elements, gravity included);
+// dissipated (sum of the elements' dissipated-energy z states).
+CS_API double cs_kineticEnergy(const csModel* m, const csData* d);
+CS_API double cs_potentialEnergy(const csModel* m, const csData* d);
+CS_API double cs_dissipatedEnergy(const csModel* m, const csData* d);
+// Angular momentum of all bodies about the Ground origin, in Ground (requires velocity stage).
+CS_API csVec3 cs_angularMomentum(const csModel* m, const csData* d);
+
+// Set discrete variable `index` of element e, applying the kind's rules.
+CS_API void cs_setDiscrete(const csModel* m, csData* d, int e, int index, double value);
+// Fill the contact report of element e and its model-specific values (d->force_extra); returns 0,
+// or -1 if the element is not a contact. Requires the dynamics stage.
+CS_API int cs_contactReport(const csModel* m, csData* d, int e, csContactReport* r);
+// Compute every element's auto-update cache at the realized state and commit it (what the
+// integrator does after each successful step); dt is the time since the last commit.
+CS_API void cs_commitAutoUpdates(const csModel* m, csData* d);
+
+
+// ---------------------------------------------------------------------------------------------
+// running (src/integrator.c)
+
+// Called at each report time with the data realized to dynamics at exactly that time.
+typedef struct csReporter {
+  int (*report)(void* ctx, const csModel* m, csData* d);  // nonzero stops the run (I/O error)
+  void (*progress)(void* ctx, double t, double duration); // nullable; called after steps
+  void* ctx;
+} csReporter;
+
+// Integrate from the data's current state for opt->duration seconds, reporting at t0, every
+// report interval and at the end. Returns CS_OK, CS_ERR_SOLVER (with err->time and CVODE's
+// message) or CS_ERR_INPUT for unusable options. Statistics land in d->stat. Nullable rep.
+CS_API int cs_simulate(const csModel* m, csData* d, const csSimOptions* opt,
+                       const csReporter* rep, csError* err);
+
+
+// ---------------------------------------------------------------------------------------------
+// CSV reports (src/report.c)
+
+typedef struct csCsvOptions {
+  int forces;              // 1: per-element contact columns (force, point, pe, power, extras)
+} csCsvOptions;
+
+// Write the header row for m. Returns 0, or -1 on an I/O error.
+CS_API int cs_csvHeader(FILE* f, const csModel* m, const csCsvOptions* opt);
+// Write one row for the realized data (requires the dynamics stage). Returns 0 or -1.
+CS_API int cs_csvRow(FILE* f, const csModel* m, csData* d, const csCsvOptions* opt);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif  // CONTACTSIM_CONTACTSIM_H

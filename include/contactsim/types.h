@@ -1,0 +1,325 @@
+// contactsim/types.h: the model (built once, read-only during a run), the data (state, realized
+// quantities, statistics), force kinds and errors.
+#ifndef CONTACTSIM_TYPES_H
+#define CONTACTSIM_TYPES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "contactsim/math.h"
+
+#if defined(CS_BUILDING_LIBRARY)
+#define CS_API __attribute__((visibility("default")))
+#else
+#define CS_API
+#endif
+
+#define CS_MAX_NAME 64          // longest body, plane or force name, with the terminating zero
+#define CS_MAX_PARAM 32         // real parameters of one force element
+#define CS_MAX_REF 4            // integer references (bodies, planes, coordinates) of one element
+#define CS_MAX_ERROR 512        // longest error sentence
+#define CS_MAX_PATH 256         // longest JSON path or file name in an error
+
+
+// ---------------------------------------------------------------------------------------------
+// errors (the library reports, the caller decides)
+
+typedef enum csStatus {
+  CS_OK = 0,
+  CS_ERR_INPUT = 2,      // bad scene, bad option, bad argument: exit code 2
+  CS_ERR_SOLVER = 1,     // integrator failure during a run: exit code 1
+  CS_ERR_IO = 3,         // file could not be read or written (reported as exit code 2 or 1)
+  CS_ERR_MEMORY = 4,     // allocation failed
+} csStatus;
+
+typedef struct csError {
+  csStatus code;               // CS_OK when nothing went wrong
+  char file[CS_MAX_PATH];      // scene or output file concerned, or ""
+  char path[CS_MAX_PATH];      // JSON path of the offending value, e.g. "bodies[2].joint.q", or ""
+  int line;                    // 1-based line in the file, 0 when unknown
+  int column;                  // 1-based column in the file, 0 when unknown
+  double time;                 // simulation time of a solver failure
+  char message[CS_MAX_ERROR];  // one sentence saying what is wrong
+} csError;
+
+
+// ---------------------------------------------------------------------------------------------
+// mobilizers (joints)
+
+typedef enum csJointType {
+  CS_JOINT_WELD = 0,    // 0 dof
+  CS_JOINT_PIN,         // rotation about the common z axis of F and M; q = angle, u = rate
+  CS_JOINT_SLIDER,      // translation along the common x axis of F and M
+  CS_JOINT_BALL,        // q = quaternion (w,x,y,z) of R_FM; u = angular velocity of M in F, in F
+  CS_JOINT_FREE,        // q = quaternion of R_FM, then p_FM in F; u = w_FM in F, then v_FM in F
+  CS_JOINT_COUNT
+} csJointType;
+
+// Per-body description. Bodies are stored as an array of structs rather than MuJoCo-style
+// parallel arrays: the loader appends them one at a time, each carries a dozen related fields, and
+// the dynamics touches all of them together, so one struct per body is the clearer layout.
+typedef struct csBody {
+  char name[CS_MAX_NAME];
+  int parent;              // parent body id (-1 for ground)
+  csJointType joint;       // mobilizer connecting the parent to this body
+  int qadr, qnum;          // generalized coordinates of the mobilizer in q
+  int uadr, unum;          // generalized speeds of the mobilizer in u
+  csTransform X_PF;        // mobilizer frame F on the parent, in the parent's body frame
+  csTransform X_BM;        // mobilizer frame M on this body, in this body's frame
+  double mass;             // kg
+  csVec3 com;              // centre of mass in the body frame, m
+  csMat33 inertia;         // inertia about the centre of mass, in the body frame, kg m^2
+} csBody;
+
+typedef struct csPlane {
+  char name[CS_MAX_NAME];
+  int body;                // body carrying the plane (0 = ground)
+  csTransform X_BP;        // plane frame in the body frame; +z is the outward normal
+} csPlane;
+
+
+// ---------------------------------------------------------------------------------------------
+// force elements
+
+typedef struct csModel csModel;
+typedef struct csData csData;
+
+// What a contact element reports (seeds/004_contact_force.txt): the point of application, the
+// spatial force that the contact applies to its second surface (the body that touches the
+// plane), the potential energy stored and the power being dissipated.
+typedef struct csContactReport {
+  csVec3 point;            // contact point, in Ground, m
+  csSpatialVec force;      // (moment about point, force) on the second surface, in Ground
+  double pe;               // J
+  double power;            // dissipated power, W (>= 0)
+} csContactReport;
+
+typedef enum csParamType {
+  CS_PARAM_REAL = 0,       // one number, stored in param[slot]
+  CS_PARAM_VEC3,           // three numbers, param[slot .. slot+2]
+  CS_PARAM_FRAME,          // a frame {position, rotation}: param[slot .. slot+6] = p then quat wxyz
+  CS_PARAM_BODY,           // a body name, stored as an id in ref[slot]
+  CS_PARAM_PLANE,          // a plane name, stored as an id in ref[slot]
+  CS_PARAM_INT,            // a non-negative integer, stored in ref[slot]
+} csParamType;
+
+typedef enum csParamFlags {
+  CS_PARAM_REQUIRED = 1,   // must be given (otherwise the default is used)
+  CS_PARAM_POSITIVE = 2,   // must be > 0
+  CS_PARAM_NONNEG = 4,     // must be >= 0
+  CS_PARAM_OPTIONAL = 8,   // may be absent; param stays NaN / ref stays -1 when absent
+} csParamFlags;
+
+// One key of a force element in the scene file. The same table drives the loader, the defaults
+// and docs/scene-format.md.
+typedef struct csParamInfo {
+  const char* key;         // JSON key
+  csParamType type;
+  int slot;                // index into param[] (REAL, VEC3, FRAME) or ref[] (BODY, PLANE, INT)
+  double value;            // default for REAL (and for each component of VEC3)
+  int flags;               // csParamFlags
+  const char* doc;         // one line: meaning and unit
+} csParamInfo;
+
+typedef struct csForce {
+  char name[CS_MAX_NAME];
+  int kind;                // index into the kind registry (csForceKindId)
+  int group;               // contact set this element belongs to (-1: none)
+  double param[CS_MAX_PARAM];  // kind-specific real parameters, laid out by the kind's table
+  int ref[CS_MAX_REF];     // kind-specific integer references (bodies, planes, coordinates)
+  int zadr, znum;          // auxiliary continuous states owned by the element
+  int dissadr;             // z index of its dissipated energy, -1 if it dissipates nothing
+  int discadr, discnum;    // discrete variables owned by the element
+  int autoadr, autonum;    // auto-update discrete variables owned by the element
+  int repadr;              // first column of its model-specific report values in d->force_extra
+} csForce;
+
+// A kind of force element: a const table of callbacks, one per kind, one file per kind
+// (force_<kind>.c). Every callback takes (m, d, e) with e the element's index in m->force.
+typedef struct csForceKind {
+  const char* name;        // scene-file "type", e.g. "exponential_spring"
+  const char* doc;         // one line for --help and docs
+  const csParamInfo* params;
+  int nparams;
+  int contact;             // 0: not a contact; 1: point contact; 2: sphere contact
+  int znum;                // auxiliary continuous states beyond the dissipated energy
+  int dissipative;         // 1: the core gives the element a z holding its dissipated energy
+  int discnum;             // discrete variables
+  const char* const* discnames;  // their names (scene "changes" and CSV), discnum entries
+  int autonum;             // auto-update discrete variables
+  int nextra;              // model-specific report values (CSV columns with --forces)
+  const char* const* extranames; // their column suffixes, nextra entries
+  // Check parameters after loading; fill err and return nonzero if they are unusable.
+  // Nullable.
+  int (*validate)(const csModel* m, const csForce* f, csError* err);
+  // Set discrete and auto-update variables of element e from the realized initial state (the
+  // data is realized to velocity when this is called). Nullable.
+  void (*init)(const csModel* m, csData* d, int e);
+  // Add the element's forces for the realized state: d->body_force (Ground, about each body's
+  // origin) and d->mobility_force; set d->force_pe[e] and d->force_power[e]; write the time
+  // derivatives of its own z states (beyond the dissipated energy) to d->zdot. Required.
+  void (*apply)(const csModel* m, csData* d, int e);
+  // Compute new auto-update values into d->auto_cache from the realized state at the end of a
+  // successful step; d->auto_dt is the time since the last commit. Nullable.
+  void (*update)(const csModel* m, csData* d, int e);
+  // Fill the contact report and the model-specific values (extra, nextra entries) for the
+  // realized state. Nullable (elements that are not contacts).
+  void (*report)(const csModel* m, const csData* d, int e, csContactReport* r, double* extra);
+  // Set discrete variable `index` of element e to value, applying the kind's rules (e.g.
+  // mu_static >= mu_kinetic). Nullable: plain assignment.
+  void (*setDiscrete)(const csModel* m, csData* d, int e, int index, double value);
+} csForceKind;
+
+// A scheduled change of a discrete variable, applied between steps.
+typedef struct csChange {
+  double time;             // s
+  int force;               // element id
+  int index;               // discrete variable of that element
+  double value;
+} csChange;
+
+
+// ---------------------------------------------------------------------------------------------
+// options
+
+typedef enum csIntegratorType {
+  CS_INTEGRATOR_BDF = 0,   // BDF, Newton iteration, direct linear solver (default)
+  CS_INTEGRATOR_ADAMS,     // Adams-Moulton, fixed-point iteration
+} csIntegratorType;
+
+typedef enum csLinearSolver {
+  CS_LINSOL_AUTO = 0,      // dense below a size threshold, sparse (KLU) or GMRES above
+  CS_LINSOL_DENSE,
+  CS_LINSOL_KLU,
+  CS_LINSOL_GMRES,
+} csLinearSolver;
+
+typedef struct csSimOptions {
+  double duration;         // s, > 0
+  csIntegratorType integrator;
+  csLinearSolver linsol;
+  double rtol;             // relative tolerance, > 0
+  double atol;             // absolute tolerance, > 0
+  double max_step;         // s, 0 = unlimited
+  double initial_step;     // s, 0 = CVODE's estimate
+  long max_steps;          // per report interval (CVODE's mxstep), > 0
+  double report_interval;  // s, > 0
+} csSimOptions;
+
+
+// ---------------------------------------------------------------------------------------------
+// model: built once by the loader (or the cs_add* functions), never written during a run
+
+struct csModel {
+  char name[CS_MAX_NAME];
+  char file[CS_MAX_PATH];  // scene file it was loaded from, or ""
+
+  // sizes
+  int nbody;               // bodies including ground (body 0)
+  int nq, nu, nz;          // coordinates, speeds, auxiliary continuous states
+  int ndisc, nauto;        // discrete and auto-update discrete variables
+  int nplane, nforce, nchange;
+  int nextra;              // model-specific report values of all elements
+  int ngroup;              // contact sets
+
+  csVec3 gravity;          // m/s^2, in Ground (used by the "gravity" element)
+  csSimOptions opt;
+
+  csBody* body;            // (nbody)
+  csPlane* plane;          // (nplane)
+  csForce* force;          // (nforce)
+  csChange* change;        // (nchange), sorted by time
+  char (*group_name)[CS_MAX_NAME];  // (ngroup)
+
+  // initial state
+  double* q0;              // (nq)
+  double* u0;              // (nu)
+
+  int finalized;           // 1 once cs_finalizeModel has laid out the state
+  int capbody, capplane, capforce, capchange, capgroup;  // allocated lengths while building
+};
+
+
+// ---------------------------------------------------------------------------------------------
+// data: the state and everything computed from it
+
+typedef enum csStage {
+  CS_STAGE_NONE = 0,
+  CS_STAGE_POSITION,
+  CS_STAGE_VELOCITY,
+  CS_STAGE_DYNAMICS,
+  CS_STAGE_ACCELERATION,
+} csStage;
+
+typedef struct csStats {
+  long nsteps;             // successful steps
+  long nrhs;               // RHS evaluations by CVODE
+  long nrhs_jac;           // RHS evaluations spent on difference-quotient Jacobians
+  long njac;               // Jacobian evaluations
+  long netf;               // error-test failures
+  long nncf;               // nonlinear convergence failures
+  long ncommit;            // auto-update commits (one per successful step)
+  long nreport;            // report rows
+  double last_step;        // s
+  double cpu_seconds;      // CPU time of the integration alone
+  long warnings_nonfinite; // RHS evaluations that produced a non-finite value
+  long warnings_bushing;   // bushing evaluations near gimbal lock
+} csStats;
+
+// A realized pair of a body: everything a force element may read.
+struct csData {
+  int nbody, nq, nu, nz, ndisc, nauto;  // copies of the model sizes
+  csStats stat;
+  size_t nbytes;           // size of the single allocation behind the arrays below
+
+  // ---- state ----
+  double t;                // s
+  double* q;               // (nq) generalized coordinates
+  double* u;               // (nu) generalized speeds
+  double* z;               // (nz) auxiliary continuous states
+  double* disc;            // (ndisc) discrete variables
+  double* autoval;         // (nauto) auto-update discrete variables
+  double* auto_cache;      // (nauto) their update cache, committed after each successful step
+  double auto_dt;          // s, time since the last commit (read by update callbacks)
+  double t_commit;         // s, time of the last commit
+
+  csStage stage;           // highest stage realized for the current state
+
+  // ---- position stage ----
+  csTransform* body_pose;  // (nbody) X_GB: body frame in Ground
+  csTransform* joint_XFM;  // (nbody) mobilizer transform X_FM(q)
+  csVec3* body_com;        // (nbody) centre of mass in Ground, m
+  csTransform* plane_pose; // (nplane) X_GP: plane frame in Ground
+
+  // ---- velocity stage ----
+  csSpatialVec* body_vel;  // (nbody) angular velocity in Ground, velocity of body origin in Ground
+  double* qdot;            // (nq)
+
+  // ---- dynamics stage (force elements write here) ----
+  csSpatialVec* body_force;   // (nbody) moment about body origin and force, in Ground, N m / N
+  double* mobility_force;     // (nu) generalized forces
+  double* force_pe;           // (nforce) potential energy of each element, J
+  double* force_power;        // (nforce) power dissipated by each element, W
+  double* zdot;               // (nz)
+
+  // ---- acceleration stage ----
+  double* udot;            // (nu)
+  csSpatialVec* body_acc;  // (nbody) spatial acceleration in body coordinates at body origin
+
+  // ---- reports ----
+  double* force_extra;     // (nextra) model-specific report values, filled by cs_report
+
+  // ---- scratch for the articulated-body algorithm (body coordinates) ----
+  double* aba_I0;          // (nbody x 36) spatial inertia of each body at its origin, body coords
+  double* aba_IA;          // (nbody x 36) articulated inertias
+  double* aba_pA;          // (nbody x 6) articulated bias forces
+  double* aba_c;           // (nbody x 6) velocity-product accelerations
+  double* aba_v;           // (nbody x 6) body spatial velocities
+  double* aba_S;           // (nu x 6) motion subspace columns, body coordinates
+  double* aba_U;           // (nu x 6) IA * S
+  double* aba_Dinv;        // (nbody x 36) inverse of S^T IA S (first unum x unum used)
+  double* aba_utau;        // (nu) tau - S^T pA
+  double* aba_X;           // (nbody x 12) parent-to-body transform: E (9) then r (3)
+};
+
+#endif  // CONTACTSIM_TYPES_H

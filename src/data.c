@@ -1,0 +1,108 @@
+// data.c: one allocation holding every array of csData, sized from the model up front.
+#include <string.h>
+
+#include "contactsim/contactsim.h"
+#include "dynamics.h"
+
+// The arrays of csData: (type, field, number of rows, columns). Used for size computation and
+// pointer set-up, so that adding an array is a one-line change.
+#define CS_DATA_ARRAYS(X)                                  \
+  X(double, q, m->nq, 1)                                   \
+  X(double, u, m->nu, 1)                                   \
+  X(double, z, m->nz, 1)                                   \
+  X(double, disc, m->ndisc, 1)                             \
+  X(double, autoval, m->nauto, 1)                          \
+  X(double, auto_cache, m->nauto, 1)                       \
+  X(csTransform, body_pose, m->nbody, 1)                   \
+  X(csTransform, joint_XFM, m->nbody, 1)                   \
+  X(csVec3, body_com, m->nbody, 1)                         \
+  X(csTransform, plane_pose, m->nplane, 1)                 \
+  X(csSpatialVec, body_vel, m->nbody, 1)                   \
+  X(double, qdot, m->nq, 1)                                \
+  X(csSpatialVec, body_force, m->nbody, 1)                 \
+  X(double, mobility_force, m->nu, 1)                      \
+  X(double, force_pe, m->nforce, 1)                        \
+  X(double, force_power, m->nforce, 1)                     \
+  X(double, zdot, m->nz, 1)                                \
+  X(double, udot, m->nu, 1)                                \
+  X(csSpatialVec, body_acc, m->nbody, 1)                   \
+  X(double, force_extra, m->nextra, 1)                     \
+  X(double, aba_I0, m->nbody, 36)                          \
+  X(double, aba_IA, m->nbody, 36)                          \
+  X(double, aba_pA, m->nbody, 6)                           \
+  X(double, aba_c, m->nbody, 6)                            \
+  X(double, aba_v, m->nbody, 6)                            \
+  X(double, aba_S, m->nu, 6)                               \
+  X(double, aba_U, m->nu, 6)                               \
+  X(double, aba_Dinv, m->nbody, 36)                        \
+  X(double, aba_utau, m->nu, 1)                            \
+  X(double, aba_X, m->nbody, 12)
+
+// every array starts on a 16-byte boundary
+static size_t align16(size_t n) {
+  return (n + 15) & ~(size_t)15;
+}
+
+
+csData* cs_makeData(const csModel* m) {
+  size_t nbytes = align16(sizeof(csData));
+#define CS_SIZE(type, name, rows, cols) nbytes += align16(sizeof(type) * (size_t)(rows) * (cols));
+  CS_DATA_ARRAYS(CS_SIZE)
+#undef CS_SIZE
+  unsigned char* buf = csu_malloc(nbytes);
+  if (!buf) {
+    return NULL;
+  }
+  csData* d = (csData*)buf;
+  d->nbytes = nbytes;
+  size_t off = align16(sizeof(csData));
+#define CS_POINTER(type, name, rows, cols)     \
+  d->name = (type*)(buf + off);                \
+  off += align16(sizeof(type) * (size_t)(rows) * (cols));
+  CS_DATA_ARRAYS(CS_POINTER)
+#undef CS_POINTER
+  d->nbody = m->nbody;
+  d->nq = m->nq;
+  d->nu = m->nu;
+  d->nz = m->nz;
+  d->ndisc = m->ndisc;
+  d->nauto = m->nauto;
+  cs_spatialInertias(m, d);
+  cs_resetData(m, d);
+  return d;
+}
+
+
+void cs_deleteData(csData* d) {
+  if (d) {
+    csu_free(d, d->nbytes);
+  }
+}
+
+
+void cs_resetData(const csModel* m, csData* d) {
+  memset(&d->stat, 0, sizeof(d->stat));
+  d->t = 0;
+  d->t_commit = 0;
+  d->auto_dt = 0;
+  memcpy(d->q, m->q0, sizeof(double) * (size_t)m->nq);
+  memcpy(d->u, m->u0, sizeof(double) * (size_t)m->nu);
+  memset(d->z, 0, sizeof(double) * (size_t)m->nz);
+  memset(d->disc, 0, sizeof(double) * (size_t)m->ndisc);
+  memset(d->autoval, 0, sizeof(double) * (size_t)m->nauto);
+  memset(d->auto_cache, 0, sizeof(double) * (size_t)m->nauto);
+  cs_invalidate(d);
+  cs_realizePosition(m, d);
+  cs_realizeVelocity(m, d);
+  // each element sets its discrete and auto-update variables from the initial state
+  for (int e = 0; e < m->nforce; e++) {
+    const csForceKind* k = cs_forceKind(m->force[e].kind);
+    if (k->init) {
+      k->init(m, d, e);
+    }
+  }
+  for (int i = 0; i < m->nauto; i++) {
+    d->auto_cache[i] = d->autoval[i];
+  }
+  cs_invalidate(d);
+}

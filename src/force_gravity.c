@@ -1,0 +1,22 @@
+// force_gravity.c: uniform gravity, m*g at every body's centre of mass.
+#include "contactsim/contactsim.h"
+#include "forces.h"
+
+
+static void gravityApply(const csModel* m, csData* d, int e) {
+  double pe = 0;
+  for (int b = 1; b < m->nbody; b++) {
+    double mass = m->body[b].mass;
+    cs_applyForceAtPoint(m, d, b, d->body_com[b], csu_scale(mass, m->gravity));
+    // potential energy relative to the Ground origin: -m g . r_com
+    pe -= mass * csu_dot(m->gravity, d->body_com[b]);
+  }
+  d->force_pe[e] = pe;
+}
+
+
+const csForceKind cs_kindGravity = {
+    .name = "gravity",
+    .doc = "uniform gravity (the scene's \"gravity\" vector) at every body's centre of mass",
+    .apply = gravityApply,
+};

@@ -1,0 +1,48 @@
+// force_spring.c: a linear spring-damper between a station on each of two bodies.
+#include "contactsim/contactsim.h"
+#include "forces.h"
+
+enum { SLOT_STATION1 = 0, SLOT_STATION2 = 3, SLOT_K = 6, SLOT_L0 = 7, SLOT_C = 8 };
+enum { REF_BODY1 = 0, REF_BODY2 = 1 };
+
+static const csParamInfo g_params[] = {
+    {"body1", CS_PARAM_BODY, REF_BODY1, 0, CS_PARAM_REQUIRED, "first body (may be ground)"},
+    {"station1", CS_PARAM_VEC3, SLOT_STATION1, 0, 0, "station on body1, in its frame, m"},
+    {"body2", CS_PARAM_BODY, REF_BODY2, 0, CS_PARAM_REQUIRED, "second body"},
+    {"station2", CS_PARAM_VEC3, SLOT_STATION2, 0, 0, "station on body2, in its frame, m"},
+    {"stiffness", CS_PARAM_REAL, SLOT_K, 0, CS_PARAM_REQUIRED | CS_PARAM_NONNEG, "N/m"},
+    {"rest_length", CS_PARAM_REAL, SLOT_L0, 0, CS_PARAM_NONNEG, "m"},
+    {"damping", CS_PARAM_REAL, SLOT_C, 0, CS_PARAM_NONNEG, "N s/m"},
+};
+
+
+static void springApply(const csModel* m, csData* d, int e) {
+  const csForce* f = &m->force[e];
+  int b1 = f->ref[REF_BODY1], b2 = f->ref[REF_BODY2];
+  csVec3 p1 = cs_stationPosition(m, d, b1, csu_vec3FromArray(f->param + SLOT_STATION1));
+  csVec3 p2 = cs_stationPosition(m, d, b2, csu_vec3FromArray(f->param + SLOT_STATION2));
+  csVec3 r = csu_sub(p2, p1);
+  double len = csu_norm(r);
+  double stretch = len - f->param[SLOT_L0];
+  d->force_pe[e] = 0.5 * f->param[SLOT_K] * stretch * stretch;
+  if (len < 1e-12) {
+    return;  // direction undefined: no force
+  }
+  csVec3 dir = csu_scale(1.0 / len, r);
+  csVec3 vrel = csu_sub(cs_pointVelocity(m, d, b2, p2), cs_pointVelocity(m, d, b1, p1));
+  double rate = csu_dot(vrel, dir);
+  double tension = f->param[SLOT_K] * stretch + f->param[SLOT_C] * rate;
+  cs_applyForceAtPoint(m, d, b1, p1, csu_scale(tension, dir));
+  cs_applyForceAtPoint(m, d, b2, p2, csu_scale(-tension, dir));
+  d->force_power[e] = f->param[SLOT_C] * rate * rate;
+}
+
+
+const csForceKind cs_kindSpring = {
+    .name = "spring",
+    .doc = "linear spring-damper between a station on each of two bodies",
+    .params = g_params,
+    .nparams = sizeof(g_params) / sizeof(g_params[0]),
+    .dissipative = 1,
+    .apply = springApply,
+};

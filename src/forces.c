@@ -1,0 +1,166 @@
+// forces.c: the dynamics stage. Zero the accumulators, let every force element add its forces,
+// and the services force elements share (applying forces, energies, reports, discrete and
+// auto-update variables).
+#include <string.h>
+
+#include "contactsim/contactsim.h"
+#include "forces.h"
+
+// indexed by csForceKindId
+static const csForceKind* const g_kinds[CS_FORCE_KIND_COUNT] = {
+    [CS_FORCE_GRAVITY] = &cs_kindGravity,
+    [CS_FORCE_SPRING] = &cs_kindSpring,
+    [CS_FORCE_MOBILITY_SPRING] = &cs_kindMobilitySpring,
+    [CS_FORCE_MOBILITY_DAMPER] = &cs_kindMobilityDamper,
+    [CS_FORCE_CONSTANT] = &cs_kindConstant,
+    [CS_FORCE_EXP_SPRING] = &cs_kindExpSpring,
+    [CS_FORCE_SMOOTH_SPHERE] = &cs_kindSmoothSphere,
+    [CS_FORCE_HUNT_CROSSLEY] = &cs_kindHuntCrossley,
+    [CS_FORCE_COMPLIANT_POINT] = &cs_kindCompliantPoint,
+    [CS_FORCE_LINEAR_STOP] = &cs_kindLinearStop,
+    [CS_FORCE_LINEAR_BUSHING] = &cs_kindLinearBushing,
+    [CS_FORCE_COUNTER] = &cs_kindCounter,
+};
+
+
+const csForceKind* cs_forceKind(int id) {
+  return (id >= 0 && id < CS_FORCE_KIND_COUNT) ? g_kinds[id] : NULL;
+}
+
+
+int cs_forceKindByName(const char* name) {
+  for (int i = 0; i < CS_FORCE_KIND_COUNT; i++) {
+    if (strcmp(g_kinds[i]->name, name) == 0) {
+      return i;
+    }
+  }
+  return -1;
+}
+
+
+void cs_realizeDynamics(const csModel* m, csData* d) {
+  if (d->stage >= CS_STAGE_DYNAMICS) {
+    return;
+  }
+  cs_realizeVelocity(m, d);
+  memset(d->body_force, 0, sizeof(csSpatialVec) * (size_t)m->nbody);
+  memset(d->mobility_force, 0, sizeof(double) * (size_t)m->nu);
+  memset(d->zdot, 0, sizeof(double) * (size_t)m->nz);
+  for (int e = 0; e < m->nforce; e++) {
+    const csForce* f = &m->force[e];
+    d->force_pe[e] = 0;
+    d->force_power[e] = 0;
+    cs_forceKind(f->kind)->apply(m, d, e);
+    if (f->dissadr >= 0) {
+      d->zdot[f->dissadr] = d->force_power[e];
+    }
+  }
+  d->stage = CS_STAGE_DYNAMICS;
+}
+
+
+int cs_forward(const csModel* m, csData* d) {
+  cs_realizeAcceleration(m, d);
+  for (int i = 0; i < m->nu; i++) {
+    if (!isfinite(d->udot[i])) {
+      d->stat.warnings_nonfinite++;
+      return 1;
+    }
+  }
+  for (int i = 0; i < m->nz; i++) {
+    if (!isfinite(d->zdot[i])) {
+      d->stat.warnings_nonfinite++;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+
+void cs_applyForceAtPoint(const csModel* m, csData* d, int body, csVec3 point_G, csVec3 force_G) {
+  (void)m;
+  if (body <= 0) {
+    return;
+  }
+  csSpatialVec* F = &d->body_force[body];
+  csVec3 r = csu_sub(point_G, d->body_pose[body].p);
+  F->w = csu_add(F->w, csu_cross(r, force_G));
+  F->v = csu_add(F->v, force_G);
+}
+
+
+void cs_applyTorque(const csModel* m, csData* d, int body, csVec3 torque_G) {
+  (void)m;
+  if (body <= 0) {
+    return;
+  }
+  d->body_force[body].w = csu_add(d->body_force[body].w, torque_G);
+}
+
+
+double cs_potentialEnergy(const csModel* m, const csData* d) {
+  double pe = 0;
+  for (int e = 0; e < m->nforce; e++) {
+    pe += d->force_pe[e];
+  }
+  return pe;
+}
+
+
+double cs_dissipatedEnergy(const csModel* m, const csData* d) {
+  double w = 0;
+  for (int e = 0; e < m->nforce; e++) {
+    if (m->force[e].dissadr >= 0) {
+      w += d->z[m->force[e].dissadr];
+    }
+  }
+  return w;
+}
+
+
+void cs_setDiscrete(const csModel* m, csData* d, int e, int index, double value) {
+  const csForce* f = &m->force[e];
+  const csForceKind* k = cs_forceKind(f->kind);
+  if (index < 0 || index >= f->discnum) {
+    return;
+  }
+  if (k->setDiscrete) {
+    k->setDiscrete(m, d, e, index, value);
+  } else {
+    d->disc[f->discadr + index] = value;
+  }
+  cs_invalidate(d);
+}
+
+
+int cs_contactReport(const csModel* m, csData* d, int e, csContactReport* r) {
+  const csForceKind* k = cs_forceKind(m->force[e].kind);
+  memset(r, 0, sizeof(*r));
+  if (!k->report) {
+    return -1;
+  }
+  cs_realizeDynamics(m, d);
+  k->report(m, d, e, r, d->force_extra + m->force[e].repadr);
+  return 0;
+}
+
+
+void cs_commitAutoUpdates(const csModel* m, csData* d) {
+  if (m->nauto == 0) {
+    d->t_commit = d->t;
+    return;
+  }
+  cs_realizeDynamics(m, d);
+  d->auto_dt = d->t - d->t_commit;
+  memcpy(d->auto_cache, d->autoval, sizeof(double) * (size_t)m->nauto);
+  for (int e = 0; e < m->nforce; e++) {
+    const csForceKind* k = cs_forceKind(m->force[e].kind);
+    if (k->update) {
+      k->update(m, d, e);
+    }
+  }
+  memcpy(d->autoval, d->auto_cache, sizeof(double) * (size_t)m->nauto);
+  d->t_commit = d->t;
+  d->stat.ncommit++;
+  cs_invalidate(d);
+}

@@ -1,0 +1,245 @@
+// kinematics.c: the position and velocity stages. Poses and velocities of bodies and planes in
+// Ground, the mobilizers' motion subspaces in body coordinates and qdot.
+//
+// Each body B hangs from its parent P through a mobilizer: frame F fixed on P, frame M fixed on
+// B, and X_FM(q). The body's pose is X_GB = X_GP * X_PF * X_FM(q) * X_MB.
+#include <string.h>
+
+#include "contactsim/contactsim.h"
+
+// Pull of the quaternion kinematics back toward unit length, 1/s. The BDF integrator projects
+// quaternions onto the unit sphere after every step, so this only matters for Adams, where it
+// turns the slow random walk of |q| into a decay with a time constant of 1/(2*rate).
+#define CS_QUAT_STABILIZATION 1.0
+
+
+// rotation/translation of a mobilizer for its coordinates
+static csTransform jointTransform(csJointType type, const double* q) {
+  csTransform X = csu_transformIdentity();
+  switch (type) {
+    case CS_JOINT_WELD:
+      break;
+    case CS_JOINT_PIN: {
+      double c = cos(q[0]), s = sin(q[0]);
+      csMat33 R = {{{c, -s, 0}, {s, c, 0}, {0, 0, 1}}};
+      X.R = R;
+      break;
+    }
+    case CS_JOINT_SLIDER:
+      X.p = csu_vec3(q[0], 0, 0);
+      break;
+    case CS_JOINT_BALL:
+      X.R = csu_quatToMat(csu_quatNormalize(csu_quat(q[0], q[1], q[2], q[3])));
+      break;
+    case CS_JOINT_FREE:
+      X.R = csu_quatToMat(csu_quatNormalize(csu_quat(q[0], q[1], q[2], q[3])));
+      X.p = csu_vec3(q[4], q[5], q[6]);
+      break;
+    default:
+      break;
+  }
+  return X;
+}
+
+
+void cs_invalidate(csData* d) {
+  d->stage = CS_STAGE_NONE;
+}
+
+
+void cs_realizePosition(const csModel* m, csData* d) {
+  if (d->stage >= CS_STAGE_POSITION) {
+    return;
+  }
+  d->body_pose[0] = csu_transformIdentity();
+  d->joint_XFM[0] = csu_transformIdentity();
+  d->body_com[0] = csu_vec3(0, 0, 0);
+  for (int b = 1; b < m->nbody; b++) {
+    const csBody* body = &m->body[b];
+    // X_PB = X_PF * X_FM * X_MB
+    csTransform XFM = jointTransform(body->joint, d->q + body->qadr);
+    csTransform XMB = csu_transformInverse(&body->X_BM);
+    csTransform XPM = csu_transformMul(&body->X_PF, &XFM);
+    csTransform XPB = csu_transformMul(&XPM, &XMB);
+    d->joint_XFM[b] = XFM;
+    d->body_pose[b] = csu_transformMul(&d->body_pose[body->parent], &XPB);
+    d->body_com[b] = csu_transformPoint(&d->body_pose[b], body->com);
+    // parent-to-body transform of the articulated-body algorithm: E = R_BP, r = p_PB in P
+    double* X = d->aba_X + 12 * b;
+    for (int i = 0; i < 3; i++) {
+      for (int j = 0; j < 3; j++) {
+        X[3 * i + j] = XPB.R.m[j][i];
+      }
+    }
+    X[9] = XPB.p.x;
+    X[10] = XPB.p.y;
+    X[11] = XPB.p.z;
+  }
+  for (int p = 0; p < m->nplane; p++) {
+    d->plane_pose[p] = csu_transformMul(&d->body_pose[m->plane[p].body], &m->plane[p].X_BP);
+  }
+  d->stage = CS_STAGE_POSITION;
+}
+
+
+// spatial motion vector helpers on double[6] = (angular, linear)
+static void motionCross(double* out, const double* v, const double* mv) {
+  // v x mv = (w x mw, w x mv_lin + v_lin x mw)
+  csVec3 w = csu_vec3FromArray(v), vl = csu_vec3FromArray(v + 3);
+  csVec3 mw = csu_vec3FromArray(mv), ml = csu_vec3FromArray(mv + 3);
+  csu_vec3ToArray(out, csu_cross(w, mw));
+  csu_vec3ToArray(out + 3, csu_add(csu_cross(w, ml), csu_cross(vl, mw)));
+}
+
+
+// shift a motion vector given in M coordinates at M's origin to B coordinates at B's origin
+static void motionMtoB(double* out, const csTransform* X_BM, const csTransform* X_MB, csVec3 w_M,
+                       csVec3 v_M) {
+  csVec3 vB = csu_add(v_M, csu_cross(w_M, X_MB->p));
+  csu_vec3ToArray(out, csu_mulMV(&X_BM->R, w_M));
+  csu_vec3ToArray(out + 3, csu_mulMV(&X_BM->R, vB));
+}
+
+
+void cs_realizeVelocity(const csModel* m, csData* d) {
+  if (d->stage >= CS_STAGE_VELOCITY) {
+    return;
+  }
+  cs_realizePosition(m, d);
+  memset(d->aba_v, 0, 6 * sizeof(double));
+  memset(d->aba_c, 0, 6 * sizeof(double));
+  memset(&d->body_vel[0], 0, sizeof(csSpatialVec));
+  for (int b = 1; b < m->nbody; b++) {
+    const csBody* body = &m->body[b];
+    const double* q = d->q + body->qadr;
+    const double* u = d->u + body->uadr;
+    double* qdot = d->qdot + body->qadr;
+    double* S = d->aba_S + 6 * body->uadr;
+    csTransform XMB = csu_transformInverse(&body->X_BM);
+    const csMat33* R_FM = &d->joint_XFM[b].R;
+    csVec3 cM_w = csu_vec3(0, 0, 0), cM_v = csu_vec3(0, 0, 0);  // Sdot*u in M at M's origin
+
+    // motion subspace columns (in B at B's origin) and qdot, per mobilizer
+    switch (body->joint) {
+      case CS_JOINT_WELD:
+        break;
+      case CS_JOINT_PIN:
+        motionMtoB(S, &body->X_BM, &XMB, csu_vec3(0, 0, 1), csu_vec3(0, 0, 0));
+        qdot[0] = u[0];
+        break;
+      case CS_JOINT_SLIDER:
+        motionMtoB(S, &body->X_BM, &XMB, csu_vec3(0, 0, 0), csu_vec3(1, 0, 0));
+        qdot[0] = u[0];
+        break;
+      case CS_JOINT_BALL:
+      case CS_JOINT_FREE: {
+        // u = w_FM in F (then v_FM in F): columns are F's axes seen from M
+        for (int k = 0; k < 3; k++) {
+          csVec3 axis_M = csu_vec3(R_FM->m[k][0], R_FM->m[k][1], R_FM->m[k][2]);
+          motionMtoB(S + 6 * k, &body->X_BM, &XMB, axis_M, csu_vec3(0, 0, 0));
+          if (body->joint == CS_JOINT_FREE) {
+            motionMtoB(S + 6 * (k + 3), &body->X_BM, &XMB, csu_vec3(0, 0, 0), axis_M);
+          }
+        }
+        // quaternion rate qdot = 1/2 (0, w_F) * q, plus a pull toward unit length
+        csVec3 w_F = csu_vec3FromArray(u);
+        csQuat qq = csu_quat(q[0], q[1], q[2], q[3]);
+        csQuat dq = csu_quatMul(csu_quat(0, w_F.x, w_F.y, w_F.z), qq);
+        double pull = CS_QUAT_STABILIZATION * (qq.w * qq.w + qq.x * qq.x + qq.y * qq.y +
+                                               qq.z * qq.z - 1.0);
+        qdot[0] = 0.5 * dq.w - pull * qq.w;
+        qdot[1] = 0.5 * dq.x - pull * qq.x;
+        qdot[2] = 0.5 * dq.y - pull * qq.y;
+        qdot[3] = 0.5 * dq.z - pull * qq.z;
+        if (body->joint == CS_JOINT_FREE) {
+          qdot[4] = u[3];
+          qdot[5] = u[4];
+          qdot[6] = u[5];
+          // the M-fixed basis turns under u, so Sdot*u = (0, -w_M x v_M)
+          csVec3 w_M = csu_mulMtV(R_FM, w_F);
+          csVec3 v_M = csu_mulMtV(R_FM, csu_vec3FromArray(u + 3));
+          cM_v = csu_neg(csu_cross(w_M, v_M));
+        }
+        break;
+      }
+      default:
+        break;
+    }
+
+    // body velocity v_B = X v_P + S u, in body coordinates
+    const double* X = d->aba_X + 12 * b;
+    const double* vp = d->aba_v + 6 * body->parent;
+    double* v = d->aba_v + 6 * b;
+    double vJ[6] = {0, 0, 0, 0, 0, 0};
+    for (int k = 0; k < body->unum; k++) {
+      for (int i = 0; i < 6; i++) {
+        vJ[i] += S[6 * k + i] * u[k];
+      }
+    }
+    {
+      // X v_P = (E w, E (v - r x w))
+      csVec3 w = csu_vec3FromArray(vp), vl = csu_vec3FromArray(vp + 3);
+      csVec3 r = csu_vec3FromArray(X + 9);
+      csVec3 lin = csu_sub(vl, csu_cross(r, w));
+      for (int i = 0; i < 3; i++) {
+        v[i] = X[3 * i] * w.x + X[3 * i + 1] * w.y + X[3 * i + 2] * w.z + vJ[i];
+        v[3 + i] = X[3 * i] * lin.x + X[3 * i + 1] * lin.y + X[3 * i + 2] * lin.z + vJ[3 + i];
+      }
+    }
+    // velocity-product acceleration c = Sdot u + v x vJ
+    double* c = d->aba_c + 6 * b;
+    motionMtoB(c, &body->X_BM, &XMB, cM_w, cM_v);
+    double vxvJ[6];
+    motionCross(vxvJ, v, vJ);
+    for (int i = 0; i < 6; i++) {
+      c[i] += vxvJ[i];
+    }
+    // in Ground
+    const csMat33* R_GB = &d->body_pose[b].R;
+    d->body_vel[b].w = csu_mulMV(R_GB, csu_vec3FromArray(v));
+    d->body_vel[b].v = csu_mulMV(R_GB, csu_vec3FromArray(v + 3));
+  }
+  d->stage = CS_STAGE_VELOCITY;
+}
+
+
+csVec3 cs_stationPosition(const csModel* m, const csData* d, int body, csVec3 station_B) {
+  (void)m;
+  return csu_transformPoint(&d->body_pose[body], station_B);
+}
+
+
+csVec3 cs_pointVelocity(const csModel* m, const csData* d, int body, csVec3 point_G) {
+  (void)m;
+  const csSpatialVec* V = &d->body_vel[body];
+  return csu_add(V->v, csu_cross(V->w, csu_sub(point_G, d->body_pose[body].p)));
+}
+
+
+double cs_kineticEnergy(const csModel* m, const csData* d) {
+  double ke = 0;
+  for (int b = 1; b < m->nbody; b++) {
+    const double* I = d->aba_I0 + 36 * b;
+    const double* v = d->aba_v + 6 * b;
+    for (int i = 0; i < 6; i++) {
+      for (int j = 0; j < 6; j++) {
+        ke += 0.5 * v[i] * I[6 * i + j] * v[j];
+      }
+    }
+  }
+  return ke;
+}
+
+
+csVec3 cs_angularMomentum(const csModel* m, const csData* d) {
+  csVec3 h = csu_vec3(0, 0, 0);
+  for (int b = 1; b < m->nbody; b++) {
+    const csBody* body = &m->body[b];
+    const csMat33* R = &d->body_pose[b].R;
+    csVec3 w_B = csu_mulMtV(R, d->body_vel[b].w);
+    csVec3 spin = csu_mulMV(R, csu_mulMV(&body->inertia, w_B));
+    csVec3 vcom = cs_pointVelocity(m, d, b, d->body_com[b]);
+    h = csu_add(h, csu_add(spin, csu_scale(body->mass, csu_cross(d->body_com[b], vcom))));
+  }
+  return h;
+}

@@ -1,0 +1,4 @@
+// main.c: placeholder
+int main(void) {
+  return 0;
+}
