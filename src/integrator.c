@@ -201,11 +201,13 @@ static int validateOptions(const csSimOptions* o, csError* err) {
 }
 
 
-// report at time t from the interpolant (or the current solution when t is its time)
-static int reportAt(Run* run, void* mem, sunrealtype t, N_Vector ytmp, const csReporter* rep,
-                    double* cpu_reporting, csError* err) {
-  int flag = CVodeGetDky(mem, t, 0, ytmp);
-  if (check(flag, "CVodeGetDky", run, err)) {
+// report at time t: from the current solution y when t is its time tcur (the interpolant is
+// undefined before the first step), otherwise from CVODE's interpolant
+static int reportAt(Run* run, void* mem, sunrealtype t, sunrealtype tcur, N_Vector y,
+                    N_Vector ytmp, const csReporter* rep, double* cpu_reporting, csError* err) {
+  if (t == tcur) {
+    N_VScale(1.0, y, ytmp);
+  } else if (check(CVodeGetDky(mem, t, 0, ytmp), "CVodeGetDky", run, err)) {
     return -1;
   }
   loadState(run, t, N_VGetArrayPointer(ytmp));
@@ -302,7 +304,7 @@ int cs_simulate(const csModel* m, csData* d, const csSimOptions* opt, const csRe
     nchangeDone++;  // changes scheduled before the start are not replayed
   }
   d->t_commit = t0;
-  if (reportAt(&run, mem, t0, ytmp, rep, &cpu_reporting, err)) {
+  if (reportAt(&run, mem, t0, t0, y, ytmp, rep, &cpu_reporting, err)) {
     status = err->code;
     goto cleanup;
   }
@@ -346,7 +348,7 @@ int cs_simulate(const csModel* m, csData* d, const csSimOptions* opt, const csRe
       if (tr > t || nextReport < 0) {
         break;
       }
-      if (reportAt(&run, mem, tr, ytmp, rep, &cpu_reporting, err)) {
+      if (reportAt(&run, mem, tr, t, y, ytmp, rep, &cpu_reporting, err)) {
         status = err->code;
         goto cleanup;
       }
