@@ -1,17 +1,446 @@
-// force_exp_spring.c: placeholder until the model lands.
+// force_exp_spring.c: the exponential spring contact between a body station and a plane
+// (seeds/000_exponential_spring_force.txt, "Computations and Coordinate Frames").
+//
+// The normal force is an exponential of the station's height above the plane with Hunt-Crossley
+// style damping; it never switches off, so there is no contact detection and no event. Friction
+// blends a pure damper (model 1, "Sliding" = 1) with a damped linear spring tied to an anchor
+// point p0 in the plane (model 2, "Sliding" = 0); the anchor removes the drift a pure damper
+// would allow on a slope. p0 and Sliding are auto-update discrete variables: each RHS evaluation
+// uses the values committed at the end of the previous successful step, and the update callback
+// computes the next ones from the state at the end of the step. The friction coefficients are
+// discrete variables that scene changes may set during a run.
+//
+// The plane may sit on any body: positions and velocities are taken relative to the plane's
+// frame (the velocity of the station minus that of the plane-fixed point coinciding with it),
+// and the equal and opposite force is applied to the plane's body at the same point.
+#include <math.h>
+
 #include "contactsim/contactsim.h"
+#include "error.h"
 #include "forces.h"
 
+// param slots (station first, per the contact slot convention in forces.h)
+enum {
+  SLOT_D0 = 4,
+  SLOT_D1,
+  SLOT_D2,
+  SLOT_CZ,
+  SLOT_MAXFZ,
+  SLOT_KXY,
+  SLOT_CXY,
+  SLOT_MASS,
+  SLOT_VSETTLE,
+  SLOT_MUS,
+  SLOT_MUK,
+};
 
-static void placeholderApply(const csModel* m, csData* d, int e) {
-  (void)m;
-  (void)d;
-  (void)e;
+// discrete variables, auto-update variables and report values of one element
+enum { DISC_MUS = 0, DISC_MUK = 1 };
+enum { AUTO_P0X = 0, AUTO_P0Y = 1, AUTO_SLIDING = 2 };
+enum {
+  EXTRA_FZ_ELASTIC = 0,
+  EXTRA_FZ_DAMPING,
+  EXTRA_FXY_ELASTIC_X,
+  EXTRA_FXY_ELASTIC_Y,
+  EXTRA_FXY_DAMPING_X,
+  EXTRA_FXY_DAMPING_Y,
+  EXTRA_MU,
+  EXTRA_LIMIT,
+  EXTRA_SLIDING,
+  EXTRA_P0_X,
+  EXTRA_P0_Y,
+  EXTRA_P0_Z,
+  EXTRA_PX,
+  EXTRA_PY,
+  EXTRA_PZ,
+  EXTRA_VX,
+  EXTRA_VY,
+  EXTRA_VZ,
+  EXTRA_COUNT
+};
+
+// below this a friction limit (N) or an elapsed time (s) is treated as zero, as the reference
+// treats values under its "significant real" (about 1.5e-14 in double precision)
+#define NEGLIGIBLE 1e-14
+
+// friction damping that is critical for a 1 kg mass on the default friction spring:
+// 2 sqrt(kxy * 1 kg) with kxy = 20000 N/m
+#define DEFAULT_KXY 20000.0
+#define DEFAULT_CXY 282.84271247461900976
+
+static const csParamInfo g_params[] = {
+    {"body", CS_PARAM_BODY, CS_REF_BODY, 0, CS_PARAM_REQUIRED,
+     "body whose station touches the plane"},
+    {"plane", CS_PARAM_PLANE, CS_REF_PLANE, 0, CS_PARAM_REQUIRED,
+     "contact plane (on any body); its +z axis is the normal"},
+    {"station", CS_PARAM_VEC3, CS_SLOT_STATION, 0, CS_PARAM_REQUIRED,
+     "point of the body that interacts with the plane, in the body frame, m"},
+    {"d0", CS_PARAM_REAL, SLOT_D0, 0.0065905, 0,
+     "shift of the normal-force exponential d1 exp(-d2 (pz - d0)), m"},
+    {"d1", CS_PARAM_REAL, SLOT_D1, 0.5336, CS_PARAM_POSITIVE,
+     "scale of the normal-force exponential, N"},
+    {"d2", CS_PARAM_REAL, SLOT_D2, 1150.0, CS_PARAM_POSITIVE,
+     "rate of the normal-force exponential, 1/m"},
+    {"cz", CS_PARAM_REAL, SLOT_CZ, 0.5, CS_PARAM_NONNEG,
+     "normal damping: fz = fzElastic (1 - cz vz), s/m"},
+    {"max_fz", CS_PARAM_REAL, SLOT_MAXFZ, 100000.0, CS_PARAM_POSITIVE,
+     "cap on the normal force, N"},
+    {"kxy", CS_PARAM_REAL, SLOT_KXY, DEFAULT_KXY, CS_PARAM_POSITIVE,
+     "stiffness of the friction spring, N/m"},
+    {"cxy", CS_PARAM_REAL, SLOT_CXY, DEFAULT_CXY, CS_PARAM_NONNEG,
+     "friction damping, N s/m (default 2 sqrt(kxy 1 kg) for the default kxy)"},
+    {"mass_for_damping", CS_PARAM_REAL, SLOT_MASS, 0, CS_PARAM_OPTIONAL | CS_PARAM_POSITIVE,
+     "if given, cxy = 2 sqrt(kxy mass) (critical damping of that mass), kg; overrides cxy"},
+    {"v_settle", CS_PARAM_REAL, SLOT_VSETTLE, 0.01, CS_PARAM_POSITIVE,
+     "anchor speed below which the station settles into static friction, m/s"},
+    {"mu_static", CS_PARAM_REAL, SLOT_MUS, 0.7, CS_PARAM_NONNEG,
+     "initial static friction coefficient (discrete variable \"mu_static\"), 1"},
+    {"mu_kinetic", CS_PARAM_REAL, SLOT_MUK, 0.5, CS_PARAM_NONNEG,
+     "initial kinetic friction coefficient (discrete variable \"mu_kinetic\"), <= mu_static, 1"},
+};
+
+static const char* const g_discNames[] = {"mu_static", "mu_kinetic"};
+
+static const char* const g_extraNames[EXTRA_COUNT] = {
+    "fz_elastic", "fz_damping", "fxy_elastic_x", "fxy_elastic_y", "fxy_damping_x",
+    "fxy_damping_y", "mu", "limit", "sliding", "p0_x", "p0_y", "p0_z",
+    "px", "py", "pz", "vx", "vy", "vz",
+};
+
+// Everything the element computes for one realized state. Vectors with _P are in the plane
+// frame, _G in Ground; the friction parts are in-plane (x, y of P).
+typedef struct expSpringEval {
+  csVec3 p_G;         // station, in Ground, m
+  csVec3 p_P;         // station in the plane frame: pz = p_P.z is its height, m
+  csVec3 v_P;         // station velocity relative to the plane, in P, m/s
+  double fzExp;       // uncapped exponential d1 exp(-d2 (pz - d0)), N
+  double fzElastic;   // elastic part of the normal force as reported, N
+  double fzDamping;   // damping part of the normal force, N
+  double fz;          // normal force, 0 <= fz <= max_fz, N
+  double mu;          // instantaneous friction coefficient
+  double limit;       // friction limit mu fz, N
+  double sliding;     // Sliding state in use (committed value)
+  double elastic[2];  // blended elastic friction, N
+  double damping[2];  // blended damping friction, N
+  double p0[2];       // committed anchor, m
+  double p0new[2];    // anchor made consistent with the blended elastic force, m
+  csVec3 f_G;         // total force on the body, in Ground, N
+} expSpringEval;
+
+
+// friction damping: cxy, or critical damping of mass_for_damping on the friction spring
+static double frictionDamping(const double* param) {
+  double mass = param[SLOT_MASS];
+  return isnan(mass) ? param[SLOT_CXY] : 2.0 * sqrt(param[SLOT_KXY] * mass);
+}
+
+
+// Evaluate the element at the realized state (velocity stage) with the committed auto-update
+// values. Follows seeds/000 "Normal Force", "Friction Force", "Blending the Friction Models" and
+// "Moving the Elastic Anchor Point".
+static void evaluate(const csModel* m, const csData* d, int e, expSpringEval* s) {
+  const csForce* f = &m->force[e];
+  const double* prm = f->param;
+  int body = f->ref[CS_REF_BODY];
+  int plane = f->ref[CS_REF_PLANE];
+  const csTransform* X_GP = &d->plane_pose[plane];
+
+  // station position and its velocity relative to the plane, both in the plane frame
+  s->p_G = cs_stationPosition(m, d, body, csu_vec3FromArray(prm + CS_SLOT_STATION));
+  s->p_P = csu_mulMtV(&X_GP->R, csu_sub(s->p_G, X_GP->p));
+  csVec3 v_G = csu_sub(cs_pointVelocity(m, d, body, s->p_G),
+                       cs_pointVelocity(m, d, m->plane[plane].body, s->p_G));
+  s->v_P = csu_mulMtV(&X_GP->R, v_G);
+  double pz = s->p_P.z, vz = s->v_P.z;
+  double pxy[2] = {s->p_P.x, s->p_P.y};
+  double vxy[2] = {s->v_P.x, s->v_P.y};
+
+  // normal force: exponential spring with damping scaled by it (Hunt-Crossley form); it may
+  // not pull (fz >= 0: the damping part then cancels the elastic part) and is capped at max_fz
+  // (the reported elastic part then absorbs the cut, so fz = elastic + damping still holds)
+  s->fzExp = prm[SLOT_D1] * exp(-prm[SLOT_D2] * (pz - prm[SLOT_D0]));
+  s->fzElastic = s->fzExp;
+  s->fzDamping = -prm[SLOT_CZ] * vz * s->fzExp;
+  s->fz = s->fzElastic + s->fzDamping;
+  if (s->fz < 0) {
+    s->fz = 0;
+    s->fzDamping = -s->fzElastic;
+  }
+  if (s->fz > prm[SLOT_MAXFZ]) {
+    s->fz = prm[SLOT_MAXFZ];
+    s->fzElastic = s->fz - s->fzDamping;
+  }
+
+  // friction limit from the instantaneous coefficient mu = mus - Sliding (mus - muk)
+  const double* disc = d->disc + f->discadr;
+  const double* autoval = d->autoval + f->autoadr;
+  double mus = disc[DISC_MUS], muk = disc[DISC_MUK];
+  s->sliding = autoval[AUTO_SLIDING];
+  s->p0[0] = autoval[AUTO_P0X];
+  s->p0[1] = autoval[AUTO_P0Y];
+  s->mu = mus - s->sliding * (mus - muk);
+  s->limit = s->mu * s->fz;
+
+  if (s->limit < NEGLIGIBLE) {
+    // no friction can be transmitted: no force, and the anchor follows the station
+    for (int i = 0; i < 2; i++) {
+      s->elastic[i] = s->damping[i] = 0;
+      s->p0new[i] = pxy[i];
+    }
+  } else {
+    double kxy = prm[SLOT_KXY], cxy = frictionDamping(prm);
+    double limit2 = s->limit * s->limit;
+    // model 1, pure damping, capped at the limit along -vxy
+    double damp1[2] = {-cxy * vxy[0], -cxy * vxy[1]};
+    double n1 = damp1[0] * damp1[0] + damp1[1] * damp1[1];
+    if (n1 > limit2) {
+      double scale = s->limit / sqrt(n1);
+      damp1[0] *= scale;
+      damp1[1] *= scale;
+    }
+    // model 2, damped linear spring to the anchor, both parts scaled down together
+    double elas2[2], damp2[2];
+    for (int i = 0; i < 2; i++) {
+      elas2[i] = -kxy * (pxy[i] - s->p0[i]);
+      damp2[i] = -cxy * vxy[i];
+    }
+    double sx = elas2[0] + damp2[0], sy = elas2[1] + damp2[1];
+    double n2 = sx * sx + sy * sy;
+    if (n2 > limit2) {
+      double scale = s->limit / sqrt(n2);
+      for (int i = 0; i < 2; i++) {
+        elas2[i] *= scale;
+        damp2[i] *= scale;
+      }
+    }
+    // blend by Sliding and move the anchor to where the blended spring force is consistent
+    double k = s->sliding;
+    for (int i = 0; i < 2; i++) {
+      s->elastic[i] = elas2[i] * (1.0 - k);
+      s->damping[i] = damp2[i] + (damp1[i] - damp2[i]) * k;
+      s->p0new[i] = pxy[i] + s->elastic[i] / kxy;
+    }
+  }
+
+  // total force on the body: friction in x, y of the plane, normal along its z
+  csVec3 f_P = csu_vec3(s->elastic[0] + s->damping[0], s->elastic[1] + s->damping[1], s->fz);
+  s->f_G = csu_mulMV(&X_GP->R, f_P);
+}
+
+
+// Energy bookkeeping. The potential energy is that of the normal exponential, fzExp / d2 (an
+// antiderivative of fzExp over pz), plus that of the friction spring at the anchor consistent
+// with the applied elastic force, |fxy_elastic|^2 / (2 kxy). The dissipated power is the power
+// drawn by the damping parts: (fzExp - fz) vz for the normal direction, which is cz vz^2 fzExp
+// in the ordinary case and fzExp vz when the force is clipped at zero, and -fxy_damping . vxy for
+// friction (the blended damping is a non-negative multiple of -vxy, so this is >= 0).
+//
+// Not accounted: the anchor p0 moves (within a step, because the consistent anchor depends on
+// the state; between steps, when the committed anchor jumps to it). That motion is how
+// sliding friction turns spring energy into heat, but it has no rate the RHS can integrate
+// without differentiating the friction limit, which needs accelerations. So KE + PE +
+// dissipated is conserved exactly only while the friction spring is idle (no friction, or a
+// stuck anchor), and drifts by the energy lost to anchor slip otherwise. Above max_fz the cap
+// acts like material yield: the bookkeeping above stays exact, but the normal term can then be
+// negative (the cap is not an energy-consistent model, as the reference also notes).
+static double potentialEnergy(const double* prm, const expSpringEval* s) {
+  double e2 = s->elastic[0] * s->elastic[0] + s->elastic[1] * s->elastic[1];
+  return s->fzExp / prm[SLOT_D2] + 0.5 * e2 / prm[SLOT_KXY];
+}
+
+
+static double dissipatedPower(const expSpringEval* s) {
+  double normal = (s->fzExp - s->fz) * s->v_P.z;
+  double friction = -(s->damping[0] * s->v_P.x + s->damping[1] * s->v_P.y);
+  return normal + friction;
+}
+
+
+static void expSpringApply(const csModel* m, csData* d, int e) {
+  const csForce* f = &m->force[e];
+  expSpringEval s;
+  evaluate(m, d, e, &s);
+  // the force on the body, and the reaction on the plane's body at the same point
+  cs_applyForceAtPoint(m, d, f->ref[CS_REF_BODY], s.p_G, s.f_G);
+  cs_applyForceAtPoint(m, d, m->plane[f->ref[CS_REF_PLANE]].body, s.p_G, csu_neg(s.f_G));
+  d->force_pe[e] = potentialEnergy(f->param, &s);
+  d->force_power[e] = dissipatedPower(&s);
+}
+
+
+// Next anchor and Sliding state from the state at the end of a successful step (seeds/000
+// "Coefficients of Friction and the Sliding State"): the anchor speed over the step, scaled by
+// v_settle, through the quintic step-up. A zero-length interval or a negligible friction limit
+// means fully sliding.
+static void expSpringUpdate(const csModel* m, csData* d, int e) {
+  const csForce* f = &m->force[e];
+  expSpringEval s;
+  evaluate(m, d, e, &s);
+  double sliding = 1.0;
+  double dt = d->auto_dt;
+  if (dt > NEGLIGIBLE && s.limit > NEGLIGIBLE) {
+    double speed = hypot(s.p0new[0] - s.p0[0], s.p0new[1] - s.p0[1]) / dt;
+    double ratio = speed / f->param[SLOT_VSETTLE];
+    sliding = csu_step5(ratio < 0 ? 0 : (ratio > 1 ? 1 : ratio));
+  }
+  double* cache = d->auto_cache + f->autoadr;
+  cache[AUTO_P0X] = s.p0new[0];
+  cache[AUTO_P0Y] = s.p0new[1];
+  cache[AUTO_SLIDING] = sliding;
+}
+
+
+// At the start of a run the anchor is the station's projection onto the plane (no elastic
+// friction) and the station is taken as sliding; the coefficients come from the parameters.
+static void expSpringInit(const csModel* m, csData* d, int e) {
+  const csForce* f = &m->force[e];
+  const csTransform* X_GP = &d->plane_pose[f->ref[CS_REF_PLANE]];
+  csVec3 p_G = cs_stationPosition(m, d, f->ref[CS_REF_BODY],
+                                  csu_vec3FromArray(f->param + CS_SLOT_STATION));
+  csVec3 p_P = csu_mulMtV(&X_GP->R, csu_sub(p_G, X_GP->p));
+  double* autoval = d->autoval + f->autoadr;
+  autoval[AUTO_P0X] = p_P.x;
+  autoval[AUTO_P0Y] = p_P.y;
+  autoval[AUTO_SLIDING] = 1.0;
+  double* disc = d->disc + f->discadr;
+  disc[DISC_MUS] = f->param[SLOT_MUS];
+  disc[DISC_MUK] = f->param[SLOT_MUK];
+}
+
+
+// Keep 0 <= mu_kinetic <= mu_static: a negative (or NaN) value becomes 0, a static coefficient
+// set below the kinetic one pulls it down, a kinetic one set above the static one pushes it up.
+static void expSpringSetDiscrete(const csModel* m, csData* d, int e, int index, double value) {
+  double* disc = d->disc + m->force[e].discadr;
+  if (!(value >= 0)) {
+    value = 0;
+  }
+  if (index == DISC_MUS) {
+    disc[DISC_MUS] = value;
+    if (disc[DISC_MUK] > value) {
+      disc[DISC_MUK] = value;
+    }
+  } else if (index == DISC_MUK) {
+    disc[DISC_MUK] = value;
+    if (disc[DISC_MUS] < value) {
+      disc[DISC_MUS] = value;
+    }
+  }
+}
+
+
+static void expSpringReport(const csModel* m, const csData* d, int e, csContactReport* r,
+                            double* extra) {
+  const csForce* f = &m->force[e];
+  expSpringEval s;
+  evaluate(m, d, e, &s);
+  // the force acts at the station; the moment about it is zero
+  r->point = s.p_G;
+  r->force.w = csu_vec3(0, 0, 0);
+  r->force.v = s.f_G;
+  r->pe = potentialEnergy(f->param, &s);
+  r->power = dissipatedPower(&s);
+  extra[EXTRA_FZ_ELASTIC] = s.fzElastic;
+  extra[EXTRA_FZ_DAMPING] = s.fzDamping;
+  extra[EXTRA_FXY_ELASTIC_X] = s.elastic[0];
+  extra[EXTRA_FXY_ELASTIC_Y] = s.elastic[1];
+  extra[EXTRA_FXY_DAMPING_X] = s.damping[0];
+  extra[EXTRA_FXY_DAMPING_Y] = s.damping[1];
+  extra[EXTRA_MU] = s.mu;
+  extra[EXTRA_LIMIT] = s.limit;
+  extra[EXTRA_SLIDING] = s.sliding;
+  extra[EXTRA_P0_X] = s.p0new[0];
+  extra[EXTRA_P0_Y] = s.p0new[1];
+  extra[EXTRA_P0_Z] = 0.0;
+  extra[EXTRA_PX] = s.p_P.x;
+  extra[EXTRA_PY] = s.p_P.y;
+  extra[EXTRA_PZ] = s.p_P.z;
+  extra[EXTRA_VX] = s.v_P.x;
+  extra[EXTRA_VY] = s.v_P.y;
+  extra[EXTRA_VZ] = s.v_P.z;
+}
+
+
+// one real parameter must be finite and satisfy its sign condition (sign: 0 any, 1 >= 0, 2 > 0)
+static int checkReal(const csForce* f, int slot, const char* key, int sign, csError* err) {
+  double v = f->param[slot];
+  if (!isfinite(v)) {
+    cs_setError(err, CS_ERR_INPUT, key, "exponential spring '%s': %s must be a finite number",
+                f->name, key);
+    return -1;
+  }
+  if ((sign == 1 && v < 0) || (sign == 2 && v <= 0)) {
+    cs_setError(err, CS_ERR_INPUT, key, "exponential spring '%s': %s must be %s, got %g",
+                f->name, key, sign == 2 ? "positive" : "zero or positive", v);
+    return -1;
+  }
+  return 0;
+}
+
+
+static int expSpringValidate(const csModel* m, const csForce* f, csError* err) {
+  int body = f->ref[CS_REF_BODY], plane = f->ref[CS_REF_PLANE];
+  if (body <= 0 || body >= m->nbody) {
+    cs_setError(err, CS_ERR_INPUT, "body",
+                "exponential spring '%s' must act on a body other than ground", f->name);
+    return -1;
+  }
+  if (plane < 0 || plane >= m->nplane) {
+    cs_setError(err, CS_ERR_INPUT, "plane", "exponential spring '%s' needs a contact plane",
+                f->name);
+    return -1;
+  }
+  if (m->plane[plane].body == body) {
+    cs_setError(err, CS_ERR_INPUT, "plane",
+                "exponential spring '%s': plane '%s' is carried by the body that touches it",
+                f->name, m->plane[plane].name);
+    return -1;
+  }
+  for (int i = 0; i < 3; i++) {
+    if (!isfinite(f->param[CS_SLOT_STATION + i])) {
+      cs_setError(err, CS_ERR_INPUT, "station",
+                  "exponential spring '%s': station must be three finite numbers", f->name);
+      return -1;
+    }
+  }
+  if (checkReal(f, SLOT_D0, "d0", 0, err) || checkReal(f, SLOT_D1, "d1", 2, err) ||
+      checkReal(f, SLOT_D2, "d2", 2, err) || checkReal(f, SLOT_CZ, "cz", 1, err) ||
+      checkReal(f, SLOT_MAXFZ, "max_fz", 2, err) || checkReal(f, SLOT_KXY, "kxy", 2, err) ||
+      checkReal(f, SLOT_CXY, "cxy", 1, err) || checkReal(f, SLOT_VSETTLE, "v_settle", 2, err) ||
+      checkReal(f, SLOT_MUS, "mu_static", 1, err) ||
+      checkReal(f, SLOT_MUK, "mu_kinetic", 1, err)) {
+    return -1;
+  }
+  if (!isnan(f->param[SLOT_MASS]) && checkReal(f, SLOT_MASS, "mass_for_damping", 2, err)) {
+    return -1;
+  }
+  if (f->param[SLOT_MUK] > f->param[SLOT_MUS]) {
+    cs_setError(err, CS_ERR_INPUT, "mu_kinetic",
+                "exponential spring '%s': mu_kinetic (%g) must not exceed mu_static (%g)",
+                f->name, f->param[SLOT_MUK], f->param[SLOT_MUS]);
+    return -1;
+  }
+  return 0;
 }
 
 
 const csForceKind cs_kindExpSpring = {
     .name = "exponential_spring",
-    .doc = "not yet implemented",
-    .apply = placeholderApply,
+    .doc = "exponential spring contact of a body station with a plane, with static and kinetic "
+           "friction (seeds/000)",
+    .params = g_params,
+    .nparams = sizeof(g_params) / sizeof(g_params[0]),
+    .contact = CS_CONTACT_POINT,
+    .dissipative = 1,
+    .discnum = 2,
+    .discnames = g_discNames,
+    .autonum = 3,
+    .nextra = EXTRA_COUNT,
+    .extranames = g_extraNames,
+    .validate = expSpringValidate,
+    .init = expSpringInit,
+    .apply = expSpringApply,
+    .update = expSpringUpdate,
+    .report = expSpringReport,
+    .setDiscrete = expSpringSetDiscrete,
 };

@@ -1,17 +1,223 @@
-// force_linear_bushing.c: placeholder until the model lands.
+// force_linear_bushing.c: a massless linear spring-damper between a frame F fixed on body 1 and a
+// frame M fixed on body 2, either of which may be ground (seeds/003_linear_bushing.txt).
+//
+// The bushing reads six coordinates off the relative pose X_FM, as if a gimbal joined F to M
+// (seed 003, "Theory"): q0..q2 = body-fixed x-y-z Euler angles of R_FM, so that
+// R_FM = Rx(q0) Ry(q1) Rz(q2), and q3..q5 = p_FM, the origin of M from the origin of F, in F.
+// Each coordinate carries f_i = -(k_i q_i + c_i qdot_i), stores k_i q_i^2 / 2 and dissipates
+// c_i qdot_i^2.
+//
+// Euler-angle rates. With w = w_FM, the angular velocity of M in F expressed in F,
+//   w = qdot0 x + qdot1 (Rx y) + qdot2 (Rx Ry z)
+//     = [qdot0 + s1 qdot2,  c0 qdot1 - s0 c1 qdot2,  s0 qdot1 + c0 c1 qdot2]
+// (ci = cos qi, si = sin qi), and inverting,
+//   qdot2 = (-s0 w_y + c0 w_z) / c1
+//   qdot1 =   c0 w_y + s0 w_z
+//   qdot0 =   w_x - s1 qdot2
+// i.e. qdot = N w. The three moments f0..f2 act about these rotated axes, so they are not a
+// vector; the torque on M that delivers the same power (f . qdot = (N^T f) . w) is tau = N^T f,
+// in F, and body 1 gets -tau.
+//
+// Translations: v_FM = d/dt p_FM taken in F. The translational forces (f3, f4, f5) along F's
+// axes make the vector R_GF f_trans, applied to body 2 at M's origin; body 1 receives the
+// opposite force at the same point (so the pair has no net moment, and their power is
+// f_trans . v_FM, including the part due to F's rotation).
+//
+// Singularity: when q1 nears +-90 degrees, c1 -> 0 and qdot0, qdot2 are unbounded. Each
+// evaluation with |cos q1| < CS_BUSHING_WARN_COS is counted in d->stat.warnings_bushing, and the
+// divisor is kept at least CS_BUSHING_MIN_COS in size so the forces stay finite (the caller then
+// knows from the count that they are not to be trusted).
+#include <math.h>
+
 #include "contactsim/contactsim.h"
+#include "error.h"
 #include "forces.h"
 
+// |cos q1| below this counts a gimbal-lock warning (q1 within about 0.57 degrees of +-90, where
+// the Euler rates are amplified a hundredfold)
+#define CS_BUSHING_WARN_COS 1e-2
+// smallest |cos q1| used as a divisor, so that the rates stay finite at the singularity itself
+#define CS_BUSHING_MIN_COS 1e-9
 
-static void placeholderApply(const csModel* m, csData* d, int e) {
-  (void)m;
-  (void)d;
-  (void)e;
+enum { REF_BODY1 = 0, REF_BODY2 = 1 };
+enum {
+  SLOT_FRAME1 = 0,        // p (3) then quaternion w,x,y,z (4) of F in body 1
+  SLOT_FRAME2 = 7,        // same for M in body 2
+  SLOT_KROT = 14,         // rotational stiffnesses about the three Euler axes
+  SLOT_KTRANS = 17,       // translational stiffnesses along F's axes
+  SLOT_CROT = 20,         // rotational damping
+  SLOT_CTRANS = 23,       // translational damping
+};
+
+static const csParamInfo g_params[] = {
+    {"body1", CS_PARAM_BODY, REF_BODY1, 0, CS_PARAM_REQUIRED, "body carrying frame F (may be ground)"},
+    {"frame1", CS_PARAM_FRAME, SLOT_FRAME1, 0, 0, "frame F in body1's frame (default: body frame)"},
+    {"body2", CS_PARAM_BODY, REF_BODY2, 0, CS_PARAM_REQUIRED, "body carrying frame M (may be ground)"},
+    {"frame2", CS_PARAM_FRAME, SLOT_FRAME2, 0, 0, "frame M in body2's frame (default: body frame)"},
+    {"rotational_stiffness", CS_PARAM_VEC3, SLOT_KROT, 0, CS_PARAM_REQUIRED | CS_PARAM_NONNEG,
+     "stiffness of the x, y, z Euler angles, N m/rad"},
+    {"translational_stiffness", CS_PARAM_VEC3, SLOT_KTRANS, 0,
+     CS_PARAM_REQUIRED | CS_PARAM_NONNEG, "stiffness along F's x, y, z axes, N/m"},
+    {"rotational_damping", CS_PARAM_VEC3, SLOT_CROT, 0, CS_PARAM_NONNEG,
+     "damping of the x, y, z Euler angle rates, N m s/rad"},
+    {"translational_damping", CS_PARAM_VEC3, SLOT_CTRANS, 0, CS_PARAM_NONNEG,
+     "damping along F's x, y, z axes, N s/m"},
+};
+
+
+// pose of a frame given as param[slot..slot+6] on body b, in Ground
+static csTransform framePose(const csData* d, const csForce* f, int b, int slot) {
+  const double* p = f->param + slot;
+  csQuat q = csu_quatNormalize(csu_quat(p[3], p[4], p[5], p[6]));
+  csTransform X_BF = csu_transformFromPosQuat(csu_vec3(p[0], p[1], p[2]), q);
+  return csu_transformMul(&d->body_pose[b], &X_BF);
+}
+
+
+static int checkFrame(const csForce* f, int slot, const char* key, csError* err) {
+  const double* p = f->param + slot;
+  double n2 = 0;
+  for (int i = 0; i < 7; i++) {
+    if (!isfinite(p[i])) {
+      cs_setError(err, CS_ERR_INPUT, key, "linear bushing '%s': %s has a non-finite entry",
+                  f->name, key);
+      return -1;
+    }
+  }
+  for (int i = 3; i < 7; i++) {
+    n2 += p[i] * p[i];
+  }
+  if (!(n2 > 1e-12)) {
+    cs_setError(err, CS_ERR_INPUT, key, "linear bushing '%s': %s has no valid rotation", f->name,
+                key);
+    return -1;
+  }
+  return 0;
+}
+
+
+static int bushingValidate(const csModel* m, const csForce* f, csError* err) {
+  // two distinct existing bodies
+  int b1 = f->ref[REF_BODY1], b2 = f->ref[REF_BODY2];
+  if (b1 < 0 || b1 >= m->nbody) {
+    cs_setError(err, CS_ERR_INPUT, "body1", "linear bushing '%s': body1 does not exist", f->name);
+    return -1;
+  }
+  if (b2 < 0 || b2 >= m->nbody) {
+    cs_setError(err, CS_ERR_INPUT, "body2", "linear bushing '%s': body2 does not exist", f->name);
+    return -1;
+  }
+  if (b1 == b2) {
+    cs_setError(err, CS_ERR_INPUT, "body2",
+                "linear bushing '%s' joins body '%s' to itself; body1 and body2 must differ",
+                f->name, m->body[b1].name);
+    return -1;
+  }
+  // frames usable, coefficients finite and non-negative
+  if (checkFrame(f, SLOT_FRAME1, "frame1", err) || checkFrame(f, SLOT_FRAME2, "frame2", err)) {
+    return -1;
+  }
+  static const struct {
+    int slot;
+    const char* key;
+  } coef[] = {{SLOT_KROT, "rotational_stiffness"},
+              {SLOT_KTRANS, "translational_stiffness"},
+              {SLOT_CROT, "rotational_damping"},
+              {SLOT_CTRANS, "translational_damping"}};
+  for (int i = 0; i < 4; i++) {
+    for (int j = 0; j < 3; j++) {
+      double v = f->param[coef[i].slot + j];
+      if (!(v >= 0) || !isfinite(v)) {
+        cs_setError(err, CS_ERR_INPUT, coef[i].key,
+                    "linear bushing '%s': %s must hold three finite numbers >= 0", f->name,
+                    coef[i].key);
+        return -1;
+      }
+    }
+  }
+  return 0;
+}
+
+
+static void bushingApply(const csModel* m, csData* d, int e) {
+  const csForce* f = &m->force[e];
+  int b1 = f->ref[REF_BODY1], b2 = f->ref[REF_BODY2];
+  const double* kr = f->param + SLOT_KROT;
+  const double* kt = f->param + SLOT_KTRANS;
+  const double* cr = f->param + SLOT_CROT;
+  const double* ct = f->param + SLOT_CTRANS;
+
+  // frames in Ground and the relative pose X_FM
+  csTransform X_GF = framePose(d, f, b1, SLOT_FRAME1);
+  csTransform X_GM = framePose(d, f, b2, SLOT_FRAME2);
+  csMat33 R_FM = csu_mulMtM(&X_GF.R, &X_GM.R);
+  csVec3 r_G = csu_sub(X_GM.p, X_GF.p);  // OF to OM, in Ground
+  csVec3 p_FM = csu_mulMtV(&X_GF.R, r_G);
+
+  // body-fixed x-y-z Euler angles: R_FM = Rx(q0) Ry(q1) Rz(q2); its first row is
+  // (c1 c2, -c1 s2, s1) and its last column (s1, -s0 c1, c0 c1)
+  double q[3];
+  q[0] = atan2(-R_FM.m[1][2], R_FM.m[2][2]);
+  q[1] = atan2(R_FM.m[0][2], sqrt(R_FM.m[1][2] * R_FM.m[1][2] + R_FM.m[2][2] * R_FM.m[2][2]));
+  q[2] = atan2(-R_FM.m[0][1], R_FM.m[0][0]);
+  double s0 = sin(q[0]), c0 = cos(q[0]), s1 = sin(q[1]), c1 = cos(q[1]);
+
+  // near gimbal lock: count a warning and keep the divisor away from zero
+  if (fabs(c1) < CS_BUSHING_WARN_COS) {
+    d->stat.warnings_bushing++;
+  }
+  double c1safe = (fabs(c1) < CS_BUSHING_MIN_COS) ? CS_BUSHING_MIN_COS : c1;
+
+  // relative velocities: w_FM and v_FM (derivative of p_FM taken in F), both in F
+  const csSpatialVec* V1 = &d->body_vel[b1];
+  csVec3 w_F = csu_mulMtV(&X_GF.R, csu_sub(d->body_vel[b2].w, V1->w));
+  csVec3 vOM = cs_pointVelocity(m, d, b2, X_GM.p);
+  csVec3 vOF = cs_pointVelocity(m, d, b1, X_GF.p);
+  csVec3 v_FM = csu_mulMtV(&X_GF.R, csu_sub(csu_sub(vOM, vOF), csu_cross(V1->w, r_G)));
+
+  // Euler angle rates qdot = N w (see the derivation at the top)
+  double qdot[3];
+  qdot[2] = (-s0 * w_F.y + c0 * w_F.z) / c1safe;
+  qdot[1] = c0 * w_F.y + s0 * w_F.z;
+  qdot[0] = w_F.x - s1 * qdot[2];
+
+  // generalized forces, energy and dissipated power (seed 003, Theory)
+  double frot[3], ftr[3];
+  double pe = 0, power = 0;
+  const double pt[3] = {p_FM.x, p_FM.y, p_FM.z};
+  const double vt[3] = {v_FM.x, v_FM.y, v_FM.z};
+  for (int i = 0; i < 3; i++) {
+    frot[i] = -(kr[i] * q[i] + cr[i] * qdot[i]);
+    ftr[i] = -(kt[i] * pt[i] + ct[i] * vt[i]);
+    pe += 0.5 * (kr[i] * q[i] * q[i] + kt[i] * pt[i] * pt[i]);
+    power += cr[i] * qdot[i] * qdot[i] + ct[i] * vt[i] * vt[i];
+  }
+
+  // the moments about the Euler axes as a torque on M: tau = N^T f, in F
+  double g2 = (-s0 * frot[2] + s1 * s0 * frot[0]) / c1safe;  // N^T's use of (f0, f2) along y
+  double h2 = (c0 * frot[2] - s1 * c0 * frot[0]) / c1safe;   // ... along z
+  csVec3 tau_F = csu_vec3(frot[0], c0 * frot[1] + g2, s0 * frot[1] + h2);
+  csVec3 tau_G = csu_mulMV(&X_GF.R, tau_F);
+
+  // the translational force along F's axes, at OM on body 2 and opposite at OM on body 1
+  csVec3 force_G = csu_mulMV(&X_GF.R, csu_vec3(ftr[0], ftr[1], ftr[2]));
+  cs_applyForceAtPoint(m, d, b2, X_GM.p, force_G);
+  cs_applyForceAtPoint(m, d, b1, X_GM.p, csu_neg(force_G));
+  cs_applyTorque(m, d, b2, tau_G);
+  cs_applyTorque(m, d, b1, csu_neg(tau_G));
+
+  d->force_pe[e] = pe;
+  d->force_power[e] = power;
 }
 
 
 const csForceKind cs_kindLinearBushing = {
     .name = "linear_bushing",
-    .doc = "not yet implemented",
-    .apply = placeholderApply,
+    .doc = "linear spring-damper on the x-y-z Euler angles and the offset between two body "
+           "frames",
+    .params = g_params,
+    .nparams = sizeof(g_params) / sizeof(g_params[0]),
+    .dissipative = 1,
+    .validate = bushingValidate,
+    .apply = bushingApply,
 };

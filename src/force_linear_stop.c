@@ -1,17 +1,201 @@
-// force_linear_stop.c: placeholder until the model lands.
+// force_linear_stop.c: a compliant stop that keeps one coordinate of a pin or slider mobilizer
+// within [lower_bound, upper_bound] (seeds/002_mobility_linear_stop.txt, "Theory").
+//
+// Outside the bounds the generalized force is a linear spring on the violation x whose stiffness
+// grows with the rate, Hunt-Crossley fashion:
+//   q > upper:  x = q - upper,  f = min(0, -k x (1 + d qdot))
+//   q < lower:  x = q - lower,  f = max(0, -k x (1 - d qdot))
+// The clamp means the stop pushes and never pulls: when the coordinate leaves the stop faster
+// than 1/d the dissipation term would otherwise pull it back toward the bound.
+//
+// The bounds and the material properties (k, d) are discrete variables, so a scheduled change can
+// move a stop or soften it during a run. The potential energy is the spring part k x^2 / 2; the
+// rest of the force, (f + k x), is dissipative, and its power -(f + k x) qdot is >= 0 in every
+// branch (including the clamped one), so KE + PE + dissipated energy is conserved.
+#include <math.h>
+
 #include "contactsim/contactsim.h"
+#include "error.h"
 #include "forces.h"
 
+enum { REF_BODY = 0, REF_COORD = 1 };
+enum { SLOT_LOWER = 0, SLOT_UPPER = 1, SLOT_K = 2, SLOT_D = 3 };
 
-static void placeholderApply(const csModel* m, csData* d, int e) {
-  (void)m;
-  (void)d;
-  (void)e;
+// discrete variables, in this order
+enum { DISC_LOWER = 0, DISC_UPPER = 1, DISC_K = 2, DISC_D = 3, DISC_COUNT = 4 };
+
+static const char* const g_discNames[DISC_COUNT] = {"lower_bound", "upper_bound", "stiffness",
+                                                     "dissipation"};
+
+static const csParamInfo g_params[] = {
+    {"body", CS_PARAM_BODY, REF_BODY, 0, CS_PARAM_REQUIRED,
+     "body whose mobilizer (pin or slider) carries the stopped coordinate"},
+    {"coordinate", CS_PARAM_INT, REF_COORD, 0, 0, "index of the coordinate within the mobilizer"},
+    {"lower_bound", CS_PARAM_REAL, SLOT_LOWER, 0, CS_PARAM_OPTIONAL,
+     "lowest free value of the coordinate, m or rad (absent: no lower stop)"},
+    {"upper_bound", CS_PARAM_REAL, SLOT_UPPER, 0, CS_PARAM_OPTIONAL,
+     "highest free value of the coordinate, m or rad (absent: no upper stop)"},
+    {"stiffness", CS_PARAM_REAL, SLOT_K, 0, CS_PARAM_REQUIRED | CS_PARAM_NONNEG,
+     "stop stiffness k, N/m or N m/rad"},
+    {"dissipation", CS_PARAM_REAL, SLOT_D, 0, CS_PARAM_NONNEG,
+     "Hunt-Crossley dissipation coefficient d, s/m or s/rad"},
+};
+
+
+// absent (NaN) bounds mean no stop on that side
+static double lowerOf(const csForce* f) {
+  return isnan(f->param[SLOT_LOWER]) ? -INFINITY : f->param[SLOT_LOWER];
+}
+
+
+static double upperOf(const csForce* f) {
+  return isnan(f->param[SLOT_UPPER]) ? INFINITY : f->param[SLOT_UPPER];
+}
+
+
+static int stopValidate(const csModel* m, const csForce* f, csError* err) {
+  // the body must exist and move; the coordinate must be one whose qdot is its u
+  int b = f->ref[REF_BODY], c = f->ref[REF_COORD];
+  if (b <= 0 || b >= m->nbody) {
+    cs_setError(err, CS_ERR_INPUT, "body", "linear stop '%s' must act on a body other than ground",
+                f->name);
+    return -1;
+  }
+  const csBody* body = &m->body[b];
+  if (body->qnum != body->unum || body->qnum == 0) {
+    cs_setError(err, CS_ERR_INPUT, "body",
+                "linear stop '%s': the mobilizer of '%s' must be a pin or a slider (one "
+                "coordinate whose rate is its speed)",
+                f->name, body->name);
+    return -1;
+  }
+  if (c < 0 || c >= body->qnum) {
+    cs_setError(err, CS_ERR_INPUT, "coordinate",
+                "linear stop '%s': coordinate %d does not exist; the mobilizer of '%s' has %d",
+                f->name, c, body->name, body->qnum);
+    return -1;
+  }
+  // material properties: finite and non-negative
+  if (!(f->param[SLOT_K] >= 0) || !isfinite(f->param[SLOT_K])) {
+    cs_setError(err, CS_ERR_INPUT, "stiffness",
+                "linear stop '%s': stiffness must be a finite number >= 0", f->name);
+    return -1;
+  }
+  if (!(f->param[SLOT_D] >= 0) || !isfinite(f->param[SLOT_D])) {
+    cs_setError(err, CS_ERR_INPUT, "dissipation",
+                "linear stop '%s': dissipation must be a finite number >= 0", f->name);
+    return -1;
+  }
+  // bounds: finite when given, ordered when both are
+  if (isinf(f->param[SLOT_LOWER])) {
+    cs_setError(err, CS_ERR_INPUT, "lower_bound",
+                "linear stop '%s': lower_bound must be finite (leave it out for no lower stop)",
+                f->name);
+    return -1;
+  }
+  if (isinf(f->param[SLOT_UPPER])) {
+    cs_setError(err, CS_ERR_INPUT, "upper_bound",
+                "linear stop '%s': upper_bound must be finite (leave it out for no upper stop)",
+                f->name);
+    return -1;
+  }
+  if (lowerOf(f) > upperOf(f)) {
+    cs_setError(err, CS_ERR_INPUT, "upper_bound",
+                "linear stop '%s': upper_bound %g is below lower_bound %g", f->name,
+                f->param[SLOT_UPPER], f->param[SLOT_LOWER]);
+    return -1;
+  }
+  return 0;
+}
+
+
+static void stopInit(const csModel* m, csData* d, int e) {
+  const csForce* f = &m->force[e];
+  double* v = d->disc + f->discadr;
+  v[DISC_LOWER] = lowerOf(f);
+  v[DISC_UPPER] = upperOf(f);
+  v[DISC_K] = f->param[SLOT_K];
+  v[DISC_D] = f->param[SLOT_D];
+}
+
+
+// Changes arrive one variable at a time, so a rule that rejected lower > upper would make the
+// result of moving both bounds depend on the order of the two changes. Instead the bound being
+// set wins and the other one follows it: [0,1] -> lower 2 -> [2,2] -> upper 3 -> [2,3], and the
+// opposite order gives [2,3] too. NaN bounds mean "no stop"; negative or NaN k and d become 0.
+static void stopSetDiscrete(const csModel* m, csData* d, int e, int index, double value) {
+  double* v = d->disc + m->force[e].discadr;
+  switch (index) {
+    case DISC_LOWER:
+      v[DISC_LOWER] = isnan(value) ? -INFINITY : value;
+      if (v[DISC_UPPER] < v[DISC_LOWER]) {
+        v[DISC_UPPER] = v[DISC_LOWER];
+      }
+      break;
+    case DISC_UPPER:
+      v[DISC_UPPER] = isnan(value) ? INFINITY : value;
+      if (v[DISC_LOWER] > v[DISC_UPPER]) {
+        v[DISC_LOWER] = v[DISC_UPPER];
+      }
+      break;
+    case DISC_K:
+    case DISC_D:
+      v[index] = (value >= 0) ? value : 0.0;  // NaN fails the comparison too
+      break;
+    default:
+      break;
+  }
+}
+
+
+static void stopApply(const csModel* m, csData* d, int e) {
+  const csForce* f = &m->force[e];
+  const csBody* body = &m->body[f->ref[REF_BODY]];
+  const double* v = d->disc + f->discadr;
+  int c = f->ref[REF_COORD];
+  double q = d->q[body->qadr + c];
+  double qdot = d->u[body->uadr + c];  // pin and slider: qdot = u
+  double k = v[DISC_K], diss = v[DISC_D];
+
+  // violation of the bound on the side where q is (seed 002, Theory), split into the spring
+  // part -k x and the dissipation part; the clamp (no pulling) cancels the spring part exactly
+  double x, spring, damper;
+  if (q > v[DISC_UPPER]) {
+    x = q - v[DISC_UPPER];
+    spring = -k * x;
+    damper = -k * x * diss * qdot;
+    if (spring + damper > 0) {
+      damper = -spring;
+    }
+  } else if (q < v[DISC_LOWER]) {
+    x = q - v[DISC_LOWER];
+    spring = -k * x;
+    damper = k * x * diss * qdot;
+    if (spring + damper < 0) {
+      damper = -spring;
+    }
+  } else {
+    return;  // in bounds: no force, no energy
+  }
+
+  // the spring part stores k x^2 / 2; the damper part takes power out of the system
+  d->mobility_force[body->uadr + c] += spring + damper;
+  d->force_pe[e] = 0.5 * k * x * x;
+  d->force_power[e] = -damper * qdot;
 }
 
 
 const csForceKind cs_kindLinearStop = {
     .name = "linear_stop",
-    .doc = "not yet implemented",
-    .apply = placeholderApply,
+    .doc = "compliant stop keeping one pin or slider coordinate within bounds (Hunt-Crossley "
+           "dissipation, never sticking)",
+    .params = g_params,
+    .nparams = sizeof(g_params) / sizeof(g_params[0]),
+    .dissipative = 1,
+    .discnum = DISC_COUNT,
+    .discnames = g_discNames,
+    .validate = stopValidate,
+    .init = stopInit,
+    .apply = stopApply,
+    .setDiscrete = stopSetDiscrete,
 };

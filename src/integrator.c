@@ -268,7 +268,6 @@ int cs_simulate(const csModel* m, csData* d, const csSimOptions* opt, const csRe
   if (check(CVodeInit(mem, rhs, t0, y), "CVodeInit", &run, err) ||
       check(CVodeSetUserData(mem, &run), "CVodeSetUserData", &run, err) ||
       check(CVodeSVtolerances(mem, opt->rtol, atolv), "CVodeSVtolerances", &run, err) ||
-      check(CVodeSetMaxNumSteps(mem, opt->max_steps), "CVodeSetMaxNumSteps", &run, err) ||
       (opt->max_step > 0 &&
        check(CVodeSetMaxStep(mem, opt->max_step), "CVodeSetMaxStep", &run, err)) ||
       (opt->initial_step > 0 &&
@@ -299,6 +298,7 @@ int cs_simulate(const csModel* m, csData* d, const csSimOptions* opt, const csRe
 
   // 2. the first report, at the initial time
   long nextReport = 1;
+  long stepsSinceReport = 0;
   int nchangeDone = 0;
   while (nchangeDone < m->nchange && m->change[nchangeDone].time < t0) {
     nchangeDone++;  // changes scheduled before the start are not replayed
@@ -339,6 +339,20 @@ int cs_simulate(const csModel* m, csData* d, const csSimOptions* opt, const csRe
       status = CS_ERR_SOLVER;
       goto cleanup;
     }
+    // CVODE's own step limit counts steps within one call, and every call here is one step,
+    // so the limit between two reports is enforced here
+    if (++stepsSinceReport > opt->max_steps) {
+      sunrealtype hlast = 0;
+      CVodeGetLastStep(mem, &hlast);
+      d->t = t;
+      cs_setError(err, CS_ERR_SOLVER, "",
+                  "too much work: more than %ld steps since the last report, at t = %.9g s "
+                  "(last step %.3g s); raise max_steps or loosen the tolerances", opt->max_steps,
+                  t, (double)hlast);
+      err->time = t;
+      status = CS_ERR_SOLVER;
+      goto cleanup;
+    }
     // reports due within the step just taken, with the auto-update values it used
     for (;;) {
       double tr = t0 + (double)nextReport * opt->report_interval;
@@ -353,6 +367,7 @@ int cs_simulate(const csModel* m, csData* d, const csSimOptions* opt, const csRe
         goto cleanup;
       }
       nextReport = (tr >= tend) ? -1 : nextReport + 1;
+      stepsSinceReport = 0;
     }
     // commit auto-update discrete variables at the end of the successful step
     loadState(&run, t, N_VGetArrayPointer(y));

@@ -1,4 +1,36 @@
-// main.c: placeholder
-int main(void) {
-  return 0;
+// main.c: the contactsim command: dispatch to a subcommand; the only place that chooses exit
+// codes.
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    cs_cliUsage(stderr);
+    return CS_EXIT_USAGE;
+  }
+  const char* cmd = argv[1];
+  if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+    cs_cliUsage(stdout);
+    return CS_EXIT_OK;
+  }
+  if (strcmp(cmd, "--version") == 0) {
+    printf("contactsim 0.1.0\n");
+    return CS_EXIT_OK;
+  }
+  // each subcommand parses argv[1..] with getopt_long (argv[0] of the subcommand is its name)
+  if (strcmp(cmd, "run") == 0) {
+    return cs_cliRun(argc - 1, argv + 1);
+  }
+  if (strcmp(cmd, "validate") == 0) {
+    return cs_cliValidate(argc - 1, argv + 1);
+  }
+  if (strcmp(cmd, "compare") == 0) {
+    return cs_cliCompare(argc - 1, argv + 1);
+  }
+  fprintf(stderr, "contactsim: error: unknown command '%s'\n", cmd);
+  cs_cliUsage(stderr);
+  return CS_EXIT_USAGE;
 }

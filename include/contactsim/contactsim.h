@@ -204,6 +204,9 @@ typedef struct csCsvOptions {
 
 // Write the header row for m. Returns 0, or -1 on an I/O error.
 CS_API int cs_csvHeader(FILE* f, const csModel* m, const csCsvOptions* opt);
+// Total contact force on the touching bodies of contact set `group` and its centre of pressure,
+// both in Ground (NaN centre when no normal force acts). Requires the dynamics stage.
+CS_API void cs_centreOfPressure(const csModel* m, csData* d, int group, csVec3* force, csVec3* cop);
 // Write one row for the realized data (requires the dynamics stage). Returns 0 or -1.
 CS_API int cs_csvRow(FILE* f, const csModel* m, csData* d, const csCsvOptions* opt);
 

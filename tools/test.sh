@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Install the dependencies, build, and run the whole test suite twice: in the normal build and
+# in a build with AddressSanitizer and UndefinedBehaviorSanitizer (first report fails). Ends with
+# the line "N passed, N failed", counting individual test cases.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+bash tools/install-deps.sh || { echo "dependency installation failed"; echo "0 passed, 1 failed"; exit 1; }
+
+status=0
+for variant in build build-sanitize; do
+  if [ ! -d "$variant" ]; then
+    if [ "$variant" = build-sanitize ]; then
+      meson setup "$variant" -Db_sanitize=address,undefined -Dwerror=true \
+        -Dc_args=-fno-sanitize-recover=all >/dev/null || status=1
+    else
+      meson setup "$variant" -Dwerror=true >/dev/null || status=1
+    fi
+  fi
+  if ! ninja -C "$variant" >"$variant.ninja.log" 2>&1; then
+    cat "$variant.ninja.log"
+    echo "build of $variant failed"
+    status=1
+    continue
+  fi
+  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+    meson test -C "$variant" --print-errorlogs --num-processes 2 >"$variant.test.log" 2>&1 || status=1
+  tail -n 12 "$variant.test.log"
+done
+
+# count test cases: cmocka prints "[ PASSED ] N test(s)." and "[ FAILED ] N test(s)"; the
+# command-line test prints its own "N passed, N failed"; an executable that crashed before
+# reporting counts as one failure
+python3 - build build-sanitize <<'PY'
+import json, re, sys
+passed = failed = 0
+for variant in sys.argv[1:]:
+    try:
+        lines = open(f"{variant}/meson-logs/testlog.json").read().splitlines()
+    except OSError:
+        failed += 1
+        continue
+    for line in lines:
+        r = json.loads(line)
+        out = r.get("stdout", "") or ""
+        p = sum(int(x) for x in re.findall(r"\[  PASSED  \] (\d+) test", out))
+        f = sum(int(x) for x in re.findall(r"\[  FAILED  \] (\d+) test", out))
+        m = re.findall(r"^(\d+) passed, (\d+) failed", out, re.M)
+        if m:
+            p += int(m[-1][0]); f += int(m[-1][1])
+        if r.get("result") != "OK" and f == 0:
+            f = 1
+        passed += p
+        failed += f
+print(f"{passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)
+PY
+count=$?
+[ $status -eq 0 ] && [ $count -eq 0 ]
