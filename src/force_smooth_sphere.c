@@ -1,17 +1,234 @@
-// force_smooth_sphere.c: placeholder until the model lands.
+// force_smooth_sphere.c: smooth Hunt-Crossley contact between a sphere on one body and a half
+// space bounded by a plane (seeds/001_smooth_sphere_half_space_force.txt).
+//
+// Every switch of the classic model (in contact or not, pushing or not) is replaced by a tanh
+// blend, so the force is twice continuously differentiable in the state; the price is a small
+// force before contact (x < 0) and no exact potential energy. The equations, parameter names
+// and defaults are those of the seed.
+//
+// Porting a Simbody/OpenSim model. In the seed the half space is the region x > 0 of its frame
+// H ("all coordinates with positive x are in contact"), so +x_H is the inward normal and -x_H the
+// outward one. A contactsim plane frame P uses +z_P as the outward normal. Give the plane the
+// frame X_BP = X_BH * R_y(-90 deg) (quaternion w = cos 45deg, y = -sin 45deg): that rotation
+// maps z_P onto -x_H (and x_P onto z_H), so the inside of both is the same. The usual OpenSim
+// ground half space, X_GH = Rotation(-pi/2, Z) in a y-up world, becomes a plane whose outward
+// normal is +y_G; in a z-up contactsim scene the floor is simply the identity frame. The sphere
+// (body, centre, radius) and all nine parameters carry over unchanged.
+//
+// Energy. The seed's potential energy (2/5) fh_smooth x is not the integral of fh_smooth, so the
+// element reports as dissipated power the part of the contact power that this potential does not
+// account for: power = -(F . v_rel) - d(pe)/dt, i.e. the Hunt-Crossley damping and friction
+// losses plus the rate at which the approximate pe departs from the work of the smoothed Hertz
+// force. KE + PE + dissipated is then conserved exactly; the second part integrates to zero over
+// any excursion that starts and ends out of contact, so after a bounce the dissipated energy is
+// the true loss.
+#include <math.h>
+
 #include "contactsim/contactsim.h"
+#include "error.h"
 #include "forces.h"
 
+enum {
+  SLOT_CENTER = CS_SLOT_STATION,
+  SLOT_RADIUS = CS_SLOT_RADIUS,
+  SLOT_STIFFNESS = 4,
+  SLOT_DISSIPATION = 5,
+  SLOT_MU_STATIC = 6,
+  SLOT_MU_DYNAMIC = 7,
+  SLOT_MU_VISCOUS = 8,
+  SLOT_VT = 9,
+  SLOT_CF = 10,
+  SLOT_BD = 11,
+  SLOT_BV = 12,
+};
 
-static void placeholderApply(const csModel* m, csData* d, int e) {
-  (void)m;
-  (void)d;
-  (void)e;
+static const csParamInfo g_params[] = {
+    {"body", CS_PARAM_BODY, CS_REF_BODY, -1, CS_PARAM_REQUIRED,
+     "body carrying the sphere (second surface)"},
+    {"plane", CS_PARAM_PLANE, CS_REF_PLANE, -1, CS_PARAM_REQUIRED,
+     "plane bounding the half space, +z outward (first surface)"},
+    {"center", CS_PARAM_VEC3, SLOT_CENTER, 0, 0, "sphere centre in the body frame, m"},
+    {"radius", CS_PARAM_REAL, SLOT_RADIUS, 0, CS_PARAM_REQUIRED | CS_PARAM_POSITIVE,
+     "sphere radius, m"},
+    {"stiffness", CS_PARAM_REAL, SLOT_STIFFNESS, 1, CS_PARAM_NONNEG,
+     "plain strain modulus E of both materials, N/m^2 (k = E^(2/3) / 2)"},
+    {"dissipation", CS_PARAM_REAL, SLOT_DISSIPATION, 0, CS_PARAM_NONNEG,
+     "Hunt-Crossley dissipation c, s/m"},
+    {"static_friction", CS_PARAM_REAL, SLOT_MU_STATIC, 0, CS_PARAM_NONNEG,
+     "coefficient of static friction"},
+    {"dynamic_friction", CS_PARAM_REAL, SLOT_MU_DYNAMIC, 0, CS_PARAM_NONNEG,
+     "coefficient of dynamic friction"},
+    {"viscous_friction", CS_PARAM_REAL, SLOT_MU_VISCOUS, 0, CS_PARAM_NONNEG,
+     "coefficient of viscous friction, s/m"},
+    {"transition_velocity", CS_PARAM_REAL, SLOT_VT, 0.01, CS_PARAM_POSITIVE,
+     "slip speed at which friction reaches its static peak, m/s"},
+    {"constant_contact_force", CS_PARAM_REAL, SLOT_CF, 1e-5, CS_PARAM_POSITIVE,
+     "cf, added to x^2 (m^2) and to the squared slip speed (m^2/s^2) to keep derivatives"},
+    {"hertz_smoothing", CS_PARAM_REAL, SLOT_BD, 300, CS_PARAM_POSITIVE,
+     "bd, steepness of the tanh switching the Hertz force on, 1/m"},
+    {"hunt_crossley_smoothing", CS_PARAM_REAL, SLOT_BV, 50, CS_PARAM_POSITIVE,
+     "bv, steepness of the tanh switching the Hunt-Crossley force off, s/m"},
+};
+
+enum { NPARAMS = sizeof(g_params) / sizeof(g_params[0]) };
+
+static const char* const g_extraNames[] = {"penetration", "penetration_rate", "normal_force",
+                                           "friction_force", "slip_speed"};
+
+// everything one evaluation produces; apply and report share it
+typedef struct sphereContact {
+  csVec3 point;    // contact point, in Ground
+  csVec3 force;    // force on the sphere's body at point, in Ground
+  double pe;       // J
+  double power;    // W
+  double x;        // penetration, m
+  double xdot;     // penetration rate, m/s
+  double fn;       // normal force pushing the sphere out, N
+  double ff;       // friction force magnitude, N
+  double slip;     // tangential speed of the sphere relative to the plane at point, m/s
+} sphereContact;
+
+
+// the sphere against the plane at the realized state
+static void evaluate(const csModel* m, const csData* d, const csForce* f, sphereContact* out) {
+  const double* P = f->param;
+  int body = f->ref[CS_REF_BODY];
+  int plane = f->ref[CS_REF_PLANE];
+  const csTransform* X_GP = &d->plane_pose[plane];
+  double R = P[SLOT_RADIUS];
+
+  // geometry: n is the inward normal (the seed's "normal pointing in the direction of contact")
+  csVec3 n = csu_vec3(-X_GP->R.m[0][2], -X_GP->R.m[1][2], -X_GP->R.m[2][2]);
+  csVec3 center = cs_stationPosition(m, d, body, csu_vec3FromArray(P + SLOT_CENTER));
+  double x = R + csu_dot(csu_sub(center, X_GP->p), n);
+  // both materials equally stiff: the point sits midway through the overlap (seed, normal force)
+  csVec3 point = csu_addScaled(center, R - 0.5 * x, n);
+
+  // velocity of the sphere's material point relative to the plane's, split along n
+  csVec3 v = csu_sub(cs_pointVelocity(m, d, body, point),
+                     cs_pointVelocity(m, d, m->plane[plane].body, point));
+  double xdot = csu_dot(v, n);
+  csVec3 vtan = csu_addScaled(v, -xdot, n);
+  double vtan2 = csu_dot(vtan, vtan);
+
+  // smoothed Hertz force (seed, "Normal Force Components")
+  double cf = P[SLOT_CF], bd = P[SLOT_BD];
+  double k = 0.5 * pow(P[SLOT_STIFFNESS], 2.0 / 3.0);
+  double A = (4.0 / 3.0) * k * sqrt(R * k);
+  double s2 = x * x + cf;
+  double fhPos = A * pow(s2, 0.75);
+  double th = tanh(bd * x);
+  double S = 0.5 + 0.5 * th;
+  double fh = fhPos * S;
+
+  // potential energy as the seed defines it, and its slope for the energy balance
+  double pe = 0.4 * fh * x;
+  double dfh = 1.5 * A * x * pow(s2, -0.25) * S + fhPos * 0.5 * bd * (1 - th * th);
+  double dpe = 0.4 * (dfh * x + fh);
+
+  // Hunt-Crossley dissipation, switched off smoothly below xdot = -2/(3c); c = 0 leaves fh
+  double c = P[SLOT_DISSIPATION];
+  double fhc = fh;
+  if (c > 0) {
+    fhc = fh * (1 + 1.5 * c * xdot) * (0.5 + 0.5 * tanh(P[SLOT_BV] * (xdot + 2.0 / (3.0 * c))));
+  }
+
+  // friction against the smoothed slip speed (seed, "Friction Force")
+  double vs = sqrt(vtan2 + cf);
+  double vr = vs / P[SLOT_VT];
+  double us = P[SLOT_MU_STATIC], ud = P[SLOT_MU_DYNAMIC], uv = P[SLOT_MU_VISCOUS];
+  double ff = fhc * (fmin(vr, 1.0) * (ud + 2 * (us - ud) / (1 + vr * vr)) + uv * vs);
+
+  // force on the sphere: out along -n and against the slip (seed, "Contact Force")
+  out->force = csu_addScaled(csu_scale(-fhc, n), -ff / vs, vtan);
+  out->point = point;
+  out->pe = pe;
+  out->power = (fhc - dpe) * xdot + ff * vtan2 / vs;
+  out->x = x;
+  out->xdot = xdot;
+  out->fn = fhc;
+  out->ff = ff;
+  out->slip = sqrt(vtan2);
+}
+
+
+static void smoothApply(const csModel* m, csData* d, int e) {
+  const csForce* f = &m->force[e];
+  sphereContact sc;
+  evaluate(m, d, f, &sc);
+  cs_applyForceAtPoint(m, d, f->ref[CS_REF_BODY], sc.point, sc.force);
+  cs_applyForceAtPoint(m, d, m->plane[f->ref[CS_REF_PLANE]].body, sc.point, csu_neg(sc.force));
+  d->force_pe[e] = sc.pe;
+  d->force_power[e] = sc.power;
+}
+
+
+static void smoothReport(const csModel* m, const csData* d, int e, csContactReport* r,
+                         double* extra) {
+  sphereContact sc;
+  evaluate(m, d, &m->force[e], &sc);
+  r->point = sc.point;
+  r->force.w = csu_vec3(0, 0, 0);
+  r->force.v = sc.force;
+  r->pe = sc.pe;
+  r->power = sc.power;
+  extra[0] = sc.x;
+  extra[1] = sc.xdot;
+  extra[2] = sc.fn;
+  extra[3] = sc.ff;
+  extra[4] = sc.slip;
+}
+
+
+static int smoothValidate(const csModel* m, const csForce* f, csError* err) {
+  // real parameters: finite, with the sign their flags demand
+  for (int i = 0; i < NPARAMS; i++) {
+    const csParamInfo* p = &g_params[i];
+    int n = p->type == CS_PARAM_VEC3 ? 3 : (p->type == CS_PARAM_REAL ? 1 : 0);
+    for (int j = 0; j < n; j++) {
+      double v = f->param[p->slot + j];
+      if (!isfinite(v) || ((p->flags & CS_PARAM_POSITIVE) && !(v > 0)) ||
+          ((p->flags & CS_PARAM_NONNEG) && !(v >= 0))) {
+        cs_setError(err, CS_ERR_INPUT, p->key, "contact '%s': %s must be a finite number%s",
+                    f->name, p->key,
+                    (p->flags & CS_PARAM_POSITIVE)  ? " > 0"
+                    : (p->flags & CS_PARAM_NONNEG) ? " >= 0"
+                                                   : "");
+        return -1;
+      }
+    }
+  }
+  // the sphere's body and the plane exist, and the body does not carry the plane
+  int body = f->ref[CS_REF_BODY], plane = f->ref[CS_REF_PLANE];
+  if (body < 0 || body >= m->nbody) {
+    cs_setError(err, CS_ERR_INPUT, "body", "contact '%s' needs the body carrying the sphere",
+                f->name);
+    return -1;
+  }
+  if (plane < 0 || plane >= m->nplane) {
+    cs_setError(err, CS_ERR_INPUT, "plane", "contact '%s' needs a plane", f->name);
+    return -1;
+  }
+  if (m->plane[plane].body == body) {
+    cs_setError(err, CS_ERR_INPUT, "plane",
+                "contact '%s': the sphere and the plane '%s' are on the same body", f->name,
+                m->plane[plane].name);
+    return -1;
+  }
+  return 0;
 }
 
 
 const csForceKind cs_kindSmoothSphere = {
     .name = "smooth_sphere_half_space",
-    .doc = "not yet implemented",
-    .apply = placeholderApply,
+    .doc = "smooth Hunt-Crossley sphere / half space with tanh-blended contact and friction",
+    .params = g_params,
+    .nparams = NPARAMS,
+    .contact = CS_CONTACT_SPHERE,
+    .dissipative = 1,
+    .nextra = sizeof(g_extraNames) / sizeof(g_extraNames[0]),
+    .extranames = g_extraNames,
+    .validate = smoothValidate,
+    .apply = smoothApply,
+    .report = smoothReport,
 };

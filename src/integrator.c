@@ -14,7 +14,10 @@
 #include <cvode/cvode_proj.h>
 #include <nvector/nvector_serial.h>
 #include <sundials/sundials_types.h>
+#include <sunlinsol/sunlinsol_band.h>
 #include <sunlinsol/sunlinsol_dense.h>
+#include <sunlinsol/sunlinsol_spgmr.h>
+#include <sunmatrix/sunmatrix_band.h>
 #include <sunmatrix/sunmatrix_dense.h>
 #include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
 
@@ -35,27 +38,167 @@ typedef struct Run {
   const csModel* m;
   csData* d;
   int nstate;              // length of the CVODE vector: nq + nu + nz (at least 1)
+  int nused;               // nq + nu + nz
+  double** slot;           // (nused) where CVODE's state i lives in the data (q, u or z)
+  double** rate;           // (nused) where its time derivative lives (qdot, udot or zdot)
+  int* qindex;             // (nq) CVODE index of each q (for the quaternion projection)
+  int upper, lower;        // half-bandwidths of the Jacobian in this ordering
   char cvmsg[CS_MAX_ERROR];// CVODE's last error message
 } Run;
 
 
 // ---------------------------------------------------------------------------------------------
 // state vector <-> data
+//
+// CVODE's vector holds the states body by body: q and u of body 1, then the z states of the
+// force elements whose highest-numbered body is body 1, then body 2, and so on. Bodies that
+// neither share a tree (below ground) nor a force element never influence each other, so in this
+// order the Jacobian of many independent bodies (a pile of blocks) is block diagonal: a banded
+// solver with a difference-quotient Jacobian then costs time linear in the number of bodies,
+// where a dense one is cubic. A sparse solver (KLU) was rejected because CVODE cannot form a
+// sparse Jacobian by difference quotients, and an analytic Jacobian of every contact model is a
+// large, error-prone addition.
+
+static int findRoot(int* parent, int i) {
+  while (parent[i] != i) {
+    parent[i] = parent[parent[i]];
+    i = parent[i];
+  }
+  return i;
+}
+
+
+static void unite(int* parent, int a, int b) {
+  if (a > 0 && b > 0) {
+    parent[findRoot(parent, a)] = findRoot(parent, b);
+  }
+}
+
+
+// the highest non-ground body an element refers to (through bodies or planes), or 0
+static int homeBody(const csModel* m, const csForce* f, int* parent) {
+  const csForceKind* k = cs_forceKind(f->kind);
+  int home = 0;
+  for (int i = 0; i < k->nparams; i++) {
+    const csParamInfo* p = &k->params[i];
+    int b = -1;
+    if (p->type == CS_PARAM_BODY) {
+      b = f->ref[p->slot];
+    } else if (p->type == CS_PARAM_PLANE && f->ref[p->slot] >= 0) {
+      b = m->plane[f->ref[p->slot]].body;
+    }
+    if (b > 0) {
+      if (home > 0) {
+        unite(parent, home, b);
+      }
+      home = b > home ? b : home;
+    }
+  }
+  return home;
+}
+
+
+// lay out CVODE's vector and find the Jacobian's bandwidth; returns 0 or -1 (out of memory)
+static int layoutState(Run* run) {
+  const csModel* m = run->m;
+  csData* d = run->d;
+  int n = run->nused, nb = m->nbody;
+  run->slot = csu_malloc(sizeof(double*) * (size_t)(n + 1));
+  run->rate = csu_malloc(sizeof(double*) * (size_t)(n + 1));
+  run->qindex = csu_malloc(sizeof(int) * (size_t)(m->nq + 1));
+  int* parent = csu_malloc(sizeof(int) * (size_t)nb);
+  int* home = csu_malloc(sizeof(int) * (size_t)(m->nforce + 1));
+  int* owner = csu_malloc(sizeof(int) * (size_t)(n + 1));
+  int* lo = csu_malloc(sizeof(int) * (size_t)nb);
+  int* hi = csu_malloc(sizeof(int) * (size_t)nb);
+  int ok = run->slot && run->rate && run->qindex && parent && home && owner && lo && hi;
+  if (ok) {
+    // bodies that share a tree below ground or a force element form one coupled group
+    for (int b = 0; b < nb; b++) {
+      parent[b] = b;
+    }
+    for (int b = 1; b < nb; b++) {
+      unite(parent, b, m->body[b].parent);
+    }
+    for (int e = 0; e < m->nforce; e++) {
+      home[e] = homeBody(m, &m->force[e], parent);
+    }
+    // order: per body q, u, then the z of elements homed there; elements homed on ground first
+    int i = 0;
+    for (int b = 0; b < nb; b++) {
+      const csBody* body = &m->body[b];
+      for (int k = 0; k < body->qnum; k++, i++) {
+        run->slot[i] = d->q + body->qadr + k;
+        run->rate[i] = d->qdot + body->qadr + k;
+        run->qindex[body->qadr + k] = i;
+        owner[i] = b;
+      }
+      for (int k = 0; k < body->unum; k++, i++) {
+        run->slot[i] = d->u + body->uadr + k;
+        run->rate[i] = d->udot + body->uadr + k;
+        owner[i] = b;
+      }
+      for (int e = 0; e < m->nforce; e++) {
+        const csForce* f = &m->force[e];
+        if (home[e] != b) {
+          continue;
+        }
+        int zfirst = f->dissadr >= 0 ? f->dissadr : f->zadr;
+        int znum = f->znum + (f->dissadr >= 0 ? 1 : 0);
+        for (int k = 0; k < znum; k++, i++) {
+          run->slot[i] = d->z + zfirst + k;
+          run->rate[i] = d->zdot + zfirst + k;
+          owner[i] = b;
+        }
+      }
+    }
+    // half-bandwidths: how far apart two states of one coupled group can be
+    for (int b = 0; b < nb; b++) {
+      lo[b] = n;
+      hi[b] = -1;
+    }
+    for (int j = 0; j < n; j++) {
+      int g = owner[j] > 0 ? findRoot(parent, owner[j]) : 0;
+      lo[g] = j < lo[g] ? j : lo[g];
+      hi[g] = j > hi[g] ? j : hi[g];
+    }
+    run->upper = run->lower = 0;
+    for (int j = 0; j < n; j++) {
+      int g = owner[j] > 0 ? findRoot(parent, owner[j]) : 0;
+      run->upper = hi[g] - j > run->upper ? hi[g] - j : run->upper;
+      run->lower = j - lo[g] > run->lower ? j - lo[g] : run->lower;
+    }
+  }
+  csu_free(parent, 0);
+  csu_free(home, 0);
+  csu_free(owner, 0);
+  csu_free(lo, 0);
+  csu_free(hi, 0);
+  return ok ? 0 : -1;
+}
+
+
+static void freeLayout(Run* run) {
+  csu_free(run->slot, 0);
+  csu_free(run->rate, 0);
+  csu_free(run->qindex, 0);
+}
+
 
 static void loadState(Run* run, sunrealtype t, const sunrealtype* y) {
   csData* d = run->d;
   d->t = t;
-  memcpy(d->q, y, sizeof(double) * (size_t)d->nq);
-  memcpy(d->u, y + d->nq, sizeof(double) * (size_t)d->nu);
-  memcpy(d->z, y + d->nq + d->nu, sizeof(double) * (size_t)d->nz);
+  for (int i = 0; i < run->nused; i++) {
+    *run->slot[i] = y[i];
+  }
   cs_invalidate(d);
 }
 
 
-static void storeState(const csData* d, sunrealtype* y) {
-  memcpy(y, d->q, sizeof(double) * (size_t)d->nq);
-  memcpy(y + d->nq, d->u, sizeof(double) * (size_t)d->nu);
-  memcpy(y + d->nq + d->nu, d->z, sizeof(double) * (size_t)d->nz);
+static void storeState(const Run* run, sunrealtype* y) {
+  for (int i = 0; i < run->nused; i++) {
+    y[i] = *run->slot[i];
+  }
 }
 
 
@@ -71,10 +214,10 @@ static int rhs(sunrealtype t, N_Vector y, N_Vector ydot, void* user_data) {
   if (cs_forward(run->m, d) != 0) {
     return 1;  // recoverable: CVODE retries with a smaller step
   }
-  memcpy(f, d->qdot, sizeof(double) * (size_t)d->nq);
-  memcpy(f + d->nq, d->udot, sizeof(double) * (size_t)d->nu);
-  memcpy(f + d->nq + d->nu, d->zdot, sizeof(double) * (size_t)d->nz);
-  for (int i = d->nq + d->nu + d->nz; i < run->nstate; i++) {
+  for (int i = 0; i < run->nused; i++) {
+    f[i] = *run->rate[i];
+  }
+  for (int i = run->nused; i < run->nstate; i++) {
     f[i] = 0;  // placeholder state of a model with nothing to integrate
   }
   return 0;
@@ -97,18 +240,19 @@ static int project(sunrealtype t, N_Vector ycur, N_Vector corr, sunrealtype eps,
     if (body->joint != CS_JOINT_BALL && body->joint != CS_JOINT_FREE) {
       continue;
     }
-    sunrealtype* q = y + body->qadr;
+    int i0 = run->qindex[body->qadr];  // the four quaternion entries are consecutive
+    sunrealtype* q = y + i0;
     double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
     if (!(n > 0.5 && n < 2)) {
       return 1;  // far off the sphere: retry with a smaller step
     }
     for (int i = 0; i < 4; i++) {
       double qi = q[i] / n;
-      c[body->qadr + i] = qi - q[i];
+      c[i0 + i] = qi - q[i];
       q[i] = qi;
     }
     if (e) {
-      sunrealtype* eq = e + body->qadr;
+      sunrealtype* eq = e + i0;
       double radial = eq[0] * q[0] + eq[1] * q[1] + eq[2] * q[2] + eq[3] * q[3];
       for (int i = 0; i < 4; i++) {
         eq[i] -= radial * q[i];
@@ -230,9 +374,12 @@ int cs_simulate(const csModel* m, csData* d, const csSimOptions* opt, const csRe
     return CS_ERR_INPUT;
   }
   Run run = {.m = m, .d = d};
-  run.nstate = m->nq + m->nu + m->nz;
-  if (run.nstate == 0) {
-    run.nstate = 1;
+  run.nused = m->nq + m->nu + m->nz;
+  run.nstate = run.nused > 0 ? run.nused : 1;
+  if (layoutState(&run) != 0) {
+    freeLayout(&run);
+    cs_setError(err, CS_ERR_MEMORY, "", "out of memory laying out the integrator's state");
+    return CS_ERR_MEMORY;
   }
   int status = CS_OK;
   SUNContext ctx = NULL;
@@ -262,7 +409,7 @@ int cs_simulate(const csModel* m, csData* d, const csSimOptions* opt, const csRe
     goto cleanup;
   }
   N_VConst(0, y);
-  storeState(d, N_VGetArrayPointer(y));
+  storeState(&run, N_VGetArrayPointer(y));
   N_VConst(opt->atol, atolv);
   CVodeSetErrHandlerFn(mem, errorHandler, &run);
   if (check(CVodeInit(mem, rhs, t0, y), "CVodeInit", &run, err) ||
@@ -276,10 +423,25 @@ int cs_simulate(const csModel* m, csData* d, const csSimOptions* opt, const csRe
     goto cleanup;
   }
   if (bdf) {
-    A = SUNDenseMatrix(run.nstate, run.nstate, ctx);
-    LS = A ? SUNLinSol_Dense(y, A, ctx) : NULL;
+    // the linear solver: banded when the coupled groups are small next to the whole system
+    csLinearSolver ls = opt->linsol;
+    int band = run.upper + run.lower + 1;
+    if (ls == CS_LINSOL_AUTO) {
+      ls = (run.nstate >= 200 && 4 * band <= run.nstate) ? CS_LINSOL_BAND : CS_LINSOL_DENSE;
+    }
+    d->stat.linsol = ls;
+    d->stat.bandwidth = band;
+    if (ls == CS_LINSOL_BAND) {
+      A = SUNBandMatrix(run.nstate, run.upper, run.lower, ctx);
+      LS = A ? SUNLinSol_Band(y, A, ctx) : NULL;
+    } else if (ls == CS_LINSOL_GMRES) {
+      LS = SUNLinSol_SPGMR(y, SUN_PREC_NONE, 0, ctx);
+    } else {
+      A = SUNDenseMatrix(run.nstate, run.nstate, ctx);
+      LS = A ? SUNLinSol_Dense(y, A, ctx) : NULL;
+    }
     if (!LS) {
-      cs_setError(err, CS_ERR_MEMORY, "", "out of memory creating the dense linear solver");
+      cs_setError(err, CS_ERR_MEMORY, "", "out of memory creating the linear solver");
       status = CS_ERR_MEMORY;
       goto cleanup;
     }
@@ -371,6 +533,10 @@ int cs_simulate(const csModel* m, csData* d, const csSimOptions* opt, const csRe
     }
     // commit auto-update discrete variables at the end of the successful step
     loadState(&run, t, N_VGetArrayPointer(y));
+    if (rep && rep->step) {
+      cs_realizeDynamics(m, d);
+      rep->step(rep->ctx, m, d);
+    }
     cs_commitAutoUpdates(m, d);
     if (rep && rep->progress) {
       rep->progress(rep->ctx, t - t0, opt->duration);
@@ -402,5 +568,6 @@ cleanup:
   N_VDestroy(ytmp);
   N_VDestroy(y);
   SUNContext_Free(&ctx);
+  freeLayout(&run);
   return status;
 }

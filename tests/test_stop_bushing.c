@@ -1,15 +1,908 @@
-// test_stop_bushing.c: placeholder
+// test_stop_bushing.c: the mobility linear stop (seeds/002) and the linear bushing (seeds/003)
+// against formulas recomputed here, analytic motions and conservation laws. Models are built with
+// the C API so that these tests depend only on the core.
+#include <stdio.h>
+#include <string.h>
+
 #include "helpers.h"
 
+#define PI 3.14159265358979323846
 
-static void test_placeholder(void** state) {
+// discrete variables of a linear stop, in the order the kind documents
+enum { STOP_LOWER = 0, STOP_UPPER = 1, STOP_K = 2, STOP_D = 3 };
+
+
+// ---------------------------------------------------------------------------------------------
+// model-building helpers
+
+static int addBody(csModel* m, const char* name, int parent, csJointType joint, csTransform XPF,
+                   double mass, csVec3 com, csMat33 inertia) {
+  csBody b;
+  memset(&b, 0, sizeof(b));
+  snprintf(b.name, sizeof(b.name), "%s", name);
+  b.parent = parent;
+  b.joint = joint;
+  b.X_PF = XPF;
+  b.X_BM = csu_transformIdentity();
+  b.mass = mass;
+  b.com = com;
+  b.inertia = inertia;
+  csError err = {0};
+  int id = cs_addBody(m, &b, &err);
+  assert_true(id > 0);
+  return id;
+}
+
+
+static int addForce(csModel* m, int kind, const char* name) {
+  csError err = {0};
+  int e = cs_addForce(m, kind, name, &err);
+  assert_true(e >= 0);
+  return e;
+}
+
+
+static void finalize(csModel* m) {
+  csError err = {0};
+  if (cs_finalizeModel(m, &err) != 0) {
+    print_error("finalize: %s: %s\n", err.path, err.message);
+    fail();
+  }
+}
+
+
+static csSimOptions options(double duration, double rtol, double atol, double interval) {
+  csSimOptions o = cs_defaultSimOptions();
+  o.duration = duration;
+  o.rtol = rtol;
+  o.atol = atol;
+  o.report_interval = interval;
+  return o;
+}
+
+
+static csMat33 diag(double a, double b, double c) {
+  csMat33 r = {{{a, 0, 0}, {0, b, 0}, {0, 0, c}}};
+  return r;
+}
+
+
+// param slot of a kind's key (so the tests do not hard-code the layout)
+static int slotOf(int kind, const char* key) {
+  const csForceKind* k = cs_forceKind(kind);
+  for (int i = 0; i < k->nparams; i++) {
+    if (strcmp(k->params[i].key, key) == 0) {
+      return k->params[i].slot;
+    }
+  }
+  print_error("kind %s has no key %s\n", k->name, key);
+  fail();
+  return -1;
+}
+
+
+static void setVec3(csModel* m, int e, const char* key, double x, double y, double z) {
+  int s = slotOf(m->force[e].kind, key);
+  m->force[e].param[s] = x;
+  m->force[e].param[s + 1] = y;
+  m->force[e].param[s + 2] = z;
+}
+
+
+static void setFrame(csModel* m, int e, const char* key, const csTransform* X) {
+  int s = slotOf(m->force[e].kind, key);
+  csQuat q = csu_matToQuat(&X->R);
+  double v[7] = {X->p.x, X->p.y, X->p.z, q.w, q.x, q.y, q.z};
+  memcpy(m->force[e].param + s, v, sizeof(v));
+}
+
+
+// pose and velocity of a free body hanging from ground with identity joint frames
+static void setFreeState(const csModel* m, double* q, double* u, int b, const csTransform* X_GB,
+                         csVec3 w_G, csVec3 v_G) {
+  const csBody* body = &m->body[b];
+  csQuat qq = csu_matToQuat(&X_GB->R);
+  double* qb = q + body->qadr;
+  qb[0] = qq.w;
+  qb[1] = qq.x;
+  qb[2] = qq.y;
+  qb[3] = qq.z;
+  qb[4] = X_GB->p.x;
+  qb[5] = X_GB->p.y;
+  qb[6] = X_GB->p.z;
+  if (u) {
+    csu_vec3ToArray(u + body->uadr, w_G);
+    csu_vec3ToArray(u + body->uadr + 3, v_G);
+  }
+}
+
+
+static csMat33 rotAxis(csVec3 axis, double angle) {
+  return csu_quatToMat(csu_quatFromAxisAngle(axis, angle));
+}
+
+
+static csTransform transform(csMat33 R, csVec3 p) {
+  csTransform X = {R, p};
+  return X;
+}
+
+
+// R = Rx(a) Ry(b) Rz(c), composed from axis-angle rotations
+static csMat33 eulerMatrix(double a, double b, double c) {
+  csMat33 Rx = rotAxis(csu_vec3(1, 0, 0), a), Ry = rotAxis(csu_vec3(0, 1, 0), b);
+  csMat33 Rz = rotAxis(csu_vec3(0, 0, 1), c);
+  csMat33 Rxy = csu_mulMM(&Rx, &Ry);
+  return csu_mulMM(&Rxy, &Rz);
+}
+
+
+// x-y-z body-fixed angles of R (|b| < 90 degrees): R[0][2] = sin b, R[1][2] = -sin a cos b,
+// R[2][2] = cos a cos b, R[0][1] = -cos b sin c, R[0][0] = cos b cos c
+static void eulerAngles(const csMat33* R, double* out) {
+  out[0] = atan2(-R->m[1][2], R->m[2][2]);
+  out[1] = asin(fmax(-1.0, fmin(1.0, R->m[0][2])));
+  out[2] = atan2(-R->m[0][1], R->m[0][0]);
+}
+
+
+static int allFinite(const csModel* m, const csData* d) {
+  for (int b = 0; b < m->nbody; b++) {
+    if (!csu_isFiniteVec3(d->body_force[b].w) || !csu_isFiniteVec3(d->body_force[b].v)) {
+      return 0;
+    }
+  }
+  for (int e = 0; e < m->nforce; e++) {
+    if (!isfinite(d->force_pe[e]) || !isfinite(d->force_power[e])) {
+      return 0;
+    }
+  }
+  return 1;
+}
+
+
+// power delivered to the bodies by the accumulated body forces (moments about body origins)
+static double bodyPower(const csModel* m, const csData* d) {
+  double p = 0;
+  for (int b = 1; b < m->nbody; b++) {
+    p += csu_dot(d->body_force[b].w, d->body_vel[b].w) +
+         csu_dot(d->body_force[b].v, d->body_vel[b].v);
+  }
+  return p;
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// linear stop
+
+// a slider of mass `mass` along Ground x with a stop on its coordinate; no gravity
+static csModel* sliderWithStop(double mass, double lower, double upper, double k, double dcoef,
+                               int* body, int* stop) {
+  csModel* m = cs_newModel("slider_stop");
+  *body = addBody(m, "slider", 0, CS_JOINT_SLIDER, csu_transformIdentity(), mass,
+                  csu_vec3(0, 0, 0), csu_inertiaSphere(mass, 0.1));
+  *stop = addForce(m, CS_FORCE_LINEAR_STOP, "stop");
+  assert_int_equal(cs_setForceParam(m, *stop, "body", *body), 0);
+  assert_int_equal(cs_setForceParam(m, *stop, "coordinate", 0), 0);
+  assert_int_equal(cs_setForceParam(m, *stop, "lower_bound", lower), 0);
+  assert_int_equal(cs_setForceParam(m, *stop, "upper_bound", upper), 0);
+  assert_int_equal(cs_setForceParam(m, *stop, "stiffness", k), 0);
+  assert_int_equal(cs_setForceParam(m, *stop, "dissipation", dcoef), 0);
+  return m;
+}
+
+
+// the seed's force recomputed: spring -k x, plus a dissipation term k |x| d qdot opposing the
+// motion into the stop; the sum never points toward the bound
+static double stopForceReference(double q, double qdot, double lo, double hi, double k,
+                                 double dcoef) {
+  if (q >= lo && q <= hi) {
+    return 0;
+  }
+  double bound = (q > hi) ? hi : lo;
+  double x = q - bound;
+  double direction = (x > 0) ? -1.0 : 1.0;  // the stop pushes back toward the free range
+  double magnitude = k * fabs(x) + k * fabs(x) * dcoef * qdot * (x > 0 ? 1.0 : -1.0);
+  return direction * fmax(0.0, magnitude);
+}
+
+
+// force, energy and power at a grid of states, against the reference
+static void test_stop_piecewise_force(void** state) {
   (void)state;
+  const double lo = -0.1, hi = 0.2, k = 1000, dcoef = 0.5;
+  int b, e;
+  csModel* m = sliderWithStop(1.0, lo, hi, k, dcoef, &b, &e);
+  finalize(m);
+  csData* d = cs_makeData(m);
+  const csBody* body = &m->body[b];
+  const double qs[] = {-0.3, -0.1001, -0.1, 0.0, 0.05, 0.2, 0.2001, 0.25, 0.6};
+  const double us[] = {-7.0, -2.5, -0.3, 0.0, 0.4, 1.9, 3.0};
+  for (size_t i = 0; i < sizeof(qs) / sizeof(qs[0]); i++) {
+    for (size_t j = 0; j < sizeof(us) / sizeof(us[0]); j++) {
+      d->q[body->qadr] = qs[i];
+      d->u[body->uadr] = us[j];
+      cs_invalidate(d);
+      cs_realizeDynamics(m, d);
+      double f = d->mobility_force[body->uadr];
+      double fref = stopForceReference(qs[i], us[j], lo, hi, k, dcoef);
+      char what[96];
+      snprintf(what, sizeof(what), "stop force at q=%g qdot=%g", qs[i], us[j]);
+      th_assertClose(f, fref, 1e-12, 1e-12, what);
+      // inside the bounds: exactly nothing
+      if (qs[i] >= lo && qs[i] <= hi) {
+        assert_true(f == 0.0 && d->force_pe[e] == 0.0 && d->force_power[e] == 0.0);
+        continue;
+      }
+      // outside: pushes back (never toward the bound), pe = k x^2 / 2, power = -(f + k x) qdot
+      double x = qs[i] - (qs[i] > hi ? hi : lo);
+      assert_true(x > 0 ? f <= 0 : f >= 0);
+      th_assertClose(d->force_pe[e], 0.5 * k * x * x, 1e-12, 1e-15, "stop pe");
+      th_assertClose(d->force_power[e], -(fref + k * x) * us[j], 1e-12, 1e-12, "stop power");
+      assert_true(d->force_power[e] >= 0);
+    }
+  }
+  cs_deleteData(d);
+  cs_deleteModel(m);
+}
+
+
+// leaving the stop faster than 1/d: the dissipation term would pull; the force must be zero
+static void test_stop_never_pulls(void** state) {
+  (void)state;
+  const double k = 500, dcoef = 2.0;
+  int b, e;
+  csModel* m = sliderWithStop(1.0, -1.0, 1.0, k, dcoef, &b, &e);
+  finalize(m);
+  csData* d = cs_makeData(m);
+  const csBody* body = &m->body[b];
+  // beyond the upper bound, moving back (down) at 3/d: 1 + d qdot = -2 < 0
+  d->q[body->qadr] = 1.05;
+  d->u[body->uadr] = -3.0 / dcoef;
+  cs_invalidate(d);
+  cs_realizeDynamics(m, d);
+  assert_true(d->mobility_force[body->uadr] == 0.0);
+  th_assertClose(d->force_power[e], k * 0.05 * 3.0 / dcoef, 1e-12, 0, "power while clamped");
+  // beyond the lower bound, moving back (up) fast
+  d->q[body->qadr] = -1.05;
+  d->u[body->uadr] = 3.0 / dcoef;
+  cs_invalidate(d);
+  cs_realizeDynamics(m, d);
+  assert_true(d->mobility_force[body->uadr] == 0.0);
+  // just below the clamping speed it still pushes (a little)
+  d->u[body->uadr] = 0.9 / dcoef;
+  cs_invalidate(d);
+  cs_realizeDynamics(m, d);
+  th_assertClose(d->mobility_force[body->uadr], k * 0.05 * 0.1, 1e-12, 0, "weak push");
+  cs_deleteData(d);
+  cs_deleteModel(m);
+}
+
+
+// elastic bounce (d = 0) of a slider: in contact it is a spring-mass system, so it leaves with the
+// opposite velocity after half a period pi sqrt(m/k), having gone v0 sqrt(m/k) past the bound
+static void test_stop_slider_bounce(void** state) {
+  (void)state;
+  const double mass = 2.0, k = 800.0, v0 = 1.0, hi = 0.5, tend = 1.5;
+  const double w = sqrt(k / mass);
+  int b, e;
+  csModel* m = sliderWithStop(mass, -10.0, hi, k, 0.0, &b, &e);
+  finalize(m);
+  m->u0[m->body[b].uadr] = v0;
+  csSimOptions o = options(tend, 1e-10, 1e-12, 1e-3);
+  thTrace tr = {0};
+  csData* d = th_run(m, &o, &tr);
+  double tleave = hi / v0 + PI / w;
+  th_assertClose(d->u[m->body[b].uadr], -v0, 1e-7, 1e-9, "exit velocity");
+  th_assertClose(d->q[m->body[b].qadr], hi - v0 * (tend - tleave), 1e-7, 1e-8, "final position");
+  double qmax = -1e300, e0 = tr.ke[0] + tr.pe[0];
+  for (int i = 0; i < tr.n; i++) {
+    qmax = fmax(qmax, tr.q[i]);
+    th_assertClose(tr.ke[i] + tr.pe[i], e0, 1e-7, 1e-9, "energy during the elastic bounce");
+  }
+  th_assertClose(qmax, hi + v0 / w, 0, 1e-5, "largest penetration");
+  print_message("slider bounce: exit u %.10f (expected %.1f), max penetration %.7f (expected "
+                "%.7f)\n",
+                d->u[m->body[b].uadr], -v0, qmax - hi, v0 / w);
+  th_traceFree(&tr);
+  cs_deleteData(d);
+  cs_deleteModel(m);
+}
+
+
+// a pendulum on a pin swinging into a stop, with gravity: KE + PE conserved when d = 0, and
+// KE + PE + dissipated conserved when d > 0 (also when the no-pull clamp is active)
+static void pendulum(double dcoef, double* drift, double* dissipated, double* qmin_out) {
+  const double L = 1.0, mass = 1.0;
+  csModel* m = cs_newModel("pendulum_stop");
+  // pin axis = F's z, turned horizontal (Ground -y); the arm hangs along -y of its body frame
+  csTransform XPF = transform(rotAxis(csu_vec3(1, 0, 0), PI / 2), csu_vec3(0, 0, 2));
+  int b = addBody(m, "arm", 0, CS_JOINT_PIN, XPF, mass, csu_vec3(0, -L, 0),
+                  csu_inertiaSphere(mass, 0.05));
+  addForce(m, CS_FORCE_GRAVITY, "gravity");
+  int e = addForce(m, CS_FORCE_LINEAR_STOP, "stop");
+  cs_setForceParam(m, e, "body", b);
+  cs_setForceParam(m, e, "lower_bound", -0.5);
+  cs_setForceParam(m, e, "upper_bound", 2.0);
+  cs_setForceParam(m, e, "stiffness", 300.0);
+  cs_setForceParam(m, e, "dissipation", dcoef);
+  finalize(m);
+  m->q0[m->body[b].qadr] = 1.0;
+  csSimOptions o = options(4.0, 1e-10, 1e-12, 2e-3);
+  thTrace tr = {0};
+  csData* d = th_run(m, &o, &tr);
+  double e0 = tr.ke[0] + tr.pe[0] + tr.diss[0], worst = 0, qmin = 1e300;
+  for (int i = 0; i < tr.n; i++) {
+    worst = fmax(worst, fabs(tr.ke[i] + tr.pe[i] + tr.diss[i] - e0));
+    qmin = fmin(qmin, tr.q[i]);
+  }
+  *drift = worst / fabs(e0);
+  *dissipated = tr.diss[tr.n - 1];
+  *qmin_out = qmin;
+  th_traceFree(&tr);
+  cs_deleteData(d);
+  cs_deleteModel(m);
+}
+
+
+static void test_stop_pendulum_energy(void** state) {
+  (void)state;
+  double drift, diss, qmin;
+  // elastic: nothing dissipated, the arm went past the stop and came back
+  pendulum(0.0, &drift, &diss, &qmin);
+  print_message("pendulum d=0: relative energy drift %.3g, lowest q %.4f\n", drift, qmin);
+  assert_true(drift < 1e-7);
+  assert_true(diss == 0.0);
+  assert_true(qmin < -0.5);
+  // dissipative, and strongly enough (d = 3 s/rad) that the clamp acts on every rebound
+  const double ds[] = {0.3, 3.0};
+  for (int i = 0; i < 2; i++) {
+    pendulum(ds[i], &drift, &diss, &qmin);
+    print_message("pendulum d=%g: relative drift of KE+PE+dissipated %.3g, dissipated %.4f J\n",
+                  ds[i], drift, diss);
+    assert_true(drift < 1e-7);
+    assert_true(diss > 0.01);
+  }
+}
+
+
+// cs_setDiscrete takes effect at once and keeps the variables sane
+static void test_stop_set_discrete(void** state) {
+  (void)state;
+  const double k = 100;
+  int b, e;
+  csModel* m = sliderWithStop(1.0, -1.0, 1.0, k, 0.0, &b, &e);
+  finalize(m);
+  const csForceKind* kind = cs_forceKind(CS_FORCE_LINEAR_STOP);
+  assert_int_equal(kind->discnum, 4);
+  assert_string_equal(kind->discnames[STOP_LOWER], "lower_bound");
+  assert_string_equal(kind->discnames[STOP_UPPER], "upper_bound");
+  assert_string_equal(kind->discnames[STOP_K], "stiffness");
+  assert_string_equal(kind->discnames[STOP_D], "dissipation");
+  csData* d = cs_makeData(m);
+  const double* v = d->disc + m->force[e].discadr;
+  const csBody* body = &m->body[b];
+  // initial values copy the parameters
+  assert_true(v[STOP_LOWER] == -1.0 && v[STOP_UPPER] == 1.0 && v[STOP_K] == k && v[STOP_D] == 0);
+  // at rest at q = 0: no force until the upper bound moves below it
+  cs_realizeDynamics(m, d);
+  assert_true(d->mobility_force[body->uadr] == 0.0);
+  cs_setDiscrete(m, d, e, STOP_UPPER, -0.1);
+  cs_realizeDynamics(m, d);
+  th_assertClose(d->mobility_force[body->uadr], -k * 0.1, 1e-14, 0, "force after moving bound");
+  assert_true(v[STOP_LOWER] == -1.0);
+  cs_setDiscrete(m, d, e, STOP_K, 2 * k);
+  cs_realizeDynamics(m, d);
+  th_assertClose(d->mobility_force[body->uadr], -2 * k * 0.1, 1e-14, 0, "force after new k");
+  // the bound being set wins, the other follows: the order of two changes does not matter
+  cs_setDiscrete(m, d, e, STOP_LOWER, 2.0);
+  assert_true(v[STOP_LOWER] == 2.0 && v[STOP_UPPER] == 2.0);
+  cs_setDiscrete(m, d, e, STOP_UPPER, 3.0);
+  assert_true(v[STOP_LOWER] == 2.0 && v[STOP_UPPER] == 3.0);
+  cs_setDiscrete(m, d, e, STOP_UPPER, 0.5);
+  assert_true(v[STOP_LOWER] == 0.5 && v[STOP_UPPER] == 0.5);
+  // NaN bound: no stop on that side; negative or NaN material properties become 0
+  cs_setDiscrete(m, d, e, STOP_LOWER, NAN);
+  assert_true(isinf(v[STOP_LOWER]) && v[STOP_LOWER] < 0 && v[STOP_UPPER] == 0.5);
+  cs_setDiscrete(m, d, e, STOP_K, -5.0);
+  cs_setDiscrete(m, d, e, STOP_D, NAN);
+  assert_true(v[STOP_K] == 0.0 && v[STOP_D] == 0.0);
+  cs_realizeDynamics(m, d);
+  assert_true(allFinite(m, d));
+  cs_deleteData(d);
+  cs_deleteModel(m);
+}
+
+
+// a scheduled change raises the lower bound under a slider at rest at q = 0, at t0 = 0.5: it is
+// pushed as by a spring, q = a (1 - cos w (t - t0)), until q = a, and leaves with speed a w
+static void test_stop_scheduled_change(void** state) {
+  (void)state;
+  const double mass = 1.0, k = 100.0, a = 0.1, t0 = 0.5, tend = 1.2;
+  const double w = sqrt(k / mass);
+  int b, e;
+  csModel* m = sliderWithStop(mass, -1.0, 1.0, k, 0.0, &b, &e);
+  csChange c = {.time = t0, .force = e, .index = STOP_LOWER, .value = a};
+  csError err = {0};
+  assert_true(cs_addChange(m, &c, &err) >= 0);
+  finalize(m);
+  csSimOptions o = options(tend, 1e-10, 1e-12, 1e-2);
+  thTrace tr = {0};
+  csData* d = th_run(m, &o, &tr);
+  double t1 = t0 + 0.5 * PI / w;
+  for (int i = 0; i < tr.n; i++) {
+    double t = tr.t[i], q;
+    if (t <= t0) {
+      q = 0;
+    } else if (t <= t1) {
+      q = a * (1 - cos(w * (t - t0)));
+    } else {
+      q = a + a * w * (t - t1);
+    }
+    th_assertClose(tr.q[i], q, 0, 1e-7, "slider pushed by the raised stop");
+  }
+  th_assertClose(d->disc[m->force[e].discadr + STOP_LOWER], a, 0, 0, "lower bound after change");
+  th_assertClose(d->u[m->body[b].uadr], a * w, 1e-7, 0, "speed when leaving the stop");
+  th_traceFree(&tr);
+  cs_deleteData(d);
+  cs_deleteModel(m);
+}
+
+
+// bad parameters are refused, naming the offending key
+static void expectStopError(double lower, double upper, double k, int coord, csJointType joint,
+                            const char* path) {
+  csModel* m = cs_newModel("bad");
+  int b = addBody(m, "b", 0, joint, csu_transformIdentity(), 1, csu_vec3(0, 0, 0), diag(1, 1, 1));
+  int e = addForce(m, CS_FORCE_LINEAR_STOP, "stop");
+  cs_setForceParam(m, e, "body", b);
+  cs_setForceParam(m, e, "coordinate", coord);
+  cs_setForceParam(m, e, "lower_bound", lower);
+  cs_setForceParam(m, e, "upper_bound", upper);
+  cs_setForceParam(m, e, "stiffness", k);
+  cs_setForceParam(m, e, "dissipation", 0);
+  csError err = {0};
+  assert_int_not_equal(cs_finalizeModel(m, &err), 0);
+  assert_int_equal(err.code, CS_ERR_INPUT);
+  assert_string_equal(err.path, path);
+  assert_true(strlen(err.message) > 0);
+  cs_deleteModel(m);
+}
+
+
+static void test_stop_validate(void** state) {
+  (void)state;
+  expectStopError(1.0, 0.0, 10, 0, CS_JOINT_PIN, "upper_bound");
+  expectStopError(0.0, 1.0, -1, 0, CS_JOINT_PIN, "stiffness");
+  expectStopError(0.0, 1.0, 10, 1, CS_JOINT_SLIDER, "coordinate");
+  expectStopError(0.0, 1.0, 10, 0, CS_JOINT_BALL, "body");
+  expectStopError(-INFINITY, 1.0, 10, 0, CS_JOINT_PIN, "lower_bound");
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// linear bushing
+
+static int addBushing(csModel* m, int b1, const csTransform* X1, int b2, const csTransform* X2) {
+  int e = addForce(m, CS_FORCE_LINEAR_BUSHING, "bushing");
+  cs_setForceParam(m, e, "body1", b1);
+  cs_setForceParam(m, e, "body2", b2);
+  setFrame(m, e, "frame1", X1);
+  setFrame(m, e, "frame2", X2);
+  return e;
+}
+
+
+// a body of mass m on a bushing to ground, no gravity: each translational axis of F oscillates
+// on its own with p_i(t) = A_i cos(sqrt(k_i / m) t)
+static void test_bushing_translational_frequency(void** state) {
+  (void)state;
+  const double mass = 2.0, kt[3] = {50, 200, 800}, A[3] = {0.01, -0.02, 0.005};
+  csModel* m = cs_newModel("bushing_translation");
+  m->gravity = csu_vec3(0, 0, 0);
+  int b = addBody(m, "block", 0, CS_JOINT_FREE, csu_transformIdentity(), mass, csu_vec3(0, 0, 0),
+                  csu_inertiaBox(mass, csu_vec3(0.1, 0.15, 0.2)));
+  csTransform XF = transform(rotAxis(csu_vec3(1, 1, 0), 0.6), csu_vec3(0.3, -0.2, 1.0));
+  csTransform XM = csu_transformIdentity();
+  int e = addBushing(m, 0, &XF, b, &XM);
+  setVec3(m, e, "translational_stiffness", kt[0], kt[1], kt[2]);
+  setVec3(m, e, "rotational_stiffness", 5, 5, 5);
+  finalize(m);
+  csTransform X0 = transform(XF.R, csu_transformPoint(&XF, csu_vec3(A[0], A[1], A[2])));
+  setFreeState(m, m->q0, m->u0, b, &X0, csu_vec3(0, 0, 0), csu_vec3(0, 0, 0));
+  csSimOptions o = options(3.0, 1e-10, 1e-13, 1e-3);
+  thTrace tr = {0};
+  csData* d = th_run(m, &o, &tr);
+  // compare with the analytic motion and time the zero crossings of each axis
+  double first[3] = {-1, -1, -1}, last[3] = {0}, prev[3] = {0};
+  int ncross[3] = {0};
+  for (int i = 0; i < tr.n; i++) {
+    const double* q = tr.q + (size_t)i * (size_t)tr.nq + m->body[b].qadr;
+    csVec3 p_F = csu_mulMtV(&XF.R, csu_sub(csu_vec3(q[4], q[5], q[6]), XF.p));
+    double p[3] = {p_F.x, p_F.y, p_F.z};
+    for (int j = 0; j < 3; j++) {
+      double expect = A[j] * cos(sqrt(kt[j] / mass) * tr.t[i]);
+      th_assertClose(p[j], expect, 0, 1e-8, "translational oscillation");
+      if (i > 0 && prev[j] * p[j] < 0) {
+        double tc = tr.t[i - 1] + (tr.t[i] - tr.t[i - 1]) * prev[j] / (prev[j] - p[j]);
+        if (first[j] < 0) {
+          first[j] = tc;
+        }
+        last[j] = tc;
+        ncross[j]++;
+      }
+      prev[j] = p[j];
+    }
+  }
+  for (int j = 0; j < 3; j++) {
+    double period = 2 * (last[j] - first[j]) / (ncross[j] - 1);
+    double expect = 2 * PI * sqrt(mass / kt[j]);
+    print_message("translation axis %d: period %.7f s, sqrt(k/m) predicts %.7f s\n", j, period,
+                  expect);
+    th_assertClose(period, expect, 1e-5, 0, "translational period");
+  }
+  th_traceFree(&tr);
+  cs_deleteData(d);
+  cs_deleteModel(m);
+}
+
+
+// a body turned about one principal axis of the bushing: theta(t) = theta0 cos(sqrt(k/I) t),
+// exactly (a single-axis rotation keeps the other two Euler angles at zero)
+static void test_bushing_rotational_frequency(void** state) {
+  (void)state;
+  const double I[3] = {1.0, 1.5, 2.0}, kr[3] = {3, 6, 16}, theta0 = 0.3;
+  for (int axis = 0; axis < 3; axis++) {
+    csModel* m = cs_newModel("bushing_rotation");
+    m->gravity = csu_vec3(0, 0, 0);
+    int b = addBody(m, "wheel", 0, CS_JOINT_FREE, csu_transformIdentity(), 3.0, csu_vec3(0, 0, 0),
+                    diag(I[0], I[1], I[2]));
+    csTransform XF = transform(rotAxis(csu_vec3(-1, 2, 0.5), 1.1), csu_vec3(0.5, 0.5, 0.5));
+    csTransform XM = csu_transformIdentity();
+    int e = addBushing(m, 0, &XF, b, &XM);
+    setVec3(m, e, "rotational_stiffness", kr[0], kr[1], kr[2]);
+    setVec3(m, e, "translational_stiffness", 100, 100, 100);
+    finalize(m);
+    csVec3 ax = csu_vec3(axis == 0, axis == 1, axis == 2);
+    csMat33 R_FB = rotAxis(ax, theta0);
+    csTransform X0 = transform(csu_mulMM(&XF.R, &R_FB), XF.p);
+    setFreeState(m, m->q0, m->u0, b, &X0, csu_vec3(0, 0, 0), csu_vec3(0, 0, 0));
+    csSimOptions o = options(6.0, 1e-10, 1e-13, 1e-3);
+    thTrace tr = {0};
+    csData* d = th_run(m, &o, &tr);
+    // rotation of the body in F from the quaternion: theta about the axis, nothing else
+    csQuat qF = csu_matToQuat(&XF.R);
+    const double w = sqrt(kr[axis] / I[axis]);
+    double first = -1, last = 0, prev = 0;
+    int ncross = 0;
+    for (int i = 0; i < tr.n; i++) {
+      const double* q = tr.q + (size_t)i * (size_t)tr.nq + m->body[b].qadr;
+      csQuat qB = csu_quatMul(csu_quatConj(qF), csu_quat(q[0], q[1], q[2], q[3]));
+      double comp[3] = {qB.x, qB.y, qB.z};
+      double theta = 2 * atan2(comp[axis], qB.w);
+      th_assertClose(theta, theta0 * cos(w * tr.t[i]), 0, 1e-7, "rotational oscillation");
+      for (int j = 0; j < 3; j++) {
+        if (j != axis) {
+          assert_true(fabs(comp[j]) < 1e-9);
+        }
+      }
+      if (i > 0 && prev * theta < 0) {
+        double tc = tr.t[i - 1] + (tr.t[i] - tr.t[i - 1]) * prev / (prev - theta);
+        first = (first < 0) ? tc : first;
+        last = tc;
+        ncross++;
+      }
+      prev = theta;
+    }
+    double period = 2 * (last - first) / (ncross - 1);
+    print_message("rotation axis %d (amplitude %.1f rad): period %.7f s, sqrt(k/I) predicts "
+                  "%.7f s\n",
+                  axis, theta0, period, 2 * PI / w);
+    th_assertClose(period, 2 * PI / w, 1e-5, 0, "rotational period");
+    th_traceFree(&tr);
+    cs_deleteData(d);
+    cs_deleteModel(m);
+  }
+}
+
+
+// two free bodies: A hangs from ground by one bushing, B from A by another; gravity, large
+// deflections and damping on every axis. KE + PE + dissipated must stay constant.
+typedef struct twoBodies {
+  csModel* m;
+  int a, b;           // body ids
+  int e1, e2;         // bushing ground-A and bushing A-B
+  csTransform XF1, XM1, XF2, XM2;
+} twoBodies;
+
+
+static twoBodies makeTwoBodies(int gravity, int ground_bushing) {
+  twoBodies s;
+  s.m = cs_newModel("bushing_pair");
+  if (!gravity) {
+    s.m->gravity = csu_vec3(0, 0, 0);
+  }
+  s.a = addBody(s.m, "a", 0, CS_JOINT_FREE, csu_transformIdentity(), 1.5, csu_vec3(0.05, 0, 0),
+                csu_inertiaBox(1.5, csu_vec3(0.1, 0.2, 0.05)));
+  s.b = addBody(s.m, "b", 0, CS_JOINT_FREE, csu_transformIdentity(), 0.8, csu_vec3(0, 0.02, -0.03),
+                csu_inertiaCylinder(0.8, 0.05, 0.15));
+  if (gravity) {
+    addForce(s.m, CS_FORCE_GRAVITY, "gravity");
+  }
+  s.XF1 = transform(rotAxis(csu_vec3(0, 1, 1), 0.4), csu_vec3(0, 0, 1));
+  s.XM1 = transform(rotAxis(csu_vec3(1, 0, 0), -0.3), csu_vec3(0.1, 0.05, -0.02));
+  s.XF2 = transform(rotAxis(csu_vec3(1, 1, 1), 0.5), csu_vec3(0, 0, -0.2));
+  s.XM2 = transform(rotAxis(csu_vec3(0, 0, 1), 0.7), csu_vec3(0.02, 0.03, 0.1));
+  s.e1 = -1;
+  if (ground_bushing) {
+    s.e1 = addBushing(s.m, 0, &s.XF1, s.a, &s.XM1);
+    setVec3(s.m, s.e1, "rotational_stiffness", 20, 30, 40);
+    setVec3(s.m, s.e1, "translational_stiffness", 500, 600, 700);
+    setVec3(s.m, s.e1, "rotational_damping", 0.3, 0.2, 0.1);
+    setVec3(s.m, s.e1, "translational_damping", 2, 3, 4);
+  }
+  s.e2 = addBushing(s.m, s.a, &s.XF2, s.b, &s.XM2);
+  setVec3(s.m, s.e2, "rotational_stiffness", 8, 6, 4);
+  setVec3(s.m, s.e2, "translational_stiffness", 300, 200, 400);
+  setVec3(s.m, s.e2, "rotational_damping", 0.05, 0.1, 0.02);
+  setVec3(s.m, s.e2, "translational_damping", 1, 0.5, 2);
+  finalize(s.m);
+  return s;
+}
+
+
+// place A so that X_GF1 = X_GM1 moved by (euler1, offset1), and B so that X_FM2 is given by the
+// Euler angles euler2 and the offset p2 (in F2)
+static void placeTwoBodies(const twoBodies* s, double* q, double* u, const double* euler1,
+                           csVec3 offset1, const double* euler2, csVec3 p2, int with_velocity) {
+  // A: X_GA = X_GF1 X_FM1 X_M1A
+  csTransform XFM1 = transform(eulerMatrix(euler1[0], euler1[1], euler1[2]), offset1);
+  csTransform XGM1 = csu_transformMul(&s->XF1, &XFM1);
+  csTransform XMA = csu_transformInverse(&s->XM1);
+  csTransform XGA = csu_transformMul(&XGM1, &XMA);
+  // B: X_GB = X_GA X_AF2 X_FM2 X_M2B
+  csTransform XFM2 = transform(eulerMatrix(euler2[0], euler2[1], euler2[2]), p2);
+  csTransform XGF2 = csu_transformMul(&XGA, &s->XF2);
+  csTransform XGM2 = csu_transformMul(&XGF2, &XFM2);
+  csTransform XMB = csu_transformInverse(&s->XM2);
+  csTransform XGB = csu_transformMul(&XGM2, &XMB);
+  csVec3 z = csu_vec3(0, 0, 0);
+  setFreeState(s->m, q, u, s->a, &XGA, with_velocity ? csu_vec3(0.5, -0.3, 0.8) : z,
+               with_velocity ? csu_vec3(0.1, 0.2, -0.1) : z);
+  setFreeState(s->m, q, u, s->b, &XGB, with_velocity ? csu_vec3(-0.7, 0.4, 1.2) : z,
+               with_velocity ? csu_vec3(-0.2, 0.3, 0.25) : z);
+}
+
+
+static void test_bushing_energy_balance(void** state) {
+  (void)state;
+  twoBodies s = makeTwoBodies(1, 1);
+  const double eu1[3] = {0.3, -0.25, 0.4}, eu2[3] = {-0.5, 0.6, 0.35};
+  placeTwoBodies(&s, s.m->q0, s.m->u0, eu1, csu_vec3(0.02, -0.03, 0.01), eu2,
+                 csu_vec3(0.05, 0.04, -0.06), 1);
+  csSimOptions o = options(3.0, 1e-10, 1e-12, 1e-2);
+  thTrace tr = {0};
+  csData* d = th_run(s.m, &o, &tr);
+  double e0 = tr.ke[0] + tr.pe[0] + tr.diss[0], worst = 0, scale = 0;
+  for (int i = 0; i < tr.n; i++) {
+    worst = fmax(worst, fabs(tr.ke[i] + tr.pe[i] + tr.diss[i] - e0));
+    scale = fmax(scale, fmax(tr.ke[i], fabs(tr.pe[i])));
+  }
+  print_message("bushing pair: KE+PE+dissipated drift %.3g J over energies of %.3g J; "
+                "dissipated %.4f J; gimbal warnings %ld\n",
+                worst, scale, tr.diss[tr.n - 1], d->stat.warnings_bushing);
+  assert_true(worst < 1e-7 * scale);
+  assert_true(tr.diss[tr.n - 1] > 0.05 * scale);
+  assert_int_equal(d->stat.warnings_bushing, 0);
+  th_traceFree(&tr);
+  cs_deleteData(d);
+  cs_deleteModel(s.m);
+}
+
+
+// a bushing between two free bodies applies equal and opposite spatial forces; with R_FM = I and
+// no motion the force on body 2 is -R_GF diag(k) p_FM at OM
+static void test_bushing_equal_opposite(void** state) {
+  (void)state;
+  twoBodies s = makeTwoBodies(0, 0);
+  const csModel* m = s.m;
+  csData* d = cs_makeData(m);
+  const double zero[3] = {0, 0, 0}, eu2[3] = {-0.5, 0.6, 0.35};
+  const double eu1[3] = {0.2, 0.1, -0.3};
+
+  // general pose and motion: net force and net moment about the Ground origin vanish
+  placeTwoBodies(&s, d->q, d->u, eu1, csu_vec3(0, 0, 0), eu2, csu_vec3(0.05, 0.04, -0.06), 1);
+  cs_invalidate(d);
+  cs_realizeDynamics(m, d);
+  csVec3 fsum = csu_add(d->body_force[s.a].v, d->body_force[s.b].v);
+  csVec3 msum = csu_vec3(0, 0, 0);
+  for (int b = 1; b < m->nbody; b++) {
+    msum = csu_add(msum, csu_add(d->body_force[b].w,
+                                 csu_cross(d->body_pose[b].p, d->body_force[b].v)));
+  }
+  assert_true(csu_norm(d->body_force[s.b].v) > 1.0 && csu_norm(d->body_force[s.b].w) > 0.1);
+  assert_true(csu_norm(fsum) < 1e-12 && csu_norm(msum) < 1e-12);
+
+  // pure translation in F: the force is the spring vector, applied at OM
+  csVec3 p = csu_vec3(0.01, -0.02, 0.03);
+  placeTwoBodies(&s, d->q, d->u, eu1, csu_vec3(0, 0, 0), zero, p, 0);
+  cs_invalidate(d);
+  cs_realizeDynamics(m, d);
+  int ks = slotOf(CS_FORCE_LINEAR_BUSHING, "translational_stiffness");
+  const double* k = m->force[s.e2].param + ks;
+  csTransform XGF = csu_transformMul(&d->body_pose[s.a], &s.XF2);
+  csTransform XGM = csu_transformMul(&d->body_pose[s.b], &s.XM2);
+  csVec3 force = csu_mulMV(&XGF.R, csu_vec3(-k[0] * p.x, -k[1] * p.y, -k[2] * p.z));
+  csVec3 m2 = csu_cross(csu_sub(XGM.p, d->body_pose[s.b].p), force);
+  csVec3 m1 = csu_cross(csu_sub(XGM.p, d->body_pose[s.a].p), csu_neg(force));
+  for (int i = 0; i < 3; i++) {
+    double got[4] = {d->body_force[s.b].v.x, d->body_force[s.b].v.y, d->body_force[s.b].v.z, 0};
+    (void)got;
+  }
+  assert_true(csu_norm(csu_sub(d->body_force[s.b].v, force)) < 1e-12);
+  assert_true(csu_norm(csu_add(d->body_force[s.a].v, force)) < 1e-12);
+  assert_true(csu_norm(csu_sub(d->body_force[s.b].w, m2)) < 1e-12);
+  assert_true(csu_norm(csu_sub(d->body_force[s.a].w, m1)) < 1e-12);
+  th_assertClose(d->force_pe[s.e2], 0.5 * (k[0] * p.x * p.x + k[1] * p.y * p.y + k[2] * p.z * p.z),
+                 1e-12, 0, "bushing pe, pure translation");
+  cs_deleteData(d);
+  cs_deleteModel(s.m);
+}
+
+
+// The Euler-angle rates the bushing uses, against central differences of Euler angles extracted
+// here along the motion. With only k_i = 1 the bushing delivers power -q_i qdot_i to the bodies;
+// with only c_i = 1 it dissipates qdot_i^2. Both bodies move, so F turns as well.
+static void test_bushing_euler_rates(void** state) {
+  (void)state;
+  twoBodies s = makeTwoBodies(0, 0);
+  csModel* m = s.m;
+  csForce* f = &m->force[s.e2];
+  int kr = slotOf(CS_FORCE_LINEAR_BUSHING, "rotational_stiffness");
+  int kt = slotOf(CS_FORCE_LINEAR_BUSHING, "translational_stiffness");
+  int cr = slotOf(CS_FORCE_LINEAR_BUSHING, "rotational_damping");
+  int ct = slotOf(CS_FORCE_LINEAR_BUSHING, "translational_damping");
+  csData* d = cs_makeData(m);
+  const double eu[3] = {0.4, -0.7, 1.1};
+  const csVec3 p = csu_vec3(0.05, 0.04, -0.06);
+  placeTwoBodies(&s, d->q, d->u, (double[3]){0.1, 0.2, 0.3}, csu_vec3(0, 0, 0), eu, p, 1);
+  cs_invalidate(d);
+  cs_realizeVelocity(m, d);
+
+  // the test's own decomposition inverts Rx Ry Rz
+  double back[3];
+  csMat33 R = eulerMatrix(eu[0], eu[1], eu[2]);
+  eulerAngles(&R, back);
+  for (int i = 0; i < 3; i++) {
+    th_assertClose(back[i], eu[i], 0, 1e-14, "euler decomposition");
+  }
+
+  // coordinates at time offset h along the rigid motions of both bodies
+  const double h = 1e-6;
+  double qc[2][6];
+  for (int side = 0; side < 2; side++) {
+    double dt = side ? h : -h;
+    csTransform X[2];
+    int ids[2] = {s.a, s.b};
+    for (int j = 0; j < 2; j++) {
+      const csSpatialVec* V = &d->body_vel[ids[j]];
+      csTransform X0 = d->body_pose[ids[j]];
+      double wn = csu_norm(V->w);
+      csMat33 dR = rotAxis(V->w, wn * dt);
+      X[j] = transform(csu_mulMM(&dR, &X0.R), csu_addScaled(X0.p, dt, V->v));
+    }
+    csTransform XGF = csu_transformMul(&X[0], &s.XF2), XGM = csu_transformMul(&X[1], &s.XM2);
+    csMat33 R_FM = csu_mulMtM(&XGF.R, &XGM.R);
+    csVec3 p_FM = csu_mulMtV(&XGF.R, csu_sub(XGM.p, XGF.p));
+    eulerAngles(&R_FM, qc[side]);
+    qc[side][3] = p_FM.x;
+    qc[side][4] = p_FM.y;
+    qc[side][5] = p_FM.z;
+  }
+  const double qnow[6] = {eu[0], eu[1], eu[2], p.x, p.y, p.z};
+
+  for (int i = 0; i < 6; i++) {
+    double fd = (qc[1][i] - qc[0][i]) / (2 * h);
+    // stiffness 1 on axis i only: power delivered = -q_i qdot_i
+    memset(f->param + kr, 0, 3 * sizeof(double));
+    memset(f->param + kt, 0, 3 * sizeof(double));
+    memset(f->param + cr, 0, 3 * sizeof(double));
+    memset(f->param + ct, 0, 3 * sizeof(double));
+    f->param[(i < 3 ? kr : kt) + i % 3] = 1.0;
+    cs_invalidate(d);
+    cs_realizeDynamics(m, d);
+    double rate_k = -bodyPower(m, d) / qnow[i];
+    th_assertClose(d->force_pe[s.e2], 0.5 * qnow[i] * qnow[i], 1e-12, 0, "pe of one axis");
+    // damping 1 on axis i only: dissipated power = qdot_i^2, delivered power = -qdot_i^2
+    f->param[(i < 3 ? kr : kt) + i % 3] = 0.0;
+    f->param[(i < 3 ? cr : ct) + i % 3] = 1.0;
+    cs_invalidate(d);
+    cs_realizeDynamics(m, d);
+    double rate_c2 = d->force_power[s.e2];
+    th_assertClose(bodyPower(m, d), -rate_c2, 1e-10, 1e-14, "damper power balance");
+    print_message("coordinate %d: finite difference %.9f, from stiffness %.9f, from damping "
+                  "|%.9f|\n",
+                  i, fd, rate_k, sqrt(rate_c2));
+    th_assertClose(rate_k, fd, 1e-7, 1e-9, "rate through the stiffness power");
+    th_assertClose(rate_c2, fd * fd, 1e-7, 1e-9, "squared rate through the damping power");
+  }
+  cs_deleteData(d);
+  cs_deleteModel(s.m);
+}
+
+
+// near q1 = 90 degrees the rates blow up: warnings are counted and the forces stay finite
+static void test_bushing_singularity(void** state) {
+  (void)state;
+  twoBodies s = makeTwoBodies(0, 0);
+  csModel* m = s.m;
+  csData* d = cs_makeData(m);
+  const double angles[] = {80.0, 89.0, 89.9, 89.99, 90.0, -90.0, -89.9999};
+  const int warns[] = {0, 0, 1, 1, 1, 1, 1};
+  for (size_t i = 0; i < sizeof(angles) / sizeof(angles[0]); i++) {
+    double eu[3] = {0.3, angles[i] * PI / 180, -0.2};
+    placeTwoBodies(&s, d->q, d->u, (double[3]){0, 0, 0}, csu_vec3(0, 0, 0), eu,
+                   csu_vec3(0.01, 0, 0), 1);
+    long before = d->stat.warnings_bushing;
+    cs_invalidate(d);
+    cs_realizeDynamics(m, d);
+    long counted = d->stat.warnings_bushing - before;
+    print_message("middle angle %.4f deg: %ld warning(s), |torque on b| %.3g\n", angles[i],
+                  counted, csu_norm(d->body_force[s.b].w));
+    assert_int_equal(counted, warns[i]);
+    assert_true(allFinite(m, d));
+    assert_int_equal(cs_forward(m, d), 0);
+  }
+  cs_deleteData(d);
+  cs_deleteModel(s.m);
+}
+
+
+static void test_bushing_validate(void** state) {
+  (void)state;
+  csModel* m = cs_newModel("bad");
+  int b = addBody(m, "b", 0, CS_JOINT_FREE, csu_transformIdentity(), 1, csu_vec3(0, 0, 0),
+                  diag(1, 1, 1));
+  csTransform I = csu_transformIdentity();
+  int e = addBushing(m, b, &I, b, &I);
+  setVec3(m, e, "rotational_stiffness", 1, 1, 1);
+  setVec3(m, e, "translational_stiffness", 1, 1, 1);
+  csError err = {0};
+  assert_int_not_equal(cs_finalizeModel(m, &err), 0);
+  assert_string_equal(err.path, "body2");
+  // a negative coefficient names its key
+  m->force[e].ref[0] = 0;
+  setVec3(m, e, "rotational_damping", 0, -1, 0);
+  memset(&err, 0, sizeof(err));
+  assert_int_not_equal(cs_finalizeModel(m, &err), 0);
+  assert_string_equal(err.path, "rotational_damping");
+  // a zero quaternion is not a frame
+  setVec3(m, e, "rotational_damping", 0, 0, 0);
+  int s1 = slotOf(CS_FORCE_LINEAR_BUSHING, "frame1");
+  memset(m->force[e].param + s1 + 3, 0, 4 * sizeof(double));
+  memset(&err, 0, sizeof(err));
+  assert_int_not_equal(cs_finalizeModel(m, &err), 0);
+  assert_string_equal(err.path, "frame1");
+  cs_deleteModel(m);
 }
 
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_placeholder),
+      cmocka_unit_test(test_stop_piecewise_force),
+      cmocka_unit_test(test_stop_never_pulls),
+      cmocka_unit_test(test_stop_slider_bounce),
+      cmocka_unit_test(test_stop_pendulum_energy),
+      cmocka_unit_test(test_stop_set_discrete),
+      cmocka_unit_test(test_stop_scheduled_change),
+      cmocka_unit_test(test_stop_validate),
+      cmocka_unit_test(test_bushing_translational_frequency),
+      cmocka_unit_test(test_bushing_rotational_frequency),
+      cmocka_unit_test(test_bushing_energy_balance),
+      cmocka_unit_test(test_bushing_equal_opposite),
+      cmocka_unit_test(test_bushing_euler_rates),
+      cmocka_unit_test(test_bushing_singularity),
+      cmocka_unit_test(test_bushing_validate),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -184,6 +184,9 @@ CS_API void cs_commitAutoUpdates(const csModel* m, csData* d);
 // Called at each report time with the data realized to dynamics at exactly that time.
 typedef struct csReporter {
   int (*report)(void* ctx, const csModel* m, csData* d);  // nonzero stops the run (I/O error)
+  // Nullable. Called after every successful step with the data realized to dynamics at the
+  // step's end, before auto-updates are committed (for statistics such as peak forces).
+  void (*step)(void* ctx, const csModel* m, csData* d);
   void (*progress)(void* ctx, double t, double duration); // nullable; called after steps
   void* ctx;
 } csReporter;

@@ -188,10 +188,10 @@ typedef enum csIntegratorType {
 } csIntegratorType;
 
 typedef enum csLinearSolver {
-  CS_LINSOL_AUTO = 0,      // dense below a size threshold, sparse (KLU) or GMRES above
-  CS_LINSOL_DENSE,
-  CS_LINSOL_KLU,
-  CS_LINSOL_GMRES,
+  CS_LINSOL_AUTO = 0,      // banded when the Jacobian's band is narrow and the system large
+  CS_LINSOL_DENSE,         // dense direct solver, difference-quotient Jacobian
+  CS_LINSOL_BAND,          // banded direct solver; states ordered body by body
+  CS_LINSOL_GMRES,         // matrix-free GMRES, no preconditioner
 } csLinearSolver;
 
 typedef struct csSimOptions {
@@ -264,6 +264,8 @@ typedef struct csStats {
   double cpu_seconds;      // CPU time of the integration alone
   long warnings_nonfinite; // RHS evaluations that produced a non-finite value
   long warnings_bushing;   // bushing evaluations near gimbal lock
+  int linsol;              // csLinearSolver used by the last run
+  int bandwidth;           // Jacobian bandwidth in the integrator's state order
 } csStats;
 
 // A realized pair of a body: everything a force element may read.

@@ -1,0 +1,4 @@
+// bench_rhs.c: placeholder
+int main(void) {
+  return 0;
+}
