@@ -50,12 +50,12 @@ enum {
   EXTRA_P0_X,
   EXTRA_P0_Y,
   EXTRA_P0_Z,
-  EXTRA_PX,
-  EXTRA_PY,
-  EXTRA_PZ,
-  EXTRA_VX,
-  EXTRA_VY,
-  EXTRA_VZ,
+  EXTRA_STATION_X,   // station position and velocity relative to the plane, in its frame;
+  EXTRA_STATION_Y,   // station_z is the height above the plane (the report's px, py, pz
+  EXTRA_STATION_Z,   // columns are the point of application in Ground)
+  EXTRA_STATION_VX,
+  EXTRA_STATION_VY,
+  EXTRA_STATION_VZ,
   EXTRA_COUNT
 };
 
@@ -101,10 +101,14 @@ static const csParamInfo g_params[] = {
 
 static const char* const g_discNames[] = {"mu_static", "mu_kinetic"};
 
+// report values, all in the plane frame: the normal and friction parts of the force on the
+// body (N), the instantaneous mu and friction limit (N), the Sliding value in use during the
+// step, the anchor p0 made consistent with the applied elastic friction (what the next commit
+// stores; p0_z is always 0), and the station's position and velocity relative to the plane
 static const char* const g_extraNames[EXTRA_COUNT] = {
     "fz_elastic", "fz_damping", "fxy_elastic_x", "fxy_elastic_y", "fxy_damping_x",
     "fxy_damping_y", "mu", "limit", "sliding", "p0_x", "p0_y", "p0_z",
-    "px", "py", "pz", "vx", "vy", "vz",
+    "station_x", "station_y", "station_z", "station_vx", "station_vy", "station_vz",
 };
 
 // Everything the element computes for one realized state. Vectors with _P are in the plane
@@ -352,12 +356,12 @@ static void expSpringReport(const csModel* m, const csData* d, int e, csContactR
   extra[EXTRA_P0_X] = s.p0new[0];
   extra[EXTRA_P0_Y] = s.p0new[1];
   extra[EXTRA_P0_Z] = 0.0;
-  extra[EXTRA_PX] = s.p_P.x;
-  extra[EXTRA_PY] = s.p_P.y;
-  extra[EXTRA_PZ] = s.p_P.z;
-  extra[EXTRA_VX] = s.v_P.x;
-  extra[EXTRA_VY] = s.v_P.y;
-  extra[EXTRA_VZ] = s.v_P.z;
+  extra[EXTRA_STATION_X] = s.p_P.x;
+  extra[EXTRA_STATION_Y] = s.p_P.y;
+  extra[EXTRA_STATION_Z] = s.p_P.z;
+  extra[EXTRA_STATION_VX] = s.v_P.x;
+  extra[EXTRA_STATION_VY] = s.v_P.y;
+  extra[EXTRA_STATION_VZ] = s.v_P.z;
 }
 
 

@@ -50,9 +50,11 @@ enum {
 };
 
 static const csParamInfo g_params[] = {
-    {"body1", CS_PARAM_BODY, REF_BODY1, 0, CS_PARAM_REQUIRED, "body carrying frame F (may be ground)"},
+    {"body1", CS_PARAM_BODY, REF_BODY1, 0, CS_PARAM_REQUIRED,
+     "body carrying frame F (may be ground)"},
     {"frame1", CS_PARAM_FRAME, SLOT_FRAME1, 0, 0, "frame F in body1's frame (default: body frame)"},
-    {"body2", CS_PARAM_BODY, REF_BODY2, 0, CS_PARAM_REQUIRED, "body carrying frame M (may be ground)"},
+    {"body2", CS_PARAM_BODY, REF_BODY2, 0, CS_PARAM_REQUIRED,
+     "body carrying frame M (may be ground)"},
     {"frame2", CS_PARAM_FRAME, SLOT_FRAME2, 0, 0, "frame M in body2's frame (default: body frame)"},
     {"rotational_stiffness", CS_PARAM_VEC3, SLOT_KROT, 0, CS_PARAM_REQUIRED | CS_PARAM_NONNEG,
      "stiffness of the x, y, z Euler angles, N m/rad"},

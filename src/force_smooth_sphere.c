@@ -9,8 +9,9 @@
 // Porting a Simbody/OpenSim model. In the seed the half space is the region x > 0 of its frame
 // H ("all coordinates with positive x are in contact"), so +x_H is the inward normal and -x_H the
 // outward one. A contactsim plane frame P uses +z_P as the outward normal. Give the plane the
-// frame X_BP = X_BH * R_y(-90 deg) (quaternion w = cos 45deg, y = -sin 45deg): that rotation
-// maps z_P onto -x_H (and x_P onto z_H), so the inside of both is the same. The usual OpenSim
+// frame X_BP = X_BH * R_y(-90 deg) (quaternion w = cos 45deg, y = -sin 45deg; in a scene
+// "rotation": {"axis": [0, 1, 0], "angle_deg": -90} after H's own rotation): R_y(-90 deg) maps
+// z_P onto -x_H (and x_P onto z_H), so the inside of both is the same. The usual OpenSim
 // ground half space, X_GH = Rotation(-pi/2, Z) in a y-up world, becomes a plane whose outward
 // normal is +y_G; in a z-up contactsim scene the floor is simply the identity frame. The sphere
 // (body, centre, radius) and all nine parameters carry over unchanged.

@@ -1,27 +1,1922 @@
-// scene_load.c: placeholder until the loader lands.
-#include "contactsim/contactsim.h"
+// scene_load.c: the JSON scene loader (scene file -> csModel), and the only file that includes
+// cJSON.
+//
+// The loader reads the parsed tree strictly: every object's keys are checked against the keys it
+// may hold (unknown and duplicate keys are errors), numbers must be finite, integers must be
+// integral, and the JSON path of the value being read ("bodies[2].joint.q") is kept as the
+// loader descends so that every error names it. The model is built only through the public
+// cs_* building functions, in this order:
+//   1. name, gravity, simulation options
+//   2. bodies (parents before children), planes
+//   3. the "gravity" element, then "forces" (keys driven by each kind's csParamInfo table)
+//   4. "contacts" x the chosen entry of "contact_models": one element per contact point
+//   5. "changes" (scheduled discrete-variable changes)
+//   6. the kinds' validate callbacks, cs_finalizeModel, then the initial state q0/u0 (free
+//      bodies given by their pose and velocity in Ground are converted to joint coordinates).
+// docs/scene-format.md describes the format; keep the two in step.
+#include "cJSON.h"
 #include "error.h"
+#include "forces.h"
 
+#include "contactsim/contactsim.h"
 
-csModel* cs_loadScene(const char* path, const csLoadOptions* opt, csError* err) {
-  (void)opt;
-  cs_setError(err, CS_ERR_INPUT, "", "cannot load %s: the loader is not built yet", path);
-  return NULL;
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+// files larger than this are refused before they are read (no scene comes near it)
+#define CS_MAX_SCENE_BYTES (64L * 1024 * 1024)
+// longest parameter table a force kind may have (the loader tracks which keys were given)
+#define CS_MAX_KIND_PARAMS 64
+// longest dotted key of a force parameter ("body_material.stiffness")
+#define CS_MAX_KEY 128
+// radians per degree
+#define CS_RADIANS_PER_DEGREE (3.14159265358979323846 / 180.0)
+
+// ---------------------------------------------------------------------------------------------
+// the loader's context and the JSON path of the value being read
+
+typedef struct Loader {
+  csModel* m;              // model being built (NULL before the name is known)
+  csError* err;            // where the first error goes (never NULL inside the loader)
+  char path[CS_MAX_PATH];  // JSON path of the value being read
+  size_t pathlen;          // strlen(path)
+} Loader;
+
+// append a suffix to the path; returns the previous length for popPath. Long keys truncate.
+static size_t pushText(Loader* ld, const char* fmt, const char* key, int index) {
+  size_t old = ld->pathlen;
+  size_t room = sizeof(ld->path) - old;
+  int n =
+      key ? snprintf(ld->path + old, room, fmt, key) : snprintf(ld->path + old, room, fmt, index);
+  if (n > 0) {
+    ld->pathlen = ((size_t)n < room) ? old + (size_t)n : sizeof(ld->path) - 1;
+  }
+  return old;
 }
 
+static size_t pushKey(Loader* ld, const char* key) {
+  return pushText(ld, ld->pathlen ? ".%s" : "%s", key ? key : "", 0);
+}
+
+static size_t pushIndex(Loader* ld, int index) { return pushText(ld, "[%d]", NULL, index); }
+
+static void popPath(Loader* ld, size_t len) {
+  ld->pathlen = len;
+  ld->path[len] = '\0';
+}
+
+// record an input error at the current path; returns -1 so callers can `return fail(...)`
+__attribute__((format(printf, 2, 3))) static int fail(Loader* ld, const char* fmt, ...) {
+  char msg[CS_MAX_ERROR];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof(msg), fmt, ap);
+  va_end(ap);
+  cs_setError(ld->err, CS_ERR_INPUT, ld->path, "%s", msg);
+  return -1;
+}
+
+// an error at member `key` of the current value
+__attribute__((format(printf, 3, 4))) static int failAt(Loader* ld, const char* key,
+                                                        const char* fmt, ...) {
+  char msg[CS_MAX_ERROR];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof(msg), fmt, ap);
+  va_end(ap);
+  size_t p = pushKey(ld, key);
+  fail(ld, "%s", msg);
+  popPath(ld, p);
+  return -1;
+}
+
+static int missing(Loader* ld, const char* key) {
+  return failAt(ld, key, "the required key '%s' is missing", key);
+}
+
+// ---------------------------------------------------------------------------------------------
+// typed readers: each checks the type of the value at the current path
+
+static const char* typeName(const cJSON* item) {
+  if (cJSON_IsNumber(item)) {
+    return "a number";
+  } else if (cJSON_IsString(item)) {
+    return "a string";
+  } else if (cJSON_IsBool(item)) {
+    return "a boolean";
+  } else if (cJSON_IsNull(item)) {
+    return "null";
+  } else if (cJSON_IsArray(item)) {
+    return "an array";
+  } else if (cJSON_IsObject(item)) {
+    return "an object";
+  }
+  return "an invalid value";
+}
+
+static int expectObject(Loader* ld, const cJSON* item) {
+  return cJSON_IsObject(item) ? 0 : fail(ld, "expected an object, got %s", typeName(item));
+}
+
+static int expectArray(Loader* ld, const cJSON* item) {
+  return cJSON_IsArray(item) ? 0 : fail(ld, "expected an array, got %s", typeName(item));
+}
+
+static int expectString(Loader* ld, const cJSON* item, const char** out) {
+  if (!cJSON_IsString(item) || !item->valuestring) {
+    return fail(ld, "expected a string, got %s", typeName(item));
+  }
+  *out = item->valuestring;
+  return 0;
+}
+
+// a finite number
+static int expectNumber(Loader* ld, const cJSON* item, double* out) {
+  if (!cJSON_IsNumber(item)) {
+    return fail(ld, "expected a number, got %s", typeName(item));
+  }
+  if (!isfinite(item->valuedouble)) {
+    return fail(ld, "the number is not finite (out of the range of a double)");
+  }
+  *out = item->valuedouble;
+  return 0;
+}
+
+// an integral number in [lo, hi]
+static int expectInteger(Loader* ld, const cJSON* item, double lo, double hi, long* out) {
+  double v;
+  if (expectNumber(ld, item, &v)) {
+    return -1;
+  }
+  if (v != floor(v)) {
+    return fail(ld, "expected an integer, got %g", v);
+  }
+  if (v < lo || v > hi) {
+    return fail(ld, "the integer %.0f is outside [%.0f, %.0f]", v, lo, hi);
+  }
+  *out = (long)v;
+  return 0;
+}
+
+// an array of exactly n finite numbers
+static int expectNumbers(Loader* ld, const cJSON* item, int n, double* out) {
+  if (expectArray(ld, item)) {
+    return -1;
+  }
+  int len = cJSON_GetArraySize(item);
+  if (len != n) {
+    return fail(ld, "expected an array of %d numbers, got %d values", n, len);
+  }
+  int i = 0;
+  for (const cJSON* c = item->child; c && i < n; c = c->next, i++) {
+    size_t p = pushIndex(ld, i);
+    int r = expectNumber(ld, c, &out[i]);
+    popPath(ld, p);
+    if (r) {
+      return -1;
+    }
+  }
+  return 0;
+}
+
+static int expectVec3(Loader* ld, const cJSON* item, csVec3* out) {
+  double a[3];
+  if (expectNumbers(ld, item, 3, a)) {
+    return -1;
+  }
+  *out = csu_vec3FromArray(a);
+  return 0;
+}
+
+enum { RULE_ANY = 0, RULE_POSITIVE, RULE_NONNEG };
+
+// a number obeying a sign rule
+static int expectNumberRule(Loader* ld, const cJSON* item, int rule, double* out) {
+  if (expectNumber(ld, item, out)) {
+    return -1;
+  }
+  if (rule == RULE_POSITIVE && !(*out > 0)) {
+    return fail(ld, "must be > 0, got %g", *out);
+  }
+  if (rule == RULE_NONNEG && !(*out >= 0)) {
+    return fail(ld, "must be >= 0, got %g", *out);
+  }
+  return 0;
+}
+
+// member readers: 1 when read, 0 when absent, -1 on error
+static int memberNumber(Loader* ld, const cJSON* obj, const char* key, int rule, double* out) {
+  const cJSON* item = cJSON_GetObjectItemCaseSensitive(obj, key);
+  if (!item) {
+    return 0;
+  }
+  size_t p = pushKey(ld, key);
+  int r = expectNumberRule(ld, item, rule, out);
+  popPath(ld, p);
+  return r ? -1 : 1;
+}
+
+static int memberVec3(Loader* ld, const cJSON* obj, const char* key, csVec3* out) {
+  const cJSON* item = cJSON_GetObjectItemCaseSensitive(obj, key);
+  if (!item) {
+    return 0;
+  }
+  size_t p = pushKey(ld, key);
+  int r = expectVec3(ld, item, out);
+  popPath(ld, p);
+  return r ? -1 : 1;
+}
+
+static int memberString(Loader* ld, const cJSON* obj, const char* key, const char** out) {
+  const cJSON* item = cJSON_GetObjectItemCaseSensitive(obj, key);
+  if (!item) {
+    return 0;
+  }
+  size_t p = pushKey(ld, key);
+  int r = expectString(ld, item, out);
+  popPath(ld, p);
+  return r ? -1 : 1;
+}
+
+// the same, with absence an error
+static int requireNumber(Loader* ld, const cJSON* obj, const char* key, int rule, double* out) {
+  int r = memberNumber(ld, obj, key, rule, out);
+  return r == 0 ? missing(ld, key) : (r < 0 ? -1 : 0);
+}
+
+static int requireString(Loader* ld, const cJSON* obj, const char* key, const char** out) {
+  int r = memberString(ld, obj, key, out);
+  return r == 0 ? missing(ld, key) : (r < 0 ? -1 : 0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// keys and names
+
+// 1 if an earlier member of obj has the same key as c
+static int isDuplicate(const cJSON* obj, const cJSON* c) {
+  for (const cJSON* p = obj->child; p && p != c; p = p->next) {
+    if (p->string && c->string && strcmp(p->string, c->string) == 0) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
+static int duplicateKey(Loader* ld, const char* key) {
+  return failAt(ld, key, "the key '%s' appears more than once in this object", key);
+}
+
+// every member of the object obj must be one of keys (NULL-terminated) and appear once. Each
+// member is compared with the earlier ones only after it is known, so the cost stays bounded by
+// the number of allowed keys however long the object is.
+static int checkKeys(Loader* ld, const cJSON* obj, const char* const* keys) {
+  for (const cJSON* c = obj->child; c; c = c->next) {
+    const char* key = c->string ? c->string : "";
+    int known = 0;
+    for (int i = 0; keys[i] && !known; i++) {
+      known = strcmp(keys[i], key) == 0;
+    }
+    if (!known) {
+      char list[CS_MAX_ERROR / 2];
+      size_t len = 0;
+      list[0] = '\0';
+      for (int i = 0; keys[i] && len < sizeof(list); i++) {
+        int n = snprintf(list + len, sizeof(list) - len, "%s%s", i ? ", " : "", keys[i]);
+        len += n > 0 ? (size_t)n : 0;
+      }
+      return failAt(ld, key, "unknown key '%.64s' (allowed here: %s)", key, list);
+    }
+    if (isDuplicate(obj, c)) {
+      return duplicateKey(ld, key);
+    }
+  }
+  return 0;
+}
+
+// names of bodies, planes, forces and contacts end up in CSV headers: keep them plain
+static int checkName(Loader* ld, const char* name) {
+  size_t len = strlen(name);
+  if (len == 0) {
+    return fail(ld, "a name must not be empty");
+  }
+  if (len >= CS_MAX_NAME) {
+    return fail(ld, "the name is %zu characters long; at most %d are allowed", len,
+                CS_MAX_NAME - 1);
+  }
+  for (const char* c = name; *c; c++) {
+    int ok = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+             *c == '_' || *c == '-' || *c == '.';
+    if (!ok) {
+      return fail(ld, "the name '%s' may contain only letters, digits, '_', '-' and '.'", name);
+    }
+  }
+  return 0;
+}
+
+// a name member (required or with a default); checks the character set and length
+static int memberName(Loader* ld, const cJSON* obj, const char* key, const char* fallback,
+                      char out[CS_MAX_NAME]) {
+  const char* s = NULL;
+  int r = memberString(ld, obj, key, &s);
+  if (r < 0) {
+    return -1;
+  }
+  if (r == 0) {
+    if (!fallback) {
+      return missing(ld, key);
+    }
+    s = fallback;
+  }
+  size_t p = pushKey(ld, key);
+  int bad = checkName(ld, s);
+  popPath(ld, p);
+  if (bad) {
+    return -1;
+  }
+  snprintf(out, CS_MAX_NAME, "%s", s);
+  return 0;
+}
+
+static int groupId(const csModel* m, const char* name) {
+  for (int g = 0; g < m->ngroup; g++) {
+    if (strcmp(m->group_name[g], name) == 0) {
+      return g;
+    }
+  }
+  return -1;
+}
+
+// force element and contact set names share one name space (changes refer to either)
+static int checkForceNameFree(Loader* ld, const char* key, const char* name) {
+  if (cs_forceId(ld->m, name) >= 0 || groupId(ld->m, name) >= 0) {
+    return failAt(ld, key, "a force element or contact named '%s' already exists", name);
+  }
+  return 0;
+}
+
+// body id of a name member (absent: fallback, or required when fallback is NULL)
+static int memberBody(Loader* ld, const cJSON* obj, const char* key, const char* fallback,
+                      int* id) {
+  const char* s = NULL;
+  int r = memberString(ld, obj, key, &s);
+  if (r < 0) {
+    return -1;
+  }
+  if (r == 0 && !fallback) {
+    return missing(ld, key);
+  }
+  const char* name = r ? s : fallback;
+  *id = cs_bodyId(ld->m, name);
+  if (*id < 0) {
+    return failAt(ld, key, "there is no body named '%.64s' (bodies must be defined before use)",
+                  name);
+  }
+  return 0;
+}
+
+static int memberPlane(Loader* ld, const cJSON* obj, const char* key, int* id) {
+  const char* s = NULL;
+  if (requireString(ld, obj, key, &s)) {
+    return -1;
+  }
+  *id = cs_planeId(ld->m, s);
+  if (*id < 0) {
+    return failAt(ld, key, "there is no plane named '%.64s'", s);
+  }
+  return 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// rotations and frames
+
+// quaternion (w,x,y,z) from 4 numbers; a zero quaternion is an error, others are normalised
+static int quatFromNumbers(Loader* ld, const double* a, csQuat* out) {
+  double n = sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2] + a[3] * a[3]);
+  if (!(n > 1e-12) || !isfinite(n)) {
+    return fail(ld, "the quaternion must have a non-zero, finite length");
+  }
+  *out = csu_quat(a[0] / n, a[1] / n, a[2] / n, a[3] / n);
+  return 0;
+}
+
+// ROTATION = {"axis", "angle"} | {"axis", "angle_deg"} | {"quaternion"}
+static int readRotation(Loader* ld, const cJSON* item, csQuat* out) {
+  static const char* const keys[] = {"axis", "angle", "angle_deg", "quaternion", NULL};
+  if (expectObject(ld, item) || checkKeys(ld, item, keys)) {
+    return -1;
+  }
+  const cJSON* quat = cJSON_GetObjectItemCaseSensitive(item, "quaternion");
+  const cJSON* axis = cJSON_GetObjectItemCaseSensitive(item, "axis");
+  int hasAngle = cJSON_GetObjectItemCaseSensitive(item, "angle") != NULL;
+  int hasDeg = cJSON_GetObjectItemCaseSensitive(item, "angle_deg") != NULL;
+  if (quat) {
+    if (axis || hasAngle || hasDeg) {
+      return failAt(ld, "quaternion", "give either 'quaternion' or 'axis' with an angle, not both");
+    }
+    double a[4];
+    size_t p = pushKey(ld, "quaternion");
+    int r = expectNumbers(ld, quat, 4, a) || quatFromNumbers(ld, a, out);
+    popPath(ld, p);
+    return r ? -1 : 0;
+  }
+  if (!axis) {
+    return fail(ld, "a rotation needs 'axis' with 'angle' or 'angle_deg', or 'quaternion'");
+  }
+  csVec3 v;
+  size_t p = pushKey(ld, "axis");
+  int r = expectVec3(ld, axis, &v);
+  if (!r && !(csu_norm(v) > 1e-12 && isfinite(csu_norm(v)))) {
+    r = fail(ld, "the rotation axis must be a non-zero, finite vector");
+  }
+  popPath(ld, p);
+  if (r) {
+    return -1;
+  }
+  if (hasAngle && hasDeg) {
+    return failAt(ld, "angle_deg", "give either 'angle' (radians) or 'angle_deg', not both");
+  }
+  double angle = 0;
+  if (hasAngle) {
+    r = requireNumber(ld, item, "angle", RULE_ANY, &angle);
+  } else if (hasDeg) {
+    r = requireNumber(ld, item, "angle_deg", RULE_ANY, &angle);
+    angle *= CS_RADIANS_PER_DEGREE;
+  } else {
+    r = missing(ld, "angle");
+  }
+  if (r) {
+    return -1;
+  }
+  *out = csu_quatFromAxisAngle(v, angle);
+  return 0;
+}
+
+static int memberRotation(Loader* ld, const cJSON* obj, const char* key, csQuat* out) {
+  const cJSON* item = cJSON_GetObjectItemCaseSensitive(obj, key);
+  if (!item) {
+    return 0;
+  }
+  size_t p = pushKey(ld, key);
+  int r = readRotation(ld, item, out);
+  popPath(ld, p);
+  return r ? -1 : 1;
+}
+
+// FRAME = {"position": [3], "rotation": ROTATION}, both optional
+static int readFrameParts(Loader* ld, const cJSON* item, csVec3* pos, csQuat* rot) {
+  static const char* const keys[] = {"position", "rotation", NULL};
+  *pos = csu_vec3(0, 0, 0);
+  *rot = csu_quatIdentity();
+  if (expectObject(ld, item) || checkKeys(ld, item, keys)) {
+    return -1;
+  }
+  if (memberVec3(ld, item, "position", pos) < 0 || memberRotation(ld, item, "rotation", rot) < 0) {
+    return -1;
+  }
+  return 0;
+}
+
+// a frame member; identity when absent
+static int memberFrame(Loader* ld, const cJSON* obj, const char* key, csTransform* X) {
+  *X = csu_transformIdentity();
+  const cJSON* item = cJSON_GetObjectItemCaseSensitive(obj, key);
+  if (!item) {
+    return 0;
+  }
+  csVec3 pos;
+  csQuat rot;
+  size_t p = pushKey(ld, key);
+  int r = readFrameParts(ld, item, &pos, &rot);
+  popPath(ld, p);
+  if (r) {
+    return -1;
+  }
+  *X = csu_transformFromPosQuat(pos, rot);
+  return 1;
+}
+
+// ---------------------------------------------------------------------------------------------
+// bodies
+
+// what a body's "joint" says about the initial state; applied once the state is laid out
+typedef struct BodyInit {
+  int hasq, hasu;     // "q" / "u" given
+  int hasinitial;     // free joint given by "initial" (pose and velocity in Ground)
+  double q[7], u[6];  // joint coordinates and speeds as given (quaternions normalised)
+  csTransform X_GB;   // "initial": body frame in Ground
+  csVec3 w_G;         // "initial": angular velocity of the body, in Ground, rad/s
+  csVec3 v_G;         // "initial": velocity of the body origin, in Ground, m/s
+} BodyInit;
+
+// 1 if the symmetric matrix is positive definite (leading principal minors)
+static int isPositiveDefinite(const csMat33* I) {
+  const double(*a)[3] = I->m;
+  double m2 = a[0][0] * a[1][1] - a[0][1] * a[1][0];
+  double m3 = a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1]) -
+              a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0]) +
+              a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0]);
+  return a[0][0] > 0 && m2 > 0 && m3 > 0;
+}
+
+// INERTIA = {"diag"} | {"matrix"} | {"box"} | {"sphere"} | {"cylinder"}: about the COM, in the
+// body frame; the shapes are solids of the body's mass
+static int readInertia(Loader* ld, const cJSON* item, double mass, csMat33* I) {
+  static const char* const keys[] = {"diag", "matrix", "box", "sphere", "cylinder", NULL};
+  if (expectObject(ld, item) || checkKeys(ld, item, keys)) {
+    return -1;
+  }
+  const cJSON* c = item->child;
+  if (!c) {
+    return fail(ld, "give one of 'diag', 'matrix', 'box', 'sphere', 'cylinder'");
+  }
+  if (c->next) {
+    return failAt(ld, c->next->string,
+                  "give only one of 'diag', 'matrix', 'box', 'sphere', "
+                  "'cylinder'");
+  }
+  const char* kind = c->string;
+  size_t p = pushKey(ld, kind);
+  int r = 0;
+  memset(I, 0, sizeof(*I));
+  if (strcmp(kind, "diag") == 0) {
+    double a[3];
+    r = expectNumbers(ld, c, 3, a);
+    for (int i = 0; i < 3 && !r; i++) {
+      I->m[i][i] = a[i];
+    }
+  } else if (strcmp(kind, "matrix") == 0) {
+    // ixx, iyy, izz, ixy, ixz, iyz: the entries of the matrix (not negated products)
+    double a[6];
+    r = expectNumbers(ld, c, 6, a);
+    if (!r) {
+      csMat33 M = {{{a[0], a[3], a[4]}, {a[3], a[1], a[5]}, {a[4], a[5], a[2]}}};
+      *I = M;
+    }
+  } else if (strcmp(kind, "box") == 0) {
+    csVec3 h;
+    r = expectVec3(ld, c, &h);
+    if (!r && !(h.x > 0 && h.y > 0 && h.z > 0)) {
+      r = fail(ld, "the half sizes of a box must be > 0");
+    }
+    if (!r) {
+      *I = csu_inertiaBox(mass, h);
+    }
+  } else if (strcmp(kind, "sphere") == 0) {
+    double radius = 0;
+    r = expectNumberRule(ld, c, RULE_POSITIVE, &radius);
+    if (!r) {
+      *I = csu_inertiaSphere(mass, radius);
+    }
+  } else {
+    static const char* const ckeys[] = {"radius", "half_length", NULL};
+    double radius = 0, half = 0;
+    r = expectObject(ld, c) || checkKeys(ld, c, ckeys) ||
+        requireNumber(ld, c, "radius", RULE_POSITIVE, &radius) ||
+        requireNumber(ld, c, "half_length", RULE_POSITIVE, &half);
+    if (!r) {
+      *I = csu_inertiaCylinder(mass, radius, half);
+    }
+  }
+  popPath(ld, p);
+  if (r) {
+    return -1;
+  }
+  // the physical checks apply to the resulting matrix, whatever form gave it
+  for (int i = 0; i < 9; i++) {
+    if (!isfinite(I->m[i / 3][i % 3])) {
+      return fail(ld, "the inertia is not finite");
+    }
+  }
+  if (!csu_inertiaIsValid(I)) {
+    if (!isPositiveDefinite(I)) {
+      return fail(ld, "the inertia matrix is not positive definite");
+    }
+    return fail(ld,
+                "the principal moments of inertia violate the triangle inequality "
+                "(each must be <= the sum of the other two)");
+  }
+  return 0;
+}
+
+// "initial" of a free joint: body pose and velocity in Ground
+static int readInitial(Loader* ld, const cJSON* item, BodyInit* init) {
+  static const char* const keys[] = {"position", "orientation", "velocity", "angular_velocity",
+                                     NULL};
+  if (expectObject(ld, item) || checkKeys(ld, item, keys)) {
+    return -1;
+  }
+  csVec3 pos = csu_vec3(0, 0, 0);
+  csQuat rot = csu_quatIdentity();
+  init->v_G = init->w_G = csu_vec3(0, 0, 0);
+  if (memberVec3(ld, item, "position", &pos) < 0 ||
+      memberRotation(ld, item, "orientation", &rot) < 0 ||
+      memberVec3(ld, item, "velocity", &init->v_G) < 0 ||
+      memberVec3(ld, item, "angular_velocity", &init->w_G) < 0) {
+    return -1;
+  }
+  init->X_GB = csu_transformFromPosQuat(pos, rot);
+  init->hasinitial = 1;
+  return 0;
+}
+
+// "q" or "u" of a joint: exactly n numbers; the quaternion of a ball or free joint is normalised
+static int readCoordinates(Loader* ld, const cJSON* joint, const char* key, int n, int quaternion,
+                           double* out, int* has) {
+  const cJSON* item = cJSON_GetObjectItemCaseSensitive(joint, key);
+  if (!item) {
+    return 0;
+  }
+  size_t p = pushKey(ld, key);
+  int r = 0;
+  if (expectArray(ld, item)) {
+    r = -1;
+  } else if (cJSON_GetArraySize(item) != n) {
+    r = fail(ld, "this joint needs %d %s values, got %d", n, key, cJSON_GetArraySize(item));
+  } else if (n > 0) {
+    r = expectNumbers(ld, item, n, out);
+    csQuat qq;
+    if (!r && quaternion) {
+      r = quatFromNumbers(ld, out, &qq);
+      if (!r) {
+        out[0] = qq.w;
+        out[1] = qq.x;
+        out[2] = qq.y;
+        out[3] = qq.z;
+      }
+    }
+  }
+  popPath(ld, p);
+  *has = 1;
+  return r;
+}
+
+static int readJoint(Loader* ld, const cJSON* item, csBody* body, BodyInit* init) {
+  static const char* const keys[] = {"type", "parent", "parent_frame", "child_frame",
+                                     "q",    "u",      "initial",      NULL};
+  static const char* const types[CS_JOINT_COUNT] = {"weld", "pin", "slider", "ball", "free"};
+  if (expectObject(ld, item) || checkKeys(ld, item, keys)) {
+    return -1;
+  }
+  // type
+  const char* type = NULL;
+  if (requireString(ld, item, "type", &type)) {
+    return -1;
+  }
+  int jt = -1;
+  for (int i = 0; i < CS_JOINT_COUNT; i++) {
+    if (strcmp(types[i], type) == 0) {
+      jt = i;
+    }
+  }
+  if (jt < 0) {
+    return failAt(ld, "type", "unknown joint type '%.64s' (weld, pin, slider, ball, free)", type);
+  }
+  body->joint = (csJointType)jt;
+  // parent and the two mobilizer frames
+  if (memberBody(ld, item, "parent", "ground", &body->parent) ||
+      memberFrame(ld, item, "parent_frame", &body->X_PF) < 0 ||
+      memberFrame(ld, item, "child_frame", &body->X_BM) < 0) {
+    return -1;
+  }
+  // initial coordinates and speeds, or (free joints) the initial pose and velocity in Ground
+  const cJSON* initial = cJSON_GetObjectItemCaseSensitive(item, "initial");
+  if (initial) {
+    if (jt != CS_JOINT_FREE) {
+      return failAt(ld, "initial", "'initial' is only for free joints; give 'q' and 'u'");
+    }
+    if (cJSON_GetObjectItemCaseSensitive(item, "q") ||
+        cJSON_GetObjectItemCaseSensitive(item, "u")) {
+      return failAt(ld, "initial", "give either 'initial' or 'q'/'u', not both");
+    }
+    size_t p = pushKey(ld, "initial");
+    int r = readInitial(ld, initial, init);
+    popPath(ld, p);
+    return r;
+  }
+  int quaternion = (jt == CS_JOINT_BALL || jt == CS_JOINT_FREE);
+  if (readCoordinates(ld, item, "q", cs_jointQnum(body->joint), quaternion, init->q, &init->hasq) ||
+      readCoordinates(ld, item, "u", cs_jointUnum(body->joint), 0, init->u, &init->hasu)) {
+    return -1;
+  }
+  return 0;
+}
+
+static int readBody(Loader* ld, const cJSON* item, BodyInit* init) {
+  static const char* const keys[] = {"name", "mass", "com", "inertia", "joint", NULL};
+  if (expectObject(ld, item) || checkKeys(ld, item, keys)) {
+    return -1;
+  }
+  csBody b;
+  memset(&b, 0, sizeof(b));
+  if (memberName(ld, item, "name", NULL, b.name)) {
+    return -1;
+  }
+  if (cs_bodyId(ld->m, b.name) >= 0) {
+    return failAt(ld, "name", "a body named '%s' already exists%s", b.name,
+                  strcmp(b.name, "ground") == 0 ? " (ground is predefined)" : "");
+  }
+  if (requireNumber(ld, item, "mass", RULE_POSITIVE, &b.mass) ||
+      memberVec3(ld, item, "com", &b.com) < 0) {
+    return -1;
+  }
+  const cJSON* inertia = cJSON_GetObjectItemCaseSensitive(item, "inertia");
+  if (!inertia) {
+    return missing(ld, "inertia");
+  }
+  size_t p = pushKey(ld, "inertia");
+  int r = readInertia(ld, inertia, b.mass, &b.inertia);
+  popPath(ld, p);
+  if (r) {
+    return -1;
+  }
+  const cJSON* joint = cJSON_GetObjectItemCaseSensitive(item, "joint");
+  if (!joint) {
+    return missing(ld, "joint");
+  }
+  p = pushKey(ld, "joint");
+  r = readJoint(ld, joint, &b, init);
+  popPath(ld, p);
+  if (r) {
+    return -1;
+  }
+  if (cs_addBody(ld->m, &b, ld->err) < 0) {
+    snprintf(ld->err->path, sizeof(ld->err->path), "%s", ld->path);
+    return -1;
+  }
+  return 0;
+}
+
+static int readPlane(Loader* ld, const cJSON* item) {
+  static const char* const keys[] = {"name", "body", "frame", NULL};
+  if (expectObject(ld, item) || checkKeys(ld, item, keys)) {
+    return -1;
+  }
+  csPlane pl;
+  memset(&pl, 0, sizeof(pl));
+  if (memberName(ld, item, "name", NULL, pl.name)) {
+    return -1;
+  }
+  if (cs_planeId(ld->m, pl.name) >= 0) {
+    return failAt(ld, "name", "a plane named '%s' already exists", pl.name);
+  }
+  if (memberBody(ld, item, "body", "ground", &pl.body) ||
+      memberFrame(ld, item, "frame", &pl.X_BP) < 0) {
+    return -1;
+  }
+  if (cs_addPlane(ld->m, &pl, ld->err) < 0) {
+    snprintf(ld->err->path, sizeof(ld->err->path), "%s", ld->path);
+    return -1;
+  }
+  return 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// force parameters, driven by the kind's csParamInfo table
+
+// keys of a contact kind that come from the "contacts" entry, never from a model block
+static int isGeometryKey(const char* key) {
+  return strcmp(key, "body") == 0 || strcmp(key, "plane") == 0 || strcmp(key, "station") == 0 ||
+         strcmp(key, "center") == 0 || strcmp(key, "radius") == 0;
+}
+
+// the table entries a scene may set: all of them, minus the geometry of a contact model block
+static int paramAllowed(const csParamInfo* p, int geometryFromContact) {
+  return !(geometryFromContact && isGeometryKey(p->key));
+}
+
+// a kind table whose slots do not fit csForce is a programming error; refuse it gracefully
+static int checkSlot(Loader* ld, const csParamInfo* p) {
+  int width = p->type == CS_PARAM_VEC3 ? 3 : (p->type == CS_PARAM_FRAME ? 7 : 1);
+  int isref = p->type == CS_PARAM_BODY || p->type == CS_PARAM_PLANE || p->type == CS_PARAM_INT;
+  int limit = isref ? CS_MAX_REF : CS_MAX_PARAM;
+  if (p->slot < 0 || p->slot + width > limit) {
+    return fail(ld,
+                "the parameter table of this force kind puts '%s' in slot %d, which does not "
+                "exist",
+                p->key, p->slot);
+  }
+  return 0;
+}
+
+// read the value of one table entry at the current path into f
+static int readParam(Loader* ld, const cJSON* item, const csParamInfo* p, csForce* f) {
+  if (checkSlot(ld, p)) {
+    return -1;
+  }
+  int rule = (p->flags & CS_PARAM_POSITIVE)
+                 ? RULE_POSITIVE
+                 : ((p->flags & CS_PARAM_NONNEG) ? RULE_NONNEG : RULE_ANY);
+  switch (p->type) {
+    case CS_PARAM_REAL:
+      return expectNumberRule(ld, item, rule, &f->param[p->slot]);
+    case CS_PARAM_VEC3: {
+      if (expectNumbers(ld, item, 3, &f->param[p->slot])) {
+        return -1;
+      }
+      for (int i = 0; i < 3; i++) {
+        double v = f->param[p->slot + i];
+        if ((rule == RULE_POSITIVE && !(v > 0)) || (rule == RULE_NONNEG && !(v >= 0))) {
+          size_t q = pushIndex(ld, i);
+          fail(ld, "must be %s 0, got %g", rule == RULE_POSITIVE ? ">" : ">=", v);
+          popPath(ld, q);
+          return -1;
+        }
+      }
+      return 0;
+    }
+    case CS_PARAM_FRAME: {
+      csVec3 pos;
+      csQuat rot;
+      if (readFrameParts(ld, item, &pos, &rot)) {
+        return -1;
+      }
+      double* a = &f->param[p->slot];
+      csu_vec3ToArray(a, pos);
+      a[3] = rot.w;
+      a[4] = rot.x;
+      a[5] = rot.y;
+      a[6] = rot.z;
+      return 0;
+    }
+    case CS_PARAM_BODY:
+    case CS_PARAM_PLANE: {
+      const char* s = NULL;
+      if (expectString(ld, item, &s)) {
+        return -1;
+      }
+      int id = p->type == CS_PARAM_BODY ? cs_bodyId(ld->m, s) : cs_planeId(ld->m, s);
+      if (id < 0) {
+        return fail(ld, "there is no %s named '%.64s'", p->type == CS_PARAM_BODY ? "body" : "plane",
+                    s);
+      }
+      f->ref[p->slot] = id;
+      return 0;
+    }
+    case CS_PARAM_INT: {
+      long v = 0;
+      if (expectInteger(ld, item, 0, INT_MAX, &v)) {
+        return -1;
+      }
+      f->ref[p->slot] = (int)v;
+      return 0;
+    }
+  }
+  return fail(ld, "the parameter '%s' has an unknown type in its kind table", p->key);
+}
+
+// 1 if some allowed table key starts with prefix followed by a dot
+static int isKeyPrefix(const csForceKind* k, const char* prefix, int geometryFromContact) {
+  size_t n = strlen(prefix);
+  for (int i = 0; i < k->nparams; i++) {
+    const csParamInfo* p = &k->params[i];
+    if (paramAllowed(p, geometryFromContact) && strncmp(p->key, prefix, n) == 0 &&
+        p->key[n] == '.') {
+      return 1;
+    }
+  }
+  return 0;
+}
+
+// walk the members of obj (keys relative to `prefix`, "" at the top): each is a table key, an
+// object whose members continue a dotted table key, or (at the top) one of the reserved keys
+static int walkParams(Loader* ld, const cJSON* obj, const char* prefix, const csForceKind* k,
+                      csForce* f, int geometryFromContact, const char* const* reserved,
+                      unsigned char* seen) {
+  for (const cJSON* c = obj->child; c; c = c->next) {
+    const char* key = c->string ? c->string : "";
+    int isReserved = 0;
+    for (int i = 0; !prefix[0] && reserved && reserved[i]; i++) {
+      isReserved |= strcmp(reserved[i], key) == 0;
+    }
+    char full[CS_MAX_KEY];
+    int n = snprintf(full, sizeof(full), "%s%s%s", prefix, prefix[0] ? "." : "", key);
+    int found = -1;
+    for (int i = 0; i < k->nparams && !isReserved && n < (int)sizeof(full); i++) {
+      if (paramAllowed(&k->params[i], geometryFromContact) && strcmp(k->params[i].key, full) == 0) {
+        found = i;
+      }
+    }
+    int nested = found < 0 && !isReserved && n < (int)sizeof(full) &&
+                 isKeyPrefix(k, full, geometryFromContact);
+    if (found < 0 && !nested && !isReserved) {
+      const char* why = (geometryFromContact && isGeometryKey(key))
+                            ? "; the geometry of a contact comes from its \"contacts\" entry"
+                            : "";
+      return failAt(ld, key, "unknown key '%.64s' for a force of type '%s'%s", key, k->name, why);
+    }
+    if (isDuplicate(obj, c)) {
+      return duplicateKey(ld, key);
+    }
+    if (isReserved) {
+      continue;
+    }
+    size_t p = pushKey(ld, key);
+    int r;
+    if (found >= 0) {
+      seen[found] = 1;
+      r = readParam(ld, c, &k->params[found], f);
+    } else {
+      r = expectObject(ld, c) || walkParams(ld, c, full, k, f, geometryFromContact, NULL, seen);
+    }
+    popPath(ld, p);
+    if (r) {
+      return -1;
+    }
+  }
+  return 0;
+}
+
+// set the parameters of element f (of kind k) from the members of obj, then insist on the
+// REQUIRED ones; geometryFromContact leaves out the keys a "contacts" entry provides
+static int applyParams(Loader* ld, const cJSON* obj, const csForceKind* k, csForce* f,
+                       int geometryFromContact, const char* const* reserved) {
+  unsigned char seen[CS_MAX_KIND_PARAMS];
+  memset(seen, 0, sizeof(seen));
+  if (k->nparams > CS_MAX_KIND_PARAMS) {
+    return fail(ld, "the force kind '%s' has more parameters than the loader supports", k->name);
+  }
+  if (walkParams(ld, obj, "", k, f, geometryFromContact, reserved, seen)) {
+    return -1;
+  }
+  for (int i = 0; i < k->nparams; i++) {
+    const csParamInfo* p = &k->params[i];
+    if ((p->flags & CS_PARAM_REQUIRED) && !seen[i] && paramAllowed(p, geometryFromContact)) {
+      return failAt(ld, p->key, "the required key '%s' of a force of type '%s' is missing", p->key,
+                    k->name);
+    }
+  }
+  return 0;
+}
+
+// a comma-separated list of the kind names, contact kinds only or the others
+static void kindList(char* out, size_t size, int contact) {
+  size_t len = 0;
+  out[0] = '\0';
+  for (int i = 0; i < CS_FORCE_KIND_COUNT && len < size; i++) {
+    const csForceKind* k = cs_forceKind(i);
+    if ((k->contact != 0) != contact || i == CS_FORCE_GRAVITY) {
+      continue;
+    }
+    int n = snprintf(out + len, size - len, "%s%s", len ? ", " : "", k->name);
+    len += n > 0 ? (size_t)n : 0;
+  }
+  if (!out[0]) {
+    snprintf(out, size, "none");
+  }
+}
+
+static int readForce(Loader* ld, const cJSON* item, int index) {
+  static const char* const reserved[] = {"type", "name", NULL};
+  if (expectObject(ld, item)) {
+    return -1;
+  }
+  const char* type = NULL;
+  if (requireString(ld, item, "type", &type)) {
+    return -1;
+  }
+  int kid = cs_forceKindByName(type);
+  if (kid == CS_FORCE_GRAVITY) {
+    return failAt(ld, "type", "gravity is not a force entry: set the top-level \"gravity\" vector");
+  }
+  if (kid < 0) {
+    char list[CS_MAX_ERROR / 2];
+    kindList(list, sizeof(list), 0);
+    return failAt(ld, "type", "unknown force type '%.64s' (known: %s)", type, list);
+  }
+  const csForceKind* k = cs_forceKind(kid);
+  char fallback[CS_MAX_NAME];
+  snprintf(fallback, sizeof(fallback), "%.50s%d", k->name, index);
+  char name[CS_MAX_NAME];
+  if (memberName(ld, item, "name", fallback, name) || checkForceNameFree(ld, "name", name)) {
+    return -1;
+  }
+  int e = cs_addForce(ld->m, kid, name, ld->err);
+  if (e < 0) {
+    snprintf(ld->err->path, sizeof(ld->err->path), "%s", ld->path);
+    return -1;
+  }
+  return applyParams(ld, item, k, &ld->m->force[e], 0, reserved);
+}
+
+// ---------------------------------------------------------------------------------------------
+// contacts: geometry once, the model chosen at load time
+
+typedef struct ContactGeom {
+  char name[CS_MAX_NAME];
+  int body, plane;
+  double radius;        // m (sphere models)
+  const cJSON* points;  // array of stations in the body frame (checked)
+  int npoints;
+} ContactGeom;
+
+static int readContact(Loader* ld, const cJSON* item, int index, ContactGeom* g) {
+  static const char* const keys[] = {"name", "body", "plane", "points", "radius", NULL};
+  if (expectObject(ld, item) || checkKeys(ld, item, keys)) {
+    return -1;
+  }
+  char fallback[CS_MAX_NAME];
+  snprintf(fallback, sizeof(fallback), "contact%d", index);
+  if (memberName(ld, item, "name", fallback, g->name) ||
+      memberBody(ld, item, "body", NULL, &g->body) || memberPlane(ld, item, "plane", &g->plane)) {
+    return -1;
+  }
+  g->radius = 0;
+  if (memberNumber(ld, item, "radius", RULE_NONNEG, &g->radius) < 0) {
+    return -1;
+  }
+  const cJSON* pts = cJSON_GetObjectItemCaseSensitive(item, "points");
+  if (!pts) {
+    return missing(ld, "points");
+  }
+  size_t p = pushKey(ld, "points");
+  int r = expectArray(ld, pts);
+  g->npoints = r ? 0 : cJSON_GetArraySize(pts);
+  if (!r && g->npoints == 0) {
+    r = fail(ld, "a contact needs at least one point");
+  }
+  int i = 0;
+  for (const cJSON* c = r ? NULL : pts->child; c; c = c->next, i++) {
+    csVec3 v;
+    size_t q = pushIndex(ld, i);
+    r = expectVec3(ld, c, &v);
+    popPath(ld, q);
+    if (r) {
+      break;
+    }
+  }
+  popPath(ld, p);
+  g->points = pts;
+  return r;
+}
+
+// the "contact_models" object: every block's keys are checked against its kind's table (with a
+// scratch element) even when another model is chosen, so a typo never waits for a later run
+static int readContactModels(Loader* ld, const cJSON* cm, const char** defaultName, int* nblocks,
+                             const cJSON** onlyBlock) {
+  *defaultName = NULL;
+  *nblocks = 0;
+  *onlyBlock = NULL;
+  if (expectObject(ld, cm)) {
+    return -1;
+  }
+  for (const cJSON* c = cm->child; c; c = c->next) {
+    const char* key = c->string ? c->string : "";
+    if (strcmp(key, "default") == 0) {
+      if (isDuplicate(cm, c)) {
+        return duplicateKey(ld, key);
+      }
+      size_t p = pushKey(ld, key);
+      int r = expectString(ld, c, defaultName);
+      popPath(ld, p);
+      if (r) {
+        return -1;
+      }
+      continue;
+    }
+    int kid = cs_forceKindByName(key);
+    const csForceKind* k = kid >= 0 ? cs_forceKind(kid) : NULL;
+    if (!k || !k->contact) {
+      char list[CS_MAX_ERROR / 2];
+      kindList(list, sizeof(list), 1);
+      return failAt(ld, key, "unknown contact model '%.64s' (contact models: %s)", key, list);
+    }
+    if (isDuplicate(cm, c)) {
+      return duplicateKey(ld, key);
+    }
+    csForce scratch;
+    memset(&scratch, 0, sizeof(scratch));
+    size_t p = pushKey(ld, key);
+    int r = expectObject(ld, c) || applyParams(ld, c, k, &scratch, 1, NULL);
+    popPath(ld, p);
+    if (r) {
+      return -1;
+    }
+    (*nblocks)++;
+    *onlyBlock = c;
+  }
+  if (*nblocks != 1) {
+    *onlyBlock = NULL;
+  }
+  return 0;
+}
+
+// the names of the blocks of contact_models, for messages
+static void blockList(const cJSON* cm, char* out, size_t size) {
+  size_t len = 0;
+  out[0] = '\0';
+  for (const cJSON* c = cm ? cm->child : NULL; c && len < size; c = c->next) {
+    if (c->string && strcmp(c->string, "default") != 0) {
+      int n = snprintf(out + len, size - len, "%s%.64s", len ? ", " : "", c->string);
+      len += n > 0 ? (size_t)n : 0;
+    }
+  }
+  if (!out[0]) {
+    snprintf(out, size, "none");
+  }
+}
+
+// pick the contact model: the load option, else contact_models.default, else the only block
+static int chooseContactModel(Loader* ld, const cJSON* cm, const char* requested,
+                              const char* defaultName, const cJSON* onlyBlock, const cJSON** block,
+                              int* kind) {
+  char list[CS_MAX_ERROR / 2];
+  blockList(cm, list, sizeof(list));
+  const char* name = requested ? requested : defaultName;
+  // called at the top level; a model requested by the caller belongs to no JSON value
+  size_t p = ld->pathlen;
+  if (!requested && defaultName) {
+    pushKey(ld, "contact_models");
+    pushKey(ld, "default");
+  } else if (!requested) {
+    if (!onlyBlock) {
+      pushKey(ld, cm ? "contact_models" : "contacts");
+      int r = fail(ld,
+                   "the contacts need a contact model: give contact_models.default or a single "
+                   "model block (blocks: %s)",
+                   list);
+      popPath(ld, p);
+      return r;
+    }
+    name = onlyBlock->string;
+  }
+  int r = 0;
+  int kid = cs_forceKindByName(name);
+  if (kid < 0 || !cs_forceKind(kid)->contact) {
+    char kinds[CS_MAX_ERROR / 2];
+    kindList(kinds, sizeof(kinds), 1);
+    r = fail(ld, "unknown contact model '%.64s' (contact models: %s)", name, kinds);
+  } else if (!cm || !(*block = cJSON_GetObjectItemCaseSensitive(cm, name))) {
+    r = fail(ld, "contact model '%.64s' has no parameter block in contact_models (blocks: %s)",
+             name, list);
+  }
+  *kind = kid;
+  popPath(ld, p);
+  return r;
+}
+
+// an error at member `key` of contacts[ci] (called at the top level of the path)
+__attribute__((format(printf, 4, 5))) static int failContact(Loader* ld, int ci, const char* key,
+                                                             const char* fmt, ...) {
+  char msg[CS_MAX_ERROR];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof(msg), fmt, ap);
+  va_end(ap);
+  size_t p = pushKey(ld, "contacts");
+  pushIndex(ld, ci);
+  failAt(ld, key, "%s", msg);
+  popPath(ld, p);
+  return -1;
+}
+
+// one element per contact point: "<contact name>.<i>" in the contact's set, with the geometry
+// of contacts[ci] and the parameters of the model block (called at the top level of the path)
+static int buildContact(Loader* ld, int ci, const ContactGeom* g, int kid, const cJSON* block) {
+  const csForceKind* k = cs_forceKind(kid);
+  if (k->contact == CS_CONTACT_SPHERE && !(g->radius > 0)) {
+    return failContact(ld, ci, "radius",
+                       "the contact model '%s' is a sphere model: give a "
+                       "radius > 0",
+                       k->name);
+  }
+  if (cs_forceId(ld->m, g->name) >= 0 || groupId(ld->m, g->name) >= 0) {
+    return failContact(ld, ci, "name", "a force element or contact named '%s' already exists",
+                       g->name);
+  }
+  int group = cs_addGroup(ld->m, g->name, ld->err);
+  if (group < 0) {
+    return -1;
+  }
+  int i = 0;
+  for (const cJSON* c = g->points->child; c; c = c->next, i++) {
+    char name[CS_MAX_NAME + 16];
+    snprintf(name, sizeof(name), "%s.%d", g->name, i);
+    if (strlen(name) >= CS_MAX_NAME) {
+      return failContact(ld, ci, "name", "the contact name is too long to number its %d points",
+                         g->npoints);
+    }
+    if (cs_forceId(ld->m, name) >= 0) {
+      return failContact(ld, ci, "name", "the element name '%s' of this contact is already taken",
+                         name);
+    }
+    int e = cs_addForce(ld->m, kid, name, ld->err);
+    if (e < 0) {
+      return -1;
+    }
+    csForce* f = &ld->m->force[e];
+    f->group = group;
+    f->ref[CS_REF_BODY] = g->body;
+    f->ref[CS_REF_PLANE] = g->plane;
+    for (int j = 0; j < 3; j++) {
+      f->param[CS_SLOT_STATION + j] = cJSON_GetArrayItem(c, j)->valuedouble;
+    }
+    if (k->contact == CS_CONTACT_SPHERE) {
+      f->param[CS_SLOT_RADIUS] = g->radius;
+    }
+    // the model's own parameters: errors name the block, not the contact
+    size_t p = pushKey(ld, "contact_models");
+    pushKey(ld, k->name);
+    int r = applyParams(ld, block, k, f, 1, NULL);
+    popPath(ld, p);
+    if (r) {
+      return -1;
+    }
+  }
+  return 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// scheduled changes of discrete variables
+
+static int readChange(Loader* ld, const cJSON* item) {
+  if (expectObject(ld, item)) {
+    return -1;
+  }
+  double time = 0;
+  const char* target = NULL;
+  if (requireNumber(ld, item, "time", RULE_NONNEG, &time) ||
+      requireString(ld, item, "force", &target)) {
+    return -1;
+  }
+  // the target: one element, or every element of a contact set
+  int first = cs_forceId(ld->m, target), count = 1;
+  int group = first < 0 ? groupId(ld->m, target) : -1;
+  if (first < 0 && group >= 0) {
+    count = 0;
+    for (int e = 0; e < ld->m->nforce; e++) {
+      if (ld->m->force[e].group == group) {
+        first = count == 0 ? e : first;
+        count++;
+      }
+    }
+  }
+  if (first < 0) {
+    return failAt(ld, "force", "there is no force element or contact named '%.64s'", target);
+  }
+  const csForceKind* k = cs_forceKind(ld->m->force[first].kind);
+  // every other key names a discrete variable of that kind
+  int nvars = 0;
+  for (const cJSON* c = item->child; c; c = c->next) {
+    const char* key = c->string ? c->string : "";
+    int index = -1;
+    int fixed = strcmp(key, "time") == 0 || strcmp(key, "force") == 0;
+    for (int i = 0; i < k->discnum && !fixed; i++) {
+      if (k->discnames && strcmp(k->discnames[i], key) == 0) {
+        index = i;
+      }
+    }
+    if (!fixed && index < 0) {
+      return failAt(ld, key, "'%.64s' (a force of type '%s') has no discrete variable '%.64s'",
+                    target, k->name, key);
+    }
+    if (isDuplicate(item, c)) {
+      return duplicateKey(ld, key);
+    }
+    if (fixed) {
+      continue;
+    }
+    double value = 0;
+    size_t p = pushKey(ld, key);
+    int r = expectNumber(ld, c, &value);
+    popPath(ld, p);
+    if (r) {
+      return -1;
+    }
+    for (int e = first, done = 0; e < ld->m->nforce && done < count; e++) {
+      if (e != first && (group < 0 || ld->m->force[e].group != group)) {
+        continue;
+      }
+      csChange ch = {.time = time, .force = e, .index = index, .value = value};
+      if (cs_addChange(ld->m, &ch, ld->err) < 0) {
+        return -1;
+      }
+      done++;
+    }
+    nvars++;
+  }
+  if (nvars == 0) {
+    return fail(ld, "a change must set at least one discrete variable");
+  }
+  return 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// simulation options
+
+static int readSimulation(Loader* ld, const cJSON* item, csSimOptions* o) {
+  static const char* const keys[] = {
+      "duration",     "integrator", "linear_solver",   "rtol", "atol", "max_step",
+      "initial_step", "max_steps",  "report_interval", NULL};
+  static const char* const integrators[] = {"bdf", "adams"};
+  static const char* const solvers[] = {"auto", "dense", "klu", "gmres"};
+  if (expectObject(ld, item) || checkKeys(ld, item, keys)) {
+    return -1;
+  }
+  if (memberNumber(ld, item, "duration", RULE_POSITIVE, &o->duration) < 0 ||
+      memberNumber(ld, item, "rtol", RULE_POSITIVE, &o->rtol) < 0 ||
+      memberNumber(ld, item, "atol", RULE_POSITIVE, &o->atol) < 0 ||
+      memberNumber(ld, item, "max_step", RULE_NONNEG, &o->max_step) < 0 ||
+      memberNumber(ld, item, "initial_step", RULE_NONNEG, &o->initial_step) < 0 ||
+      memberNumber(ld, item, "report_interval", RULE_POSITIVE, &o->report_interval) < 0) {
+    return -1;
+  }
+  const cJSON* steps = cJSON_GetObjectItemCaseSensitive(item, "max_steps");
+  if (steps) {
+    size_t p = pushKey(ld, "max_steps");
+    int r = expectInteger(ld, steps, 1, 1e15, &o->max_steps);
+    popPath(ld, p);
+    if (r) {
+      return -1;
+    }
+  }
+  const char* s = NULL;
+  int r = memberString(ld, item, "integrator", &s);
+  if (r < 0) {
+    return -1;
+  }
+  if (r > 0) {
+    int found = -1;
+    for (int i = 0; i < 2; i++) {
+      found = strcmp(integrators[i], s) == 0 ? i : found;
+    }
+    if (found < 0) {
+      return failAt(ld, "integrator", "unknown integrator '%.64s' (bdf, adams)", s);
+    }
+    o->integrator = (csIntegratorType)found;
+  }
+  r = memberString(ld, item, "linear_solver", &s);
+  if (r < 0) {
+    return -1;
+  }
+  if (r > 0) {
+    int found = -1;
+    for (int i = 0; i < 4; i++) {
+      found = strcmp(solvers[i], s) == 0 ? i : found;
+    }
+    if (found < 0) {
+      return failAt(ld, "linear_solver", "unknown linear solver '%.64s' (auto, dense, klu, gmres)",
+                    s);
+    }
+    o->linsol = (csLinearSolver)found;
+  }
+  return 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// initial state of a free body given in Ground
+
+// Joint coordinates of a free mobilizer that put the body frame at X_GB with angular velocity
+// w_G and origin velocity v_G (all in Ground), given the parent's pose X_GP and spatial velocity
+// (w_P, v_P at the parent's origin, in Ground). q = (quaternion of R_FM, p_FM in F);
+// u = (w_FM in F, velocity of M's origin relative to F, in F).
+static void freeInitialToState(const csBody* body, const csTransform* X_GP, csVec3 w_P, csVec3 v_P,
+                               const BodyInit* in, double* q, double* u) {
+  csTransform X_GF = csu_transformMul(X_GP, &body->X_PF);
+  csTransform X_GM = csu_transformMul(&in->X_GB, &body->X_BM);
+  csTransform X_FG = csu_transformInverse(&X_GF);
+  csTransform X_FM = csu_transformMul(&X_FG, &X_GM);
+  csQuat quat = csu_matToQuat(&X_FM.R);
+  q[0] = quat.w;
+  q[1] = quat.x;
+  q[2] = quat.y;
+  q[3] = quat.z;
+  csu_vec3ToArray(q + 4, X_FM.p);
+  // F is fixed on the parent, so it turns with w_P; its origin moves with the parent
+  csVec3 vF = csu_add(v_P, csu_cross(w_P, csu_sub(X_GF.p, X_GP->p)));
+  csVec3 vM = csu_add(in->v_G, csu_cross(in->w_G, csu_sub(X_GM.p, in->X_GB.p)));
+  csVec3 r = csu_sub(X_GM.p, X_GF.p);
+  csVec3 vrel = csu_sub(csu_sub(vM, vF), csu_cross(w_P, r));
+  csu_vec3ToArray(u, csu_mulMtV(&X_GF.R, csu_sub(in->w_G, w_P)));
+  csu_vec3ToArray(u + 3, csu_mulMtV(&X_GF.R, vrel));
+}
+
+// write q0/u0 from the joints' "q"/"u", then convert the "initial" of free bodies in body order
+// (a parent's state is final before its children are converted)
+static int setInitialState(Loader* ld, const BodyInit* init) {
+  csModel* m = ld->m;
+  csData* d = NULL;
+  for (int b = 1; b < m->nbody; b++) {
+    const csBody* body = &m->body[b];
+    if (init[b].hasq) {
+      memcpy(m->q0 + body->qadr, init[b].q, sizeof(double) * (size_t)body->qnum);
+    }
+    if (init[b].hasu) {
+      memcpy(m->u0 + body->uadr, init[b].u, sizeof(double) * (size_t)body->unum);
+    }
+  }
+  for (int b = 1; b < m->nbody; b++) {
+    const csBody* body = &m->body[b];
+    if (!init[b].hasinitial) {
+      continue;
+    }
+    csTransform X_GP = csu_transformIdentity();
+    csVec3 w_P = csu_vec3(0, 0, 0), v_P = csu_vec3(0, 0, 0);
+    if (body->parent != 0) {
+      // a temporary data realizes the parent's pose and velocity from the state so far
+      if (!d && !(d = cs_makeData(m))) {
+        cs_setError(ld->err, CS_ERR_MEMORY, "", "out of memory computing the initial state");
+        return -1;
+      }
+      memcpy(d->q, m->q0, sizeof(double) * (size_t)m->nq);
+      memcpy(d->u, m->u0, sizeof(double) * (size_t)m->nu);
+      cs_invalidate(d);
+      cs_realizeVelocity(m, d);
+      X_GP = d->body_pose[body->parent];
+      w_P = d->body_vel[body->parent].w;
+      v_P = d->body_vel[body->parent].v;
+    }
+    freeInitialToState(body, &X_GP, w_P, v_P, &init[b], m->q0 + body->qadr, m->u0 + body->uadr);
+  }
+  cs_deleteData(d);
+  return 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// validation of the elements, with their errors mapped to JSON paths
+
+// JSON path of element e: the gravity element, forces[i], or a point of contacts[c] (the key
+// rel, relative to the element, picks the contact's geometry or the model block)
+static void elementPath(Loader* ld, const cJSON* root, int hasGravity, const char* model, int e,
+                        const char* rel) {
+  popPath(ld, 0);
+  if (hasGravity && e == 0) {
+    pushKey(ld, "gravity");
+    return;
+  }
+  e -= hasGravity;
+  int nforces = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(root, "forces"));
+  if (e < nforces) {
+    pushKey(ld, "forces");
+    pushIndex(ld, e);
+    if (rel[0]) {
+      pushKey(ld, rel);
+    }
+    return;
+  }
+  e -= nforces;
+  int ci = 0;
+  const cJSON* contacts = cJSON_GetObjectItemCaseSensitive(root, "contacts");
+  for (const cJSON* c = contacts ? contacts->child : NULL; c; c = c->next, ci++) {
+    int np = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(c, "points"));
+    if (e < np) {
+      break;
+    }
+    e -= np;
+  }
+  if (rel[0] && !isGeometryKey(rel)) {
+    pushKey(ld, "contact_models");
+    pushKey(ld, model ? model : "");
+    pushKey(ld, rel);
+    return;
+  }
+  pushKey(ld, "contacts");
+  pushIndex(ld, ci);
+  if (strcmp(rel, "station") == 0 || strcmp(rel, "center") == 0) {
+    pushKey(ld, "points");
+    pushIndex(ld, e);
+  } else if (rel[0]) {
+    pushKey(ld, rel);
+  }
+}
+
+static int validateElements(Loader* ld, const cJSON* root, int hasGravity, const char* model) {
+  for (int e = 0; e < ld->m->nforce; e++) {
+    const csForce* f = &ld->m->force[e];
+    const csForceKind* k = cs_forceKind(f->kind);
+    csError verr;
+    memset(&verr, 0, sizeof(verr));
+    if (k->validate && k->validate(ld->m, f, &verr) != 0) {
+      char rel[CS_MAX_PATH];
+      snprintf(rel, sizeof(rel), "%s", verr.path);
+      elementPath(ld, root, hasGravity, model, e, rel);
+      return fail(ld, "%s", verr.message[0] ? verr.message : "the force element is invalid");
+    }
+  }
+  return 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// the whole scene
+
+// the name of a scene read from `file`: the file name without directories and extension
+static void fileStem(const char* file, char out[CS_MAX_NAME]) {
+  const char* base = file ? file : "scene";
+  const char* slash = strrchr(base, '/');
+  base = slash ? slash + 1 : base;
+  const char* dot = strrchr(base, '.');
+  int len = (dot && dot != base) ? (int)(dot - base) : (int)strlen(base);
+  snprintf(out, CS_MAX_NAME, "%.*s", len < CS_MAX_NAME - 1 ? len : CS_MAX_NAME - 1, base);
+  if (!out[0]) {
+    snprintf(out, CS_MAX_NAME, "scene");
+  }
+}
+
+// every member of an array member `key` goes through reader; returns -1 on the first error
+typedef int (*ItemReader)(Loader* ld, const cJSON* item, int index, void* ctx);
+
+static int forEachItem(Loader* ld, const cJSON* root, const char* key, ItemReader reader,
+                       void* ctx) {
+  const cJSON* arr = cJSON_GetObjectItemCaseSensitive(root, key);
+  if (!arr) {
+    return 0;
+  }
+  size_t p = pushKey(ld, key);
+  int r = expectArray(ld, arr);
+  int i = 0;
+  for (const cJSON* c = r ? NULL : arr->child; c && !r; c = c->next, i++) {
+    size_t q = pushIndex(ld, i);
+    r = reader(ld, c, i, ctx);
+    popPath(ld, q);
+  }
+  popPath(ld, p);
+  return r ? -1 : 0;
+}
+
+static int bodyItem(Loader* ld, const cJSON* item, int index, void* ctx) {
+  BodyInit* init = ctx;
+  memset(&init[index + 1], 0, sizeof(BodyInit));
+  return readBody(ld, item, &init[index + 1]);
+}
+
+static int planeItem(Loader* ld, const cJSON* item, int index, void* ctx) {
+  (void)index;
+  (void)ctx;
+  return readPlane(ld, item);
+}
+
+static int forceItem(Loader* ld, const cJSON* item, int index, void* ctx) {
+  (void)ctx;
+  return readForce(ld, item, index);
+}
+
+static int contactItem(Loader* ld, const cJSON* item, int index, void* ctx) {
+  ContactGeom* geoms = ctx;
+  return readContact(ld, item, index, &geoms[index]);
+}
+
+static int changeItem(Loader* ld, const cJSON* item, int index, void* ctx) {
+  (void)index;
+  (void)ctx;
+  return readChange(ld, item);
+}
+
+// build the model from the parsed tree; NULL with ld->err filled on failure
+static csModel* buildModel(Loader* ld, const cJSON* root, const char* file,
+                           const csLoadOptions* opt) {
+  static const char* const keys[] = {"name",    "description", "gravity",  "bodies",
+                                     "planes",  "forces",      "contacts", "contact_models",
+                                     "changes", "simulation",  NULL};
+  BodyInit* init = NULL;
+  size_t initBytes = 0;
+  ContactGeom* geoms = NULL;
+  size_t geomBytes = 0;
+  int ok = 0;
+
+  // 1. name, gravity, simulation options
+  if (expectObject(ld, root) || checkKeys(ld, root, keys)) {
+    goto cleanup;
+  }
+  const char* desc = NULL;
+  if (memberString(ld, root, "description", &desc) < 0) {
+    goto cleanup;
+  }
+  char name[CS_MAX_NAME];
+  fileStem(file, name);
+  const char* given = NULL;
+  int r = memberString(ld, root, "name", &given);
+  if (r < 0) {
+    goto cleanup;
+  }
+  if (r > 0) {
+    size_t len = strlen(given);
+    int printable = len > 0 && len < CS_MAX_NAME;
+    for (size_t i = 0; i < len && printable; i++) {
+      printable = (unsigned char)given[i] >= 0x20 && given[i] != 0x7f;
+    }
+    if (!printable) {
+      failAt(ld, "name", "the scene name must be 1 to %d printable characters", CS_MAX_NAME - 1);
+      goto cleanup;
+    }
+    snprintf(name, sizeof(name), "%s", given);
+  }
+  ld->m = cs_newModel(name);
+  if (!ld->m) {
+    cs_setError(ld->err, CS_ERR_MEMORY, "", "out of memory creating the model");
+    goto cleanup;
+  }
+  snprintf(ld->m->file, sizeof(ld->m->file), "%s", file ? file : "");
+  if (memberVec3(ld, root, "gravity", &ld->m->gravity) < 0) {
+    goto cleanup;
+  }
+  const cJSON* sim = cJSON_GetObjectItemCaseSensitive(root, "simulation");
+  if (sim) {
+    size_t p = pushKey(ld, "simulation");
+    r = readSimulation(ld, sim, &ld->m->opt);
+    popPath(ld, p);
+    if (r) {
+      goto cleanup;
+    }
+  }
+
+  // 2. bodies (init[b] holds body b's initial values; ground is 0), planes
+  const cJSON* bodies = cJSON_GetObjectItemCaseSensitive(root, "bodies");
+  int nbodies = cJSON_IsArray(bodies) ? cJSON_GetArraySize(bodies) : 0;
+  initBytes = sizeof(BodyInit) * (size_t)(nbodies + 1);
+  init = csu_malloc(initBytes);
+  if (!init) {
+    cs_setError(ld->err, CS_ERR_MEMORY, "", "out of memory reading the bodies");
+    goto cleanup;
+  }
+  memset(init, 0, initBytes);
+  if (forEachItem(ld, root, "bodies", bodyItem, init) ||
+      forEachItem(ld, root, "planes", planeItem, NULL)) {
+    goto cleanup;
+  }
+
+  // 3. gravity element (when gravity is not zero), then the force entries
+  int hasGravity = csu_norm(ld->m->gravity) > 0;
+  if (hasGravity && cs_addForce(ld->m, CS_FORCE_GRAVITY, "gravity", ld->err) < 0) {
+    goto cleanup;
+  }
+  if (forEachItem(ld, root, "forces", forceItem, NULL)) {
+    goto cleanup;
+  }
+
+  // 4. contacts: geometry first, then the model, then one element per point
+  const cJSON* contacts = cJSON_GetObjectItemCaseSensitive(root, "contacts");
+  int ncontacts = cJSON_IsArray(contacts) ? cJSON_GetArraySize(contacts) : 0;
+  geomBytes = sizeof(ContactGeom) * (size_t)(ncontacts + 1);
+  geoms = csu_malloc(geomBytes);
+  if (!geoms) {
+    cs_setError(ld->err, CS_ERR_MEMORY, "", "out of memory reading the contacts");
+    goto cleanup;
+  }
+  if (forEachItem(ld, root, "contacts", contactItem, geoms)) {
+    goto cleanup;
+  }
+  const cJSON* cm = cJSON_GetObjectItemCaseSensitive(root, "contact_models");
+  const char* defaultName = NULL;
+  const cJSON* onlyBlock = NULL;
+  int nblocks = 0;
+  if (cm) {
+    size_t p = pushKey(ld, "contact_models");
+    r = readContactModels(ld, cm, &defaultName, &nblocks, &onlyBlock);
+    if (!r && defaultName && !cJSON_GetObjectItemCaseSensitive(cm, defaultName)) {
+      char list[CS_MAX_ERROR / 2];
+      blockList(cm, list, sizeof(list));
+      r = failAt(ld, "default", "the default contact model '%.64s' has no block here (blocks: %s)",
+                 defaultName, list);
+    }
+    popPath(ld, p);
+    if (r) {
+      goto cleanup;
+    }
+  }
+  const char* model = NULL;
+  if (ncontacts > 0) {
+    const cJSON* block = NULL;
+    int kid = -1;
+    if (chooseContactModel(ld, cm, opt ? opt->contact_model : NULL, defaultName, onlyBlock, &block,
+                           &kid)) {
+      goto cleanup;
+    }
+    model = cs_forceKind(kid)->name;
+    for (int c = 0; c < ncontacts; c++) {
+      if (buildContact(ld, c, &geoms[c], kid, block)) {
+        goto cleanup;
+      }
+    }
+  } else if (opt && opt->contact_model) {
+    // a requested model must at least exist, even when the scene has no contacts
+    int kid = cs_forceKindByName(opt->contact_model);
+    if (kid < 0 || !cs_forceKind(kid)->contact) {
+      char kinds[CS_MAX_ERROR / 2];
+      kindList(kinds, sizeof(kinds), 1);
+      fail(ld, "unknown contact model '%.64s' (contact models: %s)", opt->contact_model, kinds);
+      goto cleanup;
+    }
+  }
+
+  // 5. scheduled changes
+  if (forEachItem(ld, root, "changes", changeItem, NULL)) {
+    goto cleanup;
+  }
+
+  // 6. element checks, state layout, initial state
+  if (validateElements(ld, root, hasGravity, model)) {
+    goto cleanup;
+  }
+  if (cs_finalizeModel(ld->m, ld->err) != 0 || setInitialState(ld, init) != 0) {
+    goto cleanup;
+  }
+  ok = 1;
+
+cleanup:
+  csu_free(init, initBytes);
+  csu_free(geoms, geomBytes);
+  if (!ok) {
+    cs_deleteModel(ld->m);
+    ld->m = NULL;
+  }
+  return ld->m;
+}
+
+// ---------------------------------------------------------------------------------------------
+// text and files
+
+// 1-based line and column of byte offset `pos` in text
+static void lineColumn(const char* text, size_t pos, int* line, int* column) {
+  int l = 1, c = 1;
+  for (size_t i = 0; i < pos && text[i]; i++) {
+    if (text[i] == '\n') {
+      l++;
+      c = 1;
+    } else {
+      c++;
+    }
+  }
+  *line = l;
+  *column = c;
+}
+
+// parse text[0..len) (text[len] must be '\0') strictly: one JSON value, nothing after it
+static cJSON* parseText(const char* text, size_t len, csError* err) {
+  size_t nul = strlen(text);
+  if (nul < len) {
+    lineColumn(text, nul, &err->line, &err->column);
+    cs_setError(err, CS_ERR_INPUT, "", "the file contains a NUL byte at line %d, column %d",
+                err->line, err->column);
+    return NULL;
+  }
+  const char* end = NULL;
+  cJSON* root = cJSON_ParseWithLengthOpts(text, len + 1, &end, 1);
+  if (!root) {
+    size_t pos = (end && end >= text && end <= text + len) ? (size_t)(end - text) : len;
+    lineColumn(text, pos, &err->line, &err->column);
+    cs_setError(err, CS_ERR_INPUT, "", "malformed JSON at line %d, column %d%s", err->line,
+                err->column, pos >= len ? " (unexpected end of the text)" : "");
+  }
+  return root;
+}
+
+// read a whole file into a counted, zero-terminated buffer of *size bytes
+static char* readFile(const char* path, size_t* size, size_t* len, csError* err) {
+  FILE* f = fopen(path, "rb");
+  if (!f) {
+    cs_setError(err, CS_ERR_IO, "", "cannot open '%s': %s", path, strerror(errno));
+    return NULL;
+  }
+  size_t cap = 4096, n = 0;
+  char* buf = csu_malloc(cap);
+  while (buf) {
+    if (n + 1 >= cap) {
+      if (cap >= (size_t)CS_MAX_SCENE_BYTES) {
+        cs_setError(err, CS_ERR_INPUT, "", "'%s' is larger than %ld bytes", path,
+                    CS_MAX_SCENE_BYTES);
+        csu_free(buf, cap);
+        fclose(f);
+        return NULL;
+      }
+      char* grown = csu_realloc(buf, cap, 2 * cap);
+      if (!grown) {
+        csu_free(buf, cap);
+        buf = NULL;
+        break;
+      }
+      buf = grown;
+      cap *= 2;
+    }
+    size_t got = fread(buf + n, 1, cap - 1 - n, f);
+    n += got;
+    if (got == 0) {
+      break;
+    }
+  }
+  if (!buf) {
+    cs_setError(err, CS_ERR_MEMORY, "", "out of memory reading '%s'", path);
+    fclose(f);
+    return NULL;
+  }
+  if (ferror(f)) {
+    cs_setError(err, CS_ERR_IO, "", "cannot read '%s'", path);
+    csu_free(buf, cap);
+    fclose(f);
+    return NULL;
+  }
+  fclose(f);
+  buf[n] = '\0';
+  *size = cap;
+  *len = n;
+  return buf;
+}
+
+static void clearError(csError* err, const char* file) {
+  memset(err, 0, sizeof(*err));
+  snprintf(err->file, sizeof(err->file), "%s", file ? file : "");
+}
+
+static csModel* loadText(const char* text, size_t len, const char* file, const csLoadOptions* opt,
+                         csError* err) {
+  cJSON* root = parseText(text, len, err);
+  if (!root) {
+    return NULL;
+  }
+  Loader ld;
+  memset(&ld, 0, sizeof(ld));
+  ld.err = err;
+  csModel* m = buildModel(&ld, root, file, opt);
+  cJSON_Delete(root);
+  return m;
+}
 
 csModel* cs_loadSceneString(const char* text, const char* filename, const csLoadOptions* opt,
                             csError* err) {
-  (void)text;
-  return cs_loadScene(filename, opt, err);
+  csError local;
+  err = err ? err : &local;
+  clearError(err, filename);
+  if (!text) {
+    cs_setError(err, CS_ERR_INPUT, "", "no scene text was given");
+    return NULL;
+  }
+  return loadText(text, strlen(text), filename, opt, err);
 }
 
+csModel* cs_loadScene(const char* path, const csLoadOptions* opt, csError* err) {
+  csError local;
+  err = err ? err : &local;
+  clearError(err, path);
+  if (!path) {
+    cs_setError(err, CS_ERR_INPUT, "", "no scene file was given");
+    return NULL;
+  }
+  size_t size = 0, len = 0;
+  char* text = readFile(path, &size, &len, err);
+  if (!text) {
+    return NULL;
+  }
+  csModel* m = loadText(text, len, path, opt, err);
+  csu_free(text, size);
+  return m;
+}
 
 int cs_sceneContactModels(const char* path, char names[][CS_MAX_NAME], int maxnames,
                           char* defaultname, csError* err) {
-  (void)names;
-  (void)maxnames;
-  (void)defaultname;
-  cs_setError(err, CS_ERR_INPUT, "", "cannot load %s", path);
-  return -1;
+  csError local;
+  err = err ? err : &local;
+  clearError(err, path);
+  if (defaultname) {
+    defaultname[0] = '\0';
+  }
+  if (!path) {
+    cs_setError(err, CS_ERR_INPUT, "", "no scene file was given");
+    return -1;
+  }
+  size_t size = 0, len = 0;
+  char* text = readFile(path, &size, &len, err);
+  if (!text) {
+    return -1;
+  }
+  cJSON* root = parseText(text, len, err);
+  csu_free(text, size);
+  if (!root) {
+    return -1;
+  }
+  Loader ld;
+  memset(&ld, 0, sizeof(ld));
+  ld.err = err;
+  int count = -1;
+  const cJSON* contacts = cJSON_GetObjectItemCaseSensitive(root, "contacts");
+  const cJSON* cm = cJSON_GetObjectItemCaseSensitive(root, "contact_models");
+  if (expectObject(&ld, root)) {
+    goto cleanup;
+  }
+  count = 0;
+  if (!cJSON_IsArray(contacts) || cJSON_GetArraySize(contacts) == 0 || !cm) {
+    goto cleanup;
+  }
+  // the blocks, checked as the loader checks them
+  const char* defaultName = NULL;
+  const cJSON* onlyBlock = NULL;
+  pushKey(&ld, "contact_models");
+  if (readContactModels(&ld, cm, &defaultName, &count, &onlyBlock)) {
+    count = -1;
+    goto cleanup;
+  }
+  int i = 0;
+  for (const cJSON* c = cm->child; c; c = c->next) {
+    if (strcmp(c->string, "default") != 0 && i < maxnames && names) {
+      snprintf(names[i++], CS_MAX_NAME, "%s", c->string);
+    }
+  }
+  if (defaultname) {
+    const char* d = defaultName ? defaultName : (onlyBlock ? onlyBlock->string : "");
+    snprintf(defaultname, CS_MAX_NAME, "%s", d);
+  }
+
+cleanup:
+  cJSON_Delete(root);
+  return count;
 }

@@ -13,6 +13,9 @@
 
 #include <math.h>
 
+// pi, for code compiled without POSIX math constants
+#define CS_PI 3.14159265358979323846
+
 typedef struct csVec3 {
   double x, y, z;
 } csVec3;
