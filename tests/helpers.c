@@ -68,6 +68,11 @@ csData* th_run(const csModel* m, const csSimOptions* opt, thTrace* tr) {
     print_error("run failed: %s\n", err.message);
     fail();
   }
+  // a run the test expects to be clean must not have needed any non-finite retries
+  if (d->stat.warnings_nonfinite != 0) {
+    print_error("run produced %ld non-finite right-hand sides\n", d->stat.warnings_nonfinite);
+    fail();
+  }
   return d;
 }
 

@@ -28,7 +28,8 @@ typedef struct thTrace {
 } thTrace;
 
 // Run m from its initial state with opt (or the model's options when NULL), recording every
-// report into tr (nullable). Fails the test if the run fails. Returns the data (caller deletes).
+// report into tr (nullable). Fails the test if the run fails or counted a non-finite
+// right-hand side (an unexpected warning). Returns the data (caller deletes).
 csData* th_run(const csModel* m, const csSimOptions* opt, thTrace* tr);
 void th_traceFree(thTrace* tr);
 
