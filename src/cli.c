@@ -28,12 +28,16 @@ void cs_cliUsage(FILE* f) {
           "      --max-step H          largest step, s (0: unlimited)\n"
           "      --contact-model NAME  use this model for the scene's \"contacts\"\n"
           "      --forces              add per-contact columns (force, point, energy, power)\n"
+          "      --stats FILE          write the run's statistics as JSON (a row of compare's)\n"
           "  -q, --quiet               no summary or progress on standard error\n"
           "\n"
           "compare options:\n"
           "      --models a,b,...      models to run (default: every block the scene has)\n"
-          "      --out-dir DIR         write each model's CSV and the table there\n"
-          "      --format F            table (default), csv or json\n"
+          "      --out-dir DIR         write each model's CSV, compare.csv and compare.json there\n"
+          "      --format F            table (default), csv or json, on standard output\n"
+          "      --duration T          simulated time, s\n"
+          "      --rtol R, --atol A    relative and absolute tolerances\n"
+          "  -q, --quiet               no progress lines on standard error\n"
           "\n"
           "exit status: 0 success, 1 simulation failure, 2 bad input or usage\n");
 }
@@ -91,10 +95,12 @@ static double wallSeconds(void) {
 }
 
 
-// what the run command's reporter needs
+// what the reporter of a run needs
 typedef struct RunOutput {
-  FILE* csv;
-  csCsvOptions csv_opt;
+  const csCliRun* run;
+  csMetrics* metrics;
+  FILE* csv;              // nullable
+  const csCsvOptions* csv_opt;
   int progress;           // draw a progress bar on stderr
   double wall0, last_draw;
   int drawn;
@@ -103,15 +109,26 @@ typedef struct RunOutput {
 
 static int writeRow(void* ctx, const csModel* m, csData* d) {
   RunOutput* out = ctx;
-  return out->csv ? cs_csvRow(out->csv, m, d, &out->csv_opt) : 0;
+  int r = out->csv ? cs_csvRow(out->csv, m, d, out->csv_opt) : 0;
+  cs_metricsReport(out->metrics, m, d);
+  return r;
+}
+
+
+static void sampleStep(void* ctx, const csModel* m, csData* d) {
+  RunOutput* out = ctx;
+  cs_metricsStep(out->metrics, m, d);
 }
 
 
 // a bar, drawn only for runs that take longer than half a second of wall time
 static void drawProgress(void* ctx, double t, double duration) {
   RunOutput* out = ctx;
+  if (!out->progress) {
+    return;
+  }
   double now = wallSeconds();
-  if (!out->progress || now - out->wall0 < 0.5 || now - out->last_draw < 0.1) {
+  if (now - out->wall0 < 0.5 || now - out->last_draw < 0.1) {
     return;
   }
   out->last_draw = now;
@@ -122,17 +139,136 @@ static void drawProgress(void* ctx, double t, double duration) {
 }
 
 
-void cs_cliSummary(const csModel* m, const csData* d, double e0, int status) {
+void cs_cliFormatError(const csError* err, char* buf, size_t size) {
+  size_t len = 0;
+  int n;
+  buf[0] = '\0';
+  if (err->file[0]) {
+    n = err->line > 0 ? snprintf(buf, size, "%s:%d:%d: ", err->file, err->line, err->column)
+                      : snprintf(buf, size, "%s: ", err->file);
+    len = n > 0 ? (size_t)n : 0;
+  }
+  if (err->path[0] && len < size) {
+    n = snprintf(buf + len, size - len, "%s: ", err->path);
+    len += n > 0 ? (size_t)n : 0;
+  }
+  if (len < size) {
+    snprintf(buf + len, size - len, "%s", err->message);
+  }
+}
+
+
+void cs_cliSimulate(csCliRun* r, FILE* csv, const csCsvOptions* csvopt, int progress) {
+  memset(&r->err, 0, sizeof(r->err));
+  r->status = CS_OK;
+  r->cpu_seconds = 0;
+  r->d = cs_makeData(r->m);
+  if (!r->d || cs_metricsInit(&r->metrics, r->m, r->d) != 0) {
+    r->status = CS_ERR_MEMORY;
+    snprintf(r->err.message, sizeof(r->err.message), "out of memory setting up the run");
+  }
+  RunOutput out = {.run = r, .metrics = &r->metrics, .csv = csv, .csv_opt = csvopt,
+                   .progress = progress, .wall0 = wallSeconds()};
+  if (r->status == CS_OK && csv && cs_csvHeader(csv, r->m, csvopt) != 0) {
+    r->status = CS_ERR_IO;
+  }
+  if (r->status == CS_OK) {
+    csReporter rep = {.report = writeRow, .step = sampleStep, .progress = drawProgress,
+                      .ctx = &out};
+    r->status = cs_simulate(r->m, r->d, &r->opt, &rep, &r->err);
+  }
+  if (out.drawn) {
+    fprintf(stderr, "\r%*s\r", 70, "");
+  }
+  if (r->d) {
+    // the state reached (for a failed run: the last one the integrator tried)
+    cs_realizeDynamics(r->m, r->d);
+    cs_metricsFinish(&r->metrics, r->m, r->d);
+    r->cpu_seconds = r->d->stat.cpu_seconds;
+  }
+  if (r->status != CS_OK && !r->err.file[0]) {
+    snprintf(r->err.file, sizeof(r->err.file), "%s", r->m->file);
+  }
+}
+
+
+void cs_cliFreeRun(csCliRun* r) {
+  cs_metricsFree(&r->metrics);
+  cs_deleteData(r->d);
+  cs_deleteModel(r->m);
+  r->d = NULL;
+  r->m = NULL;
+}
+
+
+const char* cs_cliLinearSolverName(const csCliRun* r) {
+  if (r->opt.integrator != CS_INTEGRATOR_BDF) {
+    return "none";
+  }
+  switch (r->d ? r->d->stat.linsol : CS_LINSOL_AUTO) {
+    case CS_LINSOL_BAND: return "band";
+    case CS_LINSOL_GMRES: return "gmres";
+    default: return "dense";
+  }
+}
+
+
+// the contact lines of the summary: penetration, normal forces, sliding
+static void contactSummary(const csCliRun* r) {
+  const csMetrics* mt = &r->metrics;
+  const csModel* m = r->m;
+  if (mt->ncontact == 0) {
+    return;
+  }
+  // where the deepest penetration and the largest normal forces were
+  int deepest = 0, strongest = 0, strongestSet = -1;
+  for (int i = 1; i < mt->ncontact; i++) {
+    if (mt->contact[i].max_penetration > mt->contact[deepest].max_penetration) {
+      deepest = i;
+    }
+    if (mt->contact[i].peak_fn > mt->contact[strongest].peak_fn) {
+      strongest = i;
+    }
+  }
+  for (int s = 0; s < mt->nset; s++) {
+    if (strongestSet < 0 || mt->set_peak[s] > mt->set_peak[strongestSet]) {
+      strongestSet = s;
+    }
+  }
+  fprintf(stderr, "  contacts (%s): max penetration %.4g m (%s); peak normal force %.4g N",
+          r->model, mt->max_penetration, m->force[mt->contact[deepest].force].name,
+          mt->peak_normal_force);
+  if (strongestSet >= 0) {
+    fprintf(stderr, " (sum over contact set %s), %.4g N on one element (%s)",
+            m->group_name[strongestSet], mt->contact[strongest].peak_fn,
+            m->force[mt->contact[strongest].force].name);
+  } else {
+    fprintf(stderr, " (%s)", m->force[mt->contact[strongest].force].name);
+  }
+  fprintf(stderr, "\n  sliding %.4g m in total, %.4g m of it while stuck (%ld of %ld steps with "
+                  "a mean slip speed below %.3g m/s); energy balance error %.3g (max over "
+                  "reports, relative)\n",
+          mt->sliding_distance, mt->stuck_drift, mt->nstuck, mt->nsteps, mt->stick_speed,
+          mt->energy_error);
+}
+
+
+void cs_cliSummary(const csCliRun* r) {
+  const csModel* m = r->m;
+  const csData* d = r->d;
   const csStats* s = &d->stat;
   double simulated = d->t;
   fprintf(stderr, "contactsim: %s: %s at t = %.6g s; %.4g s CPU for the integration",
-          m->name, status == CS_OK ? "finished" : "stopped", simulated, s->cpu_seconds);
+          m->name, r->status == CS_OK ? "finished" : "stopped", simulated, r->cpu_seconds);
   if (simulated > 0) {
-    fprintf(stderr, " (%.4g CPU s per simulated s)", s->cpu_seconds / simulated);
+    fprintf(stderr, " (%.4g CPU s per simulated s)", r->cpu_seconds / simulated);
   }
   fprintf(stderr, "\n  steps %ld, RHS evaluations %ld (+%ld for Jacobians), Jacobians %ld, "
-                  "error-test failures %ld, nonlinear failures %ld, last step %.3g s\n",
-          s->nsteps, s->nrhs, s->nrhs_jac, s->njac, s->netf, s->nncf, s->last_step);
+                  "error-test failures %ld, nonlinear failures %ld, last step %.3g s, "
+                  "linear solver %s\n",
+          s->nsteps, s->nrhs, s->nrhs_jac, s->njac, s->netf, s->nncf, s->last_step,
+          cs_cliLinearSolverName(r));
+  double e0 = r->metrics.e0;
   double ke = cs_kineticEnergy(m, d), pe = cs_potentialEnergy(m, d);
   double w = cs_dissipatedEnergy(m, d);
   double drift = ke + pe + w - e0;
@@ -140,6 +276,7 @@ void cs_cliSummary(const csModel* m, const csData* d, double e0, int status) {
   fprintf(stderr, "  energy: KE %.6g J, PE %.6g J, dissipated %.6g J; KE+PE+dissipated drifted "
                   "%.3g J (%.2g relative) since the start\n",
           ke, pe, w, drift, drift / scale);
+  contactSummary(r);
   int hasExp = 0;
   for (int e = 0; e < m->nforce; e++) {
     hasExp |= m->force[e].kind == CS_FORCE_EXP_SPRING;
@@ -148,6 +285,9 @@ void cs_cliSummary(const csModel* m, const csData* d, double e0, int status) {
     fprintf(stderr, "  note: exponential springs move their friction anchors between steps; the "
                     "elastic energy that such a move releases is not counted as dissipated, so "
                     "sliding shows up as drift\n");
+  }
+  for (int i = 0; i < r->metrics.nnotes; i++) {
+    fprintf(stderr, "  warning: %s\n", r->metrics.notes[i]);
   }
   if (s->warnings_nonfinite) {
     fprintf(stderr, "  warning: %ld right-hand-side evaluations produced non-finite values and "
@@ -162,6 +302,20 @@ void cs_cliSummary(const csModel* m, const csData* d, double e0, int status) {
 }
 
 
+// the model name of a run: the one asked for, else the scene's default, else "scene"
+static void runModelName(const char* path, const char* requested, char* name) {
+  char names[1][CS_MAX_NAME];
+  char defaultName[CS_MAX_NAME] = "";
+  if (requested) {
+    snprintf(name, CS_MAX_NAME, "%s", requested);
+    return;
+  }
+  csError err;
+  int n = cs_sceneContactModels(path, names, 1, defaultName, &err);
+  snprintf(name, CS_MAX_NAME, "%s", n > 0 && defaultName[0] ? defaultName : "scene");
+}
+
+
 int cs_cliRun(int argc, char** argv) {
   static const struct option longopts[] = {
       {"output", required_argument, NULL, 'o'},
@@ -173,12 +327,14 @@ int cs_cliRun(int argc, char** argv) {
       {"max-step", required_argument, NULL, 'm'},
       {"contact-model", required_argument, NULL, 'c'},
       {"forces", no_argument, NULL, 'f'},
+      {"stats", required_argument, NULL, 's'},
       {"quiet", no_argument, NULL, 'q'},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0},
   };
   const char* output = NULL;
   const char* contact_model = NULL;
+  const char* stats = NULL;
   int quiet = 0, forces = 0;
   double duration = -1, rtol = -1, atol = -1, interval = -1, max_step = -1;
   int integrator = -1;
@@ -195,6 +351,7 @@ int cs_cliRun(int argc, char** argv) {
       case 'm': bad = cs_cliParseNumber(optarg, "max-step", 1, &max_step); break;
       case 'c': contact_model = optarg; break;
       case 'f': forces = 1; break;
+      case 's': stats = optarg; break;
       case 'q': quiet = 1; break;
       case 'i':
         if (strcmp(optarg, "bdf") == 0) {
@@ -219,65 +376,69 @@ int cs_cliRun(int argc, char** argv) {
     cs_cliUsage(stderr);
     return CS_EXIT_USAGE;
   }
-  csModel* m = cs_cliLoad(argv[optind], contact_model);
-  if (!m) {
+  const char* path = argv[optind];
+  csCliRun run;
+  memset(&run, 0, sizeof(run));
+  run.m = cs_cliLoad(path, contact_model);
+  if (!run.m) {
     return CS_EXIT_USAGE;
   }
+  runModelName(path, contact_model, run.model);
   // command-line options override the scene's
-  csSimOptions opt = m->opt;
-  if (duration > 0) opt.duration = duration;
-  if (rtol > 0) opt.rtol = rtol;
-  if (atol > 0) opt.atol = atol;
-  if (interval > 0) opt.report_interval = interval;
-  if (max_step >= 0) opt.max_step = max_step;
-  if (integrator >= 0) opt.integrator = (csIntegratorType)integrator;
+  run.opt = run.m->opt;
+  if (duration > 0) run.opt.duration = duration;
+  if (rtol > 0) run.opt.rtol = rtol;
+  if (atol > 0) run.opt.atol = atol;
+  if (interval > 0) run.opt.report_interval = interval;
+  if (max_step >= 0) run.opt.max_step = max_step;
+  if (integrator >= 0) run.opt.integrator = (csIntegratorType)integrator;
 
-  RunOutput out = {.csv_opt = {.forces = forces}};
-  out.progress = !quiet && isatty(STDERR_FILENO);
-  out.wall0 = wallSeconds();
-  out.csv = output ? fopen(output, "w") : stdout;
-  if (!out.csv) {
+  // the outputs, opened before the run so that a bad path costs nothing
+  FILE* csv = output ? fopen(output, "w") : stdout;
+  if (!csv) {
     fprintf(stderr, "contactsim: error: cannot write %s: %s\n", output, strerror(errno));
-    cs_deleteModel(m);
+    cs_cliFreeRun(&run);
     return CS_EXIT_USAGE;
   }
-  csData* d = cs_makeData(m);
-  int status = CS_ERR_MEMORY;
-  csError err;
-  memset(&err, 0, sizeof(err));
-  double e0 = 0;
-  if (d) {
-    cs_realizeDynamics(m, d);
-    e0 = cs_kineticEnergy(m, d) + cs_potentialEnergy(m, d) + cs_dissipatedEnergy(m, d);
-    status = cs_csvHeader(out.csv, m, &out.csv_opt) == 0 ? CS_OK : CS_ERR_IO;
-    if (status == CS_OK) {
-      csReporter rep = {.report = writeRow, .progress = drawProgress, .ctx = &out};
-      status = cs_simulate(m, d, &opt, &rep, &err);
+  FILE* statsFile = stats ? fopen(stats, "w") : NULL;
+  if (stats && !statsFile) {
+    fprintf(stderr, "contactsim: error: cannot write %s: %s\n", stats, strerror(errno));
+    if (output) {
+      fclose(csv);
     }
+    cs_cliFreeRun(&run);
+    return CS_EXIT_USAGE;
   }
-  if (out.drawn) {
-    fprintf(stderr, "\r%*s\r", 70, "");
-  }
+  csCsvOptions csvopt = {.forces = forces};
+  cs_cliSimulate(&run, csv, &csvopt, !quiet && isatty(STDERR_FILENO));
+  int status = run.status;
   // every row written so far stays valid: rows are whole lines, flushed before we report
-  int closed = output ? fclose(out.csv) : fflush(out.csv);
+  int closed = output ? fclose(csv) : fflush(csv);
   if (closed != 0 && status == CS_OK) {
     status = CS_ERR_IO;
   }
   if (status != CS_OK) {
-    if (!err.file[0]) {
-      snprintf(err.file, sizeof(err.file), "%s", argv[optind]);
+    if (!run.err.file[0]) {
+      snprintf(run.err.file, sizeof(run.err.file), "%s", path);
     }
-    if (status == CS_ERR_IO && !err.message[0]) {
-      snprintf(err.message, sizeof(err.message), "could not write %s",
+    if (status == CS_ERR_IO && !run.err.message[0]) {
+      snprintf(run.err.message, sizeof(run.err.message), "could not write %s",
                output ? output : "standard output");
     }
-    cs_cliPrintError(&err);
+    cs_cliPrintError(&run.err);
   }
-  if (d && !quiet) {
-    cs_cliSummary(m, d, e0, status);
+  if (statsFile) {
+    int bad = cs_cliWriteRunJson(statsFile, run.m->name, path, &run) != 0;
+    bad |= fclose(statsFile) != 0;
+    if (bad) {
+      fprintf(stderr, "contactsim: error: could not write %s\n", stats);
+      status = status == CS_OK ? CS_ERR_IO : status;
+    }
   }
-  cs_deleteData(d);
-  cs_deleteModel(m);
+  if (run.d && !quiet) {
+    cs_cliSummary(&run);
+  }
+  cs_cliFreeRun(&run);
   return status == CS_OK ? CS_EXIT_OK : status == CS_ERR_INPUT ? CS_EXIT_USAGE : CS_EXIT_FAILURE;
 }
 

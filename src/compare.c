@@ -1,10 +1,751 @@
-// compare.c: `contactsim compare` (placeholder).
+// compare.c: `contactsim compare`: run one scene once per contact model, from the same contact
+// geometry and initial state, and tabulate cost and contact statistics side by side (table, CSV
+// or JSON); also the JSON statistics that `run --stats` writes.
+//
+// Every model's scene is loaded before anything runs, so that a bad parameter block is reported
+// as bad input (exit 2) without half a comparison. A model whose run fails is reported as failed
+// and the others still run (exit 1). Every number except the CPU times is a function of the
+// scene and the binary alone, so two comparisons print the same numbers.
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "cli.h"
+
+#define MAX_MODELS 32
+
+typedef enum Format { FORMAT_TABLE = 0, FORMAT_CSV, FORMAT_JSON } Format;
+
+
+// ---------------------------------------------------------------------------------------------
+// JSON
+
+static void jsonString(FILE* f, const char* s) {
+  fputc('"', f);
+  for (const unsigned char* p = (const unsigned char*)s; *p; p++) {
+    if (*p == '"' || *p == '\\') {
+      fprintf(f, "\\%c", *p);
+    } else if (*p == '\n') {
+      fputs("\\n", f);
+    } else if (*p < 0x20) {
+      fprintf(f, "\\u%04x", *p);
+    } else {
+      fputc(*p, f);
+    }
+  }
+  fputc('"', f);
+}
+
+
+// a number in full precision, or null when it is not finite (JSON has no NaN or infinity)
+static void jsonNumber(FILE* f, double x) {
+  if (isfinite(x)) {
+    fprintf(f, "%.17g", x);
+  } else {
+    fputs("null", f);
+  }
+}
+
+
+static void jsonKey(FILE* f, const char* indent, const char* key) {
+  fprintf(f, ",\n%s", indent);
+  jsonString(f, key);
+  fputs(": ", f);
+}
+
+
+static double simulatedTime(const csCliRun* r) {
+  return r->d ? r->d->t : 0.0;
+}
+
+
+// one entry of "models", indented by `outer` (the keys by two more spaces); with scene and file
+// (nullable) first when it stands alone
+static void jsonRun(FILE* f, const csCliRun* r, const char* outer, const char* scene,
+                    const char* file) {
+  char in[16];
+  snprintf(in, sizeof(in), "%s  ", outer);
+  const csModel* m = r->m;
+  const csData* d = r->d;
+  const csMetrics* mt = &r->metrics;
+  const csStats* s = d ? &d->stat : NULL;
+  double simulated = simulatedTime(r);
+  fprintf(f, "%s{\n%s", outer, in);
+  if (scene) {
+    fputs("\"scene\": ", f);
+    jsonString(f, scene);
+    jsonKey(f, in, "file");
+    jsonString(f, file);
+    fprintf(f, ",\n%s", in);
+  }
+  fputs("\"model\": ", f);
+  jsonString(f, r->model);
+  jsonKey(f, in, "status");
+  jsonString(f, r->status == CS_OK ? "ok" : "failed");
+  jsonKey(f, in, "error");
+  if (r->status == CS_OK) {
+    fputs("null", f);
+  } else {
+    char msg[CS_MAX_ERROR + 2 * CS_MAX_PATH + 32];
+    cs_cliFormatError(&r->err, msg, sizeof(msg));
+    jsonString(f, msg);
+  }
+  jsonKey(f, in, "cpu_seconds");
+  jsonNumber(f, r->cpu_seconds);
+  jsonKey(f, in, "statistics_cpu_seconds");
+  jsonNumber(f, mt->cpu_seconds);
+  jsonKey(f, in, "cpu_per_sim_second");
+  jsonNumber(f, simulated > 0 ? r->cpu_seconds / simulated : NAN);
+  jsonKey(f, in, "simulated");
+  jsonNumber(f, simulated);
+  jsonKey(f, in, "steps");
+  fprintf(f, "%ld", s ? s->nsteps : 0L);
+  jsonKey(f, in, "rhs_evals");
+  fprintf(f, "%ld", s ? s->nrhs : 0L);
+  jsonKey(f, in, "rhs_evals_jacobian");
+  fprintf(f, "%ld", s ? s->nrhs_jac : 0L);
+  jsonKey(f, in, "rhs_total");
+  fprintf(f, "%ld", s ? s->nrhs + s->nrhs_jac : 0L);
+  jsonKey(f, in, "error_test_failures");
+  fprintf(f, "%ld", s ? s->netf : 0L);
+  jsonKey(f, in, "nonlinear_failures");
+  fprintf(f, "%ld", s ? s->nncf : 0L);
+  jsonKey(f, in, "jacobian_evaluations");
+  fprintf(f, "%ld", s ? s->njac : 0L);
+  jsonKey(f, in, "integrator");
+  jsonString(f, r->opt.integrator == CS_INTEGRATOR_BDF ? "bdf" : "adams");
+  jsonKey(f, in, "linear_solver");
+  jsonString(f, cs_cliLinearSolverName(r));
+  jsonKey(f, in, "max_penetration");
+  jsonNumber(f, mt->max_penetration);
+  jsonKey(f, in, "peak_normal_force");
+  jsonNumber(f, mt->peak_normal_force);
+  // final pose of every free body, in Ground
+  jsonKey(f, in, "final_pose");
+  fputc('{', f);
+  int first = 1;
+  for (int b = 1; d && b < m->nbody; b++) {
+    if (m->body[b].joint != CS_JOINT_FREE) {
+      continue;
+    }
+    const csTransform* X = &d->body_pose[b];
+    csQuat q = csu_matToQuat(&X->R);
+    fprintf(f, "%s\n%s  ", first ? "" : ",", in);
+    jsonString(f, m->body[b].name);
+    fputs(": {\"position\": [", f);
+    jsonNumber(f, X->p.x);
+    fputs(", ", f);
+    jsonNumber(f, X->p.y);
+    fputs(", ", f);
+    jsonNumber(f, X->p.z);
+    fputs("], \"quaternion\": [", f);
+    jsonNumber(f, q.w);
+    fputs(", ", f);
+    jsonNumber(f, q.x);
+    fputs(", ", f);
+    jsonNumber(f, q.y);
+    fputs(", ", f);
+    jsonNumber(f, q.z);
+    fputs("]}", f);
+    first = 0;
+  }
+  if (!first) {
+    fprintf(f, "\n%s", in);
+  }
+  fputc('}', f);
+  jsonKey(f, in, "sliding_distance");
+  jsonNumber(f, mt->sliding_distance);
+  jsonKey(f, in, "stuck_drift");
+  jsonNumber(f, mt->stuck_drift);
+  jsonKey(f, in, "stick_speed");
+  jsonNumber(f, mt->stick_speed);
+  jsonKey(f, in, "stuck_steps");
+  fprintf(f, "%ld", mt->nstuck);
+  jsonKey(f, in, "energy_error");
+  jsonNumber(f, mt->energy_error);
+  // peaks per contact set and per element, penetration per element
+  jsonKey(f, in, "peak_normal_force_sets");
+  fputc('{', f);
+  for (int g = 0; g < mt->nset; g++) {
+    fputs(g ? ", " : "", f);
+    jsonString(f, m->group_name[g]);
+    fputs(": ", f);
+    jsonNumber(f, mt->set_peak[g]);
+  }
+  fputc('}', f);
+  jsonKey(f, in, "peak_normal_force_elements");
+  fputc('{', f);
+  for (int i = 0; i < mt->ncontact; i++) {
+    fputs(i ? ", " : "", f);
+    jsonString(f, m->force[mt->contact[i].force].name);
+    fputs(": ", f);
+    jsonNumber(f, mt->contact[i].peak_fn);
+  }
+  fputc('}', f);
+  jsonKey(f, in, "max_penetration_elements");
+  fputc('{', f);
+  for (int i = 0; i < mt->ncontact; i++) {
+    fputs(i ? ", " : "", f);
+    jsonString(f, m->force[mt->contact[i].force].name);
+    fputs(": ", f);
+    jsonNumber(f, mt->contact[i].max_penetration);
+  }
+  fputc('}', f);
+  jsonKey(f, in, "diagnostics");
+  fputc('[', f);
+  for (int i = 0; i < mt->nnotes; i++) {
+    fputs(i ? ", " : "", f);
+    jsonString(f, mt->notes[i]);
+  }
+  fprintf(f, "]\n%s}", outer);
+}
+
+
+int cs_cliWriteJson(FILE* f, const char* scene, const char* file, const csCliRun* runs, int nrun) {
+  fputs("{\n  \"scene\": ", f);
+  jsonString(f, scene);
+  fputs(",\n  \"file\": ", f);
+  jsonString(f, file);
+  fputs(",\n  \"models\": [\n", f);
+  for (int i = 0; i < nrun; i++) {
+    jsonRun(f, &runs[i], "    ", NULL, NULL);
+    fputs(i + 1 < nrun ? ",\n" : "\n", f);
+  }
+  fputs("  ]\n}\n", f);
+  return ferror(f) ? -1 : 0;
+}
+
+
+int cs_cliWriteRunJson(FILE* f, const char* scene, const char* file, const csCliRun* run) {
+  jsonRun(f, run, "", scene, file);
+  fputc('\n', f);
+  return ferror(f) ? -1 : 0;
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// CSV and the text table share their cells
+
+// the free bodies of a model (every model of a comparison has the same bodies)
+static int isFree(const csModel* m, int b) {
+  return m->body[b].joint == CS_JOINT_FREE;
+}
+
+
+static void csvString(FILE* f, const char* s) {
+  if (!strpbrk(s, ",\"\n")) {
+    fputs(s, f);
+    return;
+  }
+  fputc('"', f);
+  for (const char* p = s; *p; p++) {
+    if (*p == '"') {
+      fputc('"', f);
+    }
+    fputc(*p, f);
+  }
+  fputc('"', f);
+}
+
+
+static void csvNumber(FILE* f, double x) {
+  fputc(',', f);
+  if (isfinite(x)) {
+    fprintf(f, "%.17g", x);
+  }
+}
+
+
+static int writeCsv(FILE* f, const csCliRun* runs, int nrun) {
+  const csModel* m0 = runs[0].m;
+  fputs("model,status,cpu_seconds,cpu_per_sim_second,simulated,steps,rhs_evals,"
+        "rhs_evals_jacobian,rhs_total,error_test_failures,linear_solver,max_penetration,"
+        "peak_normal_force",
+        f);
+  for (int b = 1; b < m0->nbody; b++) {
+    if (isFree(m0, b)) {
+      const char* n = m0->body[b].name;
+      fprintf(f, ",%s.px,%s.py,%s.pz,%s.qw,%s.qx,%s.qy,%s.qz", n, n, n, n, n, n, n);
+    }
+  }
+  fputs(",sliding_distance,stuck_drift,energy_error,error,diagnostics\n", f);
+  for (int i = 0; i < nrun; i++) {
+    const csCliRun* r = &runs[i];
+    const csStats* s = &r->d->stat;
+    double simulated = simulatedTime(r);
+    csvString(f, r->model);
+    fprintf(f, ",%s", r->status == CS_OK ? "ok" : "failed");
+    csvNumber(f, r->cpu_seconds);
+    csvNumber(f, simulated > 0 ? r->cpu_seconds / simulated : NAN);
+    csvNumber(f, simulated);
+    fprintf(f, ",%ld,%ld,%ld,%ld,%ld,%s", s->nsteps, s->nrhs, s->nrhs_jac, s->nrhs + s->nrhs_jac,
+            s->netf, cs_cliLinearSolverName(r));
+    csvNumber(f, r->metrics.max_penetration);
+    csvNumber(f, r->metrics.peak_normal_force);
+    for (int b = 1; b < r->m->nbody; b++) {
+      if (isFree(r->m, b)) {
+        const csTransform* X = &r->d->body_pose[b];
+        csQuat q = csu_matToQuat(&X->R);
+        double v[7] = {X->p.x, X->p.y, X->p.z, q.w, q.x, q.y, q.z};
+        for (int k = 0; k < 7; k++) {
+          csvNumber(f, v[k]);
+        }
+      }
+    }
+    csvNumber(f, r->metrics.sliding_distance);
+    csvNumber(f, r->metrics.stuck_drift);
+    csvNumber(f, r->metrics.energy_error);
+    fputc(',', f);
+    if (r->status != CS_OK) {
+      char msg[CS_MAX_ERROR + 2 * CS_MAX_PATH + 32];
+      cs_cliFormatError(&r->err, msg, sizeof(msg));
+      csvString(f, msg);
+    }
+    fputc(',', f);
+    // the diagnostics joined into one cell
+    char notes[CS_METRICS_MAX_NOTES * CS_METRICS_NOTE_LEN];
+    size_t len = 0;
+    notes[0] = '\0';
+    for (int k = 0; k < r->metrics.nnotes && len < sizeof(notes); k++) {
+      int n = snprintf(notes + len, sizeof(notes) - len, "%s%s", k ? " | " : "",
+                       r->metrics.notes[k]);
+      len += n > 0 ? (size_t)n : 0;
+    }
+    csvString(f, notes);
+    fputc('\n', f);
+  }
+  return ferror(f) ? -1 : 0;
+}
+
+
+// the text table: one row per model, columns sized to their widest cell
+enum { TABLE_MAXCOLS = 24, TABLE_CELL = 64, TABLE_MAXBODIES = 3 };
+
+typedef struct Table {
+  int ncol, nrow;
+  char head[TABLE_MAXCOLS][TABLE_CELL];
+  char (*cell)[TABLE_MAXCOLS][TABLE_CELL];   // (nrow) rows
+  int right[TABLE_MAXCOLS];                  // 1: numbers, aligned right
+} Table;
+
+
+static void tableColumn(Table* t, const char* head, int right) {
+  if (t->ncol < TABLE_MAXCOLS) {
+    snprintf(t->head[t->ncol], TABLE_CELL, "%s", head);
+    t->right[t->ncol++] = right;
+  }
+}
+
+
+__attribute__((format(printf, 4, 5))) static void tableCell(Table* t, int row, int col,
+                                                            const char* fmt, ...) {
+  if (col < TABLE_MAXCOLS) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(t->cell[row][col], TABLE_CELL, fmt, ap);
+    va_end(ap);
+  }
+}
+
+
+static int writeTable(FILE* f, const char* scene, const char* path, const csCliRun* runs,
+                      int nrun) {
+  Table t;
+  memset(&t, 0, sizeof(t));
+  t.nrow = nrun;
+  t.cell = calloc((size_t)nrun, sizeof(*t.cell));
+  if (!t.cell) {
+    return -1;
+  }
+  const csModel* m0 = runs[0].m;
+  tableColumn(&t, "model", 0);
+  tableColumn(&t, "status", 0);
+  tableColumn(&t, "cpu_s", 1);
+  tableColumn(&t, "cpu/sim_s", 1);
+  tableColumn(&t, "steps", 1);
+  tableColumn(&t, "rhs", 1);
+  tableColumn(&t, "rhs_jac", 1);
+  tableColumn(&t, "rhs_total", 1);
+  tableColumn(&t, "err_fails", 1);
+  tableColumn(&t, "linsol", 0);
+  tableColumn(&t, "max_pen_m", 1);
+  tableColumn(&t, "peak_fn_N", 1);
+  tableColumn(&t, "sliding_m", 1);
+  tableColumn(&t, "stuck_drift_m", 1);
+  tableColumn(&t, "energy_err", 1);
+  // the final poses of the first few free bodies (all of them are in the CSV and the JSON)
+  int nfree = 0, shown = 0;
+  for (int b = 1; b < m0->nbody; b++) {
+    nfree += isFree(m0, b);
+    if (isFree(m0, b) && shown++ < TABLE_MAXBODIES) {
+      char h[TABLE_CELL];
+      snprintf(h, sizeof(h), "%.40s position", m0->body[b].name);
+      tableColumn(&t, h, 0);
+      snprintf(h, sizeof(h), "%.40s quaternion", m0->body[b].name);
+      tableColumn(&t, h, 0);
+    }
+  }
+  for (int i = 0; i < nrun; i++) {
+    const csCliRun* r = &runs[i];
+    const csStats* s = &r->d->stat;
+    double simulated = simulatedTime(r);
+    int c = 0;
+    tableCell(&t, i, c++, "%s", r->model);
+    tableCell(&t, i, c++, "%s", r->status == CS_OK ? "ok" : "FAILED");
+    tableCell(&t, i, c++, "%.3g", r->cpu_seconds);
+    tableCell(&t, i, c++, "%.3g", simulated > 0 ? r->cpu_seconds / simulated : NAN);
+    tableCell(&t, i, c++, "%ld", s->nsteps);
+    tableCell(&t, i, c++, "%ld", s->nrhs);
+    tableCell(&t, i, c++, "%ld", s->nrhs_jac);
+    tableCell(&t, i, c++, "%ld", s->nrhs + s->nrhs_jac);
+    tableCell(&t, i, c++, "%ld", s->netf);
+    tableCell(&t, i, c++, "%s", cs_cliLinearSolverName(r));
+    tableCell(&t, i, c++, "%.4g", r->metrics.max_penetration);
+    tableCell(&t, i, c++, "%.4g", r->metrics.peak_normal_force);
+    tableCell(&t, i, c++, "%.4g", r->metrics.sliding_distance);
+    tableCell(&t, i, c++, "%.4g", r->metrics.stuck_drift);
+    tableCell(&t, i, c++, "%.3g", r->metrics.energy_error);
+    for (int b = 1, k = 0; b < r->m->nbody; b++) {
+      if (isFree(r->m, b) && k++ < TABLE_MAXBODIES) {
+        const csTransform* X = &r->d->body_pose[b];
+        csQuat q = csu_matToQuat(&X->R);
+        tableCell(&t, i, c++, "%.4g %.4g %.4g", X->p.x, X->p.y, X->p.z);
+        tableCell(&t, i, c++, "%.4g %.4g %.4g %.4g", q.w, q.x, q.y, q.z);
+      }
+    }
+  }
+  // widths, then the header and the rows
+  int width[TABLE_MAXCOLS];
+  for (int c = 0; c < t.ncol; c++) {
+    width[c] = (int)strlen(t.head[c]);
+    for (int i = 0; i < nrun; i++) {
+      int w = (int)strlen(t.cell[i][c]);
+      width[c] = w > width[c] ? w : width[c];
+    }
+  }
+  double duration = runs[0].opt.duration;
+  fprintf(f, "scene %s (%s): %d model%s, %.6g s each\n\n", scene, path, nrun,
+          nrun == 1 ? "" : "s", duration);
+  for (int c = 0; c < t.ncol; c++) {
+    fprintf(f, "%s%*s", c ? "  " : "", t.right[c] ? width[c] : -width[c], t.head[c]);
+  }
+  fputc('\n', f);
+  for (int i = 0; i < nrun; i++) {
+    for (int c = 0; c < t.ncol; c++) {
+      fprintf(f, "%s%*s", c ? "  " : "", t.right[c] ? width[c] : -width[c], t.cell[i][c]);
+    }
+    fputc('\n', f);
+  }
+  free(t.cell);
+  if (nfree > TABLE_MAXBODIES) {
+    fprintf(f, "(final poses of the other %d free bodies: --format csv or json)\n",
+            nfree - TABLE_MAXBODIES);
+  }
+  // failures and diagnostics below the table
+  int header = 0;
+  for (int i = 0; i < nrun; i++) {
+    if (runs[i].status != CS_OK) {
+      char msg[CS_MAX_ERROR + 2 * CS_MAX_PATH + 32];
+      cs_cliFormatError(&runs[i].err, msg, sizeof(msg));
+      fprintf(f, "%s  %s: failed at t = %.6g s: %s\n", header++ ? "" : "\nfailures:\n",
+              runs[i].model, simulatedTime(&runs[i]), msg);
+    }
+  }
+  header = 0;
+  for (int i = 0; i < nrun; i++) {
+    for (int k = 0; k < runs[i].metrics.nnotes; k++) {
+      fprintf(f, "%s  %s: %s\n", header++ ? "" : "\nnotes:\n", runs[i].model,
+              runs[i].metrics.notes[k]);
+    }
+  }
+  return ferror(f) ? -1 : 0;
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// the command
+
+// mkdir -p
+static int makeDirectory(const char* path) {
+  char buf[CS_MAX_PATH * 4];
+  if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf)) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
+  for (char* p = buf + 1; *p; p++) {
+    if (*p == '/') {
+      *p = '\0';
+      if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
+        return -1;
+      }
+      *p = '/';
+    }
+  }
+  if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
+    return -1;
+  }
+  struct stat st;
+  if (stat(buf, &st) != 0 || !S_ISDIR(st.st_mode)) {
+    errno = ENOTDIR;
+    return -1;
+  }
+  return 0;
+}
+
+
+// split "a,b,c" into names; returns the count or -1 (message printed)
+static int splitModels(const char* text, char names[][CS_MAX_NAME], int max) {
+  int n = 0;
+  const char* p = text;
+  for (;;) {
+    const char* end = strchr(p, ',');
+    size_t len = end ? (size_t)(end - p) : strlen(p);
+    while (len > 0 && (*p == ' ')) {
+      p++;
+      len--;
+    }
+    while (len > 0 && p[len - 1] == ' ') {
+      len--;
+    }
+    if (len == 0 || len >= CS_MAX_NAME) {
+      fprintf(stderr, "contactsim: error: --models needs a comma-separated list of model names, "
+                      "not '%s'\n", text);
+      return -1;
+    }
+    if (n >= max) {
+      fprintf(stderr, "contactsim: error: --models: at most %d models\n", max);
+      return -1;
+    }
+    memcpy(names[n], p, len);
+    names[n][len] = '\0';
+    for (int i = 0; i < n; i++) {
+      if (strcmp(names[i], names[n]) == 0) {
+        fprintf(stderr, "contactsim: error: --models names '%s' twice\n", names[n]);
+        return -1;
+      }
+    }
+    n++;
+    if (!end) {
+      return n;
+    }
+    p = end + 1;
+  }
+}
+
+
+// write text to DIR/NAME with writer; returns 0 or -1 (message printed)
+static int writeFileIn(const char* dir, const char* name, const char* scene, const char* path,
+                       const csCliRun* runs, int nrun, Format format) {
+  char file[CS_MAX_PATH * 4 + CS_MAX_NAME];
+  snprintf(file, sizeof(file), "%s/%s", dir, name);
+  FILE* f = fopen(file, "w");
+  if (!f) {
+    fprintf(stderr, "contactsim: error: cannot write %s: %s\n", file, strerror(errno));
+    return -1;
+  }
+  int r = format == FORMAT_JSON ? cs_cliWriteJson(f, scene, path, runs, nrun)
+                                : writeCsv(f, runs, nrun);
+  if (fclose(f) != 0 || r != 0) {
+    fprintf(stderr, "contactsim: error: could not write %s\n", file);
+    return -1;
+  }
+  return 0;
+}
 
 
 int cs_cliCompare(int argc, char** argv) {
-  (void)argc;
-  (void)argv;
-  fprintf(stderr, "contactsim: error: compare is not available yet\n");
-  return CS_EXIT_USAGE;
+  static const struct option longopts[] = {
+      {"models", required_argument, NULL, 'M'},
+      {"out-dir", required_argument, NULL, 'D'},
+      {"format", required_argument, NULL, 'F'},
+      {"duration", required_argument, NULL, 'd'},
+      {"rtol", required_argument, NULL, 'r'},
+      {"atol", required_argument, NULL, 'a'},
+      {"quiet", no_argument, NULL, 'q'},
+      {"help", no_argument, NULL, 'h'},
+      {NULL, 0, NULL, 0},
+  };
+  const char* modelsArg = NULL;
+  const char* outDir = NULL;
+  Format format = FORMAT_TABLE;
+  double duration = -1, rtol = -1, atol = -1;
+  int quiet = 0;
+  int c;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
+    int bad = 0;
+    switch (c) {
+      case 'M': modelsArg = optarg; break;
+      case 'D': outDir = optarg; break;
+      case 'd': bad = cs_cliParseNumber(optarg, "duration", 0, &duration); break;
+      case 'r': bad = cs_cliParseNumber(optarg, "rtol", 0, &rtol); break;
+      case 'a': bad = cs_cliParseNumber(optarg, "atol", 0, &atol); break;
+      case 'q': quiet = 1; break;
+      case 'F':
+        if (strcmp(optarg, "table") == 0) {
+          format = FORMAT_TABLE;
+        } else if (strcmp(optarg, "csv") == 0) {
+          format = FORMAT_CSV;
+        } else if (strcmp(optarg, "json") == 0) {
+          format = FORMAT_JSON;
+        } else {
+          fprintf(stderr, "contactsim: error: --format must be table, csv or json, not '%s'\n",
+                  optarg);
+          bad = 1;
+        }
+        break;
+      case 'h': cs_cliUsage(stdout); return CS_EXIT_OK;
+      default: bad = 1; break;
+    }
+    if (bad) {
+      return CS_EXIT_USAGE;
+    }
+  }
+  if (optind != argc - 1) {
+    fprintf(stderr, "contactsim: error: compare takes exactly one scene file\n");
+    cs_cliUsage(stderr);
+    return CS_EXIT_USAGE;
+  }
+  const char* path = argv[optind];
+
+  // 1. the models the scene has blocks for, and the ones asked for
+  char available[MAX_MODELS][CS_MAX_NAME];
+  char defaultName[CS_MAX_NAME];
+  csError err;
+  memset(&err, 0, sizeof(err));
+  int navailable = cs_sceneContactModels(path, available, MAX_MODELS, defaultName, &err);
+  if (navailable < 0) {
+    if (!err.file[0]) {
+      snprintf(err.file, sizeof(err.file), "%s", path);
+    }
+    cs_cliPrintError(&err);
+    return CS_EXIT_USAGE;
+  }
+  int hasBlocks = navailable > 0;
+  if (!hasBlocks) {
+    snprintf(available[0], CS_MAX_NAME, "scene");
+    navailable = 1;
+  }
+  navailable = navailable > MAX_MODELS ? MAX_MODELS : navailable;
+  char names[MAX_MODELS][CS_MAX_NAME];
+  int nrun = navailable;
+  if (modelsArg) {
+    nrun = splitModels(modelsArg, names, MAX_MODELS);
+    if (nrun < 0) {
+      return CS_EXIT_USAGE;
+    }
+    for (int i = 0; i < nrun; i++) {
+      int found = 0;
+      for (int j = 0; j < navailable; j++) {
+        found |= strcmp(names[i], available[j]) == 0;
+      }
+      if (!found) {
+        char list[MAX_MODELS * (CS_MAX_NAME + 2)];
+        size_t len = 0;
+        for (int j = 0; j < navailable; j++) {
+          int n = snprintf(list + len, sizeof(list) - len, "%s%s", j ? ", " : "", available[j]);
+          len += n > 0 ? (size_t)n : 0;
+        }
+        fprintf(stderr, "contactsim: error: %s: %s '%s' (%s: %s)\n", path,
+                hasBlocks ? "the scene has no parameter block for contact model"
+                          : "the scene gives no contact models, so there is no model",
+                names[i], hasBlocks ? "models" : "its only run is", list);
+        return CS_EXIT_USAGE;
+      }
+    }
+  } else {
+    memcpy(names, available, sizeof(names[0]) * (size_t)navailable);
+  }
+
+  // 2. load every model's scene before anything runs
+  csCliRun* runs = calloc((size_t)nrun, sizeof(csCliRun));
+  if (!runs) {
+    fprintf(stderr, "contactsim: error: out of memory\n");
+    return CS_EXIT_FAILURE;
+  }
+  int exitCode = CS_EXIT_OK;
+  for (int i = 0; i < nrun && exitCode == CS_EXIT_OK; i++) {
+    csCliRun* r = &runs[i];
+    snprintf(r->model, sizeof(r->model), "%.63s", names[i]);
+    r->m = cs_cliLoad(path, hasBlocks ? names[i] : NULL);
+    if (!r->m) {
+      exitCode = CS_EXIT_USAGE;
+      break;
+    }
+    r->opt = r->m->opt;
+    if (duration > 0) r->opt.duration = duration;
+    if (rtol > 0) r->opt.rtol = rtol;
+    if (atol > 0) r->opt.atol = atol;
+  }
+  if (exitCode == CS_EXIT_OK && outDir && makeDirectory(outDir) != 0) {
+    fprintf(stderr, "contactsim: error: cannot create directory %s: %s\n", outDir,
+            strerror(errno));
+    exitCode = CS_EXIT_USAGE;
+  }
+
+  // 3. run them one after the other, each with its own CSV in the output directory
+  for (int i = 0; i < nrun && exitCode != CS_EXIT_USAGE; i++) {
+    csCliRun* r = &runs[i];
+    FILE* csv = NULL;
+    char file[CS_MAX_PATH * 4 + CS_MAX_NAME];
+    if (outDir) {
+      snprintf(file, sizeof(file), "%s/%s.csv", outDir, r->model);
+      csv = fopen(file, "w");
+      if (!csv) {
+        fprintf(stderr, "contactsim: error: cannot write %s: %s\n", file, strerror(errno));
+        exitCode = CS_EXIT_USAGE;
+        break;
+      }
+    }
+    if (!quiet) {
+      fprintf(stderr, "contactsim: compare: %s (%d of %d) ...\n", r->model, i + 1, nrun);
+    }
+    csCsvOptions csvopt = {.forces = 1};
+    cs_cliSimulate(r, csv, &csvopt, !quiet && isatty(STDERR_FILENO));
+    if (csv && fclose(csv) != 0 && r->status == CS_OK) {
+      r->status = CS_ERR_IO;
+      snprintf(r->err.message, sizeof(r->err.message), "could not write %.400s", file);
+    }
+    if (!r->d) {
+      fprintf(stderr, "contactsim: error: out of memory\n");
+      exitCode = CS_EXIT_FAILURE;
+      break;
+    }
+    if (r->status != CS_OK) {
+      cs_cliPrintError(&r->err);
+      exitCode = CS_EXIT_FAILURE;
+    }
+    if (!quiet) {
+      fprintf(stderr, "contactsim: compare: %s: %s at t = %.6g s, %ld steps, %.3g s CPU\n",
+              r->model, r->status == CS_OK ? "finished" : "failed", r->d->t,
+              r->d->stat.nsteps, r->cpu_seconds);
+    }
+  }
+
+  // 4. the table on standard output, and the files
+  int ran = exitCode != CS_EXIT_USAGE && (nrun > 0 && runs[nrun - 1].d);
+  if (ran) {
+    const char* scene = runs[0].m->name;
+    int bad = format == FORMAT_JSON  ? cs_cliWriteJson(stdout, scene, path, runs, nrun)
+              : format == FORMAT_CSV ? writeCsv(stdout, runs, nrun)
+                                     : writeTable(stdout, scene, path, runs, nrun);
+    bad |= fflush(stdout) != 0;
+    if (outDir) {
+      bad |= writeFileIn(outDir, "compare.csv", scene, path, runs, nrun, FORMAT_CSV) != 0;
+      bad |= writeFileIn(outDir, "compare.json", scene, path, runs, nrun, FORMAT_JSON) != 0;
+    }
+    if (bad) {
+      exitCode = CS_EXIT_FAILURE;
+    }
+  }
+  for (int i = 0; i < nrun; i++) {
+    cs_cliFreeRun(&runs[i]);
+  }
+  free(runs);
+  return exitCode;
 }

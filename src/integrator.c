@@ -345,6 +345,20 @@ static int validateOptions(const csSimOptions* o, csError* err) {
 }
 
 
+// add CVODE's counters to *sum
+static void addCounters(void* mem, int linear_solver, csStats* sum) {
+  long v;
+  if (CVodeGetNumSteps(mem, &v) == CV_SUCCESS) sum->nsteps += v;
+  if (CVodeGetNumRhsEvals(mem, &v) == CV_SUCCESS) sum->nrhs += v;
+  if (CVodeGetNumErrTestFails(mem, &v) == CV_SUCCESS) sum->netf += v;
+  if (CVodeGetNumNonlinSolvConvFails(mem, &v) == CV_SUCCESS) sum->nncf += v;
+  if (linear_solver) {
+    if (CVodeGetNumJacEvals(mem, &v) == CV_SUCCESS) sum->njac += v;
+    if (CVodeGetNumLinRhsEvals(mem, &v) == CV_SUCCESS) sum->nrhs_jac += v;
+  }
+}
+
+
 // report at time t: from the current solution y when t is its time tcur (the interpolant is
 // undefined before the first step), otherwise from CVODE's interpolant
 static int reportAt(Run* run, void* mem, sunrealtype t, sunrealtype tcur, N_Vector y,
@@ -459,6 +473,8 @@ int cs_simulate(const csModel* m, csData* d, const csSimOptions* opt, const csRe
   }
 
   // 2. the first report, at the initial time
+  csStats banked;  // CVODE's counters from before the last re-initialisation
+  memset(&banked, 0, sizeof(banked));
   long nextReport = 1;
   long stepsSinceReport = 0;
   int nchangeDone = 0;
@@ -481,10 +497,13 @@ int cs_simulate(const csModel* m, csData* d, const csSimOptions* opt, const csRe
       cs_setDiscrete(m, d, c->force, c->index, c->value);
       changed = 1;
     }
-    if (changed && t > t0 &&
-        check(CVodeReInit(mem, t, y), "CVodeReInit", &run, err)) {
-      status = CS_ERR_SOLVER;
-      goto cleanup;
+    if (changed && t > t0) {
+      // CVodeReInit zeroes CVODE's counters: bank them first
+      addCounters(mem, bdf && LS, &banked);
+      if (check(CVodeReInit(mem, t, y), "CVodeReInit", &run, err)) {
+        status = CS_ERR_SOLVER;
+        goto cleanup;
+      }
     }
     double tstop = tend;
     if (nchangeDone < m->nchange && m->change[nchangeDone].time < tstop) {
@@ -534,8 +553,10 @@ int cs_simulate(const csModel* m, csData* d, const csSimOptions* opt, const csRe
     // commit auto-update discrete variables at the end of the successful step
     loadState(&run, t, N_VGetArrayPointer(y));
     if (rep && rep->step) {
+      double c0 = cpuSeconds();
       cs_realizeDynamics(m, d);
       rep->step(rep->ctx, m, d);
+      cpu_reporting += cpuSeconds() - c0;
     }
     cs_commitAutoUpdates(m, d);
     if (rep && rep->progress) {
@@ -545,18 +566,19 @@ int cs_simulate(const csModel* m, csData* d, const csSimOptions* opt, const csRe
   loadState(&run, t, N_VGetArrayPointer(y));
 
 cleanup:
-  // 4. statistics, then free in reverse order of creation
+  // 4. statistics (counters banked at re-initialisations plus the current ones), then free in
+  // reverse order of creation
   if (mem) {
-    long v;
     sunrealtype h;
-    if (CVodeGetNumSteps(mem, &v) == CV_SUCCESS) d->stat.nsteps = v;
-    if (CVodeGetNumRhsEvals(mem, &v) == CV_SUCCESS) d->stat.nrhs = v;
-    if (CVodeGetNumErrTestFails(mem, &v) == CV_SUCCESS) d->stat.netf = v;
-    if (CVodeGetNumNonlinSolvConvFails(mem, &v) == CV_SUCCESS) d->stat.nncf = v;
-    if (CVodeGetLastStep(mem, &h) == CV_SUCCESS) d->stat.last_step = h;
-    if (bdf && LS) {
-      if (CVodeGetNumJacEvals(mem, &v) == CV_SUCCESS) d->stat.njac = v;
-      if (CVodeGetNumLinRhsEvals(mem, &v) == CV_SUCCESS) d->stat.nrhs_jac = v;
+    addCounters(mem, bdf && LS, &banked);
+    d->stat.nsteps = banked.nsteps;
+    d->stat.nrhs = banked.nrhs;
+    d->stat.netf = banked.netf;
+    d->stat.nncf = banked.nncf;
+    d->stat.njac = banked.njac;
+    d->stat.nrhs_jac = banked.nrhs_jac;
+    if (CVodeGetLastStep(mem, &h) == CV_SUCCESS) {
+      d->stat.last_step = h;
     }
   }
   d->stat.cpu_seconds = cpuSeconds() - cpu0 - cpu_reporting;

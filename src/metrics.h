@@ -1,4 +1,75 @@
-// metrics.h: per-step contact statistics shared by run and compare (placeholder).
+// metrics.h: per-step contact statistics and plain-word diagnostics of a run, shared by `run`
+// and `compare` (private to the contactsim executable).
+//
+// The statistics are fed from the reporter: cs_metricsStep after every successful step and
+// cs_metricsReport at every report time, both with the data realized to dynamics. Every array is
+// allocated once by cs_metricsInit; nothing is allocated while the run goes on. The definitions
+// of the metrics are in docs/cli.md ("Metrics").
 #ifndef CONTACTSIM_METRICS_H
 #define CONTACTSIM_METRICS_H
-#endif
+
+#include "contactsim/contactsim.h"
+
+#define CS_METRICS_MAX_NOTES 8      // diagnostics kept per run
+#define CS_METRICS_NOTE_LEN 512     // longest diagnostic, with the terminating zero
+#define CS_METRICS_STICK_SPEED 0.01 // m/s: slip speed below which a contact counts as stuck
+
+// What is tracked for one contact element.
+typedef struct csMetricsContact {
+  int force;               // element id in m->force
+  int body;                // body that touches (second surface)
+  int plane;               // plane touched
+  int set;                 // contact set (m->group_name index), -1 when it belongs to none
+  int sphere;              // 1: sphere kind (penetration R - h); 0: point kind (penetration -h)
+  double radius;           // sphere radius, m (0 for point kinds)
+  double loaded_above;     // the contact is loaded when its normal force exceeds this, N
+  double peak_fn;          // largest normal force seen, N
+  double max_penetration;  // deepest penetration seen, m
+  double prev_xy[2];       // station in the plane frame at the end of the previous step, m
+  double prev_slip[2];     // slip velocity in the plane frame at the end of the previous step, m/s
+} csMetricsContact;
+
+// Statistics of one run.
+typedef struct csMetrics {
+  int ncontact;                // contact elements
+  csMetricsContact* contact;   // (ncontact)
+  int nset;                    // contact sets (m->ngroup)
+  double* set_fn;              // (nset) scratch: total normal force of each set at one instant, N
+  double* set_peak;            // (nset) peak of that total, N
+  double stick_speed;          // m/s: steps whose mean slip speed is below this count as stuck
+  double e0;                   // KE + PE + dissipated at the start, J
+  double escale;               // max(|E0|, KE0 + |PE0|, 1e-12), J
+  double t_prev;               // time of the previous step's end, s
+  double creep_speed;          // worst creep speed found by the exponential-spring check, m/s
+
+  // results
+  double max_penetration;      // m, over every contact element
+  double peak_normal_force;    // N, the largest peak over contact sets (a lone element is a set)
+  double sliding_distance;     // m
+  double stuck_drift;          // m
+  double energy_error;         // relative, max over reports
+  long nsteps;                 // steps seen
+  long nstuck;                 // steps counted as stuck
+  double cpu_seconds;          // CPU time spent here inside the integration (per-step callback)
+
+  int nnotes;                  // diagnostics
+  char notes[CS_METRICS_MAX_NOTES][CS_METRICS_NOTE_LEN];
+} csMetrics;
+
+// Set up the statistics for a run of m starting from the state in d (realized as needed here):
+// record the initial energy and contact positions, and check the parameters (diagnostics that do
+// not depend on the run). Returns 0, or -1 when out of memory.
+int cs_metricsInit(csMetrics* mt, const csModel* m, csData* d);
+// Sample the state at the end of a successful step (data realized to dynamics).
+void cs_metricsStep(csMetrics* mt, const csModel* m, csData* d);
+// Sample the state at a report time (data realized to dynamics): peaks and the energy balance.
+void cs_metricsReport(csMetrics* mt, const csModel* m, csData* d);
+// After the run: add the diagnostics that depend on how it went (penetration, step count).
+void cs_metricsFinish(csMetrics* mt, const csModel* m, const csData* d);
+// Free the arrays (mt may be zeroed or already freed).
+void cs_metricsFree(csMetrics* mt);
+// Real parameter `key` of element f through its kind's parameter table, or NAN when the kind
+// has no such key.
+double cs_metricsParam(const csForce* f, const char* key);
+
+#endif  // CONTACTSIM_METRICS_H

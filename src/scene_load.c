@@ -57,16 +57,22 @@ static size_t pushText(Loader* ld, const char* fmt, const char* key, int index) 
   return old;
 }
 
+
 static size_t pushKey(Loader* ld, const char* key) {
   return pushText(ld, ld->pathlen ? ".%s" : "%s", key ? key : "", 0);
 }
 
-static size_t pushIndex(Loader* ld, int index) { return pushText(ld, "[%d]", NULL, index); }
+
+static size_t pushIndex(Loader* ld, int index) {
+  return pushText(ld, "[%d]", NULL, index);
+}
+
 
 static void popPath(Loader* ld, size_t len) {
   ld->pathlen = len;
   ld->path[len] = '\0';
 }
+
 
 // record an input error at the current path; returns -1 so callers can `return fail(...)`
 __attribute__((format(printf, 2, 3))) static int fail(Loader* ld, const char* fmt, ...) {
@@ -78,6 +84,7 @@ __attribute__((format(printf, 2, 3))) static int fail(Loader* ld, const char* fm
   cs_setError(ld->err, CS_ERR_INPUT, ld->path, "%s", msg);
   return -1;
 }
+
 
 // an error at member `key` of the current value
 __attribute__((format(printf, 3, 4))) static int failAt(Loader* ld, const char* key,
@@ -93,9 +100,11 @@ __attribute__((format(printf, 3, 4))) static int failAt(Loader* ld, const char* 
   return -1;
 }
 
+
 static int missing(Loader* ld, const char* key) {
   return failAt(ld, key, "the required key '%s' is missing", key);
 }
+
 
 // ---------------------------------------------------------------------------------------------
 // typed readers: each checks the type of the value at the current path
@@ -117,13 +126,16 @@ static const char* typeName(const cJSON* item) {
   return "an invalid value";
 }
 
+
 static int expectObject(Loader* ld, const cJSON* item) {
   return cJSON_IsObject(item) ? 0 : fail(ld, "expected an object, got %s", typeName(item));
 }
 
+
 static int expectArray(Loader* ld, const cJSON* item) {
   return cJSON_IsArray(item) ? 0 : fail(ld, "expected an array, got %s", typeName(item));
 }
+
 
 static int expectString(Loader* ld, const cJSON* item, const char** out) {
   if (!cJSON_IsString(item) || !item->valuestring) {
@@ -132,6 +144,7 @@ static int expectString(Loader* ld, const cJSON* item, const char** out) {
   *out = item->valuestring;
   return 0;
 }
+
 
 // a finite number
 static int expectNumber(Loader* ld, const cJSON* item, double* out) {
@@ -144,6 +157,7 @@ static int expectNumber(Loader* ld, const cJSON* item, double* out) {
   *out = item->valuedouble;
   return 0;
 }
+
 
 // an integral number in [lo, hi]
 static int expectInteger(Loader* ld, const cJSON* item, double lo, double hi, long* out) {
@@ -160,6 +174,7 @@ static int expectInteger(Loader* ld, const cJSON* item, double lo, double hi, lo
   *out = (long)v;
   return 0;
 }
+
 
 // an array of exactly n finite numbers
 static int expectNumbers(Loader* ld, const cJSON* item, int n, double* out) {
@@ -182,6 +197,7 @@ static int expectNumbers(Loader* ld, const cJSON* item, int n, double* out) {
   return 0;
 }
 
+
 static int expectVec3(Loader* ld, const cJSON* item, csVec3* out) {
   double a[3];
   if (expectNumbers(ld, item, 3, a)) {
@@ -190,6 +206,7 @@ static int expectVec3(Loader* ld, const cJSON* item, csVec3* out) {
   *out = csu_vec3FromArray(a);
   return 0;
 }
+
 
 enum { RULE_ANY = 0, RULE_POSITIVE, RULE_NONNEG };
 
@@ -207,6 +224,7 @@ static int expectNumberRule(Loader* ld, const cJSON* item, int rule, double* out
   return 0;
 }
 
+
 // member readers: 1 when read, 0 when absent, -1 on error
 static int memberNumber(Loader* ld, const cJSON* obj, const char* key, int rule, double* out) {
   const cJSON* item = cJSON_GetObjectItemCaseSensitive(obj, key);
@@ -219,6 +237,7 @@ static int memberNumber(Loader* ld, const cJSON* obj, const char* key, int rule,
   return r ? -1 : 1;
 }
 
+
 static int memberVec3(Loader* ld, const cJSON* obj, const char* key, csVec3* out) {
   const cJSON* item = cJSON_GetObjectItemCaseSensitive(obj, key);
   if (!item) {
@@ -229,6 +248,7 @@ static int memberVec3(Loader* ld, const cJSON* obj, const char* key, csVec3* out
   popPath(ld, p);
   return r ? -1 : 1;
 }
+
 
 static int memberString(Loader* ld, const cJSON* obj, const char* key, const char** out) {
   const cJSON* item = cJSON_GetObjectItemCaseSensitive(obj, key);
@@ -241,16 +261,19 @@ static int memberString(Loader* ld, const cJSON* obj, const char* key, const cha
   return r ? -1 : 1;
 }
 
+
 // the same, with absence an error
 static int requireNumber(Loader* ld, const cJSON* obj, const char* key, int rule, double* out) {
   int r = memberNumber(ld, obj, key, rule, out);
   return r == 0 ? missing(ld, key) : (r < 0 ? -1 : 0);
 }
 
+
 static int requireString(Loader* ld, const cJSON* obj, const char* key, const char** out) {
   int r = memberString(ld, obj, key, out);
   return r == 0 ? missing(ld, key) : (r < 0 ? -1 : 0);
 }
+
 
 // ---------------------------------------------------------------------------------------------
 // keys and names
@@ -265,9 +288,11 @@ static int isDuplicate(const cJSON* obj, const cJSON* c) {
   return 0;
 }
 
+
 static int duplicateKey(Loader* ld, const char* key) {
   return failAt(ld, key, "the key '%s' appears more than once in this object", key);
 }
+
 
 // every member of the object obj must be one of keys (NULL-terminated) and appear once. Each
 // member is compared with the earlier ones only after it is known, so the cost stays bounded by
@@ -296,6 +321,7 @@ static int checkKeys(Loader* ld, const cJSON* obj, const char* const* keys) {
   return 0;
 }
 
+
 // names of bodies, planes, forces and contacts end up in CSV headers: keep them plain
 static int checkName(Loader* ld, const char* name) {
   size_t len = strlen(name);
@@ -315,6 +341,7 @@ static int checkName(Loader* ld, const char* name) {
   }
   return 0;
 }
+
 
 // a name member (required or with a default); checks the character set and length
 static int memberName(Loader* ld, const cJSON* obj, const char* key, const char* fallback,
@@ -340,6 +367,7 @@ static int memberName(Loader* ld, const cJSON* obj, const char* key, const char*
   return 0;
 }
 
+
 static int groupId(const csModel* m, const char* name) {
   for (int g = 0; g < m->ngroup; g++) {
     if (strcmp(m->group_name[g], name) == 0) {
@@ -349,6 +377,7 @@ static int groupId(const csModel* m, const char* name) {
   return -1;
 }
 
+
 // force element and contact set names share one name space (changes refer to either)
 static int checkForceNameFree(Loader* ld, const char* key, const char* name) {
   if (cs_forceId(ld->m, name) >= 0 || groupId(ld->m, name) >= 0) {
@@ -356,6 +385,7 @@ static int checkForceNameFree(Loader* ld, const char* key, const char* name) {
   }
   return 0;
 }
+
 
 // body id of a name member (absent: fallback, or required when fallback is NULL)
 static int memberBody(Loader* ld, const cJSON* obj, const char* key, const char* fallback,
@@ -377,6 +407,7 @@ static int memberBody(Loader* ld, const cJSON* obj, const char* key, const char*
   return 0;
 }
 
+
 static int memberPlane(Loader* ld, const cJSON* obj, const char* key, int* id) {
   const char* s = NULL;
   if (requireString(ld, obj, key, &s)) {
@@ -388,6 +419,7 @@ static int memberPlane(Loader* ld, const cJSON* obj, const char* key, int* id) {
   }
   return 0;
 }
+
 
 // ---------------------------------------------------------------------------------------------
 // rotations and frames
@@ -401,6 +433,7 @@ static int quatFromNumbers(Loader* ld, const double* a, csQuat* out) {
   *out = csu_quat(a[0] / n, a[1] / n, a[2] / n, a[3] / n);
   return 0;
 }
+
 
 // ROTATION = {"axis", "angle"} | {"axis", "angle_deg"} | {"quaternion"}
 static int readRotation(Loader* ld, const cJSON* item, csQuat* out) {
@@ -454,6 +487,7 @@ static int readRotation(Loader* ld, const cJSON* item, csQuat* out) {
   return 0;
 }
 
+
 static int memberRotation(Loader* ld, const cJSON* obj, const char* key, csQuat* out) {
   const cJSON* item = cJSON_GetObjectItemCaseSensitive(obj, key);
   if (!item) {
@@ -464,6 +498,7 @@ static int memberRotation(Loader* ld, const cJSON* obj, const char* key, csQuat*
   popPath(ld, p);
   return r ? -1 : 1;
 }
+
 
 // FRAME = {"position": [3], "rotation": ROTATION}, both optional
 static int readFrameParts(Loader* ld, const cJSON* item, csVec3* pos, csQuat* rot) {
@@ -478,6 +513,7 @@ static int readFrameParts(Loader* ld, const cJSON* item, csVec3* pos, csQuat* ro
   }
   return 0;
 }
+
 
 // a frame member; identity when absent
 static int memberFrame(Loader* ld, const cJSON* obj, const char* key, csTransform* X) {
@@ -497,6 +533,7 @@ static int memberFrame(Loader* ld, const cJSON* obj, const char* key, csTransfor
   *X = csu_transformFromPosQuat(pos, rot);
   return 1;
 }
+
 
 // ---------------------------------------------------------------------------------------------
 // bodies
@@ -520,6 +557,7 @@ static int isPositiveDefinite(const csMat33* I) {
               a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0]);
   return a[0][0] > 0 && m2 > 0 && m3 > 0;
 }
+
 
 // INERTIA = {"diag"} | {"matrix"} | {"box"} | {"sphere"} | {"cylinder"}: about the COM, in the
 // body frame; the shapes are solids of the body's mass
@@ -601,6 +639,7 @@ static int readInertia(Loader* ld, const cJSON* item, double mass, csMat33* I) {
   return 0;
 }
 
+
 // "initial" of a free joint: body pose and velocity in Ground
 static int readInitial(Loader* ld, const cJSON* item, BodyInit* init) {
   static const char* const keys[] = {"position", "orientation", "velocity", "angular_velocity",
@@ -621,6 +660,7 @@ static int readInitial(Loader* ld, const cJSON* item, BodyInit* init) {
   init->hasinitial = 1;
   return 0;
 }
+
 
 // "q" or "u" of a joint: exactly n numbers; the quaternion of a ball or free joint is normalised
 static int readCoordinates(Loader* ld, const cJSON* joint, const char* key, int n, int quaternion,
@@ -652,6 +692,7 @@ static int readCoordinates(Loader* ld, const cJSON* joint, const char* key, int 
   *has = 1;
   return r;
 }
+
 
 static int readJoint(Loader* ld, const cJSON* item, csBody* body, BodyInit* init) {
   static const char* const keys[] = {"type", "parent", "parent_frame", "child_frame",
@@ -704,6 +745,7 @@ static int readJoint(Loader* ld, const cJSON* item, csBody* body, BodyInit* init
   return 0;
 }
 
+
 static int readBody(Loader* ld, const cJSON* item, BodyInit* init) {
   static const char* const keys[] = {"name", "mass", "com", "inertia", "joint", NULL};
   if (expectObject(ld, item) || checkKeys(ld, item, keys)) {
@@ -749,6 +791,7 @@ static int readBody(Loader* ld, const cJSON* item, BodyInit* init) {
   return 0;
 }
 
+
 static int readPlane(Loader* ld, const cJSON* item) {
   static const char* const keys[] = {"name", "body", "frame", NULL};
   if (expectObject(ld, item) || checkKeys(ld, item, keys)) {
@@ -773,6 +816,7 @@ static int readPlane(Loader* ld, const cJSON* item) {
   return 0;
 }
 
+
 // ---------------------------------------------------------------------------------------------
 // force parameters, driven by the kind's csParamInfo table
 
@@ -782,10 +826,12 @@ static int isGeometryKey(const char* key) {
          strcmp(key, "center") == 0 || strcmp(key, "radius") == 0;
 }
 
+
 // the table entries a scene may set: all of them, minus the geometry of a contact model block
 static int paramAllowed(const csParamInfo* p, int geometryFromContact) {
   return !(geometryFromContact && isGeometryKey(p->key));
 }
+
 
 // a kind table whose slots do not fit csForce is a programming error; refuse it gracefully
 static int checkSlot(Loader* ld, const csParamInfo* p) {
@@ -800,6 +846,7 @@ static int checkSlot(Loader* ld, const csParamInfo* p) {
   }
   return 0;
 }
+
 
 // read the value of one table entry at the current path into f
 static int readParam(Loader* ld, const cJSON* item, const csParamInfo* p, csForce* f) {
@@ -847,6 +894,9 @@ static int readParam(Loader* ld, const cJSON* item, const csParamInfo* p, csForc
       if (expectString(ld, item, &s)) {
         return -1;
       }
+      if (!ld->m) {
+        return 0;  // only checking keys (cs_sceneContactModels): names resolve at load time
+      }
       int id = p->type == CS_PARAM_BODY ? cs_bodyId(ld->m, s) : cs_planeId(ld->m, s);
       if (id < 0) {
         return fail(ld, "there is no %s named '%.64s'", p->type == CS_PARAM_BODY ? "body" : "plane",
@@ -867,6 +917,7 @@ static int readParam(Loader* ld, const cJSON* item, const csParamInfo* p, csForc
   return fail(ld, "the parameter '%s' has an unknown type in its kind table", p->key);
 }
 
+
 // 1 if some allowed table key starts with prefix followed by a dot
 static int isKeyPrefix(const csForceKind* k, const char* prefix, int geometryFromContact) {
   size_t n = strlen(prefix);
@@ -879,6 +930,7 @@ static int isKeyPrefix(const csForceKind* k, const char* prefix, int geometryFro
   }
   return 0;
 }
+
 
 // walk the members of obj (keys relative to `prefix`, "" at the top): each is a table key, an
 // object whose members continue a dotted table key, or (at the top) one of the reserved keys
@@ -929,6 +981,7 @@ static int walkParams(Loader* ld, const cJSON* obj, const char* prefix, const cs
   return 0;
 }
 
+
 // set the parameters of element f (of kind k) from the members of obj, then insist on the
 // REQUIRED ones; geometryFromContact leaves out the keys a "contacts" entry provides
 static int applyParams(Loader* ld, const cJSON* obj, const csForceKind* k, csForce* f,
@@ -951,6 +1004,7 @@ static int applyParams(Loader* ld, const cJSON* obj, const csForceKind* k, csFor
   return 0;
 }
 
+
 // a comma-separated list of the kind names, contact kinds only or the others
 static void kindList(char* out, size_t size, int contact) {
   size_t len = 0;
@@ -967,6 +1021,7 @@ static void kindList(char* out, size_t size, int contact) {
     snprintf(out, size, "none");
   }
 }
+
 
 static int readForce(Loader* ld, const cJSON* item, int index) {
   static const char* const reserved[] = {"type", "name", NULL};
@@ -1000,6 +1055,7 @@ static int readForce(Loader* ld, const cJSON* item, int index) {
   }
   return applyParams(ld, item, k, &ld->m->force[e], 0, reserved);
 }
+
 
 // ---------------------------------------------------------------------------------------------
 // contacts: geometry once, the model chosen at load time
@@ -1052,6 +1108,7 @@ static int readContact(Loader* ld, const cJSON* item, int index, ContactGeom* g)
   return r;
 }
 
+
 // the "contact_models" object: every block's keys are checked against its kind's table (with a
 // scratch element) even when another model is chosen, so a typo never waits for a later run
 static int readContactModels(Loader* ld, const cJSON* cm, const char** defaultName, int* nblocks,
@@ -1103,6 +1160,7 @@ static int readContactModels(Loader* ld, const cJSON* cm, const char** defaultNa
   return 0;
 }
 
+
 // the names of the blocks of contact_models, for messages
 static void blockList(const cJSON* cm, char* out, size_t size) {
   size_t len = 0;
@@ -1117,6 +1175,7 @@ static void blockList(const cJSON* cm, char* out, size_t size) {
     snprintf(out, size, "none");
   }
 }
+
 
 // pick the contact model: the load option, else contact_models.default, else the only block
 static int chooseContactModel(Loader* ld, const cJSON* cm, const char* requested,
@@ -1157,6 +1216,7 @@ static int chooseContactModel(Loader* ld, const cJSON* cm, const char* requested
   return r;
 }
 
+
 // an error at member `key` of contacts[ci] (called at the top level of the path)
 __attribute__((format(printf, 4, 5))) static int failContact(Loader* ld, int ci, const char* key,
                                                              const char* fmt, ...) {
@@ -1171,6 +1231,7 @@ __attribute__((format(printf, 4, 5))) static int failContact(Loader* ld, int ci,
   popPath(ld, p);
   return -1;
 }
+
 
 // one element per contact point: "<contact name>.<i>" in the contact's set, with the geometry
 // of contacts[ci] and the parameters of the model block (called at the top level of the path)
@@ -1227,6 +1288,7 @@ static int buildContact(Loader* ld, int ci, const ContactGeom* g, int kid, const
   }
   return 0;
 }
+
 
 // ---------------------------------------------------------------------------------------------
 // scheduled changes of discrete variables
@@ -1303,6 +1365,7 @@ static int readChange(Loader* ld, const cJSON* item) {
   return 0;
 }
 
+
 // ---------------------------------------------------------------------------------------------
 // simulation options
 
@@ -1311,7 +1374,7 @@ static int readSimulation(Loader* ld, const cJSON* item, csSimOptions* o) {
       "duration",     "integrator", "linear_solver",   "rtol", "atol", "max_step",
       "initial_step", "max_steps",  "report_interval", NULL};
   static const char* const integrators[] = {"bdf", "adams"};
-  static const char* const solvers[] = {"auto", "dense", "klu", "gmres"};
+  static const char* const solvers[] = {"auto", "dense", "band", "gmres"};
   if (expectObject(ld, item) || checkKeys(ld, item, keys)) {
     return -1;
   }
@@ -1357,13 +1420,14 @@ static int readSimulation(Loader* ld, const cJSON* item, csSimOptions* o) {
       found = strcmp(solvers[i], s) == 0 ? i : found;
     }
     if (found < 0) {
-      return failAt(ld, "linear_solver", "unknown linear solver '%.64s' (auto, dense, klu, gmres)",
+      return failAt(ld, "linear_solver", "unknown linear solver '%.64s' (auto, dense, band, gmres)",
                     s);
     }
     o->linsol = (csLinearSolver)found;
   }
   return 0;
 }
+
 
 // ---------------------------------------------------------------------------------------------
 // initial state of a free body given in Ground
@@ -1392,6 +1456,7 @@ static void freeInitialToState(const csBody* body, const csTransform* X_GP, csVe
   csu_vec3ToArray(u, csu_mulMtV(&X_GF.R, csu_sub(in->w_G, w_P)));
   csu_vec3ToArray(u + 3, csu_mulMtV(&X_GF.R, vrel));
 }
+
 
 // write q0/u0 from the joints' "q"/"u", then convert the "initial" of free bodies in body order
 // (a parent's state is final before its children are converted)
@@ -1433,6 +1498,7 @@ static int setInitialState(Loader* ld, const BodyInit* init) {
   cs_deleteData(d);
   return 0;
 }
+
 
 // ---------------------------------------------------------------------------------------------
 // validation of the elements, with their errors mapped to JSON paths
@@ -1482,6 +1548,7 @@ static void elementPath(Loader* ld, const cJSON* root, int hasGravity, const cha
   }
 }
 
+
 static int validateElements(Loader* ld, const cJSON* root, int hasGravity, const char* model) {
   for (int e = 0; e < ld->m->nforce; e++) {
     const csForce* f = &ld->m->force[e];
@@ -1498,6 +1565,7 @@ static int validateElements(Loader* ld, const cJSON* root, int hasGravity, const
   return 0;
 }
 
+
 // ---------------------------------------------------------------------------------------------
 // the whole scene
 
@@ -1513,6 +1581,7 @@ static void fileStem(const char* file, char out[CS_MAX_NAME]) {
     snprintf(out, CS_MAX_NAME, "scene");
   }
 }
+
 
 // every member of an array member `key` goes through reader; returns -1 on the first error
 typedef int (*ItemReader)(Loader* ld, const cJSON* item, int index, void* ctx);
@@ -1535,11 +1604,13 @@ static int forEachItem(Loader* ld, const cJSON* root, const char* key, ItemReade
   return r ? -1 : 0;
 }
 
+
 static int bodyItem(Loader* ld, const cJSON* item, int index, void* ctx) {
   BodyInit* init = ctx;
   memset(&init[index + 1], 0, sizeof(BodyInit));
   return readBody(ld, item, &init[index + 1]);
 }
+
 
 static int planeItem(Loader* ld, const cJSON* item, int index, void* ctx) {
   (void)index;
@@ -1547,21 +1618,25 @@ static int planeItem(Loader* ld, const cJSON* item, int index, void* ctx) {
   return readPlane(ld, item);
 }
 
+
 static int forceItem(Loader* ld, const cJSON* item, int index, void* ctx) {
   (void)ctx;
   return readForce(ld, item, index);
 }
+
 
 static int contactItem(Loader* ld, const cJSON* item, int index, void* ctx) {
   ContactGeom* geoms = ctx;
   return readContact(ld, item, index, &geoms[index]);
 }
 
+
 static int changeItem(Loader* ld, const cJSON* item, int index, void* ctx) {
   (void)index;
   (void)ctx;
   return readChange(ld, item);
 }
+
 
 // build the model from the parsed tree; NULL with ld->err filled on failure
 static csModel* buildModel(Loader* ld, const cJSON* root, const char* file,
@@ -1724,6 +1799,7 @@ cleanup:
   return ld->m;
 }
 
+
 // ---------------------------------------------------------------------------------------------
 // text and files
 
@@ -1741,6 +1817,7 @@ static void lineColumn(const char* text, size_t pos, int* line, int* column) {
   *line = l;
   *column = c;
 }
+
 
 // parse text[0..len) (text[len] must be '\0') strictly: one JSON value, nothing after it
 static cJSON* parseText(const char* text, size_t len, csError* err) {
@@ -1761,6 +1838,7 @@ static cJSON* parseText(const char* text, size_t len, csError* err) {
   }
   return root;
 }
+
 
 // read a whole file into a counted, zero-terminated buffer of *size bytes
 static char* readFile(const char* path, size_t* size, size_t* len, csError* err) {
@@ -1813,10 +1891,12 @@ static char* readFile(const char* path, size_t* size, size_t* len, csError* err)
   return buf;
 }
 
+
 static void clearError(csError* err, const char* file) {
   memset(err, 0, sizeof(*err));
   snprintf(err->file, sizeof(err->file), "%s", file ? file : "");
 }
+
 
 static csModel* loadText(const char* text, size_t len, const char* file, const csLoadOptions* opt,
                          csError* err) {
@@ -1832,6 +1912,7 @@ static csModel* loadText(const char* text, size_t len, const char* file, const c
   return m;
 }
 
+
 csModel* cs_loadSceneString(const char* text, const char* filename, const csLoadOptions* opt,
                             csError* err) {
   csError local;
@@ -1843,6 +1924,7 @@ csModel* cs_loadSceneString(const char* text, const char* filename, const csLoad
   }
   return loadText(text, strlen(text), filename, opt, err);
 }
+
 
 csModel* cs_loadScene(const char* path, const csLoadOptions* opt, csError* err) {
   csError local;
@@ -1861,6 +1943,7 @@ csModel* cs_loadScene(const char* path, const csLoadOptions* opt, csError* err) 
   csu_free(text, size);
   return m;
 }
+
 
 int cs_sceneContactModels(const char* path, char names[][CS_MAX_NAME], int maxnames,
                           char* defaultname, csError* err) {

@@ -1,2 +1,403 @@
+#!/usr/bin/env python3
+"""`contactsim compare` and `run --stats`: one row per model, the JSON keys tools rely on, the
+output directory, failures of one model, determinism, exit codes, and the contact metrics
+checked against answers computed here from the force laws (static and elastic-impact
+penetration, peak normal force, creep of an under-damped exponential-spring block) and the
+plain-word diagnostics. Usage: test_compare.py PATH/TO/contactsim"""
+import csv
+import io
+import json
+import math
+import os
+import subprocess
 import sys
-print("0 passed, 0 failed")
+import tempfile
+
+EXE = os.path.abspath(sys.argv[1])
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DATA = os.path.join(ROOT, "tests", "data")
+G = 9.81
+results = []
+
+MODEL_KEYS = ["model", "status", "error", "cpu_seconds", "cpu_per_sim_second", "simulated",
+              "steps", "rhs_evals", "rhs_evals_jacobian", "rhs_total", "error_test_failures",
+              "linear_solver", "max_penetration", "peak_normal_force", "final_pose",
+              "sliding_distance", "stuck_drift", "energy_error", "diagnostics"]
+CPU_KEYS = ("cpu_seconds", "cpu_per_sim_second", "statistics_cpu_seconds")
+
+
+def run(*args, timeout=300):
+    p = subprocess.run([EXE, *args], capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+    return p.returncode, p.stdout, p.stderr
+
+
+def case(fn):
+    try:
+        fn()
+        results.append((fn.__name__, None))
+        print(f"ok: {fn.__name__}")
+    except Exception as e:  # a failed check or a crash of the test itself
+        results.append((fn.__name__, e))
+        print(f"FAIL: {fn.__name__}: {e!r}")
+    return fn
+
+
+def check(cond, msg):
+    if not cond:
+        raise AssertionError(msg)
+
+
+def close(a, b, rel, what):
+    check(abs(a - b) <= rel * abs(b), f"{what}: {a} vs {b} (rel {abs(a - b) / abs(b):.3g} > {rel})")
+
+
+def data(name):
+    return os.path.join("tests", "data", name)
+
+
+def load(name):
+    with open(os.path.join(DATA, name)) as f:
+        return json.load(f)
+
+
+def write_scene(obj, name="scene.json"):
+    d = tempfile.mkdtemp()
+    path = os.path.join(d, name)
+    with open(path, "w") as f:
+        json.dump(obj, f)
+    return path
+
+
+def compare_json(path, *args):
+    code, out, err = run("compare", path, "--format", "json", "-q", *args)
+    check(code in (0, 1), f"exit {code}: {err}")
+    return code, json.loads(out), err
+
+
+def model(doc, name):
+    for m in doc["models"]:
+        if m["model"] == name:
+            return m
+    raise AssertionError(f"no row for {name}: {[m['model'] for m in doc['models']]}")
+
+
+# -------------------------------------------------------------------------------------------
+# the command
+
+@case
+def table_has_one_row_per_model():
+    code, out, err = run("compare", data("compare_sphere_rest.json"), "-q")
+    check(code == 0, (code, err))
+    lines = out.splitlines()
+    header = [i for i, l in enumerate(lines) if l.startswith("model ")]
+    check(len(header) == 1, out)
+    rows = [l.split() for l in lines[header[0] + 1:header[0] + 3]]
+    check([r[0] for r in rows] == ["hunt_crossley", "smooth_sphere_half_space"], out)
+    check(all(r[1] == "ok" for r in rows), out)
+    for col in ("steps", "rhs_total", "max_pen_m", "peak_fn_N", "sliding_m", "stuck_drift_m",
+                "energy_err", "ball position", "ball quaternion"):
+        check(col in lines[header[0]], f"column {col} missing: {lines[header[0]]}")
+
+
+@case
+def json_has_every_key():
+    code, doc, _ = compare_json(data("compare_sphere_rest.json"))
+    check(code == 0, code)
+    check(doc["scene"] == "compare_sphere_rest"
+          and doc["file"].endswith("compare_sphere_rest.json"), (doc["scene"], doc["file"]))
+    check([m["model"] for m in doc["models"]] == ["hunt_crossley", "smooth_sphere_half_space"],
+          doc["models"])
+    for m in doc["models"]:
+        missing = [k for k in MODEL_KEYS if k not in m]
+        check(not missing, f"{m['model']}: missing {missing}")
+        check(m["status"] == "ok" and m["error"] is None, m)
+        check(m["linear_solver"] in ("dense", "band", "gmres"), m["linear_solver"])
+        check(m["rhs_total"] == m["rhs_evals"] + m["rhs_evals_jacobian"], m)
+        check(m["steps"] > 0 and m["rhs_evals"] >= m["steps"], m)
+        check(abs(m["simulated"] - 0.5) < 1e-12, m["simulated"])
+        check(m["cpu_seconds"] >= 0 and isinstance(m["diagnostics"], list), m)
+        pose = m["final_pose"]["ball"]
+        check(len(pose["position"]) == 3 and len(pose["quaternion"]) == 4, pose)
+        check(abs(math.hypot(*pose["quaternion"]) - 1) < 1e-9, pose)
+
+
+@case
+def out_dir_writes_model_csvs_and_table():
+    d = os.path.join(tempfile.mkdtemp(), "new", "dir")
+    code, out, err = run("compare", data("compare_sphere_rest.json"), "--out-dir", d, "-q",
+                         "--format", "csv")
+    check(code == 0, (code, err))
+    for name in ("hunt_crossley.csv", "smooth_sphere_half_space.csv", "compare.csv",
+                 "compare.json"):
+        check(os.path.exists(os.path.join(d, name)), f"{name} not written")
+    # compare.csv is the table printed with --format csv: a header and one row per model
+    with open(os.path.join(d, "compare.csv")) as f:
+        table = f.read()
+    check(table == out, "compare.csv differs from the printed CSV table")
+    rows = list(csv.reader(io.StringIO(table)))
+    check([r[0] for r in rows[1:]] == ["hunt_crossley", "smooth_sphere_half_space"], rows)
+    check(all(len(r) == len(rows[0]) for r in rows), "ragged table")
+    with open(os.path.join(d, "compare.json")) as f:
+        check(len(json.load(f)["models"]) == 2, "compare.json")
+    # each model's CSV is what `run --forces --contact-model` writes
+    for name in ("hunt_crossley", "smooth_sphere_half_space"):
+        ref = os.path.join(tempfile.mkdtemp(), "ref.csv")
+        code, _, err = run("run", data("compare_sphere_rest.json"), "--forces", "-q",
+                           "--contact-model", name, "-o", ref)
+        check(code == 0, err)
+        with open(ref) as a, open(os.path.join(d, name + ".csv")) as b:
+            check(a.read() == b.read(), f"{name}.csv differs from run --forces")
+
+
+@case
+def failed_model_is_reported_and_the_other_runs():
+    path = data("compare_fail.json")
+    code, doc, err = compare_json(path)
+    check(code == 1, (code, err))
+    bad, good = model(doc, "smooth_sphere_half_space"), model(doc, "hunt_crossley")
+    check(bad["status"] == "failed" and "too much work" in bad["error"], bad["error"])
+    check(bad["simulated"] < 0.5, bad["simulated"])
+    # the failing model runs first; the one after it still runs to the end
+    check(doc["models"][0]["model"] == "smooth_sphere_half_space", "order")
+    check(good["status"] == "ok" and good["error"] is None and good["simulated"] == 0.5, good)
+    check("too much work" in err, err)
+    code, out, _ = run("compare", path, "-q")
+    check(code == 1 and "FAILED" in out and "failures:" in out, out)
+
+
+@case
+def two_runs_give_identical_numbers():
+    docs = []
+    for _ in range(2):
+        code, doc, _ = compare_json(data("compare_incline.json"))
+        check(code == 0, code)
+        for m in doc["models"]:
+            for k in CPU_KEYS:
+                m.pop(k)
+        docs.append(json.dumps(doc, sort_keys=True))
+    check(docs[0] == docs[1], "two comparisons of one scene differ beyond the CPU times")
+
+
+@case
+def bad_usage_exits_2():
+    code, _, err = run("compare", data("compare_sphere_rest.json"), "--models",
+                       "hunt_crossley,nosuch_model")
+    check(code == 2 and "nosuch_model" in err, (code, err))
+    code, _, err = run("compare", data("compare_sphere_rest.json"), "--format", "xml")
+    check(code == 2 and "format" in err, (code, err))
+    code, _, err = run("compare", "no/such/scene.json")
+    check(code == 2 and "no/such/scene.json" in err, (code, err))
+    code, _, err = run("compare")
+    check(code == 2, (code, err))
+
+
+@case
+def models_option_picks_and_orders():
+    code, doc, _ = compare_json(data("compare_sphere_rest.json"), "--models",
+                                "smooth_sphere_half_space", "--duration", "0.1")
+    check(code == 0 and [m["model"] for m in doc["models"]] == ["smooth_sphere_half_space"], doc)
+    check(abs(doc["models"][0]["simulated"] - 0.1) < 1e-12, doc["models"][0]["simulated"])
+
+
+@case
+def scene_without_contact_models_runs_as_scene():
+    # a frictionless pendulum: nothing touches; KE + PE is conserved to the tolerance
+    scene = {
+        "name": "pendulum", "gravity": [0, 0, -9.81],
+        "bodies": [{"name": "arm", "mass": 1.0, "com": [0, 1, 0],
+                    "inertia": {"diag": [1e-3, 1e-3, 1e-3]},
+                    "joint": {"type": "pin", "parent": "ground", "q": [1.0], "u": [0.0],
+                              "parent_frame": {"rotation": {"axis": [1, 0, 0],
+                                                            "angle_deg": -90}}}}],
+        "simulation": {"duration": 1.0, "report_interval": 0.01, "rtol": 1e-9, "atol": 1e-11},
+    }
+    code, doc, _ = compare_json(write_scene(scene))
+    check(code == 0 and [m["model"] for m in doc["models"]] == ["scene"], doc)
+    m = doc["models"][0]
+    check(m["max_penetration"] == 0 and m["peak_normal_force"] == 0, m)
+    check(m["final_pose"] == {}, m["final_pose"])
+    check(m["energy_error"] < 1e-6, m["energy_error"])
+
+
+@case
+def run_stats_writes_the_same_json():
+    d = tempfile.mkdtemp()
+    stats = os.path.join(d, "stats.json")
+    code, _, err = run("run", data("compare_sphere_rest.json"), "-o", os.path.join(d, "o.csv"),
+                       "--stats", stats)
+    check(code == 0, err)
+    with open(stats) as f:
+        m = json.load(f)
+    # one entry of compare's "models", with the scene and the file
+    check(m["scene"] == "compare_sphere_rest" and m["file"].endswith("compare_sphere_rest.json"),
+          m)
+    check(m["model"] == "hunt_crossley", m["model"])  # the scene's default
+    check(not [k for k in MODEL_KEYS if k not in m], m)
+    _, doc, _ = compare_json(data("compare_sphere_rest.json"), "--models", "hunt_crossley")
+    same = doc["models"][0]
+    for k in CPU_KEYS:
+        same.pop(k)
+        m.pop(k)
+    check({k: v for k, v in m.items() if k not in ("scene", "file")} == same,
+          "run --stats and compare disagree")
+    check("max penetration" in err and "peak normal force" in err, err)
+    code, _, err = run("run", data("compare_sphere_rest.json"), "-o", os.path.join(d, "o.csv"),
+                       "-q", "--stats", stats, "--contact-model", "smooth_sphere_half_space")
+    check(code == 0 and err == "", err)
+    with open(stats) as f:
+        check(json.load(f)["model"] == "smooth_sphere_half_space", "model name")
+    code, _, err = run("run", data("compare_sphere_rest.json"), "-q", "-o",
+                       os.path.join(d, "o.csv"), "--stats", "/nonexistent-dir/s.json")
+    check(code == 2 and "/nonexistent-dir/s.json" in err, (code, err))
+
+
+# -------------------------------------------------------------------------------------------
+# the metrics against the force laws
+
+@case
+def static_penetration_of_hunt_crossley_ball():
+    # (4/3) E sqrt(R) x^1.5 = m g at rest
+    scene = load("compare_sphere_rest.json")
+    block = scene["contact_models"]["hunt_crossley"]
+    E, R, m = block["stiffness"], scene["contacts"][0]["radius"], scene["bodies"][0]["mass"]
+    x = (3 * m * G / (4 * E * math.sqrt(R))) ** (2 / 3)
+    code, doc, _ = compare_json(data("compare_sphere_rest.json"), "--models", "hunt_crossley")
+    check(code == 0, code)
+    close(doc["models"][0]["max_penetration"], x, 0.03, "max penetration")
+    # the ball settles at that depth: its centre sits at R - x
+    close(doc["models"][0]["final_pose"]["ball"]["position"][2], R - x, 1e-4, "final height")
+
+
+@case
+def static_penetration_of_compliant_point():
+    # k x = m g at rest
+    scene = load("compare_point_rest.json")
+    k = scene["contact_models"]["compliant_point"]["stiffness"]
+    x = scene["bodies"][0]["mass"] * G / k
+    code, doc, _ = compare_json(data("compare_point_rest.json"), "--models", "compliant_point")
+    check(code == 0, code)
+    close(doc["models"][0]["max_penetration"], x, 0.03, "max penetration")
+
+
+@case
+def elastic_drop_peak_force_and_penetration():
+    # an undamped, frictionless compliant point dropped from height h: at the deepest point
+    # m g (h + x) = k x^2 / 2, and the normal force there is k x
+    scene = load("compare_point_rest.json")
+    h, k, m = 0.05, 1e5, 1.0
+    scene["contact_models"] = {"compliant_point": {"stiffness": k, "dissipation": 0}}
+    scene["bodies"][0]["joint"]["initial"]["position"] = [0, 0, 0.1 + h]
+    scene["simulation"].update({"duration": 0.2, "report_interval": 0.001})
+    x = (m * G + math.sqrt((m * G) ** 2 + 2 * k * m * G * h)) / k
+    code, doc, _ = compare_json(write_scene(scene))
+    check(code == 0, code)
+    r = doc["models"][0]
+    close(r["max_penetration"], x, 0.01, "max penetration")
+    close(r["peak_normal_force"], k * x, 0.01, "peak normal force")
+    close(r["peak_normal_force_sets"]["bottom"], k * x, 0.01, "peak of the set")
+    check(r["energy_error"] < 1e-4, r["energy_error"])
+
+
+def incline(cxy=None, mid_plane=False, speed=None):
+    """compare_incline.json with the exponential springs' cxy, the contact points moved to the
+    height of the centre of mass (no tipping moment from friction), an initial downhill speed"""
+    scene = load("compare_incline.json")
+    scene["contact_models"] = {"exponential_spring": scene["contact_models"]["exponential_spring"]}
+    if cxy is not None:
+        scene["contact_models"]["exponential_spring"]["cxy"] = cxy
+    th = math.radians(20)
+    if mid_plane:
+        pts = scene["contacts"][0]["points"]
+        for p in pts:
+            p[2] = 0.0
+        # the stations float where each carries a quarter of m g cos(theta): d1 exp(-d2 (z-d0))
+        z = 0.0065905 - math.log(G * math.cos(th) / 4 / 0.5336) / 1150
+        scene["bodies"][0]["joint"]["initial"]["position"] = [z * math.sin(th), 0, z * math.cos(th)]
+    if speed is not None:
+        scene["bodies"][0]["joint"]["initial"]["velocity"] = [speed * math.cos(th), 0,
+                                                              -speed * math.sin(th)]
+    return scene
+
+
+@case
+def creep_diagnostic_for_low_friction_damping():
+    # 1 kg on four springs: critical damping for a quarter of the mass is 2 sqrt(kxy m/4)
+    critical = 2 * math.sqrt(20000 * 0.25)
+    creep = 1.0 * G * math.sin(math.radians(20)) / (4 * 10)
+    path = write_scene(incline(cxy=10))
+    code, _, err = run("run", path, "-o", os.devnull, "--duration", "0.2")
+    check(code == 0, err)
+    notes = [l for l in err.splitlines() if "creeps downhill" in l]
+    check(len(notes) == 1, err)
+    check(f"{critical:.3g}" in notes[0] and f"{creep:.3g}" in notes[0] and "cxy = 10" in notes[0],
+          notes[0])
+    code, doc, _ = compare_json(path, "--duration", "0.2")
+    check(any("creeps downhill" in n for n in doc["models"][0]["diagnostics"]), doc)
+    code, out, _ = run("compare", path, "--duration", "0.2", "-q")
+    check("notes:" in out and "creeps downhill" in out, out)
+    # the default friction damping (critical for 1 kg) leaves nothing to say
+    path = write_scene(incline())
+    code, _, err = run("run", path, "-o", os.devnull, "--duration", "0.2")
+    check(code == 0 and "creeps" not in err and "warning" not in err, err)
+    code, doc, _ = compare_json(path, "--duration", "0.2")
+    check(doc["models"][0]["diagnostics"] == [], doc["models"][0]["diagnostics"])
+
+
+@case
+def sliding_and_stuck_drift_of_a_creeping_block():
+    # pure friction damping (Sliding = 1) on a plate whose contacts sit at the height of its
+    # centre of mass: launched at the creep speed v = m g sin(theta) / (4 cxy) it keeps it, so
+    # it slides v T in T seconds, none of it stuck (v > v_settle)
+    v = 1.0 * G * math.sin(math.radians(20)) / (4 * 10)
+    T = 1.0
+    code, doc, _ = compare_json(write_scene(incline(cxy=10, mid_plane=True, speed=v)),
+                                "--duration", str(T))
+    check(code == 0, code)
+    r = doc["models"][0]
+    close(r["sliding_distance"], v * T, 0.02, "sliding distance")
+    check(r["stuck_drift"] == 0, r["stuck_drift"])
+    # with the default damping the anchors catch it within a few millimetres (far less than
+    # the creep would cover), after which it no longer moves: as far at 2 s as at 0.5 s
+    dist = []
+    for T in (0.5, 2.0):
+        code, doc, _ = compare_json(write_scene(incline(mid_plane=True, speed=v)), "--duration",
+                                    str(T))
+        check(code == 0, code)
+        dist.append(doc["models"][0]["sliding_distance"])
+        check(doc["models"][0]["stuck_drift"] <= dist[-1], doc["models"][0])
+    check(dist[1] < 0.05 * v * 2.0, dist)
+    check(abs(dist[1] - dist[0]) < 1e-5, f"the caught block still moves: {dist}")
+
+
+@case
+def stuck_drift_of_stribeck_creep():
+    # compliant points hold the block on the slope with Stribeck friction, mu(v) = us step5(v/vt)
+    # below vt: the block creeps at the slip speed v where mu(v) m g cos(theta) = m g sin(theta)
+    # (the normal loads shift between the corners, but their sum is m g cos(theta) and every
+    # corner slips at v), so once the landing is over the drift while stuck grows at v
+    scene = load("compare_incline.json")
+    block = scene["contact_models"]["compliant_point"]
+    vt, us = 0.005, block["mu_static"]
+    block["transition_velocity"] = vt
+    target = math.tan(math.radians(20)) / us
+    lo, hi = 0.0, 1.0
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        step5 = mid ** 3 * (10 - 15 * mid + 6 * mid * mid)
+        lo, hi = (mid, hi) if step5 < target else (lo, mid)
+    v = lo * vt
+    path = write_scene(scene)
+    drift = []
+    for T in (1.0, 2.0):
+        code, doc, _ = compare_json(path, "--models", "compliant_point", "--duration", str(T))
+        check(code == 0, code)
+        r = doc["models"][0]
+        drift.append(r["stuck_drift"])
+        check(r["stuck_drift"] <= r["sliding_distance"], r)
+    print(f"  creep {v:.6g} m/s, drift over one second {drift[1] - drift[0]:.6g} m")
+    close(drift[1] - drift[0], v * 1.0, 0.01, "drift while stuck over one second")
+
+
+failed = sum(1 for _, e in results if e)
+print(f"{len(results) - failed} passed, {failed} failed")
+sys.exit(1 if failed else 0)
