@@ -36,7 +36,9 @@
   X(double, aba_U, m->nu, 6)                               \
   X(double, aba_Dinv, m->nbody, 36)                        \
   X(double, aba_utau, m->nu, 1)                            \
-  X(double, aba_X, m->nbody, 12)
+  X(double, aba_X, m->nbody, 12)                           \
+  X(double, aba_Iinv, m->nbody, 9)                         \
+  X(int, aba_freeLeaf, m->nbody, 1)
 
 // every array starts on a 16-byte boundary
 static size_t align16(size_t n) {

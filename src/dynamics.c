@@ -13,6 +13,31 @@
 
 void cs_spatialInertias(const csModel* m, csData* d) {
   memset(d->aba_I0, 0, sizeof(double) * 36 * (size_t)m->nbody);
+  memset(d->aba_Iinv, 0, sizeof(double) * 9 * (size_t)m->nbody);
+  // free bodies hanging from ground with nothing hanging from them take the fast path
+  for (int b = 0; b < m->nbody; b++) {
+    d->aba_freeLeaf[b] = b > 0 && m->body[b].joint == CS_JOINT_FREE && m->body[b].parent == 0;
+  }
+  for (int b = 1; b < m->nbody; b++) {
+    d->aba_freeLeaf[m->body[b].parent] = 0;
+  }
+  for (int b = 1; b < m->nbody; b++) {
+    const double(*a)[3] = m->body[b].inertia.m;
+    double c00 = a[1][1] * a[2][2] - a[1][2] * a[2][1];
+    double c01 = a[1][2] * a[2][0] - a[1][0] * a[2][2];
+    double c02 = a[1][0] * a[2][1] - a[1][1] * a[2][0];
+    double det = a[0][0] * c00 + a[0][1] * c01 + a[0][2] * c02;
+    double* inv = d->aba_Iinv + 9 * b;
+    inv[0] = c00 / det;
+    inv[1] = (a[0][2] * a[2][1] - a[0][1] * a[2][2]) / det;
+    inv[2] = (a[0][1] * a[1][2] - a[0][2] * a[1][1]) / det;
+    inv[3] = c01 / det;
+    inv[4] = (a[0][0] * a[2][2] - a[0][2] * a[2][0]) / det;
+    inv[5] = (a[0][2] * a[1][0] - a[0][0] * a[1][2]) / det;
+    inv[6] = c02 / det;
+    inv[7] = (a[0][1] * a[2][0] - a[0][0] * a[2][1]) / det;
+    inv[8] = (a[0][0] * a[1][1] - a[0][1] * a[1][0]) / det;
+  }
   for (int b = 1; b < m->nbody; b++) {
     const csBody* body = &m->body[b];
     double* I = d->aba_I0 + 36 * b;
@@ -164,6 +189,46 @@ static int invertSPD(double* Dinv, const double* D, int n) {
 }
 
 
+// A free body on ground with no children (a block, a ball) decouples from the rest of the tree:
+// its articulated inertia is its own rigid inertia, so instead of inverting the 6x6 joint
+// matrix the Newton-Euler equations are solved about the centre of mass, in body coordinates:
+//   m a_com = F,   I alpha + w x I w = tau_com,
+// and the result is expressed as the free mobilizer's udot: the rate of w_FM in F and the
+// acceleration of M's origin in F (F is fixed in Ground).
+static void freeLeafAcceleration(const csModel* m, csData* d, int b) {
+  const csBody* body = &m->body[b];
+  const csMat33* R_GB = &d->body_pose[b].R;
+  const double* inv = d->aba_Iinv + 9 * b;
+  // force and moment about the COM, body coordinates
+  csVec3 F_B = csu_mulMtV(R_GB, d->body_force[b].v);
+  csVec3 n_B = csu_mulMtV(R_GB, d->body_force[b].w);
+  csVec3 tau = csu_sub(n_B, csu_cross(body->com, F_B));
+  csVec3 w = csu_vec3FromArray(d->aba_v + 6 * b);
+  csVec3 Iw = csu_mulMV(&body->inertia, w);
+  csVec3 rhs = csu_sub(tau, csu_cross(w, Iw));
+  csVec3 alpha = csu_vec3(inv[0] * rhs.x + inv[1] * rhs.y + inv[2] * rhs.z,
+                          inv[3] * rhs.x + inv[4] * rhs.y + inv[5] * rhs.z,
+                          inv[6] * rhs.x + inv[7] * rhs.y + inv[8] * rhs.z);
+  csVec3 acom = csu_scale(1.0 / body->mass, F_B);
+  // acceleration of M's origin: a_com + alpha x r + w x (w x r), r from the COM to M's origin
+  csVec3 r = csu_sub(body->X_BM.p, body->com);
+  csVec3 aM = csu_add(acom, csu_add(csu_cross(alpha, r), csu_cross(w, csu_cross(w, r))));
+  // into F: R_FB = R_FG R_GB with F fixed in Ground
+  const csMat33* R_GF = &body->X_PF.R;
+  csVec3 alpha_F = csu_mulMtV(R_GF, csu_mulMV(R_GB, alpha));
+  csVec3 aM_F = csu_mulMtV(R_GF, csu_mulMV(R_GB, aM));
+  double* udot = d->udot + body->uadr;
+  csu_vec3ToArray(udot, alpha_F);
+  csu_vec3ToArray(udot + 3, aM_F);
+  // spatial acceleration at the body origin: (alpha, a_origin - w x v_origin)
+  csVec3 aO = csu_add(acom, csu_add(csu_cross(alpha, csu_neg(body->com)),
+                                    csu_cross(w, csu_cross(w, csu_neg(body->com)))));
+  csVec3 vO = csu_vec3FromArray(d->aba_v + 6 * b + 3);
+  d->body_acc[b].w = alpha;
+  d->body_acc[b].v = csu_sub(aO, csu_cross(w, vO));
+}
+
+
 void cs_realizeAcceleration(const csModel* m, csData* d) {
   if (d->stage >= CS_STAGE_ACCELERATION) {
     return;
@@ -173,6 +238,9 @@ void cs_realizeAcceleration(const csModel* m, csData* d) {
 
   // 1. articulated inertias start as rigid ones; bias forces v x* I v - f_ext
   for (int b = 1; b < nb; b++) {
+    if (d->aba_freeLeaf[b]) {
+      continue;
+    }
     double* IA = d->aba_IA + 36 * b;
     double* pA = d->aba_pA + 6 * b;
     const double* v = d->aba_v + 6 * b;
@@ -194,6 +262,9 @@ void cs_realizeAcceleration(const csModel* m, csData* d) {
 
   // 2. inward pass
   for (int b = nb - 1; b >= 1; b--) {
+    if (d->aba_freeLeaf[b]) {
+      continue;
+    }
     const csBody* body = &m->body[b];
     int n = body->unum;
     double* IA = d->aba_IA + 36 * b;
@@ -277,6 +348,10 @@ void cs_realizeAcceleration(const csModel* m, csData* d) {
   double* a0 = (double*)&d->body_acc[0];
   memset(a0, 0, 6 * sizeof(double));
   for (int b = 1; b < nb; b++) {
+    if (d->aba_freeLeaf[b]) {
+      freeLeafAcceleration(m, d, b);
+      continue;
+    }
     const csBody* body = &m->body[b];
     int n = body->unum;
     double a[6];

@@ -7,6 +7,7 @@
 // at their exact times (CVODE's stop time), followed by a re-initialisation because the
 // right-hand side jumps there.
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -425,6 +426,15 @@ int cs_simulate(const csModel* m, csData* d, const csSimOptions* opt, const csRe
   N_VConst(0, y);
   storeState(&run, N_VGetArrayPointer(y));
   N_VConst(opt->atol, atolv);
+  if (getenv("CS_ZATOL")) {
+    double za = atof(getenv("CS_ZATOL"));
+    for (int i = 0; i < run.nused; i++) {
+      double* slot = run.slot[i];
+      if (slot >= d->z && slot < d->z + d->nz) {
+        N_VGetArrayPointer(atolv)[i] = za;
+      }
+    }
+  }
   CVodeSetErrHandlerFn(mem, errorHandler, &run);
   if (check(CVodeInit(mem, rhs, t0, y), "CVodeInit", &run, err) ||
       check(CVodeSetUserData(mem, &run), "CVodeSetUserData", &run, err) ||

@@ -109,12 +109,22 @@ static void test_velocity_matches_finite_differences(void** state) {
 
 // a free body (M frame away from the body origin and the COM) with a force at a point and a
 // torque: the COM accelerates at F/m + g, and the rotation obeys I alpha + w x I w = tau
-static void test_free_body_newton_euler(void** state) {
-  (void)state;
+// welded: hang the free body from a body welded to ground (the general articulated-body path)
+// instead of from ground itself (the free-leaf fast path); F ends up at the same place in Ground
+static void newtonEuler(int welded) {
   csModel* m = cs_newModel("free");
   csMat33 I = {{{2.0, 0.1, 0.05}, {0.1, 3.0, -0.2}, {0.05, -0.2, 2.5}}};
-  int b = addBody(m, 0, CS_JOINT_FREE, frame(0.3, -0.2, 0.1, 0, 1, 1, 0.4),
-                  frame(0.1, -0.3, 0.2, 1, 1, 0, 0.7), 3.0, csu_vec3(0.05, 0.1, -0.05), I);
+  csTransform XGF = frame(0.3, -0.2, 0.1, 0, 1, 1, 0.4);
+  int parent = 0;
+  if (welded) {
+    csTransform XGW = frame(1, 2, 3, 1, 0, 0, 0.9);
+    parent = addBody(m, 0, CS_JOINT_WELD, XGW, csu_transformIdentity(), 5.0,
+                     csu_vec3(0, 0, 0), I);
+    csTransform XWG = csu_transformInverse(&XGW);
+    XGF = csu_transformMul(&XWG, &XGF);
+  }
+  int b = addBody(m, parent, CS_JOINT_FREE, XGF, frame(0.1, -0.3, 0.2, 1, 1, 0, 0.7), 3.0,
+                  csu_vec3(0.05, 0.1, -0.05), I);
   csError err = {0};
   cs_addForce(m, CS_FORCE_GRAVITY, "gravity", &err);
   int f = cs_addForce(m, CS_FORCE_CONSTANT, "push", &err);
@@ -154,7 +164,8 @@ static void test_free_body_newton_euler(void** state) {
   csVec3 acom = csu_add(csu_scale(1 / 3.0, F), m->gravity);
 
   // what the free joint reports: u = (w_FM in F, v of M's origin in F), F fixed in Ground
-  const csMat33* RF = &m->body[b].X_PF.R;
+  csTransform XGF_now = csu_transformMul(&d->body_pose[m->body[b].parent], &m->body[b].X_PF);
+  const csMat33* RF = &XGF_now.R;
   csVec3 alpha_G = csu_mulMV(RF, csu_vec3FromArray(d->udot + m->body[b].uadr));
   assert_true(csu_norm(csu_sub(alpha_G, alpha)) < 1e-10 * (1 + csu_norm(alpha)));
   // acceleration of M's origin: a_com + alpha x r + w x (w x r), r from COM to M's origin
@@ -169,10 +180,23 @@ static void test_free_body_newton_euler(void** state) {
 }
 
 
+static void test_free_body_newton_euler(void** state) {
+  (void)state;
+  newtonEuler(0);
+}
+
+
+static void test_free_body_general_path(void** state) {
+  (void)state;
+  newtonEuler(1);
+}
+
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_velocity_matches_finite_differences),
       cmocka_unit_test(test_free_body_newton_euler),
+      cmocka_unit_test(test_free_body_general_path),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

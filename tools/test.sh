@@ -41,14 +41,17 @@ for variant in sys.argv[1:]:
         continue
     for line in lines:
         r = json.loads(line)
-        out = r.get("stdout", "") or ""
-        p = sum(int(x) for x in re.findall(r"\[  PASSED  \] (\d+) test", out))
-        f = sum(int(x) for x in re.findall(r"\[  FAILED  \] (\d+) test", out))
+        out = (r.get("stdout") or "") + "\n" + (r.get("stderr") or "")
+        # cmocka: one "[       OK ] name" per passing case, "[  FAILED  ] name" per failing one
+        ok = set(re.findall(r"^\[       OK \] (\S+)", out, re.M))
+        bad = set(re.findall(r"^\[  FAILED  \] (\w+)$", out, re.M))
+        p, f = len(ok), len(bad)
+        # the Python command-line tests print their own "N passed, N failed"
         m = re.findall(r"^(\d+) passed, (\d+) failed", out, re.M)
         if m:
             p += int(m[-1][0]); f += int(m[-1][1])
         if r.get("result") != "OK" and f == 0:
-            f = 1
+            f = 1  # crashed, timed out or failed before reporting
         passed += p
         failed += f
 print(f"{passed} passed, {failed} failed")

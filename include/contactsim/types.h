@@ -322,6 +322,8 @@ struct csData {
   double* aba_Dinv;        // (nbody x 36) inverse of S^T IA S (first unum x unum used)
   double* aba_utau;        // (nu) tau - S^T pA
   double* aba_X;           // (nbody x 12) parent-to-body transform: E (9) then r (3)
+  double* aba_Iinv;        // (nbody x 9) inverse central inertia, body coords (free leaves)
+  int* aba_freeLeaf;       // (nbody) 1: free mobilizer on ground with no children (fast path)
 };
 
 #endif  // CONTACTSIM_TYPES_H
