@@ -38,7 +38,10 @@
   X(double, aba_utau, m->nu, 1)                            \
   X(double, aba_X, m->nbody, 12)                           \
   X(double, aba_Iinv, m->nbody, 9)                         \
-  X(int, aba_freeLeaf, m->nbody, 1)
+  X(int, aba_freeLeaf, m->nbody, 1)                        \
+  X(int, all_body, m->nbody, 1)                            \
+  X(int, all_force, m->nforce, 1)                          \
+  X(int, all_plane, m->nplane, 1)
 
 // every array starts on a 16-byte boundary
 static size_t align16(size_t n) {
@@ -69,9 +72,30 @@ csData* cs_makeData(const csModel* m) {
   d->nz = m->nz;
   d->ndisc = m->ndisc;
   d->nauto = m->nauto;
+  for (int b = 1; b < m->nbody; b++) {
+    d->all_body[b - 1] = b;
+  }
+  for (int e = 0; e < m->nforce; e++) {
+    d->all_force[e] = e;
+  }
+  for (int p = 0; p < m->nplane; p++) {
+    d->all_plane[p] = p;
+  }
+  cs_activateAll(m, d);
   cs_spatialInertias(m, d);
   cs_resetData(m, d);
   return d;
+}
+
+
+void cs_activateAll(const csModel* m, csData* d) {
+  d->act_body = d->all_body;
+  d->nact_body = m->nbody - 1;
+  d->act_force = d->all_force;
+  d->nact_force = m->nforce;
+  d->act_plane = d->all_plane;
+  d->nact_plane = m->nplane;
+  cs_invalidate(d);
 }
 
 

@@ -234,10 +234,10 @@ void cs_realizeAcceleration(const csModel* m, csData* d) {
     return;
   }
   cs_realizeDynamics(m, d);
-  int nb = m->nbody;
 
   // 1. articulated inertias start as rigid ones; bias forces v x* I v - f_ext
-  for (int b = 1; b < nb; b++) {
+  for (int ib = 0; ib < d->nact_body; ib++) {
+    int b = d->act_body[ib];
     if (d->aba_freeLeaf[b]) {
       continue;
     }
@@ -261,7 +261,8 @@ void cs_realizeAcceleration(const csModel* m, csData* d) {
   }
 
   // 2. inward pass
-  for (int b = nb - 1; b >= 1; b--) {
+  for (int ib = d->nact_body - 1; ib >= 0; ib--) {
+    int b = d->act_body[ib];
     if (d->aba_freeLeaf[b]) {
       continue;
     }
@@ -347,7 +348,8 @@ void cs_realizeAcceleration(const csModel* m, csData* d) {
   // 3. outward pass: accelerations (ground does not accelerate; gravity is a force element)
   double* a0 = (double*)&d->body_acc[0];
   memset(a0, 0, 6 * sizeof(double));
-  for (int b = 1; b < nb; b++) {
+  for (int ib = 0; ib < d->nact_body; ib++) {
+    int b = d->act_body[ib];
     if (d->aba_freeLeaf[b]) {
       freeLeafAcceleration(m, d, b);
       continue;

@@ -8,4 +8,7 @@
 // once when the data is made: it depends only on the model).
 void cs_spatialInertias(const csModel* m, csData* d);
 
+// Let the stages work on every body, force element and plane (the default).
+void cs_activateAll(const csModel* m, csData* d);
+
 #endif  // CONTACTSIM_DYNAMICS_H

@@ -5,7 +5,9 @@
 
 static void gravityApply(const csModel* m, csData* d, int e) {
   double pe = 0;
-  for (int b = 1; b < m->nbody; b++) {
+  // the bodies being worked on (all of them, or one coupled group)
+  for (int i = 0; i < d->nact_body; i++) {
+    int b = d->act_body[i];
     double mass = m->body[b].mass;
     cs_applyForceAtPoint(m, d, b, d->body_com[b], csu_scale(mass, m->gravity));
     // potential energy relative to the Ground origin: -m g . r_com

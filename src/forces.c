@@ -43,10 +43,21 @@ void cs_realizeDynamics(const csModel* m, csData* d) {
     return;
   }
   cs_realizeVelocity(m, d);
-  memset(d->body_force, 0, sizeof(csSpatialVec) * (size_t)m->nbody);
-  memset(d->mobility_force, 0, sizeof(double) * (size_t)m->nu);
-  memset(d->zdot, 0, sizeof(double) * (size_t)m->nz);
-  for (int e = 0; e < m->nforce; e++) {
+  // zero the accumulators of what is active
+  for (int i = 0; i < d->nact_body; i++) {
+    const csBody* body = &m->body[d->act_body[i]];
+    memset(&d->body_force[d->act_body[i]], 0, sizeof(csSpatialVec));
+    memset(d->mobility_force + body->uadr, 0, sizeof(double) * (size_t)body->unum);
+  }
+  for (int i = 0; i < d->nact_force; i++) {
+    const csForce* f = &m->force[d->act_force[i]];
+    if (f->dissadr >= 0) {
+      d->zdot[f->dissadr] = 0;
+    }
+    memset(d->zdot + f->zadr, 0, sizeof(double) * (size_t)f->znum);
+  }
+  for (int i = 0; i < d->nact_force; i++) {
+    int e = d->act_force[i];
     const csForce* f = &m->force[e];
     d->force_pe[e] = 0;
     d->force_power[e] = 0;
@@ -61,17 +72,26 @@ void cs_realizeDynamics(const csModel* m, csData* d) {
 
 int cs_forward(const csModel* m, csData* d) {
   cs_realizeAcceleration(m, d);
-  for (int i = 0; i < m->nu; i++) {
-    if (!isfinite(d->udot[i])) {
-      d->stat.warnings_nonfinite++;
-      return 1;
+  // a non-finite acceleration or dissipation rate anywhere active
+  int finite = 1;
+  for (int i = 0; i < d->nact_body; i++) {
+    const csBody* body = &m->body[d->act_body[i]];
+    for (int k = 0; k < body->unum; k++) {
+      finite &= isfinite(d->udot[body->uadr + k]);
     }
   }
-  for (int i = 0; i < m->nz; i++) {
-    if (!isfinite(d->zdot[i])) {
-      d->stat.warnings_nonfinite++;
-      return 1;
+  for (int i = 0; i < d->nact_force; i++) {
+    const csForce* f = &m->force[d->act_force[i]];
+    if (f->dissadr >= 0) {
+      finite &= isfinite(d->zdot[f->dissadr]);
     }
+    for (int k = 0; k < f->znum; k++) {
+      finite &= isfinite(d->zdot[f->zadr + k]);
+    }
+  }
+  if (!finite) {
+    d->stat.warnings_nonfinite++;
+    return 1;
   }
   return 0;
 }
@@ -153,7 +173,8 @@ void cs_commitAutoUpdates(const csModel* m, csData* d) {
   cs_realizeDynamics(m, d);
   d->auto_dt = d->t - d->t_commit;
   memcpy(d->auto_cache, d->autoval, sizeof(double) * (size_t)m->nauto);
-  for (int e = 0; e < m->nforce; e++) {
+  for (int i = 0; i < d->nact_force; i++) {
+    int e = d->act_force[i];
     const csForceKind* k = cs_forceKind(m->force[e].kind);
     if (k->update) {
       k->update(m, d, e);

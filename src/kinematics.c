@@ -54,7 +54,8 @@ void cs_realizePosition(const csModel* m, csData* d) {
   d->body_pose[0] = csu_transformIdentity();
   d->joint_XFM[0] = csu_transformIdentity();
   d->body_com[0] = csu_vec3(0, 0, 0);
-  for (int b = 1; b < m->nbody; b++) {
+  for (int ib = 0; ib < d->nact_body; ib++) {
+    int b = d->act_body[ib];
     const csBody* body = &m->body[b];
     // X_PB = X_PF * X_FM * X_MB
     csTransform XFM = jointTransform(body->joint, d->q + body->qadr);
@@ -75,7 +76,8 @@ void cs_realizePosition(const csModel* m, csData* d) {
     X[10] = XPB.p.y;
     X[11] = XPB.p.z;
   }
-  for (int p = 0; p < m->nplane; p++) {
+  for (int i = 0; i < d->nact_plane; i++) {
+    int p = d->act_plane[i];
     d->plane_pose[p] = csu_transformMul(&d->body_pose[m->plane[p].body], &m->plane[p].X_BP);
   }
   d->stage = CS_STAGE_POSITION;
@@ -109,7 +111,8 @@ void cs_realizeVelocity(const csModel* m, csData* d) {
   memset(d->aba_v, 0, 6 * sizeof(double));
   memset(d->aba_c, 0, 6 * sizeof(double));
   memset(&d->body_vel[0], 0, sizeof(csSpatialVec));
-  for (int b = 1; b < m->nbody; b++) {
+  for (int ib = 0; ib < d->nact_body; ib++) {
+    int b = d->act_body[ib];
     const csBody* body = &m->body[b];
     const double* q = d->q + body->qadr;
     const double* u = d->u + body->uadr;

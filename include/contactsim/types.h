@@ -287,6 +287,13 @@ struct csData {
 
   csStage stage;           // highest stage realized for the current state
 
+  // What the stages work on: every body, force element and plane by default; the integrator
+  // narrows these to one coupled group of bodies while it advances that group alone.
+  const int* act_body;     // (nact_body) body ids in increasing order (parents first)
+  const int* act_force;    // (nact_force) force element ids
+  const int* act_plane;    // (nact_plane) plane ids
+  int nact_body, nact_force, nact_plane;
+
   // ---- position stage ----
   csTransform* body_pose;  // (nbody) X_GB: body frame in Ground
   csTransform* joint_XFM;  // (nbody) mobilizer transform X_FM(q)
@@ -324,6 +331,9 @@ struct csData {
   double* aba_X;           // (nbody x 12) parent-to-body transform: E (9) then r (3)
   double* aba_Iinv;        // (nbody x 9) inverse central inertia, body coords (free leaves)
   int* aba_freeLeaf;       // (nbody) 1: free mobilizer on ground with no children (fast path)
+  int* all_body;           // (nbody) 1 .. nbody-1: the default active body list
+  int* all_force;          // (nforce) 0 .. nforce-1
+  int* all_plane;          // (nplane) 0 .. nplane-1
 };
 
 #endif  // CONTACTSIM_TYPES_H
