@@ -6,8 +6,17 @@
 // once per successful step and never on rejected trials. Scheduled discrete changes are applied
 // at their exact times (CVODE's stop time), followed by a re-initialisation because the
 // right-hand side jumps there.
+//
+// Bodies that neither share a tree below ground nor a force element cannot influence each
+// other: a pile of blocks on a floor is that many independent problems. Integrating them as one
+// system would make every block take the small steps any one of them needs at its impacts, so
+// that the number of steps grows with the number of blocks and the work with its square. Each
+// coupled group therefore gets its own CVODE instance (its own step sizes, order and dense
+// Jacobian, which is the block-diagonal structure exploited exactly); the groups are advanced in
+// turn to each report time, where their interpolants give one consistent state. Requesting a
+// particular linear solver (dense, band, gmres) integrates the whole system as one group
+// instead, ordered body by body so that decoupled bodies give a banded Jacobian.
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -23,6 +32,7 @@
 #include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
 
 #include "contactsim/contactsim.h"
+#include "dynamics.h"
 #include "error.h"
 
 // SUNDIALS 6.x / 7.x differences: context creation takes a communicator in 7.x, the real type
@@ -34,31 +44,57 @@
 #define CS_SUN_CONTEXT_CREATE(ctx) SUNContext_Create(NULL, (ctx))
 #endif
 
-// everything the callbacks need; passed as CVODE's user_data (no globals)
-typedef struct Run {
-  const csModel* m;
-  csData* d;
-  int nstate;              // length of the CVODE vector: nq + nu + nz (at least 1)
-  int nused;               // nq + nu + nz
+
+typedef struct Sim Sim;
+
+// one coupled group of bodies with its own CVODE instance; CVODE's user_data
+typedef struct Group {
+  Sim* sim;
+  int nused;               // states of the group in the data
+  int nstate;              // length of the CVODE vector (nused, at least 1)
   double** slot;           // (nused) where CVODE's state i lives in the data (q, u or z)
   double** rate;           // (nused) where its time derivative lives (qdot, udot or zdot)
-  int* qindex;             // (nq) CVODE index of each q (for the quaternion projection)
-  int upper, lower;        // half-bandwidths of the Jacobian in this ordering
+  int* quat;               // (nquat) CVODE index of the first entry of each quaternion
+  int nquat;
+  int* bodies;             // (nbodies) the group's bodies, increasing ids
+  int* forces;             // (nforces) its force elements (and those that act on every body)
+  int* planes;             // (nplanes) planes on its bodies or on ground
+  int nbodies, nforces, nplanes;
+  int upper, lower;        // Jacobian half-bandwidths in the group's state order
+  int linsol;              // csLinearSolver in use
+  void* mem;
+  N_Vector y, ytmp, atolv;
+  SUNMatrix A;
+  SUNLinearSolver LS;
+  SUNNonlinearSolver NLS;
+  sunrealtype t;           // time CVODE has reached
+  double t_commit;         // time of the group's last auto-update commit
+  int pending;             // its last step ended at or after a report: commit after reporting
+  int changed;             // a scheduled change touched it: re-initialise
+  long steps_since_report;
+  csStats banked;          // CVODE counters from before re-initialisations
+} Group;
+
+// everything the loop needs (no globals)
+struct Sim {
+  const csModel* m;
+  csData* d;
+  const csSimOptions* opt;
+  const csReporter* rep;
+  SUNContext ctx;
+  Group* group;            // (ngroup)
+  int ngroup;
+  int* force_group;        // (nforce) group of each element, -1: acts in every group
+  double cpu_reporting;    // CPU time spent in reports and step hooks (not integration)
   char cvmsg[CS_MAX_ERROR];// CVODE's last error message
-} Run;
+};
 
 
 // ---------------------------------------------------------------------------------------------
-// state vector <-> data
+// grouping and state layout
 //
-// CVODE's vector holds the states body by body: q and u of body 1, then the z states of the
-// force elements whose highest-numbered body is body 1, then body 2, and so on. Bodies that
-// neither share a tree (below ground) nor a force element never influence each other, so in this
-// order the Jacobian of many independent bodies (a pile of blocks) is block diagonal: a banded
-// solver with a difference-quotient Jacobian then costs time linear in the number of bodies,
-// where a dense one is cubic. A sparse solver (KLU) was rejected because CVODE cannot form a
-// sparse Jacobian by difference quotients, and an analytic Jacobian of every contact model is a
-// large, error-prone addition.
+// Within a group the states are ordered body by body: q and u of a body, then the z states of
+// the force elements whose highest-numbered body it is.
 
 static int findRoot(int* parent, int i) {
   while (parent[i] != i) {
@@ -76,7 +112,8 @@ static void unite(int* parent, int a, int b) {
 }
 
 
-// the highest non-ground body an element refers to (through bodies or planes), or 0
+// the highest non-ground body an element refers to (through bodies or planes), or 0; unites
+// every body it refers to
 static int homeBody(const csModel* m, const csForce* f, int* parent) {
   const csForceKind* k = cs_forceKind(f->kind);
   int home = 0;
@@ -99,22 +136,33 @@ static int homeBody(const csModel* m, const csForce* f, int* parent) {
 }
 
 
-// lay out CVODE's vector and find the Jacobian's bandwidth; returns 0 or -1 (out of memory)
-static int layoutState(Run* run) {
-  const csModel* m = run->m;
-  csData* d = run->d;
-  int n = run->nused, nb = m->nbody;
-  run->slot = csu_malloc(sizeof(double*) * (size_t)(n + 1));
-  run->rate = csu_malloc(sizeof(double*) * (size_t)(n + 1));
-  run->qindex = csu_malloc(sizeof(int) * (size_t)(m->nq + 1));
-  int* parent = csu_malloc(sizeof(int) * (size_t)nb);
-  int* home = csu_malloc(sizeof(int) * (size_t)(m->nforce + 1));
-  int* owner = csu_malloc(sizeof(int) * (size_t)(n + 1));
-  int* lo = csu_malloc(sizeof(int) * (size_t)nb);
-  int* hi = csu_malloc(sizeof(int) * (size_t)nb);
-  int ok = run->slot && run->rate && run->qindex && parent && home && owner && lo && hi;
+static void* allocArray(size_t n, size_t size) {
+  return csu_malloc((n ? n : 1) * size);
+}
+
+
+static void freeGroupLayout(Group* g) {
+  csu_free(g->slot, 0);
+  csu_free(g->rate, 0);
+  csu_free(g->quat, 0);
+  csu_free(g->bodies, 0);
+  csu_free(g->forces, 0);
+  csu_free(g->planes, 0);
+}
+
+
+// split the model into groups (one when `single`) and lay out each group's states; 0 or -1
+static int layoutGroups(Sim* sim, int single) {
+  const csModel* m = sim->m;
+  csData* d = sim->d;
+  int nb = m->nbody;
+  int* parent = allocArray((size_t)nb, sizeof(int));
+  int* home = allocArray((size_t)m->nforce, sizeof(int));
+  int* gid = allocArray((size_t)nb, sizeof(int));       // group of each body (by root)
+  int* count = allocArray((size_t)nb, sizeof(int));
+  sim->force_group = allocArray((size_t)m->nforce, sizeof(int));
+  int ok = parent && home && gid && count && sim->force_group;
   if (ok) {
-    // bodies that share a tree below ground or a force element form one coupled group
     for (int b = 0; b < nb; b++) {
       parent[b] = b;
     }
@@ -124,19 +172,107 @@ static int layoutState(Run* run) {
     for (int e = 0; e < m->nforce; e++) {
       home[e] = homeBody(m, &m->force[e], parent);
     }
-    // order: per body q, u, then the z of elements homed there; elements homed on ground first
+    // groups numbered in the order of their first body
+    sim->ngroup = 0;
+    for (int b = 0; b < nb; b++) {
+      gid[b] = -1;
+    }
+    for (int b = 1; b < nb; b++) {
+      int r = findRoot(parent, b);
+      if (single) {
+        gid[b] = 0;
+        sim->ngroup = 1;
+      } else {
+        if (gid[r] < 0) {
+          gid[r] = sim->ngroup++;
+        }
+        gid[b] = gid[r];
+      }
+    }
+    if (sim->ngroup == 0) {
+      sim->ngroup = 1;  // nothing moves: one group with a placeholder state
+    }
+    for (int e = 0; e < m->nforce; e++) {
+      sim->force_group[e] = home[e] > 0 ? gid[home[e]] : -1;
+    }
+    sim->group = allocArray((size_t)sim->ngroup, sizeof(Group));
+    ok = sim->group != NULL;
+  }
+  for (int gi = 0; ok && gi < sim->ngroup; gi++) {
+    Group* g = &sim->group[gi];
+    memset(g, 0, sizeof(*g));
+    g->sim = sim;
+    // sizes
+    int nbod = 0, nfor = 0, npl = 0, nst = 0, nq = 0;
+    for (int b = 1; b < nb; b++) {
+      if (gid[b] == gi) {
+        nbod++;
+        nst += m->body[b].qnum + m->body[b].unum;
+        nq += (m->body[b].joint == CS_JOINT_BALL || m->body[b].joint == CS_JOINT_FREE);
+      }
+    }
+    for (int e = 0; e < m->nforce; e++) {
+      const csForce* f = &m->force[e];
+      if (sim->force_group[e] == gi || sim->force_group[e] < 0) {
+        nfor++;
+        if (sim->force_group[e] == gi || gi == 0) {
+          nst += f->znum + (f->dissadr >= 0 ? 1 : 0);
+        }
+      }
+    }
+    for (int p = 0; p < m->nplane; p++) {
+      int pb = m->plane[p].body;
+      npl += (pb == 0 || gid[pb] == gi);
+    }
+    g->nused = nst;
+    g->nstate = nst > 0 ? nst : 1;
+    g->slot = allocArray((size_t)nst, sizeof(double*));
+    g->rate = allocArray((size_t)nst, sizeof(double*));
+    g->quat = allocArray((size_t)nq, sizeof(int));
+    g->bodies = allocArray((size_t)nbod, sizeof(int));
+    g->forces = allocArray((size_t)nfor, sizeof(int));
+    g->planes = allocArray((size_t)npl, sizeof(int));
+    int* owner = allocArray((size_t)nst, sizeof(int));
+    ok = g->slot && g->rate && g->quat && g->bodies && g->forces && g->planes && owner;
+    if (!ok) {
+      csu_free(owner, 0);
+      break;
+    }
+    for (int e = 0; e < m->nforce; e++) {
+      if (sim->force_group[e] == gi || sim->force_group[e] < 0) {
+        g->forces[g->nforces++] = e;
+      }
+    }
+    for (int p = 0; p < m->nplane; p++) {
+      int pb = m->plane[p].body;
+      if (pb == 0 || gid[pb] == gi) {
+        g->planes[g->nplanes++] = p;
+      }
+    }
+    // states: elements homed on ground first (group 0 only), then body by body
     int i = 0;
     for (int b = 0; b < nb; b++) {
+      if (b > 0 && gid[b] != gi) {
+        continue;
+      }
+      if (b == 0 && gi != 0) {
+        continue;
+      }
       const csBody* body = &m->body[b];
+      if (b > 0) {
+        g->bodies[g->nbodies++] = b;
+        if (body->joint == CS_JOINT_BALL || body->joint == CS_JOINT_FREE) {
+          g->quat[g->nquat++] = i;  // the quaternion's four entries come first, consecutive
+        }
+      }
       for (int k = 0; k < body->qnum; k++, i++) {
-        run->slot[i] = d->q + body->qadr + k;
-        run->rate[i] = d->qdot + body->qadr + k;
-        run->qindex[body->qadr + k] = i;
+        g->slot[i] = d->q + body->qadr + k;
+        g->rate[i] = d->qdot + body->qadr + k;
         owner[i] = b;
       }
       for (int k = 0; k < body->unum; k++, i++) {
-        run->slot[i] = d->u + body->uadr + k;
-        run->rate[i] = d->udot + body->uadr + k;
+        g->slot[i] = d->u + body->uadr + k;
+        g->rate[i] = d->udot + body->uadr + k;
         owner[i] = b;
       }
       for (int e = 0; e < m->nforce; e++) {
@@ -147,58 +283,65 @@ static int layoutState(Run* run) {
         int zfirst = f->dissadr >= 0 ? f->dissadr : f->zadr;
         int znum = f->znum + (f->dissadr >= 0 ? 1 : 0);
         for (int k = 0; k < znum; k++, i++) {
-          run->slot[i] = d->z + zfirst + k;
-          run->rate[i] = d->zdot + zfirst + k;
+          g->slot[i] = d->z + zfirst + k;
+          g->rate[i] = d->zdot + zfirst + k;
           owner[i] = b;
         }
       }
     }
-    // half-bandwidths: how far apart two states of one coupled group can be
-    for (int b = 0; b < nb; b++) {
-      lo[b] = n;
-      hi[b] = -1;
+    // half-bandwidths: how far apart two states of one coupled component can be
+    g->upper = g->lower = 0;
+    for (int j = 0; j < g->nused; j++) {
+      int rj = owner[j] > 0 ? findRoot(parent, owner[j]) : 0;
+      for (int k = j + 1; k < g->nused; k++) {
+        int rk = owner[k] > 0 ? findRoot(parent, owner[k]) : 0;
+        if (rk == rj && k - j > g->upper) {
+          g->upper = g->lower = k - j;
+        }
+      }
+      if (g->upper == g->nused - 1) {
+        break;  // already full
+      }
     }
-    for (int j = 0; j < n; j++) {
-      int g = owner[j] > 0 ? findRoot(parent, owner[j]) : 0;
-      lo[g] = j < lo[g] ? j : lo[g];
-      hi[g] = j > hi[g] ? j : hi[g];
-    }
-    run->upper = run->lower = 0;
-    for (int j = 0; j < n; j++) {
-      int g = owner[j] > 0 ? findRoot(parent, owner[j]) : 0;
-      run->upper = hi[g] - j > run->upper ? hi[g] - j : run->upper;
-      run->lower = j - lo[g] > run->lower ? j - lo[g] : run->lower;
-    }
+    csu_free(owner, 0);
   }
   csu_free(parent, 0);
   csu_free(home, 0);
-  csu_free(owner, 0);
-  csu_free(lo, 0);
-  csu_free(hi, 0);
+  csu_free(gid, 0);
+  csu_free(count, 0);
   return ok ? 0 : -1;
 }
 
 
-static void freeLayout(Run* run) {
-  csu_free(run->slot, 0);
-  csu_free(run->rate, 0);
-  csu_free(run->qindex, 0);
+// let the stages work on group g only
+static void activate(Group* g) {
+  csData* d = g->sim->d;
+  d->act_body = g->bodies;
+  d->nact_body = g->nbodies;
+  d->act_force = g->forces;
+  d->nact_force = g->nforces;
+  d->act_plane = g->planes;
+  d->nact_plane = g->nplanes;
+  cs_invalidate(d);
 }
 
 
-static void loadState(Run* run, sunrealtype t, const sunrealtype* y) {
-  csData* d = run->d;
+static void loadState(Group* g, sunrealtype t, const sunrealtype* y) {
+  csData* d = g->sim->d;
   d->t = t;
-  for (int i = 0; i < run->nused; i++) {
-    *run->slot[i] = y[i];
+  for (int i = 0; i < g->nused; i++) {
+    *g->slot[i] = y[i];
   }
   cs_invalidate(d);
 }
 
 
-static void storeState(const Run* run, sunrealtype* y) {
-  for (int i = 0; i < run->nused; i++) {
-    y[i] = *run->slot[i];
+static void storeState(const Group* g, sunrealtype* y) {
+  for (int i = 0; i < g->nused; i++) {
+    y[i] = *g->slot[i];
+  }
+  for (int i = g->nused; i < g->nstate; i++) {
+    y[i] = 0;
   }
 }
 
@@ -206,19 +349,19 @@ static void storeState(const Run* run, sunrealtype* y) {
 // ---------------------------------------------------------------------------------------------
 // CVODE callbacks
 
-// the right-hand side: kinematics, forces, articulated-body dynamics; allocates nothing
+// the right-hand side of one group: kinematics, forces, articulated-body dynamics of its bodies
+// (the group is active while CVODE works on it); allocates nothing
 static int rhs(sunrealtype t, N_Vector y, N_Vector ydot, void* user_data) {
-  Run* run = user_data;
-  csData* d = run->d;
-  loadState(run, t, N_VGetArrayPointer(y));
+  Group* g = user_data;
+  loadState(g, t, N_VGetArrayPointer(y));
   sunrealtype* f = N_VGetArrayPointer(ydot);
-  if (cs_forward(run->m, d) != 0) {
+  if (cs_forward(g->sim->m, g->sim->d) != 0) {
     return 1;  // recoverable: CVODE retries with a smaller step
   }
-  for (int i = 0; i < run->nused; i++) {
-    f[i] = *run->rate[i];
+  for (int i = 0; i < g->nused; i++) {
+    f[i] = *g->rate[i];
   }
-  for (int i = run->nused; i < run->nstate; i++) {
+  for (int i = g->nused; i < g->nstate; i++) {
     f[i] = 0;  // placeholder state of a model with nothing to integrate
   }
   return 0;
@@ -230,18 +373,13 @@ static int project(sunrealtype t, N_Vector ycur, N_Vector corr, sunrealtype eps,
                    void* user_data) {
   (void)t;
   (void)eps;
-  Run* run = user_data;
-  const csModel* m = run->m;
+  Group* g = user_data;
   sunrealtype* y = N_VGetArrayPointer(ycur);
   sunrealtype* c = N_VGetArrayPointer(corr);
   sunrealtype* e = err ? N_VGetArrayPointer(err) : NULL;
   N_VConst(0, corr);
-  for (int b = 1; b < m->nbody; b++) {
-    const csBody* body = &m->body[b];
-    if (body->joint != CS_JOINT_BALL && body->joint != CS_JOINT_FREE) {
-      continue;
-    }
-    int i0 = run->qindex[body->qadr];  // the four quaternion entries are consecutive
+  for (int k = 0; k < g->nquat; k++) {
+    int i0 = g->quat[k];
     sunrealtype* q = y + i0;
     double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
     if (!(n > 0.5 && n < 2)) {
@@ -268,8 +406,8 @@ static void errorHandler(int code, const char* module, const char* function, cha
                          void* user_data) {
   (void)code;
   (void)module;
-  Run* run = user_data;
-  snprintf(run->cvmsg, sizeof(run->cvmsg), "%s: %s", function, msg);
+  Group* g = user_data;
+  snprintf(g->sim->cvmsg, sizeof(g->sim->cvmsg), "%s: %s", function, msg);
 }
 
 
@@ -303,13 +441,13 @@ static const char* flagName(int flag) {
 
 
 // convert a failed SUNDIALS call into err; returns 0 if flag is a success
-static int check(int flag, const char* function, const Run* run, csError* err) {
+static int check(int flag, const char* function, const Sim* sim, double t, csError* err) {
   if (flag >= 0) {
     return 0;
   }
   cs_setError(err, CS_ERR_SOLVER, "", "%s failed with %s at t = %.9g s%s%s", function,
-              flagName(flag), run->d->t, run->cvmsg[0] ? ": " : "", run->cvmsg);
-  err->time = run->d->t;
+              flagName(flag), t, sim->cvmsg[0] ? ": " : "", sim->cvmsg);
+  err->time = t;
   return -1;
 }
 
@@ -360,246 +498,346 @@ static void addCounters(void* mem, int linear_solver, csStats* sum) {
 }
 
 
-// report at time t: from the current solution y when t is its time tcur (the interpolant is
-// undefined before the first step), otherwise from CVODE's interpolant
-static int reportAt(Run* run, void* mem, sunrealtype t, sunrealtype tcur, N_Vector y,
-                    N_Vector ytmp, const csReporter* rep, double* cpu_reporting, csError* err) {
-  if (t == tcur) {
-    N_VScale(1.0, y, ytmp);
-  } else if (check(CVodeGetDky(mem, t, 0, ytmp), "CVodeGetDky", run, err)) {
-    return -1;
+// ---------------------------------------------------------------------------------------------
+// one group's CVODE instance
+
+static int createSolver(Group* g, double t0, csError* err) {
+  Sim* sim = g->sim;
+  const csSimOptions* opt = sim->opt;
+  g->y = N_VNew_Serial(g->nstate, sim->ctx);
+  g->ytmp = N_VNew_Serial(g->nstate, sim->ctx);
+  g->atolv = N_VNew_Serial(g->nstate, sim->ctx);
+  int bdf = opt->integrator == CS_INTEGRATOR_BDF;
+  g->mem = CVodeCreate(bdf ? CV_BDF : CV_ADAMS, sim->ctx);
+  if (!g->y || !g->ytmp || !g->atolv || !g->mem) {
+    cs_setError(err, CS_ERR_MEMORY, "", "out of memory creating the integrator");
+    return CS_ERR_MEMORY;
   }
-  loadState(run, t, N_VGetArrayPointer(ytmp));
-  double c0 = cpuSeconds();
-  cs_realizeDynamics(run->m, run->d);
-  int stop = rep && rep->report ? rep->report(rep->ctx, run->m, run->d) : 0;
-  *cpu_reporting += cpuSeconds() - c0;
-  run->d->stat.nreport++;
-  if (stop) {
-    cs_setError(err, CS_ERR_IO, "", "the report could not be written at t = %.9g s", t);
-    return -1;
+  storeState(g, N_VGetArrayPointer(g->y));
+  N_VConst(opt->atol, g->atolv);
+  g->t = t0;
+  g->t_commit = t0;
+  CVodeSetErrHandlerFn(g->mem, errorHandler, g);
+  if (check(CVodeInit(g->mem, rhs, t0, g->y), "CVodeInit", sim, t0, err) ||
+      check(CVodeSetUserData(g->mem, g), "CVodeSetUserData", sim, t0, err) ||
+      check(CVodeSVtolerances(g->mem, opt->rtol, g->atolv), "CVodeSVtolerances", sim, t0, err) ||
+      (opt->max_step > 0 &&
+       check(CVodeSetMaxStep(g->mem, opt->max_step), "CVodeSetMaxStep", sim, t0, err)) ||
+      (opt->initial_step > 0 &&
+       check(CVodeSetInitStep(g->mem, opt->initial_step), "CVodeSetInitStep", sim, t0, err))) {
+    return CS_ERR_SOLVER;
   }
-  return 0;
+  if (!bdf) {
+    g->linsol = -1;
+    g->NLS = SUNNonlinSol_FixedPoint(g->y, 0, sim->ctx);
+    if (!g->NLS) {
+      cs_setError(err, CS_ERR_MEMORY, "", "out of memory creating the fixed-point solver");
+      return CS_ERR_MEMORY;
+    }
+    return check(CVodeSetNonlinearSolver(g->mem, g->NLS), "CVodeSetNonlinearSolver", sim, t0,
+                 err) ? CS_ERR_SOLVER : CS_OK;
+  }
+  // a coupled group's Jacobian is full: dense unless a solver was asked for
+  csLinearSolver ls = opt->linsol == CS_LINSOL_AUTO ? CS_LINSOL_DENSE : opt->linsol;
+  g->linsol = ls;
+  if (ls == CS_LINSOL_BAND) {
+    g->A = SUNBandMatrix(g->nstate, g->upper, g->lower, sim->ctx);
+    g->LS = g->A ? SUNLinSol_Band(g->y, g->A, sim->ctx) : NULL;
+  } else if (ls == CS_LINSOL_GMRES) {
+    g->LS = SUNLinSol_SPGMR(g->y, SUN_PREC_NONE, 0, sim->ctx);
+  } else {
+    g->A = SUNDenseMatrix(g->nstate, g->nstate, sim->ctx);
+    g->LS = g->A ? SUNLinSol_Dense(g->y, g->A, sim->ctx) : NULL;
+  }
+  if (!g->LS) {
+    cs_setError(err, CS_ERR_MEMORY, "", "out of memory creating the linear solver");
+    return CS_ERR_MEMORY;
+  }
+  if (check(CVodeSetLinearSolver(g->mem, g->LS, g->A), "CVodeSetLinearSolver", sim, t0, err) ||
+      check(CVodeSetProjFn(g->mem, project), "CVodeSetProjFn", sim, t0, err)) {
+    return CS_ERR_SOLVER;
+  }
+  return CS_OK;
 }
 
+
+static void destroySolver(Group* g) {
+  CVodeFree(&g->mem);
+  SUNNonlinSolFree(g->NLS);
+  SUNLinSolFree(g->LS);
+  SUNMatDestroy(g->A);
+  N_VDestroy(g->atolv);
+  N_VDestroy(g->ytmp);
+  N_VDestroy(g->y);
+}
+
+
+// the step just taken by the active group g is over: statistics hook, then auto-updates
+static void finishStep(Group* g) {
+  Sim* sim = g->sim;
+  csData* d = sim->d;
+  loadState(g, g->t, N_VGetArrayPointer(g->y));
+  if (sim->rep && sim->rep->step) {
+    double c0 = cpuSeconds();
+    cs_realizeDynamics(sim->m, d);
+    sim->rep->step(sim->rep->ctx, sim->m, d);
+    sim->cpu_reporting += cpuSeconds() - c0;
+  }
+  d->t_commit = g->t_commit;
+  cs_commitAutoUpdates(sim->m, d);
+  g->t_commit = g->t;
+  g->pending = 0;
+}
+
+
+// advance the active group g one step toward tstop; returns CS_OK or fills err
+static int stepGroup(Group* g, double tstop, csError* err) {
+  Sim* sim = g->sim;
+  if (check(CVodeSetStopTime(g->mem, tstop), "CVodeSetStopTime", sim, g->t, err)) {
+    return CS_ERR_SOLVER;
+  }
+  int flag = CVode(g->mem, tstop, g->y, &g->t, CV_ONE_STEP);
+  if (flag < 0) {
+    sim->d->t = g->t;
+    check(flag, "CVode", sim, g->t, err);
+    return CS_ERR_SOLVER;
+  }
+  // CVODE's own step limit counts steps within one call, and every call here is one step,
+  // so the limit between two reports is enforced here
+  if (++g->steps_since_report > sim->opt->max_steps) {
+    sunrealtype hlast = 0;
+    CVodeGetLastStep(g->mem, &hlast);
+    cs_setError(err, CS_ERR_SOLVER, "",
+                "too much work: more than %ld steps since the last report, at t = %.9g s "
+                "(last step %.3g s); raise max_steps or loosen the tolerances",
+                sim->opt->max_steps, g->t, (double)hlast);
+    err->time = g->t;
+    return CS_ERR_SOLVER;
+  }
+  return CS_OK;
+}
+
+
+// the state of every group at time t, into the data; everything active, realized to dynamics
+static int gatherAt(Sim* sim, double t, csError* err) {
+  for (int gi = 0; gi < sim->ngroup; gi++) {
+    Group* g = &sim->group[gi];
+    if (t == g->t) {
+      loadState(g, t, N_VGetArrayPointer(g->y));
+    } else if (check(CVodeGetDky(g->mem, t, 0, g->ytmp), "CVodeGetDky", sim, t, err)) {
+      return CS_ERR_SOLVER;
+    } else {
+      loadState(g, t, N_VGetArrayPointer(g->ytmp));
+    }
+  }
+  cs_activateAll(sim->m, sim->d);
+  sim->d->t = t;
+  return CS_OK;
+}
+
+
+static int report(Sim* sim, csError* err) {
+  csData* d = sim->d;
+  double c0 = cpuSeconds();
+  cs_realizeDynamics(sim->m, d);
+  int stop = sim->rep && sim->rep->report ? sim->rep->report(sim->rep->ctx, sim->m, d) : 0;
+  sim->cpu_reporting += cpuSeconds() - c0;
+  d->stat.nreport++;
+  if (stop) {
+    cs_setError(err, CS_ERR_IO, "", "the report could not be written at t = %.9g s", d->t);
+    return CS_ERR_IO;
+  }
+  return CS_OK;
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// the loop
 
 int cs_simulate(const csModel* m, csData* d, const csSimOptions* opt, const csReporter* rep,
                 csError* err) {
   if (validateOptions(opt, err)) {
     return CS_ERR_INPUT;
   }
-  Run run = {.m = m, .d = d};
-  run.nused = m->nq + m->nu + m->nz;
-  run.nstate = run.nused > 0 ? run.nused : 1;
-  if (layoutState(&run) != 0) {
-    freeLayout(&run);
-    cs_setError(err, CS_ERR_MEMORY, "", "out of memory laying out the integrator's state");
-    return CS_ERR_MEMORY;
-  }
-  int status = CS_OK;
-  SUNContext ctx = NULL;
-  N_Vector y = NULL, ytmp = NULL, atolv = NULL;
-  SUNMatrix A = NULL;
-  SUNLinearSolver LS = NULL;
-  SUNNonlinearSolver NLS = NULL;
-  void* mem = NULL;
+  Sim sim;
+  memset(&sim, 0, sizeof(sim));
+  sim.m = m;
+  sim.d = d;
+  sim.opt = opt;
+  sim.rep = rep;
   const double t0 = d->t;
   const double tend = t0 + opt->duration;
-  double cpu_reporting = 0;
   double cpu0 = cpuSeconds();
+  int status = CS_OK;
 
-  // 1. context, vectors, solver memory, tolerances, solvers
-  if (CS_SUN_CONTEXT_CREATE(&ctx) != 0) {
-    cs_setError(err, CS_ERR_MEMORY, "", "SUNContext_Create failed");
-    return CS_ERR_MEMORY;
-  }
-  y = N_VNew_Serial(run.nstate, ctx);
-  ytmp = N_VNew_Serial(run.nstate, ctx);
-  atolv = N_VNew_Serial(run.nstate, ctx);
-  int bdf = opt->integrator == CS_INTEGRATOR_BDF;
-  mem = CVodeCreate(bdf ? CV_BDF : CV_ADAMS, ctx);
-  if (!y || !ytmp || !atolv || !mem) {
-    cs_setError(err, CS_ERR_MEMORY, "", "out of memory creating the integrator");
+  // 1. groups, context, one CVODE instance per group
+  cs_activateAll(m, d);
+  if (layoutGroups(&sim, opt->linsol != CS_LINSOL_AUTO) != 0) {
+    cs_setError(err, CS_ERR_MEMORY, "", "out of memory laying out the integrator's state");
     status = CS_ERR_MEMORY;
     goto cleanup;
   }
-  N_VConst(0, y);
-  storeState(&run, N_VGetArrayPointer(y));
-  N_VConst(opt->atol, atolv);
-  if (getenv("CS_ZATOL")) {
-    double za = atof(getenv("CS_ZATOL"));
-    for (int i = 0; i < run.nused; i++) {
-      double* slot = run.slot[i];
-      if (slot >= d->z && slot < d->z + d->nz) {
-        N_VGetArrayPointer(atolv)[i] = za;
-      }
-    }
-  }
-  CVodeSetErrHandlerFn(mem, errorHandler, &run);
-  if (check(CVodeInit(mem, rhs, t0, y), "CVodeInit", &run, err) ||
-      check(CVodeSetUserData(mem, &run), "CVodeSetUserData", &run, err) ||
-      check(CVodeSVtolerances(mem, opt->rtol, atolv), "CVodeSVtolerances", &run, err) ||
-      (opt->max_step > 0 &&
-       check(CVodeSetMaxStep(mem, opt->max_step), "CVodeSetMaxStep", &run, err)) ||
-      (opt->initial_step > 0 &&
-       check(CVodeSetInitStep(mem, opt->initial_step), "CVodeSetInitStep", &run, err))) {
-    status = CS_ERR_SOLVER;
+  if (CS_SUN_CONTEXT_CREATE(&sim.ctx) != 0) {
+    cs_setError(err, CS_ERR_MEMORY, "", "SUNContext_Create failed");
+    status = CS_ERR_MEMORY;
     goto cleanup;
   }
-  if (bdf) {
-    // the linear solver: banded when the coupled groups are small next to the whole system
-    csLinearSolver ls = opt->linsol;
-    int band = run.upper + run.lower + 1;
-    if (ls == CS_LINSOL_AUTO) {
-      ls = (run.nstate >= 200 && 4 * band <= run.nstate) ? CS_LINSOL_BAND : CS_LINSOL_DENSE;
-    }
-    d->stat.linsol = ls;
-    d->stat.bandwidth = band;
-    if (ls == CS_LINSOL_BAND) {
-      A = SUNBandMatrix(run.nstate, run.upper, run.lower, ctx);
-      LS = A ? SUNLinSol_Band(y, A, ctx) : NULL;
-    } else if (ls == CS_LINSOL_GMRES) {
-      LS = SUNLinSol_SPGMR(y, SUN_PREC_NONE, 0, ctx);
-    } else {
-      A = SUNDenseMatrix(run.nstate, run.nstate, ctx);
-      LS = A ? SUNLinSol_Dense(y, A, ctx) : NULL;
-    }
-    if (!LS) {
-      cs_setError(err, CS_ERR_MEMORY, "", "out of memory creating the linear solver");
-      status = CS_ERR_MEMORY;
-      goto cleanup;
-    }
-    if (check(CVodeSetLinearSolver(mem, LS, A), "CVodeSetLinearSolver", &run, err) ||
-        check(CVodeSetProjFn(mem, project), "CVodeSetProjFn", &run, err)) {
-      status = CS_ERR_SOLVER;
-      goto cleanup;
-    }
-  } else {
-    NLS = SUNNonlinSol_FixedPoint(y, 0, ctx);
-    if (!NLS || check(CVodeSetNonlinearSolver(mem, NLS), "CVodeSetNonlinearSolver", &run, err)) {
-      status = NLS ? CS_ERR_SOLVER : CS_ERR_MEMORY;
+  for (int gi = 0; gi < sim.ngroup; gi++) {
+    status = createSolver(&sim.group[gi], t0, err);
+    if (status != CS_OK) {
       goto cleanup;
     }
   }
 
   // 2. the first report, at the initial time
-  csStats banked;  // CVODE's counters from before the last re-initialisation
-  memset(&banked, 0, sizeof(banked));
-  long nextReport = 1;
-  long stepsSinceReport = 0;
   int nchangeDone = 0;
   while (nchangeDone < m->nchange && m->change[nchangeDone].time < t0) {
     nchangeDone++;  // changes scheduled before the start are not replayed
   }
-  d->t_commit = t0;
-  if (reportAt(&run, mem, t0, t0, y, ytmp, rep, &cpu_reporting, err)) {
-    status = err->code;
+  status = gatherAt(&sim, t0, err);
+  if (status == CS_OK) {
+    status = report(&sim, err);
+  }
+  if (status != CS_OK) {
     goto cleanup;
   }
 
-  // 3. step until the end: step, report within the step, commit auto-updates, apply changes
-  sunrealtype t = t0;
-  while (t < tend) {
-    // apply changes due now (at t0 or at the stop time just reached)
-    int changed = 0;
-    while (nchangeDone < m->nchange && m->change[nchangeDone].time <= t) {
-      const csChange* c = &m->change[nchangeDone++];
-      cs_setDiscrete(m, d, c->force, c->index, c->value);
-      changed = 1;
-    }
-    if (changed && t > t0) {
-      // CVodeReInit zeroes CVODE's counters: bank them first
-      addCounters(mem, bdf && LS, &banked);
-      if (check(CVodeReInit(mem, t, y), "CVodeReInit", &run, err)) {
-        status = CS_ERR_SOLVER;
-        goto cleanup;
+  // 3. advance every group to the next goal (a report, a change or the end), then report
+  long nextReport = 1;
+  double tcur = t0;
+  while (tcur < tend) {
+    // changes due now: finish pending steps first, apply, re-initialise the groups they touch
+    if (nchangeDone < m->nchange && m->change[nchangeDone].time <= tcur) {
+      for (int gi = 0; gi < sim.ngroup; gi++) {
+        if (sim.group[gi].pending) {
+          activate(&sim.group[gi]);
+          finishStep(&sim.group[gi]);
+        }
+      }
+      cs_activateAll(m, d);
+      int all = 0;
+      while (nchangeDone < m->nchange && m->change[nchangeDone].time <= tcur) {
+        const csChange* c = &m->change[nchangeDone++];
+        cs_setDiscrete(m, d, c->force, c->index, c->value);
+        int gi = sim.force_group[c->force];
+        if (gi < 0) {
+          all = 1;
+        } else {
+          sim.group[gi].changed = 1;
+        }
+      }
+      for (int gi = 0; tcur > t0 && gi < sim.ngroup; gi++) {
+        Group* g = &sim.group[gi];
+        if (!all && !g->changed) {
+          continue;
+        }
+        g->changed = 0;
+        // the right-hand side jumped: restart; CVodeReInit zeroes CVODE's counters, so bank them
+        addCounters(g->mem, g->LS != NULL, &g->banked);
+        if (check(CVodeReInit(g->mem, g->t, g->y), "CVodeReInit", &sim, g->t, err)) {
+          status = CS_ERR_SOLVER;
+          goto cleanup;
+        }
       }
     }
     double tstop = tend;
     if (nchangeDone < m->nchange && m->change[nchangeDone].time < tstop) {
       tstop = m->change[nchangeDone].time;
     }
-    if (check(CVodeSetStopTime(mem, tstop), "CVodeSetStopTime", &run, err)) {
-      status = CS_ERR_SOLVER;
-      goto cleanup;
+    double tr = t0 + (double)nextReport * opt->report_interval;
+    if (tr > tend - 1e-12 * (1 + tend)) {
+      tr = tend;  // the last report is at the end exactly
     }
-    int flag = CVode(mem, tstop, y, &t, CV_ONE_STEP);
-    if (flag < 0) {
-      d->t = t;
-      check(flag, "CVode", &run, err);
-      status = CS_ERR_SOLVER;
-      goto cleanup;
-    }
-    // CVODE's own step limit counts steps within one call, and every call here is one step,
-    // so the limit between two reports is enforced here
-    if (++stepsSinceReport > opt->max_steps) {
-      sunrealtype hlast = 0;
-      CVodeGetLastStep(mem, &hlast);
-      d->t = t;
-      cs_setError(err, CS_ERR_SOLVER, "",
-                  "too much work: more than %ld steps since the last report, at t = %.9g s "
-                  "(last step %.3g s); raise max_steps or loosen the tolerances", opt->max_steps,
-                  t, (double)hlast);
-      err->time = t;
-      status = CS_ERR_SOLVER;
-      goto cleanup;
-    }
-    // reports due within the step just taken, with the auto-update values it used
-    for (;;) {
-      double tr = t0 + (double)nextReport * opt->report_interval;
-      if (tr > tend - 1e-12 * (1 + tend)) {
-        tr = tend;  // the last report is at the end exactly
+    double tgoal = tr < tstop ? tr : tstop;
+
+    // each group steps until it reaches the goal; the step that reaches it is finished
+    // (auto-updates committed) after the report, so that reports see the values it used
+    for (int gi = 0; gi < sim.ngroup; gi++) {
+      Group* g = &sim.group[gi];
+      if (g->t >= tgoal) {
+        continue;  // one earlier step already covers the goal
       }
-      if (tr > t || nextReport < 0) {
-        break;
+      activate(g);
+      if (g->pending) {
+        finishStep(g);
       }
-      if (reportAt(&run, mem, tr, t, y, ytmp, rep, &cpu_reporting, err)) {
-        status = err->code;
+      while (g->t < tgoal) {
+        status = stepGroup(g, tstop, err);
+        if (status != CS_OK) {
+          goto cleanup;
+        }
+        if (g->t >= tgoal) {
+          g->pending = 1;
+        } else {
+          finishStep(g);
+        }
+      }
+    }
+    if (tgoal == tr) {
+      status = gatherAt(&sim, tr, err);
+      if (status == CS_OK) {
+        status = report(&sim, err);
+      }
+      if (status != CS_OK) {
         goto cleanup;
       }
-      nextReport = (tr >= tend) ? -1 : nextReport + 1;
-      stepsSinceReport = 0;
+      nextReport++;
+      for (int gi = 0; gi < sim.ngroup; gi++) {
+        sim.group[gi].steps_since_report = 0;
+      }
     }
-    // commit auto-update discrete variables at the end of the successful step
-    loadState(&run, t, N_VGetArrayPointer(y));
-    if (rep && rep->step) {
-      double c0 = cpuSeconds();
-      cs_realizeDynamics(m, d);
-      rep->step(rep->ctx, m, d);
-      cpu_reporting += cpuSeconds() - c0;
-    }
-    cs_commitAutoUpdates(m, d);
+    tcur = tgoal;
     if (rep && rep->progress) {
-      rep->progress(rep->ctx, t - t0, opt->duration);
+      rep->progress(rep->ctx, tcur - t0, opt->duration);
     }
   }
-  loadState(&run, t, N_VGetArrayPointer(y));
+  // the steps that ended the run: finish them, and leave the data at the end state
+  for (int gi = 0; gi < sim.ngroup; gi++) {
+    if (sim.group[gi].pending) {
+      activate(&sim.group[gi]);
+      finishStep(&sim.group[gi]);
+    }
+  }
 
 cleanup:
-  // 4. statistics (counters banked at re-initialisations plus the current ones), then free in
-  // reverse order of creation
-  if (mem) {
-    sunrealtype h;
-    addCounters(mem, bdf && LS, &banked);
-    d->stat.nsteps = banked.nsteps;
-    d->stat.nrhs = banked.nrhs;
-    d->stat.netf = banked.netf;
-    d->stat.nncf = banked.nncf;
-    d->stat.njac = banked.njac;
-    d->stat.nrhs_jac = banked.nrhs_jac;
-    if (CVodeGetLastStep(mem, &h) == CV_SUCCESS) {
-      d->stat.last_step = h;
+  // 4. statistics (summed over groups, with counters banked at re-initialisations), then free
+  // everything in reverse order of creation
+  d->stat.nsteps = d->stat.nrhs = d->stat.netf = d->stat.nncf = d->stat.njac = 0;
+  d->stat.nrhs_jac = 0;
+  d->stat.last_step = 0;
+  d->stat.bandwidth = 0;
+  for (int gi = 0; sim.group && gi < sim.ngroup; gi++) {
+    Group* g = &sim.group[gi];
+    if (g->mem) {
+      sunrealtype h = 0;
+      addCounters(g->mem, g->LS != NULL, &g->banked);
+      d->stat.nsteps += g->banked.nsteps;
+      d->stat.nrhs += g->banked.nrhs;
+      d->stat.netf += g->banked.netf;
+      d->stat.nncf += g->banked.nncf;
+      d->stat.njac += g->banked.njac;
+      d->stat.nrhs_jac += g->banked.nrhs_jac;
+      // the smallest last step of any group: the one that limits the run
+      if (CVodeGetLastStep(g->mem, &h) == CV_SUCCESS && h > 0 &&
+          (d->stat.last_step == 0 || h < d->stat.last_step)) {
+        d->stat.last_step = h;
+      }
     }
+    int width = g->linsol == CS_LINSOL_BAND ? g->upper + g->lower + 1 : g->nstate;
+    d->stat.bandwidth = width > d->stat.bandwidth ? width : d->stat.bandwidth;
+    d->stat.linsol = g->linsol < 0 ? CS_LINSOL_AUTO : g->linsol;
   }
-  d->stat.cpu_seconds = cpuSeconds() - cpu0 - cpu_reporting;
-  CVodeFree(&mem);
-  SUNNonlinSolFree(NLS);
-  SUNLinSolFree(LS);
-  SUNMatDestroy(A);
-  N_VDestroy(atolv);
-  N_VDestroy(ytmp);
-  N_VDestroy(y);
-  SUNContext_Free(&ctx);
-  freeLayout(&run);
+  d->stat.ngroup = sim.ngroup;
+  d->stat.cpu_seconds = cpuSeconds() - cpu0 - sim.cpu_reporting;
+  for (int gi = sim.group ? sim.ngroup - 1 : -1; gi >= 0; gi--) {
+    destroySolver(&sim.group[gi]);
+    freeGroupLayout(&sim.group[gi]);
+  }
+  csu_free(sim.group, 0);
+  csu_free(sim.force_group, 0);
+  if (sim.ctx) {
+    SUNContext_Free(&sim.ctx);
+  }
+  cs_activateAll(m, d);
   return status;
 }

@@ -171,7 +171,9 @@ int cs_metricsInit(csMetrics* mt, const csModel* m, csData* d) {
   mt->nset = m->ngroup;
   mt->contact = csu_malloc(sizeof(csMetricsContact) * (size_t)(n + 1));
   mt->set_fn = csu_malloc(sizeof(double) * (size_t)(2 * mt->nset + 1));
-  if (!mt->contact || !mt->set_fn) {
+  mt->nforce = m->nforce;
+  mt->contact_of = csu_malloc(sizeof(int) * (size_t)(m->nforce + 1));
+  if (!mt->contact || !mt->set_fn || !mt->contact_of) {
     cs_metricsFree(mt);
     return -1;
   }
@@ -214,7 +216,6 @@ int cs_metricsInit(csMetrics* mt, const csModel* m, csData* d) {
   double ke = cs_kineticEnergy(m, d), pe = cs_potentialEnergy(m, d);
   mt->e0 = ke + pe + cs_dissipatedEnergy(m, d);
   mt->escale = fmax(fmax(fabs(mt->e0), ke + fabs(pe)), 1e-12);
-  mt->t_prev = d->t;
   for (int j = 0; j < mt->ncontact; j++) {
     csMetricsContact* c = &mt->contact[j];
     contactSample s;
@@ -223,6 +224,13 @@ int cs_metricsInit(csMetrics* mt, const csModel* m, csData* d) {
     c->prev_xy[1] = s.xy[1];
     c->prev_slip[0] = s.slip[0];
     c->prev_slip[1] = s.slip[1];
+    c->t_prev = d->t;
+  }
+  for (int e = 0; e < m->nforce; e++) {
+    mt->contact_of[e] = -1;
+  }
+  for (int j = 0; j < mt->ncontact; j++) {
+    mt->contact_of[mt->contact[j].force] = j;
   }
   checkExpSprings(mt, m, d);
   return 0;
@@ -239,13 +247,19 @@ int cs_metricsInit(csMetrics* mt, const csModel* m, csData* d) {
 // counts as no sliding. A step counts as stuck when the mean slip speed of the loaded contacts
 // at its end is below the stick speed.
 static void sampleAll(csMetrics* mt, const csModel* m, csData* d, int step) {
-  double dt = d->t - mt->t_prev;
   double distance = 0, speed = 0;
   int loaded = 0;
   for (int s = 0; s < mt->nset; s++) {
     mt->set_fn[s] = 0;
   }
-  for (int i = 0; i < mt->ncontact; i++) {
+  // after a step, the contacts of the group that took it (the active force elements); at a
+  // report, every contact
+  int n = step ? d->nact_force : mt->ncontact;
+  for (int k = 0; k < n; k++) {
+    int i = step ? mt->contact_of[d->act_force[k]] : k;
+    if (i < 0) {
+      continue;
+    }
     csMetricsContact* c = &mt->contact[i];
     contactSample s;
     sampleContact(m, d, c, &s);
@@ -261,6 +275,7 @@ static void sampleAll(csMetrics* mt, const csModel* m, csData* d, int step) {
       continue;
     }
     // tangential displacement of the contact point since the previous step
+    double dt = d->t - c->t_prev;
     double dx, dy;
     if (c->sphere) {
       dx = 0.5 * (c->prev_slip[0] + s.slip[0]) * dt;
@@ -278,6 +293,7 @@ static void sampleAll(csMetrics* mt, const csModel* m, csData* d, int step) {
     c->prev_xy[1] = s.xy[1];
     c->prev_slip[0] = s.slip[0];
     c->prev_slip[1] = s.slip[1];
+    c->t_prev = d->t;
   }
   for (int s = 0; s < mt->nset; s++) {
     mt->set_peak[s] = fmax(mt->set_peak[s], mt->set_fn[s]);
@@ -297,7 +313,6 @@ static void sampleAll(csMetrics* mt, const csModel* m, csData* d, int step) {
 void cs_metricsStep(csMetrics* mt, const csModel* m, csData* d) {
   double c0 = cpuNow();
   sampleAll(mt, m, d, 1);
-  mt->t_prev = d->t;
   mt->nsteps++;
   mt->cpu_seconds += cpuNow() - c0;
 }
@@ -376,6 +391,8 @@ void cs_metricsFree(csMetrics* mt) {
   if (mt->set_fn) {
     csu_free(mt->set_fn, sizeof(double) * (size_t)(2 * mt->nset + 1));
   }
+  csu_free(mt->contact_of, sizeof(int) * (size_t)(mt->nforce + 1));
+  mt->contact_of = NULL;
   mt->contact = NULL;
   mt->set_fn = mt->set_peak = NULL;
   mt->ncontact = mt->nset = 0;

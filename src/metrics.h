@@ -27,19 +27,21 @@ typedef struct csMetricsContact {
   double max_penetration;  // deepest penetration seen, m
   double prev_xy[2];       // station in the plane frame at the end of the previous step, m
   double prev_slip[2];     // slip velocity in the plane frame at the end of the previous step, m/s
+  double t_prev;           // end of the previous step of its group, s
 } csMetricsContact;
 
 // Statistics of one run.
 typedef struct csMetrics {
   int ncontact;                // contact elements
   csMetricsContact* contact;   // (ncontact)
+  int nforce;                  // force elements of the model
+  int* contact_of;             // (nforce) index into contact of each element, -1: not a contact
   int nset;                    // contact sets (m->ngroup)
   double* set_fn;              // (nset) scratch: total normal force of each set at one instant, N
   double* set_peak;            // (nset) peak of that total, N
   double stick_speed;          // m/s: steps whose mean slip speed is below this count as stuck
   double e0;                   // KE + PE + dissipated at the start, J
   double escale;               // max(|E0|, KE0 + |PE0|, 1e-12), J
-  double t_prev;               // time of the previous step's end, s
   double creep_speed;          // worst creep speed found by the exponential-spring check, m/s
 
   // results

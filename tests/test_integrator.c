@@ -56,9 +56,9 @@ static void test_report_times_exact(void** state) {
 }
 
 
-// the banded solver (chosen automatically for many independent bodies) and the dense one give
-// the same trajectory, both matching the analytic damped oscillation of each slider
-static void test_band_matches_dense(void** state) {
+// the banded solver and the dense one, each integrating the sliders as one system, and the
+// default (one CVODE instance per independent slider) all match the analytic damped oscillation
+static void test_solvers_agree(void** state) {
   (void)state;
   int n = 120;
   csModel* m = sliders(n);
@@ -67,25 +67,76 @@ static void test_band_matches_dense(void** state) {
   o.report_interval = 1.0;
   o.rtol = 1e-9;
   o.atol = 1e-12;
+  o.linsol = CS_LINSOL_BAND;
   csData* band = th_run(m, &o, NULL);
   assert_int_equal(band->stat.linsol, CS_LINSOL_BAND);
+  assert_int_equal(band->stat.ngroup, 1);
   assert_true(band->stat.bandwidth <= 5);
   o.linsol = CS_LINSOL_DENSE;
   csData* dense = th_run(m, &o, NULL);
   assert_int_equal(dense->stat.linsol, CS_LINSOL_DENSE);
+  o.linsol = CS_LINSOL_AUTO;
+  csData* split = th_run(m, &o, NULL);
+  assert_int_equal(split->stat.ngroup, n);
+  csData* runs[3] = {band, dense, split};
+  const char* names[3] = {"banded solution", "dense solution", "per-group solution"};
   for (int i = 0; i < n; i++) {
     double k = 10.0 + i, mass = 1.0 + 0.01 * i, c = 0.1;
     double w0 = sqrt(k / mass), zeta = c / (2 * sqrt(k * mass)), wd = w0 * sqrt(1 - zeta * zeta);
     double t = 2.0;
     double x = 0.1 * exp(-zeta * w0 * t) * (cos(wd * t) + zeta * w0 / wd * sin(wd * t));
-    th_assertClose(band->q[i], x, 0, 1e-6, "banded solution");
-    th_assertClose(dense->q[i], x, 0, 1e-6, "dense solution");
+    for (int r = 0; r < 3; r++) {
+      th_assertClose(runs[r]->q[i], x, 0, 1e-6, names[r]);
+    }
   }
   // the banded Jacobian needs a handful of RHS evaluations, the dense one one per state
   assert_true(band->stat.nrhs_jac < dense->stat.nrhs_jac / 10);
-  cs_deleteData(band);
-  cs_deleteData(dense);
+  for (int r = 0; r < 3; r++) {
+    cs_deleteData(runs[r]);
+  }
   cs_deleteModel(m);
+}
+
+
+// independent groups take their own steps: a stiff slider next to a slow one does not make the
+// slow one take small steps, so two copies of the pair cost twice one pair, not more
+static void test_groups_step_independently(void** state) {
+  (void)state;
+  csError err = {0};
+  long steps[2];
+  for (int copies = 1; copies <= 2; copies++) {
+    csModel* m = cs_newModel("pairs");
+    m->gravity = csu_vec3(0, 0, 0);
+    for (int i = 0; i < 2 * copies; i++) {
+      csBody b;
+      memset(&b, 0, sizeof(b));
+      snprintf(b.name, sizeof(b.name), "cart%d", i);
+      b.joint = CS_JOINT_SLIDER;
+      b.X_PF = csu_transformIdentity();
+      b.X_BM = csu_transformIdentity();
+      b.mass = 1.0;
+      b.inertia = csu_identity33();
+      int id = cs_addBody(m, &b, &err);
+      int s = cs_addForce(m, CS_FORCE_MOBILITY_SPRING, "spring", &err);
+      cs_setForceParam(m, s, "body", id);
+      // alternately slow and fast, each copy with a slightly different phase
+      cs_setForceParam(m, s, "stiffness", (i % 2 ? 1e4 : 1.0) * (1 + 0.1 * i));
+    }
+    assert_int_equal(cs_finalizeModel(m, &err), 0);
+    for (int i = 0; i < 2 * copies; i++) {
+      m->q0[i] = 0.1;
+    }
+    csSimOptions o = cs_defaultSimOptions();
+    o.duration = 1.0;
+    csData* d = th_run(m, &o, NULL);
+    assert_int_equal(d->stat.ngroup, 2 * copies);
+    steps[copies - 1] = d->stat.nsteps;
+    cs_deleteData(d);
+    cs_deleteModel(m);
+  }
+  // two pairs: about twice the steps of one pair (the fast sliders dominate)
+  assert_true(steps[1] < 2.3 * steps[0]);
+  assert_true(steps[1] > 1.7 * steps[0]);
 }
 
 
@@ -151,7 +202,8 @@ static void test_adams(void** state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_report_times_exact),
-      cmocka_unit_test(test_band_matches_dense),
+      cmocka_unit_test(test_solvers_agree),
+      cmocka_unit_test(test_groups_step_independently),
       cmocka_unit_test(test_too_much_work),
       cmocka_unit_test(test_bad_options),
       cmocka_unit_test(test_adams),

@@ -264,8 +264,9 @@ typedef struct csStats {
   double cpu_seconds;      // CPU time of the integration alone
   long warnings_nonfinite; // RHS evaluations that produced a non-finite value
   long warnings_bushing;   // bushing evaluations near gimbal lock
-  int linsol;              // csLinearSolver used by the last run
-  int bandwidth;           // Jacobian bandwidth in the integrator's state order
+  int linsol;              // csLinearSolver used by the last run (AUTO: none, Adams)
+  int bandwidth;           // Jacobian bandwidth of the largest group
+  int ngroup;              // independently integrated coupled groups of bodies
 } csStats;
 
 // A realized pair of a body: everything a force element may read.
