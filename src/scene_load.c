@@ -45,7 +45,11 @@ typedef struct Loader {
   size_t pathlen;          // strlen(path)
 } Loader;
 
-// append a suffix to the path; returns the previous length for popPath. Long keys truncate.
+// append a suffix to the path; returns the previous length for popPath. Long keys truncate on
+// purpose (the path is for messages), so GCC's truncation warning is silenced for this and its
+// two callers (where the inlined call is reported).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-truncation"
 static size_t pushText(Loader* ld, const char* fmt, const char* key, int index) {
   size_t old = ld->pathlen;
   size_t room = sizeof(ld->path) - old;
@@ -66,6 +70,7 @@ static size_t pushKey(Loader* ld, const char* key) {
 static size_t pushIndex(Loader* ld, int index) {
   return pushText(ld, "[%d]", NULL, index);
 }
+#pragma GCC diagnostic pop
 
 
 static void popPath(Loader* ld, size_t len) {
@@ -161,7 +166,7 @@ static int expectNumber(Loader* ld, const cJSON* item, double* out) {
 
 // an integral number in [lo, hi]
 static int expectInteger(Loader* ld, const cJSON* item, double lo, double hi, long* out) {
-  double v;
+  double v = 0;
   if (expectNumber(ld, item, &v)) {
     return -1;
   }
@@ -677,7 +682,7 @@ static int readCoordinates(Loader* ld, const cJSON* joint, const char* key, int 
     r = fail(ld, "this joint needs %d %s values, got %d", n, key, cJSON_GetArraySize(item));
   } else if (n > 0) {
     r = expectNumbers(ld, item, n, out);
-    csQuat qq;
+    csQuat qq = {1, 0, 0, 0};
     if (!r && quaternion) {
       r = quatFromNumbers(ld, out, &qq);
       if (!r) {
