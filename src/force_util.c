@@ -1,0 +1,1 @@
+// force_util.c: helpers shared by force kinds (placeholder).
