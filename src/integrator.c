@@ -159,9 +159,10 @@ static int layoutGroups(Sim* sim, int single) {
   int* parent = allocArray((size_t)nb, sizeof(int));
   int* home = allocArray((size_t)m->nforce, sizeof(int));
   int* gid = allocArray((size_t)nb, sizeof(int));       // group of each body (by root)
-  int* count = allocArray((size_t)nb, sizeof(int));
+  int* lo = allocArray((size_t)nb, sizeof(int));           // first and last state of each
+  int* hi = allocArray((size_t)nb, sizeof(int));           // coupled component (by root)
   sim->force_group = allocArray((size_t)m->nforce, sizeof(int));
-  int ok = parent && home && gid && count && sim->force_group;
+  int ok = parent && home && gid && lo && hi && sim->force_group;
   if (ok) {
     for (int b = 0; b < nb; b++) {
       parent[b] = b;
@@ -290,25 +291,28 @@ static int layoutGroups(Sim* sim, int single) {
       }
     }
     // half-bandwidths: how far apart two states of one coupled component can be
+    for (int b = 0; b < nb; b++) {
+      lo[b] = g->nused;
+      hi[b] = -1;
+    }
+    for (int j = 0; j < g->nused; j++) {
+      int r = owner[j] > 0 ? findRoot(parent, owner[j]) : 0;
+      lo[r] = j < lo[r] ? j : lo[r];
+      hi[r] = j > hi[r] ? j : hi[r];
+    }
     g->upper = g->lower = 0;
     for (int j = 0; j < g->nused; j++) {
-      int rj = owner[j] > 0 ? findRoot(parent, owner[j]) : 0;
-      for (int k = j + 1; k < g->nused; k++) {
-        int rk = owner[k] > 0 ? findRoot(parent, owner[k]) : 0;
-        if (rk == rj && k - j > g->upper) {
-          g->upper = g->lower = k - j;
-        }
-      }
-      if (g->upper == g->nused - 1) {
-        break;  // already full
-      }
+      int r = owner[j] > 0 ? findRoot(parent, owner[j]) : 0;
+      g->upper = hi[r] - j > g->upper ? hi[r] - j : g->upper;
+      g->lower = j - lo[r] > g->lower ? j - lo[r] : g->lower;
     }
     csu_free(owner, 0);
   }
   csu_free(parent, 0);
   csu_free(home, 0);
   csu_free(gid, 0);
-  csu_free(count, 0);
+  csu_free(lo, 0);
+  csu_free(hi, 0);
   return ok ? 0 : -1;
 }
 
