@@ -1,6 +1,7 @@
 // data.c: one allocation holding every array of csData, sized from the model up front.
 #include <string.h>
 
+#include "assert.h"
 #include "contactsim/contactsim.h"
 #include "dynamics.h"
 
@@ -50,6 +51,8 @@ static size_t align16(size_t n) {
 
 
 csData* cs_makeData(const csModel* m) {
+  CS_ASSERT(m->finalized, "cs_makeData needs a finalized model: call cs_finalizeModel after the "
+                          "last cs_add* call");
   size_t nbytes = align16(sizeof(csData));
 #define CS_SIZE(type, name, rows, cols) nbytes += align16(sizeof(type) * (size_t)(rows) * (cols));
   CS_DATA_ARRAYS(CS_SIZE)

@@ -3,6 +3,7 @@
 // auto-update variables).
 #include <string.h>
 
+#include "assert.h"
 #include "contactsim/contactsim.h"
 #include "forces.h"
 
@@ -98,7 +99,8 @@ int cs_forward(const csModel* m, csData* d) {
 
 
 void cs_applyForceAtPoint(const csModel* m, csData* d, int body, csVec3 point_G, csVec3 force_G) {
-  (void)m;
+  CS_ASSERT(body >= 0 && body < m->nbody, "cs_applyForceAtPoint was given a body id that does "
+                                          "not exist in the model");
   if (body <= 0) {
     return;
   }
@@ -110,7 +112,8 @@ void cs_applyForceAtPoint(const csModel* m, csData* d, int body, csVec3 point_G,
 
 
 void cs_applyTorque(const csModel* m, csData* d, int body, csVec3 torque_G) {
-  (void)m;
+  CS_ASSERT(body >= 0 && body < m->nbody, "cs_applyTorque was given a body id that does not "
+                                          "exist in the model");
   if (body <= 0) {
     return;
   }
@@ -139,11 +142,12 @@ double cs_dissipatedEnergy(const csModel* m, const csData* d) {
 
 
 void cs_setDiscrete(const csModel* m, csData* d, int e, int index, double value) {
+  CS_ASSERT(e >= 0 && e < m->nforce, "cs_setDiscrete was given a force element id that does "
+                                      "not exist in the model");
   const csForce* f = &m->force[e];
   const csForceKind* k = cs_forceKind(f->kind);
-  if (index < 0 || index >= f->discnum) {
-    return;
-  }
+  CS_ASSERT(index >= 0 && index < f->discnum, "cs_setDiscrete was given a discrete variable "
+                                              "index the element does not have");
   if (k->setDiscrete) {
     k->setDiscrete(m, d, e, index, value);
   } else {

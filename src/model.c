@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "assert.h"
 #include "contactsim/contactsim.h"
 #include "error.h"
 
@@ -295,6 +296,20 @@ int cs_finalizeModel(csModel* m, csError* err) {
     if (body->joint == CS_JOINT_BALL || body->joint == CS_JOINT_FREE) {
       m->q0[body->qadr] = 1.0;
     }
+  }
+  // whole-model consistency (the validate build option): parents precede children, the q and
+  // u ranges tile the state, every element's variables lie inside their arrays
+  for (int b = 1; b < m->nbody; b++) {
+    const csBody* body = &m->body[b];
+    CS_VALIDATE(body->parent >= 0 && body->parent < b, "a body's parent must come before it");
+    CS_VALIDATE(body->qadr + body->qnum <= m->nq && body->uadr + body->unum <= m->nu,
+                "a mobilizer's coordinates must lie inside q and u");
+  }
+  for (int e = 0; e < m->nforce; e++) {
+    const csForce* f = &m->force[e];
+    CS_VALIDATE(f->zadr + f->znum <= m->nz && f->discadr + f->discnum <= m->ndisc &&
+                    f->autoadr + f->autonum <= m->nauto && f->dissadr < m->nz,
+                "a force element's variables must lie inside the state arrays");
   }
   m->finalized = 1;
   return 0;
