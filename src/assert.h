@@ -23,7 +23,7 @@
     }                                                                                   \
   } while (0)
 #else
-#define CS_ASSERT(cond, sentence) ((void)0)
+#define CS_ASSERT(cond, sentence) ((void)sizeof(!(cond)))  // unevaluated: no cost
 #endif
 
 #ifdef CS_ENABLE_VALIDATE
