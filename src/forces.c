@@ -176,7 +176,14 @@ void cs_commitAutoUpdates(const csModel* m, csData* d) {
   }
   cs_realizeDynamics(m, d);
   d->auto_dt = d->t - d->t_commit;
-  memcpy(d->auto_cache, d->autoval, sizeof(double) * (size_t)m->nauto);
+  // the cache starts as the current values, each active element writes its new ones, and the
+  // cache is committed; only active elements' ranges are touched (one group's step costs the
+  // same however many other groups there are)
+  for (int i = 0; i < d->nact_force; i++) {
+    const csForce* f = &m->force[d->act_force[i]];
+    memcpy(d->auto_cache + f->autoadr, d->autoval + f->autoadr,
+           sizeof(double) * (size_t)f->autonum);
+  }
   for (int i = 0; i < d->nact_force; i++) {
     int e = d->act_force[i];
     const csForceKind* k = cs_forceKind(m->force[e].kind);
@@ -184,7 +191,11 @@ void cs_commitAutoUpdates(const csModel* m, csData* d) {
       k->update(m, d, e);
     }
   }
-  memcpy(d->autoval, d->auto_cache, sizeof(double) * (size_t)m->nauto);
+  for (int i = 0; i < d->nact_force; i++) {
+    const csForce* f = &m->force[d->act_force[i]];
+    memcpy(d->autoval + f->autoadr, d->auto_cache + f->autoadr,
+           sizeof(double) * (size_t)f->autonum);
+  }
   d->t_commit = d->t;
   d->stat.ncommit++;
   cs_invalidate(d);
