@@ -20,6 +20,7 @@
 
 #include "contactsim/contactsim.h"
 #include "error.h"
+#include "force_util.h"
 #include "forces.h"
 
 enum {
@@ -76,28 +77,11 @@ static const csParamInfo g_params[] = {
 
 enum { NPARAMS = sizeof(g_params) / sizeof(g_params[0]) };
 
-static const char* const g_extraNames[] = {"penetration", "penetration_rate", "normal_force",
-                                           "friction_force", "slip_speed"};
-
 // the effective material of the pair
 typedef struct pairMaterial {
   double k, c, us, ud, uv;
   double s;        // fraction of the deformation taken by the body's surface
 } pairMaterial;
-
-// everything one evaluation produces; apply and report share it
-typedef struct pointContact {
-  csVec3 point;    // contact point, in Ground
-  csVec3 force;    // force on the body at point, in Ground
-  double pe;       // J
-  double power;    // W
-  double x;        // penetration, m
-  double xdot;     // penetration rate, m/s
-  double fn;       // normal force pushing the body out, N
-  double ff;       // friction force magnitude, N
-  double slip;     // tangential speed of the body relative to the plane at point, m/s
-} pointContact;
-
 
 // value of an optional parameter, or fallback when it was not given
 static double orDefault(double v, double fallback) {
@@ -164,111 +148,60 @@ static double frictionCoefficient(const pairMaterial* mat, double v, double vt) 
 
 
 // the station against the plane at the realized state
-static void evaluate(const csModel* m, const csData* d, const csForce* f, pointContact* out) {
+static void evaluate(const csModel* m, const csData* d, const csForce* f, csContactEval* out) {
   const double* P = f->param;
   int body = f->ref[CS_REF_BODY];
   int plane = f->ref[CS_REF_PLANE];
-  const csTransform* X_GP = &d->plane_pose[plane];
   pairMaterial mat = resolveMaterial(P);
 
   // geometry: depth below the plane along the outward normal nout
-  csVec3 nout = csu_vec3(X_GP->R.m[0][2], X_GP->R.m[1][2], X_GP->R.m[2][2]);
+  csVec3 nout;
   csVec3 station = cs_stationPosition(m, d, body, csu_vec3FromArray(P + SLOT_STATION));
-  double x = -csu_dot(csu_sub(station, X_GP->p), nout);
+  double x = -cs_planeHeight(d, plane, station, &nout);
   csVec3 point = csu_addScaled(station, mat.s * (x > 0 ? x : 0), nout);
 
   // velocity of the body's material point relative to the plane's, split along the normal
-  csVec3 v = csu_sub(cs_pointVelocity(m, d, body, point),
-                     cs_pointVelocity(m, d, m->plane[plane].body, point));
-  double xdot = -csu_dot(v, nout);
-  csVec3 vtan = csu_addScaled(v, xdot, nout);
+  csVec3 vtan;
+  double xdot = -cs_contactVelocity(m, d, body, plane, point, nout, &vtan);
   double slip = csu_norm(vtan);
 
-  out->point = point;
-  out->x = x;
-  out->xdot = xdot;
-  out->slip = slip;
-  out->force = csu_vec3(0, 0, 0);
-  out->pe = out->power = out->fn = out->ff = 0;
+  // no force until the surfaces overlap
+  csu_contactStart(out, point, x, xdot, slip);
   if (!(x > 0)) {
     return;
   }
 
-  // penalty force with damping; the surfaces never pull
+  // penalty force with damping, and the friction coefficient at this slip speed
   double fel = mat.k * x;
   out->pe = 0.5 * fel * x;
   double fn = fel * (1 + mat.c * xdot);
-  if (fn < 0) {
-    fn = 0;
-  }
+  double mu = frictionCoefficient(&mat, slip, P[SLOT_VT]);
 
-  // friction opposite the slip
-  double ff = 0;
-  csVec3 force = csu_scale(fn, nout);
-  if (slip > 0) {
-    ff = fn * frictionCoefficient(&mat, slip, P[SLOT_VT]);
-    force = csu_addScaled(force, -ff / slip, vtan);
-  }
-
-  out->force = force;
-  out->fn = fn;
-  out->ff = ff;
-  out->power = (fn - fel) * xdot + ff * slip;
+  // normal force out of the plane (never pulling), friction opposite the slip
+  csu_contactFinish(out, nout, vtan, fn, fel, mu);
 }
 
 
 static void compliantApply(const csModel* m, csData* d, int e) {
-  const csForce* f = &m->force[e];
-  pointContact pc;
-  evaluate(m, d, f, &pc);
-  if (pc.x > 0) {
-    cs_applyForceAtPoint(m, d, f->ref[CS_REF_BODY], pc.point, pc.force);
-    cs_applyForceAtPoint(m, d, m->plane[f->ref[CS_REF_PLANE]].body, pc.point,
-                         csu_neg(pc.force));
-  }
-  d->force_pe[e] = pc.pe;
-  d->force_power[e] = pc.power;
+  csContactEval c;
+  evaluate(m, d, &m->force[e], &c);
+  cs_applyContact(m, d, e, &c);
 }
 
 
 static void compliantReport(const csModel* m, const csData* d, int e, csContactReport* r,
                             double* extra) {
-  pointContact pc;
-  evaluate(m, d, &m->force[e], &pc);
-  r->point = pc.point;
-  r->force.w = csu_vec3(0, 0, 0);
-  r->force.v = pc.force;
-  r->pe = pc.pe;
-  r->power = pc.power;
-  extra[0] = pc.x;
-  extra[1] = pc.xdot;
-  extra[2] = pc.fn;
-  extra[3] = pc.ff;
-  extra[4] = pc.slip;
+  csContactEval c;
+  evaluate(m, d, &m->force[e], &c);
+  csu_fillContactReport(&c, r, extra);
 }
 
 
 static int compliantValidate(const csModel* m, const csForce* f, csError* err) {
   const double* P = f->param;
   // real parameters: finite (or absent when optional), with the sign their flags demand
-  for (int i = 0; i < NPARAMS; i++) {
-    const csParamInfo* p = &g_params[i];
-    int n = p->type == CS_PARAM_VEC3 ? 3 : (p->type == CS_PARAM_REAL ? 1 : 0);
-    for (int j = 0; j < n; j++) {
-      double v = P[p->slot + j];
-      if ((p->flags & CS_PARAM_OPTIONAL) && isnan(v)) {
-        continue;
-      }
-      if (!isfinite(v) || ((p->flags & CS_PARAM_POSITIVE) && !(v > 0)) ||
-          ((p->flags & CS_PARAM_NONNEG) && !(v >= 0))) {
-        cs_setError(err, CS_ERR_INPUT, p->key, "contact '%s': %s must be a finite number%s",
-                    f->name, p->key,
-                    (p->flags & CS_PARAM_POSITIVE)  ? " > 0"
-                    : (p->flags & CS_PARAM_NONNEG) ? " >= 0"
-                                                   : "");
-        return -1;
-      }
-    }
+  if (csu_checkParams(f, g_params, NPARAMS, "contact", err)) {
+    return -1;
   }
   // materials: both surfaces with a stiffness, and no effective value besides them
   int pair = materialGiven(P, SLOT_BODY_MAT) || materialGiven(P, SLOT_PLANE_MAT);
@@ -300,23 +233,7 @@ static int compliantValidate(const csModel* m, const csForce* f, csError* err) {
     return -1;
   }
   // the body and the plane exist, and the body does not carry the plane
-  int body = f->ref[CS_REF_BODY], plane = f->ref[CS_REF_PLANE];
-  if (body < 0 || body >= m->nbody) {
-    cs_setError(err, CS_ERR_INPUT, "body", "contact '%s' needs the body carrying the station",
-                f->name);
-    return -1;
-  }
-  if (plane < 0 || plane >= m->nplane) {
-    cs_setError(err, CS_ERR_INPUT, "plane", "contact '%s' needs a plane", f->name);
-    return -1;
-  }
-  if (m->plane[plane].body == body) {
-    cs_setError(err, CS_ERR_INPUT, "plane",
-                "contact '%s': the station and the plane '%s' are on the same body", f->name,
-                m->plane[plane].name);
-    return -1;
-  }
-  return 0;
+  return cs_checkContactRefs(m, f, "station", err);
 }
 
 
@@ -327,8 +244,8 @@ const csForceKind cs_kindCompliantPoint = {
     .nparams = NPARAMS,
     .contact = CS_CONTACT_POINT,
     .dissipative = 1,
-    .nextra = sizeof(g_extraNames) / sizeof(g_extraNames[0]),
-    .extranames = g_extraNames,
+    .nextra = CS_CONTACT_NEXTRA,
+    .extranames = cs_contactExtraNames,
     .validate = compliantValidate,
     .apply = compliantApply,
     .report = compliantReport,

@@ -17,6 +17,7 @@
 
 #include "contactsim/contactsim.h"
 #include "error.h"
+#include "force_util.h"
 #include "forces.h"
 
 // param slots (station first, per the contact slot convention in forces.h)
@@ -98,6 +99,8 @@ static const csParamInfo g_params[] = {
     {"mu_kinetic", CS_PARAM_REAL, SLOT_MUK, 0.5, CS_PARAM_NONNEG,
      "initial kinetic friction coefficient (discrete variable \"mu_kinetic\"), <= mu_static, 1"},
 };
+
+enum { NPARAMS = sizeof(g_params) / sizeof(g_params[0]) };
 
 static const char* const g_discNames[] = {"mu_static", "mu_kinetic"};
 
@@ -365,24 +368,8 @@ static void expSpringReport(const csModel* m, const csData* d, int e, csContactR
 }
 
 
-// one real parameter must be finite and satisfy its sign condition (sign: 0 any, 1 >= 0, 2 > 0)
-static int checkReal(const csForce* f, int slot, const char* key, int sign, csError* err) {
-  double v = f->param[slot];
-  if (!isfinite(v)) {
-    cs_setError(err, CS_ERR_INPUT, key, "exponential spring '%s': %s must be a finite number",
-                f->name, key);
-    return -1;
-  }
-  if ((sign == 1 && v < 0) || (sign == 2 && v <= 0)) {
-    cs_setError(err, CS_ERR_INPUT, key, "exponential spring '%s': %s must be %s, got %g",
-                f->name, key, sign == 2 ? "positive" : "zero or positive", v);
-    return -1;
-  }
-  return 0;
-}
-
-
 static int expSpringValidate(const csModel* m, const csForce* f, csError* err) {
+  // a body other than ground touches a plane it does not carry
   int body = f->ref[CS_REF_BODY], plane = f->ref[CS_REF_PLANE];
   if (body <= 0 || body >= m->nbody) {
     cs_setError(err, CS_ERR_INPUT, "body",
@@ -400,24 +387,12 @@ static int expSpringValidate(const csModel* m, const csForce* f, csError* err) {
                 f->name, m->plane[plane].name);
     return -1;
   }
-  for (int i = 0; i < 3; i++) {
-    if (!isfinite(f->param[CS_SLOT_STATION + i])) {
-      cs_setError(err, CS_ERR_INPUT, "station",
-                  "exponential spring '%s': station must be three finite numbers", f->name);
-      return -1;
-    }
-  }
-  if (checkReal(f, SLOT_D0, "d0", 0, err) || checkReal(f, SLOT_D1, "d1", 2, err) ||
-      checkReal(f, SLOT_D2, "d2", 2, err) || checkReal(f, SLOT_CZ, "cz", 1, err) ||
-      checkReal(f, SLOT_MAXFZ, "max_fz", 2, err) || checkReal(f, SLOT_KXY, "kxy", 2, err) ||
-      checkReal(f, SLOT_CXY, "cxy", 1, err) || checkReal(f, SLOT_VSETTLE, "v_settle", 2, err) ||
-      checkReal(f, SLOT_MUS, "mu_static", 1, err) ||
-      checkReal(f, SLOT_MUK, "mu_kinetic", 1, err)) {
+  // the station and the real parameters: finite, with the sign their flags demand (an absent
+  // mass_for_damping stays NaN and passes)
+  if (csu_checkParams(f, g_params, NPARAMS, "exponential spring", err)) {
     return -1;
   }
-  if (!isnan(f->param[SLOT_MASS]) && checkReal(f, SLOT_MASS, "mass_for_damping", 2, err)) {
-    return -1;
-  }
+  // kinetic friction never exceeds static friction
   if (f->param[SLOT_MUK] > f->param[SLOT_MUS]) {
     cs_setError(err, CS_ERR_INPUT, "mu_kinetic",
                 "exponential spring '%s': mu_kinetic (%g) must not exceed mu_static (%g)",
@@ -433,7 +408,7 @@ const csForceKind cs_kindExpSpring = {
     .doc = "exponential spring contact of a body station with a plane, with static and kinetic "
            "friction (seeds/000)",
     .params = g_params,
-    .nparams = sizeof(g_params) / sizeof(g_params[0]),
+    .nparams = NPARAMS,
     .contact = CS_CONTACT_POINT,
     .dissipative = 1,
     .discnum = 2,

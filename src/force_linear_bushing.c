@@ -31,6 +31,7 @@
 
 #include "contactsim/contactsim.h"
 #include "error.h"
+#include "force_util.h"
 #include "forces.h"
 
 // |cos q1| below this counts a gimbal-lock warning (q1 within about 0.57 degrees of +-90, where
@@ -66,6 +67,8 @@ static const csParamInfo g_params[] = {
      "damping along F's x, y, z axes, N s/m"},
 };
 
+
+enum { NPARAMS = sizeof(g_params) / sizeof(g_params[0]) };
 
 // pose of a frame given as param[slot..slot+6] on body b, in Ground
 static csTransform framePose(const csData* d, const csForce* f, int b, int slot) {
@@ -119,25 +122,7 @@ static int bushingValidate(const csModel* m, const csForce* f, csError* err) {
   if (checkFrame(f, SLOT_FRAME1, "frame1", err) || checkFrame(f, SLOT_FRAME2, "frame2", err)) {
     return -1;
   }
-  static const struct {
-    int slot;
-    const char* key;
-  } coef[] = {{SLOT_KROT, "rotational_stiffness"},
-              {SLOT_KTRANS, "translational_stiffness"},
-              {SLOT_CROT, "rotational_damping"},
-              {SLOT_CTRANS, "translational_damping"}};
-  for (int i = 0; i < 4; i++) {
-    for (int j = 0; j < 3; j++) {
-      double v = f->param[coef[i].slot + j];
-      if (!(v >= 0) || !isfinite(v)) {
-        cs_setError(err, CS_ERR_INPUT, coef[i].key,
-                    "linear bushing '%s': %s must hold three finite numbers >= 0", f->name,
-                    coef[i].key);
-        return -1;
-      }
-    }
-  }
-  return 0;
+  return csu_checkParams(f, g_params, NPARAMS, "linear bushing", err);
 }
 
 
@@ -218,7 +203,7 @@ const csForceKind cs_kindLinearBushing = {
     .doc = "linear spring-damper on the x-y-z Euler angles and the offset between two body "
            "frames",
     .params = g_params,
-    .nparams = sizeof(g_params) / sizeof(g_params[0]),
+    .nparams = NPARAMS,
     .dissipative = 1,
     .validate = bushingValidate,
     .apply = bushingApply,

@@ -16,6 +16,7 @@
 
 #include "contactsim/contactsim.h"
 #include "error.h"
+#include "force_util.h"
 #include "forces.h"
 
 enum { REF_BODY = 0, REF_COORD = 1 };
@@ -41,6 +42,8 @@ static const csParamInfo g_params[] = {
      "Hunt-Crossley dissipation coefficient d, s/m or s/rad"},
 };
 
+
+enum { NPARAMS = sizeof(g_params) / sizeof(g_params[0]) };
 
 // absent (NaN) bounds mean no stop on that side
 static double lowerOf(const csForce* f) {
@@ -75,18 +78,7 @@ static int stopValidate(const csModel* m, const csForce* f, csError* err) {
                 f->name, c, body->name, body->qnum);
     return -1;
   }
-  // material properties: finite and non-negative
-  if (!(f->param[SLOT_K] >= 0) || !isfinite(f->param[SLOT_K])) {
-    cs_setError(err, CS_ERR_INPUT, "stiffness",
-                "linear stop '%s': stiffness must be a finite number >= 0", f->name);
-    return -1;
-  }
-  if (!(f->param[SLOT_D] >= 0) || !isfinite(f->param[SLOT_D])) {
-    cs_setError(err, CS_ERR_INPUT, "dissipation",
-                "linear stop '%s': dissipation must be a finite number >= 0", f->name);
-    return -1;
-  }
-  // bounds: finite when given, ordered when both are
+  // bounds: finite when given (absent ones stay NaN), with a hint on leaving them out
   if (isinf(f->param[SLOT_LOWER])) {
     cs_setError(err, CS_ERR_INPUT, "lower_bound",
                 "linear stop '%s': lower_bound must be finite (leave it out for no lower stop)",
@@ -99,6 +91,11 @@ static int stopValidate(const csModel* m, const csForce* f, csError* err) {
                 f->name);
     return -1;
   }
+  // material properties: finite and non-negative (the table's flags)
+  if (csu_checkParams(f, g_params, NPARAMS, "linear stop", err)) {
+    return -1;
+  }
+  // bounds ordered when both are given
   if (lowerOf(f) > upperOf(f)) {
     cs_setError(err, CS_ERR_INPUT, "upper_bound",
                 "linear stop '%s': upper_bound %g is below lower_bound %g", f->name,
@@ -190,7 +187,7 @@ const csForceKind cs_kindLinearStop = {
     .doc = "compliant stop keeping one pin or slider coordinate within bounds (Hunt-Crossley "
            "dissipation, never sticking)",
     .params = g_params,
-    .nparams = sizeof(g_params) / sizeof(g_params[0]),
+    .nparams = NPARAMS,
     .dissipative = 1,
     .discnum = DISC_COUNT,
     .discnames = g_discNames,

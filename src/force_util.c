@@ -1,1 +1,168 @@
-// force_util.c: helpers shared by force kinds (placeholder).
+// force_util.c: pieces shared by force kinds: table-driven parameter checks, and the plane
+// geometry, force application and report of contact elements (see force_util.h).
+#include <math.h>
+
+#include "contactsim/contactsim.h"
+#include "error.h"
+#include "force_util.h"
+#include "forces.h"
+
+// report extras of the contact kinds, in the order of csContactEval's fields x .. slip
+const char* const cs_contactExtraNames[CS_CONTACT_NEXTRA] = {
+    "penetration", "penetration_rate", "normal_force", "friction_force", "slip_speed"};
+
+
+int csu_checkParams(const csForce* f, const csParamInfo* params, int nparams, const char* what,
+                    csError* err) {
+  for (int i = 0; i < nparams; i++) {
+    const csParamInfo* p = &params[i];
+    int n = p->type == CS_PARAM_VEC3 ? 3 : (p->type == CS_PARAM_REAL ? 1 : 0);
+    for (int j = 0; j < n; j++) {
+      // an optional value that was not given stays NaN
+      double v = f->param[p->slot + j];
+      if ((p->flags & CS_PARAM_OPTIONAL) && isnan(v)) {
+        continue;
+      }
+      // finite, with the sign the flags demand
+      if (!isfinite(v) || ((p->flags & CS_PARAM_POSITIVE) && !(v > 0)) ||
+          ((p->flags & CS_PARAM_NONNEG) && !(v >= 0))) {
+        const char* sign = (p->flags & CS_PARAM_POSITIVE) ? " > 0"
+                           : (p->flags & CS_PARAM_NONNEG) ? " >= 0"
+                                                          : "";
+        cs_setError(err, CS_ERR_INPUT, p->key, "%s '%s': %s must %s%s", what, f->name, p->key,
+                    n == 3 ? "hold three finite numbers" : "be a finite number", sign);
+        return -1;
+      }
+    }
+  }
+  return 0;
+}
+
+
+int cs_checkContactRefs(const csModel* m, const csForce* f, const char* what, csError* err) {
+  // the touching body and the plane exist
+  int body = f->ref[CS_REF_BODY], plane = f->ref[CS_REF_PLANE];
+  if (body < 0 || body >= m->nbody) {
+    cs_setError(err, CS_ERR_INPUT, "body", "contact '%s' needs the body carrying the %s", f->name,
+                what);
+    return -1;
+  }
+  if (plane < 0 || plane >= m->nplane) {
+    cs_setError(err, CS_ERR_INPUT, "plane", "contact '%s' needs a plane", f->name);
+    return -1;
+  }
+  // a body cannot touch a plane it carries
+  if (m->plane[plane].body == body) {
+    cs_setError(err, CS_ERR_INPUT, "plane",
+                "contact '%s': the %s and the plane '%s' are on the same body", f->name, what,
+                m->plane[plane].name);
+    return -1;
+  }
+  return 0;
+}
+
+
+int cs_validateSphereContact(const csModel* m, const csForce* f, csError* err) {
+  // the kind's own table, then the body and the plane
+  const csForceKind* k = cs_forceKind(f->kind);
+  if (csu_checkParams(f, k->params, k->nparams, "contact", err) ||
+      cs_checkContactRefs(m, f, "sphere", err)) {
+    return -1;
+  }
+  return 0;
+}
+
+
+double cs_planeHeight(const csData* d, int plane, csVec3 p_G, csVec3* nout_G) {
+  // the outward normal is the plane's +z axis (third column of R_GP)
+  const csTransform* X_GP = &d->plane_pose[plane];
+  *nout_G = csu_vec3(X_GP->R.m[0][2], X_GP->R.m[1][2], X_GP->R.m[2][2]);
+  return csu_dot(csu_sub(p_G, X_GP->p), *nout_G);
+}
+
+
+double cs_spherePenetration(const csModel* m, const csData* d, const csForce* f, csVec3* center_G,
+                            csVec3* n_G) {
+  // the centre in Ground, then the radius minus its height; R - h equals R + (c - p) . n
+  // exactly, so either form gives the same bits
+  *center_G = cs_stationPosition(m, d, f->ref[CS_REF_BODY],
+                                 csu_vec3FromArray(f->param + CS_SLOT_STATION));
+  csVec3 nout;
+  double h = cs_planeHeight(d, f->ref[CS_REF_PLANE], *center_G, &nout);
+  *n_G = csu_neg(nout);
+  return f->param[CS_SLOT_RADIUS] - h;
+}
+
+
+double cs_contactVelocity(const csModel* m, const csData* d, int body, int plane, csVec3 point_G,
+                          csVec3 u_G, csVec3* vtan_G) {
+  // the body's material point relative to the plane's, then split along u
+  csVec3 v = csu_sub(cs_pointVelocity(m, d, body, point_G),
+                     cs_pointVelocity(m, d, m->plane[plane].body, point_G));
+  double vu = csu_dot(v, u_G);
+  *vtan_G = csu_addScaled(v, -vu, u_G);
+  return vu;
+}
+
+
+void csu_contactStart(csContactEval* c, csVec3 point_G, double x, double xdot, double slip) {
+  // kinematics of the contact; no force until the kind computes one
+  c->point = point_G;
+  c->active = x > 0;
+  c->x = x;
+  c->xdot = xdot;
+  c->slip = slip;
+  c->force = csu_vec3(0, 0, 0);
+  c->pe = c->power = c->fn = c->ff = 0;
+}
+
+
+void csu_contactFinish(csContactEval* c, csVec3 nout_G, csVec3 vtan_G, double fn, double felastic,
+                       double mu) {
+  // the surfaces never pull
+  if (fn < 0) {
+    fn = 0;
+  }
+
+  // normal force out of the plane, friction opposite the slip
+  double ff = 0;
+  csVec3 force = csu_scale(fn, nout_G);
+  if (c->slip > 0) {
+    ff = fn * mu;
+    force = csu_addScaled(force, -ff / c->slip, vtan_G);
+  }
+
+  // what is not elastic in the normal force, and all the friction, dissipate
+  c->force = force;
+  c->fn = fn;
+  c->ff = ff;
+  c->power = (fn - felastic) * c->xdot + ff * c->slip;
+}
+
+
+void cs_applyContact(const csModel* m, csData* d, int e, const csContactEval* c) {
+  // equal and opposite forces at the same point
+  const csForce* f = &m->force[e];
+  if (c->active) {
+    cs_applyForceAtPoint(m, d, f->ref[CS_REF_BODY], c->point, c->force);
+    cs_applyForceAtPoint(m, d, m->plane[f->ref[CS_REF_PLANE]].body, c->point, csu_neg(c->force));
+  }
+  d->force_pe[e] = c->pe;
+  d->force_power[e] = c->power;
+}
+
+
+void csu_fillContactReport(const csContactEval* c, csContactReport* r, double* extra) {
+  // the force acts at the contact point: no moment about it
+  r->point = c->point;
+  r->force.w = csu_vec3(0, 0, 0);
+  r->force.v = c->force;
+  r->pe = c->pe;
+  r->power = c->power;
+  // the extras in the order of cs_contactExtraNames
+  extra[0] = c->x;
+  extra[1] = c->xdot;
+  extra[2] = c->fn;
+  extra[3] = c->ff;
+  extra[4] = c->slip;
+}

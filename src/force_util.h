@@ -1,4 +1,100 @@
-// force_util.h: helpers shared by force kinds (placeholder).
+// force_util.h: pieces shared by force kinds (private): parameter checks driven by a kind's
+// parameter table, and the plane geometry, force application and report of the contact kinds
+// that follow the slot convention of forces.h (ref[CS_REF_BODY] touches ref[CS_REF_PLANE]).
 #ifndef CONTACTSIM_FORCE_UTIL_H
 #define CONTACTSIM_FORCE_UTIL_H
+
+#include "contactsim/types.h"
+
+// ---------------------------------------------------------------------------------------------
+// validation
+
+// Check every CS_PARAM_REAL and CS_PARAM_VEC3 entry of the table params (nparams entries) against
+// f->param: each number must be finite, > 0 when the entry has CS_PARAM_POSITIVE and >= 0 when it
+// has CS_PARAM_NONNEG; a NaN in a CS_PARAM_OPTIONAL entry means "not given" and passes. Entries
+// are checked in table order; other types (bodies, planes, frames, integers) are skipped. On the
+// first failure fills err (nullable) with CS_ERR_INPUT, path = the entry's key and a sentence
+// starting "<what> '<element name>': ", and returns -1; returns 0 when all pass.
+int csu_checkParams(const csForce* f, const csParamInfo* params, int nparams, const char* what,
+                    csError* err);
+
+// Check the references of a contact element: the touching body ref[CS_REF_BODY] exists (ground
+// allowed), the plane ref[CS_REF_PLANE] exists, and the plane is not carried by that body.
+// `what` names the touching feature in messages ("sphere", "station"). On failure fills err
+// (nullable) with CS_ERR_INPUT and path "body" or "plane", and returns -1; otherwise 0.
+int cs_checkContactRefs(const csModel* m, const csForce* f, const char* what, csError* err);
+
+
+// Validate callback for sphere contact kinds whose only rules are the flags of their parameter
+// table (found through f->kind) and the contact references: csu_checkParams with "contact",
+// then cs_checkContactRefs with "sphere". Returns 0, or -1 with err (nullable) filled.
+int cs_validateSphereContact(const csModel* m, const csForce* f, csError* err);
+
+
+// ---------------------------------------------------------------------------------------------
+// geometry against a plane (data realized to velocity)
+
+// Height of the point p_G (in Ground, m) above plane `plane`, measured along the plane's outward
+// normal (its +z axis), which is written to nout_G (unit, in Ground). Negative below the plane.
+double cs_planeHeight(const csData* d, int plane, csVec3 p_G, csVec3* nout_G);
+
+// Penetration of the sphere of a sphere contact element (centre param[CS_SLOT_STATION..+2] in
+// the body frame, radius param[CS_SLOT_RADIUS]) into its plane, m: the radius minus the height of
+// the centre, positive when they overlap. Writes the centre (in Ground, m) and the plane's inward
+// normal n_G, pointing from the sphere into the plane (unit, in Ground).
+double cs_spherePenetration(const csModel* m, const csData* d, const csForce* f, csVec3* center_G,
+                            csVec3* n_G);
+
+// Velocity of the material point of `body` at point_G relative to the point of the plane's body
+// coinciding with it, split along the unit vector u_G (all in Ground, m/s): returns the component
+// along u_G and writes the rest (the tangential slip velocity) to vtan_G.
+double cs_contactVelocity(const csModel* m, const csData* d, int body, int plane, csVec3 point_G,
+                          csVec3 u_G, csVec3* vtan_G);
+
+
+// ---------------------------------------------------------------------------------------------
+// evaluated contact
+
+// Number and names of the report extras of the contact kinds that use csContactEval, in the
+// order csu_fillContactReport writes them.
+enum { CS_CONTACT_NEXTRA = 5 };
+extern const char* const cs_contactExtraNames[CS_CONTACT_NEXTRA];
+
+// What one evaluation of a contact element produces; its apply and report callbacks share it.
+// The five values from x to slip are the report extras (cs_contactExtraNames), in that order.
+typedef struct csContactEval {
+  csVec3 point;            // contact point, in Ground, m
+  csVec3 force;            // force on the touching body at point, in Ground, N
+  int active;              // 1 when the force acts; 0 leaves the bodies alone
+  double pe;               // potential energy stored, J
+  double power;            // power dissipated, W
+  double x;                // penetration, m
+  double xdot;             // penetration rate, m/s
+  double fn;               // normal force pushing the body out, N
+  double ff;               // friction force magnitude, N
+  double slip;             // tangential speed of the body relative to the plane at point, m/s
+} csContactEval;
+
+// Start an evaluation: set the point (in Ground, m), penetration x (m), its rate xdot (m/s) and
+// the slip speed (m/s); active = (x > 0); force, pe, power, fn and ff zero (the state of a contact
+// that does not touch).
+void csu_contactStart(csContactEval* c, csVec3 point_G, double x, double xdot, double slip);
+
+// Finish an evaluation that csu_contactStart began, for a contact whose normal force fn pushes
+// the body out along nout_G (the plane's outward unit normal, in Ground) and is clamped at 0 (the
+// surfaces never pull), and whose friction fn mu (N) opposes the slip velocity vtan_G (in Ground,
+// m/s; no friction when the slip speed is 0). felastic is the conservative part of the normal
+// force (N): the dissipated power is (fn - felastic) xdot + ff slip. Sets force, fn, ff, power.
+void csu_contactFinish(csContactEval* c, csVec3 nout_G, csVec3 vtan_G, double fn, double felastic,
+                       double mu);
+
+// Apply an evaluated contact of element e: when c->active, c->force on the touching body and its
+// opposite on the plane's body, both at c->point (ground ignores its share); always sets
+// d->force_pe[e] and d->force_power[e]. Allocates nothing.
+void cs_applyContact(const csModel* m, csData* d, int e, const csContactEval* c);
+
+// Fill a contact report from an evaluated contact: point, force on the touching body with zero
+// moment about the point, pe and power; and extra[0..4] = x, xdot, fn, ff, slip.
+void csu_fillContactReport(const csContactEval* c, csContactReport* r, double* extra);
+
 #endif  // CONTACTSIM_FORCE_UTIL_H
