@@ -103,6 +103,8 @@ def plot_compare(directory, prefix, title):
     for path in files:
         model = os.path.splitext(os.path.basename(path))[0]
         data, header = read_csv(path)
+        if "t" not in data:
+            continue  # compare.csv, the table itself, is not a trajectory
         t = data["t"]
         body = first_free_body(header)
         if body:
