@@ -655,6 +655,20 @@ static int report(Sim* sim, csError* err) {
 }
 
 
+// the time group gi must stop at: its next scheduled change (or one that touches every group),
+// else the end
+static double nextStop(const Sim* sim, int gi, int from, double tend) {
+  const csModel* m = sim->m;
+  for (int c = from; c < m->nchange && m->change[c].time < tend; c++) {
+    int g = sim->force_group[m->change[c].force];
+    if (g < 0 || g == gi) {
+      return m->change[c].time;
+    }
+  }
+  return tend;
+}
+
+
 // ---------------------------------------------------------------------------------------------
 // the loop
 
@@ -710,32 +724,40 @@ int cs_simulate(const csModel* m, csData* d, const csSimOptions* opt, const csRe
   long nextReport = 1;
   double tcur = t0;
   while (tcur < tend) {
-    // changes due now: finish pending steps first, apply, re-initialise the groups they touch
+    // changes due now: in the groups they touch (which all stopped exactly here), finish the
+    // pending step, apply the changes and re-initialise; other groups carry on undisturbed
     if (nchangeDone < m->nchange && m->change[nchangeDone].time <= tcur) {
-      for (int gi = 0; gi < sim.ngroup; gi++) {
-        if (sim.group[gi].pending) {
-          activate(&sim.group[gi]);
-          finishStep(&sim.group[gi]);
-        }
-      }
-      cs_activateAll(m, d);
       int all = 0;
-      while (nchangeDone < m->nchange && m->change[nchangeDone].time <= tcur) {
-        const csChange* c = &m->change[nchangeDone++];
-        cs_setDiscrete(m, d, c->force, c->index, c->value);
-        int gi = sim.force_group[c->force];
+      for (int c = nchangeDone; c < m->nchange && m->change[c].time <= tcur; c++) {
+        int gi = sim.force_group[m->change[c].force];
         if (gi < 0) {
           all = 1;
         } else {
           sim.group[gi].changed = 1;
         }
       }
-      for (int gi = 0; tcur > t0 && gi < sim.ngroup; gi++) {
+      for (int gi = 0; gi < sim.ngroup; gi++) {
         Group* g = &sim.group[gi];
-        if (!all && !g->changed) {
+        g->changed |= all;
+        if (g->changed && g->pending) {
+          activate(g);
+          finishStep(g);
+        }
+      }
+      cs_activateAll(m, d);
+      while (nchangeDone < m->nchange && m->change[nchangeDone].time <= tcur) {
+        const csChange* c = &m->change[nchangeDone++];
+        cs_setDiscrete(m, d, c->force, c->index, c->value);
+      }
+      for (int gi = 0; gi < sim.ngroup; gi++) {
+        Group* g = &sim.group[gi];
+        if (!g->changed) {
           continue;
         }
         g->changed = 0;
+        if (tcur <= t0) {
+          continue;  // nothing integrated yet: nothing to restart
+        }
         // the right-hand side jumped: restart; CVodeReInit zeroes CVODE's counters, so bank them
         addCounters(g->mem, g->LS != NULL, &g->banked);
         if (check(CVodeReInit(g->mem, g->t, g->y), "CVodeReInit", &sim, g->t, err)) {
@@ -744,6 +766,7 @@ int cs_simulate(const csModel* m, csData* d, const csSimOptions* opt, const csRe
         }
       }
     }
+    // the next change of any group is a goal; each group stops exactly at its own next change
     double tstop = tend;
     if (nchangeDone < m->nchange && m->change[nchangeDone].time < tstop) {
       tstop = m->change[nchangeDone].time;
@@ -765,8 +788,9 @@ int cs_simulate(const csModel* m, csData* d, const csSimOptions* opt, const csRe
       if (g->pending) {
         finishStep(g);
       }
+      double gstop = nextStop(&sim, gi, nchangeDone, tend);
       while (g->t < tgoal) {
-        status = stepGroup(g, tstop, err);
+        status = stepGroup(g, gstop, err);
         if (status != CS_OK) {
           goto cleanup;
         }

@@ -199,6 +199,91 @@ static void test_adams(void** state) {
 }
 
 
+// a scheduled change in one of several independent groups re-initialises that group alone and
+// leaves the others' trajectories exactly as they are without the change
+static csModel* stopSliders(int with_change) {
+  csModel* m = cs_newModel("stops");
+  m->gravity = csu_vec3(0, 0, 0);
+  csError err = {0};
+  int stop0 = -1;
+  for (int i = 0; i < 3; i++) {
+    csBody b;
+    memset(&b, 0, sizeof(b));
+    snprintf(b.name, sizeof(b.name), "cart%d", i);
+    b.joint = CS_JOINT_SLIDER;
+    b.X_PF = csu_transformIdentity();
+    b.X_BM = csu_transformIdentity();
+    b.mass = 1.0;
+    b.inertia = csu_identity33();
+    int id = cs_addBody(m, &b, &err);
+    int s = cs_addForce(m, CS_FORCE_LINEAR_STOP, "stop", &err);
+    cs_setForceParam(m, s, "body", id);
+    cs_setForceParam(m, s, "lower_bound", -0.05);
+    cs_setForceParam(m, s, "upper_bound", 0.05);
+    cs_setForceParam(m, s, "stiffness", 1e4);
+    cs_setForceParam(m, s, "dissipation", 0.0);
+    if (i == 0) {
+      stop0 = s;
+    }
+  }
+  if (with_change) {
+    // widen cart 0's upper stop at t = 0.35
+    const csForceKind* k = cs_forceKind(CS_FORCE_LINEAR_STOP);
+    int index = -1;
+    for (int i = 0; i < k->discnum; i++) {
+      if (strcmp(k->discnames[i], "upper_bound") == 0) {
+        index = i;
+      }
+    }
+    assert_true(index >= 0);
+    csChange c = {.time = 0.35, .force = stop0, .index = index, .value = 10.0};
+    assert_true(cs_addChange(m, &c, &err) >= 0);
+  }
+  assert_int_equal(cs_finalizeModel(m, &err), 0);
+  for (int i = 0; i < 3; i++) {
+    m->u0[i] = 0.3 + 0.1 * i;  // each cart bounces between its stops
+  }
+  return m;
+}
+
+
+static void test_change_in_one_group(void** state) {
+  (void)state;
+  csSimOptions o = cs_defaultSimOptions();
+  o.duration = 2.0;
+  o.report_interval = 0.05;
+  o.rtol = 1e-9;
+  o.atol = 1e-12;
+  thTrace plain = {0}, changed = {0};
+  csModel* m0 = stopSliders(0);
+  csModel* m1 = stopSliders(1);
+  csData* d0 = th_run(m0, &o, &plain);
+  csData* d1 = th_run(m1, &o, &changed);
+  assert_int_equal(d1->stat.ngroup, 3);
+  assert_int_equal(plain.n, changed.n);
+  int moved_past = 0;
+  for (int r = 0; r < plain.n; r++) {
+    // carts 1 and 2 are untouched by the change, to the last bit
+    assert_true(plain.q[3 * r + 1] == changed.q[3 * r + 1]);
+    assert_true(plain.q[3 * r + 2] == changed.q[3 * r + 2]);
+    // cart 0 never leaves its stops without the change, and passes the old stop with it
+    assert_true(plain.q[3 * r] < 0.06);
+    moved_past |= changed.t[r] > 0.35 && changed.q[3 * r] > 0.1;
+    if (changed.t[r] <= 0.35) {
+      // the same up to the change (the step that ends exactly at it is shortened)
+      th_assertClose(changed.q[3 * r], plain.q[3 * r], 0, 1e-9, "cart 0 before the change");
+    }
+  }
+  assert_true(moved_past);
+  th_traceFree(&plain);
+  th_traceFree(&changed);
+  cs_deleteData(d0);
+  cs_deleteData(d1);
+  cs_deleteModel(m0);
+  cs_deleteModel(m1);
+}
+
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_report_times_exact),
@@ -207,6 +292,7 @@ int main(void) {
       cmocka_unit_test(test_too_much_work),
       cmocka_unit_test(test_bad_options),
       cmocka_unit_test(test_adams),
+      cmocka_unit_test(test_change_in_one_group),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
