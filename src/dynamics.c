@@ -233,6 +233,7 @@ void cs_realizeAcceleration(const csModel* m, csData* d) {
   if (d->stage >= CS_STAGE_ACCELERATION) {
     return;
   }
+  d->stat.nstage[3]++;
   cs_realizeDynamics(m, d);
 
   // 1. articulated inertias start as rigid ones; bias forces v x* I v - f_ext

@@ -43,6 +43,7 @@ void cs_realizeDynamics(const csModel* m, csData* d) {
   if (d->stage >= CS_STAGE_DYNAMICS) {
     return;
   }
+  d->stat.nstage[2]++;
   cs_realizeVelocity(m, d);
   // zero the accumulators of what is active
   for (int i = 0; i < d->nact_body; i++) {

@@ -51,6 +51,7 @@ void cs_realizePosition(const csModel* m, csData* d) {
   if (d->stage >= CS_STAGE_POSITION) {
     return;
   }
+  d->stat.nstage[0]++;
   d->body_pose[0] = csu_transformIdentity();
   d->joint_XFM[0] = csu_transformIdentity();
   d->body_com[0] = csu_vec3(0, 0, 0);
@@ -107,6 +108,7 @@ void cs_realizeVelocity(const csModel* m, csData* d) {
   if (d->stage >= CS_STAGE_VELOCITY) {
     return;
   }
+  d->stat.nstage[1]++;
   cs_realizePosition(m, d);
   memset(d->aba_v, 0, 6 * sizeof(double));
   memset(d->aba_c, 0, 6 * sizeof(double));

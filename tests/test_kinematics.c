@@ -192,11 +192,37 @@ static void test_free_body_general_path(void** state) {
 }
 
 
+// each stage runs once for a state however often it is asked for, and again after the state
+// changes
+static void test_stage_caching(void** state) {
+  (void)state;
+  csModel* m = mixedTree();
+  csData* d = cs_makeData(m);
+  setState(m, d);
+  memset(d->stat.nstage, 0, sizeof(d->stat.nstage));
+  for (int i = 0; i < 3; i++) {
+    assert_int_equal(cs_forward(m, d), 0);
+    cs_realizePosition(m, d);
+  }
+  for (int k = 0; k < 4; k++) {
+    assert_int_equal(d->stat.nstage[k], 1);
+  }
+  d->u[0] += 0.1;
+  cs_invalidate(d);
+  cs_realizeVelocity(m, d);
+  assert_int_equal(d->stat.nstage[1], 2);
+  assert_int_equal(d->stat.nstage[3], 1);
+  cs_deleteData(d);
+  cs_deleteModel(m);
+}
+
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_velocity_matches_finite_differences),
       cmocka_unit_test(test_free_body_newton_euler),
       cmocka_unit_test(test_free_body_general_path),
+      cmocka_unit_test(test_stage_caching),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -264,6 +264,8 @@ typedef struct csStats {
   double cpu_seconds;      // CPU time of the integration alone
   long warnings_nonfinite; // RHS evaluations that produced a non-finite value
   long warnings_bushing;   // bushing evaluations near gimbal lock
+  long nstage[4];          // evaluations of the position, velocity, dynamics and acceleration
+                           // stages (repeated calls on a realized state do not count)
   int linsol;              // csLinearSolver used by the last run (AUTO: none, Adams)
   int bandwidth;           // Jacobian bandwidth of the largest group
   int ngroup;              // independently integrated coupled groups of bodies
