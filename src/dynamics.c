@@ -11,6 +11,9 @@
 #include "dynamics.h"
 
 
+// Model-derived constants of the dynamics, computed once per data: which bodies take the
+// free-leaf fast path, each body's inverse central inertia (for that path) and its spatial
+// inertia about its origin (for the general path).
 void cs_spatialInertias(const csModel* m, csData* d) {
   memset(d->aba_I0, 0, sizeof(double) * 36 * (size_t)m->nbody);
   memset(d->aba_Iinv, 0, sizeof(double) * 9 * (size_t)m->nbody);
@@ -21,6 +24,7 @@ void cs_spatialInertias(const csModel* m, csData* d) {
   for (int b = 1; b < m->nbody; b++) {
     d->aba_freeLeaf[m->body[b].parent] = 0;
   }
+  // inverse central inertia by the adjugate (3x3; positive definite, checked at load)
   for (int b = 1; b < m->nbody; b++) {
     const double(*a)[3] = m->body[b].inertia.m;
     double c00 = a[1][1] * a[2][2] - a[1][2] * a[2][1];
@@ -43,6 +47,7 @@ void cs_spatialInertias(const csModel* m, csData* d) {
     double* I = d->aba_I0 + 36 * b;
     double mass = body->mass;
     csVec3 c = body->com;
+    // spatial inertia about the origin (RBDA eq. 2.63):
     // [Ic - m cx cx, m cx; -m cx, m 1] with cx the cross-product matrix of the com
     double cx[3][3] = {{0, -c.z, c.y}, {c.z, 0, -c.x}, {-c.y, c.x, 0}};
     for (int i = 0; i < 3; i++) {
@@ -261,7 +266,8 @@ void cs_realizeAcceleration(const csModel* m, csData* d) {
     csu_vec3ToArray(pA + 3, csu_sub(bias_f, f_B));
   }
 
-  // 2. inward pass
+  // 2. inward pass (RBDA table 7.1): U = IA S, D = S^T U, u = tau - S^T pA; a body passes its
+  // articulated inertia and bias force, reduced by what its mobilizer can absorb, to its parent
   for (int ib = d->nact_body - 1; ib >= 0; ib--) {
     int b = d->act_body[ib];
     if (d->aba_freeLeaf[b]) {
@@ -277,9 +283,11 @@ void cs_realizeAcceleration(const csModel* m, csData* d) {
     double* Dinv = d->aba_Dinv + 36 * b;
     double* utau = d->aba_utau + body->uadr;
     double D[36];
+    // U = IA S, column by column
     for (int k = 0; k < n; k++) {
       mulMat6Vec(U + 6 * k, IA, S + 6 * k);
     }
+    // D = S^T U and u = tau - S^T pA
     for (int i = 0; i < n; i++) {
       for (int k = 0; k < n; k++) {
         double s = 0;
@@ -300,6 +308,7 @@ void cs_realizeAcceleration(const csModel* m, csData* d) {
         Dinv[6 * i + i] = NAN;
       }
     }
+    // ground absorbs whatever reaches it
     if (body->parent == 0) {
       continue;
     }
@@ -320,6 +329,7 @@ void cs_realizeAcceleration(const csModel* m, csData* d) {
         UD[6 * k + r] = s;
       }
     }
+    // the inertia the parent feels through the mobilizer
     for (int i = 0; i < 6; i++) {
       for (int j = 0; j < 6; j++) {
         double s = IA[6 * i + j];
@@ -329,6 +339,7 @@ void cs_realizeAcceleration(const csModel* m, csData* d) {
         Ia[6 * i + j] = s;
       }
     }
+    // and the bias force, including what the velocity-product acceleration c costs
     mulMat6Vec(pa, Ia, c);
     for (int i = 0; i < 6; i++) {
       pa[i] += pA[i];
@@ -336,6 +347,7 @@ void cs_realizeAcceleration(const csModel* m, csData* d) {
         pa[i] += U[6 * k + i] * Dutau[k];
       }
     }
+    // both carried into the parent's coordinates and added to its articulated body
     const double* X = d->aba_X + 12 * b;
     addInertiaToParent(d->aba_IA + 36 * body->parent, X, Ia);
     double fp[6];
@@ -357,6 +369,7 @@ void cs_realizeAcceleration(const csModel* m, csData* d) {
     }
     const csBody* body = &m->body[b];
     int n = body->unum;
+    // a' = X a_parent + c, udot = D^-1 (u - U^T a'), a = a' + S udot
     double a[6];
     motionToChild(a, d->aba_X + 12 * b, (const double*)&d->body_acc[body->parent]);
     const double* c = d->aba_c + 6 * b;

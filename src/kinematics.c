@@ -3,6 +3,12 @@
 //
 // Each body B hangs from its parent P through a mobilizer: frame F fixed on P, frame M fixed on
 // B, and X_FM(q). The body's pose is X_GB = X_GP * X_PF * X_FM(q) * X_MB.
+//
+// Velocities are computed twice over, for two readers. The articulated-body algorithm wants
+// spatial vectors in body coordinates about each body's origin (Featherstone's convention:
+// v_B = X_BP v_P + S u, with S the mobilizer's motion subspace); force elements want the
+// angular velocity and the velocity of the body origin in Ground. Both come out of one pass from
+// the root outward, because a body's velocity needs its parent's.
 #include <string.h>
 
 #include "contactsim/contactsim.h"
@@ -13,7 +19,9 @@
 #define CS_QUAT_STABILIZATION 1.0
 
 
-// rotation/translation of a mobilizer for its coordinates
+// X_FM(q) of a mobilizer: the rotation about z (pin), translation along x (slider), the
+// quaternion's rotation (ball), or rotation and translation (free). Quaternions are normalised
+// here rather than in the state so that the state's norm error stays visible to the projection.
 static csTransform jointTransform(csJointType type, const double* q) {
   csTransform X = csu_transformIdentity();
   switch (type) {
@@ -42,6 +50,8 @@ static csTransform jointTransform(csJointType type, const double* q) {
 }
 
 
+// The stage marker: every realize call returns at once when its stage is already done for the
+// current state; anything that writes the state must call this.
 void cs_invalidate(csData* d) {
   d->stage = CS_STAGE_NONE;
 }
@@ -52,12 +62,14 @@ void cs_realizePosition(const csModel* m, csData* d) {
     return;
   }
   d->stat.nstage[0]++;
+  // ground is the fixed root
   d->body_pose[0] = csu_transformIdentity();
   d->joint_XFM[0] = csu_transformIdentity();
   d->body_com[0] = csu_vec3(0, 0, 0);
   for (int ib = 0; ib < d->nact_body; ib++) {
     int b = d->act_body[ib];
     const csBody* body = &m->body[b];
+    // pose relative to the parent, then in Ground (parents come first in the list)
     // X_PB = X_PF * X_FM * X_MB
     csTransform XFM = jointTransform(body->joint, d->q + body->qadr);
     csTransform XMB = csu_transformInverse(&body->X_BM);
@@ -66,7 +78,7 @@ void cs_realizePosition(const csModel* m, csData* d) {
     d->joint_XFM[b] = XFM;
     d->body_pose[b] = csu_transformMul(&d->body_pose[body->parent], &XPB);
     d->body_com[b] = csu_transformPoint(&d->body_pose[b], body->com);
-    // parent-to-body transform of the articulated-body algorithm: E = R_BP, r = p_PB in P
+    // the parent-to-body transform of the articulated-body algorithm: E = R_BP, r = p_PB in P
     double* X = d->aba_X + 12 * b;
     for (int i = 0; i < 3; i++) {
       for (int j = 0; j < 3; j++) {
@@ -77,6 +89,7 @@ void cs_realizePosition(const csModel* m, csData* d) {
     X[10] = XPB.p.y;
     X[11] = XPB.p.z;
   }
+  // planes ride on their bodies
   for (int i = 0; i < d->nact_plane; i++) {
     int p = d->act_plane[i];
     d->plane_pose[p] = csu_transformMul(&d->body_pose[m->plane[p].body], &m->plane[p].X_BP);
@@ -86,6 +99,8 @@ void cs_realizePosition(const csModel* m, csData* d) {
 
 
 // spatial motion vector helpers on double[6] = (angular, linear)
+
+// the spatial cross product of two motion vectors (Featherstone, RBDA eq. 2.31)
 static void motionCross(double* out, const double* v, const double* mv) {
   // v x mv = (w x mw, w x mv_lin + v_lin x mw)
   csVec3 w = csu_vec3FromArray(v), vl = csu_vec3FromArray(v + 3);
@@ -95,7 +110,8 @@ static void motionCross(double* out, const double* v, const double* mv) {
 }
 
 
-// shift a motion vector given in M coordinates at M's origin to B coordinates at B's origin
+// shift a motion vector given in M coordinates at M's origin to B coordinates at B's origin;
+// M is fixed on B, so this is a constant change of frame and reference point
 static void motionMtoB(double* out, const csTransform* X_BM, const csTransform* X_MB, csVec3 w_M,
                        csVec3 v_M) {
   csVec3 vB = csu_add(v_M, csu_cross(w_M, X_MB->p));
@@ -110,6 +126,7 @@ void cs_realizeVelocity(const csModel* m, csData* d) {
   }
   d->stat.nstage[1]++;
   cs_realizePosition(m, d);
+  // ground does not move
   memset(d->aba_v, 0, 6 * sizeof(double));
   memset(d->aba_c, 0, 6 * sizeof(double));
   memset(&d->body_vel[0], 0, sizeof(csSpatialVec));
@@ -124,15 +141,20 @@ void cs_realizeVelocity(const csModel* m, csData* d) {
     const csMat33* R_FM = &d->joint_XFM[b].R;
     csVec3 cM_w = csu_vec3(0, 0, 0), cM_v = csu_vec3(0, 0, 0);  // Sdot*u in M at M's origin
 
-    // motion subspace columns (in B at B's origin) and qdot, per mobilizer
+    // Motion subspace columns (in B at B's origin) and qdot, per mobilizer. The velocity-product
+    // term c = Sdot u + v x vJ (RBDA table 7.1) needs Sdot u, the rate of the columns themselves
+    // as seen in B: zero for pin and slider (fixed axes) and ball (w x w = 0); for the free
+    // mobilizer, whose linear speeds are along F's axes while M turns, it is (0, -w_M x v_M).
     switch (body->joint) {
       case CS_JOINT_WELD:
         break;
       case CS_JOINT_PIN:
+        // rotation about the common z axis
         motionMtoB(S, &body->X_BM, &XMB, csu_vec3(0, 0, 1), csu_vec3(0, 0, 0));
         qdot[0] = u[0];
         break;
       case CS_JOINT_SLIDER:
+        // translation along the common x axis
         motionMtoB(S, &body->X_BM, &XMB, csu_vec3(0, 0, 0), csu_vec3(1, 0, 0));
         qdot[0] = u[0];
         break;
@@ -171,7 +193,7 @@ void cs_realizeVelocity(const csModel* m, csData* d) {
         break;
     }
 
-    // body velocity v_B = X v_P + S u, in body coordinates
+    // body velocity v_B = X v_P + S u, in body coordinates (RBDA eq. 4.1 for a tree)
     const double* X = d->aba_X + 12 * b;
     const double* vp = d->aba_v + 6 * body->parent;
     double* v = d->aba_v + 6 * b;
@@ -199,7 +221,7 @@ void cs_realizeVelocity(const csModel* m, csData* d) {
     for (int i = 0; i < 6; i++) {
       c[i] += vxvJ[i];
     }
-    // in Ground
+    // the same velocity for force elements: angular and origin velocity in Ground
     const csMat33* R_GB = &d->body_pose[b].R;
     d->body_vel[b].w = csu_mulMV(R_GB, csu_vec3FromArray(v));
     d->body_vel[b].v = csu_mulMV(R_GB, csu_vec3FromArray(v + 3));
@@ -207,6 +229,8 @@ void cs_realizeVelocity(const csModel* m, csData* d) {
   d->stage = CS_STAGE_VELOCITY;
 }
 
+
+// Helpers for force elements: where a station is, and how fast a body-fixed point moves.
 
 csVec3 cs_stationPosition(const csModel* m, const csData* d, int body, csVec3 station_B) {
   (void)m;
@@ -221,6 +245,7 @@ csVec3 cs_pointVelocity(const csModel* m, const csData* d, int body, csVec3 poin
 }
 
 
+// KE = sum over bodies of v^T I v / 2 with the spatial inertia about each body's origin
 double cs_kineticEnergy(const csModel* m, const csData* d) {
   double ke = 0;
   for (int b = 1; b < m->nbody; b++) {
@@ -236,6 +261,7 @@ double cs_kineticEnergy(const csModel* m, const csData* d) {
 }
 
 
+// H_O = sum over bodies of (R I_c R^T w + m c x v_c), each about its COM, moved to the origin
 csVec3 cs_angularMomentum(const csModel* m, const csData* d) {
   csVec3 h = csu_vec3(0, 0, 0);
   for (int b = 1; b < m->nbody; b++) {
