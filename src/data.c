@@ -1,4 +1,8 @@
 // data.c: one allocation holding every array of csData, sized from the model up front.
+//
+// One block rather than one allocation per array: cs_makeData either succeeds or fails whole (no
+// half-built data to unwind), cs_deleteData is one free, and nothing is allocated afterwards,
+// which is what lets a right-hand-side evaluation allocate nothing.
 #include <string.h>
 
 #include "assert.h"
@@ -7,6 +11,11 @@
 
 // The arrays of csData: (type, field, number of rows, columns). Used for size computation and
 // pointer set-up, so that adding an array is a one-line change.
+//
+// X-macro: cs_makeData expands the list twice, once to add up the bytes and once to set the
+// pointers, so size and layout cannot disagree. Order: the state, then what the position,
+// velocity, dynamics and acceleration stages realize, then the articulated-body scratch (6x6
+// matrices as 36 doubles, spatial vectors as 6), then the index lists the stages iterate over.
 #define CS_DATA_ARRAYS(X)                                  \
   X(double, q, m->nq, 1)                                   \
   X(double, u, m->nu, 1)                                   \
@@ -45,36 +54,43 @@
   X(int, all_plane, m->nplane, 1)
 
 // every array starts on a 16-byte boundary
+// (what malloc guarantees), so every type in the list is aligned whatever precedes it
 static size_t align16(size_t n) {
   return (n + 15) & ~(size_t)15;
 }
 
 
+// Size, allocate, carve, then fill what depends only on the model; NULL when out of memory.
 csData* cs_makeData(const csModel* m) {
   CS_ASSERT(m->finalized, "cs_makeData needs a finalized model: call cs_finalizeModel after the "
                           "last cs_add* call");
+  // first pass: the struct itself, then every array rounded up to the alignment
   size_t nbytes = align16(sizeof(csData));
 #define CS_SIZE(type, name, rows, cols) nbytes += align16(sizeof(type) * (size_t)(rows) * (cols));
   CS_DATA_ARRAYS(CS_SIZE)
 #undef CS_SIZE
+  // one zeroed block for everything
   unsigned char* buf = csu_malloc(nbytes);
   if (!buf) {
     return NULL;
   }
   csData* d = (csData*)buf;
   d->nbytes = nbytes;
+  // second pass: the struct at the start, each array at the next aligned offset, in list order
   size_t off = align16(sizeof(csData));
 #define CS_POINTER(type, name, rows, cols)     \
   d->name = (type*)(buf + off);                \
   off += align16(sizeof(type) * (size_t)(rows) * (cols));
   CS_DATA_ARRAYS(CS_POINTER)
 #undef CS_POINTER
+  // sizes copied so that code given only the data can loop over its arrays
   d->nbody = m->nbody;
   d->nq = m->nq;
   d->nu = m->nu;
   d->nz = m->nz;
   d->ndisc = m->ndisc;
   d->nauto = m->nauto;
+  // the identity lists cs_activateAll points the stages at (ground is never integrated)
   for (int b = 1; b < m->nbody; b++) {
     d->all_body[b - 1] = b;
   }
@@ -84,6 +100,8 @@ csData* cs_makeData(const csModel* m) {
   for (int p = 0; p < m->nplane; p++) {
     d->all_plane[p] = p;
   }
+  // everything active; spatial inertias depend only on the model, so they are computed once here
+  // and never in the right-hand side; then the initial state
   cs_activateAll(m, d);
   cs_spatialInertias(m, d);
   cs_resetData(m, d);
@@ -91,6 +109,8 @@ csData* cs_makeData(const csModel* m) {
 }
 
 
+// The default activation: the stages work on the whole model. The integrator narrows it to one
+// group while that group steps and restores it for reports; lists are pointed at, never copied.
 void cs_activateAll(const csModel* m, csData* d) {
   d->act_body = d->all_body;
   d->nact_body = m->nbody - 1;
@@ -98,6 +118,7 @@ void cs_activateAll(const csModel* m, csData* d) {
   d->nact_force = m->nforce;
   d->act_plane = d->all_plane;
   d->nact_plane = m->nplane;
+  // values realized for another set of bodies cannot be reused
   cs_invalidate(d);
 }
 
@@ -109,11 +130,15 @@ void cs_deleteData(csData* d) {
 }
 
 
+// Back to the model's initial state at t = 0. Element variables start at zero and are then set
+// by each element's init callback, which may read positions and velocities, so those are
+// realized first.
 void cs_resetData(const csModel* m, csData* d) {
   memset(&d->stat, 0, sizeof(d->stat));
   d->t = 0;
   d->t_commit = 0;
   d->auto_dt = 0;
+  // the model's initial q and u; element variables zero until their init sets them
   memcpy(d->q, m->q0, sizeof(double) * (size_t)m->nq);
   memcpy(d->u, m->u0, sizeof(double) * (size_t)m->nu);
   memset(d->z, 0, sizeof(double) * (size_t)m->nz);
@@ -130,8 +155,10 @@ void cs_resetData(const csModel* m, csData* d) {
       k->init(m, d, e);
     }
   }
+  // the cache equals the values, so a commit before any update changes nothing
   for (int i = 0; i < m->nauto; i++) {
     d->auto_cache[i] = d->autoval[i];
   }
+  // init may have changed discrete variables that realized values depended on
   cs_invalidate(d);
 }

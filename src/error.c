@@ -1,4 +1,7 @@
 // error.c: filling a csError.
+//
+// Every fallible library call fills a csError instead of printing or exiting; err may be NULL
+// when the caller wants only the return code.
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -10,6 +13,9 @@ void cs_setError(csError* err, csStatus code, const char* path, const char* fmt,
   if (!err) {
     return;
   }
+  // the code, the JSON path of the offending value (may be empty), then the message; both strings
+  // are truncated to fixed buffers rather than allocated, so reporting running out of memory
+  // cannot itself fail. file, line, column and time are left to the caller, which knows them.
   err->code = code;
   snprintf(err->path, sizeof(err->path), "%s", path ? path : "");
   va_list ap;

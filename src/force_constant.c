@@ -1,9 +1,14 @@
 // force_constant.c: a constant force (at a station) and torque on one body, both fixed in
 // Ground. Their work is tracked as negative dissipation, so KE + PE + dissipated stays constant.
+//
+// Why work rather than a potential: a torque fixed in Ground has no potential in 3D (the angular
+// velocity is not the rate of any set of angles), so the work put in, F . v(station) + T . w, is
+// integrated instead; the force is treated the same way so that one number covers the load.
 #include "contactsim/contactsim.h"
 #include "error.h"
 #include "forces.h"
 
+// ref: the body; param slots: station, force, torque (3 each)
 enum { REF_BODY = 0 };
 enum { SLOT_STATION = 0, SLOT_FORCE = 3, SLOT_TORQUE = 6 };
 
@@ -15,6 +20,7 @@ static const csParamInfo g_params[] = {
 };
 
 
+// ground cannot be loaded: cs_applyForceAtPoint would drop the force without a word
 static int constantValidate(const csModel* m, const csForce* f, csError* err) {
   if (f->ref[REF_BODY] <= 0 || f->ref[REF_BODY] >= m->nbody) {
     cs_setError(err, CS_ERR_INPUT, "body", "force '%s' must act on a body other than ground",
@@ -31,8 +37,10 @@ static void constantApply(const csModel* m, csData* d, int e) {
   csVec3 p = cs_stationPosition(m, d, b, csu_vec3FromArray(f->param + SLOT_STATION));
   csVec3 force = csu_vec3FromArray(f->param + SLOT_FORCE);
   csVec3 torque = csu_vec3FromArray(f->param + SLOT_TORQUE);
+  // the force at the station (which adds its moment about the origin), then the free torque
   cs_applyForceAtPoint(m, d, b, p, force);
   cs_applyTorque(m, d, b, torque);
+  // power put in; recorded as negative dissipation
   double input = csu_dot(force, cs_pointVelocity(m, d, b, p)) + csu_dot(torque, d->body_vel[b].w);
   d->force_power[e] = -input;
 }

@@ -1,4 +1,8 @@
 // force_gravity.c: uniform gravity, m*g at every body's centre of mass.
+//
+// One element for all bodies rather than one per body: a scene adds gravity once, and as it acts
+// on no body in particular it belongs to every integrator group, where it loops over that group's
+// active bodies only.
 #include "contactsim/contactsim.h"
 #include "forces.h"
 
@@ -13,6 +17,7 @@ static void gravityApply(const csModel* m, csData* d, int e) {
     // potential energy relative to the Ground origin: -m g . r_com
     pe -= mass * csu_dot(m->gravity, d->body_com[b]);
   }
+  // the energy of the active bodies; reports activate everything, so there it is the whole model's
   d->force_pe[e] = pe;
 }
 

@@ -1,6 +1,12 @@
 // force_mobility.c: a linear spring and a linear damper acting on one generalized coordinate.
 // The two kinds share this file because they share their parameter checks and are three lines
 // each.
+//
+// Both write a generalized force straight into d->mobility_force at the coordinate's speed index,
+// with no spatial force. For pin and slider mobilizers q and u are the same coordinate, so the
+// spring's -k (q - q0) is a torque about the pin axis or a force along the slider. The damper acts
+// on a speed, so it also works on ball and free mobilizers, on a component of the angular or
+// linear velocity of M in F as u defines them.
 #include <stdio.h>
 
 #include "contactsim/contactsim.h"
@@ -8,6 +14,8 @@
 #include "forces.h"
 
 enum { REF_BODY = 0, REF_COORD = 1 };
+// slots: the spring's stiffness and zero-force value; the damper's coefficient is in slot 0 of
+// its own table
 enum { SLOT_K = 0, SLOT_Q0 = 1, SLOT_C = 0 };
 
 static const csParamInfo g_springParams[] = {
@@ -20,25 +28,29 @@ static const csParamInfo g_springParams[] = {
 static const csParamInfo g_damperParams[] = {
     {"body", CS_PARAM_BODY, REF_BODY, 0, CS_PARAM_REQUIRED, "body whose mobilizer is acted on"},
     {"coordinate", CS_PARAM_INT, REF_COORD, 0, 0, "index of the speed within the mobilizer"},
-    {"damping", CS_PARAM_REAL, SLOT_C, 0, CS_PARAM_REQUIRED | CS_PARAM_NONNEG, "N s/m or N m s/rad"},
+    {"damping", CS_PARAM_REAL, SLOT_C, 0, CS_PARAM_REQUIRED | CS_PARAM_NONNEG,
+     "N s/m or N m s/rad"},
 };
 
 
 // the coordinate must exist; a spring also needs q and u to match (pin and slider joints)
 static int checkCoordinate(const csModel* m, const csForce* f, int needq, csError* err) {
   int b = f->ref[REF_BODY], c = f->ref[REF_COORD];
+  // ground has no mobilizer
   if (b <= 0 || b >= m->nbody) {
     cs_setError(err, CS_ERR_INPUT, "body", "force '%s' must act on a body other than ground",
                 f->name);
     return -1;
   }
   const csBody* body = &m->body[b];
+  // an index into the mobilizer's speeds, which also indexes q when the two match
   if (c < 0 || c >= body->unum) {
     cs_setError(err, CS_ERR_INPUT, "coordinate",
                 "force '%s': coordinate %d does not exist; the mobilizer of '%s' has %d", f->name,
                 c, body->name, body->unum);
     return -1;
   }
+  // ball and free: q holds a quaternion, so no single q pairs with a u
   if (needq && body->qnum != body->unum) {
     cs_setError(err, CS_ERR_INPUT, "body",
                 "force '%s': a mobility spring needs a pin or slider mobilizer", f->name);
@@ -58,6 +70,7 @@ static int damperValidate(const csModel* m, const csForce* f, csError* err) {
 }
 
 
+// f = -k (q - q0) on the matching speed; conservative, energy 1/2 k (q - q0)^2
 static void springApply(const csModel* m, csData* d, int e) {
   const csForce* f = &m->force[e];
   const csBody* body = &m->body[f->ref[REF_BODY]];
@@ -67,6 +80,7 @@ static void springApply(const csModel* m, csData* d, int e) {
 }
 
 
+// f = -c u; dissipates c u^2 >= 0
 static void damperApply(const csModel* m, csData* d, int e) {
   const csForce* f = &m->force[e];
   const csBody* body = &m->body[f->ref[REF_BODY]];

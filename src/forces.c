@@ -1,12 +1,19 @@
 // forces.c: the dynamics stage. Zero the accumulators, let every force element add its forces,
 // and the services force elements share (applying forces, energies, reports, discrete and
 // auto-update variables).
+//
+// The stage and the commit of auto-updates run over the active lists (d->act_*), not the whole
+// model: while the integrator advances one coupled group only that group's bodies and elements are
+// touched, so a step of one group costs the same however many other groups there are. Elements
+// that act on every body (gravity) are in every group's list and loop over the active bodies.
 #include <string.h>
 
 #include "assert.h"
 #include "contactsim/contactsim.h"
 #include "forces.h"
 
+// A const table rather than registration at run time: the set of kinds is fixed when the library
+// is built, and a table that never changes is not mutable global state.
 // indexed by csForceKindId
 static const csForceKind* const g_kinds[CS_FORCE_KIND_COUNT] = {
     [CS_FORCE_GRAVITY] = &cs_kindGravity,
@@ -24,11 +31,13 @@ static const csForceKind* const g_kinds[CS_FORCE_KIND_COUNT] = {
 };
 
 
+// the kind of an id, NULL when out of range
 const csForceKind* cs_forceKind(int id) {
   return (id >= 0 && id < CS_FORCE_KIND_COUNT) ? g_kinds[id] : NULL;
 }
 
 
+// by the name scene files use; -1 if none (a linear search over a dozen kinds)
 int cs_forceKindByName(const char* name) {
   for (int i = 0; i < CS_FORCE_KIND_COUNT; i++) {
     if (strcmp(g_kinds[i]->name, name) == 0) {
@@ -39,10 +48,15 @@ int cs_forceKindByName(const char* name) {
 }
 
 
+// The dynamics stage. Accumulators are zeroed here rather than by each element so that elements
+// only ever add: several elements on one body, or one element on two bodies, sum without knowing
+// about each other.
 void cs_realizeDynamics(const csModel* m, csData* d) {
+  // already realized for this state (cs_invalidate resets the marker)
   if (d->stage >= CS_STAGE_DYNAMICS) {
     return;
   }
+  // count real evaluations only, then make sure positions and velocities are realized
   d->stat.nstage[2]++;
   cs_realizeVelocity(m, d);
   // zero the accumulators of what is active
@@ -51,6 +65,7 @@ void cs_realizeDynamics(const csModel* m, csData* d) {
     memset(&d->body_force[d->act_body[i]], 0, sizeof(csSpatialVec));
     memset(d->mobility_force + body->uadr, 0, sizeof(double) * (size_t)body->unum);
   }
+  // the elements' z rates, including each dissipated-energy integral
   for (int i = 0; i < d->nact_force; i++) {
     const csForce* f = &m->force[d->act_force[i]];
     if (f->dissadr >= 0) {
@@ -58,6 +73,8 @@ void cs_realizeDynamics(const csModel* m, csData* d) {
     }
     memset(d->zdot + f->zadr, 0, sizeof(double) * (size_t)f->znum);
   }
+  // each element: energy and power start at zero so that a kind sets only what it has; the
+  // dissipated-energy state integrates the power the element reports (>= 0 when it dissipates)
   for (int i = 0; i < d->nact_force; i++) {
     int e = d->act_force[i];
     const csForce* f = &m->force[e];
@@ -72,6 +89,9 @@ void cs_realizeDynamics(const csModel* m, csData* d) {
 }
 
 
+// The whole right-hand side at the current state: accelerations and z rates. 1 when a rate is not
+// finite, which the integrator treats as a recoverable failure (CVODE retries with a smaller step)
+// instead of letting a NaN into its history.
 int cs_forward(const csModel* m, csData* d) {
   cs_realizeAcceleration(m, d);
   // a non-finite acceleration or dissipation rate anywhere active
@@ -91,6 +111,7 @@ int cs_forward(const csModel* m, csData* d) {
       finite &= isfinite(d->zdot[f->zadr + k]);
     }
   }
+  // counted, so that a run's statistics show how often it happened
   if (!finite) {
     d->stat.warnings_nonfinite++;
     return 1;
@@ -99,6 +120,10 @@ int cs_forward(const csModel* m, csData* d) {
 }
 
 
+// Add a force at a point, both in Ground, to a body's accumulator as a spatial force about the
+// body's origin: moment r x F (r from the origin to the point) and force F. Anything applied to
+// ground (body 0) is dropped, so contact code can apply the reaction to a plane's body without
+// asking whether that body is ground.
 void cs_applyForceAtPoint(const csModel* m, csData* d, int body, csVec3 point_G, csVec3 force_G) {
   CS_ASSERT(body >= 0 && body < m->nbody, "cs_applyForceAtPoint was given a body id that does "
                                           "not exist in the model");
@@ -112,6 +137,7 @@ void cs_applyForceAtPoint(const csModel* m, csData* d, int body, csVec3 point_G,
 }
 
 
+// a pure moment: the same about every point, so no point is needed
 void cs_applyTorque(const csModel* m, csData* d, int body, csVec3 torque_G) {
   CS_ASSERT(body >= 0 && body < m->nbody, "cs_applyTorque was given a body id that does not "
                                           "exist in the model");
@@ -122,6 +148,9 @@ void cs_applyTorque(const csModel* m, csData* d, int body, csVec3 torque_G) {
 }
 
 
+// Totals over all elements. Potential energies are those of the last dynamics stage; dissipated
+// energies are state variables (z), so they are current without realizing anything. Their sum
+// with the kinetic energy is conserved, which the tests use.
 double cs_potentialEnergy(const csModel* m, const csData* d) {
   double pe = 0;
   for (int e = 0; e < m->nforce; e++) {
@@ -142,6 +171,9 @@ double cs_dissipatedEnergy(const csModel* m, const csData* d) {
 }
 
 
+// Set a discrete variable. A kind with a setDiscrete callback keeps related variables consistent
+// (mu_k <= mu_s for friction, lower <= upper for a stop); otherwise the value is stored as is.
+// Realized values depended on the old value, hence the invalidation.
 void cs_setDiscrete(const csModel* m, csData* d, int e, int index, double value) {
   CS_ASSERT(e >= 0 && e < m->nforce, "cs_setDiscrete was given a force element id that does "
                                       "not exist in the model");
@@ -158,6 +190,8 @@ void cs_setDiscrete(const csModel* m, csData* d, int e, int index, double value)
 }
 
 
+// The report of a contact element; -1 for kinds without a report callback. Realized to dynamics
+// first so that the report sees the same state the element's apply saw.
 int cs_contactReport(const csModel* m, csData* d, int e, csContactReport* r) {
   const csForceKind* k = cs_forceKind(m->force[e].kind);
   memset(r, 0, sizeof(*r));
@@ -170,11 +204,18 @@ int cs_contactReport(const csModel* m, csData* d, int e, csContactReport* r) {
 }
 
 
+// Commit auto-update variables at the end of a successful step (seeds/000, auto-update discrete
+// states: changes go to an update cache, and the integrator moves the cache into the state after a
+// successful step). The right-hand side therefore sees values that stay fixed through a step, and
+// rejected trial steps leave no trace.
 void cs_commitAutoUpdates(const csModel* m, csData* d) {
+  // no auto-update variables: only the commit time moves
   if (m->nauto == 0) {
     d->t_commit = d->t;
     return;
   }
+  // updates read the realized state at the end of the step; auto_dt is the time since the last
+  // commit, the length of the step just taken
   cs_realizeDynamics(m, d);
   d->auto_dt = d->t - d->t_commit;
   // the cache starts as the current values, each active element writes its new ones, and the
@@ -185,6 +226,7 @@ void cs_commitAutoUpdates(const csModel* m, csData* d) {
     memcpy(d->auto_cache + f->autoadr, d->autoval + f->autoadr,
            sizeof(double) * (size_t)f->autonum);
   }
+  // each element writes its new values into the cache, still reading the old ones from autoval
   for (int i = 0; i < d->nact_force; i++) {
     int e = d->act_force[i];
     const csForceKind* k = cs_forceKind(m->force[e].kind);
@@ -192,6 +234,7 @@ void cs_commitAutoUpdates(const csModel* m, csData* d) {
       k->update(m, d, e);
     }
   }
+  // commit: the cache becomes the values used from now on
   for (int i = 0; i < d->nact_force; i++) {
     const csForce* f = &m->force[d->act_force[i]];
     memcpy(d->autoval + f->autoadr, d->auto_cache + f->autoadr,
@@ -199,5 +242,6 @@ void cs_commitAutoUpdates(const csModel* m, csData* d) {
   }
   d->t_commit = d->t;
   d->stat.ncommit++;
+  // the right-hand side depends on the committed values
   cs_invalidate(d);
 }

@@ -96,6 +96,8 @@ struct Sim {
 // Within a group the states are ordered body by body: q and u of a body, then the z states of
 // the force elements whose highest-numbered body it is.
 
+// union-find over body ids: the root of i's component, pointing each node visited at its
+// grandparent on the way (path halving) so that later finds are short
 static int findRoot(int* parent, int i) {
   while (parent[i] != i) {
     parent[i] = parent[parent[i]];
@@ -105,6 +107,8 @@ static int findRoot(int* parent, int i) {
 }
 
 
+// merge the components of a and b. Ground (0) is never merged: it does not move, so two bodies
+// that only both touch ground cannot influence each other.
 static void unite(int* parent, int a, int b) {
   if (a > 0 && b > 0) {
     parent[findRoot(parent, a)] = findRoot(parent, b);
@@ -136,6 +140,7 @@ static int homeBody(const csModel* m, const csForce* f, int* parent) {
 }
 
 
+// never a zero-size request, whose NULL would read as out of memory
 static void* allocArray(size_t n, size_t size) {
   return csu_malloc((n ? n : 1) * size);
 }
@@ -152,6 +157,12 @@ static void freeGroupLayout(Group* g) {
 
 
 // split the model into groups (one when `single`) and lay out each group's states; 0 or -1
+//
+// Groups are the connected components of a graph whose nodes are the moving bodies and whose
+// edges are joints between moving bodies and force elements that refer to two or more of them.
+// They are formed once, before the first step, from what could ever interact (an element exists)
+// rather than from what is in contact now: regrouping as contacts open and close would restart
+// integrators in the middle of the run and throw away their step-size and order history.
 static int layoutGroups(Sim* sim, int single) {
   const csModel* m = sim->m;
   csData* d = sim->d;
@@ -164,6 +175,7 @@ static int layoutGroups(Sim* sim, int single) {
   sim->force_group = allocArray((size_t)m->nforce, sizeof(int));
   int ok = parent && home && gid && lo && hi && sim->force_group;
   if (ok) {
+    // each body its own component, then joined along the tree and through the elements
     for (int b = 0; b < nb; b++) {
       parent[b] = b;
     }
@@ -193,12 +205,14 @@ static int layoutGroups(Sim* sim, int single) {
     if (sim->ngroup == 0) {
       sim->ngroup = 1;  // nothing moves: one group with a placeholder state
     }
+    // an element that refers to no moving body (gravity) gets -1: it is in every group
     for (int e = 0; e < m->nforce; e++) {
       sim->force_group[e] = home[e] > 0 ? gid[home[e]] : -1;
     }
     sim->group = allocArray((size_t)sim->ngroup, sizeof(Group));
     ok = sim->group != NULL;
   }
+  // per group: count, allocate, then fill the lists and the state layout
   for (int gi = 0; ok && gi < sim->ngroup; gi++) {
     Group* g = &sim->group[gi];
     memset(g, 0, sizeof(*g));
@@ -212,6 +226,8 @@ static int layoutGroups(Sim* sim, int single) {
         nq += (m->body[b].joint == CS_JOINT_BALL || m->body[b].joint == CS_JOINT_FREE);
       }
     }
+    // the group's own elements and those in every group; the latter's z states are integrated
+    // once, in group 0, while every group evaluates their forces on its own bodies
     for (int e = 0; e < m->nforce; e++) {
       const csForce* f = &m->force[e];
       if (sim->force_group[e] == gi || sim->force_group[e] < 0) {
@@ -221,6 +237,7 @@ static int layoutGroups(Sim* sim, int single) {
         }
       }
     }
+    // planes on the group's bodies, and every plane fixed on ground
     for (int p = 0; p < m->nplane; p++) {
       int pb = m->plane[p].body;
       npl += (pb == 0 || gid[pb] == gi);
@@ -233,6 +250,7 @@ static int layoutGroups(Sim* sim, int single) {
     g->bodies = allocArray((size_t)nbod, sizeof(int));
     g->forces = allocArray((size_t)nfor, sizeof(int));
     g->planes = allocArray((size_t)npl, sizeof(int));
+    // owner: the body each state belongs to, for the bandwidth below
     int* owner = allocArray((size_t)nst, sizeof(int));
     ok = g->slot && g->rate && g->quat && g->bodies && g->forces && g->planes && owner;
     if (!ok) {
@@ -291,6 +309,9 @@ static int layoutGroups(Sim* sim, int single) {
       }
     }
     // half-bandwidths: how far apart two states of one coupled component can be
+    // (states of different components never interact, so the Jacobian's nonzeros lie within
+    // each component's span of states; a half-bandwidth is the farthest reach from a state to
+    // the ends of its own span)
     for (int b = 0; b < nb; b++) {
       lo[b] = g->nused;
       hi[b] = -1;
@@ -330,6 +351,7 @@ static void activate(Group* g) {
 }
 
 
+// CVODE's vector into the data: only this group's slots, other groups' states are untouched
 static void loadState(Group* g, sunrealtype t, const sunrealtype* y) {
   csData* d = g->sim->d;
   d->t = t;
@@ -340,6 +362,7 @@ static void loadState(Group* g, sunrealtype t, const sunrealtype* y) {
 }
 
 
+// the data into CVODE's vector; a placeholder entry is 0
 static void storeState(const Group* g, sunrealtype* y) {
   for (int i = 0; i < g->nused; i++) {
     y[i] = *g->slot[i];
@@ -373,6 +396,9 @@ static int rhs(sunrealtype t, N_Vector y, N_Vector ydot, void* user_data) {
 
 
 // put quaternions back on the unit sphere; corr receives the change, err loses its radial part
+// (CVodeSetProjFn, BDF only). The constraint is |q| = 1 for each quaternion: the state moves
+// radially onto the sphere, and the error estimate loses its component along the quaternion,
+// the direction the projection removes, so that it does not limit the step size.
 static int project(sunrealtype t, N_Vector ycur, N_Vector corr, sunrealtype eps, N_Vector err,
                    void* user_data) {
   (void)t;
@@ -406,6 +432,8 @@ static int project(sunrealtype t, N_Vector ycur, N_Vector corr, sunrealtype eps,
 }
 
 
+// CVODE's messages are kept for check() to append to the failing call's error; the library never
+// writes to stderr
 static void errorHandler(int code, const char* module, const char* function, char* msg,
                          void* user_data) {
   (void)code;
@@ -456,6 +484,7 @@ static int check(int flag, const char* function, const Sim* sim, double t, csErr
 }
 
 
+// process CPU time: other processes on a shared machine do not count
 static double cpuSeconds(void) {
   struct timespec ts;
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
@@ -463,6 +492,7 @@ static double cpuSeconds(void) {
 }
 
 
+// options checked up front and explained in the user's terms; !(x > 0) also rejects NaN
 static int validateOptions(const csSimOptions* o, csError* err) {
   const char* bad = NULL;
   if (!(o->duration > 0)) {
@@ -489,6 +519,7 @@ static int validateOptions(const csSimOptions* o, csError* err) {
 
 
 // add CVODE's counters to *sum
+// (the Jacobian counters exist only when there is a linear solver, that is with BDF)
 static void addCounters(void* mem, int linear_solver, csStats* sum) {
   long v;
   if (CVodeGetNumSteps(mem, &v) == CV_SUCCESS) sum->nsteps += v;
@@ -505,6 +536,10 @@ static void addCounters(void* mem, int linear_solver, csStats* sum) {
 // ---------------------------------------------------------------------------------------------
 // one group's CVODE instance
 
+// Group g's CVODE instance at t0, from the data's current state: BDF with Newton iteration and a
+// dense, band or GMRES linear solver, or Adams with fixed-point iteration (non-stiff, no
+// Jacobian). The quaternion projection exists for BDF only; Adams relies on the stabilisation
+// term of the quaternion kinematics (kinematics.c).
 static int createSolver(Group* g, double t0, csError* err) {
   Sim* sim = g->sim;
   const csSimOptions* opt = sim->opt;
@@ -517,10 +552,12 @@ static int createSolver(Group* g, double t0, csError* err) {
     cs_setError(err, CS_ERR_MEMORY, "", "out of memory creating the integrator");
     return CS_ERR_MEMORY;
   }
+  // initial state, and absolute tolerances as a vector (the same for every state)
   storeState(g, N_VGetArrayPointer(g->y));
   N_VConst(opt->atol, g->atolv);
   g->t = t0;
   g->t_commit = t0;
+  // messages go to our buffer from here on, before anything can fail
   CVodeSetErrHandlerFn(g->mem, errorHandler, g);
   if (check(CVodeInit(g->mem, rhs, t0, g->y), "CVodeInit", sim, t0, err) ||
       check(CVodeSetUserData(g->mem, g), "CVodeSetUserData", sim, t0, err) ||
@@ -531,6 +568,7 @@ static int createSolver(Group* g, double t0, csError* err) {
        check(CVodeSetInitStep(g->mem, opt->initial_step), "CVodeSetInitStep", sim, t0, err))) {
     return CS_ERR_SOLVER;
   }
+  // Adams: no linear solver, which linsol -1 records
   if (!bdf) {
     g->linsol = -1;
     g->NLS = SUNNonlinSol_FixedPoint(g->y, 0, sim->ctx);
@@ -544,6 +582,7 @@ static int createSolver(Group* g, double t0, csError* err) {
   // a coupled group's Jacobian is full: dense unless a solver was asked for
   csLinearSolver ls = opt->linsol == CS_LINSOL_AUTO ? CS_LINSOL_DENSE : opt->linsol;
   g->linsol = ls;
+  // band uses the layout's half-bandwidths; GMRES is unpreconditioned
   if (ls == CS_LINSOL_BAND) {
     g->A = SUNBandMatrix(g->nstate, g->upper, g->lower, sim->ctx);
     g->LS = g->A ? SUNLinSol_Band(g->y, g->A, sim->ctx) : NULL;
@@ -565,6 +604,7 @@ static int createSolver(Group* g, double t0, csError* err) {
 }
 
 
+// every one of these accepts NULL, so a partly created instance is freed too
 static void destroySolver(Group* g) {
   CVodeFree(&g->mem);
   SUNNonlinSolFree(g->NLS);
@@ -587,6 +627,8 @@ static void finishStep(Group* g) {
     sim->rep->step(sim->rep->ctx, sim->m, d);
     sim->cpu_reporting += cpuSeconds() - c0;
   }
+  // commit with the group's own last-commit time: d->t_commit is shared by every group, and another
+  // group may have committed since
   d->t_commit = g->t_commit;
   cs_commitAutoUpdates(sim->m, d);
   g->t_commit = g->t;
@@ -597,6 +639,8 @@ static void finishStep(Group* g) {
 // advance the active group g one step toward tstop; returns CS_OK or fills err
 static int stepGroup(Group* g, double tstop, csError* err) {
   Sim* sim = g->sim;
+  // the stop time keeps CVODE from stepping past the group's next change (where its right-hand side
+  // jumps) or past the end
   if (check(CVodeSetStopTime(g->mem, tstop), "CVodeSetStopTime", sim, g->t, err)) {
     return CS_ERR_SOLVER;
   }
@@ -626,6 +670,8 @@ static int stepGroup(Group* g, double tstop, csError* err) {
 static int gatherAt(Sim* sim, double t, csError* err) {
   for (int gi = 0; gi < sim->ngroup; gi++) {
     Group* g = &sim->group[gi];
+    // a group whose step ended exactly at t is read directly; the others are interpolated with
+    // the polynomial CVODE keeps of its last step (CVodeGetDky), to the step's own accuracy
     if (t == g->t) {
       loadState(g, t, N_VGetArrayPointer(g->y));
     } else if (check(CVodeGetDky(g->mem, t, 0, g->ytmp), "CVodeGetDky", sim, t, err)) {
@@ -640,6 +686,8 @@ static int gatherAt(Sim* sim, double t, csError* err) {
 }
 
 
+// one report at the gathered state; its CPU time is kept out of the integration time, and a
+// reporter that fails (a write error) stops the run
 static int report(Sim* sim, csError* err) {
   csData* d = sim->d;
   double c0 = cpuSeconds();
@@ -736,6 +784,8 @@ int cs_simulate(const csModel* m, csData* d, const csSimOptions* opt, const csRe
           sim.group[gi].changed = 1;
         }
       }
+      // touched groups finish the step that ended here, so that its auto-updates commit with the
+      // values that step used, before the changes take effect
       for (int gi = 0; gi < sim.ngroup; gi++) {
         Group* g = &sim.group[gi];
         g->changed |= all;
@@ -745,10 +795,13 @@ int cs_simulate(const csModel* m, csData* d, const csSimOptions* opt, const csRe
         }
       }
       cs_activateAll(m, d);
+      // the changes themselves, in time order, with everything active
       while (nchangeDone < m->nchange && m->change[nchangeDone].time <= tcur) {
         const csChange* c = &m->change[nchangeDone++];
         cs_setDiscrete(m, d, c->force, c->index, c->value);
       }
+      // only the touched groups restart: CVodeReInit drops the order and step-size history, so
+      // restarting the others would cost them steps and change their trajectories for nothing
       for (int gi = 0; gi < sim.ngroup; gi++) {
         Group* g = &sim.group[gi];
         if (!g->changed) {
@@ -771,6 +824,8 @@ int cs_simulate(const csModel* m, csData* d, const csSimOptions* opt, const csRe
     if (nchangeDone < m->nchange && m->change[nchangeDone].time < tstop) {
       tstop = m->change[nchangeDone].time;
     }
+    // report times by index, t0 + k * interval, rather than by accumulation, so that rounding
+    // never drifts
     double tr = t0 + (double)nextReport * opt->report_interval;
     if (tr > tend - 1e-12 * (1 + tend)) {
       tr = tend;  // the last report is at the end exactly
@@ -785,15 +840,19 @@ int cs_simulate(const csModel* m, csData* d, const csSimOptions* opt, const csRe
         continue;  // one earlier step already covers the goal
       }
       activate(g);
+      // the step that reached the previous goal is finished now, after that goal's report
       if (g->pending) {
         finishStep(g);
       }
+      // the group may step past the goal (the report interpolates back) but never past its own next
+      // change; other groups' changes do not cut its steps
       double gstop = nextStop(&sim, gi, nchangeDone, tend);
       while (g->t < tgoal) {
         status = stepGroup(g, gstop, err);
         if (status != CS_OK) {
           goto cleanup;
         }
+        // the step that reaches the goal stays pending until after the report
         if (g->t >= tgoal) {
           g->pending = 1;
         } else {
@@ -801,6 +860,8 @@ int cs_simulate(const csModel* m, csData* d, const csSimOptions* opt, const csRe
         }
       }
     }
+    // a report goal rather than only a change: every group's state at tr, the report, and a
+    // new step budget
     if (tgoal == tr) {
       status = gatherAt(&sim, tr, err);
       if (status == CS_OK) {
@@ -814,6 +875,7 @@ int cs_simulate(const csModel* m, csData* d, const csSimOptions* opt, const csRe
         sim.group[gi].steps_since_report = 0;
       }
     }
+    // progress in simulated time
     tcur = tgoal;
     if (rep && rep->progress) {
       rep->progress(rep->ctx, tcur - t0, opt->duration);

@@ -9,12 +9,15 @@
 static long g_allocations;
 
 
+// zeroed, and never NULL for a zero size, so NULL always means out of memory
 void* csu_malloc(size_t n) {
   g_allocations++;
   return calloc(1, n ? n : 1);
 }
 
 
+// like realloc, but the grown tail is zeroed as csu_malloc's memory is; the old size is passed in
+// because the C library cannot be asked for it
 void* csu_realloc(void* p, size_t oldsize, size_t n) {
   g_allocations++;
   unsigned char* r = realloc(p, n ? n : 1);
@@ -27,6 +30,8 @@ void* csu_realloc(void* p, size_t oldsize, size_t n) {
 }
 
 
+// the size is part of the interface so that a sized allocator could replace this one without
+// touching the callers; free does not need it
 void csu_free(void* p, size_t n) {
   (void)n;
   free(p);

@@ -1,5 +1,12 @@
 // model.c: building a model (bodies, planes, force elements, scheduled changes) and laying out
 // its state. The loader calls these; nothing here touches a state or a file.
+//
+// A model is built in two phases. The cs_add* calls only append (arrays grow by doubling) and
+// check what they can see at once, such as a body's parent existing. cs_finalizeModel then fixes
+// the layout: q and u addresses along the body order, and each force element's addresses in the
+// z, discrete, auto-update and report arrays. Doing this in one pass at the end keeps the cs_add*
+// calls free of ordering rules beyond parents first: the loader may add elements and set their
+// parameters in any order, and each element is validated once its parameters are final.
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -9,18 +16,22 @@
 #include "error.h"
 
 
+// q per joint type (weld, pin, slider, ball, free): a quaternion for ball, plus a position for free
 int cs_jointQnum(csJointType type) {
   static const int qnum[CS_JOINT_COUNT] = {0, 1, 1, 4, 7};
   return (type >= 0 && type < CS_JOINT_COUNT) ? qnum[type] : 0;
 }
 
 
+// u per joint type: one fewer than q for ball and free (a quaternion's norm is not a freedom)
 int cs_jointUnum(csJointType type) {
   static const int unum[CS_JOINT_COUNT] = {0, 1, 1, 3, 6};
   return (type >= 0 && type < CS_JOINT_COUNT) ? unum[type] : 0;
 }
 
 
+// Defaults of a run that neither the scene nor the caller overrides: BDF for stiff contact,
+// tolerances for metres and seconds, max_step 0 = unlimited, initial_step 0 = CVODE's estimate.
 csSimOptions cs_defaultSimOptions(void) {
   csSimOptions o;
   o.duration = 1.0;
@@ -37,6 +48,7 @@ csSimOptions cs_defaultSimOptions(void) {
 
 
 // grow an array of n elements of size sz to hold at least one more; returns 0 or -1
+// (doubling from 8 keeps a long run of appends linear in total; csu_realloc zeroes the new tail)
 static int grow(void** array, int* cap, int n, size_t sz) {
   if (n < *cap) {
     return 0;
@@ -52,11 +64,13 @@ static int grow(void** array, int* cap, int n, size_t sz) {
 }
 
 
+// truncated to CS_MAX_NAME - 1 characters and always terminated; NULL is the empty name
 static void copyName(char* dst, const char* src) {
   snprintf(dst, CS_MAX_NAME, "%s", src ? src : "");
 }
 
 
+// A new model holds only ground. Its gravity vector acts only through a gravity force element.
 csModel* cs_newModel(const char* name) {
   csModel* m = csu_malloc(sizeof(csModel));
   if (!m) {
@@ -84,6 +98,7 @@ csModel* cs_newModel(const char* name) {
 }
 
 
+// NULL-safe; each array is freed with the capacity it was grown to
 void cs_deleteModel(csModel* m) {
   if (!m) {
     return;
@@ -99,11 +114,15 @@ void cs_deleteModel(csModel* m) {
 }
 
 
+// Append a body; the parent must already exist, so parents always precede children, the order
+// every pass over the tree relies on. q and u addresses wait for cs_finalizeModel.
 int cs_addBody(csModel* m, const csBody* b, csError* err) {
+  // bodies change the state layout, so they are refused once it is fixed
   if (m->finalized) {
     cs_setError(err, CS_ERR_INPUT, "", "bodies cannot be added after the model is finalized");
     return -1;
   }
+  // every body but ground (the first one added) hangs from an existing body
   if (m->nbody > 0 && (b->parent < 0 || b->parent >= m->nbody)) {
     cs_setError(err, CS_ERR_INPUT, "", "body '%s' has parent id %d, which is not an existing body",
                 b->name, b->parent);
@@ -113,6 +132,7 @@ int cs_addBody(csModel* m, const csBody* b, csError* err) {
     cs_setError(err, CS_ERR_MEMORY, "", "out of memory adding a body");
     return -1;
   }
+  // copy, then fill what the joint type implies
   csBody* nb = &m->body[m->nbody];
   *nb = *b;
   nb->qnum = cs_jointQnum(b->joint);
@@ -121,6 +141,7 @@ int cs_addBody(csModel* m, const csBody* b, csError* err) {
 }
 
 
+// A plane is a frame on an existing body; it adds no state variables.
 int cs_addPlane(csModel* m, const csPlane* p, csError* err) {
   if (p->body < 0 || p->body >= m->nbody) {
     cs_setError(err, CS_ERR_INPUT, "", "plane '%s' is on body id %d, which does not exist",
@@ -136,6 +157,9 @@ int cs_addPlane(csModel* m, const csPlane* p, csError* err) {
 }
 
 
+// Append an element of the given kind: every parameter unset (NaN, references -1), then the
+// kind's defaults. The caller or the loader sets the rest (cs_setForceParam, or m->force[e]
+// directly); the kind's validate callback checks them in cs_finalizeModel.
 int cs_addForce(csModel* m, int kind, const char* name, csError* err) {
   const csForceKind* k = cs_forceKind(kind);
   if (!k) {
@@ -150,6 +174,8 @@ int cs_addForce(csModel* m, int kind, const char* name, csError* err) {
     cs_setError(err, CS_ERR_MEMORY, "", "out of memory adding a force element");
     return -1;
   }
+  // NaN marks a real parameter nobody set, which validate can tell from a legitimate zero;
+  // group -1: in no contact set
   csForce* f = &m->force[m->nforce];
   memset(f, 0, sizeof(*f));
   copyName(f->name, name);
@@ -164,6 +190,7 @@ int cs_addForce(csModel* m, int kind, const char* name, csError* err) {
   // defaults from the kind's parameter table
   for (int i = 0; i < k->nparams; i++) {
     const csParamInfo* p = &k->params[i];
+    // optional parameters keep NaN or -1, which the kind reads as "not given"
     if (p->flags & CS_PARAM_OPTIONAL) {
       continue;
     }
@@ -177,10 +204,12 @@ int cs_addForce(csModel* m, int kind, const char* name, csError* err) {
         }
         break;
       case CS_PARAM_FRAME:
+        // a frame: position zero and the identity quaternion (w at slot + 3)
         for (int j = 0; j < 7; j++) {
           f->param[p->slot + j] = (j == 3) ? 1.0 : 0.0;
         }
         break;
+      // ids and integers go in ref[], not param[]
       case CS_PARAM_BODY:
       case CS_PARAM_PLANE:
       case CS_PARAM_INT:
@@ -192,6 +221,8 @@ int cs_addForce(csModel* m, int kind, const char* name, csError* err) {
 }
 
 
+// Set one scalar parameter or reference by its key in the kind's table (the name the JSON loader
+// uses). -1 for an unknown key or a vector or frame parameter, which spans several slots.
 int cs_setForceParam(csModel* m, int e, const char* key, double value) {
   const csForceKind* k = cs_forceKind(m->force[e].kind);
   for (int i = 0; i < k->nparams; i++) {
@@ -211,12 +242,16 @@ int cs_setForceParam(csModel* m, int e, const char* key, double value) {
 }
 
 
+// Schedule a change of one discrete variable. Whether the element has that variable is checked in
+// cs_finalizeModel, where the elements' discrete counts are known.
 int cs_addChange(csModel* m, const csChange* c, csError* err) {
   if (grow((void**)&m->change, &m->capchange, m->nchange, sizeof(csChange))) {
     cs_setError(err, CS_ERR_MEMORY, "", "out of memory adding a change");
     return -1;
   }
   // keep sorted by time (stable: equal times keep their order)
+  // insertion from the end: the integrator walks the changes in order, and scenes list them mostly
+  // in order, so this is usually one comparison
   int i = m->nchange;
   while (i > 0 && m->change[i - 1].time > c->time) {
     m->change[i] = m->change[i - 1];
@@ -228,6 +263,8 @@ int cs_addChange(csModel* m, const csChange* c, csError* err) {
 }
 
 
+// A named contact set: the CSV reports its total force and centre of pressure. Elements join it
+// through csForce.group.
 int cs_addGroup(csModel* m, const char* name, csError* err) {
   if (grow((void**)&m->group_name, &m->capgroup, m->ngroup, CS_MAX_NAME)) {
     cs_setError(err, CS_ERR_MEMORY, "", "out of memory adding a contact set");
@@ -238,6 +275,8 @@ int cs_addGroup(csModel* m, const char* name, csError* err) {
 }
 
 
+// Freeze the model: assign addresses, validate every element (the first failure fills err),
+// check the scheduled changes, and set the initial state. A second call does nothing.
 int cs_finalizeModel(csModel* m, csError* err) {
   if (m->finalized) {
     return 0;
@@ -256,12 +295,14 @@ int cs_finalizeModel(csModel* m, csError* err) {
   for (int e = 0; e < m->nforce; e++) {
     csForce* f = &m->force[e];
     const csForceKind* k = cs_forceKind(f->kind);
+    // validate sees the final parameters; a kind that forgets to set a code still fails as input
     if (k->validate && k->validate(m, f, err) != 0) {
       if (err->code == CS_OK) {
         err->code = CS_ERR_INPUT;
       }
       return -1;
     }
+    // the dissipated energy, for a dissipative kind, sits just before the kind's own z states
     f->dissadr = k->dissipative ? m->nz++ : -1;
     f->zadr = m->nz;
     f->znum = k->znum;
@@ -272,9 +313,11 @@ int cs_finalizeModel(csModel* m, csError* err) {
     f->autoadr = m->nauto;
     f->autonum = k->autonum;
     m->nauto += k->autonum;
+    // model-specific report values get consecutive columns in force_extra
     f->repadr = m->nextra;
     m->nextra += k->nextra;
   }
+  // each change must name an existing element and one of its discrete variables
   for (int c = 0; c < m->nchange; c++) {
     const csChange* ch = &m->change[c];
     if (ch->force < 0 || ch->force >= m->nforce || ch->index < 0 ||
@@ -291,6 +334,7 @@ int cs_finalizeModel(csModel* m, csError* err) {
     cs_setError(err, CS_ERR_MEMORY, "", "out of memory laying out the state");
     return -1;
   }
+  // the arrays are zeroed; only each quaternion's w needs setting
   for (int b = 1; b < m->nbody; b++) {
     const csBody* body = &m->body[b];
     if (body->joint == CS_JOINT_BALL || body->joint == CS_JOINT_FREE) {
@@ -316,6 +360,9 @@ int cs_finalizeModel(csModel* m, csError* err) {
 }
 
 
+// Linear search of a name field through an array of structs: names points at element 0's name and
+// stride is the struct's size. Lookups happen while loading, over tens of entries, so no index is
+// kept.
 static int findName(const char* names, size_t stride, int n, const char* name) {
   for (int i = 0; i < n; i++) {
     if (strcmp(names + (size_t)i * stride, name) == 0) {
@@ -326,6 +373,7 @@ static int findName(const char* names, size_t stride, int n, const char* name) {
 }
 
 
+// ids by name, -1 when absent; with no planes or forces the arrays may be NULL, hence the guards
 int cs_bodyId(const csModel* m, const char* name) {
   return findName(m->body[0].name, sizeof(csBody), m->nbody, name);
 }

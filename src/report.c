@@ -4,16 +4,23 @@
 // per non-free joint its q and u; with --forces, per contact element its force on the touching
 // body, contact point, potential energy, dissipated power and model-specific values, and per
 // contact set the total force and the centre of pressure; then ke, pe, dissipated, e_total.
+//
+// Values are printed with %.17g, which reads back as the same double, so that comparing two CSVs
+// shows differences of the runs and not of the printing. Header and row are written by parallel
+// functions that must list the columns in the same order. Stream errors are returned, not printed:
+// the caller decides what a failed write means.
 #include <stdio.h>
 
 #include "contactsim/contactsim.h"
 
 
+// a contact element is one whose kind can report a contact (point, force on the touching body)
 static int isContact(const csModel* m, int e) {
   return cs_forceKind(m->force[e].kind)->report != NULL;
 }
 
 
+// the contact columns, per element then per contact set, in the order contactRow writes them
 static void contactHeader(FILE* f, const csModel* m) {
   for (int e = 0; e < m->nforce; e++) {
     if (!isContact(m, e)) {
@@ -23,10 +30,12 @@ static void contactHeader(FILE* f, const csModel* m) {
     const csForceKind* k = cs_forceKind(m->force[e].kind);
     fprintf(f, ",%s.fx,%s.fy,%s.fz,%s.mx,%s.my,%s.mz,%s.px,%s.py,%s.pz,%s.pe,%s.power", n, n, n,
             n, n, n, n, n, n, n, n);
+    // the kind's own values, named by its extranames
     for (int i = 0; i < k->nextra; i++) {
       fprintf(f, ",%s.%s", n, k->extranames[i]);
     }
   }
+  // per contact set: its total force and centre of pressure
   for (int g = 0; g < m->ngroup; g++) {
     const char* n = m->group_name[g];
     fprintf(f, ",%s.fx,%s.fy,%s.fz,%s.copx,%s.copy,%s.copz", n, n, n, n, n, n);
@@ -43,6 +52,7 @@ static void contactHeader(FILE* f, const csModel* m) {
 void cs_centreOfPressure(const csModel* m, csData* d, int group, csVec3* force, csVec3* cop) {
   csVec3 sum = csu_vec3(0, 0, 0), weighted = csu_vec3(0, 0, 0);
   double wsum = 0;
+  // the elements of this set that report contacts
   for (int e = 0; e < m->nforce; e++) {
     if (m->force[e].group != group || !isContact(m, e)) {
       continue;
@@ -57,18 +67,23 @@ void cs_centreOfPressure(const csModel* m, csData* d, int group, csVec3* force, 
     weighted = csu_addScaled(weighted, fn, r.point);
     wsum += fn;
   }
+  // no normal force at all (the set is off the ground): the centre of pressure is undefined, and
+  // NaN says so in the CSV
   *force = sum;
   *cop = wsum > 0 ? csu_scale(1.0 / wsum, weighted) : csu_vec3(NAN, NAN, NAN);
 }
 
 
+// The header row, matching cs_csvRow column for column; -1 on a stream error.
 int cs_csvHeader(FILE* f, const csModel* m, const csCsvOptions* opt) {
   fprintf(f, "t");
+  // every body but ground: position and quaternion, then velocity and angular velocity
   for (int b = 1; b < m->nbody; b++) {
     const char* n = m->body[b].name;
     fprintf(f, ",%s.px,%s.py,%s.pz,%s.qw,%s.qx,%s.qy,%s.qz", n, n, n, n, n, n, n);
     fprintf(f, ",%s.vx,%s.vy,%s.vz,%s.wx,%s.wy,%s.wz", n, n, n, n, n, n);
   }
+  // q and u of every non-free joint; a free joint's would only repeat its body's pose and velocity
   for (int b = 1; b < m->nbody; b++) {
     const csBody* body = &m->body[b];
     if (body->joint == CS_JOINT_FREE) {
@@ -84,11 +99,13 @@ int cs_csvHeader(FILE* f, const csModel* m, const csCsvOptions* opt) {
   if (opt && opt->forces) {
     contactHeader(f, m);
   }
+  // energies last, with their sum: the conservation check at a glance
   fprintf(f, ",ke,pe,dissipated,e_total\n");
   return ferror(f) ? -1 : 0;
 }
 
 
+// the values of contactHeader's columns, in the same order
 static void contactRow(FILE* f, const csModel* m, csData* d) {
   for (int e = 0; e < m->nforce; e++) {
     if (!isContact(m, e)) {
@@ -113,9 +130,12 @@ static void contactRow(FILE* f, const csModel* m, csData* d) {
 }
 
 
+// One row for the current state. Realized to dynamics first: the contact columns and the potential
+// energy need it. -1 on a stream error.
 int cs_csvRow(FILE* f, const csModel* m, csData* d, const csCsvOptions* opt) {
   cs_realizeDynamics(m, d);
   fprintf(f, "%.17g", d->t);
+  // pose as position and quaternion (w >= 0, from the rotation matrix), then velocities, in Ground
   for (int b = 1; b < m->nbody; b++) {
     const csTransform* X = &d->body_pose[b];
     csQuat q = csu_matToQuat(&X->R);
@@ -125,6 +145,7 @@ int cs_csvRow(FILE* f, const csModel* m, csData* d, const csCsvOptions* opt) {
     fprintf(f, ",%.17g,%.17g,%.17g,%.17g,%.17g,%.17g", V->v.x, V->v.y, V->v.z, V->w.x, V->w.y,
             V->w.z);
   }
+  // q and u of non-free joints, as in the header
   for (int b = 1; b < m->nbody; b++) {
     const csBody* body = &m->body[b];
     if (body->joint == CS_JOINT_FREE) {
@@ -140,6 +161,7 @@ int cs_csvRow(FILE* f, const csModel* m, csData* d, const csCsvOptions* opt) {
   if (opt && opt->forces) {
     contactRow(f, m, d);
   }
+  // e_total is constant up to integration error when every element's energy is accounted for
   double ke = cs_kineticEnergy(m, d), pe = cs_potentialEnergy(m, d);
   double w = cs_dissipatedEnergy(m, d);
   fprintf(f, ",%.17g,%.17g,%.17g,%.17g\n", ke, pe, w, ke + pe + w);

@@ -23,6 +23,7 @@
 #define PERTURBATION 1e-9
 
 
+// process CPU time: other work on a shared machine does not count, as it would in wall time
 static double cpuSeconds(void) {
   struct timespec ts;
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
@@ -44,13 +45,17 @@ typedef struct Bench {
 // the state of evaluation k: the initial one plus a small alternating offset
 static void perturb(Bench* b, long k) {
   csData* d = b->d;
+  // alternating signs: odd and even evaluations mirror each other around the initial state
   double s = (k & 1) ? PERTURBATION : -PERTURBATION;
+  // relative to each entry (with a floor of 1e-3 for zeros), with a factor varying along the state
+  // so that no two entries move alike
   for (int i = 0; i < d->nq; i++) {
     d->q[i] = b->q0[i] + s * (1.0 + (double)(i % 7)) * (1e-3 + fabs(b->q0[i]));
   }
   for (int i = 0; i < d->nu; i++) {
     d->u[i] = b->u0[i] + s * (1.0 + (double)(i % 5)) * (1e-3 + fabs(b->u0[i]));
   }
+  // the state changed: no stage may reuse its realized values
   cs_invalidate(d);
 }
 
@@ -62,6 +67,7 @@ static double timeLoop(Bench* b, long n, int upto) {
   double t0 = cpuSeconds();
   for (long k = 0; k < n; k++) {
     perturb(b, k);
+    // each realize call realizes the stages below it first, so stage k here costs stages 1..k
     switch (upto) {
       case 0:
         break;
@@ -85,6 +91,8 @@ static double timeLoop(Bench* b, long n, int upto) {
     }
   }
   double t = cpuSeconds() - t0;
+  // the checksum is taken after the clock stops, so that the work cannot be dropped by the
+  // compiler and the timing does not include the sum
   if (upto >= 4) {
     for (int i = 0; i < d->nu; i++) {
       b->checksum += d->udot[i];
@@ -109,6 +117,7 @@ int main(int argc, char** argv) {
   const char* model = NULL;
   long n = 0;
   int stages = 0, json = 0;
+  // arguments: flags anywhere, then the scene path and an optional count
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--stages") == 0) {
       stages = 1;
@@ -153,6 +162,7 @@ int main(int argc, char** argv) {
   }
   csData* d = cs_makeData(m);
   Bench b = {.m = m, .d = d};
+  // the initial state every perturbation starts from (+1: never a zero-size malloc)
   b.q0 = malloc(sizeof(double) * (size_t)(m->nq + 1));
   b.u0 = malloc(sizeof(double) * (size_t)(m->nu + 1));
   if (!d || !b.q0 || !b.u0) {
@@ -165,6 +175,8 @@ int main(int argc, char** argv) {
   // warm up, then pick the count so the full loop lasts about 0.3 s
   timeLoop(&b, 100, 5);
   if (n == 0) {
+    // grow the count fourfold until a loop lasts 30 ms, well above the clock's resolution, then
+    // scale it to 0.3 s from the time per evaluation
     n = 100;
     while (timeLoop(&b, n, 5) < 0.03 && n < 100000000L) {
       n *= 4;
@@ -175,10 +187,12 @@ int main(int argc, char** argv) {
   }
 
   // the full right-hand side, less the cost of perturbing the state
+  // allocations counted across the whole timed loop: a right-hand side must make none
   long allocs = csu_allocationCount();
   double tperturb = timeLoop(&b, n, 0);
   double tfull = timeLoop(&b, n, 5);
   long rhsAllocs = csu_allocationCount() - allocs;
+  // microseconds per evaluation; noise can make the difference negative, hence the clamp
   double us = 1e6 * (tfull - tperturb) / (double)n;
   us = us > 0 ? us : 0;
 
@@ -186,6 +200,7 @@ int main(int argc, char** argv) {
   static const char* const names[4] = {"position", "velocity", "dynamics", "acceleration"};
   double stage[4] = {0, 0, 0, 0};
   if (stages) {
+    // stage k costs loop k minus loop k-1; loop 0 (perturbation only) is the baseline
     double prev = tperturb;
     for (int s = 1; s <= 4; s++) {
       double t = timeLoop(&b, n, s);
@@ -194,6 +209,7 @@ int main(int argc, char** argv) {
     }
   }
 
+  // one JSON object for scripts, or text for people
   if (json) {
     printf("{\"scene\": \"%s\", \"model\": \"%s\", \"nbody\": %d, \"nq\": %d, \"nu\": %d, "
            "\"nz\": %d, \"nforce\": %d, \"evaluations\": %ld, \"us_per_rhs\": %.6g, "
@@ -221,6 +237,7 @@ int main(int argc, char** argv) {
                total > 0 ? 100.0 * stage[s] / total : 0.0);
       }
     }
+    // allocations or non-finite evaluations make the timing meaningless: say so
     if (rhsAllocs || b.nonfinite) {
       printf("warning: %ld allocations, %ld non-finite evaluations\n", rhsAllocs, b.nonfinite);
     }
