@@ -1,5 +1,11 @@
 // cli.c: `contactsim run` and `contactsim validate`, and what the commands share (loading with
 // clear errors, option parsing, the end-of-run summary and energy audit).
+//
+// run and compare share one simulation routine, cs_cliSimulate, so that the numbers a model
+// gets in a comparison are the numbers `run` prints for it. Every error goes to stderr in one
+// layout, FILE:LINE:COL: PATH: MESSAGE, that editors can jump to. The exit status separates bad
+// input (2) from a simulation that failed (1), so that a script can tell a typo in a scene from
+// a model that is too stiff to integrate.
 #include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
@@ -10,6 +16,7 @@
 #include "cli.h"
 
 
+// the help text; keep it in step with docs/cli.md and the option tables of run and compare
 void cs_cliUsage(FILE* f) {
   fprintf(f,
           "usage: contactsim COMMAND [OPTIONS]\n"
@@ -43,6 +50,8 @@ void cs_cliUsage(FILE* f) {
 }
 
 
+// the parts of err that are not known (no file, no line, no JSON path) are left out rather
+// than printed empty, so a message without a location still reads as a plain sentence
 void cs_cliPrintError(const csError* err) {
   fprintf(stderr, "contactsim: error: ");
   if (err->file[0]) {
@@ -59,7 +68,10 @@ void cs_cliPrintError(const csError* err) {
 }
 
 
+// shared by run and compare, so that an option is judged the same way in both
 int cs_cliParseNumber(const char* text, const char* name, int allow_zero, double* out) {
+  // strtod must consume the whole text: "1e-3x" and "" are usage errors, not 0.001 and 0; NaN
+  // and infinity are refused as well, since no option means anything with them
   char* end = NULL;
   errno = 0;
   double v = strtod(text, &end);
@@ -73,6 +85,8 @@ int cs_cliParseNumber(const char* text, const char* name, int allow_zero, double
 }
 
 
+// a load error without a file (one that could not be opened, say) still names the path, so
+// that every message starts with the scene it is about
 csModel* cs_cliLoad(const char* path, const char* contact_model) {
   csLoadOptions lo = {.contact_model = contact_model};
   csError err;
@@ -88,6 +102,7 @@ csModel* cs_cliLoad(const char* path, const char* contact_model) {
 }
 
 
+// monotonic wall-clock seconds, used only to pace the progress bar, never for statistics
 static double wallSeconds(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -96,6 +111,7 @@ static double wallSeconds(void) {
 
 
 // what the reporter of a run needs
+// (the reporter's ctx; it lives on the stack of cs_cliSimulate for the length of one run)
 typedef struct RunOutput {
   const csCliRun* run;
   csMetrics* metrics;
@@ -107,6 +123,8 @@ typedef struct RunOutput {
 } RunOutput;
 
 
+// report callback: one CSV row when there is a CSV, and the report-time statistics (energy
+// balance); a nonzero return stops the run with an I/O error
 static int writeRow(void* ctx, const csModel* m, csData* d) {
   RunOutput* out = ctx;
   int r = out->csv ? cs_csvRow(out->csv, m, d, out->csv_opt) : 0;
@@ -115,6 +133,7 @@ static int writeRow(void* ctx, const csModel* m, csData* d) {
 }
 
 
+// step callback: the per-step contact statistics (peaks, sliding, drift while stuck)
 static void sampleStep(void* ctx, const csModel* m, csData* d) {
   RunOutput* out = ctx;
   cs_metricsStep(out->metrics, m, d);
@@ -127,18 +146,23 @@ static void drawProgress(void* ctx, double t, double duration) {
   if (!out->progress) {
     return;
   }
+  // the half-second grace keeps short runs (and tests) free of bar output; redrawing at most
+  // every 0.1 s keeps terminal traffic small for runs of millions of steps
   double now = wallSeconds();
   if (now - out->wall0 < 0.5 || now - out->last_draw < 0.1) {
     return;
   }
   out->last_draw = now;
   int width = 40, filled = (int)(width * t / duration);
+  // a carriage return without a newline: each draw overwrites the previous one
   fprintf(stderr, "\r[%.*s%*s] %5.1f%%  t = %.4g s", filled,
           "########################################", width - filled, "", 100 * t / duration, t);
   out->drawn = 1;
 }
 
 
+// the layout of cs_cliPrintError, into a buffer for the JSON, CSV and table outputs; each part
+// is appended only while there is room, and snprintf truncates the last one
 void cs_cliFormatError(const csError* err, char* buf, size_t size) {
   size_t len = 0;
   int n;
@@ -158,7 +182,11 @@ void cs_cliFormatError(const csError* err, char* buf, size_t size) {
 }
 
 
+// The statistics are fed by the reporter's step and report callbacks rather than computed from
+// the CSV afterwards: the CSV is optional (compare may write none), and the step callback sees
+// every step, where the CSV holds only the report times.
 void cs_cliSimulate(csCliRun* r, FILE* csv, const csCsvOptions* csvopt, int progress) {
+  // reset the outcome; the model and the options were set by the caller
   memset(&r->err, 0, sizeof(r->err));
   r->status = CS_OK;
   r->cpu_seconds = 0;
@@ -167,31 +195,41 @@ void cs_cliSimulate(csCliRun* r, FILE* csv, const csCsvOptions* csvopt, int prog
     r->status = CS_ERR_MEMORY;
     snprintf(r->err.message, sizeof(r->err.message), "out of memory setting up the run");
   }
+  // the reporter's context, on this stack frame for the whole run
   RunOutput out = {.run = r, .metrics = &r->metrics, .csv = csv, .csv_opt = csvopt,
                    .progress = progress, .wall0 = wallSeconds()};
+  // the header goes out before the run, so that a run failing at its first step still leaves a
+  // well-formed CSV
   if (r->status == CS_OK && csv && cs_csvHeader(csv, r->m, csvopt) != 0) {
     r->status = CS_ERR_IO;
   }
+  // integrate; from here on any error is the integrator's (with the time it stopped at)
   if (r->status == CS_OK) {
     csReporter rep = {.report = writeRow, .step = sampleStep, .progress = drawProgress,
                       .ctx = &out};
     r->status = cs_simulate(r->m, r->d, &r->opt, &rep, &r->err);
   }
+  // wipe the progress bar, so that what follows starts on a clean line
   if (out.drawn) {
     fprintf(stderr, "\r%*s\r", 70, "");
   }
   if (r->d) {
     // the state reached (for a failed run: the last one the integrator tried)
+    // realized again, so that the final statistics do not depend on the stage the integrator
+    // left the data in
     cs_realizeDynamics(r->m, r->d);
     cs_metricsFinish(&r->metrics, r->m, r->d);
     r->cpu_seconds = r->d->stat.cpu_seconds;
   }
+  // a failure names the scene file, like a load error
   if (r->status != CS_OK && !r->err.file[0]) {
     snprintf(r->err.file, sizeof(r->err.file), "%s", r->m->file);
   }
 }
 
 
+// the delete functions accept NULL, so a run that never got data is freed the same way;
+// the pointers are cleared so that a second call is harmless
 void cs_cliFreeRun(csCliRun* r) {
   cs_metricsFree(&r->metrics);
   cs_deleteData(r->d);
@@ -201,6 +239,8 @@ void cs_cliFreeRun(csCliRun* r) {
 }
 
 
+// Adams needs no linear solver (fixed-point iteration); BDF reports the solver the run used,
+// and a run without data reports dense, what the automatic choice starts from
 const char* cs_cliLinearSolverName(const csCliRun* r) {
   if (r->opt.integrator != CS_INTEGRATOR_BDF) {
     return "none";
@@ -217,6 +257,7 @@ const char* cs_cliLinearSolverName(const csCliRun* r) {
 static void contactSummary(const csCliRun* r) {
   const csMetrics* mt = &r->metrics;
   const csModel* m = r->m;
+  // a scene without contact elements gets no contact lines at all
   if (mt->ncontact == 0) {
     return;
   }
@@ -235,6 +276,9 @@ static void contactSummary(const csCliRun* r) {
       strongestSet = s;
     }
   }
+  // the peak is given per contact set when there are sets: the corners of a foot share the load,
+  // and their sum is what compares with the body's weight; the largest single element is printed
+  // beside it
   fprintf(stderr, "  contacts (%s): max penetration %.4g m (%s); peak normal force %.4g N",
           r->model, mt->max_penetration, m->force[mt->contact[deepest].force].name,
           mt->peak_normal_force);
@@ -245,6 +289,7 @@ static void contactSummary(const csCliRun* r) {
   } else {
     fprintf(stderr, " (%s)", m->force[mt->contact[strongest].force].name);
   }
+  // sliding and drift while stuck (defined in metrics.h), then the worst energy balance seen
   fprintf(stderr, "\n  sliding %.4g m in total, %.4g m of it while stuck (%ld of %ld steps with "
                   "a mean slip speed below %.3g m/s); energy balance error %.3g (max over "
                   "reports, relative)\n",
@@ -253,6 +298,8 @@ static void contactSummary(const csCliRun* r) {
 }
 
 
+// what the run cost (CPU time, solver counters), where the energy went, and what looked wrong;
+// all on stderr, so that the CSV on stdout stays clean
 void cs_cliSummary(const csCliRun* r) {
   const csModel* m = r->m;
   const csData* d = r->d;
@@ -260,14 +307,18 @@ void cs_cliSummary(const csCliRun* r) {
   double simulated = d->t;
   fprintf(stderr, "contactsim: %s: %s at t = %.6g s; %.4g s CPU for the integration",
           m->name, r->status == CS_OK ? "finished" : "stopped", simulated, r->cpu_seconds);
+  // the cost per simulated second is the figure that compares runs of different lengths
   if (simulated > 0) {
     fprintf(stderr, " (%.4g CPU s per simulated s)", r->cpu_seconds / simulated);
   }
+  // the integrator's counters; the last step size shows how short the steps had become at the end
   fprintf(stderr, "\n  steps %ld, RHS evaluations %ld (+%ld for Jacobians), Jacobians %ld, "
                   "error-test failures %ld, nonlinear failures %ld, last step %.3g s, "
                   "linear solver %s\n",
           s->nsteps, s->nrhs, s->nrhs_jac, s->njac, s->netf, s->nncf, s->last_step,
           cs_cliLinearSolverName(r));
+  // energy audit: KE + PE + dissipated should keep its initial value; the scale guards the
+  // relative figure against a total of zero (a body at rest at the zero of its potential)
   double e0 = r->metrics.e0;
   double ke = cs_kineticEnergy(m, d), pe = cs_potentialEnergy(m, d);
   double w = cs_dissipatedEnergy(m, d);
@@ -277,6 +328,8 @@ void cs_cliSummary(const csCliRun* r) {
                   "%.3g J (%.2g relative) since the start\n",
           ke, pe, w, drift, drift / scale);
   contactSummary(r);
+  // exponential springs break the balance by design (their anchors jump between steps): say so,
+  // rather than let the drift look like a fault of the integration
   int hasExp = 0;
   for (int e = 0; e < m->nforce; e++) {
     hasExp |= m->force[e].kind == CS_FORCE_EXP_SPRING;
@@ -286,6 +339,7 @@ void cs_cliSummary(const csCliRun* r) {
                     "elastic energy that such a move releases is not counted as dissipated, so "
                     "sliding shows up as drift\n");
   }
+  // diagnostics from the statistics, then the integrator's own warnings
   for (int i = 0; i < r->metrics.nnotes; i++) {
     fprintf(stderr, "  warning: %s\n", r->metrics.notes[i]);
   }
@@ -310,12 +364,15 @@ static void runModelName(const char* path, const char* requested, char* name) {
     snprintf(name, CS_MAX_NAME, "%s", requested);
     return;
   }
+  // the error is ignored: the scene was loaded already, and the name is only a label
   csError err;
   int n = cs_sceneContactModels(path, names, 1, defaultName, &err);
   snprintf(name, CS_MAX_NAME, "%s", n > 0 && defaultName[0] ? defaultName : "scene");
 }
 
 
+// `contactsim run`: parse the options, load the scene, simulate it to a CSV, then write the
+// optional JSON statistics and the summary. Returns the exit status.
 int cs_cliRun(int argc, char** argv) {
   static const struct option longopts[] = {
       {"output", required_argument, NULL, 'o'},
@@ -332,6 +389,7 @@ int cs_cliRun(int argc, char** argv) {
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0},
   };
+  // -1 marks an option that was not given, so the scene's value stays (0 is a valid max step)
   const char* output = NULL;
   const char* contact_model = NULL;
   const char* stats = NULL;
@@ -339,6 +397,7 @@ int cs_cliRun(int argc, char** argv) {
   double duration = -1, rtol = -1, atol = -1, interval = -1, max_step = -1;
   int integrator = -1;
   int c;
+  // getopt keeps global state: reset it, since a process may parse more than one command
   optind = 1;
   while ((c = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
     int bad = 0;
@@ -353,6 +412,7 @@ int cs_cliRun(int argc, char** argv) {
       case 'f': forces = 1; break;
       case 's': stats = optarg; break;
       case 'q': quiet = 1; break;
+      // the integrator by name; the linear solver stays the scene's (simulation.linear_solver)
       case 'i':
         if (strcmp(optarg, "bdf") == 0) {
           integrator = CS_INTEGRATOR_BDF;
@@ -371,12 +431,15 @@ int cs_cliRun(int argc, char** argv) {
       return CS_EXIT_USAGE;
     }
   }
+  // exactly one positional argument: the scene
   if (optind != argc - 1) {
+    // a usage error prints the help on stderr, since the command line is what is wrong
     fprintf(stderr, "contactsim: error: run takes exactly one scene file\n");
     cs_cliUsage(stderr);
     return CS_EXIT_USAGE;
   }
   const char* path = argv[optind];
+  // load with the requested contact model; a scene that does not load is bad input (exit 2)
   csCliRun run;
   memset(&run, 0, sizeof(run));
   run.m = cs_cliLoad(path, contact_model);
@@ -410,6 +473,7 @@ int cs_cliRun(int argc, char** argv) {
     return CS_EXIT_USAGE;
   }
   csCsvOptions csvopt = {.forces = forces};
+  // simulate; the progress bar only when stderr is a terminal, so that logs stay free of it
   cs_cliSimulate(&run, csv, &csvopt, !quiet && isatty(STDERR_FILENO));
   int status = run.status;
   // every row written so far stays valid: rows are whole lines, flushed before we report
@@ -417,6 +481,8 @@ int cs_cliRun(int argc, char** argv) {
   if (closed != 0 && status == CS_OK) {
     status = CS_ERR_IO;
   }
+  // a failure is reported with the scene's name; an I/O failure without a message names the
+  // output that could not be written
   if (status != CS_OK) {
     if (!run.err.file[0]) {
       snprintf(run.err.file, sizeof(run.err.file), "%s", path);
@@ -427,6 +493,7 @@ int cs_cliRun(int argc, char** argv) {
     }
     cs_cliPrintError(&run.err);
   }
+  // the statistics are written for a failed run too: they describe how far it got
   if (statsFile) {
     int bad = cs_cliWriteRunJson(statsFile, run.m->name, path, &run) != 0;
     bad |= fclose(statsFile) != 0;
@@ -435,14 +502,18 @@ int cs_cliRun(int argc, char** argv) {
       status = status == CS_OK ? CS_ERR_IO : status;
     }
   }
+  // the summary needs data, which is missing only when memory ran out before the run
   if (run.d && !quiet) {
     cs_cliSummary(&run);
   }
   cs_cliFreeRun(&run);
+  // an input error found only at run time (unusable options) is a usage error as well
   return status == CS_OK ? CS_EXIT_OK : status == CS_ERR_INPUT ? CS_EXIT_USAGE : CS_EXIT_FAILURE;
 }
 
 
+// `contactsim validate`: load the scene (with a contact model when one is asked for) and print
+// its size; everything the loader checks is checked, nothing is integrated
 int cs_cliValidate(int argc, char** argv) {
   static const struct option longopts[] = {
       {"contact-model", required_argument, NULL, 'c'},
@@ -452,6 +523,7 @@ int cs_cliValidate(int argc, char** argv) {
   const char* contact_model = NULL;
   int c;
   optind = 1;
+  // only --contact-model matters here: run options would have no effect, so getopt refuses them
   while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
     if (c == 'c') {
       contact_model = optarg;
@@ -470,6 +542,7 @@ int cs_cliValidate(int argc, char** argv) {
   if (!m) {
     return CS_EXIT_USAGE;
   }
+  // the body count leaves out ground, which every model has
   printf("%s: ok: %d bodies, %d coordinates, %d speeds, %d force elements, %d planes\n",
          argv[optind], m->nbody - 1, m->nq, m->nu, m->nforce, m->nplane);
   cs_deleteModel(m);

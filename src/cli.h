@@ -8,17 +8,31 @@
 // Exit codes of the contactsim command.
 enum { CS_EXIT_OK = 0, CS_EXIT_FAILURE = 1, CS_EXIT_USAGE = 2 };
 
+// The commands. argv[0] is the command name ("run", ...), the rest its options and the scene
+// path, as main passes them; argv is only read. Each prints its own errors on stderr and
+// returns an exit code (CS_EXIT_*). They reset getopt's state, so they may be called again in
+// one process.
+// `contactsim run`: simulate one scene, CSV on stdout or --output, summary on stderr.
 int cs_cliRun(int argc, char** argv);
+// `contactsim validate`: load and check a scene, print its size on stdout; nothing is run.
 int cs_cliValidate(int argc, char** argv);
+// `contactsim compare`: run a scene once per contact model and tabulate (compare.c).
 int cs_cliCompare(int argc, char** argv);
+// Write the usage text of every command to f (stdout for --help, stderr after a usage error).
 void cs_cliUsage(FILE* f);
 
 // Print err to stderr as "contactsim: error: FILE:LINE:COL: PATH: MESSAGE".
+// The parts that are not known (empty file or path, line 0) are left out. err is read only,
+// not NULL.
 void cs_cliPrintError(const csError* err);
 // Parse a positive (or non-negative when allow_zero) number for option `name`; prints and
 // returns -1 when it is not one.
+// text is the whole argument (trailing characters, NaN and infinity are refused); name is the
+// option without "--", for the message; out is written only on success. None may be NULL.
 int cs_cliParseNumber(const char* text, const char* name, int allow_zero, double* out);
 // Apply --contact-model etc.: load the scene, printing any error. NULL on failure.
+// Nullable: contact_model (NULL: the scene's own choice). The caller owns the returned model
+// and frees it with cs_deleteModel (or through cs_cliFreeRun once it is in a csCliRun).
 csModel* cs_cliLoad(const char* path, const char* contact_model);
 
 // One simulation of a scene with one contact model, as `run` and `compare` perform it.
@@ -36,20 +50,31 @@ typedef struct csCliRun {
 // Simulate r->m from its initial state with r->opt: make r->d, feed the statistics, write the
 // CSV header and a row per report to csv (nullable) with csvopt, draw a progress bar on stderr
 // when progress is nonzero. Sets r->status, r->err (file set to the scene) and r->cpu_seconds.
+// r->m and r->opt must be set; r->d is created here and owned by r (NULL only when memory ran
+// out). Nullable: csv (no CSV is written; csvopt is then unused). csv stays open and owned by
+// the caller. cpu_seconds is CPU time in seconds.
 void cs_cliSimulate(csCliRun* r, FILE* csv, const csCsvOptions* csvopt, int progress);
 // Free what r owns (model, data, statistics).
+// r->m and r->d are set to NULL, so it is safe on a zeroed or already freed run; r itself is
+// not freed.
 void cs_cliFreeRun(csCliRun* r);
 // err as one line "FILE:LINE:COL: PATH: MESSAGE" (the parts that are known) into buf.
+// buf holds size bytes (size > 0) and is always zero-terminated; a longer line is cut.
 void cs_cliFormatError(const csError* err, char* buf, size_t size);
 // Energy audit, contact statistics, statistics and diagnostics after a run, on stderr.
+// Requires r->d (not NULL): call it only for a run that got data. Energies in J, times in s.
 void cs_cliSummary(const csCliRun* r);
 // The statistics of runs as one JSON object {"scene", "file", "models": [...]} (docs/cli.md).
 // Returns 0, or -1 on an I/O error.
+// runs holds nrun runs (read only); f stays open and owned by the caller. Non-finite numbers
+// are written as null. Units: SI (s, m, N, J).
 int cs_cliWriteJson(FILE* f, const char* scene, const char* file, const csCliRun* runs, int nrun);
 // The statistics of one run as one JSON object: "scene", "file", then the keys of an entry of
 // "models" (what `run --stats` writes). Returns 0, or -1 on an I/O error.
+// run is read only; run->d may be NULL (the counters are then 0). f stays the caller's.
 int cs_cliWriteRunJson(FILE* f, const char* scene, const char* file, const csCliRun* run);
 // Name of the linear solver a run used: "dense", "band", "gmres", or "none" (Adams).
+// Returns a static string (not to be freed); r->d may be NULL (BDF then reports "dense").
 const char* cs_cliLinearSolverName(const csCliRun* r);
 
 #endif  // CONTACTSIM_CLI_H

@@ -6,6 +6,12 @@
 // as bad input (exit 2) without half a comparison. A model whose run fails is reported as failed
 // and the others still run (exit 1). Every number except the CPU times is a function of the
 // scene and the binary alone, so two comparisons print the same numbers.
+//
+// The runs go one after the other in this process rather than in parallel: CPU time is one of
+// the compared figures, and runs competing for the cores would distort it. Each model gets a
+// csModel of its own, loaded from the scene with that model chosen, rather than one model whose
+// contact elements are swapped between runs: a model is immutable during a run, and the loader
+// is the one place that builds contact elements from a parameter block and checks them.
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -17,14 +23,18 @@
 
 #include "cli.h"
 
+// most models one comparison runs (more than there are contact kinds)
 #define MAX_MODELS 32
 
+// what standard output gets; an output directory always gets both the CSV and the JSON
 typedef enum Format { FORMAT_TABLE = 0, FORMAT_CSV, FORMAT_JSON } Format;
 
 
 // ---------------------------------------------------------------------------------------------
 // JSON
 
+// a JSON string literal: quotes and backslashes escaped, other control characters as six-
+// character unicode escapes; bytes from 0x80 pass through, so UTF-8 names stay UTF-8
 static void jsonString(FILE* f, const char* s) {
   fputc('"', f);
   for (const unsigned char* p = (const unsigned char*)s; *p; p++) {
@@ -52,6 +62,8 @@ static void jsonNumber(FILE* f, double x) {
 }
 
 
+// start the next member of an object: comma, newline, indent, key. The first member of each
+// object is written by hand, every later one through here
 static void jsonKey(FILE* f, const char* indent, const char* key) {
   fprintf(f, ",\n%s", indent);
   jsonString(f, key);
@@ -59,6 +71,7 @@ static void jsonKey(FILE* f, const char* indent, const char* key) {
 }
 
 
+// how far a run got, s; 0 when it never got data (out of memory)
 static double simulatedTime(const csCliRun* r) {
   return r->d ? r->d->t : 0.0;
 }
@@ -68,6 +81,7 @@ static double simulatedTime(const csCliRun* r) {
 // (nullable) first when it stands alone
 static void jsonRun(FILE* f, const csCliRun* r, const char* outer, const char* scene,
                     const char* file) {
+  // the keys sit two spaces deeper than the braces
   char in[16];
   snprintf(in, sizeof(in), "%s  ", outer);
   const csModel* m = r->m;
@@ -76,6 +90,7 @@ static void jsonRun(FILE* f, const csCliRun* r, const char* outer, const char* s
   const csStats* s = d ? &d->stat : NULL;
   double simulated = simulatedTime(r);
   fprintf(f, "%s{\n%s", outer, in);
+  // standing alone (run --stats) the entry names its scene, as the comparison's top object does
   if (scene) {
     fputs("\"scene\": ", f);
     jsonString(f, scene);
@@ -83,6 +98,7 @@ static void jsonRun(FILE* f, const csCliRun* r, const char* outer, const char* s
     jsonString(f, file);
     fprintf(f, ",\n%s", in);
   }
+  // outcome: the model, ok or failed, and the formatted error (null when ok)
   fputs("\"model\": ", f);
   jsonString(f, r->model);
   jsonKey(f, in, "status");
@@ -95,12 +111,16 @@ static void jsonRun(FILE* f, const csCliRun* r, const char* outer, const char* s
     cs_cliFormatError(&r->err, msg, sizeof(msg));
     jsonString(f, msg);
   }
+  // cost: CPU of the integration, the statistics' own share, CPU per simulated second; the
+  // solver counters are 0 for a run that never got data
   jsonKey(f, in, "cpu_seconds");
   jsonNumber(f, r->cpu_seconds);
   jsonKey(f, in, "statistics_cpu_seconds");
   jsonNumber(f, mt->cpu_seconds);
   jsonKey(f, in, "cpu_per_sim_second");
   jsonNumber(f, simulated > 0 ? r->cpu_seconds / simulated : NAN);
+  // how far it got, then the integrator's counters (csStats); rhs_total is the sum by which
+  // the cost of a model is best judged
   jsonKey(f, in, "simulated");
   jsonNumber(f, simulated);
   jsonKey(f, in, "steps");
@@ -117,10 +137,12 @@ static void jsonRun(FILE* f, const csCliRun* r, const char* outer, const char* s
   fprintf(f, "%ld", s ? s->nncf : 0L);
   jsonKey(f, in, "jacobian_evaluations");
   fprintf(f, "%ld", s ? s->njac : 0L);
+  // the integrator and the linear solver the run used
   jsonKey(f, in, "integrator");
   jsonString(f, r->opt.integrator == CS_INTEGRATOR_BDF ? "bdf" : "adams");
   jsonKey(f, in, "linear_solver");
   jsonString(f, cs_cliLinearSolverName(r));
+  // contact statistics (definitions in docs/cli.md, "Metrics")
   jsonKey(f, in, "max_penetration");
   jsonNumber(f, mt->max_penetration);
   jsonKey(f, in, "peak_normal_force");
@@ -134,6 +156,7 @@ static void jsonRun(FILE* f, const csCliRun* r, const char* outer, const char* s
       continue;
     }
     const csTransform* X = &d->body_pose[b];
+    // the orientation from the body's rotation matrix, in Ground (not the joint's own q)
     csQuat q = csu_matToQuat(&X->R);
     fprintf(f, "%s\n%s  ", first ? "" : ",", in);
     jsonString(f, m->body[b].name);
@@ -154,10 +177,12 @@ static void jsonRun(FILE* f, const csCliRun* r, const char* outer, const char* s
     fputs("]}", f);
     first = 0;
   }
+  // close the object on a line of its own only when it has members, so that {} stays compact
   if (!first) {
     fprintf(f, "\n%s", in);
   }
   fputc('}', f);
+  // sliding, drift while stuck, and the stick speed that defined "stuck" for this run
   jsonKey(f, in, "sliding_distance");
   jsonNumber(f, mt->sliding_distance);
   jsonKey(f, in, "stuck_drift");
@@ -196,6 +221,7 @@ static void jsonRun(FILE* f, const csCliRun* r, const char* outer, const char* s
     jsonNumber(f, mt->contact[i].max_penetration);
   }
   fputc('}', f);
+  // diagnostics in plain words, in the order they were found
   jsonKey(f, in, "diagnostics");
   fputc('[', f);
   for (int i = 0; i < mt->nnotes; i++) {
@@ -206,12 +232,15 @@ static void jsonRun(FILE* f, const csCliRun* r, const char* outer, const char* s
 }
 
 
+// write errors are collected once with ferror at the end, not checked after every call: the
+// stream is buffered, and a failure anywhere leaves its error flag set
 int cs_cliWriteJson(FILE* f, const char* scene, const char* file, const csCliRun* runs, int nrun) {
   fputs("{\n  \"scene\": ", f);
   jsonString(f, scene);
   fputs(",\n  \"file\": ", f);
   jsonString(f, file);
   fputs(",\n  \"models\": [\n", f);
+  // the entries, separated by commas, the last one without
   for (int i = 0; i < nrun; i++) {
     jsonRun(f, &runs[i], "    ", NULL, NULL);
     fputs(i + 1 < nrun ? ",\n" : "\n", f);
@@ -221,6 +250,7 @@ int cs_cliWriteJson(FILE* f, const char* scene, const char* file, const csCliRun
 }
 
 
+// the entry of one run, standing alone with its scene and file
 int cs_cliWriteRunJson(FILE* f, const char* scene, const char* file, const csCliRun* run) {
   jsonRun(f, run, "", scene, file);
   fputc('\n', f);
@@ -237,6 +267,8 @@ static int isFree(const csModel* m, int b) {
 }
 
 
+// a CSV field, quoted only when it must be (RFC 4180): when it holds a comma, a quote or a
+// newline; quotes inside are doubled
 static void csvString(FILE* f, const char* s) {
   if (!strpbrk(s, ",\"\n")) {
     fputs(s, f);
@@ -253,6 +285,8 @@ static void csvString(FILE* f, const char* s) {
 }
 
 
+// a separator and a number in full precision; a non-finite value leaves the cell empty, which
+// spreadsheets and CSV readers take as missing
 static void csvNumber(FILE* f, double x) {
   fputc(',', f);
   if (isfinite(x)) {
@@ -261,8 +295,12 @@ static void csvNumber(FILE* f, double x) {
 }
 
 
+// one row per run. The free-body columns come from the first model: every model of a comparison
+// is loaded from the same scene and so has the same bodies
 static int writeCsv(FILE* f, const csCliRun* runs, int nrun) {
   const csModel* m0 = runs[0].m;
+  // header: fixed columns, seven pose columns per free body, then the text columns last, since
+  // they may be long and hold commas
   fputs("model,status,cpu_seconds,cpu_per_sim_second,simulated,steps,rhs_evals,"
         "rhs_evals_jacobian,rhs_total,error_test_failures,linear_solver,max_penetration,"
         "peak_normal_force",
@@ -275,6 +313,7 @@ static int writeCsv(FILE* f, const csCliRun* runs, int nrun) {
   }
   fputs(",sliding_distance,stuck_drift,energy_error,error,diagnostics\n", f);
   for (int i = 0; i < nrun; i++) {
+    // a row; every run has data here, since the caller writes nothing when a run has none
     const csCliRun* r = &runs[i];
     const csStats* s = &r->d->stat;
     double simulated = simulatedTime(r);
@@ -283,10 +322,12 @@ static int writeCsv(FILE* f, const csCliRun* runs, int nrun) {
     csvNumber(f, r->cpu_seconds);
     csvNumber(f, simulated > 0 ? r->cpu_seconds / simulated : NAN);
     csvNumber(f, simulated);
+    // solver counters as in the JSON; rhs_total includes the evaluations made for Jacobians
     fprintf(f, ",%ld,%ld,%ld,%ld,%ld,%s", s->nsteps, s->nrhs, s->nrhs_jac, s->nrhs + s->nrhs_jac,
             s->netf, cs_cliLinearSolverName(r));
     csvNumber(f, r->metrics.max_penetration);
     csvNumber(f, r->metrics.peak_normal_force);
+    // the final pose of each free body: position, then quaternion (w, x, y, z), in Ground
     for (int b = 1; b < r->m->nbody; b++) {
       if (isFree(r->m, b)) {
         const csTransform* X = &r->d->body_pose[b];
@@ -297,9 +338,11 @@ static int writeCsv(FILE* f, const csCliRun* runs, int nrun) {
         }
       }
     }
+    // sliding, drift while stuck and the energy balance, as in the JSON
     csvNumber(f, r->metrics.sliding_distance);
     csvNumber(f, r->metrics.stuck_drift);
     csvNumber(f, r->metrics.energy_error);
+    // the error cell, empty for a run that finished
     fputc(',', f);
     if (r->status != CS_OK) {
       char msg[CS_MAX_ERROR + 2 * CS_MAX_PATH + 32];
@@ -326,6 +369,8 @@ static int writeCsv(FILE* f, const csCliRun* runs, int nrun) {
 // the text table: one row per model, columns sized to their widest cell
 enum { TABLE_MAXCOLS = 24, TABLE_CELL = 64, TABLE_MAXBODIES = 3 };
 
+// cells are fixed-size strings: the table is small (a row per model), and a cell longer than
+// TABLE_CELL is cut rather than allowed to widen the layout
 typedef struct Table {
   int ncol, nrow;
   char head[TABLE_MAXCOLS][TABLE_CELL];
@@ -334,6 +379,7 @@ typedef struct Table {
 } Table;
 
 
+// add a column; columns past TABLE_MAXCOLS are dropped (the CSV and the JSON have them all)
 static void tableColumn(Table* t, const char* head, int right) {
   if (t->ncol < TABLE_MAXCOLS) {
     snprintf(t->head[t->ncol], TABLE_CELL, "%s", head);
@@ -342,6 +388,7 @@ static void tableColumn(Table* t, const char* head, int right) {
 }
 
 
+// format one cell; cells of dropped columns are ignored
 __attribute__((format(printf, 4, 5))) static void tableCell(Table* t, int row, int col,
                                                             const char* fmt, ...) {
   if (col < TABLE_MAXCOLS) {
@@ -353,8 +400,11 @@ __attribute__((format(printf, 4, 5))) static void tableCell(Table* t, int row, i
 }
 
 
+// the comparison for people, on standard output: a title line, the aligned table, then the
+// failures and the diagnostics as text below it
 static int writeTable(FILE* f, const char* scene, const char* path, const csCliRun* runs,
                       int nrun) {
+  // one row per run, allocated here since only the caller knows how many models there are
   Table t;
   memset(&t, 0, sizeof(t));
   t.nrow = nrun;
@@ -363,6 +413,7 @@ static int writeTable(FILE* f, const char* scene, const char* path, const csCliR
     return -1;
   }
   const csModel* m0 = runs[0].m;
+  // fixed columns: the cost first, then the contact statistics
   tableColumn(&t, "model", 0);
   tableColumn(&t, "status", 0);
   tableColumn(&t, "cpu_s", 1);
@@ -390,6 +441,7 @@ static int writeTable(FILE* f, const char* scene, const char* path, const csCliR
       tableColumn(&t, h, 0);
     }
   }
+  // the cells; %.3g and %.4g keep the table narrow (the CSV and the JSON have full precision)
   for (int i = 0; i < nrun; i++) {
     const csCliRun* r = &runs[i];
     const csStats* s = &r->d->stat;
@@ -428,9 +480,11 @@ static int writeTable(FILE* f, const char* scene, const char* path, const csCliR
       width[c] = w > width[c] ? w : width[c];
     }
   }
+  // the title gives the scene and the simulated duration, the same for every run
   double duration = runs[0].opt.duration;
   fprintf(f, "scene %s (%s): %d model%s, %.6g s each\n\n", scene, path, nrun,
           nrun == 1 ? "" : "s", duration);
+  // text aligned left, numbers right (a negative width is printf's '-' flag)
   for (int c = 0; c < t.ncol; c++) {
     fprintf(f, "%s%*s", c ? "  " : "", t.right[c] ? width[c] : -width[c], t.head[c]);
   }
@@ -441,7 +495,9 @@ static int writeTable(FILE* f, const char* scene, const char* path, const csCliR
     }
     fputc('\n', f);
   }
+  // the cells are done with; what follows is plain text
   free(t.cell);
+  // say where the poses that did not fit can be found
   if (nfree > TABLE_MAXBODIES) {
     fprintf(f, "(final poses of the other %d free bodies: --format csv or json)\n",
             nfree - TABLE_MAXBODIES);
@@ -456,6 +512,7 @@ static int writeTable(FILE* f, const char* scene, const char* path, const csCliR
               runs[i].model, simulatedTime(&runs[i]), msg);
     }
   }
+  // then every diagnostic, prefixed with its model
   header = 0;
   for (int i = 0; i < nrun; i++) {
     for (int k = 0; k < runs[i].metrics.nnotes; k++) {
@@ -471,8 +528,11 @@ static int writeTable(FILE* f, const char* scene, const char* path, const csCliR
 // the command
 
 // mkdir -p
+// create each prefix of path in turn, accepting those that exist, then make sure the whole is a
+// directory: mkdir reports EEXIST for a plain file of that name too
 static int makeDirectory(const char* path) {
   char buf[CS_MAX_PATH * 4];
+  // work on a copy, cutting it at each '/' in turn to name the prefix
   if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf)) {
     errno = ENAMETOOLONG;
     return -1;
@@ -489,6 +549,7 @@ static int makeDirectory(const char* path) {
   if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
     return -1;
   }
+  // the last component exists now, but it may be a file rather than a directory
   struct stat st;
   if (stat(buf, &st) != 0 || !S_ISDIR(st.st_mode)) {
     errno = ENOTDIR;
@@ -505,6 +566,7 @@ static int splitModels(const char* text, char names[][CS_MAX_NAME], int max) {
   for (;;) {
     const char* end = strchr(p, ',');
     size_t len = end ? (size_t)(end - p) : strlen(p);
+    // trim the spaces around each name, so that "a, b" works as typed
     while (len > 0 && (*p == ' ')) {
       p++;
       len--;
@@ -512,6 +574,7 @@ static int splitModels(const char* text, char names[][CS_MAX_NAME], int max) {
     while (len > 0 && p[len - 1] == ' ') {
       len--;
     }
+    // an empty name ("a,,b", a trailing comma) is a usage error, not silently skipped
     if (len == 0 || len >= CS_MAX_NAME) {
       fprintf(stderr, "contactsim: error: --models needs a comma-separated list of model names, "
                       "not '%s'\n", text);
@@ -521,8 +584,10 @@ static int splitModels(const char* text, char names[][CS_MAX_NAME], int max) {
       fprintf(stderr, "contactsim: error: --models: at most %d models\n", max);
       return -1;
     }
+    // copy the trimmed name; the length check above guarantees that it fits
     memcpy(names[n], p, len);
     names[n][len] = '\0';
+    // a model named twice would run twice and overwrite its own CSV
     for (int i = 0; i < n; i++) {
       if (strcmp(names[i], names[n]) == 0) {
         fprintf(stderr, "contactsim: error: --models names '%s' twice\n", names[n]);
@@ -530,6 +595,7 @@ static int splitModels(const char* text, char names[][CS_MAX_NAME], int max) {
       }
     }
     n++;
+    // the last name is the one without a comma after it
     if (!end) {
       return n;
     }
@@ -539,17 +605,21 @@ static int splitModels(const char* text, char names[][CS_MAX_NAME], int max) {
 
 
 // write text to DIR/NAME with writer; returns 0 or -1 (message printed)
+// (format picks the writer, FORMAT_JSON or FORMAT_CSV; the table is for standard output only)
 static int writeFileIn(const char* dir, const char* name, const char* scene, const char* path,
                        const csCliRun* runs, int nrun, Format format) {
   char file[CS_MAX_PATH * 4 + CS_MAX_NAME];
+  // DIR/NAME; the buffer holds any directory the command accepted plus a file name
   snprintf(file, sizeof(file), "%s/%s", dir, name);
   FILE* f = fopen(file, "w");
   if (!f) {
     fprintf(stderr, "contactsim: error: cannot write %s: %s\n", file, strerror(errno));
     return -1;
   }
+  // the writers leave the stream's error flag set on any failure, checked with the close
   int r = format == FORMAT_JSON ? cs_cliWriteJson(f, scene, path, runs, nrun)
                                 : writeCsv(f, runs, nrun);
+  // a failed close may lose buffered data, so it counts as a failed write
   if (fclose(f) != 0 || r != 0) {
     fprintf(stderr, "contactsim: error: could not write %s\n", file);
     return -1;
@@ -558,6 +628,8 @@ static int writeFileIn(const char* dir, const char* name, const char* scene, con
 }
 
 
+// `contactsim compare`: run the scene once per contact model and tabulate the results.
+// Returns the exit status: 2 bad input, 1 a failed run or output, 0 otherwise.
 int cs_cliCompare(int argc, char** argv) {
   static const struct option longopts[] = {
       {"models", required_argument, NULL, 'M'},
@@ -570,12 +642,14 @@ int cs_cliCompare(int argc, char** argv) {
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0},
   };
+  // -1 marks an option that was not given, so the scene's value stays
   const char* modelsArg = NULL;
   const char* outDir = NULL;
   Format format = FORMAT_TABLE;
   double duration = -1, rtol = -1, atol = -1;
   int quiet = 0;
   int c;
+  // getopt keeps global state: reset it, since a process may parse more than one command
   optind = 1;
   while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
     int bad = 0;
@@ -586,6 +660,7 @@ int cs_cliCompare(int argc, char** argv) {
       case 'r': bad = cs_cliParseNumber(optarg, "rtol", 0, &rtol); break;
       case 'a': bad = cs_cliParseNumber(optarg, "atol", 0, &atol); break;
       case 'q': quiet = 1; break;
+      // the format of standard output, by name
       case 'F':
         if (strcmp(optarg, "table") == 0) {
           format = FORMAT_TABLE;
@@ -607,6 +682,7 @@ int cs_cliCompare(int argc, char** argv) {
     }
   }
   if (optind != argc - 1) {
+    // exactly one positional argument: the scene
     fprintf(stderr, "contactsim: error: compare takes exactly one scene file\n");
     cs_cliUsage(stderr);
     return CS_EXIT_USAGE;
@@ -614,11 +690,13 @@ int cs_cliCompare(int argc, char** argv) {
   const char* path = argv[optind];
 
   // 1. the models the scene has blocks for, and the ones asked for
+  // a scene without contact_models blocks still compares: it runs once, as "scene"
   char available[MAX_MODELS][CS_MAX_NAME];
   char defaultName[CS_MAX_NAME];
   csError err;
   memset(&err, 0, sizeof(err));
   int navailable = cs_sceneContactModels(path, available, MAX_MODELS, defaultName, &err);
+  // a scene that cannot be read, or whose blocks are bad, is bad input; the error names the path
   if (navailable < 0) {
     if (!err.file[0]) {
       snprintf(err.file, sizeof(err.file), "%s", path);
@@ -626,11 +704,13 @@ int cs_cliCompare(int argc, char** argv) {
     cs_cliPrintError(&err);
     return CS_EXIT_USAGE;
   }
+  // without blocks the only run loads the scene as it is, choosing no model
   int hasBlocks = navailable > 0;
   if (!hasBlocks) {
     snprintf(available[0], CS_MAX_NAME, "scene");
     navailable = 1;
   }
+  // the count is of every block, the names only of the first MAX_MODELS: compare those
   navailable = navailable > MAX_MODELS ? MAX_MODELS : navailable;
   char names[MAX_MODELS][CS_MAX_NAME];
   int nrun = navailable;
@@ -639,6 +719,7 @@ int cs_cliCompare(int argc, char** argv) {
     if (nrun < 0) {
       return CS_EXIT_USAGE;
     }
+    // every requested name must have a block; the message lists the blocks there are
     for (int i = 0; i < nrun; i++) {
       int found = 0;
       for (int j = 0; j < navailable; j++) {
@@ -659,18 +740,22 @@ int cs_cliCompare(int argc, char** argv) {
       }
     }
   } else {
+    // no --models: every block, in the order of the file
     memcpy(names, available, sizeof(names[0]) * (size_t)navailable);
   }
 
   // 2. load every model's scene before anything runs
+  // each run gets its own model, with the command-line options over the scene's
   csCliRun* runs = calloc((size_t)nrun, sizeof(csCliRun));
   if (!runs) {
     fprintf(stderr, "contactsim: error: out of memory\n");
     return CS_EXIT_FAILURE;
   }
+  // loading stops at the first model that does not load, which is bad input (exit 2)
   int exitCode = CS_EXIT_OK;
   for (int i = 0; i < nrun && exitCode == CS_EXIT_OK; i++) {
     csCliRun* r = &runs[i];
+    // the label of the run, cut to the size of its name field
     snprintf(r->model, sizeof(r->model), "%.63s", names[i]);
     r->m = cs_cliLoad(path, hasBlocks ? names[i] : NULL);
     if (!r->m) {
@@ -682,6 +767,7 @@ int cs_cliCompare(int argc, char** argv) {
     if (rtol > 0) r->opt.rtol = rtol;
     if (atol > 0) r->opt.atol = atol;
   }
+  // the output directory is made before any run, so that an unwritable path fails at once
   if (exitCode == CS_EXIT_OK && outDir && makeDirectory(outDir) != 0) {
     fprintf(stderr, "contactsim: error: cannot create directory %s: %s\n", outDir,
             strerror(errno));
@@ -690,6 +776,7 @@ int cs_cliCompare(int argc, char** argv) {
 
   // 3. run them one after the other, each with its own CSV in the output directory
   for (int i = 0; i < nrun && exitCode != CS_EXIT_USAGE; i++) {
+    // the per-model CSV carries the per-contact columns (forces), for plotting side by side
     csCliRun* r = &runs[i];
     FILE* csv = NULL;
     char file[CS_MAX_PATH * 4 + CS_MAX_NAME];
@@ -703,19 +790,23 @@ int cs_cliCompare(int argc, char** argv) {
       }
     }
     if (!quiet) {
+      // progress on stderr: a line before and a line after each run
       fprintf(stderr, "contactsim: compare: %s (%d of %d) ...\n", r->model, i + 1, nrun);
     }
     csCsvOptions csvopt = {.forces = 1};
     cs_cliSimulate(r, csv, &csvopt, !quiet && isatty(STDERR_FILENO));
+    // a CSV that fails to close turns a finished run into an I/O failure
     if (csv && fclose(csv) != 0 && r->status == CS_OK) {
       r->status = CS_ERR_IO;
       snprintf(r->err.message, sizeof(r->err.message), "could not write %.400s", file);
     }
+    // no data means the run never started (out of memory): stop, there is nothing to tabulate
     if (!r->d) {
       fprintf(stderr, "contactsim: error: out of memory\n");
       exitCode = CS_EXIT_FAILURE;
       break;
     }
+    // a failed run is kept: it shows as failed in the outputs and the other models still run
     if (r->status != CS_OK) {
       cs_cliPrintError(&r->err);
       exitCode = CS_EXIT_FAILURE;
@@ -728,21 +819,26 @@ int cs_cliCompare(int argc, char** argv) {
   }
 
   // 4. the table on standard output, and the files
+  // outputs only when every run got data; after a usage error there is nothing to show
   int ran = exitCode != CS_EXIT_USAGE && (nrun > 0 && runs[nrun - 1].d);
   if (ran) {
     const char* scene = runs[0].m->name;
+    // standard output gets the chosen format
     int bad = format == FORMAT_JSON  ? cs_cliWriteJson(stdout, scene, path, runs, nrun)
               : format == FORMAT_CSV ? writeCsv(stdout, runs, nrun)
                                      : writeTable(stdout, scene, path, runs, nrun);
     bad |= fflush(stdout) != 0;
+    // the directory always gets both the CSV and the JSON, whatever went to standard output
     if (outDir) {
       bad |= writeFileIn(outDir, "compare.csv", scene, path, runs, nrun, FORMAT_CSV) != 0;
       bad |= writeFileIn(outDir, "compare.json", scene, path, runs, nrun, FORMAT_JSON) != 0;
     }
+    // a failed output fails the command, even when every run finished
     if (bad) {
       exitCode = CS_EXIT_FAILURE;
     }
   }
+  // free every run, loaded or not (cs_cliFreeRun accepts an empty one)
   for (int i = 0; i < nrun; i++) {
     cs_cliFreeRun(&runs[i]);
   }

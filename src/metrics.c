@@ -15,6 +15,8 @@
 #include "metrics.h"
 
 
+// process CPU time in seconds; the sampling below is timed with it so that its cost can be
+// reported apart from the integration's
 static double cpuNow(void) {
   struct timespec ts;
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
@@ -22,6 +24,9 @@ static double cpuNow(void) {
 }
 
 
+// look the key up in the kind's table instead of hard-coding slots: this file then serves every
+// contact kind, including ones added later, and a kind without the key yields NAN, never a
+// value read from an unrelated slot
 double cs_metricsParam(const csForce* f, const char* key) {
   const csForceKind* k = cs_forceKind(f->kind);
   for (int i = 0; k && i < k->nparams; i++) {
@@ -33,6 +38,8 @@ double cs_metricsParam(const csForce* f, const char* key) {
 }
 
 
+// append one diagnostic; past CS_METRICS_MAX_NOTES the rest are dropped, since a run with that
+// many problems is already plainly misconfigured and the first notes are the useful ones
 __attribute__((format(printf, 2, 3))) static void addNote(csMetrics* mt, const char* fmt, ...) {
   if (mt->nnotes >= CS_METRICS_MAX_NOTES) {
     return;
@@ -62,10 +69,13 @@ typedef struct contactSample {
 } contactSample;
 
 
+// fill s for contact c from the data (realized to dynamics, which the contact report needs);
+// reads only, allocates nothing, so it is safe inside the per-step callback
 static void sampleContact(const csModel* m, csData* d, const csMetricsContact* c,
                           contactSample* s) {
   const csForce* f = &m->force[c->force];
   const csTransform* X_GP = &d->plane_pose[c->plane];
+  // the plane's +z axis in Ground is the contact normal for point and sphere kinds alike
   csVec3 n_G = csu_column(&X_GP->R, 2);
 
   // normal force: the contact report's force on the touching body along the plane normal
@@ -78,6 +88,7 @@ static void sampleContact(const csModel* m, csData* d, const csMetricsContact* c
   csVec3 station_G = cs_stationPosition(m, d, c->body, station_B);
   csVec3 p_P = csu_mulMtV(&X_GP->R, csu_sub(station_G, X_GP->p));
   double h = p_P.z;
+  // penetration is never negative: a contact that has lifted off counts as zero
   s->penetration = c->sphere ? fmax(0.0, c->radius - h) : fmax(0.0, -h);
   s->xy[0] = p_P.x;
   s->xy[1] = p_P.y;
@@ -99,10 +110,12 @@ static void sampleContact(const csModel* m, csData* d, const csMetricsContact* c
 // when cxy is low, below the critical damping of the body's share of mass on the friction
 // spring (seeds/000, "Friction Force" and "Coefficients of Friction and the Sliding State").
 static void checkExpSprings(csMetrics* mt, const csModel* m, const csData* d) {
+  // without gravity there is no slope, so no creep to predict
   double g = csu_norm(m->gravity);
   if (!(g > 0)) {
     return;
   }
+  // "up" points against gravity; the slope of a plane is measured from it
   csVec3 up = csu_scale(-1.0 / g, m->gravity);
   for (int e = 0; e < m->nforce; e++) {
     const csForce* f = &m->force[e];
@@ -122,6 +135,8 @@ static void checkExpSprings(csMetrics* mt, const csModel* m, const csData* d) {
     if (seen || body <= 0 || body >= m->nbody) {
       continue;
     }
+    // the body's mass shared evenly by its n springs, and the damping the scene really gives
+    // (mass_for_damping replaces cxy by critical damping of that mass, as the kind itself does)
     double mass = m->body[body].mass;
     double kxy = cs_metricsParam(f, "kxy"), cxy = cs_metricsParam(f, "cxy");
     double massForDamping = cs_metricsParam(f, "mass_for_damping");
@@ -137,12 +152,14 @@ static void checkExpSprings(csMetrics* mt, const csModel* m, const csData* d) {
     if (!(cosTheta > 0) || !(cxy >= 0) || !(kxy > 0)) {
       continue;
     }
+    // creep speed: n purely viscous friction dampers balancing the downhill pull of gravity
     double sinTheta = sqrt(fmax(0.0, 1.0 - cosTheta * cosTheta));
     double creep = cxy > 0 ? mass * g * sinTheta / (n * cxy) : INFINITY;
     // a slope steeper than the kinetic friction angle slides for real: nothing to report
     if (!(cxy < critical) || !(creep > vsettle) || !(sinTheta < muk * cosTheta)) {
       continue;
     }
+    // the cure: damping at least critical and high enough to keep the creep below v_settle
     mt->creep_speed = fmax(mt->creep_speed, creep);
     double needed = fmax(critical, mass * g * sinTheta / (n * vsettle));
     addNote(mt,
@@ -160,6 +177,7 @@ static void checkExpSprings(csMetrics* mt, const csModel* m, const csData* d) {
 
 
 int cs_metricsInit(csMetrics* mt, const csModel* m, csData* d) {
+  // zero everything first, so that cs_metricsFree works whatever fails below
   memset(mt, 0, sizeof(*mt));
   // the contact elements and their sets
   int n = 0;
@@ -169,6 +187,8 @@ int cs_metricsInit(csMetrics* mt, const csModel* m, csData* d) {
   }
   mt->ncontact = n;
   mt->nset = m->ngroup;
+  // one block per array, sized +1 so that a model without contacts or sets still gets valid
+  // pointers; set_peak shares the block of set_fn
   mt->contact = csu_malloc(sizeof(csMetricsContact) * (size_t)(n + 1));
   mt->set_fn = csu_malloc(sizeof(double) * (size_t)(2 * mt->nset + 1));
   mt->nforce = m->nforce;
@@ -181,6 +201,7 @@ int cs_metricsInit(csMetrics* mt, const csModel* m, csData* d) {
   for (int s = 0; s < mt->nset; s++) {
     mt->set_fn[s] = mt->set_peak[s] = 0;
   }
+  // one record per contact element: geometry from the slot convention of forces.h
   double g = csu_norm(m->gravity);
   mt->stick_speed = CS_METRICS_STICK_SPEED;
   int hasExp = 0;
@@ -199,6 +220,8 @@ int cs_metricsInit(csMetrics* mt, const csModel* m, csData* d) {
     c->set = f->group;
     c->sphere = k->contact == CS_CONTACT_SPHERE;
     c->radius = c->sphere ? f->param[CS_SLOT_RADIUS] : 0.0;
+    // a contact counts as loaded above a thousandth of its body's weight (at least 1 micronewton),
+    // so that a grazing touch of a soft model is not taken for sliding under load
     double mass = c->body > 0 && c->body < m->nbody ? m->body[c->body].mass : 0.0;
     c->loaded_above = fmax(1e-3 * mass * g, 1e-6);
     // exponential springs settle below v_settle: that is their notion of stuck
@@ -226,12 +249,14 @@ int cs_metricsInit(csMetrics* mt, const csModel* m, csData* d) {
     c->prev_slip[1] = s.slip[1];
     c->t_prev = d->t;
   }
+  // map force element -> contact record, so that a step's active elements find their records
   for (int e = 0; e < m->nforce; e++) {
     mt->contact_of[e] = -1;
   }
   for (int j = 0; j < mt->ncontact; j++) {
     mt->contact_of[mt->contact[j].force] = j;
   }
+  // parameter checks that depend only on the model and the initial pose
   checkExpSprings(mt, m, d);
   return 0;
 }
@@ -249,6 +274,7 @@ int cs_metricsInit(csMetrics* mt, const csModel* m, csData* d) {
 static void sampleAll(csMetrics* mt, const csModel* m, csData* d, int step) {
   double distance = 0, speed = 0;
   int loaded = 0;
+  // the set totals are summed afresh at every sample
   for (int s = 0; s < mt->nset; s++) {
     mt->set_fn[s] = 0;
   }
@@ -284,21 +310,26 @@ static void sampleAll(csMetrics* mt, const csModel* m, csData* d, int step) {
       dx = s.xy[0] - c->prev_xy[0];
       dy = s.xy[1] - c->prev_xy[1];
     }
+    // only loaded contacts count: a station in the air moves freely and slides on nothing
     if (s.fn > c->loaded_above) {
       distance += hypot(dx, dy);
       speed += hypot(s.slip[0], s.slip[1]);
       loaded++;
     }
+    // this sample is the reference for the next step of the contact's group
     c->prev_xy[0] = s.xy[0];
     c->prev_xy[1] = s.xy[1];
     c->prev_slip[0] = s.slip[0];
     c->prev_slip[1] = s.slip[1];
     c->t_prev = d->t;
   }
+  // peaks of the set totals; a set counts as one contact for peak_normal_force
   for (int s = 0; s < mt->nset; s++) {
     mt->set_peak[s] = fmax(mt->set_peak[s], mt->set_fn[s]);
     mt->peak_normal_force = fmax(mt->peak_normal_force, mt->set_peak[s]);
   }
+  // a step slides by the mean over loaded contacts, so a four-point foot does not count four
+  // times the distance one point would
   if (step && loaded > 0) {
     double mean = distance / loaded;
     mt->sliding_distance += mean;
@@ -311,6 +342,8 @@ static void sampleAll(csMetrics* mt, const csModel* m, csData* d, int step) {
 
 
 void cs_metricsStep(csMetrics* mt, const csModel* m, csData* d) {
+  // this runs inside the integration's step callback: time it so that its cost can be reported
+  // apart (the integrator subtracts reporting time from its own CPU count)
   double c0 = cpuNow();
   sampleAll(mt, m, d, 1);
   mt->nsteps++;
@@ -323,6 +356,7 @@ void cs_metricsReport(csMetrics* mt, const csModel* m, csData* d) {
   // energy balance
   double e = cs_kineticEnergy(m, d) + cs_potentialEnergy(m, d) + cs_dissipatedEnergy(m, d);
   double err = fabs(e - mt->e0) / mt->escale;
+  // a NaN energy must show up as the error, not be skipped by the comparison
   if (err > mt->energy_error || isnan(err)) {
     mt->energy_error = err;
   }
@@ -366,6 +400,7 @@ void cs_metricsFinish(csMetrics* mt, const csModel* m, const csData* d) {
     double vt = INFINITY;
     int at = -1;
     for (int i = 0; i < mt->ncontact; i++) {
+      // kinds without a transition velocity give NAN, which never compares below vt
       double v = cs_metricsParam(&m->force[mt->contact[i].force], "transition_velocity");
       if (v < vt) {
         vt = v;
@@ -385,6 +420,7 @@ void cs_metricsFinish(csMetrics* mt, const csModel* m, const csData* d) {
 
 
 void cs_metricsFree(csMetrics* mt) {
+  // the sizes must match those given to csu_malloc, which counts bytes
   if (mt->contact) {
     csu_free(mt->contact, sizeof(csMetricsContact) * (size_t)(mt->ncontact + 1));
   }
@@ -392,6 +428,7 @@ void cs_metricsFree(csMetrics* mt) {
     csu_free(mt->set_fn, sizeof(double) * (size_t)(2 * mt->nset + 1));
   }
   csu_free(mt->contact_of, sizeof(int) * (size_t)(mt->nforce + 1));
+  // leave mt as zeroed, so that freeing twice is harmless
   mt->contact_of = NULL;
   mt->contact = NULL;
   mt->set_fn = mt->set_peak = NULL;

@@ -61,17 +61,26 @@ typedef struct csMetrics {
 // Set up the statistics for a run of m starting from the state in d (realized as needed here):
 // record the initial energy and contact positions, and check the parameters (diagnostics that do
 // not depend on the run). Returns 0, or -1 when out of memory.
+// On failure mt is freed.
+// mt is overwritten (its old arrays are not freed) and owns the arrays allocated here until
+// cs_metricsFree. d is realized to dynamics here (hence not const). None may be NULL.
 int cs_metricsInit(csMetrics* mt, const csModel* m, csData* d);
 // Sample the state at the end of a successful step (data realized to dynamics).
+// Allocates nothing (it runs inside the integration); its own CPU time, in seconds, is added to
+// mt->cpu_seconds. mt must have been set up by cs_metricsInit for the same m.
 void cs_metricsStep(csMetrics* mt, const csModel* m, csData* d);
 // Sample the state at a report time (data realized to dynamics): peaks and the energy balance.
+// Allocates nothing; the energy error is relative to mt->escale (J / J). None may be NULL.
 void cs_metricsReport(csMetrics* mt, const csModel* m, csData* d);
 // After the run: add the diagnostics that depend on how it went (penetration, step count).
+// d holds the final state (of a failed run: the last one tried); only read. Not NULL.
 void cs_metricsFinish(csMetrics* mt, const csModel* m, const csData* d);
 // Free the arrays (mt may be zeroed or already freed).
 void cs_metricsFree(csMetrics* mt);
 // Real parameter `key` of element f through its kind's parameter table, or NAN when the kind
 // has no such key.
+// The value is in the units of the scene key (SI); f is read only, not NULL, and key is a
+// top-level or dotted key of the table ("v_settle", "body_material.stiffness").
 double cs_metricsParam(const csForce* f, const char* key);
 
 #endif  // CONTACTSIM_METRICS_H

@@ -14,6 +14,14 @@
 //   6. the kinds' validate callbacks, cs_finalizeModel, then the initial state q0/u0 (free
 //      bodies given by their pose and velocity in Ground are converted to joint coordinates).
 // docs/scene-format.md describes the format; keep the two in step.
+//
+// The load stops at the first error and reports it with its JSON path (malformed JSON: its line
+// and column). Collecting every error was rejected: one bad value, such as a misspelt body name,
+// sets off a cascade of follow-on errors that hide the real one.
+// cJSON is lenient in ways a scene format must not be, so the loader never relies on it: keys are
+// looked up only with cJSON_GetObjectItemCaseSensitive ("Mass" is an unknown key, not the mass),
+// duplicate keys are found by checkKeys and walkParams (cJSON keeps both silently), and valueint
+// is never read (integers are checked on valuedouble, so 2.5 is an error rather than 2).
 #include "cJSON.h"
 #include "error.h"
 #include "forces.h"
@@ -38,6 +46,9 @@
 // ---------------------------------------------------------------------------------------------
 // the loader's context and the JSON path of the value being read
 
+// the state threaded through every reader: the model being built, the first error, and the JSON
+// path of the current value, grown and shrunk as the readers descend. The path is a fixed buffer
+// (no allocation); a path too long for it is cut, which only shortens messages.
 typedef struct Loader {
   csModel* m;              // model being built (NULL before the name is known)
   csError* err;            // where the first error goes (never NULL inside the loader)
@@ -62,17 +73,20 @@ static size_t pushText(Loader* ld, const char* fmt, const char* key, int index) 
 }
 
 
+// ".key" below an object ("key" at the top); a NULL key counts as empty
 static size_t pushKey(Loader* ld, const char* key) {
   return pushText(ld, ld->pathlen ? ".%s" : "%s", key ? key : "", 0);
 }
 
 
+// "[index]" below an array
 static size_t pushIndex(Loader* ld, int index) {
   return pushText(ld, "[%d]", NULL, index);
 }
 #pragma GCC diagnostic pop
 
 
+// cut the path back to the length a push returned
 static void popPath(Loader* ld, size_t len) {
   ld->pathlen = len;
   ld->path[len] = '\0';
@@ -99,6 +113,7 @@ __attribute__((format(printf, 3, 4))) static int failAt(Loader* ld, const char* 
   va_start(ap, fmt);
   vsnprintf(msg, sizeof(msg), fmt, ap);
   va_end(ap);
+  // the key is pushed only for the message and popped again, so the caller's path is unchanged
   size_t p = pushKey(ld, key);
   fail(ld, "%s", msg);
   popPath(ld, p);
@@ -106,6 +121,7 @@ __attribute__((format(printf, 3, 4))) static int failAt(Loader* ld, const char* 
 }
 
 
+// the usual message for an absent required key, at that key's path
 static int missing(Loader* ld, const char* key) {
   return failAt(ld, key, "the required key '%s' is missing", key);
 }
@@ -114,6 +130,7 @@ static int missing(Loader* ld, const char* key) {
 // ---------------------------------------------------------------------------------------------
 // typed readers: each checks the type of the value at the current path
 
+// the JSON type of a value, as a phrase for "expected X, got Y" messages
 static const char* typeName(const cJSON* item) {
   if (cJSON_IsNumber(item)) {
     return "a number";
@@ -132,6 +149,7 @@ static const char* typeName(const cJSON* item) {
 }
 
 
+// type checks that name the type found; each returns 0, or -1 with the error recorded
 static int expectObject(Loader* ld, const cJSON* item) {
   return cJSON_IsObject(item) ? 0 : fail(ld, "expected an object, got %s", typeName(item));
 }
@@ -142,6 +160,7 @@ static int expectArray(Loader* ld, const cJSON* item) {
 }
 
 
+// a string; the pointer is into the cJSON tree and lives as long as the tree
 static int expectString(Loader* ld, const cJSON* item, const char** out) {
   if (!cJSON_IsString(item) || !item->valuestring) {
     return fail(ld, "expected a string, got %s", typeName(item));
@@ -156,6 +175,7 @@ static int expectNumber(Loader* ld, const cJSON* item, double* out) {
   if (!cJSON_IsNumber(item)) {
     return fail(ld, "expected a number, got %s", typeName(item));
   }
+  // cJSON turns an overflowing literal such as 1e999 into infinity: refuse it here
   if (!isfinite(item->valuedouble)) {
     return fail(ld, "the number is not finite (out of the range of a double)");
   }
@@ -170,6 +190,7 @@ static int expectInteger(Loader* ld, const cJSON* item, double lo, double hi, lo
   if (expectNumber(ld, item, &v)) {
     return -1;
   }
+  // checked on the double, not on cJSON's valueint, which truncates and saturates silently
   if (v != floor(v)) {
     return fail(ld, "expected an integer, got %g", v);
   }
@@ -190,6 +211,7 @@ static int expectNumbers(Loader* ld, const cJSON* item, int n, double* out) {
   if (len != n) {
     return fail(ld, "expected an array of %d numbers, got %d values", n, len);
   }
+  // each element gets its index in the path, so that an error names it
   int i = 0;
   for (const cJSON* c = item->child; c && i < n; c = c->next, i++) {
     size_t p = pushIndex(ld, i);
@@ -203,6 +225,7 @@ static int expectNumbers(Loader* ld, const cJSON* item, int n, double* out) {
 }
 
 
+// three finite numbers as a vector
 static int expectVec3(Loader* ld, const cJSON* item, csVec3* out) {
   double a[3];
   if (expectNumbers(ld, item, 3, a)) {
@@ -213,6 +236,7 @@ static int expectVec3(Loader* ld, const cJSON* item, csVec3* out) {
 }
 
 
+// sign rules of numeric values (the csParamInfo flags map onto them in readParam)
 enum { RULE_ANY = 0, RULE_POSITIVE, RULE_NONNEG };
 
 // a number obeying a sign rule
@@ -243,6 +267,7 @@ static int memberNumber(Loader* ld, const cJSON* obj, const char* key, int rule,
 }
 
 
+// an optional vector member; 1 read, 0 absent, -1 error
 static int memberVec3(Loader* ld, const cJSON* obj, const char* key, csVec3* out) {
   const cJSON* item = cJSON_GetObjectItemCaseSensitive(obj, key);
   if (!item) {
@@ -255,6 +280,7 @@ static int memberVec3(Loader* ld, const cJSON* obj, const char* key, csVec3* out
 }
 
 
+// an optional string member; 1 read, 0 absent, -1 error
 static int memberString(Loader* ld, const cJSON* obj, const char* key, const char** out) {
   const cJSON* item = cJSON_GetObjectItemCaseSensitive(obj, key);
   if (!item) {
@@ -294,6 +320,7 @@ static int isDuplicate(const cJSON* obj, const cJSON* c) {
 }
 
 
+// the message for a key given twice, at that key's path
 static int duplicateKey(Loader* ld, const char* key) {
   return failAt(ld, key, "the key '%s' appears more than once in this object", key);
 }
@@ -309,6 +336,7 @@ static int checkKeys(Loader* ld, const cJSON* obj, const char* const* keys) {
     for (int i = 0; keys[i] && !known; i++) {
       known = strcmp(keys[i], key) == 0;
     }
+    // unknown: list the keys allowed here, since the usual cause is a misspelling
     if (!known) {
       char list[CS_MAX_ERROR / 2];
       size_t len = 0;
@@ -319,6 +347,7 @@ static int checkKeys(Loader* ld, const cJSON* obj, const char* const* keys) {
       }
       return failAt(ld, key, "unknown key '%.64s' (allowed here: %s)", key, list);
     }
+    // only a known key reaches the duplicate check (see above)
     if (isDuplicate(obj, c)) {
       return duplicateKey(ld, key);
     }
@@ -333,10 +362,14 @@ static int checkName(Loader* ld, const char* name) {
   if (len == 0) {
     return fail(ld, "a name must not be empty");
   }
+  // names live in fixed CS_MAX_NAME buffers: a longer one is refused rather than cut, so that
+  // two long names cannot end up equal
   if (len >= CS_MAX_NAME) {
     return fail(ld, "the name is %zu characters long; at most %d are allowed", len,
                 CS_MAX_NAME - 1);
   }
+  // letters, digits, '_', '-' and '.': nothing that needs quoting in a CSV header, and '.' since
+  // contact elements are named "<contact>.<i>"
   for (const char* c = name; *c; c++) {
     int ok = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
              *c == '_' || *c == '-' || *c == '.';
@@ -362,6 +395,7 @@ static int memberName(Loader* ld, const cJSON* obj, const char* key, const char*
     }
     s = fallback;
   }
+  // the fallback is checked too, so that a generated name obeys the same rules
   size_t p = pushKey(ld, key);
   int bad = checkName(ld, s);
   popPath(ld, p);
@@ -373,6 +407,7 @@ static int memberName(Loader* ld, const cJSON* obj, const char* key, const char*
 }
 
 
+// index of the contact set named `name`, or -1
 static int groupId(const csModel* m, const char* name) {
   for (int g = 0; g < m->ngroup; g++) {
     if (strcmp(m->group_name[g], name) == 0) {
@@ -404,6 +439,7 @@ static int memberBody(Loader* ld, const cJSON* obj, const char* key, const char*
     return missing(ld, key);
   }
   const char* name = r ? s : fallback;
+  // bodies are looked up in the model built so far, hence the order rule in the message
   *id = cs_bodyId(ld->m, name);
   if (*id < 0) {
     return failAt(ld, key, "there is no body named '%.64s' (bodies must be defined before use)",
@@ -413,6 +449,7 @@ static int memberBody(Loader* ld, const cJSON* obj, const char* key, const char*
 }
 
 
+// plane id of a required name member; planes too must be defined before use
 static int memberPlane(Loader* ld, const cJSON* obj, const char* key, int* id) {
   const char* s = NULL;
   if (requireString(ld, obj, key, &s)) {
@@ -431,6 +468,8 @@ static int memberPlane(Loader* ld, const cJSON* obj, const char* key, int* id) {
 
 // quaternion (w,x,y,z) from 4 numbers; a zero quaternion is an error, others are normalised
 static int quatFromNumbers(Loader* ld, const double* a, csQuat* out) {
+  // normalising is kinder than insisting on unit length: hand-typed quaternions such as
+  // [0.7071, 0, 0, 0.7071] are a rounding away from it
   double n = sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2] + a[3] * a[3]);
   if (!(n > 1e-12) || !isfinite(n)) {
     return fail(ld, "the quaternion must have a non-zero, finite length");
@@ -446,6 +485,7 @@ static int readRotation(Loader* ld, const cJSON* item, csQuat* out) {
   if (expectObject(ld, item) || checkKeys(ld, item, keys)) {
     return -1;
   }
+  // exactly one form: a quaternion, or an axis with one of the two angle keys
   const cJSON* quat = cJSON_GetObjectItemCaseSensitive(item, "quaternion");
   const cJSON* axis = cJSON_GetObjectItemCaseSensitive(item, "axis");
   int hasAngle = cJSON_GetObjectItemCaseSensitive(item, "angle") != NULL;
@@ -463,6 +503,7 @@ static int readRotation(Loader* ld, const cJSON* item, csQuat* out) {
   if (!axis) {
     return fail(ld, "a rotation needs 'axis' with 'angle' or 'angle_deg', or 'quaternion'");
   }
+  // axis and angle: the axis need not be a unit vector (the conversion divides by its length)
   csVec3 v;
   size_t p = pushKey(ld, "axis");
   int r = expectVec3(ld, axis, &v);
@@ -473,9 +514,11 @@ static int readRotation(Loader* ld, const cJSON* item, csQuat* out) {
   if (r) {
     return -1;
   }
+  // one angle key only: radians and degrees together would be ambiguous
   if (hasAngle && hasDeg) {
     return failAt(ld, "angle_deg", "give either 'angle' (radians) or 'angle_deg', not both");
   }
+  // the angle in radians, from whichever key gave it
   double angle = 0;
   if (hasAngle) {
     r = requireNumber(ld, item, "angle", RULE_ANY, &angle);
@@ -493,6 +536,7 @@ static int readRotation(Loader* ld, const cJSON* item, csQuat* out) {
 }
 
 
+// an optional rotation member; 1 read, 0 absent, -1 error
 static int memberRotation(Loader* ld, const cJSON* obj, const char* key, csQuat* out) {
   const cJSON* item = cJSON_GetObjectItemCaseSensitive(obj, key);
   if (!item) {
@@ -508,6 +552,7 @@ static int memberRotation(Loader* ld, const cJSON* obj, const char* key, csQuat*
 // FRAME = {"position": [3], "rotation": ROTATION}, both optional
 static int readFrameParts(Loader* ld, const cJSON* item, csVec3* pos, csQuat* rot) {
   static const char* const keys[] = {"position", "rotation", NULL};
+  // defaults: no offset, no rotation
   *pos = csu_vec3(0, 0, 0);
   *rot = csu_quatIdentity();
   if (expectObject(ld, item) || checkKeys(ld, item, keys)) {
@@ -554,6 +599,7 @@ typedef struct BodyInit {
 } BodyInit;
 
 // 1 if the symmetric matrix is positive definite (leading principal minors)
+// (used only to choose the message in readInertia; csu_inertiaIsValid decides)
 static int isPositiveDefinite(const csMat33* I) {
   const double(*a)[3] = I->m;
   double m2 = a[0][0] * a[1][1] - a[0][1] * a[1][0];
@@ -571,6 +617,7 @@ static int readInertia(Loader* ld, const cJSON* item, double mass, csMat33* I) {
   if (expectObject(ld, item) || checkKeys(ld, item, keys)) {
     return -1;
   }
+  // exactly one member, whose key names the form
   const cJSON* c = item->child;
   if (!c) {
     return fail(ld, "give one of 'diag', 'matrix', 'box', 'sphere', 'cylinder'");
@@ -584,7 +631,9 @@ static int readInertia(Loader* ld, const cJSON* item, double mass, csMat33* I) {
   size_t p = pushKey(ld, kind);
   int r = 0;
   memset(I, 0, sizeof(*I));
+  // each form yields the 3x3 matrix about the COM in the body frame
   if (strcmp(kind, "diag") == 0) {
+    // diag: the principal moments along the body axes
     double a[3];
     r = expectNumbers(ld, c, 3, a);
     for (int i = 0; i < 3 && !r; i++) {
@@ -599,6 +648,7 @@ static int readInertia(Loader* ld, const cJSON* item, double mass, csMat33* I) {
       *I = M;
     }
   } else if (strcmp(kind, "box") == 0) {
+    // box: half sizes along the body axes, all positive
     csVec3 h;
     r = expectVec3(ld, c, &h);
     if (!r && !(h.x > 0 && h.y > 0 && h.z > 0)) {
@@ -608,12 +658,14 @@ static int readInertia(Loader* ld, const cJSON* item, double mass, csMat33* I) {
       *I = csu_inertiaBox(mass, h);
     }
   } else if (strcmp(kind, "sphere") == 0) {
+    // sphere: a solid ball of the given radius
     double radius = 0;
     r = expectNumberRule(ld, c, RULE_POSITIVE, &radius);
     if (!r) {
       *I = csu_inertiaSphere(mass, radius);
     }
   } else {
+    // cylinder: {"radius", "half_length"}, its axis along the body's z
     static const char* const ckeys[] = {"radius", "half_length", NULL};
     double radius = 0, half = 0;
     r = expectObject(ld, c) || checkKeys(ld, c, ckeys) ||
@@ -633,6 +685,8 @@ static int readInertia(Loader* ld, const cJSON* item, double mass, csMat33* I) {
       return fail(ld, "the inertia is not finite");
     }
   }
+  // positive definiteness is not enough for a real body, which also obeys the triangle
+  // inequality; the message says which of the two conditions failed
   if (!csu_inertiaIsValid(I)) {
     if (!isPositiveDefinite(I)) {
       return fail(ld, "the inertia matrix is not positive definite");
@@ -652,6 +706,7 @@ static int readInitial(Loader* ld, const cJSON* item, BodyInit* init) {
   if (expectObject(ld, item) || checkKeys(ld, item, keys)) {
     return -1;
   }
+  // everything defaults to rest at the origin, unrotated
   csVec3 pos = csu_vec3(0, 0, 0);
   csQuat rot = csu_quatIdentity();
   init->v_G = init->w_G = csu_vec3(0, 0, 0);
@@ -676,6 +731,7 @@ static int readCoordinates(Loader* ld, const cJSON* joint, const char* key, int 
   }
   size_t p = pushKey(ld, key);
   int r = 0;
+  // the count is checked before the numbers, so that the message says how many the joint needs
   if (expectArray(ld, item)) {
     r = -1;
   } else if (cJSON_GetArraySize(item) != n) {
@@ -683,6 +739,7 @@ static int readCoordinates(Loader* ld, const cJSON* joint, const char* key, int 
   } else if (n > 0) {
     r = expectNumbers(ld, item, n, out);
     csQuat qq = {1, 0, 0, 0};
+    // ball and free joints start with a quaternion: normalise it as a rotation's is
     if (!r && quaternion) {
       r = quatFromNumbers(ld, out, &qq);
       if (!r) {
@@ -699,6 +756,8 @@ static int readCoordinates(Loader* ld, const cJSON* joint, const char* key, int 
 }
 
 
+// JOINT = {"type", "parent", "parent_frame", "child_frame", "q", "u"}, or "initial" in place of
+// q and u for a free joint; fills the joint fields of body and the initial values in init
 static int readJoint(Loader* ld, const cJSON* item, csBody* body, BodyInit* init) {
   static const char* const keys[] = {"type", "parent", "parent_frame", "child_frame",
                                      "q",    "u",      "initial",      NULL};
@@ -711,6 +770,7 @@ static int readJoint(Loader* ld, const cJSON* item, csBody* body, BodyInit* init
   if (requireString(ld, item, "type", &type)) {
     return -1;
   }
+  // types[] is indexed by csJointType
   int jt = -1;
   for (int i = 0; i < CS_JOINT_COUNT; i++) {
     if (strcmp(types[i], type) == 0) {
@@ -729,6 +789,7 @@ static int readJoint(Loader* ld, const cJSON* item, csBody* body, BodyInit* init
   }
   // initial coordinates and speeds, or (free joints) the initial pose and velocity in Ground
   const cJSON* initial = cJSON_GetObjectItemCaseSensitive(item, "initial");
+  // "initial" excludes q and u, since the two would both set the same state
   if (initial) {
     if (jt != CS_JOINT_FREE) {
       return failAt(ld, "initial", "'initial' is only for free joints; give 'q' and 'u'");
@@ -742,6 +803,7 @@ static int readJoint(Loader* ld, const cJSON* item, csBody* body, BodyInit* init
     popPath(ld, p);
     return r;
   }
+  // joint coordinates as given, their counts from the joint type
   int quaternion = (jt == CS_JOINT_BALL || jt == CS_JOINT_FREE);
   if (readCoordinates(ld, item, "q", cs_jointQnum(body->joint), quaternion, init->q, &init->hasq) ||
       readCoordinates(ld, item, "u", cs_jointUnum(body->joint), 0, init->u, &init->hasu)) {
@@ -751,16 +813,20 @@ static int readJoint(Loader* ld, const cJSON* item, csBody* body, BodyInit* init
 }
 
 
+// BODY = {"name", "mass", "com", "inertia", "joint"}: read and check, then add through
+// cs_addBody (which checks the tree); init receives the joint's initial values
 static int readBody(Loader* ld, const cJSON* item, BodyInit* init) {
   static const char* const keys[] = {"name", "mass", "com", "inertia", "joint", NULL};
   if (expectObject(ld, item) || checkKeys(ld, item, keys)) {
     return -1;
   }
+  // the fields the scene does not give (state addresses) stay zero until cs_finalizeModel
   csBody b;
   memset(&b, 0, sizeof(b));
   if (memberName(ld, item, "name", NULL, b.name)) {
     return -1;
   }
+  // names are unique among bodies; ground exists from the start
   if (cs_bodyId(ld->m, b.name) >= 0) {
     return failAt(ld, "name", "a body named '%s' already exists%s", b.name,
                   strcmp(b.name, "ground") == 0 ? " (ground is predefined)" : "");
@@ -769,6 +835,7 @@ static int readBody(Loader* ld, const cJSON* item, BodyInit* init) {
       memberVec3(ld, item, "com", &b.com) < 0) {
     return -1;
   }
+  // the inertia is read after the mass, which the solid shapes need
   const cJSON* inertia = cJSON_GetObjectItemCaseSensitive(item, "inertia");
   if (!inertia) {
     return missing(ld, "inertia");
@@ -789,6 +856,7 @@ static int readBody(Loader* ld, const cJSON* item, BodyInit* init) {
   if (r) {
     return -1;
   }
+  // an error from cs_addBody gets the body's JSON path, which it cannot know
   if (cs_addBody(ld->m, &b, ld->err) < 0) {
     snprintf(ld->err->path, sizeof(ld->err->path), "%s", ld->path);
     return -1;
@@ -797,6 +865,8 @@ static int readBody(Loader* ld, const cJSON* item, BodyInit* init) {
 }
 
 
+// PLANE = {"name", "body", "frame"}: a plane fixed on a body (ground by default), whose +z axis
+// is the outward normal
 static int readPlane(Loader* ld, const cJSON* item) {
   static const char* const keys[] = {"name", "body", "frame", NULL};
   if (expectObject(ld, item) || checkKeys(ld, item, keys)) {
@@ -807,6 +877,7 @@ static int readPlane(Loader* ld, const cJSON* item) {
   if (memberName(ld, item, "name", NULL, pl.name)) {
     return -1;
   }
+  // plane names are unique among planes
   if (cs_planeId(ld->m, pl.name) >= 0) {
     return failAt(ld, "name", "a plane named '%s' already exists", pl.name);
   }
@@ -814,6 +885,7 @@ static int readPlane(Loader* ld, const cJSON* item) {
       memberFrame(ld, item, "frame", &pl.X_BP) < 0) {
     return -1;
   }
+  // an error from cs_addPlane gets the plane's JSON path, which it cannot know
   if (cs_addPlane(ld->m, &pl, ld->err) < 0) {
     snprintf(ld->err->path, sizeof(ld->err->path), "%s", ld->path);
     return -1;
@@ -858,12 +930,15 @@ static int readParam(Loader* ld, const cJSON* item, const csParamInfo* p, csForc
   if (checkSlot(ld, p)) {
     return -1;
   }
+  // the table's flags become the sign rule of the value
   int rule = (p->flags & CS_PARAM_POSITIVE)
                  ? RULE_POSITIVE
                  : ((p->flags & CS_PARAM_NONNEG) ? RULE_NONNEG : RULE_ANY);
   switch (p->type) {
+    // a real: one slot, obeying the sign rule
     case CS_PARAM_REAL:
       return expectNumberRule(ld, item, rule, &f->param[p->slot]);
+    // a vector: each component obeys the rule, and the error names the component
     case CS_PARAM_VEC3: {
       if (expectNumbers(ld, item, 3, &f->param[p->slot])) {
         return -1;
@@ -879,6 +954,7 @@ static int readParam(Loader* ld, const cJSON* item, const csParamInfo* p, csForc
       }
       return 0;
     }
+    // a frame: position, then quaternion (w, x, y, z), in seven consecutive slots
     case CS_PARAM_FRAME: {
       csVec3 pos;
       csQuat rot;
@@ -893,6 +969,7 @@ static int readParam(Loader* ld, const cJSON* item, const csParamInfo* p, csForc
       a[6] = rot.z;
       return 0;
     }
+    // a body or a plane: the name is resolved to an id kept in ref[]
     case CS_PARAM_BODY:
     case CS_PARAM_PLANE: {
       const char* s = NULL;
@@ -910,6 +987,7 @@ static int readParam(Loader* ld, const cJSON* item, const csParamInfo* p, csForc
       f->ref[p->slot] = id;
       return 0;
     }
+    // a non-negative integer, kept in ref[]
     case CS_PARAM_INT: {
       long v = 0;
       if (expectInteger(ld, item, 0, INT_MAX, &v)) {
@@ -919,6 +997,7 @@ static int readParam(Loader* ld, const cJSON* item, const csParamInfo* p, csForc
       return 0;
     }
   }
+  // unreachable for a well-formed table
   return fail(ld, "the parameter '%s' has an unknown type in its kind table", p->key);
 }
 
@@ -939,15 +1018,21 @@ static int isKeyPrefix(const csForceKind* k, const char* prefix, int geometryFro
 
 // walk the members of obj (keys relative to `prefix`, "" at the top): each is a table key, an
 // object whose members continue a dotted table key, or (at the top) one of the reserved keys
+//
+// Nested objects are accepted in the scene, rather than flat dotted keys only, because a
+// material reads naturally as "body_material": {"stiffness": ...}; the kind tables keep the flat
+// dotted form so that a kind declares its parameters in one list.
 static int walkParams(Loader* ld, const cJSON* obj, const char* prefix, const csForceKind* k,
                       csForce* f, int geometryFromContact, const char* const* reserved,
                       unsigned char* seen) {
   for (const cJSON* c = obj->child; c; c = c->next) {
     const char* key = c->string ? c->string : "";
+    // reserved keys ("type", "name") belong to the caller, and only at the top level
     int isReserved = 0;
     for (int i = 0; !prefix[0] && reserved && reserved[i]; i++) {
       isReserved |= strcmp(reserved[i], key) == 0;
     }
+    // the dotted key this member stands for; a key too long for the buffer matches nothing
     char full[CS_MAX_KEY];
     int n = snprintf(full, sizeof(full), "%s%s%s", prefix, prefix[0] ? "." : "", key);
     int found = -1;
@@ -956,8 +1041,10 @@ static int walkParams(Loader* ld, const cJSON* obj, const char* prefix, const cs
         found = i;
       }
     }
+    // not a key itself: perhaps the start of a longer dotted key
     int nested = found < 0 && !isReserved && n < (int)sizeof(full) &&
                  isKeyPrefix(k, full, geometryFromContact);
+    // neither: unknown here; a geometry key in a model block gets a hint where it belongs
     if (found < 0 && !nested && !isReserved) {
       const char* why = (geometryFromContact && isGeometryKey(key))
                             ? "; the geometry of a contact comes from its \"contacts\" entry"
@@ -970,6 +1057,7 @@ static int walkParams(Loader* ld, const cJSON* obj, const char* prefix, const cs
     if (isReserved) {
       continue;
     }
+    // read the value, or descend into the object with the longer prefix
     size_t p = pushKey(ld, key);
     int r;
     if (found >= 0) {
@@ -989,16 +1077,22 @@ static int walkParams(Loader* ld, const cJSON* obj, const char* prefix, const cs
 
 // set the parameters of element f (of kind k) from the members of obj, then insist on the
 // REQUIRED ones; geometryFromContact leaves out the keys a "contacts" entry provides
+//
+// The kind's csParamInfo table drives the reading, so a new kind needs no code here; the same
+// table drives the documentation, so the scene format and the docs cannot disagree.
 static int applyParams(Loader* ld, const cJSON* obj, const csForceKind* k, csForce* f,
                        int geometryFromContact, const char* const* reserved) {
+  // seen[i] marks the table entries given, to find missing required ones afterwards
   unsigned char seen[CS_MAX_KIND_PARAMS];
   memset(seen, 0, sizeof(seen));
+  // seen[] is on the stack, so the table size is capped: a longer table is refused, not overrun
   if (k->nparams > CS_MAX_KIND_PARAMS) {
     return fail(ld, "the force kind '%s' has more parameters than the loader supports", k->name);
   }
   if (walkParams(ld, obj, "", k, f, geometryFromContact, reserved, seen)) {
     return -1;
   }
+  // required entries the scene did not give (the geometry excepted for model blocks)
   for (int i = 0; i < k->nparams; i++) {
     const csParamInfo* p = &k->params[i];
     if ((p->flags & CS_PARAM_REQUIRED) && !seen[i] && paramAllowed(p, geometryFromContact)) {
@@ -1016,6 +1110,7 @@ static void kindList(char* out, size_t size, int contact) {
   out[0] = '\0';
   for (int i = 0; i < CS_FORCE_KIND_COUNT && len < size; i++) {
     const csForceKind* k = cs_forceKind(i);
+    // gravity comes from the top-level vector, so it is never listed as a type
     if ((k->contact != 0) != contact || i == CS_FORCE_GRAVITY) {
       continue;
     }
@@ -1028,6 +1123,8 @@ static void kindList(char* out, size_t size, int contact) {
 }
 
 
+// FORCE = {"type", "name", ...the kind's parameters}: one element; an unnamed one is called
+// <type><index>
 static int readForce(Loader* ld, const cJSON* item, int index) {
   static const char* const reserved[] = {"type", "name", NULL};
   if (expectObject(ld, item)) {
@@ -1037,10 +1134,12 @@ static int readForce(Loader* ld, const cJSON* item, int index) {
   if (requireString(ld, item, "type", &type)) {
     return -1;
   }
+  // gravity has its own top-level key; any other known kind may be a force entry
   int kid = cs_forceKindByName(type);
   if (kid == CS_FORCE_GRAVITY) {
     return failAt(ld, "type", "gravity is not a force entry: set the top-level \"gravity\" vector");
   }
+  // unknown: list the kinds a force entry is meant for (the contact kinds have "contacts")
   if (kid < 0) {
     char list[CS_MAX_ERROR / 2];
     kindList(list, sizeof(list), 0);
@@ -1053,6 +1152,7 @@ static int readForce(Loader* ld, const cJSON* item, int index) {
   if (memberName(ld, item, "name", fallback, name) || checkForceNameFree(ld, "name", name)) {
     return -1;
   }
+  // the element is added first and then filled in place, in the model's array
   int e = cs_addForce(ld->m, kid, name, ld->err);
   if (e < 0) {
     snprintf(ld->err->path, sizeof(ld->err->path), "%s", ld->path);
@@ -1065,25 +1165,35 @@ static int readForce(Loader* ld, const cJSON* item, int index) {
 // ---------------------------------------------------------------------------------------------
 // contacts: geometry once, the model chosen at load time
 
+// one "contacts" entry, read before the model is chosen: the geometry is the same for every
+// contact model, and its points become elements only once the model is known
 typedef struct ContactGeom {
+  // name of the contact set its elements form
   char name[CS_MAX_NAME];
+  // touching body and the plane touched (ids in the model)
   int body, plane;
   double radius;        // m (sphere models)
   const cJSON* points;  // array of stations in the body frame (checked)
+  // number of points: one element each
   int npoints;
 } ContactGeom;
 
+// CONTACT = {"name", "body", "plane", "points", "radius"}, checked in full here; the points are
+// kept as the JSON array and copied into elements by buildContact
 static int readContact(Loader* ld, const cJSON* item, int index, ContactGeom* g) {
   static const char* const keys[] = {"name", "body", "plane", "points", "radius", NULL};
   if (expectObject(ld, item) || checkKeys(ld, item, keys)) {
     return -1;
   }
+  // an unnamed contact is called "contact<index>"
   char fallback[CS_MAX_NAME];
   snprintf(fallback, sizeof(fallback), "contact%d", index);
   if (memberName(ld, item, "name", fallback, g->name) ||
       memberBody(ld, item, "body", NULL, &g->body) || memberPlane(ld, item, "plane", &g->plane)) {
     return -1;
   }
+  // the radius is optional here, since point models ignore it; buildContact insists on it for
+  // sphere models
   g->radius = 0;
   if (memberNumber(ld, item, "radius", RULE_NONNEG, &g->radius) < 0) {
     return -1;
@@ -1098,6 +1208,7 @@ static int readContact(Loader* ld, const cJSON* item, int index, ContactGeom* g)
   if (!r && g->npoints == 0) {
     r = fail(ld, "a contact needs at least one point");
   }
+  // every point must be a vector of three finite numbers
   int i = 0;
   for (const cJSON* c = r ? NULL : pts->child; c; c = c->next, i++) {
     csVec3 v;
@@ -1124,6 +1235,7 @@ static int readContactModels(Loader* ld, const cJSON* cm, const char** defaultNa
   if (expectObject(ld, cm)) {
     return -1;
   }
+  // "default" names the chosen block; every other key must be a contact kind
   for (const cJSON* c = cm->child; c; c = c->next) {
     const char* key = c->string ? c->string : "";
     if (strcmp(key, "default") == 0) {
@@ -1148,6 +1260,7 @@ static int readContactModels(Loader* ld, const cJSON* cm, const char** defaultNa
     if (isDuplicate(cm, c)) {
       return duplicateKey(ld, key);
     }
+    // check the block's keys on a scratch element, which is then thrown away
     csForce scratch;
     memset(&scratch, 0, sizeof(scratch));
     size_t p = pushKey(ld, key);
@@ -1159,6 +1272,7 @@ static int readContactModels(Loader* ld, const cJSON* cm, const char** defaultNa
     (*nblocks)++;
     *onlyBlock = c;
   }
+  // the only block is the fallback choice when there is no default
   if (*nblocks != 1) {
     *onlyBlock = NULL;
   }
@@ -1195,6 +1309,7 @@ static int chooseContactModel(Loader* ld, const cJSON* cm, const char* requested
     pushKey(ld, "contact_models");
     pushKey(ld, "default");
   } else if (!requested) {
+    // several blocks and no default: the choice is ambiguous, so ask for one
     if (!onlyBlock) {
       pushKey(ld, cm ? "contact_models" : "contacts");
       int r = fail(ld,
@@ -1206,6 +1321,7 @@ static int chooseContactModel(Loader* ld, const cJSON* cm, const char* requested
     }
     name = onlyBlock->string;
   }
+  // the name must be a contact kind and have a block
   int r = 0;
   int kid = cs_forceKindByName(name);
   if (kid < 0 || !cs_forceKind(kid)->contact) {
@@ -1248,6 +1364,7 @@ static int buildContact(Loader* ld, int ci, const ContactGeom* g, int kid, const
                        "radius > 0",
                        k->name);
   }
+  // the contact's name becomes a contact set, in the name space of force elements
   if (cs_forceId(ld->m, g->name) >= 0 || groupId(ld->m, g->name) >= 0) {
     return failContact(ld, ci, "name", "a force element or contact named '%s' already exists",
                        g->name);
@@ -1256,14 +1373,17 @@ static int buildContact(Loader* ld, int ci, const ContactGeom* g, int kid, const
   if (group < 0) {
     return -1;
   }
+  // one element per point, named "<contact>.<i>"
   int i = 0;
   for (const cJSON* c = g->points->child; c; c = c->next, i++) {
     char name[CS_MAX_NAME + 16];
     snprintf(name, sizeof(name), "%s.%d", g->name, i);
+    // the numbered element name must fit as well, not only the contact's
     if (strlen(name) >= CS_MAX_NAME) {
       return failContact(ld, ci, "name", "the contact name is too long to number its %d points",
                          g->npoints);
     }
+    // a force entry may already use a name of that form
     if (cs_forceId(ld->m, name) >= 0) {
       return failContact(ld, ci, "name", "the element name '%s' of this contact is already taken",
                          name);
@@ -1273,6 +1393,7 @@ static int buildContact(Loader* ld, int ci, const ContactGeom* g, int kid, const
       return -1;
     }
     csForce* f = &ld->m->force[e];
+    // geometry in the slot convention of forces.h: body, plane, station, radius
     f->group = group;
     f->ref[CS_REF_BODY] = g->body;
     f->ref[CS_REF_PLANE] = g->plane;
@@ -1298,6 +1419,8 @@ static int buildContact(Loader* ld, int ci, const ContactGeom* g, int kid, const
 // ---------------------------------------------------------------------------------------------
 // scheduled changes of discrete variables
 
+// CHANGE = {"time", "force", <discrete variable>: value, ...}: a scheduled change of discrete
+// variables of one element, or of every element of a contact set at once
 static int readChange(Loader* ld, const cJSON* item) {
   if (expectObject(ld, item)) {
     return -1;
@@ -1323,6 +1446,7 @@ static int readChange(Loader* ld, const cJSON* item) {
   if (first < 0) {
     return failAt(ld, "force", "there is no force element or contact named '%.64s'", target);
   }
+  // the elements of a set share one kind, so the first one's kind names the variables
   const csForceKind* k = cs_forceKind(ld->m->force[first].kind);
   // every other key names a discrete variable of that kind
   int nvars = 0;
@@ -1335,6 +1459,7 @@ static int readChange(Loader* ld, const cJSON* item) {
         index = i;
       }
     }
+    // an unknown variable: the message names the target's kind, whose variables are the valid keys
     if (!fixed && index < 0) {
       return failAt(ld, key, "'%.64s' (a force of type '%s') has no discrete variable '%.64s'",
                     target, k->name, key);
@@ -1345,6 +1470,7 @@ static int readChange(Loader* ld, const cJSON* item) {
     if (fixed) {
       continue;
     }
+    // the new value; a finite number
     double value = 0;
     size_t p = pushKey(ld, key);
     int r = expectNumber(ld, c, &value);
@@ -1352,6 +1478,7 @@ static int readChange(Loader* ld, const cJSON* item) {
     if (r) {
       return -1;
     }
+    // one change per element of the target, in element order
     for (int e = first, done = 0; e < ld->m->nforce && done < count; e++) {
       if (e != first && (group < 0 || ld->m->force[e].group != group)) {
         continue;
@@ -1364,6 +1491,7 @@ static int readChange(Loader* ld, const cJSON* item) {
     }
     nvars++;
   }
+  // a change with only "time" and "force" does nothing, which is surely not what was meant
   if (nvars == 0) {
     return fail(ld, "a change must set at least one discrete variable");
   }
@@ -1374,6 +1502,7 @@ static int readChange(Loader* ld, const cJSON* item) {
 // ---------------------------------------------------------------------------------------------
 // simulation options
 
+// SIMULATION = the csSimOptions a scene may set; absent keys keep the defaults of cs_newModel
 static int readSimulation(Loader* ld, const cJSON* item, csSimOptions* o) {
   static const char* const keys[] = {
       "duration",     "integrator", "linear_solver",   "rtol", "atol", "max_step",
@@ -1383,6 +1512,7 @@ static int readSimulation(Loader* ld, const cJSON* item, csSimOptions* o) {
   if (expectObject(ld, item) || checkKeys(ld, item, keys)) {
     return -1;
   }
+  // the duration and the tolerances must be positive; the step limits may be 0 (none, automatic)
   if (memberNumber(ld, item, "duration", RULE_POSITIVE, &o->duration) < 0 ||
       memberNumber(ld, item, "rtol", RULE_POSITIVE, &o->rtol) < 0 ||
       memberNumber(ld, item, "atol", RULE_POSITIVE, &o->atol) < 0 ||
@@ -1391,6 +1521,7 @@ static int readSimulation(Loader* ld, const cJSON* item, csSimOptions* o) {
       memberNumber(ld, item, "report_interval", RULE_POSITIVE, &o->report_interval) < 0) {
     return -1;
   }
+  // max_steps is an integer; 1e15 keeps it well inside a long
   const cJSON* steps = cJSON_GetObjectItemCaseSensitive(item, "max_steps");
   if (steps) {
     size_t p = pushKey(ld, "max_steps");
@@ -1400,6 +1531,7 @@ static int readSimulation(Loader* ld, const cJSON* item, csSimOptions* o) {
       return -1;
     }
   }
+  // enumerations by name, in the order of csIntegratorType and csLinearSolver
   const char* s = NULL;
   int r = memberString(ld, item, "integrator", &s);
   if (r < 0) {
@@ -1443,6 +1575,7 @@ static int readSimulation(Loader* ld, const cJSON* item, csSimOptions* o) {
 // u = (w_FM in F, velocity of M's origin relative to F, in F).
 static void freeInitialToState(const csBody* body, const csTransform* X_GP, csVec3 w_P, csVec3 v_P,
                                const BodyInit* in, double* q, double* u) {
+  // pose: X_FM = X_FG X_GM, with F fixed on the parent and M on the body
   csTransform X_GF = csu_transformMul(X_GP, &body->X_PF);
   csTransform X_GM = csu_transformMul(&in->X_GB, &body->X_BM);
   csTransform X_FG = csu_transformInverse(&X_GF);
@@ -1455,9 +1588,12 @@ static void freeInitialToState(const csBody* body, const csTransform* X_GP, csVe
   csu_vec3ToArray(q + 4, X_FM.p);
   // F is fixed on the parent, so it turns with w_P; its origin moves with the parent
   csVec3 vF = csu_add(v_P, csu_cross(w_P, csu_sub(X_GF.p, X_GP->p)));
+  // M is fixed on the body, so it moves with the body's w_G and v_G
   csVec3 vM = csu_add(in->v_G, csu_cross(in->w_G, csu_sub(X_GM.p, in->X_GB.p)));
+  // M's velocity relative to F, less the part that F's rotation carries along
   csVec3 r = csu_sub(X_GM.p, X_GF.p);
   csVec3 vrel = csu_sub(csu_sub(vM, vF), csu_cross(w_P, r));
+  // u: the relative angular and linear velocities, expressed in F
   csu_vec3ToArray(u, csu_mulMtV(&X_GF.R, csu_sub(in->w_G, w_P)));
   csu_vec3ToArray(u + 3, csu_mulMtV(&X_GF.R, vrel));
 }
@@ -1465,9 +1601,14 @@ static void freeInitialToState(const csBody* body, const csTransform* X_GP, csVe
 
 // write q0/u0 from the joints' "q"/"u", then convert the "initial" of free bodies in body order
 // (a parent's state is final before its children are converted)
+//
+// A temporary data realized from the state so far gives each parent's pose and velocity; this
+// was preferred to composing the parent chain by hand here, so that the kinematics has a single
+// implementation.
 static int setInitialState(Loader* ld, const BodyInit* init) {
   csModel* m = ld->m;
   csData* d = NULL;
+  // pass 1: the coordinates and speeds given per joint
   for (int b = 1; b < m->nbody; b++) {
     const csBody* body = &m->body[b];
     if (init[b].hasq) {
@@ -1477,11 +1618,13 @@ static int setInitialState(Loader* ld, const BodyInit* init) {
       memcpy(m->u0 + body->uadr, init[b].u, sizeof(double) * (size_t)body->unum);
     }
   }
+  // pass 2: free bodies given in Ground, parents first (bodies are stored parents first)
   for (int b = 1; b < m->nbody; b++) {
     const csBody* body = &m->body[b];
     if (!init[b].hasinitial) {
       continue;
     }
+    // a body on ground has its parent at rest at the origin
     csTransform X_GP = csu_transformIdentity();
     csVec3 w_P = csu_vec3(0, 0, 0), v_P = csu_vec3(0, 0, 0);
     if (body->parent != 0) {
@@ -1490,6 +1633,7 @@ static int setInitialState(Loader* ld, const BodyInit* init) {
         cs_setError(ld->err, CS_ERR_MEMORY, "", "out of memory computing the initial state");
         return -1;
       }
+      // the state so far (every earlier body is final), realized to velocity
       memcpy(d->q, m->q0, sizeof(double) * (size_t)m->nq);
       memcpy(d->u, m->u0, sizeof(double) * (size_t)m->nu);
       cs_invalidate(d);
@@ -1498,6 +1642,7 @@ static int setInitialState(Loader* ld, const BodyInit* init) {
       w_P = d->body_vel[body->parent].w;
       v_P = d->body_vel[body->parent].v;
     }
+    // q0 and u0 of this body are written at once, so that its children see them
     freeInitialToState(body, &X_GP, w_P, v_P, &init[b], m->q0 + body->qadr, m->u0 + body->uadr);
   }
   cs_deleteData(d);
@@ -1510,14 +1655,20 @@ static int setInitialState(Loader* ld, const BodyInit* init) {
 
 // JSON path of element e: the gravity element, forces[i], or a point of contacts[c] (the key
 // rel, relative to the element, picks the contact's geometry or the model block)
+//
+// Validation runs on the built model, where an element knows only its index. Rather than store
+// a JSON path in every element (memory spent on messages alone), the path is rebuilt from the
+// order in which the loader added the elements: gravity, forces, then contacts point by point.
 static void elementPath(Loader* ld, const cJSON* root, int hasGravity, const char* model, int e,
                         const char* rel) {
   popPath(ld, 0);
+  // the gravity element, element 0 when present
   if (hasGravity && e == 0) {
     pushKey(ld, "gravity");
     return;
   }
   e -= hasGravity;
+  // then the force entries, one element each
   int nforces = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(root, "forces"));
   if (e < nforces) {
     pushKey(ld, "forces");
@@ -1527,6 +1678,7 @@ static void elementPath(Loader* ld, const cJSON* root, int hasGravity, const cha
     }
     return;
   }
+  // then the contacts: find the entry whose points hold element e (e becomes the point index)
   e -= nforces;
   int ci = 0;
   const cJSON* contacts = cJSON_GetObjectItemCaseSensitive(root, "contacts");
@@ -1537,12 +1689,14 @@ static void elementPath(Loader* ld, const cJSON* root, int hasGravity, const cha
     }
     e -= np;
   }
+  // a parameter of the model block: the path into contact_models
   if (rel[0] && !isGeometryKey(rel)) {
     pushKey(ld, "contact_models");
     pushKey(ld, model ? model : "");
     pushKey(ld, rel);
     return;
   }
+  // geometry: the contact entry, down to the point for a station or centre
   pushKey(ld, "contacts");
   pushIndex(ld, ci);
   if (strcmp(rel, "station") == 0 || strcmp(rel, "center") == 0) {
@@ -1554,13 +1708,17 @@ static void elementPath(Loader* ld, const cJSON* root, int hasGravity, const cha
 }
 
 
+// run each kind's validate callback (ranges and relations the table flags cannot express); the
+// first failure is reported at the JSON path of the value it names
 static int validateElements(Loader* ld, const cJSON* root, int hasGravity, const char* model) {
   for (int e = 0; e < ld->m->nforce; e++) {
     const csForce* f = &ld->m->force[e];
     const csForceKind* k = cs_forceKind(f->kind);
     csError verr;
     memset(&verr, 0, sizeof(verr));
+    // kinds without a validate callback rely on their table's flags alone
     if (k->validate && k->validate(ld->m, f, &verr) != 0) {
+      // the kind names the key it objects to relative to the element; map it into the scene
       char rel[CS_MAX_PATH];
       snprintf(rel, sizeof(rel), "%s", verr.path);
       elementPath(ld, root, hasGravity, model, e, rel);
@@ -1580,6 +1738,7 @@ static void fileStem(const char* file, char out[CS_MAX_NAME]) {
   const char* slash = strrchr(base, '/');
   base = slash ? slash + 1 : base;
   const char* dot = strrchr(base, '.');
+  // the stem ends at the last dot, unless the name starts with it (".scene" keeps its name)
   int len = (dot && dot != base) ? (int)(dot - base) : (int)strlen(base);
   snprintf(out, CS_MAX_NAME, "%.*s", len < CS_MAX_NAME - 1 ? len : CS_MAX_NAME - 1, base);
   if (!out[0]) {
@@ -1591,6 +1750,7 @@ static void fileStem(const char* file, char out[CS_MAX_NAME]) {
 // every member of an array member `key` goes through reader; returns -1 on the first error
 typedef int (*ItemReader)(Loader* ld, const cJSON* item, int index, void* ctx);
 
+// (an absent key reads as an empty array; each item gets its index in the path)
 static int forEachItem(Loader* ld, const cJSON* root, const char* key, ItemReader reader,
                        void* ctx) {
   const cJSON* arr = cJSON_GetObjectItemCaseSensitive(root, key);
@@ -1610,6 +1770,8 @@ static int forEachItem(Loader* ld, const cJSON* root, const char* key, ItemReade
 }
 
 
+// adapters from forEachItem to the readers; body i of the array is body i + 1 of the model,
+// since ground is body 0, so its initial values go to init[index + 1]
 static int bodyItem(Loader* ld, const cJSON* item, int index, void* ctx) {
   BodyInit* init = ctx;
   memset(&init[index + 1], 0, sizeof(BodyInit));
@@ -1644,11 +1806,16 @@ static int changeItem(Loader* ld, const cJSON* item, int index, void* ctx) {
 
 
 // build the model from the parsed tree; NULL with ld->err filled on failure
+//
+// One function with a single cleanup label was preferred to a chain of functions that each
+// own part of the state: the scratch arrays and the partial model then have one owner and one
+// place where they are freed.
 static csModel* buildModel(Loader* ld, const cJSON* root, const char* file,
                            const csLoadOptions* opt) {
   static const char* const keys[] = {"name",    "description", "gravity",  "bodies",
                                      "planes",  "forces",      "contacts", "contact_models",
                                      "changes", "simulation",  NULL};
+  // scratch arrays, freed at cleanup whatever happens
   BodyInit* init = NULL;
   size_t initBytes = 0;
   ContactGeom* geoms = NULL;
@@ -1659,10 +1826,13 @@ static csModel* buildModel(Loader* ld, const cJSON* root, const char* file,
   if (expectObject(ld, root) || checkKeys(ld, root, keys)) {
     goto cleanup;
   }
+  // the description is free text, read only to check its type
   const char* desc = NULL;
   if (memberString(ld, root, "description", &desc) < 0) {
     goto cleanup;
   }
+  // the name defaults to the file's stem; a given one may be any printable text, since it names
+  // no CSV column and so the name rules do not apply
   char name[CS_MAX_NAME];
   fileStem(file, name);
   const char* given = NULL;
@@ -1671,6 +1841,7 @@ static csModel* buildModel(Loader* ld, const cJSON* root, const char* file,
     goto cleanup;
   }
   if (r > 0) {
+    // printable only: a control character would break the one-line messages that print it
     size_t len = strlen(given);
     int printable = len > 0 && len < CS_MAX_NAME;
     for (size_t i = 0; i < len && printable; i++) {
@@ -1682,15 +1853,19 @@ static csModel* buildModel(Loader* ld, const cJSON* root, const char* file,
     }
     snprintf(name, sizeof(name), "%s", given);
   }
+  // the model exists from here on; any later failure deletes it at cleanup
   ld->m = cs_newModel(name);
   if (!ld->m) {
     cs_setError(ld->err, CS_ERR_MEMORY, "", "out of memory creating the model");
     goto cleanup;
   }
+  // the file is kept for the messages of the run
   snprintf(ld->m->file, sizeof(ld->m->file), "%s", file ? file : "");
+  // gravity in Ground, m/s^2; with zero gravity no gravity element is added
   if (memberVec3(ld, root, "gravity", &ld->m->gravity) < 0) {
     goto cleanup;
   }
+  // simulation options over the defaults that cs_newModel set
   const cJSON* sim = cJSON_GetObjectItemCaseSensitive(root, "simulation");
   if (sim) {
     size_t p = pushKey(ld, "simulation");
@@ -1704,6 +1879,8 @@ static csModel* buildModel(Loader* ld, const cJSON* root, const char* file,
   // 2. bodies (init[b] holds body b's initial values; ground is 0), planes
   const cJSON* bodies = cJSON_GetObjectItemCaseSensitive(root, "bodies");
   int nbodies = cJSON_IsArray(bodies) ? cJSON_GetArraySize(bodies) : 0;
+  // sized from the array before it is read; a value that is not an array is reported by
+  // forEachItem
   initBytes = sizeof(BodyInit) * (size_t)(nbodies + 1);
   init = csu_malloc(initBytes);
   if (!init) {
@@ -1711,12 +1888,15 @@ static csModel* buildModel(Loader* ld, const cJSON* root, const char* file,
     goto cleanup;
   }
   memset(init, 0, initBytes);
+  // bodies in file order, so a parent must come before its children
   if (forEachItem(ld, root, "bodies", bodyItem, init) ||
       forEachItem(ld, root, "planes", planeItem, NULL)) {
     goto cleanup;
   }
 
   // 3. gravity element (when gravity is not zero), then the force entries
+  // the gravity element exists only for non-zero gravity, so element 0 is either gravity or the
+  // first force entry (elementPath relies on this order)
   int hasGravity = csu_norm(ld->m->gravity) > 0;
   if (hasGravity && cs_addForce(ld->m, CS_FORCE_GRAVITY, "gravity", ld->err) < 0) {
     goto cleanup;
@@ -1728,6 +1908,7 @@ static csModel* buildModel(Loader* ld, const cJSON* root, const char* file,
   // 4. contacts: geometry first, then the model, then one element per point
   const cJSON* contacts = cJSON_GetObjectItemCaseSensitive(root, "contacts");
   int ncontacts = cJSON_IsArray(contacts) ? cJSON_GetArraySize(contacts) : 0;
+  // one geometry per "contacts" entry, likewise
   geomBytes = sizeof(ContactGeom) * (size_t)(ncontacts + 1);
   geoms = csu_malloc(geomBytes);
   if (!geoms) {
@@ -1737,6 +1918,7 @@ static csModel* buildModel(Loader* ld, const cJSON* root, const char* file,
   if (forEachItem(ld, root, "contacts", contactItem, geoms)) {
     goto cleanup;
   }
+  // every block is checked, then the default must name one of them
   const cJSON* cm = cJSON_GetObjectItemCaseSensitive(root, "contact_models");
   const char* defaultName = NULL;
   const cJSON* onlyBlock = NULL;
@@ -1755,6 +1937,7 @@ static csModel* buildModel(Loader* ld, const cJSON* root, const char* file,
       goto cleanup;
     }
   }
+  // the chosen model's name, for the paths of validation errors
   const char* model = NULL;
   if (ncontacts > 0) {
     const cJSON* block = NULL;
@@ -1764,6 +1947,7 @@ static csModel* buildModel(Loader* ld, const cJSON* root, const char* file,
       goto cleanup;
     }
     model = cs_forceKind(kid)->name;
+    // the elements of each contact, in the order of "contacts" (elementPath relies on it)
     for (int c = 0; c < ncontacts; c++) {
       if (buildContact(ld, c, &geoms[c], kid, block)) {
         goto cleanup;
@@ -1786,14 +1970,17 @@ static csModel* buildModel(Loader* ld, const cJSON* root, const char* file,
   }
 
   // 6. element checks, state layout, initial state
+  // the kinds' own checks, once every element exists
   if (validateElements(ld, root, hasGravity, model)) {
     goto cleanup;
   }
+  // cs_finalizeModel lays out the state, so q0 and u0 can only be written after it
   if (cs_finalizeModel(ld->m, ld->err) != 0 || setInitialState(ld, init) != 0) {
     goto cleanup;
   }
   ok = 1;
 
+  // on failure the partial model is deleted: a caller gets a whole model or NULL
 cleanup:
   csu_free(init, initBytes);
   csu_free(geoms, geomBytes);
@@ -1826,6 +2013,7 @@ static void lineColumn(const char* text, size_t pos, int* line, int* column) {
 
 // parse text[0..len) (text[len] must be '\0') strictly: one JSON value, nothing after it
 static cJSON* parseText(const char* text, size_t len, csError* err) {
+  // a NUL inside the text would end cJSON's parse early and hide the rest: refuse it
   size_t nul = strlen(text);
   if (nul < len) {
     lineColumn(text, nul, &err->line, &err->column);
@@ -1833,8 +2021,10 @@ static cJSON* parseText(const char* text, size_t len, csError* err) {
                 err->line, err->column);
     return NULL;
   }
+  // require a NUL right after the value: anything after it (a second object) is an error
   const char* end = NULL;
   cJSON* root = cJSON_ParseWithLengthOpts(text, len + 1, &end, 1);
+  // where cJSON stopped is where the error is; at the end, the text ended too early
   if (!root) {
     size_t pos = (end && end >= text && end <= text + len) ? (size_t)(end - text) : len;
     lineColumn(text, pos, &err->line, &err->column);
@@ -1852,6 +2042,9 @@ static char* readFile(const char* path, size_t* size, size_t* len, csError* err)
     cs_setError(err, CS_ERR_IO, "", "cannot open '%s': %s", path, strerror(errno));
     return NULL;
   }
+  // read until the end of the file rather than asking its size with fseek/ftell, so that pipes
+  // and special files work too; the buffer doubles, and the size limit is checked before each
+  // growth so that an endless input costs at most CS_MAX_SCENE_BYTES
   size_t cap = 4096, n = 0;
   char* buf = csu_malloc(cap);
   while (buf) {
@@ -1872,6 +2065,7 @@ static char* readFile(const char* path, size_t* size, size_t* len, csError* err)
       buf = grown;
       cap *= 2;
     }
+    // fill the rest of the buffer, keeping one byte for the NUL; a read of nothing is the end
     size_t got = fread(buf + n, 1, cap - 1 - n, f);
     n += got;
     if (got == 0) {
@@ -1883,6 +2077,7 @@ static char* readFile(const char* path, size_t* size, size_t* len, csError* err)
     fclose(f);
     return NULL;
   }
+  // a read error is not the end of the file: report it rather than load a truncated scene
   if (ferror(f)) {
     cs_setError(err, CS_ERR_IO, "", "cannot read '%s'", path);
     csu_free(buf, cap);
@@ -1890,6 +2085,7 @@ static char* readFile(const char* path, size_t* size, size_t* len, csError* err)
     return NULL;
   }
   fclose(f);
+  // cJSON needs the terminating NUL; the loop always keeps one byte free for it
   buf[n] = '\0';
   *size = cap;
   *len = n;
@@ -1897,12 +2093,14 @@ static char* readFile(const char* path, size_t* size, size_t* len, csError* err)
 }
 
 
+// start every load with a clean error that already names the file
 static void clearError(csError* err, const char* file) {
   memset(err, 0, sizeof(*err));
   snprintf(err->file, sizeof(err->file), "%s", file ? file : "");
 }
 
 
+// parse, build, then free the tree (the model keeps no pointer into it)
 static csModel* loadText(const char* text, size_t len, const char* file, const csLoadOptions* opt,
                          csError* err) {
   cJSON* root = parseText(text, len, err);
@@ -1918,11 +2116,13 @@ static csModel* loadText(const char* text, size_t len, const char* file, const c
 }
 
 
+// public entry points (contactsim.h): err may be NULL, in which case a local one is used
 csModel* cs_loadSceneString(const char* text, const char* filename, const csLoadOptions* opt,
                             csError* err) {
   csError local;
   err = err ? err : &local;
   clearError(err, filename);
+  // NULL text is an input error, not a crash
   if (!text) {
     cs_setError(err, CS_ERR_INPUT, "", "no scene text was given");
     return NULL;
@@ -1935,11 +2135,13 @@ csModel* cs_loadScene(const char* path, const csLoadOptions* opt, csError* err) 
   csError local;
   err = err ? err : &local;
   clearError(err, path);
+  // a NULL path is an input error, not a crash
   if (!path) {
     cs_setError(err, CS_ERR_INPUT, "", "no scene file was given");
     return NULL;
   }
   size_t size = 0, len = 0;
+  // the text is freed right after the load: the model keeps no pointer into it
   char* text = readFile(path, &size, &len, err);
   if (!text) {
     return NULL;
@@ -1955,9 +2157,11 @@ int cs_sceneContactModels(const char* path, char names[][CS_MAX_NAME], int maxna
   csError local;
   err = err ? err : &local;
   clearError(err, path);
+  // empty results first, so that they are defined on every return
   if (defaultname) {
     defaultname[0] = '\0';
   }
+  // a NULL path is an input error, not a crash
   if (!path) {
     cs_setError(err, CS_ERR_INPUT, "", "no scene file was given");
     return -1;
@@ -1967,6 +2171,7 @@ int cs_sceneContactModels(const char* path, char names[][CS_MAX_NAME], int maxna
   if (!text) {
     return -1;
   }
+  // the text can go as soon as it is parsed: the tree holds copies of its strings
   cJSON* root = parseText(text, len, err);
   csu_free(text, size);
   if (!root) {
@@ -1975,30 +2180,37 @@ int cs_sceneContactModels(const char* path, char names[][CS_MAX_NAME], int maxna
   Loader ld;
   memset(&ld, 0, sizeof(ld));
   ld.err = err;
+  // only the blocks are checked here, not the whole scene: compare loads every model afterwards,
+  // and that load reports any other error with its path
   int count = -1;
   const cJSON* contacts = cJSON_GetObjectItemCaseSensitive(root, "contacts");
   const cJSON* cm = cJSON_GetObjectItemCaseSensitive(root, "contact_models");
+  // a root that is not an object is bad input here, as in the load
   if (expectObject(&ld, root)) {
     goto cleanup;
   }
   count = 0;
+  // no contacts or no blocks: zero models, and the scene runs as it is
   if (!cJSON_IsArray(contacts) || cJSON_GetArraySize(contacts) == 0 || !cm) {
     goto cleanup;
   }
   // the blocks, checked as the loader checks them
   const char* defaultName = NULL;
   const cJSON* onlyBlock = NULL;
+  // errors in a block carry its path, as they would in the load
   pushKey(&ld, "contact_models");
   if (readContactModels(&ld, cm, &defaultName, &count, &onlyBlock)) {
     count = -1;
     goto cleanup;
   }
+  // names in file order, at most maxnames of them; the count returned is of all blocks
   int i = 0;
   for (const cJSON* c = cm->child; c; c = c->next) {
     if (strcmp(c->string, "default") != 0 && i < maxnames && names) {
       snprintf(names[i++], CS_MAX_NAME, "%s", c->string);
     }
   }
+  // the default, else the only block, else empty
   if (defaultname) {
     const char* d = defaultName ? defaultName : (onlyBlock ? onlyBlock->string : "");
     snprintf(defaultname, CS_MAX_NAME, "%s", d);
