@@ -188,10 +188,10 @@ typedef enum csIntegratorType {
 } csIntegratorType;
 
 typedef enum csLinearSolver {
-  CS_LINSOL_AUTO = 0,      // banded when the Jacobian's band is narrow and the system large
-  CS_LINSOL_DENSE,         // dense direct solver, difference-quotient Jacobian
-  CS_LINSOL_BAND,          // banded direct solver; states ordered body by body
-  CS_LINSOL_GMRES,         // matrix-free GMRES, no preconditioner
+  CS_LINSOL_AUTO = 0,      // each independent group of bodies on its own, dense solver each
+  CS_LINSOL_DENSE,         // the whole model as one system: dense, difference-quotient Jacobian
+  CS_LINSOL_BAND,          // the whole model as one system, banded (states body by body)
+  CS_LINSOL_GMRES,         // the whole model as one system, matrix-free GMRES, no preconditioner
 } csLinearSolver;
 
 typedef struct csSimOptions {
@@ -202,7 +202,7 @@ typedef struct csSimOptions {
   double atol;             // absolute tolerance, > 0
   double max_step;         // s, 0 = unlimited
   double initial_step;     // s, 0 = CVODE's estimate
-  long max_steps;          // per report interval (CVODE's mxstep), > 0
+  long max_steps;          // steps of one group between two reports (like CVODE's mxstep), > 0
   double report_interval;  // s, > 0
 } csSimOptions;
 
