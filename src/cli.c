@@ -69,6 +69,22 @@ void cs_cliPrintError(const csError* err) {
 
 
 // shared by run and compare, so that an option is judged the same way in both
+int cs_cliParseChoice(const char* text, const char* name, const char* const* names, int n) {
+  for (int i = 0; i < n; i++) {
+    if (strcmp(text, names[i]) == 0) {
+      return i;
+    }
+  }
+  // "--format must be table, csv or json, not 'x'"
+  fprintf(stderr, "contactsim: error: --%s must be ", name);
+  for (int i = 0; i < n; i++) {
+    fprintf(stderr, "%s%s", names[i], i + 2 < n ? ", " : i + 1 < n ? " or " : "");
+  }
+  fprintf(stderr, ", not '%s'\n", text);
+  return -1;
+}
+
+
 int cs_cliParseNumber(const char* text, const char* name, int allow_zero, double* out) {
   // strtod must consume the whole text: "1e-3x" and "" are usage errors, not 0.001 and 0; NaN
   // and infinity are refused as well, since no option means anything with them
@@ -413,17 +429,13 @@ int cs_cliRun(int argc, char** argv) {
       case 's': stats = optarg; break;
       case 'q': quiet = 1; break;
       // the integrator by name; the linear solver stays the scene's (simulation.linear_solver)
-      case 'i':
-        if (strcmp(optarg, "bdf") == 0) {
-          integrator = CS_INTEGRATOR_BDF;
-        } else if (strcmp(optarg, "adams") == 0) {
-          integrator = CS_INTEGRATOR_ADAMS;
-        } else {
-          fprintf(stderr, "contactsim: error: --integrator must be bdf or adams, not '%s'\n",
-                  optarg);
-          bad = 1;
-        }
+      case 'i': {
+        // indexed like csIntegratorType
+        static const char* const names[] = {"bdf", "adams"};
+        integrator = cs_cliParseChoice(optarg, "integrator", names, 2);
+        bad = integrator < 0;
         break;
+      }
       case 'h': cs_cliUsage(stdout); return CS_EXIT_OK;
       default: bad = 1; break;
     }

@@ -661,19 +661,14 @@ int cs_cliCompare(int argc, char** argv) {
       case 'a': bad = cs_cliParseNumber(optarg, "atol", 0, &atol); break;
       case 'q': quiet = 1; break;
       // the format of standard output, by name
-      case 'F':
-        if (strcmp(optarg, "table") == 0) {
-          format = FORMAT_TABLE;
-        } else if (strcmp(optarg, "csv") == 0) {
-          format = FORMAT_CSV;
-        } else if (strcmp(optarg, "json") == 0) {
-          format = FORMAT_JSON;
-        } else {
-          fprintf(stderr, "contactsim: error: --format must be table, csv or json, not '%s'\n",
-                  optarg);
-          bad = 1;
-        }
+      case 'F': {
+        // indexed like Format
+        static const char* const names[] = {"table", "csv", "json"};
+        int choice = cs_cliParseChoice(optarg, "format", names, 3);
+        format = choice >= 0 ? (Format)choice : format;
+        bad = choice < 0;
         break;
+      }
       case 'h': cs_cliUsage(stdout); return CS_EXIT_OK;
       default: bad = 1; break;
     }
