@@ -185,6 +185,18 @@ def same_run_same_bytes():
 
 
 @case
+def readme_scene_example_runs():
+    import re
+    text = open(os.path.join(ROOT, "README.md")).read()
+    blocks = re.findall(r"```json\n(.*?)```", text, re.S)
+    check(blocks, "README has no JSON example")
+    for block in blocks:
+        path = write_scene(json.loads(block))
+        code, _, err = run("run", path, "-q", "-o", os.path.join(os.path.dirname(path), "o.csv"))
+        check(code == 0, f"README example does not run: {err}")
+
+
+@case
 def unwritable_output_is_usage_error():
     path = write_scene(PENDULUM)
     code, _, err = run("run", path, "-o", "/nonexistent-dir/out.csv")
