@@ -94,3 +94,154 @@ void th_assertClose(double a, double b, double rtol, double atol, const char* wh
     fail();
   }
 }
+
+
+void th_assertVecClose(csVec3 a, csVec3 b, double rtol, double atol, const char* what) {
+  char buf[128];
+  double scale = csu_norm(b);
+  snprintf(buf, sizeof(buf), "%s.x", what);
+  th_assertClose(a.x, b.x, 0, atol + rtol * scale, buf);
+  snprintf(buf, sizeof(buf), "%s.y", what);
+  th_assertClose(a.y, b.y, 0, atol + rtol * scale, buf);
+  snprintf(buf, sizeof(buf), "%s.z", what);
+  th_assertClose(a.z, b.z, 0, atol + rtol * scale, buf);
+}
+
+
+int th_addBody(csModel* m, const char* name, int parent, csJointType joint, csTransform X_PF,
+               csTransform X_BM, double mass, csVec3 com, csMat33 inertia) {
+  csBody b;
+  memset(&b, 0, sizeof(b));
+  if (name) {
+    snprintf(b.name, sizeof(b.name), "%s", name);
+  } else {
+    snprintf(b.name, sizeof(b.name), "body%d", m->nbody);
+  }
+  b.parent = parent;
+  b.joint = joint;
+  b.X_PF = X_PF;
+  b.X_BM = X_BM;
+  b.mass = mass;
+  b.com = com;
+  b.inertia = inertia;
+  csError err = {0};
+  int id = cs_addBody(m, &b, &err);
+  if (id <= 0) {
+    print_error("body '%s' refused: %s\n", b.name, err.message);
+    fail();
+  }
+  return id;
+}
+
+
+int th_addFreeBody(csModel* m, const char* name, double mass, csVec3 com, csMat33 inertia) {
+  return th_addBody(m, name, 0, CS_JOINT_FREE, csu_transformIdentity(), csu_transformIdentity(),
+                    mass, com, inertia);
+}
+
+
+int th_addPlane(csModel* m, const char* name, int body, csTransform X_BP) {
+  csPlane pl;
+  memset(&pl, 0, sizeof(pl));
+  snprintf(pl.name, sizeof(pl.name), "%s", name);
+  pl.body = body;
+  pl.X_BP = X_BP;
+  csError err = {0};
+  int id = cs_addPlane(m, &pl, &err);
+  if (id < 0) {
+    print_error("plane '%s' refused: %s\n", name, err.message);
+    fail();
+  }
+  return id;
+}
+
+
+int th_addForce(csModel* m, int kind, const char* name) {
+  csError err = {0};
+  int e = cs_addForce(m, kind, name, &err);
+  if (e < 0) {
+    print_error("force '%s' refused: %s\n", name, err.message);
+    fail();
+  }
+  return e;
+}
+
+
+void th_setParam(csModel* m, int e, const char* key, double value) {
+  if (cs_setForceParam(m, e, key, value) != 0) {
+    print_error("no parameter '%s'\n", key);
+    fail();
+  }
+}
+
+
+void th_finalize(csModel* m) {
+  csError err = {0};
+  if (cs_finalizeModel(m, &err) != 0) {
+    print_error("finalize: %s: %s\n", err.path, err.message);
+    fail();
+  }
+}
+
+
+csSimOptions th_simOptions(double duration, double rtol, double atol, double report_interval) {
+  csSimOptions o = cs_defaultSimOptions();
+  o.duration = duration;
+  o.rtol = rtol;
+  o.atol = atol;
+  o.report_interval = report_interval;
+  return o;
+}
+
+
+csMat33 th_diag(double a, double b, double c) {
+  csMat33 r = {{{a, 0, 0}, {0, b, 0}, {0, 0, c}}};
+  return r;
+}
+
+
+void th_setFreeState(const csModel* m, double* q, double* u, int b, csQuat R, csVec3 p, csVec3 w,
+                     csVec3 v) {
+  double* qb = q + m->body[b].qadr;
+  qb[0] = R.w;
+  qb[1] = R.x;
+  qb[2] = R.y;
+  qb[3] = R.z;
+  csu_vec3ToArray(qb + 4, p);
+  if (u) {
+    double* ub = u + m->body[b].uadr;
+    csu_vec3ToArray(ub, w);
+    csu_vec3ToArray(ub + 3, v);
+  }
+}
+
+
+thBounce th_measureBounce(const csModel* m, const thTrace* tr, int b, double g, double z0,
+                          double contact_z, double clear) {
+  // columns of the body's height and vertical speed (free joint: quaternion, then position)
+  int qz = m->body[b].qadr + 6, uz = m->body[b].uadr + 5;
+  thBounce res = {0};
+  double scale = g * (z0 - contact_z);
+  double e0 = tr->ke[0] + tr->pe[0] + tr->diss[0];
+  for (int i = 0; i < tr->n; i++) {
+    double drift = fabs(tr->ke[i] + tr->pe[i] + tr->diss[i] - e0) / scale;
+    res.drift = drift > res.drift ? drift : res.drift;
+  }
+  // first sample rising again, then the first one in free flight after it
+  int i = 0;
+  while (i < tr->n && tr->u[i * tr->nu + uz] <= 0) {
+    i++;
+  }
+  while (i < tr->n && !(tr->q[i * tr->nq + qz] > contact_z + clear && tr->u[i * tr->nu + uz] > 0)) {
+    i++;
+  }
+  assert_true(i < tr->n);
+  double z = tr->q[i * tr->nq + qz], vz = tr->u[i * tr->nu + uz];
+  // free flight: vz^2 + 2 g z is constant
+  res.apex = z + vz * vz / (2 * g);
+  double vout = sqrt(vz * vz + 2 * g * (z - contact_z));
+  double vin = sqrt(2 * g * (z0 - contact_z));
+  res.cor = vout / vin;
+  res.lost = tr->diss[i] / scale;
+  return res;
+}

@@ -41,41 +41,15 @@
 // ---------------------------------------------------------------------------------------------
 // building models
 
-static int addFreeBody(csModel* m, const char* name, double mass, csVec3 half) {
-  csBody b;
-  memset(&b, 0, sizeof(b));
-  snprintf(b.name, sizeof(b.name), "%s", name);
-  b.parent = 0;
-  b.joint = CS_JOINT_FREE;
-  b.X_PF = csu_transformIdentity();
-  b.X_BM = csu_transformIdentity();
-  b.mass = mass;
-  b.inertia = csu_inertiaBox(mass, half);
-  csError err = {0};
-  int id = cs_addBody(m, &b, &err);
-  assert_true(id > 0);
-  return id;
-}
-
-
-static int addPlane(csModel* m, const char* name, int body, csQuat q, csVec3 p) {
-  csPlane pl;
-  memset(&pl, 0, sizeof(pl));
-  snprintf(pl.name, sizeof(pl.name), "%s", name);
-  pl.body = body;
-  pl.X_BP = csu_transformFromPosQuat(p, q);
-  csError err = {0};
-  int id = cs_addPlane(m, &pl, &err);
-  assert_true(id >= 0);
-  return id;
+// a free box of half-size `half` with its centre of mass at the body origin
+static int addBox(csModel* m, const char* name, double mass, csVec3 half) {
+  return th_addFreeBody(m, name, mass, csu_vec3(0, 0, 0), csu_inertiaBox(mass, half));
 }
 
 
 // one exponential spring with default parameters at a station of body on plane
 static int addSpring(csModel* m, const char* name, int body, int plane, csVec3 station) {
-  csError err = {0};
-  int e = cs_addForce(m, CS_FORCE_EXP_SPRING, name, &err);
-  assert_true(e >= 0);
+  int e = th_addForce(m, CS_FORCE_EXP_SPRING, name);
   m->force[e].ref[CS_REF_BODY] = body;
   m->force[e].ref[CS_REF_PLANE] = plane;
   csu_vec3ToArray(m->force[e].param + CS_SLOT_STATION, station);
@@ -97,28 +71,6 @@ static int addCornerSprings(csModel* m, int body, int plane, double hz) {
     }
   }
   return first;
-}
-
-
-static void finalize(csModel* m) {
-  csError err = {0};
-  if (cs_finalizeModel(m, &err) != 0) {
-    print_error("finalize: %s: %s\n", err.path, err.message);
-    fail();
-  }
-}
-
-
-static void setFree(csModel* m, int b, csQuat q, csVec3 p, csVec3 w, csVec3 v) {
-  double* q0 = m->q0 + m->body[b].qadr;
-  double* u0 = m->u0 + m->body[b].uadr;
-  q0[0] = q.w;
-  q0[1] = q.x;
-  q0[2] = q.y;
-  q0[3] = q.z;
-  csu_vec3ToArray(q0 + 4, p);
-  csu_vec3ToArray(u0, w);
-  csu_vec3ToArray(u0 + 3, v);
 }
 
 
@@ -193,12 +145,11 @@ static blockModel buildBlock(double theta, double hz) {
   blockModel bm;
   bm.m = cs_newModel("block");
   bm.hz = hz;
-  bm.body = addFreeBody(bm.m, "block", MASS, csu_vec3(HALF, HALF, hz));
+  bm.body = addBox(bm.m, "block", MASS, csu_vec3(HALF, HALF, hz));
   bm.tilt = csu_quatFromAxisAngle(csu_vec3(0, 1, 0), theta);
-  bm.plane = addPlane(bm.m, "floor", 0, bm.tilt, csu_vec3(0, 0, 0));
+  bm.plane = th_addPlane(bm.m, "floor", 0, csu_transformFromPosQuat(csu_vec3(0, 0, 0), bm.tilt));
   bm.first = addCornerSprings(bm.m, bm.body, bm.plane, hz);
-  csError err = {0};
-  assert_true(cs_addForce(bm.m, CS_FORCE_GRAVITY, "gravity", &err) >= 0);
+  th_addForce(bm.m, CS_FORCE_GRAVITY, "gravity");
   bm.downhill = csu_quatRotate(bm.tilt, csu_vec3(1, 0, 0));
   return bm;
 }
@@ -207,9 +158,9 @@ static blockModel buildBlock(double theta, double hz) {
 // finalize, then put the block's bottom face at height pz0 over the floor with the given
 // angular and linear velocity (in Ground)
 static void placeBlock(blockModel* bm, double pz0, csVec3 w, csVec3 v) {
-  finalize(bm->m);
+  th_finalize(bm->m);
   csVec3 p = csu_quatRotate(bm->tilt, csu_vec3(0, 0, pz0 + bm->hz));
-  setFree(bm->m, bm->body, bm->tilt, p, w, v);
+  th_setFreeState(bm->m, bm->m->q0, bm->m->u0, bm->body, bm->tilt, p, w, v);
 }
 
 
@@ -257,12 +208,12 @@ static void printStats(const char* what, const csData* d) {
 static void test_normal_force(void** state) {
   (void)state;
   csModel* m = cs_newModel("point");
-  int b = addFreeBody(m, "ball", 1.0, csu_vec3(0.1, 0.1, 0.1));
-  int p = addPlane(m, "floor", 0, csu_quatIdentity(), csu_vec3(0, 0, 0));
+  int b = addBox(m, "ball", 1.0, csu_vec3(0.1, 0.1, 0.1));
+  int p = th_addPlane(m, "floor", 0, csu_transformIdentity());
   int e = addSpring(m, "spring", b, p, csu_vec3(0, 0, 0));
-  finalize(m);
-  setFree(m, b, csu_quatIdentity(), csu_vec3(0.3, -0.2, 0.01), csu_vec3(0, 0, 0),
-          csu_vec3(0, 0, 0));
+  th_finalize(m);
+  th_setFreeState(m, m->q0, m->u0, b, csu_quatIdentity(), csu_vec3(0.3, -0.2, 0.01),
+                  csu_vec3(0, 0, 0), csu_vec3(0, 0, 0));
   csData* d = cs_makeData(m);
   double* pz = d->q + m->body[b].qadr + 6;
   double* vz = d->u + m->body[b].uadr + 5;
@@ -581,16 +532,16 @@ static void test_mu_change_starts_sliding(void** state) {
 static void test_moving_plane(void** state) {
   (void)state;
   csModel* m = cs_newModel("platform");
-  int plat = addFreeBody(m, "platform", 5.0, csu_vec3(0.5, 0.5, 0.05));
-  int blk = addFreeBody(m, "block", 1.0, csu_vec3(0.1, 0.1, 0.1));
+  int plat = addBox(m, "platform", 5.0, csu_vec3(0.5, 0.5, 0.05));
+  int blk = addBox(m, "block", 1.0, csu_vec3(0.1, 0.1, 0.1));
   csQuat qPlane = csu_quatFromAxisAngle(csu_vec3(1, 0, 0), 0.1);
-  int pl = addPlane(m, "deck", plat, qPlane, csu_vec3(0.05, 0, 0.05));
+  int pl = th_addPlane(m, "deck", plat, csu_transformFromPosQuat(csu_vec3(0.05, 0, 0.05), qPlane));
   int e = addSpring(m, "spring", blk, pl, csu_vec3(0.02, -0.03, -0.1));
-  finalize(m);
+  th_finalize(m);
   csQuat qp = csu_quatFromAxisAngle(csu_vec3(1, 2, 3), 0.4);
   csVec3 pp = csu_vec3(0.3, -0.1, 0.7);
   csVec3 wp = csu_vec3(0.5, -1.0, 2.0), vp = csu_vec3(0.2, 0.1, -0.3);
-  setFree(m, plat, qp, pp, wp, vp);
+  th_setFreeState(m, m->q0, m->u0, plat, qp, pp, wp, vp);
   // the block sits 3 mm above the deck with its own orientation and velocity
   csTransform X_GPlat = csu_transformFromPosQuat(pp, qp);
   csTransform X_GD = csu_transformMul(&X_GPlat, &m->plane[pl].X_BP);
@@ -598,7 +549,7 @@ static void test_moving_plane(void** state) {
   csVec3 stationB = csu_vec3(0.02, -0.03, -0.1);
   csVec3 target = csu_transformPoint(&X_GD, csu_vec3(0.1, 0.2, 0.003));
   csVec3 pb = csu_sub(target, csu_quatRotate(qb, stationB));
-  setFree(m, blk, qb, pb, csu_vec3(1, 0.5, -2), csu_vec3(-0.4, 0.3, 0.2));
+  th_setFreeState(m, m->q0, m->u0, blk, qb, pb, csu_vec3(1, 0.5, -2), csu_vec3(-0.4, 0.3, 0.2));
   csData* d = cs_makeData(m);
   // move the anchor off the station so the friction spring is loaded too
   d->autoval[m->force[e].autoadr] -= 0.0004;
@@ -680,15 +631,15 @@ static void test_parameters(void** state) {
   double mass = 4.0, vx = 0.005;
   for (int pass = 0; pass < 2; pass++) {
     csModel* m = cs_newModel("damping");
-    int b = addFreeBody(m, "ball", 1.0, csu_vec3(0.1, 0.1, 0.1));
-    int p = addPlane(m, "floor", 0, csu_quatIdentity(), csu_vec3(0, 0, 0));
+    int b = addBox(m, "ball", 1.0, csu_vec3(0.1, 0.1, 0.1));
+    int p = th_addPlane(m, "floor", 0, csu_transformIdentity());
     int e = addSpring(m, "spring", b, p, csu_vec3(0, 0, 0));
     if (pass == 1) {
       assert_int_equal(cs_setForceParam(m, e, "mass_for_damping", mass), 0);
     }
-    finalize(m);
-    setFree(m, b, csu_quatIdentity(), csu_vec3(0, 0, 0), csu_vec3(0, 0, 0),
-            csu_vec3(vx, 0, 0));
+    th_finalize(m);
+    th_setFreeState(m, m->q0, m->u0, b, csu_quatIdentity(), csu_vec3(0, 0, 0), csu_vec3(0, 0, 0),
+                    csu_vec3(vx, 0, 0));
     csData* d = cs_makeData(m);
     cs_realizeDynamics(m, d);
     double cxy = pass ? 2 * sqrt(KXY * mass) : 2 * sqrt(KXY * 1.0);
@@ -706,8 +657,8 @@ static void test_parameters(void** state) {
              {"mass_for_damping", -2}};
   for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
     csModel* m = cs_newModel("bad");
-    int b = addFreeBody(m, "ball", 1.0, csu_vec3(0.1, 0.1, 0.1));
-    int p = addPlane(m, "floor", 0, csu_quatIdentity(), csu_vec3(0, 0, 0));
+    int b = addBox(m, "ball", 1.0, csu_vec3(0.1, 0.1, 0.1));
+    int p = th_addPlane(m, "floor", 0, csu_transformIdentity());
     int e = addSpring(m, "spring", b, p, csu_vec3(0, 0, 0));
     assert_int_equal(cs_setForceParam(m, e, bad[i].key, bad[i].value), 0);
     csError err = {0};
@@ -723,8 +674,8 @@ static void test_parameters(void** state) {
 
   // the body must not be ground, and must not carry its own plane
   csModel* m = cs_newModel("bad");
-  int b = addFreeBody(m, "ball", 1.0, csu_vec3(0.1, 0.1, 0.1));
-  int p = addPlane(m, "deck", b, csu_quatIdentity(), csu_vec3(0, 0, 0));
+  int b = addBox(m, "ball", 1.0, csu_vec3(0.1, 0.1, 0.1));
+  int p = th_addPlane(m, "deck", b, csu_transformIdentity());
   addSpring(m, "spring", b, p, csu_vec3(0, 0, 0));
   csError err = {0};
   assert_int_not_equal(cs_finalizeModel(m, &err), 0);

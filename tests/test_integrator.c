@@ -1,8 +1,18 @@
 // test_integrator.c: the integrator loop: exact report times, linear solvers that agree,
 // failures that report time and reason, option checks.
+#include <stdio.h>
 #include <string.h>
 
 #include "helpers.h"
+
+
+// a cart on a slider along ground x with unit rotational inertia, named "cart<i>"
+static int addCart(csModel* m, int i, double mass) {
+  char name[16];
+  snprintf(name, sizeof(name), "cart%d", i);
+  return th_addBody(m, name, 0, CS_JOINT_SLIDER, csu_transformIdentity(), csu_transformIdentity(),
+                    mass, csu_vec3(0, 0, 0), csu_identity33());
+}
 
 
 // n independent sliders on springs of different stiffness (each its own coupled group)
@@ -11,21 +21,13 @@ static csModel* sliders(int n) {
   m->gravity = csu_vec3(0, 0, 0);
   csError err = {0};
   for (int i = 0; i < n; i++) {
-    csBody b;
-    memset(&b, 0, sizeof(b));
-    snprintf(b.name, sizeof(b.name), "cart%d", i);
-    b.joint = CS_JOINT_SLIDER;
-    b.X_PF = csu_transformIdentity();
-    b.X_BM = csu_transformIdentity();
-    b.mass = 1.0 + 0.01 * i;
-    b.inertia = csu_identity33();
-    int id = cs_addBody(m, &b, &err);
-    int s = cs_addForce(m, CS_FORCE_MOBILITY_SPRING, "spring", &err);
-    cs_setForceParam(m, s, "body", id);
-    cs_setForceParam(m, s, "stiffness", 10.0 + i);
-    int c = cs_addForce(m, CS_FORCE_MOBILITY_DAMPER, "damper", &err);
-    cs_setForceParam(m, c, "body", id);
-    cs_setForceParam(m, c, "damping", 0.1);
+    int id = addCart(m, i, 1.0 + 0.01 * i);
+    int s = th_addForce(m, CS_FORCE_MOBILITY_SPRING, "spring");
+    th_setParam(m, s, "body", id);
+    th_setParam(m, s, "stiffness", 10.0 + i);
+    int c = th_addForce(m, CS_FORCE_MOBILITY_DAMPER, "damper");
+    th_setParam(m, c, "body", id);
+    th_setParam(m, c, "damping", 0.1);
   }
   assert_int_equal(cs_finalizeModel(m, &err), 0);
   for (int i = 0; i < n; i++) {
@@ -62,11 +64,7 @@ static void test_solvers_agree(void** state) {
   (void)state;
   int n = 120;
   csModel* m = sliders(n);
-  csSimOptions o = cs_defaultSimOptions();
-  o.duration = 2.0;
-  o.report_interval = 1.0;
-  o.rtol = 1e-9;
-  o.atol = 1e-12;
+  csSimOptions o = th_simOptions(2.0, 1e-9, 1e-12, 1.0);
   o.linsol = CS_LINSOL_BAND;
   csData* band = th_run(m, &o, NULL);
   assert_int_equal(band->stat.linsol, CS_LINSOL_BAND);
@@ -108,19 +106,11 @@ static void test_groups_step_independently(void** state) {
     csModel* m = cs_newModel("pairs");
     m->gravity = csu_vec3(0, 0, 0);
     for (int i = 0; i < 2 * copies; i++) {
-      csBody b;
-      memset(&b, 0, sizeof(b));
-      snprintf(b.name, sizeof(b.name), "cart%d", i);
-      b.joint = CS_JOINT_SLIDER;
-      b.X_PF = csu_transformIdentity();
-      b.X_BM = csu_transformIdentity();
-      b.mass = 1.0;
-      b.inertia = csu_identity33();
-      int id = cs_addBody(m, &b, &err);
-      int s = cs_addForce(m, CS_FORCE_MOBILITY_SPRING, "spring", &err);
-      cs_setForceParam(m, s, "body", id);
+      int id = addCart(m, i, 1.0);
+      int s = th_addForce(m, CS_FORCE_MOBILITY_SPRING, "spring");
+      th_setParam(m, s, "body", id);
       // alternately slow and fast, each copy with a slightly different phase
-      cs_setForceParam(m, s, "stiffness", (i % 2 ? 1e4 : 1.0) * (1 + 0.1 * i));
+      th_setParam(m, s, "stiffness", (i % 2 ? 1e4 : 1.0) * (1 + 0.1 * i));
     }
     assert_int_equal(cs_finalizeModel(m, &err), 0);
     for (int i = 0; i < 2 * copies; i++) {
@@ -207,21 +197,13 @@ static csModel* stopSliders(int with_change) {
   csError err = {0};
   int stop0 = -1;
   for (int i = 0; i < 3; i++) {
-    csBody b;
-    memset(&b, 0, sizeof(b));
-    snprintf(b.name, sizeof(b.name), "cart%d", i);
-    b.joint = CS_JOINT_SLIDER;
-    b.X_PF = csu_transformIdentity();
-    b.X_BM = csu_transformIdentity();
-    b.mass = 1.0;
-    b.inertia = csu_identity33();
-    int id = cs_addBody(m, &b, &err);
-    int s = cs_addForce(m, CS_FORCE_LINEAR_STOP, "stop", &err);
-    cs_setForceParam(m, s, "body", id);
-    cs_setForceParam(m, s, "lower_bound", -0.05);
-    cs_setForceParam(m, s, "upper_bound", 0.05);
-    cs_setForceParam(m, s, "stiffness", 1e4);
-    cs_setForceParam(m, s, "dissipation", 0.0);
+    int id = addCart(m, i, 1.0);
+    int s = th_addForce(m, CS_FORCE_LINEAR_STOP, "stop");
+    th_setParam(m, s, "body", id);
+    th_setParam(m, s, "lower_bound", -0.05);
+    th_setParam(m, s, "upper_bound", 0.05);
+    th_setParam(m, s, "stiffness", 1e4);
+    th_setParam(m, s, "dissipation", 0.0);
     if (i == 0) {
       stop0 = s;
     }
@@ -249,11 +231,7 @@ static csModel* stopSliders(int with_change) {
 
 static void test_change_in_one_group(void** state) {
   (void)state;
-  csSimOptions o = cs_defaultSimOptions();
-  o.duration = 2.0;
-  o.report_interval = 0.05;
-  o.rtol = 1e-9;
-  o.atol = 1e-12;
+  csSimOptions o = th_simOptions(2.0, 1e-9, 1e-12, 0.05);
   thTrace plain = {0}, changed = {0};
   csModel* m0 = stopSliders(0);
   csModel* m1 = stopSliders(1);

@@ -6,25 +6,6 @@
 #include "helpers.h"
 
 
-static int addBody(csModel* m, int parent, csJointType joint, csTransform XPF, csTransform XBM,
-                   double mass, csVec3 com, csMat33 inertia) {
-  csBody b;
-  memset(&b, 0, sizeof(b));
-  snprintf(b.name, sizeof(b.name), "body%d", m->nbody);
-  b.parent = parent;
-  b.joint = joint;
-  b.X_PF = XPF;
-  b.X_BM = XBM;
-  b.mass = mass;
-  b.com = com;
-  b.inertia = inertia;
-  csError err = {0};
-  int id = cs_addBody(m, &b, &err);
-  assert_true(id > 0);
-  return id;
-}
-
-
 static csTransform frame(double x, double y, double z, double ax, double ay, double az, double ang) {
   return csu_transformFromPosQuat(csu_vec3(x, y, z),
                                   csu_quatFromAxisAngle(csu_vec3(ax, ay, az), ang));
@@ -35,16 +16,16 @@ static csTransform frame(double x, double y, double z, double ax, double ay, dou
 static csModel* mixedTree(void) {
   csModel* m = cs_newModel("tree");
   csMat33 I = csu_inertiaBox(1, csu_vec3(0.1, 0.2, 0.3));
-  int a = addBody(m, 0, CS_JOINT_PIN, frame(0.1, 0.2, 0.3, 1, 0, 0, 0.4),
-                  frame(0.05, 0, 0, 0, 1, 0, 0.2), 1.0, csu_vec3(0.1, 0, 0), I);
-  int b = addBody(m, a, CS_JOINT_SLIDER, frame(0.3, 0, 0.1, 0, 0, 1, 0.7),
-                  frame(0, 0.1, 0, 1, 1, 0, 0.3), 2.0, csu_vec3(0, 0.1, 0), I);
-  int c = addBody(m, b, CS_JOINT_BALL, frame(0, 0, -0.2, 0, 1, 1, 0.5),
-                  frame(0.02, 0.03, 0.04, 1, 0, 1, 0.6), 1.5, csu_vec3(0, 0, -0.1), I);
-  addBody(m, c, CS_JOINT_WELD, frame(0.1, 0.1, 0.1, 1, 2, 3, 0.4), frame(0, 0, 0, 1, 0, 0, 0),
-          0.5, csu_vec3(0, 0, 0), I);
-  addBody(m, a, CS_JOINT_FREE, frame(0.2, -0.1, 0, 3, 2, 1, 0.8),
-          frame(0.05, 0.02, -0.03, 0, 0, 1, 1.0), 0.8, csu_vec3(0.01, 0.02, 0.03), I);
+  int a = th_addBody(m, NULL, 0, CS_JOINT_PIN, frame(0.1, 0.2, 0.3, 1, 0, 0, 0.4),
+                     frame(0.05, 0, 0, 0, 1, 0, 0.2), 1.0, csu_vec3(0.1, 0, 0), I);
+  int b = th_addBody(m, NULL, a, CS_JOINT_SLIDER, frame(0.3, 0, 0.1, 0, 0, 1, 0.7),
+                     frame(0, 0.1, 0, 1, 1, 0, 0.3), 2.0, csu_vec3(0, 0.1, 0), I);
+  int c = th_addBody(m, NULL, b, CS_JOINT_BALL, frame(0, 0, -0.2, 0, 1, 1, 0.5),
+                     frame(0.02, 0.03, 0.04, 1, 0, 1, 0.6), 1.5, csu_vec3(0, 0, -0.1), I);
+  th_addBody(m, NULL, c, CS_JOINT_WELD, frame(0.1, 0.1, 0.1, 1, 2, 3, 0.4),
+             frame(0, 0, 0, 1, 0, 0, 0), 0.5, csu_vec3(0, 0, 0), I);
+  th_addBody(m, NULL, a, CS_JOINT_FREE, frame(0.2, -0.1, 0, 3, 2, 1, 0.8),
+             frame(0.05, 0.02, -0.03, 0, 0, 1, 1.0), 0.8, csu_vec3(0.01, 0.02, 0.03), I);
   csError err = {0};
   assert_int_equal(cs_finalizeModel(m, &err), 0);
   return m;
@@ -118,13 +99,13 @@ static void newtonEuler(int welded) {
   int parent = 0;
   if (welded) {
     csTransform XGW = frame(1, 2, 3, 1, 0, 0, 0.9);
-    parent = addBody(m, 0, CS_JOINT_WELD, XGW, csu_transformIdentity(), 5.0,
-                     csu_vec3(0, 0, 0), I);
+    parent = th_addBody(m, NULL, 0, CS_JOINT_WELD, XGW, csu_transformIdentity(), 5.0,
+                        csu_vec3(0, 0, 0), I);
     csTransform XWG = csu_transformInverse(&XGW);
     XGF = csu_transformMul(&XWG, &XGF);
   }
-  int b = addBody(m, parent, CS_JOINT_FREE, XGF, frame(0.1, -0.3, 0.2, 1, 1, 0, 0.7), 3.0,
-                  csu_vec3(0.05, 0.1, -0.05), I);
+  int b = th_addBody(m, NULL, parent, CS_JOINT_FREE, XGF, frame(0.1, -0.3, 0.2, 1, 1, 0, 0.7), 3.0,
+                     csu_vec3(0.05, 0.1, -0.05), I);
   csError err = {0};
   cs_addForce(m, CS_FORCE_GRAVITY, "gravity", &err);
   int f = cs_addForce(m, CS_FORCE_CONSTANT, "push", &err);

@@ -8,54 +8,9 @@
 #define PI 3.14159265358979323846
 
 
-// a body with a joint to `parent`; F and M frames given as transforms
-static int addBody(csModel* m, const char* name, int parent, csJointType joint, csTransform XPF,
-                   csTransform XBM, double mass, csVec3 com, csMat33 inertia) {
-  csBody b;
-  memset(&b, 0, sizeof(b));
-  snprintf(b.name, sizeof(b.name), "%s", name);
-  b.parent = parent;
-  b.joint = joint;
-  b.X_PF = XPF;
-  b.X_BM = XBM;
-  b.mass = mass;
-  b.com = com;
-  b.inertia = inertia;
-  csError err = {0};
-  int id = cs_addBody(m, &b, &err);
-  assert_true(id > 0);
-  return id;
-}
-
-
-static void addGravity(csModel* m) {
-  csError err = {0};
-  assert_true(cs_addForce(m, CS_FORCE_GRAVITY, "gravity", &err) >= 0);
-}
-
-
-static void finalize(csModel* m) {
-  csError err = {0};
-  if (cs_finalizeModel(m, &err) != 0) {
-    print_error("finalize: %s\n", err.message);
-    fail();
-  }
-}
-
-
+// options with a hundred reports over the run
 static csSimOptions options(double duration, double rtol, double atol) {
-  csSimOptions o = cs_defaultSimOptions();
-  o.duration = duration;
-  o.rtol = rtol;
-  o.atol = atol;
-  o.report_interval = duration / 100;
-  return o;
-}
-
-
-static csMat33 diag(double a, double b, double c) {
-  csMat33 r = {{{a, 0, 0}, {0, b, 0}, {0, 0, c}}};
-  return r;
+  return th_simOptions(duration, rtol, atol, duration / 100);
 }
 
 
@@ -63,10 +18,10 @@ static csMat33 diag(double a, double b, double c) {
 static void test_free_fall(void** state) {
   (void)state;
   csModel* m = cs_newModel("fall");
-  int b = addBody(m, "box", 0, CS_JOINT_FREE, csu_transformIdentity(), csu_transformIdentity(),
-                  2.0, csu_vec3(0, 0, 0), csu_inertiaBox(2.0, csu_vec3(0.1, 0.2, 0.3)));
-  addGravity(m);
-  finalize(m);
+  int b = th_addFreeBody(m, "box", 2.0, csu_vec3(0, 0, 0),
+                         csu_inertiaBox(2.0, csu_vec3(0.1, 0.2, 0.3)));
+  th_addForce(m, CS_FORCE_GRAVITY, "gravity");
+  th_finalize(m);
   const csBody* body = &m->body[b];
   m->q0[body->qadr + 6] = 10.0;
   m->u0[body->uadr + 3] = 1.5;
@@ -144,9 +99,8 @@ static csModel* spinningBody(csVec3 w_body, double* tumble_out) {
   (void)tumble_out;
   csModel* m = cs_newModel("spin");
   m->gravity = csu_vec3(0, 0, 0);
-  int b = addBody(m, "body", 0, CS_JOINT_FREE, csu_transformIdentity(), csu_transformIdentity(),
-                  1.0, csu_vec3(0, 0, 0), diag(1.0, 2.0, 3.0));
-  finalize(m);
+  int b = th_addFreeBody(m, "body", 1.0, csu_vec3(0, 0, 0), th_diag(1.0, 2.0, 3.0));
+  th_finalize(m);
   const csBody* body = &m->body[b];
   csQuat q = csu_quatFromAxisAngle(csu_vec3(1, 2, 3), 0.7);
   setQuat(m->q0 + body->qadr, q);
@@ -206,10 +160,10 @@ static csModel* pendulum(double L, double mass, double icom, double theta0) {
   csTransform XPF = csu_transformFromPosQuat(csu_vec3(0, 0, 1),
                                              csu_quatFromAxisAngle(csu_vec3(1, 0, 0), -PI / 2));
   // F's y axis is Ground's -z, so a COM on the body's +y hangs below the pivot at q = 0
-  addBody(m, "arm", 0, CS_JOINT_PIN, XPF, csu_transformIdentity(), mass, csu_vec3(0, L, 0),
-          diag(icom, icom, icom));
-  addGravity(m);
-  finalize(m);
+  th_addBody(m, "arm", 0, CS_JOINT_PIN, XPF, csu_transformIdentity(), mass, csu_vec3(0, L, 0),
+             th_diag(icom, icom, icom));
+  th_addForce(m, CS_FORCE_GRAVITY, "gravity");
+  th_finalize(m);
   m->q0[0] = theta0;
   return m;
 }
@@ -262,8 +216,8 @@ static void slider(double k, double c, double mass, double x0, double duration, 
                    csModel** out) {
   csModel* m = cs_newModel("slider");
   m->gravity = csu_vec3(0, 0, 0);
-  addBody(m, "cart", 0, CS_JOINT_SLIDER, csu_transformIdentity(), csu_transformIdentity(), mass,
-          csu_vec3(0, 0, 0), diag(0.1, 0.1, 0.1));
+  th_addBody(m, "cart", 0, CS_JOINT_SLIDER, csu_transformIdentity(), csu_transformIdentity(), mass,
+             csu_vec3(0, 0, 0), th_diag(0.1, 0.1, 0.1));
   csError err = {0};
   int s = cs_addForce(m, CS_FORCE_MOBILITY_SPRING, "spring", &err);
   assert_int_equal(cs_setForceParam(m, s, "body", 1), 0);
@@ -273,7 +227,7 @@ static void slider(double k, double c, double mass, double x0, double duration, 
     assert_int_equal(cs_setForceParam(m, dmp, "body", 1), 0);
     assert_int_equal(cs_setForceParam(m, dmp, "damping", c), 0);
   }
-  finalize(m);
+  th_finalize(m);
   m->q0[0] = x0;
   csSimOptions o = options(duration, 1e-10, 1e-12);
   csData* d = th_run(m, &o, tr);
@@ -324,13 +278,13 @@ static void test_double_pendulum_energy(void** state) {
   csModel* m = cs_newModel("double");
   csTransform XPF = csu_transformFromPosQuat(csu_vec3(0, 0, 2),
                                              csu_quatFromAxisAngle(csu_vec3(1, 0, 0), PI / 2));
-  int a = addBody(m, "upper", 0, CS_JOINT_PIN, XPF, csu_transformIdentity(), 1.0,
-                  csu_vec3(0.5, 0, 0), csu_inertiaCylinder(1.0, 0.02, 0.5));
+  int a = th_addBody(m, "upper", 0, CS_JOINT_PIN, XPF, csu_transformIdentity(), 1.0,
+                     csu_vec3(0.5, 0, 0), csu_inertiaCylinder(1.0, 0.02, 0.5));
   csTransform XPF2 = csu_transformFromPosQuat(csu_vec3(1, 0, 0), csu_quatIdentity());
-  addBody(m, "lower", a, CS_JOINT_PIN, XPF2, csu_transformIdentity(), 0.7, csu_vec3(0.4, 0, 0),
-          csu_inertiaBox(0.7, csu_vec3(0.4, 0.03, 0.03)));
-  addGravity(m);
-  finalize(m);
+  th_addBody(m, "lower", a, CS_JOINT_PIN, XPF2, csu_transformIdentity(), 0.7, csu_vec3(0.4, 0, 0),
+             csu_inertiaBox(0.7, csu_vec3(0.4, 0.03, 0.03)));
+  th_addForce(m, CS_FORCE_GRAVITY, "gravity");
+  th_finalize(m);
   m->q0[0] = 1.2;
   m->q0[1] = -0.4;
   m->u0[1] = 3.0;
@@ -359,13 +313,13 @@ static void test_ball_chain_energy(void** state) {
     snprintf(name, sizeof(name), "link%d", i);
     csTransform XBM = csu_transformFromPosQuat(csu_vec3(0.05 * i, 0.02, 0.3),
                                                csu_quatFromAxisAngle(csu_vec3(0, 1, 1), 0.3 * i));
-    parent = addBody(m, name, parent, CS_JOINT_BALL, XPF, XBM, 1.0 + 0.5 * i,
-                     csu_vec3(0.01, -0.02, 0.0), csu_inertiaBox(1.0 + 0.5 * i,
-                                                                csu_vec3(0.05, 0.06, 0.3)));
+    parent = th_addBody(m, name, parent, CS_JOINT_BALL, XPF, XBM, 1.0 + 0.5 * i,
+                        csu_vec3(0.01, -0.02, 0.0),
+                        csu_inertiaBox(1.0 + 0.5 * i, csu_vec3(0.05, 0.06, 0.3)));
     XPF = csu_transformFromPosQuat(csu_vec3(0.0, 0.03, -0.3), csu_quatIdentity());
   }
-  addGravity(m);
-  finalize(m);
+  th_addForce(m, CS_FORCE_GRAVITY, "gravity");
+  th_finalize(m);
   for (int b = 1; b < m->nbody; b++) {
     const csBody* body = &m->body[b];
     setQuat(m->q0 + body->qadr, csu_quatFromAxisAngle(csu_vec3(1, 0.3 * b, 0), 0.4 + 0.2 * b));
@@ -439,12 +393,12 @@ static void test_autoupdate_once_per_step(void** state) {
   m = cs_newModel("pendulum");
   csTransform XPF = csu_transformFromPosQuat(csu_vec3(0, 0, 1),
                                              csu_quatFromAxisAngle(csu_vec3(1, 0, 0), -PI / 2));
-  addBody(m, "arm", 0, CS_JOINT_PIN, XPF, csu_transformIdentity(), 1, csu_vec3(0, 1, 0),
-          diag(1e-3, 1e-3, 1e-3));
-  addGravity(m);
+  th_addBody(m, "arm", 0, CS_JOINT_PIN, XPF, csu_transformIdentity(), 1, csu_vec3(0, 1, 0),
+             th_diag(1e-3, 1e-3, 1e-3));
+  th_addForce(m, CS_FORCE_GRAVITY, "gravity");
   e = cs_addForce(m, CS_FORCE_COUNTER, "counter", &err);
   assert_true(e >= 0);
-  finalize(m);
+  th_finalize(m);
   m->q0[0] = 1.0;
   csSimOptions o = options(5.0, 1e-8, 1e-10);
   csData* d = th_run(m, &o, NULL);

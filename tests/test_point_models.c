@@ -22,52 +22,11 @@ typedef struct rig {
 } rig;
 
 
-static int addFree(csModel* m, const char* name, double mass, csVec3 com, csMat33 inertia) {
-  csBody b;
-  memset(&b, 0, sizeof(b));
-  snprintf(b.name, sizeof(b.name), "%s", name);
-  b.parent = 0;
-  b.joint = CS_JOINT_FREE;
-  b.X_PF = csu_transformIdentity();
-  b.X_BM = csu_transformIdentity();
-  b.mass = mass;
-  b.com = com;
-  b.inertia = inertia;
-  csError err = {0};
-  int id = cs_addBody(m, &b, &err);
-  assert_true(id > 0);
-  return id;
-}
-
-
-static void setParam(csModel* m, int e, const char* key, double value) {
-  if (cs_setForceParam(m, e, key, value) != 0) {
-    print_error("no parameter '%s'\n", key);
-    fail();
-  }
-}
-
-
-static int addFloor(csModel* m) {
-  csPlane pl;
-  memset(&pl, 0, sizeof(pl));
-  snprintf(pl.name, sizeof(pl.name), "floor");
-  pl.body = 0;
-  pl.X_BP = csu_transformIdentity();
-  csError err = {0};
-  int p = cs_addPlane(m, &pl, &err);
-  assert_true(p >= 0);
-  return p;
-}
-
-
 // a compliant point on `body` at `station` against plane p; no parameters beyond geometry
 static int addPoint(csModel* m, const char* name, int body, int p, csVec3 station) {
-  csError err = {0};
-  int e = cs_addForce(m, CS_FORCE_COMPLIANT_POINT, name, &err);
-  assert_true(e >= 0);
-  setParam(m, e, "body", body);
-  setParam(m, e, "plane", p);
+  int e = th_addForce(m, CS_FORCE_COMPLIANT_POINT, name);
+  th_setParam(m, e, "body", body);
+  th_setParam(m, e, "plane", p);
   csu_vec3ToArray(m->force[e].param, station);
   return e;
 }
@@ -76,50 +35,23 @@ static int addPoint(csModel* m, const char* name, int body, int p, csVec3 statio
 // a ball of mass 1 whose lowest point carries the station
 static rig makeRig(int gravity) {
   rig r;
-  csError err = {0};
   r.m = cs_newModel("rig");
-  r.ball = addFree(r.m, "ball", 1.0, csu_vec3(0, 0, 0), csu_inertiaSphere(1.0, RADIUS));
-  r.plane = addFloor(r.m);
+  r.ball = th_addFreeBody(r.m, "ball", 1.0, csu_vec3(0, 0, 0), csu_inertiaSphere(1.0, RADIUS));
+  r.plane = th_addPlane(r.m, "floor", 0, csu_transformIdentity());
   if (gravity) {
-    assert_true(cs_addForce(r.m, CS_FORCE_GRAVITY, "gravity", &err) >= 0);
+    th_addForce(r.m, CS_FORCE_GRAVITY, "gravity");
   }
   r.e = addPoint(r.m, "contact", r.ball, r.plane, csu_vec3(0, 0, -RADIUS));
   return r;
 }
 
 
-static void finalize(csModel* m) {
-  csError err = {0};
-  if (cs_finalizeModel(m, &err) != 0) {
-    print_error("finalize: %s: %s\n", err.path, err.message);
-    fail();
-  }
-}
-
-
 // the ball upright with its station at depth x below the floor, moving with v; realized
 static void placeBall(const rig* r, csData* d, double x, csVec3 v) {
-  double* Q = d->q + r->m->body[r->ball].qadr;
-  double* U = d->u + r->m->body[r->ball].uadr;
-  Q[0] = 1;
-  Q[1] = Q[2] = Q[3] = 0;
-  csu_vec3ToArray(Q + 4, csu_vec3(0, 0, RADIUS - x));
-  csu_vec3ToArray(U, csu_vec3(0, 0, 0));
-  csu_vec3ToArray(U + 3, v);
+  th_setFreeState(r->m, d->q, d->u, r->ball, csu_quatIdentity(), csu_vec3(0, 0, RADIUS - x),
+                  csu_vec3(0, 0, 0), v);
   cs_invalidate(d);
   cs_realizeDynamics(r->m, d);
-}
-
-
-static void assertVecClose(csVec3 a, csVec3 b, double rtol, double atol, const char* what) {
-  char buf[128];
-  double scale = csu_norm(b);
-  snprintf(buf, sizeof(buf), "%s.x", what);
-  th_assertClose(a.x, b.x, 0, atol + rtol * scale, buf);
-  snprintf(buf, sizeof(buf), "%s.y", what);
-  th_assertClose(a.y, b.y, 0, atol + rtol * scale, buf);
-  snprintf(buf, sizeof(buf), "%s.z", what);
-  th_assertClose(a.z, b.z, 0, atol + rtol * scale, buf);
 }
 
 
@@ -153,8 +85,8 @@ static void test_point_force_and_energy(void** state) {
   (void)state;
   const double k = 2e5;
   rig r = makeRig(0);
-  setParam(r.m, r.e, "stiffness", k);
-  finalize(r.m);
+  th_setParam(r.m, r.e, "stiffness", k);
+  th_finalize(r.m);
   csData* d = cs_makeData(r.m);
   const double xs[] = {-0.01, 0, 1e-6, 0.001, 0.01};
   for (size_t i = 0; i < sizeof(xs) / sizeof(xs[0]); i++) {
@@ -180,9 +112,9 @@ static void test_point_damping_and_clamp(void** state) {
   (void)state;
   const double k = 2e5, c = 2.0, x = 0.004;
   rig r = makeRig(0);
-  setParam(r.m, r.e, "stiffness", k);
-  setParam(r.m, r.e, "dissipation", c);
-  finalize(r.m);
+  th_setParam(r.m, r.e, "stiffness", k);
+  th_setParam(r.m, r.e, "dissipation", c);
+  th_finalize(r.m);
   csData* d = cs_makeData(r.m);
   const double rates[] = {-1.0, -0.5, -0.2, 0, 0.3, 1.5};
   for (size_t i = 0; i < sizeof(rates) / sizeof(rates[0]); i++) {
@@ -206,12 +138,12 @@ static void test_point_stribeck(void** state) {
   (void)state;
   const double k = 2e5, x = 0.003, us = 0.9, ud = 0.5, uv = 0.05, vt = 0.02;
   rig r = makeRig(0);
-  setParam(r.m, r.e, "stiffness", k);
-  setParam(r.m, r.e, "mu_static", us);
-  setParam(r.m, r.e, "mu_dynamic", ud);
-  setParam(r.m, r.e, "mu_viscous", uv);
-  setParam(r.m, r.e, "transition_velocity", vt);
-  finalize(r.m);
+  th_setParam(r.m, r.e, "stiffness", k);
+  th_setParam(r.m, r.e, "mu_static", us);
+  th_setParam(r.m, r.e, "mu_dynamic", ud);
+  th_setParam(r.m, r.e, "mu_viscous", uv);
+  th_setParam(r.m, r.e, "transition_velocity", vt);
+  th_finalize(r.m);
   csData* d = cs_makeData(r.m);
   const double speeds[] = {0, 0.004, 0.01, 0.02, 0.03, 0.05, 0.06, 0.5};
   for (size_t i = 0; i < sizeof(speeds) / sizeof(speeds[0]); i++) {
@@ -223,11 +155,11 @@ static void test_point_stribeck(void** state) {
     csVec3 F = csu_vec3(s > 0 ? -ff * v.x / s : 0, s > 0 ? -ff * v.y / s : 0, fn);
     char what[64];
     snprintf(what, sizeof(what), "force at slip %g", s);
-    assertVecClose(d->body_force[r.ball].v, F, 1e-12, 1e-12, what);
+    th_assertVecClose(d->body_force[r.ball].v, F, 1e-12, 1e-12, what);
     // applied midway through the overlap: x/2 above the station
     csVec3 arm = csu_vec3(0, 0, -RADIUS + 0.5 * x);
     snprintf(what, sizeof(what), "moment at slip %g", s);
-    assertVecClose(d->body_force[r.ball].w, csu_cross(arm, F), 1e-12, 1e-12, what);
+    th_assertVecClose(d->body_force[r.ball].w, csu_cross(arm, F), 1e-12, 1e-12, what);
     th_assertClose(d->force_power[r.e], ff * s, 1e-12, 1e-12, "friction power");
     const double* extra = d->force_extra + r.m->force[r.e].repadr;
     csContactReport rep;
@@ -250,17 +182,17 @@ static void test_point_material_pair(void** state) {
   const double k2 = 6e5, c2 = 3.0, us2 = 0.4, ud2 = 0.2, uv2 = 0.1;
   const double x = 0.002, xdot = 0.3, slip = 0.5, vt = 0.01;
   rig r = makeRig(0);
-  setParam(r.m, r.e, "body_material.stiffness", k1);
-  setParam(r.m, r.e, "body_material.dissipation", c1);
-  setParam(r.m, r.e, "body_material.mu_static", us1);
-  setParam(r.m, r.e, "body_material.mu_dynamic", ud1);
-  setParam(r.m, r.e, "body_material.mu_viscous", uv1);
-  setParam(r.m, r.e, "plane_material.stiffness", k2);
-  setParam(r.m, r.e, "plane_material.dissipation", c2);
-  setParam(r.m, r.e, "plane_material.mu_static", us2);
-  setParam(r.m, r.e, "plane_material.mu_dynamic", ud2);
-  setParam(r.m, r.e, "plane_material.mu_viscous", uv2);
-  finalize(r.m);
+  th_setParam(r.m, r.e, "body_material.stiffness", k1);
+  th_setParam(r.m, r.e, "body_material.dissipation", c1);
+  th_setParam(r.m, r.e, "body_material.mu_static", us1);
+  th_setParam(r.m, r.e, "body_material.mu_dynamic", ud1);
+  th_setParam(r.m, r.e, "body_material.mu_viscous", uv1);
+  th_setParam(r.m, r.e, "plane_material.stiffness", k2);
+  th_setParam(r.m, r.e, "plane_material.dissipation", c2);
+  th_setParam(r.m, r.e, "plane_material.mu_static", us2);
+  th_setParam(r.m, r.e, "plane_material.mu_dynamic", ud2);
+  th_setParam(r.m, r.e, "plane_material.mu_viscous", uv2);
+  th_finalize(r.m);
   csData* d = cs_makeData(r.m);
   placeBall(&r, d, x, csu_vec3(slip, 0, -xdot));
 
@@ -274,12 +206,12 @@ static void test_point_material_pair(void** state) {
   th_assertClose(c, 1.5, 1e-15, 0, "combined c");
   double fn = k * x * (1 + c * xdot);
   double ff = fn * stribeck(slip, vt, us, ud, uv);
-  assertVecClose(d->body_force[r.ball].v, csu_vec3(-ff, 0, fn), 1e-12, 1e-12, "pair force");
+  th_assertVecClose(d->body_force[r.ball].v, csu_vec3(-ff, 0, fn), 1e-12, 1e-12, "pair force");
 
   // the body's surface takes s of the deformation: the point is s x above the station
   csContactReport rep;
   assert_int_equal(cs_contactReport(r.m, d, r.e, &rep), 0);
-  assertVecClose(rep.point, csu_vec3(0, 0, -x + s * x), 0, 1e-15, "pair contact point");
+  th_assertVecClose(rep.point, csu_vec3(0, 0, -x + s * x), 0, 1e-15, "pair contact point");
   th_assertClose(rep.pe, 0.5 * k * x * x, 1e-12, 0, "pair pe");
   cs_deleteData(d);
   cs_deleteModel(r.m);
@@ -311,7 +243,7 @@ static void test_point_validation(void** state) {
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
     rig r = makeRig(0);
     for (int j = 0; j < 3 && cases[i].keys[j]; j++) {
-      setParam(r.m, r.e, cases[i].keys[j], cases[i].values[j]);
+      th_setParam(r.m, r.e, cases[i].keys[j], cases[i].values[j]);
     }
     csError err = {0};
     int status = cs_finalizeModel(r.m, &err);
@@ -335,49 +267,18 @@ static void test_point_validation(void** state) {
 
 #define Z0 0.6   // initial height of the centre; contact starts at z = RADIUS
 
-typedef struct dropResult {
-  double apex;      // height of the centre at the apex after the first bounce (free flight)
-  double cor;       // rebound speed / impact speed
-  double drift;     // max |KE + PE + dissipated - initial| / (m g (Z0 - RADIUS))
-  double lost;      // dissipated energy after the bounce / (m g (Z0 - RADIUS))
-} dropResult;
-
-
-static dropResult drop(double k, double c) {
+// drop the ball from rest at Z0 onto the floor and measure its first bounce
+static thBounce drop(double k, double c) {
   rig r = makeRig(1);
-  setParam(r.m, r.e, "stiffness", k);
-  setParam(r.m, r.e, "dissipation", c);
-  finalize(r.m);
+  th_setParam(r.m, r.e, "stiffness", k);
+  th_setParam(r.m, r.e, "dissipation", c);
+  th_finalize(r.m);
   r.m->q0[r.m->body[r.ball].qadr + 6] = Z0;
-  csSimOptions o = cs_defaultSimOptions();
-  o.duration = 0.75;
-  o.rtol = 1e-10;
-  o.atol = 1e-12;
-  o.report_interval = 1e-3;
+  csSimOptions o = th_simOptions(0.75, 1e-10, 1e-12, 1e-3);
   thTrace tr = {0};
   csData* d = th_run(r.m, &o, &tr);
-
-  dropResult res = {0};
-  double scale = G * (Z0 - RADIUS);
-  double e0 = tr.ke[0] + tr.pe[0] + tr.diss[0];
-  for (int i = 0; i < tr.n; i++) {
-    double drift = fabs(tr.ke[i] + tr.pe[i] + tr.diss[i] - e0) / scale;
-    res.drift = drift > res.drift ? drift : res.drift;
-  }
-  // first sample rising again, then the first one out of contact after it
-  int i = 0;
-  while (i < tr.n && tr.u[i * tr.nu + 5] <= 0) {
-    i++;
-  }
-  while (i < tr.n && !(tr.q[i * tr.nq + 6] > RADIUS && tr.u[i * tr.nu + 5] > 0)) {
-    i++;
-  }
-  assert_true(i < tr.n);
-  double z = tr.q[i * tr.nq + 6], vz = tr.u[i * tr.nu + 5];
-  // free flight: vz^2 + 2 g z is constant
-  res.apex = z + vz * vz / (2 * G);
-  res.cor = sqrt(vz * vz + 2 * G * (z - RADIUS)) / sqrt(2 * G * (Z0 - RADIUS));
-  res.lost = tr.diss[i] / scale;
+  // the model exerts no force once the station is above the floor
+  thBounce res = th_measureBounce(r.m, &tr, r.ball, G, Z0, RADIUS, 0);
   th_traceFree(&tr);
   cs_deleteData(d);
   cs_deleteModel(r.m);
@@ -390,7 +291,7 @@ static dropResult drop(double k, double c) {
 static void test_point_drop(void** state) {
   (void)state;
   const double k = 1e5;
-  dropResult el = drop(k, 0);
+  thBounce el = drop(k, 0);
   printf("compliant_point c=0: apex %.9f (from %.3f), energy drift %.2e, lost %.2e\n", el.apex,
          Z0, el.drift, el.lost);
   th_assertClose(el.apex, Z0, 0, 1e-6, "elastic rebound height");
@@ -401,7 +302,7 @@ static void test_point_drop(void** state) {
   double vin = sqrt(2 * G * (Z0 - RADIUS));
   double prev = 1.0, first = 0;
   for (int j = 0; j < 3; j++) {
-    dropResult dr = drop(k, cs[j]);
+    thBounce dr = drop(k, cs[j]);
     printf("compliant_point c=%g: e = %.5f (first order 1 - 2cv/3 = %.5f), energy drift %.2e\n",
            cs[j], dr.cor, 1 - 2 * cs[j] * vin / 3, dr.drift);
     assert_true(dr.cor < prev);
@@ -425,29 +326,24 @@ static void test_point_drop(void** state) {
 static double blockCopOffset(double mu) {
   const double mass = 2.0, hx = 0.2, hy = 0.1, hz = 0.05;
   const csVec3 com = csu_vec3(0.06, -0.04, 0.01);   // off the geometric centre
-  csError err = {0};
   csModel* m = cs_newModel("block");
-  int b = addFree(m, "block", mass, com, csu_inertiaBox(mass, csu_vec3(hx, hy, hz)));
-  int p = addFloor(m);
-  assert_true(cs_addForce(m, CS_FORCE_GRAVITY, "gravity", &err) >= 0);
+  int b = th_addFreeBody(m, "block", mass, com, csu_inertiaBox(mass, csu_vec3(hx, hy, hz)));
+  int p = th_addPlane(m, "floor", 0, csu_transformIdentity());
+  th_addForce(m, CS_FORCE_GRAVITY, "gravity");
   int corners[4];
   for (int i = 0; i < 4; i++) {
     char name[16];
     snprintf(name, sizeof(name), "corner%d", i);
     csVec3 st = csu_vec3((i & 1) ? hx : -hx, (i & 2) ? hy : -hy, -hz);
     corners[i] = addPoint(m, name, b, p, st);
-    setParam(m, corners[i], "stiffness", 1e5);
-    setParam(m, corners[i], "dissipation", 20);
-    setParam(m, corners[i], "mu_static", mu);
-    setParam(m, corners[i], "mu_dynamic", 0.75 * mu);
+    th_setParam(m, corners[i], "stiffness", 1e5);
+    th_setParam(m, corners[i], "dissipation", 20);
+    th_setParam(m, corners[i], "mu_static", mu);
+    th_setParam(m, corners[i], "mu_dynamic", 0.75 * mu);
   }
-  finalize(m);
+  th_finalize(m);
   m->q0[m->body[b].qadr + 6] = hz + 0.002;
-  csSimOptions o = cs_defaultSimOptions();
-  o.duration = 3.0;
-  o.rtol = 1e-9;
-  o.atol = 1e-12;
-  o.report_interval = 0.1;
+  csSimOptions o = th_simOptions(3.0, 1e-9, 1e-12, 0.1);
   csData* d = th_run(m, &o, NULL);
 
   double fz = 0, cx = 0, cy = 0;
@@ -485,10 +381,10 @@ static void test_block_center_of_pressure(void** state) {
 static void test_point_rhs_allocates_nothing(void** state) {
   (void)state;
   rig r = makeRig(1);
-  setParam(r.m, r.e, "body_material.stiffness", 1e5);
-  setParam(r.m, r.e, "plane_material.stiffness", 3e5);
-  setParam(r.m, r.e, "plane_material.mu_static", 0.5);
-  finalize(r.m);
+  th_setParam(r.m, r.e, "body_material.stiffness", 1e5);
+  th_setParam(r.m, r.e, "plane_material.stiffness", 3e5);
+  th_setParam(r.m, r.e, "plane_material.mu_static", 0.5);
+  th_finalize(r.m);
   csData* d = cs_makeData(r.m);
   long before = csu_allocationCount();
   placeBall(&r, d, 0.001, csu_vec3(0.1, 0.2, -0.3));

@@ -29,97 +29,35 @@ typedef struct rig {
 } rig;
 
 
-static int addFree(csModel* m, const char* name, double mass, csMat33 inertia) {
-  csBody b;
-  memset(&b, 0, sizeof(b));
-  snprintf(b.name, sizeof(b.name), "%s", name);
-  b.parent = 0;
-  b.joint = CS_JOINT_FREE;
-  b.X_PF = csu_transformIdentity();
-  b.X_BM = csu_transformIdentity();
-  b.mass = mass;
-  b.inertia = inertia;
-  csError err = {0};
-  int id = cs_addBody(m, &b, &err);
-  assert_true(id > 0);
-  return id;
-}
-
-
-static void setParam(csModel* m, int e, const char* key, double value) {
-  if (cs_setForceParam(m, e, key, value) != 0) {
-    print_error("no parameter '%s'\n", key);
-    fail();
-  }
-}
-
-
 static rig makeRig(int kind, int gravity, int onSlab, csTransform X_BP) {
   rig r;
-  csError err = {0};
+  csVec3 origin = csu_vec3(0, 0, 0);
   r.m = cs_newModel("rig");
-  r.slab = onSlab ? addFree(r.m, "slab", 5.0, csu_inertiaBox(5.0, csu_vec3(0.5, 0.5, 0.05))) : 0;
-  r.sphere = addFree(r.m, "ball", 1.0, csu_inertiaSphere(1.0, RADIUS));
-  csPlane pl;
-  memset(&pl, 0, sizeof(pl));
-  snprintf(pl.name, sizeof(pl.name), "floor");
-  pl.body = r.slab;
-  pl.X_BP = X_BP;
-  r.plane = cs_addPlane(r.m, &pl, &err);
-  assert_true(r.plane >= 0);
+  r.slab = 0;
+  if (onSlab) {
+    csMat33 slabInertia = csu_inertiaBox(5.0, csu_vec3(0.5, 0.5, 0.05));
+    r.slab = th_addFreeBody(r.m, "slab", 5.0, origin, slabInertia);
+  }
+  r.sphere = th_addFreeBody(r.m, "ball", 1.0, origin, csu_inertiaSphere(1.0, RADIUS));
+  r.plane = th_addPlane(r.m, "floor", r.slab, X_BP);
   if (gravity) {
-    assert_true(cs_addForce(r.m, CS_FORCE_GRAVITY, "gravity", &err) >= 0);
+    th_addForce(r.m, CS_FORCE_GRAVITY, "gravity");
   }
-  r.e = cs_addForce(r.m, kind, "contact", &err);
-  assert_true(r.e >= 0);
-  setParam(r.m, r.e, "body", r.sphere);
-  setParam(r.m, r.e, "plane", r.plane);
-  setParam(r.m, r.e, "radius", RADIUS);
+  r.e = th_addForce(r.m, kind, "contact");
+  th_setParam(r.m, r.e, "body", r.sphere);
+  th_setParam(r.m, r.e, "plane", r.plane);
+  th_setParam(r.m, r.e, "radius", RADIUS);
   return r;
-}
-
-
-static void finalize(csModel* m) {
-  csError err = {0};
-  if (cs_finalizeModel(m, &err) != 0) {
-    print_error("finalize: %s: %s\n", err.path, err.message);
-    fail();
-  }
-}
-
-
-// write the free-joint state of body b: orientation, origin, angular and linear velocity (Ground)
-static void setBody(const csModel* m, csData* d, int b, csQuat q, csVec3 p, csVec3 w, csVec3 v) {
-  double* Q = d->q + m->body[b].qadr;
-  double* U = d->u + m->body[b].uadr;
-  Q[0] = q.w;
-  Q[1] = q.x;
-  Q[2] = q.y;
-  Q[3] = q.z;
-  csu_vec3ToArray(Q + 4, p);
-  csu_vec3ToArray(U, w);
-  csu_vec3ToArray(U + 3, v);
 }
 
 
 // the sphere (centre at its body origin, identity orientation) at height z with velocity v,
 // over the ground floor; realized to dynamics
 static void placeSphere(const rig* r, csData* d, double z, csVec3 v) {
-  setBody(r->m, d, r->sphere, csu_quatIdentity(), csu_vec3(0, 0, z), csu_vec3(0, 0, 0), v);
+  th_setFreeState(r->m, d->q, d->u, r->sphere, csu_quatIdentity(), csu_vec3(0, 0, z),
+                  csu_vec3(0, 0, 0), v);
   cs_invalidate(d);
   cs_realizeDynamics(r->m, d);
-}
-
-
-static void assertVecClose(csVec3 a, csVec3 b, double rtol, double atol, const char* what) {
-  char buf[128];
-  double scale = csu_norm(b);
-  snprintf(buf, sizeof(buf), "%s.x", what);
-  th_assertClose(a.x, b.x, 0, atol + rtol * scale, buf);
-  snprintf(buf, sizeof(buf), "%s.y", what);
-  th_assertClose(a.y, b.y, 0, atol + rtol * scale, buf);
-  snprintf(buf, sizeof(buf), "%s.z", what);
-  th_assertClose(a.z, b.z, 0, atol + rtol * scale, buf);
 }
 
 
@@ -162,8 +100,8 @@ static void test_smooth_force_and_energy(void** state) {
   (void)state;
   const double E = 1e6;
   rig r = makeRig(CS_FORCE_SMOOTH_SPHERE, 0, 0, csu_transformIdentity());
-  setParam(r.m, r.e, "stiffness", E);
-  finalize(r.m);
+  th_setParam(r.m, r.e, "stiffness", E);
+  th_finalize(r.m);
   csData* d = cs_makeData(r.m);
   const double xs[] = {-0.05, -0.01, -0.002, 0, 0.001, 0.004, 0.01, 0.03};
   for (size_t i = 0; i < sizeof(xs) / sizeof(xs[0]); i++) {
@@ -193,9 +131,9 @@ static void test_smooth_dissipation(void** state) {
   (void)state;
   const double E = 1e6, c = 2.0, x = 0.005;
   rig r = makeRig(CS_FORCE_SMOOTH_SPHERE, 0, 0, csu_transformIdentity());
-  setParam(r.m, r.e, "stiffness", E);
-  setParam(r.m, r.e, "dissipation", c);
-  finalize(r.m);
+  th_setParam(r.m, r.e, "stiffness", E);
+  th_setParam(r.m, r.e, "dissipation", c);
+  th_finalize(r.m);
   csData* d = cs_makeData(r.m);
   // slope of the seed's pe by central differences, for the energy balance
   const double h = 1e-7;
@@ -222,12 +160,12 @@ static void test_smooth_friction(void** state) {
   (void)state;
   const double E = 1e6, x = 0.004, us = 0.8, ud = 0.5, uv = 0.1, vt = 0.05;
   rig r = makeRig(CS_FORCE_SMOOTH_SPHERE, 0, 0, csu_transformIdentity());
-  setParam(r.m, r.e, "stiffness", E);
-  setParam(r.m, r.e, "static_friction", us);
-  setParam(r.m, r.e, "dynamic_friction", ud);
-  setParam(r.m, r.e, "viscous_friction", uv);
-  setParam(r.m, r.e, "transition_velocity", vt);
-  finalize(r.m);
+  th_setParam(r.m, r.e, "stiffness", E);
+  th_setParam(r.m, r.e, "static_friction", us);
+  th_setParam(r.m, r.e, "dynamic_friction", ud);
+  th_setParam(r.m, r.e, "viscous_friction", uv);
+  th_setParam(r.m, r.e, "transition_velocity", vt);
+  th_finalize(r.m);
   csData* d = cs_makeData(r.m);
   const double speeds[] = {0, 0.001, 0.02, 0.05, 0.1, 0.5, 2.0};
   double fh = seedHertz(E, RADIUS, x);
@@ -240,11 +178,11 @@ static void test_smooth_friction(void** state) {
     csVec3 expected = csu_vec3(-ff * slip.x / vs, -ff * slip.y / vs, fh);
     char what[64];
     snprintf(what, sizeof(what), "force at slip %g", s);
-    assertVecClose(d->body_force[r.sphere].v, expected, 1e-12, 1e-12, what);
+    th_assertVecClose(d->body_force[r.sphere].v, expected, 1e-12, 1e-12, what);
     // applied at depth R - x/2 below the centre (the body origin)
     csVec3 arm = csu_vec3(0, 0, -(RADIUS - 0.5 * x));
     snprintf(what, sizeof(what), "moment at slip %g", s);
-    assertVecClose(d->body_force[r.sphere].w, csu_cross(arm, expected), 1e-12, 1e-12, what);
+    th_assertVecClose(d->body_force[r.sphere].w, csu_cross(arm, expected), 1e-12, 1e-12, what);
     // the report's friction and slip columns
     csContactReport rep;
     assert_int_equal(cs_contactReport(r.m, d, r.e, &rep), 0);
@@ -267,14 +205,14 @@ static void test_smooth_point_and_reaction(void** state) {
                                               csu_quatFromAxisAngle(csu_vec3(0, 1, 0), 0.2));
   rig r = makeRig(CS_FORCE_SMOOTH_SPHERE, 0, 1, X_BP);
   csVec3 centerB = csu_vec3(0.02, -0.01, 0.03);
-  setParam(r.m, r.e, "stiffness", E);
-  setParam(r.m, r.e, "dissipation", c);
-  setParam(r.m, r.e, "static_friction", us);
-  setParam(r.m, r.e, "dynamic_friction", ud);
-  setParam(r.m, r.e, "viscous_friction", uv);
-  setParam(r.m, r.e, "transition_velocity", vt);
+  th_setParam(r.m, r.e, "stiffness", E);
+  th_setParam(r.m, r.e, "dissipation", c);
+  th_setParam(r.m, r.e, "static_friction", us);
+  th_setParam(r.m, r.e, "dynamic_friction", ud);
+  th_setParam(r.m, r.e, "viscous_friction", uv);
+  th_setParam(r.m, r.e, "transition_velocity", vt);
   csu_vec3ToArray(r.m->force[r.e].param, centerB);
-  finalize(r.m);
+  th_finalize(r.m);
   csData* d = cs_makeData(r.m);
 
   // slab pose and motion; the plane's frame in Ground from it
@@ -291,8 +229,8 @@ static void test_smooth_point_and_reaction(void** state) {
   csVec3 center = csu_add(X_GP.p, csu_add(csu_scale(RADIUS - x, nout), csu_scale(0.05, tangent)));
   csVec3 pb = csu_sub(center, csu_mulMV(&R_GB, centerB));
   csVec3 wb = csu_vec3(2.0, -1.0, 3.0), vb = csu_vec3(0.4, 0.3, -0.2);
-  setBody(r.m, d, r.slab, qs, ps, ws, vsl);
-  setBody(r.m, d, r.sphere, qb, pb, wb, vb);
+  th_setFreeState(r.m, d->q, d->u, r.slab, qs, ps, ws, vsl);
+  th_setFreeState(r.m, d->q, d->u, r.sphere, qb, pb, wb, vb);
   cs_invalidate(d);
   cs_realizeDynamics(r.m, d);
 
@@ -310,19 +248,19 @@ static void test_smooth_point_and_reaction(void** state) {
   csVec3 F = csu_sub(csu_scale(-fhc, n), csu_scale(ff / vs, vtan));
 
   // on the sphere's body (about its origin) and the opposite on the slab (about its origin)
-  assertVecClose(d->body_force[r.sphere].v, F, 1e-10, 1e-12, "force on sphere");
-  assertVecClose(d->body_force[r.sphere].w, csu_cross(csu_sub(point, pb), F), 1e-10, 1e-12,
-                 "moment on sphere");
-  assertVecClose(d->body_force[r.slab].v, csu_neg(F), 1e-10, 1e-12, "force on slab");
-  assertVecClose(d->body_force[r.slab].w, csu_cross(csu_sub(point, ps), csu_neg(F)), 1e-10, 1e-12,
-                 "moment on slab");
+  th_assertVecClose(d->body_force[r.sphere].v, F, 1e-10, 1e-12, "force on sphere");
+  th_assertVecClose(d->body_force[r.sphere].w, csu_cross(csu_sub(point, pb), F), 1e-10, 1e-12,
+                    "moment on sphere");
+  th_assertVecClose(d->body_force[r.slab].v, csu_neg(F), 1e-10, 1e-12, "force on slab");
+  th_assertVecClose(d->body_force[r.slab].w, csu_cross(csu_sub(point, ps), csu_neg(F)), 1e-10,
+                    1e-12, "moment on slab");
 
   // the report: point, force on the second surface (the sphere) with no moment about the point
   csContactReport rep;
   assert_int_equal(cs_contactReport(r.m, d, r.e, &rep), 0);
-  assertVecClose(rep.point, point, 1e-12, 1e-12, "report point");
-  assertVecClose(rep.force.v, F, 1e-10, 1e-12, "report force");
-  assertVecClose(rep.force.w, csu_vec3(0, 0, 0), 0, 1e-15, "report moment");
+  th_assertVecClose(rep.point, point, 1e-12, 1e-12, "report point");
+  th_assertVecClose(rep.force.v, F, 1e-10, 1e-12, "report force");
+  th_assertVecClose(rep.force.w, csu_vec3(0, 0, 0), 0, 1e-15, "report moment");
   th_assertClose(rep.pe, 0.4 * seedHertz(E, RADIUS, x) * x, 1e-12, 0, "report pe");
   const double* extra = d->force_extra + r.m->force[r.e].repadr;
   th_assertClose(extra[0], x, 1e-9, 1e-15, "penetration column");
@@ -343,16 +281,16 @@ static void test_smooth_simbody_frame(void** state) {
   csTransform X_HP = csu_transformFromPosQuat(csu_vec3(0, 0, 0),
                                               csu_quatFromAxisAngle(csu_vec3(0, 1, 0), -PI / 2));
   rig r = makeRig(CS_FORCE_SMOOTH_SPHERE, 0, 0, csu_transformMul(&X_GH, &X_HP));
-  setParam(r.m, r.e, "stiffness", E);
-  finalize(r.m);
+  th_setParam(r.m, r.e, "stiffness", E);
+  th_finalize(r.m);
   csData* d = cs_makeData(r.m);
   // in Simbody's frame H the sphere centre sits at x_H = x - R, i.e. at y = R - x in Ground
-  setBody(r.m, d, r.sphere, csu_quatIdentity(), csu_vec3(0, RADIUS - x, 0), csu_vec3(0, 0, 0),
-          csu_vec3(0, 0, 0));
+  th_setFreeState(r.m, d->q, d->u, r.sphere, csu_quatIdentity(), csu_vec3(0, RADIUS - x, 0),
+                  csu_vec3(0, 0, 0), csu_vec3(0, 0, 0));
   cs_invalidate(d);
   cs_realizeDynamics(r.m, d);
-  assertVecClose(d->body_force[r.sphere].v, csu_vec3(0, seedHertz(E, RADIUS, x), 0), 1e-12,
-                 1e-12, "force in a y-up world");
+  th_assertVecClose(d->body_force[r.sphere].v, csu_vec3(0, seedHertz(E, RADIUS, x), 0), 1e-12,
+                    1e-12, "force in a y-up world");
   cs_deleteData(d);
   cs_deleteModel(r.m);
 }
@@ -361,7 +299,7 @@ static void test_smooth_simbody_frame(void** state) {
 static void test_smooth_validation(void** state) {
   (void)state;
   rig r = makeRig(CS_FORCE_SMOOTH_SPHERE, 0, 0, csu_transformIdentity());
-  setParam(r.m, r.e, "radius", -0.1);
+  th_setParam(r.m, r.e, "radius", -0.1);
   csError err = {0};
   assert_int_not_equal(cs_finalizeModel(r.m, &err), 0);
   assert_int_equal(err.code, CS_ERR_INPUT);
@@ -369,7 +307,7 @@ static void test_smooth_validation(void** state) {
   cs_deleteModel(r.m);
 
   r = makeRig(CS_FORCE_SMOOTH_SPHERE, 0, 0, csu_transformIdentity());
-  setParam(r.m, r.e, "hunt_crossley_smoothing", 0);
+  th_setParam(r.m, r.e, "hunt_crossley_smoothing", 0);
   memset(&err, 0, sizeof(err));
   assert_int_not_equal(cs_finalizeModel(r.m, &err), 0);
   assert_string_equal(err.path, "hunt_crossley_smoothing");
@@ -401,8 +339,8 @@ static void test_hc_force_and_energy(void** state) {
   (void)state;
   const double E = 1e7;
   rig r = makeRig(CS_FORCE_HUNT_CROSSLEY, 0, 0, csu_transformIdentity());
-  setParam(r.m, r.e, "stiffness", E);
-  finalize(r.m);
+  th_setParam(r.m, r.e, "stiffness", E);
+  th_finalize(r.m);
   csData* d = cs_makeData(r.m);
   const double xs[] = {-0.01, 0, 1e-5, 0.001, 0.004, 0.02};
   for (size_t i = 0; i < sizeof(xs) / sizeof(xs[0]); i++) {
@@ -426,9 +364,9 @@ static void test_hc_dissipation_and_clamp(void** state) {
   (void)state;
   const double E = 1e7, c = 0.5, x = 0.003;
   rig r = makeRig(CS_FORCE_HUNT_CROSSLEY, 0, 0, csu_transformIdentity());
-  setParam(r.m, r.e, "stiffness", E);
-  setParam(r.m, r.e, "dissipation", c);
-  finalize(r.m);
+  th_setParam(r.m, r.e, "stiffness", E);
+  th_setParam(r.m, r.e, "dissipation", c);
+  th_finalize(r.m);
   csData* d = cs_makeData(r.m);
   const double rates[] = {-3.0, -1.0, -0.5, 0, 0.4, 2.0};
   double fH = hertz(E, RADIUS, x);
@@ -455,13 +393,13 @@ static void test_hc_friction(void** state) {
   (void)state;
   const double E = 1e7, x = 0.002, c = 0.3, us = 0.9, ud = 0.6, uv = 0.05, vt = 0.02;
   rig r = makeRig(CS_FORCE_HUNT_CROSSLEY, 0, 0, csu_transformIdentity());
-  setParam(r.m, r.e, "stiffness", E);
-  setParam(r.m, r.e, "dissipation", c);
-  setParam(r.m, r.e, "mu_static", us);
-  setParam(r.m, r.e, "mu_dynamic", ud);
-  setParam(r.m, r.e, "mu_viscous", uv);
-  setParam(r.m, r.e, "transition_velocity", vt);
-  finalize(r.m);
+  th_setParam(r.m, r.e, "stiffness", E);
+  th_setParam(r.m, r.e, "dissipation", c);
+  th_setParam(r.m, r.e, "mu_static", us);
+  th_setParam(r.m, r.e, "mu_dynamic", ud);
+  th_setParam(r.m, r.e, "mu_viscous", uv);
+  th_setParam(r.m, r.e, "transition_velocity", vt);
+  th_finalize(r.m);
   csData* d = cs_makeData(r.m);
   const double speeds[] = {0, 0.005, 0.02, 0.03, 0.3, 3.0};
   const double xdot = 0.2;
@@ -475,7 +413,7 @@ static void test_hc_friction(void** state) {
     csVec3 expected = csu_vec3(s > 0 ? -ff * v.x / s : 0, s > 0 ? -ff * v.y / s : 0, f);
     char what[64];
     snprintf(what, sizeof(what), "force at slip %g", s);
-    assertVecClose(d->body_force[r.sphere].v, expected, 1e-12, 1e-12, what);
+    th_assertVecClose(d->body_force[r.sphere].v, expected, 1e-12, 1e-12, what);
     double fH = hertz(E, RADIUS, x);
     th_assertClose(d->force_power[r.e], (f - fH) * xdot + ff * s, 1e-12, 1e-12, "power");
   }
@@ -489,53 +427,18 @@ static void test_hc_friction(void** state) {
 
 #define Z0 0.6   // initial height of the centre; contact starts at z = RADIUS
 
-typedef struct dropResult {
-  double apex;      // height of the centre at the apex after the first bounce (free flight)
-  double cor;       // rebound speed / impact speed, both at z = RADIUS
-  double drift;     // max |KE + PE + dissipated - initial| / (m g (Z0 - RADIUS))
-  double lost;      // dissipated energy after the bounce / (m g (Z0 - RADIUS))
-} dropResult;
-
-
-// drop the sphere from Z0 onto the ground floor; `clear` is the height above contact beyond
-// which the model exerts no force
-static dropResult drop(int kind, double stiffness, double dissipation, double clear) {
+// drop the sphere from rest at Z0 onto the ground floor and measure its first bounce; `clear`
+// is the height above contact beyond which the model exerts no force
+static thBounce drop(int kind, double stiffness, double dissipation, double clear) {
   rig r = makeRig(kind, 1, 0, csu_transformIdentity());
-  setParam(r.m, r.e, "stiffness", stiffness);
-  setParam(r.m, r.e, "dissipation", dissipation);
-  finalize(r.m);
+  th_setParam(r.m, r.e, "stiffness", stiffness);
+  th_setParam(r.m, r.e, "dissipation", dissipation);
+  th_finalize(r.m);
   r.m->q0[r.m->body[r.sphere].qadr + 6] = Z0;
-  csSimOptions o = cs_defaultSimOptions();
-  o.duration = 0.75;
-  o.rtol = 1e-10;
-  o.atol = 1e-12;
-  o.report_interval = 1e-3;
+  csSimOptions o = th_simOptions(0.75, 1e-10, 1e-12, 1e-3);
   thTrace tr = {0};
   csData* d = th_run(r.m, &o, &tr);
-
-  dropResult res = {0};
-  double scale = G * (Z0 - RADIUS);
-  double e0 = tr.ke[0] + tr.pe[0] + tr.diss[0];
-  for (int i = 0; i < tr.n; i++) {
-    double drift = fabs(tr.ke[i] + tr.pe[i] + tr.diss[i] - e0) / scale;
-    res.drift = drift > res.drift ? drift : res.drift;
-  }
-  // first sample rising again, then the first one in free flight after it
-  int i = 0;
-  while (i < tr.n && tr.u[i * tr.nu + 5] <= 0) {
-    i++;
-  }
-  while (i < tr.n && !(tr.q[i * tr.nq + 6] > RADIUS + clear && tr.u[i * tr.nu + 5] > 0)) {
-    i++;
-  }
-  assert_true(i < tr.n);
-  double z = tr.q[i * tr.nq + 6], vz = tr.u[i * tr.nu + 5];
-  // free flight: vz^2 + 2 g z is constant
-  res.apex = z + vz * vz / (2 * G);
-  double vout = sqrt(vz * vz + 2 * G * (z - RADIUS));
-  double vin = sqrt(2 * G * (Z0 - RADIUS));
-  res.cor = vout / vin;
-  res.lost = tr.diss[i] / scale;
+  thBounce res = th_measureBounce(r.m, &tr, r.sphere, G, Z0, RADIUS, clear);
   th_traceFree(&tr);
   cs_deleteData(d);
   cs_deleteModel(r.m);
@@ -547,7 +450,7 @@ static void checkDrops(int kind, double stiffness, double clear, const double* c
                        double firstOrderTol) {
   const char* name = cs_forceKind(kind)->name;
   // no dissipation: back to the initial height, nothing lost
-  dropResult el = drop(kind, stiffness, 0, clear);
+  thBounce el = drop(kind, stiffness, 0, clear);
   printf("%s c=0: apex %.9f (from %.3f), energy drift %.2e, lost %.2e\n", name, el.apex, Z0,
          el.drift, el.lost);
   th_assertClose(el.apex, Z0, 0, 1e-6, "elastic rebound height");
@@ -557,7 +460,7 @@ static void checkDrops(int kind, double stiffness, double clear, const double* c
   double vin = sqrt(2 * G * (Z0 - RADIUS));
   double prev = 1.0;
   for (int j = 0; j < ncs; j++) {
-    dropResult dr = drop(kind, stiffness, cs[j], clear);
+    thBounce dr = drop(kind, stiffness, cs[j], clear);
     printf("%s c=%g: e = %.5f (first order 1 - c v = %.5f), energy drift %.2e\n", name, cs[j],
            dr.cor, 1 - cs[j] * vin, dr.drift);
     assert_true(dr.cor < prev);
@@ -566,7 +469,7 @@ static void checkDrops(int kind, double stiffness, double clear, const double* c
     prev = dr.cor;
   }
   // small damping: Hunt and Crossley's first-order law 1 - e = (2/3) alpha v, alpha = 1.5 c
-  dropResult small = drop(kind, stiffness, cs[0], clear);
+  thBounce small = drop(kind, stiffness, cs[0], clear);
   th_assertClose(1 - small.cor, cs[0] * vin, firstOrderTol, 0, "1 - e against c v");
 }
 
@@ -593,8 +496,8 @@ static void test_sphere_rhs_allocates_nothing(void** state) {
   const int kinds[] = {CS_FORCE_SMOOTH_SPHERE, CS_FORCE_HUNT_CROSSLEY};
   for (int k = 0; k < 2; k++) {
     rig r = makeRig(kinds[k], 1, 0, csu_transformIdentity());
-    setParam(r.m, r.e, "dissipation", 0.5);
-    finalize(r.m);
+    th_setParam(r.m, r.e, "dissipation", 0.5);
+    th_finalize(r.m);
     csData* d = cs_makeData(r.m);
     long before = csu_allocationCount();
     placeSphere(&r, d, RADIUS - 0.001, csu_vec3(0.1, 0.2, -0.3));

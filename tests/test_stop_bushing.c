@@ -15,58 +15,6 @@ enum { STOP_LOWER = 0, STOP_UPPER = 1, STOP_K = 2, STOP_D = 3 };
 // ---------------------------------------------------------------------------------------------
 // model-building helpers
 
-static int addBody(csModel* m, const char* name, int parent, csJointType joint, csTransform XPF,
-                   double mass, csVec3 com, csMat33 inertia) {
-  csBody b;
-  memset(&b, 0, sizeof(b));
-  snprintf(b.name, sizeof(b.name), "%s", name);
-  b.parent = parent;
-  b.joint = joint;
-  b.X_PF = XPF;
-  b.X_BM = csu_transformIdentity();
-  b.mass = mass;
-  b.com = com;
-  b.inertia = inertia;
-  csError err = {0};
-  int id = cs_addBody(m, &b, &err);
-  assert_true(id > 0);
-  return id;
-}
-
-
-static int addForce(csModel* m, int kind, const char* name) {
-  csError err = {0};
-  int e = cs_addForce(m, kind, name, &err);
-  assert_true(e >= 0);
-  return e;
-}
-
-
-static void finalize(csModel* m) {
-  csError err = {0};
-  if (cs_finalizeModel(m, &err) != 0) {
-    print_error("finalize: %s: %s\n", err.path, err.message);
-    fail();
-  }
-}
-
-
-static csSimOptions options(double duration, double rtol, double atol, double interval) {
-  csSimOptions o = cs_defaultSimOptions();
-  o.duration = duration;
-  o.rtol = rtol;
-  o.atol = atol;
-  o.report_interval = interval;
-  return o;
-}
-
-
-static csMat33 diag(double a, double b, double c) {
-  csMat33 r = {{{a, 0, 0}, {0, b, 0}, {0, 0, c}}};
-  return r;
-}
-
-
 // param slot of a kind's key (so the tests do not hard-code the layout)
 static int slotOf(int kind, const char* key) {
   const csForceKind* k = cs_forceKind(kind);
@@ -100,20 +48,7 @@ static void setFrame(csModel* m, int e, const char* key, const csTransform* X) {
 // pose and velocity of a free body hanging from ground with identity joint frames
 static void setFreeState(const csModel* m, double* q, double* u, int b, const csTransform* X_GB,
                          csVec3 w_G, csVec3 v_G) {
-  const csBody* body = &m->body[b];
-  csQuat qq = csu_matToQuat(&X_GB->R);
-  double* qb = q + body->qadr;
-  qb[0] = qq.w;
-  qb[1] = qq.x;
-  qb[2] = qq.y;
-  qb[3] = qq.z;
-  qb[4] = X_GB->p.x;
-  qb[5] = X_GB->p.y;
-  qb[6] = X_GB->p.z;
-  if (u) {
-    csu_vec3ToArray(u + body->uadr, w_G);
-    csu_vec3ToArray(u + body->uadr + 3, v_G);
-  }
+  th_setFreeState(m, q, u, b, csu_matToQuat(&X_GB->R), X_GB->p, w_G, v_G);
 }
 
 
@@ -179,15 +114,16 @@ static double bodyPower(const csModel* m, const csData* d) {
 static csModel* sliderWithStop(double mass, double lower, double upper, double k, double dcoef,
                                int* body, int* stop) {
   csModel* m = cs_newModel("slider_stop");
-  *body = addBody(m, "slider", 0, CS_JOINT_SLIDER, csu_transformIdentity(), mass,
-                  csu_vec3(0, 0, 0), csu_inertiaSphere(mass, 0.1));
-  *stop = addForce(m, CS_FORCE_LINEAR_STOP, "stop");
-  assert_int_equal(cs_setForceParam(m, *stop, "body", *body), 0);
-  assert_int_equal(cs_setForceParam(m, *stop, "coordinate", 0), 0);
-  assert_int_equal(cs_setForceParam(m, *stop, "lower_bound", lower), 0);
-  assert_int_equal(cs_setForceParam(m, *stop, "upper_bound", upper), 0);
-  assert_int_equal(cs_setForceParam(m, *stop, "stiffness", k), 0);
-  assert_int_equal(cs_setForceParam(m, *stop, "dissipation", dcoef), 0);
+  *body =
+      th_addBody(m, "slider", 0, CS_JOINT_SLIDER, csu_transformIdentity(), csu_transformIdentity(),
+                 mass, csu_vec3(0, 0, 0), csu_inertiaSphere(mass, 0.1));
+  *stop = th_addForce(m, CS_FORCE_LINEAR_STOP, "stop");
+  th_setParam(m, *stop, "body", *body);
+  th_setParam(m, *stop, "coordinate", 0);
+  th_setParam(m, *stop, "lower_bound", lower);
+  th_setParam(m, *stop, "upper_bound", upper);
+  th_setParam(m, *stop, "stiffness", k);
+  th_setParam(m, *stop, "dissipation", dcoef);
   return m;
 }
 
@@ -213,7 +149,7 @@ static void test_stop_piecewise_force(void** state) {
   const double lo = -0.1, hi = 0.2, k = 1000, dcoef = 0.5;
   int b, e;
   csModel* m = sliderWithStop(1.0, lo, hi, k, dcoef, &b, &e);
-  finalize(m);
+  th_finalize(m);
   csData* d = cs_makeData(m);
   const csBody* body = &m->body[b];
   const double qs[] = {-0.3, -0.1001, -0.1, 0.0, 0.05, 0.2, 0.2001, 0.25, 0.6};
@@ -253,7 +189,7 @@ static void test_stop_never_pulls(void** state) {
   const double k = 500, dcoef = 2.0;
   int b, e;
   csModel* m = sliderWithStop(1.0, -1.0, 1.0, k, dcoef, &b, &e);
-  finalize(m);
+  th_finalize(m);
   csData* d = cs_makeData(m);
   const csBody* body = &m->body[b];
   // beyond the upper bound, moving back (down) at 3/d: 1 + d qdot = -2 < 0
@@ -287,9 +223,9 @@ static void test_stop_slider_bounce(void** state) {
   const double w = sqrt(k / mass);
   int b, e;
   csModel* m = sliderWithStop(mass, -10.0, hi, k, 0.0, &b, &e);
-  finalize(m);
+  th_finalize(m);
   m->u0[m->body[b].uadr] = v0;
-  csSimOptions o = options(tend, 1e-10, 1e-12, 1e-3);
+  csSimOptions o = th_simOptions(tend, 1e-10, 1e-12, 1e-3);
   thTrace tr = {0};
   csData* d = th_run(m, &o, &tr);
   double tleave = hi / v0 + PI / w;
@@ -317,18 +253,18 @@ static void pendulum(double dcoef, double* drift, double* dissipated, double* qm
   csModel* m = cs_newModel("pendulum_stop");
   // pin axis = F's z, turned horizontal (Ground -y); the arm hangs along -y of its body frame
   csTransform XPF = transform(rotAxis(csu_vec3(1, 0, 0), PI / 2), csu_vec3(0, 0, 2));
-  int b = addBody(m, "arm", 0, CS_JOINT_PIN, XPF, mass, csu_vec3(0, -L, 0),
-                  csu_inertiaSphere(mass, 0.05));
-  addForce(m, CS_FORCE_GRAVITY, "gravity");
-  int e = addForce(m, CS_FORCE_LINEAR_STOP, "stop");
-  cs_setForceParam(m, e, "body", b);
-  cs_setForceParam(m, e, "lower_bound", -0.5);
-  cs_setForceParam(m, e, "upper_bound", 2.0);
-  cs_setForceParam(m, e, "stiffness", 300.0);
-  cs_setForceParam(m, e, "dissipation", dcoef);
-  finalize(m);
+  int b = th_addBody(m, "arm", 0, CS_JOINT_PIN, XPF, csu_transformIdentity(), mass,
+                     csu_vec3(0, -L, 0), csu_inertiaSphere(mass, 0.05));
+  th_addForce(m, CS_FORCE_GRAVITY, "gravity");
+  int e = th_addForce(m, CS_FORCE_LINEAR_STOP, "stop");
+  th_setParam(m, e, "body", b);
+  th_setParam(m, e, "lower_bound", -0.5);
+  th_setParam(m, e, "upper_bound", 2.0);
+  th_setParam(m, e, "stiffness", 300.0);
+  th_setParam(m, e, "dissipation", dcoef);
+  th_finalize(m);
   m->q0[m->body[b].qadr] = 1.0;
-  csSimOptions o = options(4.0, 1e-10, 1e-12, 2e-3);
+  csSimOptions o = th_simOptions(4.0, 1e-10, 1e-12, 2e-3);
   thTrace tr = {0};
   csData* d = th_run(m, &o, &tr);
   double e0 = tr.ke[0] + tr.pe[0] + tr.diss[0], worst = 0, qmin = 1e300;
@@ -372,7 +308,7 @@ static void test_stop_set_discrete(void** state) {
   const double k = 100;
   int b, e;
   csModel* m = sliderWithStop(1.0, -1.0, 1.0, k, 0.0, &b, &e);
-  finalize(m);
+  th_finalize(m);
   const csForceKind* kind = cs_forceKind(CS_FORCE_LINEAR_STOP);
   assert_int_equal(kind->discnum, 4);
   assert_string_equal(kind->discnames[STOP_LOWER], "lower_bound");
@@ -425,8 +361,8 @@ static void test_stop_scheduled_change(void** state) {
   csChange c = {.time = t0, .force = e, .index = STOP_LOWER, .value = a};
   csError err = {0};
   assert_true(cs_addChange(m, &c, &err) >= 0);
-  finalize(m);
-  csSimOptions o = options(tend, 1e-10, 1e-12, 1e-2);
+  th_finalize(m);
+  csSimOptions o = th_simOptions(tend, 1e-10, 1e-12, 1e-2);
   thTrace tr = {0};
   csData* d = th_run(m, &o, &tr);
   double t1 = t0 + 0.5 * PI / w;
@@ -453,14 +389,15 @@ static void test_stop_scheduled_change(void** state) {
 static void expectStopError(double lower, double upper, double k, int coord, csJointType joint,
                             const char* path) {
   csModel* m = cs_newModel("bad");
-  int b = addBody(m, "b", 0, joint, csu_transformIdentity(), 1, csu_vec3(0, 0, 0), diag(1, 1, 1));
-  int e = addForce(m, CS_FORCE_LINEAR_STOP, "stop");
-  cs_setForceParam(m, e, "body", b);
-  cs_setForceParam(m, e, "coordinate", coord);
-  cs_setForceParam(m, e, "lower_bound", lower);
-  cs_setForceParam(m, e, "upper_bound", upper);
-  cs_setForceParam(m, e, "stiffness", k);
-  cs_setForceParam(m, e, "dissipation", 0);
+  int b = th_addBody(m, "b", 0, joint, csu_transformIdentity(), csu_transformIdentity(), 1,
+                     csu_vec3(0, 0, 0), th_diag(1, 1, 1));
+  int e = th_addForce(m, CS_FORCE_LINEAR_STOP, "stop");
+  th_setParam(m, e, "body", b);
+  th_setParam(m, e, "coordinate", coord);
+  th_setParam(m, e, "lower_bound", lower);
+  th_setParam(m, e, "upper_bound", upper);
+  th_setParam(m, e, "stiffness", k);
+  th_setParam(m, e, "dissipation", 0);
   csError err = {0};
   assert_int_not_equal(cs_finalizeModel(m, &err), 0);
   assert_int_equal(err.code, CS_ERR_INPUT);
@@ -484,9 +421,9 @@ static void test_stop_validate(void** state) {
 // linear bushing
 
 static int addBushing(csModel* m, int b1, const csTransform* X1, int b2, const csTransform* X2) {
-  int e = addForce(m, CS_FORCE_LINEAR_BUSHING, "bushing");
-  cs_setForceParam(m, e, "body1", b1);
-  cs_setForceParam(m, e, "body2", b2);
+  int e = th_addForce(m, CS_FORCE_LINEAR_BUSHING, "bushing");
+  th_setParam(m, e, "body1", b1);
+  th_setParam(m, e, "body2", b2);
   setFrame(m, e, "frame1", X1);
   setFrame(m, e, "frame2", X2);
   return e;
@@ -500,17 +437,17 @@ static void test_bushing_translational_frequency(void** state) {
   const double mass = 2.0, kt[3] = {50, 200, 800}, A[3] = {0.01, -0.02, 0.005};
   csModel* m = cs_newModel("bushing_translation");
   m->gravity = csu_vec3(0, 0, 0);
-  int b = addBody(m, "block", 0, CS_JOINT_FREE, csu_transformIdentity(), mass, csu_vec3(0, 0, 0),
-                  csu_inertiaBox(mass, csu_vec3(0.1, 0.15, 0.2)));
+  int b = th_addFreeBody(m, "block", mass, csu_vec3(0, 0, 0),
+                         csu_inertiaBox(mass, csu_vec3(0.1, 0.15, 0.2)));
   csTransform XF = transform(rotAxis(csu_vec3(1, 1, 0), 0.6), csu_vec3(0.3, -0.2, 1.0));
   csTransform XM = csu_transformIdentity();
   int e = addBushing(m, 0, &XF, b, &XM);
   setVec3(m, e, "translational_stiffness", kt[0], kt[1], kt[2]);
   setVec3(m, e, "rotational_stiffness", 5, 5, 5);
-  finalize(m);
+  th_finalize(m);
   csTransform X0 = transform(XF.R, csu_transformPoint(&XF, csu_vec3(A[0], A[1], A[2])));
   setFreeState(m, m->q0, m->u0, b, &X0, csu_vec3(0, 0, 0), csu_vec3(0, 0, 0));
-  csSimOptions o = options(3.0, 1e-10, 1e-13, 1e-3);
+  csSimOptions o = th_simOptions(3.0, 1e-10, 1e-13, 1e-3);
   thTrace tr = {0};
   csData* d = th_run(m, &o, &tr);
   // compare with the analytic motion and time the zero crossings of each axis
@@ -555,19 +492,18 @@ static void test_bushing_rotational_frequency(void** state) {
   for (int axis = 0; axis < 3; axis++) {
     csModel* m = cs_newModel("bushing_rotation");
     m->gravity = csu_vec3(0, 0, 0);
-    int b = addBody(m, "wheel", 0, CS_JOINT_FREE, csu_transformIdentity(), 3.0, csu_vec3(0, 0, 0),
-                    diag(I[0], I[1], I[2]));
+    int b = th_addFreeBody(m, "wheel", 3.0, csu_vec3(0, 0, 0), th_diag(I[0], I[1], I[2]));
     csTransform XF = transform(rotAxis(csu_vec3(-1, 2, 0.5), 1.1), csu_vec3(0.5, 0.5, 0.5));
     csTransform XM = csu_transformIdentity();
     int e = addBushing(m, 0, &XF, b, &XM);
     setVec3(m, e, "rotational_stiffness", kr[0], kr[1], kr[2]);
     setVec3(m, e, "translational_stiffness", 100, 100, 100);
-    finalize(m);
+    th_finalize(m);
     csVec3 ax = csu_vec3(axis == 0, axis == 1, axis == 2);
     csMat33 R_FB = rotAxis(ax, theta0);
     csTransform X0 = transform(csu_mulMM(&XF.R, &R_FB), XF.p);
     setFreeState(m, m->q0, m->u0, b, &X0, csu_vec3(0, 0, 0), csu_vec3(0, 0, 0));
-    csSimOptions o = options(6.0, 1e-10, 1e-13, 1e-3);
+    csSimOptions o = th_simOptions(6.0, 1e-10, 1e-13, 1e-3);
     thTrace tr = {0};
     csData* d = th_run(m, &o, &tr);
     // rotation of the body in F from the quaternion: theta about the axis, nothing else
@@ -622,12 +558,12 @@ static twoBodies makeTwoBodies(int gravity, int ground_bushing) {
   if (!gravity) {
     s.m->gravity = csu_vec3(0, 0, 0);
   }
-  s.a = addBody(s.m, "a", 0, CS_JOINT_FREE, csu_transformIdentity(), 1.5, csu_vec3(0.05, 0, 0),
-                csu_inertiaBox(1.5, csu_vec3(0.1, 0.2, 0.05)));
-  s.b = addBody(s.m, "b", 0, CS_JOINT_FREE, csu_transformIdentity(), 0.8, csu_vec3(0, 0.02, -0.03),
-                csu_inertiaCylinder(0.8, 0.05, 0.15));
+  s.a = th_addFreeBody(s.m, "a", 1.5, csu_vec3(0.05, 0, 0),
+                       csu_inertiaBox(1.5, csu_vec3(0.1, 0.2, 0.05)));
+  s.b = th_addFreeBody(s.m, "b", 0.8, csu_vec3(0, 0.02, -0.03),
+                       csu_inertiaCylinder(0.8, 0.05, 0.15));
   if (gravity) {
-    addForce(s.m, CS_FORCE_GRAVITY, "gravity");
+    th_addForce(s.m, CS_FORCE_GRAVITY, "gravity");
   }
   s.XF1 = transform(rotAxis(csu_vec3(0, 1, 1), 0.4), csu_vec3(0, 0, 1));
   s.XM1 = transform(rotAxis(csu_vec3(1, 0, 0), -0.3), csu_vec3(0.1, 0.05, -0.02));
@@ -646,7 +582,7 @@ static twoBodies makeTwoBodies(int gravity, int ground_bushing) {
   setVec3(s.m, s.e2, "translational_stiffness", 300, 200, 400);
   setVec3(s.m, s.e2, "rotational_damping", 0.05, 0.1, 0.02);
   setVec3(s.m, s.e2, "translational_damping", 1, 0.5, 2);
-  finalize(s.m);
+  th_finalize(s.m);
   return s;
 }
 
@@ -680,7 +616,7 @@ static void test_bushing_energy_balance(void** state) {
   const double eu1[3] = {0.3, -0.25, 0.4}, eu2[3] = {-0.5, 0.6, 0.35};
   placeTwoBodies(&s, s.m->q0, s.m->u0, eu1, csu_vec3(0.02, -0.03, 0.01), eu2,
                  csu_vec3(0.05, 0.04, -0.06), 1);
-  csSimOptions o = options(3.0, 1e-10, 1e-12, 1e-2);
+  csSimOptions o = th_simOptions(3.0, 1e-10, 1e-12, 1e-2);
   thTrace tr = {0};
   csData* d = th_run(s.m, &o, &tr);
   double e0 = tr.ke[0] + tr.pe[0] + tr.diss[0], worst = 0, scale = 0;
@@ -701,7 +637,7 @@ static void test_bushing_energy_balance(void** state) {
 
 
 // a bushing between two free bodies applies equal and opposite spatial forces; with R_FM = I and
-// no motion the force on body 2 is -R_GF diag(k) p_FM at OM
+// no motion the force on body 2 is -R_GF th_diag(k) p_FM at OM
 static void test_bushing_equal_opposite(void** state) {
   (void)state;
   twoBodies s = makeTwoBodies(0, 0);
@@ -857,8 +793,7 @@ static void test_bushing_singularity(void** state) {
 static void test_bushing_validate(void** state) {
   (void)state;
   csModel* m = cs_newModel("bad");
-  int b = addBody(m, "b", 0, CS_JOINT_FREE, csu_transformIdentity(), 1, csu_vec3(0, 0, 0),
-                  diag(1, 1, 1));
+  int b = th_addFreeBody(m, "b", 1, csu_vec3(0, 0, 0), th_diag(1, 1, 1));
   csTransform I = csu_transformIdentity();
   int e = addBushing(m, b, &I, b, &I);
   setVec3(m, e, "rotational_stiffness", 1, 1, 1);
