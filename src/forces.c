@@ -212,6 +212,7 @@ void cs_commitAutoUpdates(const csModel* m, csData* d) {
   // no auto-update variables: only the commit time moves
   if (m->nauto == 0) {
     d->t_commit = d->t;
+    d->stat.ncommit++;  // a commit point all the same: the count stays one per step
     return;
   }
   // updates read the realized state at the end of the step; auto_dt is the time since the last

@@ -16,6 +16,7 @@
 // turn to each report time, where their interpolants give one consistent state. Requesting a
 // particular linear solver (dense, band, gmres) integrates the whole system as one group
 // instead, ordered body by body so that decoupled bodies give a banded Jacobian.
+#include <float.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -32,6 +33,7 @@
 #include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
 
 #include "contactsim/contactsim.h"
+#include "assert.h"
 #include "dynamics.h"
 #include "error.h"
 
@@ -116,9 +118,10 @@ static void unite(int* parent, int a, int b) {
 }
 
 
-// the highest non-ground body an element refers to (through bodies or planes), or 0; unites
-// every body it refers to
-static int homeBody(const csModel* m, const csForce* f, int* parent) {
+// the highest moving body an element refers to (through bodies or planes), or 0; unites every
+// moving body it refers to. Bodies welded to ground (fixed[b]) count as ground: a floor on a
+// welded base must not tie together every block that touches it.
+static int homeBody(const csModel* m, const csForce* f, const int* fixed, int* parent) {
   const csForceKind* k = cs_forceKind(f->kind);
   int home = 0;
   for (int i = 0; i < k->nparams; i++) {
@@ -129,7 +132,7 @@ static int homeBody(const csModel* m, const csForce* f, int* parent) {
     } else if (p->type == CS_PARAM_PLANE && f->ref[p->slot] >= 0) {
       b = m->plane[f->ref[p->slot]].body;
     }
-    if (b > 0) {
+    if (b > 0 && !fixed[b]) {
       if (home > 0) {
         unite(parent, home, b);
       }
@@ -172,18 +175,28 @@ static int layoutGroups(Sim* sim, int single) {
   int* gid = allocArray((size_t)nb, sizeof(int));       // group of each body (by root)
   int* lo = allocArray((size_t)nb, sizeof(int));           // first and last state of each
   int* hi = allocArray((size_t)nb, sizeof(int));           // coupled component (by root)
+  int* fixed = allocArray((size_t)nb, sizeof(int));        // welded to ground through welds
   sim->force_group = allocArray((size_t)m->nforce, sizeof(int));
-  int ok = parent && home && gid && lo && hi && sim->force_group;
+  int ok = parent && home && gid && lo && hi && fixed && sim->force_group;
   if (ok) {
     // each body its own component, then joined along the tree and through the elements
     for (int b = 0; b < nb; b++) {
       parent[b] = b;
+      fixed[b] = b == 0 || (m->body[b].joint == CS_JOINT_WELD && fixed[m->body[b].parent]);
     }
+    // fixed bodies never move: their poses come from the first (whole-model) realization, and
+    // they belong to no group
     for (int b = 1; b < nb; b++) {
-      unite(parent, b, m->body[b].parent);
+      if (!fixed[b] && !fixed[m->body[b].parent]) {
+        unite(parent, b, m->body[b].parent);
+      }
     }
     for (int e = 0; e < m->nforce; e++) {
-      home[e] = homeBody(m, &m->force[e], parent);
+      home[e] = homeBody(m, &m->force[e], fixed, parent);
+      // an element acting in every group must not own states: only one group could integrate
+      // them, with a rate computed from that group's bodies alone
+      CS_ASSERT(home[e] > 0 || (m->force[e].znum == 0 && m->force[e].dissadr < 0),
+                "a force element that refers to no moving body cannot own continuous states");
     }
     // groups numbered in the order of their first body
     sim->ngroup = 0;
@@ -192,6 +205,9 @@ static int layoutGroups(Sim* sim, int single) {
     }
     for (int b = 1; b < nb; b++) {
       int r = findRoot(parent, b);
+      if (fixed[b]) {
+        continue;
+      }
       if (single) {
         gid[b] = 0;
         sim->ngroup = 1;
@@ -240,7 +256,7 @@ static int layoutGroups(Sim* sim, int single) {
     // planes on the group's bodies, and every plane fixed on ground
     for (int p = 0; p < m->nplane; p++) {
       int pb = m->plane[p].body;
-      npl += (pb == 0 || gid[pb] == gi);
+      npl += (fixed[pb] || gid[pb] == gi);
     }
     g->nused = nst;
     g->nstate = nst > 0 ? nst : 1;
@@ -264,7 +280,7 @@ static int layoutGroups(Sim* sim, int single) {
     }
     for (int p = 0; p < m->nplane; p++) {
       int pb = m->plane[p].body;
-      if (pb == 0 || gid[pb] == gi) {
+      if (fixed[pb] || gid[pb] == gi) {
         g->planes[g->nplanes++] = p;
       }
     }
@@ -334,6 +350,7 @@ static int layoutGroups(Sim* sim, int single) {
   csu_free(gid, 0);
   csu_free(lo, 0);
   csu_free(hi, 0);
+  csu_free(fixed, 0);
   return ok ? 0 : -1;
 }
 
@@ -434,13 +451,27 @@ static int project(sunrealtype t, N_Vector ycur, N_Vector corr, sunrealtype eps,
 
 // CVODE's messages are kept for check() to append to the failing call's error; the library never
 // writes to stderr
+// CVODE's messages are kept for the error report instead of being printed (the library never
+// prints); 7.x replaced the per-solver handler by a handler stack on the context
+#if SUNDIALS_VERSION_MAJOR >= 7
+static void errorHandler(int line, const char* function, const char* file, const char* msg,
+                         SUNErrCode code, void* user_data, SUNContext ctx) {
+  (void)line;
+  (void)file;
+  (void)code;
+  (void)ctx;
+  Sim* sim = user_data;
+  snprintf(sim->cvmsg, sizeof(sim->cvmsg), "%s: %s", function, msg);
+}
+#else
 static void errorHandler(int code, const char* module, const char* function, char* msg,
                          void* user_data) {
   (void)code;
   (void)module;
-  Group* g = user_data;
-  snprintf(g->sim->cvmsg, sizeof(g->sim->cvmsg), "%s: %s", function, msg);
+  Sim* sim = user_data;
+  snprintf(sim->cvmsg, sizeof(sim->cvmsg), "%s: %s", function, msg);
 }
+#endif
 
 
 // ---------------------------------------------------------------------------------------------
@@ -558,7 +589,9 @@ static int createSolver(Group* g, double t0, csError* err) {
   g->t = t0;
   g->t_commit = t0;
   // messages go to our buffer from here on, before anything can fail
-  CVodeSetErrHandlerFn(g->mem, errorHandler, g);
+#if SUNDIALS_VERSION_MAJOR < 7
+  CVodeSetErrHandlerFn(g->mem, errorHandler, sim);
+#endif
   if (check(CVodeInit(g->mem, rhs, t0, g->y), "CVodeInit", sim, t0, err) ||
       check(CVodeSetUserData(g->mem, g), "CVodeSetUserData", sim, t0, err) ||
       check(CVodeSVtolerances(g->mem, opt->rtol, g->atolv), "CVodeSVtolerances", sim, t0, err) ||
@@ -639,6 +672,7 @@ static void finishStep(Group* g) {
 // advance the active group g one step toward tstop; returns CS_OK or fills err
 static int stepGroup(Group* g, double tstop, csError* err) {
   Sim* sim = g->sim;
+  sim->cvmsg[0] = 0;  // a message from an earlier, recovered condition is not this step's
   // the stop time keeps CVODE from stepping past the group's next change (where its right-hand side
   // jumps) or past the end
   if (check(CVodeSetStopTime(g->mem, tstop), "CVodeSetStopTime", sim, g->t, err)) {
@@ -703,11 +737,18 @@ static int report(Sim* sim, csError* err) {
 }
 
 
+// Changes closer to t than this count as due at t: CVODE refuses a stop time a few rounding
+// steps away from where it stands (CV_TOO_CLOSE), and times built as k * dt land there.
+static double dueSlack(double t) {
+  return 64 * DBL_EPSILON * fmax(1.0, fabs(t));
+}
+
+
 // the time group gi must stop at: its next scheduled change (or one that touches every group),
 // else the end
 static double nextStop(const Sim* sim, int gi, int from, double tend) {
   const csModel* m = sim->m;
-  for (int c = from; c < m->nchange && m->change[c].time < tend; c++) {
+  for (int c = from; c < m->nchange && m->change[c].time < tend - dueSlack(tend); c++) {
     int g = sim->force_group[m->change[c].force];
     if (g < 0 || g == gi) {
       return m->change[c].time;
@@ -735,6 +776,7 @@ int cs_simulate(const csModel* m, csData* d, const csSimOptions* opt, const csRe
   const double tend = t0 + opt->duration;
   double cpu0 = cpuSeconds();
   int status = CS_OK;
+  memset(&d->stat, 0, sizeof(d->stat));  // the statistics describe this call alone
 
   // 1. groups, context, one CVODE instance per group
   cs_activateAll(m, d);
@@ -748,6 +790,10 @@ int cs_simulate(const csModel* m, csData* d, const csSimOptions* opt, const csRe
     status = CS_ERR_MEMORY;
     goto cleanup;
   }
+#if SUNDIALS_VERSION_MAJOR >= 7
+  SUNContext_ClearErrHandlers(sim.ctx);
+  SUNContext_PushErrHandler(sim.ctx, errorHandler, &sim);
+#endif
   for (int gi = 0; gi < sim.ngroup; gi++) {
     status = createSolver(&sim.group[gi], t0, err);
     if (status != CS_OK) {
@@ -759,6 +805,11 @@ int cs_simulate(const csModel* m, csData* d, const csSimOptions* opt, const csRe
   int nchangeDone = 0;
   while (nchangeDone < m->nchange && m->change[nchangeDone].time < t0) {
     nchangeDone++;  // changes scheduled before the start are not replayed
+  }
+  // changes due at the start hold from the first report on (nothing to restart yet)
+  while (nchangeDone < m->nchange && m->change[nchangeDone].time <= t0 + dueSlack(t0)) {
+    const csChange* c = &m->change[nchangeDone++];
+    cs_setDiscrete(m, d, c->force, c->index, c->value);
   }
   status = gatherAt(&sim, t0, err);
   if (status == CS_OK) {
@@ -774,9 +825,10 @@ int cs_simulate(const csModel* m, csData* d, const csSimOptions* opt, const csRe
   while (tcur < tend) {
     // changes due now: in the groups they touch (which all stopped exactly here), finish the
     // pending step, apply the changes and re-initialise; other groups carry on undisturbed
-    if (nchangeDone < m->nchange && m->change[nchangeDone].time <= tcur) {
+    double due = tcur + dueSlack(tcur);
+    if (nchangeDone < m->nchange && m->change[nchangeDone].time <= due) {
       int all = 0;
-      for (int c = nchangeDone; c < m->nchange && m->change[c].time <= tcur; c++) {
+      for (int c = nchangeDone; c < m->nchange && m->change[c].time <= due; c++) {
         int gi = sim.force_group[m->change[c].force];
         if (gi < 0) {
           all = 1;
@@ -796,7 +848,7 @@ int cs_simulate(const csModel* m, csData* d, const csSimOptions* opt, const csRe
       }
       cs_activateAll(m, d);
       // the changes themselves, in time order, with everything active
-      while (nchangeDone < m->nchange && m->change[nchangeDone].time <= tcur) {
+      while (nchangeDone < m->nchange && m->change[nchangeDone].time <= due) {
         const csChange* c = &m->change[nchangeDone++];
         cs_setDiscrete(m, d, c->force, c->index, c->value);
       }
@@ -821,7 +873,7 @@ int cs_simulate(const csModel* m, csData* d, const csSimOptions* opt, const csRe
     }
     // the next change of any group is a goal; each group stops exactly at its own next change
     double tstop = tend;
-    if (nchangeDone < m->nchange && m->change[nchangeDone].time < tstop) {
+    if (nchangeDone < m->nchange && m->change[nchangeDone].time < tend - dueSlack(tend)) {
       tstop = m->change[nchangeDone].time;
     }
     // report times by index, t0 + k * interval, rather than by accumulation, so that rounding

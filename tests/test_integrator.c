@@ -262,6 +262,140 @@ static void test_change_in_one_group(void** state) {
 }
 
 
+// discrete variable index of a kind by name
+static int discIndex(int kind, const char* name) {
+  const csForceKind* k = cs_forceKind(kind);
+  for (int i = 0; i < k->discnum; i++) {
+    if (strcmp(k->discnames[i], name) == 0) {
+      return i;
+    }
+  }
+  fail();
+  return -1;
+}
+
+
+// one cart between stops at +-0.05 m, given changes to its upper bound
+static csModel* oneStopCart(const csChange* changes, int nchange) {
+  csModel* m = cs_newModel("stop");
+  m->gravity = csu_vec3(0, 0, 0);
+  int id = addCart(m, 0, 1.0);
+  int s = th_addForce(m, CS_FORCE_LINEAR_STOP, "stop");
+  th_setParam(m, s, "body", id);
+  th_setParam(m, s, "lower_bound", -0.05);
+  th_setParam(m, s, "upper_bound", 0.05);
+  th_setParam(m, s, "stiffness", 1e4);
+  csError err = {0};
+  for (int i = 0; i < nchange; i++) {
+    csChange c = changes[i];
+    c.force = s;
+    assert_true(cs_addChange(m, &c, &err) >= 0);
+  }
+  th_finalize(m);
+  m->u0[0] = 0.3;
+  return m;
+}
+
+
+// changes a rounding step apart (times built as k * dt) are applied together, not refused
+static void test_changes_a_rounding_step_apart(void** state) {
+  (void)state;
+  int upper = discIndex(CS_FORCE_LINEAR_STOP, "upper_bound");
+  csChange changes[2] = {{.time = 0.3, .index = upper, .value = 0.2},
+                         {.time = 0.1 * 3, .index = upper, .value = 10.0}};
+  assert_true(changes[0].time != changes[1].time);
+  csModel* m = oneStopCart(changes, 2);
+  csSimOptions o = th_simOptions(1.0, 1e-8, 1e-10, 0.1);
+  csData* d = th_run(m, &o, NULL);
+  // both applied (the later one last): the cart has left the old stops behind
+  assert_true(d->disc[m->force[0].discadr + upper] == 10.0);
+  assert_true(d->q[0] > 0.06);
+  assert_int_equal(d->stat.ncommit, d->stat.nsteps);
+  cs_deleteData(d);
+  cs_deleteModel(m);
+}
+
+
+// a change scheduled at the start holds in the first report already
+static void test_change_at_start(void** state) {
+  (void)state;
+  int upper = discIndex(CS_FORCE_LINEAR_STOP, "upper_bound");
+  csChange change = {.time = 0.0, .index = upper, .value = 10.0};
+  csModel* m = oneStopCart(&change, 1);
+  csSimOptions o = th_simOptions(0.5, 1e-8, 1e-10, 0.1);
+  csData* d = cs_makeData(m);
+  assert_true(d->disc[m->force[0].discadr + upper] == 0.05);
+  csError err = {0};
+  assert_int_equal(cs_simulate(m, d, &o, NULL, &err), CS_OK);
+  // free flight at 0.3 m/s: never stopped
+  th_assertClose(d->q[0], 0.15, 1e-7, 0, "free flight after the change at t = 0");
+  cs_deleteData(d);
+  cs_deleteModel(m);
+}
+
+
+// carts tied by springs to a base welded to ground stay independent groups; the base is fixed
+static void test_welded_base_does_not_couple(void** state) {
+  (void)state;
+  csModel* m = cs_newModel("base");
+  m->gravity = csu_vec3(0, 0, -9.81);
+  int base = th_addBody(m, "base", 0, CS_JOINT_WELD,
+                        csu_transformFromPosQuat(csu_vec3(0, 0, 1), csu_quatIdentity()),
+                        csu_transformIdentity(), 5.0, csu_vec3(0, 0, 0), csu_identity33());
+  for (int i = 0; i < 3; i++) {
+    int cart = addCart(m, i, 1.0);
+    int s = th_addForce(m, CS_FORCE_SPRING, "spring");
+    th_setParam(m, s, "body1", base);
+    th_setParam(m, s, "body2", cart);
+    th_setParam(m, s, "stiffness", 10.0 * (i + 1));
+    th_setParam(m, s, "rest_length", 1.0);
+  }
+  th_finalize(m);
+  for (int i = 0; i < 3; i++) {
+    m->q0[i] = 0.1 * (i + 1);
+  }
+  csSimOptions o = th_simOptions(1.0, 1e-9, 1e-12, 0.25);
+  thTrace tr = {0};
+  csData* d = th_run(m, &o, &tr);
+  assert_int_equal(d->stat.ngroup, 3);
+  // and the answer is the whole-system one
+  o.linsol = CS_LINSOL_DENSE;
+  thTrace whole = {0};
+  csData* dw = th_run(m, &o, &whole);
+  assert_int_equal(dw->stat.ngroup, 1);
+  for (int r = 0; r < tr.n; r++) {
+    for (int i = 0; i < 3; i++) {
+      th_assertClose(tr.q[3 * r + i], whole.q[3 * r + i], 0, 1e-7, "grouped vs whole");
+      th_assertClose(tr.pe[r], whole.pe[r], 1e-9, 1e-9, "potential energy");
+    }
+  }
+  th_traceFree(&tr);
+  th_traceFree(&whole);
+  cs_deleteData(d);
+  cs_deleteData(dw);
+  cs_deleteModel(m);
+}
+
+
+// a second run from where the first ended reports its own statistics
+static void test_statistics_per_call(void** state) {
+  (void)state;
+  csModel* m = sliders(2);
+  csSimOptions o = th_simOptions(0.5, 1e-8, 1e-10, 0.1);
+  csData* d = cs_makeData(m);
+  csError err = {0};
+  assert_int_equal(cs_simulate(m, d, &o, NULL, &err), CS_OK);
+  long first = d->stat.nsteps;
+  assert_int_equal(cs_simulate(m, d, &o, NULL, &err), CS_OK);
+  th_assertClose(d->t, 1.0, 1e-15, 0, "continued to 1 s");
+  assert_int_equal(d->stat.ncommit, d->stat.nsteps);
+  assert_true(d->stat.nsteps > 0 && d->stat.nsteps < 2 * first);
+  assert_int_equal(d->stat.nreport, 6);
+  cs_deleteData(d);
+  cs_deleteModel(m);
+}
+
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_report_times_exact),
@@ -271,6 +405,10 @@ int main(void) {
       cmocka_unit_test(test_bad_options),
       cmocka_unit_test(test_adams),
       cmocka_unit_test(test_change_in_one_group),
+      cmocka_unit_test(test_changes_a_rounding_step_apart),
+      cmocka_unit_test(test_change_at_start),
+      cmocka_unit_test(test_welded_base_does_not_couple),
+      cmocka_unit_test(test_statistics_per_call),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
