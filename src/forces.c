@@ -82,7 +82,7 @@ void cs_realizeDynamics(const csModel* m, csData* d) {
     d->force_power[e] = 0;
     cs_forceKind(f->kind)->apply(m, d, e);
     if (f->dissadr >= 0) {
-      d->zdot[f->dissadr] = d->force_power[e];
+      d->zdot[f->dissadr] += d->force_power[e];  // shared by the elements of one home body
     }
   }
   d->stage = CS_STAGE_DYNAMICS;
@@ -161,11 +161,10 @@ double cs_potentialEnergy(const csModel* m, const csData* d) {
 
 
 double cs_dissipatedEnergy(const csModel* m, const csData* d) {
+  // each dissipated-energy state once (several elements may add to one)
   double w = 0;
-  for (int e = 0; e < m->nforce; e++) {
-    if (m->force[e].dissadr >= 0) {
-      w += d->z[m->force[e].dissadr];
-    }
+  for (int i = 0; i < m->ndiss; i++) {
+    w += d->z[m->diss_z[i]];
   }
   return w;
 }

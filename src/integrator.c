@@ -176,8 +176,9 @@ static int layoutGroups(Sim* sim, int single) {
   int* lo = allocArray((size_t)nb, sizeof(int));           // first and last state of each
   int* hi = allocArray((size_t)nb, sizeof(int));           // coupled component (by root)
   int* fixed = allocArray((size_t)nb, sizeof(int));        // welded to ground through welds
+  int* placed = allocArray((size_t)m->nz, sizeof(int));    // z state already laid out
   sim->force_group = allocArray((size_t)m->nforce, sizeof(int));
-  int ok = parent && home && gid && lo && hi && fixed && sim->force_group;
+  int ok = parent && home && gid && lo && hi && fixed && placed && sim->force_group;
   if (ok) {
     // each body its own component, then joined along the tree and through the elements
     for (int b = 0; b < nb; b++) {
@@ -193,10 +194,8 @@ static int layoutGroups(Sim* sim, int single) {
     }
     for (int e = 0; e < m->nforce; e++) {
       home[e] = homeBody(m, &m->force[e], fixed, parent);
-      // an element acting in every group must not own states: only one group could integrate
-      // them, with a rate computed from that group's bodies alone
-      CS_ASSERT(home[e] > 0 || (m->force[e].znum == 0 && m->force[e].dissadr < 0),
-                "a force element that refers to no moving body cannot own continuous states");
+      CS_ASSERT(home[e] == m->force[e].home, "the integrator and the model must agree on where "
+                                             "each force element lives");
     }
     // groups numbered in the order of their first body
     sim->ngroup = 0;
@@ -258,8 +257,7 @@ static int layoutGroups(Sim* sim, int single) {
       int pb = m->plane[p].body;
       npl += (fixed[pb] || gid[pb] == gi);
     }
-    g->nused = nst;
-    g->nstate = nst > 0 ? nst : 1;
+    // nst counts shared dissipated-energy states once per element: an upper bound
     g->slot = allocArray((size_t)nst, sizeof(double*));
     g->rate = allocArray((size_t)nst, sizeof(double*));
     g->quat = allocArray((size_t)nq, sizeof(int));
@@ -315,15 +313,24 @@ static int layoutGroups(Sim* sim, int single) {
         if (home[e] != b) {
           continue;
         }
-        int zfirst = f->dissadr >= 0 ? f->dissadr : f->zadr;
-        int znum = f->znum + (f->dissadr >= 0 ? 1 : 0);
-        for (int k = 0; k < znum; k++, i++) {
-          g->slot[i] = d->z + zfirst + k;
-          g->rate[i] = d->zdot + zfirst + k;
+        // its dissipated energy (once, however many elements share it), then its own states;
+        // elements that refer to no moving body act in every group but are integrated in
+        // group 0 (their rates come from fixed bodies only, so they are zero)
+        if (f->dissadr >= 0 && !placed[f->dissadr]) {
+          placed[f->dissadr] = 1;
+          g->slot[i] = d->z + f->dissadr;
+          g->rate[i] = d->zdot + f->dissadr;
+          owner[i++] = b;
+        }
+        for (int k = 0; k < f->znum; k++, i++) {
+          g->slot[i] = d->z + f->zadr + k;
+          g->rate[i] = d->zdot + f->zadr + k;
           owner[i] = b;
         }
       }
     }
+    g->nused = i;
+    g->nstate = i > 0 ? i : 1;
     // half-bandwidths: how far apart two states of one coupled component can be
     // (states of different components never interact, so the Jacobian's nonzeros lie within
     // each component's span of states; a half-bandwidth is the farthest reach from a state to
@@ -351,6 +358,7 @@ static int layoutGroups(Sim* sim, int single) {
   csu_free(lo, 0);
   csu_free(hi, 0);
   csu_free(fixed, 0);
+  csu_free(placed, 0);
   return ok ? 0 : -1;
 }
 
@@ -586,6 +594,7 @@ static int createSolver(Group* g, double t0, csError* err) {
   // initial state, and absolute tolerances as a vector (the same for every state)
   storeState(g, N_VGetArrayPointer(g->y));
   N_VConst(opt->atol, g->atolv);
+
   g->t = t0;
   g->t_commit = t0;
   // messages go to our buffer from here on, before anything can fail

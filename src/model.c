@@ -108,6 +108,7 @@ void cs_deleteModel(csModel* m) {
   csu_free(m->force, (size_t)m->capforce * sizeof(csForce));
   csu_free(m->change, (size_t)m->capchange * sizeof(csChange));
   csu_free(m->group_name, (size_t)m->capgroup * CS_MAX_NAME);
+  csu_free(m->diss_z, (size_t)(m->ndiss + 1) * sizeof(int));
   csu_free(m->q0, (size_t)m->nq * sizeof(double));
   csu_free(m->u0, (size_t)m->nu * sizeof(double));
   csu_free(m, sizeof(csModel));
@@ -290,8 +291,23 @@ int cs_finalizeModel(csModel* m, csError* err) {
     m->nq += body->qnum;
     m->nu += body->unum;
   }
+  // bodies welded to ground through welds never move; an element's home is the highest moving
+  // body it refers to (through body or plane parameters)
+  int* fixed = csu_malloc(sizeof(int) * (size_t)m->nbody);
+  int* dissOfBody = csu_malloc(sizeof(int) * (size_t)m->nbody);
+  m->diss_z = csu_malloc(sizeof(int) * (size_t)(m->nforce + 1));
+  if (!fixed || !dissOfBody || !m->diss_z) {
+    csu_free(fixed, 0);
+    csu_free(dissOfBody, 0);
+    cs_setError(err, CS_ERR_MEMORY, "", "out of memory laying out the state");
+    return -1;
+  }
+  for (int b = 0; b < m->nbody; b++) {
+    fixed[b] = b == 0 || (m->body[b].joint == CS_JOINT_WELD && fixed[m->body[b].parent]);
+    dissOfBody[b] = -1;
+  }
   // force elements: z, discrete, auto-update, report columns
-  m->nz = m->ndisc = m->nauto = m->nextra = 0;
+  m->nz = m->ndisc = m->nauto = m->nextra = m->ndiss = 0;
   for (int e = 0; e < m->nforce; e++) {
     csForce* f = &m->force[e];
     const csForceKind* k = cs_forceKind(f->kind);
@@ -300,10 +316,36 @@ int cs_finalizeModel(csModel* m, csError* err) {
       if (err->code == CS_OK) {
         err->code = CS_ERR_INPUT;
       }
+      csu_free(fixed, 0);
+      csu_free(dissOfBody, 0);
       return -1;
     }
-    // the dissipated energy, for a dissipative kind, sits just before the kind's own z states
-    f->dissadr = k->dissipative ? m->nz++ : -1;
+    f->home = 0;
+    for (int i = 0; i < k->nparams; i++) {
+      const csParamInfo* p = &k->params[i];
+      int b = p->type == CS_PARAM_BODY                               ? f->ref[p->slot]
+              : p->type == CS_PARAM_PLANE && f->ref[p->slot] >= 0 ? m->plane[f->ref[p->slot]].body
+                                                                     : -1;
+      if (b > 0 && b < m->nbody && !fixed[b] && b > f->home) {
+        f->home = b;
+      }
+    }
+    // Dissipated energy: one z state per home body, which all the dissipative elements homed
+    // there add their power to. Only the total is ever reported, and a state per element would
+    // make the integrator carry (and control the error of) eight extra states for a block on
+    // eight corner springs. An element with no moving body keeps a state of its own.
+    f->dissadr = -1;
+    if (k->dissipative) {
+      if (f->home > 0 && dissOfBody[f->home] >= 0) {
+        f->dissadr = dissOfBody[f->home];
+      } else {
+        f->dissadr = m->nz++;
+        m->diss_z[m->ndiss++] = f->dissadr;
+        if (f->home > 0) {
+          dissOfBody[f->home] = f->dissadr;
+        }
+      }
+    }
     f->zadr = m->nz;
     f->znum = k->znum;
     m->nz += k->znum;
@@ -317,6 +359,8 @@ int cs_finalizeModel(csModel* m, csError* err) {
     f->repadr = m->nextra;
     m->nextra += k->nextra;
   }
+  csu_free(fixed, 0);
+  csu_free(dissOfBody, 0);
   // each change must name an existing element and one of its discrete variables
   for (int c = 0; c < m->nchange; c++) {
     const csChange* ch = &m->change[c];

@@ -128,7 +128,10 @@ typedef struct csForce {
   double param[CS_MAX_PARAM];  // kind-specific real parameters, laid out by the kind's table
   int ref[CS_MAX_REF];     // kind-specific integer references (bodies, planes, coordinates)
   int zadr, znum;          // auxiliary continuous states owned by the element
-  int dissadr;             // z index of its dissipated energy, -1 if it dissipates nothing
+  int home;                // highest-numbered moving body it refers to (bodies welded to
+                           // ground do not count), 0 for none; set by cs_finalizeModel
+  int dissadr;             // z index of the dissipated energy it adds to, -1 if it dissipates
+                           // nothing; shared by the dissipative elements with the same home
   int discadr, discnum;    // discrete variables owned by the element
   int autoadr, autonum;    // auto-update discrete variables owned by the element
   int repadr;              // first column of its model-specific report values in d->force_extra
@@ -221,6 +224,7 @@ struct csModel {
   int nplane, nforce, nchange;
   int nextra;              // model-specific report values of all elements
   int ngroup;              // contact sets
+  int ndiss;               // dissipated-energy z states (one per home body with dissipation)
 
   csVec3 gravity;          // m/s^2, in Ground (used by the "gravity" element)
   csSimOptions opt;
@@ -230,6 +234,7 @@ struct csModel {
   csForce* force;          // (nforce)
   csChange* change;        // (nchange), sorted by time
   char (*group_name)[CS_MAX_NAME];  // (ngroup)
+  int* diss_z;             // (ndiss) z index of each dissipated-energy state
 
   // initial state
   double* q0;              // (nq)
