@@ -295,6 +295,7 @@ int cs_finalizeModel(csModel* m, csError* err) {
   // body it refers to (through body or plane parameters)
   int* fixed = csu_malloc(sizeof(int) * (size_t)m->nbody);
   int* dissOfBody = csu_malloc(sizeof(int) * (size_t)m->nbody);
+  csu_free(m->diss_z, 0);  // a finalize that failed validation may be retried
   m->diss_z = csu_malloc(sizeof(int) * (size_t)(m->nforce + 1));
   if (!fixed || !dissOfBody || !m->diss_z) {
     csu_free(fixed, 0);
