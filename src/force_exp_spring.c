@@ -272,6 +272,13 @@ static void expSpringApply(const csModel* m, csData* d, int e) {
   cs_applyForceAtPoint(m, d, m->plane[f->ref[CS_REF_PLANE]].body, s.p_G, csu_neg(s.f_G));
   d->force_pe[e] = potentialEnergy(f->param, &s);
   d->force_power[e] = dissipatedPower(&s);
+  // the anchor consistent with this state and the friction limit, kept for the update at the
+  // end of the step (the same values a report would show): the update then needs no second
+  // evaluation, as Simbody computes its update cache at the dynamics stage
+  double* extra = d->force_extra + f->repadr;
+  extra[EXTRA_P0_X] = s.p0new[0];
+  extra[EXTRA_P0_Y] = s.p0new[1];
+  extra[EXTRA_LIMIT] = s.limit;
 }
 
 
@@ -281,18 +288,20 @@ static void expSpringApply(const csModel* m, csData* d, int e) {
 // means fully sliding.
 static void expSpringUpdate(const csModel* m, csData* d, int e) {
   const csForce* f = &m->force[e];
-  expSpringEval s;
-  evaluate(m, d, e, &s);
+  // apply has just run at this state (the commit realizes the dynamics stage first)
+  const double* extra = d->force_extra + f->repadr;
+  const double* autoval = d->autoval + f->autoadr;
+  double p0new[2] = {extra[EXTRA_P0_X], extra[EXTRA_P0_Y]};
   double sliding = 1.0;
   double dt = d->auto_dt;
-  if (dt > NEGLIGIBLE && s.limit > NEGLIGIBLE) {
-    double speed = hypot(s.p0new[0] - s.p0[0], s.p0new[1] - s.p0[1]) / dt;
+  if (dt > NEGLIGIBLE && extra[EXTRA_LIMIT] > NEGLIGIBLE) {
+    double speed = hypot(p0new[0] - autoval[AUTO_P0X], p0new[1] - autoval[AUTO_P0Y]) / dt;
     double ratio = speed / f->param[SLOT_VSETTLE];
     sliding = csu_step5(ratio < 0 ? 0 : (ratio > 1 ? 1 : ratio));
   }
   double* cache = d->auto_cache + f->autoadr;
-  cache[AUTO_P0X] = s.p0new[0];
-  cache[AUTO_P0Y] = s.p0new[1];
+  cache[AUTO_P0X] = p0new[0];
+  cache[AUTO_P0Y] = p0new[1];
   cache[AUTO_SLIDING] = sliding;
 }
 
