@@ -33,7 +33,6 @@
 #include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
 
 #include "contactsim/contactsim.h"
-#include "assert.h"
 #include "dynamics.h"
 #include "error.h"
 
@@ -118,12 +117,11 @@ static void unite(int* parent, int a, int b) {
 }
 
 
-// the highest moving body an element refers to (through bodies or planes), or 0; unites every
-// moving body it refers to. Bodies welded to ground (fixed[b]) count as ground: a floor on a
-// welded base must not tie together every block that touches it.
-static int homeBody(const csModel* m, const csForce* f, const int* fixed, int* parent) {
+// unite every moving body an element refers to (through body or plane parameters): they push
+// on each other through it. Bodies welded to ground count as ground: a floor on a welded base
+// must not tie together every block that touches it.
+static void uniteThrough(const csModel* m, const csForce* f, int* parent) {
   const csForceKind* k = cs_forceKind(f->kind);
-  int home = 0;
   for (int i = 0; i < k->nparams; i++) {
     const csParamInfo* p = &k->params[i];
     int b = -1;
@@ -132,14 +130,10 @@ static int homeBody(const csModel* m, const csForce* f, const int* fixed, int* p
     } else if (p->type == CS_PARAM_PLANE && f->ref[p->slot] >= 0) {
       b = m->plane[f->ref[p->slot]].body;
     }
-    if (b > 0 && !fixed[b]) {
-      if (home > 0) {
-        unite(parent, home, b);
-      }
-      home = b > home ? b : home;
+    if (b > 0 && !m->body[b].fixed && f->home > 0) {
+      unite(parent, f->home, b);
     }
   }
-  return home;
 }
 
 
@@ -171,31 +165,26 @@ static int layoutGroups(Sim* sim, int single) {
   csData* d = sim->d;
   int nb = m->nbody;
   int* parent = allocArray((size_t)nb, sizeof(int));
-  int* home = allocArray((size_t)m->nforce, sizeof(int));
   int* gid = allocArray((size_t)nb, sizeof(int));       // group of each body (by root)
   int* lo = allocArray((size_t)nb, sizeof(int));           // first and last state of each
   int* hi = allocArray((size_t)nb, sizeof(int));           // coupled component (by root)
-  int* fixed = allocArray((size_t)nb, sizeof(int));        // welded to ground through welds
   int* placed = allocArray((size_t)m->nz, sizeof(int));    // z state already laid out
   sim->force_group = allocArray((size_t)m->nforce, sizeof(int));
-  int ok = parent && home && gid && lo && hi && fixed && placed && sim->force_group;
+  int ok = parent && gid && lo && hi && placed && sim->force_group;
   if (ok) {
     // each body its own component, then joined along the tree and through the elements
     for (int b = 0; b < nb; b++) {
       parent[b] = b;
-      fixed[b] = b == 0 || (m->body[b].joint == CS_JOINT_WELD && fixed[m->body[b].parent]);
     }
     // fixed bodies never move: their poses come from the first (whole-model) realization, and
     // they belong to no group
     for (int b = 1; b < nb; b++) {
-      if (!fixed[b] && !fixed[m->body[b].parent]) {
+      if (!m->body[b].fixed && !m->body[m->body[b].parent].fixed) {
         unite(parent, b, m->body[b].parent);
       }
     }
     for (int e = 0; e < m->nforce; e++) {
-      home[e] = homeBody(m, &m->force[e], fixed, parent);
-      CS_ASSERT(home[e] == m->force[e].home, "the integrator and the model must agree on where "
-                                             "each force element lives");
+      uniteThrough(m, &m->force[e], parent);
     }
     // groups numbered in the order of their first body
     sim->ngroup = 0;
@@ -204,7 +193,7 @@ static int layoutGroups(Sim* sim, int single) {
     }
     for (int b = 1; b < nb; b++) {
       int r = findRoot(parent, b);
-      if (fixed[b]) {
+      if (m->body[b].fixed) {
         continue;
       }
       if (single) {
@@ -222,7 +211,7 @@ static int layoutGroups(Sim* sim, int single) {
     }
     // an element that refers to no moving body (gravity) gets -1: it is in every group
     for (int e = 0; e < m->nforce; e++) {
-      sim->force_group[e] = home[e] > 0 ? gid[home[e]] : -1;
+      sim->force_group[e] = m->force[e].home > 0 ? gid[m->force[e].home] : -1;
     }
     sim->group = allocArray((size_t)sim->ngroup, sizeof(Group));
     ok = sim->group != NULL;
@@ -255,7 +244,7 @@ static int layoutGroups(Sim* sim, int single) {
     // planes on the group's bodies, and every plane fixed on ground
     for (int p = 0; p < m->nplane; p++) {
       int pb = m->plane[p].body;
-      npl += (fixed[pb] || gid[pb] == gi);
+      npl += (m->body[pb].fixed || gid[pb] == gi);
     }
     // nst counts shared dissipated-energy states once per element: an upper bound
     g->slot = allocArray((size_t)nst, sizeof(double*));
@@ -278,7 +267,7 @@ static int layoutGroups(Sim* sim, int single) {
     }
     for (int p = 0; p < m->nplane; p++) {
       int pb = m->plane[p].body;
-      if (fixed[pb] || gid[pb] == gi) {
+      if (m->body[pb].fixed || gid[pb] == gi) {
         g->planes[g->nplanes++] = p;
       }
     }
@@ -310,7 +299,7 @@ static int layoutGroups(Sim* sim, int single) {
       }
       for (int e = 0; e < m->nforce; e++) {
         const csForce* f = &m->force[e];
-        if (home[e] != b) {
+        if (m->force[e].home != b) {
           continue;
         }
         // its dissipated energy (once, however many elements share it), then its own states;
@@ -353,11 +342,9 @@ static int layoutGroups(Sim* sim, int single) {
     csu_free(owner, 0);
   }
   csu_free(parent, 0);
-  csu_free(home, 0);
   csu_free(gid, 0);
   csu_free(lo, 0);
   csu_free(hi, 0);
-  csu_free(fixed, 0);
   csu_free(placed, 0);
   return ok ? 0 : -1;
 }

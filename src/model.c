@@ -293,18 +293,17 @@ int cs_finalizeModel(csModel* m, csError* err) {
   }
   // bodies welded to ground through welds never move; an element's home is the highest moving
   // body it refers to (through body or plane parameters)
-  int* fixed = csu_malloc(sizeof(int) * (size_t)m->nbody);
   int* dissOfBody = csu_malloc(sizeof(int) * (size_t)m->nbody);
   csu_free(m->diss_z, 0);  // a finalize that failed validation may be retried
   m->diss_z = csu_malloc(sizeof(int) * (size_t)(m->nforce + 1));
-  if (!fixed || !dissOfBody || !m->diss_z) {
-    csu_free(fixed, 0);
+  if (!dissOfBody || !m->diss_z) {
     csu_free(dissOfBody, 0);
     cs_setError(err, CS_ERR_MEMORY, "", "out of memory laying out the state");
     return -1;
   }
   for (int b = 0; b < m->nbody; b++) {
-    fixed[b] = b == 0 || (m->body[b].joint == CS_JOINT_WELD && fixed[m->body[b].parent]);
+    csBody* body = &m->body[b];
+    body->fixed = b == 0 || (body->joint == CS_JOINT_WELD && m->body[body->parent].fixed);
     dissOfBody[b] = -1;
   }
   // force elements: z, discrete, auto-update, report columns
@@ -317,7 +316,6 @@ int cs_finalizeModel(csModel* m, csError* err) {
       if (err->code == CS_OK) {
         err->code = CS_ERR_INPUT;
       }
-      csu_free(fixed, 0);
       csu_free(dissOfBody, 0);
       return -1;
     }
@@ -327,7 +325,7 @@ int cs_finalizeModel(csModel* m, csError* err) {
       int b = p->type == CS_PARAM_BODY                               ? f->ref[p->slot]
               : p->type == CS_PARAM_PLANE && f->ref[p->slot] >= 0 ? m->plane[f->ref[p->slot]].body
                                                                      : -1;
-      if (b > 0 && b < m->nbody && !fixed[b] && b > f->home) {
+      if (b > 0 && b < m->nbody && !m->body[b].fixed && b > f->home) {
         f->home = b;
       }
     }
@@ -360,7 +358,6 @@ int cs_finalizeModel(csModel* m, csError* err) {
     f->repadr = m->nextra;
     m->nextra += k->nextra;
   }
-  csu_free(fixed, 0);
   csu_free(dissOfBody, 0);
   // each change must name an existing element and one of its discrete variables
   for (int c = 0; c < m->nchange; c++) {

@@ -69,6 +69,8 @@ typedef struct csBody {
   double mass;             // kg
   csVec3 com;              // centre of mass in the body frame, m
   csMat33 inertia;         // inertia about the centre of mass, in the body frame, kg m^2
+  int fixed;               // 1: welded to ground through welds only (never moves); set by
+                           // cs_finalizeModel, ground included
 } csBody;
 
 typedef struct csPlane {
