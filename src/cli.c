@@ -69,6 +69,18 @@ void cs_cliPrintError(const csError* err) {
 
 
 // shared by run and compare, so that an option is judged the same way in both
+const char* cs_cliSceneArgument(int argc, char** argv, const char* command) {
+  // exactly one positional argument: the scene; otherwise the help goes to stderr, since the
+  // command line is what is wrong
+  if (optind != argc - 1) {
+    fprintf(stderr, "contactsim: error: %s takes exactly one scene file\n", command);
+    cs_cliUsage(stderr);
+    return NULL;
+  }
+  return argv[optind];
+}
+
+
 int cs_cliParseChoice(const char* text, const char* name, const char* const* names, int n) {
   for (int i = 0; i < n; i++) {
     if (strcmp(text, names[i]) == 0) {
@@ -443,14 +455,10 @@ int cs_cliRun(int argc, char** argv) {
       return CS_EXIT_USAGE;
     }
   }
-  // exactly one positional argument: the scene
-  if (optind != argc - 1) {
-    // a usage error prints the help on stderr, since the command line is what is wrong
-    fprintf(stderr, "contactsim: error: run takes exactly one scene file\n");
-    cs_cliUsage(stderr);
+  const char* path = cs_cliSceneArgument(argc, argv, "run");
+  if (!path) {
     return CS_EXIT_USAGE;
   }
-  const char* path = argv[optind];
   // load with the requested contact model; a scene that does not load is bad input (exit 2)
   csCliRun run;
   memset(&run, 0, sizeof(run));
@@ -546,17 +554,17 @@ int cs_cliValidate(int argc, char** argv) {
       return CS_EXIT_USAGE;
     }
   }
-  if (optind != argc - 1) {
-    fprintf(stderr, "contactsim: error: validate takes exactly one scene file\n");
+  const char* path = cs_cliSceneArgument(argc, argv, "validate");
+  if (!path) {
     return CS_EXIT_USAGE;
   }
-  csModel* m = cs_cliLoad(argv[optind], contact_model);
+  csModel* m = cs_cliLoad(path, contact_model);
   if (!m) {
     return CS_EXIT_USAGE;
   }
   // the body count leaves out ground, which every model has
   printf("%s: ok: %d bodies, %d coordinates, %d speeds, %d force elements, %d planes\n",
-         argv[optind], m->nbody - 1, m->nq, m->nu, m->nforce, m->nplane);
+         path, m->nbody - 1, m->nq, m->nu, m->nforce, m->nplane);
   cs_deleteModel(m);
   return CS_EXIT_OK;
 }

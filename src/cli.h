@@ -25,6 +25,9 @@ void cs_cliUsage(FILE* f);
 // The parts that are not known (empty file or path, line 0) are left out. err is read only,
 // not NULL.
 void cs_cliPrintError(const csError* err);
+// The scene file: the one positional argument left after getopt_long; prints "COMMAND takes
+// exactly one scene file" and the usage, and returns NULL, when there is not exactly one.
+const char* cs_cliSceneArgument(int argc, char** argv, const char* command);
 // Index of text among the n names allowed for option `name`; prints "--name must be a, b or c,
 // not 'text'" and returns -1 when it is none of them. None may be NULL.
 int cs_cliParseChoice(const char* text, const char* name, const char* const* names, int n);

@@ -676,13 +676,10 @@ int cs_cliCompare(int argc, char** argv) {
       return CS_EXIT_USAGE;
     }
   }
-  if (optind != argc - 1) {
-    // exactly one positional argument: the scene
-    fprintf(stderr, "contactsim: error: compare takes exactly one scene file\n");
-    cs_cliUsage(stderr);
+  const char* path = cs_cliSceneArgument(argc, argv, "compare");
+  if (!path) {
     return CS_EXIT_USAGE;
   }
-  const char* path = argv[optind];
 
   // 1. the models the scene has blocks for, and the ones asked for
   // a scene without contact_models blocks still compares: it runs once, as "scene"
