@@ -72,9 +72,8 @@ void cs_realizePosition(const csModel* m, csData* d) {
     // pose relative to the parent, then in Ground (parents come first in the list)
     // X_PB = X_PF * X_FM * X_MB
     csTransform XFM = jointTransform(body->joint, d->q + body->qadr);
-    csTransform XMB = csu_transformInverse(&body->X_BM);
     csTransform XPM = csu_transformMul(&body->X_PF, &XFM);
-    csTransform XPB = csu_transformMul(&XPM, &XMB);
+    csTransform XPB = csu_transformMul(&XPM, &body->X_MB);
     d->joint_XFM[b] = XFM;
     d->body_pose[b] = csu_transformMul(&d->body_pose[body->parent], &XPB);
     d->body_com[b] = csu_transformPoint(&d->body_pose[b], body->com);
@@ -137,7 +136,7 @@ void cs_realizeVelocity(const csModel* m, csData* d) {
     const double* u = d->u + body->uadr;
     double* qdot = d->qdot + body->qadr;
     double* S = d->aba_S + 6 * body->uadr;
-    csTransform XMB = csu_transformInverse(&body->X_BM);
+    const csTransform* XMB = &body->X_MB;
     const csMat33* R_FM = &d->joint_XFM[b].R;
     csVec3 cM_w = csu_vec3(0, 0, 0), cM_v = csu_vec3(0, 0, 0);  // Sdot*u in M at M's origin
 
@@ -150,12 +149,12 @@ void cs_realizeVelocity(const csModel* m, csData* d) {
         break;
       case CS_JOINT_PIN:
         // rotation about the common z axis
-        motionMtoB(S, &body->X_BM, &XMB, csu_vec3(0, 0, 1), csu_vec3(0, 0, 0));
+        motionMtoB(S, &body->X_BM, XMB, csu_vec3(0, 0, 1), csu_vec3(0, 0, 0));
         qdot[0] = u[0];
         break;
       case CS_JOINT_SLIDER:
         // translation along the common x axis
-        motionMtoB(S, &body->X_BM, &XMB, csu_vec3(0, 0, 0), csu_vec3(1, 0, 0));
+        motionMtoB(S, &body->X_BM, XMB, csu_vec3(0, 0, 0), csu_vec3(1, 0, 0));
         qdot[0] = u[0];
         break;
       case CS_JOINT_BALL:
@@ -163,9 +162,9 @@ void cs_realizeVelocity(const csModel* m, csData* d) {
         // u = w_FM in F (then v_FM in F): columns are F's axes seen from M
         for (int k = 0; k < 3; k++) {
           csVec3 axis_M = csu_vec3(R_FM->m[k][0], R_FM->m[k][1], R_FM->m[k][2]);
-          motionMtoB(S + 6 * k, &body->X_BM, &XMB, axis_M, csu_vec3(0, 0, 0));
+          motionMtoB(S + 6 * k, &body->X_BM, XMB, axis_M, csu_vec3(0, 0, 0));
           if (body->joint == CS_JOINT_FREE) {
-            motionMtoB(S + 6 * (k + 3), &body->X_BM, &XMB, csu_vec3(0, 0, 0), axis_M);
+            motionMtoB(S + 6 * (k + 3), &body->X_BM, XMB, csu_vec3(0, 0, 0), axis_M);
           }
         }
         // quaternion rate qdot = 1/2 (0, w_F) * q, plus a pull toward unit length
@@ -215,7 +214,7 @@ void cs_realizeVelocity(const csModel* m, csData* d) {
     }
     // velocity-product acceleration c = Sdot u + v x vJ
     double* c = d->aba_c + 6 * b;
-    motionMtoB(c, &body->X_BM, &XMB, cM_w, cM_v);
+    motionMtoB(c, &body->X_BM, XMB, cM_w, cM_v);
     double vxvJ[6];
     motionCross(vxvJ, v, vJ);
     for (int i = 0; i < 6; i++) {

@@ -286,6 +286,7 @@ int cs_finalizeModel(csModel* m, csError* err) {
   m->nq = m->nu = 0;
   for (int b = 0; b < m->nbody; b++) {
     csBody* body = &m->body[b];
+    body->X_MB = csu_transformInverse(&body->X_BM);
     body->qadr = m->nq;
     body->uadr = m->nu;
     m->nq += body->qnum;

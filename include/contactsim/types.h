@@ -66,6 +66,7 @@ typedef struct csBody {
   int uadr, unum;          // generalized speeds of the mobilizer in u
   csTransform X_PF;        // mobilizer frame F on the parent, in the parent's body frame
   csTransform X_BM;        // mobilizer frame M on this body, in this body's frame
+  csTransform X_MB;        // its inverse (set by cs_finalizeModel; the stages use it every call)
   double mass;             // kg
   csVec3 com;              // centre of mass in the body frame, m
   csMat33 inertia;         // inertia about the centre of mass, in the body frame, kg m^2
