@@ -141,7 +141,7 @@ static double wallSeconds(void) {
 // what the reporter of a run needs
 // (the reporter's ctx; it lives on the stack of cs_cliSimulate for the length of one run)
 typedef struct RunOutput {
-  const csCliRun* run;
+  csCliRun* run;          // the run being simulated (its track is filled here)
   csMetrics* metrics;
   FILE* csv;              // nullable
   const csCsvOptions* csv_opt;
@@ -157,6 +157,15 @@ static int writeRow(void* ctx, const csModel* m, csData* d) {
   RunOutput* out = ctx;
   int r = out->csv ? cs_csvRow(out->csv, m, d, out->csv_opt) : 0;
   cs_metricsReport(out->metrics, m, d);
+  // the body origins, for a convergence check that compares runs report by report
+  csCliRun* run = out->run;
+  if (run->track && run->track_used < run->track_rows) {
+    double* row = run->track + run->track_used++ * (1 + 3 * (m->nbody - 1));
+    row[0] = d->t;
+    for (int b = 1; b < m->nbody; b++) {
+      csu_vec3ToArray(row + 1 + 3 * (b - 1), d->body_pose[b].p);
+    }
+  }
   return r;
 }
 
@@ -218,7 +227,15 @@ void cs_cliSimulate(csCliRun* r, FILE* csv, const csCsvOptions* csvopt, int prog
   memset(&r->err, 0, sizeof(r->err));
   r->status = CS_OK;
   r->cpu_seconds = 0;
+  r->track_used = 0;
   r->d = cs_makeData(r->m);
+  // a perturbed initial state, before the statistics record the initial energy
+  if (r->d && r->perturb_u != 0) {
+    for (int i = 0; i < r->m->nu; i++) {
+      r->d->u[i] += r->perturb_u;
+    }
+    cs_invalidate(r->d);
+  }
   if (!r->d || cs_metricsInit(&r->metrics, r->m, r->d) != 0) {
     r->status = CS_ERR_MEMORY;
     snprintf(r->err.message, sizeof(r->err.message), "out of memory setting up the run");
@@ -262,8 +279,10 @@ void cs_cliFreeRun(csCliRun* r) {
   cs_metricsFree(&r->metrics);
   cs_deleteData(r->d);
   cs_deleteModel(r->m);
+  free(r->track);
   r->d = NULL;
   r->m = NULL;
+  r->track = NULL;
 }
 
 

@@ -41,6 +41,25 @@ int cs_cliParseNumber(const char* text, const char* name, int allow_zero, double
 // and frees it with cs_deleteModel (or through cs_cliFreeRun once it is in a csCliRun).
 csModel* cs_cliLoad(const char* path, const char* contact_model);
 
+// What `compare --convergence` found for one model: the run against a rerun with tolerances
+// `factor` times tighter, and that rerun against a third with every initial generalized speed
+// changed by `perturbation`. Distances are between body origins at the same report time, m.
+typedef struct csCliConvergence {
+  int done;                    // 1: the check ran (both reruns finished)
+  double factor;               // tolerances divided by this
+  double perturbation;         // added to every initial speed, m/s or rad/s
+  double tighter_max;          // largest distance over the run and the bodies, run vs tighter
+  double tighter_final;        // the same at the last report
+  double perturbed_max;        // tighter vs perturbed, largest over the run and the bodies
+  double perturbed_final;      // the same at the last report
+  double perturbed_horizon;    // first report time at which tighter vs perturbed exceeds
+                               // CS_CLI_CONVERGENCE_DISTANCE, s; NAN if never
+  double cpu_seconds;          // integration CPU of the two reruns together, s
+} csCliConvergence;
+
+// Distance, m, above which --convergence calls positions changed (and writes a diagnostic).
+#define CS_CLI_CONVERGENCE_DISTANCE 1e-3
+
 // One simulation of a scene with one contact model, as `run` and `compare` perform it.
 typedef struct csCliRun {
   char model[CS_MAX_NAME];     // contact model name, or "scene" when the scene names none
@@ -51,16 +70,24 @@ typedef struct csCliRun {
   int status;                  // csStatus of the run
   csError err;                 // what went wrong when status != CS_OK
   double cpu_seconds;          // CPU time of the integration without the statistics' sampling
+  double perturb_u;            // added to every generalized speed of the initial state (0: none)
+  double* track;               // nullable: (track_rows x (1 + 3 (nbody - 1))) per report the
+                               // time, s, then the origin of every body but ground in Ground, m;
+                               // owned, freed by cs_cliFreeRun
+  long track_rows;             // rows track holds
+  long track_used;             // rows written by the run
+  csCliConvergence convergence;  // compare --convergence (done = 0 otherwise)
 } csCliRun;
 
 // Simulate r->m from its initial state with r->opt: make r->d, feed the statistics, write the
 // CSV header and a row per report to csv (nullable) with csvopt, draw a progress bar on stderr
 // when progress is nonzero. Sets r->status, r->err (file set to the scene) and r->cpu_seconds.
 // r->m and r->opt must be set; r->d is created here and owned by r (NULL only when memory ran
-// out). Nullable: csv (no CSV is written; csvopt is then unused). csv stays open and owned by
+// out). When r->track is set, each report also stores the body origins there (up to
+// track_rows rows, counted in track_used); r->perturb_u is added to every initial speed. Nullable: csv (no CSV is written; csvopt is then unused). csv stays open and owned by
 // the caller. cpu_seconds is CPU time in seconds.
 void cs_cliSimulate(csCliRun* r, FILE* csv, const csCsvOptions* csvopt, int progress);
-// Free what r owns (model, data, statistics).
+// Free what r owns (model, data, statistics, track).
 // r->m and r->d are set to NULL, so it is safe on a zeroed or already freed run; r itself is
 // not freed.
 void cs_cliFreeRun(csCliRun* r);

@@ -221,6 +221,30 @@ static void jsonRun(FILE* f, const csCliRun* r, const char* outer, const char* s
     jsonNumber(f, mt->contact[i].max_penetration);
   }
   fputc('}', f);
+  // the convergence check, null when it was not asked for or could not run
+  jsonKey(f, in, "convergence");
+  const csCliConvergence* c = &r->convergence;
+  if (!c->done) {
+    fputs("null", f);
+  } else {
+    fputs("{\"factor\": ", f);
+    jsonNumber(f, c->factor);
+    fputs(", \"perturbation\": ", f);
+    jsonNumber(f, c->perturbation);
+    fputs(", \"tighter_max_distance\": ", f);
+    jsonNumber(f, c->tighter_max);
+    fputs(", \"tighter_final_distance\": ", f);
+    jsonNumber(f, c->tighter_final);
+    fputs(", \"perturbed_max_distance\": ", f);
+    jsonNumber(f, c->perturbed_max);
+    fputs(", \"perturbed_final_distance\": ", f);
+    jsonNumber(f, c->perturbed_final);
+    fputs(", \"perturbed_horizon\": ", f);
+    jsonNumber(f, c->perturbed_horizon);
+    fputs(", \"cpu_seconds\": ", f);
+    jsonNumber(f, c->cpu_seconds);
+    fputc('}', f);
+  }
   // diagnostics in plain words, in the order they were found
   jsonKey(f, in, "diagnostics");
   fputc('[', f);
@@ -311,7 +335,15 @@ static int writeCsv(FILE* f, const csCliRun* runs, int nrun) {
       fprintf(f, ",%s.px,%s.py,%s.pz,%s.qw,%s.qx,%s.qy,%s.qz", n, n, n, n, n, n, n);
     }
   }
-  fputs(",sliding_distance,stuck_drift,energy_error,error,diagnostics\n", f);
+  fputs(",sliding_distance,stuck_drift,energy_error", f);
+  // the convergence columns only when the check was asked for (every run then has a factor)
+  int checked = runs[0].convergence.factor > 0;
+  if (checked) {
+    fputs(",tighter_max_distance,tighter_final_distance,perturbed_max_distance,"
+          "perturbed_final_distance,perturbed_horizon",
+          f);
+  }
+  fputs(",error,diagnostics\n", f);
   for (int i = 0; i < nrun; i++) {
     // a row; every run has data here, since the caller writes nothing when a run has none
     const csCliRun* r = &runs[i];
@@ -342,6 +374,15 @@ static int writeCsv(FILE* f, const csCliRun* runs, int nrun) {
     csvNumber(f, r->metrics.sliding_distance);
     csvNumber(f, r->metrics.stuck_drift);
     csvNumber(f, r->metrics.energy_error);
+    // empty cells where the check did not run
+    if (checked) {
+      const csCliConvergence* c = &r->convergence;
+      double v[5] = {c->tighter_max, c->tighter_final, c->perturbed_max, c->perturbed_final,
+                     c->perturbed_horizon};
+      for (int k = 0; k < 5; k++) {
+        csvNumber(f, c->done ? v[k] : NAN);
+      }
+    }
     // the error cell, empty for a run that finished
     fputc(',', f);
     if (r->status != CS_OK) {
@@ -429,6 +470,11 @@ static int writeTable(FILE* f, const char* scene, const char* path, const csCliR
   tableColumn(&t, "sliding_m", 1);
   tableColumn(&t, "stuck_drift_m", 1);
   tableColumn(&t, "energy_err", 1);
+  int checked = runs[0].convergence.factor > 0;
+  if (checked) {
+    tableColumn(&t, "tighter_diff_m", 1);
+    tableColumn(&t, "perturbed_diff_m", 1);
+  }
   // the final poses of the first few free bodies (all of them are in the CSV and the JSON)
   int nfree = 0, shown = 0;
   for (int b = 1; b < m0->nbody; b++) {
@@ -462,6 +508,11 @@ static int writeTable(FILE* f, const char* scene, const char* path, const csCliR
     tableCell(&t, i, c++, "%.4g", r->metrics.sliding_distance);
     tableCell(&t, i, c++, "%.4g", r->metrics.stuck_drift);
     tableCell(&t, i, c++, "%.3g", r->metrics.energy_error);
+    if (checked) {
+      const csCliConvergence* cv = &r->convergence;
+      tableCell(&t, i, c++, cv->done ? "%.3g" : "-", cv->tighter_max);
+      tableCell(&t, i, c++, cv->done ? "%.3g" : "-", cv->perturbed_max);
+    }
     for (int b = 1, k = 0; b < r->m->nbody; b++) {
       if (isFree(r->m, b) && k++ < TABLE_MAXBODIES) {
         const csTransform* X = &r->d->body_pose[b];
@@ -521,6 +572,143 @@ static int writeTable(FILE* f, const char* scene, const char* path, const csCliR
     }
   }
   return ferror(f) ? -1 : 0;
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// convergence check (--convergence)
+//
+// Is a model's answer on this scene a property of the scene, or of the tolerances? The run is
+// repeated with tolerances CONVERGENCE_FACTOR times tighter; positions that move by more than
+// CS_CLI_CONVERGENCE_DISTANCE mean the run is not converged. But some motions (a lightly damped
+// block rocking on its edges) amplify any difference, however small, and no tolerance makes them
+// reproducible: so the tighter run is repeated once more from initial speeds changed by
+// CONVERGENCE_PERTURBATION, far below anything measurable. If that also moves the positions, the
+// scene itself does not determine them, and the diagnostic says so instead of asking for tighter
+// tolerances.
+
+#define CONVERGENCE_FACTOR 100.0
+#define CONVERGENCE_PERTURBATION 1e-9  // m/s or rad/s, added to every generalized speed
+
+// values per report in a track: the time, then three coordinates per body but ground
+static size_t trackWidth(const csModel* m) {
+  return 1 + 3 * (size_t)(m->nbody - 1);
+}
+
+
+// a track for every report r's options produce (the start, one per interval, the end); 0 or -1
+static int allocTrack(csCliRun* r) {
+  long rows = (long)ceil(r->opt.duration / r->opt.report_interval) + 2;
+  r->track = malloc((size_t)rows * trackWidth(r->m) * sizeof(double));
+  r->track_rows = r->track ? rows : 0;
+  return r->track ? 0 : -1;
+}
+
+
+// a and b report by report (same model and report times): the largest distance between the
+// origins of one body, over the run, at the last report, and the first time it exceeds
+// CS_CLI_CONVERGENCE_DISTANCE (NAN if never)
+static void compareTracks(const csCliRun* a, const csCliRun* b, double* largest, double* last,
+                          double* horizon) {
+  size_t w = trackWidth(a->m);
+  long rows = a->track_used < b->track_used ? a->track_used : b->track_used;
+  *largest = *last = 0;
+  *horizon = NAN;
+  for (long i = 0; i < rows; i++) {
+    const double* ra = a->track + (size_t)i * w;
+    const double* rb = b->track + (size_t)i * w;
+    double worst = 0;
+    for (size_t k = 1; k < w; k += 3) {
+      worst = fmax(worst, sqrt((ra[k] - rb[k]) * (ra[k] - rb[k]) +
+                               (ra[k + 1] - rb[k + 1]) * (ra[k + 1] - rb[k + 1]) +
+                               (ra[k + 2] - rb[k + 2]) * (ra[k + 2] - rb[k + 2])));
+    }
+    *largest = fmax(*largest, worst);
+    *last = worst;
+    if (isnan(*horizon) && worst > CS_CLI_CONVERGENCE_DISTANCE) {
+      *horizon = ra[0];
+    }
+  }
+}
+
+
+// The two reruns of r (which finished, with its track), the distances, and the verdict as a
+// diagnostic of r. The reruns borrow r's model, which no run writes, and write no CSV.
+static void checkConvergence(csCliRun* r) {
+  csCliConvergence* c = &r->convergence;
+  csCliRun rerun[2];
+  memset(rerun, 0, sizeof(rerun));
+  static const char* const what[2] = {"tighter tolerances",
+                                      "tighter tolerances and perturbed initial speeds"};
+  int ok = 1;
+  for (int k = 0; k < 2 && ok; k++) {
+    csCliRun* x = &rerun[k];
+    memcpy(x->model, r->model, sizeof(x->model));
+    x->m = r->m;
+    x->opt = r->opt;
+    x->opt.rtol /= c->factor;
+    x->opt.atol /= c->factor;
+    x->perturb_u = k ? c->perturbation : 0;
+    if (allocTrack(x) != 0) {
+      cs_metricsNote(&r->metrics, "the convergence check could not run: out of memory");
+      ok = 0;
+      break;
+    }
+    cs_cliSimulate(x, NULL, NULL, 0);
+    c->cpu_seconds += x->cpu_seconds;
+    if (x->status != CS_OK) {
+      char msg[CS_MAX_ERROR + 2 * CS_MAX_PATH + 32];
+      cs_cliFormatError(&x->err, msg, sizeof(msg));
+      cs_metricsNote(&r->metrics, "the convergence check could not run: the rerun with %s "
+                     "failed: %s", what[k], msg);
+      ok = 0;
+    }
+  }
+  if (ok) {
+    double unused;
+    compareTracks(r, &rerun[0], &c->tighter_max, &c->tighter_final, &unused);
+    compareTracks(&rerun[0], &rerun[1], &c->perturbed_max, &c->perturbed_final,
+                  &c->perturbed_horizon);
+    c->done = 1;
+    // the distances in mm for the notes
+    double tmax = 1e3 * c->tighter_max, tend = 1e3 * c->tighter_final;
+    double pmax = 1e3 * c->perturbed_max, pend = 1e3 * c->perturbed_final;
+    double limit = 1e3 * CS_CLI_CONVERGENCE_DISTANCE;
+    if (c->tighter_max > CS_CLI_CONVERGENCE_DISTANCE &&
+        c->perturbed_max > CS_CLI_CONVERGENCE_DISTANCE) {
+      // sensitive: say from when, and what that means for the final state, which a damped
+      // motion may reach all the same after diverging on the way
+      char end[160];
+      if (c->perturbed_final > CS_CLI_CONVERGENCE_DISTANCE) {
+        snprintf(end, sizeof(end), "nor the final state: compare statistics such as the "
+                 "sliding distance and the energy rather than poses");
+      } else if (c->tighter_final > CS_CLI_CONVERGENCE_DISTANCE) {
+        snprintf(end, sizeof(end), "the final state is determined all the same, but this "
+                 "run's is off by %.3g mm: tighten rtol and atol (now %g and %g)",
+                 tend, r->opt.rtol, r->opt.atol);
+      } else {
+        snprintf(end, sizeof(end), "the final state is reproducible all the same");
+      }
+      cs_metricsNote(&r->metrics,
+                     "positions move by up to %.3g mm (%.3g mm at the end) when the tolerances "
+                     "are tightened %gx, and by up to %.3g mm (%.3g mm at the end) when every "
+                     "initial speed changes by only %g: no tolerance pins the motion down to "
+                     "%g mm after t = %.4g s; %s",
+                     tmax, tend, c->factor, pmax, pend, c->perturbation, limit,
+                     c->perturbed_horizon, end);
+    } else if (c->tighter_max > CS_CLI_CONVERGENCE_DISTANCE) {
+      cs_metricsNote(&r->metrics,
+                     "positions move by up to %.3g mm (%.3g mm at the end) when the tolerances "
+                     "are tightened %gx, while changing every initial speed by %g moves them "
+                     "only %.3g mm: this run is not converged; tighten rtol and atol (now %g "
+                     "and %g)",
+                     tmax, tend, c->factor, c->perturbation, pmax, r->opt.rtol, r->opt.atol);
+    }
+  }
+  for (int k = 0; k < 2; k++) {
+    rerun[k].m = NULL;  // r's, not the rerun's
+    cs_cliFreeRun(&rerun[k]);
+  }
 }
 
 
@@ -638,11 +826,13 @@ int cs_cliCompare(int argc, char** argv) {
       {"duration", required_argument, NULL, 'd'},
       {"rtol", required_argument, NULL, 'r'},
       {"atol", required_argument, NULL, 'a'},
+      {"convergence", no_argument, NULL, 'C'},
       {"quiet", no_argument, NULL, 'q'},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0},
   };
   // -1 marks an option that was not given, so the scene's value stays
+  int convergence = 0;
   const char* modelsArg = NULL;
   const char* outDir = NULL;
   Format format = FORMAT_TABLE;
@@ -660,6 +850,7 @@ int cs_cliCompare(int argc, char** argv) {
       case 'r': bad = cs_cliParseNumber(optarg, "rtol", 0, &rtol); break;
       case 'a': bad = cs_cliParseNumber(optarg, "atol", 0, &atol); break;
       case 'q': quiet = 1; break;
+      case 'C': convergence = 1; break;
       // the format of standard output, by name
       case 'F': {
         // indexed like Format
@@ -758,6 +949,15 @@ int cs_cliCompare(int argc, char** argv) {
     if (duration > 0) r->opt.duration = duration;
     if (rtol > 0) r->opt.rtol = rtol;
     if (atol > 0) r->opt.atol = atol;
+    // the convergence check compares this run's trajectory with its reruns'
+    if (convergence) {
+      r->convergence.factor = CONVERGENCE_FACTOR;
+      r->convergence.perturbation = CONVERGENCE_PERTURBATION;
+      if (allocTrack(r) != 0) {
+        fprintf(stderr, "contactsim: error: out of memory\n");
+        exitCode = CS_EXIT_FAILURE;
+      }
+    }
   }
   // the output directory is made before any run, so that an unwritable path fails at once
   if (exitCode == CS_EXIT_OK && outDir && makeDirectory(outDir) != 0) {
@@ -807,6 +1007,14 @@ int cs_cliCompare(int argc, char** argv) {
       fprintf(stderr, "contactsim: compare: %s: %s at t = %.6g s, %ld steps, %.3g s CPU\n",
               r->model, r->status == CS_OK ? "finished" : "failed", r->d->t,
               r->d->stat.nsteps, r->cpu_seconds);
+    }
+    // a failed run has no trajectory to check
+    if (convergence && r->status == CS_OK) {
+      if (!quiet) {
+        fprintf(stderr, "contactsim: compare: %s: convergence check (two reruns) ...\n",
+                r->model);
+      }
+      checkConvergence(r);
     }
   }
 

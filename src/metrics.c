@@ -42,7 +42,7 @@ double cs_metricsParam(const csForce* f, const char* key) {
 
 // append one diagnostic; past CS_METRICS_MAX_NOTES the rest are dropped, since a run with that
 // many problems is already plainly misconfigured and the first notes are the useful ones
-__attribute__((format(printf, 2, 3))) static void addNote(csMetrics* mt, const char* fmt, ...) {
+void cs_metricsNote(csMetrics* mt, const char* fmt, ...) {
   if (mt->nnotes >= CS_METRICS_MAX_NOTES) {
     return;
   }
@@ -164,7 +164,7 @@ static void checkExpSprings(csMetrics* mt, const csModel* m, const csData* d) {
     // the cure: damping at least critical and high enough to keep the creep below v_settle
     mt->creep_speed = fmax(mt->creep_speed, creep);
     double needed = fmax(critical, mass * g * sinTheta / (n * vsettle));
-    addNote(mt,
+    cs_metricsNote(mt,
             "exponential springs '%s' on body '%s': friction damping cxy = %.3g N s/m is below "
             "critical, 2 sqrt(kxy m/n) = %.3g N s/m for the body's share of mass (%.3g kg over %d "
             "springs); on the %.1f degree slope of plane '%s' once it slides the block creeps "
@@ -384,14 +384,14 @@ void cs_metricsFinish(csMetrics* mt, const csModel* m, const csData* d) {
     }
     const char* kind = cs_forceKind(m->force[c->force].kind)->name;
     if (c->sphere && c->max_penetration > c->radius) {
-      addNote(mt,
+      cs_metricsNote(mt,
               "contact '%s' (%s) penetrated %.3g m into plane '%s', deeper than the sphere's "
               "radius %.3g m: the sphere went through the plane; the contact is far too soft "
               "for this load or impact (raise the stiffness)",
               contactName(m, c->force), kind, c->max_penetration, m->plane[c->plane].name,
               c->radius);
     } else if (!c->sphere && c->max_penetration > 0.01) {
-      addNote(mt,
+      cs_metricsNote(mt,
               "contact '%s' (%s) penetrated %.3g m into plane '%s', deeper than 1 cm: the "
               "contact is too soft for this load or impact (raise the stiffness)",
               contactName(m, c->force), kind, c->max_penetration, m->plane[c->plane].name);
@@ -410,7 +410,7 @@ void cs_metricsFinish(csMetrics* mt, const csModel* m, const csData* d) {
       }
     }
     if (at >= 0 && vt < 0.005) {
-      addNote(mt,
+      cs_metricsNote(mt,
               "the run took %ld steps, and contact '%s' (%s) uses transition_velocity = %.3g "
               "m/s: friction that rises to its static peak within so small a slip speed makes "
               "the equations stiff and is a common cause of short steps; try a transition "

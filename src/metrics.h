@@ -77,6 +77,9 @@ void cs_metricsReport(csMetrics* mt, const csModel* m, csData* d);
 void cs_metricsFinish(csMetrics* mt, const csModel* m, const csData* d);
 // Free the arrays (mt may be zeroed or already freed).
 void cs_metricsFree(csMetrics* mt);
+// Append a diagnostic in plain words (printf format) to mt's notes; past CS_METRICS_MAX_NOTES
+// it is dropped. A longer text than CS_METRICS_NOTE_LEN is cut. mt and fmt not NULL.
+__attribute__((format(printf, 2, 3))) void cs_metricsNote(csMetrics* mt, const char* fmt, ...);
 // Real parameter `key` of element f through its kind's parameter table, or NAN when the kind
 // has no such key.
 // The value is in the units of the scene key (SI); f is read only, not NULL, and key is a

@@ -22,7 +22,7 @@ results = []
 MODEL_KEYS = ["model", "status", "error", "cpu_seconds", "cpu_per_sim_second", "simulated",
               "steps", "rhs_evals", "rhs_evals_jacobian", "rhs_total", "error_test_failures",
               "linear_solver", "max_penetration", "peak_normal_force", "final_pose",
-              "sliding_distance", "stuck_drift", "energy_error", "diagnostics"]
+              "sliding_distance", "stuck_drift", "energy_error", "convergence", "diagnostics"]
 CPU_KEYS = ("cpu_seconds", "cpu_per_sim_second", "statistics_cpu_seconds")
 
 
@@ -396,6 +396,76 @@ def stuck_drift_of_stribeck_creep():
         check(r["stuck_drift"] <= r["sliding_distance"], r)
     print(f"  creep {v:.6g} m/s, drift over one second {drift[1] - drift[0]:.6g} m")
     close(drift[1] - drift[0], v * 1.0, 0.01, "drift while stuck over one second")
+
+
+# -------------------------------------------------------------------------------------------
+# the convergence check
+
+def origin_distances(csv_a, csv_b, body):
+    """Largest and last distance between the body's origin in two runs' CSVs, row by row."""
+    rows = []
+    for path in (csv_a, csv_b):
+        with open(path) as f:
+            rows.append([[float(r[f"{body}.p{k}"]) for k in "xyz"] for r in csv.DictReader(f)])
+    check(len(rows[0]) == len(rows[1]), "the runs report at different times")
+    d = [math.dist(a, b) for a, b in zip(*rows)]
+    return max(d), d[-1]
+
+
+@case
+def convergence_check_finds_a_loose_tolerance():
+    # the incline at rtol = atol = 1e-2 is far from converged; the distances must be those
+    # between separate runs at 1e-2 and 1e-4, and a 1e-9 change of the initial speeds must
+    # barely matter on this well-posed scene, so the note blames the tolerance
+    code, doc, _ = compare_json(data("compare_incline.json"), "--models", "exponential_spring",
+                                "--convergence", "--rtol", "1e-2", "--atol", "1e-2")
+    check(code == 0, code)
+    m = doc["models"][0]
+    c = m["convergence"]
+    check(c is not None and c["factor"] == 100 and c["perturbation"] == 1e-9, c)
+    d = tempfile.mkdtemp()
+    outs = []
+    for tol in ("1e-2", "1e-4"):
+        out = os.path.join(d, f"run_{tol}.csv")
+        code, _, err = run("run", data("compare_incline.json"), "--contact-model",
+                           "exponential_spring", "--rtol", tol, "--atol", tol, "-q", "-o", out)
+        check(code == 0, err)
+        outs.append(out)
+    largest, last = origin_distances(*outs, "block")
+    close(c["tighter_max_distance"], largest, 1e-12, "largest distance")
+    close(c["tighter_final_distance"], last, 1e-12, "final distance")
+    check(largest > 1e-3, f"expected a loose run, got {largest} m")
+    check(c["perturbed_max_distance"] < 1e-3 and c["perturbed_horizon"] is None, c)
+    check(any("not converged" in n and "tighten rtol and atol" in n for n in m["diagnostics"]),
+          m["diagnostics"])
+    # the table gets the two columns, the CSV the five
+    code, out, _ = run("compare", data("compare_incline.json"), "--models", "exponential_spring",
+                       "--convergence", "-q", "--rtol", "1e-2", "--atol", "1e-2")
+    check(code == 0 and "tighter_diff_m" in out and "perturbed_diff_m" in out, out)
+    code, out, _ = run("compare", data("compare_incline.json"), "--models", "exponential_spring",
+                       "--convergence", "-q", "--format", "csv", "--rtol", "1e-2")
+    row = next(csv.DictReader(io.StringIO(out)))
+    check(float(row["tighter_max_distance"]) > 0 and row["perturbed_horizon"] == "", row)
+
+
+@case
+def convergence_check_finds_a_sensitive_motion():
+    # block_spin_slide with exponential springs at the seed's normal damping rocks on its edges:
+    # a 1e-9 m/s change of the initial speeds moves it by millimetres within a few seconds, so
+    # the note must say that no tolerance helps, rather than ask for a tighter one
+    code, doc, _ = compare_json(os.path.join("scenes", "bench", "block_spin_slide.json"),
+                                "--models", "exponential_spring", "--convergence",
+                                "--duration", "6")
+    check(code == 0, code)
+    m = doc["models"][0]
+    c = m["convergence"]
+    check(c["perturbed_max_distance"] > 1e-3, c)
+    check(1.0 < c["perturbed_horizon"] < 6.0, c)
+    check(any("no tolerance pins the motion down" in n for n in m["diagnostics"]),
+          m["diagnostics"])
+    # without the option there is no check
+    code, doc, _ = compare_json(data("compare_incline.json"), "--models", "exponential_spring")
+    check(doc["models"][0]["convergence"] is None, doc["models"][0])
 
 
 failed = sum(1 for _, e in results if e)
