@@ -44,6 +44,8 @@ void cs_cliUsage(FILE* f) {
           "      --format F            table (default), csv or json, on standard output\n"
           "      --duration T          simulated time, s\n"
           "      --rtol R, --atol A    relative and absolute tolerances\n"
+          "      --convergence         also run each model at tolerances 100x tighter and\n"
+          "                            from initial speeds changed by 1e-9, and compare\n"
           "  -q, --quiet               no progress lines on standard error\n"
           "\n"
           "exit status: 0 success, 1 simulation failure, 2 bad input or usage\n");
