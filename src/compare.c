@@ -228,22 +228,16 @@ static void jsonRun(FILE* f, const csCliRun* r, const char* outer, const char* s
   if (!c->done) {
     fputs("null", f);
   } else {
-    fputs("{\"factor\": ", f);
-    jsonNumber(f, c->factor);
-    fputs(", \"perturbation\": ", f);
-    jsonNumber(f, c->perturbation);
-    fputs(", \"tighter_max_distance\": ", f);
-    jsonNumber(f, c->tighter_max);
-    fputs(", \"tighter_final_distance\": ", f);
-    jsonNumber(f, c->tighter_final);
-    fputs(", \"perturbed_max_distance\": ", f);
-    jsonNumber(f, c->perturbed_max);
-    fputs(", \"perturbed_final_distance\": ", f);
-    jsonNumber(f, c->perturbed_final);
-    fputs(", \"perturbed_horizon\": ", f);
-    jsonNumber(f, c->perturbed_horizon);
-    fputs(", \"cpu_seconds\": ", f);
-    jsonNumber(f, c->cpu_seconds);
+    static const char* const keys[] = {
+        "factor", "perturbation", "tighter_max_distance", "tighter_final_distance",
+        "perturbed_max_distance", "perturbed_final_distance", "perturbed_horizon", "cpu_seconds"};
+    double values[] = {c->factor, c->perturbation, c->tighter_max, c->tighter_final,
+                       c->perturbed_max, c->perturbed_final, c->perturbed_horizon,
+                       c->cpu_seconds};
+    for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+      fprintf(f, "%s\"%s\": ", k ? ", " : "{", keys[k]);
+      jsonNumber(f, values[k]);
+    }
     fputc('}', f);
   }
   // diagnostics in plain words, in the order they were found
