@@ -84,8 +84,9 @@ typedef struct csCliRun {
 // when progress is nonzero. Sets r->status, r->err (file set to the scene) and r->cpu_seconds.
 // r->m and r->opt must be set; r->d is created here and owned by r (NULL only when memory ran
 // out). When r->track is set, each report also stores the body origins there (up to
-// track_rows rows, counted in track_used); r->perturb_u is added to every initial speed. Nullable: csv (no CSV is written; csvopt is then unused). csv stays open and owned by
-// the caller. cpu_seconds is CPU time in seconds.
+// track_rows rows, counted in track_used); r->perturb_u is added to every initial speed.
+// Nullable: csv (no CSV is written; csvopt is then unused). csv stays open and owned by the
+// caller. cpu_seconds is CPU time in seconds.
 void cs_cliSimulate(csCliRun* r, FILE* csv, const csCsvOptions* csvopt, int progress);
 // Free what r owns (model, data, statistics, track).
 // r->m and r->d are set to NULL, so it is safe on a zeroed or already freed run; r itself is

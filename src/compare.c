@@ -31,6 +31,21 @@
 typedef enum Format { FORMAT_TABLE = 0, FORMAT_CSV, FORMAT_JSON } Format;
 
 
+// the convergence check's distances, as named in the CSV and the JSON (docs/cli.md)
+enum { NCONVERGENCE = 5 };
+static const char* const g_convergenceKeys[NCONVERGENCE] = {
+    "tighter_max_distance", "tighter_final_distance", "perturbed_max_distance",
+    "perturbed_final_distance", "perturbed_horizon"};
+
+static void convergenceValues(const csCliConvergence* c, double v[NCONVERGENCE]) {
+  v[0] = c->tighter_max;
+  v[1] = c->tighter_final;
+  v[2] = c->perturbed_max;
+  v[3] = c->perturbed_final;
+  v[4] = c->perturbed_horizon;
+}
+
+
 // ---------------------------------------------------------------------------------------------
 // JSON
 
@@ -117,7 +132,7 @@ static void jsonRun(FILE* f, const csCliRun* r, const char* outer, const char* s
   jsonKey(f, in, "cpu_seconds");
   jsonNumber(f, r->cpu_seconds);
   jsonKey(f, in, "statistics_cpu_seconds");
-  jsonNumber(f, mt->cpu_seconds);
+  jsonNumber(f, s ? s->cpu_step_hook : 0.0);
   jsonKey(f, in, "cpu_per_sim_second");
   jsonNumber(f, simulated > 0 ? r->cpu_seconds / simulated : NAN);
   // how far it got, then the integrator's counters (csStats); rhs_total is the sum by which
@@ -228,16 +243,18 @@ static void jsonRun(FILE* f, const csCliRun* r, const char* outer, const char* s
   if (!c->done) {
     fputs("null", f);
   } else {
-    static const char* const keys[] = {
-        "factor", "perturbation", "tighter_max_distance", "tighter_final_distance",
-        "perturbed_max_distance", "perturbed_final_distance", "perturbed_horizon", "cpu_seconds"};
-    double values[] = {c->factor, c->perturbation, c->tighter_max, c->tighter_final,
-                       c->perturbed_max, c->perturbed_final, c->perturbed_horizon,
-                       c->cpu_seconds};
-    for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
-      fprintf(f, "%s\"%s\": ", k ? ", " : "{", keys[k]);
-      jsonNumber(f, values[k]);
+    fputs("{\"factor\": ", f);
+    jsonNumber(f, c->factor);
+    fputs(", \"perturbation\": ", f);
+    jsonNumber(f, c->perturbation);
+    double v[NCONVERGENCE];
+    convergenceValues(c, v);
+    for (int k = 0; k < NCONVERGENCE; k++) {
+      fprintf(f, ", \"%s\": ", g_convergenceKeys[k]);
+      jsonNumber(f, v[k]);
     }
+    fputs(", \"cpu_seconds\": ", f);
+    jsonNumber(f, c->cpu_seconds);
     fputc('}', f);
   }
   // diagnostics in plain words, in the order they were found
@@ -333,10 +350,8 @@ static int writeCsv(FILE* f, const csCliRun* runs, int nrun) {
   fputs(",sliding_distance,stuck_drift,energy_error", f);
   // the convergence columns only when the check was asked for (every run then has a factor)
   int checked = runs[0].convergence.factor > 0;
-  if (checked) {
-    fputs(",tighter_max_distance,tighter_final_distance,perturbed_max_distance,"
-          "perturbed_final_distance,perturbed_horizon",
-          f);
+  for (int k = 0; checked && k < NCONVERGENCE; k++) {
+    fprintf(f, ",%s", g_convergenceKeys[k]);
   }
   fputs(",error,diagnostics\n", f);
   for (int i = 0; i < nrun; i++) {
@@ -371,11 +386,10 @@ static int writeCsv(FILE* f, const csCliRun* runs, int nrun) {
     csvNumber(f, r->metrics.energy_error);
     // empty cells where the check did not run
     if (checked) {
-      const csCliConvergence* c = &r->convergence;
-      double v[5] = {c->tighter_max, c->tighter_final, c->perturbed_max, c->perturbed_final,
-                     c->perturbed_horizon};
-      for (int k = 0; k < 5; k++) {
-        csvNumber(f, c->done ? v[k] : NAN);
+      double v[NCONVERGENCE];
+      convergenceValues(&r->convergence, v);
+      for (int k = 0; k < NCONVERGENCE; k++) {
+        csvNumber(f, r->convergence.done ? v[k] : NAN);
       }
     }
     // the error cell, empty for a run that finished
@@ -621,9 +635,7 @@ static void compareTracks(const csCliRun* a, const csCliRun* b, double* largest,
     const double* rb = b->track + (size_t)i * w;
     double worst = 0;
     for (size_t k = 1; k < w; k += 3) {
-      worst = fmax(worst, sqrt((ra[k] - rb[k]) * (ra[k] - rb[k]) +
-                               (ra[k + 1] - rb[k + 1]) * (ra[k + 1] - rb[k + 1]) +
-                               (ra[k + 2] - rb[k + 2]) * (ra[k + 2] - rb[k + 2])));
+      worst = fmax(worst, csu_norm(csu_sub(csu_vec3FromArray(ra + k), csu_vec3FromArray(rb + k))));
     }
     *largest = fmax(*largest, worst);
     *last = worst;

@@ -684,7 +684,9 @@ static void finishStep(Group* g) {
     cs_realizeDynamics(sim->m, d);
     double w0 = windowSeconds();
     sim->rep->step(sim->rep->ctx, sim->m, d);
-    sim->cpu_reporting += windowSeconds() - w0;
+    double spent = windowSeconds() - w0;
+    sim->cpu_reporting += spent;
+    d->stat.cpu_step_hook += spent;
   }
   // commit with the group's own last-commit time: d->t_commit is shared by every group, and another
   // group may have committed since

@@ -9,21 +9,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "forces.h"
 #include "metrics.h"
-
-
-// elapsed seconds, to time the per-step sampling below so that its cost can be reported apart
-// from the integration's: the monotonic clock is read in user space (about 30 ns), where the
-// process CPU clock is a system call (about 1.5 us on a virtual machine), which would cost more
-// than the sampling; the sampling never blocks, so its elapsed time is its CPU time
-static double elapsedNow(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 
 // look the key up in the kind's table instead of hard-coding slots: this file then serves every
@@ -343,13 +331,11 @@ static void sampleAll(csMetrics* mt, const csModel* m, csData* d, int step) {
 }
 
 
+// this runs inside the integration's step callback, which the integrator times itself
+// (csStats.cpu_step_hook) and leaves out of the integration's CPU time
 void cs_metricsStep(csMetrics* mt, const csModel* m, csData* d) {
-  // this runs inside the integration's step callback: time it so that its cost can be reported
-  // apart (the integrator subtracts reporting time from its own CPU count)
-  double c0 = elapsedNow();
   sampleAll(mt, m, d, 1);
   mt->nsteps++;
-  mt->cpu_seconds += elapsedNow() - c0;
 }
 
 

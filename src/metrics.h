@@ -52,7 +52,6 @@ typedef struct csMetrics {
   double energy_error;         // relative, max over reports
   long nsteps;                 // steps seen
   long nstuck;                 // steps counted as stuck
-  double cpu_seconds;          // CPU time spent here inside the integration (per-step callback)
 
   int nnotes;                  // diagnostics
   char notes[CS_METRICS_MAX_NOTES][CS_METRICS_NOTE_LEN];
@@ -66,8 +65,8 @@ typedef struct csMetrics {
 // cs_metricsFree. d is realized to dynamics here (hence not const). None may be NULL.
 int cs_metricsInit(csMetrics* mt, const csModel* m, csData* d);
 // Sample the state at the end of a successful step (data realized to dynamics).
-// Allocates nothing (it runs inside the integration); its own CPU time, in seconds, is added to
-// mt->cpu_seconds. mt must have been set up by cs_metricsInit for the same m.
+// Allocates nothing (it runs inside the integration). mt must have been set up by
+// cs_metricsInit for the same m.
 void cs_metricsStep(csMetrics* mt, const csModel* m, csData* d);
 // Sample the state at a report time (data realized to dynamics): peaks and the energy balance.
 // Allocates nothing; the energy error is relative to mt->escale (J / J). None may be NULL.

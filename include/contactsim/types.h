@@ -270,6 +270,7 @@ typedef struct csStats {
   long nreport;            // report rows
   double last_step;        // s
   double cpu_seconds;      // CPU time of the integration alone
+  double cpu_step_hook;    // time spent in the reporter's step callback (left out of the above)
   long warnings_nonfinite; // RHS evaluations that produced a non-finite value
   long warnings_bushing;   // bushing evaluations near gimbal lock
   long nstage[4];          // evaluations of the position, velocity, dynamics and acceleration
