@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "forces.h"
+#include "engine/forces.h"
 #include "helpers.h"
 
 #define PI 3.14159265358979323846

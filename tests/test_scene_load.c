@@ -2,7 +2,7 @@
 // field (values recomputed here from their definitions), every kind of bad input gives an input
 // error naming the JSON path, the bad-input corpus of tests/data/bad, the defaults documented in
 // docs/scene-format.md against the code, and the bundled scenes.
-#include "forces.h"
+#include "engine/forces.h"
 #include "helpers.h"
 
 #include <math.h>

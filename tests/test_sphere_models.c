@@ -271,7 +271,7 @@ static void test_smooth_point_and_reaction(void** state) {
 }
 
 
-// the porting rule of force_smooth_sphere.c: Simbody's y-up ground half space X_GH =
+// the porting rule of src/forces/smooth_sphere.c: Simbody's y-up ground half space X_GH =
 // Rotation(-pi/2, Z) becomes the plane X_GP = X_GH * R_y(-90 deg), whose outward normal is +y
 static void test_smooth_simbody_frame(void** state) {
   (void)state;

@@ -15,7 +15,7 @@ import os
 
 G = 9.81
 
-# exponential spring defaults (seeds/000; the table in src/force_exp_spring.c)
+# exponential spring defaults (seeds/000; the table in src/forces/exp_spring.c)
 EXP_D0 = 0.0065905
 EXP_D1 = 0.5336
 EXP_D2 = 1150.0
@@ -73,7 +73,7 @@ def compliant_block(vt):
 
 
 # sphere models at the corners of a block: Hertz modulus of the pair for hunt_crossley, and the
-# matching smooth_sphere_half_space stiffness (S = E 2^1.5, see src/force_hunt_crossley.c)
+# matching smooth_sphere_half_space stiffness (S = E 2^1.5, see src/forces/hunt_crossley.c)
 CORNER_RADIUS = 0.002
 CORNER_E = 1e8
 

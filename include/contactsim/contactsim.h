@@ -109,7 +109,7 @@ CS_API int cs_jointUnum(csJointType type);
 
 
 // ---------------------------------------------------------------------------------------------
-// loading scenes (src/scene_load.c)
+// loading scenes (src/io/scene_load.c)
 
 typedef struct csLoadOptions {
   const char* contact_model;   // override the scene's default contact model; nullable
@@ -179,7 +179,7 @@ CS_API void cs_commitAutoUpdates(const csModel* m, csData* d);
 
 
 // ---------------------------------------------------------------------------------------------
-// running (src/integrator.c)
+// running (src/engine/integrator.c)
 
 // Called at each report time with the data realized to dynamics at exactly that time.
 typedef struct csReporter {
@@ -199,7 +199,7 @@ CS_API int cs_simulate(const csModel* m, csData* d, const csSimOptions* opt,
 
 
 // ---------------------------------------------------------------------------------------------
-// CSV reports (src/report.c)
+// CSV reports (src/io/csv.c)
 
 typedef struct csCsvOptions {
   int forces;              // 1: per-element contact columns (force, point, pe, power, extras)

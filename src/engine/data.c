@@ -5,9 +5,9 @@
 // which is what lets a right-hand-side evaluation allocate nothing.
 #include <string.h>
 
-#include "assert.h"
+#include "engine/assert.h"
 #include "contactsim/contactsim.h"
-#include "dynamics.h"
+#include "engine/dynamics.h"
 
 // The arrays of csData: (type, field, number of rows, columns). Used for size computation and
 // pointer set-up, so that adding an array is a one-line change.

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
+#include "app/common.h"
 
 
 int main(int argc, char** argv) {

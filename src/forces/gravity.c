@@ -1,10 +1,10 @@
-// force_gravity.c: uniform gravity, m*g at every body's centre of mass.
+// gravity.c: uniform gravity, m*g at every body's centre of mass.
 //
 // One element for all bodies rather than one per body: a scene adds gravity once, and as it acts
 // on no body in particular it belongs to every integrator group, where it loops over that group's
 // active bodies only.
 #include "contactsim/contactsim.h"
-#include "forces.h"
+#include "forces/kinds.h"
 
 
 static void gravityApply(const csModel* m, csData* d, int e) {

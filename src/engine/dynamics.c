@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "contactsim/contactsim.h"
-#include "dynamics.h"
+#include "engine/dynamics.h"
 
 
 // Model-derived constants of the dynamics, computed once per data: which bodies take the

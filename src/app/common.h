@@ -1,9 +1,9 @@
-// cli.h: the command line (private to the contactsim executable).
+// common.h: what the commands of the contactsim executable share (private to it).
 #ifndef CONTACTSIM_CLI_H
 #define CONTACTSIM_CLI_H
 
 #include "contactsim/contactsim.h"
-#include "metrics.h"
+#include "engine/metrics.h"
 
 // Exit codes of the contactsim command.
 enum { CS_EXIT_OK = 0, CS_EXIT_FAILURE = 1, CS_EXIT_USAGE = 2 };
@@ -16,7 +16,7 @@ enum { CS_EXIT_OK = 0, CS_EXIT_FAILURE = 1, CS_EXIT_USAGE = 2 };
 int cs_cliRun(int argc, char** argv);
 // `contactsim validate`: load and check a scene, print its size on stdout; nothing is run.
 int cs_cliValidate(int argc, char** argv);
-// `contactsim compare`: run a scene once per contact model and tabulate (compare.c).
+// `contactsim compare`: run a scene once per contact model and tabulate (cmd_compare.c).
 int cs_cliCompare(int argc, char** argv);
 // Write the usage text of every command to f (stdout for --help, stderr after a usage error).
 void cs_cliUsage(FILE* f);
@@ -60,6 +60,12 @@ typedef struct csCliConvergence {
 // Distance, m, above which --convergence calls positions changed (and writes a diagnostic).
 #define CS_CLI_CONVERGENCE_DISTANCE 1e-3
 
+// The convergence check's distances, as named in the CSV columns and the JSON keys (results.c).
+enum { CS_CLI_NCONVERGENCE = 5 };
+extern const char* const cs_cliConvergenceKeys[CS_CLI_NCONVERGENCE];
+// c's distances in the order of cs_cliConvergenceKeys. c and v not NULL.
+void cs_cliConvergenceValues(const csCliConvergence* c, double v[CS_CLI_NCONVERGENCE]);
+
 // One simulation of a scene with one contact model, as `run` and `compare` perform it.
 typedef struct csCliRun {
   char model[CS_MAX_NAME];     // contact model name, or "scene" when the scene names none
@@ -88,6 +94,8 @@ typedef struct csCliRun {
 // Nullable: csv (no CSV is written; csvopt is then unused). csv stays open and owned by the
 // caller. cpu_seconds is CPU time in seconds.
 void cs_cliSimulate(csCliRun* r, FILE* csv, const csCsvOptions* csvopt, int progress);
+// How far r got, s: the time of its data, 0 when it never got data (out of memory). Not NULL.
+double cs_cliSimulatedTime(const csCliRun* r);
 // Free what r owns (model, data, statistics, track).
 // r->m and r->d are set to NULL, so it is safe on a zeroed or already freed run; r itself is
 // not freed.

@@ -1,4 +1,4 @@
-// force_linear_bushing.c: a massless linear spring-damper between a frame F fixed on body 1 and a
+// linear_bushing.c: a massless linear spring-damper between a frame F fixed on body 1 and a
 // frame M fixed on body 2, either of which may be ground (seeds/003_linear_bushing.txt).
 //
 // The bushing reads six coordinates off the relative pose X_FM, as if a gimbal joined F to M
@@ -30,9 +30,9 @@
 #include <math.h>
 
 #include "contactsim/contactsim.h"
-#include "error.h"
-#include "force_util.h"
-#include "forces.h"
+#include "engine/error.h"
+#include "forces/util.h"
+#include "forces/kinds.h"
 
 // |cos q1| below this counts a gimbal-lock warning (q1 within about 0.57 degrees of +-90, where
 // the Euler rates are amplified a hundredfold)

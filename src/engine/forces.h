@@ -1,4 +1,4 @@
-// forces.h: the registry of force kinds (private).
+// forces.h: the slot convention every contact kind follows (private to the library).
 //
 // Every contact kind follows one slot convention, so that the loader can turn a model-free
 // "contacts" entry into elements of any contact kind:
@@ -23,18 +23,5 @@ enum {
   CS_CONTACT_POINT = 1,
   CS_CONTACT_SPHERE = 2,
 };
-
-extern const csForceKind cs_kindGravity;
-extern const csForceKind cs_kindSpring;
-extern const csForceKind cs_kindMobilitySpring;
-extern const csForceKind cs_kindMobilityDamper;
-extern const csForceKind cs_kindConstant;
-extern const csForceKind cs_kindExpSpring;
-extern const csForceKind cs_kindSmoothSphere;
-extern const csForceKind cs_kindHuntCrossley;
-extern const csForceKind cs_kindCompliantPoint;
-extern const csForceKind cs_kindLinearStop;
-extern const csForceKind cs_kindLinearBushing;
-extern const csForceKind cs_kindCounter;
 
 #endif  // CONTACTSIM_FORCES_H

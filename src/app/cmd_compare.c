@@ -1,6 +1,6 @@
-// compare.c: `contactsim compare`: run one scene once per contact model, from the same contact
+// cmd_compare.c: `contactsim compare`: run one scene once per contact model, from the same contact
 // geometry and initial state, and tabulate cost and contact statistics side by side (table, CSV
-// or JSON); also the JSON statistics that `run --stats` writes.
+// or JSON).
 //
 // Every model's scene is loaded before anything runs, so that a bad parameter block is reported
 // as bad input (exit 2) without half a comparison. A model whose run fails is reported as failed
@@ -22,276 +22,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "app/common.h"
 
 // most models one comparison runs (more than there are contact kinds)
 #define MAX_MODELS 32
 
 // what standard output gets; an output directory always gets both the CSV and the JSON
 typedef enum Format { FORMAT_TABLE = 0, FORMAT_CSV, FORMAT_JSON } Format;
-
-
-// the convergence check's distances, as named in the CSV and the JSON (docs/cli.md)
-enum { NCONVERGENCE = 5 };
-static const char* const g_convergenceKeys[NCONVERGENCE] = {
-    "tighter_max_distance", "tighter_final_distance", "perturbed_max_distance",
-    "perturbed_final_distance", "perturbed_horizon"};
-
-static void convergenceValues(const csCliConvergence* c, double v[NCONVERGENCE]) {
-  v[0] = c->tighter_max;
-  v[1] = c->tighter_final;
-  v[2] = c->perturbed_max;
-  v[3] = c->perturbed_final;
-  v[4] = c->perturbed_horizon;
-}
-
-
-// ---------------------------------------------------------------------------------------------
-// JSON
-
-// a JSON string literal: quotes and backslashes escaped, other control characters as six-
-// character unicode escapes; bytes from 0x80 pass through, so UTF-8 names stay UTF-8
-static void jsonString(FILE* f, const char* s) {
-  fputc('"', f);
-  for (const unsigned char* p = (const unsigned char*)s; *p; p++) {
-    if (*p == '"' || *p == '\\') {
-      fprintf(f, "\\%c", *p);
-    } else if (*p == '\n') {
-      fputs("\\n", f);
-    } else if (*p < 0x20) {
-      fprintf(f, "\\u%04x", *p);
-    } else {
-      fputc(*p, f);
-    }
-  }
-  fputc('"', f);
-}
-
-
-// a number in full precision, or null when it is not finite (JSON has no NaN or infinity)
-static void jsonNumber(FILE* f, double x) {
-  if (isfinite(x)) {
-    fprintf(f, "%.17g", x);
-  } else {
-    fputs("null", f);
-  }
-}
-
-
-// start the next member of an object: comma, newline, indent, key. The first member of each
-// object is written by hand, every later one through here
-static void jsonKey(FILE* f, const char* indent, const char* key) {
-  fprintf(f, ",\n%s", indent);
-  jsonString(f, key);
-  fputs(": ", f);
-}
-
-
-// how far a run got, s; 0 when it never got data (out of memory)
-static double simulatedTime(const csCliRun* r) {
-  return r->d ? r->d->t : 0.0;
-}
-
-
-// one entry of "models", indented by `outer` (the keys by two more spaces); with scene and file
-// (nullable) first when it stands alone
-static void jsonRun(FILE* f, const csCliRun* r, const char* outer, const char* scene,
-                    const char* file) {
-  // the keys sit two spaces deeper than the braces
-  char in[16];
-  snprintf(in, sizeof(in), "%s  ", outer);
-  const csModel* m = r->m;
-  const csData* d = r->d;
-  const csMetrics* mt = &r->metrics;
-  const csStats* s = d ? &d->stat : NULL;
-  double simulated = simulatedTime(r);
-  fprintf(f, "%s{\n%s", outer, in);
-  // standing alone (run --stats) the entry names its scene, as the comparison's top object does
-  if (scene) {
-    fputs("\"scene\": ", f);
-    jsonString(f, scene);
-    jsonKey(f, in, "file");
-    jsonString(f, file);
-    fprintf(f, ",\n%s", in);
-  }
-  // outcome: the model, ok or failed, and the formatted error (null when ok)
-  fputs("\"model\": ", f);
-  jsonString(f, r->model);
-  jsonKey(f, in, "status");
-  jsonString(f, r->status == CS_OK ? "ok" : "failed");
-  jsonKey(f, in, "error");
-  if (r->status == CS_OK) {
-    fputs("null", f);
-  } else {
-    char msg[CS_MAX_ERROR + 2 * CS_MAX_PATH + 32];
-    cs_cliFormatError(&r->err, msg, sizeof(msg));
-    jsonString(f, msg);
-  }
-  // cost: CPU of the integration, the statistics' own share, CPU per simulated second; the
-  // solver counters are 0 for a run that never got data
-  jsonKey(f, in, "cpu_seconds");
-  jsonNumber(f, r->cpu_seconds);
-  jsonKey(f, in, "statistics_cpu_seconds");
-  jsonNumber(f, s ? s->cpu_step_hook : 0.0);
-  jsonKey(f, in, "cpu_per_sim_second");
-  jsonNumber(f, simulated > 0 ? r->cpu_seconds / simulated : NAN);
-  // how far it got, then the integrator's counters (csStats); rhs_total is the sum by which
-  // the cost of a model is best judged
-  jsonKey(f, in, "simulated");
-  jsonNumber(f, simulated);
-  jsonKey(f, in, "steps");
-  fprintf(f, "%ld", s ? s->nsteps : 0L);
-  jsonKey(f, in, "rhs_evals");
-  fprintf(f, "%ld", s ? s->nrhs : 0L);
-  jsonKey(f, in, "rhs_evals_jacobian");
-  fprintf(f, "%ld", s ? s->nrhs_jac : 0L);
-  jsonKey(f, in, "rhs_total");
-  fprintf(f, "%ld", s ? s->nrhs + s->nrhs_jac : 0L);
-  jsonKey(f, in, "error_test_failures");
-  fprintf(f, "%ld", s ? s->netf : 0L);
-  jsonKey(f, in, "nonlinear_failures");
-  fprintf(f, "%ld", s ? s->nncf : 0L);
-  jsonKey(f, in, "jacobian_evaluations");
-  fprintf(f, "%ld", s ? s->njac : 0L);
-  // the integrator and the linear solver the run used
-  jsonKey(f, in, "integrator");
-  jsonString(f, r->opt.integrator == CS_INTEGRATOR_BDF ? "bdf" : "adams");
-  jsonKey(f, in, "linear_solver");
-  jsonString(f, cs_cliLinearSolverName(r));
-  // contact statistics (definitions in docs/cli.md, "Metrics")
-  jsonKey(f, in, "max_penetration");
-  jsonNumber(f, mt->max_penetration);
-  jsonKey(f, in, "peak_normal_force");
-  jsonNumber(f, mt->peak_normal_force);
-  // final pose of every free body, in Ground
-  jsonKey(f, in, "final_pose");
-  fputc('{', f);
-  int first = 1;
-  for (int b = 1; d && b < m->nbody; b++) {
-    if (m->body[b].joint != CS_JOINT_FREE) {
-      continue;
-    }
-    const csTransform* X = &d->body_pose[b];
-    // the orientation from the body's rotation matrix, in Ground (not the joint's own q)
-    csQuat q = csu_matToQuat(&X->R);
-    fprintf(f, "%s\n%s  ", first ? "" : ",", in);
-    jsonString(f, m->body[b].name);
-    fputs(": {\"position\": [", f);
-    jsonNumber(f, X->p.x);
-    fputs(", ", f);
-    jsonNumber(f, X->p.y);
-    fputs(", ", f);
-    jsonNumber(f, X->p.z);
-    fputs("], \"quaternion\": [", f);
-    jsonNumber(f, q.w);
-    fputs(", ", f);
-    jsonNumber(f, q.x);
-    fputs(", ", f);
-    jsonNumber(f, q.y);
-    fputs(", ", f);
-    jsonNumber(f, q.z);
-    fputs("]}", f);
-    first = 0;
-  }
-  // close the object on a line of its own only when it has members, so that {} stays compact
-  if (!first) {
-    fprintf(f, "\n%s", in);
-  }
-  fputc('}', f);
-  // sliding, drift while stuck, and the stick speed that defined "stuck" for this run
-  jsonKey(f, in, "sliding_distance");
-  jsonNumber(f, mt->sliding_distance);
-  jsonKey(f, in, "stuck_drift");
-  jsonNumber(f, mt->stuck_drift);
-  jsonKey(f, in, "stick_speed");
-  jsonNumber(f, mt->stick_speed);
-  jsonKey(f, in, "stuck_steps");
-  fprintf(f, "%ld", mt->nstuck);
-  jsonKey(f, in, "energy_error");
-  jsonNumber(f, mt->energy_error);
-  // peaks per contact set and per element, penetration per element
-  jsonKey(f, in, "peak_normal_force_sets");
-  fputc('{', f);
-  for (int g = 0; g < mt->nset; g++) {
-    fputs(g ? ", " : "", f);
-    jsonString(f, m->group_name[g]);
-    fputs(": ", f);
-    jsonNumber(f, mt->set_peak[g]);
-  }
-  fputc('}', f);
-  jsonKey(f, in, "peak_normal_force_elements");
-  fputc('{', f);
-  for (int i = 0; i < mt->ncontact; i++) {
-    fputs(i ? ", " : "", f);
-    jsonString(f, m->force[mt->contact[i].force].name);
-    fputs(": ", f);
-    jsonNumber(f, mt->contact[i].peak_fn);
-  }
-  fputc('}', f);
-  jsonKey(f, in, "max_penetration_elements");
-  fputc('{', f);
-  for (int i = 0; i < mt->ncontact; i++) {
-    fputs(i ? ", " : "", f);
-    jsonString(f, m->force[mt->contact[i].force].name);
-    fputs(": ", f);
-    jsonNumber(f, mt->contact[i].max_penetration);
-  }
-  fputc('}', f);
-  // the convergence check, null when it was not asked for or could not run
-  jsonKey(f, in, "convergence");
-  const csCliConvergence* c = &r->convergence;
-  if (!c->done) {
-    fputs("null", f);
-  } else {
-    fputs("{\"factor\": ", f);
-    jsonNumber(f, c->factor);
-    fputs(", \"perturbation\": ", f);
-    jsonNumber(f, c->perturbation);
-    double v[NCONVERGENCE];
-    convergenceValues(c, v);
-    for (int k = 0; k < NCONVERGENCE; k++) {
-      fprintf(f, ", \"%s\": ", g_convergenceKeys[k]);
-      jsonNumber(f, v[k]);
-    }
-    fputs(", \"cpu_seconds\": ", f);
-    jsonNumber(f, c->cpu_seconds);
-    fputc('}', f);
-  }
-  // diagnostics in plain words, in the order they were found
-  jsonKey(f, in, "diagnostics");
-  fputc('[', f);
-  for (int i = 0; i < mt->nnotes; i++) {
-    fputs(i ? ", " : "", f);
-    jsonString(f, mt->notes[i]);
-  }
-  fprintf(f, "]\n%s}", outer);
-}
-
-
-// write errors are collected once with ferror at the end, not checked after every call: the
-// stream is buffered, and a failure anywhere leaves its error flag set
-int cs_cliWriteJson(FILE* f, const char* scene, const char* file, const csCliRun* runs, int nrun) {
-  fputs("{\n  \"scene\": ", f);
-  jsonString(f, scene);
-  fputs(",\n  \"file\": ", f);
-  jsonString(f, file);
-  fputs(",\n  \"models\": [\n", f);
-  // the entries, separated by commas, the last one without
-  for (int i = 0; i < nrun; i++) {
-    jsonRun(f, &runs[i], "    ", NULL, NULL);
-    fputs(i + 1 < nrun ? ",\n" : "\n", f);
-  }
-  fputs("  ]\n}\n", f);
-  return ferror(f) ? -1 : 0;
-}
-
-
-// the entry of one run, standing alone with its scene and file
-int cs_cliWriteRunJson(FILE* f, const char* scene, const char* file, const csCliRun* run) {
-  jsonRun(f, run, "", scene, file);
-  fputc('\n', f);
-  return ferror(f) ? -1 : 0;
-}
 
 
 // ---------------------------------------------------------------------------------------------
@@ -350,15 +87,15 @@ static int writeCsv(FILE* f, const csCliRun* runs, int nrun) {
   fputs(",sliding_distance,stuck_drift,energy_error", f);
   // the convergence columns only when the check was asked for (every run then has a factor)
   int checked = runs[0].convergence.factor > 0;
-  for (int k = 0; checked && k < NCONVERGENCE; k++) {
-    fprintf(f, ",%s", g_convergenceKeys[k]);
+  for (int k = 0; checked && k < CS_CLI_NCONVERGENCE; k++) {
+    fprintf(f, ",%s", cs_cliConvergenceKeys[k]);
   }
   fputs(",error,diagnostics\n", f);
   for (int i = 0; i < nrun; i++) {
     // a row; every run has data here, since the caller writes nothing when a run has none
     const csCliRun* r = &runs[i];
     const csStats* s = &r->d->stat;
-    double simulated = simulatedTime(r);
+    double simulated = cs_cliSimulatedTime(r);
     csvString(f, r->model);
     fprintf(f, ",%s", r->status == CS_OK ? "ok" : "failed");
     csvNumber(f, r->cpu_seconds);
@@ -386,9 +123,9 @@ static int writeCsv(FILE* f, const csCliRun* runs, int nrun) {
     csvNumber(f, r->metrics.energy_error);
     // empty cells where the check did not run
     if (checked) {
-      double v[NCONVERGENCE];
-      convergenceValues(&r->convergence, v);
-      for (int k = 0; k < NCONVERGENCE; k++) {
+      double v[CS_CLI_NCONVERGENCE];
+      cs_cliConvergenceValues(&r->convergence, v);
+      for (int k = 0; k < CS_CLI_NCONVERGENCE; k++) {
         csvNumber(f, r->convergence.done ? v[k] : NAN);
       }
     }
@@ -500,7 +237,7 @@ static int writeTable(FILE* f, const char* scene, const char* path, const csCliR
   for (int i = 0; i < nrun; i++) {
     const csCliRun* r = &runs[i];
     const csStats* s = &r->d->stat;
-    double simulated = simulatedTime(r);
+    double simulated = cs_cliSimulatedTime(r);
     int c = 0;
     tableCell(&t, i, c++, "%s", r->model);
     tableCell(&t, i, c++, "%s", r->status == CS_OK ? "ok" : "FAILED");
@@ -569,7 +306,7 @@ static int writeTable(FILE* f, const char* scene, const char* path, const csCliR
       char msg[CS_MAX_ERROR + 2 * CS_MAX_PATH + 32];
       cs_cliFormatError(&runs[i].err, msg, sizeof(msg));
       fprintf(f, "%s  %s: failed at t = %.6g s: %s\n", header++ ? "" : "\nfailures:\n",
-              runs[i].model, simulatedTime(&runs[i]), msg);
+              runs[i].model, cs_cliSimulatedTime(&runs[i]), msg);
     }
   }
   // then every diagnostic, prefixed with its model

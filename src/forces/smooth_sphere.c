@@ -1,4 +1,4 @@
-// force_smooth_sphere.c: smooth Hunt-Crossley contact between a sphere on one body and a half
+// smooth_sphere.c: smooth Hunt-Crossley contact between a sphere on one body and a half
 // space bounded by a plane (seeds/001_smooth_sphere_half_space_force.txt).
 //
 // Every switch of the classic model (in contact or not, pushing or not) is replaced by a tanh
@@ -26,8 +26,8 @@
 #include <math.h>
 
 #include "contactsim/contactsim.h"
-#include "force_util.h"
-#include "forces.h"
+#include "forces/util.h"
+#include "forces/kinds.h"
 
 enum {
   SLOT_CENTER = CS_SLOT_STATION,

@@ -1,12 +1,12 @@
-// force_constant.c: a constant force (at a station) and torque on one body, both fixed in
+// constant.c: a constant force (at a station) and torque on one body, both fixed in
 // Ground. Their work is tracked as negative dissipation, so KE + PE + dissipated stays constant.
 //
 // Why work rather than a potential: a torque fixed in Ground has no potential in 3D (the angular
 // velocity is not the rate of any set of angles), so the work put in, F . v(station) + T . w, is
 // integrated instead; the force is treated the same way so that one number covers the load.
 #include "contactsim/contactsim.h"
-#include "error.h"
-#include "forces.h"
+#include "engine/error.h"
+#include "forces/kinds.h"
 
 // ref: the body; param slots: station, force, torque (3 each)
 enum { REF_BODY = 0 };

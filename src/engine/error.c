@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "error.h"
+#include "engine/error.h"
 
 
 void cs_setError(csError* err, csStatus code, const char* path, const char* fmt, ...) {

@@ -1,11 +1,11 @@
-// force_util.c: pieces shared by force kinds: table-driven parameter checks, and the plane
+// util.c: pieces shared by force kinds: table-driven parameter checks, and the plane
 // geometry, force application and report of contact elements (see force_util.h).
 #include <math.h>
 
 #include "contactsim/contactsim.h"
-#include "error.h"
-#include "force_util.h"
-#include "forces.h"
+#include "engine/error.h"
+#include "forces/util.h"
+#include "forces/kinds.h"
 
 // report extras of the contact kinds, in the order of csContactEval's fields x .. slip
 const char* const cs_contactExtraNames[CS_CONTACT_NEXTRA] = {

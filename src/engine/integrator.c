@@ -33,8 +33,8 @@
 #include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
 
 #include "contactsim/contactsim.h"
-#include "dynamics.h"
-#include "error.h"
+#include "engine/dynamics.h"
+#include "engine/error.h"
 
 // SUNDIALS 6.x / 7.x differences: context creation takes a communicator in 7.x, the real type
 // is sunrealtype in both (realtype was removed in 7.x), and 7.x replaced the per-solver error

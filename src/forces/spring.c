@@ -1,11 +1,11 @@
-// force_spring.c: a linear spring-damper between a station on each of two bodies.
+// spring.c: a linear spring-damper between a station on each of two bodies.
 //
 // Along the line from station 1 to station 2, of length L: tension k (L - L0) + c dL/dt, pulling
 // the stations together when positive. The two forces are equal and opposite on that line, so
 // they conserve linear and angular momentum. Potential energy 1/2 k (L - L0)^2; only the damper
 // dissipates, at the rate c (dL/dt)^2.
 #include "contactsim/contactsim.h"
-#include "forces.h"
+#include "forces/kinds.h"
 
 // param slots: the two stations (3 each), stiffness, rest length, damping; refs: the two bodies
 enum { SLOT_STATION1 = 0, SLOT_STATION2 = 3, SLOT_K = 6, SLOT_L0 = 7, SLOT_C = 8 };

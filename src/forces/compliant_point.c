@@ -1,4 +1,4 @@
-// force_compliant_point.c: a station on a body against a plane, with a linear penalty normal
+// compliant_point.c: a station on a body against a plane, with a linear penalty normal
 // force, Hunt-Crossley-style damping and Stribeck friction.
 //
 // With x the depth of the station below the plane and xdot its rate:
@@ -19,9 +19,9 @@
 #include <math.h>
 
 #include "contactsim/contactsim.h"
-#include "error.h"
-#include "force_util.h"
-#include "forces.h"
+#include "engine/error.h"
+#include "forces/util.h"
+#include "forces/kinds.h"
 
 enum {
   SLOT_STATION = CS_SLOT_STATION,

@@ -10,8 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "forces.h"
-#include "metrics.h"
+#include "engine/forces.h"
+#include "engine/metrics.h"
 
 
 // look the key up in the kind's table instead of hard-coding slots: this file then serves every

@@ -1,4 +1,4 @@
-// force_exp_spring.c: the exponential spring contact between a body station and a plane
+// exp_spring.c: the exponential spring contact between a body station and a plane
 // (seeds/000_exponential_spring_force.txt, "Computations and Coordinate Frames").
 //
 // The normal force is an exponential of the station's height above the plane with Hunt-Crossley
@@ -16,9 +16,9 @@
 #include <math.h>
 
 #include "contactsim/contactsim.h"
-#include "error.h"
-#include "force_util.h"
-#include "forces.h"
+#include "engine/error.h"
+#include "forces/util.h"
+#include "forces/kinds.h"
 
 // param slots (station first, per the contact slot convention in forces.h)
 enum {

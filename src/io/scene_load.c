@@ -23,8 +23,8 @@
 // duplicate keys are found by checkKeys and walkParams (cJSON keeps both silently), and valueint
 // is never read (integers are checked on valuedouble, so 2.5 is an error rather than 2).
 #include "cJSON.h"
-#include "error.h"
-#include "forces.h"
+#include "engine/error.h"
+#include "engine/forces.h"
 
 #include "contactsim/contactsim.h"
 

@@ -11,9 +11,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "assert.h"
+#include "engine/assert.h"
 #include "contactsim/contactsim.h"
-#include "error.h"
+#include "engine/error.h"
 
 
 // q per joint type (weld, pin, slider, ball, free): a quaternion for ball, plus a position for free

@@ -1,4 +1,4 @@
-// force_linear_stop.c: a compliant stop that keeps one coordinate of a pin or slider mobilizer
+// linear_stop.c: a compliant stop that keeps one coordinate of a pin or slider mobilizer
 // within [lower_bound, upper_bound] (seeds/002_mobility_linear_stop.txt, "Theory").
 //
 // Outside the bounds the generalized force is a linear spring on the violation x whose stiffness
@@ -15,9 +15,9 @@
 #include <math.h>
 
 #include "contactsim/contactsim.h"
-#include "error.h"
-#include "force_util.h"
-#include "forces.h"
+#include "engine/error.h"
+#include "forces/util.h"
+#include "forces/kinds.h"
 
 enum { REF_BODY = 0, REF_COORD = 1 };
 enum { SLOT_LOWER = 0, SLOT_UPPER = 1, SLOT_K = 2, SLOT_D = 3 };

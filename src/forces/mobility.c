@@ -1,4 +1,4 @@
-// force_mobility.c: a linear spring and a linear damper acting on one generalized coordinate.
+// mobility.c: a linear spring and a linear damper acting on one generalized coordinate.
 // The two kinds share this file because they share their parameter checks and are three lines
 // each.
 //
@@ -10,8 +10,8 @@
 #include <stdio.h>
 
 #include "contactsim/contactsim.h"
-#include "error.h"
-#include "forces.h"
+#include "engine/error.h"
+#include "forces/kinds.h"
 
 enum { REF_BODY = 0, REF_COORD = 1 };
 // slots: the spring's stiffness and zero-force value; the damper's coefficient is in slot 0 of

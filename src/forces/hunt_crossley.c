@@ -1,4 +1,4 @@
-// force_hunt_crossley.c: the classic Hunt-Crossley contact between a sphere on one body and a
+// hunt_crossley.c: the classic Hunt-Crossley contact between a sphere on one body and a
 // plane, with the Simbody friction law; the non-smooth reference for smooth_sphere_half_space.
 //
 // Normal force (Hertz, with Hunt-Crossley dissipation), x the penetration, R the radius:
@@ -14,8 +14,8 @@
 #include <math.h>
 
 #include "contactsim/contactsim.h"
-#include "force_util.h"
-#include "forces.h"
+#include "forces/util.h"
+#include "forces/kinds.h"
 
 enum {
   SLOT_CENTER = CS_SLOT_STATION,

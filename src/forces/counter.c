@@ -1,8 +1,8 @@
-// force_counter.c: a diagnostic element with no force. Its one auto-update variable counts the
+// counter.c: a diagnostic element with no force. Its one auto-update variable counts the
 // commits the integrator makes, and its discrete variable holds the step size it last saw, so a
 // test can check that auto-updates are committed exactly once per successful step.
 #include "contactsim/contactsim.h"
-#include "forces.h"
+#include "forces/kinds.h"
 
 static const char* const g_discNames[] = {"last_dt"};
 

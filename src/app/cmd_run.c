@@ -1,0 +1,195 @@
+// cmd_run.c: `contactsim run` and `contactsim validate`.
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "app/common.h"
+
+
+// the model name of a run: the one asked for, else the scene's default, else "scene"
+static void runModelName(const char* path, const char* requested, char* name) {
+  char names[1][CS_MAX_NAME];
+  char defaultName[CS_MAX_NAME] = "";
+  if (requested) {
+    snprintf(name, CS_MAX_NAME, "%s", requested);
+    return;
+  }
+  // the error is ignored: the scene was loaded already, and the name is only a label
+  csError err;
+  int n = cs_sceneContactModels(path, names, 1, defaultName, &err);
+  snprintf(name, CS_MAX_NAME, "%s", n > 0 && defaultName[0] ? defaultName : "scene");
+}
+
+
+// `contactsim run`: parse the options, load the scene, simulate it to a CSV, then write the
+// optional JSON statistics and the summary. Returns the exit status.
+int cs_cliRun(int argc, char** argv) {
+  static const struct option longopts[] = {
+      {"output", required_argument, NULL, 'o'},
+      {"duration", required_argument, NULL, 'd'},
+      {"integrator", required_argument, NULL, 'i'},
+      {"rtol", required_argument, NULL, 'r'},
+      {"atol", required_argument, NULL, 'a'},
+      {"report-interval", required_argument, NULL, 'p'},
+      {"max-step", required_argument, NULL, 'm'},
+      {"contact-model", required_argument, NULL, 'c'},
+      {"forces", no_argument, NULL, 'f'},
+      {"stats", required_argument, NULL, 's'},
+      {"quiet", no_argument, NULL, 'q'},
+      {"help", no_argument, NULL, 'h'},
+      {NULL, 0, NULL, 0},
+  };
+  // -1 marks an option that was not given, so the scene's value stays (0 is a valid max step)
+  const char* output = NULL;
+  const char* contact_model = NULL;
+  const char* stats = NULL;
+  int quiet = 0, forces = 0;
+  double duration = -1, rtol = -1, atol = -1, interval = -1, max_step = -1;
+  int integrator = -1;
+  int c;
+  // getopt keeps global state: reset it, since a process may parse more than one command
+  optind = 1;
+  while ((c = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
+    int bad = 0;
+    switch (c) {
+      case 'o': output = optarg; break;
+      case 'd': bad = cs_cliParseNumber(optarg, "duration", 0, &duration); break;
+      case 'r': bad = cs_cliParseNumber(optarg, "rtol", 0, &rtol); break;
+      case 'a': bad = cs_cliParseNumber(optarg, "atol", 0, &atol); break;
+      case 'p': bad = cs_cliParseNumber(optarg, "report-interval", 0, &interval); break;
+      case 'm': bad = cs_cliParseNumber(optarg, "max-step", 1, &max_step); break;
+      case 'c': contact_model = optarg; break;
+      case 'f': forces = 1; break;
+      case 's': stats = optarg; break;
+      case 'q': quiet = 1; break;
+      // the integrator by name; the linear solver stays the scene's (simulation.linear_solver)
+      case 'i': {
+        // indexed like csIntegratorType
+        static const char* const names[] = {"bdf", "adams"};
+        integrator = cs_cliParseChoice(optarg, "integrator", names, 2);
+        bad = integrator < 0;
+        break;
+      }
+      case 'h': cs_cliUsage(stdout); return CS_EXIT_OK;
+      default: bad = 1; break;
+    }
+    if (bad) {
+      return CS_EXIT_USAGE;
+    }
+  }
+  const char* path = cs_cliSceneArgument(argc, argv, "run");
+  if (!path) {
+    return CS_EXIT_USAGE;
+  }
+  // load with the requested contact model; a scene that does not load is bad input (exit 2)
+  csCliRun run;
+  memset(&run, 0, sizeof(run));
+  run.m = cs_cliLoad(path, contact_model);
+  if (!run.m) {
+    return CS_EXIT_USAGE;
+  }
+  runModelName(path, contact_model, run.model);
+  // command-line options override the scene's
+  run.opt = run.m->opt;
+  if (duration > 0) run.opt.duration = duration;
+  if (rtol > 0) run.opt.rtol = rtol;
+  if (atol > 0) run.opt.atol = atol;
+  if (interval > 0) run.opt.report_interval = interval;
+  if (max_step >= 0) run.opt.max_step = max_step;
+  if (integrator >= 0) run.opt.integrator = (csIntegratorType)integrator;
+
+  // the outputs, opened before the run so that a bad path costs nothing
+  FILE* csv = output ? fopen(output, "w") : stdout;
+  if (!csv) {
+    fprintf(stderr, "contactsim: error: cannot write %s: %s\n", output, strerror(errno));
+    cs_cliFreeRun(&run);
+    return CS_EXIT_USAGE;
+  }
+  FILE* statsFile = stats ? fopen(stats, "w") : NULL;
+  if (stats && !statsFile) {
+    fprintf(stderr, "contactsim: error: cannot write %s: %s\n", stats, strerror(errno));
+    if (output) {
+      fclose(csv);
+    }
+    cs_cliFreeRun(&run);
+    return CS_EXIT_USAGE;
+  }
+  csCsvOptions csvopt = {.forces = forces};
+  // simulate; the progress bar only when stderr is a terminal, so that logs stay free of it
+  cs_cliSimulate(&run, csv, &csvopt, !quiet && isatty(STDERR_FILENO));
+  int status = run.status;
+  // every row written so far stays valid: rows are whole lines, flushed before we report
+  int closed = output ? fclose(csv) : fflush(csv);
+  if (closed != 0 && status == CS_OK) {
+    status = CS_ERR_IO;
+  }
+  // a failure is reported with the scene's name; an I/O failure without a message names the
+  // output that could not be written
+  if (status != CS_OK) {
+    if (!run.err.file[0]) {
+      snprintf(run.err.file, sizeof(run.err.file), "%s", path);
+    }
+    if (status == CS_ERR_IO && !run.err.message[0]) {
+      snprintf(run.err.message, sizeof(run.err.message), "could not write %s",
+               output ? output : "standard output");
+    }
+    cs_cliPrintError(&run.err);
+  }
+  // the statistics are written for a failed run too: they describe how far it got
+  if (statsFile) {
+    int bad = cs_cliWriteRunJson(statsFile, run.m->name, path, &run) != 0;
+    bad |= fclose(statsFile) != 0;
+    if (bad) {
+      fprintf(stderr, "contactsim: error: could not write %s\n", stats);
+      status = status == CS_OK ? CS_ERR_IO : status;
+    }
+  }
+  // the summary needs data, which is missing only when memory ran out before the run
+  if (run.d && !quiet) {
+    cs_cliSummary(&run);
+  }
+  cs_cliFreeRun(&run);
+  // an input error found only at run time (unusable options) is a usage error as well
+  return status == CS_OK ? CS_EXIT_OK : status == CS_ERR_INPUT ? CS_EXIT_USAGE : CS_EXIT_FAILURE;
+}
+
+
+// `contactsim validate`: load the scene (with a contact model when one is asked for) and print
+// its size; everything the loader checks is checked, nothing is integrated
+int cs_cliValidate(int argc, char** argv) {
+  static const struct option longopts[] = {
+      {"contact-model", required_argument, NULL, 'c'},
+      {"help", no_argument, NULL, 'h'},
+      {NULL, 0, NULL, 0},
+  };
+  const char* contact_model = NULL;
+  int c;
+  optind = 1;
+  // only --contact-model matters here: run options would have no effect, so getopt refuses them
+  while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    if (c == 'c') {
+      contact_model = optarg;
+    } else if (c == 'h') {
+      cs_cliUsage(stdout);
+      return CS_EXIT_OK;
+    } else {
+      return CS_EXIT_USAGE;
+    }
+  }
+  const char* path = cs_cliSceneArgument(argc, argv, "validate");
+  if (!path) {
+    return CS_EXIT_USAGE;
+  }
+  csModel* m = cs_cliLoad(path, contact_model);
+  if (!m) {
+    return CS_EXIT_USAGE;
+  }
+  // the body count leaves out ground, which every model has
+  printf("%s: ok: %d bodies, %d coordinates, %d speeds, %d force elements, %d planes\n",
+         path, m->nbody - 1, m->nq, m->nu, m->nforce, m->nplane);
+  cs_deleteModel(m);
+  return CS_EXIT_OK;
+}
