@@ -111,8 +111,19 @@ CS_API int cs_jointUnum(csJointType type);
 // ---------------------------------------------------------------------------------------------
 // loading scenes (src/io/scene_load.c)
 
+// One parameter set by its scene key path, as a user writes it in the scene
+// ("contact_models.exponential_spring.mu_static", "bodies.block.mass", "simulation.rtol"):
+// value is JSON text ("0.6", "[1, 0, 0]", "\"bdf\""). The change is made to the parsed scene
+// before it is checked, so a scene loaded with an override is the scene file edited to that value.
+typedef struct csOverride {
+  const char* key;             // key path; not NULL
+  const char* value;           // JSON text; not NULL
+} csOverride;
+
 typedef struct csLoadOptions {
   const char* contact_model;   // override the scene's default contact model; nullable
+  const csOverride* overrides; // noverrides parameters set by key path, in order; nullable
+  int noverrides;
 } csLoadOptions;
 
 // Load a scene file. Returns NULL with err filled (code, file, JSON path, line, column, message).
