@@ -682,12 +682,53 @@ static void test_scene_contact_models(void** state) {
   assert_string_equal(def, "exponential_spring");
   // fewer slots than blocks: the count is still the number of blocks
   assert_int_equal(cs_sceneContactModels(path, names, 1, def, &err), 3);
+  // the text read once gives the same, and loads the same
+  size_t len = 0;
+  char* text = cs_readSceneText(path, &len, &err);
+  assert_non_null(text);
+  assert_int_equal(len, strlen(g_contactScene));
+  assert_string_equal(text, g_contactScene);
+  // (the changes are of exponential-spring variables, so they go for the other models)
+  const csOverride set[] = {{"contact_models.default", "\"hunt_crossley\""}, {"changes", "[]"}};
+  csLoadOptions lo = {.overrides = set, .noverrides = 2};
+  assert_int_equal(cs_sceneContactModelsString(text, "t.json", &lo, names, 8, def, &err), 3);
+  assert_string_equal(def, "hunt_crossley");
+  cs_freeSceneText(text);
+  remove(path);
+  // a loaded model carries the same names, the default and the model it was loaded with
+  csModel* m = th_loadString(g_contactScene);
+  assert_int_equal(m->ncontact_model, 3);
+  assert_string_equal(m->contact_model_names[0], "exponential_spring");
+  assert_string_equal(m->contact_model_names[1], "hunt_crossley");
+  assert_string_equal(m->contact_model_names[2], "compliant_point");
+  assert_string_equal(m->contact_model_default, "exponential_spring");
+  assert_string_equal(m->contact_model, "exponential_spring");
+  cs_deleteModel(m);
+  lo = (csLoadOptions){.contact_model = "compliant_point", .overrides = set, .noverrides = 2};
+  m = cs_loadSceneString(g_contactScene, "t.json", &lo, &err);
+  assert_non_null(m);
+  assert_string_equal(m->contact_model, "compliant_point");
+  assert_string_equal(m->contact_model_default, "hunt_crossley");
+  cs_deleteModel(m);
+  // a NUL byte in a file is refused where it is
+  FILE* g = fopen(path, "wb");
+  fwrite("{\n  \"a\0\": 1}", 1, 14, g);
+  fclose(g);
+  assert_null(cs_readSceneText(path, NULL, &err));
+  assert_int_equal(err.code, CS_ERR_INPUT);
+  assert_int_equal(err.line, 2);
+  assert_int_equal(err.column, 5);
   remove(path);
 
   // a scene without contacts has neither; a missing file is an I/O error
   assert_int_equal(
       cs_sceneContactModels(CS_SOURCE_ROOT "/scenes/pendulum.json", names, 8, def, &err), 0);
   assert_string_equal(def, "");
+  m = th_loadFile("scenes/pendulum.json");
+  assert_int_equal(m->ncontact_model, 0);
+  assert_string_equal(m->contact_model, "");
+  assert_string_equal(m->contact_model_default, "");
+  cs_deleteModel(m);
   assert_int_equal(cs_sceneContactModels("/nonexistent/scene.json", names, 8, def, &err), -1);
   assert_int_equal(err.code, CS_ERR_IO);
 }

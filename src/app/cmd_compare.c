@@ -645,17 +645,24 @@ int cs_cliCompare(int argc, char** argv) {
 
   // 1. the models the scene has blocks for, and the ones asked for
   // a scene without contact_models blocks still compares: it runs once, as "scene"
+  // the scene is read once (it may be a pipe) and every model is loaded from its text
+  char* text = cs_cliReadScene(path);
+  if (!text) {
+    cs_cliFreeSets(&sets);
+    return CS_EXIT_USAGE;
+  }
   char available[MAX_MODELS][CS_MAX_NAME];
   char defaultName[CS_MAX_NAME];
   csError err;
   memset(&err, 0, sizeof(err));
-  int navailable = cs_sceneContactModels(path, available, MAX_MODELS, defaultName, &err);
-  // a scene that cannot be read, or whose blocks are bad, is bad input; the error names the path
+  csLoadOptions lo = {.overrides = sets.item, .noverrides = sets.n};
+  int navailable =
+      cs_sceneContactModelsString(text, strcmp(path, "-") == 0 ? "<stdin>" : path, &lo,
+                                  available, MAX_MODELS, defaultName, &err);
+  // a scene whose blocks are bad is bad input; the error names the path
   if (navailable < 0) {
-    if (!err.file[0]) {
-      snprintf(err.file, sizeof(err.file), "%s", path);
-    }
     cs_cliPrintError(&err);
+    cs_freeSceneText(text);
     cs_cliFreeSets(&sets);
     return CS_EXIT_USAGE;
   }
@@ -672,6 +679,7 @@ int cs_cliCompare(int argc, char** argv) {
   if (modelsArg) {
     nrun = splitModels(modelsArg, names, MAX_MODELS);
     if (nrun < 0) {
+      cs_freeSceneText(text);
       cs_cliFreeSets(&sets);
       return CS_EXIT_USAGE;
     }
@@ -692,6 +700,7 @@ int cs_cliCompare(int argc, char** argv) {
                 hasBlocks ? "the scene has no parameter block for contact model"
                           : "the scene gives no contact models, so there is no model",
                 names[i], hasBlocks ? "models" : "its only run is", list);
+        cs_freeSceneText(text);
         cs_cliFreeSets(&sets);
         return CS_EXIT_USAGE;
       }
@@ -706,6 +715,7 @@ int cs_cliCompare(int argc, char** argv) {
   csCliRun* runs = calloc((size_t)nrun, sizeof(csCliRun));
   if (!runs) {
     fprintf(stderr, "contactsim: error: out of memory\n");
+    cs_freeSceneText(text);
     cs_cliFreeSets(&sets);
     return CS_EXIT_FAILURE;
   }
@@ -715,7 +725,7 @@ int cs_cliCompare(int argc, char** argv) {
     csCliRun* r = &runs[i];
     // the label of the run, cut to the size of its name field
     snprintf(r->model, sizeof(r->model), "%.63s", names[i]);
-    r->m = cs_cliLoad(path, hasBlocks ? names[i] : NULL, &sets);
+    r->m = cs_cliLoad(text, path, hasBlocks ? names[i] : NULL, &sets);
     if (!r->m) {
       exitCode = CS_EXIT_USAGE;
       break;
@@ -736,6 +746,7 @@ int cs_cliCompare(int argc, char** argv) {
       }
     }
   }
+  cs_freeSceneText(text);
   cs_cliFreeSets(&sets);
   // nothing runs unless every model loaded and got what it needs
   int ready = exitCode == CS_EXIT_OK;

@@ -9,21 +9,6 @@
 #include "app/common.h"
 
 
-// the model name of a run: the one asked for, else the scene's default, else "scene"
-static void runModelName(const char* path, const char* requested, char* name) {
-  char names[1][CS_MAX_NAME];
-  char defaultName[CS_MAX_NAME] = "";
-  if (requested) {
-    snprintf(name, CS_MAX_NAME, "%s", requested);
-    return;
-  }
-  // the error is ignored: the scene was loaded already, and the name is only a label
-  csError err;
-  int n = cs_sceneContactModels(path, names, 1, defaultName, &err);
-  snprintf(name, CS_MAX_NAME, "%s", n > 0 && defaultName[0] ? defaultName : "scene");
-}
-
-
 // `contactsim run`: parse the options, load the scene, simulate it to a CSV, then write the
 // optional JSON statistics and the summary. Returns the exit status.
 int cs_cliRun(int argc, char** argv) {
@@ -94,12 +79,16 @@ int cs_cliRun(int argc, char** argv) {
   // input (exit 2)
   csCliRun run;
   memset(&run, 0, sizeof(run));
-  run.m = cs_cliLoad(path, contact_model, &sets);
+  char* text = cs_cliReadScene(path);
+  run.m = text ? cs_cliLoad(text, path, contact_model, &sets) : NULL;
+  cs_freeSceneText(text);
   cs_cliFreeSets(&sets);
   if (!run.m) {
     return CS_EXIT_USAGE;
   }
-  runModelName(path, contact_model, run.model);
+  // the model name of the run: the contact model used, else "scene"
+  snprintf(run.model, sizeof(run.model), "%s",
+           run.m->contact_model[0] ? run.m->contact_model : "scene");
   // command-line options override the scene's
   run.opt = run.m->opt;
   if (duration > 0) run.opt.duration = duration;
@@ -199,7 +188,9 @@ int cs_cliValidate(int argc, char** argv) {
     cs_cliFreeSets(&sets);
     return CS_EXIT_USAGE;
   }
-  csModel* m = cs_cliLoad(path, contact_model, &sets);
+  char* text = cs_cliReadScene(path);
+  csModel* m = text ? cs_cliLoad(text, path, contact_model, &sets) : NULL;
+  cs_freeSceneText(text);
   cs_cliFreeSets(&sets);
   if (!m) {
     return CS_EXIT_USAGE;

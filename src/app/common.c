@@ -123,13 +123,29 @@ int cs_cliParseNumber(const char* text, const char* name, int allow_zero, double
 
 // a load error without a file (one that could not be opened, say) still names the path, so
 // that every message starts with the scene it is about
-csModel* cs_cliLoad(const char* path, const char* contact_model, const csCliSets* sets) {
+char* cs_cliReadScene(const char* path) {
+  csError err;
+  memset(&err, 0, sizeof(err));
+  char* text = cs_readSceneText(path, NULL, &err);
+  if (!text) {
+    if (!err.file[0]) {
+      snprintf(err.file, sizeof(err.file), "%s", path);
+    }
+    cs_cliPrintError(&err);
+  }
+  return text;
+}
+
+
+csModel* cs_cliLoad(const char* text, const char* path, const char* contact_model,
+                    const csCliSets* sets) {
   csLoadOptions lo = {.contact_model = contact_model,
                       .overrides = sets ? sets->item : NULL,
                       .noverrides = sets ? sets->n : 0};
   csError err;
   memset(&err, 0, sizeof(err));
-  csModel* m = cs_loadScene(path, &lo, &err);
+  // messages name the file; standard input is "<stdin>"
+  csModel* m = cs_loadSceneString(text, strcmp(path, "-") == 0 ? "<stdin>" : path, &lo, &err);
   if (!m) {
     if (!err.file[0]) {
       snprintf(err.file, sizeof(err.file), "%s", path);

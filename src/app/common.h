@@ -46,11 +46,16 @@ typedef struct csCliSets {
 int cs_cliAddSet(csCliSets* sets, const char* arg);
 // Free what sets owns; safe on a zeroed or already freed set.
 void cs_cliFreeSets(csCliSets* sets);
-// Apply --contact-model and --set: load the scene, printing any error. NULL on failure.
+// Read the scene named on the command line once (a file, a pipe, or "-" for standard input),
+// printing any error; NULL on failure. Free the text with cs_freeSceneText.
+char* cs_cliReadScene(const char* path);
+// Apply --contact-model and --set: load the scene from its text (read by cs_cliReadScene; path
+// names it in messages), printing any error. NULL on failure.
 // Nullable: contact_model (NULL: the scene's own choice), sets (none). The caller owns the
 // returned model and frees it with cs_deleteModel (or through cs_cliFreeRun once it is in a
 // csCliRun).
-csModel* cs_cliLoad(const char* path, const char* contact_model, const csCliSets* sets);
+csModel* cs_cliLoad(const char* text, const char* path, const char* contact_model,
+                    const csCliSets* sets);
 
 // What `compare --convergence` found for one model: the run against a rerun with tolerances
 // `factor` times tighter, and that rerun against a third with every initial generalized speed
