@@ -190,6 +190,24 @@ int cs_cliValidate(int argc, char** argv) {
   }
   char* text = cs_cliReadScene(path);
   csModel* m = text ? cs_cliLoad(text, path, contact_model, &sets) : NULL;
+  // without --contact-model, every other model the scene has a block for must load as well (its
+  // block's values, the changes against its variables), so that neither `run --contact-model`
+  // nor `compare` fails on a scene that validated
+  for (int i = 0; m && !contact_model && i < m->ncontact_model; i++) {
+    const char* name = m->contact_model_names[i];
+    if (strcmp(name, m->contact_model) == 0) {
+      continue;
+    }
+    csModel* other = cs_cliLoad(text, path, name, &sets);
+    if (!other) {
+      fprintf(stderr, "contactsim: error: %s: the scene does not load with its contact model "
+                      "'%s' (as run --contact-model %s and compare load it)\n",
+              path, name, name);
+      cs_deleteModel(m);
+      m = NULL;
+    }
+    cs_deleteModel(other);
+  }
   cs_freeSceneText(text);
   cs_cliFreeSets(&sets);
   if (!m) {
