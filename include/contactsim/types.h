@@ -19,6 +19,7 @@
 #define CS_MAX_REF 4            // integer references (bodies, planes, coordinates) of one element
 #define CS_MAX_ERROR 512        // longest error sentence
 #define CS_MAX_PATH 256         // longest JSON path or file name in an error
+#define CS_MAX_CONTACT_MODELS 16  // contact models a scene may give parameter blocks for
 
 
 // ---------------------------------------------------------------------------------------------
@@ -40,6 +41,8 @@ typedef struct csError {
   int column;                  // 1-based column in the file, 0 when unknown
   double time;                 // simulation time of a solver failure
   char message[CS_MAX_ERROR];  // one sentence saying what is wrong
+  int override;                // 1-based index of the csLoadOptions override at fault (path is
+                               // then its key path), 0 when the error is not an override's
 } csError;
 
 
@@ -231,6 +234,14 @@ struct csModel {
 
   csVec3 gravity;          // m/s^2, in Ground (used by the "gravity" element)
   csSimOptions opt;
+
+  // the contact models of the scene (filled by the loader; all empty when it has no contacts):
+  // the one this model was loaded with, the scene's own choice (contact_models.default, else the
+  // only block; "" when neither), and every block of contact_models in file order
+  char contact_model[CS_MAX_NAME];
+  char contact_model_default[CS_MAX_NAME];
+  int ncontact_model;
+  char contact_model_names[CS_MAX_CONTACT_MODELS][CS_MAX_NAME];
 
   csBody* body;            // (nbody)
   csPlane* plane;          // (nplane)
