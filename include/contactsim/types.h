@@ -31,6 +31,7 @@ typedef enum csStatus {
   CS_ERR_SOLVER = 1,     // integrator failure during a run: exit code 1
   CS_ERR_IO = 3,         // file could not be read or written (reported as exit code 2 or 1)
   CS_ERR_MEMORY = 4,     // allocation failed
+  CS_STOPPED = 5,        // the run was stopped on request (csReporter.stop), not a failure
 } csStatus;
 
 typedef struct csError {
@@ -289,6 +290,8 @@ typedef struct csStats {
   int linsol;              // csLinearSolver used by the last run (AUTO: none, Adams)
   int bandwidth;           // Jacobian bandwidth of the largest group
   int ngroup;              // independently integrated coupled groups of bodies
+  long warnings_cvode;     // warnings CVODE issued during the run (such as t + h = t)
+  char cvode_warning[CS_MAX_ERROR];  // the first of them, "" when there was none
 } csStats;
 
 // A realized pair of a body: everything a force element may read.
