@@ -134,7 +134,7 @@ static void checkExpSprings(csMetrics* mt, const csModel* m, const csData* d) {
       cxy = 2.0 * sqrt(kxy * massForDamping);
     }
     double vsettle = cs_metricsParam(f, "v_settle");
-    double muk = cs_metricsParam(f, "mu_kinetic");
+    double muk = cs_metricsParam(f, "mu_dynamic");
     double share = mass / n;
     double critical = 2.0 * sqrt(kxy * share);
     // slope of the plane at the start: the angle between its normal and "up"
