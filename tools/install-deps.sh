@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(build-essential pkg-config meson ninja-build libsundials-dev libcjson-dev
-          libcmocka-dev libsuitesparse-dev python3 python3-matplotlib)
+          libcmocka-dev libsuitesparse-dev python3 python3-matplotlib help2man)
 
 missing=()
 for p in "${packages[@]}"; do
