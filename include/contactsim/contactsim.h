@@ -256,4 +256,7 @@ CS_API size_t cs_csvFormatRow(char* buf, size_t size, const csModel* m, csData* 
 }
 #endif
 
+// the simulation API through opaque handles (it builds on the declarations above)
+#include "contactsim/simulation.h"
+
 #endif  // CONTACTSIM_CONTACTSIM_H
