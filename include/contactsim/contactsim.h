@@ -228,4 +228,7 @@ CS_API int cs_csvRow(FILE* f, const csModel* m, csData* d, const csCsvOptions* o
 }
 #endif
 
+// the simulation API through opaque handles (it builds on the declarations above)
+#include "contactsim/simulation.h"
+
 #endif  // CONTACTSIM_CONTACTSIM_H
