@@ -28,8 +28,8 @@ for variant in build build-sanitize; do
 done
 
 # count test cases: cmocka prints "[ PASSED ] N test(s)." and "[ FAILED ] N test(s)"; the
-# command-line test prints its own "N passed, N failed"; an executable that crashed before
-# reporting counts as one failure
+# command-line test prints its own "N passed, N failed", pytest its closing summary; an
+# executable that crashed before reporting counts as one failure
 python3 - build build-sanitize <<'PY'
 import json, re, sys
 passed = failed = 0
@@ -50,6 +50,13 @@ for variant in sys.argv[1:]:
         m = re.findall(r"^(\d+) passed, (\d+) failed", out, re.M)
         if m:
             p += int(m[-1][0]); f += int(m[-1][1])
+        # pytest closes with "==== 2 failed, 30 passed, 1 skipped in 4.10s ====" (errors count
+        # as failures)
+        s = re.findall(r"^=+ (.*\d+ (?:passed|failed|errors?)\b.*) in [\d.]+s", out, re.M)
+        if s and not m:
+            counts = dict((w, int(n)) for n, w in re.findall(r"(\d+) (passed|failed|errors?)", s[-1]))
+            p += counts.get("passed", 0)
+            f += counts.get("failed", 0) + counts.get("error", 0) + counts.get("errors", 0)
         if r.get("result") != "OK" and f == 0:
             f = 1  # crashed, timed out or failed before reporting
         passed += p

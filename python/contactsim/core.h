@@ -44,8 +44,9 @@ extern PyObject* csPy_SimulationError;
 // values are checked by the library. Returns 0 or -1 with an exception set.
 int csPy_readOptions(PyObject* kw, const csSimOptions* base, csSimOptions* out);
 
-// The integrator statistics of d->stat as a dict (new reference) or NULL with an exception.
-PyObject* csPy_statsDict(const csStats* s);
+// The statistics of simulation s (integrator counters, contact metrics, diagnostics) as a dict
+// keyed as `contactsim run --stats` names them (new reference), or NULL with an exception.
+PyObject* csPy_statistics(csSimulation* s);
 
 // The CSV column names of m (with the contact columns when forces is nonzero) as a list of
 // str, new reference, or NULL with an exception. *ncol receives their number.
@@ -65,9 +66,21 @@ int csPy_rowWriterOpen(csPyRowWriter* w, int ncol, int forces);
 int csPy_rowWriterFill(csPyRowWriter* w, const csModel* m, csData* d, double* row);
 void csPy_rowWriterClose(csPyRowWriter* w);
 
+// Run simulation s to t_end with the GIL released, one row per report into a new table
+// (rows x columns, float64) with the CSV's column names (forces: the contact columns too).
+// Returns the library's status with err filled, and *columns, *table (new references) holding
+// the rows reached, or -1 with a Python exception set and nothing returned.
+int csPy_record(csSimulation* s, double t_end, int forces, PyObject** columns, PyObject** table,
+                csError* err);
+// What run() and Simulation._record return: (columns, table, statistics, failure), failure None
+// or (message, time, file) of a solver failure; for other statuses an exception is raised (NULL).
+PyObject* csPy_recordResult(csSimulation* s, int status, const csError* err, PyObject* columns,
+                            PyObject* table);
+
 // module-level functions of core_model.c and core_run.c
 PyObject* csPy_load(PyObject* self, PyObject* args, PyObject* kw);
 PyObject* csPy_loads(PyObject* self, PyObject* args, PyObject* kw);
 PyObject* csPy_run(PyObject* self, PyObject* args, PyObject* kw);
+PyObject* csPy_sceneContactModels(PyObject* self, PyObject* arg);
 
 #endif  // CONTACTSIM_PYTHON_CORE_H

@@ -145,6 +145,39 @@ PyObject* csPy_loads(PyObject* self, PyObject* args, PyObject* kw) {
 }
 
 
+// the contact models a scene gives parameter blocks for, and its default: (names, default)
+PyObject* csPy_sceneContactModels(PyObject* self, PyObject* arg) {
+  (void)self;
+  PyObject* path = NULL;
+  if (!PyUnicode_FSConverter(arg, &path)) {
+    return NULL;
+  }
+  enum { MAX_MODELS = 64 };
+  char names[MAX_MODELS][CS_MAX_NAME];
+  char def[CS_MAX_NAME];
+  csError err;
+  int n = cs_sceneContactModels(PyBytes_AS_STRING(path), names, MAX_MODELS, def, &err);
+  if (n < 0) {
+    if (!err.file[0]) {
+      snprintf(err.file, sizeof(err.file), "%s", PyBytes_AS_STRING(path));
+    }
+    Py_DECREF(path);
+    return csPy_raise(&err, NULL);
+  }
+  Py_DECREF(path);
+  PyObject* list = PyTuple_New(n < MAX_MODELS ? n : MAX_MODELS);
+  for (int i = 0; list && i < n && i < MAX_MODELS; i++) {
+    PyObject* str = PyUnicode_FromString(names[i]);
+    if (!str) {
+      Py_CLEAR(list);
+      break;
+    }
+    PyTuple_SET_ITEM(list, i, str);
+  }
+  return list ? Py_BuildValue("(Ns)", list, def) : NULL;
+}
+
+
 // ---------------------------------------------------------------------------------------------
 // the Model type
 

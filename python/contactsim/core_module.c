@@ -150,16 +150,32 @@ int csPy_readOptions(PyObject* kw, const csSimOptions* base, csSimOptions* out) 
 }
 
 
-PyObject* csPy_statsDict(const csStats* s) {
-  static const char* const linsol[] = {"none", "dense", "band", "gmres"};
-  int ls = s->linsol >= 0 && s->linsol < 4 ? s->linsol : 0;
+PyObject* csPy_statistics(csSimulation* s) {
+  csRunStatistics st;
+  cs_simStatistics(s, &st);
+  PyObject* notes = PyList_New(0);
+  for (int i = 0; notes && i < st.nnotes; i++) {
+    const char* n = cs_simNote(s, i);
+    PyObject* str = PyUnicode_FromString(n ? n : "");
+    if (!str || PyList_Append(notes, str) != 0) {
+      Py_CLEAR(notes);
+    }
+    Py_XDECREF(str);
+  }
+  if (!notes) {
+    return NULL;
+  }
+  // the keys of `contactsim run --stats` and `compare --format json`
   return Py_BuildValue(
-      "{s:l,s:l,s:l,s:l,s:l,s:l,s:l,s:l,s:d,s:d,s:l,s:s,s:i}", "steps", s->nsteps, "rhs_evals",
-      s->nrhs, "rhs_evals_jacobian", s->nrhs_jac, "jacobian_evals", s->njac,
-      "error_test_failures", s->netf, "nonlinear_failures", s->nncf, "auto_update_commits",
-      s->ncommit, "reports", s->nreport, "last_step", s->last_step, "cpu_seconds",
-      s->cpu_seconds, "warnings_nonfinite", s->warnings_nonfinite, "linear_solver", linsol[ls],
-      "groups", s->ngroup);
+      "{s:d,s:d,s:l,s:l,s:l,s:l,s:l,s:l,s:l,s:l,s:l,s:i,s:d,s:d,s:d,s:d,s:d,s:d,s:d,s:N}",
+      "t_start", st.t_start, "t", st.t, "steps", st.nsteps, "rhs_evals", st.nrhs,
+      "rhs_evals_jacobian", st.nrhs_jac, "rhs_total", st.nrhs + st.nrhs_jac,
+      "jacobian_evaluations", st.njac, "error_test_failures", st.netf, "nonlinear_failures",
+      st.nncf, "auto_update_commits", st.ncommit, "restarts", st.nrestart, "groups", st.ngroup,
+      "cpu_seconds", st.cpu_seconds, "max_penetration", st.max_penetration, "peak_normal_force",
+      st.peak_normal_force, "sliding_distance", st.sliding_distance, "stuck_drift",
+      st.stuck_drift, "energy_error", st.energy_error, "energy_initial", st.energy_initial,
+      "diagnostics", notes);
 }
 
 
@@ -266,6 +282,10 @@ static PyMethodDef methods[] = {
      "Integrate the model from its initial state with the GIL released and return the\n"
      "CSV column names, the report table (rows x columns, float64), the statistics and\n"
      "None, or on a solver failure the exception to raise as the last item."},
+    {"scene_contact_models", (PyCFunction)csPy_sceneContactModels, METH_O,
+     "scene_contact_models(path) -> (names, default)\n\n"
+     "The contact models a scene gives parameter blocks for (in file order) and its default\n"
+     "('' when it has none)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -301,7 +321,7 @@ PyMODINIT_FUNC PyInit__core(void) {
   Py_INCREF(&csPy_SimulationType);
   if (PyModule_AddObject(mod, "Model", (PyObject*)&csPy_ModelType) < 0 ||
       PyModule_AddObject(mod, "Simulation", (PyObject*)&csPy_SimulationType) < 0 ||
-      PyModule_AddStringConstant(mod, "version", CS_VERSION) < 0) {
+      PyModule_AddStringConstant(mod, "version", cs_versionString()) < 0) {
     Py_DECREF(mod);
     return NULL;
   }

@@ -59,9 +59,9 @@ static int reportRow(void* ctx, const csModel* m, csData* d) {
 }
 
 
-// the number of reports the options give: t0, every interval, and the end
-static npy_intp expectedRows(const csSimOptions* o) {
-  double n = ceil(o->duration / o->report_interval) + 2;
+// the number of reports from t to t_end: t, every interval, and the end
+static npy_intp expectedRows(double t, double t_end, double interval) {
+  double n = ceil((t_end - t) / interval) + 2;
   if (!(n > 16)) {
     return 16;
   }
@@ -69,10 +69,78 @@ static npy_intp expectedRows(const csSimOptions* o) {
 }
 
 
+int csPy_record(csSimulation* s, double t_end, int forces, PyObject** columns, PyObject** table,
+                csError* err) {
+  const csModel* m = cs_simModel(s);
+  *columns = NULL;
+  *table = NULL;
+  RunCtx r;
+  memset(&r, 0, sizeof(r));
+  PyObject* names = csPy_columnNames(m, forces, &r.ncol);
+  if (!names) {
+    return -1;
+  }
+  // a bad end time is the library's to refuse; the table is sized only from a usable one
+  double t = cs_simTime(s);
+  csSimOptions opt = cs_simOptions(s);
+  r.cap = t_end > t ? expectedRows(t, t_end, opt.report_interval) : 16;
+  npy_intp shape[2] = {r.cap, r.ncol};
+  r.table = (PyArrayObject*)PyArray_SimpleNew(2, shape, NPY_DOUBLE);
+  if (!r.table || csPy_rowWriterOpen(&r.writer, r.ncol, forces) != 0) {
+    Py_DECREF(names);
+    Py_XDECREF(r.table);
+    csPy_rowWriterClose(&r.writer);
+    return r.table ? (PyErr_NoMemory(), -1) : -1;
+  }
+
+  // the integration, without the GIL: other threads may run their own simulations meanwhile
+  csReporter rep = {reportRow, NULL, NULL, &r};
+  PyThreadState* save = PyEval_SaveThread();
+  r.save = &save;
+  int status = cs_simRun(s, t_end, &rep, err);
+  PyEval_RestoreThread(save);
+  csPy_rowWriterClose(&r.writer);
+
+  // the table cut to the rows filled (a shrinking reallocation, the rows are not copied)
+  if (PyErr_Occurred() || resizeTable(&r, r.rows) != 0) {
+    Py_DECREF(names);
+    Py_DECREF(r.table);
+    return -1;
+  }
+  *columns = names;
+  *table = (PyObject*)r.table;
+  return status;
+}
+
+
+// (columns, table, statistics, failure): failure is None, or (message, time, file) of a solver
+// failure, for the Python side to raise SimulationError with the partial trajectory
+PyObject* csPy_recordResult(csSimulation* s, int status, const csError* err, PyObject* columns,
+                            PyObject* table) {
+  PyObject* stats = csPy_statistics(s);
+  PyObject* result = NULL;
+  if (!stats) {
+    // an exception is set
+  } else if (status == CS_OK) {
+    result = Py_BuildValue("(OOOO)", columns, table, stats, Py_None);
+  } else if (status == CS_ERR_SOLVER) {
+    const char* file = err->file[0] ? err->file : cs_modelFile(cs_simModel(s));
+    result = Py_BuildValue("(OOO(sds))", columns, table, stats, err->message, err->time, file);
+  } else {
+    csError e = *err;
+    if (!e.file[0]) {
+      snprintf(e.file, sizeof(e.file), "%s", cs_modelFile(cs_simModel(s)));
+    }
+    csPy_raise(&e, NULL);
+  }
+  Py_XDECREF(stats);
+  return result;
+}
+
+
 PyObject* csPy_run(PyObject* self, PyObject* args, PyObject* kw) {
   (void)self;
-  // run(model, forces=False, **options): the model and the flag come positionally or by
-  // keyword, every other keyword is a run option
+  // run(model, forces=False, **options): every keyword but forces is a run option
   PyObject* modelobj = NULL;
   int forces = 0;
   if (!PyArg_ParseTuple(args, "O!|p:run", &csPy_ModelType, &modelobj, &forces)) {
@@ -89,77 +157,28 @@ PyObject* csPy_run(PyObject* self, PyObject* args, PyObject* kw) {
   }
   const csModel* m = ((csPyModel*)modelobj)->m;
   csSimOptions opt;
-  int rc = csPy_readOptions(options, &m->opt, &opt);
+  csSimOptions base = cs_modelOptions(m);
+  int rc = csPy_readOptions(options, &base, &opt);
   Py_DECREF(options);
   if (rc || forces < 0) {
     return NULL;
   }
-
-  // the columns, the table, the data
-  RunCtx r;
-  memset(&r, 0, sizeof(r));
-  PyObject* columns = csPy_columnNames(m, forces, &r.ncol);
-  if (!columns) {
-    return NULL;
-  }
-  // options the library would refuse are refused before the table is sized from them
-  if (!(opt.duration > 0) || !(opt.report_interval > 0)) {
-    Py_DECREF(columns);
-    csError err;
-    memset(&err, 0, sizeof(err));
-    err.code = CS_ERR_INPUT;
-    snprintf(err.message, sizeof(err.message), "%s must be positive",
-             !(opt.duration > 0) ? "duration" : "report_interval");
-    return csPy_raise(&err, NULL);
-  }
-  r.cap = expectedRows(&opt);
-  npy_intp shape[2] = {r.cap, r.ncol};
-  r.table = (PyArrayObject*)PyArray_SimpleNew(2, shape, NPY_DOUBLE);
-  csData* d = cs_makeData(m);
-  if (!r.table || !d || csPy_rowWriterOpen(&r.writer, r.ncol, forces) != 0) {
-    Py_DECREF(columns);
-    Py_XDECREF(r.table);
-    cs_deleteData(d);
-    csPy_rowWriterClose(&r.writer);
-    return r.table ? PyErr_NoMemory() : NULL;
-  }
-
-  // the integration, without the GIL: other threads may run their own simulations meanwhile
-  csReporter rep = {reportRow, NULL, NULL, &r};
   csError err;
   memset(&err, 0, sizeof(err));
-  PyThreadState* save = PyEval_SaveThread();
-  r.save = &save;
-  int status = cs_simulate(m, d, &opt, &rep, &err);
-  PyEval_RestoreThread(save);
-  csPy_rowWriterClose(&r.writer);
-
-  // the table cut to the rows filled (a shrinking realloc, no copy of the rows)
-  PyObject* result = NULL;
-  PyObject* stats = csPy_statsDict(&d->stat);
-  if (PyErr_Occurred() || !stats || resizeTable(&r, r.rows) != 0) {
-    goto done;
-  }
-  if (status == CS_OK) {
-    result = Py_BuildValue("(OOOO)", columns, r.table, stats, Py_None);
-  } else if (status == CS_ERR_SOLVER) {
-    // the caller raises SimulationError with the partial trajectory built from the table
+  csSimulation* s = cs_newSimulation(m, &opt, &err);
+  if (!s) {
     if (!err.file[0]) {
-      snprintf(err.file, sizeof(err.file), "%s", m->file);
+      snprintf(err.file, sizeof(err.file), "%s", cs_modelFile(m));
     }
-    result = Py_BuildValue("(OOO(sds))", columns, r.table, stats, err.message, err.time,
-                           err.file);
-  } else {
-    if (!err.file[0]) {
-      snprintf(err.file, sizeof(err.file), "%s", m->file);
-    }
-    csPy_raise(&err, NULL);
+    return csPy_raise(&err, NULL);
   }
-
-done:
-  cs_deleteData(d);
-  Py_XDECREF(stats);
-  Py_DECREF(r.table);
-  Py_DECREF(columns);
+  // a run from the initial state (t = 0) for the duration
+  PyObject* columns = NULL;
+  PyObject* table = NULL;
+  int status = csPy_record(s, cs_simTime(s) + opt.duration, forces, &columns, &table, &err);
+  PyObject* result = status < 0 ? NULL : csPy_recordResult(s, status, &err, columns, table);
+  Py_XDECREF(columns);
+  Py_XDECREF(table);
+  cs_deleteSimulation(s);
   return result;
 }
