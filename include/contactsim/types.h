@@ -243,6 +243,14 @@ struct csModel {
   double* q0;              // (nq)
   double* u0;              // (nu)
 
+  // what the loader read, so that cs_modelWithOverrides can load the scene again with more
+  // parameters set: the scene text, then zero-terminated the contact model asked for ("" for
+  // the scene's own) and each override's key and value; NULL for a model built with cs_add*
+  char* source;            // (source_size) owned
+  size_t source_size;      // bytes of source
+  size_t source_len;       // length of the scene text at its start
+  int source_noverride;    // overrides stored after it
+
   int finalized;           // 1 once cs_finalizeModel has laid out the state
   int capbody, capplane, capforce, capchange, capgroup;  // allocated lengths while building
 };

@@ -25,6 +25,7 @@
 #include "cJSON.h"
 #include "engine/error.h"
 #include "engine/forces.h"
+#include "engine/model.h"
 
 #include "contactsim/contactsim.h"
 
@@ -2127,7 +2128,9 @@ csModel* cs_loadSceneString(const char* text, const char* filename, const csLoad
     cs_setError(err, CS_ERR_INPUT, "", "no scene text was given");
     return NULL;
   }
-  return loadText(text, strlen(text), filename, opt, err);
+  // the model keeps the text and options, so that cs_modelWithOverrides can load it again
+  return cs_modelKeepSource(loadText(text, strlen(text), filename, opt, err), text, strlen(text),
+                            opt, err);
 }
 
 
@@ -2147,6 +2150,7 @@ csModel* cs_loadScene(const char* path, const csLoadOptions* opt, csError* err) 
     return NULL;
   }
   csModel* m = loadText(text, len, path, opt, err);
+  m = cs_modelKeepSource(m, text, len, opt, err);
   csu_free(text, size);
   return m;
 }
