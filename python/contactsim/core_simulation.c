@@ -22,7 +22,7 @@ typedef struct csPySimulation {
   csSimulation* s;         // owned
   PyObject* model;         // the csPyModel simulated (kept alive: s reads it)
   double* shadow;          // (nq + nu) q then u as the library last left them
-  double* scratch;         // (max(nq, nu)) an edited array handed to cs_simSetState
+  double* scratch;         // (nq + nu) the edited arrays handed to cs_simSetState
   int nq, nu;
   int busy;                // 1 while a call runs without the GIL
 } csPySimulation;
@@ -39,24 +39,10 @@ static void refreshShadow(csPySimulation* self) {
 }
 
 
-// hand one edited array (q or u) to the library; on refusal the array is put back as it was
-static int syncPart(csPySimulation* self, csStateKind kind, double* live, double* shadow, int n) {
-  if (n == 0 || memcmp(live, shadow, sizeof(double) * (size_t)n) == 0) {
-    return 0;
-  }
-  memcpy(self->scratch, live, sizeof(double) * (size_t)n);
-  memcpy(live, shadow, sizeof(double) * (size_t)n);
-  csError err;
-  if (cs_simSetState(self->s, kind, self->scratch, n, &err) != CS_OK) {
-    csPy_raise(&err, NULL);
-    return -1;
-  }
-  return 0;
-}
-
-
 // Edits made through the q and u views reach the integrator; 0 or -1 with an exception set.
-// Also refuses a simulation that another thread is running.
+// Also refuses a simulation that another thread is running. Both arrays are taken before
+// either is handed over: setting one part of the state may rewrite the other from the
+// integrator's copy. On a refusal (a non-finite value) the arrays are put back as they were.
 static int prepare(csPySimulation* self) {
   if (!self->s) {
     PyErr_SetString(PyExc_RuntimeError, "the Simulation was not initialised");
@@ -69,11 +55,28 @@ static int prepare(csPySimulation* self) {
     return -1;
   }
   csData* d = cs_simData(self->s);
-  int rc = syncPart(self, CS_STATE_Q, d->q, self->shadow, self->nq);
-  if (rc == 0) {
-    rc = syncPart(self, CS_STATE_U, d->u, self->shadow + self->nq, self->nu);
+  size_t qbytes = sizeof(double) * (size_t)self->nq, ubytes = sizeof(double) * (size_t)self->nu;
+  int qchanged = memcmp(d->q, self->shadow, qbytes) != 0;
+  int uchanged = memcmp(d->u, self->shadow + self->nq, ubytes) != 0;
+  if (!qchanged && !uchanged) {
+    return 0;
+  }
+  memcpy(self->scratch, d->q, qbytes);
+  memcpy(self->scratch + self->nq, d->u, ubytes);
+  memcpy(d->q, self->shadow, qbytes);
+  memcpy(d->u, self->shadow + self->nq, ubytes);
+  csError err;
+  int rc = 0;
+  if (qchanged && cs_simSetState(self->s, CS_STATE_Q, self->scratch, self->nq, &err) != CS_OK) {
+    rc = -1;
+  } else if (uchanged && cs_simSetState(self->s, CS_STATE_U, self->scratch + self->nq, self->nu,
+                                        &err) != CS_OK) {
+    rc = -1;
   }
   refreshShadow(self);
+  if (rc) {
+    csPy_raise(&err, NULL);
+  }
   return rc;
 }
 
@@ -136,9 +139,8 @@ static int simInit(csPySimulation* self, PyObject* args, PyObject* kw) {
   }
   self->nq = cs_modelCount(m, CS_COUNT_Q);
   self->nu = cs_modelCount(m, CS_COUNT_U);
-  int nmax = self->nq > self->nu ? self->nq : self->nu;
   self->shadow = PyMem_Calloc((size_t)(self->nq + self->nu) + 1, sizeof(double));
-  self->scratch = PyMem_Calloc((size_t)nmax + 1, sizeof(double));
+  self->scratch = PyMem_Calloc((size_t)(self->nq + self->nu) + 1, sizeof(double));
   if (!self->shadow || !self->scratch) {
     PyErr_NoMemory();
     return -1;
