@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "app/common.h"
+#include "app/sweep.h"
 
 
 int main(int argc, char** argv) {
@@ -29,6 +30,9 @@ int main(int argc, char** argv) {
   }
   if (strcmp(cmd, "compare") == 0) {
     return cs_cliCompare(argc - 1, argv + 1);
+  }
+  if (strcmp(cmd, "sweep") == 0) {
+    return cs_cliSweep(argc - 1, argv + 1);
   }
   fprintf(stderr, "contactsim: error: unknown command '%s'\n", cmd);
   cs_cliUsage(stderr);
