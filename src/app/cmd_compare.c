@@ -591,6 +591,7 @@ int cs_cliCompare(int argc, char** argv) {
       {"duration", required_argument, NULL, 'd'},
       {"rtol", required_argument, NULL, 'r'},
       {"atol", required_argument, NULL, 'a'},
+      {"set", required_argument, NULL, 'S'},
       {"convergence", no_argument, NULL, 'C'},
       {"quiet", no_argument, NULL, 'q'},
       {"help", no_argument, NULL, 'h'},
@@ -603,6 +604,8 @@ int cs_cliCompare(int argc, char** argv) {
   Format format = FORMAT_TABLE;
   double duration = -1, rtol = -1, atol = -1;
   int quiet = 0;
+  // --set KEY=VALUE; freed once every model is loaded, and on the returns before
+  csCliSets sets = {0};
   int c;
   // getopt keeps global state: reset it, since a process may parse more than one command
   optind = 1;
@@ -625,15 +628,18 @@ int cs_cliCompare(int argc, char** argv) {
         bad = choice < 0;
         break;
       }
-      case 'h': cs_cliUsage(stdout); return CS_EXIT_OK;
+      case 'S': bad = cs_cliAddSet(&sets, optarg); break;
+      case 'h': cs_cliUsage(stdout); cs_cliFreeSets(&sets); return CS_EXIT_OK;
       default: bad = 1; break;
     }
     if (bad) {
+      cs_cliFreeSets(&sets);
       return CS_EXIT_USAGE;
     }
   }
   const char* path = cs_cliSceneArgument(argc, argv, "compare");
   if (!path) {
+    cs_cliFreeSets(&sets);
     return CS_EXIT_USAGE;
   }
 
@@ -650,6 +656,7 @@ int cs_cliCompare(int argc, char** argv) {
       snprintf(err.file, sizeof(err.file), "%s", path);
     }
     cs_cliPrintError(&err);
+    cs_cliFreeSets(&sets);
     return CS_EXIT_USAGE;
   }
   // without blocks the only run loads the scene as it is, choosing no model
@@ -665,6 +672,7 @@ int cs_cliCompare(int argc, char** argv) {
   if (modelsArg) {
     nrun = splitModels(modelsArg, names, MAX_MODELS);
     if (nrun < 0) {
+      cs_cliFreeSets(&sets);
       return CS_EXIT_USAGE;
     }
     // every requested name must have a block; the message lists the blocks there are
@@ -684,6 +692,7 @@ int cs_cliCompare(int argc, char** argv) {
                 hasBlocks ? "the scene has no parameter block for contact model"
                           : "the scene gives no contact models, so there is no model",
                 names[i], hasBlocks ? "models" : "its only run is", list);
+        cs_cliFreeSets(&sets);
         return CS_EXIT_USAGE;
       }
     }
@@ -697,6 +706,7 @@ int cs_cliCompare(int argc, char** argv) {
   csCliRun* runs = calloc((size_t)nrun, sizeof(csCliRun));
   if (!runs) {
     fprintf(stderr, "contactsim: error: out of memory\n");
+    cs_cliFreeSets(&sets);
     return CS_EXIT_FAILURE;
   }
   // loading stops at the first model that does not load, which is bad input (exit 2)
@@ -705,7 +715,7 @@ int cs_cliCompare(int argc, char** argv) {
     csCliRun* r = &runs[i];
     // the label of the run, cut to the size of its name field
     snprintf(r->model, sizeof(r->model), "%.63s", names[i]);
-    r->m = cs_cliLoad(path, hasBlocks ? names[i] : NULL);
+    r->m = cs_cliLoad(path, hasBlocks ? names[i] : NULL, &sets);
     if (!r->m) {
       exitCode = CS_EXIT_USAGE;
       break;
@@ -726,6 +736,7 @@ int cs_cliCompare(int argc, char** argv) {
       }
     }
   }
+  cs_cliFreeSets(&sets);
   // nothing runs unless every model loaded and got what it needs
   int ready = exitCode == CS_EXIT_OK;
   // the output directory is made before any run, so that an unwritable path fails at once

@@ -36,6 +36,7 @@ int cs_cliRun(int argc, char** argv) {
       {"report-interval", required_argument, NULL, 'p'},
       {"max-step", required_argument, NULL, 'm'},
       {"contact-model", required_argument, NULL, 'c'},
+      {"set", required_argument, NULL, 'S'},
       {"forces", no_argument, NULL, 'f'},
       {"stats", required_argument, NULL, 's'},
       {"quiet", no_argument, NULL, 'q'},
@@ -49,6 +50,8 @@ int cs_cliRun(int argc, char** argv) {
   int quiet = 0, forces = 0;
   double duration = -1, rtol = -1, atol = -1, interval = -1, max_step = -1;
   int integrator = -1;
+  // --set KEY=VALUE, freed on every return below
+  csCliSets sets = {0};
   int c;
   // getopt keeps global state: reset it, since a process may parse more than one command
   optind = 1;
@@ -56,6 +59,7 @@ int cs_cliRun(int argc, char** argv) {
     int bad = 0;
     switch (c) {
       case 'o': output = optarg; break;
+      case 'S': bad = cs_cliAddSet(&sets, optarg); break;
       case 'd': bad = cs_cliParseNumber(optarg, "duration", 0, &duration); break;
       case 'r': bad = cs_cliParseNumber(optarg, "rtol", 0, &rtol); break;
       case 'a': bad = cs_cliParseNumber(optarg, "atol", 0, &atol); break;
@@ -73,21 +77,25 @@ int cs_cliRun(int argc, char** argv) {
         bad = integrator < 0;
         break;
       }
-      case 'h': cs_cliUsage(stdout); return CS_EXIT_OK;
+      case 'h': cs_cliUsage(stdout); cs_cliFreeSets(&sets); return CS_EXIT_OK;
       default: bad = 1; break;
     }
     if (bad) {
+      cs_cliFreeSets(&sets);
       return CS_EXIT_USAGE;
     }
   }
   const char* path = cs_cliSceneArgument(argc, argv, "run");
   if (!path) {
+    cs_cliFreeSets(&sets);
     return CS_EXIT_USAGE;
   }
-  // load with the requested contact model; a scene that does not load is bad input (exit 2)
+  // load with the requested contact model and --set values; a scene that does not load is bad
+  // input (exit 2)
   csCliRun run;
   memset(&run, 0, sizeof(run));
-  run.m = cs_cliLoad(path, contact_model);
+  run.m = cs_cliLoad(path, contact_model, &sets);
+  cs_cliFreeSets(&sets);
   if (!run.m) {
     return CS_EXIT_USAGE;
   }
@@ -162,28 +170,37 @@ int cs_cliRun(int argc, char** argv) {
 int cs_cliValidate(int argc, char** argv) {
   static const struct option longopts[] = {
       {"contact-model", required_argument, NULL, 'c'},
+      {"set", required_argument, NULL, 'S'},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0},
   };
   const char* contact_model = NULL;
+  csCliSets sets = {0};
   int c;
   optind = 1;
-  // only --contact-model matters here: run options would have no effect, so getopt refuses them
+  // only --contact-model and --set matter here: run options would have no effect, so getopt
+  // refuses them
   while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
     if (c == 'c') {
       contact_model = optarg;
+    } else if (c == 'S' && cs_cliAddSet(&sets, optarg) == 0) {
+      continue;
     } else if (c == 'h') {
       cs_cliUsage(stdout);
+      cs_cliFreeSets(&sets);
       return CS_EXIT_OK;
     } else {
+      cs_cliFreeSets(&sets);
       return CS_EXIT_USAGE;
     }
   }
   const char* path = cs_cliSceneArgument(argc, argv, "validate");
   if (!path) {
+    cs_cliFreeSets(&sets);
     return CS_EXIT_USAGE;
   }
-  csModel* m = cs_cliLoad(path, contact_model);
+  csModel* m = cs_cliLoad(path, contact_model, &sets);
+  cs_cliFreeSets(&sets);
   if (!m) {
     return CS_EXIT_USAGE;
   }

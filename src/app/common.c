@@ -34,6 +34,8 @@ void cs_cliUsage(FILE* f) {
           "      --report-interval DT  time between CSV rows, s\n"
           "      --max-step H          largest step, s (0: unlimited)\n"
           "      --contact-model NAME  use this model for the scene's \"contacts\"\n"
+          "      --set KEY=VALUE       set a scene parameter by key path (repeatable), e.g.\n"
+          "                            --set bodies.block.mass=2 --set simulation.rtol=1e-8\n"
           "      --forces              add per-contact columns (force, point, energy, power)\n"
           "      --stats FILE          write the run's statistics as JSON (a row of compare's)\n"
           "  -q, --quiet               no summary or progress on standard error\n"
@@ -44,9 +46,12 @@ void cs_cliUsage(FILE* f) {
           "      --format F            table (default), csv or json, on standard output\n"
           "      --duration T          simulated time, s\n"
           "      --rtol R, --atol A    relative and absolute tolerances\n"
+          "      --set KEY=VALUE       set a scene parameter by key path (repeatable)\n"
           "      --convergence         also run each model at tolerances 100x tighter and\n"
           "                            from initial speeds changed by 1e-9, and compare\n"
           "  -q, --quiet               no progress lines on standard error\n"
+          "\n"
+          "validate options: --contact-model NAME, --set KEY=VALUE\n"
           "\n"
           "exit status: 0 success, 1 simulation failure, 2 bad input or usage\n");
 }
@@ -63,8 +68,9 @@ void cs_cliPrintError(const csError* err) {
     }
     fprintf(stderr, ": ");
   }
+  // an override's mistake is named as the user wrote it
   if (err->path[0]) {
-    fprintf(stderr, "%s: ", err->path);
+    fprintf(stderr, "%s%s: ", err->override ? "--set " : "", err->path);
   }
   fprintf(stderr, "%s\n", err->message);
 }
@@ -117,8 +123,10 @@ int cs_cliParseNumber(const char* text, const char* name, int allow_zero, double
 
 // a load error without a file (one that could not be opened, say) still names the path, so
 // that every message starts with the scene it is about
-csModel* cs_cliLoad(const char* path, const char* contact_model) {
-  csLoadOptions lo = {.contact_model = contact_model};
+csModel* cs_cliLoad(const char* path, const char* contact_model, const csCliSets* sets) {
+  csLoadOptions lo = {.contact_model = contact_model,
+                      .overrides = sets ? sets->item : NULL,
+                      .noverrides = sets ? sets->n : 0};
   csError err;
   memset(&err, 0, sizeof(err));
   csModel* m = cs_loadScene(path, &lo, &err);
@@ -129,6 +137,46 @@ csModel* cs_cliLoad(const char* path, const char* contact_model) {
     cs_cliPrintError(&err);
   }
   return m;
+}
+
+
+int cs_cliAddSet(csCliSets* sets, const char* arg) {
+  const char* eq = strchr(arg, '=');
+  if (!eq || eq == arg) {
+    fprintf(stderr, "contactsim: error: --set needs KEY=VALUE (e.g. bodies.block.mass=2), not "
+                    "'%s'\n", arg);
+    return -1;
+  }
+  if (sets->n == sets->cap) {
+    int cap = sets->cap ? 2 * sets->cap : 8;
+    csOverride* grown = realloc(sets->item, sizeof(csOverride) * (size_t)cap);
+    if (!grown) {
+      fprintf(stderr, "contactsim: error: out of memory\n");
+      return -1;
+    }
+    sets->item = grown;
+    sets->cap = cap;
+  }
+  // one copy holds both: the key ends where the '=' was
+  char* copy = strdup(arg);
+  if (!copy) {
+    fprintf(stderr, "contactsim: error: out of memory\n");
+    return -1;
+  }
+  copy[eq - arg] = '\0';
+  sets->item[sets->n].key = copy;
+  sets->item[sets->n].value = copy + (eq - arg) + 1;
+  sets->n++;
+  return 0;
+}
+
+
+void cs_cliFreeSets(csCliSets* sets) {
+  for (int i = 0; i < sets->n; i++) {
+    free((char*)sets->item[i].key);
+  }
+  free(sets->item);
+  memset(sets, 0, sizeof(*sets));
 }
 
 
@@ -212,7 +260,7 @@ void cs_cliFormatError(const csError* err, char* buf, size_t size) {
     len = n > 0 ? (size_t)n : 0;
   }
   if (err->path[0] && len < size) {
-    n = snprintf(buf + len, size - len, "%s: ", err->path);
+    n = snprintf(buf + len, size - len, "%s%s: ", err->override ? "--set " : "", err->path);
     len += n > 0 ? (size_t)n : 0;
   }
   if (len < size) {
