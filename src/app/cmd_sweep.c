@@ -260,7 +260,7 @@ static void writeRowStart(FILE* f, const Sweep* sw, long i) {
     fputc(',', f);
     // numbers as they are, strings without their quotes, anything else as JSON text
     if (isfinite(x)) {
-      fprintf(f, "%.17g", x);
+      fputs(text, f);  // the shortest text that reads back to the value
     } else if (text[0] == '"' && strlen(text) >= 2 && !strchr(text + 1, '\\')) {
       char s[CS_STUDY_MAX_VALUE];
       snprintf(s, sizeof(s), "%.*s", (int)strlen(text) - 2, text + 1);
@@ -1327,7 +1327,7 @@ int cs_cliSweep(int argc, char** argv) {
     if (!studyPath) {
       return CS_EXIT_USAGE;
     }
-    if (!out) {
+    if (!out && !(dryRun && !slurm)) {
       fprintf(stderr, "contactsim: error: sweep needs --out DIR, the directory of its results\n");
       return CS_EXIT_USAGE;
     }
@@ -1337,10 +1337,28 @@ int cs_cliSweep(int argc, char** argv) {
       return CS_EXIT_USAGE;
     }
   }
-  if ((dryRun || nslurmOpt || perTask) && !slurm) {
-    fprintf(stderr, "contactsim: error: --dry-run, --slurm-opt and --runs-per-task go with "
-                    "--slurm\n");
+  if ((nslurmOpt || perTask) && !slurm) {
+    fprintf(stderr, "contactsim: error: --slurm-opt and --runs-per-task go with --slurm\n");
     return CS_EXIT_USAGE;
+  }
+  // --dry-run without --slurm: the plan, a row per run with its parameter values, on stdout
+  if (dryRun && !slurm) {
+    int code = setUp(&sw, studyPath);
+    if (code == 0) {
+      fputs("index,point,model,repeat", stdout);
+      for (int k = 0; k < sw.study->nkey; k++) {
+        fputc(',', stdout);
+        csvText(stdout, sw.study->key[k]);
+      }
+      fputc('\n', stdout);
+      for (long i = 0; i < sw.nrun; i++) {
+        writeRowStart(stdout, &sw, i);
+        fputc('\n', stdout);
+      }
+      code = fflush(stdout) != 0 ? CS_EXIT_FAILURE : CS_EXIT_OK;
+    }
+    cs_deleteStudy(sw.study);
+    return code;
   }
   if (strlen(out) >= sizeof(sw.dir) - 64) {
     fprintf(stderr, "contactsim: error: the --out path is too long\n");

@@ -22,6 +22,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 // study and manifest files larger than this are refused before they are parsed
@@ -61,6 +62,18 @@ int csu_hashFile(const char* path, uint64_t* hash) {
   }
   *hash = h;
   return 0;
+}
+
+
+// the fewest significant digits (15, 16 or 17) that read back to x: 0.9 rather than
+// 0.90000000000000002, which names the same double
+void csu_shortestNumber(double x, char* buf, size_t size) {
+  for (int digits = 15; digits <= 17; digits++) {
+    snprintf(buf, size, "%.*g", digits, x);
+    if (strtod(buf, NULL) == x) {
+      return;
+    }
+  }
 }
 
 
@@ -335,7 +348,7 @@ static int addValue(Reader* rd, const char* text, double number) {
 // a number as JSON text that reads back to the same double
 static int addNumber(Reader* rd, double x) {
   char text[32];
-  snprintf(text, sizeof(text), "%.17g", x);
+  csu_shortestNumber(x, text, sizeof(text));
   return addValue(rd, text, x);
 }
 
@@ -797,7 +810,7 @@ static int readStudy(Reader* rd, const cJSON* root) {
       char text[64];
       char* printed = NULL;
       if (cJSON_IsNumber(c)) {
-        snprintf(text, sizeof(text), "%.17g", c->valuedouble);
+        csu_shortestNumber(c->valuedouble, text, sizeof(text));
       } else {
         printed = cJSON_PrintUnformatted(c);
       }
