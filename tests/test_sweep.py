@@ -190,12 +190,14 @@ def random_samples_are_the_published_generator():
 @case
 def random_samples_have_the_distributions_moments():
     n = 4000
+    U, L, G = ("bodies.block.mass", "contact_models.compliant_point.body_material.stiffness",
+               "simulation.rtol")
     study = write_study({"scene": SCENE, "models": ["compliant_point"], "seed": 7,
                          "parameters": [{"random": {"n": n, "parameters": [
-                             {"key": "u", "distribution": "uniform", "min": 2, "max": 5},
-                             {"key": "l", "distribution": "log_uniform", "min": 1e-3,
+                             {"key": U, "distribution": "uniform", "min": 2, "max": 5},
+                             {"key": L, "distribution": "log_uniform", "min": 1e-3,
                               "max": 1e3},
-                             {"key": "g", "distribution": "normal", "mean": 1.5,
+                             {"key": G, "distribution": "normal", "mean": 1.5,
                               "std": 0.2}]}}]})
     rows = plan(study)
     check(len(rows) == n, f"{len(rows)} samples")
@@ -204,9 +206,9 @@ def random_samples_have_the_distributions_moments():
         m = sum(xs) / len(xs)
         return m, sum((x - m) ** 2 for x in xs) / (len(xs) - 1)
 
-    u = [float(r["u"]) for r in rows]
-    lg = [math.log(float(r["l"])) for r in rows]
-    g = [float(r["g"]) for r in rows]
+    u = [float(r[U]) for r in rows]
+    lg = [math.log(float(r[L])) for r in rows]
+    g = [float(r[G]) for r in rows]
     check(min(u) >= 2 and max(u) < 5, "uniform samples outside [min, max)")
     check(min(lg) >= math.log(1e-3) - 1e-12 and max(lg) <= math.log(1e3) + 1e-12,
           "log-uniform samples outside [min, max]")
@@ -290,7 +292,8 @@ def a_failing_run_is_recorded_and_the_study_goes_on():
     # mass -2 fails at load; 3 steps cannot reach 0.05 s
     check(status == ["ok", "failed", "failed", "failed", "ok", "failed"], f"statuses {status}")
     check("mass" in rows[2]["error"] and "run 2 failed" in err, f"message: {rows[2]['error']}")
-    check("too much work" in rows[1]["error"] and int(rows[1]["steps"]) <= 4, f"step limit: {rows[1]}")
+    check("too much work" in rows[1]["error"] and int(rows[1]["steps"]) <= 4,
+          f"step limit: {rows[1]}")
     check(rows[0]["error"] == "" and float(rows[0]["simulated"]) == 0.05, "ok run")
 
 
@@ -462,6 +465,8 @@ def bad_studies_exit_2_naming_the_path():
         ({"scene": SCENE, "models": ["no_such_model"]}, "models[0]"),
         ({"scene": "missing.json"}, "missing.json"),
         ({"scene": SCENE, "paramters": []}, "paramters"),
+        ({"scene": SCENE, "parameters": [{"key": "bodies.blok.mass", "values": [1]}]},
+         "parameter 'bodies.blok.mass': the scene has no body named 'blok'"),
     ]
     for obj, where in cases:
         study = write_study(obj, d)

@@ -895,6 +895,25 @@ static int setUp(Sweep* sw, const char* studyPath) {
     }
   }
   cs_deleteModel(m);
+  // a key path the scene cannot have fails every run the same way: that is bad input, found
+  // here by loading the first point with each model. A value the scene refuses is not (it is the
+  // run's failure, recorded when it runs): the loader tells the two apart by err.override
+  csOverride all[CS_STUDY_MAX_SET + CS_STUDY_MAX_KEYS];
+  int nall = cs_studyOverrides(s, 0, all);
+  for (int k = 0; k < sw->nmodel; k++) {
+    csLoadOptions pre = {.contact_model = sw->use_model ? sw->model[k] : NULL, .overrides = all,
+                         .noverrides = nall};
+    memset(&err, 0, sizeof(err));
+    csModel* mk = cs_loadScene(s->scene, &pre, &err);
+    cs_deleteModel(mk);
+    if (!mk && err.override > 0 && err.override <= nall) {
+      int o = err.override - 1;
+      fprintf(stderr, "contactsim: error: %s: %s '%s': %s (scene %s, model %s)\n", s->file,
+              o < s->nset ? "set" : "parameter", all[o].key, err.message, s->scene,
+              sw->model[k]);
+      return CS_EXIT_USAGE;
+    }
+  }
   return 0;
 }
 

@@ -155,8 +155,8 @@ PartitionName=debug Nodes={host} Default=YES MaxTime=INFINITE State=UP
             if p.returncode == 0 and not p.stdout.strip():
                 return
             time.sleep(0.5)
-        raise AssertionError(f"job {job} still in the queue after {limit} s:\n"
-                             f"{subprocess.run(['squeue'], env=self.env, capture_output=True, text=True).stdout}"
+        queue = subprocess.run(["squeue"], env=self.env, capture_output=True, text=True).stdout
+        raise AssertionError(f"job {job} still in the queue after {limit} s:\n{queue}"
                              f"{self.tail('slurmctld.log')}")
 
     def stop(self):
