@@ -332,7 +332,17 @@ int main(int argc, char** argv) {
     record(integ->getState());
     for (int k = 1; k <= nrep; k++) {
         double t = k == nrep ? M.duration : k * dt;
-        integ->stepTo(t);
+        // stepTo returns early at the start of the interval and at events: repeat
+        while (integ->getTime() < t) {
+            Integrator::SuccessfulStepStatus st = integ->stepTo(t);
+            if (st == Integrator::EndOfSimulation || integ->isSimulationOver()) {
+                std::fprintf(stderr, "simbody_peer: integration ended at t = %g: %s\n",
+                             integ->getTime(),
+                             Integrator::getTerminationReasonString(
+                                 integ->getTerminationReason()).c_str());
+                return 1;
+            }
+        }
         record(integ->getState());
     }
     double cpu = cpuSeconds() - t0;
