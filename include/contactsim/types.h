@@ -341,6 +341,8 @@ struct csData {
   double* aba_utau;        // (nu) tau - S^T pA
   double* aba_Iinv;        // (nbody x 9) inverse central inertia, body coords (free leaves)
   int* aba_freeLeaf;       // (nbody) 1: free mobilizer on ground with no children (fast path)
+  double* aba_Sbody;       // (nu x 6) pin and slider motion subspace in body coordinates (constant)
+  int* aba_plainMB;        // (nbody) 1: X_MB is the identity (body frame = mobilizer frame M)
   int* all_body;           // (nbody) 1 .. nbody-1: the default active body list
   int* all_force;          // (nforce) 0 .. nforce-1
   int* all_plane;          // (nplane) 0 .. nplane-1

@@ -47,6 +47,8 @@
   X(double, aba_utau, m->nu, 1)                            \
   X(double, aba_Iinv, m->nbody, 9)                         \
   X(int, aba_freeLeaf, m->nbody, 1)                        \
+  X(double, aba_Sbody, m->nu, 6)                           \
+  X(int, aba_plainMB, m->nbody, 1)                         \
   X(int, all_body, m->nbody, 1)                            \
   X(int, all_force, m->nforce, 1)                          \
   X(int, all_plane, m->nplane, 1)

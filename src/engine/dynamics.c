@@ -25,6 +25,34 @@ void cs_spatialInertias(const csModel* m, csData* d) {
   for (int b = 1; b < m->nbody; b++) {
     d->aba_freeLeaf[m->body[b].parent] = 0;
   }
+  // bodies whose frame is the mobilizer's M frame skip one transform product per evaluation,
+  // and pins and sliders have a motion subspace fixed in the body: (z, z x p_MB) for a pin
+  // (rotation about M's z axis through M's origin, seen at B's origin), (0, x) for a slider
+  memset(d->aba_Sbody, 0, sizeof(double) * 6 * (size_t)m->nu);
+  for (int b = 1; b < m->nbody; b++) {
+    const csBody* body = &m->body[b];
+    const csTransform* X = &body->X_MB;
+    int plain = X->p.x == 0 && X->p.y == 0 && X->p.z == 0;
+    for (int i = 0; i < 3; i++) {
+      for (int j = 0; j < 3; j++) {
+        plain = plain && X->R.m[i][j] == (i == j ? 1.0 : 0.0);
+      }
+    }
+    d->aba_plainMB[b] = plain;
+    double* S = d->aba_Sbody + 6 * body->uadr;
+    csVec3 w_M = csu_vec3(0, 0, 0), v_M = csu_vec3(0, 0, 0);
+    if (body->joint == CS_JOINT_PIN) {
+      w_M = csu_vec3(0, 0, 1);
+    } else if (body->joint == CS_JOINT_SLIDER) {
+      v_M = csu_vec3(1, 0, 0);
+    } else {
+      continue;
+    }
+    // seen at B's origin: v_B = v_M + w_M x p_MB, both then turned into B (R_BM)
+    csVec3 vB = csu_add(v_M, csu_cross(w_M, X->p));
+    csu_vec3ToArray(S, csu_mulMV(&body->X_BM.R, w_M));
+    csu_vec3ToArray(S + 3, csu_mulMV(&body->X_BM.R, vB));
+  }
   // inverse central inertia by the adjugate (3x3; positive definite, checked at load)
   for (int b = 1; b < m->nbody; b++) {
     const double(*a)[3] = m->body[b].inertia.m;
@@ -281,7 +309,14 @@ static void inwardOneDof(const csModel* m, csData* d, int b, double* Ia, double*
   const double* pA = d->aba_pA + 6 * b;
   const double* S = d->aba_S + 6 * body->uadr;
   double* U = d->aba_U + 6 * body->uadr;
-  mulMat6Vec(U, IA, S);
+  if (S[3] == 0 && S[4] == 0 && S[5] == 0) {
+    // a pin turning about the body origin: only the first three columns of IA matter
+    for (int i = 0; i < 6; i++) {
+      U[i] = IA[6 * i] * S[0] + IA[6 * i + 1] * S[1] + IA[6 * i + 2] * S[2];
+    }
+  } else {
+    mulMat6Vec(U, IA, S);
+  }
   double D = S[0] * U[0] + S[1] * U[1] + S[2] * U[2] + S[3] * U[3] + S[4] * U[4] + S[5] * U[5];
   double sp =
       S[0] * pA[0] + S[1] * pA[1] + S[2] * pA[2] + S[3] * pA[3] + S[4] * pA[4] + S[5] * pA[5];
@@ -407,11 +442,14 @@ void cs_realizeAcceleration(const csModel* m, csData* d) {
     double* pA = d->aba_pA + 6 * b;
     const double* v = (const double*)&d->body_vel[b];
     groundInertia(m, d, b, IA);
-    double h[6];
-    mulMat6Vec(h, IA, v);
-    // v x* h = (w x h_ang + v_lin x h_lin, w x h_lin)
+    // momentum h = I v from the blocks of the rigid inertia: (A w + m c x v, m v - m c x w)
     csVec3 w = csu_vec3FromArray(v), vl = csu_vec3FromArray(v + 3);
-    csVec3 ha = csu_vec3FromArray(h), hl = csu_vec3FromArray(h + 3);
+    csVec3 mc = csu_scale(m->body[b].mass, csu_sub(d->body_com[b], d->body_pose[b].p));
+    csVec3 Aw = csu_vec3(IA[0] * w.x + IA[1] * w.y + IA[2] * w.z,
+                         IA[6] * w.x + IA[7] * w.y + IA[8] * w.z,
+                         IA[12] * w.x + IA[13] * w.y + IA[14] * w.z);
+    csVec3 ha = csu_add(Aw, csu_cross(mc, vl));
+    csVec3 hl = csu_sub(csu_scale(m->body[b].mass, vl), csu_cross(mc, w));
     csVec3 bias_n = csu_add(csu_cross(w, ha), csu_cross(vl, hl));
     csVec3 bias_f = csu_cross(w, hl);
     csu_vec3ToArray(pA, csu_sub(bias_n, d->body_force[b].w));

@@ -72,8 +72,21 @@ void cs_realizePosition(const csModel* m, csData* d) {
     // pose relative to the parent, then in Ground (parents come first in the list)
     // X_PB = X_PF * X_FM * X_MB
     csTransform XFM = jointTransform(body->joint, d->q + body->qadr);
-    csTransform XPM = csu_transformMul(&body->X_PF, &XFM);
-    csTransform XPB = csu_transformMul(&XPM, &body->X_MB);
+    csTransform XPM;
+    if (body->joint == CS_JOINT_PIN) {
+      // R_PF Rz(q): only the first two columns of R_PF mix
+      double c = XFM.R.m[0][0], s = XFM.R.m[1][0];
+      const csMat33* F = &body->X_PF.R;
+      for (int i = 0; i < 3; i++) {
+        XPM.R.m[i][0] = c * F->m[i][0] + s * F->m[i][1];
+        XPM.R.m[i][1] = c * F->m[i][1] - s * F->m[i][0];
+        XPM.R.m[i][2] = F->m[i][2];
+      }
+      XPM.p = body->X_PF.p;
+    } else {
+      XPM = csu_transformMul(&body->X_PF, &XFM);
+    }
+    csTransform XPB = d->aba_plainMB[b] ? XPM : csu_transformMul(&XPM, &body->X_MB);
     d->joint_XFM[b] = XFM;
     d->body_pose[b] = csu_transformMul(&d->body_pose[body->parent], &XPB);
     d->body_com[b] = csu_transformPoint(&d->body_pose[b], body->com);
@@ -138,13 +151,10 @@ void cs_realizeVelocity(const csModel* m, csData* d) {
       case CS_JOINT_WELD:
         break;
       case CS_JOINT_PIN:
-        // rotation about the common z axis
-        motionMtoB(S, &body->X_BM, XMB, csu_vec3(0, 0, 1), csu_vec3(0, 0, 0));
-        qdot[0] = u[0];
-        break;
       case CS_JOINT_SLIDER:
-        // translation along the common x axis
-        motionMtoB(S, &body->X_BM, XMB, csu_vec3(0, 0, 0), csu_vec3(1, 0, 0));
+        // rotation about, or translation along, the common z (pin) or x (slider) axis: the
+        // column in B is constant (src/engine/dynamics.c, cs_spatialInertias)
+        memcpy(S, d->aba_Sbody + 6 * body->uadr, 6 * sizeof(double));
         qdot[0] = u[0];
         break;
       case CS_JOINT_BALL:
