@@ -5,8 +5,10 @@ set -euo pipefail
 
 packages=(build-essential pkg-config meson ninja-build libsundials-dev libcjson-dev
           libcmocka-dev libsuitesparse-dev python3 python3-matplotlib help2man)
-# the Python module (python/) and its tests: headers, numpy, meson-python, pytest, scipy
-packages+=(python3-dev python3-numpy python3-mesonpy python3-pytest python3-scipy python3-venv)
+# the Python module (python/) and its tests: headers, numpy, meson-python (which needs patchelf
+# for a project that installs a shared library), pytest, scipy, venv for installing with pip
+packages+=(python3-dev python3-numpy python3-mesonpy patchelf python3-pytest python3-scipy
+           python3-venv)
 
 missing=()
 for p in "${packages[@]}"; do
