@@ -94,7 +94,7 @@ int csPy_record(csSimulation* s, double t_end, int forces, PyObject** columns, P
   }
 
   // the integration, without the GIL: other threads may run their own simulations meanwhile
-  csReporter rep = {reportRow, NULL, NULL, &r};
+  csReporter rep = {.report = reportRow, .ctx = &r};
   PyThreadState* save = PyEval_SaveThread();
   r.save = &save;
   int status = cs_simRun(s, t_end, &rep, err);

@@ -753,7 +753,7 @@ static PyMethodDef simMethods[] = {
     {"set_discrete", (PyCFunction)simSetDiscrete, METH_VARARGS,
      "set_discrete(force, name, value)\n\n"
      "Set a discrete variable between steps, as a scene's \"changes\" entry would at the\n"
-     "current time (the kind's rules apply, e.g. mu_kinetic <= mu_static)."},
+     "current time (the kind's rules apply, e.g. mu_dynamic <= mu_static)."},
     {"set_options", (PyCFunction)(void (*)(void))simSetOptions, METH_VARARGS | METH_KEYWORDS,
      "set_options(**options)\n\n"
      "Change integrator options (rtol, atol, integrator, max_step, report_interval, ...); the\n"

@@ -179,7 +179,7 @@ def test_override_of_a_contact_parameter_changes_the_physics():
     held = contactsim.run(contactsim.loads(text), duration=1.0)
     slid = contactsim.run(contactsim.loads(text, overrides={
         "contact_models.exponential_spring.mu_static": 0.2,
-        "contact_models.exponential_spring.mu_kinetic": 0.2}), duration=1.0)
+        "contact_models.exponential_spring.mu_dynamic": 0.2}), duration=1.0)
     assert abs(held["block.px"][-1] - held["block.px"][0]) < 1e-3
     assert abs(slid["block.px"][-1] - slid["block.px"][0]) > 0.3
 

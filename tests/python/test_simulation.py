@@ -95,7 +95,7 @@ def test_discrete_variable_lets_the_block_slide():
     assert sim.get_discrete(corners[0], "mu_static") == 0.7
     x0 = sim.body_pose("block")[0]
     for e in corners:
-        sim.set_discrete(e, "mu_kinetic", 0.2)
+        sim.set_discrete(e, "mu_dynamic", 0.2)
         sim.set_discrete(e, "mu_static", 0.2)
     assert sim.get_discrete(corners[0], "mu_static") == 0.2
     sim.advance_to(1.5)
