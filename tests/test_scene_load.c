@@ -912,6 +912,69 @@ static void test_override_errors(void** state) {
 }
 
 
+// scheduled changes obey the rules of the parameters they replace, and the values of one change
+// agree with each other
+static void test_change_values_checked(void** state) {
+  (void)state;
+  char json[4096];
+  const char* stop =
+      "{\"bodies\": [{\"name\": \"arm\", \"mass\": 1, " BODY_INERTIA
+      ", \"joint\": {\"type\": \"pin\"}}],"
+      " \"forces\": [{\"type\": \"linear_stop\", \"name\": \"stop\", \"body\": \"arm\","
+      "   \"lower_bound\": -0.5, \"upper_bound\": 1.2, \"stiffness\": 300}],"
+      " \"changes\": [{\"time\": 0.5, \"force\": \"stop\", \"lower_bound\": -0.2}, %s]}";
+  // values the stop's table refuses at load time are refused in a change too
+  snprintf(json, sizeof(json), stop, "{\"time\": 1, \"force\": \"stop\", \"stiffness\": -1e12}");
+  expectError(json, "changes[1].stiffness");
+  snprintf(json, sizeof(json), stop, "{\"time\": 1, \"force\": \"stop\", \"dissipation\": -1}");
+  expectError(json, "changes[1].dissipation");
+  // bounds set together must not be inverted, whichever comes first
+  snprintf(json, sizeof(json), stop,
+           "{\"time\": 1, \"force\": \"stop\", \"lower_bound\": 2, \"upper_bound\": 1}");
+  expectError(json, "changes[1].upper_bound");
+  snprintf(json, sizeof(json), stop,
+           "{\"time\": 1, \"force\": \"stop\", \"upper_bound\": 1, \"lower_bound\": 2}");
+  expectError(json, "changes[1].lower_bound");
+  // a bound moved past the other one alone is the stop's documented rule: the other follows
+  snprintf(json, sizeof(json), stop, "{\"time\": 1, \"force\": \"stop\", \"lower_bound\": 2}");
+  csModel* m = th_loadString(json);
+  assert_int_equal(m->nchange, 2);
+  cs_deleteModel(m);
+  snprintf(json, sizeof(json), stop,
+           "{\"time\": 1, \"force\": \"stop\", \"lower_bound\": 2, \"upper_bound\": 3,"
+           " \"stiffness\": 0}");
+  m = th_loadString(json);
+  assert_int_equal(m->nchange, 4);
+  cs_deleteModel(m);
+
+  // friction of a contact set: mu >= 0, and mu_kinetic <= mu_static when both are set
+  const char* exp = "{\"bodies\": [{\"name\": \"block\", \"mass\": 1, " BODY_INERTIA
+                    ", \"joint\": {\"type\": \"free\"}}],"
+                    " \"planes\": [{\"name\": \"floor\"}],"
+                    " \"contacts\": [{\"name\": \"feet\", \"body\": \"block\", \"plane\": "
+                    "\"floor\", \"points\": [[0, 0, 0], [1, 0, 0]]}],"
+                    " \"contact_models\": {\"exponential_spring\": {}},"
+                    " \"changes\": [%s]}";
+  snprintf(json, sizeof(json), exp, "{\"time\": 1, \"force\": \"feet\", \"mu_static\": -5}");
+  expectError(json, "changes[0].mu_static");
+  snprintf(json, sizeof(json), exp, "{\"time\": 1, \"force\": \"feet.1\", \"mu_kinetic\": -0.1}");
+  expectError(json, "changes[0].mu_kinetic");
+  snprintf(json, sizeof(json), exp,
+           "{\"time\": 1, \"force\": \"feet\", \"mu_static\": 0.3, \"mu_kinetic\": 0.5}");
+  expectError(json, "changes[0].mu_kinetic");
+  // a static coefficient set below the kinetic one alone pulls it down (the kind's rule)
+  snprintf(json, sizeof(json), exp, "{\"time\": 1, \"force\": \"feet\", \"mu_static\": 0.1}");
+  m = th_loadString(json);
+  assert_int_equal(m->nchange, 2);
+  cs_deleteModel(m);
+  snprintf(json, sizeof(json), exp,
+           "{\"time\": 1, \"force\": \"feet\", \"mu_kinetic\": 0.2, \"mu_static\": 0.3}");
+  m = th_loadString(json);
+  assert_int_equal(m->nchange, 4);
+  cs_deleteModel(m);
+}
+
+
 // ---------------------------------------------------------------------------------------------
 // bad input
 
@@ -1475,6 +1538,7 @@ int main(void) {
       cmocka_unit_test(test_scene_contact_models),
       cmocka_unit_test(test_overrides_equal_edited_file),
       cmocka_unit_test(test_override_errors),
+      cmocka_unit_test(test_change_values_checked),
       cmocka_unit_test(test_parse_error_position),
       cmocka_unit_test(test_bad_inputs),
       cmocka_unit_test(test_bad_bodies),

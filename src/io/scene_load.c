@@ -1429,8 +1429,69 @@ static int buildContact(Loader* ld, int ci, const ContactGeom* g, int kid, const
 // ---------------------------------------------------------------------------------------------
 // scheduled changes of discrete variables
 
+// the table entry of kind k whose key is the discrete variable's name (the kinds name their
+// discrete variables after the parameters that give their initial values), or NULL
+static const csParamInfo* paramOfVariable(const csForceKind* k, const char* name) {
+  for (int i = 0; i < k->nparams; i++) {
+    if (k->params[i].type == CS_PARAM_REAL && strcmp(k->params[i].key, name) == 0) {
+      return &k->params[i];
+    }
+  }
+  return NULL;
+}
+
+
+// the values one change sets together must be consistent under the kind's own rules
+// (setDiscrete): each is set in turn, as the run does, starting from the element's initial
+// values, and a value that a later one of the same change moves (lower_bound 2 with upper_bound
+// 1: the upper bound wins) is reported at its path. Values set at different times are not
+// compared: there the kind's rule for the value being set is what the user asked for.
+static int checkChangeTogether(Loader* ld, int e, const int* index, const double* value,
+                               const char* const* key, int n) {
+  const csForce* f = &ld->m->force[e];
+  const csForceKind* k = cs_forceKind(f->kind);
+  if (!k->setDiscrete || n < 2 || k->discnum > CS_MAX_KIND_PARAMS) {
+    return 0;
+  }
+  // a scratch element whose discrete variables live at the start of a scratch array, in a copy
+  // of the model header that holds that element alone
+  double disc[CS_MAX_KIND_PARAMS];
+  for (int i = 0; i < k->discnum; i++) {
+    const csParamInfo* p = k->discnames ? paramOfVariable(k, k->discnames[i]) : NULL;
+    disc[i] = p ? f->param[p->slot] : 0.0;
+  }
+  csForce scratch = *f;
+  scratch.discadr = 0;
+  csModel one = *ld->m;
+  one.force = &scratch;
+  one.nforce = 1;
+  csData d;
+  memset(&d, 0, sizeof(d));
+  d.disc = disc;
+  d.ndisc = k->discnum;
+  for (int j = 0; j < n; j++) {
+    k->setDiscrete(&one, &d, 0, index[j], value[j]);
+    // an earlier value of this change that the one just set has moved
+    for (int i = 0; i < j; i++) {
+      if (disc[index[i]] != value[i]) {
+        size_t p = pushKey(ld, key[j]);
+        fail(ld,
+             "%s = %g and %s = %g, set by the same change, contradict each other (a %s would "
+             "change %s to %g)",
+             key[j], value[j], key[i], value[i], k->name, key[i], disc[index[i]]);
+        popPath(ld, p);
+        return -1;
+      }
+    }
+  }
+  return 0;
+}
+
+
 // CHANGE = {"time", "force", <discrete variable>: value, ...}: a scheduled change of discrete
-// variables of one element, or of every element of a contact set at once
+// variables of one element, or of every element of a contact set at once. Each value obeys the
+// rules of the parameter that gives the variable its initial value (the kind's table: mu_static
+// >= 0, a stop's stiffness >= 0), and the values of one change must agree with each other.
 static int readChange(Loader* ld, const cJSON* item) {
   if (expectObject(ld, item)) {
     return -1;
@@ -1460,6 +1521,9 @@ static int readChange(Loader* ld, const cJSON* item) {
   const csForceKind* k = cs_forceKind(ld->m->force[first].kind);
   // every other key names a discrete variable of that kind
   int nvars = 0;
+  int indices[CS_MAX_KIND_PARAMS];
+  double values[CS_MAX_KIND_PARAMS];
+  const char* keys[CS_MAX_KIND_PARAMS];
   for (const cJSON* c = item->child; c; c = c->next) {
     const char* key = c->string ? c->string : "";
     int index = -1;
@@ -1481,11 +1545,16 @@ static int readChange(Loader* ld, const cJSON* item) {
     if (fixed) {
       continue;
     }
-    // the new value; a finite number
+    // the new value: a finite number with the sign rule of the parameter it replaces
+    const csParamInfo* p = paramOfVariable(k, key);
+    int rule = !p                               ? RULE_ANY
+               : (p->flags & CS_PARAM_POSITIVE) ? RULE_POSITIVE
+               : (p->flags & CS_PARAM_NONNEG)   ? RULE_NONNEG
+                                                : RULE_ANY;
     double value = 0;
-    size_t p = pushKey(ld, key);
-    int r = expectNumber(ld, c, &value);
-    popPath(ld, p);
+    size_t pp = pushKey(ld, key);
+    int r = expectNumberRule(ld, c, rule, &value);
+    popPath(ld, pp);
     if (r) {
       return -1;
     }
@@ -1500,13 +1569,20 @@ static int readChange(Loader* ld, const cJSON* item) {
       }
       done++;
     }
+    if (nvars < CS_MAX_KIND_PARAMS) {
+      indices[nvars] = index;
+      values[nvars] = value;
+      keys[nvars] = key;
+    }
     nvars++;
   }
   // a change with only "time" and "force" does nothing, which is surely not what was meant
   if (nvars == 0) {
     return fail(ld, "a change must set at least one discrete variable");
   }
-  return 0;
+  // the elements of a set share their parameters, so the first one stands for all
+  return checkChangeTogether(ld, first, indices, values, keys,
+                             nvars < CS_MAX_KIND_PARAMS ? nvars : CS_MAX_KIND_PARAMS);
 }
 
 
