@@ -975,6 +975,68 @@ static void test_change_values_checked(void** state) {
 }
 
 
+// a large scene loads (in linear time: docs/performance.md measures 100,000 bodies): 20,000
+// bodies each on the one before, a contact per body, one contact of 20,000 points, and changes
+// listed backwards in time; every name resolves to the right id
+static void test_large_scene(void** state) {
+  (void)state;
+  enum { N = 20000 };
+  size_t cap = (size_t)N * 400 + 4096, len = 0;
+  char* s = malloc(cap);
+  assert_non_null(s);
+#define APPEND(...) (len += (size_t)snprintf(s + len, cap - len, __VA_ARGS__))
+  APPEND("{\"gravity\": [0, 0, -9.81], \"bodies\": [");
+  for (int i = 0; i < N; i++) {
+    // a slider on the previous body: a chain, so every parent is looked up by name
+    APPEND("%s{\"name\": \"b%d\", \"mass\": %d, " BODY_INERTIA
+           ", \"joint\": {\"type\": \"slider\", \"parent\": \"%s%d\"}}",
+           i ? "," : "", i, 1 + i % 7, i ? "b" : "groun", i ? i - 1 : 0);
+  }
+  APPEND("], \"planes\": [{\"name\": \"floor\"}], \"contacts\": [");
+  for (int i = 0; i < N; i++) {
+    APPEND(
+        "%s{\"name\": \"c%d\", \"body\": \"b%d\", \"plane\": \"floor\", \"points\": "
+        "[[0, 0, 0]]}",
+        i ? "," : "", i, N - 1 - i);
+  }
+  APPEND(", {\"name\": \"many\", \"body\": \"b0\", \"plane\": \"floor\", \"points\": [");
+  for (int i = 0; i < N; i++) {
+    APPEND("%s[%d, 0, 0]", i ? "," : "", i);
+  }
+  APPEND("]}], \"contact_models\": {\"exponential_spring\": {}}, \"changes\": [");
+  for (int i = 0; i < N; i++) {
+    APPEND("%s{\"time\": %d, \"force\": \"c%d\", \"mu_static\": 0.5}", i ? "," : "", N - i, i);
+  }
+  APPEND("]}");
+#undef APPEND
+  // "groun0" above is ground's name with a digit: patch the first parent back to "ground"
+  char* g = strstr(s, "groun0");
+  assert_non_null(g);
+  g[5] = 'd';
+  csModel* m = th_loadString(s);
+  free(s);
+  assert_int_equal(m->nbody, N + 1);
+  assert_int_equal(m->nforce, 1 + 2 * N);
+  assert_int_equal(m->ngroup, N + 1);
+  for (int i = 1; i <= N; i += 997) {
+    assert_int_equal(m->body[i].parent, i - 1);
+    assert_true(m->body[i].mass == 1 + (i - 1) % 7);
+  }
+  // contact c_i is element 1 + i, on body N - i (body ids are one past the array index)
+  for (int i = 0; i < N; i += 1009) {
+    assert_int_equal(m->force[1 + i].ref[CS_REF_BODY], N - i);
+  }
+  assert_int_equal(m->force[m->nforce - 1].group, N);
+  // the changes in time order: the last one listed (c_{N-1}, at t = 1) comes first
+  assert_int_equal(m->nchange, N);
+  for (int c = 0; c < N; c++) {
+    assert_true(m->change[c].time == c + 1);
+    assert_int_equal(m->change[c].force, 1 + (N - 1 - c));
+  }
+  cs_deleteModel(m);
+}
+
+
 // ---------------------------------------------------------------------------------------------
 // bad input
 
@@ -1539,6 +1601,7 @@ int main(void) {
       cmocka_unit_test(test_overrides_equal_edited_file),
       cmocka_unit_test(test_override_errors),
       cmocka_unit_test(test_change_values_checked),
+      cmocka_unit_test(test_large_scene),
       cmocka_unit_test(test_parse_error_position),
       cmocka_unit_test(test_bad_inputs),
       cmocka_unit_test(test_bad_bodies),
