@@ -6,6 +6,7 @@
 #ifndef CONTACTSIM_CONTACTSIM_H
 #define CONTACTSIM_CONTACTSIM_H
 
+#include <signal.h>
 #include <stdio.h>
 
 #include "contactsim/math.h"
@@ -215,11 +216,15 @@ typedef struct csReporter {
   void (*step)(void* ctx, const csModel* m, csData* d);
   void (*progress)(void* ctx, double t, double duration); // nullable; called after steps
   void* ctx;
+  // Nullable. Polled before every step: once it is nonzero the run ends with CS_STOPPED after
+  // the reports due so far (a signal handler may set it; the library installs none).
+  const volatile sig_atomic_t* stop;
 } csReporter;
 
 // Integrate from the data's current state for opt->duration seconds, reporting at t0, every
 // report interval and at the end. Returns CS_OK, CS_ERR_SOLVER (with err->time and CVODE's
-// message) or CS_ERR_INPUT for unusable options. Statistics land in d->stat. Nullable rep.
+// message), CS_STOPPED when rep->stop was set, or CS_ERR_INPUT for unusable options.
+// Statistics land in d->stat. Nullable rep.
 CS_API int cs_simulate(const csModel* m, csData* d, const csSimOptions* opt,
                        const csReporter* rep, csError* err);
 
@@ -238,9 +243,20 @@ CS_API int cs_csvHeader(FILE* f, const csModel* m, const csCsvOptions* opt);
 CS_API void cs_centreOfPressure(const csModel* m, csData* d, int group, csVec3* force, csVec3* cop);
 // Write one row for the realized data (requires the dynamics stage). Returns 0 or -1.
 CS_API int cs_csvRow(FILE* f, const csModel* m, csData* d, const csCsvOptions* opt);
+// The header row and one row as text, ending in a newline, into buf (size bytes, zero-terminated
+// when size > 0). Return the length of the whole text without the zero, as snprintf does: when
+// it is size or more, the text was cut and needs a buffer of that length + 1. The row realizes
+// d to the dynamics stage. Nullable: buf when size is 0.
+CS_API size_t cs_csvFormatHeader(char* buf, size_t size, const csModel* m,
+                                 const csCsvOptions* opt);
+CS_API size_t cs_csvFormatRow(char* buf, size_t size, const csModel* m, csData* d,
+                              const csCsvOptions* opt);
 
 #ifdef __cplusplus
 }
 #endif
+
+// the simulation API through opaque handles (it builds on the declarations above)
+#include "contactsim/simulation.h"
 
 #endif  // CONTACTSIM_CONTACTSIM_H

@@ -24,6 +24,7 @@ int cs_cliRun(int argc, char** argv) {
       {"set", required_argument, NULL, 'S'},
       {"forces", no_argument, NULL, 'f'},
       {"stats", required_argument, NULL, 's'},
+      {"max-steps", required_argument, NULL, 'N'},
       {"quiet", no_argument, NULL, 'q'},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0},
@@ -34,13 +35,16 @@ int cs_cliRun(int argc, char** argv) {
   const char* stats = NULL;
   int quiet = 0, forces = 0;
   double duration = -1, rtol = -1, atol = -1, interval = -1, max_step = -1;
+  long max_steps = -1;
   int integrator = -1;
   // --set KEY=VALUE, freed on every return below
   csCliSets sets = {0};
   int c;
-  // getopt keeps global state: reset it, since a process may parse more than one command
+  // getopt keeps global state: reset it, since a process may parse more than one command; its
+  // messages are ours (cs_cliOptionError)
   optind = 1;
-  while ((c = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
+  opterr = 0;
+  while ((c = getopt_long(argc, argv, ":o:qh", longopts, NULL)) != -1) {
     int bad = 0;
     switch (c) {
       case 'o': output = optarg; break;
@@ -62,8 +66,9 @@ int cs_cliRun(int argc, char** argv) {
         bad = integrator < 0;
         break;
       }
-      case 'h': cs_cliUsage(stdout); cs_cliFreeSets(&sets); return CS_EXIT_OK;
-      default: bad = 1; break;
+      case 'N': bad = cs_cliParseCount(optarg, "max-steps", &max_steps); break;
+      case 'h': cs_cliCommandUsage(stdout, "run"); cs_cliFreeSets(&sets); return CS_EXIT_OK;
+      default: cs_cliFreeSets(&sets); return cs_cliOptionError(c, argv, "run");
     }
     if (bad) {
       cs_cliFreeSets(&sets);
@@ -97,24 +102,21 @@ int cs_cliRun(int argc, char** argv) {
   if (interval > 0) run.opt.report_interval = interval;
   if (max_step >= 0) run.opt.max_step = max_step;
   if (integrator >= 0) run.opt.integrator = (csIntegratorType)integrator;
+  if (max_steps > 0) run.opt.max_steps = max_steps;
 
-  // the outputs, opened before the run so that a bad path costs nothing
-  FILE* csv = output ? fopen(output, "w") : stdout;
-  if (!csv) {
-    fprintf(stderr, "contactsim: error: cannot write %s: %s\n", output, strerror(errno));
+  // the outputs, opened before the run so that a bad path costs nothing; neither may be the
+  // scene or the other, and neither is truncated unless both open
+  const char* outPaths[2] = {output, stats};
+  FILE* outFiles[2];
+  if (cs_cliOpenOutputs(path, outPaths, outFiles, 2) != 0) {
     cs_cliFreeRun(&run);
     return CS_EXIT_USAGE;
   }
-  FILE* statsFile = stats ? fopen(stats, "w") : NULL;
-  if (stats && !statsFile) {
-    fprintf(stderr, "contactsim: error: cannot write %s: %s\n", stats, strerror(errno));
-    if (output) {
-      fclose(csv);
-    }
-    cs_cliFreeRun(&run);
-    return CS_EXIT_USAGE;
-  }
+  FILE* csv = output ? outFiles[0] : stdout;
+  FILE* statsFile = outFiles[1];
   csCsvOptions csvopt = {.forces = forces};
+  // from here on SIGINT, SIGTERM and SIGHUP stop the run cleanly
+  cs_cliCatchSignals();
   // simulate; the progress bar only when stderr is a terminal, so that logs stay free of it
   cs_cliSimulate(&run, csv, &csvopt, !quiet && isatty(STDERR_FILENO));
   int status = run.status;
@@ -124,8 +126,8 @@ int cs_cliRun(int argc, char** argv) {
     status = CS_ERR_IO;
   }
   // a failure is reported with the scene's name; an I/O failure without a message names the
-  // output that could not be written
-  if (status != CS_OK) {
+  // output that could not be written; an interruption is no error (the summary says it)
+  if (status != CS_OK && status != CS_STOPPED) {
     if (!run.err.file[0]) {
       snprintf(run.err.file, sizeof(run.err.file), "%s", path);
     }
@@ -140,7 +142,7 @@ int cs_cliRun(int argc, char** argv) {
     int bad = cs_cliWriteRunJson(statsFile, run.m->name, path, &run) != 0;
     bad |= fclose(statsFile) != 0;
     if (bad) {
-      fprintf(stderr, "contactsim: error: could not write %s\n", stats);
+      fprintf(stderr, "contactsim: error: could not write %s\n", cs_cliSafe(stats));
       status = status == CS_OK ? CS_ERR_IO : status;
     }
   }
@@ -149,7 +151,11 @@ int cs_cliRun(int argc, char** argv) {
     cs_cliSummary(&run);
   }
   cs_cliFreeRun(&run);
-  // an input error found only at run time (unusable options) is a usage error as well
+  // an input error found only at run time (unusable options) is a usage error as well; a run
+  // stopped by a signal exits as the shell reports one
+  if (status == CS_STOPPED) {
+    return cs_cliStopStatus();
+  }
   return status == CS_OK ? CS_EXIT_OK : status == CS_ERR_INPUT ? CS_EXIT_USAGE : CS_EXIT_FAILURE;
 }
 
@@ -167,20 +173,21 @@ int cs_cliValidate(int argc, char** argv) {
   csCliSets sets = {0};
   int c;
   optind = 1;
+  opterr = 0;
   // only --contact-model and --set matter here: run options would have no effect, so getopt
   // refuses them
-  while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
     if (c == 'c') {
       contact_model = optarg;
     } else if (c == 'S' && cs_cliAddSet(&sets, optarg) == 0) {
       continue;
     } else if (c == 'h') {
-      cs_cliUsage(stdout);
+      cs_cliCommandUsage(stdout, "validate");
       cs_cliFreeSets(&sets);
       return CS_EXIT_OK;
     } else {
       cs_cliFreeSets(&sets);
-      return CS_EXIT_USAGE;
+      return cs_cliOptionError(c, argv, "validate");
     }
   }
   const char* path = cs_cliSceneArgument(argc, argv, "validate");
@@ -215,7 +222,7 @@ int cs_cliValidate(int argc, char** argv) {
   }
   // the body count leaves out ground, which every model has
   printf("%s: ok: %d bodies, %d coordinates, %d speeds, %d force elements, %d planes\n",
-         path, m->nbody - 1, m->nq, m->nu, m->nforce, m->nplane);
+         cs_cliSafe(path), m->nbody - 1, m->nq, m->nu, m->nforce, m->nplane);
   cs_deleteModel(m);
   return CS_EXIT_OK;
 }

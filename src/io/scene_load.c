@@ -25,6 +25,8 @@
 #include "cJSON.h"
 #include "engine/error.h"
 #include "engine/forces.h"
+#include "forces/kinds.h"
+#include "engine/model.h"
 
 #include "contactsim/contactsim.h"
 
@@ -1196,6 +1198,13 @@ static int walkParams(Loader* ld, const cJSON* obj, const char* prefix, const cs
                             ? "; the geometry of a contact comes from its \"contacts\" entry"
                             : "";
       ld->unknownKey = 1;
+      // a key of the old vocabulary: name the new one
+      const char* note = "";
+      const char* renamed = cs_renamedKey(k, full, &note);
+      if (renamed) {
+        return failAt(ld, key, "'%.64s' is now called '%s'%s for a force of type '%s'", full,
+                      renamed, note, k->name);
+      }
       return failAt(ld, key, "unknown key '%.64s' for a force of type '%s'%s", key, k->name, why);
     }
     if (isDuplicate(obj, c)) {
@@ -1733,6 +1742,10 @@ static int readChange(Loader* ld, const cJSON* item) {
       }
     }
     // an unknown variable: the message names the target's kind, whose variables are the valid keys
+    if (!fixed && index < 0 && cs_renamedKey(k, key, NULL)) {
+      return failAt(ld, key, "discrete variable '%.64s' is now called '%s' for a force of type "
+                    "'%s'", key, cs_renamedKey(k, key, NULL), k->name);
+    }
     if (!fixed && index < 0) {
       ld->unknownKey = 1;
       return failAt(ld, key, "'%.64s' (a force of type '%s') has no discrete variable '%.64s'",
@@ -2771,7 +2784,9 @@ csModel* cs_loadSceneString(const char* text, const char* filename, const csLoad
     cs_setError(err, CS_ERR_INPUT, "", "no scene text was given");
     return NULL;
   }
-  return loadText(text, strlen(text), filename, opt, err);
+  // the model keeps the text and options, so that cs_modelWithOverrides can load it again
+  return cs_modelKeepSource(loadText(text, strlen(text), filename, opt, err), text, strlen(text),
+                            opt, err);
 }
 
 
@@ -2791,6 +2806,7 @@ csModel* cs_loadScene(const char* path, const csLoadOptions* opt, csError* err) 
     return NULL;
   }
   csModel* m = loadText(text, len, path, opt, err);
+  m = cs_modelKeepSource(m, text, len, opt, err);
   csu_free(text, size);
   return m;
 }
