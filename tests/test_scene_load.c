@@ -946,7 +946,7 @@ static void test_change_values_checked(void** state) {
   assert_int_equal(m->nchange, 4);
   cs_deleteModel(m);
 
-  // friction of a contact set: mu >= 0, and mu_kinetic <= mu_static when both are set
+  // friction of a contact set: mu >= 0, and mu_dynamic <= mu_static when both are set
   const char* exp = "{\"bodies\": [{\"name\": \"block\", \"mass\": 1, " BODY_INERTIA
                     ", \"joint\": {\"type\": \"free\"}}],"
                     " \"planes\": [{\"name\": \"floor\"}],"
@@ -956,18 +956,18 @@ static void test_change_values_checked(void** state) {
                     " \"changes\": [%s]}";
   snprintf(json, sizeof(json), exp, "{\"time\": 1, \"force\": \"feet\", \"mu_static\": -5}");
   expectError(json, "changes[0].mu_static");
-  snprintf(json, sizeof(json), exp, "{\"time\": 1, \"force\": \"feet.1\", \"mu_kinetic\": -0.1}");
-  expectError(json, "changes[0].mu_kinetic");
+  snprintf(json, sizeof(json), exp, "{\"time\": 1, \"force\": \"feet.1\", \"mu_dynamic\": -0.1}");
+  expectError(json, "changes[0].mu_dynamic");
   snprintf(json, sizeof(json), exp,
-           "{\"time\": 1, \"force\": \"feet\", \"mu_static\": 0.3, \"mu_kinetic\": 0.5}");
-  expectError(json, "changes[0].mu_kinetic");
+           "{\"time\": 1, \"force\": \"feet\", \"mu_static\": 0.3, \"mu_dynamic\": 0.5}");
+  expectError(json, "changes[0].mu_dynamic");
   // a static coefficient set below the kinetic one alone pulls it down (the kind's rule)
   snprintf(json, sizeof(json), exp, "{\"time\": 1, \"force\": \"feet\", \"mu_static\": 0.1}");
   m = th_loadString(json);
   assert_int_equal(m->nchange, 2);
   cs_deleteModel(m);
   snprintf(json, sizeof(json), exp,
-           "{\"time\": 1, \"force\": \"feet\", \"mu_kinetic\": 0.2, \"mu_static\": 0.3}");
+           "{\"time\": 1, \"force\": \"feet\", \"mu_dynamic\": 0.2, \"mu_static\": 0.3}");
   m = th_loadString(json);
   assert_int_equal(m->nchange, 4);
   cs_deleteModel(m);
