@@ -1449,6 +1449,7 @@ static void test_doc_simulation_defaults(void** state) {
       {"initial_step", o.initial_step},
       {"max_steps", (double)o.max_steps},
       {"report_interval", o.report_interval},
+      {"max_rows", (double)o.max_rows},
   };
   const char* integrators[] = {"bdf", "adams"};
   const char* solvers[] = {"auto", "dense", "band", "gmres"};
@@ -1472,8 +1473,8 @@ static void test_doc_simulation_defaults(void** state) {
       found++;
     }
   }
-  assert_int_equal(found, 9);  // every option is documented exactly once
-  assert_int_equal(n, 9);
+  assert_int_equal(found, 10);  // every option is documented exactly once
+  assert_int_equal(n, 10);
   // and a scene that gives no "simulation" gets exactly these
   csModel* m = th_loadString("{}");
   assert_memory_equal(&m->opt, &o, sizeof(o));

@@ -1800,8 +1800,8 @@ static int readChange(Loader* ld, const cJSON* item) {
 // SIMULATION = the csSimOptions a scene may set; absent keys keep the defaults of cs_newModel
 static int readSimulation(Loader* ld, const cJSON* item, csSimOptions* o) {
   static const char* const keys[] = {
-      "duration",     "integrator", "linear_solver",   "rtol", "atol", "max_step",
-      "initial_step", "max_steps",  "report_interval", NULL};
+      "duration",     "integrator", "linear_solver",   "rtol",     "atol", "max_step",
+      "initial_step", "max_steps",  "report_interval", "max_rows", NULL};
   static const char* const integrators[] = {"bdf", "adams"};
   static const char* const solvers[] = {"auto", "dense", "band", "gmres"};
   if (expectObject(ld, item) || checkKeys(ld, item, keys)) {
@@ -1816,14 +1816,23 @@ static int readSimulation(Loader* ld, const cJSON* item, csSimOptions* o) {
       memberNumber(ld, item, "report_interval", RULE_POSITIVE, &o->report_interval) < 0) {
     return -1;
   }
-  // max_steps is an integer; 1e15 keeps it well inside a long
-  const cJSON* steps = cJSON_GetObjectItemCaseSensitive(item, "max_steps");
-  if (steps) {
-    size_t p = pushKey(ld, "max_steps");
-    int r = expectInteger(ld, steps, 1, 1e15, &o->max_steps);
-    popPath(ld, p);
-    if (r) {
-      return -1;
+  // the report interval has the command line's lower limit: 5e-324 would write rows without end
+  if (o->report_interval < CS_MIN_REPORT_INTERVAL) {
+    return failAt(ld, "report_interval", "must be >= %g s (the smallest report interval), got %g",
+                  CS_MIN_REPORT_INTERVAL, o->report_interval);
+  }
+  // max_steps and max_rows are integers; 1e15 keeps them well inside a long
+  static const char* const counts[] = {"max_steps", "max_rows"};
+  long* countOut[] = {&o->max_steps, &o->max_rows};
+  for (int i = 0; i < 2; i++) {
+    const cJSON* count = cJSON_GetObjectItemCaseSensitive(item, counts[i]);
+    if (count) {
+      size_t p = pushKey(ld, counts[i]);
+      int r = expectInteger(ld, count, 1, 1e15, countOut[i]);
+      popPath(ld, p);
+      if (r) {
+        return -1;
+      }
     }
   }
   // enumerations by name, in the order of csIntegratorType and csLinearSolver
