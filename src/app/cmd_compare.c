@@ -637,6 +637,16 @@ static int writeTables(const char* dir, const char* scene, const char* path,
     pathIn(tmp[k], sizeof(tmp[k]), dir, hidden);
     cs_cliTemporaryFile(k, tmp[k]);
   }
+  // a target that is not a regular file (a directory, say) would fail its rename after the other
+  // one succeeded: refuse before either is touched
+  for (int k = 0; k < 2 && ok; k++) {
+    struct stat st;
+    if (lstat(file[k], &st) == 0 && !S_ISREG(st.st_mode)) {
+      fprintf(stderr, "contactsim: error: cannot write %s: it is not a regular file\n",
+              cs_cliSafe(file[k]));
+      ok = 0;
+    }
+  }
   for (int k = 0; k < 2 && ok; k++) {
     ok = writeTemporary(tmp[k], file[k], scene, path, runs, nrun, formats[k]) == 0;
   }
