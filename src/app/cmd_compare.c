@@ -563,7 +563,7 @@ static int splitModels(const char* text, char names[][CS_MAX_NAME], int max) {
     // an empty name ("a,,b", a trailing comma) is a usage error, not silently skipped
     if (len == 0 || len >= CS_MAX_NAME) {
       fprintf(stderr, "contactsim: error: --models needs a comma-separated list of model names, "
-                      "not '%s'\n", text);
+                      "not '%s'\n", cs_cliSafe(text));
       return -1;
     }
     if (n >= max) {
@@ -576,7 +576,7 @@ static int splitModels(const char* text, char names[][CS_MAX_NAME], int max) {
     // a model named twice would run twice and overwrite its own CSV
     for (int i = 0; i < n; i++) {
       if (strcmp(names[i], names[n]) == 0) {
-        fprintf(stderr, "contactsim: error: --models names '%s' twice\n", names[n]);
+        fprintf(stderr, "contactsim: error: --models names '%s' twice\n", cs_cliSafe(names[n]));
         return -1;
       }
     }
@@ -772,10 +772,10 @@ int cs_cliCompare(int argc, char** argv) {
           int n = snprintf(list + len, sizeof(list) - len, "%s%s", j ? ", " : "", available[j]);
           len += n > 0 ? (size_t)n : 0;
         }
-        fprintf(stderr, "contactsim: error: %s: %s '%s' (%s: %s)\n", path,
+        fprintf(stderr, "contactsim: error: %s: %s '%s' (%s: %s)\n", cs_cliSafe(path),
                 hasBlocks ? "the scene has no parameter block for contact model"
                           : "the scene gives no contact models, so there is no model",
-                names[i], hasBlocks ? "models" : "its only run is", list);
+                cs_cliSafe(names[i]), hasBlocks ? "models" : "its only run is", cs_cliSafe(list));
         return CS_EXIT_USAGE;
       }
     }
