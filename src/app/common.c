@@ -928,7 +928,9 @@ int cs_cliOpenOutputs(const char* scene, const char* const* paths, FILE** files,
 
 int cs_cliUtf8Length(const unsigned char* s) {
   unsigned c = s[0];
-  int n = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
+  // the sequence length from the lead byte; 0 for a continuation byte or 0xf8 and above
+  int n = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4
+                                                                                            : 0;
   if (n <= 1) {
     return n;
   }

@@ -93,7 +93,7 @@ typedef struct csCliRun {
   csMetrics metrics;           // contact statistics and diagnostics
   int status;                  // csStatus of the run
   csError err;                 // what went wrong when status != CS_OK
-  double cpu_seconds;          // CPU time of the integration without the statistics' sampling
+  double cpu_seconds;          // process CPU time of the run less its reports (csStats), s
   double perturb_u;            // added to every generalized speed of the initial state (0: none)
   double* track;               // nullable: (track_rows x (1 + 3 (nbody - 1))) per report the
                                // time, s, then the origin of every body but ground in Ground, m;
