@@ -69,10 +69,16 @@ static void sampleContact(const csModel* m, csData* d, const csMetricsContact* c
   // the plane's +z axis in Ground is the contact normal for point and sphere kinds alike
   csVec3 n_G = csu_column(&X_GP->R, 2);
 
-  // normal force: the contact report's force on the touching body along the plane normal
-  csContactReport r;
-  cs_contactReport(m, d, c->force, &r);
-  s->fn = csu_dot(r.force.v, n_G);
+  // normal force: what the element's apply left in its report values at this dynamics stage,
+  // or else the contact report's force on the touching body along the plane normal
+  if (c->fn_extra >= 0) {
+    cs_realizeDynamics(m, d);
+    s->fn = d->force_extra[f->repadr + c->fn_extra];
+  } else {
+    csContactReport r;
+    cs_contactReport(m, d, c->force, &r);
+    s->fn = csu_dot(r.force.v, n_G);
+  }
 
   // height of the station (or sphere centre) in the plane frame
   csVec3 station_B = csu_vec3FromArray(f->param + CS_SLOT_STATION);
@@ -296,6 +302,12 @@ int cs_metricsInit(csMetrics* mt, const csModel* m, csData* d) {
     c->body = f->ref[CS_REF_BODY];
     c->plane = f->ref[CS_REF_PLANE];
     c->set = f->group;
+    c->fn_extra = -1;
+    for (int x = 0; x < k->nextra; x++) {
+      if (strcmp(k->extranames[x], "normal_force") == 0) {
+        c->fn_extra = x;
+      }
+    }
     c->sphere = k->contact == CS_CONTACT_SPHERE;
     c->radius = c->sphere ? f->param[CS_SLOT_RADIUS] : 0.0;
     // what the contact holds up: the touching body's tree, and the plane's if it moves
@@ -410,8 +422,8 @@ static void sampleAll(csMetrics* mt, const csModel* m, csData* d, int step) {
     }
     // only loaded contacts count: a station in the air moves freely and slides on nothing
     if (s.fn > c->loaded_above) {
-      distance += hypot(dx, dy);
-      speed += hypot(s.slip[0], s.slip[1]);
+      distance += sqrt(dx * dx + dy * dy);
+      speed += sqrt(s.slip[0] * s.slip[0] + s.slip[1] * s.slip[1]);
       loaded++;
     }
     // this sample is the reference for the next step of the contact's group

@@ -22,6 +22,9 @@ typedef struct csMetricsContact {
   int set;                 // contact set (m->group_name index), -1 when it belongs to none
   int sphere;              // 1: sphere kind (penetration R - h); 0: point kind (penetration -h)
   double radius;           // sphere radius, m (0 for point kinds)
+  int fn_extra;            // index of its kind's "normal_force" report value, which the kind's
+                           // apply keeps current after each dynamics stage; -1: none (the
+                           // normal force then comes from a contact report)
   double loaded_above;     // the contact is loaded when its normal force exceeds this, N
   double peak_fn;          // largest normal force seen, N
   double max_penetration;  // deepest penetration seen, m
