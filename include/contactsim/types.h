@@ -19,6 +19,7 @@
 #define CS_MAX_REF 4            // integer references (bodies, planes, coordinates) of one element
 #define CS_MAX_ERROR 512        // longest error sentence
 #define CS_MAX_PATH 256         // longest JSON path or file name in an error
+#define CS_MAX_CONTACT_MODELS 16  // contact models a scene may give parameter blocks for
 
 
 // ---------------------------------------------------------------------------------------------
@@ -30,6 +31,7 @@ typedef enum csStatus {
   CS_ERR_SOLVER = 1,     // integrator failure during a run: exit code 1
   CS_ERR_IO = 3,         // file could not be read or written (reported as exit code 2 or 1)
   CS_ERR_MEMORY = 4,     // allocation failed
+  CS_STOPPED = 5,        // the run was stopped on request (csReporter.stop), not a failure
 } csStatus;
 
 typedef struct csError {
@@ -40,6 +42,8 @@ typedef struct csError {
   int column;                  // 1-based column in the file, 0 when unknown
   double time;                 // simulation time of a solver failure
   char message[CS_MAX_ERROR];  // one sentence saying what is wrong
+  int override;                // 1-based index of the csLoadOptions override at fault (path is
+                               // then its key path), 0 when the error is not an override's
 } csError;
 
 
@@ -232,6 +236,14 @@ struct csModel {
   csVec3 gravity;          // m/s^2, in Ground (used by the "gravity" element)
   csSimOptions opt;
 
+  // the contact models of the scene (filled by the loader; all empty when it has no contacts):
+  // the one this model was loaded with, the scene's own choice (contact_models.default, else the
+  // only block; "" when neither), and every block of contact_models in file order
+  char contact_model[CS_MAX_NAME];
+  char contact_model_default[CS_MAX_NAME];
+  int ncontact_model;
+  char contact_model_names[CS_MAX_CONTACT_MODELS][CS_MAX_NAME];
+
   csBody* body;            // (nbody)
   csPlane* plane;          // (nplane)
   csForce* force;          // (nforce)
@@ -286,6 +298,8 @@ typedef struct csStats {
   int linsol;              // csLinearSolver used by the last run (AUTO: none, Adams)
   int bandwidth;           // Jacobian bandwidth of the largest group
   int ngroup;              // independently integrated coupled groups of bodies
+  long warnings_cvode;     // warnings CVODE issued during the run (such as t + h = t)
+  char cvode_warning[CS_MAX_ERROR];  // the first of them, "" when there was none
 } csStats;
 
 // A realized pair of a body: everything a force element may read.

@@ -17,6 +17,7 @@
 // particular linear solver (dense, band, gmres) integrates the whole system as one group
 // instead, ordered body by body so that decoupled bodies give a banded Jacobian.
 #include <float.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -89,14 +90,23 @@ struct csIntegrator {
   Group* group;            // (ngroup)
   int ngroup;
   int* force_group;        // (nforce) group of each element, -1: acts in every group
-  double cpu_reporting;    // CPU time spent in reports and step hooks (not integration)
+  double cpu_reporting;    // CPU time spent in reports (not integration)
   double clock_cost;       // CPU time of one read of the CPU clock (cpuClockCost)
   char cvmsg[CS_MAX_ERROR];// CVODE's last error message
   double tcur;             // time the data stands at: every group's integrator is at or past it
   int nchange_done;        // scheduled changes applied so far (m->change is sorted by time)
   double cpu_integration;  // CPU time of the integration in this integrator's calls, s
   long nrestart;           // re-initialisations after changes and state edits
+  long nhook;              // step hooks called (one in HOOK_SAMPLE is timed)
+  double hook_sampled;     // CPU time of the timed step hooks, s
+  long nhook_sampled;      // step hooks timed
 };
+
+// One step hook in this many is timed with the CPU clock and the total estimated from them: a
+// read of that clock is a system call (1.3 us measured on the reference machine, a third of a
+// step), too dear to pay twice per step, while the monotonic clock, cheap as it is, counts the
+// time the process spends preempted and made the integration time read 16x low under load.
+#define HOOK_SAMPLE 16
 
 
 // ---------------------------------------------------------------------------------------------
@@ -469,10 +479,17 @@ static void errorHandler(int line, const char* function, const char* file, const
 #else
 static void errorHandler(int code, const char* module, const char* function, char* msg,
                          void* user_data) {
-  (void)code;
   (void)module;
   Sim* sim = user_data;
   snprintf(sim->cvmsg, sizeof(sim->cvmsg), "%s: %s", function, msg);
+  // warnings (t + h = t: the step size has collapsed) are kept for the whole run, on one line
+  if (code == CV_WARNING && sim->d->stat.warnings_cvode++ == 0) {
+    char* w = sim->d->stat.cvode_warning;
+    snprintf(w, sizeof(sim->d->stat.cvode_warning), "%s", msg);
+    for (; *w; w++) {
+      *w = *w == '\n' ? ' ' : *w;
+    }
+  }
 }
 #endif
 
@@ -537,20 +554,6 @@ static double cpuClockCost(void) {
     best = fmin(best, b - a);
   }
   return best;
-}
-
-
-// Elapsed time of the per-step hook's windows, which are kept out of the integration time.
-// Reading the process CPU clock is a system call, about 1.5 us on a virtual machine, while the
-// monotonic clock is read in user space in some 30 ns: timing every step's hook with the CPU
-// clock cost more than the steps themselves and leaked part of that cost into the integration
-// time. The hook only computes (it never blocks), so its elapsed time is its CPU time unless the
-// process is preempted inside it. Reports are timed with the CPU clock instead: they write, and
-// a write to a full pipe blocks, which elapsed time would count as work.
-static double windowSeconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 
@@ -691,11 +694,14 @@ static void finishStep(Group* g) {
   if (sim->rep && sim->rep->step) {
     // the realization is the commit's (below), not the hook's: it counts as integration
     cs_realizeDynamics(sim->m, d);
-    double w0 = windowSeconds();
-    sim->rep->step(sim->rep->ctx, sim->m, d);
-    double spent = windowSeconds() - w0;
-    sim->cpu_reporting += spent;
-    d->stat.cpu_step_hook += spent;
+    if (sim->nhook++ % HOOK_SAMPLE == 0) {
+      double c0 = cpuSeconds();
+      sim->rep->step(sim->rep->ctx, sim->m, d);
+      sim->hook_sampled += cpuSeconds() - c0 + sim->clock_cost;
+      sim->nhook_sampled++;
+    } else {
+      sim->rep->step(sim->rep->ctx, sim->m, d);
+    }
   }
   // commit with the group's own last-commit time: d->t_commit is shared by every group, and another
   // group may have committed since
@@ -703,6 +709,33 @@ static void finishStep(Group* g) {
   cs_commitAutoUpdates(sim->m, d);
   g->t_commit = g->t;
   g->pending = 0;
+}
+
+
+// When the failing group's step size has collapsed (CVODE warned that t + h = t, or h is below
+// 1e-10 of the time scale), err is rewritten to say so, with why CVODE stopped (printf format)
+// and CVODE's first warning, instead of only "too much work", which suggests raising a limit.
+__attribute__((format(printf, 3, 4))) static void collapseError(Group* g, csError* err,
+                                                                const char* why, ...) {
+  const csStats* s = &g->sim->d->stat;
+  sunrealtype h = 0;
+  CVodeGetLastStep(g->mem, &h);
+  double scale = fmax(fabs((double)g->t), g->sim->opt.duration);
+  if (s->warnings_cvode == 0 && !(fabs((double)h) < 1e-10 * scale)) {
+    return;
+  }
+  char reason[160];
+  va_list ap;
+  va_start(ap, why);
+  vsnprintf(reason, sizeof(reason), why, ap);
+  va_end(ap);
+  cs_setError(err, CS_ERR_SOLVER, "",
+              "the step size collapsed to h = %.3g s at t = %.9g s (%s): the forces probably "
+              "jump or stop being finite there%s%.300s%s",
+              (double)h, (double)g->t, reason,
+              s->warnings_cvode ? "; CVODE warned: " : "", s->cvode_warning,
+              s->warnings_cvode > 1 ? " (and again later)" : "");
+  err->time = g->t;
 }
 
 
@@ -720,6 +753,7 @@ static int stepGroup(Group* g, double tout, double tstop, csError* err) {
   if (flag < 0) {
     sim->d->t = g->t;
     check(flag, "CVode", sim, g->t, err);
+    collapseError(g, err, "CVode failed with %s", flagName(flag));
     return CS_ERR_SOLVER;
   }
   // CVODE's own step limit counts steps within one call, and every call here is one step,
@@ -732,6 +766,7 @@ static int stepGroup(Group* g, double tout, double tstop, csError* err) {
                 "(last step %.3g s); raise max_steps or loosen the tolerances",
                 sim->opt.max_steps, g->t, (double)hlast);
     err->time = g->t;
+    collapseError(g, err, "more than %ld steps since the last report", sim->opt.max_steps);
     return CS_ERR_SOLVER;
   }
   return CS_OK;
@@ -881,6 +916,24 @@ static int applyDueChanges(Sim* sim, double horizon, csError* err) {
 }
 
 
+// a stop request (csReporter.stop, set by a signal handler) is honoured before the next step
+static int stopRequested(Sim* sim, const Group* g, csError* err) {
+  if (sim->rep && sim->rep->stop && *sim->rep->stop) {
+    cs_setError(err, CS_STOPPED, "", "stopped on request at t = %.9g s", (double)g->t);
+    err->time = g->t;
+    return 1;
+  }
+  return 0;
+}
+
+
+// CPU time of the step hooks, estimated from the one in HOOK_SAMPLE that was timed, s
+static double hookSeconds(const Sim* sim) {
+  return sim->nhook_sampled ? sim->hook_sampled * (double)sim->nhook / (double)sim->nhook_sampled
+                            : 0;
+}
+
+
 // every group to tgoal, through the changes on the way; no group steps past horizon (nor past
 // its own next change). Leaves the data gathered at tgoal.
 static int advanceTo(Sim* sim, double tgoal_final, double horizon, csError* err) {
@@ -913,6 +966,10 @@ static int advanceTo(Sim* sim, double tgoal_final, double horizon, csError* err)
       // own next change; other groups' changes do not cut its steps
       double gstop = nextStop(sim, gi, sim->nchange_done, horizon);
       while (g->t < tgoal) {
+        // a stop request ends the run before the next step, after every report due so far
+        if (stopRequested(sim, g, err)) {
+          return CS_STOPPED;
+        }
         status = stepGroup(g, gstop, gstop, err);
         if (status != CS_OK) {
           return status;
@@ -1044,6 +1101,10 @@ int cs_integratorStep(csIntegrator* sim, double horizon, const csReporter* rep, 
     double gstop = nextStop(sim, gi, sim->nchange_done, horizon);
     if (!(gstop > g->t)) {
       continue;  // at the horizon: nothing left to do
+    }
+    if (stopRequested(sim, g, err)) {
+      status = CS_STOPPED;
+      break;
     }
     // tout only scales CVODE's first step; one report interval is the scale the user gave
     double tout = fmin(gstop, g->t + sim->opt.report_interval);
@@ -1182,6 +1243,7 @@ void cs_integratorStats(const csIntegrator* sim, csStats* st) {
     st->linsol = g->linsol < 0 ? CS_LINSOL_AUTO : g->linsol;
   }
   st->ngroup = sim->ngroup;
+  st->cpu_step_hook = hookSeconds(sim);
 }
 
 
@@ -1201,7 +1263,7 @@ int cs_integratorChangesBefore(const csModel* m, double t) {
 
 
 double cs_integratorCpu(const csIntegrator* sim) {
-  return sim->cpu_integration;
+  return fmax(0.0, sim->cpu_integration - hookSeconds(sim));
 }
 
 
@@ -1226,7 +1288,8 @@ int cs_simulate(const csModel* m, csData* d, const csSimOptions* opt, const csRe
     cs_activateAll(m, d);
     return err ? err->code : CS_ERR_MEMORY;
   }
-  // 2. the reports: at the start, every report interval, at the end
+  // 2. the reports: at the start, every report interval, at the end (CS_STOPPED when rep->stop
+  // was set: the reports due so far were made)
   int status = cs_integratorRun(sim, d->t + opt->duration, rep, err);
   // 3. the steps that ended the run: finish them, and leave the data at the end state
   if (status == CS_OK) {
@@ -1237,7 +1300,8 @@ int cs_simulate(const csModel* m, csData* d, const csSimOptions* opt, const csRe
   cs_integratorStats(sim, &d->stat);
   double reporting = sim->cpu_reporting;
   cs_integratorFree(sim);
-  // never negative, should a preempted hook window have been counted in full
-  d->stat.cpu_seconds = fmax(0.0, cpuSeconds() - cpu0 - reporting);
+  // process CPU time, less the reports' and the step hooks' (estimated from the timed ones)
+  d->stat.cpu_seconds =
+      fmax(0.0, cpuSeconds() - cpu0 - reporting - d->stat.cpu_step_hook);
   return status;
 }
