@@ -58,7 +58,7 @@ FRICTION_S, FRICTION_K = 0.7, 0.5
 
 
 def exp_spring_block():
-    return {"kxy": 20000, "mu_static": FRICTION_S, "mu_kinetic": FRICTION_K, "v_settle": 0.01}
+    return {"kxy": 20000, "mu_static": FRICTION_S, "mu_dynamic": FRICTION_K, "v_settle": 0.01}
 
 
 def compliant_block(vt):
@@ -66,27 +66,27 @@ def compliant_block(vt):
     # 0.495 s/m), both with the same friction coefficients
     mat = {"mu_static": FRICTION_S, "mu_dynamic": FRICTION_K, "mu_viscous": 0}
     return {
-        "body_material": dict({"stiffness": 5e5, "dissipation": 0.55}, **mat),
-        "plane_material": dict({"stiffness": 5e4, "dissipation": 0.495}, **mat),
+        "body_material": dict({"penalty_stiffness": 5e5, "dissipation": 0.55}, **mat),
+        "plane_material": dict({"penalty_stiffness": 5e4, "dissipation": 0.495}, **mat),
         "transition_velocity": vt,
     }
 
 
-# sphere models at the corners of a block: Hertz modulus of the pair for hunt_crossley, and the
-# matching smooth_sphere_half_space stiffness (S = E 2^1.5, see src/forces/hunt_crossley.c)
+# sphere models at the corners of a block: the plane-strain modulus of each surface, the same
+# for hunt_crossley and smooth_sphere_half_space (a Hertz modulus of the pair of E / 2^1.5)
 CORNER_RADIUS = 0.002
-CORNER_E = 1e8
+CORNER_E = 1e8 * 2 ** 1.5
 
 
 def hunt_crossley_block():
-    return {"stiffness": CORNER_E, "dissipation": 1.0, "mu_static": FRICTION_S,
+    return {"plane_strain_modulus": r9(CORNER_E), "dissipation": 1.0, "mu_static": FRICTION_S,
             "mu_dynamic": FRICTION_K, "mu_viscous": 0, "transition_velocity": 0.01}
 
 
 def smooth_sphere_block():
-    return {"stiffness": r9(CORNER_E * 2 ** 1.5), "dissipation": 1.0,
-            "static_friction": FRICTION_S, "dynamic_friction": FRICTION_K,
-            "viscous_friction": 0, "transition_velocity": 0.01}
+    return {"plane_strain_modulus": r9(CORNER_E), "dissipation": 1.0,
+            "mu_static": FRICTION_S, "mu_dynamic": FRICTION_K,
+            "mu_viscous": 0, "transition_velocity": 0.01}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -185,7 +185,7 @@ def sphere_bounce_roll():
                         "with 20 rad/s of backspin. Friction only acts at the contact, so "
                         "(2/5) r w_y + v_x is conserved through every bounce and the ball ends "
                         "up rolling at (2/7) r w0 + (5/7) v0 = %.4f m/s. Hunt-Crossley (default) "
-                        "against its smooth approximation with matching Hertz stiffness."
+                        "against its smooth approximation with the same plane-strain modulus."
                         % vroll),
         "gravity": [0, 0, -G],
         "bodies": [{
@@ -199,11 +199,13 @@ def sphere_bounce_roll():
                       "points": [[0, 0, 0]], "radius": r}],
         "contact_models": {
             "default": "hunt_crossley",
-            "hunt_crossley": {"stiffness": e_hc, "dissipation": 0.2, "mu_static": 0.8,
-                              "mu_dynamic": 0.6, "mu_viscous": 0, "transition_velocity": 0.01},
+            "hunt_crossley": {"plane_strain_modulus": r9(e_hc * 2 ** 1.5), "dissipation": 0.2,
+                              "mu_static": 0.8, "mu_dynamic": 0.6, "mu_viscous": 0,
+                              "transition_velocity": 0.01},
             "smooth_sphere_half_space": {
-                "stiffness": r9(e_hc * 2 ** 1.5), "dissipation": 0.2, "static_friction": 0.8,
-                "dynamic_friction": 0.6, "viscous_friction": 0, "transition_velocity": 0.01},
+                "plane_strain_modulus": r9(e_hc * 2 ** 1.5), "dissipation": 0.2,
+                "mu_static": 0.8, "mu_dynamic": 0.6, "mu_viscous": 0,
+                "transition_velocity": 0.01},
         },
         "simulation": simulation(3.0),
     }
@@ -327,7 +329,7 @@ def pile(m):
         "contacts": contacts,
         "contact_models": {"default": "exponential_spring",
                            "exponential_spring": {"mu_static": FRICTION_S,
-                                                  "mu_kinetic": FRICTION_K}},
+                                                  "mu_dynamic": FRICTION_K}},
         "simulation": simulation(1.0),
     }
 

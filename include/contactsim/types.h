@@ -173,7 +173,8 @@ typedef struct csForceKind {
   // successful step; d->auto_dt is the time since the last commit. Nullable.
   void (*update)(const csModel* m, csData* d, int e);
   // Fill the contact report and the model-specific values (extra, nextra entries) for the
-  // realized state. Nullable (elements that are not contacts).
+  // realized state. A kind that is not a contact (contact = 0) may still report its own values
+  // (a stop, a bushing): it leaves r zero and fills extra. Nullable (nothing to report).
   void (*report)(const csModel* m, const csData* d, int e, csContactReport* r, double* extra);
   // Set discrete variable `index` of element e to value, applying the kind's rules (e.g.
   // mu_static >= mu_kinetic). Nullable: plain assignment.

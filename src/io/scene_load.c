@@ -26,6 +26,7 @@
 #include "engine/error.h"
 #include "engine/forces.h"
 #include "engine/model.h"
+#include "forces/kinds.h"
 
 #include "contactsim/contactsim.h"
 
@@ -1059,6 +1060,13 @@ static int walkParams(Loader* ld, const cJSON* obj, const char* prefix, const cs
                             ? "; the geometry of a contact comes from its \"contacts\" entry"
                             : "";
       ld->unknownKey = 1;
+      // a key of the old vocabulary: name the new one
+      const char* note = "";
+      const char* renamed = cs_renamedKey(k, full, &note);
+      if (renamed) {
+        return failAt(ld, key, "'%.64s' is now called '%s'%s for a force of type '%s'", full,
+                      renamed, note, k->name);
+      }
       return failAt(ld, key, "unknown key '%.64s' for a force of type '%s'%s", key, k->name, why);
     }
     if (isDuplicate(obj, c)) {
@@ -1471,6 +1479,10 @@ static int readChange(Loader* ld, const cJSON* item) {
       }
     }
     // an unknown variable: the message names the target's kind, whose variables are the valid keys
+    if (!fixed && index < 0 && cs_renamedKey(k, key, NULL)) {
+      return failAt(ld, key, "discrete variable '%.64s' is now called '%s' for a force of type "
+                    "'%s'", key, cs_renamedKey(k, key, NULL), k->name);
+    }
     if (!fixed && index < 0) {
       ld->unknownKey = 1;
       return failAt(ld, key, "'%.64s' (a force of type '%s') has no discrete variable '%.64s'",
