@@ -92,7 +92,7 @@ static void test_model_queries(void** state) {
       assert_int_equal(cs_modelForceState(m, e, CS_STATE_DISCRETE, &adr, &num), 0);
       assert_int_equal(num, 2);
       assert_string_equal(cs_modelDiscreteName(m, e, 0), "mu_static");
-      assert_int_equal(cs_modelDiscreteIndex(m, e, "mu_kinetic"), 1);
+      assert_int_equal(cs_modelDiscreteIndex(m, e, "mu_dynamic"), 1);
       assert_int_equal(cs_modelDiscreteIndex(m, e, "mu"), -1);
       int nv = cs_modelContactValueCount(m, e);
       int sliding = -1;
@@ -303,7 +303,7 @@ static void test_set_discrete_slides(void** state) {
   for (int e = 0; e < cs_modelCount(m, CS_COUNT_FORCE); e++) {
     if (cs_modelForceIsContact(m, e) == 1) {
       assert_int_equal(cs_simSetDiscrete(s, e, "mu_static", 0.2, &err), CS_OK);
-      // mu_kinetic follows it down (mu_k <= mu_s)
+      // mu_dynamic follows it down (mu_d <= mu_s)
       int adr;
       cs_modelForceState(m, e, CS_STATE_DISCRETE, &adr, NULL);
       assert_true(cs_simState(s, CS_STATE_DISCRETE)[adr + 1] <= 0.2);
@@ -527,6 +527,36 @@ static void test_model_with_overrides(void** state) {
   assert_true(cs_modelFingerprint(same) == cs_modelFingerprint(m));
   assert_memory_equal(same->q0, m->q0, sizeof(double) * (size_t)m->nq);
   assert_string_equal(cs_modelFile(same), cs_modelFile(m));
+  // the Moon's gravity by key path: the parabola follows it
+  csModel* moon = cs_modelWithParameter(m, "gravity", "[0, 0, -1.62]", &err);
+  if (!moon) {
+    fail_msg("%s: %s", err.path, err.message);
+  }
+  double g[3];
+  cs_modelGravity(moon, g);
+  assert_true(g[2] == -1.62);
+  csSimulation* s = newSim(moon);
+  assert_int_equal(cs_simAdvanceTo(s, 1.0, &err), CS_OK);
+  checkParabola(s, moon, 1e-6);
+  cs_deleteSimulation(s);
+  // a second parameter on top keeps the first (the overrides accumulate, later ones win)
+  csModel* heavy = cs_modelWithParameter(moon, "bodies.box.mass", "4", &err);
+  assert_non_null(heavy);
+  cs_modelGravity(heavy, g);
+  assert_true(g[2] == -1.62);
+  assert_true(cs_modelBodyMass(heavy, 1) == 4.0);
+  assert_true(cs_modelBodyMass(moon, 1) == 2.0);  // the model it came from is unchanged
+  csModel* back = cs_modelWithParameter(heavy, "gravity", "[0, 0, -9.81]", &err);
+  assert_non_null(back);
+  cs_modelGravity(back, g);
+  assert_true(g[2] == -9.81);
+  // a bad key path: NULL, and the error names it
+  assert_null(cs_modelWithParameter(m, "bodies.nobody.mass", "1", &err));
+  assert_int_equal(err.code, CS_ERR_INPUT);
+  assert_non_null(strstr(err.message, "nobody"));
+  cs_deleteModel(back);
+  cs_deleteModel(heavy);
+  cs_deleteModel(moon);
   // a model built with cs_add* has no scene to load again
   csModel* built = cs_newModel("built");
   assert_null(cs_modelWithParameter(built, "simulation.rtol", "1e-8", &err));
