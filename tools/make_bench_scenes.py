@@ -263,32 +263,33 @@ def bushing_hang():
 
 
 def chain(n):
-    """n links (0.5 m, 1 kg rods) on parallel horizontal pins, each joint limited to
-    +-0.4 rad by a linear stop; released curled, every joint at 0.3 rad."""
-    length, mass, radius = 0.5, 1.0, 0.02
-    ixx = mass * length ** 2 / 12
-    iyy = mass * radius ** 2 / 2
+    """n links (0.1 m, 0.1 kg, centre of mass at mid-link, central inertia diag(1e-5, 1e-4,
+    1e-4) with the link along its x axis) on parallel horizontal pins, each joint limited to
+    +-0.5 rad by a linear stop (50 N m/rad, dissipation 0.2 s/rad); released straight and
+    horizontal, at rest. The same chain as Simbody's reference figure (bench/ builds it there)."""
+    length, mass = 0.1, 0.1
     bodies, forces = [], []
     for i in range(n):
         joint = {"type": "pin", "parent": "ground" if i == 0 else "link%d" % (i - 1)}
         if i == 0:
-            joint["parent_frame"] = {"position": [0, 0, r9(n * length + 0.1)],
-                                     "rotation": PIN_FRAME}
+            # pin z axis along Ground -y: the link (its x axis) starts horizontal along Ground x
+            joint["parent_frame"] = {"position": [0, 0, 1.0], "rotation": PIN_FRAME}
         else:
-            joint["parent_frame"] = {"position": [0, -length, 0]}
-        joint["q"] = [0.3]
+            joint["parent_frame"] = {"position": [length, 0, 0]}
+        joint["q"] = [0.0]
         joint["u"] = [0.0]
-        bodies.append({"name": "link%d" % i, "mass": mass, "com": [0, -length / 2, 0],
-                       "inertia": {"diag": [r9(ixx), r9(iyy), r9(ixx)]}, "joint": joint})
+        bodies.append({"name": "link%d" % i, "mass": mass, "com": [length / 2, 0, 0],
+                       "inertia": {"diag": [1e-5, 1e-4, 1e-4]}, "joint": joint})
         forces.append({"type": "linear_stop", "name": "stop%d" % i, "body": "link%d" % i,
-                       "coordinate": 0, "lower_bound": -0.4, "upper_bound": 0.4,
-                       "stiffness": 50, "dissipation": 0.5})
+                       "coordinate": 0, "lower_bound": -0.5, "upper_bound": 0.5,
+                       "stiffness": 50, "dissipation": 0.2})
     return {
         "name": "chain_%d" % n,
-        "description": ("%d links (0.5 m, 1 kg rods) hanging on parallel horizontal pins, "
-                        "each joint angle limited to +-0.4 rad by a linear stop (50 N m/rad, "
-                        "dissipation 0.5 s/rad). Released curled (every joint at 0.3 rad), the "
-                        "chain falls open and swings, its joints striking the stops." % n),
+        "description": ("%d links (0.1 m, 0.1 kg, centre of mass at mid-link, central inertia "
+                        "diag(1e-5, 1e-4, 1e-4)) on parallel horizontal pins, each joint angle "
+                        "limited to +-0.5 rad by a linear stop (50 N m/rad, dissipation "
+                        "0.2 s/rad). Released straight and horizontal at rest, the chain falls "
+                        "and swings, its joints striking the stops." % n),
         "gravity": [0, 0, -G],
         "bodies": bodies,
         "forces": forces,

@@ -75,6 +75,26 @@ static const char usageCompare[] =
     "  -q, --quiet               no progress lines on standard error\n"
     "  -h, --help                this help\n";
 
+static const char usageSweep[] =
+    "usage: contactsim sweep STUDY.json --out DIR [OPTIONS]\n"
+    "       contactsim sweep --gather DIR\n"
+    "run a parameter study (docs/sweep-format.md) on local cores or as a Slurm job array\n"
+    "\n"
+    "sweep options:\n"
+    "      --out DIR             results directory (a rerun runs only what is missing)\n"
+    "  -j, --jobs N              worker processes (default: every core this process has)\n"
+    "      --new                 discard the records of an earlier, different study in DIR\n"
+    "      --trajectories        also write each run's CSV to DIR/trajectories/\n"
+    "      --dry-run             print the runs and their values (with --slurm: write the\n"
+    "                            batch script and print the sbatch command); run nothing\n"
+    "      --task-range A:B      run only the runs A to B-1 (one array task's share)\n"
+    "      --gather DIR          merge DIR's records into results.csv, list missing runs\n"
+    "      --slurm               submit the study to Slurm as a job array\n"
+    "      --slurm-opt OPT       pass OPT to sbatch (repeatable)\n"
+    "      --runs-per-task N     runs per array task (default: max(10, runs/100))\n"
+    "  -q, --quiet               no progress on standard error\n"
+    "  -h, --help                this help\n";
+
 static const struct {
   const char* name;
   const char* usage;
@@ -82,6 +102,7 @@ static const struct {
     {"run", usageRun},
     {"validate", usageValidate},
     {"compare", usageCompare},
+    {"sweep", usageSweep},
 };
 enum { NCOMMAND_USAGE = (int)(sizeof(commandUsage) / sizeof(commandUsage[0])) };
 
@@ -94,6 +115,8 @@ void cs_cliUsage(FILE* f) {
           "  run SCENE.json       simulate a scene and write its trajectory as CSV\n"
           "  validate SCENE.json  load and check a scene without running it\n"
           "  compare SCENE.json   run a scene once per contact model and tabulate the results\n"
+          "  sweep STUDY.json     run a parameter study (docs/sweep-format.md) on local cores\n"
+          "                       or as a Slurm job array; sweep --gather DIR merges results\n"
           "\n"
           "contactsim COMMAND --help shows one command's options; all of them:\n");
   for (int i = 0; i < NCOMMAND_USAGE; i++) {

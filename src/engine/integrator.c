@@ -90,22 +90,21 @@ struct csIntegrator {
   Group* group;            // (ngroup)
   int ngroup;
   int* force_group;        // (nforce) group of each element, -1: acts in every group
-  double cpu_reporting;    // CPU time spent in reports (not integration)
+  double cpu_reporting;    // CPU time spent in reports and step hooks (not integration)
+  long nhook;              // step hooks called (one in HOOK_SAMPLE is timed)
   double clock_cost;       // CPU time of one read of the CPU clock (cpuClockCost)
   char cvmsg[CS_MAX_ERROR];// CVODE's last error message
   double tcur;             // time the data stands at: every group's integrator is at or past it
   int nchange_done;        // scheduled changes applied so far (m->change is sorted by time)
   double cpu_integration;  // CPU time of the integration in this integrator's calls, s
   long nrestart;           // re-initialisations after changes and state edits
-  long nhook;              // step hooks called (one in HOOK_SAMPLE is timed)
-  double hook_sampled;     // CPU time of the timed step hooks, s
-  long nhook_sampled;      // step hooks timed
 };
 
-// One step hook in this many is timed with the CPU clock and the total estimated from them: a
-// read of that clock is a system call (1.3 us measured on the reference machine, a third of a
-// step), too dear to pay twice per step, while the monotonic clock, cheap as it is, counts the
-// time the process spends preempted and made the integration time read 16x low under load.
+// One step hook in this many is timed with the CPU clock, and counts for the HOOK_SAMPLE hooks
+// around it: a read of that clock is a system call (1.3 us measured on the reference machine, a
+// third of a step), too dear to pay twice per step, while the monotonic clock, cheap as it is,
+// counts the time the process spends preempted and made the integration time read 16x low under
+// load.
 #define HOOK_SAMPLE 16
 
 
@@ -697,8 +696,9 @@ static void finishStep(Group* g) {
     if (sim->nhook++ % HOOK_SAMPLE == 0) {
       double c0 = cpuSeconds();
       sim->rep->step(sim->rep->ctx, sim->m, d);
-      sim->hook_sampled += cpuSeconds() - c0 + sim->clock_cost;
-      sim->nhook_sampled++;
+      double spent = HOOK_SAMPLE * (cpuSeconds() - c0 + sim->clock_cost);
+      sim->cpu_reporting += spent;
+      d->stat.cpu_step_hook += spent;
     } else {
       sim->rep->step(sim->rep->ctx, sim->m, d);
     }
@@ -916,24 +916,6 @@ static int applyDueChanges(Sim* sim, double horizon, csError* err) {
 }
 
 
-// a stop request (csReporter.stop, set by a signal handler) is honoured before the next step
-static int stopRequested(Sim* sim, const Group* g, csError* err) {
-  if (sim->rep && sim->rep->stop && *sim->rep->stop) {
-    cs_setError(err, CS_STOPPED, "", "stopped on request at t = %.9g s", (double)g->t);
-    err->time = g->t;
-    return 1;
-  }
-  return 0;
-}
-
-
-// CPU time of the step hooks, estimated from the one in HOOK_SAMPLE that was timed, s
-static double hookSeconds(const Sim* sim) {
-  return sim->nhook_sampled ? sim->hook_sampled * (double)sim->nhook / (double)sim->nhook_sampled
-                            : 0;
-}
-
-
 // every group to tgoal, through the changes on the way; no group steps past horizon (nor past
 // its own next change). Leaves the data gathered at tgoal.
 static int advanceTo(Sim* sim, double tgoal_final, double horizon, csError* err) {
@@ -967,7 +949,9 @@ static int advanceTo(Sim* sim, double tgoal_final, double horizon, csError* err)
       double gstop = nextStop(sim, gi, sim->nchange_done, horizon);
       while (g->t < tgoal) {
         // a stop request ends the run before the next step, after every report due so far
-        if (stopRequested(sim, g, err)) {
+        if (sim->rep && sim->rep->stop && *sim->rep->stop) {
+          cs_setError(err, CS_STOPPED, "", "stopped on request at t = %.9g s", g->t);
+          err->time = g->t;
           return CS_STOPPED;
         }
         status = stepGroup(g, gstop, gstop, err);
@@ -1102,7 +1086,10 @@ int cs_integratorStep(csIntegrator* sim, double horizon, const csReporter* rep, 
     if (!(gstop > g->t)) {
       continue;  // at the horizon: nothing left to do
     }
-    if (stopRequested(sim, g, err)) {
+    // a stop request is honoured before the step, as in a run
+    if (sim->rep && sim->rep->stop && *sim->rep->stop) {
+      cs_setError(err, CS_STOPPED, "", "stopped on request at t = %.9g s", g->t);
+      err->time = g->t;
       status = CS_STOPPED;
       break;
     }
@@ -1243,7 +1230,6 @@ void cs_integratorStats(const csIntegrator* sim, csStats* st) {
     st->linsol = g->linsol < 0 ? CS_LINSOL_AUTO : g->linsol;
   }
   st->ngroup = sim->ngroup;
-  st->cpu_step_hook = hookSeconds(sim);
 }
 
 
@@ -1263,7 +1249,7 @@ int cs_integratorChangesBefore(const csModel* m, double t) {
 
 
 double cs_integratorCpu(const csIntegrator* sim) {
-  return fmax(0.0, sim->cpu_integration - hookSeconds(sim));
+  return sim->cpu_integration;
 }
 
 
@@ -1288,8 +1274,7 @@ int cs_simulate(const csModel* m, csData* d, const csSimOptions* opt, const csRe
     cs_activateAll(m, d);
     return err ? err->code : CS_ERR_MEMORY;
   }
-  // 2. the reports: at the start, every report interval, at the end (CS_STOPPED when rep->stop
-  // was set: the reports due so far were made)
+  // 2. the reports: at the start, every report interval, at the end
   int status = cs_integratorRun(sim, d->t + opt->duration, rep, err);
   // 3. the steps that ended the run: finish them, and leave the data at the end state
   if (status == CS_OK) {
@@ -1300,8 +1285,7 @@ int cs_simulate(const csModel* m, csData* d, const csSimOptions* opt, const csRe
   cs_integratorStats(sim, &d->stat);
   double reporting = sim->cpu_reporting;
   cs_integratorFree(sim);
-  // process CPU time, less the reports' and the step hooks' (estimated from the timed ones)
-  d->stat.cpu_seconds =
-      fmax(0.0, cpuSeconds() - cpu0 - reporting - d->stat.cpu_step_hook);
+  // never negative, should a preempted hook window have been counted in full
+  d->stat.cpu_seconds = fmax(0.0, cpuSeconds() - cpu0 - reporting);
   return status;
 }

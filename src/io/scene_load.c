@@ -25,8 +25,8 @@
 #include "cJSON.h"
 #include "engine/error.h"
 #include "engine/forces.h"
-#include "engine/model.h"
 #include "forces/kinds.h"
+#include "engine/model.h"
 
 #include "contactsim/contactsim.h"
 
