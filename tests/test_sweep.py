@@ -277,6 +277,32 @@ def same_table_whatever_the_workers():
 
 
 @case
+def progress_bar_only_on_a_terminal():
+    import pty
+    d = tempfile.mkdtemp()
+    study = write_study(small_study(), d)
+    master, slave = pty.openpty()
+    p = subprocess.Popen([EXE, "sweep", study, "--out", os.path.join(d, "tty"), "-j", "2"],
+                         stderr=slave, stdout=subprocess.DEVNULL, cwd=ROOT)
+    os.close(slave)
+    data = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:  # the terminal closed with the process
+            break
+        if not chunk:
+            break
+        data += chunk
+    os.close(master)
+    check(p.wait() == 0, "sweep on a terminal")
+    text = data.decode(errors="replace")
+    check("0/12 runs" in text and "12/12 runs, 0 failed" in text and "ETA" in text, text)
+    code, _, err = run("sweep", study, "--out", os.path.join(d, "pipe"), "-j", "2")
+    check(code == 0 and "ETA" not in err and "12 runs: 12 ok" in err, err)
+
+
+@case
 def a_failing_run_is_recorded_and_the_study_goes_on():
     d = tempfile.mkdtemp()
     study = write_study({
