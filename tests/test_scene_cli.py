@@ -121,6 +121,104 @@ def set_errors_name_the_override():
         check(code == 2 and "KEY=VALUE" in err, (cmd, code, err))
 
 
+# ---------------------------------------------------------------------------------------------
+# the scene is read exactly once
+
+def run_from_fifo(args_before, args_after, text, timeout=30):
+    """Run contactsim with the scene in a named pipe written once by a thread: a second read of
+    the scene would wait for a writer that never comes, and the run would time out."""
+    import threading
+    d = tempfile.mkdtemp()
+    fifo = os.path.join(d, "scene.json")
+    os.mkfifo(fifo)
+
+    def writer():
+        with open(fifo, "w") as f:
+            f.write(text)
+
+    th = threading.Thread(target=writer, daemon=True)
+    th.start()
+    try:
+        return run(*args_before, fifo, *args_after, timeout=timeout) + (fifo,)
+    except subprocess.TimeoutExpired:
+        raise AssertionError(f"{args_before}: timed out reading the scene from a named pipe "
+                             "(read more than once?)")
+
+
+@case
+def fifo_and_stdin_scenes_run_and_compare():
+    text = open(os.path.join(ROOT, "scenes/bench/block_spin_slide.json")).read()
+    d = tempfile.mkdtemp()
+    plain = os.path.join(d, "block.json")
+    with open(plain, "w") as f:
+        f.write(text)
+    short = ["--duration", "0.2"]
+    # the reference: the same scene from a plain file
+    code, ref_csv, err = run("run", plain, "-q", *short)
+    check(code == 0 and ref_csv, err)
+    code, ref_cmp, err = run("compare", plain, "-q", "--format", "csv", *short)
+    check(code == 0, err)
+    ref_cmp_rows = [r.split(",")[:1] for r in ref_cmp.splitlines()]
+    # run and compare from a named pipe
+    code, out, err, fifo = run_from_fifo(["run"], ["-q", *short], text)
+    check(code == 0 and out == ref_csv, f"run from a pipe: exit {code}: {err}")
+    code, out, err, fifo = run_from_fifo(["compare"], ["-q", "--format", "csv", *short], text)
+    check(code == 0 and [r.split(",")[:1] for r in out.splitlines()] == ref_cmp_rows,
+          f"compare from a pipe: exit {code}: {err}")
+    code, out, err, fifo = run_from_fifo(["validate"], [], text)
+    check(code == 0 and "ok" in out, f"validate from a pipe: exit {code}: {err}")
+    # run --stats names the contact model from the one read
+    stats = os.path.join(d, "stats.json")
+    code, out, err, fifo = run_from_fifo(["run"], ["-q", *short, "--stats", stats], text)
+    check(code == 0, err)
+    model = json.load(open(stats)).get("model")
+    check(model == "exponential_spring", f"run --stats model {model}")
+    # standard input, "-"
+    code, out, err = run("run", "-", "-q", *short, stdin=text.encode())
+    check(code == 0 and out == ref_csv, f"run from stdin: exit {code}: {err}")
+    code, out, err = run("compare", "-", "-q", "--format", "csv", *short, stdin=text.encode())
+    check(code == 0 and [r.split(",")[:1] for r in out.splitlines()] == ref_cmp_rows,
+          f"compare from stdin: exit {code}: {err}")
+    code, out, err = run("validate", "-", stdin=text.encode())
+    check(code == 0, f"validate from stdin: exit {code}: {err}")
+    # an error in a scene from standard input names it
+    code, out, err = run("validate", "-", stdin=b'{"bodies": 3}')
+    check(code == 2 and "<stdin>: bodies: expected an array" in err, err)
+    code, out, err = run("compare", "-", stdin=b'{"contacts": [], "contact_models": 1}')
+    check(code == 2 and "<stdin>: contact_models" in err, err)
+
+
+# ---------------------------------------------------------------------------------------------
+# validate checks every contact model the scene could run under
+
+@case
+def validate_checks_every_model_block_and_change():
+    scene = load("scenes/bench/block_spin_slide.json")
+    # a compliant_point block with a negative penalty_stiffness: not the default model, but compare runs it
+    broken = json.loads(json.dumps(scene))
+    broken["contact_models"]["compliant_point"] = {"penalty_stiffness": -1}
+    path = write_scene(broken)
+    code, out, err = run("validate", path)
+    check(code == 2 and "contact_models.compliant_point.penalty_stiffness" in err
+          and "compliant_point" in err, (code, out, err))
+    code, _, err2 = run("compare", path, "-q", "--duration", "0.01")
+    check(code == 2, "compare should refuse the scene validate refused")
+    # a change of static friction runs under every model that has static friction
+    changed = json.loads(json.dumps(scene))
+    changed["changes"] = [{"time": 0.5, "force": "corners", "mu_static": 0.3}]
+    path = write_scene(changed)
+    code, out, err = run("validate", path)
+    check(code == 0, (code, out, err))
+    # and a value no model accepts is refused, naming the change
+    changed["changes"] = [{"time": 0.5, "force": "corners", "mu_static": -5}]
+    path = write_scene(changed)
+    code, out, err = run("validate", path)
+    check(code == 2 and "changes[0].mu_static" in err, (code, out, err))
+    # the scene as shipped validates (both its models load)
+    code, out, err = run("validate", os.path.join(ROOT, "scenes/bench/block_spin_slide.json"))
+    check(code == 0, err)
+
+
 failed = sum(1 for _, e in results if e)
 print(f"{len(results) - failed} passed, {failed} failed")
 sys.exit(1 if failed else 0)

@@ -155,10 +155,10 @@ def grid_is_the_product_of_the_axes():
 @case
 def log_range_endpoints_and_ratios():
     study = write_study({"scene": SCENE, "models": ["compliant_point"], "parameters": [
-        {"key": "contact_models.compliant_point.stiffness",
+        {"key": "contact_models.compliant_point.penalty_stiffness",
          "range": {"from": 1e3, "to": 1e9, "n": 7, "scale": "log"}}]})
     rows = plan(study)
-    k = [float(r["contact_models.compliant_point.stiffness"]) for r in rows]
+    k = [float(r["contact_models.compliant_point.penalty_stiffness"]) for r in rows]
     check(len(k) == 7 and k[0] == 1e3 and k[-1] == 1e9, f"endpoints exact: {k}")
     for i, x in enumerate(k):
         check(abs(x / 10 ** (3 + i) - 1) < 1e-12, f"point {i}: {x} is not 1e{3 + i}")
@@ -190,7 +190,8 @@ def random_samples_are_the_published_generator():
 @case
 def random_samples_have_the_distributions_moments():
     n = 4000
-    U, L, G = ("bodies.block.mass", "contact_models.compliant_point.body_material.stiffness",
+    U, L, G = ("bodies.block.mass",
+               "contact_models.compliant_point.body_material.penalty_stiffness",
                "simulation.rtol")
     study = write_study({"scene": SCENE, "models": ["compliant_point"], "seed": 7,
                          "parameters": [{"random": {"n": n, "parameters": [
@@ -515,7 +516,7 @@ def plot_sweep_figures():
         "scene": SCENE, "models": ["exponential_spring", "compliant_point"],
         "set": {"simulation.duration": 0.05},
         "parameters": [{"key": "bodies.block.mass", "values": [1, 10, -1]},
-                       {"key": "contact_models.compliant_point.stiffness",
+                       {"key": "contact_models.compliant_point.penalty_stiffness",
                         "range": {"from": 1e5, "to": 1e7, "n": 3, "scale": "log"}}]}, d)
     out = os.path.join(d, "out")
     code, _, err = run("sweep", study, "--out", out, "-q")

@@ -46,9 +46,6 @@
 // name checked to leave 64 bytes of room (cs_cliSweep), which GCC cannot see
 #pragma GCC diagnostic ignored "-Wformat-truncation"
 
-#ifndef CS_VERSION
-#define CS_VERSION "unknown"
-#endif
 
 // longest path of a file inside the sweep directory
 #define SWEEP_PATH (4 * CS_MAX_PATH + 64)
@@ -661,7 +658,7 @@ static void writeProvenance(FILE* f, const Sweep* sw, const char* indent) {
   fprintf(f, "},\n%s\"options\": {\"trajectories\": %s},\n", indent,
           sw->trajectories ? "true" : "false");
   fprintf(f, "%s\"contactsim_version\": \"%s\",\n%s\"date\": \"%s\",\n%s\"host\": ", indent,
-          CS_VERSION, indent, date, indent);
+          cs_versionString(), indent, date, indent);
   jsonText(f, host);
 }
 
@@ -1354,7 +1351,7 @@ int cs_cliSweep(int argc, char** argv) {
         sw.quiet = 1;
         break;
       case 'h':
-        cs_cliUsage(stdout);
+        cs_cliCommandUsage(stdout, "sweep");
         return CS_EXIT_OK;
       default:
         return CS_EXIT_USAGE;

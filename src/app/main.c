@@ -18,7 +18,7 @@ int main(int argc, char** argv) {
     return CS_EXIT_OK;
   }
   if (strcmp(cmd, "--version") == 0) {
-    printf("contactsim 0.1.0\n");
+    printf("contactsim %s\n", cs_versionString());
     return CS_EXIT_OK;
   }
   // each subcommand parses argv[1..] with getopt_long (argv[0] of the subcommand is its name)

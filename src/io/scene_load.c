@@ -25,6 +25,8 @@
 #include "cJSON.h"
 #include "engine/error.h"
 #include "engine/forces.h"
+#include "forces/kinds.h"
+#include "engine/model.h"
 
 #include "contactsim/contactsim.h"
 
@@ -1058,6 +1060,13 @@ static int walkParams(Loader* ld, const cJSON* obj, const char* prefix, const cs
                             ? "; the geometry of a contact comes from its \"contacts\" entry"
                             : "";
       ld->unknownKey = 1;
+      // a key of the old vocabulary: name the new one
+      const char* note = "";
+      const char* renamed = cs_renamedKey(k, full, &note);
+      if (renamed) {
+        return failAt(ld, key, "'%.64s' is now called '%s'%s for a force of type '%s'", full,
+                      renamed, note, k->name);
+      }
       return failAt(ld, key, "unknown key '%.64s' for a force of type '%s'%s", key, k->name, why);
     }
     if (isDuplicate(obj, c)) {
@@ -1470,6 +1479,10 @@ static int readChange(Loader* ld, const cJSON* item) {
       }
     }
     // an unknown variable: the message names the target's kind, whose variables are the valid keys
+    if (!fixed && index < 0 && cs_renamedKey(k, key, NULL)) {
+      return failAt(ld, key, "discrete variable '%.64s' is now called '%s' for a force of type "
+                    "'%s'", key, cs_renamedKey(k, key, NULL), k->name);
+    }
     if (!fixed && index < 0) {
       ld->unknownKey = 1;
       return failAt(ld, key, "'%.64s' (a force of type '%s') has no discrete variable '%.64s'",
@@ -1958,6 +1971,15 @@ static csModel* buildModel(Loader* ld, const cJSON* root, const char* file,
       goto cleanup;
     }
     model = cs_forceKind(kid)->name;
+    // the model carries its contact models, so that nobody needs to read the scene again
+    snprintf(ld->m->contact_model, sizeof(ld->m->contact_model), "%s", model);
+    snprintf(ld->m->contact_model_default, sizeof(ld->m->contact_model_default), "%s",
+             defaultName ? defaultName : (onlyBlock ? onlyBlock->string : ""));
+    for (const cJSON* c = cm ? cm->child : NULL; c; c = c->next) {
+      if (strcmp(c->string, "default") != 0 && ld->m->ncontact_model < CS_MAX_CONTACT_MODELS) {
+        snprintf(ld->m->contact_model_names[ld->m->ncontact_model++], CS_MAX_NAME, "%s", c->string);
+      }
+    }
     // the elements of each contact, in the order of "contacts" (elementPath relies on it)
     for (int c = 0; c < ncontacts; c++) {
       if (buildContact(ld, c, &geoms[c], kid, block)) {
@@ -2341,13 +2363,8 @@ static cJSON* parseText(const char* text, size_t len, csError* err) {
 }
 
 
-// read a whole file into a counted, zero-terminated buffer of *size bytes
-static char* readFile(const char* path, size_t* size, size_t* len, csError* err) {
-  FILE* f = fopen(path, "rb");
-  if (!f) {
-    cs_setError(err, CS_ERR_IO, "", "cannot open '%s': %s", path, strerror(errno));
-    return NULL;
-  }
+// read a whole stream into a counted, zero-terminated buffer of *size bytes; name is for messages
+static char* readStream(FILE* f, const char* name, size_t* size, size_t* len, csError* err) {
   // read until the end of the file rather than asking its size with fseek/ftell, so that pipes
   // and special files work too; the buffer doubles, and the size limit is checked before each
   // growth so that an endless input costs at most CS_MAX_SCENE_BYTES
@@ -2356,10 +2373,9 @@ static char* readFile(const char* path, size_t* size, size_t* len, csError* err)
   while (buf) {
     if (n + 1 >= cap) {
       if (cap >= (size_t)CS_MAX_SCENE_BYTES) {
-        cs_setError(err, CS_ERR_INPUT, "", "'%s' is larger than %ld bytes", path,
+        cs_setError(err, CS_ERR_INPUT, "", "'%s' is larger than %ld bytes", name,
                     CS_MAX_SCENE_BYTES);
         csu_free(buf, cap);
-        fclose(f);
         return NULL;
       }
       char* grown = csu_realloc(buf, cap, 2 * cap);
@@ -2379,18 +2395,15 @@ static char* readFile(const char* path, size_t* size, size_t* len, csError* err)
     }
   }
   if (!buf) {
-    cs_setError(err, CS_ERR_MEMORY, "", "out of memory reading '%s'", path);
-    fclose(f);
+    cs_setError(err, CS_ERR_MEMORY, "", "out of memory reading '%s'", name);
     return NULL;
   }
   // a read error is not the end of the file: report it rather than load a truncated scene
   if (ferror(f)) {
-    cs_setError(err, CS_ERR_IO, "", "cannot read '%s'", path);
+    cs_setError(err, CS_ERR_IO, "", "cannot read '%s'", name);
     csu_free(buf, cap);
-    fclose(f);
     return NULL;
   }
-  fclose(f);
   // cJSON needs the terminating NUL; the loop always keeps one byte free for it
   buf[n] = '\0';
   *size = cap;
@@ -2399,10 +2412,39 @@ static char* readFile(const char* path, size_t* size, size_t* len, csError* err)
 }
 
 
+// read a whole file ("-": standard input) into a counted, zero-terminated buffer
+static char* readFile(const char* path, size_t* size, size_t* len, csError* err) {
+  if (strcmp(path, "-") == 0) {
+    return readStream(stdin, "standard input", size, len, err);
+  }
+  FILE* f = fopen(path, "rb");
+  if (!f) {
+    cs_setError(err, CS_ERR_IO, "", "cannot open '%s': %s", path, strerror(errno));
+    return NULL;
+  }
+  char* buf = readStream(f, path, size, len, err);
+  fclose(f);
+  return buf;
+}
+
+
 // start every load with a clean error that already names the file
 static void clearError(csError* err, const char* file) {
   memset(err, 0, sizeof(*err));
   snprintf(err->file, sizeof(err->file), "%s", file ? file : "");
+}
+
+
+// an unknown key that an override created is that override's mistake, not the file's: the error
+// is then given the override's key path and index
+static void blameOverride(Loader* ld) {
+  for (int i = 0; ld->unknownKey && i < ld->noverrides; i++) {
+    if (ld->created[i][0] && strcmp(ld->created[i], ld->err->path) == 0) {
+      snprintf(ld->err->path, sizeof(ld->err->path), "%s", ld->overrides[i].key);
+      ld->err->override = i + 1;
+      return;
+    }
+  }
 }
 
 
@@ -2434,13 +2476,8 @@ static csModel* loadText(const char* text, size_t len, const char* file, const c
     }
   }
   m = buildModel(&ld, root, file, opt);
-  // an unknown key that an override created is that override's mistake, not the file's
-  for (int i = 0; !m && ld.unknownKey && i < ld.noverrides; i++) {
-    if (ld.created[i][0] && strcmp(ld.created[i], err->path) == 0) {
-      snprintf(err->path, sizeof(err->path), "%s", ld.overrides[i].key);
-      err->override = i + 1;
-      break;
-    }
+  if (!m) {
+    blameOverride(&ld);
   }
 done:
   csu_free(ld.created, createdBytes);
@@ -2460,7 +2497,9 @@ csModel* cs_loadSceneString(const char* text, const char* filename, const csLoad
     cs_setError(err, CS_ERR_INPUT, "", "no scene text was given");
     return NULL;
   }
-  return loadText(text, strlen(text), filename, opt, err);
+  // the model keeps the text and options, so that cs_modelWithOverrides can load it again
+  return cs_modelKeepSource(loadText(text, strlen(text), filename, opt, err), text, strlen(text),
+                            opt, err);
 }
 
 
@@ -2480,61 +2519,38 @@ csModel* cs_loadScene(const char* path, const csLoadOptions* opt, csError* err) 
     return NULL;
   }
   csModel* m = loadText(text, len, path, opt, err);
+  m = cs_modelKeepSource(m, text, len, opt, err);
   csu_free(text, size);
   return m;
 }
 
 
-int cs_sceneContactModels(const char* path, char names[][CS_MAX_NAME], int maxnames,
-                          char* defaultname, csError* err) {
-  csError local;
-  err = err ? err : &local;
-  clearError(err, path);
-  // empty results first, so that they are defined on every return
-  if (defaultname) {
-    defaultname[0] = '\0';
-  }
-  // a NULL path is an input error, not a crash
-  if (!path) {
-    cs_setError(err, CS_ERR_INPUT, "", "no scene file was given");
-    return -1;
-  }
-  size_t size = 0, len = 0;
-  char* text = readFile(path, &size, &len, err);
-  if (!text) {
-    return -1;
-  }
-  // the text can go as soon as it is parsed: the tree holds copies of its strings
-  cJSON* root = parseText(text, len, err);
-  csu_free(text, size);
-  if (!root) {
-    return -1;
-  }
-  Loader ld;
-  memset(&ld, 0, sizeof(ld));
-  ld.err = err;
+// the blocks of contact_models in a parsed scene, checked as the loader checks them; see
+// cs_sceneContactModels
+static int contactModelsOfTree(Loader* ld, const cJSON* root, char names[][CS_MAX_NAME],
+                               int maxnames, char* defaultname) {
   // only the blocks are checked here, not the whole scene: compare loads every model afterwards,
   // and that load reports any other error with its path
-  int count = -1;
   const cJSON* contacts = cJSON_GetObjectItemCaseSensitive(root, "contacts");
   const cJSON* cm = cJSON_GetObjectItemCaseSensitive(root, "contact_models");
   // a root that is not an object is bad input here, as in the load
-  if (expectObject(&ld, root)) {
-    goto cleanup;
+  if (expectObject(ld, root)) {
+    return -1;
   }
-  count = 0;
   // no contacts or no blocks: zero models, and the scene runs as it is
   if (!cJSON_IsArray(contacts) || cJSON_GetArraySize(contacts) == 0 || !cm) {
-    goto cleanup;
+    return 0;
   }
   // the blocks, checked as the loader checks them
   const char* defaultName = NULL;
   const cJSON* onlyBlock = NULL;
+  int count = 0;
   // errors in a block carry its path, as they would in the load
-  pushKey(&ld, "contact_models");
-  if (readContactModels(&ld, cm, &defaultName, &count, &onlyBlock)) {
-    count = -1;
-    goto cleanup;
+  size_t p = pushKey(ld, "contact_models");
+  int r = readContactModels(ld, cm, &defaultName, &count, &onlyBlock);
+  popPath(ld, p);
+  if (r) {
+    return -1;
   }
   // names in file order, at most maxnames of them; the count returned is of all blocks
   int i = 0;
@@ -2548,8 +2564,124 @@ int cs_sceneContactModels(const char* path, char names[][CS_MAX_NAME], int maxna
     const char* d = defaultName ? defaultName : (onlyBlock ? onlyBlock->string : "");
     snprintf(defaultname, CS_MAX_NAME, "%s", d);
   }
+  return count;
+}
 
-cleanup:
+
+int cs_sceneContactModelsString(const char* text, const char* filename, const csLoadOptions* opt,
+                                char names[][CS_MAX_NAME], int maxnames, char* defaultname,
+                                csError* err) {
+  csError local;
+  err = err ? err : &local;
+  clearError(err, filename);
+  // empty results first, so that they are defined on every return
+  if (defaultname) {
+    defaultname[0] = '\0';
+  }
+  if (!text) {
+    cs_setError(err, CS_ERR_INPUT, "", "no scene text was given");
+    return -1;
+  }
+  cJSON* root = parseText(text, strlen(text), err);
+  if (!root) {
+    return -1;
+  }
+  Loader ld;
+  memset(&ld, 0, sizeof(ld));
+  ld.err = err;
+  int count = -1;
+  size_t createdBytes = 0;
+  // the overrides first, as in the load (they may add or change blocks)
+  if (opt && opt->noverrides > 0 && opt->overrides) {
+    ld.overrides = opt->overrides;
+    ld.noverrides = opt->noverrides;
+    createdBytes = sizeof(*ld.created) * (size_t)opt->noverrides;
+    ld.created = csu_malloc(createdBytes);
+    if (!ld.created) {
+      cs_setError(err, CS_ERR_MEMORY, "", "out of memory applying the overrides");
+      goto done;
+    }
+    if (applyOverrides(&ld, root)) {
+      goto done;
+    }
+  }
+  count = contactModelsOfTree(&ld, root, names, maxnames, defaultname);
+  if (count < 0) {
+    blameOverride(&ld);
+  }
+done:
+  csu_free(ld.created, createdBytes);
   cJSON_Delete(root);
   return count;
+}
+
+
+int cs_sceneContactModels(const char* path, char names[][CS_MAX_NAME], int maxnames,
+                          char* defaultname, csError* err) {
+  csError local;
+  err = err ? err : &local;
+  clearError(err, path);
+  if (defaultname) {
+    defaultname[0] = '\0';
+  }
+  char* text = cs_readSceneText(path, NULL, err);
+  if (!text) {
+    return -1;
+  }
+  int count = cs_sceneContactModelsString(text, path, NULL, names, maxnames, defaultname, err);
+  cs_freeSceneText(text);
+  return count;
+}
+
+
+// the text of cs_readSceneText follows a header that remembers the allocation's size
+typedef struct SceneText {
+  size_t size;  // bytes allocated, header included
+  char text[];
+} SceneText;
+
+char* cs_readSceneText(const char* path, size_t* length, csError* err) {
+  csError local;
+  err = err ? err : &local;
+  clearError(err, path);
+  if (!path) {
+    cs_setError(err, CS_ERR_INPUT, "", "no scene file was given");
+    return NULL;
+  }
+  size_t size = 0, len = 0;
+  char* buf = readFile(path, &size, &len, err);
+  if (!buf) {
+    return NULL;
+  }
+  // a NUL inside the text would end every later parse early and hide the rest: refuse it here
+  size_t nul = strlen(buf);
+  if (nul < len) {
+    lineColumn(buf, nul, &err->line, &err->column);
+    cs_setError(err, CS_ERR_INPUT, "", "the file contains a NUL byte at line %d, column %d",
+                err->line, err->column);
+    csu_free(buf, size);
+    return NULL;
+  }
+  // copied behind the header, so that cs_freeSceneText knows the size to free
+  SceneText* st = csu_malloc(sizeof(SceneText) + len + 1);
+  if (!st) {
+    cs_setError(err, CS_ERR_MEMORY, "", "out of memory reading '%s'", path);
+    csu_free(buf, size);
+    return NULL;
+  }
+  st->size = sizeof(SceneText) + len + 1;
+  memcpy(st->text, buf, len + 1);
+  csu_free(buf, size);
+  if (length) {
+    *length = len;
+  }
+  return st->text;
+}
+
+
+void cs_freeSceneText(char* text) {
+  if (text) {
+    SceneText* st = (SceneText*)(void*)(text - offsetof(SceneText, text));
+    csu_free(st, st->size);
+  }
 }
