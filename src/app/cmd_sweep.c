@@ -1382,6 +1382,12 @@ int cs_cliSweep(int argc, char** argv) {
               "array tasks get their ranges from the batch script)\n");
       return CS_EXIT_USAGE;
     }
+    // tasks run side by side: one of them clearing the directory would delete the others' work
+    if (fresh && rangeA >= 0) {
+      fprintf(stderr, "contactsim: error: --new does not go with --task-range (other tasks may "
+                      "be writing to the directory); clear it once before starting the tasks\n");
+      return CS_EXIT_USAGE;
+    }
   }
   if ((nslurmOpt || perTask) && !slurm) {
     fprintf(stderr, "contactsim: error: --slurm-opt and --runs-per-task go with --slurm\n");
