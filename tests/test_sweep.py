@@ -325,6 +325,35 @@ def a_failing_run_is_recorded_and_the_study_goes_on():
 
 
 @case
+def a_killed_worker_fails_only_its_run():
+    d = tempfile.mkdtemp()
+    s = small_study()
+    s["set"]["simulation.duration"] = 3.0
+    study = write_study(s, d)
+    out = os.path.join(d, "out")
+    p = subprocess.Popen([EXE, "sweep", study, "--out", out, "-j", "1", "-q"], cwd=ROOT,
+                         stderr=subprocess.PIPE, text=True)
+    # the worker of the first run: the sweep's only child
+    victim = None
+    t0 = time.time()
+    while victim is None and time.time() - t0 < 30:
+        try:
+            with open(f"/proc/{p.pid}/task/{p.pid}/children") as f:
+                kids = f.read().split()
+        except OSError:
+            kids = []
+        victim = int(kids[0]) if kids else None
+    check(victim is not None, "no worker process seen")
+    os.kill(victim, signal.SIGKILL)
+    _, err = p.communicate(timeout=120)
+    check(p.returncode == 1, f"exit {p.returncode}: {err}")
+    rows = table(out)
+    bad = [r for r in rows if r["status"] != "ok"]
+    check(len(bad) == 1 and "signal 9" in bad[0]["error"], f"failed runs: {bad}")
+    check(len(rows) == 12, "the other runs went on")
+
+
+@case
 def resume_runs_only_what_is_missing():
     d = tempfile.mkdtemp()
     s = small_study()
