@@ -460,6 +460,24 @@ def task_ranges_and_gather_with_a_missing_task():
 
 
 @case
+def the_documented_xargs_recipe():
+    d = tempfile.mkdtemp()
+    study = write_study(small_study(), d)
+    out = os.path.join(d, "out")
+    # docs/sweep-format.md, with 5 runs per job
+    script = (f"n=$('{EXE}' sweep '{study}' --dry-run | tail -n +2 | wc -l)\n"
+              f"seq 0 5 $((n - 1)) | xargs -P 2 -I{{}} \\\n"
+              f"  sh -c '\"{EXE}\" sweep {study} --out {out} --task-range {{}}:$(({{}} + 5)) "
+              f"-j 1 -q'\n"
+              f"'{EXE}' sweep --gather '{out}'\n")
+    p = subprocess.run(["sh", "-c", script], capture_output=True, text=True, timeout=120)
+    check(p.returncode == 0 and "12 ok, 0 failed, 0 missing" in p.stderr, p.stderr)
+    clean = os.path.join(d, "clean")
+    check(run("sweep", study, "--out", clean, "-q")[0] == 0, "clean sweep")
+    check(without_times(table(out)) == without_times(table(clean)), "xargs table differs")
+
+
+@case
 def slurm_dry_run_writes_the_batch_script():
     d = tempfile.mkdtemp()
     study = write_study(small_study(), d)
