@@ -1161,14 +1161,12 @@ static int submitSlurm(const Sweep* sw, long perTask, char** slurmOpts, int nslu
   // sbatch --parsable --array=LIST [options] SCRIPT
   int argc = 0;
   char* args[64 + 8];
-  char arrayArg[64];
   char* arrayText = malloc(len + 16);
   if (!arrayText) {
     free(list);
     return CS_EXIT_FAILURE;
   }
   snprintf(arrayText, len + 16, "--array=%s", list);
-  (void)arrayArg;
   args[argc++] = "sbatch";
   args[argc++] = "--parsable";
   args[argc++] = arrayText;

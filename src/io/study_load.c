@@ -374,7 +374,6 @@ static int addJson(Reader* rd, const cJSON* item) {
 
 // {"key": K, "values": [v, ...]} or {"keys": [K1, K2], "values": [[v1, v2], ...]}
 static int readValuesAxis(Reader* rd, const cJSON* obj, csStudyAxis* ax) {
-  csStudy* s = rd->s;
   const cJSON* key = cJSON_GetObjectItemCaseSensitive(obj, "key");
   const cJSON* keys = cJSON_GetObjectItemCaseSensitive(obj, "keys");
   const cJSON* values = cJSON_GetObjectItemCaseSensitive(obj, "values");
@@ -435,7 +434,6 @@ static int readValuesAxis(Reader* rd, const cJSON* obj, csStudyAxis* ax) {
   }
   popPath(rd, old);
   ax->npoint = p;
-  (void)s;
   return 0;
 }
 
