@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "app/common.h"
+#include "app/replay.h"
 
 // most models one comparison runs (more than there are contact kinds)
 #define MAX_MODELS 32
@@ -581,6 +582,25 @@ static int writeFileIn(const char* dir, const char* name, const char* scene, con
 }
 
 
+// DIR/replay.html: every model of the comparison in one page, from DIR/MODEL.csv; 0 or -1
+static int writeReplay(const char* outDir, const char* tpl, const csCliRun* runs, int nrun) {
+  csReplayRun page[MAX_MODELS];
+  char csv[MAX_MODELS][CS_MAX_PATH * 4 + CS_MAX_NAME];
+  for (int i = 0; i < nrun; i++) {
+    snprintf(csv[i], sizeof(csv[i]), "%s/%s.csv", outDir, runs[i].model);
+    page[i] = (csReplayRun){runs[i].model, runs[i].m, csv[i]};
+  }
+  char file[CS_MAX_PATH * 4 + 16];
+  snprintf(file, sizeof(file), "%s/replay.html", outDir);
+  csError err;
+  if (cs_replayWrite(file, tpl, page, nrun, &err) != CS_OK) {
+    cs_cliPrintError(&err);
+    return -1;
+  }
+  return 0;
+}
+
+
 // `contactsim compare`: run the scene once per contact model and tabulate the results.
 // Returns the exit status: 2 bad input, 1 a failed run or output, 0 otherwise.
 int cs_cliCompare(int argc, char** argv) {
@@ -593,11 +613,12 @@ int cs_cliCompare(int argc, char** argv) {
       {"atol", required_argument, NULL, 'a'},
       {"convergence", no_argument, NULL, 'C'},
       {"quiet", no_argument, NULL, 'q'},
+      {"replay", no_argument, NULL, 'R'},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0},
   };
   // -1 marks an option that was not given, so the scene's value stays
-  int convergence = 0;
+  int convergence = 0, replay = 0;
   const char* modelsArg = NULL;
   const char* outDir = NULL;
   Format format = FORMAT_TABLE;
@@ -616,6 +637,7 @@ int cs_cliCompare(int argc, char** argv) {
       case 'a': bad = cs_cliParseNumber(optarg, "atol", 0, &atol); break;
       case 'q': quiet = 1; break;
       case 'C': convergence = 1; break;
+      case 'R': replay = 1; break;
       // the format of standard output, by name
       case 'F': {
         // indexed like Format
@@ -634,6 +656,18 @@ int cs_cliCompare(int argc, char** argv) {
   }
   const char* path = cs_cliSceneArgument(argc, argv, "compare");
   if (!path) {
+    return CS_EXIT_USAGE;
+  }
+  // --replay reads the models' CSVs from the output directory, and needs the page template
+  char replayTemplate[4096];
+  csError replayErr;
+  if (replay && !outDir) {
+    fprintf(stderr, "contactsim: error: compare --replay needs --out-dir (the page is made from "
+            "the models' CSVs there)\n");
+    return CS_EXIT_USAGE;
+  }
+  if (replay && cs_replayFindTemplate(replayTemplate, sizeof(replayTemplate), &replayErr) != 0) {
+    cs_cliPrintError(&replayErr);
     return CS_EXIT_USAGE;
   }
 
@@ -801,6 +835,10 @@ int cs_cliCompare(int argc, char** argv) {
     if (outDir) {
       bad |= writeFileIn(outDir, "compare.csv", scene, path, runs, nrun, FORMAT_CSV) != 0;
       bad |= writeFileIn(outDir, "compare.json", scene, path, runs, nrun, FORMAT_JSON) != 0;
+    }
+    // the replay page of every model, from their CSVs (a failed run shows as far as it got)
+    if (replay) {
+      bad |= writeReplay(outDir, replayTemplate, runs, nrun) != 0;
     }
     // a failed output fails the command, even when every run finished
     if (bad) {

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "app/common.h"
+#include "app/replay.h"
 
 
 // the model name of a run: the one asked for, else the scene's default, else "scene"
@@ -39,6 +40,7 @@ int cs_cliRun(int argc, char** argv) {
       {"forces", no_argument, NULL, 'f'},
       {"stats", required_argument, NULL, 's'},
       {"quiet", no_argument, NULL, 'q'},
+      {"replay", required_argument, NULL, 'R'},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0},
   };
@@ -46,6 +48,7 @@ int cs_cliRun(int argc, char** argv) {
   const char* output = NULL;
   const char* contact_model = NULL;
   const char* stats = NULL;
+  const char* replay = NULL;
   int quiet = 0, forces = 0;
   double duration = -1, rtol = -1, atol = -1, interval = -1, max_step = -1;
   int integrator = -1;
@@ -64,6 +67,7 @@ int cs_cliRun(int argc, char** argv) {
       case 'c': contact_model = optarg; break;
       case 'f': forces = 1; break;
       case 's': stats = optarg; break;
+      case 'R': replay = optarg; break;
       case 'q': quiet = 1; break;
       // the integrator by name; the linear solver stays the scene's (simulation.linear_solver)
       case 'i': {
@@ -82,6 +86,13 @@ int cs_cliRun(int argc, char** argv) {
   }
   const char* path = cs_cliSceneArgument(argc, argv, "run");
   if (!path) {
+    return CS_EXIT_USAGE;
+  }
+  // --replay needs the page template: a build without the viewer says so before running
+  char replayTemplate[4096];
+  csError replayErr;
+  if (replay && cs_replayFindTemplate(replayTemplate, sizeof(replayTemplate), &replayErr) != 0) {
+    cs_cliPrintError(&replayErr);
     return CS_EXIT_USAGE;
   }
   // load with the requested contact model; a scene that does not load is bad input (exit 2)
@@ -117,10 +128,36 @@ int cs_cliRun(int argc, char** argv) {
     cs_cliFreeRun(&run);
     return CS_EXIT_USAGE;
   }
-  csCsvOptions csvopt = {.forces = forces};
+  // --replay: the run writes every column, forces included, to a scratch CSV for the page, and
+  // the CSV asked for is copied out of it afterwards (replay.c)
+  char scratchPath[4096 + 16];
+  FILE* scratch = replay ? cs_replayOpenScratch(replay, scratchPath, sizeof(scratchPath),
+                                                &replayErr)
+                         : NULL;
+  if (replay && !scratch) {
+    cs_cliPrintError(&replayErr);
+    if (output) {
+      fclose(csv);
+    }
+    if (statsFile) {
+      fclose(statsFile);
+    }
+    cs_cliFreeRun(&run);
+    return CS_EXIT_USAGE;
+  }
+  csCsvOptions csvopt = {.forces = forces || replay};
   // simulate; the progress bar only when stderr is a terminal, so that logs stay free of it
-  cs_cliSimulate(&run, csv, &csvopt, !quiet && isatty(STDERR_FILENO));
+  cs_cliSimulate(&run, scratch ? scratch : csv, &csvopt, !quiet && isatty(STDERR_FILENO));
   int status = run.status;
+  if (scratch) {
+    csReplayRun page = {run.model, run.m, NULL};
+    csStatus s = cs_replayFinishRun(scratch, scratchPath, csv, forces, replay, replayTemplate,
+                                    &page, &replayErr);
+    if (s != CS_OK) {
+      cs_cliPrintError(&replayErr);
+      status = status == CS_OK ? (int)s : status;
+    }
+  }
   // every row written so far stays valid: rows are whole lines, flushed before we report
   int closed = output ? fclose(csv) : fflush(csv);
   if (closed != 0 && status == CS_OK) {

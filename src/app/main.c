@@ -30,6 +30,9 @@ int main(int argc, char** argv) {
   if (strcmp(cmd, "compare") == 0) {
     return cs_cliCompare(argc - 1, argv + 1);
   }
+  if (strcmp(cmd, "replay") == 0) {
+    return cs_cliReplay(argc - 1, argv + 1);
+  }
   fprintf(stderr, "contactsim: error: unknown command '%s'\n", cmd);
   cs_cliUsage(stderr);
   return CS_EXIT_USAGE;
