@@ -30,7 +30,10 @@ function main() {
 
   // renderer, scene, lights
   const canvas = document.getElementById('view');
-  const renderer = new THREE.WebGLRenderer({ canvas, antialias: true });
+  // multisampling triples the cost of a frame on a software renderer (no GPU): leave it out there
+  const gpu = rendererName();
+  const software = /swiftshader|llvmpipe|softpipe|software/i.test(gpu);
+  const renderer = new THREE.WebGLRenderer({ canvas, antialias: !software });
   renderer.setPixelRatio(Math.min(window.devicePixelRatio || 1, 2));
   const scene = new THREE.Scene();
   scene.background = new THREE.Color(0xf4f5f7);
@@ -305,15 +308,38 @@ function main() {
     counts: (i) => {
       const v = views[i];
       return {
-        normal: v.arrows.normal.shaft.count, friction: v.arrows.friction.shaft.count,
-        total: v.arrows.total.shaft.count, touching: v.touchMesh.count,
+        normal: v.arrows.normal.count, friction: v.arrows.friction.count,
+        total: v.arrows.total.count, touching: v.touching, solid: !v.lineArrows,
       };
     },
     forceUnit: () => state.forceUnit,
     scene,
-    renderer: () => ({ calls: renderer.info.render.calls, triangles: renderer.info.render.triangles }),
+    renderer: () => ({
+      calls: renderer.info.render.calls, triangles: renderer.info.render.triangles, name: gpu,
+      antialias: !software,
+    }),
   };
   stats.ready = true;
+}
+
+
+// the WebGL renderer's name ("ANGLE (..., SwiftShader driver)" for software), "" if unknown
+function rendererName() {
+  try {
+    const gl = document.createElement('canvas').getContext('webgl2');
+    if (!gl) {
+      return '';
+    }
+    const info = gl.getExtension('WEBGL_debug_renderer_info');
+    const name = String(gl.getParameter(info ? info.UNMASKED_RENDERER_WEBGL : gl.RENDERER));
+    const lose = gl.getExtension('WEBGL_lose_context');
+    if (lose) {
+      lose.loseContext();
+    }
+    return name;
+  } catch (e) {
+    return '';
+  }
 }
 
 

@@ -30,11 +30,47 @@ const GEOMETRY = {
   cylinder: new THREE.CylinderGeometry(1, 1, 2, 24).rotateX(Math.PI / 2),
   glyph: new THREE.OctahedronGeometry(1, 0),
   dot: new THREE.IcosahedronGeometry(1, 0),
-  ball: new THREE.SphereGeometry(1, 16, 10),
+  ball: new THREE.IcosahedronGeometry(1, 2),
   // arrows along +y from the origin: shaft of unit length, head of unit length
-  shaft: new THREE.CylinderGeometry(1, 1, 1, 6).translate(0, 0.5, 0),
+  shaft: new THREE.CylinderGeometry(1, 1, 1, 6, 1, true).translate(0, 0.5, 0),
   head: new THREE.ConeGeometry(1, 1, 8).translate(0, 0.5, 0),
 };
+
+// Above this many contact elements in a run, force arrows are drawn as lines with a V head
+// instead of solid cylinders and cones: a thousand-body pile has 4,000 contacts, and 8,000 solid
+// arrows are over a million vertices a frame, more than a software renderer draws at 30 fps.
+export const SOLID_ARROWS_MAX = 400;
+
+// a round dot for point sprites: contact stations and points are GL points, one vertex each
+function dotTexture() {
+  const n = 32;
+  const data = new Uint8Array(n * n * 4);
+  for (let y = 0; y < n; y++) {
+    for (let x = 0; x < n; x++) {
+      const r = Math.hypot(x + 0.5 - n / 2, y + 0.5 - n / 2) / (n / 2);
+      const i = (y * n + x) * 4;
+      data[i] = data[i + 1] = data[i + 2] = 255;
+      data[i + 3] = r < 0.8 ? 255 : r < 1 ? Math.round(255 * (1 - r) / 0.2) : 0;
+    }
+  }
+  const tex = new THREE.DataTexture(data, n, n);
+  tex.needsUpdate = true;
+  return tex;
+}
+const DOT = dotTexture();
+
+
+// GL points with room for n, drawn in `colour`, `px` pixels across
+function pointCloud(n, colour, px) {
+  const geo = new THREE.BufferGeometry();
+  geo.setAttribute('position', new THREE.BufferAttribute(new Float32Array(Math.max(n, 1) * 3), 3).setUsage(THREE.DynamicDrawUsage));
+  geo.setDrawRange(0, n);
+  const cloud = new THREE.Points(geo, new THREE.PointsMaterial({
+    color: colour, size: px, sizeAttenuation: false, map: DOT, alphaTest: 0.5, depthTest: true,
+  }));
+  cloud.frustumCulled = false;
+  return cloud;
+}
 
 
 // Write into m (a Float32Array) at offset o the matrix of pose (p, quaternion w x y z) applied
@@ -190,9 +226,9 @@ export class RunView {
       (kinds[kind] = kinds[kind] || []).push(k);
     });
     for (const [kind, list] of Object.entries(kinds)) {
-      const mat = new THREE.MeshStandardMaterial({
-        color: 0xffffff, roughness: 0.55, metalness: 0.05, transparent: true, opacity: 1,
-      });
+      // Lambert rather than physically based shading: a tenth of the fragment work, which is
+      // what a software renderer spends its time on
+      const mat = new THREE.MeshLambertMaterial({ color: 0xffffff, transparent: true, opacity: 1 });
       const mesh = instanced(GEOMETRY[kind], mat, list.length);
       mesh.name = `bodies:${kind}`;
       list.forEach((k, slot) => {
@@ -251,9 +287,9 @@ export class RunView {
     this.pointIndex = contacts.map((c, i) => i).filter((i) => contacts[i].type !== 'sphere');
     this.sphereIndex = contacts.map((c, i) => i).filter((i) => contacts[i].type === 'sphere');
     this.dotRadius = 0.08 * size;
-    this.stationMesh = instanced(GEOMETRY.dot, new THREE.MeshBasicMaterial({ color: COLOURS.point }), this.points.length);
+    this.stationMesh = pointCloud(this.points.length, COLOURS.point, 6);
     this.stationMesh.name = 'contact-stations';
-    this.sphereMesh = instanced(GEOMETRY.ball, new THREE.MeshStandardMaterial({
+    this.sphereMesh = instanced(GEOMETRY.ball, new THREE.MeshLambertMaterial({
       color: COLOURS.sphere, transparent: true, opacity: 0.35, depthWrite: false,
     }), this.spheres.length);
     this.sphereMesh.name = 'contact-spheres';
@@ -262,16 +298,28 @@ export class RunView {
     // reported contact points and force arrows (only with the CSV's force columns)
     const nc = contacts.length;
     const ns = run.sets.length;
-    const arrowMat = (c) => new THREE.MeshStandardMaterial({ color: c, roughness: 0.4 });
-    this.touchMesh = instanced(GEOMETRY.dot, new THREE.MeshBasicMaterial({ color: COLOURS.touching }), nc);
+    const arrowMat = (c) => new THREE.MeshLambertMaterial({ color: c });
+    this.touchMesh = pointCloud(nc, COLOURS.touching, 8);
     this.touchMesh.name = 'contact-points';
     this.arrows = {};
+    this.lineArrows = nc > SOLID_ARROWS_MAX;
     for (const [name, count] of [['normal', nc], ['friction', nc], ['total', ns]]) {
+      if (this.lineArrows) {
+        // six vertices an arrow: the shaft and the two strokes of its head
+        const geo = new THREE.BufferGeometry();
+        geo.setAttribute('position', new THREE.BufferAttribute(new Float32Array(Math.max(count, 1) * 18), 3).setUsage(THREE.DynamicDrawUsage));
+        const lines = new THREE.LineSegments(geo, new THREE.LineBasicMaterial({ color: COLOURS[name] }));
+        lines.frustumCulled = false;
+        lines.name = `arrows:${name}`;
+        this.arrows[name] = { lines, count: 0 };
+        this.group.add(lines);
+        continue;
+      }
       const shaft = instanced(GEOMETRY.shaft, arrowMat(COLOURS[name]), count);
       const head = instanced(GEOMETRY.head, arrowMat(COLOURS[name]), count);
       shaft.name = `arrows:${name}`;
       head.name = `arrows:${name}:head`;
-      this.arrows[name] = { shaft, head };
+      this.arrows[name] = { shaft, head, count: 0 };
       this.group.add(shaft, head);
     }
     this.copMesh = instanced(GEOMETRY.ball, new THREE.MeshBasicMaterial({ color: COLOURS.total }), ns);
@@ -452,13 +500,16 @@ export class RunView {
     this.stationMesh.visible = opts.points;
     this.sphereMesh.visible = opts.points;
     if (opts.points) {
-      const sm = this.stationMesh.instanceMatrix.array;
+      const sp = this.stationMesh.geometry.attributes.position;
+      const out = [0, 0, 0];
       this.points.forEach((c, i) => {
         const k = c.body;
-        poseMatrix(sm, 16 * i, P.subarray(3 * k, 3 * k + 3), Q.subarray(4 * k, 4 * k + 4), c.station,
-          this.dotRadius, this.dotRadius, this.dotRadius);
+        rotate(out, Q.subarray(4 * k, 4 * k + 4), c.station);
+        sp.array[3 * i] = P[3 * k] + out[0];
+        sp.array[3 * i + 1] = P[3 * k + 1] + out[1];
+        sp.array[3 * i + 2] = P[3 * k + 2] + out[2];
       });
-      this.stationMesh.instanceMatrix.needsUpdate = true;
+      sp.needsUpdate = true;
       const bm = this.sphereMesh.instanceMatrix.array;
       this.spheres.forEach((c, i) => {
         const k = c.body;
@@ -498,10 +549,10 @@ export class RunView {
     const nc = contacts.length;
     const ns = run.sets.length;
     const show = run.forces && opts.forces;
-    const a = this.arrows;
-    let nn = 0;
-    let nf = 0;
-    let nt = 0;
+    const arrows = this.arrows;
+    for (const a of Object.values(arrows)) {
+      a.count = 0;
+    }
     let ntouch = 0;
     let ncop = 0;
     let normalTotal = 0;
@@ -515,7 +566,7 @@ export class RunView {
       const scale = opts.forceScale;
       const radius = 0.035 * this.ext.body;
       const minLength = 0.5 * radius;
-      const tm = this.touchMesh.instanceMatrix.array;
+      const tp = this.touchMesh.geometry.attributes.position.array;
       for (let c = 0; c < nc; c++) {
         lerpInto(f, run.cf, nc, 3, r, c);
         lerpInto(p, run.cp, nc, 3, r, c);
@@ -534,22 +585,25 @@ export class RunView {
           n[1] = 0;
           n[2] = 1;
         }
+        // normal part along the plane's normal, friction the rest
         const dot = f[0] * n[0] + f[1] * n[1] + f[2] * n[2];
         normalTotal += dot;
         for (let j = 0; j < 3; j++) {
           fn[j] = dot * n[j];
           ft[j] = f[j] - fn[j];
         }
-        const mag = Math.hypot(f[0], f[1], f[2]);
-        if (show && mag * scale > minLength) {
-          poseMatrix(tm, 16 * ntouch++, p, IDENTITY, ZERO, 1.3 * this.dotRadius, 1.3 * this.dotRadius, 1.3 * this.dotRadius);
+        if (!show) {
+          continue;
         }
-        if (show && arrowMatrices(a.normal.shaft.instanceMatrix.array, a.normal.head.instanceMatrix.array, 16 * nn, p, fn, scale, radius, minLength)) {
-          nn++;
+        // the point where the force acts, while it carries a force worth drawing
+        if (Math.hypot(f[0], f[1], f[2]) * scale > minLength) {
+          tp[3 * ntouch] = p[0];
+          tp[3 * ntouch + 1] = p[1];
+          tp[3 * ntouch + 2] = p[2];
+          ntouch++;
         }
-        if (show && arrowMatrices(a.friction.shaft.instanceMatrix.array, a.friction.head.instanceMatrix.array, 16 * nf, p, ft, scale, radius, minLength)) {
-          nf++;
-        }
+        this.arrow(arrows.normal, p, fn, scale, radius, minLength);
+        this.arrow(arrows.friction, p, ft, scale, radius, minLength);
       }
       // contact sets: the total force at the centre of pressure
       const cm = this.copMesh.instanceMatrix.array;
@@ -559,27 +613,66 @@ export class RunView {
         if (!isFinite(p[0]) || !isFinite(p[1]) || !isFinite(p[2])) {
           continue;
         }
-        poseMatrix(cm, 16 * ncop++, p, IDENTITY, ZERO, 0.15 * this.ext.body, 0.15 * this.ext.body, 0.15 * this.ext.body);
-        if (arrowMatrices(a.total.shaft.instanceMatrix.array, a.total.head.instanceMatrix.array, 16 * nt, p, f, scale, 1.6 * radius, minLength)) {
-          nt++;
+        const b = 0.15 * this.ext.body;
+        poseMatrix(cm, 16 * ncop++, p, IDENTITY, ZERO, b, b, b);
+        this.arrow(arrows.total, p, f, scale, 1.6 * radius, minLength);
+      }
+    }
+    // only what was written this frame is drawn
+    for (const a of Object.values(arrows)) {
+      for (const obj of a.lines ? [a.lines] : [a.shaft, a.head]) {
+        obj.visible = a.count > 0;
+        if (a.lines) {
+          obj.geometry.setDrawRange(0, 6 * a.count);
+          obj.geometry.attributes.position.needsUpdate = true;
+        } else {
+          obj.count = a.count;
+          obj.instanceMatrix.needsUpdate = true;
         }
       }
     }
-    // only the instances written this frame are drawn
-    const set = (mesh, count) => {
-      mesh.count = count;
-      mesh.visible = count > 0;
-      mesh.instanceMatrix.needsUpdate = true;
-    };
-    set(a.normal.shaft, nn);
-    set(a.normal.head, nn);
-    set(a.friction.shaft, nf);
-    set(a.friction.head, nf);
-    set(a.total.shaft, nt);
-    set(a.total.head, nt);
-    set(this.touchMesh, ntouch);
-    set(this.copMesh, ncop);
+    this.touchMesh.geometry.setDrawRange(0, ntouch);
+    this.touchMesh.geometry.attributes.position.needsUpdate = true;
+    this.touchMesh.visible = ntouch > 0;
+    this.touching = ntouch;
+    this.copMesh.count = ncop;
+    this.copMesh.visible = ncop > 0;
+    this.copMesh.instanceMatrix.needsUpdate = true;
     this.live.normalForce = run.forces ? normalTotal : NaN;
+  }
+
+  // one arrow of force f at base b into a (solid: instances; lines: six vertices)
+  arrow(a, b, f, scale, radius, minLength) {
+    if (!a.lines) {
+      if (arrowMatrices(a.shaft.instanceMatrix.array, a.head.instanceMatrix.array, 16 * a.count, b, f, scale, radius, minLength)) {
+        a.count++;
+      }
+      return;
+    }
+    const n = Math.hypot(f[0], f[1], f[2]);
+    const len = n * scale;
+    if (!(len > minLength)) {
+      return;
+    }
+    const d = [f[0] / n, f[1] / n, f[2] / n];
+    // a direction across the arrow for the head's strokes
+    const u = Math.abs(d[0]) < 0.9 ? [0, -d[2], d[1]] : [d[2], 0, -d[0]];
+    const un = Math.hypot(u[0], u[1], u[2]);
+    const h = Math.min(len / 3, 6 * radius);
+    const v = a.lines.geometry.attributes.position.array;
+    const o = 18 * a.count;
+    for (let j = 0; j < 3; j++) {
+      const tip = b[j] + d[j] * len;
+      const back = tip - d[j] * h;
+      const side = (0.5 * h * u[j]) / un;
+      v[o + j] = b[j];
+      v[o + 3 + j] = tip;
+      v[o + 6 + j] = tip;
+      v[o + 9 + j] = back + side;
+      v[o + 12 + j] = tip;
+      v[o + 15 + j] = back - side;
+    }
+    a.count++;
   }
 
   // bushing lines between the two attachment points
