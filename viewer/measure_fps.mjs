@@ -38,12 +38,13 @@ try {
   const a = await p.evaluate(() => ({ f: window.__replayStats.playingFrames, t: performance.now() }));
   await new Promise((r) => setTimeout(r, seconds * 1000));
   const b = await p.evaluate(() => ({ f: window.__replayStats.playingFrames, t: performance.now(),
+    poseMs: +window.__replayStats.poseMs.toFixed(2), renderMs: +window.__replayStats.renderMs.toFixed(2),
     r: window.__replay.renderer(), c: window.__replay.counts(0) }));
   const fps = (1000 * (b.f - a.f)) / (b.t - a.t);
   console.log(JSON.stringify({
     page: path.basename(page), megabytes: +(fs.statSync(page).size / 1e6).toFixed(2),
     viewport: `${width}x${height}`, loadSeconds, ...info, seconds: (b.t - a.t) / 1000,
-    frames: b.f - a.f, fps: +fps.toFixed(1), drawCalls: b.r.calls, triangles: b.r.triangles,
+    frames: b.f - a.f, fps: +fps.toFixed(1), poseMs: b.poseMs, renderMs: b.renderMs, drawCalls: b.r.calls, triangles: b.r.triangles,
     arrows: b.c, loadavg: os.loadavg().map((x) => +x.toFixed(2)),
   }));
 } finally {

@@ -322,7 +322,7 @@ export class RunView {
       this.arrows[name] = { shaft, head, count: 0 };
       this.group.add(shaft, head);
     }
-    this.copMesh = instanced(GEOMETRY.ball, new THREE.MeshBasicMaterial({ color: COLOURS.total }), ns);
+    this.copMesh = pointCloud(ns, COLOURS.total, 11);
     this.copMesh.name = 'centres-of-pressure';
     this.group.add(this.touchMesh, this.copMesh);
 
@@ -606,15 +606,17 @@ export class RunView {
         this.arrow(arrows.friction, p, ft, scale, radius, minLength);
       }
       // contact sets: the total force at the centre of pressure
-      const cm = this.copMesh.instanceMatrix.array;
+      const cm = this.copMesh.geometry.attributes.position.array;
       for (let s = 0; s < ns && show && opts.totals; s++) {
         lerpInto(f, run.sf, ns, 3, r, s);
         lerpInto(p, run.cop, ns, 3, r, s);
         if (!isFinite(p[0]) || !isFinite(p[1]) || !isFinite(p[2])) {
           continue;
         }
-        const b = 0.15 * this.ext.body;
-        poseMatrix(cm, 16 * ncop++, p, IDENTITY, ZERO, b, b, b);
+        cm[3 * ncop] = p[0];
+        cm[3 * ncop + 1] = p[1];
+        cm[3 * ncop + 2] = p[2];
+        ncop++;
         this.arrow(arrows.total, p, f, scale, 1.6 * radius, minLength);
       }
     }
@@ -635,9 +637,9 @@ export class RunView {
     this.touchMesh.geometry.attributes.position.needsUpdate = true;
     this.touchMesh.visible = ntouch > 0;
     this.touching = ntouch;
-    this.copMesh.count = ncop;
+    this.copMesh.geometry.setDrawRange(0, ncop);
+    this.copMesh.geometry.attributes.position.needsUpdate = true;
     this.copMesh.visible = ncop > 0;
-    this.copMesh.instanceMatrix.needsUpdate = true;
     this.live.normalForce = run.forces ? normalTotal : NaN;
   }
 
@@ -747,7 +749,6 @@ export class RunView {
 
 const ZERO = [0, 0, 0];
 const Z = [0, 0, 1];
-const IDENTITY = [1, 0, 0, 0];
 const ACTIVE = new THREE.Color(COLOURS.active);
 const TMP_COLOUR = new THREE.Color();
 
