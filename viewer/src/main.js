@@ -318,6 +318,14 @@ function main() {
         total: v.arrows.total.count, touching: v.touching, solid: !v.lineArrows,
       };
     },
+    // place the camera at `position` looking at `target` (world coordinates)
+    setCamera(position, target) {
+      camera.position.set(...position);
+      controls.target.set(...target);
+      controls.update();
+      followLast = null;
+      state.dirty = true;
+    },
     forceUnit: () => state.forceUnit,
     scene,
     renderer: () => ({
