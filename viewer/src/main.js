@@ -13,7 +13,7 @@
 import * as THREE from 'three';
 import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
 import { decodeReplay, roundNice, sceneExtent } from './data.js';
-import { RunView } from './scene.js';
+import { RunView, SOLID_ARROWS_MAX } from './scene.js';
 
 // the colours of the runs of a comparison, in order (a single run colours each body instead)
 const RUN_COLOURS = [0x1f77b4, 0xd62728, 0x2ca02c, 0xff7f0e, 0x9467bd, 0x8c564b, 0xe377c2, 0x17becf];
@@ -71,9 +71,13 @@ function main() {
       }
     }
   }
+  // a large scene starts with what stays readable and fast: each contact set's total force at
+  // its centre of pressure; the contact points and the per-contact arrows are a click away
+  const ncontact = Math.max(...replay.runs.map((r) => r.contacts.length), 0);
+  const large = ncontact > SOLID_ARROWS_MAX;
   const state = {
     t: start, playing: false, speed: 1, loop: false, layout: 'overlay', follow: -1,
-    frames: false, points: true, forces: true, totals: true, planes: true, bodies: true,
+    frames: false, points: !large, forces: !large, totals: true, planes: true, bodies: true,
     xray: replay.runs.some((r) => r.forces),
     forceUnit: roundNice(fmax > 0 ? fmax / 2 : 1),  // newtons drawn as one body length
     selected: 0, hidden: new Set(), dirty: true,
@@ -123,6 +127,7 @@ function main() {
     const opts = {
       frames: state.frames, points: state.points, forces: state.forces, totals: state.totals,
       planes: state.planes, xray: state.xray, forceScale: forceScale(), showGroundPlanes: true,
+      eye: [camera.position.x, camera.position.y, camera.position.z],
     };
     views.forEach((v, i) => {
       v.group.position.set(0, state.layout === 'side' ? i * spacing : 0, 0);
@@ -315,7 +320,7 @@ function main() {
       const v = views[i];
       return {
         normal: v.arrows.normal.count, friction: v.arrows.friction.count,
-        total: v.arrows.total.count, touching: v.touching, solid: !v.lineArrows,
+        total: v.arrows.total.count, touching: v.touching, solid: !v.flatArrows,
       };
     },
     // place the camera at `position` looking at `target` (world coordinates)

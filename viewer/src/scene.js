@@ -36,10 +36,26 @@ const GEOMETRY = {
   head: new THREE.ConeGeometry(1, 1, 8).translate(0, 0.5, 0),
 };
 
-// Above this many contact elements in a run, force arrows are drawn as lines with a V head
-// instead of solid cylinders and cones: a thousand-body pile has 4,000 contacts, and 8,000 solid
-// arrows are over a million vertices a frame, more than a software renderer draws at 30 fps.
+// Above this many contact elements in a run, force arrows are flat (a quad and a triangle,
+// unlit, turned about their axis to face the camera) instead of solid cylinders and cones: a
+// thousand-body pile has 4,000 contacts, and 8,000 solid arrows are over half a million
+// triangles a frame, far more than a software renderer draws at 30 fps. (Lines would be fewer
+// vertices, but WebGL on Vulkan emulates each line with a quad and a discard: they cost more.)
 export const SOLID_ARROWS_MAX = 400;
+
+// a flat arrow part in the x-y plane along +y from 0 to 1, of half width 1: shaft a quad,
+// head a triangle
+function flat(shape) {
+  const v = [];
+  for (const [x, y] of shape) {
+    v.push(x, y, 0);
+  }
+  const g = new THREE.BufferGeometry();
+  g.setAttribute('position', new THREE.Float32BufferAttribute(v, 3));
+  return g;
+}
+GEOMETRY.flatShaft = flat([[-1, 0], [1, 0], [1, 1], [-1, 0], [1, 1], [-1, 1]]);
+GEOMETRY.flatHead = flat([[-1, 0], [1, 0], [0, 1]]);
 
 // a round dot for point sprites: contact stations and points are GL points, one vertex each
 function dotTexture() {
@@ -128,8 +144,10 @@ function rotate(out, q, v) {
 
 
 // Write an arrow from base b along vector f, length |f| * scale, as a shaft and a head instance.
-// Returns 0 when the arrow is too short to draw (nothing written).
-function arrowMatrices(shaft, head, o, b, f, scale, radius, minLength) {
+// With eye (a point), the arrow's local x axis is turned about the arrow to lie across the line
+// of sight, so that a flat arrow faces the eye. Returns 0 when the arrow is too short to draw
+// (nothing written).
+function arrowMatrices(shaft, head, o, b, f, scale, radius, minLength, eye) {
   const n = Math.hypot(f[0], f[1], f[2]);
   const len = n * scale;
   if (!(len > minLength)) {
@@ -142,7 +160,15 @@ function arrowMatrices(shaft, head, o, b, f, scale, radius, minLength) {
   let u0;
   let u1;
   let u2;
-  if (Math.abs(d0) < 0.9) {
+  const e0 = eye ? eye[0] - b[0] : 0;
+  const e1 = eye ? eye[1] - b[1] : 0;
+  const e2 = eye ? eye[2] - b[2] : 0;
+  if (eye && Math.abs(d1 * e2 - d2 * e1) + Math.abs(d2 * e0 - d0 * e2) + Math.abs(d0 * e1 - d1 * e0) > 1e-12) {
+    // u = d x (eye - b): across the arrow and across the line of sight
+    u0 = d1 * e2 - d2 * e1;
+    u1 = d2 * e0 - d0 * e2;
+    u2 = d0 * e1 - d1 * e0;
+  } else if (Math.abs(d0) < 0.9) {
     // u = x x d, normalised
     u0 = 0;
     u1 = -d2;
@@ -302,21 +328,12 @@ export class RunView {
     this.touchMesh = pointCloud(nc, COLOURS.touching, 8);
     this.touchMesh.name = 'contact-points';
     this.arrows = {};
-    this.lineArrows = nc > SOLID_ARROWS_MAX;
+    this.flatArrows = nc > SOLID_ARROWS_MAX;
     for (const [name, count] of [['normal', nc], ['friction', nc], ['total', ns]]) {
-      if (this.lineArrows) {
-        // six vertices an arrow: the shaft and the two strokes of its head
-        const geo = new THREE.BufferGeometry();
-        geo.setAttribute('position', new THREE.BufferAttribute(new Float32Array(Math.max(count, 1) * 18), 3).setUsage(THREE.DynamicDrawUsage));
-        const lines = new THREE.LineSegments(geo, new THREE.LineBasicMaterial({ color: COLOURS[name] }));
-        lines.frustumCulled = false;
-        lines.name = `arrows:${name}`;
-        this.arrows[name] = { lines, count: 0 };
-        this.group.add(lines);
-        continue;
-      }
-      const shaft = instanced(GEOMETRY.shaft, arrowMat(COLOURS[name]), count);
-      const head = instanced(GEOMETRY.head, arrowMat(COLOURS[name]), count);
+      const flat = this.flatArrows;
+      const mat = flat ? new THREE.MeshBasicMaterial({ color: COLOURS[name], side: THREE.DoubleSide }) : arrowMat(COLOURS[name]);
+      const shaft = instanced(flat ? GEOMETRY.flatShaft : GEOMETRY.shaft, mat, count);
+      const head = instanced(flat ? GEOMETRY.flatHead : GEOMETRY.head, mat, count);
       shaft.name = `arrows:${name}`;
       head.name = `arrows:${name}:head`;
       this.arrows[name] = { shaft, head, count: 0 };
@@ -545,10 +562,14 @@ export class RunView {
   // force arrows, reported contact points and centres of pressure
   updateForces(r, opts, P, Q) {
     const run = this.run;
+    // the camera in this run's frame (the group is only translated)
+    const g = this.group.position;
+    this.eye = opts.eye ? [opts.eye[0] - g.x, opts.eye[1] - g.y, opts.eye[2] - g.z] : null;
     const contacts = run.contacts;
     const nc = contacts.length;
     const ns = run.sets.length;
     const show = run.forces && opts.forces;
+    const showTotals = run.forces && opts.totals;
     const arrows = this.arrows;
     for (const a of Object.values(arrows)) {
       a.count = 0;
@@ -607,30 +628,28 @@ export class RunView {
       }
       // contact sets: the total force at the centre of pressure
       const cm = this.copMesh.geometry.attributes.position.array;
-      for (let s = 0; s < ns && show && opts.totals; s++) {
+      for (let s = 0; s < ns && showTotals; s++) {
         lerpInto(f, run.sf, ns, 3, r, s);
         lerpInto(p, run.cop, ns, 3, r, s);
         if (!isFinite(p[0]) || !isFinite(p[1]) || !isFinite(p[2])) {
           continue;
         }
-        cm[3 * ncop] = p[0];
-        cm[3 * ncop + 1] = p[1];
-        cm[3 * ncop + 2] = p[2];
-        ncop++;
+        // (a large scene marks the centre of pressure by the arrow's base alone)
+        if (!this.flatArrows) {
+          cm[3 * ncop] = p[0];
+          cm[3 * ncop + 1] = p[1];
+          cm[3 * ncop + 2] = p[2];
+          ncop++;
+        }
         this.arrow(arrows.total, p, f, scale, 1.6 * radius, minLength);
       }
     }
     // only what was written this frame is drawn
     for (const a of Object.values(arrows)) {
-      for (const obj of a.lines ? [a.lines] : [a.shaft, a.head]) {
+      for (const obj of [a.shaft, a.head]) {
         obj.visible = a.count > 0;
-        if (a.lines) {
-          obj.geometry.setDrawRange(0, 6 * a.count);
-          obj.geometry.attributes.position.needsUpdate = true;
-        } else {
-          obj.count = a.count;
-          obj.instanceMatrix.needsUpdate = true;
-        }
+        obj.count = a.count;
+        obj.instanceMatrix.needsUpdate = true;
       }
     }
     this.touchMesh.geometry.setDrawRange(0, ntouch);
@@ -643,38 +662,11 @@ export class RunView {
     this.live.normalForce = run.forces ? normalTotal : NaN;
   }
 
-  // one arrow of force f at base b into a (solid: instances; lines: six vertices)
+  // one arrow of force f at base b into a, if it is long enough to draw
   arrow(a, b, f, scale, radius, minLength) {
-    if (!a.lines) {
-      if (arrowMatrices(a.shaft.instanceMatrix.array, a.head.instanceMatrix.array, 16 * a.count, b, f, scale, radius, minLength)) {
-        a.count++;
-      }
-      return;
+    if (arrowMatrices(a.shaft.instanceMatrix.array, a.head.instanceMatrix.array, 16 * a.count, b, f, scale, radius, minLength, this.flatArrows ? this.eye : null)) {
+      a.count++;
     }
-    const n = Math.hypot(f[0], f[1], f[2]);
-    const len = n * scale;
-    if (!(len > minLength)) {
-      return;
-    }
-    const d = [f[0] / n, f[1] / n, f[2] / n];
-    // a direction across the arrow for the head's strokes
-    const u = Math.abs(d[0]) < 0.9 ? [0, -d[2], d[1]] : [d[2], 0, -d[0]];
-    const un = Math.hypot(u[0], u[1], u[2]);
-    const h = Math.min(len / 3, 6 * radius);
-    const v = a.lines.geometry.attributes.position.array;
-    const o = 18 * a.count;
-    for (let j = 0; j < 3; j++) {
-      const tip = b[j] + d[j] * len;
-      const back = tip - d[j] * h;
-      const side = (0.5 * h * u[j]) / un;
-      v[o + j] = b[j];
-      v[o + 3 + j] = tip;
-      v[o + 6 + j] = tip;
-      v[o + 9 + j] = back + side;
-      v[o + 12 + j] = tip;
-      v[o + 15 + j] = back - side;
-    }
-    a.count++;
   }
 
   // bushing lines between the two attachment points
