@@ -6,6 +6,7 @@
 #ifndef CONTACTSIM_CONTACTSIM_H
 #define CONTACTSIM_CONTACTSIM_H
 
+#include <signal.h>
 #include <stdio.h>
 
 #include "contactsim/math.h"
@@ -131,10 +132,25 @@ CS_API csModel* cs_loadScene(const char* path, const csLoadOptions* opt, csError
 // Load from text in memory; filename is used in messages only. Nullable opt.
 CS_API csModel* cs_loadSceneString(const char* text, const char* filename,
                                    const csLoadOptions* opt, csError* err);
-// Names of the contact models the scene gives parameter blocks for (filled by the loader), and
-// the default one. Both empty when the scene has no "contacts".
+// Names of the contact models the scene gives parameter blocks for (in file order, at most
+// maxnames of them), and the default one (contact_models.default, else the only block, else "").
+// Both empty when the scene has no "contacts". Returns the number of blocks, or -1 with err
+// filled (the blocks are checked as the loader checks them). A loaded model carries the same in
+// csModel.contact_model_names and contact_model_default.
 CS_API int cs_sceneContactModels(const char* path, char names[][CS_MAX_NAME], int maxnames,
                                  char* defaultname, csError* err);
+// The same from scene text in memory, with opt's overrides applied first (opt nullable);
+// filename is used in messages only.
+CS_API int cs_sceneContactModelsString(const char* text, const char* filename,
+                                       const csLoadOptions* opt, char names[][CS_MAX_NAME],
+                                       int maxnames, char* defaultname, csError* err);
+// Read a whole scene file once, so that it can be loaded several times (once per contact model)
+// from memory: path "-" is standard input; pipes work. The text is zero-terminated and at most
+// 64 MiB; a NUL byte inside it is an input error (with its line and column). *length (nullable)
+// receives its length. Returns NULL with err filled (code, file, message). Free the text with
+// cs_freeSceneText.
+CS_API char* cs_readSceneText(const char* path, size_t* length, csError* err);
+CS_API void cs_freeSceneText(char* text);
 
 
 // ---------------------------------------------------------------------------------------------
@@ -200,11 +216,15 @@ typedef struct csReporter {
   void (*step)(void* ctx, const csModel* m, csData* d);
   void (*progress)(void* ctx, double t, double duration); // nullable; called after steps
   void* ctx;
+  // Nullable. Polled before every step: once it is nonzero the run ends with CS_STOPPED after
+  // the reports due so far (a signal handler may set it; the library installs none).
+  const volatile sig_atomic_t* stop;
 } csReporter;
 
 // Integrate from the data's current state for opt->duration seconds, reporting at t0, every
 // report interval and at the end. Returns CS_OK, CS_ERR_SOLVER (with err->time and CVODE's
-// message) or CS_ERR_INPUT for unusable options. Statistics land in d->stat. Nullable rep.
+// message), CS_STOPPED when rep->stop was set, or CS_ERR_INPUT for unusable options.
+// Statistics land in d->stat. Nullable rep.
 CS_API int cs_simulate(const csModel* m, csData* d, const csSimOptions* opt,
                        const csReporter* rep, csError* err);
 
@@ -223,9 +243,20 @@ CS_API int cs_csvHeader(FILE* f, const csModel* m, const csCsvOptions* opt);
 CS_API void cs_centreOfPressure(const csModel* m, csData* d, int group, csVec3* force, csVec3* cop);
 // Write one row for the realized data (requires the dynamics stage). Returns 0 or -1.
 CS_API int cs_csvRow(FILE* f, const csModel* m, csData* d, const csCsvOptions* opt);
+// The header row and one row as text, ending in a newline, into buf (size bytes, zero-terminated
+// when size > 0). Return the length of the whole text without the zero, as snprintf does: when
+// it is size or more, the text was cut and needs a buffer of that length + 1. The row realizes
+// d to the dynamics stage. Nullable: buf when size is 0.
+CS_API size_t cs_csvFormatHeader(char* buf, size_t size, const csModel* m,
+                                 const csCsvOptions* opt);
+CS_API size_t cs_csvFormatRow(char* buf, size_t size, const csModel* m, csData* d,
+                              const csCsvOptions* opt);
 
 #ifdef __cplusplus
 }
 #endif
+
+// the simulation API through opaque handles (it builds on the declarations above)
+#include "contactsim/simulation.h"
 
 #endif  // CONTACTSIM_CONTACTSIM_H

@@ -98,7 +98,7 @@ static int writeCsv(FILE* f, const csCliRun* runs, int nrun) {
     const csStats* s = &r->d->stat;
     double simulated = cs_cliSimulatedTime(r);
     csvString(f, r->model);
-    fprintf(f, ",%s", r->status == CS_OK ? "ok" : "failed");
+    fprintf(f, ",%s", cs_cliStatusName(r));
     csvNumber(f, r->cpu_seconds);
     csvNumber(f, simulated > 0 ? r->cpu_seconds / simulated : NAN);
     csvNumber(f, simulated);
@@ -154,8 +154,11 @@ static int writeCsv(FILE* f, const csCliRun* runs, int nrun) {
 }
 
 
-// the text table: one row per model, columns sized to their widest cell
-enum { TABLE_MAXCOLS = 24, TABLE_CELL = 64, TABLE_MAXBODIES = 3 };
+// The text table: one row per model, columns sized to their widest cell, made to fit a terminal
+// of TABLE_WIDTH columns. It holds the figures a choice between models turns on, in compact
+// formats (three significant digits, short exponents); every other number (solver counters,
+// final poses, per-set peaks) and full precision are in the CSV and the JSON.
+enum { TABLE_MAXCOLS = 12, TABLE_CELL = 64, TABLE_WIDTH = 100, TABLE_MIN_MODEL = 12 };
 
 // cells are fixed-size strings: the table is small (a row per model), and a cell longer than
 // TABLE_CELL is cut rather than allowed to widen the layout
@@ -188,6 +191,62 @@ __attribute__((format(printf, 4, 5))) static void tableCell(Table* t, int row, i
 }
 
 
+// a number in three significant digits with a short exponent ("1.2e-5", not "1.2e-05"; "2e3",
+// not "2e+03"), "-" when it is not finite: at most 8 characters
+static void tableNumber(Table* t, int row, int col, double x) {
+  char buf[32];
+  if (!isfinite(x)) {
+    tableCell(t, row, col, "-");
+    return;
+  }
+  // below 0.01 the exponent form is the shorter one ("4.28e-4", not "0.000428")
+  int small = x != 0 && fabs(x) < 1e-2;
+  snprintf(buf, sizeof(buf), small ? "%.2e" : "%.3g", x);
+  char* e = strchr(buf, 'e');
+  if (e) {
+    // drop the exponent's plus sign and leading zeros
+    char* digits = e + 1 + (e[1] == '-' || e[1] == '+');
+    char* first = digits;
+    while (*first == '0' && first[1]) {
+      first++;
+    }
+    memmove(digits, first, strlen(first) + 1);
+    if (e[1] == '+') {
+      memmove(e + 1, e + 2, strlen(e + 2) + 1);
+    }
+  }
+  tableCell(t, row, col, "%s", buf);
+}
+
+
+// a name cut to width columns (counting UTF-8 characters), marked with "~" when cut
+static void cutName(char* cell, int width) {
+  const unsigned char* p = (const unsigned char*)cell;
+  int chars = 0;
+  size_t at = 0;
+  for (size_t i = 0; p[i]; chars++) {
+    if (chars == width - 1) {
+      at = i;
+    }
+    int n = cs_cliUtf8Length(p + i);
+    i += n > 0 ? (size_t)n : 1;
+  }
+  if (chars > width) {
+    snprintf(cell + at, TABLE_CELL - at, "~");
+  }
+}
+
+
+// display width of a cell: UTF-8 characters, not bytes (the cells are made safe first)
+static int cellWidth(const char* s) {
+  int w = 0;
+  for (const unsigned char* p = (const unsigned char*)s; *p; p++) {
+    w += (*p & 0xc0) != 0x80;
+  }
+  return w;
+}
+
+
 // the comparison for people, on standard output: a title line, the aligned table, then the
 // failures and the diagnostics as text below it
 static int writeTable(FILE* f, const char* scene, const char* path, const csCliRun* runs,
@@ -200,124 +259,98 @@ static int writeTable(FILE* f, const char* scene, const char* path, const csCliR
   if (!t.cell) {
     return -1;
   }
-  const csModel* m0 = runs[0].m;
-  // fixed columns: the cost first, then the contact statistics
+  // the model, what it cost, what it did at the contacts, how well energy balanced, and whether
+  // it finished (docs/cli.md, "The table")
   tableColumn(&t, "model", 0);
-  tableColumn(&t, "status", 0);
   tableColumn(&t, "cpu_s", 1);
-  tableColumn(&t, "cpu/sim_s", 1);
   tableColumn(&t, "steps", 1);
-  tableColumn(&t, "rhs", 1);
-  tableColumn(&t, "rhs_jac", 1);
-  tableColumn(&t, "rhs_total", 1);
-  tableColumn(&t, "err_fails", 1);
-  tableColumn(&t, "linsol", 0);
-  tableColumn(&t, "max_pen_m", 1);
-  tableColumn(&t, "peak_fn_N", 1);
-  tableColumn(&t, "sliding_m", 1);
-  tableColumn(&t, "stuck_drift_m", 1);
-  tableColumn(&t, "energy_err", 1);
+  tableColumn(&t, "pen_m", 1);
+  tableColumn(&t, "peak_N", 1);
+  tableColumn(&t, "slip_m", 1);
+  tableColumn(&t, "drift_m", 1);
+  tableColumn(&t, "E_err", 1);
   int checked = runs[0].convergence.factor > 0;
   if (checked) {
-    tableColumn(&t, "tighter_diff_m", 1);
-    tableColumn(&t, "perturbed_diff_m", 1);
+    tableColumn(&t, "tight_m", 1);
   }
-  // the final poses of the first few free bodies (all of them are in the CSV and the JSON)
-  int nfree = 0, shown = 0;
-  for (int b = 1; b < m0->nbody; b++) {
-    nfree += isFree(m0, b);
-    if (isFree(m0, b) && shown++ < TABLE_MAXBODIES) {
-      char h[TABLE_CELL];
-      snprintf(h, sizeof(h), "%.40s position", m0->body[b].name);
-      tableColumn(&t, h, 0);
-      snprintf(h, sizeof(h), "%.40s quaternion", m0->body[b].name);
-      tableColumn(&t, h, 0);
-    }
-  }
-  // the cells; %.3g and %.4g keep the table narrow (the CSV and the JSON have full precision)
+  tableColumn(&t, "status", 0);
   for (int i = 0; i < nrun; i++) {
     const csCliRun* r = &runs[i];
-    const csStats* s = &r->d->stat;
-    double simulated = cs_cliSimulatedTime(r);
     int c = 0;
-    tableCell(&t, i, c++, "%s", r->model);
-    tableCell(&t, i, c++, "%s", r->status == CS_OK ? "ok" : "FAILED");
-    tableCell(&t, i, c++, "%.3g", r->cpu_seconds);
-    tableCell(&t, i, c++, "%.3g", simulated > 0 ? r->cpu_seconds / simulated : NAN);
-    tableCell(&t, i, c++, "%ld", s->nsteps);
-    tableCell(&t, i, c++, "%ld", s->nrhs);
-    tableCell(&t, i, c++, "%ld", s->nrhs_jac);
-    tableCell(&t, i, c++, "%ld", s->nrhs + s->nrhs_jac);
-    tableCell(&t, i, c++, "%ld", s->netf);
-    tableCell(&t, i, c++, "%s", cs_cliLinearSolverName(r));
-    tableCell(&t, i, c++, "%.4g", r->metrics.max_penetration);
-    tableCell(&t, i, c++, "%.4g", r->metrics.peak_normal_force);
-    tableCell(&t, i, c++, "%.4g", r->metrics.sliding_distance);
-    tableCell(&t, i, c++, "%.4g", r->metrics.stuck_drift);
-    tableCell(&t, i, c++, "%.3g", r->metrics.energy_error);
+    tableCell(&t, i, c++, "%s", cs_cliSafe(r->model));
+    tableNumber(&t, i, c++, r->cpu_seconds);
+    tableCell(&t, i, c++, "%ld", r->d->stat.nsteps);
+    tableNumber(&t, i, c++, r->metrics.max_penetration);
+    tableNumber(&t, i, c++, r->metrics.peak_normal_force);
+    tableNumber(&t, i, c++, r->metrics.sliding_distance);
+    tableNumber(&t, i, c++, r->metrics.stuck_drift);
+    tableNumber(&t, i, c++, r->metrics.energy_error);
     if (checked) {
-      const csCliConvergence* cv = &r->convergence;
-      tableCell(&t, i, c++, cv->done ? "%.3g" : "-", cv->tighter_max);
-      tableCell(&t, i, c++, cv->done ? "%.3g" : "-", cv->perturbed_max);
+      tableNumber(&t, i, c++, r->convergence.done ? r->convergence.tighter_max : NAN);
     }
-    for (int b = 1, k = 0; b < r->m->nbody; b++) {
-      if (isFree(r->m, b) && k++ < TABLE_MAXBODIES) {
-        const csTransform* X = &r->d->body_pose[b];
-        csQuat q = csu_matToQuat(&X->R);
-        tableCell(&t, i, c++, "%.4g %.4g %.4g", X->p.x, X->p.y, X->p.z);
-        tableCell(&t, i, c++, "%.4g %.4g %.4g %.4g", q.w, q.x, q.y, q.z);
-      }
-    }
+    tableCell(&t, i, c++, "%s", r->status == CS_OK        ? "ok"
+                                : r->status == CS_STOPPED ? "STOPPED"
+                                                          : "FAILED");
   }
-  // widths, then the header and the rows
-  int width[TABLE_MAXCOLS];
+  // widths; when the row is wider than the terminal, the model names give way (down to
+  // TABLE_MIN_MODEL characters)
+  int width[TABLE_MAXCOLS], total = 0;
   for (int c = 0; c < t.ncol; c++) {
-    width[c] = (int)strlen(t.head[c]);
+    width[c] = cellWidth(t.head[c]);
     for (int i = 0; i < nrun; i++) {
-      int w = (int)strlen(t.cell[i][c]);
+      int w = cellWidth(t.cell[i][c]);
       width[c] = w > width[c] ? w : width[c];
+    }
+    total += width[c] + (c ? 2 : 0);
+  }
+  if (total > TABLE_WIDTH && width[0] > TABLE_MIN_MODEL) {
+    int w = width[0] - (total - TABLE_WIDTH);
+    width[0] = w > TABLE_MIN_MODEL ? w : TABLE_MIN_MODEL;
+    for (int i = 0; i < nrun; i++) {
+      cutName(t.cell[i][0], width[0]);
     }
   }
   // the title gives the scene and the simulated duration, the same for every run
   double duration = runs[0].opt.duration;
-  fprintf(f, "scene %s (%s): %d model%s, %.6g s each\n\n", scene, path, nrun,
-          nrun == 1 ? "" : "s", duration);
-  // text aligned left, numbers right (a negative width is printf's '-' flag)
-  for (int c = 0; c < t.ncol; c++) {
-    fprintf(f, "%s%*s", c ? "  " : "", t.right[c] ? width[c] : -width[c], t.head[c]);
-  }
-  fputc('\n', f);
-  for (int i = 0; i < nrun; i++) {
+  fprintf(f, "scene %s (%s): %d model%s, %.6g s each\n\n", cs_cliSafe(scene), cs_cliSafe(path),
+          nrun, nrun == 1 ? "" : "s", duration);
+  // text aligned left, numbers right, padded by display width (names may be UTF-8)
+  for (int i = -1; i < nrun; i++) {
     for (int c = 0; c < t.ncol; c++) {
-      fprintf(f, "%s%*s", c ? "  " : "", t.right[c] ? width[c] : -width[c], t.cell[i][c]);
+      const char* text = i < 0 ? t.head[c] : t.cell[i][c];
+      int pad = width[c] - cellWidth(text);
+      pad = pad > 0 ? pad : 0;
+      // the last column is left-aligned text: no trailing spaces
+      int last = c + 1 == t.ncol;
+      fprintf(f, "%s%*s%s%*s", c ? "  " : "", t.right[c] ? pad : 0, "", text,
+              t.right[c] || last ? 0 : pad, "");
     }
     fputc('\n', f);
   }
   // the cells are done with; what follows is plain text
   free(t.cell);
-  // say where the poses that did not fit can be found
-  if (nfree > TABLE_MAXBODIES) {
-    fprintf(f, "(final poses of the other %d free bodies: --format csv or json)\n",
-            nfree - TABLE_MAXBODIES);
-  }
   // failures and diagnostics below the table
   int header = 0;
   for (int i = 0; i < nrun; i++) {
     if (runs[i].status != CS_OK) {
       char msg[CS_MAX_ERROR + 2 * CS_MAX_PATH + 32];
       cs_cliFormatError(&runs[i].err, msg, sizeof(msg));
-      fprintf(f, "%s  %s: failed at t = %.6g s: %s\n", header++ ? "" : "\nfailures:\n",
-              runs[i].model, cs_cliSimulatedTime(&runs[i]), msg);
+      fprintf(f, "%s  %s: %s at t = %.6g s: %s\n",
+              header++ ? "" : "\nfailures:\n", cs_cliSafe(runs[i].model),
+              runs[i].status == CS_STOPPED ? "interrupted" : "failed",
+              cs_cliSimulatedTime(&runs[i]), cs_cliSafe(msg));
     }
   }
   // then every diagnostic, prefixed with its model
   header = 0;
   for (int i = 0; i < nrun; i++) {
     for (int k = 0; k < runs[i].metrics.nnotes; k++) {
-      fprintf(f, "%s  %s: %s\n", header++ ? "" : "\nnotes:\n", runs[i].model,
-              runs[i].metrics.notes[k]);
+      fprintf(f, "%s  %s: %s\n", header++ ? "" : "\nnotes:\n", cs_cliSafe(runs[i].model),
+              cs_cliSafe(runs[i].metrics.notes[k]));
     }
   }
+  // where the rest is
+  fprintf(f, "\n(solver counters, final poses and full precision: --format csv or json)\n");
   return ferror(f) ? -1 : 0;
 }
 
@@ -558,16 +591,21 @@ static int splitModels(const char* text, char names[][CS_MAX_NAME], int max) {
 }
 
 
-// write text to DIR/NAME with writer; returns 0 or -1 (message printed)
-// (format picks the writer, FORMAT_JSON or FORMAT_CSV; the table is for standard output only)
-static int writeFileIn(const char* dir, const char* name, const char* scene, const char* path,
-                       const csCliRun* runs, int nrun, Format format) {
-  char file[CS_MAX_PATH * 4 + CS_MAX_NAME];
-  // DIR/NAME; the buffer holds any directory the command accepted plus a file name
-  snprintf(file, sizeof(file), "%s/%s", dir, name);
-  FILE* f = fopen(file, "w");
+// DIR/NAME into file (size bytes); the buffers hold any directory the command accepted plus a
+// file name
+static void pathIn(char* file, size_t size, const char* dir, const char* name) {
+  snprintf(file, size, "%s/%s", dir, name);
+}
+
+
+// write the table as CSV or JSON (format) to the temporary file tmp; 0 or -1 (message printed,
+// tmp removed)
+static int writeTemporary(const char* tmp, const char* file, const char* scene, const char* path,
+                          const csCliRun* runs, int nrun, Format format) {
+  FILE* f = fopen(tmp, "w");
   if (!f) {
-    fprintf(stderr, "contactsim: error: cannot write %s: %s\n", file, strerror(errno));
+    fprintf(stderr, "contactsim: error: cannot write %s: %s\n", cs_cliSafe(tmp),
+            strerror(errno));
     return -1;
   }
   // the writers leave the stream's error flag set on any failure, checked with the close
@@ -575,7 +613,8 @@ static int writeFileIn(const char* dir, const char* name, const char* scene, con
                                 : writeCsv(f, runs, nrun);
   // a failed close may lose buffered data, so it counts as a failed write
   if (fclose(f) != 0 || r != 0) {
-    fprintf(stderr, "contactsim: error: could not write %s\n", file);
+    fprintf(stderr, "contactsim: error: could not write %s\n", cs_cliSafe(file));
+    unlink(tmp);
     return -1;
   }
   return 0;
@@ -601,6 +640,44 @@ static int writeReplay(const char* outDir, const char* tpl, const csCliRun* runs
 }
 
 
+// DIR/compare.csv and DIR/compare.json, each written to a temporary name beside it and renamed
+// over it only once both are complete: an interrupted or failing write never leaves half a table,
+// nor a new table beside an old one. Returns 0 or -1 (message printed).
+static int writeTables(const char* dir, const char* scene, const char* path,
+                       const csCliRun* runs, int nrun) {
+  static const char* const names[2] = {"compare.csv", "compare.json"};
+  static const Format formats[2] = {FORMAT_CSV, FORMAT_JSON};
+  char file[2][CS_MAX_PATH * 4 + CS_MAX_NAME], tmp[2][CS_MAX_PATH * 4 + CS_MAX_NAME + 32];
+  int ok = 1;
+  for (int k = 0; k < 2; k++) {
+    pathIn(file[k], sizeof(file[k]), dir, names[k]);
+    // a hidden name in the same directory, so that the rename stays within one file system
+    char hidden[CS_MAX_NAME];
+    snprintf(hidden, sizeof(hidden), ".%s.%ld.tmp", names[k], (long)getpid());
+    pathIn(tmp[k], sizeof(tmp[k]), dir, hidden);
+    cs_cliTemporaryFile(k, tmp[k]);
+  }
+  for (int k = 0; k < 2 && ok; k++) {
+    ok = writeTemporary(tmp[k], file[k], scene, path, runs, nrun, formats[k]) == 0;
+  }
+  for (int k = 0; k < 2 && ok; k++) {
+    if (rename(tmp[k], file[k]) != 0) {
+      fprintf(stderr, "contactsim: error: cannot write %s: %s\n", cs_cliSafe(file[k]),
+              strerror(errno));
+      ok = 0;
+    }
+  }
+  // whatever is left of the temporaries goes
+  for (int k = 0; k < 2; k++) {
+    if (!ok) {
+      unlink(tmp[k]);
+    }
+    cs_cliTemporaryFile(k, NULL);
+  }
+  return ok ? 0 : -1;
+}
+
+
 // `contactsim compare`: run the scene once per contact model and tabulate the results.
 // Returns the exit status: 2 bad input, 1 a failed run or output, 0 otherwise.
 int cs_cliCompare(int argc, char** argv) {
@@ -611,7 +688,9 @@ int cs_cliCompare(int argc, char** argv) {
       {"duration", required_argument, NULL, 'd'},
       {"rtol", required_argument, NULL, 'r'},
       {"atol", required_argument, NULL, 'a'},
+      {"set", required_argument, NULL, 'S'},
       {"convergence", no_argument, NULL, 'C'},
+      {"max-steps", required_argument, NULL, 'N'},
       {"quiet", no_argument, NULL, 'q'},
       {"replay", no_argument, NULL, 'R'},
       {"help", no_argument, NULL, 'h'},
@@ -623,11 +702,16 @@ int cs_cliCompare(int argc, char** argv) {
   const char* outDir = NULL;
   Format format = FORMAT_TABLE;
   double duration = -1, rtol = -1, atol = -1;
+  long max_steps = -1;
   int quiet = 0;
+  // --set KEY=VALUE; freed once every model is loaded, and on the returns before
+  csCliSets sets = {0};
   int c;
-  // getopt keeps global state: reset it, since a process may parse more than one command
+  // getopt keeps global state: reset it, since a process may parse more than one command; its
+  // messages are ours (cs_cliOptionError)
   optind = 1;
-  while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
+  opterr = 0;
+  while ((c = getopt_long(argc, argv, ":qh", longopts, NULL)) != -1) {
     int bad = 0;
     switch (c) {
       case 'M': modelsArg = optarg; break;
@@ -647,15 +731,19 @@ int cs_cliCompare(int argc, char** argv) {
         bad = choice < 0;
         break;
       }
-      case 'h': cs_cliUsage(stdout); return CS_EXIT_OK;
-      default: bad = 1; break;
+      case 'S': bad = cs_cliAddSet(&sets, optarg); break;
+      case 'N': bad = cs_cliParseCount(optarg, "max-steps", &max_steps); break;
+      case 'h': cs_cliCommandUsage(stdout, "compare"); cs_cliFreeSets(&sets); return CS_EXIT_OK;
+      default: cs_cliFreeSets(&sets); return cs_cliOptionError(c, argv, "compare");
     }
     if (bad) {
+      cs_cliFreeSets(&sets);
       return CS_EXIT_USAGE;
     }
   }
   const char* path = cs_cliSceneArgument(argc, argv, "compare");
   if (!path) {
+    cs_cliFreeSets(&sets);
     return CS_EXIT_USAGE;
   }
   // --replay reads the models' CSVs from the output directory, and needs the page template
@@ -664,26 +752,36 @@ int cs_cliCompare(int argc, char** argv) {
   if (replay && !outDir) {
     fprintf(stderr, "contactsim: error: compare --replay needs --out-dir (the page is made from "
             "the models' CSVs there)\n");
+    cs_cliFreeSets(&sets);
     return CS_EXIT_USAGE;
   }
   if (replay && cs_replayFindTemplate(replayTemplate, sizeof(replayTemplate), &replayErr) != 0) {
     cs_cliPrintError(&replayErr);
+    cs_cliFreeSets(&sets);
     return CS_EXIT_USAGE;
   }
 
   // 1. the models the scene has blocks for, and the ones asked for
   // a scene without contact_models blocks still compares: it runs once, as "scene"
+  // the scene is read once (it may be a pipe) and every model is loaded from its text
+  char* text = cs_cliReadScene(path);
+  if (!text) {
+    cs_cliFreeSets(&sets);
+    return CS_EXIT_USAGE;
+  }
   char available[MAX_MODELS][CS_MAX_NAME];
   char defaultName[CS_MAX_NAME];
   csError err;
   memset(&err, 0, sizeof(err));
-  int navailable = cs_sceneContactModels(path, available, MAX_MODELS, defaultName, &err);
-  // a scene that cannot be read, or whose blocks are bad, is bad input; the error names the path
+  csLoadOptions lo = {.overrides = sets.item, .noverrides = sets.n};
+  int navailable =
+      cs_sceneContactModelsString(text, strcmp(path, "-") == 0 ? "<stdin>" : path, &lo,
+                                  available, MAX_MODELS, defaultName, &err);
+  // a scene whose blocks are bad is bad input; the error names the path
   if (navailable < 0) {
-    if (!err.file[0]) {
-      snprintf(err.file, sizeof(err.file), "%s", path);
-    }
     cs_cliPrintError(&err);
+    cs_freeSceneText(text);
+    cs_cliFreeSets(&sets);
     return CS_EXIT_USAGE;
   }
   // without blocks the only run loads the scene as it is, choosing no model
@@ -699,6 +797,8 @@ int cs_cliCompare(int argc, char** argv) {
   if (modelsArg) {
     nrun = splitModels(modelsArg, names, MAX_MODELS);
     if (nrun < 0) {
+      cs_freeSceneText(text);
+      cs_cliFreeSets(&sets);
       return CS_EXIT_USAGE;
     }
     // every requested name must have a block; the message lists the blocks there are
@@ -718,6 +818,8 @@ int cs_cliCompare(int argc, char** argv) {
                 hasBlocks ? "the scene has no parameter block for contact model"
                           : "the scene gives no contact models, so there is no model",
                 names[i], hasBlocks ? "models" : "its only run is", list);
+        cs_freeSceneText(text);
+        cs_cliFreeSets(&sets);
         return CS_EXIT_USAGE;
       }
     }
@@ -731,6 +833,8 @@ int cs_cliCompare(int argc, char** argv) {
   csCliRun* runs = calloc((size_t)nrun, sizeof(csCliRun));
   if (!runs) {
     fprintf(stderr, "contactsim: error: out of memory\n");
+    cs_freeSceneText(text);
+    cs_cliFreeSets(&sets);
     return CS_EXIT_FAILURE;
   }
   // loading stops at the first model that does not load, which is bad input (exit 2)
@@ -739,7 +843,7 @@ int cs_cliCompare(int argc, char** argv) {
     csCliRun* r = &runs[i];
     // the label of the run, cut to the size of its name field
     snprintf(r->model, sizeof(r->model), "%.63s", names[i]);
-    r->m = cs_cliLoad(path, hasBlocks ? names[i] : NULL);
+    r->m = cs_cliLoad(text, path, hasBlocks ? names[i] : NULL, &sets);
     if (!r->m) {
       exitCode = CS_EXIT_USAGE;
       break;
@@ -748,6 +852,12 @@ int cs_cliCompare(int argc, char** argv) {
     if (duration > 0) r->opt.duration = duration;
     if (rtol > 0) r->opt.rtol = rtol;
     if (atol > 0) r->opt.atol = atol;
+    if (max_steps > 0) r->opt.max_steps = max_steps;
+    // more report rows than the limit are refused before anything runs
+    if (cs_cliCheckRows(&r->opt, path, r->model) != 0) {
+      exitCode = CS_EXIT_USAGE;
+      break;
+    }
     // the convergence check compares this run's trajectory with its reruns'
     if (convergence) {
       r->convergence.factor = CONVERGENCE_FACTOR;
@@ -760,14 +870,36 @@ int cs_cliCompare(int argc, char** argv) {
       }
     }
   }
+  cs_freeSceneText(text);
+  cs_cliFreeSets(&sets);
   // nothing runs unless every model loaded and got what it needs
   int ready = exitCode == CS_EXIT_OK;
   // the output directory is made before any run, so that an unwritable path fails at once
   if (exitCode == CS_EXIT_OK && outDir && makeDirectory(outDir) != 0) {
-    fprintf(stderr, "contactsim: error: cannot create directory %s: %s\n", outDir,
+    fprintf(stderr, "contactsim: error: cannot create directory %s: %s\n", cs_cliSafe(outDir),
             strerror(errno));
     exitCode = CS_EXIT_USAGE;
   }
+  // and none of the files it will hold may be the scene (a scene named compare.json there)
+  for (int i = 0; exitCode == CS_EXIT_OK && outDir && i < nrun + 2; i++) {
+    char file[CS_MAX_PATH * 4 + CS_MAX_NAME + 8];
+    char name[CS_MAX_NAME + 8];
+    if (i < nrun) {
+      snprintf(name, sizeof(name), "%s.csv", runs[i].model);
+    } else {
+      snprintf(name, sizeof(name), "%s", i == nrun ? "compare.csv" : "compare.json");
+    }
+    pathIn(file, sizeof(file), outDir, name);
+    if (cs_cliSameFile(file, path)) {
+      fprintf(stderr, "contactsim: error: %s is the scene file; refusing to write over it\n",
+              cs_cliSafe(file));
+      exitCode = CS_EXIT_USAGE;
+    }
+  }
+  ready = exitCode == CS_EXIT_OK;
+  // from here on SIGINT, SIGTERM and SIGHUP stop the model running and skip the others
+  cs_cliCatchSignals();
+  int ndone = 0;
 
   // 3. run them one after the other, each with its own CSV in the output directory
   for (int i = 0; ready && i < nrun && exitCode != CS_EXIT_USAGE; i++) {
@@ -779,14 +911,16 @@ int cs_cliCompare(int argc, char** argv) {
       snprintf(file, sizeof(file), "%s/%s.csv", outDir, r->model);
       csv = fopen(file, "w");
       if (!csv) {
-        fprintf(stderr, "contactsim: error: cannot write %s: %s\n", file, strerror(errno));
+        fprintf(stderr, "contactsim: error: cannot write %s: %s\n", cs_cliSafe(file),
+                strerror(errno));
         exitCode = CS_EXIT_USAGE;
         break;
       }
     }
     if (!quiet) {
       // progress on stderr: a line before and a line after each run
-      fprintf(stderr, "contactsim: compare: %s (%d of %d) ...\n", r->model, i + 1, nrun);
+      fprintf(stderr, "contactsim: compare: %s (%d of %d) ...\n", cs_cliSafe(r->model), i + 1,
+              nrun);
     }
     csCsvOptions csvopt = {.forces = 1};
     cs_cliSimulate(r, csv, &csvopt, !quiet && isatty(STDERR_FILENO));
@@ -801,44 +935,55 @@ int cs_cliCompare(int argc, char** argv) {
       exitCode = CS_EXIT_FAILURE;
       break;
     }
+    ndone = i + 1;
     // a failed run is kept: it shows as failed in the outputs and the other models still run
-    if (r->status != CS_OK) {
+    if (r->status != CS_OK && r->status != CS_STOPPED) {
       cs_cliPrintError(&r->err);
       exitCode = CS_EXIT_FAILURE;
     }
     if (!quiet) {
       fprintf(stderr, "contactsim: compare: %s: %s at t = %.6g s, %ld steps, %.3g s CPU\n",
-              r->model, r->status == CS_OK ? "finished" : "failed", r->d->t,
-              r->d->stat.nsteps, r->cpu_seconds);
+              cs_cliSafe(r->model),
+              r->status == CS_OK ? "finished" : r->status == CS_STOPPED ? "interrupted" : "failed",
+              r->d->t, r->d->stat.nsteps, r->cpu_seconds);
     }
     // a failed run has no trajectory to check
-    if (convergence && r->status == CS_OK) {
+    if (convergence && r->status == CS_OK && !cs_cliStopSignal) {
       if (!quiet) {
         fprintf(stderr, "contactsim: compare: %s: convergence check (two reruns) ...\n",
-                r->model);
+                cs_cliSafe(r->model));
       }
       checkConvergence(r);
+    }
+    // a stop signal ends the comparison: the models that ran are tabulated, the others skipped
+    if (cs_cliStopSignal) {
+      if (!quiet) {
+        fprintf(stderr, "contactsim: compare: interrupted by %s; %d of %d models ran\n",
+                cs_cliSignalName(cs_cliStopSignal), ndone, nrun);
+      }
+      break;
     }
   }
 
   // 4. the table on standard output, and the files
   // outputs only when every run got data; after a usage error there is nothing to show
-  int ran = ready && exitCode != CS_EXIT_USAGE && (nrun > 0 && runs[nrun - 1].d);
+  // (an interrupted comparison shows the models that ran, the interrupted one included)
+  int ran = ready && exitCode != CS_EXIT_USAGE && ndone > 0 && runs[ndone - 1].d &&
+            (ndone == nrun || cs_cliStopSignal);
   if (ran) {
     const char* scene = runs[0].m->name;
     // standard output gets the chosen format
-    int bad = format == FORMAT_JSON  ? cs_cliWriteJson(stdout, scene, path, runs, nrun)
-              : format == FORMAT_CSV ? writeCsv(stdout, runs, nrun)
-                                     : writeTable(stdout, scene, path, runs, nrun);
+    int bad = format == FORMAT_JSON  ? cs_cliWriteJson(stdout, scene, path, runs, ndone)
+              : format == FORMAT_CSV ? writeCsv(stdout, runs, ndone)
+                                     : writeTable(stdout, scene, path, runs, ndone);
     bad |= fflush(stdout) != 0;
     // the directory always gets both the CSV and the JSON, whatever went to standard output
     if (outDir) {
-      bad |= writeFileIn(outDir, "compare.csv", scene, path, runs, nrun, FORMAT_CSV) != 0;
-      bad |= writeFileIn(outDir, "compare.json", scene, path, runs, nrun, FORMAT_JSON) != 0;
+      bad |= writeTables(outDir, scene, path, runs, ndone) != 0;
     }
     // the replay page of every model, from their CSVs (a failed run shows as far as it got)
     if (replay) {
-      bad |= writeReplay(outDir, replayTemplate, runs, nrun) != 0;
+      bad |= writeReplay(outDir, replayTemplate, runs, ndone) != 0;
     }
     // a failed output fails the command, even when every run finished
     if (bad) {
@@ -850,5 +995,6 @@ int cs_cliCompare(int argc, char** argv) {
     cs_cliFreeRun(&runs[i]);
   }
   free(runs);
-  return exitCode;
+  // stopped by a signal: the status a shell reports for one, after everything that ran is out
+  return cs_cliStopSignal && exitCode != CS_EXIT_USAGE ? cs_cliStopStatus() : exitCode;
 }

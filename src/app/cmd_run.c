@@ -10,21 +10,6 @@
 #include "app/replay.h"
 
 
-// the model name of a run: the one asked for, else the scene's default, else "scene"
-static void runModelName(const char* path, const char* requested, char* name) {
-  char names[1][CS_MAX_NAME];
-  char defaultName[CS_MAX_NAME] = "";
-  if (requested) {
-    snprintf(name, CS_MAX_NAME, "%s", requested);
-    return;
-  }
-  // the error is ignored: the scene was loaded already, and the name is only a label
-  csError err;
-  int n = cs_sceneContactModels(path, names, 1, defaultName, &err);
-  snprintf(name, CS_MAX_NAME, "%s", n > 0 && defaultName[0] ? defaultName : "scene");
-}
-
-
 // `contactsim run`: parse the options, load the scene, simulate it to a CSV, then write the
 // optional JSON statistics and the summary. Returns the exit status.
 int cs_cliRun(int argc, char** argv) {
@@ -37,8 +22,11 @@ int cs_cliRun(int argc, char** argv) {
       {"report-interval", required_argument, NULL, 'p'},
       {"max-step", required_argument, NULL, 'm'},
       {"contact-model", required_argument, NULL, 'c'},
+      {"set", required_argument, NULL, 'S'},
       {"forces", no_argument, NULL, 'f'},
       {"stats", required_argument, NULL, 's'},
+      {"max-steps", required_argument, NULL, 'N'},
+      {"max-rows", required_argument, NULL, 'W'},
       {"quiet", no_argument, NULL, 'q'},
       {"replay", required_argument, NULL, 'R'},
       {"help", no_argument, NULL, 'h'},
@@ -51,18 +39,32 @@ int cs_cliRun(int argc, char** argv) {
   const char* replay = NULL;
   int quiet = 0, forces = 0;
   double duration = -1, rtol = -1, atol = -1, interval = -1, max_step = -1;
+  long max_steps = -1, max_rows = -1;
   int integrator = -1;
+  // --set KEY=VALUE, freed on every return below
+  csCliSets sets = {0};
   int c;
-  // getopt keeps global state: reset it, since a process may parse more than one command
+  // getopt keeps global state: reset it, since a process may parse more than one command; its
+  // messages are ours (cs_cliOptionError)
   optind = 1;
-  while ((c = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
+  opterr = 0;
+  while ((c = getopt_long(argc, argv, ":o:qh", longopts, NULL)) != -1) {
     int bad = 0;
     switch (c) {
       case 'o': output = optarg; break;
+      case 'S': bad = cs_cliAddSet(&sets, optarg); break;
       case 'd': bad = cs_cliParseNumber(optarg, "duration", 0, &duration); break;
       case 'r': bad = cs_cliParseNumber(optarg, "rtol", 0, &rtol); break;
       case 'a': bad = cs_cliParseNumber(optarg, "atol", 0, &atol); break;
-      case 'p': bad = cs_cliParseNumber(optarg, "report-interval", 0, &interval); break;
+      case 'p':
+        bad = cs_cliParseNumber(optarg, "report-interval", 0, &interval);
+        // the lower limit a scene's report_interval has too
+        if (!bad && interval < CS_MIN_REPORT_INTERVAL) {
+          fprintf(stderr, "contactsim: error: --report-interval must be at least %g s, not '%s'\n",
+                  CS_MIN_REPORT_INTERVAL, cs_cliSafe(optarg));
+          bad = 1;
+        }
+        break;
       case 'm': bad = cs_cliParseNumber(optarg, "max-step", 1, &max_step); break;
       case 'c': contact_model = optarg; break;
       case 'f': forces = 1; break;
@@ -77,15 +79,19 @@ int cs_cliRun(int argc, char** argv) {
         bad = integrator < 0;
         break;
       }
-      case 'h': cs_cliUsage(stdout); return CS_EXIT_OK;
-      default: bad = 1; break;
+      case 'N': bad = cs_cliParseCount(optarg, "max-steps", &max_steps); break;
+      case 'W': bad = cs_cliParseCount(optarg, "max-rows", &max_rows); break;
+      case 'h': cs_cliCommandUsage(stdout, "run"); cs_cliFreeSets(&sets); return CS_EXIT_OK;
+      default: cs_cliFreeSets(&sets); return cs_cliOptionError(c, argv, "run");
     }
     if (bad) {
+      cs_cliFreeSets(&sets);
       return CS_EXIT_USAGE;
     }
   }
   const char* path = cs_cliSceneArgument(argc, argv, "run");
   if (!path) {
+    cs_cliFreeSets(&sets);
     return CS_EXIT_USAGE;
   }
   // --replay needs the page template: a build without the viewer says so before running
@@ -93,16 +99,23 @@ int cs_cliRun(int argc, char** argv) {
   csError replayErr;
   if (replay && cs_replayFindTemplate(replayTemplate, sizeof(replayTemplate), &replayErr) != 0) {
     cs_cliPrintError(&replayErr);
+    cs_cliFreeSets(&sets);
     return CS_EXIT_USAGE;
   }
-  // load with the requested contact model; a scene that does not load is bad input (exit 2)
+  // load with the requested contact model and --set values; a scene that does not load is bad
+  // input (exit 2)
   csCliRun run;
   memset(&run, 0, sizeof(run));
-  run.m = cs_cliLoad(path, contact_model);
+  char* text = cs_cliReadScene(path);
+  run.m = text ? cs_cliLoad(text, path, contact_model, &sets) : NULL;
+  cs_freeSceneText(text);
+  cs_cliFreeSets(&sets);
   if (!run.m) {
     return CS_EXIT_USAGE;
   }
-  runModelName(path, contact_model, run.model);
+  // the model name of the run: the contact model used, else "scene"
+  snprintf(run.model, sizeof(run.model), "%s",
+           run.m->contact_model[0] ? run.m->contact_model : "scene");
   // command-line options override the scene's
   run.opt = run.m->opt;
   if (duration > 0) run.opt.duration = duration;
@@ -111,22 +124,27 @@ int cs_cliRun(int argc, char** argv) {
   if (interval > 0) run.opt.report_interval = interval;
   if (max_step >= 0) run.opt.max_step = max_step;
   if (integrator >= 0) run.opt.integrator = (csIntegratorType)integrator;
-
-  // the outputs, opened before the run so that a bad path costs nothing
-  FILE* csv = output ? fopen(output, "w") : stdout;
-  if (!csv) {
-    fprintf(stderr, "contactsim: error: cannot write %s: %s\n", output, strerror(errno));
+  if (max_steps > 0) run.opt.max_steps = max_steps;
+  if (max_rows > 0) run.opt.max_rows = max_rows;
+  // more rows than the limit are refused before any output is opened
+  if (cs_cliCheckRows(&run.opt, path, NULL) != 0) {
     cs_cliFreeRun(&run);
     return CS_EXIT_USAGE;
   }
-  FILE* statsFile = stats ? fopen(stats, "w") : NULL;
-  if (stats && !statsFile) {
-    fprintf(stderr, "contactsim: error: cannot write %s: %s\n", stats, strerror(errno));
-    if (output) {
-      fclose(csv);
-    }
+
+  // the outputs, opened before the run so that a bad path costs nothing; neither may be the
+  // scene or the other, and neither is truncated unless both open
+  const char* outPaths[3] = {output, stats, replay};
+  FILE* outFiles[3];
+  if (cs_cliOpenOutputs(path, outPaths, outFiles, 3) != 0) {
     cs_cliFreeRun(&run);
     return CS_EXIT_USAGE;
+  }
+  FILE* csv = output ? outFiles[0] : stdout;
+  FILE* statsFile = outFiles[1];
+  // the page is written after the run; it was opened above only to check its path
+  if (outFiles[2]) {
+    fclose(outFiles[2]);
   }
   // --replay: the run writes every column, forces included, to a scratch CSV for the page, and
   // the CSV asked for is copied out of it afterwards (replay.c)
@@ -146,6 +164,10 @@ int cs_cliRun(int argc, char** argv) {
     return CS_EXIT_USAGE;
   }
   csCsvOptions csvopt = {.forces = forces || replay};
+  // from here on SIGINT, SIGTERM and SIGHUP stop the run cleanly (a second one removes the
+  // scratch CSV)
+  cs_cliTemporaryFile(0, scratch ? scratchPath : NULL);
+  cs_cliCatchSignals();
   // simulate; the progress bar only when stderr is a terminal, so that logs stay free of it
   cs_cliSimulate(&run, scratch ? scratch : csv, &csvopt, !quiet && isatty(STDERR_FILENO));
   int status = run.status;
@@ -153,6 +175,7 @@ int cs_cliRun(int argc, char** argv) {
     csReplayRun page = {run.model, run.m, NULL};
     csStatus s = cs_replayFinishRun(scratch, scratchPath, csv, forces, replay, replayTemplate,
                                     &page, &replayErr);
+    cs_cliTemporaryFile(0, NULL);
     if (s != CS_OK) {
       cs_cliPrintError(&replayErr);
       status = status == CS_OK ? (int)s : status;
@@ -164,8 +187,8 @@ int cs_cliRun(int argc, char** argv) {
     status = CS_ERR_IO;
   }
   // a failure is reported with the scene's name; an I/O failure without a message names the
-  // output that could not be written
-  if (status != CS_OK) {
+  // output that could not be written; an interruption is no error (the summary says it)
+  if (status != CS_OK && status != CS_STOPPED) {
     if (!run.err.file[0]) {
       snprintf(run.err.file, sizeof(run.err.file), "%s", path);
     }
@@ -180,7 +203,7 @@ int cs_cliRun(int argc, char** argv) {
     int bad = cs_cliWriteRunJson(statsFile, run.m->name, path, &run) != 0;
     bad |= fclose(statsFile) != 0;
     if (bad) {
-      fprintf(stderr, "contactsim: error: could not write %s\n", stats);
+      fprintf(stderr, "contactsim: error: could not write %s\n", cs_cliSafe(stats));
       status = status == CS_OK ? CS_ERR_IO : status;
     }
   }
@@ -189,7 +212,11 @@ int cs_cliRun(int argc, char** argv) {
     cs_cliSummary(&run);
   }
   cs_cliFreeRun(&run);
-  // an input error found only at run time (unusable options) is a usage error as well
+  // an input error found only at run time (unusable options) is a usage error as well; a run
+  // stopped by a signal exits as the shell reports one
+  if (status == CS_STOPPED) {
+    return cs_cliStopStatus();
+  }
   return status == CS_OK ? CS_EXIT_OK : status == CS_ERR_INPUT ? CS_EXIT_USAGE : CS_EXIT_FAILURE;
 }
 
@@ -199,34 +226,64 @@ int cs_cliRun(int argc, char** argv) {
 int cs_cliValidate(int argc, char** argv) {
   static const struct option longopts[] = {
       {"contact-model", required_argument, NULL, 'c'},
+      {"set", required_argument, NULL, 'S'},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0},
   };
   const char* contact_model = NULL;
+  csCliSets sets = {0};
   int c;
   optind = 1;
-  // only --contact-model matters here: run options would have no effect, so getopt refuses them
-  while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+  opterr = 0;
+  // only --contact-model and --set matter here: run options would have no effect, so getopt
+  // refuses them
+  while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
     if (c == 'c') {
       contact_model = optarg;
+    } else if (c == 'S' && cs_cliAddSet(&sets, optarg) == 0) {
+      continue;
     } else if (c == 'h') {
-      cs_cliUsage(stdout);
+      cs_cliCommandUsage(stdout, "validate");
+      cs_cliFreeSets(&sets);
       return CS_EXIT_OK;
     } else {
-      return CS_EXIT_USAGE;
+      cs_cliFreeSets(&sets);
+      return cs_cliOptionError(c, argv, "validate");
     }
   }
   const char* path = cs_cliSceneArgument(argc, argv, "validate");
   if (!path) {
+    cs_cliFreeSets(&sets);
     return CS_EXIT_USAGE;
   }
-  csModel* m = cs_cliLoad(path, contact_model);
+  char* text = cs_cliReadScene(path);
+  csModel* m = text ? cs_cliLoad(text, path, contact_model, &sets) : NULL;
+  // without --contact-model, every other model the scene has a block for must load as well (its
+  // block's values, the changes against its variables), so that neither `run --contact-model`
+  // nor `compare` fails on a scene that validated
+  for (int i = 0; m && !contact_model && i < m->ncontact_model; i++) {
+    const char* name = m->contact_model_names[i];
+    if (strcmp(name, m->contact_model) == 0) {
+      continue;
+    }
+    csModel* other = cs_cliLoad(text, path, name, &sets);
+    if (!other) {
+      fprintf(stderr, "contactsim: error: %s: the scene does not load with its contact model "
+                      "'%s' (as run --contact-model %s and compare load it)\n",
+              path, name, name);
+      cs_deleteModel(m);
+      m = NULL;
+    }
+    cs_deleteModel(other);
+  }
+  cs_freeSceneText(text);
+  cs_cliFreeSets(&sets);
   if (!m) {
     return CS_EXIT_USAGE;
   }
   // the body count leaves out ground, which every model has
   printf("%s: ok: %d bodies, %d coordinates, %d speeds, %d force elements, %d planes\n",
-         path, m->nbody - 1, m->nq, m->nu, m->nforce, m->nplane);
+         cs_cliSafe(path), m->nbody - 1, m->nq, m->nu, m->nforce, m->nplane);
   cs_deleteModel(m);
   return CS_EXIT_OK;
 }

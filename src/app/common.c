@@ -6,17 +6,119 @@
 // layout, FILE:LINE:COL: PATH: MESSAGE, that editors can jump to. The exit status separates bad
 // input (2) from a simulation that failed (1), so that a script can tell a typo in a scene from
 // a model that is too stiff to integrate.
+// realpath is an X/Open function
+#define _XOPEN_SOURCE 700
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "app/common.h"
 
 
-// the help text; keep it in step with docs/cli.md and the option tables of run and compare
+// The help texts, one per command; keep them in step with docs/cli.md and the option tables of
+// run and compare. `contactsim --help` prints them all, `contactsim COMMAND --help` its own.
+static const char usageRun[] =
+    "usage: contactsim run SCENE.json [OPTIONS]\n"
+    "simulate a scene and write its trajectory as CSV (summary on standard error)\n"
+    "\n"
+    "run options:\n"
+    "  -o, --output FILE         CSV file to write (default: standard output)\n"
+    "      --duration T          simulated time, s\n"
+    "      --integrator NAME     bdf (default) or adams\n"
+    "      --rtol R, --atol A    relative and absolute tolerances\n"
+    "      --report-interval DT  time between CSV rows, s\n"
+    "      --max-step H          largest step, s (0: unlimited)\n"
+    "      --max-steps N         most steps between two reports (then: too much work)\n"
+    "      --max-rows N          most CSV rows (default 10000000; longer runs are refused)\n"
+    "      --contact-model NAME  use this model for the scene's \"contacts\"\n"
+    "      --set KEY=VALUE       set a scene parameter by key path (repeatable), e.g.\n"
+    "                            --set bodies.block.mass=2 --set simulation.rtol=1e-8\n"
+    "      --forces              add per-contact columns (force, point, energy, power)\n"
+    "      --stats FILE          write the run's statistics as JSON (a row of compare's)\n"
+    "      --replay FILE.html    also write a 3D replay page of the run (with forces)\n"
+    "  -q, --quiet               no summary or progress on standard error\n"
+    "  -h, --help                this help\n";
+
+static const char usageValidate[] =
+    "usage: contactsim validate SCENE.json [--contact-model NAME] [--set KEY=VALUE]\n"
+    "load and check a scene without running it\n"
+    "\n"
+    "validate options:\n"
+    "      --contact-model NAME  check the scene with this model's parameter block only\n"
+    "                            (default: every block the scene has)\n"
+    "      --set KEY=VALUE       set a scene parameter by key path (repeatable)\n"
+    "  -h, --help                this help\n";
+
+static const char usageCompare[] =
+    "usage: contactsim compare SCENE.json [OPTIONS]\n"
+    "run a scene once per contact model and tabulate the results\n"
+    "\n"
+    "compare options:\n"
+    "      --models a,b,...      models to run (default: every block the scene has)\n"
+    "      --out-dir DIR         write each model's CSV, compare.csv and compare.json there\n"
+    "      --format F            table (default), csv or json, on standard output\n"
+    "      --duration T          simulated time, s\n"
+    "      --rtol R, --atol A    relative and absolute tolerances\n"
+    "      --max-steps N         most steps between two reports, per model\n"
+    "      --set KEY=VALUE       set a scene parameter by key path (repeatable)\n"
+    "      --convergence         also run each model at tolerances 100x tighter and\n"
+    "                            from initial speeds changed by 1e-9, and compare\n"
+    "      --replay              write DIR/replay.html showing every model (needs --out-dir)\n"
+    "  -q, --quiet               no progress lines on standard error\n"
+    "  -h, --help                this help\n";
+
+static const char usageSweep[] =
+    "usage: contactsim sweep STUDY.json --out DIR [OPTIONS]\n"
+    "       contactsim sweep --gather DIR\n"
+    "run a parameter study (docs/sweep-format.md) on local cores or as a Slurm job array\n"
+    "\n"
+    "sweep options:\n"
+    "      --out DIR             results directory (a rerun runs only what is missing)\n"
+    "  -j, --jobs N              worker processes (default: every core this process has)\n"
+    "      --new                 discard the records of an earlier, different study in DIR\n"
+    "      --trajectories        also write each run's CSV to DIR/trajectories/\n"
+    "      --dry-run             print the runs and their values (with --slurm: write the\n"
+    "                            batch script and print the sbatch command); run nothing\n"
+    "      --task-range A:B      run only the runs A to B-1 (one array task's share)\n"
+    "      --gather DIR          merge DIR's records into results.csv, list missing runs\n"
+    "      --slurm               submit the study to Slurm as a job array\n"
+    "      --slurm-opt OPT       pass OPT to sbatch (repeatable)\n"
+    "      --runs-per-task N     runs per array task (default: max(10, runs/100))\n"
+    "  -q, --quiet               no progress on standard error\n"
+    "  -h, --help                this help\n";
+
+static const char usageReplay[] =
+    "usage: contactsim replay SCENE.json CSV [CSV...] [OPTIONS]\n"
+    "write a 3D replay page (one self-contained HTML file) of runs already made\n"
+    "\n"
+    "replay options:\n"
+    "  -o, --output FILE.html    page to write (default: the first CSV's name, .html)\n"
+    "      --contact-model NAME  the model the CSVs were written with (default: a CSV\n"
+    "                            named after a model block is that model's, the\n"
+    "                            others the scene's default)\n"
+    "      --set KEY=VALUE       the --set values the runs were made with (repeatable)\n"
+    "  -h, --help                this help\n";
+
+static const struct {
+  const char* name;
+  const char* usage;
+} commandUsage[] = {
+    {"run", usageRun},
+    {"validate", usageValidate},
+    {"compare", usageCompare},
+    {"sweep", usageSweep},
+    {"replay", usageReplay},
+};
+enum { NCOMMAND_USAGE = (int)(sizeof(commandUsage) / sizeof(commandUsage[0])) };
+
+
 void cs_cliUsage(FILE* f) {
   fprintf(f,
           "usage: contactsim COMMAND [OPTIONS]\n"
@@ -26,56 +128,73 @@ void cs_cliUsage(FILE* f) {
           "  validate SCENE.json  load and check a scene without running it\n"
           "  compare SCENE.json   run a scene once per contact model and tabulate the results\n"
           "  replay SCENE.json CSV...  write a 3D replay page (HTML) of runs already made\n"
+          "  sweep STUDY.json     run a parameter study (docs/sweep-format.md) on local cores\n"
+          "                       or as a Slurm job array; sweep --gather DIR merges results\n"
           "\n"
-          "run options:\n"
-          "  -o, --output FILE         CSV file to write (default: standard output)\n"
-          "      --duration T          simulated time, s\n"
-          "      --integrator NAME     bdf (default) or adams\n"
-          "      --rtol R, --atol A    relative and absolute tolerances\n"
-          "      --report-interval DT  time between CSV rows, s\n"
-          "      --max-step H          largest step, s (0: unlimited)\n"
-          "      --contact-model NAME  use this model for the scene's \"contacts\"\n"
-          "      --forces              add per-contact columns (force, point, energy, power)\n"
-          "      --stats FILE          write the run's statistics as JSON (a row of compare's)\n"
-          "      --replay FILE.html    also write a 3D replay page of the run (with forces)\n"
-          "  -q, --quiet               no summary or progress on standard error\n"
-          "\n"
-          "compare options:\n"
-          "      --models a,b,...      models to run (default: every block the scene has)\n"
-          "      --out-dir DIR         write each model's CSV, compare.csv and compare.json there\n"
-          "      --format F            table (default), csv or json, on standard output\n"
-          "      --duration T          simulated time, s\n"
-          "      --rtol R, --atol A    relative and absolute tolerances\n"
-          "      --convergence         also run each model at tolerances 100x tighter and\n"
-          "                            from initial speeds changed by 1e-9, and compare\n"
-          "      --replay              write DIR/replay.html showing every model (needs --out-dir)\n"
-          "  -q, --quiet               no progress lines on standard error\n"
-          "\n"
-          "replay options:\n"
-          "  -o, --output FILE.html    page to write (default: the first CSV's name, .html)\n"
-          "      --contact-model NAME  the model the CSVs were written with (default: a CSV\n"
-          "                            named after a model block is that model's, the\n"
-          "                            others the scene's default)\n"
-          "\n"
-          "exit status: 0 success, 1 simulation failure, 2 bad input or usage\n");
+          "contactsim COMMAND --help shows one command's options; all of them:\n");
+  for (int i = 0; i < NCOMMAND_USAGE; i++) {
+    // each text without its usage line and description: the option list
+    const char* options = strstr(commandUsage[i].usage, "\n\n");
+    fprintf(f, "%s", options ? options : commandUsage[i].usage);
+  }
+  fprintf(f, "\nexit status: 0 success, 1 simulation failure, 2 bad input or usage,\n"
+             "128 + N stopped by signal N (SIGINT, SIGTERM, SIGHUP)\n");
+}
+
+
+void cs_cliCommandUsage(FILE* f, const char* command) {
+  for (int i = 0; i < NCOMMAND_USAGE; i++) {
+    if (strcmp(command, commandUsage[i].name) == 0) {
+      fputs(commandUsage[i].usage, f);
+      return;
+    }
+  }
+  cs_cliUsage(f);
+}
+
+
+// getopt's own messages would name the command as the program ("run: unrecognized option"),
+// without the "contactsim: error:" every message starts with; so opterr is 0 and they are ours
+int cs_cliOptionError(int c, char** argv, const char* command) {
+  // the argument getopt stopped at: argv[optind - 1] (a long option, or the last of a group of
+  // short ones)
+  const char* arg = optind > 0 ? argv[optind - 1] : "";
+  char shortopt[3] = {'-', (char)optopt, '\0'};
+  // a short option is named by its letter; a long one by the argument, cut at '='
+  const char* name = optopt && optopt < 128 && strncmp(arg, "--", 2) != 0 ? shortopt : arg;
+  int len = (int)strcspn(name, "=");
+  if (c == ':') {
+    fprintf(stderr, "contactsim: error: %s: option '%.*s' needs a value\n", command, len,
+            cs_cliSafe(name));
+  } else {
+    fprintf(stderr, "contactsim: error: %s: unknown option '%.*s' (contactsim %s --help lists "
+            "the options)\n", command, len, cs_cliSafe(name), command);
+  }
+  return CS_EXIT_USAGE;
+}
+
+
+int cs_cliParseCount(const char* text, const char* name, long* out) {
+  char* end = NULL;
+  errno = 0;
+  long v = strtol(text, &end, 10);
+  if (errno || end == text || *end || v <= 0) {
+    fprintf(stderr, "contactsim: error: --%s needs a positive whole number, not '%s'\n", name,
+            cs_cliSafe(text));
+    return -1;
+  }
+  *out = v;
+  return 0;
 }
 
 
 // the parts of err that are not known (no file, no line, no JSON path) are left out rather
-// than printed empty, so a message without a location still reads as a plain sentence
+// than printed empty, so a message without a location still reads as a plain sentence; the
+// line is made safe as a whole (file names and names in messages are free text)
 void cs_cliPrintError(const csError* err) {
-  fprintf(stderr, "contactsim: error: ");
-  if (err->file[0]) {
-    fprintf(stderr, "%s", err->file);
-    if (err->line > 0) {
-      fprintf(stderr, ":%d:%d", err->line, err->column);
-    }
-    fprintf(stderr, ": ");
-  }
-  if (err->path[0]) {
-    fprintf(stderr, "%s: ", err->path);
-  }
-  fprintf(stderr, "%s\n", err->message);
+  char line[CS_MAX_ERROR + 2 * CS_MAX_PATH + 32];
+  cs_cliFormatError(err, line, sizeof(line));
+  fprintf(stderr, "contactsim: error: %s\n", cs_cliSafe(line));
 }
 
 
@@ -85,7 +204,7 @@ const char* cs_cliSceneArgument(int argc, char** argv, const char* command) {
   // command line is what is wrong
   if (optind != argc - 1) {
     fprintf(stderr, "contactsim: error: %s takes exactly one scene file\n", command);
-    cs_cliUsage(stderr);
+    cs_cliCommandUsage(stderr, command);
     return NULL;
   }
   return argv[optind];
@@ -103,7 +222,7 @@ int cs_cliParseChoice(const char* text, const char* name, const char* const* nam
   for (int i = 0; i < n; i++) {
     fprintf(stderr, "%s%s", names[i], i + 2 < n ? ", " : i + 1 < n ? " or " : "");
   }
-  fprintf(stderr, ", not '%s'\n", text);
+  fprintf(stderr, ", not '%s'\n", cs_cliSafe(text));
   return -1;
 }
 
@@ -116,7 +235,7 @@ int cs_cliParseNumber(const char* text, const char* name, int allow_zero, double
   double v = strtod(text, &end);
   if (errno || end == text || *end || !isfinite(v) || v < 0 || (!allow_zero && v == 0)) {
     fprintf(stderr, "contactsim: error: --%s needs a %s number, not '%s'\n", name,
-            allow_zero ? "non-negative" : "positive", text);
+            allow_zero ? "non-negative" : "positive", cs_cliSafe(text));
     return -1;
   }
   *out = v;
@@ -126,11 +245,38 @@ int cs_cliParseNumber(const char* text, const char* name, int allow_zero, double
 
 // a load error without a file (one that could not be opened, say) still names the path, so
 // that every message starts with the scene it is about
-csModel* cs_cliLoad(const char* path, const char* contact_model) {
-  csLoadOptions lo = {.contact_model = contact_model};
+char* cs_cliReadScene(const char* path) {
   csError err;
   memset(&err, 0, sizeof(err));
-  csModel* m = cs_loadScene(path, &lo, &err);
+  char* text = cs_readSceneText(path, NULL, &err);
+  if (!text) {
+    if (!err.file[0]) {
+      snprintf(err.file, sizeof(err.file), "%s", path);
+    }
+    cs_cliPrintError(&err);
+  }
+  return text;
+}
+
+
+csModel* cs_cliLoad(const char* text, const char* path, const char* contact_model,
+                    const csCliSets* sets) {
+  csLoadOptions lo = {.contact_model = contact_model,
+                      .overrides = sets ? sets->item : NULL,
+                      .noverrides = sets ? sets->n : 0};
+  csError err;
+  memset(&err, 0, sizeof(err));
+  // messages name the file; standard input is "<stdin>"
+  csModel* m = cs_loadSceneString(text, strcmp(path, "-") == 0 ? "<stdin>" : path, &lo, &err);
+  // a contact model asked for on a scene without "contacts" would be ignored: say so instead,
+  // since the user expects it to change something
+  if (m && contact_model && m->ncontact_model == 0) {
+    cs_deleteModel(m);
+    m = NULL;
+    memset(&err, 0, sizeof(err));
+    snprintf(err.message, sizeof(err.message), "--contact-model %.100s: the scene has no "
+             "\"contacts\", so there is no contact model to choose", contact_model);
+  }
   if (!m) {
     if (!err.file[0]) {
       snprintf(err.file, sizeof(err.file), "%s", path);
@@ -138,6 +284,46 @@ csModel* cs_cliLoad(const char* path, const char* contact_model) {
     cs_cliPrintError(&err);
   }
   return m;
+}
+
+
+int cs_cliAddSet(csCliSets* sets, const char* arg) {
+  const char* eq = strchr(arg, '=');
+  if (!eq || eq == arg) {
+    fprintf(stderr, "contactsim: error: --set needs KEY=VALUE (e.g. bodies.block.mass=2), not "
+                    "'%s'\n", arg);
+    return -1;
+  }
+  if (sets->n == sets->cap) {
+    int cap = sets->cap ? 2 * sets->cap : 8;
+    csOverride* grown = realloc(sets->item, sizeof(csOverride) * (size_t)cap);
+    if (!grown) {
+      fprintf(stderr, "contactsim: error: out of memory\n");
+      return -1;
+    }
+    sets->item = grown;
+    sets->cap = cap;
+  }
+  // one copy holds both: the key ends where the '=' was
+  char* copy = strdup(arg);
+  if (!copy) {
+    fprintf(stderr, "contactsim: error: out of memory\n");
+    return -1;
+  }
+  copy[eq - arg] = '\0';
+  sets->item[sets->n].key = copy;
+  sets->item[sets->n].value = copy + (eq - arg) + 1;
+  sets->n++;
+  return 0;
+}
+
+
+void cs_cliFreeSets(csCliSets* sets) {
+  for (int i = 0; i < sets->n; i++) {
+    free((char*)sets->item[i].key);
+  }
+  free(sets->item);
+  memset(sets, 0, sizeof(*sets));
 }
 
 
@@ -149,12 +335,95 @@ static double wallSeconds(void) {
 }
 
 
+// CSV rows leave the process whole. A stdio stream writes when its buffer (4096 bytes) fills,
+// in the middle of a row, so a run killed between two such writes ended its CSV in a torn row.
+// Rows are therefore formatted into a block of our own and the block goes out in one write(2)
+// of complete rows: when the next row would take it past CSV_BLOCK bytes (PIPE_BUF on a pipe,
+// where writes up to that size are atomic: a reader never sees half of one), when its oldest row
+// has waited CSV_FLUSH_SECONDS of wall time (so that a reader following the file sees it grow,
+// and a kill -9 loses at most the rows of the last quarter second), and when the run ends. One
+// write per row was rejected: the system call costs about as much as formatting a row, and the
+// CSV is a large share of a run's time. What remains: Linux may cut a write of a regular file
+// that SIGKILL interrupts between two pages, a window of the few microseconds the call lasts.
+#define CSV_BLOCK 65536
+#define CSV_FLUSH_SECONDS 0.25
+
+typedef struct CsvBlock {
+  int fd;                 // -1: no CSV
+  char* buf;              // (cap) formatted rows not yet written
+  size_t cap, len;
+  size_t limit;           // write before a row would take len past this
+  double oldest;          // wall time at which the oldest row in buf was formatted, s
+} CsvBlock;
+
+
+// write the first n bytes of the block (complete rows) and keep the rest; 0 or -1 (errno set)
+static int blockWrite(CsvBlock* b, size_t n) {
+  size_t done = 0;
+  while (done < n) {
+    ssize_t w = write(b->fd, b->buf + done, n - done);
+    if (w < 0 && errno == EINTR) {
+      continue;
+    }
+    if (w <= 0) {
+      return -1;
+    }
+    done += (size_t)w;
+  }
+  memmove(b->buf, b->buf + n, b->len - n);
+  b->len -= n;
+  return 0;
+}
+
+
+// append the header (d NULL) or a row to the block, writing the block first or after as above;
+// 0 or -1 on a write error or when memory runs out
+static int blockAppend(CsvBlock* b, const csModel* m, csData* d, const csCsvOptions* opt) {
+  size_t room = b->cap - b->len;
+  size_t n = d ? cs_csvFormatRow(b->buf + b->len, room, m, d, opt)
+               : cs_csvFormatHeader(b->buf + b->len, room, m, opt);
+  if (n >= room) {
+    // it did not fit: write what is there, grow when one line is longer than the whole block
+    if (b->len > 0 && blockWrite(b, b->len) != 0) {
+      return -1;
+    }
+    if (n + 1 > b->cap) {
+      char* grown = realloc(b->buf, n + 1);
+      if (!grown) {
+        return -1;
+      }
+      b->buf = grown;
+      b->cap = n + 1;
+    }
+    n = d ? cs_csvFormatRow(b->buf, b->cap, m, d, opt) : cs_csvFormatHeader(b->buf, b->cap, m, opt);
+  }
+  double now = wallSeconds();
+  if (b->len == 0) {
+    b->oldest = now;
+  }
+  // the rows before this one go out first when this one would take the block past its limit
+  if (b->len > 0 && b->len + n > b->limit) {
+    b->len += n;
+    if (blockWrite(b, b->len - n) != 0) {
+      return -1;
+    }
+    b->oldest = now;
+  } else {
+    b->len += n;
+  }
+  if (b->len >= b->limit || now - b->oldest >= CSV_FLUSH_SECONDS) {
+    return blockWrite(b, b->len);
+  }
+  return 0;
+}
+
+
 // what the reporter of a run needs
 // (the reporter's ctx; it lives on the stack of cs_cliSimulate for the length of one run)
 typedef struct RunOutput {
   csCliRun* run;          // the run being simulated (its track is filled here)
   csMetrics* metrics;
-  FILE* csv;              // nullable
+  CsvBlock csv;           // fd -1 without a CSV
   const csCsvOptions* csv_opt;
   int progress;           // draw a progress bar on stderr
   double wall0, last_draw;
@@ -166,7 +435,7 @@ typedef struct RunOutput {
 // balance); a nonzero return stops the run with an I/O error
 static int writeRow(void* ctx, const csModel* m, csData* d) {
   RunOutput* out = ctx;
-  int r = out->csv ? cs_csvRow(out->csv, m, d, out->csv_opt) : 0;
+  int r = out->csv.fd >= 0 ? blockAppend(&out->csv, m, d, out->csv_opt) : 0;
   cs_metricsReport(out->metrics, m, d);
   // the body origins, for a convergence check that compares runs report by report
   csCliRun* run = out->run;
@@ -221,7 +490,7 @@ void cs_cliFormatError(const csError* err, char* buf, size_t size) {
     len = n > 0 ? (size_t)n : 0;
   }
   if (err->path[0] && len < size) {
-    n = snprintf(buf + len, size - len, "%s: ", err->path);
+    n = snprintf(buf + len, size - len, "%s%s: ", err->override ? "--set " : "", err->path);
     len += n > 0 ? (size_t)n : 0;
   }
   if (len < size) {
@@ -251,20 +520,43 @@ void cs_cliSimulate(csCliRun* r, FILE* csv, const csCsvOptions* csvopt, int prog
     r->status = CS_ERR_MEMORY;
     snprintf(r->err.message, sizeof(r->err.message), "out of memory setting up the run");
   }
-  // the reporter's context, on this stack frame for the whole run
-  RunOutput out = {.run = r, .metrics = &r->metrics, .csv = csv, .csv_opt = csvopt,
-                   .progress = progress, .wall0 = wallSeconds()};
+  // the reporter's context, on this stack frame for the whole run; the CSV is written to the
+  // stream's descriptor directly (whatever the stream holds goes first), in blocks of rows
+  RunOutput out = {.run = r, .metrics = &r->metrics, .csv_opt = csvopt, .progress = progress,
+                   .wall0 = wallSeconds()};
+  out.csv.fd = -1;
+  if (r->status == CS_OK && csv) {
+    struct stat st;
+    int pipe = fstat(fileno(csv), &st) == 0 && S_ISFIFO(st.st_mode);
+    out.csv.fd = fileno(csv);
+    out.csv.cap = CSV_BLOCK;
+    out.csv.limit = pipe ? PIPE_BUF : CSV_BLOCK;
+    out.csv.buf = malloc(out.csv.cap);
+    if (fflush(csv) != 0 || !out.csv.buf) {
+      r->status = CS_ERR_IO;
+    }
+  }
   // the header goes out before the run, so that a run failing at its first step still leaves a
   // well-formed CSV
-  if (r->status == CS_OK && csv && cs_csvHeader(csv, r->m, csvopt) != 0) {
+  if (r->status == CS_OK && csv && (blockAppend(&out.csv, r->m, NULL, csvopt) != 0 ||
+                                    blockWrite(&out.csv, out.csv.len) != 0)) {
     r->status = CS_ERR_IO;
   }
-  // integrate; from here on any error is the integrator's (with the time it stopped at)
+  // integrate; from here on any error is the integrator's (with the time it stopped at); a stop
+  // signal ends the run before its next step
   if (r->status == CS_OK) {
     csReporter rep = {.report = writeRow, .step = sampleStep, .progress = drawProgress,
-                      .ctx = &out};
+                      .ctx = &out, .stop = &cs_cliStopSignal};
     r->status = cs_simulate(r->m, r->d, &r->opt, &rep, &r->err);
   }
+  // the rows still in the block, whatever ended the run
+  if (out.csv.buf && out.csv.len > 0 && blockWrite(&out.csv, out.csv.len) != 0 &&
+      (r->status == CS_OK || r->status == CS_STOPPED)) {
+    r->status = CS_ERR_IO;
+    snprintf(r->err.message, sizeof(r->err.message), "the CSV could not be written: %s",
+             strerror(errno));
+  }
+  free(out.csv.buf);
   // wipe the progress bar, so that what follows starts on a clean line
   if (out.drawn) {
     fprintf(stderr, "\r%*s\r", 70, "");
@@ -276,6 +568,11 @@ void cs_cliSimulate(csCliRun* r, FILE* csv, const csCsvOptions* csvopt, int prog
     cs_realizeDynamics(r->m, r->d);
     cs_metricsFinish(&r->metrics, r->m, r->d);
     r->cpu_seconds = r->d->stat.cpu_seconds;
+  }
+  // an interrupted run says by what, where
+  if (r->status == CS_STOPPED) {
+    snprintf(r->err.message, sizeof(r->err.message), "interrupted by %s at t = %.9g s",
+             cs_cliSignalName(cs_cliStopSignal), cs_cliSimulatedTime(r));
   }
   // a failure names the scene file, like a load error
   if (r->status != CS_OK && !r->err.file[0]) {
@@ -338,14 +635,14 @@ static void contactSummary(const csCliRun* r) {
   // and their sum is what compares with the body's weight; the largest single element is printed
   // beside it
   fprintf(stderr, "  contacts (%s): max penetration %.4g m (%s); peak normal force %.4g N",
-          r->model, mt->max_penetration, m->force[mt->contact[deepest].force].name,
-          mt->peak_normal_force);
+          cs_cliSafe(r->model), mt->max_penetration,
+          cs_cliSafe(m->force[mt->contact[deepest].force].name), mt->peak_normal_force);
   if (strongestSet >= 0) {
     fprintf(stderr, " (sum over contact set %s), %.4g N on one element (%s)",
-            m->group_name[strongestSet], mt->contact[strongest].peak_fn,
-            m->force[mt->contact[strongest].force].name);
+            cs_cliSafe(m->group_name[strongestSet]), mt->contact[strongest].peak_fn,
+            cs_cliSafe(m->force[mt->contact[strongest].force].name));
   } else {
-    fprintf(stderr, " (%s)", m->force[mt->contact[strongest].force].name);
+    fprintf(stderr, " (%s)", cs_cliSafe(m->force[mt->contact[strongest].force].name));
   }
   // sliding and drift while stuck (defined in metrics.h), then the worst energy balance seen
   fprintf(stderr, "\n  sliding %.4g m in total, %.4g m of it while stuck (%ld of %ld steps with "
@@ -363,8 +660,15 @@ void cs_cliSummary(const csCliRun* r) {
   const csData* d = r->d;
   const csStats* s = &d->stat;
   double simulated = d->t;
+  // how it ended: finished, interrupted (by which signal) or stopped by a failure
+  char ended[64];
+  if (r->status == CS_STOPPED) {
+    snprintf(ended, sizeof(ended), "interrupted by %s", cs_cliSignalName(cs_cliStopSignal));
+  } else {
+    snprintf(ended, sizeof(ended), "%s", r->status == CS_OK ? "finished" : "stopped");
+  }
   fprintf(stderr, "contactsim: %s: %s at t = %.6g s; %.4g s CPU for the integration",
-          m->name, r->status == CS_OK ? "finished" : "stopped", simulated, r->cpu_seconds);
+          cs_cliSafe(m->name), ended, simulated, r->cpu_seconds);
   // the cost per simulated second is the figure that compares runs of different lengths
   if (simulated > 0) {
     fprintf(stderr, " (%.4g CPU s per simulated s)", r->cpu_seconds / simulated);
@@ -399,7 +703,12 @@ void cs_cliSummary(const csCliRun* r) {
   }
   // diagnostics from the statistics, then the integrator's own warnings
   for (int i = 0; i < r->metrics.nnotes; i++) {
-    fprintf(stderr, "  warning: %s\n", r->metrics.notes[i]);
+    fprintf(stderr, "  warning: %s\n", cs_cliSafe(r->metrics.notes[i]));
+  }
+  // CVODE's own warnings (the step size collapsing: t + h = t), which a run may survive
+  if (s->warnings_cvode) {
+    fprintf(stderr, "  warning: CVODE warned %ld time%s, first: %s\n", s->warnings_cvode,
+            s->warnings_cvode == 1 ? "" : "s", cs_cliSafe(s->cvode_warning));
   }
   if (s->warnings_nonfinite) {
     fprintf(stderr, "  warning: %ld right-hand-side evaluations produced non-finite values and "
@@ -417,4 +726,313 @@ void cs_cliSummary(const csCliRun* r) {
 // how far a run got, s; 0 when it never got data (out of memory)
 double cs_cliSimulatedTime(const csCliRun* r) {
   return r->d ? r->d->t : 0.0;
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// signals
+//
+// The library installs no handler (a program embedding it owns its signals): the command line
+// catches SIGINT, SIGTERM and SIGHUP and hands the flag to cs_simulate as csReporter.stop, so
+// that an interrupted run ends after its step in progress with every row due written, the
+// summary printed and the exit status 128 + signal, as a shell reports a signal. A second
+// signal means "now": the handler removes the temporary file being written, if any, and ends
+// the process with _exit (both async-signal-safe); the CSV then ends at the last block written,
+// which holds only complete rows.
+
+volatile sig_atomic_t cs_cliStopSignal = 0;
+// the temporary files to remove on a second signal ("" for none); written only outside the
+// handler (with the signals blocked), read inside it
+static char temporaryFile[CS_CLI_NTEMPORARY][CS_MAX_PATH * 4 + CS_MAX_NAME + 32];
+
+
+static void onSignal(int sig) {
+  if (cs_cliStopSignal) {
+    for (int i = 0; i < CS_CLI_NTEMPORARY; i++) {
+      if (temporaryFile[i][0]) {
+        unlink(temporaryFile[i]);
+      }
+    }
+    _exit(128 + sig);
+  }
+  cs_cliStopSignal = sig;
+}
+
+
+void cs_cliCatchSignals(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof(sa));
+  sa.sa_handler = onSignal;
+  sigemptyset(&sa.sa_mask);
+  // the three stop signals are blocked while the handler runs, so that it sees them in turn
+  sigaddset(&sa.sa_mask, SIGINT);
+  sigaddset(&sa.sa_mask, SIGTERM);
+  sigaddset(&sa.sa_mask, SIGHUP);
+  // SA_RESTART: a write blocked on a full pipe carries on rather than failing with EINTR
+  sa.sa_flags = SA_RESTART;
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+  sigaction(SIGHUP, &sa, NULL);
+}
+
+
+int cs_cliStopStatus(void) {
+  return 128 + (int)cs_cliStopSignal;
+}
+
+
+const char* cs_cliSignalName(int sig) {
+  static char buf[32];
+  switch (sig) {
+    case SIGINT: return "SIGINT";
+    case SIGTERM: return "SIGTERM";
+    case SIGHUP: return "SIGHUP";
+    default: snprintf(buf, sizeof(buf), "signal %d", sig); return buf;
+  }
+}
+
+
+void cs_cliTemporaryFile(int slot, const char* path) {
+  // blocked while the name changes, so that the handler never reads half a name
+  sigset_t block, old;
+  sigemptyset(&block);
+  sigaddset(&block, SIGINT);
+  sigaddset(&block, SIGTERM);
+  sigaddset(&block, SIGHUP);
+  sigprocmask(SIG_BLOCK, &block, &old);
+  snprintf(temporaryFile[slot], sizeof(temporaryFile[slot]), "%s", path ? path : "");
+  sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// outputs: never the scene, never one another, nothing truncated until everything opened
+
+// the absolute name of path without resolving its last component: its directory's real path
+// and its base name (a file that does not exist yet has no real path of its own); "" when the
+// directory does not exist
+static void canonicalName(const char* path, char* out, size_t size) {
+  char dir[PATH_MAX];
+  const char* slash = strrchr(path, '/');
+  const char* base = slash ? slash + 1 : path;
+  if (!slash) {
+    snprintf(dir, sizeof(dir), ".");
+  } else if (slash == path) {
+    snprintf(dir, sizeof(dir), "/");
+  } else {
+    snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+  }
+  char real[PATH_MAX];
+  if (!realpath(dir, real)) {
+    out[0] = '\0';
+    return;
+  }
+  snprintf(out, size, "%s/%s", strcmp(real, "/") == 0 ? "" : real, base);
+}
+
+
+int cs_cliSameFile(const char* a, const char* b) {
+  struct stat sa, sb;
+  int ea = stat(a, &sa) == 0, eb = stat(b, &sb) == 0;
+  if (ea && eb) {
+    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+  }
+  if (ea || eb) {
+    return 0;  // one exists and the other does not
+  }
+  char ca[PATH_MAX + 256], cb[PATH_MAX + 256];
+  canonicalName(a, ca, sizeof(ca));
+  canonicalName(b, cb, sizeof(cb));
+  return ca[0] && strcmp(ca, cb) == 0;
+}
+
+
+// a regular file; devices such as /dev/null may be named twice
+static int isRegularOrMissing(const char* path) {
+  struct stat st;
+  return stat(path, &st) != 0 || S_ISREG(st.st_mode);
+}
+
+
+int cs_cliOpenOutputs(const char* scene, const char* const* paths, FILE** files, int n) {
+  for (int i = 0; i < n; i++) {
+    files[i] = NULL;
+  }
+  // 1. clashes, before anything is opened
+  for (int i = 0; i < n; i++) {
+    if (!paths[i]) {
+      continue;
+    }
+    if (cs_cliSameFile(paths[i], scene)) {
+      fprintf(stderr, "contactsim: error: %s is the scene file; refusing to write over it\n",
+              cs_cliSafe(paths[i]));
+      return -1;
+    }
+    for (int j = 0; j < i; j++) {
+      if (paths[j] && isRegularOrMissing(paths[i]) && cs_cliSameFile(paths[i], paths[j])) {
+        fprintf(stderr, "contactsim: error: %s and %s are the same file; give each output a "
+                "file of its own\n", cs_cliSafe(paths[j]), cs_cliSafe(paths[i]));
+        return -1;
+      }
+    }
+  }
+  // 2. open every one without truncating it, creating the missing ones (noted, so that a
+  // failure can remove them again)
+  int fd[8], created[8];
+  int ok = n <= 8;
+  for (int i = 0; i < n; i++) {
+    fd[i] = -1;
+    created[i] = 0;
+  }
+  for (int i = 0; ok && i < n; i++) {
+    if (!paths[i]) {
+      continue;
+    }
+    fd[i] = open(paths[i], O_WRONLY | O_CREAT | O_EXCL | O_NOCTTY | O_CLOEXEC, 0666);
+    created[i] = fd[i] >= 0;
+    if (fd[i] < 0 && errno == EEXIST) {
+      fd[i] = open(paths[i], O_WRONLY | O_NOCTTY | O_CLOEXEC);
+    }
+    struct stat st;
+    if (fd[i] >= 0 && fstat(fd[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+      close(fd[i]);
+      fd[i] = -1;
+      errno = EISDIR;
+    }
+    if (fd[i] < 0) {
+      fprintf(stderr, "contactsim: error: cannot write %s: %s\n", cs_cliSafe(paths[i]),
+              strerror(errno));
+      ok = 0;
+    }
+  }
+  // 3. all open: truncate the regular files and wrap the descriptors; otherwise undo
+  for (int i = 0; i < n; i++) {
+    if (fd[i] < 0) {
+      continue;
+    }
+    struct stat st;
+    if (ok && fstat(fd[i], &st) == 0 && S_ISREG(st.st_mode) && ftruncate(fd[i], 0) != 0) {
+      fprintf(stderr, "contactsim: error: cannot write %s: %s\n", cs_cliSafe(paths[i]),
+              strerror(errno));
+      ok = 0;
+    }
+    files[i] = ok ? fdopen(fd[i], "w") : NULL;
+    if (!files[i]) {
+      ok = 0;
+    }
+  }
+  if (!ok) {
+    for (int i = 0; i < n; i++) {
+      if (files[i]) {
+        fclose(files[i]);
+        files[i] = NULL;
+      } else if (fd[i] >= 0) {
+        close(fd[i]);
+      }
+      if (created[i]) {
+        unlink(paths[i]);
+      }
+    }
+    return -1;
+  }
+  return 0;
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// safe text
+
+int cs_cliUtf8Length(const unsigned char* s) {
+  unsigned c = s[0];
+  int n = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
+  if (n <= 1) {
+    return n;
+  }
+  unsigned v = c & (0x7fu >> n);
+  for (int i = 1; i < n; i++) {
+    if ((s[i] & 0xc0) != 0x80) {
+      return 0;  // also stops at the terminating zero
+    }
+    v = v << 6 | (s[i] & 0x3fu);
+  }
+  // overlong forms, UTF-16 surrogates and values past U+10FFFF are not UTF-8
+  static const unsigned least[5] = {0, 0, 0x80, 0x800, 0x10000};
+  if (v < least[n] || (v >= 0xd800 && v <= 0xdfff) || v > 0x10ffff) {
+    return 0;
+  }
+  return n;
+}
+
+
+const char* cs_cliSafeText(const char* s, char* buf, size_t size) {
+  size_t len = 0;
+  const unsigned char* p = (const unsigned char*)s;
+  while (*p) {
+    char esc[8];
+    const char* piece = esc;
+    size_t n;
+    int u = cs_cliUtf8Length(p);
+    // C1 controls (U+0080..U+009F) move the cursor on some terminals as C0 ones do
+    int c1 = u == 2 && p[0] == 0xc2 && p[1] < 0xa0;
+    if (u == 1 && *p >= 0x20 && *p != 0x7f && *p != '\\') {
+      piece = (const char*)p;
+      n = 1;
+    } else if (u > 1 && !c1) {
+      piece = (const char*)p;
+      n = (size_t)u;
+    } else if (*p == '\\') {
+      n = (size_t)snprintf(esc, sizeof(esc), "\\\\");
+    } else if (*p == '\n') {
+      n = (size_t)snprintf(esc, sizeof(esc), "\\n");
+    } else if (*p == '\t') {
+      n = (size_t)snprintf(esc, sizeof(esc), "\\t");
+    } else if (*p == '\r') {
+      n = (size_t)snprintf(esc, sizeof(esc), "\\r");
+    } else {
+      n = (size_t)snprintf(esc, sizeof(esc), "\\x%02x", *p);
+    }
+    if (len + n + 1 > size) {
+      break;
+    }
+    memcpy(buf + len, piece, n);
+    len += n;
+    // an escape stands for one byte; a C1 control's second byte is escaped on its own
+    p += piece == esc ? 1 : n;
+  }
+  buf[len] = '\0';
+  return buf;
+}
+
+
+const char* cs_cliSafe(const char* s) {
+  static char ring[4][CS_CLI_SAFE_LEN];
+  static int next = 0;
+  char* buf = ring[next];
+  next = (next + 1) % 4;
+  return cs_cliSafeText(s, buf, CS_CLI_SAFE_LEN);
+}
+
+
+int cs_cliCheckRows(const csSimOptions* o, const char* path, const char* model) {
+  char who[CS_MAX_NAME + 16] = "";
+  if (model) {
+    snprintf(who, sizeof(who), " (%s)", model);
+  }
+  if (!(o->report_interval >= CS_MIN_REPORT_INTERVAL)) {
+    fprintf(stderr, "contactsim: error: %s%s: the report interval %g s is below the smallest, %g s\n",
+            cs_cliSafe(path), who, o->report_interval, CS_MIN_REPORT_INTERVAL);
+    return -1;
+  }
+  // reports at 0, every interval and at the end
+  double rows = floor(o->duration / o->report_interval) + 2;
+  long limit = o->max_rows > 0 ? o->max_rows : CS_DEFAULT_MAX_ROWS;
+  if (rows > (double)limit) {
+    fprintf(stderr,
+            "contactsim: error: %s%s: the run would write %.0f report rows (%g s, one row every "
+            "%g s), more than the limit of %ld; raise it with --max-rows N or "
+            "simulation.max_rows, or report less often\n",
+            cs_cliSafe(path), who, rows, o->duration, o->report_interval, limit);
+    return -1;
+  }
+  return 0;
 }

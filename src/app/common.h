@@ -2,6 +2,8 @@
 #ifndef CONTACTSIM_CLI_H
 #define CONTACTSIM_CLI_H
 
+#include <signal.h>
+
 #include "contactsim/contactsim.h"
 #include "engine/metrics.h"
 
@@ -38,10 +40,26 @@ int cs_cliParseChoice(const char* text, const char* name, const char* const* nam
 // text is the whole argument (trailing characters, NaN and infinity are refused); name is the
 // option without "--", for the message; out is written only on success. None may be NULL.
 int cs_cliParseNumber(const char* text, const char* name, int allow_zero, double* out);
-// Apply --contact-model etc.: load the scene, printing any error. NULL on failure.
-// Nullable: contact_model (NULL: the scene's own choice). The caller owns the returned model
-// and frees it with cs_deleteModel (or through cs_cliFreeRun once it is in a csCliRun).
-csModel* cs_cliLoad(const char* path, const char* contact_model);
+// Scene parameters set on the command line with --set KEY=VALUE, in the order given.
+typedef struct csCliSets {
+  csOverride* item;            // (n) key and value point into copies of the arguments (owned)
+  int n, cap;
+} csCliSets;
+// Add one --set argument "KEY=VALUE" (split at the first '='); prints the error and returns -1
+// when there is no '=' or the key is empty. Free the whole set with cs_cliFreeSets.
+int cs_cliAddSet(csCliSets* sets, const char* arg);
+// Free what sets owns; safe on a zeroed or already freed set.
+void cs_cliFreeSets(csCliSets* sets);
+// Read the scene named on the command line once (a file, a pipe, or "-" for standard input),
+// printing any error; NULL on failure. Free the text with cs_freeSceneText.
+char* cs_cliReadScene(const char* path);
+// Apply --contact-model and --set: load the scene from its text (read by cs_cliReadScene; path
+// names it in messages), printing any error. NULL on failure.
+// Nullable: contact_model (NULL: the scene's own choice), sets (none). The caller owns the
+// returned model and frees it with cs_deleteModel (or through cs_cliFreeRun once it is in a
+// csCliRun).
+csModel* cs_cliLoad(const char* text, const char* path, const char* contact_model,
+                    const csCliSets* sets);
 
 // What `compare --convergence` found for one model: the run against a rerun with tolerances
 // `factor` times tighter, and that rerun against a third with every initial generalized speed
@@ -120,5 +138,66 @@ int cs_cliWriteRunJson(FILE* f, const char* scene, const char* file, const csCli
 // Name of the linear solver a run used: "dense", "band", "gmres", or "none" (Adams).
 // Returns a static string (not to be freed); r->d may be NULL (BDF then reports "dense").
 const char* cs_cliLinearSolverName(const csCliRun* r);
+
+// ---------------------------------------------------------------------------------------------
+// signals, outputs and safe text (common.c)
+
+// The signal that asked the run in progress to stop (SIGINT, SIGTERM or SIGHUP), 0 while none
+// has. cs_cliCatchSignals' handler sets it; the runs hand it to the library as csReporter.stop.
+// A global because a signal handler can reach nothing else.
+extern volatile sig_atomic_t cs_cliStopSignal;
+// Catch SIGINT, SIGTERM and SIGHUP: the first sets cs_cliStopSignal (the run stops before its
+// next step and writes what is due), a second one ends the process at once with status
+// 128 + signal, removing the temporary file registered with cs_cliTemporaryFile.
+void cs_cliCatchSignals(void);
+// The exit status of a command stopped by cs_cliStopSignal: 128 + its number.
+int cs_cliStopStatus(void);
+// "SIGINT", "SIGTERM", "SIGHUP" or "signal N" for sig, in a static buffer.
+const char* cs_cliSignalName(int sig);
+// Name a temporary file being written in slot 0 .. CS_CLI_NTEMPORARY - 1 (nullable path: the
+// slot is free again), removed if a second signal ends the process. path is copied.
+#define CS_CLI_NTEMPORARY 2
+void cs_cliTemporaryFile(int slot, const char* path);
+// "ok", "failed" or "interrupted": how run r ended, as the JSON and the CSV say it. Not NULL.
+const char* cs_cliStatusName(const csCliRun* r);
+
+// Open the n outputs named in paths (a NULL entry is skipped; files[i] is then NULL) for
+// writing, after making sure that none of them is the scene file or another of them, by
+// dev + inode where they exist and by their directory's real path where they do not; all are
+// opened before any is truncated, so that one that cannot be opened leaves every file as it was
+// (and removes the ones this call created). Returns 0, or -1 with the error printed. None of
+// scene, paths, files is NULL; the caller closes the files.
+int cs_cliOpenOutputs(const char* scene, const char* const* paths, FILE** files, int n);
+// 1 when paths a and b name the same file (as cs_cliOpenOutputs judges it), else 0.
+int cs_cliSameFile(const char* a, const char* b);
+
+// text for a terminal or a log: valid UTF-8 is copied, control characters and bytes that are
+// not UTF-8 are written as escapes (\n, \t, \x1b, \xff), so that a name read from a scene can
+// neither move the cursor nor fake a line of output. Returns buf, always zero-terminated (a
+// longer text is cut at a whole character or escape). buf holds size > 0 bytes; s not NULL.
+const char* cs_cliSafeText(const char* s, char* buf, size_t size);
+// The same for printing: s made safe in one of a few rotating static buffers (so that one
+// printf may take several), cut to CS_CLI_SAFE_LEN bytes.
+#define CS_CLI_SAFE_LEN 1024
+const char* cs_cliSafe(const char* s);
+// Length in bytes of the valid UTF-8 sequence at s, or 0 when s does not start one (a lone
+// continuation byte, an overlong form, a surrogate, a value past U+10FFFF, a cut sequence).
+int cs_cliUtf8Length(const unsigned char* s);
+
+// The usage of one command ("run", "validate", "compare") to f, for COMMAND --help (stdout) and
+// after a usage error (stderr); the overview of every command for an unknown command.
+void cs_cliCommandUsage(FILE* f, const char* command);
+// Report getopt_long's '?' or ':' for command as a usage error (opterr must be 0 and the option
+// string start with ':'): "contactsim: error: run: unknown option '--x'" or "option '-o' needs a
+// value". Returns CS_EXIT_USAGE.
+int cs_cliOptionError(int c, char** argv, const char* command);
+// Parse a positive whole number (a step count) for option `name` (without "--"); prints and
+// returns -1 when text is not one. None may be NULL; out written only on success.
+int cs_cliParseCount(const char* text, const char* name, long* out);
+// Refuse, before anything is written, a run whose report rows (duration / report_interval)
+// would exceed o->max_rows, or whose report interval is below CS_MIN_REPORT_INTERVAL: prints
+// the numbers and how to raise the limit (with model, nullable, named) and returns -1; 0 when
+// the run may go ahead. path names the scene.
+int cs_cliCheckRows(const csSimOptions* o, const char* path, const char* model);
 
 #endif  // CONTACTSIM_CLI_H

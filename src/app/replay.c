@@ -254,9 +254,11 @@ static int paramSlot(const csForceKind* k, const char* key) {
 }
 
 
-// a contact element: one whose kind reports a contact, as the CSV's --forces columns count them
+// a contact element: one whose kind reports a contact point and force, as the CSV's --forces
+// columns count them (csv.c); stops and bushings report values of their own
 static int isContact(const csModel* m, int e) {
-  return cs_forceKind(m->force[e].kind)->report != NULL;
+  const csForceKind* k = cs_forceKind(m->force[e].kind);
+  return k->contact != 0 && k->report != NULL;
 }
 
 

@@ -20,6 +20,11 @@ void cs_cliConvergenceValues(const csCliConvergence* c, double v[CS_CLI_NCONVERG
 }
 
 
+const char* cs_cliStatusName(const csCliRun* r) {
+  return r->status == CS_OK ? "ok" : r->status == CS_STOPPED ? "interrupted" : "failed";
+}
+
+
 // ---------------------------------------------------------------------------------------------
 // JSON
 
@@ -85,7 +90,7 @@ static void jsonRun(FILE* f, const csCliRun* r, const char* outer, const char* s
   fputs("\"model\": ", f);
   jsonString(f, r->model);
   jsonKey(f, in, "status");
-  jsonString(f, r->status == CS_OK ? "ok" : "failed");
+  jsonString(f, cs_cliStatusName(r));
   jsonKey(f, in, "error");
   if (r->status == CS_OK) {
     fputs("null", f);

@@ -25,6 +25,8 @@
 #include "cJSON.h"
 #include "engine/error.h"
 #include "engine/forces.h"
+#include "forces/kinds.h"
+#include "engine/model.h"
 
 #include "contactsim/contactsim.h"
 
@@ -32,6 +34,7 @@
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 // files larger than this are refused before they are read (no scene comes near it)
@@ -46,6 +49,26 @@
 // ---------------------------------------------------------------------------------------------
 // the loader's context and the JSON path of the value being read
 
+// Names to ids in a hash table, so that a scene of 100,000 bodies loads in linear time: every
+// body, plane and force name is looked up at least once (a parent, a contact's body, a change's
+// target), and the model's own cs_bodyId is a linear search. Open addressing on a power-of-two
+// table kept at most half full; a slot holds id + 1 (0: empty). The names themselves stay in the
+// model's arrays.
+typedef struct NameSlot {
+  uint32_t hash;  // of the name: most probes that miss are told apart without strcmp
+  int id;         // id + 1; 0: empty
+} NameSlot;
+
+typedef struct NameIndex {
+  NameSlot* slot;  // (cap)
+  size_t cap;      // 0 before the first insertion
+  int count;
+} NameIndex;
+
+// the four name spaces of a scene (force elements and contact sets also share one, checked by
+// looking in both)
+enum { NAMES_BODY = 0, NAMES_PLANE, NAMES_FORCE, NAMES_GROUP, NAMES_COUNT };
+
 // the state threaded through every reader: the model being built, the first error, and the JSON
 // path of the current value, grown and shrunk as the readers descend. The path is a fixed buffer
 // (no allocation); a path too long for it is cut, which only shortens messages.
@@ -54,36 +77,63 @@ typedef struct Loader {
   csError* err;            // where the first error goes (never NULL inside the loader)
   char path[CS_MAX_PATH];  // JSON path of the value being read
   size_t pathlen;          // strlen(path)
+  const csOverride* overrides;  // the load's parameters set by key path (noverrides)
+  int noverrides;
+  char (*created)[CS_MAX_PATH];  // (noverrides) JSON path of the first member each override
+                                 // created, "" when it created none
+  int unknownKey;                // the error recorded is an unknown key (a created one is the
+                                 // override's fault)
+  NameIndex names[NAMES_COUNT];  // bodies, planes, force elements, contact sets by name
+  int* groupFirst;               // (ngroup) first element of each contact set (they are
+                                 // consecutive), set while the contacts are built
+  int* groupCount;               // (ngroup) its number of elements
+  csChange* change;              // (nchange) the changes read, in the order read
+  size_t nchange, capchange;
 } Loader;
 
-// append a suffix to the path; returns the previous length for popPath. Long keys truncate on
-// purpose (the path is for messages), so GCC's truncation warning is silenced for this and its
-// two callers (where the inlined call is reported).
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wformat-truncation"
-static size_t pushText(Loader* ld, const char* fmt, const char* key, int index) {
+// append text[0..n) to the path; returns the previous length for popPath. The path is for
+// messages: text that does not fit is cut (the buffer holds every path a valid scene has). The
+// pushes run for every value read, so they copy by hand rather than through snprintf.
+static size_t pushText(Loader* ld, const char* text, size_t n) {
   size_t old = ld->pathlen;
-  size_t room = sizeof(ld->path) - old;
-  int n =
-      key ? snprintf(ld->path + old, room, fmt, key) : snprintf(ld->path + old, room, fmt, index);
-  if (n > 0) {
-    ld->pathlen = ((size_t)n < room) ? old + (size_t)n : sizeof(ld->path) - 1;
-  }
+  size_t room = sizeof(ld->path) - 1 - old;
+  n = n < room ? n : room;
+  memcpy(ld->path + old, text, n);
+  ld->pathlen = old + n;
+  ld->path[ld->pathlen] = '\0';
   return old;
 }
 
 
 // ".key" below an object ("key" at the top); a NULL key counts as empty
 static size_t pushKey(Loader* ld, const char* key) {
-  return pushText(ld, ld->pathlen ? ".%s" : "%s", key ? key : "", 0);
+  size_t old = ld->pathlen;
+  if (old) {
+    pushText(ld, ".", 1);
+  }
+  key = key ? key : "";
+  pushText(ld, key, strlen(key));
+  return old;
 }
 
 
 // "[index]" below an array
 static size_t pushIndex(Loader* ld, int index) {
-  return pushText(ld, "[%d]", NULL, index);
+  // the digits from the end of a small buffer: "[", up to 10 digits and a sign, "]"
+  char buf[16];
+  char* p = buf + sizeof(buf);
+  unsigned v = index < 0 ? 0u - (unsigned)index : (unsigned)index;
+  *--p = ']';
+  do {
+    *--p = (char)('0' + v % 10);
+    v /= 10;
+  } while (v);
+  if (index < 0) {
+    *--p = '-';
+  }
+  *--p = '[';
+  return pushText(ld, p, (size_t)(buf + sizeof(buf) - p));
 }
-#pragma GCC diagnostic pop
 
 
 // cut the path back to the length a push returned
@@ -345,6 +395,7 @@ static int checkKeys(Loader* ld, const cJSON* obj, const char* const* keys) {
         int n = snprintf(list + len, sizeof(list) - len, "%s%s", i ? ", " : "", keys[i]);
         len += n > 0 ? (size_t)n : 0;
       }
+      ld->unknownKey = 1;
       return failAt(ld, key, "unknown key '%.64s' (allowed here: %s)", key, list);
     }
     // only a known key reaches the duplicate check (see above)
@@ -407,20 +458,115 @@ static int memberName(Loader* ld, const cJSON* obj, const char* key, const char*
 }
 
 
-// index of the contact set named `name`, or -1
-static int groupId(const csModel* m, const char* name) {
-  for (int g = 0; g < m->ngroup; g++) {
-    if (strcmp(m->group_name[g], name) == 0) {
-      return g;
+// the name of id in name space `which` of the model
+static const char* nameOf(const csModel* m, int which, int id) {
+  switch (which) {
+    case NAMES_BODY:
+      return m->body[id].name;
+    case NAMES_PLANE:
+      return m->plane[id].name;
+    case NAMES_FORCE:
+      return m->force[id].name;
+    default:
+      return m->group_name[id];
+  }
+}
+
+
+// FNV-1a: short names, spread well enough for a table kept half empty
+static size_t hashName(const char* s) {
+  uint64_t h = 1469598103934665603ull;
+  for (; *s; s++) {
+    h = (h ^ (unsigned char)*s) * 1099511628211ull;
+  }
+  return (size_t)h;
+}
+
+
+// id of `name` in name space `which`, or -1
+static int nameFind(const Loader* ld, int which, const char* name) {
+  const NameIndex* x = &ld->names[which];
+  if (!x->cap || !name) {
+    return -1;
+  }
+  size_t h = hashName(name);
+  for (size_t i = h & (x->cap - 1);; i = (i + 1) & (x->cap - 1)) {
+    const NameSlot* s = &x->slot[i];
+    if (!s->id) {
+      return -1;
+    }
+    if (s->hash == (uint32_t)h && strcmp(nameOf(ld->m, which, s->id - 1), name) == 0) {
+      return s->id - 1;
     }
   }
-  return -1;
 }
+
+
+// put id (whose name hashes to h) into the first free slot from its home
+static void nameInsert(NameIndex* x, size_t h, int id) {
+  size_t i = h & (x->cap - 1);
+  while (x->slot[i].id) {
+    i = (i + 1) & (x->cap - 1);
+  }
+  x->slot[i].hash = (uint32_t)h;
+  x->slot[i].id = id + 1;
+}
+
+
+// record the newest id of name space `which`; the table doubles when half full. Returns -1
+// (with the error recorded) when memory runs out.
+static int nameAdd(Loader* ld, int which, int id) {
+  NameIndex* x = &ld->names[which];
+  if (2 * ((size_t)x->count + 1) > x->cap) {
+    size_t cap = x->cap ? 2 * x->cap : 64;
+    NameSlot* slot = csu_malloc(cap * sizeof(NameSlot));
+    if (!slot) {
+      cs_setError(ld->err, CS_ERR_MEMORY, "", "out of memory indexing the names");
+      return -1;
+    }
+    // rehash what the old table held into the new one (the stored hashes suffice: the
+    // table size is a power of two, so the home slot is the hash's low bits)
+    NameSlot* old = x->slot;
+    size_t oldcap = x->cap;
+    x->slot = slot;
+    x->cap = cap;
+    for (size_t i = 0; i < oldcap; i++) {
+      if (old[i].id) {
+        nameInsert(x, old[i].hash, old[i].id - 1);
+      }
+    }
+    csu_free(old, oldcap * sizeof(NameSlot));
+  }
+  nameInsert(x, hashName(nameOf(ld->m, which, id)), id);
+  x->count++;
+  return 0;
+}
+
+
+static void nameFree(Loader* ld) {
+  for (int i = 0; i < NAMES_COUNT; i++) {
+    csu_free(ld->names[i].slot, ld->names[i].cap * sizeof(NameSlot));
+    memset(&ld->names[i], 0, sizeof(ld->names[i]));
+  }
+}
+
+
+// lookups by name in the model being built: id or -1
+static int bodyId(const Loader* ld, const char* name) { return nameFind(ld, NAMES_BODY, name); }
+
+
+static int planeId(const Loader* ld, const char* name) { return nameFind(ld, NAMES_PLANE, name); }
+
+
+static int forceId(const Loader* ld, const char* name) { return nameFind(ld, NAMES_FORCE, name); }
+
+
+static int groupId(const Loader* ld, const char* name) { return nameFind(ld, NAMES_GROUP, name); }
 
 
 // force element and contact set names share one name space (changes refer to either)
 static int checkForceNameFree(Loader* ld, const char* key, const char* name) {
-  if (cs_forceId(ld->m, name) >= 0 || groupId(ld->m, name) >= 0) {
+  if (forceId(ld, name) >= 0 || groupId(ld, name) >= 0) {
     return failAt(ld, key, "a force element or contact named '%s' already exists", name);
   }
   return 0;
@@ -440,7 +586,7 @@ static int memberBody(Loader* ld, const cJSON* obj, const char* key, const char*
   }
   const char* name = r ? s : fallback;
   // bodies are looked up in the model built so far, hence the order rule in the message
-  *id = cs_bodyId(ld->m, name);
+  *id = bodyId(ld, name);
   if (*id < 0) {
     return failAt(ld, key, "there is no body named '%.64s' (bodies must be defined before use)",
                   name);
@@ -455,7 +601,7 @@ static int memberPlane(Loader* ld, const cJSON* obj, const char* key, int* id) {
   if (requireString(ld, obj, key, &s)) {
     return -1;
   }
-  *id = cs_planeId(ld->m, s);
+  *id = planeId(ld, s);
   if (*id < 0) {
     return failAt(ld, key, "there is no plane named '%.64s'", s);
   }
@@ -865,7 +1011,7 @@ static int readBody(Loader* ld, const cJSON* item, BodyInit* init) {
     return -1;
   }
   // names are unique among bodies; ground exists from the start
-  if (cs_bodyId(ld->m, b.name) >= 0) {
+  if (bodyId(ld, b.name) >= 0) {
     return failAt(ld, "name", "a body named '%s' already exists%s", b.name,
                   strcmp(b.name, "ground") == 0 ? " (ground is predefined)" : "");
   }
@@ -905,11 +1051,12 @@ static int readBody(Loader* ld, const cJSON* item, BodyInit* init) {
     return -1;
   }
   // an error from cs_addBody gets the body's JSON path, which it cannot know
-  if (cs_addBody(ld->m, &b, ld->err) < 0) {
+  int id = cs_addBody(ld->m, &b, ld->err);
+  if (id < 0) {
     snprintf(ld->err->path, sizeof(ld->err->path), "%s", ld->path);
     return -1;
   }
-  return 0;
+  return nameAdd(ld, NAMES_BODY, id);
 }
 
 
@@ -926,7 +1073,7 @@ static int readPlane(Loader* ld, const cJSON* item) {
     return -1;
   }
   // plane names are unique among planes
-  if (cs_planeId(ld->m, pl.name) >= 0) {
+  if (planeId(ld, pl.name) >= 0) {
     return failAt(ld, "name", "a plane named '%s' already exists", pl.name);
   }
   if (memberBody(ld, item, "body", "ground", &pl.body) ||
@@ -934,11 +1081,12 @@ static int readPlane(Loader* ld, const cJSON* item) {
     return -1;
   }
   // an error from cs_addPlane gets the plane's JSON path, which it cannot know
-  if (cs_addPlane(ld->m, &pl, ld->err) < 0) {
+  int id = cs_addPlane(ld->m, &pl, ld->err);
+  if (id < 0) {
     snprintf(ld->err->path, sizeof(ld->err->path), "%s", ld->path);
     return -1;
   }
-  return 0;
+  return nameAdd(ld, NAMES_PLANE, id);
 }
 
 
@@ -1027,7 +1175,7 @@ static int readParam(Loader* ld, const cJSON* item, const csParamInfo* p, csForc
       if (!ld->m) {
         return 0;  // only checking keys (cs_sceneContactModels): names resolve at load time
       }
-      int id = p->type == CS_PARAM_BODY ? cs_bodyId(ld->m, s) : cs_planeId(ld->m, s);
+      int id = p->type == CS_PARAM_BODY ? bodyId(ld, s) : planeId(ld, s);
       if (id < 0) {
         return fail(ld, "there is no %s named '%.64s'", p->type == CS_PARAM_BODY ? "body" : "plane",
                     s);
@@ -1097,6 +1245,14 @@ static int walkParams(Loader* ld, const cJSON* obj, const char* prefix, const cs
       const char* why = (geometryFromContact && isGeometryKey(key))
                             ? "; the geometry of a contact comes from its \"contacts\" entry"
                             : "";
+      ld->unknownKey = 1;
+      // a key of the old vocabulary: name the new one
+      const char* note = "";
+      const char* renamed = cs_renamedKey(k, full, &note);
+      if (renamed) {
+        return failAt(ld, key, "'%.64s' is now called '%s'%s for a force of type '%s'", full,
+                      renamed, note, k->name);
+      }
       return failAt(ld, key, "unknown key '%.64s' for a force of type '%s'%s", key, k->name, why);
     }
     if (isDuplicate(obj, c)) {
@@ -1206,6 +1362,9 @@ static int readForce(Loader* ld, const cJSON* item, int index) {
     snprintf(ld->err->path, sizeof(ld->err->path), "%s", ld->path);
     return -1;
   }
+  if (nameAdd(ld, NAMES_FORCE, e)) {
+    return -1;
+  }
   return applyParams(ld, item, k, &ld->m->force[e], 0, reserved);
 }
 
@@ -1303,6 +1462,7 @@ static int readContactModels(Loader* ld, const cJSON* cm, const char** defaultNa
     if (!k || !k->contact) {
       char list[CS_MAX_ERROR / 2];
       kindList(list, sizeof(list), 1);
+      ld->unknownKey = 1;
       return failAt(ld, key, "unknown contact model '%.64s' (contact models: %s)", key, list);
     }
     if (isDuplicate(cm, c)) {
@@ -1413,14 +1573,17 @@ static int buildContact(Loader* ld, int ci, const ContactGeom* g, int kid, const
                        k->name);
   }
   // the contact's name becomes a contact set, in the name space of force elements
-  if (cs_forceId(ld->m, g->name) >= 0 || groupId(ld->m, g->name) >= 0) {
+  if (forceId(ld, g->name) >= 0 || groupId(ld, g->name) >= 0) {
     return failContact(ld, ci, "name", "a force element or contact named '%s' already exists",
                        g->name);
   }
   int group = cs_addGroup(ld->m, g->name, ld->err);
-  if (group < 0) {
+  if (group < 0 || nameAdd(ld, NAMES_GROUP, group)) {
     return -1;
   }
+  // the set's elements follow, one per point
+  ld->groupFirst[group] = ld->m->nforce;
+  ld->groupCount[group] = g->npoints;
   // one element per point, named "<contact>.<i>"
   int i = 0;
   for (const cJSON* c = g->points->child; c; c = c->next, i++) {
@@ -1432,12 +1595,12 @@ static int buildContact(Loader* ld, int ci, const ContactGeom* g, int kid, const
                          g->npoints);
     }
     // a force entry may already use a name of that form
-    if (cs_forceId(ld->m, name) >= 0) {
+    if (forceId(ld, name) >= 0) {
       return failContact(ld, ci, "name", "the element name '%s' of this contact is already taken",
                          name);
     }
     int e = cs_addForce(ld->m, kid, name, ld->err);
-    if (e < 0) {
+    if (e < 0 || nameAdd(ld, NAMES_FORCE, e)) {
       return -1;
     }
     csForce* f = &ld->m->force[e];
@@ -1467,8 +1630,129 @@ static int buildContact(Loader* ld, int ci, const ContactGeom* g, int kid, const
 // ---------------------------------------------------------------------------------------------
 // scheduled changes of discrete variables
 
+// the table entry of kind k whose key is the discrete variable's name (the kinds name their
+// discrete variables after the parameters that give their initial values), or NULL
+static const csParamInfo* paramOfVariable(const csForceKind* k, const char* name) {
+  for (int i = 0; i < k->nparams; i++) {
+    if (k->params[i].type == CS_PARAM_REAL && strcmp(k->params[i].key, name) == 0) {
+      return &k->params[i];
+    }
+  }
+  return NULL;
+}
+
+
+// the values one change sets together must be consistent under the kind's own rules
+// (setDiscrete): each is set in turn, as the run does, starting from the element's initial
+// values, and a value that a later one of the same change moves (lower_bound 2 with upper_bound
+// 1: the upper bound wins) is reported at its path. Values set at different times are not
+// compared: there the kind's rule for the value being set is what the user asked for.
+static int checkChangeTogether(Loader* ld, int e, const int* index, const double* value,
+                               const char* const* key, int n) {
+  const csForce* f = &ld->m->force[e];
+  const csForceKind* k = cs_forceKind(f->kind);
+  if (!k->setDiscrete || n < 2 || k->discnum > CS_MAX_KIND_PARAMS) {
+    return 0;
+  }
+  // a scratch element whose discrete variables live at the start of a scratch array, in a copy
+  // of the model header that holds that element alone
+  double disc[CS_MAX_KIND_PARAMS];
+  for (int i = 0; i < k->discnum; i++) {
+    const csParamInfo* p = k->discnames ? paramOfVariable(k, k->discnames[i]) : NULL;
+    disc[i] = p ? f->param[p->slot] : 0.0;
+  }
+  csForce scratch = *f;
+  scratch.discadr = 0;
+  csModel one = *ld->m;
+  one.force = &scratch;
+  one.nforce = 1;
+  csData d;
+  memset(&d, 0, sizeof(d));
+  d.disc = disc;
+  d.ndisc = k->discnum;
+  for (int j = 0; j < n; j++) {
+    k->setDiscrete(&one, &d, 0, index[j], value[j]);
+    // an earlier value of this change that the one just set has moved
+    for (int i = 0; i < j; i++) {
+      if (disc[index[i]] != value[i]) {
+        size_t p = pushKey(ld, key[j]);
+        fail(ld,
+             "%s = %g and %s = %g, set by the same change, contradict each other (a %s would "
+             "change %s to %g)",
+             key[j], value[j], key[i], value[i], k->name, key[i], disc[index[i]]);
+        popPath(ld, p);
+        return -1;
+      }
+    }
+  }
+  return 0;
+}
+
+
+// keep a change for addChanges; -1 when memory runs out
+static int pendingChange(Loader* ld, const csChange* c) {
+  if (ld->nchange == ld->capchange) {
+    size_t cap = ld->capchange ? 2 * ld->capchange : 16;
+    csChange* grown =
+        csu_realloc(ld->change, ld->capchange * sizeof(csChange), cap * sizeof(csChange));
+    if (!grown) {
+      cs_setError(ld->err, CS_ERR_MEMORY, "", "out of memory reading the changes");
+      return -1;
+    }
+    ld->change = grown;
+    ld->capchange = cap;
+  }
+  ld->change[ld->nchange++] = *c;
+  return 0;
+}
+
+
+// hand the changes to the model in time order. cs_addChange keeps the model's list sorted by
+// inserting from the end, which costs one comparison per change given in order but grows
+// quadratically for changes listed backwards; a stable merge sort here (equal times keep the
+// order of the file, then of the elements) keeps the load linear in n log n.
+static int addChanges(Loader* ld) {
+  size_t n = ld->nchange;
+  csChange* a = ld->change;
+  csChange* tmp = n > 1 ? csu_malloc(n * sizeof(csChange)) : NULL;
+  if (n > 1 && !tmp) {
+    cs_setError(ld->err, CS_ERR_MEMORY, "", "out of memory sorting the changes");
+    return -1;
+  }
+  // bottom-up: merge runs of width w into tmp, then swap the roles of the two arrays
+  for (size_t w = 1; w < n; w *= 2) {
+    for (size_t lo = 0; lo < n; lo += 2 * w) {
+      size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+      size_t i = lo, j = mid, k = lo;
+      while (i < mid && j < hi) {
+        // the left run wins ties: stable
+        tmp[k++] = (a[j].time < a[i].time) ? a[j++] : a[i++];
+      }
+      while (i < mid) {
+        tmp[k++] = a[i++];
+      }
+      while (j < hi) {
+        tmp[k++] = a[j++];
+      }
+    }
+    csChange* swap = a;
+    a = tmp;
+    tmp = swap;
+  }
+  int r = 0;
+  for (size_t i = 0; i < n && !r; i++) {
+    r = cs_addChange(ld->m, &a[i], ld->err) < 0 ? -1 : 0;
+  }
+  // one of the two arrays is the loader's (freed at cleanup), the other the scratch
+  csu_free(a == ld->change ? tmp : a, n > 1 ? n * sizeof(csChange) : 0);
+  return r;
+}
+
+
 // CHANGE = {"time", "force", <discrete variable>: value, ...}: a scheduled change of discrete
-// variables of one element, or of every element of a contact set at once
+// variables of one element, or of every element of a contact set at once. Each value obeys the
+// rules of the parameter that gives the variable its initial value (the kind's table: mu_static
+// >= 0, a stop's stiffness >= 0), and the values of one change must agree with each other.
 static int readChange(Loader* ld, const cJSON* item) {
   if (expectObject(ld, item)) {
     return -1;
@@ -1480,16 +1764,11 @@ static int readChange(Loader* ld, const cJSON* item) {
     return -1;
   }
   // the target: one element, or every element of a contact set
-  int first = cs_forceId(ld->m, target), count = 1;
-  int group = first < 0 ? groupId(ld->m, target) : -1;
+  int first = forceId(ld, target), count = 1;
+  int group = first < 0 ? groupId(ld, target) : -1;
   if (first < 0 && group >= 0) {
-    count = 0;
-    for (int e = 0; e < ld->m->nforce; e++) {
-      if (ld->m->force[e].group == group) {
-        first = count == 0 ? e : first;
-        count++;
-      }
-    }
+    first = ld->groupFirst[group];
+    count = ld->groupCount[group];
   }
   if (first < 0) {
     return failAt(ld, "force", "there is no force element or contact named '%.64s'", target);
@@ -1498,6 +1777,9 @@ static int readChange(Loader* ld, const cJSON* item) {
   const csForceKind* k = cs_forceKind(ld->m->force[first].kind);
   // every other key names a discrete variable of that kind
   int nvars = 0;
+  int indices[CS_MAX_KIND_PARAMS];
+  double values[CS_MAX_KIND_PARAMS];
+  const char* keys[CS_MAX_KIND_PARAMS];
   for (const cJSON* c = item->child; c; c = c->next) {
     const char* key = c->string ? c->string : "";
     int index = -1;
@@ -1508,7 +1790,12 @@ static int readChange(Loader* ld, const cJSON* item) {
       }
     }
     // an unknown variable: the message names the target's kind, whose variables are the valid keys
+    if (!fixed && index < 0 && cs_renamedKey(k, key, NULL)) {
+      return failAt(ld, key, "discrete variable '%.64s' is now called '%s' for a force of type "
+                    "'%s'", key, cs_renamedKey(k, key, NULL), k->name);
+    }
     if (!fixed && index < 0) {
+      ld->unknownKey = 1;
       return failAt(ld, key, "'%.64s' (a force of type '%s') has no discrete variable '%.64s'",
                     target, k->name, key);
     }
@@ -1518,24 +1805,30 @@ static int readChange(Loader* ld, const cJSON* item) {
     if (fixed) {
       continue;
     }
-    // the new value; a finite number
+    // the new value: a finite number with the sign rule of the parameter it replaces
+    const csParamInfo* p = paramOfVariable(k, key);
+    int rule = !p                               ? RULE_ANY
+               : (p->flags & CS_PARAM_POSITIVE) ? RULE_POSITIVE
+               : (p->flags & CS_PARAM_NONNEG)   ? RULE_NONNEG
+                                                : RULE_ANY;
     double value = 0;
-    size_t p = pushKey(ld, key);
-    int r = expectNumber(ld, c, &value);
-    popPath(ld, p);
+    size_t pp = pushKey(ld, key);
+    int r = expectNumberRule(ld, c, rule, &value);
+    popPath(ld, pp);
     if (r) {
       return -1;
     }
-    // one change per element of the target, in element order
-    for (int e = first, done = 0; e < ld->m->nforce && done < count; e++) {
-      if (e != first && (group < 0 || ld->m->force[e].group != group)) {
-        continue;
-      }
+    // one change per element of the target (a set's elements are consecutive), in element order
+    for (int e = first; e < first + count; e++) {
       csChange ch = {.time = time, .force = e, .index = index, .value = value};
-      if (cs_addChange(ld->m, &ch, ld->err) < 0) {
+      if (pendingChange(ld, &ch)) {
         return -1;
       }
-      done++;
+    }
+    if (nvars < CS_MAX_KIND_PARAMS) {
+      indices[nvars] = index;
+      values[nvars] = value;
+      keys[nvars] = key;
     }
     nvars++;
   }
@@ -1543,7 +1836,9 @@ static int readChange(Loader* ld, const cJSON* item) {
   if (nvars == 0) {
     return fail(ld, "a change must set at least one discrete variable");
   }
-  return 0;
+  // the elements of a set share their parameters, so the first one stands for all
+  return checkChangeTogether(ld, first, indices, values, keys,
+                             nvars < CS_MAX_KIND_PARAMS ? nvars : CS_MAX_KIND_PARAMS);
 }
 
 
@@ -1553,8 +1848,8 @@ static int readChange(Loader* ld, const cJSON* item) {
 // SIMULATION = the csSimOptions a scene may set; absent keys keep the defaults of cs_newModel
 static int readSimulation(Loader* ld, const cJSON* item, csSimOptions* o) {
   static const char* const keys[] = {
-      "duration",     "integrator", "linear_solver",   "rtol", "atol", "max_step",
-      "initial_step", "max_steps",  "report_interval", NULL};
+      "duration",     "integrator", "linear_solver",   "rtol",     "atol", "max_step",
+      "initial_step", "max_steps",  "report_interval", "max_rows", NULL};
   static const char* const integrators[] = {"bdf", "adams"};
   static const char* const solvers[] = {"auto", "dense", "band", "gmres"};
   if (expectObject(ld, item) || checkKeys(ld, item, keys)) {
@@ -1569,14 +1864,23 @@ static int readSimulation(Loader* ld, const cJSON* item, csSimOptions* o) {
       memberNumber(ld, item, "report_interval", RULE_POSITIVE, &o->report_interval) < 0) {
     return -1;
   }
-  // max_steps is an integer; 1e15 keeps it well inside a long
-  const cJSON* steps = cJSON_GetObjectItemCaseSensitive(item, "max_steps");
-  if (steps) {
-    size_t p = pushKey(ld, "max_steps");
-    int r = expectInteger(ld, steps, 1, 1e15, &o->max_steps);
-    popPath(ld, p);
-    if (r) {
-      return -1;
+  // the report interval has the command line's lower limit: 5e-324 would write rows without end
+  if (o->report_interval < CS_MIN_REPORT_INTERVAL) {
+    return failAt(ld, "report_interval", "must be >= %g s (the smallest report interval), got %g",
+                  CS_MIN_REPORT_INTERVAL, o->report_interval);
+  }
+  // max_steps and max_rows are integers; 1e15 keeps them well inside a long
+  static const char* const counts[] = {"max_steps", "max_rows"};
+  long* countOut[] = {&o->max_steps, &o->max_rows};
+  for (int i = 0; i < 2; i++) {
+    const cJSON* count = cJSON_GetObjectItemCaseSensitive(item, counts[i]);
+    if (count) {
+      size_t p = pushKey(ld, counts[i]);
+      int r = expectInteger(ld, count, 1, 1e15, countOut[i]);
+      popPath(ld, p);
+      if (r) {
+        return -1;
+      }
     }
   }
   // enumerations by name, in the order of csIntegratorType and csLinearSolver
@@ -1868,6 +2172,7 @@ static csModel* buildModel(Loader* ld, const cJSON* root, const char* file,
   size_t initBytes = 0;
   ContactGeom* geoms = NULL;
   size_t geomBytes = 0;
+  size_t groupBytes = 0;
   int ok = 0;
 
   // 1. name, gravity, simulation options
@@ -1905,6 +2210,10 @@ static csModel* buildModel(Loader* ld, const cJSON* root, const char* file,
   ld->m = cs_newModel(name);
   if (!ld->m) {
     cs_setError(ld->err, CS_ERR_MEMORY, "", "out of memory creating the model");
+    goto cleanup;
+  }
+  // ground is body 0, known by name from the start
+  if (nameAdd(ld, NAMES_BODY, 0)) {
     goto cleanup;
   }
   // the file is kept for the messages of the run
@@ -1946,7 +2255,8 @@ static csModel* buildModel(Loader* ld, const cJSON* root, const char* file,
   // the gravity element exists only for non-zero gravity, so element 0 is either gravity or the
   // first force entry (elementPath relies on this order)
   int hasGravity = csu_norm(ld->m->gravity) > 0;
-  if (hasGravity && cs_addForce(ld->m, CS_FORCE_GRAVITY, "gravity", ld->err) < 0) {
+  if (hasGravity && (cs_addForce(ld->m, CS_FORCE_GRAVITY, "gravity", ld->err) < 0 ||
+                     nameAdd(ld, NAMES_FORCE, 0))) {
     goto cleanup;
   }
   if (forEachItem(ld, root, "forces", forceItem, NULL)) {
@@ -1959,7 +2269,10 @@ static csModel* buildModel(Loader* ld, const cJSON* root, const char* file,
   // one geometry per "contacts" entry, likewise
   geomBytes = sizeof(ContactGeom) * (size_t)(ncontacts + 1);
   geoms = csu_malloc(geomBytes);
-  if (!geoms) {
+  groupBytes = sizeof(int) * (size_t)(ncontacts + 1);
+  ld->groupFirst = csu_malloc(groupBytes);
+  ld->groupCount = csu_malloc(groupBytes);
+  if (!geoms || !ld->groupFirst || !ld->groupCount) {
     cs_setError(ld->err, CS_ERR_MEMORY, "", "out of memory reading the contacts");
     goto cleanup;
   }
@@ -1995,6 +2308,15 @@ static csModel* buildModel(Loader* ld, const cJSON* root, const char* file,
       goto cleanup;
     }
     model = cs_forceKind(kid)->name;
+    // the model carries its contact models, so that nobody needs to read the scene again
+    snprintf(ld->m->contact_model, sizeof(ld->m->contact_model), "%s", model);
+    snprintf(ld->m->contact_model_default, sizeof(ld->m->contact_model_default), "%s",
+             defaultName ? defaultName : (onlyBlock ? onlyBlock->string : ""));
+    for (const cJSON* c = cm ? cm->child : NULL; c; c = c->next) {
+      if (strcmp(c->string, "default") != 0 && ld->m->ncontact_model < CS_MAX_CONTACT_MODELS) {
+        snprintf(ld->m->contact_model_names[ld->m->ncontact_model++], CS_MAX_NAME, "%s", c->string);
+      }
+    }
     // the elements of each contact, in the order of "contacts" (elementPath relies on it)
     for (int c = 0; c < ncontacts; c++) {
       if (buildContact(ld, c, &geoms[c], kid, block)) {
@@ -2012,8 +2334,8 @@ static csModel* buildModel(Loader* ld, const cJSON* root, const char* file,
     }
   }
 
-  // 5. scheduled changes
-  if (forEachItem(ld, root, "changes", changeItem, NULL)) {
+  // 5. scheduled changes, handed to the model in time order
+  if (forEachItem(ld, root, "changes", changeItem, NULL) || addChanges(ld)) {
     goto cleanup;
   }
 
@@ -2032,11 +2354,313 @@ static csModel* buildModel(Loader* ld, const cJSON* root, const char* file,
 cleanup:
   csu_free(init, initBytes);
   csu_free(geoms, geomBytes);
+  csu_free(ld->groupFirst, groupBytes);
+  csu_free(ld->groupCount, groupBytes);
+  ld->groupFirst = ld->groupCount = NULL;
+  csu_free(ld->change, ld->capchange * sizeof(csChange));
+  ld->change = NULL;
+  ld->nchange = ld->capchange = 0;
+  nameFree(ld);
   if (!ok) {
     cs_deleteModel(ld->m);
     ld->m = NULL;
   }
   return ld->m;
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// parameters set by key path (csLoadOptions.overrides), applied to the tree before any check
+
+// the noun for an entry of a top-level array of named objects, for "the scene has no body named"
+static const char* entryNoun(const char* arrayKey) {
+  static const char* const nouns[][2] = {{"bodies", "body"},
+                                         {"planes", "plane"},
+                                         {"forces", "force element"},
+                                         {"contacts", "contact"},
+                                         {"changes", "change"}};
+  for (size_t i = 0; i < sizeof(nouns) / sizeof(nouns[0]); i++) {
+    if (strcmp(nouns[i][0], arrayKey) == 0) {
+      return nouns[i][1];
+    }
+  }
+  return "entry";
+}
+
+
+// length of the longest `name` that `rest` starts with as a whole segment (followed by the end,
+// '.' or '['); 0 when none. Names may themselves contain dots ("foot.0"), so the longest wins.
+static size_t segmentMatch(const char* rest, const char* name) {
+  size_t n = name ? strlen(name) : 0;
+  if (n == 0 || strncmp(rest, name, n) != 0) {
+    return 0;
+  }
+  return (rest[n] == '\0' || rest[n] == '.' || rest[n] == '[') ? n : 0;
+}
+
+
+// the name an entry of a top-level array answers to: its "name", else the name the loader gives
+// an unnamed force ("<type><index>") or contact ("contact<index>")
+static const char* entryName(const cJSON* entry, const char* arrayKey, int index, char* buf,
+                             size_t size) {
+  const cJSON* name = cJSON_GetObjectItemCaseSensitive(entry, "name");
+  if (cJSON_IsString(name)) {
+    return name->valuestring;
+  }
+  const cJSON* type = cJSON_GetObjectItemCaseSensitive(entry, "type");
+  if (strcmp(arrayKey, "forces") == 0 && cJSON_IsString(type) &&
+      cs_forceKindByName(type->valuestring) >= 0) {
+    snprintf(buf, size, "%.50s%d", type->valuestring, index);
+    return buf;
+  }
+  if (strcmp(arrayKey, "contacts") == 0) {
+    snprintf(buf, size, "contact%d", index);
+    return buf;
+  }
+  return NULL;
+}
+
+
+static int overrideFail(Loader* ld, int index, const char* fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+// an error in override `index` (0-based): the path is the key path as given, and err->override
+// tells the caller which override it was
+static int overrideFail(Loader* ld, int index, const char* fmt, ...) {
+  char msg[CS_MAX_ERROR];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof(msg), fmt, ap);
+  va_end(ap);
+  cs_setError(ld->err, CS_ERR_INPUT, ld->overrides[index].key, "%s", msg);
+  ld->err->override = index + 1;
+  return -1;
+}
+
+
+// put `value` in the place of `item`, keeping item's key and its position among its siblings
+// (so the tree is the one the edited file would give); value is consumed
+static void replaceValue(cJSON* item, cJSON* value) {
+  // swap the contents, not the nodes: the key string and the sibling links stay with item
+  int keepFlags = item->type & cJSON_StringIsConst;
+  cJSON tmp = *item;
+  item->type = (value->type & ~cJSON_StringIsConst) | keepFlags;
+  item->valuestring = value->valuestring;
+  item->valueint = value->valueint;
+  item->valuedouble = value->valuedouble;
+  item->child = value->child;
+  value->type = tmp.type & ~cJSON_StringIsConst;
+  value->valuestring = tmp.valuestring;
+  value->child = tmp.child;
+  cJSON_Delete(value);
+}
+
+
+// apply override `index` to the tree: walk its key path from the root, creating members of
+// objects that the scene does not have, and set the value. On an error the message names the
+// override; a created member's JSON path is kept in ld->created[index] so that a later "unknown
+// key" there is reported as the override's too.
+static int applyOverride(Loader* ld, cJSON* root, int index) {
+  const csOverride* o = &ld->overrides[index];
+  if (!o->key || !o->value) {
+    return overrideFail(ld, index, "an override needs a key path and a value");
+  }
+  // the value first: JSON text, one value with nothing after it
+  const char* end = NULL;
+  cJSON* value = cJSON_ParseWithOpts(o->value, &end, 1);
+  if (!value) {
+    int word = o->value[0] != '\0';
+    for (const char* c = o->value; *c && word; c++) {
+      word = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+             *c == '_' || *c == '-' || *c == '.';
+    }
+    return overrideFail(ld, index, "the value '%.200s' is not JSON text%s", o->value,
+                        word ? " (a string needs double quotes, e.g. \"bdf\")" : "");
+  }
+  // walk: node is the value reached so far; rest the key path still to follow
+  cJSON* node = root;
+  cJSON* parent = NULL;  // the value holding node
+  const char* rest = o->key;
+  const char* arrayKey = "";  // the top-level key of the array the walk is in, for names
+  popPath(ld, 0);
+  int r = 0;
+  if (!rest[0]) {
+    r = overrideFail(ld, index, "the key path is empty");
+  }
+  while (!r && rest[0]) {
+    // the part of the key path followed so far, for messages
+    int done = (int)(rest - o->key);
+    if (rest[0] == '[') {
+      // [index] of an array
+      char* stop = NULL;
+      errno = 0;
+      long i = strtol(rest + 1, &stop, 10);
+      if (stop == rest + 1 || *stop != ']' || errno || rest[1] == '-' || rest[1] == '+') {
+        r = overrideFail(ld, index, "malformed index after '%.*s' (expected [N])", done, o->key);
+        break;
+      }
+      if (!cJSON_IsArray(node)) {
+        r = overrideFail(ld, index, "'%.*s' is %s, not an array", done, o->key, typeName(node));
+        break;
+      }
+      int n = cJSON_GetArraySize(node);
+      if (i >= n) {
+        r = overrideFail(ld, index, "'%.*s' has %d element%s; there is no [%ld]", done, o->key, n,
+                         n == 1 ? "" : "s", i);
+        break;
+      }
+      parent = node;
+      node = cJSON_GetArrayItem(node, (int)i);
+      pushIndex(ld, (int)i);
+      rest = stop + 1;
+    } else {
+      // upto: the part naming the value reached; done also covers the dot after it
+      int upto = done;
+      if (rest[0] == '.' && done > 0) {
+        rest++;
+        done++;
+      }
+      if (rest[0] == '.' || rest[0] == '[' || rest[0] == '\0') {
+        r = overrideFail(ld, index, "malformed key path (an empty key after '%.*s')", done, o->key);
+        break;
+      }
+      if (cJSON_IsObject(node)) {
+        // the longest member key that the rest starts with (keys may hold dots)
+        cJSON* best = NULL;
+        size_t bestLen = 0;
+        for (cJSON* c = node->child; c; c = c->next) {
+          size_t n = segmentMatch(rest, c->string);
+          if (n > bestLen) {
+            best = c;
+            bestLen = n;
+          }
+        }
+        if (!best) {
+          // a member the scene does not have: created (an object when the path goes on); the
+          // normal checks then judge whether it is a valid key here
+          size_t n = strcspn(rest, ".[");
+          char key[CS_MAX_KEY];
+          if (n >= sizeof(key)) {
+            r = overrideFail(ld, index, "the key '%.64s...' is too long", rest);
+            break;
+          }
+          memcpy(key, rest, n);
+          key[n] = '\0';
+          // the arrays of named entries are not made up: an entry must exist to be set
+          if (node == root && rest[n] == '.' && strcmp(entryNoun(key), "entry") != 0) {
+            r = overrideFail(ld, index, "the scene has no %s named '%.*s' (it has no '%s')",
+                             entryNoun(key), (int)strcspn(rest + n + 1, ".["), rest + n + 1, key);
+            break;
+          }
+          if (rest[n] == '[') {
+            r = overrideFail(ld, index, "'%.*s' does not exist in the scene, so it has no elements",
+                             (int)(done + (int)n), o->key);
+            break;
+          }
+          cJSON* made = rest[n] ? cJSON_CreateObject() : value;
+          if (!made || !cJSON_AddItemToObject(node, key, made)) {
+            if (made && made != value) {
+              cJSON_Delete(made);
+            }
+            cs_setError(ld->err, CS_ERR_MEMORY, "", "out of memory applying an override");
+            r = -1;
+            break;
+          }
+          if (!ld->created[index][0]) {
+            pushKey(ld, key);
+            snprintf(ld->created[index], sizeof(ld->created[index]), "%s", ld->path);
+          } else {
+            pushKey(ld, key);
+          }
+          if (made == value) {
+            value = NULL;  // consumed
+            rest += n;
+            break;
+          }
+          node = made;
+          rest += n;
+          continue;
+        }
+        if (node == root) {
+          arrayKey = best->string;
+        }
+        pushKey(ld, best->string);
+        parent = node;
+        node = best;
+        rest += bestLen;
+      } else if (cJSON_IsArray(node)) {
+        // an entry of an array of objects, by its name
+        cJSON* best = NULL;
+        size_t bestLen = 0;
+        int bestIndex = -1, i = 0;
+        for (cJSON* c = node->child; c; c = c->next, i++) {
+          char buf[CS_MAX_NAME + 16];
+          const char* name = cJSON_IsObject(c)
+                                 ? entryName(c, parent == root ? arrayKey : "", i, buf, sizeof(buf))
+                                 : NULL;
+          size_t n = segmentMatch(rest, name);
+          if (n > bestLen) {
+            best = c;
+            bestLen = n;
+            bestIndex = i;
+          }
+        }
+        if (!best) {
+          size_t n = strcspn(rest, ".[");
+          int top = parent == root;
+          if (top && strcmp(arrayKey, "changes") == 0) {
+            r = overrideFail(ld, index,
+                             "the entries of 'changes' have no names: address them by index, "
+                             "e.g. changes[0]");
+          } else if (top) {
+            r = overrideFail(ld, index, "the scene has no %s named '%.*s'", entryNoun(arrayKey),
+                             (int)(n > 64 ? 64 : n), rest);
+          } else {
+            r = overrideFail(ld, index, "'%.*s' has no entry named '%.*s' (use an index: [N])",
+                             upto, o->key, (int)(n > 64 ? 64 : n), rest);
+          }
+          break;
+        }
+        pushIndex(ld, bestIndex);
+        parent = node;
+        node = best;
+        rest += bestLen;
+      } else {
+        r = overrideFail(ld, index, "'%.*s' is %s, which has no member '%.*s'", upto, o->key,
+                         typeName(node), (int)strcspn(rest, ".["), rest);
+        break;
+      }
+    }
+    if (!r && rest[0] && rest[0] != '.' && rest[0] != '[') {
+      r = overrideFail(ld, index, "malformed key path after '%.*s'", (int)(rest - o->key), o->key);
+    }
+  }
+  // the place exists: the value goes there (unless a created member took it already)
+  if (!r && value) {
+    if (node == root) {
+      r = overrideFail(ld, index, "the key path must name a value inside the scene");
+    } else {
+      replaceValue(node, value);
+      value = NULL;
+    }
+  }
+  cJSON_Delete(value);
+  popPath(ld, 0);
+  return r;
+}
+
+
+// every override in order, each on the tree the ones before it left
+static int applyOverrides(Loader* ld, cJSON* root) {
+  if (!cJSON_IsObject(root)) {
+    return 0;  // the checks report a root that is not an object
+  }
+  for (int i = 0; i < ld->noverrides; i++) {
+    if (applyOverride(ld, root, i)) {
+      return -1;
+    }
+  }
+  return 0;
 }
 
 
@@ -2083,13 +2707,8 @@ static cJSON* parseText(const char* text, size_t len, csError* err) {
 }
 
 
-// read a whole file into a counted, zero-terminated buffer of *size bytes
-static char* readFile(const char* path, size_t* size, size_t* len, csError* err) {
-  FILE* f = fopen(path, "rb");
-  if (!f) {
-    cs_setError(err, CS_ERR_IO, "", "cannot open '%s': %s", path, strerror(errno));
-    return NULL;
-  }
+// read a whole stream into a counted, zero-terminated buffer of *size bytes; name is for messages
+static char* readStream(FILE* f, const char* name, size_t* size, size_t* len, csError* err) {
   // read until the end of the file rather than asking its size with fseek/ftell, so that pipes
   // and special files work too; the buffer doubles, and the size limit is checked before each
   // growth so that an endless input costs at most CS_MAX_SCENE_BYTES
@@ -2098,10 +2717,9 @@ static char* readFile(const char* path, size_t* size, size_t* len, csError* err)
   while (buf) {
     if (n + 1 >= cap) {
       if (cap >= (size_t)CS_MAX_SCENE_BYTES) {
-        cs_setError(err, CS_ERR_INPUT, "", "'%s' is larger than %ld bytes", path,
+        cs_setError(err, CS_ERR_INPUT, "", "'%s' is larger than %ld bytes", name,
                     CS_MAX_SCENE_BYTES);
         csu_free(buf, cap);
-        fclose(f);
         return NULL;
       }
       char* grown = csu_realloc(buf, cap, 2 * cap);
@@ -2121,18 +2739,15 @@ static char* readFile(const char* path, size_t* size, size_t* len, csError* err)
     }
   }
   if (!buf) {
-    cs_setError(err, CS_ERR_MEMORY, "", "out of memory reading '%s'", path);
-    fclose(f);
+    cs_setError(err, CS_ERR_MEMORY, "", "out of memory reading '%s'", name);
     return NULL;
   }
   // a read error is not the end of the file: report it rather than load a truncated scene
   if (ferror(f)) {
-    cs_setError(err, CS_ERR_IO, "", "cannot read '%s'", path);
+    cs_setError(err, CS_ERR_IO, "", "cannot read '%s'", name);
     csu_free(buf, cap);
-    fclose(f);
     return NULL;
   }
-  fclose(f);
   // cJSON needs the terminating NUL; the loop always keeps one byte free for it
   buf[n] = '\0';
   *size = cap;
@@ -2141,10 +2756,39 @@ static char* readFile(const char* path, size_t* size, size_t* len, csError* err)
 }
 
 
+// read a whole file ("-": standard input) into a counted, zero-terminated buffer
+static char* readFile(const char* path, size_t* size, size_t* len, csError* err) {
+  if (strcmp(path, "-") == 0) {
+    return readStream(stdin, "standard input", size, len, err);
+  }
+  FILE* f = fopen(path, "rb");
+  if (!f) {
+    cs_setError(err, CS_ERR_IO, "", "cannot open '%s': %s", path, strerror(errno));
+    return NULL;
+  }
+  char* buf = readStream(f, path, size, len, err);
+  fclose(f);
+  return buf;
+}
+
+
 // start every load with a clean error that already names the file
 static void clearError(csError* err, const char* file) {
   memset(err, 0, sizeof(*err));
   snprintf(err->file, sizeof(err->file), "%s", file ? file : "");
+}
+
+
+// an unknown key that an override created is that override's mistake, not the file's: the error
+// is then given the override's key path and index
+static void blameOverride(Loader* ld) {
+  for (int i = 0; ld->unknownKey && i < ld->noverrides; i++) {
+    if (ld->created[i][0] && strcmp(ld->created[i], ld->err->path) == 0) {
+      snprintf(ld->err->path, sizeof(ld->err->path), "%s", ld->overrides[i].key);
+      ld->err->override = i + 1;
+      return;
+    }
+  }
 }
 
 
@@ -2158,7 +2802,29 @@ static csModel* loadText(const char* text, size_t len, const char* file, const c
   Loader ld;
   memset(&ld, 0, sizeof(ld));
   ld.err = err;
-  csModel* m = buildModel(&ld, root, file, opt);
+  // the overrides edit the tree first, so everything after sees the edited scene
+  csModel* m = NULL;
+  size_t createdBytes = 0;
+  if (opt && opt->noverrides > 0 && opt->overrides) {
+    ld.overrides = opt->overrides;
+    ld.noverrides = opt->noverrides;
+    createdBytes = sizeof(*ld.created) * (size_t)opt->noverrides;
+    ld.created = csu_malloc(createdBytes);
+    if (!ld.created) {
+      cs_setError(err, CS_ERR_MEMORY, "", "out of memory applying the overrides");
+      goto done;
+    }
+    memset(ld.created, 0, createdBytes);
+    if (applyOverrides(&ld, root)) {
+      goto done;
+    }
+  }
+  m = buildModel(&ld, root, file, opt);
+  if (!m) {
+    blameOverride(&ld);
+  }
+done:
+  csu_free(ld.created, createdBytes);
   cJSON_Delete(root);
   return m;
 }
@@ -2175,7 +2841,9 @@ csModel* cs_loadSceneString(const char* text, const char* filename, const csLoad
     cs_setError(err, CS_ERR_INPUT, "", "no scene text was given");
     return NULL;
   }
-  return loadText(text, strlen(text), filename, opt, err);
+  // the model keeps the text and options, so that cs_modelWithOverrides can load it again
+  return cs_modelKeepSource(loadText(text, strlen(text), filename, opt, err), text, strlen(text),
+                            opt, err);
 }
 
 
@@ -2195,61 +2863,38 @@ csModel* cs_loadScene(const char* path, const csLoadOptions* opt, csError* err) 
     return NULL;
   }
   csModel* m = loadText(text, len, path, opt, err);
+  m = cs_modelKeepSource(m, text, len, opt, err);
   csu_free(text, size);
   return m;
 }
 
 
-int cs_sceneContactModels(const char* path, char names[][CS_MAX_NAME], int maxnames,
-                          char* defaultname, csError* err) {
-  csError local;
-  err = err ? err : &local;
-  clearError(err, path);
-  // empty results first, so that they are defined on every return
-  if (defaultname) {
-    defaultname[0] = '\0';
-  }
-  // a NULL path is an input error, not a crash
-  if (!path) {
-    cs_setError(err, CS_ERR_INPUT, "", "no scene file was given");
-    return -1;
-  }
-  size_t size = 0, len = 0;
-  char* text = readFile(path, &size, &len, err);
-  if (!text) {
-    return -1;
-  }
-  // the text can go as soon as it is parsed: the tree holds copies of its strings
-  cJSON* root = parseText(text, len, err);
-  csu_free(text, size);
-  if (!root) {
-    return -1;
-  }
-  Loader ld;
-  memset(&ld, 0, sizeof(ld));
-  ld.err = err;
+// the blocks of contact_models in a parsed scene, checked as the loader checks them; see
+// cs_sceneContactModels
+static int contactModelsOfTree(Loader* ld, const cJSON* root, char names[][CS_MAX_NAME],
+                               int maxnames, char* defaultname) {
   // only the blocks are checked here, not the whole scene: compare loads every model afterwards,
   // and that load reports any other error with its path
-  int count = -1;
   const cJSON* contacts = cJSON_GetObjectItemCaseSensitive(root, "contacts");
   const cJSON* cm = cJSON_GetObjectItemCaseSensitive(root, "contact_models");
   // a root that is not an object is bad input here, as in the load
-  if (expectObject(&ld, root)) {
-    goto cleanup;
+  if (expectObject(ld, root)) {
+    return -1;
   }
-  count = 0;
   // no contacts or no blocks: zero models, and the scene runs as it is
   if (!cJSON_IsArray(contacts) || cJSON_GetArraySize(contacts) == 0 || !cm) {
-    goto cleanup;
+    return 0;
   }
   // the blocks, checked as the loader checks them
   const char* defaultName = NULL;
   const cJSON* onlyBlock = NULL;
+  int count = 0;
   // errors in a block carry its path, as they would in the load
-  pushKey(&ld, "contact_models");
-  if (readContactModels(&ld, cm, &defaultName, &count, &onlyBlock)) {
-    count = -1;
-    goto cleanup;
+  size_t p = pushKey(ld, "contact_models");
+  int r = readContactModels(ld, cm, &defaultName, &count, &onlyBlock);
+  popPath(ld, p);
+  if (r) {
+    return -1;
   }
   // names in file order, at most maxnames of them; the count returned is of all blocks
   int i = 0;
@@ -2263,8 +2908,124 @@ int cs_sceneContactModels(const char* path, char names[][CS_MAX_NAME], int maxna
     const char* d = defaultName ? defaultName : (onlyBlock ? onlyBlock->string : "");
     snprintf(defaultname, CS_MAX_NAME, "%s", d);
   }
+  return count;
+}
 
-cleanup:
+
+int cs_sceneContactModelsString(const char* text, const char* filename, const csLoadOptions* opt,
+                                char names[][CS_MAX_NAME], int maxnames, char* defaultname,
+                                csError* err) {
+  csError local;
+  err = err ? err : &local;
+  clearError(err, filename);
+  // empty results first, so that they are defined on every return
+  if (defaultname) {
+    defaultname[0] = '\0';
+  }
+  if (!text) {
+    cs_setError(err, CS_ERR_INPUT, "", "no scene text was given");
+    return -1;
+  }
+  cJSON* root = parseText(text, strlen(text), err);
+  if (!root) {
+    return -1;
+  }
+  Loader ld;
+  memset(&ld, 0, sizeof(ld));
+  ld.err = err;
+  int count = -1;
+  size_t createdBytes = 0;
+  // the overrides first, as in the load (they may add or change blocks)
+  if (opt && opt->noverrides > 0 && opt->overrides) {
+    ld.overrides = opt->overrides;
+    ld.noverrides = opt->noverrides;
+    createdBytes = sizeof(*ld.created) * (size_t)opt->noverrides;
+    ld.created = csu_malloc(createdBytes);
+    if (!ld.created) {
+      cs_setError(err, CS_ERR_MEMORY, "", "out of memory applying the overrides");
+      goto done;
+    }
+    if (applyOverrides(&ld, root)) {
+      goto done;
+    }
+  }
+  count = contactModelsOfTree(&ld, root, names, maxnames, defaultname);
+  if (count < 0) {
+    blameOverride(&ld);
+  }
+done:
+  csu_free(ld.created, createdBytes);
   cJSON_Delete(root);
   return count;
+}
+
+
+int cs_sceneContactModels(const char* path, char names[][CS_MAX_NAME], int maxnames,
+                          char* defaultname, csError* err) {
+  csError local;
+  err = err ? err : &local;
+  clearError(err, path);
+  if (defaultname) {
+    defaultname[0] = '\0';
+  }
+  char* text = cs_readSceneText(path, NULL, err);
+  if (!text) {
+    return -1;
+  }
+  int count = cs_sceneContactModelsString(text, path, NULL, names, maxnames, defaultname, err);
+  cs_freeSceneText(text);
+  return count;
+}
+
+
+// The text of cs_readSceneText is the buffer it was read into, not a copy (a scene may be tens
+// of megabytes): the size of the allocation is stored right after the terminating NUL, where
+// cs_freeSceneText finds it again.
+char* cs_readSceneText(const char* path, size_t* length, csError* err) {
+  csError local;
+  err = err ? err : &local;
+  clearError(err, path);
+  if (!path) {
+    cs_setError(err, CS_ERR_INPUT, "", "no scene file was given");
+    return NULL;
+  }
+  size_t size = 0, len = 0;
+  char* buf = readFile(path, &size, &len, err);
+  if (!buf) {
+    return NULL;
+  }
+  // a NUL inside the text would end every later parse early and hide the rest: refuse it here
+  size_t nul = strlen(buf);
+  if (nul < len) {
+    lineColumn(buf, nul, &err->line, &err->column);
+    cs_setError(err, CS_ERR_INPUT, "", "the file contains a NUL byte at line %d, column %d",
+                err->line, err->column);
+    csu_free(buf, size);
+    return NULL;
+  }
+  // room for the size after the NUL
+  if (size < len + 1 + sizeof(size_t)) {
+    char* grown = csu_realloc(buf, size, len + 1 + sizeof(size_t));
+    if (!grown) {
+      cs_setError(err, CS_ERR_MEMORY, "", "out of memory reading '%s'", path);
+      csu_free(buf, size);
+      return NULL;
+    }
+    buf = grown;
+    size = len + 1 + sizeof(size_t);
+  }
+  memcpy(buf + len + 1, &size, sizeof(size_t));
+  if (length) {
+    *length = len;
+  }
+  return buf;
+}
+
+
+void cs_freeSceneText(char* text) {
+  if (text) {
+    size_t size = 0;
+    memcpy(&size, text + strlen(text) + 1, sizeof(size_t));
+    csu_free(text, size);
+  }
 }
