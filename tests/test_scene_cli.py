@@ -258,15 +258,20 @@ def too_many_rows_are_refused_up_front():
     path = write_scene(scene, d=d)
     out = os.path.join(d, "out.csv")
     code, stdout, err = run("run", path, "-q", "-o", out, timeout=20)
-    check(code == 2 and "100000000002 report rows" in err and "1e+09 s" in err
+    check(code == 2 and "100000000001 report rows" in err and "1e+09 s" in err
           and "0.01 s" in err and "limit of 10000000" in err and "--max-rows" in err, err)
     check(not os.path.exists(out), "an output was created for a refused run")
     code, stdout, err = run("compare", path, "-q", timeout=20)
-    check(code == 2 and "100000000002 report rows" in err and stdout == "", err)
+    check(code == 2 and "100000000001 report rows" in err and stdout == "", err)
     # the limit from the scene, raised on the command line
     path = write_scene(PENDULUM)  # 2 s every 0.01 s: 201 rows
     code, _, err = run("run", path, "-q", "--set", "simulation.max_rows=150")
-    check(code == 2 and "202 report rows" in err and "limit of 150" in err, err)
+    check(code == 2 and "201 report rows" in err and "limit of 150" in err, err)
+    # exactly at the limit runs: the count is the rows the run writes
+    code, stdout, err = run("run", path, "-q", "--set", "simulation.max_rows=201")
+    check(code == 0 and len(stdout.splitlines()) == 202, (code, err))
+    code, stdout, err = run("run", path, "-q", "--set", "simulation.max_rows=200")
+    check(code == 2 and "201 report rows" in err, (code, err))
     code, stdout, err = run("run", path, "-q", "--set", "simulation.max_rows=150",
                             "--max-rows", "1000")
     check(code == 0 and len(stdout.splitlines()) == 202, (code, err))
