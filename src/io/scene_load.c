@@ -1696,38 +1696,39 @@ static int checkChangeTogether(Loader* ld, int e, const int* index, const double
   if (!k->setDiscrete || n < 2 || k->discnum > CS_MAX_KIND_PARAMS) {
     return 0;
   }
-  // a scratch element whose discrete variables live at the start of a scratch array, in a copy
-  // of the model header that holds that element alone
+  // the element's discrete variables in a scratch array, from the parameters that give them
+  // their initial values
   double disc[CS_MAX_KIND_PARAMS];
   for (int i = 0; i < k->discnum; i++) {
     const csParamInfo* p = k->discnames ? paramOfVariable(k, k->discnames[i]) : NULL;
     disc[i] = p ? f->param[p->slot] : 0.0;
   }
-  csForce scratch = *f;
-  scratch.discadr = 0;
-  csModel one = *ld->m;
-  one.force = &scratch;
-  one.nforce = 1;
+  // the element's discrete variables are put at the start of the scratch array for the calls
+  // (the state is not laid out yet, so its address is 0 anyway), then its address is restored
+  csForce* fe = &ld->m->force[e];
+  int discadr = fe->discadr;
+  fe->discadr = 0;
   csData d;
   memset(&d, 0, sizeof(d));
   d.disc = disc;
   d.ndisc = k->discnum;
-  for (int j = 0; j < n; j++) {
-    k->setDiscrete(&one, &d, 0, index[j], value[j]);
+  int r = 0;
+  for (int j = 0; j < n && !r; j++) {
+    k->setDiscrete(ld->m, &d, e, index[j], value[j]);
     // an earlier value of this change that the one just set has moved
-    for (int i = 0; i < j; i++) {
+    for (int i = 0; i < j && !r; i++) {
       if (disc[index[i]] != value[i]) {
         size_t p = pushKey(ld, key[j]);
-        fail(ld,
-             "%s = %g and %s = %g, set by the same change, contradict each other (a %s would "
-             "change %s to %g)",
-             key[j], value[j], key[i], value[i], k->name, key[i], disc[index[i]]);
+        r = fail(ld,
+                 "%s = %g and %s = %g, set by the same change, contradict each other (a %s "
+                 "would change %s to %g)",
+                 key[j], value[j], key[i], value[i], k->name, key[i], disc[index[i]]);
         popPath(ld, p);
-        return -1;
       }
     }
   }
-  return 0;
+  fe->discadr = discadr;
+  return r;
 }
 
 
