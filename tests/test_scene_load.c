@@ -1141,11 +1141,10 @@ static void test_messages(void** state) {
       ", \"joint\": {\"type\": \"pin\", \"parent\": \"x\xff\\u0085y\"}}]}",
       "{\"bodies\": [{\"n\\u0001me\": 1}]}",
       "{\"name\": \"scene\\u0007\"}",
-      "{\"name\": \"scene\xc3\"}",
       "{\"simulation\": {\"integrator\": \"\\u001b[31mred\"}}",
   };
-  const char* shown[] = {"a\\x07b\\x1b[2J", "x\\xff\\xc2\\x85y", "n\\x01me",
-                         "scene\\x07",      "scene\\xc3",        "\\x1b[31mred"};
+  const char* shown[] = {"a\\x07b\\x1b[2J", "x\\xff\\xc2\\x85y", "n\\x01me", "scene\\x07",
+                         "\\x1b[31mred"};
   for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
     memset(&err, 0, sizeof(err));
     assert_null(cs_loadSceneString(bad[i], "esc.json", NULL, &err));

@@ -2326,14 +2326,15 @@ static csModel* buildModel(Loader* ld, const cJSON* root, const char* file,
     goto cleanup;
   }
   if (r > 0) {
-    // printable UTF-8 only: a control character would break the one-line messages that print
-    // it, and the name is written into JSON outputs
+    // no C0 control characters or DEL: they would break the one-line messages that print it;
+    // other bytes are the outputs' to show (escaped in messages, U+FFFD in JSON)
     size_t len = strlen(given);
-    char safe[4 * CS_MAX_NAME];
-    int printable =
-        len > 0 && len < CS_MAX_NAME && escapeText(safe, sizeof(safe), given, len) == len;
+    int printable = len > 0 && len < CS_MAX_NAME;
+    for (size_t i = 0; i < len && printable; i++) {
+      printable = (unsigned char)given[i] >= 0x20 && given[i] != 0x7f;
+    }
     if (!printable) {
-      failAt(ld, "name", "the scene name must be 1 to %d bytes of printable UTF-8 text, got '%.*s'",
+      failAt(ld, "name", "the scene name must be 1 to %d printable characters, got '%.*s'",
              CS_MAX_NAME - 1, (int)(len < 80 ? len : 80), given);
       goto cleanup;
     }
