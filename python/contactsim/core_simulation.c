@@ -66,6 +66,7 @@ static int prepare(csPySimulation* self) {
   memcpy(d->q, self->shadow, qbytes);
   memcpy(d->u, self->shadow + self->nq, ubytes);
   csError err;
+  memset(&err, 0, sizeof(err));
   int rc = 0;
   if (qchanged && cs_simSetState(self->s, CS_STATE_Q, self->scratch, self->nq, &err) != CS_OK) {
     rc = -1;
@@ -129,6 +130,7 @@ static int simInit(csPySimulation* self, PyObject* args, PyObject* kw) {
     return -1;
   }
   csError err;
+  memset(&err, 0, sizeof(err));
   self->s = cs_newSimulation(m, &opt, &err);
   if (!self->s) {
     if (!err.file[0]) {
@@ -180,6 +182,7 @@ static PyObject* simStep(csPySimulation* self, PyObject* unused) {
     return NULL;
   }
   csError err;
+  memset(&err, 0, sizeof(err));
   int status = cs_simStep(self->s, &err);
   refreshShadow(self);
   if (status != CS_OK) {
@@ -198,6 +201,7 @@ static PyObject* simAdvanceTo(csPySimulation* self, PyObject* arg) {
     return NULL;
   }
   csError err;
+  memset(&err, 0, sizeof(err));
   int status;
   self->busy = 1;
   Py_BEGIN_ALLOW_THREADS status = cs_simAdvanceTo(self->s, t, &err);
@@ -251,6 +255,7 @@ static PyObject* simSaveState(csPySimulation* self, PyObject* arg) {
     return NULL;
   }
   csError err;
+  memset(&err, 0, sizeof(err));
   int status = CS_OK;
   if (prepare(self) == 0) {
     status = cs_simSaveState(self->s, PyBytes_AS_STRING(path), &err);
@@ -273,6 +278,7 @@ static PyObject* simLoadState(csPySimulation* self, PyObject* arg) {
     return NULL;
   }
   csError err;
+  memset(&err, 0, sizeof(err));
   int status = CS_OK;
   if (prepare(self) == 0) {
     status = cs_simLoadState(self->s, PyBytes_AS_STRING(path), &err);
@@ -486,6 +492,7 @@ static PyObject* simSetDiscrete(csPySimulation* self, PyObject* args) {
     return NULL;
   }
   csError err;
+  memset(&err, 0, sizeof(err));
   if (cs_simSetDiscrete(self->s, e, name, value, &err) != CS_OK) {
     return csPy_raise(&err, NULL);
   }
@@ -508,6 +515,7 @@ static PyObject* simSetOptions(csPySimulation* self, PyObject* args, PyObject* k
     return NULL;
   }
   csError err;
+  memset(&err, 0, sizeof(err));
   if (cs_simSetOptions(self->s, &opt, &err) != CS_OK) {
     return csPy_raise(&err, NULL);
   }
@@ -538,6 +546,7 @@ static int simSetTime(csPySimulation* self, PyObject* value, void* closure) {
     return -1;
   }
   csError err;
+  memset(&err, 0, sizeof(err));
   if (cs_simSetTime(self->s, t, &err) != CS_OK) {
     csPy_raise(&err, NULL);
     return -1;
@@ -610,6 +619,7 @@ static int setPart(csPySimulation* self, PyObject* value, csStateKind kind, int 
     return -1;
   }
   csError err;
+  memset(&err, 0, sizeof(err));
   int rc = 0;
   if (PyArray_DIM(a, 0) != n) {
     PyErr_Format(PyExc_ValueError, "%s needs %d values, got %zd", kind == CS_STATE_Q ? "q" : "u", n,

@@ -196,9 +196,24 @@ int cs_cliParseCount(const char* text, const char* name, long* out) {
 // than printed empty, so a message without a location still reads as a plain sentence; the
 // line is made safe as a whole (file names and names in messages are free text)
 void cs_cliPrintError(const csError* err) {
-  char line[CS_MAX_ERROR + 2 * CS_MAX_PATH + 32];
+  char line[CS_MAX_ERROR_LINE];
   cs_cliFormatError(err, line, sizeof(line));
-  fprintf(stderr, "contactsim: error: %s\n", cs_cliSafe(line));
+  // the loader already writes a scene's names and keys as \xNN where it builds its messages:
+  // the backslashes are kept as they are (escaping them again would print \\xNN), and
+  // everything between them is made safe as before
+  fprintf(stderr, "contactsim: error: ");
+  for (char* piece = line;;) {
+    char* bs = strchr(piece, '\\');
+    if (bs) {
+      *bs = '\0';
+    }
+    fprintf(stderr, "%s%s", cs_cliSafe(piece), bs ? "\\" : "");
+    if (!bs) {
+      break;
+    }
+    piece = bs + 1;
+  }
+  fprintf(stderr, "\n");
 }
 
 
@@ -1041,18 +1056,27 @@ const char* cs_cliSafe(const char* s) {
 }
 
 
-int cs_cliCheckRows(const csSimOptions* o, const char* path, const char* model) {
+int cs_cliCheckRows(const csSimOptions* o, const char* path, const char* model,
+                    const char* stepName) {
   char who[CS_MAX_NAME + 16] = "";
   if (model) {
     snprintf(who, sizeof(who), " (%s)", model);
+  }
+  char why[CS_MAX_ERROR];
+  if (cs_maxStepProblem(o, why, sizeof(why))) {
+    fprintf(stderr, "contactsim: error: %s%s: %s: %s\n", cs_cliSafe(path), who, stepName, why);
+    return -1;
   }
   if (!(o->report_interval >= CS_MIN_REPORT_INTERVAL)) {
     fprintf(stderr, "contactsim: error: %s%s: the report interval %g s is below the smallest, %g s\n",
             cs_cliSafe(path), who, o->report_interval, CS_MIN_REPORT_INTERVAL);
     return -1;
   }
-  // reports at 0, every interval and at the end
-  double rows = floor(o->duration / o->report_interval) + 2;
+  // reports at 0, at every k * interval short of the end (by the integrator's rounding margin,
+  // cs_integratorRun), and at the end
+  double tol = 1e-12 * (1 + o->duration);
+  double inner = fmax(ceil((o->duration - tol) / o->report_interval) - 1, 0);
+  double rows = inner + 2;
   long limit = o->max_rows > 0 ? o->max_rows : CS_DEFAULT_MAX_ROWS;
   if (rows > (double)limit) {
     fprintf(stderr,

@@ -204,6 +204,9 @@ int cs_cliParseCount(const char* text, const char* name, long* out);
 // would exceed o->max_rows, or whose report interval is below CS_MIN_REPORT_INTERVAL: prints
 // the numbers and how to raise the limit (with model, nullable, named) and returns -1; 0 when
 // the run may go ahead. path names the scene.
-int cs_cliCheckRows(const csSimOptions* o, const char* path, const char* model);
+// The same for a largest step that cannot work (cs_maxStepProblem), named stepName
+// ("--max-step" or "simulation.max_step").
+int cs_cliCheckRows(const csSimOptions* o, const char* path, const char* model,
+                    const char* stepName);
 
 #endif  // CONTACTSIM_CLI_H

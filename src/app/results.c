@@ -102,7 +102,7 @@ static void jsonRun(FILE* f, const csCliRun* r, const char* outer, const char* s
   if (r->status == CS_OK) {
     fputs("null", f);
   } else {
-    char msg[CS_MAX_ERROR + 2 * CS_MAX_PATH + 32];
+    char msg[CS_MAX_ERROR_LINE];
     cs_cliFormatError(&r->err, msg, sizeof(msg));
     jsonString(f, msg);
   }
