@@ -258,7 +258,9 @@ def static_penetration_of_hunt_crossley_ball():
     # (4/3) E sqrt(R) x^1.5 = m g at rest
     scene = load("compare_sphere_rest.json")
     block = scene["contact_models"]["hunt_crossley"]
-    E, R, m = block["stiffness"], scene["contacts"][0]["radius"], scene["bodies"][0]["mass"]
+    # each surface has the plane-strain modulus Es; the pair's Hertz modulus is Es / 2^1.5
+    Es, R, m = block["plane_strain_modulus"], scene["contacts"][0]["radius"], scene["bodies"][0]["mass"]
+    E = Es / 2 ** 1.5
     x = (3 * m * G / (4 * E * math.sqrt(R))) ** (2 / 3)
     code, doc, _ = compare_json(data("compare_sphere_rest.json"), "--models", "hunt_crossley")
     check(code == 0, code)
@@ -271,7 +273,7 @@ def static_penetration_of_hunt_crossley_ball():
 def static_penetration_of_compliant_point():
     # k x = m g at rest
     scene = load("compare_point_rest.json")
-    k = scene["contact_models"]["compliant_point"]["stiffness"]
+    k = scene["contact_models"]["compliant_point"]["penalty_stiffness"]
     x = scene["bodies"][0]["mass"] * G / k
     code, doc, _ = compare_json(data("compare_point_rest.json"), "--models", "compliant_point")
     check(code == 0, code)
@@ -284,7 +286,7 @@ def elastic_drop_peak_force_and_penetration():
     # m g (h + x) = k x^2 / 2, and the normal force there is k x
     scene = load("compare_point_rest.json")
     h, k, m = 0.05, 1e5, 1.0
-    scene["contact_models"] = {"compliant_point": {"stiffness": k, "dissipation": 0}}
+    scene["contact_models"] = {"compliant_point": {"penalty_stiffness": k, "dissipation": 0}}
     scene["bodies"][0]["joint"]["initial"]["position"] = [0, 0, 0.1 + h]
     scene["simulation"].update({"duration": 0.2, "report_interval": 0.001})
     x = (m * G + math.sqrt((m * G) ** 2 + 2 * k * m * G * h)) / k

@@ -577,8 +577,8 @@ static void test_checker_catches_mistakes(void** state) {
   assert_int_equal(checkDocument(t6, 0), 1);
   free(t6);
 
-  // the same defaults written another way still match: 1e+06 as 1000000
-  char* t7 = alterRow(text, "hunt_crossley", "stiffness", "1000000");
+  // the same defaults written another way still match: 1e-05 as 0.00001
+  char* t7 = alterRow(text, "smooth_sphere_half_space", "constant_contact_force", "0.00001");
   assert_non_null(t7);
   assert_int_equal(checkDocument(t7, 0), 0);
   free(t7);

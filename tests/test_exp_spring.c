@@ -459,7 +459,7 @@ static void test_mu_rules(void** state) {
   (void)state;
   blockModel bm = makeBlock(0, 0.01, csu_vec3(0, 0, 0), csu_vec3(0, 0, 0));
   csData* d = cs_makeData(bm.m);
-  int e = bm.first, s = discIndex("mu_static"), k = discIndex("mu_kinetic");
+  int e = bm.first, s = discIndex("mu_static"), k = discIndex("mu_dynamic");
   const double* disc = d->disc + bm.m->force[e].discadr;
   assert_true(disc[s] == MUS && disc[k] == MUK);
   cs_setDiscrete(bm.m, d, e, s, 0.3);  // below muk: muk follows
@@ -517,7 +517,7 @@ static void test_mu_change_starts_sliding(void** state) {
   th_assertClose(v4 - v3, expected, 0.01, 0, "acceleration after the change");
   for (int e = bm.first; e < bm.first + 4; e++) {
     const double* disc = d->disc + bm.m->force[e].discadr;
-    assert_true(disc[discIndex("mu_static")] == mu && disc[discIndex("mu_kinetic")] == mu);
+    assert_true(disc[discIndex("mu_static")] == mu && disc[discIndex("mu_dynamic")] == mu);
   }
   printStats("mu change", d);
   th_traceFree(&tr);
@@ -599,7 +599,7 @@ static void test_frictionless_energy(void** state) {
   (void)state;
   blockModel bm = buildBlock(0, HALF);
   for (int e = bm.first; e < bm.first + 4; e++) {
-    assert_int_equal(cs_setForceParam(bm.m, e, "mu_kinetic", 0), 0);
+    assert_int_equal(cs_setForceParam(bm.m, e, "mu_dynamic", 0), 0);
     assert_int_equal(cs_setForceParam(bm.m, e, "mu_static", 0), 0);
   }
   placeBlock(&bm, 0.05, csu_vec3(0, 0, 0), csu_vec3(1.0, 0, -0.5));
@@ -653,7 +653,7 @@ static void test_parameters(void** state) {
     const char* key;
     double value;
   } bad[] = {{"d1", 0}, {"d2", -1}, {"cz", -0.1}, {"max_fz", 0}, {"kxy", 0}, {"cxy", -1},
-             {"v_settle", 0}, {"mu_static", -0.1}, {"mu_kinetic", 0.8}, {"d0", NAN},
+             {"v_settle", 0}, {"mu_static", -0.1}, {"mu_dynamic", 0.8}, {"d0", NAN},
              {"mass_for_damping", -2}};
   for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
     csModel* m = cs_newModel("bad");

@@ -85,7 +85,7 @@ static void test_point_force_and_energy(void** state) {
   (void)state;
   const double k = 2e5;
   rig r = makeRig(0);
-  th_setParam(r.m, r.e, "stiffness", k);
+  th_setParam(r.m, r.e, "penalty_stiffness", k);
   th_finalize(r.m);
   csData* d = cs_makeData(r.m);
   const double xs[] = {-0.01, 0, 1e-6, 0.001, 0.01};
@@ -112,7 +112,7 @@ static void test_point_damping_and_clamp(void** state) {
   (void)state;
   const double k = 2e5, c = 2.0, x = 0.004;
   rig r = makeRig(0);
-  th_setParam(r.m, r.e, "stiffness", k);
+  th_setParam(r.m, r.e, "penalty_stiffness", k);
   th_setParam(r.m, r.e, "dissipation", c);
   th_finalize(r.m);
   csData* d = cs_makeData(r.m);
@@ -138,7 +138,7 @@ static void test_point_stribeck(void** state) {
   (void)state;
   const double k = 2e5, x = 0.003, us = 0.9, ud = 0.5, uv = 0.05, vt = 0.02;
   rig r = makeRig(0);
-  th_setParam(r.m, r.e, "stiffness", k);
+  th_setParam(r.m, r.e, "penalty_stiffness", k);
   th_setParam(r.m, r.e, "mu_static", us);
   th_setParam(r.m, r.e, "mu_dynamic", ud);
   th_setParam(r.m, r.e, "mu_viscous", uv);
@@ -182,12 +182,12 @@ static void test_point_material_pair(void** state) {
   const double k2 = 6e5, c2 = 3.0, us2 = 0.4, ud2 = 0.2, uv2 = 0.1;
   const double x = 0.002, xdot = 0.3, slip = 0.5, vt = 0.01;
   rig r = makeRig(0);
-  th_setParam(r.m, r.e, "body_material.stiffness", k1);
+  th_setParam(r.m, r.e, "body_material.penalty_stiffness", k1);
   th_setParam(r.m, r.e, "body_material.dissipation", c1);
   th_setParam(r.m, r.e, "body_material.mu_static", us1);
   th_setParam(r.m, r.e, "body_material.mu_dynamic", ud1);
   th_setParam(r.m, r.e, "body_material.mu_viscous", uv1);
-  th_setParam(r.m, r.e, "plane_material.stiffness", k2);
+  th_setParam(r.m, r.e, "plane_material.penalty_stiffness", k2);
   th_setParam(r.m, r.e, "plane_material.dissipation", c2);
   th_setParam(r.m, r.e, "plane_material.mu_static", us2);
   th_setParam(r.m, r.e, "plane_material.mu_dynamic", ud2);
@@ -226,19 +226,19 @@ static void test_point_validation(void** state) {
     double values[3];
     const char* path;   // NULL: valid
   } cases[] = {
-      {{"stiffness", NULL, NULL}, {1e5, 0, 0}, NULL},
-      {{"body_material.stiffness", "plane_material.stiffness", NULL}, {1e5, 2e5, 0}, NULL},
-      {{NULL, NULL, NULL}, {0, 0, 0}, "stiffness"},
-      {{"dissipation", NULL, NULL}, {1, 0, 0}, "stiffness"},
-      {{"body_material.stiffness", "plane_material.stiffness", "mu_static"}, {1e5, 2e5, 0.5},
+      {{"penalty_stiffness", NULL, NULL}, {1e5, 0, 0}, NULL},
+      {{"body_material.penalty_stiffness", "plane_material.penalty_stiffness", NULL}, {1e5, 2e5, 0}, NULL},
+      {{NULL, NULL, NULL}, {0, 0, 0}, "penalty_stiffness"},
+      {{"dissipation", NULL, NULL}, {1, 0, 0}, "penalty_stiffness"},
+      {{"body_material.penalty_stiffness", "plane_material.penalty_stiffness", "mu_static"}, {1e5, 2e5, 0.5},
        "mu_static"},
-      {{"body_material.stiffness", "body_material.mu_static", NULL}, {1e5, 0.5, 0},
-       "plane_material.stiffness"},
-      {{"plane_material.stiffness", "plane_material.dissipation", NULL}, {1e5, 2, 0},
-       "body_material.stiffness"},
-      {{"body_material.stiffness", "plane_material.stiffness", NULL}, {-1e5, 2e5, 0},
-       "body_material.stiffness"},
-      {{"stiffness", "transition_velocity", NULL}, {1e5, 0, 0}, "transition_velocity"},
+      {{"body_material.penalty_stiffness", "body_material.mu_static", NULL}, {1e5, 0.5, 0},
+       "plane_material.penalty_stiffness"},
+      {{"plane_material.penalty_stiffness", "plane_material.dissipation", NULL}, {1e5, 2, 0},
+       "body_material.penalty_stiffness"},
+      {{"body_material.penalty_stiffness", "plane_material.penalty_stiffness", NULL}, {-1e5, 2e5, 0},
+       "body_material.penalty_stiffness"},
+      {{"penalty_stiffness", "transition_velocity", NULL}, {1e5, 0, 0}, "transition_velocity"},
   };
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
     rig r = makeRig(0);
@@ -270,7 +270,7 @@ static void test_point_validation(void** state) {
 // drop the ball from rest at Z0 onto the floor and measure its first bounce
 static thBounce drop(double k, double c) {
   rig r = makeRig(1);
-  th_setParam(r.m, r.e, "stiffness", k);
+  th_setParam(r.m, r.e, "penalty_stiffness", k);
   th_setParam(r.m, r.e, "dissipation", c);
   th_finalize(r.m);
   r.m->q0[r.m->body[r.ball].qadr + 6] = Z0;
@@ -336,7 +336,7 @@ static double blockCopOffset(double mu) {
     snprintf(name, sizeof(name), "corner%d", i);
     csVec3 st = csu_vec3((i & 1) ? hx : -hx, (i & 2) ? hy : -hy, -hz);
     corners[i] = addPoint(m, name, b, p, st);
-    th_setParam(m, corners[i], "stiffness", 1e5);
+    th_setParam(m, corners[i], "penalty_stiffness", 1e5);
     th_setParam(m, corners[i], "dissipation", 20);
     th_setParam(m, corners[i], "mu_static", mu);
     th_setParam(m, corners[i], "mu_dynamic", 0.75 * mu);
@@ -381,8 +381,8 @@ static void test_block_center_of_pressure(void** state) {
 static void test_point_rhs_allocates_nothing(void** state) {
   (void)state;
   rig r = makeRig(1);
-  th_setParam(r.m, r.e, "body_material.stiffness", 1e5);
-  th_setParam(r.m, r.e, "plane_material.stiffness", 3e5);
+  th_setParam(r.m, r.e, "body_material.penalty_stiffness", 1e5);
+  th_setParam(r.m, r.e, "plane_material.penalty_stiffness", 3e5);
   th_setParam(r.m, r.e, "plane_material.mu_static", 0.5);
   th_finalize(r.m);
   csData* d = cs_makeData(r.m);
@@ -397,6 +397,130 @@ static void test_point_rhs_allocates_nothing(void** state) {
 }
 
 
+// ---------------------------------------------------------------------------------------------
+// one friction vocabulary across the contact kinds
+
+// a 2 kg block dropped 1 cm onto four corner contacts, sliding at 3 m/s; friction 0.8 until a
+// scheduled change
+// at t = 0.2 s lowers it to mu_static 0.3, mu_dynamic 0.2 (the documented change, under every
+// model). Sphere centres sit one radius above the corners, so every model touches at z = -0.1.
+static const char* g_slideScene =
+    "{\"gravity\": [0, 0, -9.81],"
+    " \"bodies\": [{\"name\": \"block\", \"mass\": 2, \"inertia\": {\"box\": [0.1, 0.1, 0.1]},"
+    "   \"joint\": {\"type\": \"free\", \"initial\": {\"position\": [0, 0, 0.11],"
+    "     \"velocity\": [3, 0, 0]}}}],"
+    " \"planes\": [{\"name\": \"floor\"}],"
+    " \"contacts\": [{\"name\": \"block\", \"body\": \"block\", \"plane\": \"floor\","
+    "   \"radius\": 0.01, \"points\": [[-0.1, -0.1, -0.1], [0.1, -0.1, -0.1], [-0.1, 0.1, -0.1],"
+    "   [0.1, 0.1, -0.1]]}],"
+    " \"contact_models\": {"
+    "   \"exponential_spring\": {\"mu_static\": 0.8, \"mu_dynamic\": 0.8},"
+    "   \"compliant_point\": {\"penalty_stiffness\": 1e5, \"dissipation\": 2, \"mu_static\": 0.8,"
+    "     \"mu_dynamic\": 0.8},"
+    "   \"hunt_crossley\": {\"plane_strain_modulus\": 1e8, \"dissipation\": 2,"
+    "     \"mu_static\": 0.8, \"mu_dynamic\": 0.8},"
+    "   \"smooth_sphere_half_space\": {\"plane_strain_modulus\": 1e8, \"dissipation\": 2,"
+    "     \"mu_static\": 0.8, \"mu_dynamic\": 0.8}},"
+    " \"changes\": [{\"time\": 0.2, \"force\": \"block\", \"mu_static\": 0.3,"
+    "   \"mu_dynamic\": 0.2}],"
+    " \"simulation\": {\"duration\": 0.7, \"rtol\": 1e-7, \"atol\": 1e-9,"
+    "   \"report_interval\": 0.01}}";
+
+
+// Coulomb friction of a sliding block: the friction impulse is mu_dynamic times the normal
+// impulse, and the normal impulse over [t1, t2] is m (g (t2 - t1) + vz(t2) - vz(t1)) (momentum,
+// whatever the bouncing), so mu = (vx(t1) - vx(t2)) / (g (t2 - t1) + vz(t2) - vz(t1)) must be
+// the new mu_dynamic = 0.2 under every model (the Stribeck laws give mu_dynamic far above the
+// transition velocity, the exponential spring with Sliding = 1)
+static void test_friction_change_every_model(void** state) {
+  (void)state;
+  const char* models[4] = {"exponential_spring", "compliant_point", "hunt_crossley",
+                           "smooth_sphere_half_space"};
+  for (int i = 0; i < 4; i++) {
+    csLoadOptions opt = {.contact_model = models[i]};
+    csError err = {0};
+    char scene[4096];
+    snprintf(scene, sizeof(scene), "%s", g_slideScene);
+    csModel* m = cs_loadSceneString(scene, "slide.json", &opt, &err);
+    if (!m) {
+      fail_msg("%s: %s: %s", models[i], err.path, err.message);
+    }
+    thTrace tr = {0};
+    csData* d = th_run(m, NULL, &tr);
+    int b = cs_bodyId(m, "block");
+    size_t vx = (size_t)m->body[b].uadr + 3, vz = vx + 2;
+    // the velocity at 0.3 s and 0.6 s, after the change at 0.2 s
+    double v[2][2] = {{NAN, NAN}, {NAN, NAN}};
+    for (int r = 0; r < tr.n; r++) {
+      for (int j = 0; j < 2; j++) {
+        if (fabs(tr.t[r] - 0.3 * (j + 1)) < 1e-9) {
+          v[j][0] = tr.u[(size_t)r * (size_t)tr.nu + vx];
+          v[j][1] = tr.u[(size_t)r * (size_t)tr.nu + vz];
+        }
+      }
+    }
+    double mu = (v[0][0] - v[1][0]) / (9.81 * 0.3 + v[1][1] - v[0][1]);
+    print_message("%-26s friction / normal impulse after the change %.4f (mu_dynamic 0.2); "
+                  "still sliding at %.3f m/s\n",
+                  models[i], mu, v[1][0]);
+    assert_true(v[1][0] > 0.1);
+    th_assertClose(mu, 0.2, 0.01, 0, models[i]);
+    // every element of the set took the new coefficients
+    for (int e = 0; e < m->nforce; e++) {
+      if (m->force[e].group == 0) {
+        const double* coef = d->disc + m->force[e].discadr;
+        assert_true(coef[0] == 0.3 && coef[1] == 0.2);
+      }
+    }
+    th_traceFree(&tr);
+    cs_deleteData(d);
+    cs_deleteModel(m);
+  }
+}
+
+
+// keys of the old vocabulary are refused with a message naming the new key
+static void test_old_keys_name_the_new_ones(void** state) {
+  (void)state;
+  struct {
+    const char* model;
+    const char* block;
+    const char* change;
+    const char* path;
+    const char* now;
+  } cases[] = {
+      {"exponential_spring", "{\"mu_kinetic\": 0.5}", "", "mu_kinetic", "'mu_dynamic'"},
+      {"exponential_spring", "{}", ", \"mu_kinetic\": 0.1", "mu_kinetic", "'mu_dynamic'"},
+      {"hunt_crossley", "{\"stiffness\": 1e7}", "", "stiffness", "'plane_strain_modulus'"},
+      {"smooth_sphere_half_space", "{\"static_friction\": 0.5}", "", "static_friction",
+       "'mu_static'"},
+      {"smooth_sphere_half_space", "{\"stiffness\": 1e7}", "", "stiffness",
+       "'plane_strain_modulus'"},
+      {"compliant_point", "{\"stiffness\": 1e5}", "", "stiffness", "'penalty_stiffness'"},
+      {"compliant_point", "{\"body_material\": {\"stiffness\": 1e5}}", "", "stiffness",
+       "'body_material.penalty_stiffness'"},
+  };
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    char scene[2048];
+    snprintf(scene, sizeof(scene),
+             "{\"bodies\": [{\"name\": \"b\", \"mass\": 1, \"inertia\": {\"box\": [0.1, 0.1, "
+             "0.1]}, \"joint\": {\"type\": \"free\"}}], \"planes\": [{\"name\": \"p\"}],"
+             " \"contacts\": [{\"name\": \"c\", \"body\": \"b\", \"plane\": \"p\","
+             " \"radius\": 0.01, \"points\": [[0, 0, 0]]}],"
+             " \"contact_models\": {\"%s\": %s},"
+             " \"changes\": [{\"time\": 1, \"force\": \"c\", \"mu_static\": 0.5%s}]}",
+             cases[i].model, cases[i].block, cases[i].change);
+    csError err = {0};
+    csModel* m = cs_loadSceneString(scene, "old.json", NULL, &err);
+    print_message("%s: %s\n", err.path, err.message);
+    assert_null(m);
+    assert_int_equal(err.code, CS_ERR_INPUT);
+    assert_non_null(strstr(err.path, cases[i].path));
+    assert_non_null(strstr(err.message, cases[i].now));
+  }
+}
+
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_point_force_and_energy),
@@ -407,6 +531,8 @@ int main(void) {
       cmocka_unit_test(test_point_drop),
       cmocka_unit_test(test_block_center_of_pressure),
       cmocka_unit_test(test_point_rhs_allocates_nothing),
+      cmocka_unit_test(test_friction_change_every_model),
+      cmocka_unit_test(test_old_keys_name_the_new_ones),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

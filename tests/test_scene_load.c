@@ -469,12 +469,12 @@ static const char* g_contactScene =
     "   \"points\": [[-0.1, -0.1, -0.1], [0.1, -0.1, -0.1], [0.1, 0.1, -0.1]], \"radius\": 0.02},"
     "  {\"body\": \"block\", \"plane\": \"floor\", \"points\": [[0, 0, 0.1]], \"radius\": 0.03}],"
     " \"contact_models\": {\"default\": \"exponential_spring\","
-    "   \"exponential_spring\": {\"mu_static\": 0.9, \"mu_kinetic\": 0.4, \"d1\": 0.6},"
-    "   \"hunt_crossley\": {\"stiffness\": 2e6, \"dissipation\": 0.5},"
-    "   \"compliant_point\": {\"body_material\": {\"stiffness\": 1e5},"
-    "                         \"plane_material\": {\"stiffness\": 2e5}}},"
+    "   \"exponential_spring\": {\"mu_static\": 0.9, \"mu_dynamic\": 0.4, \"d1\": 0.6},"
+    "   \"hunt_crossley\": {\"plane_strain_modulus\": 2e6, \"dissipation\": 0.5},"
+    "   \"compliant_point\": {\"body_material\": {\"penalty_stiffness\": 1e5},"
+    "                         \"plane_material\": {\"penalty_stiffness\": 2e5}}},"
     " \"changes\": [{\"time\": 1.5, \"force\": \"feet\", \"mu_static\": 0.3},"
-    "   {\"time\": 0.5, \"force\": \"contact1.0\", \"mu_kinetic\": 0.2}]}";
+    "   {\"time\": 0.5, \"force\": \"contact1.0\", \"mu_dynamic\": 0.2}]}";
 
 // value of the kind's REAL parameter `key` in element f
 static double paramOf(const csForce* f, const char* key) {
@@ -513,7 +513,7 @@ static void test_contacts_point_model(void** state) {
     }
     // the block's keys; the others keep the kind's defaults
     assert_true(paramOf(f, "mu_static") == 0.9);
-    assert_true(paramOf(f, "mu_kinetic") == 0.4);
+    assert_true(paramOf(f, "mu_dynamic") == 0.4);
     assert_true(paramOf(f, "d1") == 0.6);
     assert_true(paramOf(f, "d2") == 1150.0);
   }
@@ -522,7 +522,7 @@ static void test_contacts_point_model(void** state) {
   assert_int_equal(m->nchange, 4);
   assert_true(m->change[0].time == 0.5);
   assert_int_equal(m->change[0].force, cs_forceId(m, "contact1.0"));
-  assert_int_equal(m->change[0].index, 1);  // mu_kinetic
+  assert_int_equal(m->change[0].index, 1);  // mu_dynamic
   assert_true(m->change[0].value == 0.2);
   for (int c = 1; c < 4; c++) {
     assert_true(m->change[c].time == 1.5);
@@ -540,8 +540,7 @@ static void test_contacts_model_override(void** state) {
   csLoadOptions opt = {.contact_model = "hunt_crossley"};
   csError err = {0};
   char* scene = strdup(g_contactScene);
-  // hunt_crossley has no discrete variables: drop the changes for this load
-  strcpy(strstr(scene, ", \"changes\""), "}");
+  // hunt_crossley has the same friction variables, so the changes load too
   csModel* m = cs_loadSceneString(scene, "c.json", &opt, &err);
   if (!m) {
     fail_msg("%s: %s", err.path, err.message);
@@ -550,7 +549,7 @@ static void test_contacts_model_override(void** state) {
   assert_int_equal(f->kind, CS_FORCE_HUNT_CROSSLEY);
   assert_true(f->param[CS_SLOT_RADIUS] == 0.02);
   assert_true(f->param[CS_SLOT_STATION] == 0.1);
-  assert_true(paramOf(f, "stiffness") == 2e6);
+  assert_true(paramOf(f, "plane_strain_modulus") == 2e6);
   assert_true(paramOf(f, "dissipation") == 0.5);
   assert_true(m->force[cs_forceId(m, "contact1.0")].param[CS_SLOT_RADIUS] == 0.03);
   cs_deleteModel(m);
@@ -562,8 +561,8 @@ static void test_contacts_model_override(void** state) {
     fail_msg("%s: %s", err.path, err.message);
   }
   f = &m->force[cs_forceId(m, "feet.0")];
-  assert_true(paramOf(f, "body_material.stiffness") == 1e5);
-  assert_true(paramOf(f, "plane_material.stiffness") == 2e5);
+  assert_true(paramOf(f, "body_material.penalty_stiffness") == 1e5);
+  assert_true(paramOf(f, "plane_material.penalty_stiffness") == 2e5);
   cs_deleteModel(m);
 
   // a model with no block, and an unknown model: errors naming the choice
@@ -641,14 +640,14 @@ static void test_contacts_errors(void** state) {
   snprintf(json, sizeof(json),
            "%s \"contacts\": [{\"name\": \"c\", \"body\": \"block\", \"plane\": \"floor\","
            " \"points\": [[0,0,0]]}], \"contact_models\": {\"exponential_spring\": {}},"
-           " \"changes\": [{\"time\": 1, \"force\": \"c\", \"mu_kinetic\": 0.1},"
+           " \"changes\": [{\"time\": 1, \"force\": \"c\", \"mu_dynamic\": 0.1},"
            " {\"time\": 1, \"force\": \"c\", \"friction\": 0.1}]}",
            head);
   expectError(json, "changes[1].friction");
   snprintf(json, sizeof(json),
            "%s \"contacts\": [{\"name\": \"c\", \"body\": \"block\", \"plane\": \"floor\","
            " \"points\": [[0,0,0]]}], \"contact_models\": {\"exponential_spring\": {}},"
-           " \"changes\": [{\"time\": -1, \"force\": \"c\", \"mu_kinetic\": 0.1}]}",
+           " \"changes\": [{\"time\": -1, \"force\": \"c\", \"mu_dynamic\": 0.1}]}",
            head);
   expectError(json, "changes[0].time");
   snprintf(json, sizeof(json), "%s \"changes\": [{\"time\": 1, \"force\": \"nothing\", \"x\": 1}]}",
@@ -682,14 +681,233 @@ static void test_scene_contact_models(void** state) {
   assert_string_equal(def, "exponential_spring");
   // fewer slots than blocks: the count is still the number of blocks
   assert_int_equal(cs_sceneContactModels(path, names, 1, def, &err), 3);
+  // the text read once gives the same, and loads the same
+  size_t len = 0;
+  char* text = cs_readSceneText(path, &len, &err);
+  assert_non_null(text);
+  assert_int_equal(len, strlen(g_contactScene));
+  assert_string_equal(text, g_contactScene);
+  // (the changes are of exponential-spring variables, so they go for the other models)
+  const csOverride set[] = {{"contact_models.default", "\"hunt_crossley\""}, {"changes", "[]"}};
+  csLoadOptions lo = {.overrides = set, .noverrides = 2};
+  assert_int_equal(cs_sceneContactModelsString(text, "t.json", &lo, names, 8, def, &err), 3);
+  assert_string_equal(def, "hunt_crossley");
+  cs_freeSceneText(text);
+  remove(path);
+  // a loaded model carries the same names, the default and the model it was loaded with
+  csModel* m = th_loadString(g_contactScene);
+  assert_int_equal(m->ncontact_model, 3);
+  assert_string_equal(m->contact_model_names[0], "exponential_spring");
+  assert_string_equal(m->contact_model_names[1], "hunt_crossley");
+  assert_string_equal(m->contact_model_names[2], "compliant_point");
+  assert_string_equal(m->contact_model_default, "exponential_spring");
+  assert_string_equal(m->contact_model, "exponential_spring");
+  cs_deleteModel(m);
+  lo = (csLoadOptions){.contact_model = "compliant_point", .overrides = set, .noverrides = 2};
+  m = cs_loadSceneString(g_contactScene, "t.json", &lo, &err);
+  assert_non_null(m);
+  assert_string_equal(m->contact_model, "compliant_point");
+  assert_string_equal(m->contact_model_default, "hunt_crossley");
+  cs_deleteModel(m);
+  // a NUL byte in a file is refused where it is
+  FILE* g = fopen(path, "wb");
+  fwrite("{\n  \"a\0\": 1}", 1, 14, g);
+  fclose(g);
+  assert_null(cs_readSceneText(path, NULL, &err));
+  assert_int_equal(err.code, CS_ERR_INPUT);
+  assert_int_equal(err.line, 2);
+  assert_int_equal(err.column, 5);
   remove(path);
 
   // a scene without contacts has neither; a missing file is an I/O error
   assert_int_equal(
       cs_sceneContactModels(CS_SOURCE_ROOT "/scenes/pendulum.json", names, 8, def, &err), 0);
   assert_string_equal(def, "");
+  m = th_loadFile("scenes/pendulum.json");
+  assert_int_equal(m->ncontact_model, 0);
+  assert_string_equal(m->contact_model, "");
+  assert_string_equal(m->contact_model_default, "");
+  cs_deleteModel(m);
   assert_int_equal(cs_sceneContactModels("/nonexistent/scene.json", names, 8, def, &err), -1);
   assert_int_equal(err.code, CS_ERR_IO);
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// parameters set by key path
+
+// 1 if the two models hold the same scene: bodies, forces, changes, options, initial state
+static void assertSameModel(const csModel* a, const csModel* b) {
+  assert_int_equal(a->nbody, b->nbody);
+  assert_int_equal(a->nforce, b->nforce);
+  assert_int_equal(a->nchange, b->nchange);
+  assert_int_equal(a->nplane, b->nplane);
+  assert_int_equal(a->nq, b->nq);
+  assert_int_equal(a->nu, b->nu);
+  for (int i = 0; i < a->nbody; i++) {
+    const csBody *x = &a->body[i], *y = &b->body[i];
+    assert_string_equal(x->name, y->name);
+    assert_int_equal(x->parent, y->parent);
+    assert_int_equal(x->joint, y->joint);
+    assert_true(x->mass == y->mass);
+    assert_memory_equal(&x->com, &y->com, sizeof(x->com));
+    assert_memory_equal(&x->inertia, &y->inertia, sizeof(x->inertia));
+    assert_memory_equal(&x->X_PF, &y->X_PF, sizeof(x->X_PF));
+    assert_memory_equal(&x->X_BM, &y->X_BM, sizeof(x->X_BM));
+  }
+  for (int e = 0; e < a->nforce; e++) {
+    const csForce *x = &a->force[e], *y = &b->force[e];
+    assert_string_equal(x->name, y->name);
+    assert_int_equal(x->kind, y->kind);
+    assert_int_equal(x->group, y->group);
+    assert_memory_equal(x->param, y->param, sizeof(x->param));
+    assert_memory_equal(x->ref, y->ref, sizeof(x->ref));
+  }
+  for (int c = 0; c < a->nchange; c++) {
+    assert_true(a->change[c].time == b->change[c].time);
+    assert_int_equal(a->change[c].force, b->change[c].force);
+    assert_int_equal(a->change[c].index, b->change[c].index);
+    assert_true(a->change[c].value == b->change[c].value);
+  }
+  assert_memory_equal(&a->opt, &b->opt, sizeof(a->opt));
+  assert_memory_equal(&a->gravity, &b->gravity, sizeof(a->gravity));
+  assert_memory_equal(a->q0, b->q0, sizeof(double) * (size_t)a->nq);
+  assert_memory_equal(a->u0, b->u0, sizeof(double) * (size_t)a->nu);
+}
+
+
+// replace the first occurrence of `from` in text (which must contain it) by `to`, in place
+static void editText(char* text, size_t size, const char* from, const char* to) {
+  char* at = strstr(text, from);
+  assert_non_null(at);
+  size_t nf = strlen(from), nt = strlen(to), len = strlen(text);
+  assert_true(len - nf + nt < size);
+  memmove(at + nt, at + nf, len - (size_t)(at - text) - nf + 1);
+  memcpy(at, to, nt);
+}
+
+
+static void test_overrides_equal_edited_file(void** state) {
+  (void)state;
+  // the scene with overrides against the same scene edited by hand to those values
+  const csOverride set[] = {
+      {"bodies.block.mass", "2.5"},
+      {"contact_models.exponential_spring.mu_static", "0.8"},
+      {"contact_models.compliant_point.body_material.penalty_stiffness", "3e5"},
+      {"simulation.rtol", "1e-9"},  // no "simulation" in the scene: created
+      {"contacts.feet.radius", "0.05"},
+      {"contacts.contact1.points[0]", "[0, 0, 0.2]"},  // an unnamed contact by its default name
+      {"changes[1].mu_dynamic", "0.1"},
+      {"bodies[0].joint.type", "\"free\""},
+      {"contact_models.hunt_crossley", "{\"plane_strain_modulus\": 3e6}"},
+      {"gravity", "[0, 0, -1.62]"},  // created at the top level
+  };
+  char edited[8192];
+  snprintf(edited, sizeof(edited), "%s", g_contactScene);
+  editText(edited, sizeof(edited), "\"mass\": 1", "\"mass\": 2.5");
+  editText(edited, sizeof(edited), "\"mu_static\": 0.9", "\"mu_static\": 0.8");
+  editText(edited, sizeof(edited), "{\"penalty_stiffness\": 1e5}", "{\"penalty_stiffness\": 3e5}");
+  editText(edited, sizeof(edited), "\"radius\": 0.02", "\"radius\": 0.05");
+  editText(edited, sizeof(edited), "[[0, 0, 0.1]]", "[[0, 0, 0.2]]");
+  editText(edited, sizeof(edited), "\"mu_dynamic\": 0.2", "\"mu_dynamic\": 0.1");
+  editText(edited, sizeof(edited), "{\"plane_strain_modulus\": 2e6, \"dissipation\": 0.5}",
+           "{\"plane_strain_modulus\": 3e6}");
+  editText(edited, sizeof(edited), "{\"bodies\"",
+           "{\"simulation\": {\"rtol\": 1e-9}, \"gravity\": [0, 0, -1.62], \"bodies\"");
+  csModel* want = th_loadString(edited);
+  csLoadOptions opt = {.overrides = set, .noverrides = (int)(sizeof(set) / sizeof(set[0]))};
+  csError err = {0};
+  csModel* got = cs_loadSceneString(g_contactScene, "s.json", &opt, &err);
+  if (!got) {
+    fail_msg("%s: %s", err.path, err.message);
+  }
+  assertSameModel(got, want);
+  // the values really changed (the comparison is not between two unchanged scenes)
+  assert_true(got->body[1].mass == 2.5 && got->opt.rtol == 1e-9 && got->gravity.z == -1.62);
+  cs_deleteModel(want);
+  cs_deleteModel(got);
+  // the same with another contact model chosen: its block was replaced whole (the changes,
+  // which are of exponential-spring variables, replaced by none)
+  csOverride withHunt[sizeof(set) / sizeof(set[0]) + 1];
+  memcpy(withHunt, set, sizeof(set));
+  withHunt[sizeof(set) / sizeof(set[0])] = (csOverride){"changes", "[]"};
+  opt = (csLoadOptions){.contact_model = "hunt_crossley",
+                        .overrides = withHunt,
+                        .noverrides = (int)(sizeof(withHunt) / sizeof(withHunt[0]))};
+  got = cs_loadSceneString(g_contactScene, "s.json", &opt, &err);
+  if (!got) {
+    fail_msg("%s: %s", err.path, err.message);
+  }
+  assert_int_equal(got->nchange, 0);
+  assert_true(paramOf(&got->force[1], "plane_strain_modulus") == 3e6);
+  assert_true(paramOf(&got->force[1], "radius") == 0.05);
+  cs_deleteModel(got);
+  // overrides apply in order: a renamed body is addressed by its new name
+  const csOverride rename[] = {{"bodies.block.name", "\"brick\""}, {"bodies.brick.mass", "4"}};
+  opt = (csLoadOptions){.overrides = rename, .noverrides = 2};
+  const char* scene =
+      "{\"bodies\": [{\"name\": \"block\", \"mass\": 1, " BODY_INERTIA
+      ", \"joint\": {\"type\": \"free\"}}, {\"name\": \"a.b\", \"mass\": 1, " BODY_INERTIA
+      ", \"joint\": {\"type\": \"pin\"}}]}";
+  got = cs_loadSceneString(scene, "s.json", &opt, &err);
+  assert_non_null(got);
+  assert_string_equal(got->body[1].name, "brick");
+  assert_true(got->body[1].mass == 4);
+  cs_deleteModel(got);
+  // a name with a dot in it is matched whole
+  const csOverride dotted[] = {{"bodies.a.b.mass", "7"}};
+  opt = (csLoadOptions){.overrides = dotted, .noverrides = 1};
+  got = cs_loadSceneString(scene, "s.json", &opt, &err);
+  assert_non_null(got);
+  assert_true(got->body[2].mass == 7);
+  cs_deleteModel(got);
+}
+
+
+// one override that must fail: as the override's error (overrideIndex > 0, path = its key) or as
+// a normal error at a JSON path (overrideIndex 0); the message must contain `text`
+static void expectOverrideError(const char* key, const char* value, int asOverride,
+                                const char* path, const char* text) {
+  const csOverride set[] = {{"simulation.duration", "1"}, {key, value}};
+  csLoadOptions opt = {.overrides = set, .noverrides = 2};
+  csError err;
+  memset(&err, 0, sizeof(err));
+  csModel* m = cs_loadSceneString(g_contactScene, "s.json", &opt, &err);
+  if (m || err.code != CS_ERR_INPUT || err.override != (asOverride ? 2 : 0) ||
+      strcmp(err.path, path) != 0 || !strstr(err.message, text) ||
+      strcmp(err.file, "s.json") != 0) {
+    cs_deleteModel(m);
+    fail_msg("--set %s=%s: code %d, override %d, path '%s', message '%s'", key, value, err.code,
+             err.override, err.path, err.message);
+  }
+}
+
+
+static void test_override_errors(void** state) {
+  (void)state;
+  expectOverrideError("bodies.foo.mass", "2", 1, "bodies.foo.mass",
+                      "the scene has no body named 'foo'");
+  expectOverrideError("forces.left_foot.mu_static", "2", 1, "forces.left_foot.mu_static",
+                      "the scene has no force element named 'left_foot'");
+  expectOverrideError("simulation.rtool", "1e-6", 1, "simulation.rtool", "unknown key 'rtool'");
+  expectOverrideError("simulaton.rtol", "1e-6", 1, "simulaton.rtol", "unknown key 'simulaton'");
+  expectOverrideError("contact_models.exponential_spring.mu", "1", 1,
+                      "contact_models.exponential_spring.mu", "unknown key 'mu'");
+  expectOverrideError("bodies.block.mass.value", "1", 1, "bodies.block.mass.value",
+                      "'bodies.block.mass' is a number");
+  expectOverrideError("bodies[3].mass", "1", 1, "bodies[3].mass", "there is no [3]");
+  expectOverrideError("bodies[x].mass", "1", 1, "bodies[x].mass", "malformed index");
+  expectOverrideError("bodies..mass", "1", 1, "bodies..mass", "malformed key path");
+  expectOverrideError("", "1", 1, "", "empty");
+  expectOverrideError("changes.first.time", "1", 1, "changes.first.time", "by index");
+  expectOverrideError("simulation.integrator", "bdf", 1, "simulation.integrator",
+                      "not JSON text (a string needs double quotes");
+  expectOverrideError("simulation.rtol", "1e-6 2", 1, "simulation.rtol", "not JSON text");
+  // a value of the wrong kind is the scene's error at its JSON path, as in an edited file
+  expectOverrideError("bodies.block.mass", "-1", 0, "bodies[0].mass", "must be > 0");
+  expectOverrideError("simulation.rtol", "\"tight\"", 0, "simulation.rtol", "expected a number");
+  expectOverrideError("contacts.feet.points[1]", "[1, 2]", 0, "contacts[0].points[1]",
+                      "expected an array of 3 numbers");
 }
 
 
@@ -943,18 +1161,18 @@ static void test_bad_forces(void** state) {
   char json[2048];
   snprintf(json, sizeof(json), cp, "5");
   expectError(json, "forces[0].body_material");
-  snprintf(json, sizeof(json), cp, "{\"stiffness\": 1, \"hardness\": 2}");
+  snprintf(json, sizeof(json), cp, "{\"penalty_stiffness\": 1, \"hardness\": 2}");
   expectError(json, "forces[0].body_material.hardness");
-  snprintf(json, sizeof(json), cp, "{\"stiffness\": 1, \"stiffness\": 2}");
-  expectError(json, "forces[0].body_material.stiffness");
-  snprintf(json, sizeof(json), cp, "{\"stiffness\": -1}");
-  expectError(json, "forces[0].body_material.stiffness");
+  snprintf(json, sizeof(json), cp, "{\"penalty_stiffness\": 1, \"penalty_stiffness\": 2}");
+  expectError(json, "forces[0].body_material.penalty_stiffness");
+  snprintf(json, sizeof(json), cp, "{\"penalty_stiffness\": -1}");
+  expectError(json, "forces[0].body_material.penalty_stiffness");
   // an unknown plane name in a PLANE parameter
   snprintf(json, sizeof(json),
            "{\"bodies\": [{\"name\": \"s\", \"mass\": 1, " BODY_INERTIA
            ","
            " \"joint\": {\"type\": \"free\"}}], \"forces\": [{\"type\": \"compliant_point\","
-           " \"body\": \"s\", \"plane\": \"nowhere\", \"stiffness\": 1}]}");
+           " \"body\": \"s\", \"plane\": \"nowhere\", \"penalty_stiffness\": 1}]}");
   expectError(json, "forces[0].plane");
 }
 
@@ -1254,6 +1472,8 @@ int main(void) {
       cmocka_unit_test(test_contacts_model_override),
       cmocka_unit_test(test_contacts_errors),
       cmocka_unit_test(test_scene_contact_models),
+      cmocka_unit_test(test_overrides_equal_edited_file),
+      cmocka_unit_test(test_override_errors),
       cmocka_unit_test(test_parse_error_position),
       cmocka_unit_test(test_bad_inputs),
       cmocka_unit_test(test_bad_bodies),

@@ -15,6 +15,11 @@
 #define BD 300.0
 #define BV 50.0
 
+// hunt_crossley's plane_strain_modulus is that of each of two equal surfaces: with k = E_s^(2/3)
+// for each, the pair's k is E_s^(2/3) / 2, i.e. an effective Hertz modulus E = E_s / 2^1.5. The
+// tests below are written for the effective modulus E and give the surfaces E 2^1.5.
+#define HC_MODULUS(E) ((E) * 2.0 * sqrt(2.0))
+
 
 // ---------------------------------------------------------------------------------------------
 // fixtures
@@ -100,7 +105,7 @@ static void test_smooth_force_and_energy(void** state) {
   (void)state;
   const double E = 1e6;
   rig r = makeRig(CS_FORCE_SMOOTH_SPHERE, 0, 0, csu_transformIdentity());
-  th_setParam(r.m, r.e, "stiffness", E);
+  th_setParam(r.m, r.e, "plane_strain_modulus", E);
   th_finalize(r.m);
   csData* d = cs_makeData(r.m);
   const double xs[] = {-0.05, -0.01, -0.002, 0, 0.001, 0.004, 0.01, 0.03};
@@ -131,7 +136,7 @@ static void test_smooth_dissipation(void** state) {
   (void)state;
   const double E = 1e6, c = 2.0, x = 0.005;
   rig r = makeRig(CS_FORCE_SMOOTH_SPHERE, 0, 0, csu_transformIdentity());
-  th_setParam(r.m, r.e, "stiffness", E);
+  th_setParam(r.m, r.e, "plane_strain_modulus", E);
   th_setParam(r.m, r.e, "dissipation", c);
   th_finalize(r.m);
   csData* d = cs_makeData(r.m);
@@ -160,10 +165,10 @@ static void test_smooth_friction(void** state) {
   (void)state;
   const double E = 1e6, x = 0.004, us = 0.8, ud = 0.5, uv = 0.1, vt = 0.05;
   rig r = makeRig(CS_FORCE_SMOOTH_SPHERE, 0, 0, csu_transformIdentity());
-  th_setParam(r.m, r.e, "stiffness", E);
-  th_setParam(r.m, r.e, "static_friction", us);
-  th_setParam(r.m, r.e, "dynamic_friction", ud);
-  th_setParam(r.m, r.e, "viscous_friction", uv);
+  th_setParam(r.m, r.e, "plane_strain_modulus", E);
+  th_setParam(r.m, r.e, "mu_static", us);
+  th_setParam(r.m, r.e, "mu_dynamic", ud);
+  th_setParam(r.m, r.e, "mu_viscous", uv);
   th_setParam(r.m, r.e, "transition_velocity", vt);
   th_finalize(r.m);
   csData* d = cs_makeData(r.m);
@@ -205,11 +210,11 @@ static void test_smooth_point_and_reaction(void** state) {
                                               csu_quatFromAxisAngle(csu_vec3(0, 1, 0), 0.2));
   rig r = makeRig(CS_FORCE_SMOOTH_SPHERE, 0, 1, X_BP);
   csVec3 centerB = csu_vec3(0.02, -0.01, 0.03);
-  th_setParam(r.m, r.e, "stiffness", E);
+  th_setParam(r.m, r.e, "plane_strain_modulus", E);
   th_setParam(r.m, r.e, "dissipation", c);
-  th_setParam(r.m, r.e, "static_friction", us);
-  th_setParam(r.m, r.e, "dynamic_friction", ud);
-  th_setParam(r.m, r.e, "viscous_friction", uv);
+  th_setParam(r.m, r.e, "mu_static", us);
+  th_setParam(r.m, r.e, "mu_dynamic", ud);
+  th_setParam(r.m, r.e, "mu_viscous", uv);
   th_setParam(r.m, r.e, "transition_velocity", vt);
   csu_vec3ToArray(r.m->force[r.e].param, centerB);
   th_finalize(r.m);
@@ -281,7 +286,7 @@ static void test_smooth_simbody_frame(void** state) {
   csTransform X_HP = csu_transformFromPosQuat(csu_vec3(0, 0, 0),
                                               csu_quatFromAxisAngle(csu_vec3(0, 1, 0), -PI / 2));
   rig r = makeRig(CS_FORCE_SMOOTH_SPHERE, 0, 0, csu_transformMul(&X_GH, &X_HP));
-  th_setParam(r.m, r.e, "stiffness", E);
+  th_setParam(r.m, r.e, "plane_strain_modulus", E);
   th_finalize(r.m);
   csData* d = cs_makeData(r.m);
   // in Simbody's frame H the sphere centre sits at x_H = x - R, i.e. at y = R - x in Ground
@@ -339,7 +344,7 @@ static void test_hc_force_and_energy(void** state) {
   (void)state;
   const double E = 1e7;
   rig r = makeRig(CS_FORCE_HUNT_CROSSLEY, 0, 0, csu_transformIdentity());
-  th_setParam(r.m, r.e, "stiffness", E);
+  th_setParam(r.m, r.e, "plane_strain_modulus", HC_MODULUS(E));
   th_finalize(r.m);
   csData* d = cs_makeData(r.m);
   const double xs[] = {-0.01, 0, 1e-5, 0.001, 0.004, 0.02};
@@ -364,7 +369,7 @@ static void test_hc_dissipation_and_clamp(void** state) {
   (void)state;
   const double E = 1e7, c = 0.5, x = 0.003;
   rig r = makeRig(CS_FORCE_HUNT_CROSSLEY, 0, 0, csu_transformIdentity());
-  th_setParam(r.m, r.e, "stiffness", E);
+  th_setParam(r.m, r.e, "plane_strain_modulus", HC_MODULUS(E));
   th_setParam(r.m, r.e, "dissipation", c);
   th_finalize(r.m);
   csData* d = cs_makeData(r.m);
@@ -393,7 +398,7 @@ static void test_hc_friction(void** state) {
   (void)state;
   const double E = 1e7, x = 0.002, c = 0.3, us = 0.9, ud = 0.6, uv = 0.05, vt = 0.02;
   rig r = makeRig(CS_FORCE_HUNT_CROSSLEY, 0, 0, csu_transformIdentity());
-  th_setParam(r.m, r.e, "stiffness", E);
+  th_setParam(r.m, r.e, "plane_strain_modulus", HC_MODULUS(E));
   th_setParam(r.m, r.e, "dissipation", c);
   th_setParam(r.m, r.e, "mu_static", us);
   th_setParam(r.m, r.e, "mu_dynamic", ud);
@@ -422,6 +427,116 @@ static void test_hc_friction(void** state) {
 }
 
 
+// Two surfaces of different materials, against Simbody's HuntCrossleyForce written out here:
+// k_i = E_i^(2/3), s1 = k2 / (k1 + k2), k = k1 s1, c = c1 s1 + c2 (1 - s1), mu = 2 a b / (a + b),
+// fH = (4/3) k x sqrt(R k x), f = fH (1 + 1.5 c v), and the contact point s1 x above the
+// sphere's undeformed lowest point (the sphere's surface gives way by s1 x, the plane's by
+// (1 - s1) x). The sphere spins, so the slip at the contact point and the moment of the
+// friction about the centre both depend on where the point is.
+static void test_hc_materials_as_simbody(void** state) {
+  (void)state;
+  const double x = 0.004, xdot = 0.2, vt = 0.05;
+  const double E1 = 2e7, c1 = 0.5, us1 = 0.9, ud1 = 0.6, uv1 = 0.1;   // the sphere's surface
+  const double E2 = 3e6, c2 = 1.5, us2 = 0.5, ud2 = 0.3, uv2 = 0.05;  // the plane's surface
+  rig r = makeRig(CS_FORCE_HUNT_CROSSLEY, 0, 0, csu_transformIdentity());
+  th_setParam(r.m, r.e, "body_material.plane_strain_modulus", E1);
+  th_setParam(r.m, r.e, "body_material.dissipation", c1);
+  th_setParam(r.m, r.e, "body_material.mu_static", us1);
+  th_setParam(r.m, r.e, "body_material.mu_dynamic", ud1);
+  th_setParam(r.m, r.e, "body_material.mu_viscous", uv1);
+  th_setParam(r.m, r.e, "plane_material.plane_strain_modulus", E2);
+  th_setParam(r.m, r.e, "plane_material.dissipation", c2);
+  th_setParam(r.m, r.e, "plane_material.mu_static", us2);
+  th_setParam(r.m, r.e, "plane_material.mu_dynamic", ud2);
+  th_setParam(r.m, r.e, "plane_material.mu_viscous", uv2);
+  th_setParam(r.m, r.e, "transition_velocity", vt);
+  th_finalize(r.m);
+  csData* d = cs_makeData(r.m);
+
+  // Simbody's combination
+  double k1 = pow(E1, 2.0 / 3.0), k2 = pow(E2, 2.0 / 3.0);
+  double s1 = k2 / (k1 + k2), k = k1 * s1, c = c1 * s1 + c2 * (1 - s1);
+  double us = 2 * us1 * us2 / (us1 + us2), ud = 2 * ud1 * ud2 / (ud1 + ud2);
+  double uv = 2 * uv1 * uv2 / (uv1 + uv2);
+  double fH = (4.0 / 3.0) * k * x * sqrt(RADIUS * k * x);
+  double f = fH * (1 + 1.5 * c * xdot);
+
+  // the ball sinks at xdot, moves along x at 0.5 m/s and spins about y at 3 rad/s
+  csVec3 v = csu_vec3(0.5, 0, -xdot), w = csu_vec3(0, 3.0, 0);
+  th_setFreeState(r.m, d->q, d->u, r.sphere, csu_quatIdentity(), csu_vec3(0, 0, RADIUS - x), w, v);
+  cs_invalidate(d);
+  cs_realizeDynamics(r.m, d);
+
+  // the point: s1 x above the sphere's lowest point, i.e. (1 - s1) x below the plane
+  double arm = RADIUS - s1 * x;  // from the centre down to the point
+  csVec3 point = csu_vec3(0, 0, (RADIUS - x) - arm);
+  double slip = v.x + w.y * (-arm);  // x velocity of the material point there (w x r)
+  double sl = fabs(slip), vr = sl / vt;
+  double ff = f * (fmin(vr, 1.0) * (ud + 2 * (us - ud) / (1 + vr * vr)) + uv * sl);
+  csVec3 F = csu_vec3(slip > 0 ? -ff : ff, 0, f);
+  csVec3 M = csu_cross(csu_vec3(0, 0, -arm), F);
+  print_message("materials: s1 = %.4f, point %.3f mm below the plane (half-way: %.3f mm), "
+                "friction %.4f N, moment about the centre %.6f N m (half-way: %.6f N m)\n",
+                s1, 1e3 * (1 - s1) * x, 1e3 * 0.5 * x, ff, M.y, -(RADIUS - 0.5 * x) * F.x);
+
+  th_assertVecClose(d->body_force[r.sphere].v, F, 1e-12, 1e-12, "force on the sphere");
+  th_assertVecClose(d->body_force[r.sphere].w, M, 1e-12, 1e-12, "moment about the centre");
+  csContactReport rep;
+  assert_int_equal(cs_contactReport(r.m, d, r.e, &rep), 0);
+  th_assertVecClose(rep.point, point, 1e-12, 1e-15, "contact point");
+  th_assertClose(rep.pe, 0.4 * fH * x, 1e-12, 0, "pe");
+  th_assertClose(rep.power, (f - fH) * xdot + ff * sl, 1e-12, 1e-12, "power");
+  // the pair's friction coefficients are the discrete variables a change would set
+  const double* mu = d->disc + r.m->force[r.e].discadr;
+  th_assertClose(mu[0], us, 1e-15, 0, "combined mu_static");
+  th_assertClose(mu[1], ud, 1e-15, 0, "combined mu_dynamic");
+  th_assertClose(mu[2], uv, 1e-15, 0, "combined mu_viscous");
+  cs_deleteData(d);
+  cs_deleteModel(r.m);
+}
+
+
+// equal materials given per surface are the effective keys: the same force at the same point
+static void test_hc_equal_materials_are_effective(void** state) {
+  (void)state;
+  const double E = 5e6, c = 0.4, x = 0.003;
+  rig a = makeRig(CS_FORCE_HUNT_CROSSLEY, 0, 0, csu_transformIdentity());
+  th_setParam(a.m, a.e, "plane_strain_modulus", E);
+  th_setParam(a.m, a.e, "dissipation", c);
+  th_setParam(a.m, a.e, "mu_dynamic", 0.5);
+  th_setParam(a.m, a.e, "mu_static", 0.5);
+  th_finalize(a.m);
+  rig b = makeRig(CS_FORCE_HUNT_CROSSLEY, 0, 0, csu_transformIdentity());
+  const char* sides[2] = {"body_material.", "plane_material."};
+  for (int i = 0; i < 2; i++) {
+    char key[64];
+    snprintf(key, sizeof(key), "%splane_strain_modulus", sides[i]);
+    th_setParam(b.m, b.e, key, E);
+    snprintf(key, sizeof(key), "%sdissipation", sides[i]);
+    th_setParam(b.m, b.e, key, c);
+    snprintf(key, sizeof(key), "%smu_static", sides[i]);
+    th_setParam(b.m, b.e, key, 0.5);
+    snprintf(key, sizeof(key), "%smu_dynamic", sides[i]);
+    th_setParam(b.m, b.e, key, 0.5);
+  }
+  th_finalize(b.m);
+  csData* da = cs_makeData(a.m);
+  csData* db = cs_makeData(b.m);
+  placeSphere(&a, da, RADIUS - x, csu_vec3(0.3, 0, -0.1));
+  placeSphere(&b, db, RADIUS - x, csu_vec3(0.3, 0, -0.1));
+  // k = E^(2/3) / 2 for two equal surfaces: the Hertz force of an effective modulus E / 2^1.5
+  double Eeff = E / (2.0 * sqrt(2.0));
+  th_assertClose(da->body_force[a.sphere].v.z,
+                 hertz(Eeff, RADIUS, x) * (1 + 1.5 * c * 0.1), 1e-12, 0, "effective keys");
+  th_assertVecClose(db->body_force[b.sphere].v, da->body_force[a.sphere].v, 1e-13, 0, "force");
+  th_assertVecClose(db->body_force[b.sphere].w, da->body_force[a.sphere].w, 1e-13, 0, "moment");
+  cs_deleteData(da);
+  cs_deleteData(db);
+  cs_deleteModel(a.m);
+  cs_deleteModel(b.m);
+}
+
+
 // ---------------------------------------------------------------------------------------------
 // drops: rebound, energy balance, restitution
 
@@ -431,7 +546,9 @@ static void test_hc_friction(void** state) {
 // is the height above contact beyond which the model exerts no force
 static thBounce drop(int kind, double stiffness, double dissipation, double clear) {
   rig r = makeRig(kind, 1, 0, csu_transformIdentity());
-  th_setParam(r.m, r.e, "stiffness", stiffness);
+  // the effective Hertz modulus E of hunt_crossley comes from equal surfaces of modulus E 2^1.5
+  th_setParam(r.m, r.e, "plane_strain_modulus",
+              kind == CS_FORCE_HUNT_CROSSLEY ? HC_MODULUS(stiffness) : stiffness);
   th_setParam(r.m, r.e, "dissipation", dissipation);
   th_finalize(r.m);
   r.m->q0[r.m->body[r.sphere].qadr + 6] = Z0;
@@ -497,6 +614,7 @@ static void test_sphere_rhs_allocates_nothing(void** state) {
   for (int k = 0; k < 2; k++) {
     rig r = makeRig(kinds[k], 1, 0, csu_transformIdentity());
     th_setParam(r.m, r.e, "dissipation", 0.5);
+    th_setParam(r.m, r.e, "plane_strain_modulus", 1e7);
     th_finalize(r.m);
     csData* d = cs_makeData(r.m);
     long before = csu_allocationCount();
@@ -522,6 +640,8 @@ int main(void) {
       cmocka_unit_test(test_hc_force_and_energy),
       cmocka_unit_test(test_hc_dissipation_and_clamp),
       cmocka_unit_test(test_hc_friction),
+      cmocka_unit_test(test_hc_materials_as_simbody),
+      cmocka_unit_test(test_hc_equal_materials_are_effective),
       cmocka_unit_test(test_smooth_drop),
       cmocka_unit_test(test_hc_drop),
       cmocka_unit_test(test_sphere_rhs_allocates_nothing),

@@ -183,6 +183,82 @@ static void test_stop_piecewise_force(void** state) {
 }
 
 
+// index of a kind's report value by name, -1 if it has none
+static int extraIndex(int kind, const char* name) {
+  const csForceKind* k = cs_forceKind(kind);
+  for (int i = 0; i < k->nextra; i++) {
+    if (strcmp(k->extranames[i], name) == 0) {
+      return i;
+    }
+  }
+  return -1;
+}
+
+
+// the value of report column `name` of element e at the realized state
+static double reportValue(const csModel* m, csData* d, int e, const char* name) {
+  int i = extraIndex(m->force[e].kind, name);
+  if (i < 0) {
+    print_error("kind %s reports no %s\n", cs_forceKind(m->force[e].kind)->name, name);
+    fail();
+  }
+  csContactReport r;
+  cs_contactReport(m, d, e, &r);
+  return d->force_extra[m->force[e].repadr + i];
+}
+
+
+// the header row of m with --forces, into buf
+static void csvHeaderOf(const csModel* m, char* buf, size_t size) {
+  FILE* f = tmpfile();
+  assert_non_null(f);
+  csCsvOptions opt = {.forces = 1};
+  assert_int_equal(cs_csvHeader(f, m, &opt), 0);
+  rewind(f);
+  assert_non_null(fgets(buf, (int)size, f));
+  fclose(f);
+}
+
+
+// --forces columns of a stop: the generalized force it applies (the seed's formula, recomputed),
+// how far the coordinate is beyond the bound it violates and the rate of that, pe and power;
+// no contact columns (a stop has no contact point)
+static void test_stop_report_columns(void** state) {
+  (void)state;
+  const double lo = -0.1, hi = 0.2, k = 1000, dcoef = 0.5;
+  int b, e;
+  csModel* m = sliderWithStop(1.0, lo, hi, k, dcoef, &b, &e);
+  th_finalize(m);
+  csData* d = cs_makeData(m);
+  const csBody* body = &m->body[b];
+  // beyond the upper bound moving in, below the lower bound moving in, inside
+  const double qs[] = {0.25, -0.13, 0.05}, us[] = {0.8, -1.5, 2.0};
+  const double pen[] = {0.05, 0.03, 0.0}, rate[] = {0.8, 1.5, 0.0};
+  for (int i = 0; i < 3; i++) {
+    d->q[body->qadr] = qs[i];
+    d->u[body->uadr] = us[i];
+    cs_invalidate(d);
+    double fref = stopForceReference(qs[i], us[i], lo, hi, k, dcoef);
+    th_assertClose(reportValue(m, d, e, "generalized_force"), fref, 1e-12, 1e-12, "stop force");
+    th_assertClose(reportValue(m, d, e, "generalized_force"), d->mobility_force[body->uadr],
+                   1e-12, 1e-12, "reported = applied force");
+    th_assertClose(reportValue(m, d, e, "penetration"), pen[i], 1e-12, 1e-15, "penetration");
+    th_assertClose(reportValue(m, d, e, "penetration_rate"), rate[i], 1e-12, 1e-15, "rate");
+    th_assertClose(reportValue(m, d, e, "pe"), 0.5 * k * pen[i] * pen[i], 1e-12, 1e-15, "pe");
+    double x = pen[i] * (qs[i] > hi ? 1 : -1);
+    th_assertClose(reportValue(m, d, e, "power"), -(fref + k * x) * us[i], 1e-12, 1e-12,
+                   "power");
+  }
+  char header[4096];
+  csvHeaderOf(m, header, sizeof(header));
+  assert_non_null(strstr(header, ",stop.generalized_force,stop.penetration,"
+                                 "stop.penetration_rate,stop.pe,stop.power,"));
+  assert_null(strstr(header, "stop.fx"));
+  cs_deleteData(d);
+  cs_deleteModel(m);
+}
+
+
 // leaving the stop faster than 1/d: the dissipation term would pull; the force must be zero
 static void test_stop_never_pulls(void** state) {
   (void)state;
@@ -682,6 +758,86 @@ static void test_bushing_equal_opposite(void** state) {
 }
 
 
+// --forces columns of a bushing: the six coordinates are those the bodies were placed with, the
+// generalized forces are -(k q + c qdot), and the spatial forces on the two bodies (Simbody's
+// F_GF at F's origin, F_GM at M's origin) are what the bodies receive, shifted to their origins
+static void test_bushing_report_columns(void** state) {
+  (void)state;
+  twoBodies s = makeTwoBodies(0, 0);
+  const csModel* m = s.m;
+  csData* d = cs_makeData(m);
+  const double eu1[3] = {0.2, 0.1, -0.3}, eu2[3] = {-0.5, 0.6, 0.35};
+  const csVec3 p = csu_vec3(0.05, 0.04, -0.06);
+  placeTwoBodies(&s, d->q, d->u, eu1, csu_vec3(0, 0, 0), eu2, p, 1);
+  cs_invalidate(d);
+  cs_realizeDynamics(m, d);
+  const double qref[6] = {eu2[0], eu2[1], eu2[2], p.x, p.y, p.z};
+  const double* kr = m->force[s.e2].param + slotOf(CS_FORCE_LINEAR_BUSHING,
+                                                   "rotational_stiffness");
+  const double* kt = m->force[s.e2].param + slotOf(CS_FORCE_LINEAR_BUSHING,
+                                                   "translational_stiffness");
+  const double* cr = m->force[s.e2].param + slotOf(CS_FORCE_LINEAR_BUSHING, "rotational_damping");
+  const double* ct = m->force[s.e2].param + slotOf(CS_FORCE_LINEAR_BUSHING,
+                                                   "translational_damping");
+  double power = 0;
+  for (int i = 0; i < 6; i++) {
+    char name[16];
+    snprintf(name, sizeof(name), "q%d", i);
+    double q = reportValue(m, d, s.e2, name);
+    th_assertClose(q, qref[i], 1e-12, 1e-12, name);
+    snprintf(name, sizeof(name), "qdot%d", i);
+    double qdot = reportValue(m, d, s.e2, name);
+    snprintf(name, sizeof(name), "f%d", i);
+    double k = i < 3 ? kr[i] : kt[i - 3], c = i < 3 ? cr[i] : ct[i - 3];
+    th_assertClose(reportValue(m, d, s.e2, name), -(k * qref[i] + c * qdot), 1e-12, 1e-12, name);
+    power += c * qdot * qdot;
+  }
+  th_assertClose(reportValue(m, d, s.e2, "power"), power, 1e-12, 1e-15, "bushing power");
+  th_assertClose(reportValue(m, d, s.e2, "pe"), d->force_pe[s.e2], 1e-12, 1e-15, "bushing pe");
+
+  // spatial forces: moved from F's origin (body 1) and M's origin (body 2) to the body origins
+  // they equal what the bodies receive (the bushing is the only force in this model)
+  csTransform XGF = csu_transformMul(&d->body_pose[s.a], &s.XF2);
+  csTransform XGM = csu_transformMul(&d->body_pose[s.b], &s.XM2);
+  const char* axes[6] = {"mx", "my", "mz", "fx", "fy", "fz"};
+  double F1[6], F2[6];
+  for (int i = 0; i < 6; i++) {
+    char name[16];
+    snprintf(name, sizeof(name), "body1_%s", axes[i]);
+    F1[i] = reportValue(m, d, s.e2, name);
+    snprintf(name, sizeof(name), "body2_%s", axes[i]);
+    F2[i] = reportValue(m, d, s.e2, name);
+  }
+  csVec3 m1 = csu_vec3(F1[0], F1[1], F1[2]), f1 = csu_vec3(F1[3], F1[4], F1[5]);
+  csVec3 m2 = csu_vec3(F2[0], F2[1], F2[2]), f2 = csu_vec3(F2[3], F2[4], F2[5]);
+  csVec3 m1o = csu_add(m1, csu_cross(csu_sub(XGF.p, d->body_pose[s.a].p), f1));
+  csVec3 m2o = csu_add(m2, csu_cross(csu_sub(XGM.p, d->body_pose[s.b].p), f2));
+  assert_true(csu_norm(f2) > 1.0 && csu_norm(m2) > 0.1);
+  th_assertVecClose(f1, d->body_force[s.a].v, 1e-12, 1e-12, "F_GF force");
+  th_assertVecClose(f2, d->body_force[s.b].v, 1e-12, 1e-12, "F_GM force");
+  th_assertVecClose(m1o, d->body_force[s.a].w, 1e-12, 1e-12, "F_GF moment");
+  th_assertVecClose(m2o, d->body_force[s.b].w, 1e-12, 1e-12, "F_GM moment");
+  // translation only, no rotation: the force on body 2 is -R_GF diag(k) p_FM (the seed's law)
+  const double zero[3] = {0, 0, 0};
+  placeTwoBodies(&s, d->q, d->u, eu1, csu_vec3(0, 0, 0), zero, p, 0);
+  cs_invalidate(d);
+  XGF = csu_transformMul(&d->body_pose[s.a], &s.XF2);
+  csVec3 fref = csu_mulMV(&XGF.R, csu_vec3(-kt[0] * p.x, -kt[1] * p.y, -kt[2] * p.z));
+  csVec3 f2b = csu_vec3(reportValue(m, d, s.e2, "body2_fx"), reportValue(m, d, s.e2, "body2_fy"),
+                        reportValue(m, d, s.e2, "body2_fz"));
+  th_assertVecClose(f2b, fref, 1e-12, 1e-12, "translation-only force");
+
+  char header[8192];
+  csvHeaderOf(m, header, sizeof(header));
+  assert_non_null(strstr(header, ",bushing.q0,bushing.q1,bushing.q2,bushing.q3,bushing.q4,"
+                                 "bushing.q5,bushing.qdot0,"));
+  assert_non_null(strstr(header, ",bushing.body2_fz,bushing.pe,bushing.power,"));
+  assert_null(strstr(header, "bushing.fx"));
+  cs_deleteData(d);
+  cs_deleteModel(s.m);
+}
+
+
 // The Euler-angle rates the bushing uses, against central differences of Euler angles extracted
 // here along the motion. With only k_i = 1 the bushing delivers power -q_i qdot_i to the bodies;
 // with only c_i = 1 it dissipates qdot_i^2. Both bodies move, so F turns as well.
@@ -898,6 +1054,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_stop_piecewise_force),
       cmocka_unit_test(test_stop_never_pulls),
+      cmocka_unit_test(test_stop_report_columns),
       cmocka_unit_test(test_stop_slider_bounce),
       cmocka_unit_test(test_stop_pendulum_energy),
       cmocka_unit_test(test_stop_set_discrete),
@@ -907,6 +1064,7 @@ int main(void) {
       cmocka_unit_test(test_bushing_rotational_frequency),
       cmocka_unit_test(test_bushing_energy_balance),
       cmocka_unit_test(test_bushing_equal_opposite),
+      cmocka_unit_test(test_bushing_report_columns),
       cmocka_unit_test(test_bushing_euler_rates),
       cmocka_unit_test(test_bushing_singularity),
       cmocka_unit_test(test_bushing_validate),

@@ -58,7 +58,7 @@ FRICTION_S, FRICTION_K = 0.7, 0.5
 
 
 def exp_spring_block():
-    return {"kxy": 20000, "mu_static": FRICTION_S, "mu_kinetic": FRICTION_K, "v_settle": 0.01}
+    return {"kxy": 20000, "mu_static": FRICTION_S, "mu_dynamic": FRICTION_K, "v_settle": 0.01}
 
 
 def compliant_block(vt):
@@ -66,27 +66,27 @@ def compliant_block(vt):
     # 0.495 s/m), both with the same friction coefficients
     mat = {"mu_static": FRICTION_S, "mu_dynamic": FRICTION_K, "mu_viscous": 0}
     return {
-        "body_material": dict({"stiffness": 5e5, "dissipation": 0.55}, **mat),
-        "plane_material": dict({"stiffness": 5e4, "dissipation": 0.495}, **mat),
+        "body_material": dict({"penalty_stiffness": 5e5, "dissipation": 0.55}, **mat),
+        "plane_material": dict({"penalty_stiffness": 5e4, "dissipation": 0.495}, **mat),
         "transition_velocity": vt,
     }
 
 
-# sphere models at the corners of a block: Hertz modulus of the pair for hunt_crossley, and the
-# matching smooth_sphere_half_space stiffness (S = E 2^1.5, see src/forces/hunt_crossley.c)
+# sphere models at the corners of a block: the plane-strain modulus of each surface, the same
+# for hunt_crossley and smooth_sphere_half_space (a Hertz modulus of the pair of E / 2^1.5)
 CORNER_RADIUS = 0.002
-CORNER_E = 1e8
+CORNER_E = 1e8 * 2 ** 1.5
 
 
 def hunt_crossley_block():
-    return {"stiffness": CORNER_E, "dissipation": 1.0, "mu_static": FRICTION_S,
+    return {"plane_strain_modulus": r9(CORNER_E), "dissipation": 1.0, "mu_static": FRICTION_S,
             "mu_dynamic": FRICTION_K, "mu_viscous": 0, "transition_velocity": 0.01}
 
 
 def smooth_sphere_block():
-    return {"stiffness": r9(CORNER_E * 2 ** 1.5), "dissipation": 1.0,
-            "static_friction": FRICTION_S, "dynamic_friction": FRICTION_K,
-            "viscous_friction": 0, "transition_velocity": 0.01}
+    return {"plane_strain_modulus": r9(CORNER_E), "dissipation": 1.0,
+            "mu_static": FRICTION_S, "mu_dynamic": FRICTION_K,
+            "mu_viscous": 0, "transition_velocity": 0.01}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -185,7 +185,7 @@ def sphere_bounce_roll():
                         "with 20 rad/s of backspin. Friction only acts at the contact, so "
                         "(2/5) r w_y + v_x is conserved through every bounce and the ball ends "
                         "up rolling at (2/7) r w0 + (5/7) v0 = %.4f m/s. Hunt-Crossley (default) "
-                        "against its smooth approximation with matching Hertz stiffness."
+                        "against its smooth approximation with the same plane-strain modulus."
                         % vroll),
         "gravity": [0, 0, -G],
         "bodies": [{
@@ -199,11 +199,13 @@ def sphere_bounce_roll():
                       "points": [[0, 0, 0]], "radius": r}],
         "contact_models": {
             "default": "hunt_crossley",
-            "hunt_crossley": {"stiffness": e_hc, "dissipation": 0.2, "mu_static": 0.8,
-                              "mu_dynamic": 0.6, "mu_viscous": 0, "transition_velocity": 0.01},
+            "hunt_crossley": {"plane_strain_modulus": r9(e_hc * 2 ** 1.5), "dissipation": 0.2,
+                              "mu_static": 0.8, "mu_dynamic": 0.6, "mu_viscous": 0,
+                              "transition_velocity": 0.01},
             "smooth_sphere_half_space": {
-                "stiffness": r9(e_hc * 2 ** 1.5), "dissipation": 0.2, "static_friction": 0.8,
-                "dynamic_friction": 0.6, "viscous_friction": 0, "transition_velocity": 0.01},
+                "plane_strain_modulus": r9(e_hc * 2 ** 1.5), "dissipation": 0.2,
+                "mu_static": 0.8, "mu_dynamic": 0.6, "mu_viscous": 0,
+                "transition_velocity": 0.01},
         },
         "simulation": simulation(3.0),
     }
@@ -261,32 +263,33 @@ def bushing_hang():
 
 
 def chain(n):
-    """n links (0.5 m, 1 kg rods) on parallel horizontal pins, each joint limited to
-    +-0.4 rad by a linear stop; released curled, every joint at 0.3 rad."""
-    length, mass, radius = 0.5, 1.0, 0.02
-    ixx = mass * length ** 2 / 12
-    iyy = mass * radius ** 2 / 2
+    """n links (0.1 m, 0.1 kg, centre of mass at mid-link, central inertia diag(1e-5, 1e-4,
+    1e-4) with the link along its x axis) on parallel horizontal pins, each joint limited to
+    +-0.5 rad by a linear stop (50 N m/rad, dissipation 0.2 s/rad); released straight and
+    horizontal, at rest. The same chain as Simbody's reference figure (bench/ builds it there)."""
+    length, mass = 0.1, 0.1
     bodies, forces = [], []
     for i in range(n):
         joint = {"type": "pin", "parent": "ground" if i == 0 else "link%d" % (i - 1)}
         if i == 0:
-            joint["parent_frame"] = {"position": [0, 0, r9(n * length + 0.1)],
-                                     "rotation": PIN_FRAME}
+            # pin z axis along Ground -y: the link (its x axis) starts horizontal along Ground x
+            joint["parent_frame"] = {"position": [0, 0, 1.0], "rotation": PIN_FRAME}
         else:
-            joint["parent_frame"] = {"position": [0, -length, 0]}
-        joint["q"] = [0.3]
+            joint["parent_frame"] = {"position": [length, 0, 0]}
+        joint["q"] = [0.0]
         joint["u"] = [0.0]
-        bodies.append({"name": "link%d" % i, "mass": mass, "com": [0, -length / 2, 0],
-                       "inertia": {"diag": [r9(ixx), r9(iyy), r9(ixx)]}, "joint": joint})
+        bodies.append({"name": "link%d" % i, "mass": mass, "com": [length / 2, 0, 0],
+                       "inertia": {"diag": [1e-5, 1e-4, 1e-4]}, "joint": joint})
         forces.append({"type": "linear_stop", "name": "stop%d" % i, "body": "link%d" % i,
-                       "coordinate": 0, "lower_bound": -0.4, "upper_bound": 0.4,
-                       "stiffness": 50, "dissipation": 0.5})
+                       "coordinate": 0, "lower_bound": -0.5, "upper_bound": 0.5,
+                       "stiffness": 50, "dissipation": 0.2})
     return {
         "name": "chain_%d" % n,
-        "description": ("%d links (0.5 m, 1 kg rods) hanging on parallel horizontal pins, "
-                        "each joint angle limited to +-0.4 rad by a linear stop (50 N m/rad, "
-                        "dissipation 0.5 s/rad). Released curled (every joint at 0.3 rad), the "
-                        "chain falls open and swings, its joints striking the stops." % n),
+        "description": ("%d links (0.1 m, 0.1 kg, centre of mass at mid-link, central inertia "
+                        "diag(1e-5, 1e-4, 1e-4)) on parallel horizontal pins, each joint angle "
+                        "limited to +-0.5 rad by a linear stop (50 N m/rad, dissipation "
+                        "0.2 s/rad). Released straight and horizontal at rest, the chain falls "
+                        "and swings, its joints striking the stops." % n),
         "gravity": [0, 0, -G],
         "bodies": bodies,
         "forces": forces,
@@ -327,7 +330,7 @@ def pile(m):
         "contacts": contacts,
         "contact_models": {"default": "exponential_spring",
                            "exponential_spring": {"mu_static": FRICTION_S,
-                                                  "mu_kinetic": FRICTION_K}},
+                                                  "mu_dynamic": FRICTION_K}},
         "simulation": simulation(1.0),
     }
 

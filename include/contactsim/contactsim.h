@@ -132,10 +132,25 @@ CS_API csModel* cs_loadScene(const char* path, const csLoadOptions* opt, csError
 // Load from text in memory; filename is used in messages only. Nullable opt.
 CS_API csModel* cs_loadSceneString(const char* text, const char* filename,
                                    const csLoadOptions* opt, csError* err);
-// Names of the contact models the scene gives parameter blocks for (filled by the loader), and
-// the default one. Both empty when the scene has no "contacts".
+// Names of the contact models the scene gives parameter blocks for (in file order, at most
+// maxnames of them), and the default one (contact_models.default, else the only block, else "").
+// Both empty when the scene has no "contacts". Returns the number of blocks, or -1 with err
+// filled (the blocks are checked as the loader checks them). A loaded model carries the same in
+// csModel.contact_model_names and contact_model_default.
 CS_API int cs_sceneContactModels(const char* path, char names[][CS_MAX_NAME], int maxnames,
                                  char* defaultname, csError* err);
+// The same from scene text in memory, with opt's overrides applied first (opt nullable);
+// filename is used in messages only.
+CS_API int cs_sceneContactModelsString(const char* text, const char* filename,
+                                       const csLoadOptions* opt, char names[][CS_MAX_NAME],
+                                       int maxnames, char* defaultname, csError* err);
+// Read a whole scene file once, so that it can be loaded several times (once per contact model)
+// from memory: path "-" is standard input; pipes work. The text is zero-terminated and at most
+// 64 MiB; a NUL byte inside it is an input error (with its line and column). *length (nullable)
+// receives its length. Returns NULL with err filled (code, file, message). Free the text with
+// cs_freeSceneText.
+CS_API char* cs_readSceneText(const char* path, size_t* length, csError* err);
+CS_API void cs_freeSceneText(char* text);
 
 
 // ---------------------------------------------------------------------------------------------
@@ -240,5 +255,8 @@ CS_API size_t cs_csvFormatRow(char* buf, size_t size, const csModel* m, csData* 
 #ifdef __cplusplus
 }
 #endif
+
+// the simulation API through opaque handles (it builds on the declarations above)
+#include "contactsim/simulation.h"
 
 #endif  // CONTACTSIM_CONTACTSIM_H

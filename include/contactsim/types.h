@@ -19,6 +19,7 @@
 #define CS_MAX_REF 4            // integer references (bodies, planes, coordinates) of one element
 #define CS_MAX_ERROR 512        // longest error sentence
 #define CS_MAX_PATH 256         // longest JSON path or file name in an error
+#define CS_MAX_CONTACT_MODELS 16  // contact models a scene may give parameter blocks for
 
 
 // ---------------------------------------------------------------------------------------------
@@ -41,6 +42,8 @@ typedef struct csError {
   int column;                  // 1-based column in the file, 0 when unknown
   double time;                 // simulation time of a solver failure
   char message[CS_MAX_ERROR];  // one sentence saying what is wrong
+  int override;                // 1-based index of the csLoadOptions override at fault (path is
+                               // then its key path), 0 when the error is not an override's
 } csError;
 
 
@@ -170,7 +173,8 @@ typedef struct csForceKind {
   // successful step; d->auto_dt is the time since the last commit. Nullable.
   void (*update)(const csModel* m, csData* d, int e);
   // Fill the contact report and the model-specific values (extra, nextra entries) for the
-  // realized state. Nullable (elements that are not contacts).
+  // realized state. A kind that is not a contact (contact = 0) may still report its own values
+  // (a stop, a bushing): it leaves r zero and fills extra. Nullable (nothing to report).
   void (*report)(const csModel* m, const csData* d, int e, csContactReport* r, double* extra);
   // Set discrete variable `index` of element e to value, applying the kind's rules (e.g.
   // mu_static >= mu_kinetic). Nullable: plain assignment.
@@ -233,6 +237,14 @@ struct csModel {
   csVec3 gravity;          // m/s^2, in Ground (used by the "gravity" element)
   csSimOptions opt;
 
+  // the contact models of the scene (filled by the loader; all empty when it has no contacts):
+  // the one this model was loaded with, the scene's own choice (contact_models.default, else the
+  // only block; "" when neither), and every block of contact_models in file order
+  char contact_model[CS_MAX_NAME];
+  char contact_model_default[CS_MAX_NAME];
+  int ncontact_model;
+  char contact_model_names[CS_MAX_CONTACT_MODELS][CS_MAX_NAME];
+
   csBody* body;            // (nbody)
   csPlane* plane;          // (nplane)
   csForce* force;          // (nforce)
@@ -243,6 +255,14 @@ struct csModel {
   // initial state
   double* q0;              // (nq)
   double* u0;              // (nu)
+
+  // what the loader read, so that cs_modelWithOverrides can load the scene again with more
+  // parameters set: the scene text, then zero-terminated the contact model asked for ("" for
+  // the scene's own) and each override's key and value; NULL for a model built with cs_add*
+  char* source;            // (source_size) owned
+  size_t source_size;      // bytes of source
+  size_t source_len;       // length of the scene text at its start
+  int source_noverride;    // overrides stored after it
 
   int finalized;           // 1 once cs_finalizeModel has laid out the state
   int capbody, capplane, capforce, capchange, capgroup;  // allocated lengths while building
@@ -329,24 +349,24 @@ struct csData {
 
   // ---- acceleration stage ----
   double* udot;            // (nu)
-  csSpatialVec* body_acc;  // (nbody) spatial acceleration in body coordinates at body origin
+  csSpatialVec* body_acc;  // (nbody) spatial acceleration in Ground at body origin
 
   // ---- reports ----
   double* force_extra;     // (nextra) model-specific report values, filled by cs_report
 
-  // ---- scratch for the articulated-body algorithm (body coordinates) ----
+  // ---- scratch for the articulated-body algorithm (Ground axes, about each body origin) ----
   double* aba_I0;          // (nbody x 36) spatial inertia of each body at its origin, body coords
-  double* aba_IA;          // (nbody x 36) articulated inertias
+  double* aba_IA;          // (nbody x 36) articulated inertias, Ground axes
   double* aba_pA;          // (nbody x 6) articulated bias forces
   double* aba_c;           // (nbody x 6) velocity-product accelerations
-  double* aba_v;           // (nbody x 6) body spatial velocities
-  double* aba_S;           // (nu x 6) motion subspace columns, body coordinates
+  double* aba_S;           // (nu x 6) motion subspace columns, Ground axes
   double* aba_U;           // (nu x 6) IA * S
   double* aba_Dinv;        // (nbody x 36) inverse of S^T IA S (first unum x unum used)
   double* aba_utau;        // (nu) tau - S^T pA
-  double* aba_X;           // (nbody x 12) parent-to-body transform: E (9) then r (3)
   double* aba_Iinv;        // (nbody x 9) inverse central inertia, body coords (free leaves)
   int* aba_freeLeaf;       // (nbody) 1: free mobilizer on ground with no children (fast path)
+  double* aba_Sbody;       // (nu x 6) pin and slider motion subspace in body coordinates (constant)
+  int* aba_plainMB;        // (nbody) 1: X_MB is the identity (body frame = mobilizer frame M)
   int* all_body;           // (nbody) 1 .. nbody-1: the default active body list
   int* all_force;          // (nforce) 0 .. nforce-1
   int* all_plane;          // (nplane) 0 .. nplane-1

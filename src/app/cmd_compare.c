@@ -678,6 +678,7 @@ int cs_cliCompare(int argc, char** argv) {
       {"duration", required_argument, NULL, 'd'},
       {"rtol", required_argument, NULL, 'r'},
       {"atol", required_argument, NULL, 'a'},
+      {"set", required_argument, NULL, 'S'},
       {"convergence", no_argument, NULL, 'C'},
       {"max-steps", required_argument, NULL, 'N'},
       {"quiet", no_argument, NULL, 'q'},
@@ -692,6 +693,8 @@ int cs_cliCompare(int argc, char** argv) {
   double duration = -1, rtol = -1, atol = -1;
   long max_steps = -1;
   int quiet = 0;
+  // --set KEY=VALUE; freed once every model is loaded, and on the returns before
+  csCliSets sets = {0};
   int c;
   // getopt keeps global state: reset it, since a process may parse more than one command; its
   // messages are ours (cs_cliOptionError)
@@ -716,32 +719,43 @@ int cs_cliCompare(int argc, char** argv) {
         bad = choice < 0;
         break;
       }
+      case 'S': bad = cs_cliAddSet(&sets, optarg); break;
       case 'N': bad = cs_cliParseCount(optarg, "max-steps", &max_steps); break;
-      case 'h': cs_cliCommandUsage(stdout, "compare"); return CS_EXIT_OK;
-      default: return cs_cliOptionError(c, argv, "compare");
+      case 'h': cs_cliCommandUsage(stdout, "compare"); cs_cliFreeSets(&sets); return CS_EXIT_OK;
+      default: cs_cliFreeSets(&sets); return cs_cliOptionError(c, argv, "compare");
     }
     if (bad) {
+      cs_cliFreeSets(&sets);
       return CS_EXIT_USAGE;
     }
   }
   const char* path = cs_cliSceneArgument(argc, argv, "compare");
   if (!path) {
+    cs_cliFreeSets(&sets);
     return CS_EXIT_USAGE;
   }
 
   // 1. the models the scene has blocks for, and the ones asked for
   // a scene without contact_models blocks still compares: it runs once, as "scene"
+  // the scene is read once (it may be a pipe) and every model is loaded from its text
+  char* text = cs_cliReadScene(path);
+  if (!text) {
+    cs_cliFreeSets(&sets);
+    return CS_EXIT_USAGE;
+  }
   char available[MAX_MODELS][CS_MAX_NAME];
   char defaultName[CS_MAX_NAME];
   csError err;
   memset(&err, 0, sizeof(err));
-  int navailable = cs_sceneContactModels(path, available, MAX_MODELS, defaultName, &err);
-  // a scene that cannot be read, or whose blocks are bad, is bad input; the error names the path
+  csLoadOptions lo = {.overrides = sets.item, .noverrides = sets.n};
+  int navailable =
+      cs_sceneContactModelsString(text, strcmp(path, "-") == 0 ? "<stdin>" : path, &lo,
+                                  available, MAX_MODELS, defaultName, &err);
+  // a scene whose blocks are bad is bad input; the error names the path
   if (navailable < 0) {
-    if (!err.file[0]) {
-      snprintf(err.file, sizeof(err.file), "%s", path);
-    }
     cs_cliPrintError(&err);
+    cs_freeSceneText(text);
+    cs_cliFreeSets(&sets);
     return CS_EXIT_USAGE;
   }
   // without blocks the only run loads the scene as it is, choosing no model
@@ -757,6 +771,8 @@ int cs_cliCompare(int argc, char** argv) {
   if (modelsArg) {
     nrun = splitModels(modelsArg, names, MAX_MODELS);
     if (nrun < 0) {
+      cs_freeSceneText(text);
+      cs_cliFreeSets(&sets);
       return CS_EXIT_USAGE;
     }
     // every requested name must have a block; the message lists the blocks there are
@@ -776,6 +792,8 @@ int cs_cliCompare(int argc, char** argv) {
                 hasBlocks ? "the scene has no parameter block for contact model"
                           : "the scene gives no contact models, so there is no model",
                 cs_cliSafe(names[i]), hasBlocks ? "models" : "its only run is", cs_cliSafe(list));
+        cs_freeSceneText(text);
+        cs_cliFreeSets(&sets);
         return CS_EXIT_USAGE;
       }
     }
@@ -789,6 +807,8 @@ int cs_cliCompare(int argc, char** argv) {
   csCliRun* runs = calloc((size_t)nrun, sizeof(csCliRun));
   if (!runs) {
     fprintf(stderr, "contactsim: error: out of memory\n");
+    cs_freeSceneText(text);
+    cs_cliFreeSets(&sets);
     return CS_EXIT_FAILURE;
   }
   // loading stops at the first model that does not load, which is bad input (exit 2)
@@ -797,7 +817,7 @@ int cs_cliCompare(int argc, char** argv) {
     csCliRun* r = &runs[i];
     // the label of the run, cut to the size of its name field
     snprintf(r->model, sizeof(r->model), "%.63s", names[i]);
-    r->m = cs_cliLoad(path, hasBlocks ? names[i] : NULL);
+    r->m = cs_cliLoad(text, path, hasBlocks ? names[i] : NULL, &sets);
     if (!r->m) {
       exitCode = CS_EXIT_USAGE;
       break;
@@ -819,6 +839,8 @@ int cs_cliCompare(int argc, char** argv) {
       }
     }
   }
+  cs_freeSceneText(text);
+  cs_cliFreeSets(&sets);
   // nothing runs unless every model loaded and got what it needs
   int ready = exitCode == CS_EXIT_OK;
   // the output directory is made before any run, so that an unwritable path fails at once

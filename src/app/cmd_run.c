@@ -9,21 +9,6 @@
 #include "app/common.h"
 
 
-// the model name of a run: the one asked for, else the scene's default, else "scene"
-static void runModelName(const char* path, const char* requested, char* name) {
-  char names[1][CS_MAX_NAME];
-  char defaultName[CS_MAX_NAME] = "";
-  if (requested) {
-    snprintf(name, CS_MAX_NAME, "%s", requested);
-    return;
-  }
-  // the error is ignored: the scene was loaded already, and the name is only a label
-  csError err;
-  int n = cs_sceneContactModels(path, names, 1, defaultName, &err);
-  snprintf(name, CS_MAX_NAME, "%s", n > 0 && defaultName[0] ? defaultName : "scene");
-}
-
-
 // `contactsim run`: parse the options, load the scene, simulate it to a CSV, then write the
 // optional JSON statistics and the summary. Returns the exit status.
 int cs_cliRun(int argc, char** argv) {
@@ -36,6 +21,7 @@ int cs_cliRun(int argc, char** argv) {
       {"report-interval", required_argument, NULL, 'p'},
       {"max-step", required_argument, NULL, 'm'},
       {"contact-model", required_argument, NULL, 'c'},
+      {"set", required_argument, NULL, 'S'},
       {"forces", no_argument, NULL, 'f'},
       {"stats", required_argument, NULL, 's'},
       {"max-steps", required_argument, NULL, 'N'},
@@ -51,6 +37,8 @@ int cs_cliRun(int argc, char** argv) {
   double duration = -1, rtol = -1, atol = -1, interval = -1, max_step = -1;
   long max_steps = -1;
   int integrator = -1;
+  // --set KEY=VALUE, freed on every return below
+  csCliSets sets = {0};
   int c;
   // getopt keeps global state: reset it, since a process may parse more than one command; its
   // messages are ours (cs_cliOptionError)
@@ -60,6 +48,7 @@ int cs_cliRun(int argc, char** argv) {
     int bad = 0;
     switch (c) {
       case 'o': output = optarg; break;
+      case 'S': bad = cs_cliAddSet(&sets, optarg); break;
       case 'd': bad = cs_cliParseNumber(optarg, "duration", 0, &duration); break;
       case 'r': bad = cs_cliParseNumber(optarg, "rtol", 0, &rtol); break;
       case 'a': bad = cs_cliParseNumber(optarg, "atol", 0, &atol); break;
@@ -78,25 +67,33 @@ int cs_cliRun(int argc, char** argv) {
         break;
       }
       case 'N': bad = cs_cliParseCount(optarg, "max-steps", &max_steps); break;
-      case 'h': cs_cliCommandUsage(stdout, "run"); return CS_EXIT_OK;
-      default: return cs_cliOptionError(c, argv, "run");
+      case 'h': cs_cliCommandUsage(stdout, "run"); cs_cliFreeSets(&sets); return CS_EXIT_OK;
+      default: cs_cliFreeSets(&sets); return cs_cliOptionError(c, argv, "run");
     }
     if (bad) {
+      cs_cliFreeSets(&sets);
       return CS_EXIT_USAGE;
     }
   }
   const char* path = cs_cliSceneArgument(argc, argv, "run");
   if (!path) {
+    cs_cliFreeSets(&sets);
     return CS_EXIT_USAGE;
   }
-  // load with the requested contact model; a scene that does not load is bad input (exit 2)
+  // load with the requested contact model and --set values; a scene that does not load is bad
+  // input (exit 2)
   csCliRun run;
   memset(&run, 0, sizeof(run));
-  run.m = cs_cliLoad(path, contact_model);
+  char* text = cs_cliReadScene(path);
+  run.m = text ? cs_cliLoad(text, path, contact_model, &sets) : NULL;
+  cs_freeSceneText(text);
+  cs_cliFreeSets(&sets);
   if (!run.m) {
     return CS_EXIT_USAGE;
   }
-  runModelName(path, contact_model, run.model);
+  // the model name of the run: the contact model used, else "scene"
+  snprintf(run.model, sizeof(run.model), "%s",
+           run.m->contact_model[0] ? run.m->contact_model : "scene");
   // command-line options override the scene's
   run.opt = run.m->opt;
   if (duration > 0) run.opt.duration = duration;
@@ -168,29 +165,58 @@ int cs_cliRun(int argc, char** argv) {
 int cs_cliValidate(int argc, char** argv) {
   static const struct option longopts[] = {
       {"contact-model", required_argument, NULL, 'c'},
+      {"set", required_argument, NULL, 'S'},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0},
   };
   const char* contact_model = NULL;
+  csCliSets sets = {0};
   int c;
   optind = 1;
   opterr = 0;
-  // only --contact-model matters here: run options would have no effect, so getopt refuses them
+  // only --contact-model and --set matter here: run options would have no effect, so getopt
+  // refuses them
   while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
     if (c == 'c') {
       contact_model = optarg;
+    } else if (c == 'S' && cs_cliAddSet(&sets, optarg) == 0) {
+      continue;
     } else if (c == 'h') {
       cs_cliCommandUsage(stdout, "validate");
+      cs_cliFreeSets(&sets);
       return CS_EXIT_OK;
     } else {
+      cs_cliFreeSets(&sets);
       return cs_cliOptionError(c, argv, "validate");
     }
   }
   const char* path = cs_cliSceneArgument(argc, argv, "validate");
   if (!path) {
+    cs_cliFreeSets(&sets);
     return CS_EXIT_USAGE;
   }
-  csModel* m = cs_cliLoad(path, contact_model);
+  char* text = cs_cliReadScene(path);
+  csModel* m = text ? cs_cliLoad(text, path, contact_model, &sets) : NULL;
+  // without --contact-model, every other model the scene has a block for must load as well (its
+  // block's values, the changes against its variables), so that neither `run --contact-model`
+  // nor `compare` fails on a scene that validated
+  for (int i = 0; m && !contact_model && i < m->ncontact_model; i++) {
+    const char* name = m->contact_model_names[i];
+    if (strcmp(name, m->contact_model) == 0) {
+      continue;
+    }
+    csModel* other = cs_cliLoad(text, path, name, &sets);
+    if (!other) {
+      fprintf(stderr, "contactsim: error: %s: the scene does not load with its contact model "
+                      "'%s' (as run --contact-model %s and compare load it)\n",
+              cs_cliSafe(path), cs_cliSafe(name), cs_cliSafe(name));
+      cs_deleteModel(m);
+      m = NULL;
+    }
+    cs_deleteModel(other);
+  }
+  cs_freeSceneText(text);
+  cs_cliFreeSets(&sets);
   if (!m) {
     return CS_EXIT_USAGE;
   }

@@ -37,17 +37,21 @@ static const char usageRun[] =
     "      --max-step H          largest step, s (0: unlimited)\n"
     "      --max-steps N         most steps between two reports (then: too much work)\n"
     "      --contact-model NAME  use this model for the scene's \"contacts\"\n"
+    "      --set KEY=VALUE       set a scene parameter by key path (repeatable), e.g.\n"
+    "                            --set bodies.block.mass=2 --set simulation.rtol=1e-8\n"
     "      --forces              add per-contact columns (force, point, energy, power)\n"
     "      --stats FILE          write the run's statistics as JSON (a row of compare's)\n"
     "  -q, --quiet               no summary or progress on standard error\n"
     "  -h, --help                this help\n";
 
 static const char usageValidate[] =
-    "usage: contactsim validate SCENE.json [--contact-model NAME]\n"
+    "usage: contactsim validate SCENE.json [--contact-model NAME] [--set KEY=VALUE]\n"
     "load and check a scene without running it\n"
     "\n"
     "validate options:\n"
-    "      --contact-model NAME  check the scene with this model's parameter block\n"
+    "      --contact-model NAME  check the scene with this model's parameter block only\n"
+    "                            (default: every block the scene has)\n"
+    "      --set KEY=VALUE       set a scene parameter by key path (repeatable)\n"
     "  -h, --help                this help\n";
 
 static const char usageCompare[] =
@@ -61,9 +65,30 @@ static const char usageCompare[] =
     "      --duration T          simulated time, s\n"
     "      --rtol R, --atol A    relative and absolute tolerances\n"
     "      --max-steps N         most steps between two reports, per model\n"
+    "      --set KEY=VALUE       set a scene parameter by key path (repeatable)\n"
     "      --convergence         also run each model at tolerances 100x tighter and\n"
     "                            from initial speeds changed by 1e-9, and compare\n"
     "  -q, --quiet               no progress lines on standard error\n"
+    "  -h, --help                this help\n";
+
+static const char usageSweep[] =
+    "usage: contactsim sweep STUDY.json --out DIR [OPTIONS]\n"
+    "       contactsim sweep --gather DIR\n"
+    "run a parameter study (docs/sweep-format.md) on local cores or as a Slurm job array\n"
+    "\n"
+    "sweep options:\n"
+    "      --out DIR             results directory (a rerun runs only what is missing)\n"
+    "  -j, --jobs N              worker processes (default: every core this process has)\n"
+    "      --new                 discard the records of an earlier, different study in DIR\n"
+    "      --trajectories        also write each run's CSV to DIR/trajectories/\n"
+    "      --dry-run             print the runs and their values (with --slurm: write the\n"
+    "                            batch script and print the sbatch command); run nothing\n"
+    "      --task-range A:B      run only the runs A to B-1 (one array task's share)\n"
+    "      --gather DIR          merge DIR's records into results.csv, list missing runs\n"
+    "      --slurm               submit the study to Slurm as a job array\n"
+    "      --slurm-opt OPT       pass OPT to sbatch (repeatable)\n"
+    "      --runs-per-task N     runs per array task (default: max(10, runs/100))\n"
+    "  -q, --quiet               no progress on standard error\n"
     "  -h, --help                this help\n";
 
 static const struct {
@@ -73,6 +98,7 @@ static const struct {
     {"run", usageRun},
     {"validate", usageValidate},
     {"compare", usageCompare},
+    {"sweep", usageSweep},
 };
 enum { NCOMMAND_USAGE = (int)(sizeof(commandUsage) / sizeof(commandUsage[0])) };
 
@@ -85,6 +111,8 @@ void cs_cliUsage(FILE* f) {
           "  run SCENE.json       simulate a scene and write its trajectory as CSV\n"
           "  validate SCENE.json  load and check a scene without running it\n"
           "  compare SCENE.json   run a scene once per contact model and tabulate the results\n"
+          "  sweep STUDY.json     run a parameter study (docs/sweep-format.md) on local cores\n"
+          "                       or as a Slurm job array; sweep --gather DIR merges results\n"
           "\n"
           "contactsim COMMAND --help shows one command's options; all of them:\n");
   for (int i = 0; i < NCOMMAND_USAGE; i++) {
@@ -200,21 +228,35 @@ int cs_cliParseNumber(const char* text, const char* name, int allow_zero, double
 
 // a load error without a file (one that could not be opened, say) still names the path, so
 // that every message starts with the scene it is about
-csModel* cs_cliLoad(const char* path, const char* contact_model) {
-  csLoadOptions lo = {.contact_model = contact_model};
+char* cs_cliReadScene(const char* path) {
   csError err;
   memset(&err, 0, sizeof(err));
-  csModel* m = cs_loadScene(path, &lo, &err);
+  char* text = cs_readSceneText(path, NULL, &err);
+  if (!text) {
+    if (!err.file[0]) {
+      snprintf(err.file, sizeof(err.file), "%s", path);
+    }
+    cs_cliPrintError(&err);
+  }
+  return text;
+}
+
+
+csModel* cs_cliLoad(const char* text, const char* path, const char* contact_model,
+                    const csCliSets* sets) {
+  csLoadOptions lo = {.contact_model = contact_model,
+                      .overrides = sets ? sets->item : NULL,
+                      .noverrides = sets ? sets->n : 0};
+  csError err;
+  memset(&err, 0, sizeof(err));
+  // messages name the file; standard input is "<stdin>"
+  csModel* m = cs_loadSceneString(text, strcmp(path, "-") == 0 ? "<stdin>" : path, &lo, &err);
   // a contact model asked for on a scene without "contacts" would be ignored: say so instead,
   // since the user expects it to change something
-  char names[1][CS_MAX_NAME], defaultName[CS_MAX_NAME];
-  csError ignored;
-  if (m && contact_model &&
-      cs_sceneContactModels(path, names, 1, defaultName, &ignored) == 0) {
+  if (m && contact_model && m->ncontact_model == 0) {
     cs_deleteModel(m);
     m = NULL;
     memset(&err, 0, sizeof(err));
-    snprintf(err.file, sizeof(err.file), "%s", path);
     snprintf(err.message, sizeof(err.message), "--contact-model %.100s: the scene has no "
              "\"contacts\", so there is no contact model to choose", contact_model);
   }
@@ -225,6 +267,46 @@ csModel* cs_cliLoad(const char* path, const char* contact_model) {
     cs_cliPrintError(&err);
   }
   return m;
+}
+
+
+int cs_cliAddSet(csCliSets* sets, const char* arg) {
+  const char* eq = strchr(arg, '=');
+  if (!eq || eq == arg) {
+    fprintf(stderr, "contactsim: error: --set needs KEY=VALUE (e.g. bodies.block.mass=2), not "
+                    "'%s'\n", cs_cliSafe(arg));
+    return -1;
+  }
+  if (sets->n == sets->cap) {
+    int cap = sets->cap ? 2 * sets->cap : 8;
+    csOverride* grown = realloc(sets->item, sizeof(csOverride) * (size_t)cap);
+    if (!grown) {
+      fprintf(stderr, "contactsim: error: out of memory\n");
+      return -1;
+    }
+    sets->item = grown;
+    sets->cap = cap;
+  }
+  // one copy holds both: the key ends where the '=' was
+  char* copy = strdup(arg);
+  if (!copy) {
+    fprintf(stderr, "contactsim: error: out of memory\n");
+    return -1;
+  }
+  copy[eq - arg] = '\0';
+  sets->item[sets->n].key = copy;
+  sets->item[sets->n].value = copy + (eq - arg) + 1;
+  sets->n++;
+  return 0;
+}
+
+
+void cs_cliFreeSets(csCliSets* sets) {
+  for (int i = 0; i < sets->n; i++) {
+    free((char*)sets->item[i].key);
+  }
+  free(sets->item);
+  memset(sets, 0, sizeof(*sets));
 }
 
 
@@ -391,7 +473,7 @@ void cs_cliFormatError(const csError* err, char* buf, size_t size) {
     len = n > 0 ? (size_t)n : 0;
   }
   if (err->path[0] && len < size) {
-    n = snprintf(buf + len, size - len, "%s: ", err->path);
+    n = snprintf(buf + len, size - len, "%s%s: ", err->override ? "--set " : "", err->path);
     len += n > 0 ? (size_t)n : 0;
   }
   if (len < size) {

@@ -38,10 +38,26 @@ int cs_cliParseChoice(const char* text, const char* name, const char* const* nam
 // text is the whole argument (trailing characters, NaN and infinity are refused); name is the
 // option without "--", for the message; out is written only on success. None may be NULL.
 int cs_cliParseNumber(const char* text, const char* name, int allow_zero, double* out);
-// Apply --contact-model etc.: load the scene, printing any error. NULL on failure.
-// Nullable: contact_model (NULL: the scene's own choice). The caller owns the returned model
-// and frees it with cs_deleteModel (or through cs_cliFreeRun once it is in a csCliRun).
-csModel* cs_cliLoad(const char* path, const char* contact_model);
+// Scene parameters set on the command line with --set KEY=VALUE, in the order given.
+typedef struct csCliSets {
+  csOverride* item;            // (n) key and value point into copies of the arguments (owned)
+  int n, cap;
+} csCliSets;
+// Add one --set argument "KEY=VALUE" (split at the first '='); prints the error and returns -1
+// when there is no '=' or the key is empty. Free the whole set with cs_cliFreeSets.
+int cs_cliAddSet(csCliSets* sets, const char* arg);
+// Free what sets owns; safe on a zeroed or already freed set.
+void cs_cliFreeSets(csCliSets* sets);
+// Read the scene named on the command line once (a file, a pipe, or "-" for standard input),
+// printing any error; NULL on failure. Free the text with cs_freeSceneText.
+char* cs_cliReadScene(const char* path);
+// Apply --contact-model and --set: load the scene from its text (read by cs_cliReadScene; path
+// names it in messages), printing any error. NULL on failure.
+// Nullable: contact_model (NULL: the scene's own choice), sets (none). The caller owns the
+// returned model and frees it with cs_deleteModel (or through cs_cliFreeRun once it is in a
+// csCliRun).
+csModel* cs_cliLoad(const char* text, const char* path, const char* contact_model,
+                    const csCliSets* sets);
 
 // What `compare --convergence` found for one model: the run against a rerun with tolerances
 // `factor` times tighter, and that rerun against a third with every initial generalized speed

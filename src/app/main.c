@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "app/common.h"
+#include "app/sweep.h"
 
 
 int main(int argc, char** argv) {
@@ -23,7 +24,7 @@ int main(int argc, char** argv) {
     return CS_EXIT_OK;
   }
   if (strcmp(cmd, "--version") == 0) {
-    printf("contactsim 0.1.0\n");
+    printf("contactsim %s\n", cs_versionString());
     return CS_EXIT_OK;
   }
   // each subcommand parses argv[1..] with getopt_long (argv[0] of the subcommand is its name)
@@ -35,6 +36,9 @@ int main(int argc, char** argv) {
   }
   if (strcmp(cmd, "compare") == 0) {
     return cs_cliCompare(argc - 1, argv + 1);
+  }
+  if (strcmp(cmd, "sweep") == 0) {
+    return cs_cliSweep(argc - 1, argv + 1);
   }
   fprintf(stderr, "contactsim: error: unknown command '%s'\n", cs_cliSafe(cmd));
   cs_cliUsage(stderr);

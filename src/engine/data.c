@@ -41,14 +41,14 @@
   X(double, aba_IA, m->nbody, 36)                          \
   X(double, aba_pA, m->nbody, 6)                           \
   X(double, aba_c, m->nbody, 6)                            \
-  X(double, aba_v, m->nbody, 6)                            \
   X(double, aba_S, m->nu, 6)                               \
   X(double, aba_U, m->nu, 6)                               \
   X(double, aba_Dinv, m->nbody, 36)                        \
   X(double, aba_utau, m->nu, 1)                            \
-  X(double, aba_X, m->nbody, 12)                           \
   X(double, aba_Iinv, m->nbody, 9)                         \
   X(int, aba_freeLeaf, m->nbody, 1)                        \
+  X(double, aba_Sbody, m->nu, 6)                           \
+  X(int, aba_plainMB, m->nbody, 1)                         \
   X(int, all_body, m->nbody, 1)                            \
   X(int, all_force, m->nforce, 1)                          \
   X(int, all_plane, m->nplane, 1)

@@ -1,5 +1,6 @@
 // dynamics.c: the acceleration stage. The articulated-body algorithm (Featherstone, Rigid Body
-// Dynamics Algorithms, table 7.1) in body coordinates about each body's origin: one outward pass
+// Dynamics Algorithms, table 7.1) in Ground-parallel coordinates about each body's origin (see
+// below, above forceToParent, for why): one outward pass
 // (done by the velocity stage: velocities and velocity-product terms), one inward pass
 // (articulated inertias and bias forces), one outward pass (accelerations). Cost is linear in the
 // number of bodies.
@@ -23,6 +24,34 @@ void cs_spatialInertias(const csModel* m, csData* d) {
   }
   for (int b = 1; b < m->nbody; b++) {
     d->aba_freeLeaf[m->body[b].parent] = 0;
+  }
+  // bodies whose frame is the mobilizer's M frame skip one transform product per evaluation,
+  // and pins and sliders have a motion subspace fixed in the body: (z, z x p_MB) for a pin
+  // (rotation about M's z axis through M's origin, seen at B's origin), (0, x) for a slider
+  memset(d->aba_Sbody, 0, sizeof(double) * 6 * (size_t)m->nu);
+  for (int b = 1; b < m->nbody; b++) {
+    const csBody* body = &m->body[b];
+    const csTransform* X = &body->X_MB;
+    int plain = X->p.x == 0 && X->p.y == 0 && X->p.z == 0;
+    for (int i = 0; i < 3; i++) {
+      for (int j = 0; j < 3; j++) {
+        plain = plain && X->R.m[i][j] == (i == j ? 1.0 : 0.0);
+      }
+    }
+    d->aba_plainMB[b] = plain;
+    double* S = d->aba_Sbody + 6 * body->uadr;
+    csVec3 w_M = csu_vec3(0, 0, 0), v_M = csu_vec3(0, 0, 0);
+    if (body->joint == CS_JOINT_PIN) {
+      w_M = csu_vec3(0, 0, 1);
+    } else if (body->joint == CS_JOINT_SLIDER) {
+      v_M = csu_vec3(1, 0, 0);
+    } else {
+      continue;
+    }
+    // seen at B's origin: v_B = v_M + w_M x p_MB, both then turned into B (R_BM)
+    csVec3 vB = csu_add(v_M, csu_cross(w_M, X->p));
+    csu_vec3ToArray(S, csu_mulMV(&body->X_BM.R, w_M));
+    csu_vec3ToArray(S + 3, csu_mulMV(&body->X_BM.R, vB));
   }
   // inverse central inertia by the adjugate (3x3; positive definite, checked at load)
   for (int b = 1; b < m->nbody; b++) {
@@ -72,79 +101,78 @@ static void mulMat6Vec(double* out, const double* A, const double* v) {
 }
 
 
-// f_P = X^T f_B for a force: (E^T n + r x E^T f, E^T f)
-static void forceToParent(double* out, const double* X, const double* f) {
-  csVec3 n = csu_vec3(X[0] * f[0] + X[3] * f[1] + X[6] * f[2], X[1] * f[0] + X[4] * f[1] + X[7] * f[2],
-                      X[2] * f[0] + X[5] * f[1] + X[8] * f[2]);
-  csVec3 fl = csu_vec3(X[0] * f[3] + X[3] * f[4] + X[6] * f[5],
-                       X[1] * f[3] + X[4] * f[4] + X[7] * f[5],
-                       X[2] * f[3] + X[5] * f[4] + X[8] * f[5]);
-  csVec3 r = csu_vec3FromArray(X + 9);
-  csu_vec3ToArray(out, csu_add(n, csu_cross(r, fl)));
-  csu_vec3ToArray(out + 3, fl);
+// The algorithm works in Ground-parallel coordinates at each body's origin: every spatial
+// quantity of body B is expressed in Ground's axes about B's origin. Carrying a quantity from a
+// body to its parent is then a shift by r = p_B - p_P alone, never a rotation: the rotation of
+// an articulated inertia (three 3x3 congruences, about 300 flops) was the largest cost of a pin
+// link in body coordinates. (Ground coordinates about Ground's origin would make the carry free,
+// but the inertias of bodies far from the origin would then hold m |p|^2 terms that cancel in
+// every joint's D, losing digits; about the body's own origin nothing large appears.)
+
+// f_P = f_B carried to the parent's origin: (n + r x f, f)
+static void forceToParent(double* out, const double* r, const double* f) {
+  out[0] = f[0] + r[1] * f[5] - r[2] * f[4];
+  out[1] = f[1] + r[2] * f[3] - r[0] * f[5];
+  out[2] = f[2] + r[0] * f[4] - r[1] * f[3];
+  out[3] = f[3];
+  out[4] = f[4];
+  out[5] = f[5];
 }
 
 
-// a_B = X a_P: (E w, E (v - r x w))
-static void motionToChild(double* out, const double* X, const double* a) {
-  csVec3 w = csu_vec3FromArray(a);
-  csVec3 lin = csu_sub(csu_vec3FromArray(a + 3), csu_cross(csu_vec3FromArray(X + 9), w));
-  for (int i = 0; i < 3; i++) {
-    out[i] = X[3 * i] * w.x + X[3 * i + 1] * w.y + X[3 * i + 2] * w.z;
-    out[3 + i] = X[3 * i] * lin.x + X[3 * i + 1] * lin.y + X[3 * i + 2] * lin.z;
-  }
+// a_B = the parent's motion carried to the body's origin: (w, v - r x w)
+static void motionToChild(double* out, const double* r, const double* a) {
+  out[0] = a[0];
+  out[1] = a[1];
+  out[2] = a[2];
+  out[3] = a[3] - (r[1] * a[2] - r[2] * a[1]);
+  out[4] = a[4] - (r[2] * a[0] - r[0] * a[2]);
+  out[5] = a[5] - (r[0] * a[1] - r[1] * a[0]);
 }
 
 
-// IA_P += X^T Ia X, using the block form of X = [E 0; -E rx E]:
-// with Ia = [A B; B^T C] (A, C symmetric) in body coordinates, and A' = E^T A E, B' = E^T B E,
-// C' = E^T C E, the result about P's origin is
-// [A' + rx B'^T - B' rx - rx C' rx,  B' + rx C';  B'^T - C' rx,  C'].
-static void addInertiaToParent(double* IP, const double* X, const double* Ia) {
-  double E[3][3], A[3][3], B[3][3], C[3][3];
-  for (int i = 0; i < 3; i++) {
-    for (int j = 0; j < 3; j++) {
-      E[i][j] = X[3 * i + j];
-      A[i][j] = Ia[6 * i + j];
-      B[i][j] = Ia[6 * i + 3 + j];
-      C[i][j] = Ia[6 * (3 + i) + 3 + j];
-    }
-  }
-  // rotate: M' = E^T M E
-  double Ap[3][3], Bp[3][3], Cp[3][3], T[3][3];
-  double(*src[3])[3] = {A, B, C};
-  double(*dst[3])[3] = {Ap, Bp, Cp};
-  for (int s = 0; s < 3; s++) {
+// out = r x v
+static inline void cross3(double* out, const double* r, const double* v) {
+  out[0] = r[1] * v[2] - r[2] * v[1];
+  out[1] = r[2] * v[0] - r[0] * v[2];
+  out[2] = r[0] * v[1] - r[1] * v[0];
+}
+
+
+// IA_P += the articulated inertia Ia of a child carried to the parent's origin, r = p_B - p_P
+// (RBDA eq. 2.66 with E = 1): with Ia = [A B; B^T C] (A, C symmetric),
+//   [A + rx B^T + (rx B^T)^T - rx C rx,  B + rx C;  (B + rx C)^T,  C].
+// The columns of rx M are the cross products r x (columns of M), and the rows of M rx are
+// (rows of M) x r, so the shift is nine cross products.
+static void addInertiaToParent(double* IP, const double* r, const double* Ia) {
+  double rxC[3][3], rxBt[3][3], rxCrx[3][3];
+  for (int j = 0; j < 3; j++) {
+    double col[3] = {Ia[6 * 3 + 3 + j], Ia[6 * 4 + 3 + j], Ia[6 * 5 + 3 + j]};
+    double bt[3] = {Ia[6 * j + 3], Ia[6 * j + 4], Ia[6 * j + 5]};  // column j of B^T
+    double a[3], b[3];
+    cross3(a, r, col);
+    cross3(b, r, bt);
     for (int i = 0; i < 3; i++) {
-      for (int j = 0; j < 3; j++) {
-        T[i][j] = src[s][i][0] * E[0][j] + src[s][i][1] * E[1][j] + src[s][i][2] * E[2][j];
-      }
-    }
-    for (int i = 0; i < 3; i++) {
-      for (int j = 0; j < 3; j++) {
-        dst[s][i][j] = E[0][i] * T[0][j] + E[1][i] * T[1][j] + E[2][i] * T[2][j];
-      }
-    }
-  }
-  // shift by r
-  double r0 = X[9], r1 = X[10], r2 = X[11];
-  double rx[3][3] = {{0, -r2, r1}, {r2, 0, -r0}, {-r1, r0, 0}};
-  double rxC[3][3], Crx[3][3], rxBt[3][3], Brx[3][3];
-  for (int i = 0; i < 3; i++) {
-    for (int j = 0; j < 3; j++) {
-      rxC[i][j] = rx[i][0] * Cp[0][j] + rx[i][1] * Cp[1][j] + rx[i][2] * Cp[2][j];
-      Crx[i][j] = Cp[i][0] * rx[0][j] + Cp[i][1] * rx[1][j] + Cp[i][2] * rx[2][j];
-      rxBt[i][j] = rx[i][0] * Bp[j][0] + rx[i][1] * Bp[j][1] + rx[i][2] * Bp[j][2];
-      Brx[i][j] = Bp[i][0] * rx[0][j] + Bp[i][1] * rx[1][j] + Bp[i][2] * rx[2][j];
+      rxC[i][j] = a[i];
+      rxBt[i][j] = b[i];
     }
   }
   for (int i = 0; i < 3; i++) {
+    // row i of (rx C) rx = (row i of rx C) x r
+    double row[3] = {rxC[i][0], rxC[i][1], rxC[i][2]};
+    double out[3];
+    cross3(out, row, r);
+    rxCrx[i][0] = out[0];
+    rxCrx[i][1] = out[1];
+    rxCrx[i][2] = out[2];
+  }
+  for (int i = 0; i < 3; i++) {
     for (int j = 0; j < 3; j++) {
-      double rxCrx = rxC[i][0] * rx[0][j] + rxC[i][1] * rx[1][j] + rxC[i][2] * rx[2][j];
-      IP[6 * i + j] += Ap[i][j] + rxBt[i][j] - Brx[i][j] - rxCrx;
-      IP[6 * i + 3 + j] += Bp[i][j] + rxC[i][j];
-      IP[6 * (3 + i) + j] += Bp[j][i] - Crx[i][j];
-      IP[6 * (3 + i) + 3 + j] += Cp[i][j];
+      IP[6 * i + j] += Ia[6 * i + j] + rxBt[i][j] + rxBt[j][i] - rxCrx[i][j];
+      double b = Ia[6 * i + 3 + j] + rxC[i][j];
+      IP[6 * i + 3 + j] += b;
+      IP[6 * (3 + j) + i] += b;
+      IP[6 * (3 + i) + 3 + j] += Ia[6 * (3 + i) + 3 + j];
     }
   }
 }
@@ -208,7 +236,7 @@ static void freeLeafAcceleration(const csModel* m, csData* d, int b) {
   csVec3 F_B = csu_mulMtV(R_GB, d->body_force[b].v);
   csVec3 n_B = csu_mulMtV(R_GB, d->body_force[b].w);
   csVec3 tau = csu_sub(n_B, csu_cross(body->com, F_B));
-  csVec3 w = csu_vec3FromArray(d->aba_v + 6 * b);
+  csVec3 w = csu_mulMtV(R_GB, d->body_vel[b].w);
   csVec3 Iw = csu_mulMV(&body->inertia, w);
   csVec3 rhs = csu_sub(tau, csu_cross(w, Iw));
   csVec3 alpha = csu_vec3(inv[0] * rhs.x + inv[1] * rhs.y + inv[2] * rhs.z,
@@ -225,12 +253,174 @@ static void freeLeafAcceleration(const csModel* m, csData* d, int b) {
   double* udot = d->udot + body->uadr;
   csu_vec3ToArray(udot, alpha_F);
   csu_vec3ToArray(udot + 3, aM_F);
-  // spatial acceleration at the body origin: (alpha, a_origin - w x v_origin)
+  // spatial acceleration at the body origin, in Ground: (alpha, a_origin - w x v_origin)
   csVec3 aO = csu_add(acom, csu_add(csu_cross(alpha, csu_neg(body->com)),
                                     csu_cross(w, csu_cross(w, csu_neg(body->com)))));
-  csVec3 vO = csu_vec3FromArray(d->aba_v + 6 * b + 3);
-  d->body_acc[b].w = alpha;
-  d->body_acc[b].v = csu_sub(aO, csu_cross(w, vO));
+  d->body_acc[b].w = csu_mulMV(R_GB, alpha);
+  d->body_acc[b].v =
+      csu_sub(csu_mulMV(R_GB, aO), csu_cross(d->body_vel[b].w, d->body_vel[b].v));
+}
+
+
+// The rigid inertia of body b about its origin in Ground-parallel coordinates (RBDA eq. 2.63
+// with the centre of mass c and the inertia rotated into Ground):
+// [R Ic R^T - m cx cx, m cx; -m cx, m 1]. The constant part I0 - its top-left block, about the
+// origin in body coordinates - is rotated as R A R^T (A symmetric: six entries computed).
+static void groundInertia(const csModel* m, const csData* d, int b, double* I) {
+  const csBody* body = &m->body[b];
+  const double* I0 = d->aba_I0 + 36 * b;
+  const csMat33* R = &d->body_pose[b].R;
+  double mass = body->mass;
+  // T = R A, then the upper triangle of T R^T
+  double T[3][3];
+  for (int i = 0; i < 3; i++) {
+    for (int j = 0; j < 3; j++) {
+      T[i][j] = R->m[i][0] * I0[j] + R->m[i][1] * I0[6 + j] + R->m[i][2] * I0[12 + j];
+    }
+  }
+  for (int i = 0; i < 3; i++) {
+    for (int j = i; j < 3; j++) {
+      double a = T[i][0] * R->m[j][0] + T[i][1] * R->m[j][1] + T[i][2] * R->m[j][2];
+      I[6 * i + j] = a;
+      I[6 * j + i] = a;
+    }
+  }
+  // m cx with c the centre of mass from the origin, in Ground
+  csVec3 c = csu_sub(d->body_com[b], d->body_pose[b].p);
+  double mc[3] = {mass * c.x, mass * c.y, mass * c.z};
+  double mcx[3][3] = {{0, -mc[2], mc[1]}, {mc[2], 0, -mc[0]}, {-mc[1], mc[0], 0}};
+  for (int i = 0; i < 3; i++) {
+    for (int j = 0; j < 3; j++) {
+      I[6 * i + 3 + j] = mcx[i][j];
+      I[6 * (3 + i) + j] = -mcx[i][j];
+      I[6 * (3 + i) + 3 + j] = (i == j) ? mass : 0;
+    }
+  }
+}
+
+
+// Inward-pass step of a one-degree-of-freedom mobilizer (pin, slider): U = IA S is one column,
+// D a number, and Ia = IA - U U^T / D is symmetric, so half of it is computed. Writes U, Dinv,
+// utau; fills Ia and pa (the inertia and bias force the parent feels) unless the parent is
+// ground. A general 6x6 path costs about three times as much.
+static void inwardOneDof(const csModel* m, csData* d, int b, double* Ia, double* pa) {
+  const csBody* body = &m->body[b];
+  const double* IA = d->aba_IA + 36 * b;
+  const double* pA = d->aba_pA + 6 * b;
+  const double* S = d->aba_S + 6 * body->uadr;
+  double* U = d->aba_U + 6 * body->uadr;
+  if (S[3] == 0 && S[4] == 0 && S[5] == 0) {
+    // a pin turning about the body origin: only the first three columns of IA matter
+    for (int i = 0; i < 6; i++) {
+      U[i] = IA[6 * i] * S[0] + IA[6 * i + 1] * S[1] + IA[6 * i + 2] * S[2];
+    }
+  } else {
+    mulMat6Vec(U, IA, S);
+  }
+  double D = S[0] * U[0] + S[1] * U[1] + S[2] * U[2] + S[3] * U[3] + S[4] * U[4] + S[5] * U[5];
+  double sp =
+      S[0] * pA[0] + S[1] * pA[1] + S[2] * pA[2] + S[3] * pA[3] + S[4] * pA[4] + S[5] * pA[5];
+  double utau = d->mobility_force[body->uadr] - sp;
+  // a massless or degenerate subtree gives NaN, which makes the step be retried
+  double Dinv = (D > 0) ? 1.0 / D : NAN;
+  d->aba_Dinv[36 * b] = Dinv;
+  d->aba_utau[body->uadr] = utau;
+  if (body->parent == 0) {
+    return;
+  }
+  for (int i = 0; i < 6; i++) {
+    double ui = U[i] * Dinv;
+    for (int j = i; j < 6; j++) {
+      double v = IA[6 * i + j] - ui * U[j];
+      Ia[6 * i + j] = v;
+      Ia[6 * j + i] = v;
+    }
+  }
+  // pa = pA + Ia c + U Dinv utau
+  const double* c = d->aba_c + 6 * b;
+  mulMat6Vec(pa, Ia, c);
+  double k = Dinv * utau;
+  for (int i = 0; i < 6; i++) {
+    pa[i] += pA[i] + U[i] * k;
+  }
+}
+
+
+// Inward-pass step of any mobilizer (RBDA table 7.1): U = IA S, D = S^T U, u = tau - S^T pA,
+// then Ia = IA - U Dinv U^T and pa = pA + Ia c + U Dinv u (unless the parent is ground).
+static void inwardGeneral(const csModel* m, csData* d, int b, double* Ia, double* pa) {
+  const csBody* body = &m->body[b];
+  int n = body->unum;
+  const double* IA = d->aba_IA + 36 * b;
+  const double* pA = d->aba_pA + 6 * b;
+  const double* c = d->aba_c + 6 * b;
+  const double* S = d->aba_S + 6 * body->uadr;
+  double* U = d->aba_U + 6 * body->uadr;
+  double* Dinv = d->aba_Dinv + 36 * b;
+  double* utau = d->aba_utau + body->uadr;
+  double D[36];
+  // U = IA S, column by column
+  for (int k = 0; k < n; k++) {
+    mulMat6Vec(U + 6 * k, IA, S + 6 * k);
+  }
+  // D = S^T U and u = tau - S^T pA
+  for (int i = 0; i < n; i++) {
+    for (int k = 0; k < n; k++) {
+      double s = 0;
+      for (int r = 0; r < 6; r++) {
+        s += S[6 * i + r] * U[6 * k + r];
+      }
+      D[6 * i + k] = s;
+    }
+    double sp = 0;
+    for (int r = 0; r < 6; r++) {
+      sp += S[6 * i + r] * pA[r];
+    }
+    utau[i] = d->mobility_force[body->uadr + i] - sp;
+  }
+  if (n > 0 && invertSPD(Dinv, D, n) != 0) {
+    // a massless or degenerate subtree: flagged as non-finite so the step is retried
+    for (int i = 0; i < n; i++) {
+      Dinv[6 * i + i] = NAN;
+    }
+  }
+  // ground absorbs whatever reaches it
+  if (body->parent == 0) {
+    return;
+  }
+  double UD[36];  // U Dinv: 6 x n, stored column k at UD[6k]
+  double Dutau[6];
+  for (int k = 0; k < n; k++) {
+    Dutau[k] = 0;
+    for (int j = 0; j < n; j++) {
+      Dutau[k] += Dinv[6 * k + j] * utau[j];
+    }
+    for (int r = 0; r < 6; r++) {
+      double s = 0;
+      for (int j = 0; j < n; j++) {
+        s += U[6 * j + r] * Dinv[6 * j + k];
+      }
+      UD[6 * k + r] = s;
+    }
+  }
+  // the inertia the parent feels through the mobilizer
+  for (int i = 0; i < 6; i++) {
+    for (int j = 0; j < 6; j++) {
+      double s = IA[6 * i + j];
+      for (int k = 0; k < n; k++) {
+        s -= UD[6 * k + i] * U[6 * k + j];
+      }
+      Ia[6 * i + j] = s;
+    }
+  }
+  // and the bias force, including what the velocity-product acceleration c costs
+  mulMat6Vec(pa, Ia, c);
+  for (int i = 0; i < 6; i++) {
+    pa[i] += pA[i];
+    for (int k = 0; k < n; k++) {
+      pa[i] += U[6 * k + i] * Dutau[k];
+    }
+  }
 }
 
 
@@ -241,7 +431,8 @@ void cs_realizeAcceleration(const csModel* m, csData* d) {
   d->stat.nstage[3]++;
   cs_realizeDynamics(m, d);
 
-  // 1. articulated inertias start as rigid ones; bias forces v x* I v - f_ext
+  // 1. articulated inertias start as rigid ones; bias forces v x* I v - f_ext, all in Ground
+  // axes about each body's origin (body_vel and body_force are already expressed that way)
   for (int ib = 0; ib < d->nact_body; ib++) {
     int b = d->act_body[ib];
     if (d->aba_freeLeaf[b]) {
@@ -249,109 +440,45 @@ void cs_realizeAcceleration(const csModel* m, csData* d) {
     }
     double* IA = d->aba_IA + 36 * b;
     double* pA = d->aba_pA + 6 * b;
-    const double* v = d->aba_v + 6 * b;
-    memcpy(IA, d->aba_I0 + 36 * b, 36 * sizeof(double));
-    double h[6];
-    mulMat6Vec(h, IA, v);
-    // v x* h = (w x h_ang + v_lin x h_lin, w x h_lin)
+    const double* v = (const double*)&d->body_vel[b];
+    groundInertia(m, d, b, IA);
+    // momentum h = I v from the blocks of the rigid inertia: (A w + m c x v, m v - m c x w)
     csVec3 w = csu_vec3FromArray(v), vl = csu_vec3FromArray(v + 3);
-    csVec3 ha = csu_vec3FromArray(h), hl = csu_vec3FromArray(h + 3);
+    csVec3 mc = csu_scale(m->body[b].mass, csu_sub(d->body_com[b], d->body_pose[b].p));
+    csVec3 Aw = csu_vec3(IA[0] * w.x + IA[1] * w.y + IA[2] * w.z,
+                         IA[6] * w.x + IA[7] * w.y + IA[8] * w.z,
+                         IA[12] * w.x + IA[13] * w.y + IA[14] * w.z);
+    csVec3 ha = csu_add(Aw, csu_cross(mc, vl));
+    csVec3 hl = csu_sub(csu_scale(m->body[b].mass, vl), csu_cross(mc, w));
     csVec3 bias_n = csu_add(csu_cross(w, ha), csu_cross(vl, hl));
     csVec3 bias_f = csu_cross(w, hl);
-    // external force, Ground -> body coordinates (both about the body origin)
-    const csMat33* R_GB = &d->body_pose[b].R;
-    csVec3 n_B = csu_mulMtV(R_GB, d->body_force[b].w);
-    csVec3 f_B = csu_mulMtV(R_GB, d->body_force[b].v);
-    csu_vec3ToArray(pA, csu_sub(bias_n, n_B));
-    csu_vec3ToArray(pA + 3, csu_sub(bias_f, f_B));
+    csu_vec3ToArray(pA, csu_sub(bias_n, d->body_force[b].w));
+    csu_vec3ToArray(pA + 3, csu_sub(bias_f, d->body_force[b].v));
   }
 
-  // 2. inward pass (RBDA table 7.1): U = IA S, D = S^T U, u = tau - S^T pA; a body passes its
-  // articulated inertia and bias force, reduced by what its mobilizer can absorb, to its parent
+  // 2. inward pass: a body passes its articulated inertia and bias force, reduced by what its
+  // mobilizer can absorb, to its parent
   for (int ib = d->nact_body - 1; ib >= 0; ib--) {
     int b = d->act_body[ib];
     if (d->aba_freeLeaf[b]) {
       continue;
     }
     const csBody* body = &m->body[b];
-    int n = body->unum;
-    double* IA = d->aba_IA + 36 * b;
-    double* pA = d->aba_pA + 6 * b;
-    const double* c = d->aba_c + 6 * b;
-    const double* S = d->aba_S + 6 * body->uadr;
-    double* U = d->aba_U + 6 * body->uadr;
-    double* Dinv = d->aba_Dinv + 36 * b;
-    double* utau = d->aba_utau + body->uadr;
-    double D[36];
-    // U = IA S, column by column
-    for (int k = 0; k < n; k++) {
-      mulMat6Vec(U + 6 * k, IA, S + 6 * k);
+    double Ia[36], pa[6];
+    if (body->unum == 1) {
+      inwardOneDof(m, d, b, Ia, pa);
+    } else {
+      inwardGeneral(m, d, b, Ia, pa);
     }
-    // D = S^T U and u = tau - S^T pA
-    for (int i = 0; i < n; i++) {
-      for (int k = 0; k < n; k++) {
-        double s = 0;
-        for (int r = 0; r < 6; r++) {
-          s += S[6 * i + r] * U[6 * k + r];
-        }
-        D[6 * i + k] = s;
-      }
-      double sp = 0;
-      for (int r = 0; r < 6; r++) {
-        sp += S[6 * i + r] * pA[r];
-      }
-      utau[i] = d->mobility_force[body->uadr + i] - sp;
-    }
-    if (n > 0 && invertSPD(Dinv, D, n) != 0) {
-      // a massless or degenerate subtree: flagged as non-finite so the step is retried
-      for (int i = 0; i < n; i++) {
-        Dinv[6 * i + i] = NAN;
-      }
-    }
-    // ground absorbs whatever reaches it
     if (body->parent == 0) {
       continue;
     }
-    // Ia = IA - U Dinv U^T, pa = pA + Ia c + U Dinv utau
-    double Ia[36], pa[6];
-    double UD[36];  // U Dinv: 6 x n, stored column k at UD[6k]
-    double Dutau[6];
-    for (int k = 0; k < n; k++) {
-      Dutau[k] = 0;
-      for (int j = 0; j < n; j++) {
-        Dutau[k] += Dinv[6 * k + j] * utau[j];
-      }
-      for (int r = 0; r < 6; r++) {
-        double s = 0;
-        for (int j = 0; j < n; j++) {
-          s += U[6 * j + r] * Dinv[6 * j + k];
-        }
-        UD[6 * k + r] = s;
-      }
-    }
-    // the inertia the parent feels through the mobilizer
-    for (int i = 0; i < 6; i++) {
-      for (int j = 0; j < 6; j++) {
-        double s = IA[6 * i + j];
-        for (int k = 0; k < n; k++) {
-          s -= UD[6 * k + i] * U[6 * k + j];
-        }
-        Ia[6 * i + j] = s;
-      }
-    }
-    // and the bias force, including what the velocity-product acceleration c costs
-    mulMat6Vec(pa, Ia, c);
-    for (int i = 0; i < 6; i++) {
-      pa[i] += pA[i];
-      for (int k = 0; k < n; k++) {
-        pa[i] += U[6 * k + i] * Dutau[k];
-      }
-    }
-    // both carried into the parent's coordinates and added to its articulated body
-    const double* X = d->aba_X + 12 * b;
-    addInertiaToParent(d->aba_IA + 36 * body->parent, X, Ia);
+    // both carried to the parent's origin and added to its articulated body
+    csVec3 rv = csu_sub(d->body_pose[b].p, d->body_pose[body->parent].p);
+    double r[3] = {rv.x, rv.y, rv.z};
+    addInertiaToParent(d->aba_IA + 36 * body->parent, r, Ia);
     double fp[6];
-    forceToParent(fp, X, pa);
+    forceToParent(fp, r, pa);
     double* pAp = d->aba_pA + 6 * body->parent;
     for (int i = 0; i < 6; i++) {
       pAp[i] += fp[i];
@@ -369,9 +496,12 @@ void cs_realizeAcceleration(const csModel* m, csData* d) {
     }
     const csBody* body = &m->body[b];
     int n = body->unum;
-    // a' = X a_parent + c, udot = D^-1 (u - U^T a'), a = a' + S udot
+    // a' = the parent's acceleration at this origin + c, udot = D^-1 (u - U^T a'),
+    // a = a' + S udot
     double a[6];
-    motionToChild(a, d->aba_X + 12 * b, (const double*)&d->body_acc[body->parent]);
+    csVec3 rv = csu_sub(d->body_pose[b].p, d->body_pose[body->parent].p);
+    double r[3] = {rv.x, rv.y, rv.z};
+    motionToChild(a, r, (const double*)&d->body_acc[body->parent]);
     const double* c = d->aba_c + 6 * b;
     for (int i = 0; i < 6; i++) {
       a[i] += c[i];
@@ -380,25 +510,31 @@ void cs_realizeAcceleration(const csModel* m, csData* d) {
     const double* U = d->aba_U + 6 * body->uadr;
     const double* Dinv = d->aba_Dinv + 36 * b;
     const double* utau = d->aba_utau + body->uadr;
-    double rhs[6];
-    for (int k = 0; k < n; k++) {
-      double s = utau[k];
-      for (int r = 0; r < 6; r++) {
-        s -= U[6 * k + r] * a[r];
-      }
-      rhs[k] = s;
-    }
     double* udot = d->udot + body->uadr;
-    for (int k = 0; k < n; k++) {
-      double s = 0;
-      for (int j = 0; j < n; j++) {
-        s += Dinv[6 * k + j] * rhs[j];
+    if (n == 1) {
+      double s = utau[0] - (U[0] * a[0] + U[1] * a[1] + U[2] * a[2] + U[3] * a[3] +
+                            U[4] * a[4] + U[5] * a[5]);
+      udot[0] = Dinv[0] * s;
+    } else {
+      double rhs[6];
+      for (int k = 0; k < n; k++) {
+        double s = utau[k];
+        for (int i = 0; i < 6; i++) {
+          s -= U[6 * k + i] * a[i];
+        }
+        rhs[k] = s;
       }
-      udot[k] = s;
+      for (int k = 0; k < n; k++) {
+        double s = 0;
+        for (int j = 0; j < n; j++) {
+          s += Dinv[6 * k + j] * rhs[j];
+        }
+        udot[k] = s;
+      }
     }
     for (int k = 0; k < n; k++) {
-      for (int r = 0; r < 6; r++) {
-        a[r] += S[6 * k + r] * udot[k];
+      for (int i = 0; i < 6; i++) {
+        a[i] += S[6 * k + i] * udot[k];
       }
     }
     memcpy(&d->body_acc[b], a, 6 * sizeof(double));

@@ -36,6 +36,7 @@
 #include "contactsim/contactsim.h"
 #include "engine/dynamics.h"
 #include "engine/error.h"
+#include "engine/integrator.h"
 
 // SUNDIALS 6.x / 7.x differences: context creation takes a communicator in 7.x, the real type
 // is sunrealtype in both (realtype was removed in 7.x), and 7.x replaced the per-solver error
@@ -47,7 +48,7 @@
 #endif
 
 
-typedef struct Sim Sim;
+typedef struct csIntegrator Sim;
 
 // one coupled group of bodies with its own CVODE instance; CVODE's user_data
 typedef struct Group {
@@ -73,32 +74,39 @@ typedef struct Group {
   double t_commit;         // time of the group's last auto-update commit
   int pending;             // its last step ended at or after a report: commit after reporting
   int changed;             // a scheduled change touched it: re-initialise
+  int fresh;               // no step taken since CVodeInit or CVodeReInit: nothing to restart
   long steps_since_report;
   csStats banked;          // CVODE counters from before re-initialisations
 } Group;
 
-// everything the loop needs (no globals)
-struct Sim {
+// everything the loop needs (no globals); it lives from one call to the next, so that a
+// simulation can be advanced repeatedly with the same CVODE instances
+struct csIntegrator {
   const csModel* m;
   csData* d;
-  const csSimOptions* opt;
-  const csReporter* rep;
+  csSimOptions opt;
+  const csReporter* rep;   // of the call in progress (nullable)
   SUNContext ctx;
   Group* group;            // (ngroup)
   int ngroup;
   int* force_group;        // (nforce) group of each element, -1: acts in every group
   double cpu_reporting;    // CPU time spent in reports (not integration)
+  long nhook;              // step hooks called (one in HOOK_SAMPLE is timed)
   double clock_cost;       // CPU time of one read of the CPU clock (cpuClockCost)
   char cvmsg[CS_MAX_ERROR];// CVODE's last error message
-  long nhook;              // step hooks called (one in HOOK_SAMPLE is timed)
-  double hook_sampled;     // CPU time of the timed step hooks, s
-  long nhook_sampled;      // step hooks timed
+  double tcur;             // time the data stands at: every group's integrator is at or past it
+  int nchange_done;        // scheduled changes applied so far (m->change is sorted by time)
+  double cpu_integration;  // CPU time of the integration in this integrator's calls, s
+  long nrestart;           // re-initialisations after changes and state edits
 };
 
-// One step hook in this many is timed with the CPU clock and the total estimated from them: a
-// read of that clock is a system call (0.6 us measured on the reference machine, a sixth of a
-// step), too dear to pay twice per step, while the monotonic clock, cheap as it is, counts the
-// time the process spends preempted and made the integration time read 16x low under load.
+// One step hook in this many is timed with the CPU clock, and counts for the HOOK_SAMPLE hooks
+// around it in csStats.cpu_step_hook: a read of that clock is a system call (0.6 us measured on
+// the reference machine, a sixth of a step), too dear to pay twice per step, while the monotonic
+// clock, cheap as it is, counts the time the process spends preempted and made the integration
+// time read 16x low under load. The hooks stay in the integration time: subtracting the
+// estimate made it read 20-30% low under load (the estimate doubled when another process shared
+// the core), and only the process clock read at both ends of a call is immune to preemption.
 #define HOOK_SAMPLE 16
 
 
@@ -551,7 +559,7 @@ static double cpuClockCost(void) {
 
 
 // options checked up front and explained in the user's terms; !(x > 0) also rejects NaN
-static int validateOptions(const csSimOptions* o, csError* err) {
+int cs_validateSimOptions(const csSimOptions* o, csError* err) {
   const char* bad = NULL;
   if (!(o->duration > 0)) {
     bad = "duration must be positive";
@@ -600,7 +608,7 @@ static void addCounters(void* mem, int linear_solver, csStats* sum) {
 // term of the quaternion kinematics (kinematics.c).
 static int createSolver(Group* g, double t0, csError* err) {
   Sim* sim = g->sim;
-  const csSimOptions* opt = sim->opt;
+  const csSimOptions* opt = &sim->opt;
   g->y = N_VNew_Serial(g->nstate, sim->ctx);
   g->ytmp = N_VNew_Serial(g->nstate, sim->ctx);
   g->atolv = N_VNew_Serial(g->nstate, sim->ctx);
@@ -615,7 +623,9 @@ static int createSolver(Group* g, double t0, csError* err) {
   N_VConst(opt->atol, g->atolv);
 
   g->t = t0;
-  g->t_commit = t0;
+  g->fresh = 1;
+  // a state loaded from a checkpoint carries the time of its last commit; never later than t0
+  g->t_commit = fmin(sim->d->t_commit, t0);
   // messages go to our buffer from here on, before anything can fail
 #if SUNDIALS_VERSION_MAJOR < 7
   CVodeSetErrHandlerFn(g->mem, errorHandler, sim);
@@ -688,8 +698,9 @@ static void finishStep(Group* g) {
     if (sim->nhook++ % HOOK_SAMPLE == 0) {
       double c0 = cpuSeconds();
       sim->rep->step(sim->rep->ctx, sim->m, d);
-      sim->hook_sampled += cpuSeconds() - c0;
-      sim->nhook_sampled++;
+      // the window holds the hook and about one clock read (the end of the first read, the start
+      // of the second)
+      d->stat.cpu_step_hook += HOOK_SAMPLE * fmax(0.0, cpuSeconds() - c0 - sim->clock_cost);
     } else {
       sim->rep->step(sim->rep->ctx, sim->m, d);
     }
@@ -718,7 +729,7 @@ __attribute__((format(printf, 4, 5))) static void collapseError(Group* g, csErro
   CVodeGetLastStep(g->mem, &hlast);
   CVodeGetCurrentStep(g->mem, &hcur);
   double h = failed && hcur > 0 ? fabs((double)hcur) : fabs((double)hlast);
-  double scale = fmax(fabs((double)g->t), sim->opt->report_interval);
+  double scale = fmax(fabs((double)g->t), sim->opt.report_interval);
   if (s->warnings_cvode == 0 && !(h < 1e-9 * scale) && !(failed && h < 1e-3 * fabs(hlast))) {
     return;
   }
@@ -737,8 +748,8 @@ __attribute__((format(printf, 4, 5))) static void collapseError(Group* g, csErro
 }
 
 
-// advance the active group g one step toward tstop; returns CS_OK or fills err
-static int stepGroup(Group* g, double tstop, csError* err) {
+// advance the active group g one step toward tout, never past tstop; returns CS_OK or fills err
+static int stepGroup(Group* g, double tout, double tstop, csError* err) {
   Sim* sim = g->sim;
   sim->cvmsg[0] = 0;  // a message from an earlier, recovered condition is not this step's
   // the stop time keeps CVODE from stepping past the group's next change (where its right-hand side
@@ -746,7 +757,8 @@ static int stepGroup(Group* g, double tstop, csError* err) {
   if (check(CVodeSetStopTime(g->mem, tstop), "CVodeSetStopTime", sim, g->t, err)) {
     return CS_ERR_SOLVER;
   }
-  int flag = CVode(g->mem, tstop, g->y, &g->t, CV_ONE_STEP);
+  int flag = CVode(g->mem, tout, g->y, &g->t, CV_ONE_STEP);
+  g->fresh = 0;
   if (flag < 0) {
     sim->d->t = g->t;
     check(flag, "CVode", sim, g->t, err);
@@ -755,15 +767,15 @@ static int stepGroup(Group* g, double tstop, csError* err) {
   }
   // CVODE's own step limit counts steps within one call, and every call here is one step,
   // so the limit between two reports is enforced here
-  if (++g->steps_since_report > sim->opt->max_steps) {
+  if (++g->steps_since_report > sim->opt.max_steps) {
     sunrealtype hlast = 0;
     CVodeGetLastStep(g->mem, &hlast);
     cs_setError(err, CS_ERR_SOLVER, "",
                 "too much work: more than %ld steps since the last report, at t = %.9g s "
                 "(last step %.3g s); raise max_steps or loosen the tolerances",
-                sim->opt->max_steps, g->t, (double)hlast);
+                sim->opt.max_steps, g->t, (double)hlast);
     err->time = g->t;
-    collapseError(g, err, 0, "more than %ld steps since the last report", sim->opt->max_steps);
+    collapseError(g, err, 0, "more than %ld steps since the last report", sim->opt.max_steps);
     return CS_ERR_SOLVER;
   }
   return CS_OK;
@@ -829,136 +841,109 @@ static double nextStop(const Sim* sim, int gi, int from, double tend) {
 
 
 // ---------------------------------------------------------------------------------------------
-// the loop
+// the integrator object: created once, advanced repeatedly
+//
+// cs_simulate used to hold the CVODE instances on its stack for one run. A simulation that is
+// advanced step by step, read, changed and advanced again needs them to outlive each call, so
+// they live in a csIntegrator; cs_simulate creates one, runs it over its reports and frees it,
+// making exactly the CVODE calls the single loop made.
 
-int cs_simulate(const csModel* m, csData* d, const csSimOptions* opt, const csReporter* rep,
-                csError* err) {
-  if (validateOptions(opt, err)) {
-    return CS_ERR_INPUT;
-  }
-  Sim sim;
-  memset(&sim, 0, sizeof(sim));
-  sim.m = m;
-  sim.d = d;
-  sim.opt = opt;
-  sim.rep = rep;
-  const double t0 = d->t;
-  const double tend = t0 + opt->duration;
-  sim.clock_cost = cpuClockCost();
-  double cpu0 = cpuSeconds();
-  int status = CS_OK;
-  memset(&d->stat, 0, sizeof(d->stat));  // the statistics describe this call alone
+// the CPU time of the call that started at cpu0, less what its reports took, is integration
+static void addIntegrationTime(Sim* sim, double cpu0, double reporting0) {
+  double spent = cpuSeconds() - cpu0 - (sim->cpu_reporting - reporting0);
+  sim->cpu_integration += fmax(0.0, spent);
+}
 
-  // 1. groups, context, one CVODE instance per group
-  cs_activateAll(m, d);
-  if (layoutGroups(&sim, opt->linsol != CS_LINSOL_AUTO) != 0) {
-    cs_setError(err, CS_ERR_MEMORY, "", "out of memory laying out the integrator's state");
-    status = CS_ERR_MEMORY;
-    goto cleanup;
+
+// scheduled changes earlier than t are history: count them
+static int changesBefore(const csModel* m, double t) {
+  int n = 0;
+  while (n < m->nchange && m->change[n].time < t) {
+    n++;
   }
-  if (CS_SUN_CONTEXT_CREATE(&sim.ctx) != 0) {
-    cs_setError(err, CS_ERR_MEMORY, "", "SUNContext_Create failed");
-    status = CS_ERR_MEMORY;
-    goto cleanup;
+  return n;
+}
+
+
+// the changes due at the integrator's time: in the groups they touch (which all stopped exactly
+// here), finish the pending step, apply the changes and re-initialise; other groups carry on
+// undisturbed
+static int applyDueChanges(Sim* sim, double horizon, csError* err) {
+  const csModel* m = sim->m;
+  csData* d = sim->d;
+  double due = sim->tcur + dueSlack(sim->tcur);
+  (void)horizon;
+  if (!(sim->nchange_done < m->nchange && m->change[sim->nchange_done].time <= due)) {
+    return CS_OK;
   }
-#if SUNDIALS_VERSION_MAJOR >= 7
-  SUNContext_ClearErrHandlers(sim.ctx);
-  SUNContext_PushErrHandler(sim.ctx, errorHandler, &sim);
-#endif
-  for (int gi = 0; gi < sim.ngroup; gi++) {
-    status = createSolver(&sim.group[gi], t0, err);
-    if (status != CS_OK) {
-      goto cleanup;
+  int all = 0;
+  for (int c = sim->nchange_done; c < m->nchange && m->change[c].time <= due; c++) {
+    int gi = sim->force_group[m->change[c].force];
+    if (gi < 0) {
+      all = 1;
+    } else {
+      sim->group[gi].changed = 1;
     }
   }
-
-  // 2. the first report, at the initial time
-  int nchangeDone = 0;
-  while (nchangeDone < m->nchange && m->change[nchangeDone].time < t0) {
-    nchangeDone++;  // changes scheduled before the start are not replayed
+  // touched groups finish the step that ended here, so that its auto-updates commit with the
+  // values that step used, before the changes take effect
+  for (int gi = 0; gi < sim->ngroup; gi++) {
+    Group* g = &sim->group[gi];
+    g->changed |= all;
+    if (g->changed && g->pending) {
+      activate(g);
+      finishStep(g);
+    }
   }
-  // changes due at the start hold from the first report on (nothing to restart yet)
-  while (nchangeDone < m->nchange && m->change[nchangeDone].time <= t0 + dueSlack(t0)) {
-    const csChange* c = &m->change[nchangeDone++];
+  cs_activateAll(m, d);
+  // the changes themselves, in time order, with everything active
+  while (sim->nchange_done < m->nchange && m->change[sim->nchange_done].time <= due) {
+    const csChange* c = &m->change[sim->nchange_done++];
     cs_setDiscrete(m, d, c->force, c->index, c->value);
   }
-  status = gatherAt(&sim, t0, err);
-  if (status == CS_OK) {
-    status = report(&sim, err);
+  // only the touched groups restart: CVodeReInit drops the order and step-size history, so
+  // restarting the others would cost them steps and change their trajectories for nothing
+  for (int gi = 0; gi < sim->ngroup; gi++) {
+    Group* g = &sim->group[gi];
+    if (!g->changed) {
+      continue;
+    }
+    g->changed = 0;
+    if (g->fresh) {
+      continue;  // nothing integrated since the last (re)start: nothing to restart
+    }
+    // the right-hand side jumped: restart; CVodeReInit zeroes CVODE's counters, so bank them
+    addCounters(g->mem, g->LS != NULL, &g->banked);
+    if (check(CVodeReInit(g->mem, g->t, g->y), "CVodeReInit", sim, g->t, err)) {
+      return CS_ERR_SOLVER;
+    }
+    g->fresh = 1;
+    sim->nrestart++;
   }
-  if (status != CS_OK) {
-    goto cleanup;
-  }
+  return CS_OK;
+}
 
-  // 3. advance every group to the next goal (a report, a change or the end), then report
-  long nextReport = 1;
-  double tcur = t0;
-  while (tcur < tend) {
-    // changes due now: in the groups they touch (which all stopped exactly here), finish the
-    // pending step, apply the changes and re-initialise; other groups carry on undisturbed
-    double due = tcur + dueSlack(tcur);
-    if (nchangeDone < m->nchange && m->change[nchangeDone].time <= due) {
-      int all = 0;
-      for (int c = nchangeDone; c < m->nchange && m->change[c].time <= due; c++) {
-        int gi = sim.force_group[m->change[c].force];
-        if (gi < 0) {
-          all = 1;
-        } else {
-          sim.group[gi].changed = 1;
-        }
-      }
-      // touched groups finish the step that ended here, so that its auto-updates commit with the
-      // values that step used, before the changes take effect
-      for (int gi = 0; gi < sim.ngroup; gi++) {
-        Group* g = &sim.group[gi];
-        g->changed |= all;
-        if (g->changed && g->pending) {
-          activate(g);
-          finishStep(g);
-        }
-      }
-      cs_activateAll(m, d);
-      // the changes themselves, in time order, with everything active
-      while (nchangeDone < m->nchange && m->change[nchangeDone].time <= due) {
-        const csChange* c = &m->change[nchangeDone++];
-        cs_setDiscrete(m, d, c->force, c->index, c->value);
-      }
-      // only the touched groups restart: CVodeReInit drops the order and step-size history, so
-      // restarting the others would cost them steps and change their trajectories for nothing
-      for (int gi = 0; gi < sim.ngroup; gi++) {
-        Group* g = &sim.group[gi];
-        if (!g->changed) {
-          continue;
-        }
-        g->changed = 0;
-        if (tcur <= t0) {
-          continue;  // nothing integrated yet: nothing to restart
-        }
-        // the right-hand side jumped: restart; CVodeReInit zeroes CVODE's counters, so bank them
-        addCounters(g->mem, g->LS != NULL, &g->banked);
-        if (check(CVodeReInit(g->mem, g->t, g->y), "CVodeReInit", &sim, g->t, err)) {
-          status = CS_ERR_SOLVER;
-          goto cleanup;
-        }
-      }
+
+// every group to tgoal, through the changes on the way; no group steps past horizon (nor past
+// its own next change). Leaves the data gathered at tgoal.
+static int advanceTo(Sim* sim, double tgoal_final, double horizon, csError* err) {
+  const csModel* m = sim->m;
+  while (sim->tcur < tgoal_final) {
+    int status = applyDueChanges(sim, horizon, err);
+    if (status != CS_OK) {
+      return status;
     }
     // the next change of any group is a goal; each group stops exactly at its own next change
-    double tstop = tend;
-    if (nchangeDone < m->nchange && m->change[nchangeDone].time < tend - dueSlack(tend)) {
-      tstop = m->change[nchangeDone].time;
+    double tstop = horizon;
+    if (sim->nchange_done < m->nchange &&
+        m->change[sim->nchange_done].time < horizon - dueSlack(horizon)) {
+      tstop = m->change[sim->nchange_done].time;
     }
-    // report times by index, t0 + k * interval, rather than by accumulation, so that rounding
-    // never drifts
-    double tr = t0 + (double)nextReport * opt->report_interval;
-    if (tr > tend - 1e-12 * (1 + tend)) {
-      tr = tend;  // the last report is at the end exactly
-    }
-    double tgoal = tr < tstop ? tr : tstop;
-
+    double tgoal = tgoal_final < tstop ? tgoal_final : tstop;
     // each group steps until it reaches the goal; the step that reaches it is finished
-    // (auto-updates committed) after the report, so that reports see the values it used
-    for (int gi = 0; gi < sim.ngroup; gi++) {
-      Group* g = &sim.group[gi];
+    // (auto-updates committed) after the goal's report, so that reports see the values it used
+    for (int gi = 0; gi < sim->ngroup; gi++) {
+      Group* g = &sim->group[gi];
       if (g->t >= tgoal) {
         continue;  // one earlier step already covers the goal
       }
@@ -967,20 +952,19 @@ int cs_simulate(const csModel* m, csData* d, const csSimOptions* opt, const csRe
       if (g->pending) {
         finishStep(g);
       }
-      // the group may step past the goal (the report interpolates back) but never past its own next
-      // change; other groups' changes do not cut its steps
-      double gstop = nextStop(&sim, gi, nchangeDone, tend);
+      // the group may step past the goal (the report interpolates back) but never past its
+      // own next change; other groups' changes do not cut its steps
+      double gstop = nextStop(sim, gi, sim->nchange_done, horizon);
       while (g->t < tgoal) {
         // a stop request ends the run before the next step, after every report due so far
-        if (rep && rep->stop && *rep->stop) {
+        if (sim->rep && sim->rep->stop && *sim->rep->stop) {
           cs_setError(err, CS_STOPPED, "", "stopped on request at t = %.9g s", g->t);
           err->time = g->t;
-          status = CS_STOPPED;
-          goto cleanup;
+          return CS_STOPPED;
         }
-        status = stepGroup(g, gstop, err);
+        status = stepGroup(g, gstop, gstop, err);
         if (status != CS_OK) {
-          goto cleanup;
+          return status;
         }
         // the step that reaches the goal stays pending until after the report
         if (g->t >= tgoal) {
@@ -990,83 +974,319 @@ int cs_simulate(const csModel* m, csData* d, const csSimOptions* opt, const csRe
         }
       }
     }
-    // a report goal rather than only a change: every group's state at tr, the report, and a
-    // new step budget
-    if (tgoal == tr) {
-      status = gatherAt(&sim, tr, err);
-      if (status == CS_OK) {
-        status = report(&sim, err);
-      }
-      if (status != CS_OK) {
-        goto cleanup;
-      }
-      nextReport++;
-      for (int gi = 0; gi < sim.ngroup; gi++) {
-        sim.group[gi].steps_since_report = 0;
-      }
-    }
-    // progress in simulated time
-    tcur = tgoal;
-    if (rep && rep->progress) {
-      rep->progress(rep->ctx, tcur - t0, opt->duration);
+    sim->tcur = tgoal;
+    if (sim->rep && sim->rep->progress) {
+      sim->rep->progress(sim->rep->ctx, sim->tcur, horizon);
     }
   }
-  // the steps that ended the run: finish them, and leave the data at the end state
-  for (int gi = 0; gi < sim.ngroup; gi++) {
-    if (sim.group[gi].pending) {
-      activate(&sim.group[gi]);
-      finishStep(&sim.group[gi]);
-    }
+  return gatherAt(sim, tgoal_final, err);
+}
+
+
+csIntegrator* cs_integratorNew(const csModel* m, csData* d, const csSimOptions* opt,
+                               int nchange_done, csError* err) {
+  if (cs_validateSimOptions(opt, err)) {
+    return NULL;
+  }
+  double cpu0 = cpuSeconds();
+  Sim* sim = csu_malloc(sizeof(Sim));
+  if (!sim) {
+    cs_setError(err, CS_ERR_MEMORY, "", "out of memory creating the integrator");
+    return NULL;
+  }
+  memset(sim, 0, sizeof(*sim));
+  sim->m = m;
+  sim->d = d;
+  sim->opt = *opt;
+  sim->tcur = d->t;
+  sim->clock_cost = cpuClockCost();
+  int status = CS_OK;
+
+  // 1. groups, context, one CVODE instance per group
+  cs_activateAll(m, d);
+  if (layoutGroups(sim, opt->linsol != CS_LINSOL_AUTO) != 0) {
+    cs_setError(err, CS_ERR_MEMORY, "", "out of memory laying out the integrator's state");
+    status = CS_ERR_MEMORY;
+  }
+  if (status == CS_OK && CS_SUN_CONTEXT_CREATE(&sim->ctx) != 0) {
+    cs_setError(err, CS_ERR_MEMORY, "", "SUNContext_Create failed");
+    status = CS_ERR_MEMORY;
+  }
+#if SUNDIALS_VERSION_MAJOR >= 7
+  if (status == CS_OK) {
+    SUNContext_ClearErrHandlers(sim->ctx);
+    SUNContext_PushErrHandler(sim->ctx, errorHandler, sim);
+  }
+#endif
+  for (int gi = 0; status == CS_OK && gi < sim->ngroup; gi++) {
+    status = createSolver(&sim->group[gi], d->t, err);
+  }
+  if (status != CS_OK) {
+    cs_integratorFree(sim);
+    return NULL;
   }
 
-cleanup:
-  // 4. statistics (summed over groups, with counters banked at re-initialisations), then free
-  // everything in reverse order of creation
-  d->stat.nsteps = d->stat.nrhs = d->stat.netf = d->stat.nncf = d->stat.njac = 0;
-  d->stat.nrhs_jac = 0;
-  d->stat.last_step = 0;
-  d->stat.bandwidth = 0;
-  for (int gi = 0; sim.group && gi < sim.ngroup; gi++) {
-    Group* g = &sim.group[gi];
+  // 2. scheduled changes: those before the start are not replayed (the state holds their
+  // effect), and those due at the start hold from the first report on (nothing to restart yet)
+  if (nchange_done < 0) {
+    nchange_done = changesBefore(m, d->t);
+    double due = d->t + dueSlack(d->t);
+    while (nchange_done < m->nchange && m->change[nchange_done].time <= due) {
+      const csChange* c = &m->change[nchange_done++];
+      cs_setDiscrete(m, d, c->force, c->index, c->value);
+    }
+  }
+  sim->nchange_done = nchange_done;
+  addIntegrationTime(sim, cpu0, 0);
+  return sim;
+}
+
+
+// every one of the destroy functions accepts NULL, so a partly created integrator is freed too
+void cs_integratorFree(csIntegrator* sim) {
+  if (!sim) {
+    return;
+  }
+  for (int gi = sim->group ? sim->ngroup - 1 : -1; gi >= 0; gi--) {
+    destroySolver(&sim->group[gi]);
+    freeGroupLayout(&sim->group[gi]);
+  }
+  csu_free(sim->group, 0);
+  csu_free(sim->force_group, 0);
+  if (sim->ctx) {
+    SUNContext_Free(&sim->ctx);
+  }
+  cs_activateAll(sim->m, sim->d);
+  csu_free(sim, sizeof(*sim));
+}
+
+
+int cs_integratorAdvance(csIntegrator* sim, double t, double horizon, const csReporter* rep,
+                         csError* err) {
+  double cpu0 = cpuSeconds(), reporting0 = sim->cpu_reporting;
+  sim->rep = rep;
+  for (int gi = 0; gi < sim->ngroup; gi++) {
+    sim->group[gi].steps_since_report = 0;  // a new step budget per call, as per report
+  }
+  int status = advanceTo(sim, t, horizon, err);
+  sim->rep = NULL;
+  addIntegrationTime(sim, cpu0, reporting0);
+  return status;
+}
+
+
+int cs_integratorStep(csIntegrator* sim, double horizon, const csReporter* rep, csError* err) {
+  double cpu0 = cpuSeconds(), reporting0 = sim->cpu_reporting;
+  sim->rep = rep;
+  int status = applyDueChanges(sim, horizon, err);
+  // every group standing at the current time takes one step; the others are ahead already
+  for (int gi = 0; status == CS_OK && gi < sim->ngroup; gi++) {
+    Group* g = &sim->group[gi];
+    if (g->t > sim->tcur) {
+      continue;
+    }
+    g->steps_since_report = 0;
+    activate(g);
+    if (g->pending) {
+      finishStep(g);
+    }
+    double gstop = nextStop(sim, gi, sim->nchange_done, horizon);
+    if (!(gstop > g->t)) {
+      continue;  // at the horizon: nothing left to do
+    }
+    // tout only scales CVODE's first step; one report interval is the scale the user gave
+    double tout = fmin(gstop, g->t + sim->opt.report_interval);
+    status = stepGroup(g, tout, gstop, err);
+    g->pending = 1;
+  }
+  if (status == CS_OK) {
+    // the earliest step end is the new time; the groups ahead of it are interpolated there
+    double tnew = INFINITY;
+    for (int gi = 0; gi < sim->ngroup; gi++) {
+      tnew = fmin(tnew, sim->group[gi].t);
+    }
+    if (tnew > sim->tcur) {
+      sim->tcur = tnew;
+    }
+    status = gatherAt(sim, sim->tcur, err);
+  }
+  sim->rep = NULL;
+  addIntegrationTime(sim, cpu0, reporting0);
+  return status;
+}
+
+
+// Report times on the absolute grid k * report_interval, so that a run continued from a
+// checkpoint reports where the run that saved it did; computed by index rather than by
+// accumulation, so that rounding never drifts. From t0 = 0 this is t0 + k * interval exactly.
+int cs_integratorRun(csIntegrator* sim, double t_end, const csReporter* rep, csError* err) {
+  double cpu0 = cpuSeconds(), reporting0 = sim->cpu_reporting;
+  const double t0 = sim->tcur;
+  const double dt = sim->opt.report_interval;
+  sim->rep = rep;
+  int status = CS_OK;
+  // the first report, at the start
+  for (int gi = 0; gi < sim->ngroup; gi++) {
+    sim->group[gi].steps_since_report = 0;
+  }
+  status = gatherAt(sim, t0, err);
+  if (status == CS_OK) {
+    status = report(sim, err);
+  }
+  // the first grid point after the start (one within rounding of it is the start itself)
+  double k = floor(t0 / dt) + 1;
+  while (status == CS_OK && k * dt <= t0 + 1e-12 * (1 + fabs(t0))) {
+    k++;
+  }
+  while (status == CS_OK && sim->tcur < t_end) {
+    double tr = k * dt;
+    if (tr > t_end - 1e-12 * (1 + t_end)) {
+      tr = t_end;  // the last report is at the end exactly
+    }
+    status = advanceTo(sim, tr, t_end, err);
+    if (status == CS_OK) {
+      status = report(sim, err);
+    }
+    k++;
+    // a new step budget after every report
+    for (int gi = 0; gi < sim->ngroup; gi++) {
+      sim->group[gi].steps_since_report = 0;
+    }
+  }
+  sim->rep = NULL;
+  addIntegrationTime(sim, cpu0, reporting0);
+  return status;
+}
+
+
+// finish the steps that ended exactly at the current time (commit their auto-updates), so that
+// the data holds the state the next step will start from
+void cs_integratorSettle(csIntegrator* sim, const csReporter* rep) {
+  sim->rep = rep;
+  for (int gi = 0; gi < sim->ngroup; gi++) {
+    Group* g = &sim->group[gi];
+    if (g->pending && g->t == sim->tcur) {
+      activate(g);
+      finishStep(g);
+    }
+  }
+  cs_activateAll(sim->m, sim->d);
+  sim->d->t = sim->tcur;
+  sim->rep = NULL;
+}
+
+
+// the state in the data was edited at its time: every group starts again from it there (a
+// group that had stepped past that time drops the step and its pending commit)
+int cs_integratorRestart(csIntegrator* sim, int nchange_done, csError* err) {
+  csData* d = sim->d;
+  sim->tcur = d->t;
+  for (int gi = 0; gi < sim->ngroup; gi++) {
+    Group* g = &sim->group[gi];
+    storeState(g, N_VGetArrayPointer(g->y));
+    addCounters(g->mem, g->LS != NULL, &g->banked);
+    if (check(CVodeReInit(g->mem, d->t, g->y), "CVodeReInit", sim, d->t, err)) {
+      return CS_ERR_SOLVER;
+    }
+    g->t = d->t;
+    g->t_commit = fmin(d->t_commit, d->t);
+    g->pending = 0;
+    g->changed = 0;
+    g->fresh = 1;
+    g->steps_since_report = 0;
+  }
+  sim->nrestart++;
+  if (nchange_done >= 0) {
+    sim->nchange_done = nchange_done;
+  }
+  cs_activateAll(sim->m, d);
+  return CS_OK;
+}
+
+
+void cs_integratorStats(const csIntegrator* sim, csStats* st) {
+  st->nsteps = st->nrhs = st->netf = st->nncf = st->njac = st->nrhs_jac = 0;
+  st->last_step = 0;
+  st->bandwidth = 0;
+  for (int gi = 0; sim->group && gi < sim->ngroup; gi++) {
+    const Group* g = &sim->group[gi];
+    csStats sum = g->banked;
     if (g->mem) {
       sunrealtype h = 0;
-      addCounters(g->mem, g->LS != NULL, &g->banked);
-      d->stat.nsteps += g->banked.nsteps;
-      d->stat.nrhs += g->banked.nrhs;
-      d->stat.netf += g->banked.netf;
-      d->stat.nncf += g->banked.nncf;
-      d->stat.njac += g->banked.njac;
-      d->stat.nrhs_jac += g->banked.nrhs_jac;
+      addCounters(g->mem, g->LS != NULL, &sum);
       // the smallest last step of any group: the one that limits the run
       if (CVodeGetLastStep(g->mem, &h) == CV_SUCCESS && h > 0 &&
-          (d->stat.last_step == 0 || h < d->stat.last_step)) {
-        d->stat.last_step = h;
+          (st->last_step == 0 || h < st->last_step)) {
+        st->last_step = h;
       }
     }
+    st->nsteps += sum.nsteps;
+    st->nrhs += sum.nrhs;
+    st->netf += sum.netf;
+    st->nncf += sum.nncf;
+    st->njac += sum.njac;
+    st->nrhs_jac += sum.nrhs_jac;
     int width = g->linsol == CS_LINSOL_BAND ? g->upper + g->lower + 1 : g->nstate;
-    d->stat.bandwidth = width > d->stat.bandwidth ? width : d->stat.bandwidth;
-    d->stat.linsol = g->linsol < 0 ? CS_LINSOL_AUTO : g->linsol;
+    st->bandwidth = width > st->bandwidth ? width : st->bandwidth;
+    st->linsol = g->linsol < 0 ? CS_LINSOL_AUTO : g->linsol;
   }
-  d->stat.ngroup = sim.ngroup;
-  // Process CPU time less the reports' (which write, and may block on a full pipe). The step
-  // hooks stay in: subtracting their estimate made the integration read 20-30% low under load
-  // (the estimate doubled when another process shared the core), and only the process clock
-  // read at both ends is immune to preemption. Their share is estimated from the timed ones, a
-  // timed window holding the hook and about one clock read.
-  if (sim.nhook_sampled > 0) {
-    double each = fmax(0.0, sim.hook_sampled / (double)sim.nhook_sampled - sim.clock_cost);
-    d->stat.cpu_step_hook = each * (double)sim.nhook;
+  st->ngroup = sim->ngroup;
+}
+
+
+double cs_integratorTime(const csIntegrator* sim) {
+  return sim->tcur;
+}
+
+
+int cs_integratorChangesDone(const csIntegrator* sim) {
+  return sim->nchange_done;
+}
+
+
+int cs_integratorChangesBefore(const csModel* m, double t) {
+  return changesBefore(m, t);
+}
+
+
+double cs_integratorCpu(const csIntegrator* sim) {
+  return sim->cpu_integration;
+}
+
+
+long cs_integratorRestarts(const csIntegrator* sim) {
+  return sim->nrestart;
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// one run, as the command line does it
+
+int cs_simulate(const csModel* m, csData* d, const csSimOptions* opt, const csReporter* rep,
+                csError* err) {
+  if (cs_validateSimOptions(opt, err)) {
+    return CS_ERR_INPUT;
   }
-  d->stat.cpu_seconds = fmax(0.0, cpuSeconds() - cpu0 - sim.cpu_reporting);
-  for (int gi = sim.group ? sim.ngroup - 1 : -1; gi >= 0; gi--) {
-    destroySolver(&sim.group[gi]);
-    freeGroupLayout(&sim.group[gi]);
+  double cpu0 = cpuSeconds();
+  memset(&d->stat, 0, sizeof(d->stat));  // the statistics describe this call alone
+  // 1. groups and CVODE instances; scheduled changes due at the start applied
+  csIntegrator* sim = cs_integratorNew(m, d, opt, -1, err);
+  if (!sim) {
+    cs_activateAll(m, d);
+    return err ? err->code : CS_ERR_MEMORY;
   }
-  csu_free(sim.group, 0);
-  csu_free(sim.force_group, 0);
-  if (sim.ctx) {
-    SUNContext_Free(&sim.ctx);
+  // 2. the reports: at the start, every report interval, at the end
+  int status = cs_integratorRun(sim, d->t + opt->duration, rep, err);
+  // 3. the steps that ended the run: finish them, and leave the data at the end state
+  if (status == CS_OK) {
+    cs_integratorSettle(sim, rep);
   }
-  cs_activateAll(m, d);
+  // 4. statistics (summed over groups, with counters banked at re-initialisations), then free
+  // everything in reverse order of creation
+  cs_integratorStats(sim, &d->stat);
+  double reporting = sim->cpu_reporting;
+  cs_integratorFree(sim);
+  // process CPU time less the reports' (which write, and may block on a full pipe)
+  d->stat.cpu_seconds = fmax(0.0, cpuSeconds() - cpu0 - reporting);
   return status;
 }

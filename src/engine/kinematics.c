@@ -4,11 +4,11 @@
 // Each body B hangs from its parent P through a mobilizer: frame F fixed on P, frame M fixed on
 // B, and X_FM(q). The body's pose is X_GB = X_GP * X_PF * X_FM(q) * X_MB.
 //
-// Velocities are computed twice over, for two readers. The articulated-body algorithm wants
-// spatial vectors in body coordinates about each body's origin (Featherstone's convention:
-// v_B = X_BP v_P + S u, with S the mobilizer's motion subspace); force elements want the
-// angular velocity and the velocity of the body origin in Ground. Both come out of one pass from
-// the root outward, because a body's velocity needs its parent's.
+// Velocities serve two readers with one representation: force elements want the angular
+// velocity and the velocity of the body origin in Ground, and the articulated-body algorithm
+// works with spatial vectors in Ground's axes about each body's origin (v_B = the parent's
+// velocity carried to B's origin + S u, with S the mobilizer's motion subspace, RBDA eq. 4.1),
+// which is the same pair of vectors. They come out of one pass from the root outward.
 #include <string.h>
 
 #include "contactsim/contactsim.h"
@@ -72,21 +72,24 @@ void cs_realizePosition(const csModel* m, csData* d) {
     // pose relative to the parent, then in Ground (parents come first in the list)
     // X_PB = X_PF * X_FM * X_MB
     csTransform XFM = jointTransform(body->joint, d->q + body->qadr);
-    csTransform XPM = csu_transformMul(&body->X_PF, &XFM);
-    csTransform XPB = csu_transformMul(&XPM, &body->X_MB);
+    csTransform XPM;
+    if (body->joint == CS_JOINT_PIN) {
+      // R_PF Rz(q): only the first two columns of R_PF mix
+      double c = XFM.R.m[0][0], s = XFM.R.m[1][0];
+      const csMat33* F = &body->X_PF.R;
+      for (int i = 0; i < 3; i++) {
+        XPM.R.m[i][0] = c * F->m[i][0] + s * F->m[i][1];
+        XPM.R.m[i][1] = c * F->m[i][1] - s * F->m[i][0];
+        XPM.R.m[i][2] = F->m[i][2];
+      }
+      XPM.p = body->X_PF.p;
+    } else {
+      XPM = csu_transformMul(&body->X_PF, &XFM);
+    }
+    csTransform XPB = d->aba_plainMB[b] ? XPM : csu_transformMul(&XPM, &body->X_MB);
     d->joint_XFM[b] = XFM;
     d->body_pose[b] = csu_transformMul(&d->body_pose[body->parent], &XPB);
     d->body_com[b] = csu_transformPoint(&d->body_pose[b], body->com);
-    // the parent-to-body transform of the articulated-body algorithm: E = R_BP, r = p_PB in P
-    double* X = d->aba_X + 12 * b;
-    for (int i = 0; i < 3; i++) {
-      for (int j = 0; j < 3; j++) {
-        X[3 * i + j] = XPB.R.m[j][i];
-      }
-    }
-    X[9] = XPB.p.x;
-    X[10] = XPB.p.y;
-    X[11] = XPB.p.z;
   }
   // planes ride on their bodies
   for (int i = 0; i < d->nact_plane; i++) {
@@ -126,7 +129,6 @@ void cs_realizeVelocity(const csModel* m, csData* d) {
   d->stat.nstage[1]++;
   cs_realizePosition(m, d);
   // ground does not move
-  memset(d->aba_v, 0, 6 * sizeof(double));
   memset(d->aba_c, 0, 6 * sizeof(double));
   memset(&d->body_vel[0], 0, sizeof(csSpatialVec));
   for (int ib = 0; ib < d->nact_body; ib++) {
@@ -140,21 +142,19 @@ void cs_realizeVelocity(const csModel* m, csData* d) {
     const csMat33* R_FM = &d->joint_XFM[b].R;
     csVec3 cM_w = csu_vec3(0, 0, 0), cM_v = csu_vec3(0, 0, 0);  // Sdot*u in M at M's origin
 
-    // Motion subspace columns (in B at B's origin) and qdot, per mobilizer. The velocity-product
-    // term c = Sdot u + v x vJ (RBDA table 7.1) needs Sdot u, the rate of the columns themselves
-    // as seen in B: zero for pin and slider (fixed axes) and ball (w x w = 0); for the free
-    // mobilizer, whose linear speeds are along F's axes while M turns, it is (0, -w_M x v_M).
+    // Motion subspace columns (first in B at B's origin) and qdot, per mobilizer. The
+    // velocity-product term c = Sdot u + v x vJ (RBDA table 7.1) needs Sdot u, the rate of the
+    // columns themselves as seen in B: zero for pin and slider (fixed axes) and ball
+    // (w x w = 0); for the free mobilizer, whose linear speeds are along F's axes while M turns,
+    // it is (0, -w_M x v_M).
     switch (body->joint) {
       case CS_JOINT_WELD:
         break;
       case CS_JOINT_PIN:
-        // rotation about the common z axis
-        motionMtoB(S, &body->X_BM, XMB, csu_vec3(0, 0, 1), csu_vec3(0, 0, 0));
-        qdot[0] = u[0];
-        break;
       case CS_JOINT_SLIDER:
-        // translation along the common x axis
-        motionMtoB(S, &body->X_BM, XMB, csu_vec3(0, 0, 0), csu_vec3(1, 0, 0));
+        // rotation about, or translation along, the common z (pin) or x (slider) axis: the
+        // column in B is constant (src/engine/dynamics.c, cs_spatialInertias)
+        memcpy(S, d->aba_Sbody + 6 * body->uadr, 6 * sizeof(double));
         qdot[0] = u[0];
         break;
       case CS_JOINT_BALL:
@@ -192,38 +192,46 @@ void cs_realizeVelocity(const csModel* m, csData* d) {
         break;
     }
 
-    // body velocity v_B = X v_P + S u, in body coordinates (RBDA eq. 4.1 for a tree)
-    const double* X = d->aba_X + 12 * b;
-    const double* vp = d->aba_v + 6 * body->parent;
-    double* v = d->aba_v + 6 * b;
+    // the articulated-body algorithm works in Ground's axes about each body's origin
+    // (src/engine/dynamics.c): turn the columns into Ground, and sum vJ = S u
+    const csMat33* R_GB = &d->body_pose[b].R;
     double vJ[6] = {0, 0, 0, 0, 0, 0};
     for (int k = 0; k < body->unum; k++) {
+      double* col = S + 6 * k;
+      csVec3 sw = csu_mulMV(R_GB, csu_vec3FromArray(col));
+      csVec3 sv = csu_mulMV(R_GB, csu_vec3FromArray(col + 3));
+      csu_vec3ToArray(col, sw);
+      csu_vec3ToArray(col + 3, sv);
       for (int i = 0; i < 6; i++) {
-        vJ[i] += S[6 * k + i] * u[k];
+        vJ[i] += col[i] * u[k];
       }
     }
-    {
-      // X v_P = (E w, E (v - r x w))
-      csVec3 w = csu_vec3FromArray(vp), vl = csu_vec3FromArray(vp + 3);
-      csVec3 r = csu_vec3FromArray(X + 9);
-      csVec3 lin = csu_sub(vl, csu_cross(r, w));
-      for (int i = 0; i < 3; i++) {
-        v[i] = X[3 * i] * w.x + X[3 * i + 1] * w.y + X[3 * i + 2] * w.z + vJ[i];
-        v[3 + i] = X[3 * i] * lin.x + X[3 * i + 1] * lin.y + X[3 * i + 2] * lin.z + vJ[3 + i];
-      }
-    }
+
+    // body velocity: the parent's carried to this origin, plus the mobilizer's (RBDA eq. 4.1):
+    // angular velocity and velocity of the body origin, both in Ground
+    const csSpatialVec* VP = &d->body_vel[body->parent];
+    csVec3 r = csu_sub(d->body_pose[b].p, d->body_pose[body->parent].p);
+    csVec3 w = csu_add(VP->w, csu_vec3FromArray(vJ));
+    csVec3 vo = csu_add(csu_add(VP->v, csu_cross(VP->w, r)), csu_vec3FromArray(vJ + 3));
+    d->body_vel[b].w = w;
+    d->body_vel[b].v = vo;
+
     // velocity-product acceleration c = Sdot u + v x vJ
     double* c = d->aba_c + 6 * b;
-    motionMtoB(c, &body->X_BM, XMB, cM_w, cM_v);
+    if (body->joint == CS_JOINT_FREE) {
+      double cB[6];
+      motionMtoB(cB, &body->X_BM, XMB, cM_w, cM_v);
+      csu_vec3ToArray(c, csu_mulMV(R_GB, csu_vec3FromArray(cB)));
+      csu_vec3ToArray(c + 3, csu_mulMV(R_GB, csu_vec3FromArray(cB + 3)));
+    } else {
+      memset(c, 0, 6 * sizeof(double));
+    }
+    double v[6] = {w.x, w.y, w.z, vo.x, vo.y, vo.z};
     double vxvJ[6];
     motionCross(vxvJ, v, vJ);
     for (int i = 0; i < 6; i++) {
       c[i] += vxvJ[i];
     }
-    // the same velocity for force elements: angular and origin velocity in Ground
-    const csMat33* R_GB = &d->body_pose[b].R;
-    d->body_vel[b].w = csu_mulMV(R_GB, csu_vec3FromArray(v));
-    d->body_vel[b].v = csu_mulMV(R_GB, csu_vec3FromArray(v + 3));
   }
   d->stage = CS_STAGE_VELOCITY;
 }
@@ -244,17 +252,14 @@ csVec3 cs_pointVelocity(const csModel* m, const csData* d, int body, csVec3 poin
 }
 
 
-// KE = sum over bodies of v^T I v / 2 with the spatial inertia about each body's origin
+// KE = sum over bodies of (m |v_com|^2 + w . Ic w) / 2, w in body coordinates
 double cs_kineticEnergy(const csModel* m, const csData* d) {
   double ke = 0;
   for (int b = 1; b < m->nbody; b++) {
-    const double* I = d->aba_I0 + 36 * b;
-    const double* v = d->aba_v + 6 * b;
-    for (int i = 0; i < 6; i++) {
-      for (int j = 0; j < 6; j++) {
-        ke += 0.5 * v[i] * I[6 * i + j] * v[j];
-      }
-    }
+    const csBody* body = &m->body[b];
+    csVec3 w_B = csu_mulMtV(&d->body_pose[b].R, d->body_vel[b].w);
+    csVec3 vcom = cs_pointVelocity(m, d, b, d->body_com[b]);
+    ke += 0.5 * (body->mass * csu_dot(vcom, vcom) + csu_dot(w_B, csu_mulMV(&body->inertia, w_B)));
   }
   return ke;
 }

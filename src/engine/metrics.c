@@ -134,7 +134,7 @@ static void checkExpSprings(csMetrics* mt, const csModel* m, const csData* d) {
       cxy = 2.0 * sqrt(kxy * massForDamping);
     }
     double vsettle = cs_metricsParam(f, "v_settle");
-    double muk = cs_metricsParam(f, "mu_kinetic");
+    double muk = cs_metricsParam(f, "mu_dynamic");
     double share = mass / n;
     double critical = 2.0 * sqrt(kxy * share);
     // slope of the plane at the start: the angle between its normal and "up"
@@ -264,13 +264,17 @@ int cs_metricsInit(csMetrics* mt, const csModel* m, csData* d) {
 static void sampleAll(csMetrics* mt, const csModel* m, csData* d, int step) {
   double distance = 0, speed = 0;
   int loaded = 0;
-  // the set totals are summed afresh at every sample
-  for (int s = 0; s < mt->nset; s++) {
-    mt->set_fn[s] = 0;
-  }
   // after a step, the contacts of the group that took it (the active force elements); at a
-  // report, every contact
+  // report, every contact. Only the sets these contacts belong to are touched, so that a step of
+  // one block among a thousand costs that block's contacts and not every set of the scene.
   int n = step ? d->nact_force : mt->ncontact;
+  // the totals of the sets concerned are summed afresh at every sample
+  for (int k = 0; k < n; k++) {
+    int i = step ? mt->contact_of[d->act_force[k]] : k;
+    if (i >= 0 && mt->contact[i].set >= 0) {
+      mt->set_fn[mt->contact[i].set] = 0;
+    }
+  }
   for (int k = 0; k < n; k++) {
     int i = step ? mt->contact_of[d->act_force[k]] : k;
     if (i < 0) {
@@ -313,10 +317,14 @@ static void sampleAll(csMetrics* mt, const csModel* m, csData* d, int step) {
     c->prev_slip[1] = s.slip[1];
     c->t_prev = d->t;
   }
-  // peaks of the set totals; a set counts as one contact for peak_normal_force
-  for (int s = 0; s < mt->nset; s++) {
-    mt->set_peak[s] = fmax(mt->set_peak[s], mt->set_fn[s]);
-    mt->peak_normal_force = fmax(mt->peak_normal_force, mt->set_peak[s]);
+  // peaks of the set totals just formed; a set counts as one contact for peak_normal_force
+  for (int k = 0; k < n; k++) {
+    int i = step ? mt->contact_of[d->act_force[k]] : k;
+    int set = i >= 0 ? mt->contact[i].set : -1;
+    if (set >= 0) {
+      mt->set_peak[set] = fmax(mt->set_peak[set], mt->set_fn[set]);
+      mt->peak_normal_force = fmax(mt->peak_normal_force, mt->set_peak[set]);
+    }
   }
   // a step slides by the mean over loaded contacts, so a four-point foot does not count four
   // times the distance one point would

@@ -14,6 +14,7 @@
 #include "engine/assert.h"
 #include "contactsim/contactsim.h"
 #include "engine/error.h"
+#include "engine/model.h"
 
 
 // q per joint type (weld, pin, slider, ball, free): a quaternion for ball, plus a position for free
@@ -111,6 +112,7 @@ void cs_deleteModel(csModel* m) {
   csu_free(m->diss_z, (size_t)(m->ndiss + 1) * sizeof(int));
   csu_free(m->q0, (size_t)m->nq * sizeof(double));
   csu_free(m->u0, (size_t)m->nu * sizeof(double));
+  csu_free(m->source, m->source_size);
   csu_free(m, sizeof(csModel));
 }
 
@@ -429,4 +431,43 @@ int cs_planeId(const csModel* m, const char* name) {
 
 int cs_forceId(const csModel* m, const char* name) {
   return m->nforce ? findName(m->force[0].name, sizeof(csForce), m->nforce, name) : -1;
+}
+
+
+// One blob rather than a struct of strings: the model stays one object with one owned block
+// for its source, and copying the overrides needs no per-string bookkeeping.
+csModel* cs_modelKeepSource(csModel* m, const char* text, size_t len, const csLoadOptions* opt,
+                            csError* err) {
+  if (!m) {
+    return NULL;
+  }
+  const char* cm = opt && opt->contact_model ? opt->contact_model : "";
+  int nov = opt && opt->overrides ? opt->noverrides : 0;
+  // sizes: text, contact model, then every key and value, each with its terminating zero
+  size_t size = len + 1 + strlen(cm) + 1;
+  for (int i = 0; i < nov; i++) {
+    size += strlen(opt->overrides[i].key) + 1 + strlen(opt->overrides[i].value) + 1;
+  }
+  char* blob = csu_malloc(size);
+  if (!blob) {
+    cs_setError(err, CS_ERR_MEMORY, "", "out of memory keeping the scene text");
+    cs_deleteModel(m);
+    return NULL;
+  }
+  // copy them in that order
+  char* p = blob;
+  memcpy(p, text, len);
+  p[len] = '\0';
+  p += len + 1;
+  p = stpcpy(p, cm) + 1;
+  for (int i = 0; i < nov; i++) {
+    p = stpcpy(p, opt->overrides[i].key) + 1;
+    p = stpcpy(p, opt->overrides[i].value) + 1;
+  }
+  csu_free(m->source, m->source_size);
+  m->source = blob;
+  m->source_size = size;
+  m->source_len = len;
+  m->source_noverride = nov;
+  return m;
 }

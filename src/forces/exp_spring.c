@@ -36,7 +36,7 @@ enum {
 };
 
 // discrete variables, auto-update variables and report values of one element
-enum { DISC_MUS = 0, DISC_MUK = 1 };
+enum { DISC_MUS = CS_FRICTION_STATIC, DISC_MUK = CS_FRICTION_DYNAMIC };
 enum { AUTO_P0X = 0, AUTO_P0Y = 1, AUTO_SLIDING = 2 };
 enum {
   EXTRA_FZ_ELASTIC = 0,
@@ -96,13 +96,13 @@ static const csParamInfo g_params[] = {
      "anchor speed below which the station settles into static friction, m/s"},
     {"mu_static", CS_PARAM_REAL, SLOT_MUS, 0.7, CS_PARAM_NONNEG,
      "initial static friction coefficient (discrete variable \"mu_static\"), 1"},
-    {"mu_kinetic", CS_PARAM_REAL, SLOT_MUK, 0.5, CS_PARAM_NONNEG,
-     "initial kinetic friction coefficient (discrete variable \"mu_kinetic\"), <= mu_static, 1"},
+    {"mu_dynamic", CS_PARAM_REAL, SLOT_MUK, 0.5, CS_PARAM_NONNEG,
+     "initial dynamic (kinetic) friction coefficient (discrete variable \"mu_dynamic\"), <= "
+     "mu_static, 1"},
 };
 
 enum { NPARAMS = sizeof(g_params) / sizeof(g_params[0]) };
 
-static const char* const g_discNames[] = {"mu_static", "mu_kinetic"};
 
 // report values, all in the plane frame: the normal and friction parts of the force on the
 // body (N), the instantaneous mu and friction limit (N), the Sliding value in use during the
@@ -324,24 +324,10 @@ static void expSpringInit(const csModel* m, csData* d, int e) {
 }
 
 
-// Keep 0 <= mu_kinetic <= mu_static: a negative (or NaN) value becomes 0, a static coefficient
-// set below the kinetic one pulls it down, a kinetic one set above the static one pushes it up.
+// Keep 0 <= mu_dynamic <= mu_static: a negative (or NaN) value becomes 0, a static coefficient
+// set below the dynamic one pulls it down, a dynamic one set above the static one pushes it up.
 static void expSpringSetDiscrete(const csModel* m, csData* d, int e, int index, double value) {
-  double* disc = d->disc + m->force[e].discadr;
-  if (!(value >= 0)) {
-    value = 0;
-  }
-  if (index == DISC_MUS) {
-    disc[DISC_MUS] = value;
-    if (disc[DISC_MUK] > value) {
-      disc[DISC_MUK] = value;
-    }
-  } else if (index == DISC_MUK) {
-    disc[DISC_MUK] = value;
-    if (disc[DISC_MUS] < value) {
-      disc[DISC_MUS] = value;
-    }
-  }
+  csu_setFriction(d->disc + m->force[e].discadr, 2, index, value);
 }
 
 
@@ -401,10 +387,10 @@ static int expSpringValidate(const csModel* m, const csForce* f, csError* err) {
   if (csu_checkParams(f, g_params, NPARAMS, "exponential spring", err)) {
     return -1;
   }
-  // kinetic friction never exceeds static friction
+  // dynamic friction never exceeds static friction
   if (f->param[SLOT_MUK] > f->param[SLOT_MUS]) {
-    cs_setError(err, CS_ERR_INPUT, "mu_kinetic",
-                "exponential spring '%s': mu_kinetic (%g) must not exceed mu_static (%g)",
+    cs_setError(err, CS_ERR_INPUT, "mu_dynamic",
+                "exponential spring '%s': mu_dynamic (%g) must not exceed mu_static (%g)",
                 f->name, f->param[SLOT_MUK], f->param[SLOT_MUS]);
     return -1;
   }
@@ -414,14 +400,14 @@ static int expSpringValidate(const csModel* m, const csForce* f, csError* err) {
 
 const csForceKind cs_kindExpSpring = {
     .name = "exponential_spring",
-    .doc = "exponential spring contact of a body station with a plane, with static and kinetic "
-           "friction (seeds/000)",
+    .doc = "exponential spring contact of a body station with a plane, with static and dynamic "
+           "(kinetic) friction (seeds/000)",
     .params = g_params,
     .nparams = NPARAMS,
     .contact = CS_CONTACT_POINT,
     .dissipative = 1,
     .discnum = 2,
-    .discnames = g_discNames,
+    .discnames = cs_frictionNames,
     .autonum = 3,
     .nextra = EXTRA_COUNT,
     .extranames = g_extraNames,

@@ -18,4 +18,9 @@ extern const csForceKind cs_kindLinearStop;
 extern const csForceKind cs_kindLinearBushing;
 extern const csForceKind cs_kindCounter;
 
+// The key that replaced an old scene key (or discrete variable) `key` of kind `kind`, with a
+// note on what changed beyond the name ("" when only the name did) written to *note; NULL when
+// `key` was never a key of that kind. Loaders use it to name the new key in their message.
+const char* cs_renamedKey(const csForceKind* kind, const char* key, const char** note);
+
 #endif  // CONTACTSIM_FORCES_KINDS_H

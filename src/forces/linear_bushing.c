@@ -126,7 +126,37 @@ static int bushingValidate(const csModel* m, const csForce* f, csError* err) {
 }
 
 
-static void bushingApply(const csModel* m, csData* d, int e) {
+// What the bushing does at the realized state (seed 003: getQ, getQDot, getF, getF_GF,
+// getF_GM, getPotentialEnergy, getPowerDissipation).
+typedef struct bushingEval {
+  double q[6];             // x-y-z Euler angles of R_FM (rad), then p_FM in F (m)
+  double qdot[6];          // their rates, rad/s and m/s
+  double f[6];             // generalized forces: moments about the Euler axes (N m), then
+                           // forces along F's axes (N)
+  csVec3 torque_G;         // torque on body 2 (its opposite on body 1), in Ground, N m
+  csVec3 force_G;          // force on body 2 at OM (its opposite on body 1 at OM), in Ground, N
+  csVec3 OF_G, OM_G;       // origins of F and M, in Ground, m
+  double pe;               // J
+  double power;            // W
+} bushingEval;
+
+// report values (CSV columns E.<name> with --forces): q, qdot, f as above, then the spatial
+// forces on body 1 at F's origin and on body 2 at M's origin (moment, then force, in Ground),
+// then the energy and power
+enum { EXTRA_Q = 0, EXTRA_QDOT = 6, EXTRA_F = 12, EXTRA_F_GF = 18, EXTRA_F_GM = 24,
+       EXTRA_PE = 30, EXTRA_POWER = 31, EXTRA_COUNT = 32 };
+static const char* const g_extraNames[EXTRA_COUNT] = {
+    "q0", "q1", "q2", "q3", "q4", "q5",
+    "qdot0", "qdot1", "qdot2", "qdot3", "qdot4", "qdot5",
+    "f0", "f1", "f2", "f3", "f4", "f5",
+    "body1_mx", "body1_my", "body1_mz", "body1_fx", "body1_fy", "body1_fz",
+    "body2_mx", "body2_my", "body2_mz", "body2_fx", "body2_fy", "body2_fz",
+    "pe", "power",
+};
+
+
+static void evaluate(const csModel* m, const csData* d, int e, bushingEval* out,
+                     int* nearLock) {
   const csForce* f = &m->force[e];
   int b1 = f->ref[REF_BODY1], b2 = f->ref[REF_BODY2];
   const double* kr = f->param + SLOT_KROT;
@@ -140,19 +170,22 @@ static void bushingApply(const csModel* m, csData* d, int e) {
   csMat33 R_FM = csu_mulMtM(&X_GF.R, &X_GM.R);
   csVec3 r_G = csu_sub(X_GM.p, X_GF.p);  // OF to OM, in Ground
   csVec3 p_FM = csu_mulMtV(&X_GF.R, r_G);
+  out->OF_G = X_GF.p;
+  out->OM_G = X_GM.p;
 
   // body-fixed x-y-z Euler angles: R_FM = Rx(q0) Ry(q1) Rz(q2); its first row is
   // (c1 c2, -c1 s2, s1) and its last column (s1, -s0 c1, c0 c1)
-  double q[3];
+  double* q = out->q;
   q[0] = atan2(-R_FM.m[1][2], R_FM.m[2][2]);
   q[1] = atan2(R_FM.m[0][2], sqrt(R_FM.m[1][2] * R_FM.m[1][2] + R_FM.m[2][2] * R_FM.m[2][2]));
   q[2] = atan2(-R_FM.m[0][1], R_FM.m[0][0]);
+  q[3] = p_FM.x;
+  q[4] = p_FM.y;
+  q[5] = p_FM.z;
   double s0 = sin(q[0]), c0 = cos(q[0]), s1 = sin(q[1]), c1 = cos(q[1]);
 
-  // near gimbal lock: count a warning and keep the divisor away from zero
-  if (fabs(c1) < CS_BUSHING_WARN_COS) {
-    d->stat.warnings_bushing++;
-  }
+  // near gimbal lock: tell the caller and keep the divisor away from zero
+  *nearLock = fabs(c1) < CS_BUSHING_WARN_COS;
   double c1safe = (fabs(c1) < CS_BUSHING_MIN_COS) ? CS_BUSHING_MIN_COS : c1;
 
   // relative velocities: w_FM and v_FM (derivative of p_FM taken in F), both in F
@@ -162,39 +195,78 @@ static void bushingApply(const csModel* m, csData* d, int e) {
   csVec3 vOF = cs_pointVelocity(m, d, b1, X_GF.p);
   csVec3 v_FM = csu_mulMtV(&X_GF.R, csu_sub(csu_sub(vOM, vOF), csu_cross(V1->w, r_G)));
 
-  // Euler angle rates qdot = N w (see the derivation at the top)
-  double qdot[3];
+  // Euler angle rates qdot = N w (see the derivation at the top), then the translation rates
+  double* qdot = out->qdot;
   qdot[2] = (-s0 * w_F.y + c0 * w_F.z) / c1safe;
   qdot[1] = c0 * w_F.y + s0 * w_F.z;
   qdot[0] = w_F.x - s1 * qdot[2];
+  qdot[3] = v_FM.x;
+  qdot[4] = v_FM.y;
+  qdot[5] = v_FM.z;
 
   // generalized forces, energy and dissipated power (seed 003, Theory)
-  double frot[3], ftr[3];
-  double pe = 0, power = 0;
-  const double pt[3] = {p_FM.x, p_FM.y, p_FM.z};
-  const double vt[3] = {v_FM.x, v_FM.y, v_FM.z};
+  out->pe = out->power = 0;
   for (int i = 0; i < 3; i++) {
-    frot[i] = -(kr[i] * q[i] + cr[i] * qdot[i]);
-    ftr[i] = -(kt[i] * pt[i] + ct[i] * vt[i]);
-    pe += 0.5 * (kr[i] * q[i] * q[i] + kt[i] * pt[i] * pt[i]);
-    power += cr[i] * qdot[i] * qdot[i] + ct[i] * vt[i] * vt[i];
+    out->f[i] = -(kr[i] * q[i] + cr[i] * qdot[i]);
+    out->f[3 + i] = -(kt[i] * q[3 + i] + ct[i] * qdot[3 + i]);
+    out->pe += 0.5 * (kr[i] * q[i] * q[i] + kt[i] * q[3 + i] * q[3 + i]);
+    out->power += cr[i] * qdot[i] * qdot[i] + ct[i] * qdot[3 + i] * qdot[3 + i];
   }
+  const double* frot = out->f;
 
   // the moments about the Euler axes as a torque on M: tau = N^T f, in F
   double g2 = (-s0 * frot[2] + s1 * s0 * frot[0]) / c1safe;  // N^T's use of (f0, f2) along y
   double h2 = (c0 * frot[2] - s1 * c0 * frot[0]) / c1safe;   // ... along z
   csVec3 tau_F = csu_vec3(frot[0], c0 * frot[1] + g2, s0 * frot[1] + h2);
-  csVec3 tau_G = csu_mulMV(&X_GF.R, tau_F);
+  out->torque_G = csu_mulMV(&X_GF.R, tau_F);
 
-  // the translational force along F's axes, at OM on body 2 and opposite at OM on body 1
-  csVec3 force_G = csu_mulMV(&X_GF.R, csu_vec3(ftr[0], ftr[1], ftr[2]));
-  cs_applyForceAtPoint(m, d, b2, X_GM.p, force_G);
-  cs_applyForceAtPoint(m, d, b1, X_GM.p, csu_neg(force_G));
-  cs_applyTorque(m, d, b2, tau_G);
-  cs_applyTorque(m, d, b1, csu_neg(tau_G));
+  // the translational force along F's axes, in Ground
+  out->force_G = csu_mulMV(&X_GF.R, csu_vec3(out->f[3], out->f[4], out->f[5]));
+}
 
-  d->force_pe[e] = pe;
-  d->force_power[e] = power;
+
+static void bushingApply(const csModel* m, csData* d, int e) {
+  const csForce* f = &m->force[e];
+  int b1 = f->ref[REF_BODY1], b2 = f->ref[REF_BODY2];
+  bushingEval s;
+  int nearLock;
+  evaluate(m, d, e, &s, &nearLock);
+  // each evaluation near gimbal lock counts a warning
+  if (nearLock) {
+    d->stat.warnings_bushing++;
+  }
+  // the translational force at OM on body 2 and opposite at OM on body 1, and the torque pair
+  cs_applyForceAtPoint(m, d, b2, s.OM_G, s.force_G);
+  cs_applyForceAtPoint(m, d, b1, s.OM_G, csu_neg(s.force_G));
+  cs_applyTorque(m, d, b2, s.torque_G);
+  cs_applyTorque(m, d, b1, csu_neg(s.torque_G));
+  d->force_pe[e] = s.pe;
+  d->force_power[e] = s.power;
+}
+
+
+// A bushing is not a contact: the report's point and spatial force stay zero and the values are
+// the extras. The spatial forces are those Simbody's getF_GF and getF_GM return: on body 1 about
+// F's origin and on body 2 about M's origin, moment first, in Ground.
+static void bushingReport(const csModel* m, const csData* d, int e, csContactReport* r,
+                          double* extra) {
+  (void)r;
+  bushingEval s;
+  int nearLock;
+  evaluate(m, d, e, &s, &nearLock);
+  for (int i = 0; i < 6; i++) {
+    extra[EXTRA_Q + i] = s.q[i];
+    extra[EXTRA_QDOT + i] = s.qdot[i];
+    extra[EXTRA_F + i] = s.f[i];
+  }
+  // body 1 receives -force at OM: about OF that is (OM - OF) x (-force) plus -torque
+  csVec3 m1 = csu_sub(csu_cross(csu_sub(s.OM_G, s.OF_G), csu_neg(s.force_G)), s.torque_G);
+  const csVec3 parts[4] = {m1, csu_neg(s.force_G), s.torque_G, s.force_G};
+  for (int i = 0; i < 4; i++) {
+    csu_vec3ToArray(extra + EXTRA_F_GF + 3 * i, parts[i]);
+  }
+  extra[EXTRA_PE] = s.pe;
+  extra[EXTRA_POWER] = s.power;
 }
 
 
@@ -205,6 +277,9 @@ const csForceKind cs_kindLinearBushing = {
     .params = g_params,
     .nparams = NPARAMS,
     .dissipative = 1,
+    .nextra = EXTRA_COUNT,
+    .extranames = g_extraNames,
     .validate = bushingValidate,
     .apply = bushingApply,
+    .report = bushingReport,
 };

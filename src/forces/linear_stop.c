@@ -13,6 +13,7 @@
 // rest of the force, (f + k x), is dissipative, and its power -(f + k x) qdot is >= 0 in every
 // branch (including the clamped one), so KE + PE + dissipated energy is conserved.
 #include <math.h>
+#include <string.h>
 
 #include "contactsim/contactsim.h"
 #include "engine/error.h"
@@ -145,7 +146,23 @@ static void stopSetDiscrete(const csModel* m, csData* d, int e, int index, doubl
 }
 
 
-static void stopApply(const csModel* m, csData* d, int e) {
+// What the stop does at the realized state: the generalized force on the coordinate, the
+// penetration beyond the bound (>= 0), its rate, the stored energy and the dissipated power.
+typedef struct stopEval {
+  double force;            // generalized force, N or N m
+  double penetration;      // how far q is beyond the bound it violates, m or rad (0 within)
+  double rate;             // d(penetration)/dt, m/s or rad/s (0 within)
+  double pe;               // J
+  double power;            // W
+} stopEval;
+
+// report values (CSV columns E.<name> with --forces), in the order of stopEval
+enum { EXTRA_COUNT = 5 };
+static const char* const g_extraNames[EXTRA_COUNT] = {"generalized_force", "penetration",
+                                                      "penetration_rate", "pe", "power"};
+
+
+static void evaluate(const csModel* m, const csData* d, int e, stopEval* out) {
   const csForce* f = &m->force[e];
   const csBody* body = &m->body[f->ref[REF_BODY]];
   const double* v = d->disc + f->discadr;
@@ -157,6 +174,7 @@ static void stopApply(const csModel* m, csData* d, int e) {
   // violation of the bound on the side where q is (seed 002, Theory), split into the spring
   // part -k x and the dissipation part; the clamp (no pulling) cancels the spring part exactly
   double x, spring, damper;
+  memset(out, 0, sizeof(*out));
   if (q > v[DISC_UPPER]) {
     x = q - v[DISC_UPPER];
     spring = -k * x;
@@ -164,6 +182,7 @@ static void stopApply(const csModel* m, csData* d, int e) {
     if (spring + damper > 0) {
       damper = -spring;
     }
+    out->rate = qdot;
   } else if (q < v[DISC_LOWER]) {
     x = q - v[DISC_LOWER];
     spring = -k * x;
@@ -171,14 +190,42 @@ static void stopApply(const csModel* m, csData* d, int e) {
     if (spring + damper < 0) {
       damper = -spring;
     }
+    out->rate = -qdot;
   } else {
     return;  // in bounds: no force, no energy
   }
 
   // the spring part stores k x^2 / 2; the damper part takes power out of the system
-  d->mobility_force[body->uadr + c] += spring + damper;
-  d->force_pe[e] = 0.5 * k * x * x;
-  d->force_power[e] = -damper * qdot;
+  out->force = spring + damper;
+  out->penetration = fabs(x);
+  out->pe = 0.5 * k * x * x;
+  out->power = -damper * qdot;
+}
+
+
+static void stopApply(const csModel* m, csData* d, int e) {
+  const csForce* f = &m->force[e];
+  const csBody* body = &m->body[f->ref[REF_BODY]];
+  stopEval s;
+  evaluate(m, d, e, &s);
+  d->mobility_force[body->uadr + f->ref[REF_COORD]] += s.force;
+  d->force_pe[e] = s.pe;
+  d->force_power[e] = s.power;
+}
+
+
+// A stop is not a contact between surfaces: the report has no point or spatial force (it stays
+// zero) and the values are the extras only.
+static void stopReport(const csModel* m, const csData* d, int e, csContactReport* r,
+                       double* extra) {
+  (void)r;
+  stopEval s;
+  evaluate(m, d, e, &s);
+  extra[0] = s.force;
+  extra[1] = s.penetration;
+  extra[2] = s.rate;
+  extra[3] = s.pe;
+  extra[4] = s.power;
 }
 
 
@@ -191,8 +238,11 @@ const csForceKind cs_kindLinearStop = {
     .dissipative = 1,
     .discnum = DISC_COUNT,
     .discnames = g_discNames,
+    .nextra = EXTRA_COUNT,
+    .extranames = g_extraNames,
     .validate = stopValidate,
     .init = stopInit,
     .apply = stopApply,
+    .report = stopReport,
     .setDiscrete = stopSetDiscrete,
 };

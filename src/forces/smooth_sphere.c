@@ -14,7 +14,8 @@
 // z_P onto -x_H (and x_P onto z_H), so the inside of both is the same. The usual OpenSim
 // ground half space, X_GH = Rotation(-pi/2, Z) in a y-up world, becomes a plane whose outward
 // normal is +y_G; in a z-up contactsim scene the floor is simply the identity frame. The sphere
-// (body, centre, radius) and all nine parameters carry over unchanged.
+// (body, centre, radius) and all nine parameters carry over unchanged, under the names of
+// docs/contact-models.md ("stiffness" is plane_strain_modulus, staticFriction mu_static, ...).
 //
 // Energy. The seed's potential energy (2/5) fh_smooth x is not the integral of fh_smooth, so the
 // element reports as dissipated power the part of the contact power that this potential does not
@@ -51,16 +52,19 @@ static const csParamInfo g_params[] = {
     {"center", CS_PARAM_VEC3, SLOT_CENTER, 0, 0, "sphere centre in the body frame, m"},
     {"radius", CS_PARAM_REAL, SLOT_RADIUS, 0, CS_PARAM_REQUIRED | CS_PARAM_POSITIVE,
      "sphere radius, m"},
-    {"stiffness", CS_PARAM_REAL, SLOT_STIFFNESS, 1, CS_PARAM_NONNEG,
-     "plain strain modulus E of both materials, N/m^2 (k = E^(2/3) / 2)"},
+    {"plane_strain_modulus", CS_PARAM_REAL, SLOT_STIFFNESS, 1, CS_PARAM_NONNEG,
+     "plane-strain modulus E of both surfaces, N/m^2 (k = E^(2/3) / 2); the seed's stiffness"},
     {"dissipation", CS_PARAM_REAL, SLOT_DISSIPATION, 0, CS_PARAM_NONNEG,
      "Hunt-Crossley dissipation c, s/m"},
-    {"static_friction", CS_PARAM_REAL, SLOT_MU_STATIC, 0, CS_PARAM_NONNEG,
-     "coefficient of static friction"},
-    {"dynamic_friction", CS_PARAM_REAL, SLOT_MU_DYNAMIC, 0, CS_PARAM_NONNEG,
-     "coefficient of dynamic friction"},
-    {"viscous_friction", CS_PARAM_REAL, SLOT_MU_VISCOUS, 0, CS_PARAM_NONNEG,
-     "coefficient of viscous friction, s/m"},
+    {"mu_static", CS_PARAM_REAL, SLOT_MU_STATIC, 0, CS_PARAM_NONNEG,
+     "coefficient of static friction (discrete variable \"mu_static\"); the seed's "
+     "staticFriction"},
+    {"mu_dynamic", CS_PARAM_REAL, SLOT_MU_DYNAMIC, 0, CS_PARAM_NONNEG,
+     "coefficient of dynamic friction (discrete variable \"mu_dynamic\"); the seed's "
+     "dynamicFriction"},
+    {"mu_viscous", CS_PARAM_REAL, SLOT_MU_VISCOUS, 0, CS_PARAM_NONNEG,
+     "coefficient of viscous friction, s/m (discrete variable \"mu_viscous\"); the seed's "
+     "viscousFriction"},
     {"transition_velocity", CS_PARAM_REAL, SLOT_VT, 0.01, CS_PARAM_POSITIVE,
      "slip speed at which friction reaches its static peak, m/s"},
     {"constant_contact_force", CS_PARAM_REAL, SLOT_CF, 1e-5, CS_PARAM_POSITIVE,
@@ -115,7 +119,9 @@ static void evaluate(const csModel* m, const csData* d, const csForce* f, csCont
   // friction against the smoothed slip speed (seed, "Friction Force")
   double vs = sqrt(vtan2 + cf);
   double vr = vs / P[SLOT_VT];
-  double us = P[SLOT_MU_STATIC], ud = P[SLOT_MU_DYNAMIC], uv = P[SLOT_MU_VISCOUS];
+  const double* mu = d->disc + f->discadr;
+  double us = mu[CS_FRICTION_STATIC], ud = mu[CS_FRICTION_DYNAMIC];
+  double uv = mu[CS_FRICTION_VISCOUS];
   double ff = fhc * (fmin(vr, 1.0) * (ud + 2 * (us - ud) / (1 + vr * vr)) + uv * vs);
 
   // force on the sphere: out along -n and against the slip (seed, "Contact Force"); the blended
@@ -148,6 +154,21 @@ static void smoothReport(const csModel* m, const csData* d, int e, csContactRepo
 }
 
 
+// the friction coefficients start as the parameters give them; changes may set them later
+static void smoothInit(const csModel* m, csData* d, int e) {
+  const csForce* f = &m->force[e];
+  double* mu = d->disc + f->discadr;
+  mu[CS_FRICTION_STATIC] = f->param[SLOT_MU_STATIC];
+  mu[CS_FRICTION_DYNAMIC] = f->param[SLOT_MU_DYNAMIC];
+  mu[CS_FRICTION_VISCOUS] = f->param[SLOT_MU_VISCOUS];
+}
+
+
+static void smoothSetDiscrete(const csModel* m, csData* d, int e, int index, double value) {
+  csu_setFriction(d->disc + m->force[e].discadr, 3, index, value);
+}
+
+
 const csForceKind cs_kindSmoothSphere = {
     .name = "smooth_sphere_half_space",
     .doc = "smooth Hunt-Crossley sphere / half space with tanh-blended contact and friction",
@@ -155,9 +176,13 @@ const csForceKind cs_kindSmoothSphere = {
     .nparams = NPARAMS,
     .contact = CS_CONTACT_SPHERE,
     .dissipative = 1,
+    .discnum = 3,
+    .discnames = cs_frictionNames,
     .nextra = CS_CONTACT_NEXTRA,
     .extranames = cs_contactExtraNames,
     .validate = cs_validateSphereContact,
+    .init = smoothInit,
     .apply = smoothApply,
     .report = smoothReport,
+    .setDiscrete = smoothSetDiscrete,
 };

@@ -1,6 +1,7 @@
 // util.c: pieces shared by force kinds: table-driven parameter checks, and the plane
 // geometry, force application and report of contact elements (see force_util.h).
 #include <math.h>
+#include <stdio.h>
 
 #include "contactsim/contactsim.h"
 #include "engine/error.h"
@@ -165,4 +166,105 @@ void csu_fillContactReport(const csContactEval* c, csContactReport* r, double* e
   extra[2] = c->fn;
   extra[3] = c->ff;
   extra[4] = c->slip;
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// friction variables and materials
+
+const char* const cs_frictionNames[3] = {"mu_static", "mu_dynamic", "mu_viscous"};
+
+
+void csu_setFriction(double* mu, int nmu, int index, double value) {
+  // never negative (NaN fails the comparison too)
+  if (!(value >= 0)) {
+    value = 0;
+  }
+  // the coefficient being set wins; the other of the pair follows it
+  if (index == CS_FRICTION_STATIC) {
+    mu[CS_FRICTION_STATIC] = value;
+    if (mu[CS_FRICTION_DYNAMIC] > value) {
+      mu[CS_FRICTION_DYNAMIC] = value;
+    }
+  } else if (index == CS_FRICTION_DYNAMIC) {
+    mu[CS_FRICTION_DYNAMIC] = value;
+    if (mu[CS_FRICTION_STATIC] < value) {
+      mu[CS_FRICTION_STATIC] = value;
+    }
+  } else if (index == CS_FRICTION_VISCOUS && nmu > CS_FRICTION_VISCOUS) {
+    mu[CS_FRICTION_VISCOUS] = value;
+  }
+}
+
+
+double csu_harmonicMean(double a, double b) {
+  return (a + b > 0) ? 2 * a * b / (a + b) : 0;
+}
+
+
+int csu_materialGiven(const double* P, int slot) {
+  for (int i = 0; i < CS_MAT_COUNT; i++) {
+    if (!isnan(P[slot + i])) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
+
+// an absent (NaN) optional value counts as 0
+static double orZero(double v) {
+  return isnan(v) ? 0 : v;
+}
+
+
+csPairMaterial csu_combineMaterials(const double* m1, const double* m2, double k1, double k2) {
+  csPairMaterial r;
+  r.s = k2 / (k1 + k2);
+  r.k = k1 * r.s;
+  r.c = orZero(m1[CS_MAT_C]) * r.s + orZero(m2[CS_MAT_C]) * (1 - r.s);
+  r.us = csu_harmonicMean(orZero(m1[CS_MAT_US]), orZero(m2[CS_MAT_US]));
+  r.ud = csu_harmonicMean(orZero(m1[CS_MAT_UD]), orZero(m2[CS_MAT_UD]));
+  r.uv = csu_harmonicMean(orZero(m1[CS_MAT_UV]), orZero(m2[CS_MAT_UV]));
+  return r;
+}
+
+
+int csu_checkMaterials(const csForce* f, const double* P, int slotEff, int slotBody, int slotPlane,
+                       const char* kkey, csError* err) {
+  static const char* const names[CS_MAT_COUNT] = {NULL, "dissipation", "mu_static",
+                                                  "mu_dynamic", "mu_viscous"};
+  int pair = csu_materialGiven(P, slotBody) || csu_materialGiven(P, slotPlane);
+  if (pair) {
+    // no effective value beside the surfaces'
+    for (int i = 0; i < CS_MAT_COUNT; i++) {
+      if (!isnan(P[slotEff + i])) {
+        const char* key = i == CS_MAT_K ? kkey : names[i];
+        cs_setError(err, CS_ERR_INPUT, key,
+                    "contact '%s': give either the effective %s or body_material and "
+                    "plane_material, not both",
+                    f->name, key);
+        return -1;
+      }
+    }
+    // both surfaces with their stiffness
+    char path[64];
+    if (isnan(P[slotBody + CS_MAT_K])) {
+      snprintf(path, sizeof(path), "body_material.%s", kkey);
+      cs_setError(err, CS_ERR_INPUT, path, "contact '%s': body_material needs a %s", f->name,
+                  kkey);
+      return -1;
+    }
+    if (isnan(P[slotPlane + CS_MAT_K])) {
+      snprintf(path, sizeof(path), "plane_material.%s", kkey);
+      cs_setError(err, CS_ERR_INPUT, path, "contact '%s': plane_material needs a %s", f->name,
+                  kkey);
+      return -1;
+    }
+  } else if (isnan(P[slotEff + CS_MAT_K])) {
+    cs_setError(err, CS_ERR_INPUT, kkey,
+                "contact '%s' needs a %s (or body_material and plane_material)", f->name, kkey);
+    return -1;
+  }
+  return 0;
 }

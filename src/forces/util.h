@@ -97,4 +97,51 @@ void cs_applyContact(const csModel* m, csData* d, int e, const csContactEval* c)
 // moment about the point, pe and power; and extra[0..4] = x, xdot, fn, ff, slip.
 void csu_fillContactReport(const csContactEval* c, csContactReport* r, double* extra);
 
+// ---------------------------------------------------------------------------------------------
+// friction coefficients as discrete variables, and surface materials
+
+// The discrete variables every contact kind with Coulomb-type friction owns, in this order, so
+// that a scheduled change {"mu_static": 0.2} means the same under every model.
+enum { CS_FRICTION_STATIC = 0, CS_FRICTION_DYNAMIC = 1, CS_FRICTION_VISCOUS = 2 };
+extern const char* const cs_frictionNames[3];
+
+// Set friction variable `index` (CS_FRICTION_*) of the block mu (mu[0] static, mu[1] dynamic,
+// mu[2] viscous when nmu = 3) to value, keeping 0 <= mu_dynamic <= mu_static: a negative or NaN
+// value becomes 0; a static coefficient set below the dynamic one pulls it down, a dynamic one
+// set above the static one pushes it up.
+void csu_setFriction(double* mu, int nmu, int index, double value);
+
+// 2ab/(a+b), the combination Simbody uses for friction coefficients; 0 when a + b = 0.
+double csu_harmonicMean(double a, double b);
+
+// Offsets within a material block of parameters: a stiffness-like value (penalty stiffness or
+// plane-strain modulus), the dissipation, then the three friction coefficients.
+enum { CS_MAT_K = 0, CS_MAT_C, CS_MAT_US, CS_MAT_UD, CS_MAT_UV, CS_MAT_COUNT };
+
+// 1 if any value of the material block at P[slot .. slot + CS_MAT_COUNT - 1] was given (not NaN).
+int csu_materialGiven(const double* P, int slot);
+
+// The pair of surface materials a contact combines, as Simbody combines contact materials
+// (HuntCrossleyForce, CompliantContactSubsystem): with k1, k2 the two surfaces' stiffnesses,
+//   s = k2 / (k1 + k2)  (the fraction of the deformation taken by surface 1),  k = k1 s,
+//   c = c1 s + c2 (1 - s),  and each friction coefficient 2 a b / (a + b).
+typedef struct csPairMaterial {
+  double k;        // effective stiffness of the pair (k1 k2 / (k1 + k2))
+  double c;        // effective dissipation, s/m
+  double us, ud, uv;  // friction coefficients (uv in s/m)
+  double s;        // fraction of the deformation taken by surface 1 (the body's)
+} csPairMaterial;
+
+// Combine the material blocks m1 (the body's surface) and m2 (the plane's), each CS_MAT_COUNT
+// values with NaN for absent ones (absent dissipation and friction count as 0); k1 and k2 are
+// the stiffnesses to combine (the caller converts moduli first).
+csPairMaterial csu_combineMaterials(const double* m1, const double* m2, double k1, double k2);
+
+// Validate the material keys of a contact kind with an effective block at slotEff and surface
+// blocks at slotBody and slotPlane (keys named "<kkey>", "body_material.<kkey>", ...): either
+// the effective stiffness or both surfaces' stiffnesses, never an effective value beside a
+// surface block. Fills err (nullable) naming the key and returns -1, or returns 0.
+int csu_checkMaterials(const csForce* f, const double* P, int slotEff, int slotBody, int slotPlane,
+                       const char* kkey, csError* err);
+
 #endif  // CONTACTSIM_FORCE_UTIL_H

@@ -1,9 +1,11 @@
-// report.c: CSV rows of the realized state, and contact columns with --forces.
+// csv.c: CSV rows of the realized state, and contact columns with --forces.
 //
 // Columns: t; per body its origin, orientation, origin velocity and angular velocity in Ground;
 // per non-free joint its q and u; with --forces, per contact element its force on the touching
-// body, contact point, potential energy, dissipated power and model-specific values, and per
-// contact set the total force and the centre of pressure; then ke, pe, dissipated, e_total.
+// body, contact point, potential energy, dissipated power and model-specific values, per other
+// element whose kind reports values (linear stops, bushings) those values, both in element
+// order, then per contact set the total force and the centre of pressure; then ke, pe,
+// dissipated, e_total.
 //
 // Values are printed with %.17g, which reads back as the same double, so that comparing two CSVs
 // shows differences of the runs and not of the printing. Header and row are formatted by parallel
@@ -19,9 +21,19 @@
 #include "contactsim/contactsim.h"
 
 
-// a contact element is one whose kind can report a contact (point, force on the touching body)
+// a contact element is one whose kind is a contact (point or sphere against a plane) and
+// reports it (point, force on the touching body)
 static int isContact(const csModel* m, int e) {
-  return cs_forceKind(m->force[e].kind)->report != NULL;
+  const csForceKind* k = cs_forceKind(m->force[e].kind);
+  return k->contact != 0 && k->report != NULL;
+}
+
+
+// Any other element whose kind reports values of its own (a stop's generalized force, a
+// bushing's coordinates and forces) gets those columns only: it has no contact point.
+static int hasExtras(const csModel* m, int e) {
+  const csForceKind* k = cs_forceKind(m->force[e].kind);
+  return k->report != NULL && k->nextra > 0;
 }
 
 
@@ -84,12 +96,14 @@ static void fields(Text* t, const char* name, const char* suffixes) {
 // the contact columns, per element then per contact set, in the order contactRow writes them
 static void contactHeader(Text* t, const csModel* m) {
   for (int e = 0; e < m->nforce; e++) {
-    if (!isContact(m, e)) {
+    if (!isContact(m, e) && !hasExtras(m, e)) {
       continue;
     }
     const char* n = m->force[e].name;
     const csForceKind* k = cs_forceKind(m->force[e].kind);
-    fields(t, n, "fx fy fz mx my mz px py pz pe power");
+    if (isContact(m, e)) {
+      fields(t, n, "fx fy fz mx my mz px py pz pe power");
+    }
     // the kind's own values, named by its extranames
     for (int i = 0; i < k->nextra; i++) {
       field(t, n, k->extranames[i]);
@@ -169,15 +183,18 @@ size_t cs_csvFormatHeader(char* buf, size_t size, const csModel* m, const csCsvO
 // the values of contactHeader's columns, in the same order
 static void contactRow(Text* t, const csModel* m, csData* d) {
   for (int e = 0; e < m->nforce; e++) {
-    if (!isContact(m, e)) {
+    if (!isContact(m, e) && !hasExtras(m, e)) {
       continue;
     }
+    // the report fills the extras of any kind; the contact columns only for contacts
     csContactReport r;
     cs_contactReport(m, d, e, &r);
-    double v[11] = {r.force.v.x, r.force.v.y, r.force.v.z, r.force.w.x, r.force.w.y,
-                    r.force.w.z, r.point.x,   r.point.y,   r.point.z,   r.pe,        r.power};
-    for (int i = 0; i < 11; i++) {
-      num(t, v[i]);
+    if (isContact(m, e)) {
+      double v[11] = {r.force.v.x, r.force.v.y, r.force.v.z, r.force.w.x, r.force.w.y,
+                      r.force.w.z, r.point.x,   r.point.y,   r.point.z,   r.pe,        r.power};
+      for (int i = 0; i < 11; i++) {
+        num(t, v[i]);
+      }
     }
     const double* extra = d->force_extra + m->force[e].repadr;
     for (int i = 0; i < cs_forceKind(m->force[e].kind)->nextra; i++) {

@@ -25,6 +25,8 @@
 #include "cJSON.h"
 #include "engine/error.h"
 #include "engine/forces.h"
+#include "forces/kinds.h"
+#include "engine/model.h"
 
 #include "contactsim/contactsim.h"
 
@@ -32,6 +34,7 @@
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 // files larger than this are refused before they are read (no scene comes near it)
@@ -54,6 +57,12 @@ typedef struct Loader {
   csError* err;            // where the first error goes (never NULL inside the loader)
   char path[CS_MAX_PATH];  // JSON path of the value being read
   size_t pathlen;          // strlen(path)
+  const csOverride* overrides;  // the load's parameters set by key path (noverrides)
+  int noverrides;
+  char (*created)[CS_MAX_PATH];  // (noverrides) JSON path of the first member each override
+                                 // created, "" when it created none
+  int unknownKey;                // the error recorded is an unknown key (a created one is the
+                                 // override's fault)
 } Loader;
 
 // append a suffix to the path; returns the previous length for popPath. Long keys truncate on
@@ -345,6 +354,7 @@ static int checkKeys(Loader* ld, const cJSON* obj, const char* const* keys) {
         int n = snprintf(list + len, sizeof(list) - len, "%s%s", i ? ", " : "", keys[i]);
         len += n > 0 ? (size_t)n : 0;
       }
+      ld->unknownKey = 1;
       return failAt(ld, key, "unknown key '%.64s' (allowed here: %s)", key, list);
     }
     // only a known key reaches the duplicate check (see above)
@@ -1049,6 +1059,14 @@ static int walkParams(Loader* ld, const cJSON* obj, const char* prefix, const cs
       const char* why = (geometryFromContact && isGeometryKey(key))
                             ? "; the geometry of a contact comes from its \"contacts\" entry"
                             : "";
+      ld->unknownKey = 1;
+      // a key of the old vocabulary: name the new one
+      const char* note = "";
+      const char* renamed = cs_renamedKey(k, full, &note);
+      if (renamed) {
+        return failAt(ld, key, "'%.64s' is now called '%s'%s for a force of type '%s'", full,
+                      renamed, note, k->name);
+      }
       return failAt(ld, key, "unknown key '%.64s' for a force of type '%s'%s", key, k->name, why);
     }
     if (isDuplicate(obj, c)) {
@@ -1255,6 +1273,7 @@ static int readContactModels(Loader* ld, const cJSON* cm, const char** defaultNa
     if (!k || !k->contact) {
       char list[CS_MAX_ERROR / 2];
       kindList(list, sizeof(list), 1);
+      ld->unknownKey = 1;
       return failAt(ld, key, "unknown contact model '%.64s' (contact models: %s)", key, list);
     }
     if (isDuplicate(cm, c)) {
@@ -1460,7 +1479,12 @@ static int readChange(Loader* ld, const cJSON* item) {
       }
     }
     // an unknown variable: the message names the target's kind, whose variables are the valid keys
+    if (!fixed && index < 0 && cs_renamedKey(k, key, NULL)) {
+      return failAt(ld, key, "discrete variable '%.64s' is now called '%s' for a force of type "
+                    "'%s'", key, cs_renamedKey(k, key, NULL), k->name);
+    }
     if (!fixed && index < 0) {
+      ld->unknownKey = 1;
       return failAt(ld, key, "'%.64s' (a force of type '%s') has no discrete variable '%.64s'",
                     target, k->name, key);
     }
@@ -1947,6 +1971,15 @@ static csModel* buildModel(Loader* ld, const cJSON* root, const char* file,
       goto cleanup;
     }
     model = cs_forceKind(kid)->name;
+    // the model carries its contact models, so that nobody needs to read the scene again
+    snprintf(ld->m->contact_model, sizeof(ld->m->contact_model), "%s", model);
+    snprintf(ld->m->contact_model_default, sizeof(ld->m->contact_model_default), "%s",
+             defaultName ? defaultName : (onlyBlock ? onlyBlock->string : ""));
+    for (const cJSON* c = cm ? cm->child : NULL; c; c = c->next) {
+      if (strcmp(c->string, "default") != 0 && ld->m->ncontact_model < CS_MAX_CONTACT_MODELS) {
+        snprintf(ld->m->contact_model_names[ld->m->ncontact_model++], CS_MAX_NAME, "%s", c->string);
+      }
+    }
     // the elements of each contact, in the order of "contacts" (elementPath relies on it)
     for (int c = 0; c < ncontacts; c++) {
       if (buildContact(ld, c, &geoms[c], kid, block)) {
@@ -1993,6 +2026,301 @@ cleanup:
 
 
 // ---------------------------------------------------------------------------------------------
+// parameters set by key path (csLoadOptions.overrides), applied to the tree before any check
+
+// the noun for an entry of a top-level array of named objects, for "the scene has no body named"
+static const char* entryNoun(const char* arrayKey) {
+  static const char* const nouns[][2] = {{"bodies", "body"},
+                                         {"planes", "plane"},
+                                         {"forces", "force element"},
+                                         {"contacts", "contact"},
+                                         {"changes", "change"}};
+  for (size_t i = 0; i < sizeof(nouns) / sizeof(nouns[0]); i++) {
+    if (strcmp(nouns[i][0], arrayKey) == 0) {
+      return nouns[i][1];
+    }
+  }
+  return "entry";
+}
+
+
+// length of the longest `name` that `rest` starts with as a whole segment (followed by the end,
+// '.' or '['); 0 when none. Names may themselves contain dots ("foot.0"), so the longest wins.
+static size_t segmentMatch(const char* rest, const char* name) {
+  size_t n = name ? strlen(name) : 0;
+  if (n == 0 || strncmp(rest, name, n) != 0) {
+    return 0;
+  }
+  return (rest[n] == '\0' || rest[n] == '.' || rest[n] == '[') ? n : 0;
+}
+
+
+// the name an entry of a top-level array answers to: its "name", else the name the loader gives
+// an unnamed force ("<type><index>") or contact ("contact<index>")
+static const char* entryName(const cJSON* entry, const char* arrayKey, int index, char* buf,
+                             size_t size) {
+  const cJSON* name = cJSON_GetObjectItemCaseSensitive(entry, "name");
+  if (cJSON_IsString(name)) {
+    return name->valuestring;
+  }
+  const cJSON* type = cJSON_GetObjectItemCaseSensitive(entry, "type");
+  if (strcmp(arrayKey, "forces") == 0 && cJSON_IsString(type) &&
+      cs_forceKindByName(type->valuestring) >= 0) {
+    snprintf(buf, size, "%.50s%d", type->valuestring, index);
+    return buf;
+  }
+  if (strcmp(arrayKey, "contacts") == 0) {
+    snprintf(buf, size, "contact%d", index);
+    return buf;
+  }
+  return NULL;
+}
+
+
+static int overrideFail(Loader* ld, int index, const char* fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+// an error in override `index` (0-based): the path is the key path as given, and err->override
+// tells the caller which override it was
+static int overrideFail(Loader* ld, int index, const char* fmt, ...) {
+  char msg[CS_MAX_ERROR];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof(msg), fmt, ap);
+  va_end(ap);
+  cs_setError(ld->err, CS_ERR_INPUT, ld->overrides[index].key, "%s", msg);
+  ld->err->override = index + 1;
+  return -1;
+}
+
+
+// put `value` in the place of `item`, keeping item's key and its position among its siblings
+// (so the tree is the one the edited file would give); value is consumed
+static void replaceValue(cJSON* item, cJSON* value) {
+  // swap the contents, not the nodes: the key string and the sibling links stay with item
+  int keepFlags = item->type & cJSON_StringIsConst;
+  cJSON tmp = *item;
+  item->type = (value->type & ~cJSON_StringIsConst) | keepFlags;
+  item->valuestring = value->valuestring;
+  item->valueint = value->valueint;
+  item->valuedouble = value->valuedouble;
+  item->child = value->child;
+  value->type = tmp.type & ~cJSON_StringIsConst;
+  value->valuestring = tmp.valuestring;
+  value->child = tmp.child;
+  cJSON_Delete(value);
+}
+
+
+// apply override `index` to the tree: walk its key path from the root, creating members of
+// objects that the scene does not have, and set the value. On an error the message names the
+// override; a created member's JSON path is kept in ld->created[index] so that a later "unknown
+// key" there is reported as the override's too.
+static int applyOverride(Loader* ld, cJSON* root, int index) {
+  const csOverride* o = &ld->overrides[index];
+  if (!o->key || !o->value) {
+    return overrideFail(ld, index, "an override needs a key path and a value");
+  }
+  // the value first: JSON text, one value with nothing after it
+  const char* end = NULL;
+  cJSON* value = cJSON_ParseWithOpts(o->value, &end, 1);
+  if (!value) {
+    int word = o->value[0] != '\0';
+    for (const char* c = o->value; *c && word; c++) {
+      word = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+             *c == '_' || *c == '-' || *c == '.';
+    }
+    return overrideFail(ld, index, "the value '%.200s' is not JSON text%s", o->value,
+                        word ? " (a string needs double quotes, e.g. \"bdf\")" : "");
+  }
+  // walk: node is the value reached so far; rest the key path still to follow
+  cJSON* node = root;
+  cJSON* parent = NULL;  // the value holding node
+  const char* rest = o->key;
+  const char* arrayKey = "";  // the top-level key of the array the walk is in, for names
+  popPath(ld, 0);
+  int r = 0;
+  if (!rest[0]) {
+    r = overrideFail(ld, index, "the key path is empty");
+  }
+  while (!r && rest[0]) {
+    // the part of the key path followed so far, for messages
+    int done = (int)(rest - o->key);
+    if (rest[0] == '[') {
+      // [index] of an array
+      char* stop = NULL;
+      errno = 0;
+      long i = strtol(rest + 1, &stop, 10);
+      if (stop == rest + 1 || *stop != ']' || errno || rest[1] == '-' || rest[1] == '+') {
+        r = overrideFail(ld, index, "malformed index after '%.*s' (expected [N])", done, o->key);
+        break;
+      }
+      if (!cJSON_IsArray(node)) {
+        r = overrideFail(ld, index, "'%.*s' is %s, not an array", done, o->key, typeName(node));
+        break;
+      }
+      int n = cJSON_GetArraySize(node);
+      if (i >= n) {
+        r = overrideFail(ld, index, "'%.*s' has %d element%s; there is no [%ld]", done, o->key, n,
+                         n == 1 ? "" : "s", i);
+        break;
+      }
+      parent = node;
+      node = cJSON_GetArrayItem(node, (int)i);
+      pushIndex(ld, (int)i);
+      rest = stop + 1;
+    } else {
+      // upto: the part naming the value reached; done also covers the dot after it
+      int upto = done;
+      if (rest[0] == '.' && done > 0) {
+        rest++;
+        done++;
+      }
+      if (rest[0] == '.' || rest[0] == '[' || rest[0] == '\0') {
+        r = overrideFail(ld, index, "malformed key path (an empty key after '%.*s')", done, o->key);
+        break;
+      }
+      if (cJSON_IsObject(node)) {
+        // the longest member key that the rest starts with (keys may hold dots)
+        cJSON* best = NULL;
+        size_t bestLen = 0;
+        for (cJSON* c = node->child; c; c = c->next) {
+          size_t n = segmentMatch(rest, c->string);
+          if (n > bestLen) {
+            best = c;
+            bestLen = n;
+          }
+        }
+        if (!best) {
+          // a member the scene does not have: created (an object when the path goes on); the
+          // normal checks then judge whether it is a valid key here
+          size_t n = strcspn(rest, ".[");
+          char key[CS_MAX_KEY];
+          if (n >= sizeof(key)) {
+            r = overrideFail(ld, index, "the key '%.64s...' is too long", rest);
+            break;
+          }
+          memcpy(key, rest, n);
+          key[n] = '\0';
+          // the arrays of named entries are not made up: an entry must exist to be set
+          if (node == root && rest[n] == '.' && strcmp(entryNoun(key), "entry") != 0) {
+            r = overrideFail(ld, index, "the scene has no %s named '%.*s' (it has no '%s')",
+                             entryNoun(key), (int)strcspn(rest + n + 1, ".["), rest + n + 1, key);
+            break;
+          }
+          if (rest[n] == '[') {
+            r = overrideFail(ld, index, "'%.*s' does not exist in the scene, so it has no elements",
+                             (int)(done + (int)n), o->key);
+            break;
+          }
+          cJSON* made = rest[n] ? cJSON_CreateObject() : value;
+          if (!made || !cJSON_AddItemToObject(node, key, made)) {
+            if (made && made != value) {
+              cJSON_Delete(made);
+            }
+            cs_setError(ld->err, CS_ERR_MEMORY, "", "out of memory applying an override");
+            r = -1;
+            break;
+          }
+          if (!ld->created[index][0]) {
+            pushKey(ld, key);
+            snprintf(ld->created[index], sizeof(ld->created[index]), "%s", ld->path);
+          } else {
+            pushKey(ld, key);
+          }
+          if (made == value) {
+            value = NULL;  // consumed
+            rest += n;
+            break;
+          }
+          node = made;
+          rest += n;
+          continue;
+        }
+        if (node == root) {
+          arrayKey = best->string;
+        }
+        pushKey(ld, best->string);
+        parent = node;
+        node = best;
+        rest += bestLen;
+      } else if (cJSON_IsArray(node)) {
+        // an entry of an array of objects, by its name
+        cJSON* best = NULL;
+        size_t bestLen = 0;
+        int bestIndex = -1, i = 0;
+        for (cJSON* c = node->child; c; c = c->next, i++) {
+          char buf[CS_MAX_NAME + 16];
+          const char* name = cJSON_IsObject(c)
+                                 ? entryName(c, parent == root ? arrayKey : "", i, buf, sizeof(buf))
+                                 : NULL;
+          size_t n = segmentMatch(rest, name);
+          if (n > bestLen) {
+            best = c;
+            bestLen = n;
+            bestIndex = i;
+          }
+        }
+        if (!best) {
+          size_t n = strcspn(rest, ".[");
+          int top = parent == root;
+          if (top && strcmp(arrayKey, "changes") == 0) {
+            r = overrideFail(ld, index,
+                             "the entries of 'changes' have no names: address them by index, "
+                             "e.g. changes[0]");
+          } else if (top) {
+            r = overrideFail(ld, index, "the scene has no %s named '%.*s'", entryNoun(arrayKey),
+                             (int)(n > 64 ? 64 : n), rest);
+          } else {
+            r = overrideFail(ld, index, "'%.*s' has no entry named '%.*s' (use an index: [N])",
+                             upto, o->key, (int)(n > 64 ? 64 : n), rest);
+          }
+          break;
+        }
+        pushIndex(ld, bestIndex);
+        parent = node;
+        node = best;
+        rest += bestLen;
+      } else {
+        r = overrideFail(ld, index, "'%.*s' is %s, which has no member '%.*s'", upto, o->key,
+                         typeName(node), (int)strcspn(rest, ".["), rest);
+        break;
+      }
+    }
+    if (!r && rest[0] && rest[0] != '.' && rest[0] != '[') {
+      r = overrideFail(ld, index, "malformed key path after '%.*s'", (int)(rest - o->key), o->key);
+    }
+  }
+  // the place exists: the value goes there (unless a created member took it already)
+  if (!r && value) {
+    if (node == root) {
+      r = overrideFail(ld, index, "the key path must name a value inside the scene");
+    } else {
+      replaceValue(node, value);
+      value = NULL;
+    }
+  }
+  cJSON_Delete(value);
+  popPath(ld, 0);
+  return r;
+}
+
+
+// every override in order, each on the tree the ones before it left
+static int applyOverrides(Loader* ld, cJSON* root) {
+  if (!cJSON_IsObject(root)) {
+    return 0;  // the checks report a root that is not an object
+  }
+  for (int i = 0; i < ld->noverrides; i++) {
+    if (applyOverride(ld, root, i)) {
+      return -1;
+    }
+  }
+  return 0;
+}
+
+
+// ---------------------------------------------------------------------------------------------
 // text and files
 
 // 1-based line and column of byte offset `pos` in text
@@ -2035,13 +2363,8 @@ static cJSON* parseText(const char* text, size_t len, csError* err) {
 }
 
 
-// read a whole file into a counted, zero-terminated buffer of *size bytes
-static char* readFile(const char* path, size_t* size, size_t* len, csError* err) {
-  FILE* f = fopen(path, "rb");
-  if (!f) {
-    cs_setError(err, CS_ERR_IO, "", "cannot open '%s': %s", path, strerror(errno));
-    return NULL;
-  }
+// read a whole stream into a counted, zero-terminated buffer of *size bytes; name is for messages
+static char* readStream(FILE* f, const char* name, size_t* size, size_t* len, csError* err) {
   // read until the end of the file rather than asking its size with fseek/ftell, so that pipes
   // and special files work too; the buffer doubles, and the size limit is checked before each
   // growth so that an endless input costs at most CS_MAX_SCENE_BYTES
@@ -2050,10 +2373,9 @@ static char* readFile(const char* path, size_t* size, size_t* len, csError* err)
   while (buf) {
     if (n + 1 >= cap) {
       if (cap >= (size_t)CS_MAX_SCENE_BYTES) {
-        cs_setError(err, CS_ERR_INPUT, "", "'%s' is larger than %ld bytes", path,
+        cs_setError(err, CS_ERR_INPUT, "", "'%s' is larger than %ld bytes", name,
                     CS_MAX_SCENE_BYTES);
         csu_free(buf, cap);
-        fclose(f);
         return NULL;
       }
       char* grown = csu_realloc(buf, cap, 2 * cap);
@@ -2073,18 +2395,15 @@ static char* readFile(const char* path, size_t* size, size_t* len, csError* err)
     }
   }
   if (!buf) {
-    cs_setError(err, CS_ERR_MEMORY, "", "out of memory reading '%s'", path);
-    fclose(f);
+    cs_setError(err, CS_ERR_MEMORY, "", "out of memory reading '%s'", name);
     return NULL;
   }
   // a read error is not the end of the file: report it rather than load a truncated scene
   if (ferror(f)) {
-    cs_setError(err, CS_ERR_IO, "", "cannot read '%s'", path);
+    cs_setError(err, CS_ERR_IO, "", "cannot read '%s'", name);
     csu_free(buf, cap);
-    fclose(f);
     return NULL;
   }
-  fclose(f);
   // cJSON needs the terminating NUL; the loop always keeps one byte free for it
   buf[n] = '\0';
   *size = cap;
@@ -2093,10 +2412,39 @@ static char* readFile(const char* path, size_t* size, size_t* len, csError* err)
 }
 
 
+// read a whole file ("-": standard input) into a counted, zero-terminated buffer
+static char* readFile(const char* path, size_t* size, size_t* len, csError* err) {
+  if (strcmp(path, "-") == 0) {
+    return readStream(stdin, "standard input", size, len, err);
+  }
+  FILE* f = fopen(path, "rb");
+  if (!f) {
+    cs_setError(err, CS_ERR_IO, "", "cannot open '%s': %s", path, strerror(errno));
+    return NULL;
+  }
+  char* buf = readStream(f, path, size, len, err);
+  fclose(f);
+  return buf;
+}
+
+
 // start every load with a clean error that already names the file
 static void clearError(csError* err, const char* file) {
   memset(err, 0, sizeof(*err));
   snprintf(err->file, sizeof(err->file), "%s", file ? file : "");
+}
+
+
+// an unknown key that an override created is that override's mistake, not the file's: the error
+// is then given the override's key path and index
+static void blameOverride(Loader* ld) {
+  for (int i = 0; ld->unknownKey && i < ld->noverrides; i++) {
+    if (ld->created[i][0] && strcmp(ld->created[i], ld->err->path) == 0) {
+      snprintf(ld->err->path, sizeof(ld->err->path), "%s", ld->overrides[i].key);
+      ld->err->override = i + 1;
+      return;
+    }
+  }
 }
 
 
@@ -2110,7 +2458,29 @@ static csModel* loadText(const char* text, size_t len, const char* file, const c
   Loader ld;
   memset(&ld, 0, sizeof(ld));
   ld.err = err;
-  csModel* m = buildModel(&ld, root, file, opt);
+  // the overrides edit the tree first, so everything after sees the edited scene
+  csModel* m = NULL;
+  size_t createdBytes = 0;
+  if (opt && opt->noverrides > 0 && opt->overrides) {
+    ld.overrides = opt->overrides;
+    ld.noverrides = opt->noverrides;
+    createdBytes = sizeof(*ld.created) * (size_t)opt->noverrides;
+    ld.created = csu_malloc(createdBytes);
+    if (!ld.created) {
+      cs_setError(err, CS_ERR_MEMORY, "", "out of memory applying the overrides");
+      goto done;
+    }
+    memset(ld.created, 0, createdBytes);
+    if (applyOverrides(&ld, root)) {
+      goto done;
+    }
+  }
+  m = buildModel(&ld, root, file, opt);
+  if (!m) {
+    blameOverride(&ld);
+  }
+done:
+  csu_free(ld.created, createdBytes);
   cJSON_Delete(root);
   return m;
 }
@@ -2127,7 +2497,9 @@ csModel* cs_loadSceneString(const char* text, const char* filename, const csLoad
     cs_setError(err, CS_ERR_INPUT, "", "no scene text was given");
     return NULL;
   }
-  return loadText(text, strlen(text), filename, opt, err);
+  // the model keeps the text and options, so that cs_modelWithOverrides can load it again
+  return cs_modelKeepSource(loadText(text, strlen(text), filename, opt, err), text, strlen(text),
+                            opt, err);
 }
 
 
@@ -2147,61 +2519,38 @@ csModel* cs_loadScene(const char* path, const csLoadOptions* opt, csError* err) 
     return NULL;
   }
   csModel* m = loadText(text, len, path, opt, err);
+  m = cs_modelKeepSource(m, text, len, opt, err);
   csu_free(text, size);
   return m;
 }
 
 
-int cs_sceneContactModels(const char* path, char names[][CS_MAX_NAME], int maxnames,
-                          char* defaultname, csError* err) {
-  csError local;
-  err = err ? err : &local;
-  clearError(err, path);
-  // empty results first, so that they are defined on every return
-  if (defaultname) {
-    defaultname[0] = '\0';
-  }
-  // a NULL path is an input error, not a crash
-  if (!path) {
-    cs_setError(err, CS_ERR_INPUT, "", "no scene file was given");
-    return -1;
-  }
-  size_t size = 0, len = 0;
-  char* text = readFile(path, &size, &len, err);
-  if (!text) {
-    return -1;
-  }
-  // the text can go as soon as it is parsed: the tree holds copies of its strings
-  cJSON* root = parseText(text, len, err);
-  csu_free(text, size);
-  if (!root) {
-    return -1;
-  }
-  Loader ld;
-  memset(&ld, 0, sizeof(ld));
-  ld.err = err;
+// the blocks of contact_models in a parsed scene, checked as the loader checks them; see
+// cs_sceneContactModels
+static int contactModelsOfTree(Loader* ld, const cJSON* root, char names[][CS_MAX_NAME],
+                               int maxnames, char* defaultname) {
   // only the blocks are checked here, not the whole scene: compare loads every model afterwards,
   // and that load reports any other error with its path
-  int count = -1;
   const cJSON* contacts = cJSON_GetObjectItemCaseSensitive(root, "contacts");
   const cJSON* cm = cJSON_GetObjectItemCaseSensitive(root, "contact_models");
   // a root that is not an object is bad input here, as in the load
-  if (expectObject(&ld, root)) {
-    goto cleanup;
+  if (expectObject(ld, root)) {
+    return -1;
   }
-  count = 0;
   // no contacts or no blocks: zero models, and the scene runs as it is
   if (!cJSON_IsArray(contacts) || cJSON_GetArraySize(contacts) == 0 || !cm) {
-    goto cleanup;
+    return 0;
   }
   // the blocks, checked as the loader checks them
   const char* defaultName = NULL;
   const cJSON* onlyBlock = NULL;
+  int count = 0;
   // errors in a block carry its path, as they would in the load
-  pushKey(&ld, "contact_models");
-  if (readContactModels(&ld, cm, &defaultName, &count, &onlyBlock)) {
-    count = -1;
-    goto cleanup;
+  size_t p = pushKey(ld, "contact_models");
+  int r = readContactModels(ld, cm, &defaultName, &count, &onlyBlock);
+  popPath(ld, p);
+  if (r) {
+    return -1;
   }
   // names in file order, at most maxnames of them; the count returned is of all blocks
   int i = 0;
@@ -2215,8 +2564,124 @@ int cs_sceneContactModels(const char* path, char names[][CS_MAX_NAME], int maxna
     const char* d = defaultName ? defaultName : (onlyBlock ? onlyBlock->string : "");
     snprintf(defaultname, CS_MAX_NAME, "%s", d);
   }
+  return count;
+}
 
-cleanup:
+
+int cs_sceneContactModelsString(const char* text, const char* filename, const csLoadOptions* opt,
+                                char names[][CS_MAX_NAME], int maxnames, char* defaultname,
+                                csError* err) {
+  csError local;
+  err = err ? err : &local;
+  clearError(err, filename);
+  // empty results first, so that they are defined on every return
+  if (defaultname) {
+    defaultname[0] = '\0';
+  }
+  if (!text) {
+    cs_setError(err, CS_ERR_INPUT, "", "no scene text was given");
+    return -1;
+  }
+  cJSON* root = parseText(text, strlen(text), err);
+  if (!root) {
+    return -1;
+  }
+  Loader ld;
+  memset(&ld, 0, sizeof(ld));
+  ld.err = err;
+  int count = -1;
+  size_t createdBytes = 0;
+  // the overrides first, as in the load (they may add or change blocks)
+  if (opt && opt->noverrides > 0 && opt->overrides) {
+    ld.overrides = opt->overrides;
+    ld.noverrides = opt->noverrides;
+    createdBytes = sizeof(*ld.created) * (size_t)opt->noverrides;
+    ld.created = csu_malloc(createdBytes);
+    if (!ld.created) {
+      cs_setError(err, CS_ERR_MEMORY, "", "out of memory applying the overrides");
+      goto done;
+    }
+    if (applyOverrides(&ld, root)) {
+      goto done;
+    }
+  }
+  count = contactModelsOfTree(&ld, root, names, maxnames, defaultname);
+  if (count < 0) {
+    blameOverride(&ld);
+  }
+done:
+  csu_free(ld.created, createdBytes);
   cJSON_Delete(root);
   return count;
+}
+
+
+int cs_sceneContactModels(const char* path, char names[][CS_MAX_NAME], int maxnames,
+                          char* defaultname, csError* err) {
+  csError local;
+  err = err ? err : &local;
+  clearError(err, path);
+  if (defaultname) {
+    defaultname[0] = '\0';
+  }
+  char* text = cs_readSceneText(path, NULL, err);
+  if (!text) {
+    return -1;
+  }
+  int count = cs_sceneContactModelsString(text, path, NULL, names, maxnames, defaultname, err);
+  cs_freeSceneText(text);
+  return count;
+}
+
+
+// the text of cs_readSceneText follows a header that remembers the allocation's size
+typedef struct SceneText {
+  size_t size;  // bytes allocated, header included
+  char text[];
+} SceneText;
+
+char* cs_readSceneText(const char* path, size_t* length, csError* err) {
+  csError local;
+  err = err ? err : &local;
+  clearError(err, path);
+  if (!path) {
+    cs_setError(err, CS_ERR_INPUT, "", "no scene file was given");
+    return NULL;
+  }
+  size_t size = 0, len = 0;
+  char* buf = readFile(path, &size, &len, err);
+  if (!buf) {
+    return NULL;
+  }
+  // a NUL inside the text would end every later parse early and hide the rest: refuse it here
+  size_t nul = strlen(buf);
+  if (nul < len) {
+    lineColumn(buf, nul, &err->line, &err->column);
+    cs_setError(err, CS_ERR_INPUT, "", "the file contains a NUL byte at line %d, column %d",
+                err->line, err->column);
+    csu_free(buf, size);
+    return NULL;
+  }
+  // copied behind the header, so that cs_freeSceneText knows the size to free
+  SceneText* st = csu_malloc(sizeof(SceneText) + len + 1);
+  if (!st) {
+    cs_setError(err, CS_ERR_MEMORY, "", "out of memory reading '%s'", path);
+    csu_free(buf, size);
+    return NULL;
+  }
+  st->size = sizeof(SceneText) + len + 1;
+  memcpy(st->text, buf, len + 1);
+  csu_free(buf, size);
+  if (length) {
+    *length = len;
+  }
+  return st->text;
+}
+
+
+void cs_freeSceneText(char* text) {
+  if (text) {
+    SceneText* st = (SceneText*)(void*)(text - offsetof(SceneText, text));
+    csu_free(st, st->size);
+  }
 }

@@ -1,0 +1,288 @@
+// mujoco_peer.c: contactsim's benchmark scenes (scenes/bench/) built in MuJoCo 2.2.2, for
+// timing MuJoCo at its defaults on the same bodies.
+//
+//   mujoco_peer SCENE [--timestep H] [--integrator Euler|RK4] [--traj FILE.csv]
+//                     [--report-interval DT]
+//
+// SCENE: block_spin_slide, incline_stick, incline_slide, sphere_bounce_roll, pendulum_stop,
+// bushing_hang, chain_N (N >= 1). Masses, inertias, geometry, initial states and joint ranges
+// are those of scenes/bench/SCENE.json. The contact and limit models are MuJoCo's own (soft
+// constraints with its default solref/solimp and one friction coefficient: the kinetic one,
+// 0.5, 0.6 for the ball), since MuJoCo has no penalty springs or Stribeck curves: the motion
+// differs from contactsim's in detail, and each engine's error is measured against its own
+// converged run. The bushing is expressed exactly: three slide and three hinge joints (x-y-z
+// body-fixed Euler angles, as the bushing's gimbal) with joint stiffness and damping.
+//
+// Defaults: timestep 2 ms, Euler (MuJoCo's defaults). Prints one line of key=value pairs with
+// steps and cpu_integration (process CPU seconds of the mj_step loop alone, no output) and the
+// final qpos/qvel; --traj writes, after the run, t and every body's centre of mass in Ground
+// at each report time.
+#include <math.h>
+#include <stdarg.h>
+#include <mujoco/mujoco.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double cpuSeconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+enum { XML_MAX = 1 << 20 };
+
+typedef struct Scene {
+  char xml[XML_MAX];
+  size_t len;
+  double duration;
+} Scene;
+
+static void add(Scene* s, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add(Scene* s, const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(s->xml + s->len, XML_MAX - s->len, fmt, ap);
+  va_end(ap);
+  if (n > 0) {
+    s->len += (size_t)n;
+  }
+}
+
+static void header(Scene* s, double h, const char* integrator) {
+  add(s, "<mujoco><compiler angle=\"degree\"/>"
+         "<option timestep=\"%.17g\" integrator=\"%s\" gravity=\"0 0 -9.81\"/>"
+         "<worldbody>", h, integrator);
+}
+
+static void blockSpinSlide(Scene* s) {
+  add(s, "<geom type=\"plane\" size=\"0 0 1\" friction=\"0.5 0.005 0.0001\"/>"
+         "<body name=\"block\" pos=\"0 0 0.103261976704\"><freejoint/>"
+         "<inertial pos=\"0 0 0\" mass=\"10\" diaginertia=\"1 1 1\"/>"
+         "<geom type=\"box\" size=\"0.1 0.1 0.1\" friction=\"0.5 0.005 0.0001\"/></body>");
+  s->duration = 12.0;
+}
+
+static void incline(Scene* s, double deg, double px, double pz, double duration) {
+  add(s, "<geom type=\"plane\" size=\"0 0 1\" axisangle=\"0 1 0 %g\" friction=\"0.5 0.005 0.0001\"/>"
+         "<body name=\"block\" pos=\"%.17g 0 %.17g\" axisangle=\"0 1 0 %g\"><freejoint/>"
+         "<geom type=\"box\" size=\"0.1 0.1 0.1\" mass=\"10\" friction=\"0.5 0.005 0.0001\"/>"
+         "</body>", deg, px, pz, deg);
+  s->duration = duration;
+}
+
+static void sphereBounceRoll(Scene* s) {
+  add(s, "<geom type=\"plane\" size=\"0 0 1\" friction=\"0.6 0.005 0.0001\"/>"
+         "<body name=\"ball\" pos=\"0 0 0.5\"><freejoint/>"
+         "<geom type=\"sphere\" size=\"0.1\" mass=\"1\" friction=\"0.6 0.005 0.0001\"/></body>");
+  s->duration = 3.0;
+}
+
+static void pendulumStop(Scene* s) {
+  // contactsim's pin axis is Ground -y; the arm's mass centre 1 m below the pin at q = 0
+  add(s, "<body name=\"arm\" pos=\"0 0 2\">"
+         "<joint type=\"hinge\" axis=\"0 -1 0\" limited=\"true\" range=\"-0.5 0.8\"/>"
+         "<inertial pos=\"0 0 -1\" mass=\"1\" diaginertia=\"0.001 0.001 0.001\"/></body>");
+  s->duration = 5.0;
+}
+
+static void bushingHang(Scene* s) {
+  // frame F at (0, 0, 1) on Ground; the body frame is the bushing's frame M, the box's centre
+  // 0.1 m below it; joints: p_FM in F, then R_FM = Rx Ry Rz (seed 003)
+  add(s, "<body name=\"block\" pos=\"0 0 1\">"
+         "<joint type=\"slide\" axis=\"1 0 0\" stiffness=\"2000\" damping=\"20\"/>"
+         "<joint type=\"slide\" axis=\"0 1 0\" stiffness=\"2000\" damping=\"20\"/>"
+         "<joint type=\"slide\" axis=\"0 0 1\" stiffness=\"4000\" damping=\"30\"/>"
+         "<joint type=\"hinge\" axis=\"1 0 0\" stiffness=\"50\" damping=\"1\"/>"
+         "<joint type=\"hinge\" axis=\"0 1 0\" stiffness=\"50\" damping=\"1\"/>"
+         "<joint type=\"hinge\" axis=\"0 0 1\" stiffness=\"30\" damping=\"0.6\"/>"
+         "<inertial pos=\"0 0 -0.1\" mass=\"2\" diaginertia=\"%.17g %.17g %.17g\"/></body>",
+      2.0 / 3 * 0.02, 2.0 / 3 * 0.02, 2.0 / 3 * 0.02);
+  s->duration = 5.0;
+}
+
+// initial bushing coordinates of the scene's pose (centre (0.02, -0.01, 0.87), 15 degrees
+// about (1, 1, 0), angular velocity (0, 0, 1) in Ground, at rest otherwise)
+static void bushingInitial(const mjModel* m, mjData* d) {
+  double axis[3] = {1 / sqrt(2.0), 1 / sqrt(2.0), 0}, quat[4], R[9];
+  mju_axisAngle2Quat(quat, axis, 15 * 3.14159265358979323846 / 180);
+  mju_quat2Mat(R, quat);
+  // M origin = centre + R (0, 0, 0.1); p_FM = M origin - (0, 0, 1)
+  double pm[3] = {0.02 + 0.1 * R[2], -0.01 + 0.1 * R[5], 0.87 + 0.1 * R[8] - 1.0};
+  // R = Rx(a) Ry(b) Rz(c): R02 = sin b, R12 = -sin a cos b, R22 = cos a cos b,
+  // R01 = -cos b sin c, R00 = cos b cos c
+  double b = asin(R[2]), a = atan2(-R[5], R[8]), c = atan2(-R[1], R[0]);
+  // angular velocity w = ex da + Rx(a) ey db + Rx(a) Ry(b) ez dc, solved for the rates
+  double w[3] = {0, 0, 1};
+  double J[9] = {1, 0, sin(b), 0, cos(a), -sin(a) * cos(b), 0, sin(a), cos(a) * cos(b)};
+  double det = J[0] * (J[4] * J[8] - J[5] * J[7]) - J[1] * (J[3] * J[8] - J[5] * J[6]) +
+               J[2] * (J[3] * J[7] - J[4] * J[6]);
+  double rates[3];
+  for (int k = 0; k < 3; k++) {
+    double Jk[9];
+    memcpy(Jk, J, sizeof(Jk));
+    for (int r = 0; r < 3; r++) {
+      Jk[3 * r + k] = w[r];
+    }
+    rates[k] = (Jk[0] * (Jk[4] * Jk[8] - Jk[5] * Jk[7]) - Jk[1] * (Jk[3] * Jk[8] - Jk[5] * Jk[6]) +
+                Jk[2] * (Jk[3] * Jk[7] - Jk[4] * Jk[6])) / det;
+  }
+  // velocity of M's origin: the centre is at rest, M is 0.1 m along R z from it
+  double rm[3] = {0.1 * R[2], 0.1 * R[5], 0.1 * R[8]};
+  double vm[3] = {w[1] * rm[2] - w[2] * rm[1], w[2] * rm[0] - w[0] * rm[2],
+                  w[0] * rm[1] - w[1] * rm[0]};
+  double q[6] = {pm[0], pm[1], pm[2], a, b, c};
+  double v[6] = {vm[0], vm[1], vm[2], rates[0], rates[1], rates[2]};
+  for (int i = 0; i < 6 && i < m->nq; i++) {
+    d->qpos[i] = q[i];
+    d->qvel[i] = v[i];
+  }
+}
+
+static void chain(Scene* s, int n) {
+  for (int i = 0; i < n; i++) {
+    add(s, "<body name=\"link%d\" pos=\"%s\">"
+           "<joint type=\"hinge\" axis=\"0 -1 0\" limited=\"true\" range=\"-28.6478897565412 "
+           "28.6478897565412\"/>"
+           "<inertial pos=\"0.05 0 0\" mass=\"0.1\" diaginertia=\"1e-5 1e-4 1e-4\"/>",
+        i, i == 0 ? "0 0 1" : "0.1 0 0");
+  }
+  for (int i = 0; i < n; i++) {
+    add(s, "</body>");
+  }
+  s->duration = 2.0;
+}
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    fprintf(stderr, "usage: mujoco_peer SCENE [--timestep H] [--integrator Euler|RK4] "
+                    "[--traj FILE.csv] [--report-interval DT]\n");
+    return 2;
+  }
+  const char* name = argv[1];
+  const char* integrator = "Euler";
+  const char* traj = NULL;
+  double h = 0.002, dt = 0.01;
+  for (int i = 2; i < argc; i++) {
+    int more = i + 1 < argc;
+    if (!strcmp(argv[i], "--timestep") && more) {
+      h = atof(argv[++i]);
+    } else if (!strcmp(argv[i], "--integrator") && more) {
+      integrator = argv[++i];
+    } else if (!strcmp(argv[i], "--traj") && more) {
+      traj = argv[++i];
+    } else if (!strcmp(argv[i], "--report-interval") && more) {
+      dt = atof(argv[++i]);
+    } else {
+      fprintf(stderr, "mujoco_peer: unknown or incomplete option '%s'\n", argv[i]);
+      return 2;
+    }
+  }
+
+  static Scene s;
+  header(&s, h, integrator);
+  if (!strcmp(name, "block_spin_slide")) {
+    blockSpinSlide(&s);
+  } else if (!strcmp(name, "incline_stick")) {
+    incline(&s, 20, 0.0353361756317, 0.0970853446381, 3.0);
+  } else if (!strcmp(name, "incline_slide")) {
+    incline(&s, 40, 0.0665244866543, 0.0792807959657, 2.0);
+  } else if (!strcmp(name, "sphere_bounce_roll")) {
+    sphereBounceRoll(&s);
+  } else if (!strcmp(name, "pendulum_stop")) {
+    pendulumStop(&s);
+  } else if (!strcmp(name, "bushing_hang")) {
+    bushingHang(&s);
+  } else if (!strncmp(name, "chain_", 6) && atoi(name + 6) > 0) {
+    chain(&s, atoi(name + 6));
+  } else {
+    fprintf(stderr, "mujoco_peer: unknown scene '%s'\n", name);
+    return 2;
+  }
+  add(&s, "</worldbody></mujoco>");
+
+  // MuJoCo 2.2 loads XML from a file or a virtual file system
+  mjVFS vfs;
+  mj_defaultVFS(&vfs);
+  mj_makeEmptyFileVFS(&vfs, "scene.xml", (int)s.len);
+  memcpy(vfs.filedata[vfs.nfile - 1], s.xml, s.len);
+  char err[1000] = "";
+  mjModel* m = mj_loadXML("scene.xml", &vfs, err, sizeof(err));
+  mj_deleteVFS(&vfs);
+  if (!m) {
+    fprintf(stderr, "mujoco_peer: %s\n", err);
+    return 1;
+  }
+  mjData* d = mj_makeData(m);
+
+  // initial velocities and coordinates of the scene
+  if (!strcmp(name, "block_spin_slide")) {
+    d->qvel[0] = 3;
+    d->qvel[5] = 12;
+  } else if (!strcmp(name, "sphere_bounce_roll")) {
+    d->qvel[0] = 1;
+    d->qvel[4] = -20;
+  } else if (!strcmp(name, "pendulum_stop")) {
+    d->qpos[0] = 1.2;
+  } else if (!strcmp(name, "bushing_hang")) {
+    bushingInitial(m, d);
+  }
+
+  // step to every report time, keeping the mass centres in memory
+  int per = (int)floor(dt / m->opt.timestep + 0.5);
+  long nsteps = (long)floor(s.duration / m->opt.timestep + 0.5);
+  int nb = m->nbody - 1;
+  long nrows = nsteps / per + 2;
+  double* rows = malloc(sizeof(double) * (size_t)nrows * (size_t)(1 + 3 * nb));
+  long r = 0;
+  double t0 = cpuSeconds();
+  mj_forward(m, d);
+  for (long k = 0;; k++) {
+    if (k % per == 0 && r < nrows) {
+      double* row = rows + r++ * (1 + 3 * nb);
+      row[0] = d->time;
+      memcpy(row + 1, d->xipos + 3, sizeof(double) * 3 * (size_t)nb);
+    }
+    if (k == nsteps) {
+      break;
+    }
+    mj_step(m, d);
+  }
+  double cpu = cpuSeconds() - t0;
+
+  printf("scene=%s integrator=%s timestep=%g t=%.17g steps=%ld cpu_integration=%.6f qpos=", name,
+         integrator, m->opt.timestep, d->time, nsteps, cpu);
+  for (int i = 0; i < m->nq; i++) {
+    printf("%s%.17g", i ? "," : "", d->qpos[i]);
+  }
+  printf(" qvel=");
+  for (int i = 0; i < m->nv; i++) {
+    printf("%s%.17g", i ? "," : "", d->qvel[i]);
+  }
+  printf("\n");
+
+  if (traj) {
+    FILE* f = fopen(traj, "w");
+    if (!f) {
+      fprintf(stderr, "mujoco_peer: cannot write '%s'\n", traj);
+      return 1;
+    }
+    fprintf(f, "t");
+    for (int b = 0; b < nb; b++) {
+      fprintf(f, ",b%d.cx,b%d.cy,b%d.cz", b, b, b);
+    }
+    fprintf(f, "\n");
+    for (long i = 0; i < r; i++) {
+      for (int j = 0; j < 1 + 3 * nb; j++) {
+        fprintf(f, "%s%.17g", j ? "," : "", rows[i * (1 + 3 * nb) + j]);
+      }
+      fprintf(f, "\n");
+    }
+    fclose(f);
+  }
+  free(rows);
+  mj_deleteData(d);
+  mj_deleteModel(m);
+  return 0;
+}

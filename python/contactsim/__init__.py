@@ -1,0 +1,135 @@
+"""contactsim: rigid-body simulation with contact models, from Python.
+
+Load a scene, run it and read the trajectory by CSV column name::
+
+    import contactsim
+    traj = contactsim.run("scenes/pendulum.json", duration=2.0)
+    traj["arm.q0"]            # pin angle, rad: a numpy array, one value per report
+
+Or step a simulation yourself, MuJoCo-style::
+
+    sim = contactsim.Simulation(contactsim.load("scenes/sphere_drop.json"))
+    while sim.time < 1.0:
+        sim.step()
+    sim.q, sim.u              # numpy views of the state
+    sim.contacts()            # contact reports: point, force, energy, power (in Ground)
+
+Units are SI throughout (m, kg, s, N, J, rad); vectors are in Ground unless a name says
+otherwise; quaternions are (w, x, y, z). Bad input raises SceneError (with .file, .path, .message),
+a failed integration SimulationError (with .time and the partial .trajectory). The module never
+prints. See docs/python.md.
+"""
+
+import json as _json
+import os as _os
+
+from . import _core
+from ._compare import compare
+from ._errors import Error, SceneError, SimulationError
+from ._simulation import ContactReport, Simulation, State
+from ._trajectory import Trajectory
+
+Model = _core.Model
+
+__version__ = _core.version
+
+__all__ = [
+    "ContactReport", "Error", "Model", "SceneError", "Simulation", "SimulationError", "State",
+    "Trajectory", "compare", "load", "loads", "run", "__version__",
+]
+
+
+def _override_pairs(overrides):
+    # {key path: value} (or (key, value) pairs) as (key path, JSON text) pairs for the library
+    if overrides is None:
+        return ()
+    items = overrides.items() if hasattr(overrides, "items") else overrides
+    pairs = []
+    for key, value in items:
+        if hasattr(value, "tolist"):  # numpy arrays and scalars
+            value = value.tolist()
+        try:
+            text = _json.dumps(value, allow_nan=False)
+        except (TypeError, ValueError) as e:
+            raise SceneError(f"the override of '{key}' cannot be written as JSON: {e}",
+                             path=str(key)) from None
+        pairs.append((str(key), text))
+    return tuple(pairs)
+
+
+def load(path, contact_model=None, overrides=None):
+    """Load a scene file into a Model.
+
+    Args:
+        path: the scene file (str or os.PathLike).
+        contact_model: name of the contact model to use, one of the scene's
+            "contact_models" blocks (e.g. "exponential_spring", "hunt_crossley"); None for
+            the scene's default.
+        overrides: scene parameters set by key path, as if the file had been edited: a dict
+            such as ``{"contact_models.exponential_spring.mu_static": 0.6,
+            "simulation.rtol": 1e-8, "bodies.block.mass": 2.0}``. Values are Python numbers,
+            lists, strings or bools (written as JSON).
+
+    Returns:
+        a Model (immutable).
+
+    Raises:
+        SceneError: the file cannot be read, is not valid JSON, or a value is bad; .file,
+            .path (JSON path such as "bodies[2].joint.q"), .line, .column and .message
+            say where and what.
+    """
+    return _core.load(_os.fspath(path), contact_model, _override_pairs(overrides))
+
+
+def loads(text, contact_model=None, overrides=None, filename="<string>"):
+    """Load a scene from JSON text (str) into a Model; filename is used in messages only.
+
+    Otherwise as load().
+    """
+    return _core.loads(text, filename, contact_model, _override_pairs(overrides))
+
+
+def run(model_or_path, duration=None, rtol=None, atol=None, *, integrator=None,
+        report_interval=None, max_step=None, initial_step=None, max_steps=None,
+        linear_solver=None, forces=False, contact_model=None, overrides=None):
+    """Run a scene from its initial state and return its Trajectory.
+
+    Args:
+        model_or_path: a Model, or a scene file path (loaded with contact_model and
+            overrides).
+        duration: simulated time, s (None: the scene's).
+        rtol, atol: integrator tolerances (None: the scene's).
+        integrator: "bdf" or "adams"; report_interval: s between rows; max_step: s (0:
+            unlimited); initial_step: s (0: automatic); max_steps: steps allowed between two
+            reports; linear_solver: "auto", "dense", "band" or "gmres". None keeps the scene's.
+        forces: also the per-contact columns (force, moment, point, pe, power, model values)
+            and per contact set the total force and centre of pressure.
+        contact_model, overrides: as for load(), when a path is given.
+
+    Returns:
+        a Trajectory: traj["block.px"] is a numpy array per CSV column, traj.columns the
+        names, traj.stats the statistics (steps, cpu_seconds, energy_error, ...).
+
+    Raises:
+        SceneError: bad scene or option (.file, .path, .message).
+        SimulationError: the integration failed; .trajectory holds the reports up to the last
+            one reached, .time the time of the failure.
+
+    The integration runs with the GIL released, so threads can run several at once.
+    """
+    if isinstance(model_or_path, Model):
+        if contact_model is not None or overrides is not None:
+            raise TypeError("contact_model and overrides apply when loading: pass a path to run(), "
+                            "or give them to contactsim.load()")
+        model = model_or_path
+    else:
+        model = load(model_or_path, contact_model=contact_model, overrides=overrides)
+    options = dict(duration=duration, rtol=rtol, atol=atol, integrator=integrator,
+                   report_interval=report_interval, max_step=max_step,
+                   initial_step=initial_step, max_steps=max_steps, linear_solver=linear_solver)
+    columns, table, stats, failure = _core.run(model, bool(forces), **options)
+    traj = Trajectory(columns, table, stats, model)
+    if failure is not None:
+        message, time, file = failure
+        raise SimulationError(message, time=time, trajectory=traj, file=file)
+    return traj

@@ -1,0 +1,102 @@
+"""The reports of one run, column by column, with the CSV's column names."""
+
+import difflib
+
+import numpy as np
+
+__all__ = ["Trajectory"]
+
+
+class Trajectory:
+    """The reports of one run: one row per report time, one column per CSV column.
+
+    ``traj["block.px"]`` is the column of that name as a 1-D numpy array (a read-only view into
+    one table, never a copy), ``traj.columns`` lists the names in the CSV's order and
+    ``traj.data`` is the whole table, shape (rows, columns). Units and frames are the CSV's
+    (docs/python.md, "Columns"):
+
+    - ``t``: time, s.
+    - ``B.px B.py B.pz``: origin of body B in Ground, m; ``B.qw B.qx B.qy B.qz``: its orientation
+      in Ground (unit quaternion, w >= 0); ``B.vx B.vy B.vz``: velocity of its origin in Ground,
+      m/s; ``B.wx B.wy B.wz``: its angular velocity in Ground, rad/s.
+    - ``B.q0 ...``, ``B.u0 ...``: coordinates and speeds of B's (non-free) mobilizer, rad or m
+      and rad/s or m/s.
+    - with ``forces=True``: per contact element E, ``E.fx E.fy E.fz`` and ``E.mx E.my E.mz``
+      (force, N, and moment about the contact point, N m, on the touching body, in Ground),
+      ``E.px E.py E.pz`` (contact point in Ground, m), ``E.pe`` (J), ``E.power`` (dissipated
+      power, W) and the model's own values; per contact set S, ``S.fx S.fy S.fz`` and the centre
+      of pressure ``S.copx S.copy S.copz`` in Ground.
+    - ``ke pe dissipated e_total``: kinetic, potential and dissipated energy and their sum, J.
+
+    Attributes:
+        columns: the column names (a tuple of str).
+        data: the table, float64, shape (len(self), len(self.columns)), read-only.
+        stats: integrator statistics of the run (dict: steps, rhs_evals, cpu_seconds, ...).
+        model: the Model that was run.
+    """
+
+    def __init__(self, columns, data, stats=None, model=None):
+        self.columns = tuple(columns)
+        data = np.asarray(data, dtype=np.float64)
+        if data.ndim != 2 or data.shape[1] != len(self.columns):
+            raise ValueError(
+                f"a trajectory needs a table with {len(self.columns)} columns, "
+                f"got shape {data.shape}")
+        data.flags.writeable = False
+        self.data = data
+        self.stats = dict(stats or {})
+        self.model = model
+        self._index = {name: i for i, name in enumerate(self.columns)}
+
+    def __getitem__(self, name):
+        """Column `name` (a CSV column name) as a read-only 1-D view, one value per report."""
+        try:
+            return self.data[:, self._index[name]]
+        except KeyError:
+            close = difflib.get_close_matches(str(name), self.columns, n=3)
+            hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+            raise KeyError(f"no column {name!r} in this trajectory{hint}") from None
+
+    def __contains__(self, name):
+        return name in self._index
+
+    def __iter__(self):
+        """Iterate over the column names, as a dict or a DataFrame does."""
+        return iter(self.columns)
+
+    def keys(self):
+        """The column names."""
+        return self.columns
+
+    def __len__(self):
+        """Number of reports (rows)."""
+        return self.data.shape[0]
+
+    def __repr__(self):
+        span = f", t = {self.t[0]:g} .. {self.t[-1]:g} s" if len(self) else ""
+        return f"<contactsim.Trajectory: {len(self)} reports, {len(self.columns)} columns{span}>"
+
+    @property
+    def t(self):
+        """Report times, s."""
+        return self["t"]
+
+    def to_pandas(self):
+        """The table as a pandas DataFrame (a copy), columns named as in the CSV.
+
+        Raises ImportError when pandas is not installed.
+        """
+        try:
+            import pandas
+        except ImportError as e:
+            raise ImportError(
+                "Trajectory.to_pandas needs pandas, which is not installed "
+                "(Debian: apt-get install python3-pandas; or pip install pandas); "
+                "the columns are available without it as traj[name] or traj.data") from e
+        return pandas.DataFrame(np.array(self.data), columns=list(self.columns))
+
+    def to_csv(self, path):
+        """Write the table as CSV with the command line's header and full precision (%.17g)."""
+        with open(path, "w", newline="") as f:
+            f.write(",".join(self.columns) + "\n")
+            np.savetxt(f, self.data, fmt="%.17g", delimiter=",")

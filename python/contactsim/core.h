@@ -1,0 +1,86 @@
+// core.h: the parts of the extension module contactsim._core that its files share (private).
+//
+// The module is a thin front end over libcontactsim: Model wraps a csModel, Simulation a
+// csData stepped by the library, run() fills a numpy table from the library's reports. No
+// physics and no parsing live here; every number comes from the library.
+#ifndef CONTACTSIM_PYTHON_CORE_H
+#define CONTACTSIM_PYTHON_CORE_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "contactsim/contactsim.h"
+
+// numpy's C API table lives in core_module.c; the other files see it through this symbol
+#define PY_ARRAY_UNIQUE_SYMBOL csPy_ARRAY_API
+#ifndef CS_PY_IMPORT_ARRAY
+#define NO_IMPORT_ARRAY
+#endif
+#include <numpy/arrayobject.h>
+
+// A loaded scene: the immutable csModel, owned by this object, and how it was loaded.
+typedef struct csPyModel {
+  PyObject_HEAD
+  csModel* m;               // owned; never written after loading
+  PyObject* contact_model;  // the contact model asked for (str) or None: the scene's default
+  PyObject* source;         // scene file path (str) or None for text
+} csPyModel;
+
+extern PyTypeObject csPy_ModelType;
+extern PyTypeObject csPy_SimulationType;
+
+// Raise the Python exception for err: SceneError for bad input and unreadable files (with
+// file, path, line, column and message), SimulationError for a solver failure (with the time;
+// trajectory may be NULL), MemoryError when out of memory. Returns NULL for `return` chaining.
+PyObject* csPy_raise(const csError* err, PyObject* trajectory);
+
+// The exception classes of contactsim._errors, looked up once at import (borrowed).
+extern PyObject* csPy_SceneError;
+extern PyObject* csPy_SimulationError;
+
+// Read a run's options: start from base and overwrite those given (non-None) in the keyword
+// dict kw: duration, rtol, atol, integrator ("bdf"/"adams"), linear_solver, report_interval,
+// max_step, initial_step, max_steps. Raises SceneError for unknown names and bad types;
+// values are checked by the library. Returns 0 or -1 with an exception set.
+int csPy_readOptions(PyObject* kw, const csSimOptions* base, csSimOptions* out);
+
+// The statistics of simulation s (integrator counters, contact metrics, diagnostics) as a dict
+// keyed as `contactsim run --stats` names them (new reference), or NULL with an exception.
+PyObject* csPy_statistics(csSimulation* s);
+
+// The CSV column names of m (with the contact columns when forces is nonzero) as a list of
+// str, new reference, or NULL with an exception. *ncol receives their number.
+PyObject* csPy_columnNames(const csModel* m, int forces, int* ncol);
+
+// Fill one row of the trajectory table (ncol values, the CSV's columns in order) for the data's
+// current state, realized here as needed. Allocates nothing after the first call of a
+// writer; needs no GIL. Returns 0, or -1 on an I/O failure of the scratch stream.
+typedef struct csPyRowWriter {
+  FILE* stream;             // in-memory stream the library writes one CSV row to
+  char* text;               // its buffer (open_memstream's)
+  size_t size;              // its length
+  int ncol;
+  int forces;
+} csPyRowWriter;
+int csPy_rowWriterOpen(csPyRowWriter* w, int ncol, int forces);
+int csPy_rowWriterFill(csPyRowWriter* w, const csModel* m, csData* d, double* row);
+void csPy_rowWriterClose(csPyRowWriter* w);
+
+// Run simulation s to t_end with the GIL released, one row per report into a new table
+// (rows x columns, float64) with the CSV's column names (forces: the contact columns too).
+// Returns the library's status with err filled, and *columns, *table (new references) holding
+// the rows reached, or -1 with a Python exception set and nothing returned.
+int csPy_record(csSimulation* s, double t_end, int forces, PyObject** columns, PyObject** table,
+                csError* err);
+// What run() and Simulation._record return: (columns, table, statistics, failure), failure None
+// or (message, time, file) of a solver failure; for other statuses an exception is raised (NULL).
+PyObject* csPy_recordResult(csSimulation* s, int status, const csError* err, PyObject* columns,
+                            PyObject* table);
+
+// module-level functions of core_model.c and core_run.c
+PyObject* csPy_load(PyObject* self, PyObject* args, PyObject* kw);
+PyObject* csPy_loads(PyObject* self, PyObject* args, PyObject* kw);
+PyObject* csPy_run(PyObject* self, PyObject* args, PyObject* kw);
+PyObject* csPy_sceneContactModels(PyObject* self, PyObject* arg);
+
+#endif  // CONTACTSIM_PYTHON_CORE_H

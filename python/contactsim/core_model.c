@@ -1,0 +1,455 @@
+// core_model.c: contactsim.Model, a loaded scene (an immutable csModel), and the functions that
+// load one from a file or from text.
+#include "core.h"
+
+#include <string.h>
+
+// most key-path overrides one load takes (a scene has far fewer parameters than this)
+#define MAX_OVERRIDES 256
+
+
+// ---------------------------------------------------------------------------------------------
+// loading
+
+// The overrides as the library takes them: a sequence of (key, JSON text) pairs, both str. The
+// Python side (contactsim.load) turns a mapping of values into these pairs with json.dumps. The
+// csOverride strings point into the Python objects, which `seq` (a new reference kept in *keep)
+// holds alive until the load is over.
+static int readOverrides(PyObject* overrides, csOverride* out, int* n, PyObject** keep) {
+  *n = 0;
+  *keep = NULL;
+  if (!overrides || overrides == Py_None) {
+    return 0;
+  }
+  PyObject* seq = PySequence_Fast(overrides, "overrides must be a sequence of (key, json) pairs");
+  if (!seq) {
+    return -1;
+  }
+  Py_ssize_t count = PySequence_Fast_GET_SIZE(seq);
+  if (count > MAX_OVERRIDES) {
+    Py_DECREF(seq);
+    PyErr_Format(PyExc_ValueError, "at most %d overrides can be given to one load",
+                 MAX_OVERRIDES);
+    return -1;
+  }
+  for (Py_ssize_t i = 0; i < count; i++) {
+    PyObject* pair = PySequence_Fast_GET_ITEM(seq, i);
+    const char* key = NULL;
+    const char* value = NULL;
+    if (!PyTuple_Check(pair) || !PyArg_ParseTuple(pair, "ss", &key, &value)) {
+      Py_DECREF(seq);
+      if (!PyErr_Occurred()) {
+        PyErr_SetString(PyExc_TypeError, "each override must be a (key, json) pair of str");
+      }
+      return -1;
+    }
+    out[i].key = key;
+    out[i].value = value;
+  }
+  *n = (int)count;
+  *keep = seq;
+  return 0;
+}
+
+
+// wrap a freshly loaded model; takes ownership of m (freed on failure)
+static PyObject* wrapModel(csModel* m, PyObject* contact_model, PyObject* source) {
+  csPyModel* self = PyObject_New(csPyModel, &csPy_ModelType);
+  if (!self) {
+    cs_deleteModel(m);
+    return NULL;
+  }
+  self->m = m;
+  Py_INCREF(contact_model);
+  self->contact_model = contact_model;
+  Py_INCREF(source);
+  self->source = source;
+  return (PyObject*)self;
+}
+
+
+// load a file (text NULL) or text: the shared part of load() and loads()
+static PyObject* loadCommon(PyObject* pathobj, const char* text, const char* filename,
+                            PyObject* contact_model, PyObject* overrides) {
+  const char* cm = NULL;
+  if (contact_model != Py_None) {
+    cm = PyUnicode_AsUTF8(contact_model);
+    if (!cm) {
+      return NULL;
+    }
+  }
+  csOverride ov[MAX_OVERRIDES];
+  int nov = 0;
+  PyObject* keep = NULL;
+  if (readOverrides(overrides, ov, &nov, &keep)) {
+    return NULL;
+  }
+  csLoadOptions lo = {cm, nov ? ov : NULL, nov};
+  csError err;
+  csModel* m = NULL;
+  const char* path = pathobj ? PyBytes_AS_STRING(pathobj) : NULL;
+  // loading reads and parses a file: other threads may run meanwhile (the strings stay alive)
+  Py_BEGIN_ALLOW_THREADS
+  m = path ? cs_loadScene(path, &lo, &err) : cs_loadSceneString(text, filename, &lo, &err);
+  Py_END_ALLOW_THREADS
+  Py_XDECREF(keep);
+  if (!m) {
+    // a file that could not even be opened is still named, as the command line names it
+    if (path && !err.file[0]) {
+      snprintf(err.file, sizeof(err.file), "%s", path);
+    }
+    return csPy_raise(&err, NULL);
+  }
+  PyObject* source = pathobj ? PyUnicode_DecodeFSDefault(path) : Py_None;
+  if (!source) {
+    cs_deleteModel(m);
+    return NULL;
+  }
+  PyObject* model = wrapModel(m, contact_model, source);
+  if (pathobj) {
+    Py_DECREF(source);
+  }
+  return model;
+}
+
+
+PyObject* csPy_load(PyObject* self, PyObject* args, PyObject* kw) {
+  (void)self;
+  static char* kwlist[] = {"path", "contact_model", "overrides", NULL};
+  PyObject* path = NULL;
+  PyObject* contact_model = Py_None;
+  PyObject* overrides = Py_None;
+  // the path as bytes in the file system's encoding (str, bytes or os.PathLike)
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "O&|OO:load", kwlist, PyUnicode_FSConverter, &path,
+                                   &contact_model, &overrides)) {
+    return NULL;
+  }
+  PyObject* model = loadCommon(path, NULL, NULL, contact_model, overrides);
+  Py_DECREF(path);
+  return model;
+}
+
+
+PyObject* csPy_loads(PyObject* self, PyObject* args, PyObject* kw) {
+  (void)self;
+  static char* kwlist[] = {"text", "filename", "contact_model", "overrides", NULL};
+  const char* text = NULL;
+  const char* filename = "<string>";
+  PyObject* contact_model = Py_None;
+  PyObject* overrides = Py_None;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "s|sOO:loads", kwlist, &text, &filename,
+                                   &contact_model, &overrides)) {
+    return NULL;
+  }
+  return loadCommon(NULL, text, filename, contact_model, overrides);
+}
+
+
+// the contact models a scene gives parameter blocks for, and its default: (names, default)
+PyObject* csPy_sceneContactModels(PyObject* self, PyObject* arg) {
+  (void)self;
+  PyObject* path = NULL;
+  if (!PyUnicode_FSConverter(arg, &path)) {
+    return NULL;
+  }
+  enum { MAX_MODELS = 64 };
+  char names[MAX_MODELS][CS_MAX_NAME];
+  char def[CS_MAX_NAME];
+  csError err;
+  int n = cs_sceneContactModels(PyBytes_AS_STRING(path), names, MAX_MODELS, def, &err);
+  if (n < 0) {
+    if (!err.file[0]) {
+      snprintf(err.file, sizeof(err.file), "%s", PyBytes_AS_STRING(path));
+    }
+    Py_DECREF(path);
+    return csPy_raise(&err, NULL);
+  }
+  Py_DECREF(path);
+  PyObject* list = PyTuple_New(n < MAX_MODELS ? n : MAX_MODELS);
+  for (int i = 0; list && i < n && i < MAX_MODELS; i++) {
+    PyObject* str = PyUnicode_FromString(names[i]);
+    if (!str) {
+      Py_CLEAR(list);
+      break;
+    }
+    PyTuple_SET_ITEM(list, i, str);
+  }
+  return list ? Py_BuildValue("(Ns)", list, def) : NULL;
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// the Model type
+
+static void modelDealloc(csPyModel* self) {
+  cs_deleteModel(self->m);
+  Py_XDECREF(self->contact_model);
+  Py_XDECREF(self->source);
+  Py_TYPE(self)->tp_free((PyObject*)self);
+}
+
+
+static PyObject* modelRepr(csPyModel* self) {
+  const csModel* m = self->m;
+  return PyUnicode_FromFormat("<contactsim.Model '%s': %d bodies, %d force elements, nq=%d, nu=%d>",
+                              m->name, m->nbody - 1, m->nforce, m->nq, m->nu);
+}
+
+
+// a tuple of the names of n structs of size sz, the name at the start of each
+static PyObject* nameTuple(const void* base, int first, int n, size_t sz) {
+  PyObject* t = PyTuple_New(n - first > 0 ? n - first : 0);
+  for (int i = first; t && i < n; i++) {
+    PyObject* s = PyUnicode_FromString((const char*)base + (size_t)i * sz);
+    if (!s) {
+      Py_CLEAR(t);
+      break;
+    }
+    PyTuple_SET_ITEM(t, i - first, s);
+  }
+  return t;
+}
+
+
+static PyObject* modelGetBodies(csPyModel* self, void* closure) {
+  (void)closure;
+  return nameTuple(self->m->body, 0, self->m->nbody, sizeof(csBody));
+}
+
+
+static PyObject* modelGetForces(csPyModel* self, void* closure) {
+  (void)closure;
+  return nameTuple(self->m->force, 0, self->m->nforce, sizeof(csForce));
+}
+
+
+static PyObject* modelGetPlanes(csPyModel* self, void* closure) {
+  (void)closure;
+  return nameTuple(self->m->plane, 0, self->m->nplane, sizeof(csPlane));
+}
+
+
+// the elements that report contacts (the ones with contact columns in the CSV)
+static PyObject* modelGetContacts(csPyModel* self, void* closure) {
+  (void)closure;
+  const csModel* m = self->m;
+  PyObject* list = PyList_New(0);
+  for (int e = 0; list && e < m->nforce; e++) {
+    if (cs_forceKind(m->force[e].kind)->report) {
+      PyObject* s = PyUnicode_FromString(m->force[e].name);
+      if (!s || PyList_Append(list, s) != 0) {
+        Py_CLEAR(list);
+      }
+      Py_XDECREF(s);
+    }
+  }
+  PyObject* t = list ? PyList_AsTuple(list) : NULL;
+  Py_XDECREF(list);
+  return t;
+}
+
+
+static const char* integratorName(csIntegratorType t) {
+  return t == CS_INTEGRATOR_ADAMS ? "adams" : "bdf";
+}
+
+
+static const char* linsolName(csLinearSolver s) {
+  static const char* const names[] = {"auto", "dense", "band", "gmres"};
+  return s >= 0 && s <= CS_LINSOL_GMRES ? names[s] : "auto";
+}
+
+
+static PyObject* modelGetOptions(csPyModel* self, void* closure) {
+  (void)closure;
+  const csSimOptions* o = &self->m->opt;
+  return Py_BuildValue("{s:d,s:s,s:s,s:d,s:d,s:d,s:d,s:l,s:d}", "duration", o->duration,
+                       "integrator", integratorName(o->integrator), "linear_solver",
+                       linsolName(o->linsol), "rtol", o->rtol, "atol", o->atol, "max_step",
+                       o->max_step, "initial_step", o->initial_step, "max_steps", o->max_steps,
+                       "report_interval", o->report_interval);
+}
+
+
+// a read-only 1-D view of n doubles owned by the model (which the view keeps alive)
+static PyObject* modelView(csPyModel* self, double* data, int n) {
+  npy_intp dims[1] = {n};
+  PyObject* a = PyArray_SimpleNewFromData(1, dims, NPY_DOUBLE, data);
+  if (!a) {
+    return NULL;
+  }
+  PyArray_CLEARFLAGS((PyArrayObject*)a, NPY_ARRAY_WRITEABLE);
+  Py_INCREF(self);
+  if (PyArray_SetBaseObject((PyArrayObject*)a, (PyObject*)self) < 0) {
+    Py_DECREF(a);
+    return NULL;
+  }
+  return a;
+}
+
+
+static PyObject* modelGetQ0(csPyModel* self, void* closure) {
+  (void)closure;
+  return modelView(self, self->m->q0, self->m->nq);
+}
+
+
+static PyObject* modelGetU0(csPyModel* self, void* closure) {
+  (void)closure;
+  return modelView(self, self->m->u0, self->m->nu);
+}
+
+
+static PyObject* modelGetGravity(csPyModel* self, void* closure) {
+  (void)closure;
+  csVec3 g = self->m->gravity;
+  return Py_BuildValue("(ddd)", g.x, g.y, g.z);
+}
+
+
+static PyObject* modelGetName(csPyModel* self, void* closure) {
+  (void)closure;
+  return PyUnicode_FromString(self->m->name);
+}
+
+
+static PyObject* modelGetFile(csPyModel* self, void* closure) {
+  (void)closure;
+  return PyUnicode_DecodeFSDefault(self->m->file);
+}
+
+
+static PyObject* modelGetSource(csPyModel* self, void* closure) {
+  (void)closure;
+  Py_INCREF(self->source);
+  return self->source;
+}
+
+
+static PyObject* modelGetContactModel(csPyModel* self, void* closure) {
+  (void)closure;
+  Py_INCREF(self->contact_model);
+  return self->contact_model;
+}
+
+
+// the sizes: one getter, the closure says which field
+#define SIZE_FIELDS(X) X(nbody) X(nq) X(nu) X(nz) X(ndisc) X(nauto) X(nplane) X(nforce) X(ngroup)
+#define SIZE_GETTER(f)                                                   \
+  static PyObject* modelGet_##f(csPyModel* self, void* closure) {        \
+    (void)closure;                                                       \
+    return PyLong_FromLong(self->m->f);                                  \
+  }
+SIZE_FIELDS(SIZE_GETTER)
+#undef SIZE_GETTER
+
+
+// id of a body, force element or plane by name; KeyError when there is none
+static PyObject* idLookup(csPyModel* self, PyObject* arg,
+                          int (*lookup)(const csModel*, const char*), const char* what) {
+  const char* name = PyUnicode_AsUTF8(arg);
+  if (!name) {
+    return NULL;
+  }
+  int id = lookup(self->m, name);
+  if (id < 0) {
+    PyErr_Format(PyExc_KeyError, "there is no %s named '%s' in model '%s'", what, name,
+                 self->m->name);
+    return NULL;
+  }
+  return PyLong_FromLong(id);
+}
+
+
+static PyObject* modelBodyId(csPyModel* self, PyObject* arg) {
+  return idLookup(self, arg, cs_bodyId, "body");
+}
+
+
+static PyObject* modelForceId(csPyModel* self, PyObject* arg) {
+  return idLookup(self, arg, cs_forceId, "force element");
+}
+
+
+static PyObject* modelPlaneId(csPyModel* self, PyObject* arg) {
+  return idLookup(self, arg, cs_planeId, "plane");
+}
+
+
+// the addresses of a body's coordinates and speeds in q and u
+static PyObject* modelBodyCoordinates(csPyModel* self, PyObject* arg) {
+  PyObject* idobj = modelBodyId(self, arg);
+  if (!idobj) {
+    return NULL;
+  }
+  int b = (int)PyLong_AsLong(idobj);
+  Py_DECREF(idobj);
+  const csBody* body = &self->m->body[b];
+  return Py_BuildValue("(NN)", PySlice_New(PyLong_FromLong(body->qadr),
+                                           PyLong_FromLong(body->qadr + body->qnum), NULL),
+                       PySlice_New(PyLong_FromLong(body->uadr),
+                                   PyLong_FromLong(body->uadr + body->unum), NULL));
+}
+
+
+static PyMethodDef modelMethods[] = {
+    {"body_id", (PyCFunction)modelBodyId, METH_O,
+     "body_id(name) -> int\n\nId of the body named `name` (ground is 0); KeyError if none."},
+    {"force_id", (PyCFunction)modelForceId, METH_O,
+     "force_id(name) -> int\n\nId of the force element named `name`; KeyError if none."},
+    {"plane_id", (PyCFunction)modelPlaneId, METH_O,
+     "plane_id(name) -> int\n\nId of the plane named `name`; KeyError if none."},
+    {"body_coordinates", (PyCFunction)modelBodyCoordinates, METH_O,
+     "body_coordinates(name) -> (slice, slice)\n\n"
+     "Where the coordinates and speeds of the body's mobilizer sit in q and u:\n"
+     "sim.q[qs], sim.u[us]. Pin: angle, rad, and rate, rad/s; slider: m, m/s; ball: quaternion\n"
+     "(w, x, y, z) of R_FM and angular velocity in F; free: quaternion, then position of M in\n"
+     "F, m; angular velocity in F, then linear velocity in F."},
+    {NULL, NULL, 0, NULL},
+};
+
+
+static PyGetSetDef modelGetset[] = {
+    {"name", (getter)modelGetName, NULL, "Scene name.", NULL},
+    {"file", (getter)modelGetFile, NULL, "Scene file the model was loaded from, or ''.", NULL},
+    {"source", (getter)modelGetSource, NULL,
+     "Path given to load(), or None for a model loaded from text.", NULL},
+    {"contact_model", (getter)modelGetContactModel, NULL,
+     "Contact model asked for when loading, or None for the scene's own choice.", NULL},
+    {"bodies", (getter)modelGetBodies, NULL,
+     "Body names by id; bodies[0] is 'ground'.", NULL},
+    {"forces", (getter)modelGetForces, NULL,
+     "Force element names by id (gravity included).", NULL},
+    {"planes", (getter)modelGetPlanes, NULL, "Plane names by id.", NULL},
+    {"contacts", (getter)modelGetContacts, NULL,
+     "Names of the force elements that report contacts (point, force, energy, power).", NULL},
+    {"options", (getter)modelGetOptions, NULL,
+     "The scene's simulation options (a dict): duration, s; integrator; linear_solver; rtol;\n"
+     "atol; max_step, s (0: unlimited); initial_step, s (0: automatic); max_steps;\n"
+     "report_interval, s.",
+     NULL},
+    {"gravity", (getter)modelGetGravity, NULL, "Gravity in Ground, m/s^2 (x, y, z).", NULL},
+    {"q0", (getter)modelGetQ0, NULL,
+     "Initial generalized coordinates (read-only view, nq): rad or m; quaternions w, x, y, z.",
+     NULL},
+    {"u0", (getter)modelGetU0, NULL,
+     "Initial generalized speeds (read-only view, nu): rad/s or m/s.", NULL},
+#define SIZE_GETSET(f) {#f, (getter)modelGet_##f, NULL, "Model size " #f ".", NULL},
+    SIZE_FIELDS(SIZE_GETSET)
+#undef SIZE_GETSET
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+
+PyTypeObject csPy_ModelType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "contactsim.Model",
+    .tp_basicsize = sizeof(csPyModel),
+    .tp_dealloc = (destructor)modelDealloc,
+    .tp_repr = (reprfunc)modelRepr,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "A loaded scene: bodies, planes, force elements, initial state and simulation\n"
+              "options, fixed once loaded (read-only). Made by contactsim.load or loads; run it\n"
+              "with contactsim.run or step it with contactsim.Simulation.",
+    .tp_methods = modelMethods,
+    .tp_getset = modelGetset,
+};

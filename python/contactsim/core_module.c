@@ -1,0 +1,329 @@
+// core_module.c: the module contactsim._core: its function table, the exception mapping, run
+// options and statistics shared by run() and Simulation, and the row writer that turns the
+// library's report rows into numbers.
+//
+// The module never prints: every failure becomes an exception carrying the library's csError
+// (file, JSON path, line, column, sentence).
+#define CS_PY_IMPORT_ARRAY
+#include "core.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+PyObject* csPy_SceneError = NULL;
+PyObject* csPy_SimulationError = NULL;
+
+
+// ---------------------------------------------------------------------------------------------
+// errors
+
+PyObject* csPy_raise(const csError* err, PyObject* trajectory) {
+  if (err->code == CS_ERR_MEMORY) {
+    return PyErr_NoMemory();
+  }
+  PyObject* kw = NULL;
+  PyObject* exc = NULL;
+  PyObject* args = Py_BuildValue("(s)", err->message);
+  // a solver failure: the time and the partial trajectory; anything else is bad input
+  if (err->code == CS_ERR_SOLVER) {
+    kw = Py_BuildValue("{s:d,s:O,s:s}", "time", err->time, "trajectory",
+                       trajectory ? trajectory : Py_None, "file", err->file);
+    if (args && kw) {
+      exc = PyObject_Call(csPy_SimulationError, args, kw);
+    }
+  } else {
+    kw = Py_BuildValue("{s:s,s:s,s:i,s:i}", "file", err->file, "path", err->path, "line",
+                       err->line, "column", err->column);
+    if (args && kw) {
+      exc = PyObject_Call(csPy_SceneError, args, kw);
+    }
+  }
+  if (exc) {
+    PyErr_SetObject((PyObject*)Py_TYPE(exc), exc);
+  }
+  Py_XDECREF(exc);
+  Py_XDECREF(kw);
+  Py_XDECREF(args);
+  return NULL;
+}
+
+
+// an option error in the user's terms, without a file or JSON path
+static int optionError(const char* fmt, const char* name) {
+  csError err;
+  memset(&err, 0, sizeof(err));
+  err.code = CS_ERR_INPUT;
+  snprintf(err.message, sizeof(err.message), fmt, name);
+  csPy_raise(&err, NULL);
+  return -1;
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// options
+
+// a real option: a Python number (int, float, numpy scalar); anything else is a SceneError
+static int readReal(PyObject* v, const char* name, double* out) {
+  double x = PyFloat_AsDouble(v);
+  if (x == -1.0 && PyErr_Occurred()) {
+    PyErr_Clear();
+    return optionError("%s must be a number", name);
+  }
+  *out = x;
+  return 0;
+}
+
+
+// a name among n choices; the index in *out
+static int readChoice(PyObject* v, const char* name, const char* const* names, int n, int* out) {
+  const char* s = PyUnicode_Check(v) ? PyUnicode_AsUTF8(v) : NULL;
+  for (int i = 0; s && i < n; i++) {
+    if (strcmp(s, names[i]) == 0) {
+      *out = i;
+      return 0;
+    }
+  }
+  PyErr_Clear();
+  if (n == 2) {
+    return optionError("%s must be 'bdf' or 'adams'", name);
+  }
+  return optionError("%s must be 'auto', 'dense', 'band' or 'gmres'", name);
+}
+
+
+int csPy_readOptions(PyObject* kw, const csSimOptions* base, csSimOptions* out) {
+  static const char* const integrators[] = {"bdf", "adams"};
+  static const char* const solvers[] = {"auto", "dense", "band", "gmres"};
+  *out = *base;
+  if (!kw) {
+    return 0;
+  }
+  PyObject* key;
+  PyObject* value;
+  Py_ssize_t pos = 0;
+  while (PyDict_Next(kw, &pos, &key, &value)) {
+    const char* k = PyUnicode_AsUTF8(key);
+    if (!k) {
+      return -1;
+    }
+    // None leaves the scene's value
+    if (value == Py_None) {
+      continue;
+    }
+    int rc = 0, choice = 0;
+    double x = 0;
+    if (strcmp(k, "duration") == 0) {
+      rc = readReal(value, k, &out->duration);
+    } else if (strcmp(k, "rtol") == 0) {
+      rc = readReal(value, k, &out->rtol);
+    } else if (strcmp(k, "atol") == 0) {
+      rc = readReal(value, k, &out->atol);
+    } else if (strcmp(k, "report_interval") == 0) {
+      rc = readReal(value, k, &out->report_interval);
+    } else if (strcmp(k, "max_step") == 0) {
+      rc = readReal(value, k, &out->max_step);
+    } else if (strcmp(k, "initial_step") == 0) {
+      rc = readReal(value, k, &out->initial_step);
+    } else if (strcmp(k, "max_steps") == 0) {
+      rc = readReal(value, k, &x);
+      // a whole positive count; the library checks > 0, fractions are refused here
+      if (rc == 0 && !(x == floor(x) && x <= 1e15)) {
+        return optionError("%s must be a whole number", k);
+      }
+      out->max_steps = (long)x;
+    } else if (strcmp(k, "integrator") == 0) {
+      rc = readChoice(value, k, integrators, 2, &choice);
+      out->integrator = (csIntegratorType)choice;
+    } else if (strcmp(k, "linear_solver") == 0) {
+      rc = readChoice(value, k, solvers, 4, &choice);
+      out->linsol = (csLinearSolver)choice;
+    } else {
+      return optionError("there is no run option named '%s'", k);
+    }
+    if (rc) {
+      return -1;
+    }
+  }
+  return 0;
+}
+
+
+PyObject* csPy_statistics(csSimulation* s) {
+  csRunStatistics st;
+  cs_simStatistics(s, &st);
+  PyObject* notes = PyList_New(0);
+  for (int i = 0; notes && i < st.nnotes; i++) {
+    const char* n = cs_simNote(s, i);
+    PyObject* str = PyUnicode_FromString(n ? n : "");
+    if (!str || PyList_Append(notes, str) != 0) {
+      Py_CLEAR(notes);
+    }
+    Py_XDECREF(str);
+  }
+  if (!notes) {
+    return NULL;
+  }
+  // the keys of `contactsim run --stats` and `compare --format json`
+  return Py_BuildValue(
+      "{s:d,s:d,s:l,s:l,s:l,s:l,s:l,s:l,s:l,s:l,s:l,s:i,s:d,s:d,s:d,s:d,s:d,s:d,s:d,s:N}",
+      "t_start", st.t_start, "t", st.t, "steps", st.nsteps, "rhs_evals", st.nrhs,
+      "rhs_evals_jacobian", st.nrhs_jac, "rhs_total", st.nrhs + st.nrhs_jac,
+      "jacobian_evaluations", st.njac, "error_test_failures", st.netf, "nonlinear_failures",
+      st.nncf, "auto_update_commits", st.ncommit, "restarts", st.nrestart, "groups", st.ngroup,
+      "cpu_seconds", st.cpu_seconds, "max_penetration", st.max_penetration, "peak_normal_force",
+      st.peak_normal_force, "sliding_distance", st.sliding_distance, "stuck_drift",
+      st.stuck_drift, "energy_error", st.energy_error, "energy_initial", st.energy_initial,
+      "diagnostics", notes);
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// column names and rows, through the library's CSV writer
+//
+// The columns and their order are the CSV's by construction: the header and each row are
+// written by the library (cs_csvHeader, cs_csvRow) to an in-memory stream and read back. The
+// CSV prints %.17g, which reads back as the same double, so the numbers are exactly the
+// library's. Writing the row from the model's fields here instead would repeat csv.c's column
+// list in a second place, which could drift from it.
+
+PyObject* csPy_columnNames(const csModel* m, int forces, int* ncol) {
+  char* text = NULL;
+  size_t size = 0;
+  FILE* f = open_memstream(&text, &size);
+  if (!f) {
+    return PyErr_NoMemory();
+  }
+  csCsvOptions opt = {forces};
+  int rc = cs_csvHeader(f, m, &opt);
+  fclose(f);
+  if (rc != 0 || !text) {
+    free(text);
+    return PyErr_NoMemory();
+  }
+  // split "a,b,c\n" at the commas
+  PyObject* names = PyList_New(0);
+  char* start = text;
+  for (char* p = text; names; p++) {
+    if (*p == ',' || *p == '\n' || *p == '\0') {
+      PyObject* s = PyUnicode_FromStringAndSize(start, p - start);
+      if (!s || PyList_Append(names, s) != 0) {
+        Py_CLEAR(names);
+      }
+      Py_XDECREF(s);
+      if (*p != ',') {
+        break;
+      }
+      start = p + 1;
+    }
+  }
+  free(text);
+  *ncol = names ? (int)PyList_GET_SIZE(names) : 0;
+  return names;
+}
+
+
+int csPy_rowWriterOpen(csPyRowWriter* w, int ncol, int forces) {
+  memset(w, 0, sizeof(*w));
+  w->ncol = ncol;
+  w->forces = forces;
+  w->stream = open_memstream(&w->text, &w->size);
+  return w->stream ? 0 : -1;
+}
+
+
+int csPy_rowWriterFill(csPyRowWriter* w, const csModel* m, csData* d, double* row) {
+  // the stream is rewound for every row, so that its buffer is reused once it is large enough
+  if (fseek(w->stream, 0, SEEK_SET) != 0) {
+    return -1;
+  }
+  csCsvOptions opt = {w->forces};
+  if (cs_csvRow(w->stream, m, d, &opt) != 0 || fflush(w->stream) != 0) {
+    return -1;
+  }
+  // the row ends with a newline; strtod stops at each comma
+  const char* p = w->text;
+  for (int i = 0; i < w->ncol; i++) {
+    char* end = NULL;
+    row[i] = strtod(p, &end);
+    if (end == p) {
+      // an empty cell never occurs in a report row; be safe and mark it missing
+      row[i] = NAN;
+    }
+    p = (*end == ',') ? end + 1 : end;
+  }
+  return 0;
+}
+
+
+void csPy_rowWriterClose(csPyRowWriter* w) {
+  if (w->stream) {
+    fclose(w->stream);
+  }
+  free(w->text);
+  memset(w, 0, sizeof(*w));
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// the module
+
+static PyMethodDef methods[] = {
+    {"load", (PyCFunction)(void (*)(void))csPy_load, METH_VARARGS | METH_KEYWORDS,
+     "load(path, contact_model=None, overrides=()) -> Model\n\n"
+     "Load a scene file. overrides is a sequence of (key path, JSON text) pairs.\n"
+     "Raises SceneError naming the file, the JSON path and what is wrong."},
+    {"loads", (PyCFunction)(void (*)(void))csPy_loads, METH_VARARGS | METH_KEYWORDS,
+     "loads(text, filename='<string>', contact_model=None, overrides=()) -> Model\n\n"
+     "Load a scene from JSON text; filename is used in messages only."},
+    {"run", (PyCFunction)(void (*)(void))csPy_run, METH_VARARGS | METH_KEYWORDS,
+     "run(model, forces=False, **options) -> (columns, data, stats, error)\n\n"
+     "Integrate the model from its initial state with the GIL released and return the\n"
+     "CSV column names, the report table (rows x columns, float64), the statistics and\n"
+     "None, or on a solver failure the exception to raise as the last item."},
+    {"scene_contact_models", (PyCFunction)csPy_sceneContactModels, METH_O,
+     "scene_contact_models(path) -> (names, default)\n\n"
+     "The contact models a scene gives parameter blocks for (in file order) and its default\n"
+     "('' when it has none)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef moduledef = {
+    PyModuleDef_HEAD_INIT, "contactsim._core",
+    "The C extension behind contactsim: libcontactsim's models, runs and simulations.", -1,
+    methods, NULL, NULL, NULL, NULL,
+};
+
+
+PyMODINIT_FUNC PyInit__core(void);
+PyMODINIT_FUNC PyInit__core(void) {
+  import_array();
+  // the exception classes are defined in Python (contactsim._errors)
+  PyObject* errors = PyImport_ImportModule("contactsim._errors");
+  if (!errors) {
+    return NULL;
+  }
+  csPy_SceneError = PyObject_GetAttrString(errors, "SceneError");
+  csPy_SimulationError = PyObject_GetAttrString(errors, "SimulationError");
+  Py_DECREF(errors);
+  if (!csPy_SceneError || !csPy_SimulationError) {
+    return NULL;
+  }
+  if (PyType_Ready(&csPy_ModelType) < 0 || PyType_Ready(&csPy_SimulationType) < 0) {
+    return NULL;
+  }
+  PyObject* mod = PyModule_Create(&moduledef);
+  if (!mod) {
+    return NULL;
+  }
+  Py_INCREF(&csPy_ModelType);
+  Py_INCREF(&csPy_SimulationType);
+  if (PyModule_AddObject(mod, "Model", (PyObject*)&csPy_ModelType) < 0 ||
+      PyModule_AddObject(mod, "Simulation", (PyObject*)&csPy_SimulationType) < 0 ||
+      PyModule_AddStringConstant(mod, "version", cs_versionString()) < 0) {
+    Py_DECREF(mod);
+    return NULL;
+  }
+  return mod;
+}

@@ -1,0 +1,184 @@
+// core_run.c: run(): integrate a model from its initial state and fill a numpy table with one
+// row per report, with the GIL released for the whole integration.
+//
+// The table is allocated once for the number of reports the options imply and filled in
+// place by the library's reporter; should more rows come (they do not, but the count is not
+// the library's promise), it grows by doubling, the GIL taken back for the reallocation only.
+#include "core.h"
+
+#include <math.h>
+#include <string.h>
+
+// rows allocated up front at most (a longer run grows the table by doubling)
+#define MAX_INITIAL_ROWS 1000000
+
+
+// what the reporter needs while the integration runs without the GIL
+typedef struct RunCtx {
+  csPyRowWriter writer;    // the library's CSV row, read back as numbers
+  PyArrayObject* table;    // (cap x ncol) float64, owned
+  npy_intp rows;           // rows filled
+  npy_intp cap;            // rows allocated
+  int ncol;
+  PyThreadState** save;    // the released thread state, to take the GIL back for growing
+} RunCtx;
+
+
+// resize the table to n rows (the GIL is held); 0 or -1 with an exception set
+static int resizeTable(RunCtx* r, npy_intp n) {
+  npy_intp shape[2] = {n, r->ncol};
+  PyArray_Dims dims = {shape, 2};
+  // refcheck 0: nothing else refers to the table while it is being filled
+  PyObject* res = PyArray_Resize(r->table, &dims, 0, NPY_CORDER);
+  if (!res) {
+    return -1;
+  }
+  Py_DECREF(res);
+  r->cap = n;
+  return 0;
+}
+
+
+// the reporter: one row at each report time, written in place; nonzero stops the run
+static int reportRow(void* ctx, const csModel* m, csData* d) {
+  RunCtx* r = ctx;
+  if (r->rows == r->cap) {
+    PyEval_RestoreThread(*r->save);
+    int rc = resizeTable(r, 2 * r->cap);
+    *r->save = PyEval_SaveThread();
+    if (rc) {
+      return 1;
+    }
+  }
+  double* row = (double*)PyArray_DATA(r->table) + r->rows * r->ncol;
+  if (csPy_rowWriterFill(&r->writer, m, d, row)) {
+    return 1;
+  }
+  r->rows++;
+  return 0;
+}
+
+
+// the number of reports from t to t_end: t, every interval, and the end
+static npy_intp expectedRows(double t, double t_end, double interval) {
+  double n = ceil((t_end - t) / interval) + 2;
+  if (!(n > 16)) {
+    return 16;
+  }
+  return n < MAX_INITIAL_ROWS ? (npy_intp)n : MAX_INITIAL_ROWS;
+}
+
+
+int csPy_record(csSimulation* s, double t_end, int forces, PyObject** columns, PyObject** table,
+                csError* err) {
+  const csModel* m = cs_simModel(s);
+  *columns = NULL;
+  *table = NULL;
+  RunCtx r;
+  memset(&r, 0, sizeof(r));
+  PyObject* names = csPy_columnNames(m, forces, &r.ncol);
+  if (!names) {
+    return -1;
+  }
+  // a bad end time is the library's to refuse; the table is sized only from a usable one
+  double t = cs_simTime(s);
+  csSimOptions opt = cs_simOptions(s);
+  r.cap = t_end > t ? expectedRows(t, t_end, opt.report_interval) : 16;
+  npy_intp shape[2] = {r.cap, r.ncol};
+  r.table = (PyArrayObject*)PyArray_SimpleNew(2, shape, NPY_DOUBLE);
+  if (!r.table || csPy_rowWriterOpen(&r.writer, r.ncol, forces) != 0) {
+    Py_DECREF(names);
+    Py_XDECREF(r.table);
+    csPy_rowWriterClose(&r.writer);
+    return r.table ? (PyErr_NoMemory(), -1) : -1;
+  }
+
+  // the integration, without the GIL: other threads may run their own simulations meanwhile
+  csReporter rep = {.report = reportRow, .ctx = &r};
+  PyThreadState* save = PyEval_SaveThread();
+  r.save = &save;
+  int status = cs_simRun(s, t_end, &rep, err);
+  PyEval_RestoreThread(save);
+  csPy_rowWriterClose(&r.writer);
+
+  // the table cut to the rows filled (a shrinking reallocation, the rows are not copied)
+  if (PyErr_Occurred() || resizeTable(&r, r.rows) != 0) {
+    Py_DECREF(names);
+    Py_DECREF(r.table);
+    return -1;
+  }
+  *columns = names;
+  *table = (PyObject*)r.table;
+  return status;
+}
+
+
+// (columns, table, statistics, failure): failure is None, or (message, time, file) of a solver
+// failure, for the Python side to raise SimulationError with the partial trajectory
+PyObject* csPy_recordResult(csSimulation* s, int status, const csError* err, PyObject* columns,
+                            PyObject* table) {
+  PyObject* stats = csPy_statistics(s);
+  PyObject* result = NULL;
+  if (!stats) {
+    // an exception is set
+  } else if (status == CS_OK) {
+    result = Py_BuildValue("(OOOO)", columns, table, stats, Py_None);
+  } else if (status == CS_ERR_SOLVER) {
+    const char* file = err->file[0] ? err->file : cs_modelFile(cs_simModel(s));
+    result = Py_BuildValue("(OOO(sds))", columns, table, stats, err->message, err->time, file);
+  } else {
+    csError e = *err;
+    if (!e.file[0]) {
+      snprintf(e.file, sizeof(e.file), "%s", cs_modelFile(cs_simModel(s)));
+    }
+    csPy_raise(&e, NULL);
+  }
+  Py_XDECREF(stats);
+  return result;
+}
+
+
+PyObject* csPy_run(PyObject* self, PyObject* args, PyObject* kw) {
+  (void)self;
+  // run(model, forces=False, **options): every keyword but forces is a run option
+  PyObject* modelobj = NULL;
+  int forces = 0;
+  if (!PyArg_ParseTuple(args, "O!|p:run", &csPy_ModelType, &modelobj, &forces)) {
+    return NULL;
+  }
+  PyObject* options = kw ? PyDict_Copy(kw) : PyDict_New();
+  if (!options) {
+    return NULL;
+  }
+  PyObject* f = PyDict_GetItemString(options, "forces");
+  if (f) {
+    forces = PyObject_IsTrue(f);
+    PyDict_DelItemString(options, "forces");
+  }
+  const csModel* m = ((csPyModel*)modelobj)->m;
+  csSimOptions opt;
+  csSimOptions base = cs_modelOptions(m);
+  int rc = csPy_readOptions(options, &base, &opt);
+  Py_DECREF(options);
+  if (rc || forces < 0) {
+    return NULL;
+  }
+  csError err;
+  memset(&err, 0, sizeof(err));
+  csSimulation* s = cs_newSimulation(m, &opt, &err);
+  if (!s) {
+    if (!err.file[0]) {
+      snprintf(err.file, sizeof(err.file), "%s", cs_modelFile(m));
+    }
+    return csPy_raise(&err, NULL);
+  }
+  // a run from the initial state (t = 0) for the duration
+  PyObject* columns = NULL;
+  PyObject* table = NULL;
+  int status = csPy_record(s, cs_simTime(s) + opt.duration, forces, &columns, &table, &err);
+  PyObject* result = status < 0 ? NULL : csPy_recordResult(s, status, &err, columns, table);
+  Py_XDECREF(columns);
+  Py_XDECREF(table);
+  cs_deleteSimulation(s);
+  return result;
+}

@@ -1,0 +1,815 @@
+// core_simulation.c: contactsim._core.Simulation, a csSimulation stepped from Python.
+//
+// q and u are numpy views of the simulation's own state arrays (csData's q and u, which live as
+// long as the simulation), as MuJoCo's MjData.qpos is a view: reading them costs no copy, and
+// writing into them (sim.q[0] = 0.3) works. The integrator keeps its own copy of the state, so
+// an edit must reach it through cs_simSetState: the object keeps a shadow of q and u as the
+// library last left them, and before anything advances, saves or realizes, a changed array is
+// handed to cs_simSetState (which restarts the integrator and normalises quaternions). Comparing
+// nq + nu doubles costs nanoseconds; making the views read-only instead would break the MuJoCo
+// idiom, and copying on every read would cost an allocation per access.
+//
+// step() keeps the GIL: one step takes microseconds, and releasing and taking back the GIL
+// would cost a noticeable part of that. advance_to() and _record() release it. A flag refuses a
+// second thread that calls into a simulation while it runs without the GIL.
+#include "core.h"
+
+#include <math.h>
+#include <string.h>
+
+typedef struct csPySimulation {
+  PyObject_HEAD
+  csSimulation* s;         // owned
+  PyObject* model;         // the csPyModel simulated (kept alive: s reads it)
+  double* shadow;          // (nq + nu) q then u as the library last left them
+  double* scratch;         // (nq + nu) the edited arrays handed to cs_simSetState
+  int nq, nu;
+  int busy;                // 1 while a call runs without the GIL
+} csPySimulation;
+
+
+// ---------------------------------------------------------------------------------------------
+// the state shared with numpy
+
+// the shadow from the library's arrays: after anything that changed the state
+static void refreshShadow(csPySimulation* self) {
+  csData* d = cs_simData(self->s);
+  memcpy(self->shadow, d->q, sizeof(double) * (size_t)self->nq);
+  memcpy(self->shadow + self->nq, d->u, sizeof(double) * (size_t)self->nu);
+}
+
+
+// Edits made through the q and u views reach the integrator; 0 or -1 with an exception set.
+// Also refuses a simulation that another thread is running. Both arrays are taken before
+// either is handed over: setting one part of the state may rewrite the other from the
+// integrator's copy. On a refusal (a non-finite value) the arrays are put back as they were.
+static int prepare(csPySimulation* self) {
+  if (!self->s) {
+    PyErr_SetString(PyExc_RuntimeError, "the Simulation was not initialised");
+    return -1;
+  }
+  if (self->busy) {
+    PyErr_SetString(PyExc_RuntimeError,
+                    "this Simulation is being advanced by another thread; use one Simulation "
+                    "per thread");
+    return -1;
+  }
+  csData* d = cs_simData(self->s);
+  size_t qbytes = sizeof(double) * (size_t)self->nq, ubytes = sizeof(double) * (size_t)self->nu;
+  int qchanged = memcmp(d->q, self->shadow, qbytes) != 0;
+  int uchanged = memcmp(d->u, self->shadow + self->nq, ubytes) != 0;
+  if (!qchanged && !uchanged) {
+    return 0;
+  }
+  memcpy(self->scratch, d->q, qbytes);
+  memcpy(self->scratch + self->nq, d->u, ubytes);
+  memcpy(d->q, self->shadow, qbytes);
+  memcpy(d->u, self->shadow + self->nq, ubytes);
+  csError err;
+  int rc = 0;
+  if (qchanged && cs_simSetState(self->s, CS_STATE_Q, self->scratch, self->nq, &err) != CS_OK) {
+    rc = -1;
+  } else if (uchanged && cs_simSetState(self->s, CS_STATE_U, self->scratch + self->nq, self->nu,
+                                        &err) != CS_OK) {
+    rc = -1;
+  }
+  refreshShadow(self);
+  if (rc) {
+    csPy_raise(&err, NULL);
+  }
+  return rc;
+}
+
+
+// the getters of attributes check this (methods go through prepare): __init__ may have failed
+static int ready(csPySimulation* self) {
+  if (!self->s) {
+    PyErr_SetString(PyExc_RuntimeError, "the Simulation was not initialised");
+    return 0;
+  }
+  return 1;
+}
+
+
+// a 1-D view of n doubles of the simulation's data, writable or not; the view keeps self alive
+static PyObject* stateView(csPySimulation* self, double* data, int n, int writable) {
+  npy_intp dims[1] = {n};
+  PyObject* a = PyArray_SimpleNewFromData(1, dims, NPY_DOUBLE, data);
+  if (!a) {
+    return NULL;
+  }
+  if (!writable) {
+    PyArray_CLEARFLAGS((PyArrayObject*)a, NPY_ARRAY_WRITEABLE);
+  }
+  Py_INCREF(self);
+  if (PyArray_SetBaseObject((PyArrayObject*)a, (PyObject*)self) < 0) {
+    Py_DECREF(a);
+    return NULL;
+  }
+  return a;
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// construction
+
+static int simInit(csPySimulation* self, PyObject* args, PyObject* kw) {
+  PyObject* model = NULL;
+  if (!PyArg_ParseTuple(args, "O!:Simulation", &csPy_ModelType, &model)) {
+    return -1;
+  }
+  if (self->s) {
+    PyErr_SetString(PyExc_RuntimeError, "Simulation.__init__ was already called");
+    return -1;
+  }
+  const csModel* m = ((csPyModel*)model)->m;
+  csSimOptions base = cs_modelOptions(m);
+  csSimOptions opt;
+  if (csPy_readOptions(kw, &base, &opt)) {
+    return -1;
+  }
+  csError err;
+  self->s = cs_newSimulation(m, &opt, &err);
+  if (!self->s) {
+    if (!err.file[0]) {
+      snprintf(err.file, sizeof(err.file), "%s", cs_modelFile(m));
+    }
+    csPy_raise(&err, NULL);
+    return -1;
+  }
+  self->nq = cs_modelCount(m, CS_COUNT_Q);
+  self->nu = cs_modelCount(m, CS_COUNT_U);
+  self->shadow = PyMem_Calloc((size_t)(self->nq + self->nu) + 1, sizeof(double));
+  self->scratch = PyMem_Calloc((size_t)(self->nq + self->nu) + 1, sizeof(double));
+  if (!self->shadow || !self->scratch) {
+    PyErr_NoMemory();
+    return -1;
+  }
+  Py_INCREF(model);
+  self->model = model;
+  refreshShadow(self);
+  return 0;
+}
+
+
+static void simDealloc(csPySimulation* self) {
+  cs_deleteSimulation(self->s);
+  PyMem_Free(self->shadow);
+  PyMem_Free(self->scratch);
+  Py_XDECREF(self->model);
+  Py_TYPE(self)->tp_free((PyObject*)self);
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// advancing
+
+// a failed step or advance: SimulationError with the time (no trajectory); other statuses are
+// bad input
+static PyObject* advanceFailed(csPySimulation* self, csError* err) {
+  if (!err->file[0]) {
+    snprintf(err->file, sizeof(err->file), "%s", cs_modelFile(cs_simModel(self->s)));
+  }
+  return csPy_raise(err, NULL);
+}
+
+
+static PyObject* simStep(csPySimulation* self, PyObject* unused) {
+  (void)unused;
+  if (prepare(self)) {
+    return NULL;
+  }
+  csError err;
+  int status = cs_simStep(self->s, &err);
+  refreshShadow(self);
+  if (status != CS_OK) {
+    return advanceFailed(self, &err);
+  }
+  return PyFloat_FromDouble(cs_simTime(self->s));
+}
+
+
+static PyObject* simAdvanceTo(csPySimulation* self, PyObject* arg) {
+  double t = PyFloat_AsDouble(arg);
+  if (t == -1.0 && PyErr_Occurred()) {
+    return NULL;
+  }
+  if (prepare(self)) {
+    return NULL;
+  }
+  csError err;
+  int status;
+  self->busy = 1;
+  Py_BEGIN_ALLOW_THREADS
+  status = cs_simAdvanceTo(self->s, t, &err);
+  Py_END_ALLOW_THREADS
+  self->busy = 0;
+  refreshShadow(self);
+  if (status != CS_OK) {
+    return advanceFailed(self, &err);
+  }
+  Py_RETURN_NONE;
+}
+
+
+static PyObject* simRecord(csPySimulation* self, PyObject* args) {
+  double t_end = 0;
+  int forces = 0;
+  if (!PyArg_ParseTuple(args, "dp:_record", &t_end, &forces) || prepare(self)) {
+    return NULL;
+  }
+  PyObject* columns = NULL;
+  PyObject* table = NULL;
+  csError err;
+  memset(&err, 0, sizeof(err));
+  self->busy = 1;
+  int status = csPy_record(self->s, t_end, forces, &columns, &table, &err);
+  self->busy = 0;
+  refreshShadow(self);
+  PyObject* result = status < 0 ? NULL : csPy_recordResult(self->s, status, &err, columns, table);
+  Py_XDECREF(columns);
+  Py_XDECREF(table);
+  return result;
+}
+
+
+static PyObject* simReset(csPySimulation* self, PyObject* unused) {
+  (void)unused;
+  if (prepare(self)) {
+    return NULL;
+  }
+  cs_simReset(self->s);
+  refreshShadow(self);
+  Py_RETURN_NONE;
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// checkpoints
+
+static PyObject* simSaveState(csPySimulation* self, PyObject* arg) {
+  PyObject* path = NULL;
+  if (!PyUnicode_FSConverter(arg, &path)) {
+    return NULL;
+  }
+  csError err;
+  int status = CS_OK;
+  if (prepare(self) == 0) {
+    status = cs_simSaveState(self->s, PyBytes_AS_STRING(path), &err);
+    refreshShadow(self);
+  }
+  Py_DECREF(path);
+  if (PyErr_Occurred()) {
+    return NULL;
+  }
+  if (status != CS_OK) {
+    return csPy_raise(&err, NULL);
+  }
+  Py_RETURN_NONE;
+}
+
+
+static PyObject* simLoadState(csPySimulation* self, PyObject* arg) {
+  PyObject* path = NULL;
+  if (!PyUnicode_FSConverter(arg, &path)) {
+    return NULL;
+  }
+  csError err;
+  int status = CS_OK;
+  if (prepare(self) == 0) {
+    status = cs_simLoadState(self->s, PyBytes_AS_STRING(path), &err);
+    refreshShadow(self);
+  }
+  if (PyErr_Occurred()) {
+    Py_DECREF(path);
+    return NULL;
+  }
+  if (status != CS_OK) {
+    if (!err.file[0]) {
+      snprintf(err.file, sizeof(err.file), "%s", PyBytes_AS_STRING(path));
+    }
+    Py_DECREF(path);
+    return csPy_raise(&err, NULL);
+  }
+  Py_DECREF(path);
+  Py_RETURN_NONE;
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// realized quantities
+
+// an id from a name (str) or an int; -1 with an exception set
+static int idOf(csPySimulation* self, PyObject* key, int (*lookup)(const csModel*, const char*),
+                csCount count, const char* what) {
+  const csModel* m = cs_simModel(self->s);
+  int id = -1;
+  if (PyUnicode_Check(key)) {
+    id = lookup(m, PyUnicode_AsUTF8(key));
+  } else if (PyLong_Check(key)) {
+    long v = PyLong_AsLong(key);
+    id = (v >= 0 && v < cs_modelCount(m, count)) ? (int)v : -1;
+  } else {
+    PyErr_Format(PyExc_TypeError, "a %s is given by name (str) or id (int), not %s", what,
+                 Py_TYPE(key)->tp_name);
+    return -1;
+  }
+  if (id < 0 && !PyErr_Occurred()) {
+    PyErr_Format(PyExc_KeyError, "there is no %s %R in model '%s'", what, key, cs_modelName(m));
+  }
+  return id;
+}
+
+
+static PyObject* vec(const double* v, int n) {
+  npy_intp dims[1] = {n};
+  PyObject* a = PyArray_SimpleNew(1, dims, NPY_DOUBLE);
+  if (a) {
+    memcpy(PyArray_DATA((PyArrayObject*)a), v, sizeof(double) * (size_t)n);
+  }
+  return a;
+}
+
+
+static PyObject* simBodyPose(csPySimulation* self, PyObject* key) {
+  if (prepare(self)) {
+    return NULL;
+  }
+  int b = idOf(self, key, cs_bodyId, CS_COUNT_BODY, "body");
+  if (b < 0) {
+    return NULL;
+  }
+  double p[3], q[4];
+  cs_simBodyPose(self->s, b, p, q);
+  return Py_BuildValue("(NN)", vec(p, 3), vec(q, 4));
+}
+
+
+static PyObject* simBodyVelocity(csPySimulation* self, PyObject* key) {
+  if (prepare(self)) {
+    return NULL;
+  }
+  int b = idOf(self, key, cs_bodyId, CS_COUNT_BODY, "body");
+  if (b < 0) {
+    return NULL;
+  }
+  double w[3], v[3];
+  cs_simBodyVelocity(self->s, b, w, v);
+  return Py_BuildValue("(NN)", vec(w, 3), vec(v, 3));
+}
+
+
+static PyObject* simBodyCom(csPySimulation* self, PyObject* key) {
+  if (prepare(self)) {
+    return NULL;
+  }
+  int b = idOf(self, key, cs_bodyId, CS_COUNT_BODY, "body");
+  if (b < 0) {
+    return NULL;
+  }
+  double c[3];
+  cs_simBodyCom(self->s, b, c);
+  return vec(c, 3);
+}
+
+
+// every contact element's report as a tuple: (name, set, point, force, moment, pe, power,
+// {value name: value}); the Python side wraps each in a ContactReport
+static PyObject* simContacts(csPySimulation* self, PyObject* unused) {
+  (void)unused;
+  if (prepare(self)) {
+    return NULL;
+  }
+  const csModel* m = cs_simModel(self->s);
+  int nforce = cs_modelCount(m, CS_COUNT_FORCE);
+  PyObject* list = PyList_New(0);
+  for (int e = 0; list && e < nforce; e++) {
+    csContactReport r;
+    if (cs_modelForceIsContact(m, e) != 1 || cs_simContact(self->s, e, &r) != 0) {
+      continue;
+    }
+    // the model's own values by name
+    PyObject* values = PyDict_New();
+    int nv = cs_modelContactValueCount(m, e);
+    double buf[64];
+    int got = nv > 0 ? cs_simContactValues(self->s, e, buf, 64) : 0;
+    for (int i = 0; values && i < nv && i < got && i < 64; i++) {
+      PyObject* x = PyFloat_FromDouble(buf[i]);
+      if (!x || PyDict_SetItemString(values, cs_modelContactValueName(m, e, i), x) != 0) {
+        Py_CLEAR(values);
+      }
+      Py_XDECREF(x);
+    }
+    int set = cs_modelForceContactSet(m, e);
+    double point[3] = {r.point.x, r.point.y, r.point.z};
+    double force[3] = {r.force.v.x, r.force.v.y, r.force.v.z};
+    double moment[3] = {r.force.w.x, r.force.w.y, r.force.w.z};
+    PyObject* item = values ? Py_BuildValue("(szNNNddN)", cs_modelForceName(m, e),
+                                            set >= 0 ? cs_modelContactSetName(m, set) : NULL,
+                                            vec(point, 3), vec(force, 3), vec(moment, 3), r.pe,
+                                            r.power, values)
+                            : NULL;
+    if (!item || PyList_Append(list, item) != 0) {
+      Py_CLEAR(list);
+    }
+    Py_XDECREF(item);
+  }
+  return list;
+}
+
+
+static PyObject* simContactSet(csPySimulation* self, PyObject* key) {
+  if (prepare(self)) {
+    return NULL;
+  }
+  const csModel* m = cs_simModel(self->s);
+  int set = -1;
+  int n = cs_modelCount(m, CS_COUNT_CONTACT_SET);
+  const char* name = PyUnicode_Check(key) ? PyUnicode_AsUTF8(key) : NULL;
+  for (int i = 0; name && i < n; i++) {
+    if (strcmp(cs_modelContactSetName(m, i), name) == 0) {
+      set = i;
+    }
+  }
+  if (set < 0) {
+    PyErr_Format(PyExc_KeyError, "there is no contact set %R in model '%s'", key,
+                 cs_modelName(m));
+    return NULL;
+  }
+  double force[3], cop[3];
+  cs_simContactSet(self->s, set, force, cop);
+  return Py_BuildValue("(NN)", vec(force, 3), vec(cop, 3));
+}
+
+
+// force element id and the index of its discrete variable `name`; -1 with an exception set
+static int discreteOf(csPySimulation* self, PyObject* force, const char* name, int* index) {
+  int e = idOf(self, force, cs_forceId, CS_COUNT_FORCE, "force element");
+  if (e < 0) {
+    return -1;
+  }
+  const csModel* m = cs_simModel(self->s);
+  *index = cs_modelDiscreteIndex(m, e, name);
+  if (*index < 0) {
+    PyErr_Format(PyExc_KeyError, "force element '%s' has no discrete variable '%s'",
+                 cs_modelForceName(m, e), name);
+    return -1;
+  }
+  return e;
+}
+
+
+static PyObject* simGetDiscrete(csPySimulation* self, PyObject* args) {
+  PyObject* force = NULL;
+  const char* name = NULL;
+  int index = 0;
+  if (!PyArg_ParseTuple(args, "Os:get_discrete", &force, &name) || prepare(self)) {
+    return NULL;
+  }
+  int e = discreteOf(self, force, name, &index);
+  if (e < 0) {
+    return NULL;
+  }
+  int adr = 0;
+  cs_modelForceState(cs_simModel(self->s), e, CS_STATE_DISCRETE, &adr, NULL);
+  return PyFloat_FromDouble(cs_simState(self->s, CS_STATE_DISCRETE)[adr + index]);
+}
+
+
+static PyObject* simSetDiscrete(csPySimulation* self, PyObject* args) {
+  PyObject* force = NULL;
+  const char* name = NULL;
+  double value = 0;
+  int index = 0;
+  if (!PyArg_ParseTuple(args, "Osd:set_discrete", &force, &name, &value) || prepare(self)) {
+    return NULL;
+  }
+  int e = discreteOf(self, force, name, &index);
+  if (e < 0) {
+    return NULL;
+  }
+  csError err;
+  if (cs_simSetDiscrete(self->s, e, name, value, &err) != CS_OK) {
+    return csPy_raise(&err, NULL);
+  }
+  refreshShadow(self);
+  Py_RETURN_NONE;
+}
+
+
+static PyObject* simSetOptions(csPySimulation* self, PyObject* args, PyObject* kw) {
+  if (PyTuple_GET_SIZE(args) != 0) {
+    PyErr_SetString(PyExc_TypeError, "set_options takes keyword arguments only");
+    return NULL;
+  }
+  if (prepare(self)) {
+    return NULL;
+  }
+  csSimOptions base = cs_simOptions(self->s);
+  csSimOptions opt;
+  if (csPy_readOptions(kw, &base, &opt)) {
+    return NULL;
+  }
+  csError err;
+  if (cs_simSetOptions(self->s, &opt, &err) != CS_OK) {
+    return csPy_raise(&err, NULL);
+  }
+  Py_RETURN_NONE;
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// attributes
+
+static PyObject* simGetTime(csPySimulation* self, void* closure) {
+  (void)closure;
+  if (!ready(self)) {
+    return NULL;
+  }
+  return PyFloat_FromDouble(cs_simTime(self->s));
+}
+
+
+static int simSetTime(csPySimulation* self, PyObject* value, void* closure) {
+  (void)closure;
+  double t = value ? PyFloat_AsDouble(value) : NAN;
+  if (!value) {
+    PyErr_SetString(PyExc_AttributeError, "the time cannot be deleted");
+    return -1;
+  }
+  if ((t == -1.0 && PyErr_Occurred()) || prepare(self)) {
+    return -1;
+  }
+  csError err;
+  if (cs_simSetTime(self->s, t, &err) != CS_OK) {
+    csPy_raise(&err, NULL);
+    return -1;
+  }
+  return 0;
+}
+
+
+static PyObject* simGetQ(csPySimulation* self, void* closure) {
+  (void)closure;
+  if (!ready(self)) {
+    return NULL;
+  }
+  return stateView(self, cs_simData(self->s)->q, self->nq, 1);
+}
+
+
+static PyObject* simGetU(csPySimulation* self, void* closure) {
+  (void)closure;
+  if (!ready(self)) {
+    return NULL;
+  }
+  return stateView(self, cs_simData(self->s)->u, self->nu, 1);
+}
+
+
+// the auxiliary, discrete and auto-update variables: read-only views (set_discrete, load_state)
+static PyObject* simGetZ(csPySimulation* self, void* closure) {
+  (void)closure;
+  if (!ready(self)) {
+    return NULL;
+  }
+  csData* d = cs_simData(self->s);
+  return stateView(self, d->z, d->nz, 0);
+}
+
+
+static PyObject* simGetDisc(csPySimulation* self, void* closure) {
+  (void)closure;
+  if (!ready(self)) {
+    return NULL;
+  }
+  csData* d = cs_simData(self->s);
+  return stateView(self, d->disc, d->ndisc, 0);
+}
+
+
+static PyObject* simGetAuto(csPySimulation* self, void* closure) {
+  (void)closure;
+  if (!ready(self)) {
+    return NULL;
+  }
+  csData* d = cs_simData(self->s);
+  return stateView(self, d->autoval, d->nauto, 0);
+}
+
+
+// sim.q = values and sim.u = values: the whole array at once, checked by the library
+static int setPart(csPySimulation* self, PyObject* value, csStateKind kind, int n) {
+  if (!value) {
+    PyErr_SetString(PyExc_AttributeError, "the state cannot be deleted");
+    return -1;
+  }
+  if (prepare(self)) {
+    return -1;
+  }
+  PyArrayObject* a = (PyArrayObject*)PyArray_FROMANY(value, NPY_DOUBLE, 1, 1,
+                                                     NPY_ARRAY_IN_ARRAY | NPY_ARRAY_FORCECAST);
+  if (!a) {
+    return -1;
+  }
+  csError err;
+  int rc = 0;
+  if (PyArray_DIM(a, 0) != n) {
+    PyErr_Format(PyExc_ValueError, "%s needs %d values, got %zd", kind == CS_STATE_Q ? "q" : "u",
+                 n, (Py_ssize_t)PyArray_DIM(a, 0));
+    rc = -1;
+  } else if (cs_simSetState(self->s, kind, PyArray_DATA(a), n, &err) != CS_OK) {
+    csPy_raise(&err, NULL);
+    rc = -1;
+  }
+  Py_DECREF(a);
+  refreshShadow(self);
+  return rc;
+}
+
+
+static int simSetQ(csPySimulation* self, PyObject* value, void* closure) {
+  (void)closure;
+  return setPart(self, value, CS_STATE_Q, self->nq);
+}
+
+
+static int simSetU(csPySimulation* self, PyObject* value, void* closure) {
+  (void)closure;
+  return setPart(self, value, CS_STATE_U, self->nu);
+}
+
+
+// energies of the current state, J (the CSV's ke, pe, dissipated and e_total)
+static PyObject* energy(csPySimulation* self, int which) {
+  if (prepare(self)) {
+    return NULL;
+  }
+  double e[3];
+  cs_simEnergy(self->s, &e[0], &e[1], &e[2]);
+  return PyFloat_FromDouble(which < 3 ? e[which] : e[0] + e[1] + e[2]);
+}
+
+
+static PyObject* simGetKe(csPySimulation* self, void* closure) {
+  (void)closure;
+  return energy(self, 0);
+}
+
+
+static PyObject* simGetPe(csPySimulation* self, void* closure) {
+  (void)closure;
+  return energy(self, 1);
+}
+
+
+static PyObject* simGetDissipated(csPySimulation* self, void* closure) {
+  (void)closure;
+  return energy(self, 2);
+}
+
+
+static PyObject* simGetTotal(csPySimulation* self, void* closure) {
+  (void)closure;
+  return energy(self, 3);
+}
+
+
+static PyObject* simGetStatistics(csPySimulation* self, void* closure) {
+  (void)closure;
+  if (prepare(self)) {
+    return NULL;
+  }
+  return csPy_statistics(self->s);
+}
+
+
+static PyObject* simGetOptions(csPySimulation* self, void* closure) {
+  (void)closure;
+  if (!ready(self)) {
+    return NULL;
+  }
+  static const char* const linsol[] = {"auto", "dense", "band", "gmres"};
+  csSimOptions o = cs_simOptions(self->s);
+  int ls = o.linsol >= 0 && o.linsol <= CS_LINSOL_GMRES ? (int)o.linsol : 0;
+  return Py_BuildValue("{s:d,s:s,s:s,s:d,s:d,s:d,s:d,s:l,s:d}", "duration", o.duration,
+                       "integrator", o.integrator == CS_INTEGRATOR_ADAMS ? "adams" : "bdf",
+                       "linear_solver", linsol[ls], "rtol", o.rtol, "atol", o.atol, "max_step",
+                       o.max_step, "initial_step", o.initial_step, "max_steps", o.max_steps,
+                       "report_interval", o.report_interval);
+}
+
+
+static PyObject* simGetModel(csPySimulation* self, void* closure) {
+  (void)closure;
+  if (!ready(self)) {
+    return NULL;
+  }
+  Py_INCREF(self->model);
+  return self->model;
+}
+
+
+static PyMethodDef simMethods[] = {
+    {"step", (PyCFunction)simStep, METH_NOARGS,
+     "step() -> float\n\n"
+     "Advance by one integrator step (every independent group of bodies standing at the\n"
+     "current time takes one CVODE step; the simulation moves to the earliest end of them) and\n"
+     "return the new time, s. Scheduled changes on the way are applied at their times.\n"
+     "Raises SimulationError (with .time) when the integrator fails."},
+    {"advance_to", (PyCFunction)simAdvanceTo, METH_O,
+     "advance_to(t)\n\n"
+     "Advance to time t, s, exactly (t >= time). Releases the GIL while it integrates.\n"
+     "Raises SceneError for a t before the current time, SimulationError on failure."},
+    {"_record", (PyCFunction)simRecord, METH_VARARGS,
+     "_record(t_end, forces) -> (columns, table, statistics, failure); see Simulation.run."},
+    {"reset", (PyCFunction)simReset, METH_NOARGS,
+     "reset()\n\nBack to the model's initial state at t = 0; the statistics start over."},
+    {"save_state", (PyCFunction)simSaveState, METH_O,
+     "save_state(path)\n\n"
+     "Write a checkpoint: the complete state at the current time (t, q, u, z, discrete and\n"
+     "auto-update variables), exactly (hexadecimal floats), with the model's fingerprint.\n"
+     "Raises SceneError when the file cannot be written."},
+    {"load_state", (PyCFunction)simLoadState, METH_O,
+     "load_state(path)\n\n"
+     "Continue from a checkpoint written by save_state (or `contactsim run --save-state`) for\n"
+     "the same scene. Raises SceneError (file, line, message) for a checkpoint of another\n"
+     "scene, another format version or a malformed one; the simulation is then unchanged."},
+    {"body_pose", (PyCFunction)simBodyPose, METH_O,
+     "body_pose(body) -> (p, q)\n\n"
+     "Pose of a body (name or id) at the current time: origin p in Ground, m (3,), and\n"
+     "orientation q in Ground, unit quaternion (w, x, y, z) (4,)."},
+    {"body_velocity", (PyCFunction)simBodyVelocity, METH_O,
+     "body_velocity(body) -> (w, v)\n\n"
+     "Angular velocity w, rad/s, and velocity v of the body's origin, m/s, both in Ground."},
+    {"body_com", (PyCFunction)simBodyCom, METH_O,
+     "body_com(body) -> array (3,)\n\nCentre of mass of the body in Ground, m."},
+    {"_contacts", (PyCFunction)simContacts, METH_NOARGS,
+     "_contacts() -> list of tuples; see Simulation.contacts."},
+    {"contact_set", (PyCFunction)simContactSet, METH_O,
+     "contact_set(name) -> (force, cop)\n\n"
+     "Total contact force on the bodies of a contact set, N, and its centre of pressure, m,\n"
+     "both in Ground (cop is NaN when no normal force acts)."},
+    {"get_discrete", (PyCFunction)simGetDiscrete, METH_VARARGS,
+     "get_discrete(force, name) -> float\n\n"
+     "Discrete variable `name` (e.g. 'mu_static') of a force element (name or id)."},
+    {"set_discrete", (PyCFunction)simSetDiscrete, METH_VARARGS,
+     "set_discrete(force, name, value)\n\n"
+     "Set a discrete variable between steps, as a scene's \"changes\" entry would at the\n"
+     "current time (the kind's rules apply, e.g. mu_dynamic <= mu_static)."},
+    {"set_options", (PyCFunction)(void (*)(void))simSetOptions, METH_VARARGS | METH_KEYWORDS,
+     "set_options(**options)\n\n"
+     "Change integrator options (rtol, atol, integrator, max_step, report_interval, ...); the\n"
+     "integrator restarts from the current state at the next advance."},
+    {NULL, NULL, 0, NULL},
+};
+
+
+static PyGetSetDef simGetset[] = {
+    {"time", (getter)simGetTime, (setter)simSetTime,
+     "Current time, s. Settable (scheduled changes before it are not replayed).", NULL},
+    {"q", (getter)simGetQ, (setter)simSetQ,
+     "Generalized coordinates (nq,): a writable numpy view of the state (rad or m;\n"
+     "quaternions w, x, y, z, normalised when handed to the integrator). Edits in place\n"
+     "(sim.q[0] = 0.3) and assignment (sim.q = values) both take effect at the next call.",
+     NULL},
+    {"u", (getter)simGetU, (setter)simSetU,
+     "Generalized speeds (nu,): a writable numpy view of the state (rad/s or m/s; for ball\n"
+     "and free joints the angular velocity in F, then for free joints the velocity in F).",
+     NULL},
+    {"z", (getter)simGetZ, NULL,
+     "Auxiliary continuous states (nz,), read-only view: dissipated energies, J, and the\n"
+     "elements' own states.",
+     NULL},
+    {"discrete", (getter)simGetDisc, NULL,
+     "Discrete variables of every element (read-only view; set with set_discrete).", NULL},
+    {"auto_update", (getter)simGetAuto, NULL,
+     "Auto-update discrete variables (read-only view), e.g. exponential-spring anchors, m.",
+     NULL},
+    {"ke", (getter)simGetKe, NULL, "Kinetic energy, J.", NULL},
+    {"pe", (getter)simGetPe, NULL, "Potential energy (gravity and every element), J.", NULL},
+    {"dissipated", (getter)simGetDissipated, NULL, "Energy dissipated so far, J.", NULL},
+    {"e_total", (getter)simGetTotal, NULL,
+     "ke + pe + dissipated, J: constant up to the integration error.", NULL},
+    {"statistics", (getter)simGetStatistics, NULL,
+     "Statistics since creation, reset or load_state (dict): steps, rhs_evals, cpu_seconds,\n"
+     "max_penetration (m), peak_normal_force (N), sliding_distance (m), stuck_drift (m),\n"
+     "energy_error (relative), diagnostics (list of str), ...",
+     NULL},
+    {"options", (getter)simGetOptions, NULL, "Integrator options in use (dict).", NULL},
+    {"model", (getter)simGetModel, NULL, "The Model simulated.", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+
+PyTypeObject csPy_SimulationType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "contactsim._core.Simulation",
+    .tp_basicsize = sizeof(csPySimulation),
+    .tp_dealloc = (destructor)simDealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .tp_doc = "Simulation(model, **options): a model's state and integrator, stepped from Python.",
+    .tp_methods = simMethods,
+    .tp_getset = simGetset,
+    .tp_init = (initproc)simInit,
+    .tp_new = PyType_GenericNew,
+};

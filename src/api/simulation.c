@@ -1,0 +1,891 @@
+// simulation.c: the simulation API through opaque handles (contactsim/simulation.h).
+//
+// A csSimulation is a model (borrowed, never written), its data (the state), an integrator
+// object holding the CVODE instances across calls, and the run statistics of `contactsim run`
+// (csMetrics) fed after every step and at every advance. Nothing here computes physics: every
+// number comes from the engine stages, the metrics or the CSV writer, so that a program, the
+// command line and the Python module read the same values under the same names.
+//
+// State edits (q, u, z, discrete variables, time, checkpoints) follow the rule the integrator
+// uses for scheduled changes: the steps that ended at the current time are finished first (their
+// auto-updates committed with the values they used), then the data is edited, and the groups
+// restart from it at the next advance. Edits are therefore cheap to make several at once.
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "contactsim/contactsim.h"
+#include "engine/assert.h"
+#include "engine/error.h"
+#include "engine/integrator.h"
+#include "engine/metrics.h"
+
+struct csSimulation {
+  const csModel* m;        // borrowed; outlives the simulation
+  csData* d;               // owned: the state and everything realized from it
+  csSimOptions opt;        // integrator options (duration unused)
+  csIntegrator* it;        // owned; NULL only when its creation failed
+  csMetrics metrics;       // contact statistics since t_start
+  int nnotes_init;         // diagnostics found at the start (cs_metricsFinish adds the rest)
+  csStats base;            // CVODE counters of integrators freed since t_start
+  double cpu_base;         // their integration CPU time, s
+  long restart_base;       // their restarts
+  double t_start;          // s
+  int dirty;               // the data was edited: the integrator restarts before advancing
+  int nchange_restart;     // scheduled changes applied, for that restart (-1: keep the count)
+  int failed;              // the integrator failed: only a reset or a new state continues
+  double fail_time;        // s
+};
+
+
+// ---------------------------------------------------------------------------------------------
+// version
+
+const char* cs_versionString(void) {
+  return CS_VERSION_STRING;
+}
+
+
+int cs_version(void) {
+  return CS_VERSION;
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// the model
+
+int cs_modelCount(const csModel* m, csCount what) {
+  switch (what) {
+    case CS_COUNT_BODY: return m->nbody;
+    case CS_COUNT_Q: return m->nq;
+    case CS_COUNT_U: return m->nu;
+    case CS_COUNT_Z: return m->nz;
+    case CS_COUNT_DISCRETE: return m->ndisc;
+    case CS_COUNT_AUTO: return m->nauto;
+    case CS_COUNT_FORCE: return m->nforce;
+    case CS_COUNT_PLANE: return m->nplane;
+    case CS_COUNT_CONTACT_SET: return m->ngroup;
+    case CS_COUNT_CHANGE: return m->nchange;
+  }
+  return 0;
+}
+
+
+const char* cs_modelName(const csModel* m) {
+  return m->name;
+}
+
+
+const char* cs_modelFile(const csModel* m) {
+  return m->file;
+}
+
+
+csSimOptions cs_modelOptions(const csModel* m) {
+  return m->opt;
+}
+
+
+void cs_modelGravity(const csModel* m, double g[3]) {
+  csu_vec3ToArray(g, m->gravity);
+}
+
+
+const char* cs_modelBodyName(const csModel* m, int body) {
+  return body >= 0 && body < m->nbody ? m->body[body].name : NULL;
+}
+
+
+const char* cs_modelPlaneName(const csModel* m, int plane) {
+  return plane >= 0 && plane < m->nplane ? m->plane[plane].name : NULL;
+}
+
+
+const char* cs_modelForceName(const csModel* m, int e) {
+  return e >= 0 && e < m->nforce ? m->force[e].name : NULL;
+}
+
+
+const char* cs_modelContactSetName(const csModel* m, int set) {
+  return set >= 0 && set < m->ngroup ? m->group_name[set] : NULL;
+}
+
+
+const char* cs_modelForceKind(const csModel* m, int e) {
+  return e >= 0 && e < m->nforce ? cs_forceKind(m->force[e].kind)->name : NULL;
+}
+
+
+int cs_modelForceIsContact(const csModel* m, int e) {
+  if (e < 0 || e >= m->nforce) {
+    return -1;
+  }
+  return cs_forceKind(m->force[e].kind)->report != NULL;
+}
+
+
+int cs_modelForceContactSet(const csModel* m, int e) {
+  return e >= 0 && e < m->nforce ? m->force[e].group : -1;
+}
+
+
+double cs_modelBodyMass(const csModel* m, int body) {
+  return body >= 0 && body < m->nbody ? m->body[body].mass : NAN;
+}
+
+
+int cs_modelBodyState(const csModel* m, int body, int* qadr, int* qnum, int* uadr, int* unum) {
+  if (body < 0 || body >= m->nbody) {
+    return -1;
+  }
+  const csBody* b = &m->body[body];
+  if (qadr) *qadr = b->qadr;
+  if (qnum) *qnum = b->qnum;
+  if (uadr) *uadr = b->uadr;
+  if (unum) *unum = b->unum;
+  return 0;
+}
+
+
+int cs_modelForceState(const csModel* m, int e, csStateKind kind, int* adr, int* num) {
+  if (e < 0 || e >= m->nforce) {
+    return -1;
+  }
+  const csForce* f = &m->force[e];
+  int a, n;
+  switch (kind) {
+    case CS_STATE_Z: a = f->zadr; n = f->znum; break;
+    case CS_STATE_DISCRETE: a = f->discadr; n = f->discnum; break;
+    case CS_STATE_AUTO: a = f->autoadr; n = f->autonum; break;
+    default: return -1;
+  }
+  if (adr) *adr = a;
+  if (num) *num = n;
+  return 0;
+}
+
+
+const char* cs_modelDiscreteName(const csModel* m, int e, int index) {
+  if (e < 0 || e >= m->nforce || index < 0 || index >= m->force[e].discnum) {
+    return NULL;
+  }
+  return cs_forceKind(m->force[e].kind)->discnames[index];
+}
+
+
+int cs_modelDiscreteIndex(const csModel* m, int e, const char* name) {
+  for (int i = 0; name && e >= 0 && e < m->nforce && i < m->force[e].discnum; i++) {
+    if (strcmp(cs_forceKind(m->force[e].kind)->discnames[i], name) == 0) {
+      return i;
+    }
+  }
+  return -1;
+}
+
+
+int cs_modelContactValueCount(const csModel* m, int e) {
+  return e >= 0 && e < m->nforce ? cs_forceKind(m->force[e].kind)->nextra : 0;
+}
+
+
+const char* cs_modelContactValueName(const csModel* m, int e, int i) {
+  if (i < 0 || i >= cs_modelContactValueCount(m, e)) {
+    return NULL;
+  }
+  return cs_forceKind(m->force[e].kind)->extranames[i];
+}
+
+
+// the stored source is the scene text, the contact model and the overrides, each
+// zero-terminated (cs_modelKeepSource)
+csModel* cs_modelWithOverrides(const csModel* m, const csOverride* overrides, int noverrides,
+                               csError* err) {
+  if (!m->source) {
+    cs_setError(err, CS_ERR_INPUT, "",
+                "the model was not loaded from a scene, so it cannot be loaded again with "
+                "other parameters");
+    return NULL;
+  }
+  if (noverrides < 0 || (noverrides > 0 && !overrides)) {
+    cs_setError(err, CS_ERR_INPUT, "", "the overrides are missing");
+    return NULL;
+  }
+  // the stored overrides first, then the new ones (later ones win)
+  int n = m->source_noverride + noverrides;
+  csOverride* all = csu_malloc(sizeof(csOverride) * (size_t)(n + 1));
+  if (!all) {
+    cs_setError(err, CS_ERR_MEMORY, "", "out of memory");
+    return NULL;
+  }
+  const char* p = m->source + m->source_len + 1;
+  const char* contact_model = p;
+  p += strlen(p) + 1;
+  for (int i = 0; i < m->source_noverride; i++) {
+    all[i].key = p;
+    p += strlen(p) + 1;
+    all[i].value = p;
+    p += strlen(p) + 1;
+  }
+  for (int i = 0; i < noverrides; i++) {
+    all[m->source_noverride + i] = overrides[i];
+  }
+  csLoadOptions lo = {.contact_model = contact_model[0] ? contact_model : NULL,
+                      .overrides = all, .noverrides = n};
+  csModel* out = cs_loadSceneString(m->source, m->file, &lo, err);
+  csu_free(all, sizeof(csOverride) * (size_t)(n + 1));
+  return out;
+}
+
+
+csModel* cs_modelWithParameter(const csModel* m, const char* key, const char* value,
+                               csError* err) {
+  if (!key || !value) {
+    cs_setError(err, CS_ERR_INPUT, "", "the parameter's key path and value must both be given");
+    return NULL;
+  }
+  csOverride o = {.key = key, .value = value};
+  return cs_modelWithOverrides(m, &o, 1, err);
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// feeding the statistics
+
+// the simulation's own reporter: the per-step statistics, then the caller's hook (nullable)
+typedef struct Hooks {
+  csSimulation* s;
+  const csReporter* user;
+} Hooks;
+
+
+static void hookStep(void* ctx, const csModel* m, csData* d) {
+  Hooks* h = ctx;
+  cs_metricsStep(&h->s->metrics, m, d);
+  if (h->user && h->user->step) {
+    h->user->step(h->user->ctx, m, d);
+  }
+}
+
+
+static int hookReport(void* ctx, const csModel* m, csData* d) {
+  Hooks* h = ctx;
+  cs_metricsReport(&h->s->metrics, m, d);
+  return h->user && h->user->report ? h->user->report(h->user->ctx, m, d) : 0;
+}
+
+
+static void hookProgress(void* ctx, double t, double horizon) {
+  Hooks* h = ctx;
+  if (h->user && h->user->progress) {
+    h->user->progress(h->user->ctx, t, horizon);
+  }
+}
+
+
+static csReporter hooks(Hooks* h, csSimulation* s, const csReporter* user) {
+  h->s = s;
+  h->user = user;
+  csReporter r = {.report = hookReport, .step = hookStep, .progress = hookProgress, .ctx = h};
+  return r;
+}
+
+
+// statistics start over from the data's state
+static int startStatistics(csSimulation* s) {
+  cs_metricsFree(&s->metrics);
+  memset(&s->base, 0, sizeof(s->base));
+  s->cpu_base = 0;
+  s->restart_base = 0;
+  s->t_start = s->d->t;
+  memset(&s->d->stat, 0, sizeof(s->d->stat));
+  if (cs_metricsInit(&s->metrics, s->m, s->d) != 0) {
+    return -1;
+  }
+  s->nnotes_init = s->metrics.nnotes;
+  return 0;
+}
+
+
+// a new integrator from the data's state, the old one's counters banked
+static int newIntegrator(csSimulation* s, int nchange_done, csError* err) {
+  if (s->it) {
+    csStats st = s->base;
+    cs_integratorStats(s->it, &st);
+    s->base = st;
+    s->cpu_base += cs_integratorCpu(s->it);
+    s->restart_base += cs_integratorRestarts(s->it);
+    cs_integratorFree(s->it);
+  }
+  s->it = cs_integratorNew(s->m, s->d, &s->opt, nchange_done, err);
+  s->dirty = 0;
+  return s->it ? CS_OK : (err && err->code != CS_OK ? err->code : CS_ERR_MEMORY);
+}
+
+
+// what every advance does first: refuse after a failure, restart after edits
+static int prepare(csSimulation* s, csError* err) {
+  if (s->failed) {
+    cs_setError(err, CS_ERR_SOLVER, "",
+                "the simulation failed at t = %.9g s; reset it, set its state or load a "
+                "checkpoint to go on", s->fail_time);
+    return CS_ERR_SOLVER;
+  }
+  if (!s->it) {
+    return newIntegrator(s, s->nchange_restart, err);
+  }
+  if (s->dirty) {
+    s->dirty = 0;
+    int st = cs_integratorRestart(s->it, s->nchange_restart, err);
+    s->nchange_restart = -1;
+    return st;
+  }
+  return CS_OK;
+}
+
+
+// after every advance: the energy balance at the new time, and a failure remembered
+static int finish(csSimulation* s, int status) {
+  if (status == CS_OK) {
+    cs_realizeDynamics(s->m, s->d);
+    cs_metricsReport(&s->metrics, s->m, s->d);
+  } else if (status == CS_ERR_SOLVER) {
+    s->failed = 1;
+    s->fail_time = s->d->t;
+  }
+  return status;
+}
+
+
+// before an edit of the state: the steps that ended now are finished with the old values
+static void beginEdit(csSimulation* s) {
+  if (s->it && !s->failed) {
+    Hooks h;
+    csReporter r = hooks(&h, s, NULL);
+    cs_integratorSettle(s->it, &r);
+  }
+}
+
+
+static void endEdit(csSimulation* s, int nchange_done) {
+  cs_invalidate(s->d);
+  s->dirty = 1;
+  s->failed = 0;
+  if (nchange_done >= 0) {
+    s->nchange_restart = nchange_done;
+  }
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// simulations
+
+csSimulation* cs_newSimulation(const csModel* m, const csSimOptions* opt, csError* err) {
+  if (!m) {
+    cs_setError(err, CS_ERR_INPUT, "", "no model was given");
+    return NULL;
+  }
+  const csSimOptions* o = opt ? opt : &m->opt;
+  if (cs_validateSimOptions(o, err)) {
+    return NULL;
+  }
+  csSimulation* s = csu_malloc(sizeof(csSimulation));
+  if (!s) {
+    cs_setError(err, CS_ERR_MEMORY, "", "out of memory creating the simulation");
+    return NULL;
+  }
+  memset(s, 0, sizeof(*s));
+  s->m = m;
+  s->opt = *o;
+  s->nchange_restart = -1;
+  s->d = cs_makeData(m);
+  if (!s->d || startStatistics(s) != 0) {
+    cs_setError(err, CS_ERR_MEMORY, "", "out of memory creating the simulation");
+    cs_deleteSimulation(s);
+    return NULL;
+  }
+  // the integrator at once: changes due at t = 0 then hold from the start, as in a run
+  if (newIntegrator(s, -1, err) != CS_OK) {
+    cs_deleteSimulation(s);
+    return NULL;
+  }
+  return s;
+}
+
+
+void cs_deleteSimulation(csSimulation* s) {
+  if (!s) {
+    return;
+  }
+  cs_integratorFree(s->it);
+  cs_metricsFree(&s->metrics);
+  cs_deleteData(s->d);
+  csu_free(s, sizeof(*s));
+}
+
+
+void cs_simReset(csSimulation* s) {
+  cs_integratorFree(s->it);
+  s->it = NULL;
+  cs_resetData(s->m, s->d);
+  s->failed = 0;
+  s->dirty = 0;
+  s->nchange_restart = -1;
+  startStatistics(s);
+  // out of memory leaves it NULL: the next advance tries again and reports it
+  newIntegrator(s, -1, NULL);
+}
+
+
+const csModel* cs_simModel(const csSimulation* s) {
+  return s->m;
+}
+
+
+csSimOptions cs_simOptions(const csSimulation* s) {
+  return s->opt;
+}
+
+
+int cs_simSetOptions(csSimulation* s, const csSimOptions* opt, csError* err) {
+  if (cs_validateSimOptions(opt, err)) {
+    return CS_ERR_INPUT;
+  }
+  beginEdit(s);
+  s->opt = *opt;
+  int nchange = s->it ? cs_integratorChangesDone(s->it) : -1;
+  s->failed = 0;
+  return newIntegrator(s, nchange, err);
+}
+
+
+csData* cs_simData(csSimulation* s) {
+  return s->d;
+}
+
+
+int cs_simStep(csSimulation* s, csError* err) {
+  int status = prepare(s, err);
+  if (status != CS_OK) {
+    return status;
+  }
+  Hooks h;
+  csReporter r = hooks(&h, s, NULL);
+  return finish(s, cs_integratorStep(s->it, DBL_MAX, &r, err));
+}
+
+
+int cs_simAdvanceTo(csSimulation* s, double t, csError* err) {
+  if (!isfinite(t) || t < s->d->t) {
+    cs_setError(err, CS_ERR_INPUT, "", "cannot advance to t = %.9g s from t = %.9g s", t,
+                s->d->t);
+    return CS_ERR_INPUT;
+  }
+  int status = prepare(s, err);
+  if (status != CS_OK) {
+    return status;
+  }
+  Hooks h;
+  csReporter r = hooks(&h, s, NULL);
+  return finish(s, cs_integratorAdvance(s->it, t, t, &r, err));
+}
+
+
+int cs_simRun(csSimulation* s, double t_end, const csReporter* rep, csError* err) {
+  if (!isfinite(t_end) || t_end < s->d->t) {
+    cs_setError(err, CS_ERR_INPUT, "", "cannot run to t = %.9g s from t = %.9g s", t_end,
+                s->d->t);
+    return CS_ERR_INPUT;
+  }
+  int status = prepare(s, err);
+  if (status != CS_OK) {
+    return status;
+  }
+  Hooks h;
+  csReporter r = hooks(&h, s, rep);
+  status = cs_integratorRun(s->it, t_end, &r, err);
+  // the reports sampled the energy balance already; only a failure is remembered here
+  if (status == CS_ERR_SOLVER) {
+    s->failed = 1;
+    s->fail_time = s->d->t;
+  }
+  return status;
+}
+
+
+// the CSV reporter: one row per report
+typedef struct CsvOut {
+  FILE* f;
+  const csCsvOptions* opt;
+} CsvOut;
+
+
+static int csvRow(void* ctx, const csModel* m, csData* d) {
+  CsvOut* c = ctx;
+  return cs_csvRow(c->f, m, d, c->opt);
+}
+
+
+int cs_simRunCsv(csSimulation* s, double t_end, const char* path, const csCsvOptions* opt,
+                 csError* err) {
+  csCsvOptions none = {0};
+  CsvOut c = {.opt = opt ? opt : &none};
+  c.f = path ? fopen(path, "w") : NULL;
+  if (!c.f) {
+    cs_setError(err, CS_ERR_IO, "", "cannot write %s", path ? path : "(no path given)");
+    if (err) {
+      snprintf(err->file, sizeof(err->file), "%s", path ? path : "");
+    }
+    return CS_ERR_IO;
+  }
+  int status = CS_OK;
+  if (cs_csvHeader(c.f, s->m, c.opt) != 0) {
+    cs_setError(err, CS_ERR_IO, "", "could not write %s", path);
+    status = CS_ERR_IO;
+  }
+  if (status == CS_OK) {
+    csReporter rep = {.report = csvRow, .ctx = &c};
+    status = cs_simRun(s, t_end, &rep, err);
+  }
+  // rows written before a failure stay valid: they are whole lines
+  if (fclose(c.f) != 0 && status == CS_OK) {
+    cs_setError(err, CS_ERR_IO, "", "could not write %s", path);
+    status = CS_ERR_IO;
+  }
+  return status;
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// the state
+
+double cs_simTime(const csSimulation* s) {
+  return s->d->t;
+}
+
+
+// the array and length of one part of the state
+static double* statePart(const csSimulation* s, csStateKind kind, int* n) {
+  const csData* d = s->d;
+  switch (kind) {
+    case CS_STATE_Q: *n = d->nq; return d->q;
+    case CS_STATE_U: *n = d->nu; return d->u;
+    case CS_STATE_Z: *n = d->nz; return d->z;
+    case CS_STATE_DISCRETE: *n = d->ndisc; return d->disc;
+    case CS_STATE_AUTO: *n = d->nauto; return d->autoval;
+  }
+  *n = -1;
+  return NULL;
+}
+
+
+const double* cs_simState(const csSimulation* s, csStateKind kind) {
+  int n;
+  return statePart(s, kind, &n);
+}
+
+
+int cs_simGetState(const csSimulation* s, csStateKind kind, double* out, int n) {
+  int len;
+  const double* v = statePart(s, kind, &len);
+  if (!v) {
+    return -1;
+  }
+  if (out && n > 0) {
+    memcpy(out, v, sizeof(double) * (size_t)(n < len ? n : len));
+  }
+  return len;
+}
+
+
+static const char* const stateNames[] = {"q", "u", "z", "discrete", "auto-update"};
+
+
+int cs_simSetState(csSimulation* s, csStateKind kind, const double* values, int n,
+                   csError* err) {
+  int len;
+  double* v = statePart(s, kind, &len);
+  if (!v) {
+    cs_setError(err, CS_ERR_INPUT, "", "unknown part of the state (%d)", (int)kind);
+    return CS_ERR_INPUT;
+  }
+  if (n != len || (n > 0 && !values)) {
+    cs_setError(err, CS_ERR_INPUT, "", "%s has %d values, not %d", stateNames[kind], len, n);
+    return CS_ERR_INPUT;
+  }
+  for (int i = 0; i < n; i++) {
+    if (!isfinite(values[i])) {
+      cs_setError(err, CS_ERR_INPUT, "", "%s[%d] is not finite", stateNames[kind], i);
+      return CS_ERR_INPUT;
+    }
+  }
+  beginEdit(s);
+  const csModel* m = s->m;
+  if (kind == CS_STATE_DISCRETE) {
+    // through each kind's rules, element by element, in order
+    for (int e = 0; e < m->nforce; e++) {
+      for (int i = 0; i < m->force[e].discnum; i++) {
+        cs_setDiscrete(m, s->d, e, i, values[m->force[e].discadr + i]);
+      }
+    }
+  } else {
+    memcpy(v, values, sizeof(double) * (size_t)n);
+    if (kind == CS_STATE_AUTO) {
+      memcpy(s->d->auto_cache, values, sizeof(double) * (size_t)n);
+    }
+  }
+  endEdit(s, -1);
+  // quaternions back on the unit sphere (the position stage normalizes them in place)
+  if (kind == CS_STATE_Q) {
+    cs_realizePosition(m, s->d);
+  }
+  return CS_OK;
+}
+
+
+int cs_simSetTime(csSimulation* s, double t, csError* err) {
+  if (!isfinite(t)) {
+    cs_setError(err, CS_ERR_INPUT, "", "the time must be finite");
+    return CS_ERR_INPUT;
+  }
+  beginEdit(s);
+  s->d->t = t;
+  s->d->t_commit = t;
+  endEdit(s, cs_integratorChangesBefore(s->m, t));
+  return CS_OK;
+}
+
+
+int cs_simSetDiscrete(csSimulation* s, int e, const char* name, double value, csError* err) {
+  const csModel* m = s->m;
+  if (e < 0 || e >= m->nforce) {
+    cs_setError(err, CS_ERR_INPUT, "", "there is no force element %d (the model has %d)", e,
+                m->nforce);
+    return CS_ERR_INPUT;
+  }
+  int i = cs_modelDiscreteIndex(m, e, name);
+  if (i < 0) {
+    cs_setError(err, CS_ERR_INPUT, "", "force element '%s' (%s) has no discrete variable '%s'",
+                m->force[e].name, cs_forceKind(m->force[e].kind)->name, name ? name : "(null)");
+    return CS_ERR_INPUT;
+  }
+  if (!isfinite(value)) {
+    cs_setError(err, CS_ERR_INPUT, "", "the value of %s.%s must be finite", m->force[e].name,
+                name);
+    return CS_ERR_INPUT;
+  }
+  beginEdit(s);
+  cs_setDiscrete(m, s->d, e, i, value);
+  endEdit(s, -1);
+  return CS_OK;
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// realized quantities
+
+int cs_simBodyPose(csSimulation* s, int body, double p[3], double q[4]) {
+  if (body < 0 || body >= s->m->nbody) {
+    return -1;
+  }
+  cs_realizePosition(s->m, s->d);
+  const csTransform* X = &s->d->body_pose[body];
+  if (p) {
+    csu_vec3ToArray(p, X->p);
+  }
+  if (q) {
+    csQuat r = csu_matToQuat(&X->R);
+    q[0] = r.w;
+    q[1] = r.x;
+    q[2] = r.y;
+    q[3] = r.z;
+  }
+  return 0;
+}
+
+
+int cs_simBodyVelocity(csSimulation* s, int body, double w[3], double v[3]) {
+  if (body < 0 || body >= s->m->nbody) {
+    return -1;
+  }
+  cs_realizeVelocity(s->m, s->d);
+  const csSpatialVec* V = &s->d->body_vel[body];
+  if (w) {
+    csu_vec3ToArray(w, V->w);
+  }
+  if (v) {
+    csu_vec3ToArray(v, V->v);
+  }
+  return 0;
+}
+
+
+int cs_simBodyCom(csSimulation* s, int body, double com[3]) {
+  if (body < 0 || body >= s->m->nbody) {
+    return -1;
+  }
+  cs_realizePosition(s->m, s->d);
+  csu_vec3ToArray(com, s->d->body_com[body]);
+  return 0;
+}
+
+
+void cs_simEnergy(csSimulation* s, double* kinetic, double* potential, double* dissipated) {
+  cs_realizeDynamics(s->m, s->d);
+  if (kinetic) *kinetic = cs_kineticEnergy(s->m, s->d);
+  if (potential) *potential = cs_potentialEnergy(s->m, s->d);
+  if (dissipated) *dissipated = cs_dissipatedEnergy(s->m, s->d);
+}
+
+
+int cs_simContact(csSimulation* s, int e, csContactReport* r) {
+  if (cs_modelForceIsContact(s->m, e) != 1) {
+    return -1;
+  }
+  return cs_contactReport(s->m, s->d, e, r);
+}
+
+
+int cs_simContactValues(csSimulation* s, int e, double* out, int n) {
+  csContactReport r;
+  if (cs_simContact(s, e, &r) != 0) {
+    return -1;
+  }
+  int len = cs_modelContactValueCount(s->m, e);
+  if (out && n > 0) {
+    memcpy(out, s->d->force_extra + s->m->force[e].repadr,
+           sizeof(double) * (size_t)(n < len ? n : len));
+  }
+  return len;
+}
+
+
+int cs_simContactSet(csSimulation* s, int set, double force[3], double cop[3]) {
+  if (set < 0 || set >= s->m->ngroup) {
+    return -1;
+  }
+  csVec3 f, c;
+  cs_realizeDynamics(s->m, s->d);
+  cs_centreOfPressure(s->m, s->d, set, &f, &c);
+  if (force) {
+    csu_vec3ToArray(force, f);
+  }
+  if (cop) {
+    csu_vec3ToArray(cop, c);
+  }
+  return 0;
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// statistics
+
+// the integrator's counters into d->stat, and the diagnostics that depend on how the run went
+// recomputed from those found at the start
+static void updateStatistics(csSimulation* s) {
+  csStats* st = &s->d->stat;
+  csStats cur = s->base;
+  if (s->it) {
+    csStats live;
+    memset(&live, 0, sizeof(live));
+    cs_integratorStats(s->it, &live);
+    cur.nsteps += live.nsteps;
+    cur.nrhs += live.nrhs;
+    cur.nrhs_jac += live.nrhs_jac;
+    cur.njac += live.njac;
+    cur.netf += live.netf;
+    cur.nncf += live.nncf;
+    cur.last_step = live.last_step;
+    cur.linsol = live.linsol;
+    cur.bandwidth = live.bandwidth;
+    cur.ngroup = live.ngroup;
+  }
+  st->nsteps = cur.nsteps;
+  st->nrhs = cur.nrhs;
+  st->nrhs_jac = cur.nrhs_jac;
+  st->njac = cur.njac;
+  st->netf = cur.netf;
+  st->nncf = cur.nncf;
+  st->last_step = cur.last_step;
+  st->linsol = cur.linsol;
+  st->bandwidth = cur.bandwidth;
+  st->ngroup = cur.ngroup;
+  st->cpu_seconds = s->cpu_base + (s->it ? cs_integratorCpu(s->it) : 0);
+  s->metrics.nnotes = s->nnotes_init;
+  cs_metricsFinish(&s->metrics, s->m, s->d);
+}
+
+
+void cs_simStatistics(csSimulation* s, csRunStatistics* out) {
+  updateStatistics(s);
+  const csStats* st = &s->d->stat;
+  const csMetrics* mt = &s->metrics;
+  memset(out, 0, sizeof(*out));
+  out->t_start = s->t_start;
+  out->t = s->d->t;
+  out->nsteps = st->nsteps;
+  out->nrhs = st->nrhs;
+  out->nrhs_jac = st->nrhs_jac;
+  out->njac = st->njac;
+  out->netf = st->netf;
+  out->nncf = st->nncf;
+  out->ncommit = st->ncommit;
+  out->nrestart = s->restart_base + (s->it ? cs_integratorRestarts(s->it) : 0);
+  out->ngroup = st->ngroup;
+  out->cpu_seconds = st->cpu_seconds;
+  out->max_penetration = mt->max_penetration;
+  out->peak_normal_force = mt->peak_normal_force;
+  out->sliding_distance = mt->sliding_distance;
+  out->stuck_drift = mt->stuck_drift;
+  out->energy_error = mt->energy_error;
+  out->energy_initial = mt->e0;
+  out->nnotes = mt->nnotes;
+}
+
+
+const char* cs_simNote(csSimulation* s, int i) {
+  return i >= 0 && i < s->metrics.nnotes ? s->metrics.notes[i] : NULL;
+}
+
+
+int cs_simContactStatistics(csSimulation* s, int e, double* peak_normal_force,
+                            double* max_penetration) {
+  const csMetrics* mt = &s->metrics;
+  if (e < 0 || e >= mt->nforce || mt->contact_of[e] < 0) {
+    return -1;
+  }
+  const csMetricsContact* c = &mt->contact[mt->contact_of[e]];
+  if (peak_normal_force) *peak_normal_force = c->peak_fn;
+  if (max_penetration) *max_penetration = c->max_penetration;
+  return 0;
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// checkpoints
+
+int cs_simSaveState(csSimulation* s, const char* path, csError* err) {
+  beginEdit(s);
+  return cs_saveState(s->m, s->d, path, err);
+}
+
+
+int cs_simLoadState(csSimulation* s, const char* path, csError* err) {
+  // the file is read in full and checked before anything changes (cs_loadState is atomic)
+  beginEdit(s);
+  int status = cs_loadState(s->m, s->d, path, err);
+  if (status != CS_OK) {
+    return status;
+  }
+  endEdit(s, cs_integratorChangesBefore(s->m, s->d->t));
+  // the statistics describe the continued run; the integrator's counters start over too
+  if (startStatistics(s) != 0) {
+    cs_setError(err, CS_ERR_MEMORY, "", "out of memory");
+    return CS_ERR_MEMORY;
+  }
+  int nchange = s->nchange_restart;
+  s->nchange_restart = -1;
+  cs_integratorFree(s->it);
+  s->it = NULL;
+  return newIntegrator(s, nchange, err);
+}

@@ -1,0 +1,13 @@
+// model.h: private helpers of the model (model.c).
+#ifndef CONTACTSIM_MODEL_H
+#define CONTACTSIM_MODEL_H
+
+#include "contactsim/contactsim.h"
+
+// Keep a copy of the scene text (len bytes) and the load options in m (m->source), so that
+// cs_modelWithOverrides can load the scene again. Returns m, or NULL with err filled and m
+// deleted when memory runs out. Nullable: m (returns NULL, err untouched), opt.
+csModel* cs_modelKeepSource(csModel* m, const char* text, size_t len, const csLoadOptions* opt,
+                            csError* err);
+
+#endif  // CONTACTSIM_MODEL_H

@@ -1,0 +1,487 @@
+// state_file.c: checkpoints. The complete state of a simulation written to a small text file
+// and read back exactly (the format is specified in docs/c-api.md, "Checkpoints").
+//
+// Text rather than binary: a checkpoint is small (one line per state variable), a user can read
+// which anchor or friction coefficient it holds, and it moves between machines without byte
+// order questions. Exactness comes from writing every double as a C99 hexadecimal float ("%a"),
+// which strtod reads back to the same bits; the decimal value follows in a comment for people.
+// A model fingerprint (a hash of the scene's structure, not its parameter values) makes a state
+// from another scene fail to load with a clear message instead of being poured into the wrong
+// variables. The file is written under a temporary name and renamed, so that a run interrupted
+// while saving never leaves half a checkpoint behind.
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "contactsim/contactsim.h"
+#include "engine/error.h"
+
+#define CS_STATE_MAGIC "contactsim-state"
+#define CS_STATE_VERSION 1
+
+
+// ---------------------------------------------------------------------------------------------
+// fingerprint: FNV-1a over the structure
+
+static uint64_t hashBytes(uint64_t h, const void* p, size_t n) {
+  const unsigned char* c = p;
+  for (size_t i = 0; i < n; i++) {
+    h ^= c[i];
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+
+// a string with its terminating zero, so that "ab"+"c" and "a"+"bc" differ
+static uint64_t hashString(uint64_t h, const char* s) {
+  return hashBytes(h, s, strlen(s) + 1);
+}
+
+
+static uint64_t hashInt(uint64_t h, long v) {
+  // fixed width and byte order, so that the fingerprint is the same on every machine
+  unsigned char b[8];
+  for (int i = 0; i < 8; i++) {
+    b[i] = (unsigned char)(((unsigned long long)v >> (8 * i)) & 0xff);
+  }
+  return hashBytes(h, b, sizeof(b));
+}
+
+
+// Names, joint types, the tree, planes, element kinds and the state layout: what a state's
+// meaning depends on. Parameter values (masses, stiffnesses, friction) are left out on purpose:
+// continuing a run with another friction coefficient is a legitimate use of a checkpoint.
+uint64_t cs_modelFingerprint(const csModel* m) {
+  uint64_t h = 14695981039346656037ull;
+  h = hashInt(h, CS_STATE_VERSION);
+  long sizes[] = {m->nbody, m->nq, m->nu, m->nz, m->ndisc, m->nauto, m->nplane, m->nforce};
+  for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+    h = hashInt(h, sizes[i]);
+  }
+  for (int b = 0; b < m->nbody; b++) {
+    const csBody* body = &m->body[b];
+    h = hashString(h, body->name);
+    h = hashInt(h, body->parent);
+    h = hashInt(h, body->joint);
+    h = hashInt(h, body->qadr);
+    h = hashInt(h, body->uadr);
+  }
+  for (int p = 0; p < m->nplane; p++) {
+    h = hashString(h, m->plane[p].name);
+    h = hashInt(h, m->plane[p].body);
+  }
+  for (int e = 0; e < m->nforce; e++) {
+    const csForce* f = &m->force[e];
+    h = hashString(h, f->name);
+    h = hashString(h, cs_forceKind(f->kind)->name);
+    h = hashInt(h, f->zadr);
+    h = hashInt(h, f->znum);
+    h = hashInt(h, f->dissadr);
+    h = hashInt(h, f->discadr);
+    h = hashInt(h, f->discnum);
+    h = hashInt(h, f->autoadr);
+    h = hashInt(h, f->autonum);
+  }
+  return h;
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// writing
+
+// one value per line: hexadecimal (exact), then the decimal value and what it is, for people
+static void writeValue(FILE* f, double v, const char* what, const char* name, int index) {
+  fprintf(f, "%a  # %.17g %s", v, v, what);
+  if (name) {
+    fprintf(f, " %s", name);
+  }
+  if (index >= 0) {
+    fprintf(f, "[%d]", index);
+  }
+  fputc('\n', f);
+}
+
+
+// the names of q and u entries: the body whose mobilizer owns them
+static const char* bodyOf(const csModel* m, int index, int isU, int* local) {
+  for (int b = 1; b < m->nbody; b++) {
+    int adr = isU ? m->body[b].uadr : m->body[b].qadr;
+    int num = isU ? m->body[b].unum : m->body[b].qnum;
+    if (index >= adr && index < adr + num) {
+      *local = index - adr;
+      return m->body[b].name;
+    }
+  }
+  *local = index;
+  return NULL;
+}
+
+
+// the element owning state index i of one kind (0 z, 1 discrete, 2 auto-update)
+static const csForce* forceOf(const csModel* m, int i, int which, int* local) {
+  for (int e = 0; e < m->nforce; e++) {
+    const csForce* f = &m->force[e];
+    int adr = which == 0 ? f->zadr : which == 1 ? f->discadr : f->autoadr;
+    int num = which == 0 ? f->znum : which == 1 ? f->discnum : f->autonum;
+    if (i >= adr && i < adr + num) {
+      *local = i - adr;
+      return f;
+    }
+  }
+  *local = i;
+  return NULL;
+}
+
+
+static void writeState(FILE* f, const csModel* m, const csData* d) {
+  fprintf(f, "# contactsim checkpoint: the complete state of a simulation (docs/c-api.md)\n");
+  fprintf(f, "%s %d\n", CS_STATE_MAGIC, CS_STATE_VERSION);
+  fprintf(f, "scene %s\n", m->name);
+  fprintf(f, "fingerprint %016" PRIx64 "\n", cs_modelFingerprint(m));
+  fprintf(f, "t ");
+  writeValue(f, d->t, "s", NULL, -1);
+  fprintf(f, "t_commit ");
+  writeValue(f, d->t_commit, "s, last auto-update commit", NULL, -1);
+  int local;
+  fprintf(f, "q %d\n", m->nq);
+  for (int i = 0; i < m->nq; i++) {
+    const char* b = bodyOf(m, i, 0, &local);
+    writeValue(f, d->q[i], "q of", b ? b : "?", local);
+  }
+  fprintf(f, "u %d\n", m->nu);
+  for (int i = 0; i < m->nu; i++) {
+    const char* b = bodyOf(m, i, 1, &local);
+    writeValue(f, d->u[i], "u of", b ? b : "?", local);
+  }
+  fprintf(f, "z %d\n", m->nz);
+  for (int i = 0; i < m->nz; i++) {
+    const csForce* e = forceOf(m, i, 0, &local);
+    writeValue(f, d->z[i], e ? "state of" : "dissipated energy, J", e ? e->name : NULL,
+               e ? local : -1);
+  }
+  fprintf(f, "discrete %d\n", m->ndisc);
+  for (int i = 0; i < m->ndisc; i++) {
+    const csForce* e = forceOf(m, i, 1, &local);
+    char name[2 * CS_MAX_NAME + 2] = "?";
+    if (e) {
+      snprintf(name, sizeof(name), "%s.%s", e->name, cs_forceKind(e->kind)->discnames[local]);
+    }
+    writeValue(f, d->disc[i], "", name, -1);
+  }
+  fprintf(f, "auto %d\n", m->nauto);
+  for (int i = 0; i < m->nauto; i++) {
+    const csForce* e = forceOf(m, i, 2, &local);
+    writeValue(f, d->autoval[i], "auto-update of", e ? e->name : "?", local);
+  }
+  fprintf(f, "end\n");
+}
+
+
+int cs_saveState(const csModel* m, const csData* d, const char* path, csError* err) {
+  if (!path) {
+    cs_setError(err, CS_ERR_INPUT, "", "no checkpoint file was given");
+    return CS_ERR_INPUT;
+  }
+  // written under a temporary name, then renamed over the target in one step
+  char tmp[CS_MAX_PATH + 8];
+  if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp)) {
+    cs_setError(err, CS_ERR_IO, "", "the checkpoint path is too long");
+    return CS_ERR_IO;
+  }
+  FILE* f = fopen(tmp, "w");
+  if (!f) {
+    cs_setError(err, CS_ERR_IO, "", "cannot write %s: %s", path, strerror(errno));
+    if (err) {
+      snprintf(err->file, sizeof(err->file), "%s", path);
+    }
+    return CS_ERR_IO;
+  }
+  writeState(f, m, d);
+  int bad = ferror(f) != 0;
+  bad |= fclose(f) != 0;
+  if (bad || rename(tmp, path) != 0) {
+    cs_setError(err, CS_ERR_IO, "", "could not write %s: %s", path, strerror(errno));
+    if (err) {
+      snprintf(err->file, sizeof(err->file), "%s", path);
+    }
+    remove(tmp);
+    return CS_ERR_IO;
+  }
+  return CS_OK;
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// reading
+
+typedef struct Reader {
+  char* text;              // the whole file, zero-terminated (owned)
+  size_t size;             // bytes allocated for it
+  char* next;              // start of the next line
+  int line;                // 1-based number of the line last returned
+  const char* path;
+  csError* err;
+} Reader;
+
+
+// the next line with content: comments ("#" to the end) and blank lines skipped, leading and
+// trailing blanks removed; NULL at the end of the file
+static char* nextLine(Reader* r) {
+  while (r->next && *r->next) {
+    char* s = r->next;
+    char* nl = strchr(s, '\n');
+    if (nl) {
+      *nl = '\0';
+      r->next = nl + 1;
+    } else {
+      r->next = NULL;
+    }
+    r->line++;
+    char* hash = strchr(s, '#');
+    if (hash) {
+      *hash = '\0';
+    }
+    while (*s == ' ' || *s == '\t' || *s == '\r') {
+      s++;
+    }
+    size_t n = strlen(s);
+    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r')) {
+      s[--n] = '\0';
+    }
+    if (*s) {
+      return s;
+    }
+  }
+  return NULL;
+}
+
+
+__attribute__((format(printf, 2, 3))) static int fail(Reader* r, const char* fmt, ...) {
+  char msg[CS_MAX_ERROR];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof(msg), fmt, ap);
+  va_end(ap);
+  cs_setError(r->err, CS_ERR_INPUT, "", "%s", msg);
+  if (r->err) {
+    snprintf(r->err->file, sizeof(r->err->file), "%s", r->path);
+    r->err->line = r->line;
+  }
+  return CS_ERR_INPUT;
+}
+
+
+// a whole-token double (hexadecimal or decimal)
+static int parseDouble(const char* s, double* v) {
+  char* end = NULL;
+  errno = 0;
+  *v = strtod(s, &end);
+  return end != s && *end == '\0' ? 0 : -1;
+}
+
+
+// "KEY VALUE" with a double value
+static int readScalar(Reader* r, const char* key, double* v) {
+  char* s = nextLine(r);
+  size_t n = strlen(key);
+  if (!s || strncmp(s, key, n) != 0 || (s[n] != ' ' && s[n] != '\t')) {
+    return fail(r, "expected '%s VALUE'", key);
+  }
+  s += n;
+  while (*s == ' ' || *s == '\t') {
+    s++;
+  }
+  if (parseDouble(s, v) != 0) {
+    return fail(r, "%s: '%s' is not a number", key, s);
+  }
+  return CS_OK;
+}
+
+
+// "KEY N" then N lines of one number each, into out (n values: the model's count)
+static int readArray(Reader* r, const char* key, double* out, int n) {
+  char* s = nextLine(r);
+  size_t len = strlen(key);
+  char* end = NULL;
+  if (!s || strncmp(s, key, len) != 0 || (s[len] != ' ' && s[len] != '\t')) {
+    return fail(r, "expected '%s COUNT'", key);
+  }
+  long count = strtol(s + len, &end, 10);
+  if (*end != '\0' || count < 0) {
+    return fail(r, "%s: the count must be a non-negative integer", key);
+  }
+  if (count != n) {
+    return fail(r, "the checkpoint has %ld %s values, the model %d", count, key, n);
+  }
+  for (int i = 0; i < n; i++) {
+    s = nextLine(r);
+    if (!s) {
+      return fail(r, "the file ends inside %s (%d of %d values read)", key, i, n);
+    }
+    if (parseDouble(s, &out[i]) != 0) {
+      return fail(r, "%s[%d]: '%s' is not a number", key, i, s);
+    }
+  }
+  return CS_OK;
+}
+
+
+// read the whole file into r->text
+static int readFileText(Reader* r) {
+  FILE* f = fopen(r->path, "rb");
+  if (!f) {
+    cs_setError(r->err, CS_ERR_IO, "", "cannot read %s: %s", r->path, strerror(errno));
+    if (r->err) {
+      snprintf(r->err->file, sizeof(r->err->file), "%s", r->path);
+    }
+    return CS_ERR_IO;
+  }
+  size_t cap = 4096, len = 0;
+  char* buf = csu_malloc(cap);
+  while (buf) {
+    size_t got = fread(buf + len, 1, cap - len - 1, f);
+    len += got;
+    if (len + 1 < cap) {
+      break;
+    }
+    char* grown = csu_realloc(buf, cap, 2 * cap);
+    if (!grown) {
+      csu_free(buf, cap);
+      buf = NULL;
+      break;
+    }
+    buf = grown;
+    cap *= 2;
+  }
+  int bad = ferror(f);
+  fclose(f);
+  if (!buf || bad) {
+    csu_free(buf, cap);
+    cs_setError(r->err, buf ? CS_ERR_IO : CS_ERR_MEMORY, "", "could not read %s", r->path);
+    return buf ? CS_ERR_IO : CS_ERR_MEMORY;
+  }
+  buf[len] = '\0';
+  if (strlen(buf) != len) {
+    csu_free(buf, cap);
+    r->line = 0;
+    return fail(r, "not a checkpoint: the file contains a zero byte");
+  }
+  r->text = buf;
+  r->size = cap;
+  r->next = buf;
+  return CS_OK;
+}
+
+
+// everything parsed into one scratch block first; the data changes only when all of it is good
+int cs_loadState(const csModel* m, csData* d, const char* path, csError* err) {
+  if (err) {
+    memset(err, 0, sizeof(*err));
+  }
+  if (!path) {
+    cs_setError(err, CS_ERR_INPUT, "", "no checkpoint file was given");
+    return CS_ERR_INPUT;
+  }
+  Reader r = {.path = path, .err = err};
+  int status = readFileText(&r);
+  if (status != CS_OK) {
+    return status;
+  }
+  size_t nvals = (size_t)(m->nq + m->nu + m->nz + m->ndisc + m->nauto) + 1;
+  double* v = csu_malloc(sizeof(double) * nvals);
+  if (!v) {
+    csu_free(r.text, r.size);
+    cs_setError(err, CS_ERR_MEMORY, "", "out of memory reading %s", path);
+    return CS_ERR_MEMORY;
+  }
+  double* q = v;
+  double* u = q + m->nq;
+  double* z = u + m->nu;
+  double* disc = z + m->nz;
+  double* autoval = disc + m->ndisc;
+  double t = 0, t_commit = 0;
+
+  // 1. magic and version
+  char* s = nextLine(&r);
+  int version = 0;
+  char tail = 0;
+  if (!s || sscanf(s, CS_STATE_MAGIC " %d %c", &version, &tail) != 1) {
+    status = fail(&r, "not a contactsim checkpoint (the first line must be '%s VERSION')",
+                  CS_STATE_MAGIC);
+  } else if (version != CS_STATE_VERSION) {
+    status = fail(&r, "checkpoint format version %d is not supported (this library reads "
+                  "version %d)", version, CS_STATE_VERSION);
+  }
+  // 2. the scene's name (for the message) and the fingerprint (the check)
+  char scene[CS_MAX_NAME] = "";
+  if (status == CS_OK) {
+    s = nextLine(&r);
+    if (!s || strncmp(s, "scene", 5) != 0 || (s[5] != ' ' && s[5] != '\0')) {
+      status = fail(&r, "expected 'scene NAME'");
+    } else {
+      snprintf(scene, sizeof(scene), "%s", s[5] ? s + 6 : "");
+    }
+  }
+  if (status == CS_OK) {
+    s = nextLine(&r);
+    uint64_t fp = 0;
+    char* end = NULL;
+    if (!s || strncmp(s, "fingerprint ", 12) != 0) {
+      status = fail(&r, "expected 'fingerprint HEX'");
+    } else if ((fp = strtoull(s + 12, &end, 16)), *end != '\0') {
+      status = fail(&r, "fingerprint: '%s' is not a hexadecimal number", s + 12);
+    } else if (fp != cs_modelFingerprint(m)) {
+      status = fail(&r, "the checkpoint was saved from scene '%s' with another structure "
+                    "(fingerprint %016" PRIx64 ", this scene '%s' has %016" PRIx64 "): its "
+                    "bodies, joints, planes or force elements differ, so the state does not "
+                    "fit", scene, fp, m->name, cs_modelFingerprint(m));
+    }
+  }
+  // 3. the state itself
+  if (status == CS_OK) status = readScalar(&r, "t", &t);
+  if (status == CS_OK) status = readScalar(&r, "t_commit", &t_commit);
+  if (status == CS_OK) status = readArray(&r, "q", q, m->nq);
+  if (status == CS_OK) status = readArray(&r, "u", u, m->nu);
+  if (status == CS_OK) status = readArray(&r, "z", z, m->nz);
+  if (status == CS_OK) status = readArray(&r, "discrete", disc, m->ndisc);
+  if (status == CS_OK) status = readArray(&r, "auto", autoval, m->nauto);
+  if (status == CS_OK) {
+    s = nextLine(&r);
+    if (!s || strcmp(s, "end") != 0) {
+      status = fail(&r, "expected 'end' after the auto-update values");
+    } else if (nextLine(&r)) {
+      status = fail(&r, "unexpected text after 'end'");
+    }
+  }
+  if (status == CS_OK && (!isfinite(t) || !isfinite(t_commit) || t_commit > t)) {
+    status = fail(&r, "the times must be finite with t_commit <= t");
+  }
+  // q, u and z are integrated: they must be finite (discrete variables may hold an infinite
+  // limit)
+  for (int i = 0; status == CS_OK && i < m->nq + m->nu + m->nz; i++) {
+    if (!isfinite(v[i])) {
+      status = fail(&r, "the continuous state (q, u, z) holds a value that is not finite");
+    }
+  }
+  // 4. all good: into the data, exactly as read (no normalization, which would change bits)
+  if (status == CS_OK) {
+    d->t = t;
+    d->t_commit = t_commit;
+    d->auto_dt = 0;
+    memcpy(d->q, q, sizeof(double) * (size_t)m->nq);
+    memcpy(d->u, u, sizeof(double) * (size_t)m->nu);
+    memcpy(d->z, z, sizeof(double) * (size_t)m->nz);
+    memcpy(d->disc, disc, sizeof(double) * (size_t)m->ndisc);
+    memcpy(d->autoval, autoval, sizeof(double) * (size_t)m->nauto);
+    memcpy(d->auto_cache, autoval, sizeof(double) * (size_t)m->nauto);
+    cs_invalidate(d);
+  }
+  csu_free(v, sizeof(double) * nvals);
+  csu_free(r.text, r.size);
+  return status;
+}

@@ -1,0 +1,239 @@
+"""The module's interface: errors for bad input carry file, JSON path and message; a failed run
+raises with its partial trajectory; trajectories by CSV column name; loading with overrides;
+compare; the version."""
+import json
+import math
+import os
+import re
+
+import numpy as np
+import pytest
+
+import contactsim
+from conftest import ROOT, ball_drop, incline_block, pendulum, scene_path
+
+
+# ---------------------------------------------------------------------------------------------
+# bad input
+
+def test_missing_file_names_the_file(tmp_path):
+    path = str(tmp_path / "nothere.json")
+    with pytest.raises(contactsim.SceneError) as e:
+        contactsim.load(path)
+    assert e.value.file == path
+    assert e.value.message
+    assert path in str(e.value)
+    # also a ValueError, for code that catches the general kind
+    assert isinstance(e.value, ValueError)
+
+
+def test_json_syntax_error_names_line_and_column(tmp_path):
+    path = tmp_path / "broken.json"
+    path.write_text('{\n  "name": "x",\n  "bodies": [ }\n')
+    with pytest.raises(contactsim.SceneError) as e:
+        contactsim.load(path)
+    assert e.value.file == str(path)
+    assert e.value.line == 3
+    assert e.value.column > 0
+
+
+def test_bad_value_names_the_json_path(tmp_path):
+    scene = json.loads(pendulum(0.1))
+    scene["bodies"][0]["mass"] = -1.0
+    path = tmp_path / "negative_mass.json"
+    path.write_text(json.dumps(scene))
+    with pytest.raises(contactsim.SceneError) as e:
+        contactsim.load(path)
+    assert e.value.file == str(path)
+    assert e.value.path == "bodies[0].mass"
+    assert "> 0" in e.value.message and "-1" in e.value.message
+
+
+def test_bad_joint_q_names_the_json_path():
+    scene = json.loads(pendulum(0.1))
+    scene["bodies"][0]["joint"]["q"] = [0.1, 0.2]  # a pin has one coordinate
+    with pytest.raises(contactsim.SceneError) as e:
+        contactsim.loads(json.dumps(scene), filename="two_q.json")
+    assert e.value.file == "two_q.json"
+    assert e.value.path.startswith("bodies[0].joint.q")
+
+
+def test_unknown_key_is_refused():
+    scene = json.loads(pendulum(0.1))
+    scene["bodies"][0]["mas"] = 1.0
+    with pytest.raises(contactsim.SceneError) as e:
+        contactsim.loads(json.dumps(scene))
+    assert "mas" in e.value.path or "mas" in e.value.message
+
+
+def test_unknown_contact_model():
+    with pytest.raises(contactsim.SceneError) as e:
+        contactsim.loads(incline_block(), contact_model="no_such_model")
+    assert "no_such_model" in e.value.message
+
+
+def test_bad_override_names_its_key_path():
+    with pytest.raises(contactsim.SceneError) as e:
+        contactsim.loads(incline_block(), overrides={
+            "contact_models.exponential_spring.mu_static": -0.5})
+    assert "mu_static" in e.value.path
+
+
+def test_bad_run_options():
+    model = contactsim.loads(pendulum(0.1))
+    with pytest.raises(contactsim.SceneError) as e:
+        contactsim.run(model, rtol=-1.0)
+    assert "rtol" in e.value.message
+    with pytest.raises(contactsim.SceneError):
+        contactsim.run(model, integrator="euler")
+    with pytest.raises(contactsim.SceneError):
+        contactsim.run(model, duration="long")
+    with pytest.raises(TypeError):
+        contactsim.run(model, contact_model="hunt_crossley")
+
+
+def test_failed_run_keeps_its_partial_trajectory():
+    # too little work allowed between reports: the run stops early, the reports so far survive
+    model = contactsim.loads(ball_drop(dissipation=2.0))
+    with pytest.raises(contactsim.SimulationError) as e:
+        contactsim.run(model, duration=0.5, max_steps=3, report_interval=0.05)
+    err = e.value
+    assert 0 < err.time < 0.5
+    assert err.message
+    traj = err.trajectory
+    assert isinstance(traj, contactsim.Trajectory)
+    assert 1 <= len(traj) and traj.t[-1] <= err.time
+    # the rows reached are the free fall they should be
+    np.testing.assert_allclose(traj["ball.pz"], 0.25 - 0.5 * 9.81 * traj.t ** 2, atol=1e-6)
+
+
+# ---------------------------------------------------------------------------------------------
+# trajectories
+
+def test_trajectory_columns_are_the_csv_columns():
+    traj = contactsim.run(scene_path("pendulum.json"), duration=0.5)
+    assert traj.columns[0] == "t"
+    for name in ("arm.px", "arm.py", "arm.pz", "arm.qw", "arm.vx", "arm.wx", "arm.q0", "arm.u0",
+                 "ke", "pe", "dissipated", "e_total"):
+        assert name in traj.columns
+        assert isinstance(traj[name], np.ndarray) and traj[name].shape == (len(traj),)
+    assert traj.data.shape == (len(traj), len(traj.columns))
+    # reports at 0, every interval, and the end: 51 rows over 0.5 s at 0.01 s
+    assert len(traj) == 51
+    np.testing.assert_allclose(traj.t, np.linspace(0, 0.5, 51), atol=1e-12)
+    # views into one table, never copies, and read-only
+    assert np.shares_memory(traj["arm.px"], traj.data)
+    with pytest.raises(ValueError):
+        traj["t"][0] = 1.0
+    with pytest.raises(KeyError, match="no column 'arm.q'"):
+        traj["arm.q"]
+
+
+def test_contact_columns_with_forces():
+    traj = contactsim.run(contactsim.loads(ball_drop(height=0.05, dissipation=5.0)),
+                          duration=0.5, forces=True)
+    # per element (the contact set's points are numbered) and per contact set
+    for suffix in ("fx", "fy", "fz", "mx", "px", "pe", "power"):
+        assert f"ball_floor.0.{suffix}" in traj.columns
+    for suffix in ("fx", "fy", "fz", "copx", "copy", "copz"):
+        assert f"ball_floor.{suffix}" in traj.columns
+    # at rest the floor carries the weight, under the ball's centre
+    assert traj["ball_floor.0.fz"][-1] == pytest.approx(0.5 * 9.81, rel=1e-4)
+    assert traj["ball_floor.fz"][-1] == pytest.approx(0.5 * 9.81, rel=1e-4)
+    assert traj["ball_floor.copx"][-1] == pytest.approx(traj["ball.px"][-1], abs=1e-9)
+
+
+def test_trajectory_to_csv_and_pandas(tmp_path):
+    traj = contactsim.run(contactsim.loads(pendulum(0.1)), duration=0.1)
+    traj.to_csv(tmp_path / "out.csv")
+    header, *rows = (tmp_path / "out.csv").read_text().splitlines()
+    assert header.split(",") == list(traj.columns)
+    assert float(rows[-1].split(",")[0]) == traj.t[-1]
+    try:
+        import pandas  # noqa: F401
+    except ImportError:
+        with pytest.raises(ImportError, match="pandas"):
+            traj.to_pandas()
+    else:
+        df = traj.to_pandas()
+        assert list(df.columns) == list(traj.columns)
+        np.testing.assert_array_equal(df["arm.q0"].to_numpy(), traj["arm.q0"])
+
+
+# ---------------------------------------------------------------------------------------------
+# loading
+
+def test_overrides_change_the_scene():
+    base = contactsim.loads(pendulum(0.1))
+    heavier = contactsim.loads(pendulum(0.1), overrides={"simulation.duration": 0.25,
+                                                         "simulation.integrator": "adams"})
+    assert base.options["duration"] == 10.0
+    assert heavier.options["duration"] == 0.25
+    assert heavier.options["integrator"] == "adams"
+    assert len(contactsim.run(heavier)) == 26
+
+
+def test_override_of_a_contact_parameter_changes_the_physics():
+    # mu lowered below tan 20 deg by key path: the block slides instead of sticking
+    text = incline_block(20.0)
+    held = contactsim.run(contactsim.loads(text), duration=1.0)
+    slid = contactsim.run(contactsim.loads(text, overrides={
+        "contact_models.exponential_spring.mu_static": 0.2,
+        "contact_models.exponential_spring.mu_dynamic": 0.2}), duration=1.0)
+    assert abs(held["block.px"][-1] - held["block.px"][0]) < 1e-3
+    assert abs(slid["block.px"][-1] - slid["block.px"][0]) > 0.3
+
+
+def test_model_attributes():
+    m = contactsim.load(scene_path("bench/incline_stick.json"), contact_model="hunt_crossley")
+    assert m.name == "incline_stick"
+    assert m.file.endswith("incline_stick.json")
+    assert m.contact_model == "hunt_crossley"
+    assert m.bodies == ("ground", "block")
+    assert m.nq == 7 and m.nu == 6
+    assert len(m.contacts) == 4
+    assert m.gravity == (0.0, 0.0, -9.81)
+    assert m.body_id("block") == 1
+    with pytest.raises(KeyError):
+        m.body_id("nobody")
+    qs, us = m.body_coordinates("block")
+    assert (qs.stop - qs.start, us.stop - us.start) == (7, 6)
+
+
+# ---------------------------------------------------------------------------------------------
+# compare and the version
+
+def test_compare_runs_every_model():
+    rows = contactsim.compare(scene_path("bench/incline_stick.json"), duration=0.5)
+    names = [r["model"] for r in rows]
+    assert names == ["exponential_spring", "compliant_point", "hunt_crossley",
+                     "smooth_sphere_half_space"]
+    for r in rows:
+        assert r["status"] == "ok" and r["error"] is None
+        assert r["simulated"] == pytest.approx(0.5)
+        assert r["steps"] > 0 and r["rhs_evals"] > 0
+        assert r["peak_normal_force"] > 0
+        assert "block" in r["final_pose"]
+        # held by friction (mu 0.7 > tan 20): every model keeps the block within a centimetre
+        assert r["stuck_drift"] < 0.01
+    one = contactsim.compare(scene_path("bench/incline_stick.json"), models=["hunt_crossley"],
+                             duration=0.1)
+    assert [r["model"] for r in one] == ["hunt_crossley"]
+    with pytest.raises(contactsim.SceneError):
+        contactsim.compare(scene_path("bench/incline_stick.json"), models=["nope"])
+
+
+def test_version_is_the_projects():
+    with open(os.path.join(ROOT, "meson.build")) as f:
+        version = re.search(r"version\s*:\s*'([^']+)'", f.read()).group(1)
+    assert contactsim.__version__ == version
+
+
+def test_the_module_never_prints(capfd):
+    contactsim.run(contactsim.loads(ball_drop()), duration=0.2)
+    with pytest.raises(contactsim.SceneError):
+        contactsim.loads("{")
+    sim = contactsim.Simulation(contactsim.loads(pendulum(0.1)))
+    sim.advance_to(0.1)
+    out, err = capfd.readouterr()
+    assert out == "" and err == ""

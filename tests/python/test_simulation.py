@@ -1,0 +1,177 @@
+"""Stepping a Simulation from Python: steps and exact advances, the state as numpy views that
+can be edited, contact reports against statics, discrete variables, checkpoints, threads."""
+import math
+import pickle
+import threading
+
+import numpy as np
+import pytest
+
+import contactsim
+from conftest import G, ball_drop, incline_block, pendulum
+
+
+def test_step_and_advance_to():
+    sim = contactsim.Simulation(contactsim.loads(pendulum(0.1)))
+    assert sim.time == 0.0
+    times = [sim.step() for _ in range(20)]
+    assert all(b > a for a, b in zip(times, times[1:]))
+    assert times[-1] == sim.time
+    assert sim.statistics["steps"] >= 20
+    sim.advance_to(0.5)
+    assert sim.time == 0.5
+    with pytest.raises(contactsim.SceneError):
+        sim.advance_to(0.25)  # before the current time
+
+
+def test_state_views_follow_the_simulation():
+    # small swings (0.01 rad: the finite-amplitude error is 5e-8 rad) against theta0 cos(w t)
+    sim = contactsim.Simulation(contactsim.loads(pendulum(0.01)))
+    q, u = sim.q, sim.u
+    assert q.shape == (1,) and u.shape == (1,)
+    assert q[0] == 0.01 and u[0] == 0.0
+    sim.advance_to(0.3)
+    # a view, not a copy: it shows the new state
+    w = math.sqrt(G / 1.001)
+    assert q[0] == pytest.approx(0.01 * math.cos(w * 0.3), abs=2e-7)
+    assert u[0] == pytest.approx(-0.01 * w * math.sin(w * 0.3), abs=1e-6)
+    # energy at any time: the swing started at rest at 0.01 rad
+    assert sim.e_total == pytest.approx(-G * math.cos(0.01), rel=1e-9)
+    assert not sim.z.flags.writeable
+
+
+def test_editing_the_state_takes_effect():
+    # set a new angle and speed between steps: the motion restarts from there
+    sim = contactsim.Simulation(contactsim.loads(pendulum(0.1)))
+    sim.advance_to(0.2)
+    sim.q[0] = 0.0
+    sim.u[:] = [0.02]
+    t0 = sim.time
+    sim.advance_to(t0 + 0.5)
+    w = math.sqrt(G / 1.001)
+    assert sim.q[0] == pytest.approx(0.02 / w * math.sin(w * 0.5), abs=2e-7)
+    # whole-array assignment too
+    sim.q = [0.05]
+    sim.u = np.zeros(1)
+    assert sim.e_total == pytest.approx(-G * math.cos(0.05), rel=1e-8)
+    with pytest.raises(ValueError):
+        sim.q = [1.0, 2.0]
+
+
+def test_contact_reports_carry_the_weight():
+    # a ball resting on the floor: the contact pushes up with m g, at the bottom of the ball
+    m, r = 0.5, 0.05
+    sim = contactsim.Simulation(contactsim.loads(ball_drop(height=r, mass=m, radius=r,
+                                                           dissipation=5.0)))
+    sim.advance_to(1.0)
+    (c,) = sim.contacts()
+    assert c.name == "ball_floor.0" and c.set == "ball_floor"
+    np.testing.assert_allclose(c.force, [0, 0, m * G], rtol=1e-6, atol=1e-6)
+    assert c.point[2] == pytest.approx(0.0, abs=1e-3)
+    assert c.pe > 0 and c.power >= 0
+    p, q = sim.body_pose("ball")
+    assert p[2] < r  # pressed into the floor a little
+    np.testing.assert_allclose(q, [1, 0, 0, 0], atol=1e-9)
+
+
+def test_discrete_variable_lets_the_block_slide():
+    # the block holds at mu 0.7; lowered to 0.2 (< tan 20) it slides, a = g (sin - 0.2 cos)
+    sim = contactsim.Simulation(contactsim.loads(incline_block(20.0)))
+    sim.advance_to(0.5)
+    corners = sim.model.contacts
+    assert len(corners) == 4
+    assert sim.get_discrete(corners[0], "mu_static") == 0.7
+    x0 = sim.body_pose("block")[0]
+    for e in corners:
+        sim.set_discrete(e, "mu_dynamic", 0.2)
+        sim.set_discrete(e, "mu_static", 0.2)
+    assert sim.get_discrete(corners[0], "mu_static") == 0.2
+    sim.advance_to(1.5)
+    s = np.linalg.norm(sim.body_pose("block")[0] - x0)
+    a = math.radians(20)
+    assert s == pytest.approx(0.5 * G * (math.sin(a) - 0.2 * math.cos(a)) * 1.0 ** 2, rel=0.05)
+
+
+def run_split(make_sim, t_split, t_end, via, tmp_path):
+    """Run to t_split, checkpoint, continue in a fresh simulation to t_end."""
+    a = make_sim()
+    a.advance_to(t_split)
+    b = make_sim()
+    if via == "file":
+        a.save_state(tmp_path / "state.txt")
+        b.load_state(tmp_path / "state.txt")
+    else:
+        b.set_state(pickle.loads(pickle.dumps(a.get_state())))
+    assert b.time == t_split
+    b.advance_to(t_end)
+    return b
+
+
+@pytest.mark.parametrize("via", ["file", "object"])
+def test_checkpoint_continues_as_uninterrupted(tmp_path, via):
+    # a sliding block on exponential springs: friction anchors (auto-update variables) and a
+    # dissipated-energy state must carry over for the continuation to match
+    text = incline_block(20.0, mu_static=0.3, mu_kinetic=0.25, duration=1.0)
+    model = contactsim.loads(text)
+
+    def make():
+        return contactsim.Simulation(model, rtol=1e-9, atol=1e-10)
+
+    whole = make()
+    whole.advance_to(1.0)
+    split = run_split(make, 0.4, 1.0, via, tmp_path)
+    # the same trajectory to the integration tolerance (the integrator restarts at 0.4 s,
+    # which alone moves the block by about a micrometre over the 0.45 m it slides)
+    np.testing.assert_allclose(split.q, whole.q, atol=1e-5)
+    np.testing.assert_allclose(split.u, whole.u, atol=1e-5)
+    assert split.dissipated == pytest.approx(whole.dissipated, rel=1e-5)
+    assert np.linalg.norm(whole.body_pose("block")[0] - make().body_pose("block")[0]) > 0.3
+    # and exactly the run that restarts its integrator at 0.4 s without leaving the process:
+    # nothing of the state is lost or rounded in the checkpoint
+    same = make()
+    same.advance_to(0.4)
+    same.set_options(rtol=1e-9)  # restarts the integrator from the current state
+    same.advance_to(1.0)
+    np.testing.assert_array_equal(split.q, same.q)
+    np.testing.assert_array_equal(split.u, same.u)
+    np.testing.assert_array_equal(split.auto_update, same.auto_update)
+    assert split.dissipated == same.dissipated
+
+
+def test_checkpoint_of_another_scene_is_refused(tmp_path):
+    a = contactsim.Simulation(contactsim.loads(pendulum(0.1)))
+    a.save_state(tmp_path / "pendulum.state")
+    b = contactsim.Simulation(contactsim.loads(ball_drop()))
+    t_before = b.time
+    with pytest.raises(contactsim.SceneError) as e:
+        b.load_state(tmp_path / "pendulum.state")
+    assert e.value.message
+    assert b.time == t_before
+
+
+def test_simulation_run_continues_on_the_report_grid():
+    sim = contactsim.Simulation(contactsim.loads(pendulum(0.1)), report_interval=0.01)
+    sim.advance_to(0.105)
+    traj = sim.run(0.1)
+    assert traj.t[0] == pytest.approx(0.105)
+    assert traj.t[1] == pytest.approx(0.11)
+    assert traj.t[-1] == pytest.approx(0.205)
+    assert sim.time == pytest.approx(0.205)
+
+
+def test_threads_run_simulations_at_once():
+    # four runs in two threads each give the same answer as alone
+    model = contactsim.loads(pendulum(0.3))
+    alone = contactsim.run(model, duration=2.0)["arm.q0"]
+    out = {}
+
+    def work(k):
+        out[k] = contactsim.run(model, duration=2.0)["arm.q0"]
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    for k in range(4):
+        np.testing.assert_array_equal(out[k], alone)

@@ -1,0 +1,555 @@
+// test_api.c: the simulation API of contactsim/simulation.h: stepping and advancing against
+// analytic motion, discrete variables changed between steps against the sliding law, checkpoints
+// (exact round trip, continuation to the integration tolerance, refusals), statistics, and that
+// advancing allocates nothing.
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "helpers.h"
+
+#include "contactsim/simulation.h"
+
+#define PATH_MAX_TEST 512
+
+// a scratch file in the temporary directory, named for the test and the process
+static void scratch(char* out, const char* name) {
+  const char* dir = getenv("TMPDIR");
+  snprintf(out, PATH_MAX_TEST, "%s/test_api_%ld_%s", dir && dir[0] ? dir : "/tmp",
+           (long)getpid(), name);
+}
+
+
+static char* readText(const char* relpath) {
+  char path[PATH_MAX_TEST];
+  snprintf(path, sizeof(path), "%s/%s", CS_SOURCE_ROOT, relpath);
+  FILE* f = fopen(path, "rb");
+  assert_non_null(f);
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char* s = malloc((size_t)n + 1);
+  assert_non_null(s);
+  assert_int_equal(fread(s, 1, (size_t)n, f), (size_t)n);
+  s[n] = 0;
+  fclose(f);
+  return s;
+}
+
+
+static csSimulation* newSim(const csModel* m) {
+  csError err;
+  csSimulation* s = cs_newSimulation(m, NULL, &err);
+  if (!s) {
+    fail_msg("cs_newSimulation: %s", err.message);
+  }
+  return s;
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// version
+
+static void test_version(void** state) {
+  (void)state;
+  char v[32];
+  snprintf(v, sizeof(v), "%d.%d.%d", CS_VERSION_MAJOR, CS_VERSION_MINOR, CS_VERSION_PATCH);
+  assert_string_equal(v, CS_VERSION_STRING);
+  assert_string_equal(cs_versionString(), CS_VERSION_STRING);
+  assert_int_equal(cs_version(),
+                   CS_VERSION_MAJOR * 10000 + CS_VERSION_MINOR * 100 + CS_VERSION_PATCH);
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// the model through functions
+
+static void test_model_queries(void** state) {
+  (void)state;
+  csModel* m = th_loadFile("scenes/exp_spring_incline.json");
+  assert_string_equal(cs_modelName(m), "exp_spring_incline");
+  assert_int_equal(cs_modelCount(m, CS_COUNT_BODY), 2);
+  assert_int_equal(cs_modelCount(m, CS_COUNT_Q), 7);
+  assert_int_equal(cs_modelCount(m, CS_COUNT_U), 6);
+  assert_int_equal(cs_modelCount(m, CS_COUNT_CONTACT_SET), 1);
+  // the scene's one change names the contact set: one change per corner
+  assert_int_equal(cs_modelCount(m, CS_COUNT_CHANGE), 4);
+  assert_string_equal(cs_modelBodyName(m, 1), "block");
+  assert_null(cs_modelBodyName(m, 2));
+  assert_string_equal(cs_modelContactSetName(m, 0), "block");
+  // four exponential springs, one per corner, each with two discrete and three auto variables
+  int corners = 0;
+  for (int e = 0; e < cs_modelCount(m, CS_COUNT_FORCE); e++) {
+    if (cs_modelForceIsContact(m, e) == 1) {
+      corners++;
+      assert_string_equal(cs_modelForceKind(m, e), "exponential_spring");
+      assert_int_equal(cs_modelForceContactSet(m, e), 0);
+      int adr, num;
+      assert_int_equal(cs_modelForceState(m, e, CS_STATE_AUTO, &adr, &num), 0);
+      assert_int_equal(num, 3);
+      assert_int_equal(cs_modelForceState(m, e, CS_STATE_DISCRETE, &adr, &num), 0);
+      assert_int_equal(num, 2);
+      assert_string_equal(cs_modelDiscreteName(m, e, 0), "mu_static");
+      assert_int_equal(cs_modelDiscreteIndex(m, e, "mu_dynamic"), 1);
+      assert_int_equal(cs_modelDiscreteIndex(m, e, "mu"), -1);
+      int nv = cs_modelContactValueCount(m, e);
+      int sliding = -1;
+      for (int i = 0; i < nv; i++) {
+        sliding = strcmp(cs_modelContactValueName(m, e, i), "sliding") == 0 ? i : sliding;
+      }
+      assert_true(sliding >= 0);
+    }
+  }
+  assert_int_equal(corners, 4);
+  int qadr, qnum, uadr, unum;
+  assert_int_equal(cs_modelBodyState(m, 1, &qadr, &qnum, &uadr, &unum), 0);
+  assert_int_equal(qnum, 7);
+  assert_int_equal(unum, 6);
+  assert_int_equal(cs_modelBodyState(m, 5, NULL, NULL, NULL, NULL), -1);
+  assert_true(cs_modelBodyMass(m, 1) == 10.0);
+  cs_deleteModel(m);
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// free flight: the centre of mass on its parabola, whatever way the time is advanced
+
+// the box of scenes/free_fall.json: thrown from (0, 0, 10) at (1, 0, 5) m/s; integrated with
+// rtol 1e-8 on heights near 10 m, so within 1e-6 m
+static void checkParabola(csSimulation* s, const csModel* m, double tol) {
+  double g[3], com[3];
+  cs_modelGravity(m, g);
+  double t = cs_simTime(s);
+  cs_simBodyCom(s, 1, com);
+  th_assertClose(com[0], 1.0 * t, 0, tol, "x of the centre of mass");
+  th_assertClose(com[1], 0, 0, tol, "y of the centre of mass");
+  th_assertClose(com[2], 10 + 5 * t + 0.5 * g[2] * t * t, 0, tol, "z of the centre of mass");
+}
+
+
+static void test_advance_and_step_follow_parabola(void** state) {
+  (void)state;
+  csModel* m = th_loadFile("scenes/free_fall.json");
+  csSimulation* s = newSim(m);
+  csError err;
+  double ke0, pe0, diss0;
+  cs_simEnergy(s, &ke0, &pe0, &diss0);
+  // to fixed times: exactly there
+  for (int k = 1; k <= 10; k++) {
+    assert_int_equal(cs_simAdvanceTo(s, 0.05 * k, &err), CS_OK);
+    assert_true(cs_simTime(s) == 0.05 * k);
+    checkParabola(s, m, 1e-6);
+  }
+  // one step at a time: every step ends later than the last
+  double tprev = cs_simTime(s);
+  int nsteps = 0;
+  while (cs_simTime(s) < 1.0) {
+    assert_int_equal(cs_simStep(s, &err), CS_OK);
+    assert_true(cs_simTime(s) > tprev);
+    tprev = cs_simTime(s);
+    checkParabola(s, m, 1e-6);
+    nsteps++;
+  }
+  assert_true(nsteps > 5);
+  // no force but gravity: KE + PE constant
+  double ke, pe, diss;
+  cs_simEnergy(s, &ke, &pe, &diss);
+  th_assertClose(ke + pe + diss, ke0 + pe0 + diss0, 1e-8, 0, "KE + PE in free flight");
+  // going back in time is refused
+  assert_int_equal(cs_simAdvanceTo(s, 0.5, &err), CS_ERR_INPUT);
+  assert_int_equal(cs_simAdvanceTo(s, NAN, &err), CS_ERR_INPUT);
+  csRunStatistics st;
+  cs_simStatistics(s, &st);
+  assert_true(st.nsteps >= nsteps);
+  assert_int_equal(st.ngroup, 1);
+  assert_true(st.t == cs_simTime(s));
+  // reset: back to the initial state
+  cs_simReset(s);
+  assert_true(cs_simTime(s) == 0);
+  checkParabola(s, m, 0);
+  cs_simStatistics(s, &st);
+  assert_int_equal(st.nsteps, 0);
+  cs_deleteSimulation(s);
+  cs_deleteModel(m);
+}
+
+
+// the velocity set between steps: the integrator restarts from it (a ball stopped at t = 1 then
+// falls from rest)
+static void test_set_state_restarts(void** state) {
+  (void)state;
+  csModel* m = th_loadFile("scenes/free_fall.json");
+  csSimulation* s = newSim(m);
+  csError err;
+  assert_int_equal(cs_simAdvanceTo(s, 1.0, &err), CS_OK);
+  int nu = cs_modelCount(m, CS_COUNT_U);
+  double u[6] = {0};
+  assert_int_equal(nu, 6);
+  double com1[3];
+  cs_simBodyCom(s, 1, com1);
+  assert_int_equal(cs_simSetState(s, CS_STATE_U, u, 5, &err), CS_ERR_INPUT);  // wrong length
+  assert_int_equal(cs_simSetState(s, CS_STATE_U, u, 6, &err), CS_OK);
+  double v[3];
+  cs_simBodyVelocity(s, 1, NULL, v);
+  th_assertClose(v[2], 0, 0, 0, "vertical speed just after the edit");
+  assert_int_equal(cs_simAdvanceTo(s, 1.5, &err), CS_OK);
+  double com[3], g[3];
+  cs_modelGravity(m, g);
+  cs_simBodyCom(s, 1, com);
+  // BDF restarts at order 1: its error is held to rtol |z| = 1e-7 per step, not below
+  th_assertClose(com[2], com1[2] + 0.5 * g[2] * 0.25, 0, 1e-6, "fall from rest after the edit");
+  th_assertClose(com[0], com1[0], 0, 1e-9, "no horizontal motion after the edit");
+  u[0] = NAN;
+  assert_int_equal(cs_simSetState(s, CS_STATE_U, u, 6, &err), CS_ERR_INPUT);
+  cs_deleteSimulation(s);
+  cs_deleteModel(m);
+}
+
+
+// cs_simRun over the report grid is cs_simulate: the same rows, bit for bit
+typedef struct Rows {
+  double v[4096];
+  int n;
+} Rows;
+
+
+static int recordRow(void* ctx, const csModel* m, csData* d) {
+  Rows* r = ctx;
+  for (int i = 0; i < m->nq && r->n < 4096; i++) {
+    r->v[r->n++] = d->q[i];
+  }
+  if (r->n < 4096) {
+    r->v[r->n++] = d->t;
+  }
+  return 0;
+}
+
+
+static void test_run_matches_simulate(void** state) {
+  (void)state;
+  csModel* m = th_loadFile("scenes/sphere_drop.json");
+  csSimOptions o = cs_modelOptions(m);
+  o.duration = 0.8;
+  o.report_interval = 0.02;
+  static Rows a, b;
+  memset(&a, 0, sizeof(a));
+  memset(&b, 0, sizeof(b));
+  csError err;
+  csData* d = cs_makeData(m);
+  csReporter ra = {.report = recordRow, .ctx = &a};
+  assert_int_equal(cs_simulate(m, d, &o, &ra, &err), CS_OK);
+  csSimulation* s = cs_newSimulation(m, &o, &err);
+  assert_non_null(s);
+  csReporter rb = {.report = recordRow, .ctx = &b};
+  assert_int_equal(cs_simRun(s, 0.8, &rb, &err), CS_OK);
+  assert_int_equal(a.n, b.n);
+  assert_memory_equal(a.v, b.v, sizeof(double) * (size_t)a.n);
+  csRunStatistics st;
+  cs_simStatistics(s, &st);
+  assert_int_equal(st.nsteps, d->stat.nsteps);
+  assert_int_equal(st.nrhs, d->stat.nrhs);
+  cs_deleteSimulation(s);
+  cs_deleteData(d);
+  cs_deleteModel(m);
+}
+
+
+// advancing and reading allocate nothing once the simulation exists
+static void test_advance_allocates_nothing(void** state) {
+  (void)state;
+  csModel* m = th_loadFile("scenes/bench/pile_10.json");
+  csSimulation* s = newSim(m);
+  csError err;
+  assert_int_equal(cs_simStep(s, &err), CS_OK);
+  long before = csu_allocationCount();
+  for (int k = 0; k < 50; k++) {
+    assert_int_equal(cs_simStep(s, &err), CS_OK);
+  }
+  assert_int_equal(cs_simAdvanceTo(s, cs_simTime(s) + 0.1, &err), CS_OK);
+  double p[3], q[4], ke;
+  cs_simBodyPose(s, 1, p, q);
+  cs_simEnergy(s, &ke, NULL, NULL);
+  csRunStatistics st;
+  cs_simStatistics(s, &st);
+  assert_int_equal(csu_allocationCount(), before);
+  assert_true(st.ngroup == 10);  // ten blocks, ten independent groups
+  cs_deleteSimulation(s);
+  cs_deleteModel(m);
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// discrete variables between steps: the block on the 20 degree incline sticks with mu_s = 0.7
+// and slides with g (sin 20 - mu cos 20) once friction drops to 0.2 (scenes/exp_spring_incline)
+
+// speed of the block along the slope, m/s
+static double slopeSpeed(csSimulation* s) {
+  double v[3];
+  cs_simBodyVelocity(s, 1, NULL, v);
+  return sqrt(v[0] * v[0] + v[2] * v[2]);
+}
+
+
+static void test_set_discrete_slides(void** state) {
+  (void)state;
+  csModel* m = th_loadFile("scenes/exp_spring_incline.json");
+  csSimulation* s = newSim(m);
+  csError err;
+  assert_int_equal(cs_simAdvanceTo(s, 1.0, &err), CS_OK);
+  th_assertClose(slopeSpeed(s), 0, 0, 1e-4, "stuck at mu_s = 0.7");
+  // every corner's friction, by name, between steps (a second before the scene's own change)
+  for (int e = 0; e < cs_modelCount(m, CS_COUNT_FORCE); e++) {
+    if (cs_modelForceIsContact(m, e) == 1) {
+      assert_int_equal(cs_simSetDiscrete(s, e, "mu_static", 0.2, &err), CS_OK);
+      // mu_dynamic follows it down (mu_k <= mu_s)
+      int adr;
+      cs_modelForceState(m, e, CS_STATE_DISCRETE, &adr, NULL);
+      assert_true(cs_simState(s, CS_STATE_DISCRETE)[adr + 1] <= 0.2);
+    }
+  }
+  assert_int_equal(cs_simSetDiscrete(s, 0, "mu_static", 0.2, &err), CS_ERR_INPUT);  // gravity
+  assert_non_null(strstr(err.message, "no discrete variable"));
+  assert_int_equal(cs_simAdvanceTo(s, 1.4, &err), CS_OK);
+  double v1 = slopeSpeed(s);
+  assert_int_equal(cs_simAdvanceTo(s, 1.9, &err), CS_OK);
+  double a = (slopeSpeed(s) - v1) / 0.5;
+  double th = 20 * acos(-1.0) / 180;
+  th_assertClose(a, 9.81 * (sin(th) - 0.2 * cos(th)), 0.02, 0, "sliding acceleration");
+  // the contact set carries the weight's normal component; its total along Ground z balances
+  // the weight minus m a sin(th)
+  double f[3], cop[3];
+  assert_int_equal(cs_simContactSet(s, 0, f, cop), 0);
+  th_assertClose(f[2], 10 * 9.81 - 10 * a * sin(th), 0.01, 0, "vertical contact force");
+  csRunStatistics st;
+  cs_simStatistics(s, &st);
+  assert_true(st.sliding_distance > 0.1);
+  assert_true(st.nrestart >= 1);
+  cs_deleteSimulation(s);
+  cs_deleteModel(m);
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// checkpoints
+
+static void test_checkpoint_continues(void** state) {
+  (void)state;
+  csModel* m = th_loadFile("scenes/exp_spring_incline.json");
+  char path[PATH_MAX_TEST];
+  scratch(path, "incline.state");
+  csError err;
+  // the uninterrupted run, with a checkpoint at 2.5 s (sliding, after the scheduled change)
+  csSimulation* a = newSim(m);
+  assert_int_equal(cs_simAdvanceTo(a, 2.5, &err), CS_OK);
+  assert_int_equal(cs_simSaveState(a, path, &err), CS_OK);
+  int nd = cs_modelCount(m, CS_COUNT_DISCRETE), na = cs_modelCount(m, CS_COUNT_AUTO);
+  int nq = cs_modelCount(m, CS_COUNT_Q), nz = cs_modelCount(m, CS_COUNT_Z);
+  double disc[64], autov[64], q[64], z[64];
+  assert_true(nd <= 64 && na <= 64 && nq <= 64 && nz <= 64);
+  cs_simGetState(a, CS_STATE_DISCRETE, disc, 64);
+  cs_simGetState(a, CS_STATE_AUTO, autov, 64);
+  cs_simGetState(a, CS_STATE_Q, q, 64);
+  cs_simGetState(a, CS_STATE_Z, z, 64);
+  assert_int_equal(cs_simAdvanceTo(a, 4.0, &err), CS_OK);
+
+  // the continued run: the state exactly as saved, the time too
+  csSimulation* b = newSim(m);
+  assert_int_equal(cs_simLoadState(b, path, &err), CS_OK);
+  assert_true(cs_simTime(b) == 2.5);
+  assert_memory_equal(cs_simState(b, CS_STATE_DISCRETE), disc, sizeof(double) * (size_t)nd);
+  assert_memory_equal(cs_simState(b, CS_STATE_AUTO), autov, sizeof(double) * (size_t)na);
+  assert_memory_equal(cs_simState(b, CS_STATE_Q), q, sizeof(double) * (size_t)nq);
+  assert_memory_equal(cs_simState(b, CS_STATE_Z), z, sizeof(double) * (size_t)nz);
+  // the anchors and Sliding are in the auto-update values; friction 0.2 after the change
+  assert_true(disc[0] == 0.2);
+  assert_int_equal(cs_simAdvanceTo(b, 4.0, &err), CS_OK);
+  // the same end state to the integration tolerance (rtol 1e-6 over 1.5 s of sliding)
+  double pa[3], pb[3];
+  cs_simBodyPose(a, 1, pa, NULL);
+  cs_simBodyPose(b, 1, pb, NULL);
+  for (int i = 0; i < 3; i++) {
+    th_assertClose(pb[i], pa[i], 0, 1e-5, "continued run's block position");
+  }
+  double va[3], vb[3];
+  cs_simBodyVelocity(a, 1, NULL, va);
+  cs_simBodyVelocity(b, 1, NULL, vb);
+  for (int i = 0; i < 3; i++) {
+    th_assertClose(vb[i], va[i], 0, 1e-5, "continued run's block velocity");
+  }
+  // the scheduled change at 2 s lies before the checkpoint: not replayed, still in effect
+  assert_true(cs_simState(b, CS_STATE_DISCRETE)[0] == 0.2);
+  // statistics of the continued run start at the checkpoint
+  csRunStatistics st;
+  cs_simStatistics(b, &st);
+  assert_true(st.t_start == 2.5);
+  cs_deleteSimulation(a);
+  cs_deleteSimulation(b);
+  cs_deleteModel(m);
+  remove(path);
+}
+
+
+// a checkpoint of the same scene with another friction coefficient loads (parameters are not
+// part of the fingerprint); one of another scene, of another version or malformed does not, and
+// leaves the simulation as it was
+static void test_checkpoint_refusals(void** state) {
+  (void)state;
+  csModel* m = th_loadFile("scenes/exp_spring_incline.json");
+  csModel* other = th_loadFile("scenes/free_fall.json");
+  char* text = readText("scenes/exp_spring_incline.json");
+  char* at = strstr(text, "\"mu_static\": 0.7");
+  assert_non_null(at);
+  at[14] = '6';  // 0.7 -> 0.6
+  csModel* m6 = th_loadString(text);
+  free(text);
+  assert_true(cs_modelFingerprint(m) == cs_modelFingerprint(m6));
+  assert_true(cs_modelFingerprint(m) != cs_modelFingerprint(other));
+
+  char path[PATH_MAX_TEST];
+  scratch(path, "ff.state");
+  csError err;
+  csSimulation* sf = newSim(other);
+  assert_int_equal(cs_simAdvanceTo(sf, 0.3, &err), CS_OK);
+  assert_int_equal(cs_simSaveState(sf, path, &err), CS_OK);
+
+  csSimulation* s = newSim(m);
+  assert_int_equal(cs_simAdvanceTo(s, 0.1, &err), CS_OK);
+  double q0[7];
+  cs_simGetState(s, CS_STATE_Q, q0, 7);
+  // another scene
+  assert_int_equal(cs_simLoadState(s, path, &err), CS_ERR_INPUT);
+  assert_non_null(strstr(err.message, "free_fall"));
+  assert_non_null(strstr(err.file, "ff.state"));
+  assert_true(err.line > 0);
+  assert_true(cs_simTime(s) == 0.1);
+  assert_memory_equal(cs_simState(s, CS_STATE_Q), q0, sizeof(q0));
+  // the same scene with mu_s = 0.6: accepted
+  char same[PATH_MAX_TEST];
+  scratch(same, "same.state");
+  csSimulation* s6 = newSim(m6);
+  assert_int_equal(cs_simAdvanceTo(s6, 0.2, &err), CS_OK);
+  assert_int_equal(cs_simSaveState(s6, same, &err), CS_OK);
+  assert_int_equal(cs_simLoadState(s, same, &err), CS_OK);
+  assert_true(cs_simTime(s) == 0.2);
+  cs_deleteSimulation(s6);
+  cs_deleteSimulation(sf);
+  cs_deleteSimulation(s);
+  cs_deleteModel(m6);
+  cs_deleteModel(other);
+  cs_deleteModel(m);
+  remove(path);
+  remove(same);
+}
+
+
+// the file edited by hand in the ways a user might break it
+static void writeEdited(const char* from, const char* to, const char* find, const char* repl) {
+  FILE* f = fopen(from, "rb");
+  assert_non_null(f);
+  static char buf[1 << 16];
+  size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+  fclose(f);
+  buf[n] = 0;
+  FILE* g = fopen(to, "wb");
+  assert_non_null(g);
+  char* at = find ? strstr(buf, find) : NULL;
+  if (find && !at) {
+    fail_msg("'%s' is not in the checkpoint", find);
+  }
+  if (at) {
+    fwrite(buf, 1, (size_t)(at - buf), g);
+    fputs(repl, g);
+    fputs(at + strlen(find), g);
+  } else {
+    fwrite(buf, 1, n / 2, g);  // no find: cut the file in half
+  }
+  fclose(g);
+}
+
+
+static void test_checkpoint_malformed(void** state) {
+  (void)state;
+  csModel* m = th_loadFile("scenes/exp_spring_incline.json");
+  char path[PATH_MAX_TEST], bad[PATH_MAX_TEST];
+  scratch(path, "good.state");
+  scratch(bad, "broken.state");
+  csError err;
+  csSimulation* s = newSim(m);
+  assert_int_equal(cs_simAdvanceTo(s, 0.25, &err), CS_OK);
+  assert_int_equal(cs_simSaveState(s, path, &err), CS_OK);
+  csSimulation* t = newSim(m);
+  struct {
+    const char* find;
+    const char* repl;
+    const char* expect;
+  } cases[] = {
+      {"contactsim-state 1", "contactsim-state 2", "version 2"},
+      {"contactsim-state 1", "something else", "not a contactsim checkpoint"},
+      {"\nq 7\n", "\nq 6\n", "6 q values"},
+      {"\nu 6\n0x", "\nu 6\nzz", "not a number"},
+      {"\nend", "\nend\nmore", "after 'end'"},
+      {NULL, NULL, NULL},  // cut in half
+  };
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    writeEdited(path, bad, cases[i].find, cases[i].repl);
+    memset(&err, 0, sizeof(err));
+    assert_int_equal(cs_simLoadState(t, bad, &err), CS_ERR_INPUT);
+    if (cases[i].expect && !strstr(err.message, cases[i].expect)) {
+      fail_msg("case %zu: '%s' does not say '%s'", i, err.message, cases[i].expect);
+    }
+    assert_true(err.line > 0);
+    assert_true(cs_simTime(t) == 0);
+  }
+  assert_int_equal(cs_simLoadState(t, "no/such/file.state", &err), CS_ERR_IO);
+  // the untouched file loads
+  assert_int_equal(cs_simLoadState(t, path, &err), CS_OK);
+  assert_true(cs_simTime(t) == 0.25);
+  cs_deleteSimulation(t);
+  cs_deleteSimulation(s);
+  cs_deleteModel(m);
+  remove(path);
+  remove(bad);
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// models loaded again with parameters set
+
+static void test_model_with_overrides(void** state) {
+  (void)state;
+  csModel* m = th_loadFile("scenes/free_fall.json");
+  csError err;
+  // no overrides: the same scene again
+  csModel* same = cs_modelWithOverrides(m, NULL, 0, &err);
+  assert_non_null(same);
+  assert_true(cs_modelFingerprint(same) == cs_modelFingerprint(m));
+  assert_memory_equal(same->q0, m->q0, sizeof(double) * (size_t)m->nq);
+  assert_string_equal(cs_modelFile(same), cs_modelFile(m));
+  // a model built with cs_add* has no scene to load again
+  csModel* built = cs_newModel("built");
+  assert_null(cs_modelWithParameter(built, "simulation.rtol", "1e-8", &err));
+  assert_int_equal(err.code, CS_ERR_INPUT);
+  cs_deleteModel(built);
+  cs_deleteModel(same);
+  cs_deleteModel(m);
+}
+
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_version),
+      cmocka_unit_test(test_model_queries),
+      cmocka_unit_test(test_advance_and_step_follow_parabola),
+      cmocka_unit_test(test_set_state_restarts),
+      cmocka_unit_test(test_run_matches_simulate),
+      cmocka_unit_test(test_advance_allocates_nothing),
+      cmocka_unit_test(test_set_discrete_slides),
+      cmocka_unit_test(test_checkpoint_continues),
+      cmocka_unit_test(test_checkpoint_refusals),
+      cmocka_unit_test(test_checkpoint_malformed),
+      cmocka_unit_test(test_model_with_overrides),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Install the build into a temporary directory and use it the way a user would: build the C API
+# example against the installed headers and library with nothing but pkg-config (shared, then
+# static with the private dependencies pkg-config lists), run it, and check the executable and
+# the man pages are there. Prints "N passed, N failed".
+# usage: test_install.sh BUILD_DIR SOURCE_DIR
+set -uo pipefail
+build=$(realpath "$1") src=$(realpath "$2")
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+passed=0 failed=0
+check() {  # check DESCRIPTION COMMAND...
+  local what=$1
+  shift
+  if "$@" >"$tmp/out.log" 2>&1; then
+    echo "ok   $what"
+    passed=$((passed + 1))
+  else
+    echo "FAIL $what"
+    sed 's/^/     /' "$tmp/out.log" | tail -20
+    failed=$((failed + 1))
+  fi
+}
+
+dest=$tmp/dest
+check "meson install --destdir" meson install -C "$build" --destdir "$dest" --no-rebuild --quiet
+# where meson put things under the prefix
+pc=$(find "$dest" -name contactsim.pc | head -n 1)
+libdir=$(dirname "$(dirname "$pc")")
+prefix_dir=$(find "$dest" -type d -name include -path '*/include' | head -n 1 | xargs dirname)
+# the installed tree is under $dest: the sysroot prefixes every path the .pc file gives
+export PKG_CONFIG_PATH=$(dirname "$pc") PKG_CONFIG_SYSROOT_DIR=$dest
+
+check "pkg-config file installed" test -f "$pc"
+check "pkg-config knows the version" bash -c '[ "$(pkg-config --modversion contactsim)" = "$0" ]' \
+  "$(sed -n "s/^ *version : '\(.*\)',/\1/p" "$src/meson.build" | head -n 1)"
+for h in contactsim.h simulation.h types.h math.h version.h; do
+  check "header contactsim/$h installed" test -f "$prefix_dir/include/contactsim/$h"
+done
+check "shared library installed" bash -c "ls '$libdir'/libcontactsim.so.* >/dev/null"
+check "static library installed" test -f "$libdir/libcontactsim.a"
+check "executable installed and runs" "$prefix_dir/bin/contactsim" --version
+for page in contactsim contactsim-run contactsim-validate contactsim-compare; do
+  check "man page $page.1 installed" grep -q "^\.TH" "$prefix_dir/share/man/man1/$page.1"
+done
+check "man page of run documents its options" grep -qF 'output\fR FILE' \
+  "$prefix_dir/share/man/man1/contactsim-run.1"
+
+# only CS_API symbols leave the shared library
+check "shared library exports only cs_/csu_ symbols" bash -c \
+  "! nm -D --defined-only '$libdir'/libcontactsim.so | awk '{print \$3}' | grep -v '^cs_\|^csu_' | grep ."
+
+# the example, as a user builds it
+cd "$tmp"
+check "example compiles with pkg-config (shared)" bash -c \
+  "cc -std=c11 -Wall -Wextra -Werror '$src/examples/c/bounce.c' \$(pkg-config --cflags --libs contactsim) -o bounce"
+check "example runs against the installed shared library" env LD_LIBRARY_PATH="$libdir" ./bounce
+check "the example's binary uses the shared library" bash -c \
+  "LD_LIBRARY_PATH='$libdir' ldd ./bounce | grep -q libcontactsim.so"
+# static: without the shared library in the way, -lcontactsim is the archive, and the private
+# dependencies must come from pkg-config --static
+mkdir -p static
+cp "$libdir/libcontactsim.a" static/
+check "example links statically with pkg-config --static" bash -c \
+  "cc -std=c11 '$src/examples/c/bounce.c' \$(pkg-config --cflags contactsim) -L'$tmp/static' \
+   \$(pkg-config --static --libs contactsim) -o bounce_static"
+check "statically linked example runs" bash -c "! ldd ./bounce_static | grep -q libcontactsim && ./bounce_static"
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,224 @@
+#!/usr/bin/env python3
+"""The scene as the command line reads it: parameters set by key path (--set), the scene read
+exactly once (named pipes, standard input), every contact model checked by validate, output
+limits. Usage: test_scene_cli.py PATH/TO/contactsim"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+EXE = os.path.abspath(sys.argv[1])
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+results = []
+
+
+def run(*args, timeout=120, stdin=None):
+    p = subprocess.run([EXE, *args], capture_output=True, timeout=timeout, cwd=ROOT,
+                       input=stdin)
+    return p.returncode, p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace")
+
+
+def case(fn):
+    try:
+        fn()
+        results.append((fn.__name__, None))
+        print(f"ok: {fn.__name__}")
+    except Exception as e:  # a failed check or a crash of the test itself
+        results.append((fn.__name__, e))
+        print(f"FAIL: {fn.__name__}: {e!r}")
+    return fn
+
+
+def check(cond, msg):
+    if not cond:
+        raise AssertionError(msg)
+
+
+def write_scene(obj, name="scene.json", d=None):
+    d = d or tempfile.mkdtemp()
+    path = os.path.join(d, name)
+    with open(path, "w") as f:
+        json.dump(obj, f, indent=1)
+    return path
+
+
+def load(relpath):
+    with open(os.path.join(ROOT, relpath)) as f:
+        return json.load(f)
+
+
+def read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+# ---------------------------------------------------------------------------------------------
+# --set KEY=VALUE
+
+@case
+def set_gives_the_bytes_of_the_edited_file():
+    # the scene with --set against the file edited to the same values: the same CSV, byte for
+    # byte (the values cover a body, a contact model block, a contact, and simulation keys that
+    # the scene has and has not)
+    scene = load("scenes/compliant_block.json")
+    scene["simulation"].pop("rtol", None)
+    d = tempfile.mkdtemp()
+    base = write_scene(scene, "base.json", d)
+    edited = json.loads(json.dumps(scene))
+    edited["bodies"][0]["mass"] = 3.0
+    edited["contact_models"]["compliant_point"]["body_material"]["mu_static"] = 0.9
+    edited["contacts"][0]["points"][0] = [-0.2, -0.1, -0.06]
+    edited["simulation"]["rtol"] = 1e-7
+    edited["simulation"]["duration"] = 0.3
+    edited["bodies"][0]["joint"]["initial"]["velocity"] = [0.5, 0, 0]
+    path_edited = write_scene(edited, "edited.json", d)
+    sets = ["bodies.block.mass=3.0",
+            "contact_models.compliant_point.body_material.mu_static=0.9",
+            "contacts.corners.points[0]=[-0.2, -0.1, -0.06]",
+            "simulation.rtol=1e-7", "simulation.duration=0.3",
+            "bodies.block.joint.initial.velocity=[0.5,0,0]"]
+    args = [a for s in sets for a in ("--set", s)]
+    out_set, out_edit = os.path.join(d, "set.csv"), os.path.join(d, "edit.csv")
+    code, _, err = run("run", base, "-q", "--forces", "-o", out_set, *args)
+    check(code == 0, err)
+    code, _, err = run("run", path_edited, "-q", "--forces", "-o", out_edit)
+    check(code == 0, err)
+    a, b = read(out_set), read(out_edit)
+    check(len(a) > 1000 and a == b, "run --set and the edited file give different CSV")
+    # and the plain scene differs (the values did change something)
+    out_base = os.path.join(d, "base.csv")
+    code, _, err = run("run", base, "-q", "--forces", "-o", out_base, "--duration", "0.3")
+    check(code == 0 and read(out_base) != a, "the --set values changed nothing")
+    # validate and compare accept the same --set
+    code, out, err = run("validate", base, *args)
+    check(code == 0 and "ok" in out, (code, err))
+    code, out, err = run("compare", base, "-q", "--format", "csv", *args)
+    check(code == 0, (code, err))
+
+
+@case
+def set_errors_name_the_override():
+    path = write_scene(load("scenes/compliant_block.json"))
+    for cmd in (["run", "-q"], ["validate"], ["compare", "-q"]):
+        for key, value, text in (
+                ("bodies.foo.mass", "2",
+                 "--set bodies.foo.mass: the scene has no body named 'foo'"),
+                ("forces.left_foot.mu_static", "0.5",
+                 "--set forces.left_foot.mu_static: the scene has no force element named "
+                 "'left_foot'"),
+                ("simulation.rtool", "1e-6", "--set simulation.rtool: unknown key 'rtool'"),
+                ("bodies.block.mass.x", "1", "--set bodies.block.mass.x: 'bodies.block.mass' is a"),
+                ("simulation.integrator", "adams", "not JSON text"),
+        ):
+            code, _, err = run(cmd[0], path, *cmd[1:], "--set", f"{key}={value}")
+            check(code == 2 and text in err and path in err, (cmd, key, code, err))
+        # a bad value is the scene's error, at its JSON path
+        code, _, err = run(cmd[0], path, *cmd[1:], "--set", "bodies.block.mass=-2")
+        check(code == 2 and "bodies[0].mass: must be > 0" in err, (cmd, code, err))
+        # no '=' at all is a usage error
+        code, _, err = run(cmd[0], path, *cmd[1:], "--set", "bodies.block.mass")
+        check(code == 2 and "KEY=VALUE" in err, (cmd, code, err))
+
+
+# ---------------------------------------------------------------------------------------------
+# the scene is read exactly once
+
+def run_from_fifo(args_before, args_after, text, timeout=30):
+    """Run contactsim with the scene in a named pipe written once by a thread: a second read of
+    the scene would wait for a writer that never comes, and the run would time out."""
+    import threading
+    d = tempfile.mkdtemp()
+    fifo = os.path.join(d, "scene.json")
+    os.mkfifo(fifo)
+
+    def writer():
+        with open(fifo, "w") as f:
+            f.write(text)
+
+    th = threading.Thread(target=writer, daemon=True)
+    th.start()
+    try:
+        return run(*args_before, fifo, *args_after, timeout=timeout) + (fifo,)
+    except subprocess.TimeoutExpired:
+        raise AssertionError(f"{args_before}: timed out reading the scene from a named pipe "
+                             "(read more than once?)")
+
+
+@case
+def fifo_and_stdin_scenes_run_and_compare():
+    text = open(os.path.join(ROOT, "scenes/bench/block_spin_slide.json")).read()
+    d = tempfile.mkdtemp()
+    plain = os.path.join(d, "block.json")
+    with open(plain, "w") as f:
+        f.write(text)
+    short = ["--duration", "0.2"]
+    # the reference: the same scene from a plain file
+    code, ref_csv, err = run("run", plain, "-q", *short)
+    check(code == 0 and ref_csv, err)
+    code, ref_cmp, err = run("compare", plain, "-q", "--format", "csv", *short)
+    check(code == 0, err)
+    ref_cmp_rows = [r.split(",")[:1] for r in ref_cmp.splitlines()]
+    # run and compare from a named pipe
+    code, out, err, fifo = run_from_fifo(["run"], ["-q", *short], text)
+    check(code == 0 and out == ref_csv, f"run from a pipe: exit {code}: {err}")
+    code, out, err, fifo = run_from_fifo(["compare"], ["-q", "--format", "csv", *short], text)
+    check(code == 0 and [r.split(",")[:1] for r in out.splitlines()] == ref_cmp_rows,
+          f"compare from a pipe: exit {code}: {err}")
+    code, out, err, fifo = run_from_fifo(["validate"], [], text)
+    check(code == 0 and "ok" in out, f"validate from a pipe: exit {code}: {err}")
+    # run --stats names the contact model from the one read
+    stats = os.path.join(d, "stats.json")
+    code, out, err, fifo = run_from_fifo(["run"], ["-q", *short, "--stats", stats], text)
+    check(code == 0, err)
+    model = json.load(open(stats)).get("model")
+    check(model == "exponential_spring", f"run --stats model {model}")
+    # standard input, "-"
+    code, out, err = run("run", "-", "-q", *short, stdin=text.encode())
+    check(code == 0 and out == ref_csv, f"run from stdin: exit {code}: {err}")
+    code, out, err = run("compare", "-", "-q", "--format", "csv", *short, stdin=text.encode())
+    check(code == 0 and [r.split(",")[:1] for r in out.splitlines()] == ref_cmp_rows,
+          f"compare from stdin: exit {code}: {err}")
+    code, out, err = run("validate", "-", stdin=text.encode())
+    check(code == 0, f"validate from stdin: exit {code}: {err}")
+    # an error in a scene from standard input names it
+    code, out, err = run("validate", "-", stdin=b'{"bodies": 3}')
+    check(code == 2 and "<stdin>: bodies: expected an array" in err, err)
+    code, out, err = run("compare", "-", stdin=b'{"contacts": [], "contact_models": 1}')
+    check(code == 2 and "<stdin>: contact_models" in err, err)
+
+
+# ---------------------------------------------------------------------------------------------
+# validate checks every contact model the scene could run under
+
+@case
+def validate_checks_every_model_block_and_change():
+    scene = load("scenes/bench/block_spin_slide.json")
+    # a compliant_point block with a negative penalty_stiffness: not the default model, but compare runs it
+    broken = json.loads(json.dumps(scene))
+    broken["contact_models"]["compliant_point"] = {"penalty_stiffness": -1}
+    path = write_scene(broken)
+    code, out, err = run("validate", path)
+    check(code == 2 and "contact_models.compliant_point.penalty_stiffness" in err
+          and "compliant_point" in err, (code, out, err))
+    code, _, err2 = run("compare", path, "-q", "--duration", "0.01")
+    check(code == 2, "compare should refuse the scene validate refused")
+    # a change of static friction runs under every model that has static friction
+    changed = json.loads(json.dumps(scene))
+    changed["changes"] = [{"time": 0.5, "force": "corners", "mu_static": 0.3}]
+    path = write_scene(changed)
+    code, out, err = run("validate", path)
+    check(code == 0, (code, out, err))
+    # and a value no model accepts is refused, naming the change
+    changed["changes"] = [{"time": 0.5, "force": "corners", "mu_static": -5}]
+    path = write_scene(changed)
+    code, out, err = run("validate", path)
+    check(code == 2 and "changes[0].mu_static" in err, (code, out, err))
+    # the scene as shipped validates (both its models load)
+    code, out, err = run("validate", os.path.join(ROOT, "scenes/bench/block_spin_slide.json"))
+    check(code == 0, err)
+
+
+failed = sum(1 for _, e in results if e)
+print(f"{len(results) - failed} passed, {failed} failed")
+sys.exit(1 if failed else 0)

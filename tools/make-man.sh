@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Generate one man page with help2man from `contactsim --help` or `contactsim SUB --help`.
+# usage: make-man.sh HELP2MAN CONTACTSIM OUTPUT VERSION [SUBCOMMAND]
+# help2man runs a program with --help; for a subcommand it runs a two-line wrapper named
+# contactsim-SUB (the page's name, git-style), so the page documents `contactsim SUB`.
+set -euo pipefail
+help2man=$1 exe=$(realpath "$2") out=$3 version=$4 sub=${5:-}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+if [ -z "$sub" ]; then
+  prog="$tmp/contactsim"
+  name="simulate rigid bodies with contact models"
+  printf '#!/bin/sh\nexec "%s" "$@"\n' "$exe" > "$prog"
+else
+  prog="$tmp/contactsim-$sub"
+  case $sub in
+    run) name="simulate a scene and write its trajectory as CSV" ;;
+    validate) name="load and check a scene without running it" ;;
+    compare) name="run a scene once per contact model and tabulate the results" ;;
+    *) name="the $sub command of contactsim" ;;
+  esac
+  printf '#!/bin/sh\nexec "%s" %s "$@"\n' "$exe" "$sub" > "$prog"
+fi
+chmod +x "$prog"
+# the help text is the program's own; sanitizer reports must not end up in the page
+ASAN_OPTIONS=detect_leaks=0 "$help2man" --no-info \
+  --version-string="$version" --name="$name" --section=1 --output="$out" "$prog"
