@@ -277,7 +277,8 @@ def interrupt(sig, to_pipe):
     scene = os.path.join(ROOT, "scenes", "bench", "block_spin_slide.json")
     d = tempfile.mkdtemp()
     out = os.path.join(d, "out.csv")
-    args = [EXE, "run", scene, *LONG] + ([] if to_pipe else ["-o", out])
+    stats = os.path.join(d, "stats.json")
+    args = [EXE, "run", scene, *LONG, "--stats", stats] + ([] if to_pipe else ["-o", out])
     p = subprocess.Popen(args, stdout=subprocess.PIPE if to_pipe else subprocess.DEVNULL,
                          stderr=subprocess.PIPE, cwd=ROOT)
     chunks = []
@@ -294,6 +295,9 @@ def interrupt(sig, to_pipe):
         data = b"".join(chunks)
     else:
         data = open(out, "rb").read()
+    # the statistics say so too
+    doc = json.load(open(stats))
+    check(doc["status"] == "interrupted" and f"interrupted by {sig.name}" in doc["error"], doc)
     return code, err, data
 
 
