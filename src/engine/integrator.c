@@ -92,6 +92,8 @@ struct csIntegrator {
   int* force_group;        // (nforce) group of each element, -1: acts in every group
   double cpu_reporting;    // CPU time spent in reports (not integration)
   long nhook;              // step hooks called (one in HOOK_SAMPLE is timed)
+  double hook_sampled;     // CPU time of the timed step hooks, s
+  long nhook_sampled;      // step hooks timed
   double clock_cost;       // CPU time of one read of the CPU clock (cpuClockCost)
   char cvmsg[CS_MAX_ERROR];// CVODE's last error message
   double tcur;             // time the data stands at: every group's integrator is at or past it
@@ -100,13 +102,10 @@ struct csIntegrator {
   long nrestart;           // re-initialisations after changes and state edits
 };
 
-// One step hook in this many is timed with the CPU clock, and counts for the HOOK_SAMPLE hooks
-// around it in csStats.cpu_step_hook: a read of that clock is a system call (0.6 us measured on
-// the reference machine, a sixth of a step), too dear to pay twice per step, while the monotonic
-// clock, cheap as it is, counts the time the process spends preempted and made the integration
-// time read 16x low under load. The hooks stay in the integration time: subtracting the
-// estimate made it read 20-30% low under load (the estimate doubled when another process shared
-// the core), and only the process clock read at both ends of a call is immune to preemption.
+// One step hook in this many is timed with the CPU clock and the total estimated from them: a
+// read of that clock is a system call (0.6 us measured on the reference machine, a sixth of a
+// step), too dear to pay twice per step, while the monotonic clock, cheap as it is, counts the
+// time the process spends preempted and made the integration time read 16x low under load.
 #define HOOK_SAMPLE 16
 
 
@@ -698,9 +697,8 @@ static void finishStep(Group* g) {
     if (sim->nhook++ % HOOK_SAMPLE == 0) {
       double c0 = cpuSeconds();
       sim->rep->step(sim->rep->ctx, sim->m, d);
-      // the window holds the hook and about one clock read (the end of the first read, the start
-      // of the second)
-      d->stat.cpu_step_hook += HOOK_SAMPLE * fmax(0.0, cpuSeconds() - c0 - sim->clock_cost);
+      sim->hook_sampled += cpuSeconds() - c0;
+      sim->nhook_sampled++;
     } else {
       sim->rep->step(sim->rep->ctx, sim->m, d);
     }
@@ -848,7 +846,8 @@ static double nextStop(const Sim* sim, int gi, int from, double tend) {
 // they live in a csIntegrator; cs_simulate creates one, runs it over its reports and frees it,
 // making exactly the CVODE calls the single loop made.
 
-// the CPU time of the call that started at cpu0, less what its reports took, is integration
+// the CPU time of the call that started at cpu0, less what its reports and step hooks took, is
+// integration
 static void addIntegrationTime(Sim* sim, double cpu0, double reporting0) {
   double spent = cpuSeconds() - cpu0 - (sim->cpu_reporting - reporting0);
   sim->cpu_integration += fmax(0.0, spent);
@@ -1094,6 +1093,13 @@ int cs_integratorStep(csIntegrator* sim, double horizon, const csReporter* rep, 
     if (!(gstop > g->t)) {
       continue;  // at the horizon: nothing left to do
     }
+    // a stop request is honoured before the step, as in a run
+    if (sim->rep && sim->rep->stop && *sim->rep->stop) {
+      cs_setError(err, CS_STOPPED, "", "stopped on request at t = %.9g s", g->t);
+      err->time = g->t;
+      status = CS_STOPPED;
+      break;
+    }
     // tout only scales CVODE's first step; one report interval is the scale the user gave
     double tout = fmin(gstop, g->t + sim->opt.report_interval);
     status = stepGroup(g, tout, gstop, err);
@@ -1231,6 +1237,16 @@ void cs_integratorStats(const csIntegrator* sim, csStats* st) {
     st->linsol = g->linsol < 0 ? CS_LINSOL_AUTO : g->linsol;
   }
   st->ngroup = sim->ngroup;
+  // The step hooks' share of the integration time, estimated from the timed ones (a timed window
+  // holds the hook and about one clock read). The hooks stay inside the integration time:
+  // subtracting an estimate made it read 20-30% low under load (the estimate doubled when
+  // another process shared the core), and only the process clock read at both ends of a call
+  // is immune to preemption.
+  st->cpu_step_hook = 0;
+  if (sim->nhook_sampled > 0) {
+    double each = fmax(0.0, sim->hook_sampled / (double)sim->nhook_sampled - sim->clock_cost);
+    st->cpu_step_hook = each * (double)sim->nhook;
+  }
 }
 
 
@@ -1286,7 +1302,7 @@ int cs_simulate(const csModel* m, csData* d, const csSimOptions* opt, const csRe
   cs_integratorStats(sim, &d->stat);
   double reporting = sim->cpu_reporting;
   cs_integratorFree(sim);
-  // process CPU time less the reports' (which write, and may block on a full pipe)
+  // never negative, should a preempted hook window have been counted in full
   d->stat.cpu_seconds = fmax(0.0, cpuSeconds() - cpu0 - reporting);
   return status;
 }
