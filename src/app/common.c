@@ -346,9 +346,10 @@ static double wallSeconds(void) {
 // where writes up to that size are atomic: a reader never sees half of one), when its oldest row
 // has waited CSV_FLUSH_SECONDS of wall time (so that a reader following the file sees it grow,
 // and a kill -9 loses at most the rows of the last quarter second), and when the run ends. One
-// write per row was rejected: the system call costs about as much as formatting a row, and the
-// CSV is a large share of a run's time. What remains: Linux may cut a write of a regular file
-// that SIGKILL interrupts between two pages, a window of the few microseconds the call lasts.
+// write per row was rejected: measured, it adds about a tenth to the CSV's cost (5 us per write
+// against 46 us to format a row of 30 numbers), and the CSV is a large share of a run's time.
+// What remains: Linux may cut a write of a regular file that SIGKILL interrupts between two
+// pages, a window of the few microseconds the call lasts.
 #define CSV_BLOCK 65536
 #define CSV_FLUSH_SECONDS 0.25
 
