@@ -528,6 +528,7 @@ void cs_cliSimulate(csCliRun* r, FILE* csv, const csCsvOptions* csvopt, int prog
       return;
     }
   }
+  r->t_start = r->d ? r->d->t : 0.0;
   if (r->d && r->keep_checkpoint) {
     r->checkpoint = cs_makeData(r->m);
     if (r->checkpoint) {
@@ -697,8 +698,8 @@ void cs_cliSummary(const csCliRun* r) {
   fprintf(stderr, "contactsim: %s: %s at t = %.6g s; %.4g s CPU for the integration",
           cs_cliSafe(m->name), ended, simulated, r->cpu_seconds);
   // the cost per simulated second is the figure that compares runs of different lengths
-  if (simulated > 0) {
-    fprintf(stderr, " (%.4g CPU s per simulated s)", r->cpu_seconds / simulated);
+  if (cs_cliSimulatedSpan(r) > 0) {
+    fprintf(stderr, " (%.4g CPU s per simulated s)", r->cpu_seconds / cs_cliSimulatedSpan(r));
   }
   // the integrator's counters; the last step size shows how short the steps had become at the end
   fprintf(stderr, "\n  steps %ld, RHS evaluations %ld (+%ld for Jacobians), Jacobians %ld, "
@@ -753,6 +754,12 @@ void cs_cliSummary(const csCliRun* r) {
 // how far a run got, s; 0 when it never got data (out of memory)
 double cs_cliSimulatedTime(const csCliRun* r) {
   return r->d ? r->d->t : 0.0;
+}
+
+
+// a run continued from a checkpoint simulated from the checkpoint's time on
+double cs_cliSimulatedSpan(const csCliRun* r) {
+  return r->d ? r->d->t - r->t_start : 0.0;
 }
 
 
