@@ -104,6 +104,7 @@ typedef struct csCliRun {
   long track_used;             // rows written by the run
   csCliConvergence convergence;  // compare --convergence (done = 0 otherwise)
   const char* initial_state;   // nullable: checkpoint the run starts from (run --initial-state)
+  double t_start;              // time the run started at, s (0, or its checkpoint's)
   int keep_checkpoint;         // 1: keep the state of the last report in checkpoint
   csData* checkpoint;          // the state at the last report (owned; NULL unless asked for),
                                // what run --save-state writes for an interrupted run
@@ -122,6 +123,9 @@ typedef struct csCliRun {
 void cs_cliSimulate(csCliRun* r, FILE* csv, const csCsvOptions* csvopt, int progress);
 // How far r got, s: the time of its data, 0 when it never got data (out of memory). Not NULL.
 double cs_cliSimulatedTime(const csCliRun* r);
+// How much time r simulated, s: from r->t_start to the time reached (what CPU time per
+// simulated second divides by). Not NULL.
+double cs_cliSimulatedSpan(const csCliRun* r);
 // Free what r owns (model, data, statistics, track).
 // r->m and r->d are set to NULL, so it is safe on a zeroed or already freed run; r itself is
 // not freed.
