@@ -1502,6 +1502,19 @@ static int readChange(Loader* ld, const cJSON* item) {
     if (r) {
       return -1;
     }
+    // a variable named like one of the kind's keys obeys that key's sign rule (a friction
+    // coefficient, a stiffness): a value no model could take is refused here, not clamped later
+    for (int i = 0; i < k->nparams; i++) {
+      const csParamInfo* pi = &k->params[i];
+      if (pi->type != CS_PARAM_REAL || strcmp(pi->key, key) != 0) {
+        continue;
+      }
+      if (((pi->flags & CS_PARAM_POSITIVE) && !(value > 0)) ||
+          ((pi->flags & CS_PARAM_NONNEG) && !(value >= 0))) {
+        return failAt(ld, key, "'%.64s' must be %s for a force of type '%s' (got %g)", key,
+                      (pi->flags & CS_PARAM_POSITIVE) ? "> 0" : ">= 0", k->name, value);
+      }
+    }
     // one change per element of the target, in element order
     for (int e = first, done = 0; e < ld->m->nforce && done < count; e++) {
       if (e != first && (group < 0 || ld->m->force[e].group != group)) {
