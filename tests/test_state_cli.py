@@ -153,7 +153,7 @@ def chained_runs_match_uninterrupted():
 def interrupted_run_saves_last_row():
     # a long run stopped by SIGINT: the checkpoint holds the state of the last CSV row
     out, state = tmp("long.csv"), tmp("long.state")
-    p = subprocess.Popen([EXE, "run", INCLINE, "--duration", "100000",
+    p = subprocess.Popen([EXE, "run", INCLINE, "--duration", "5000",
                           "--report-interval", "0.001", "-o", out, "--save-state", state],
                          cwd=TMP, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.time() + 60

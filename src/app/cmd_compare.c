@@ -817,6 +817,11 @@ int cs_cliCompare(int argc, char** argv) {
     if (rtol > 0) r->opt.rtol = rtol;
     if (atol > 0) r->opt.atol = atol;
     if (max_steps > 0) r->opt.max_steps = max_steps;
+    // more report rows than the limit are refused before anything runs
+    if (cs_cliCheckRows(&r->opt, path, r->model) != 0) {
+      exitCode = CS_EXIT_USAGE;
+      break;
+    }
     // the convergence check compares this run's trajectory with its reruns'
     if (convergence) {
       r->convergence.factor = CONVERGENCE_FACTOR;

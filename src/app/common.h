@@ -198,5 +198,10 @@ int cs_cliOptionError(int c, char** argv, const char* command);
 // Parse a positive whole number (a step count) for option `name` (without "--"); prints and
 // returns -1 when text is not one. None may be NULL; out written only on success.
 int cs_cliParseCount(const char* text, const char* name, long* out);
+// Refuse, before anything is written, a run whose report rows (duration / report_interval)
+// would exceed o->max_rows, or whose report interval is below CS_MIN_REPORT_INTERVAL: prints
+// the numbers and how to raise the limit (with model, nullable, named) and returns -1; 0 when
+// the run may go ahead. path names the scene.
+int cs_cliCheckRows(const csSimOptions* o, const char* path, const char* model);
 
 #endif  // CONTACTSIM_CLI_H
