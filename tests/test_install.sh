@@ -40,7 +40,7 @@ done
 check "shared library installed" bash -c "ls '$libdir'/libcontactsim.so.* >/dev/null"
 check "static library installed" test -f "$libdir/libcontactsim.a"
 check "executable installed and runs" "$prefix_dir/bin/contactsim" --version
-for page in contactsim contactsim-run contactsim-validate contactsim-compare; do
+for page in contactsim contactsim-run contactsim-validate contactsim-compare contactsim-sweep; do
   check "man page $page.1 installed" grep -q "^\.TH" "$prefix_dir/share/man/man1/$page.1"
 done
 check "man page of run documents its options" grep -qF 'output\fR FILE' \
