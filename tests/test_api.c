@@ -93,6 +93,8 @@ static void test_model_queries(void** state) {
       assert_int_equal(cs_modelForceState(m, e, CS_STATE_DISCRETE, &adr, &num), 0);
       assert_int_equal(num, 2);
       assert_string_equal(cs_modelDiscreteName(m, e, 0), "mu_static");
+      assert_string_equal(cs_modelAutoName(m, e, 2), "sliding");
+      assert_null(cs_modelAutoName(m, e, 3));
       assert_int_equal(cs_modelDiscreteIndex(m, e, "mu_dynamic"), 1);
       assert_int_equal(cs_modelDiscreteIndex(m, e, "mu"), -1);
       int nv = cs_modelContactValueCount(m, e);

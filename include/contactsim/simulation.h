@@ -105,6 +105,10 @@ CS_API int cs_modelForceState(const csModel* m, int e, csStateKind kind, int* ad
 CS_API const char* cs_modelDiscreteName(const csModel* m, int e, int index);
 // Index of element e's discrete variable `name`, or -1.
 CS_API int cs_modelDiscreteIndex(const csModel* m, int e, const char* name);
+// The name of auto-update variable `index` of element e ("p0_x", "p0_y", "sliding" for an
+// exponential spring: its friction anchor in the plane frame and its Sliding state), or NULL.
+// Kinds that name none give "auto0", "auto1", ... (static strings).
+CS_API const char* cs_modelAutoName(const csModel* m, int e, int index);
 // Number of model-specific report values of element e (cs_simContactValues), and the name of
 // value i (its CSV column suffix, e.g. "sliding" for E.sliding), or NULL.
 CS_API int cs_modelContactValueCount(const csModel* m, int e);

@@ -187,6 +187,20 @@ int cs_modelDiscreteIndex(const csModel* m, int e, const char* name) {
 }
 
 
+const char* cs_modelAutoName(const csModel* m, int e, int index) {
+  static const char* const generic[] = {"auto0", "auto1", "auto2", "auto3",
+                                        "auto4", "auto5", "auto6", "auto7"};
+  if (e < 0 || e >= m->nforce || index < 0 || index >= m->force[e].autonum) {
+    return NULL;
+  }
+  const csForceKind* k = cs_forceKind(m->force[e].kind);
+  if (k->autonames) {
+    return k->autonames[index];
+  }
+  return index < 8 ? generic[index] : "auto";
+}
+
+
 int cs_modelContactValueCount(const csModel* m, int e) {
   return e >= 0 && e < m->nforce ? cs_forceKind(m->force[e].kind)->nextra : 0;
 }

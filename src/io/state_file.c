@@ -179,7 +179,14 @@ static void writeState(FILE* f, const csModel* m, const csData* d) {
   fprintf(f, "auto %d\n", m->nauto);
   for (int i = 0; i < m->nauto; i++) {
     const csForce* e = forceOf(m, i, 2, &local);
-    writeValue(f, d->autoval[i], "auto-update of", e ? e->name : "?", local);
+    const csForceKind* k = e ? cs_forceKind(e->kind) : NULL;
+    char name[2 * CS_MAX_NAME + 2] = "?";
+    if (e && k->autonames) {
+      snprintf(name, sizeof(name), "%s.%s", e->name, k->autonames[local]);
+    } else if (e) {
+      snprintf(name, sizeof(name), "%s.auto%d", e->name, local);
+    }
+    writeValue(f, d->autoval[i], "", name, -1);
   }
   fprintf(f, "end\n");
 }
