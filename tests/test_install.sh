@@ -64,6 +64,11 @@ check "docs/c-api.md's first program compiles with pkg-config" bash -c \
   "cc -std=c11 -Wall -Wextra -Werror first.c \$(pkg-config --cflags --libs contactsim) -o first"
 check "docs/c-api.md's first program runs and finds the analytic fall" \
   env LD_LIBRARY_PATH="$libdir" ./first
+# the public headers in a C++ program (extern "C", no C-only constructs)
+printf '#include <contactsim/contactsim.h>\nint main() { return cs_version() == CS_VERSION ? 0 : 1; }\n' > cxx.cpp
+check "the public headers compile as C++ and link" bash -c \
+  "c++ -std=c++17 -Wall -Wextra -Werror cxx.cpp \$(pkg-config --cflags --libs contactsim) -o cxx"
+check "the C++ program runs" env LD_LIBRARY_PATH="$libdir" ./cxx
 # static: without the shared library in the way, -lcontactsim is the archive, and the private
 # dependencies must come from pkg-config --static
 mkdir -p static
