@@ -205,7 +205,12 @@ static void test_set_state_restarts(void** state) {
   th_assertClose(com[2], com1[2] + 0.5 * g[2] * 0.25, 0, 1e-6, "fall from rest after the edit");
   th_assertClose(com[0], com1[0], 0, 1e-9, "no horizontal motion after the edit");
   u[0] = NAN;
+  memset(&err, 0xab, sizeof(err));  // a caller's uninitialised error: no stale bytes come back
   assert_int_equal(cs_simSetState(s, CS_STATE_U, u, 6, &err), CS_ERR_INPUT);
+  assert_string_equal(err.file, "");
+  assert_string_equal(err.path, "");
+  assert_int_equal(err.line, 0);
+  assert_non_null(strstr(err.message, "u[0] is not finite"));
   cs_deleteSimulation(s);
   cs_deleteModel(m);
 }

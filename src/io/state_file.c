@@ -193,6 +193,9 @@ static void writeState(FILE* f, const csModel* m, const csData* d) {
 
 
 int cs_saveState(const csModel* m, const csData* d, const char* path, csError* err) {
+  if (err) {
+    memset(err, 0, sizeof(*err));
+  }
   if (!path) {
     cs_setError(err, CS_ERR_INPUT, "", "no checkpoint file was given");
     return CS_ERR_INPUT;
