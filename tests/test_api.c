@@ -168,6 +168,20 @@ static void test_advance_and_step_follow_parabola(void** state) {
   assert_true(st.nsteps >= nsteps);
   assert_int_equal(st.ngroup, 1);
   assert_true(st.t == cs_simTime(s));
+  // other options mid-run: the integrator starts again, the counters carry on
+  long before = st.nsteps;
+  csSimOptions o = cs_simOptions(s);
+  o.rtol = 1e-10;
+  o.atol = 1e-12;
+  assert_int_equal(cs_simSetOptions(s, &o, &err), CS_OK);
+  assert_true(cs_simOptions(s).rtol == 1e-10);
+  assert_int_equal(cs_simAdvanceTo(s, 1.5, &err), CS_OK);
+  checkParabola(s, m, 1e-6);
+  cs_simStatistics(s, &st);
+  assert_true(st.nsteps > before);
+  o.rtol = -1;
+  assert_int_equal(cs_simSetOptions(s, &o, &err), CS_ERR_INPUT);
+  assert_non_null(strstr(err.message, "rtol"));
   // reset: back to the initial state
   cs_simReset(s);
   assert_true(cs_simTime(s) == 0);

@@ -345,12 +345,18 @@ static int startStatistics(csSimulation* s) {
 }
 
 
-// a new integrator from the data's state, the old one's counters banked
+// a new integrator from the data's state, the old one's counters added to the bank
 static int newIntegrator(csSimulation* s, int nchange_done, csError* err) {
   if (s->it) {
-    csStats st = s->base;
+    csStats st;
+    memset(&st, 0, sizeof(st));
     cs_integratorStats(s->it, &st);
-    s->base = st;
+    s->base.nsteps += st.nsteps;
+    s->base.nrhs += st.nrhs;
+    s->base.nrhs_jac += st.nrhs_jac;
+    s->base.njac += st.njac;
+    s->base.netf += st.netf;
+    s->base.nncf += st.nncf;
     s->cpu_base += cs_integratorCpu(s->it);
     s->restart_base += cs_integratorRestarts(s->it);
     cs_integratorFree(s->it);
@@ -370,7 +376,11 @@ static int prepare(csSimulation* s, csError* err) {
     return CS_ERR_SOLVER;
   }
   if (!s->it) {
-    return newIntegrator(s, s->nchange_restart, err);
+    int st = newIntegrator(s, s->nchange_restart, err);
+    s->nchange_restart = -1;
+    if (st != CS_OK) {
+      return st;
+    }
   }
   if (s->dirty) {
     s->dirty = 0;
@@ -411,9 +421,11 @@ static int finish(csSimulation* s, int status) {
 }
 
 
-// before an edit of the state: the steps that ended now are finished with the old values
+// before an edit of the state: the steps that ended now are finished with the old values (not
+// when the data was edited already, or returned to a snapshot: it no longer holds the
+// integrator's state, and the restart to come drops those steps)
 static void beginEdit(csSimulation* s) {
-  if (s->it && !s->failed) {
+  if (s->it && !s->failed && !s->dirty) {
     Hooks h;
     csReporter r = hooks(&h, s, NULL);
     cs_integratorSettle(s->it, &r);
