@@ -153,11 +153,12 @@ def chained_runs_match_uninterrupted():
 def interrupted_run_saves_last_row():
     # a long run stopped by SIGINT: the checkpoint holds the state of the last CSV row
     out, state = tmp("long.csv"), tmp("long.state")
-    p = subprocess.Popen([EXE, "run", INCLINE, "--duration", "5000",
+    p = subprocess.Popen([EXE, "run", INCLINE, "--duration", "1000",
                           "--report-interval", "0.001", "-o", out, "--save-state", state],
                          cwd=TMP, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.time() + 60
-    while time.time() < deadline and (not os.path.exists(out) or os.path.getsize(out) < 200000):
+    while (time.time() < deadline and p.poll() is None
+           and (not os.path.exists(out) or os.path.getsize(out) < 200000)):
         time.sleep(0.05)
     p.send_signal(signal.SIGINT)
     _, err = p.communicate(timeout=60)

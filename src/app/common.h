@@ -20,6 +20,8 @@ int cs_cliRun(int argc, char** argv);
 int cs_cliValidate(int argc, char** argv);
 // `contactsim compare`: run a scene once per contact model and tabulate (cmd_compare.c).
 int cs_cliCompare(int argc, char** argv);
+// `contactsim replay`: the 3D replay page of runs already made, from their CSVs (cmd_replay.c).
+int cs_cliReplay(int argc, char** argv);
 // Write the usage text of every command to f (stdout for --help, stderr after a usage error).
 void cs_cliUsage(FILE* f);
 
@@ -93,7 +95,7 @@ typedef struct csCliRun {
   csMetrics metrics;           // contact statistics and diagnostics
   int status;                  // csStatus of the run
   csError err;                 // what went wrong when status != CS_OK
-  double cpu_seconds;          // CPU time of the integration without the statistics' sampling
+  double cpu_seconds;          // process CPU time of the run less its reports (csStats), s
   double perturb_u;            // added to every generalized speed of the initial state (0: none)
   double* track;               // nullable: (track_rows x (1 + 3 (nbody - 1))) per report the
                                // time, s, then the origin of every body but ground in Ground, m;
