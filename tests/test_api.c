@@ -2,6 +2,10 @@
 // analytic motion, discrete variables changed between steps against the sliding law, checkpoints
 // (exact round trip, continuation to the integration tolerance, refusals), statistics, and that
 // advancing allocates nothing.
+#include "helpers.h"
+
+#include "contactsim/simulation.h"
+
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -9,17 +13,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "helpers.h"
-
-#include "contactsim/simulation.h"
-
 #define PATH_MAX_TEST 512
 
 // a scratch file in the temporary directory, named for the test and the process
 static void scratch(char* out, const char* name) {
   const char* dir = getenv("TMPDIR");
-  snprintf(out, PATH_MAX_TEST, "%s/test_api_%ld_%s", dir && dir[0] ? dir : "/tmp",
-           (long)getpid(), name);
+  snprintf(out, PATH_MAX_TEST, "%s/test_api_%ld_%s", dir && dir[0] ? dir : "/tmp", (long)getpid(),
+           name);
 }
 
 

@@ -10,35 +10,36 @@
 // uses for scheduled changes: the steps that ended at the current time are finished first (their
 // auto-updates committed with the values they used), then the data is edited, and the groups
 // restart from it at the next advance. Edits are therefore cheap to make several at once.
-#include <float.h>
-#include <math.h>
-#include <stdio.h>
-#include <string.h>
-
-#include "contactsim/contactsim.h"
 #include "engine/assert.h"
 #include "engine/error.h"
 #include "engine/integrator.h"
 #include "engine/metrics.h"
 
+#include "contactsim/contactsim.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
 struct csSimulation {
-  const csModel* m;        // borrowed; outlives the simulation
-  csData* d;               // owned: the state and everything realized from it
-  csSimOptions opt;        // integrator options (duration unused)
-  csIntegrator* it;        // owned; NULL only when its creation failed
-  csMetrics metrics;       // contact statistics since t_start
-  int nnotes_init;         // diagnostics found at the start (cs_metricsFinish adds the rest)
-  csStats base;            // CVODE counters of integrators freed since t_start
-  double cpu_base;         // their integration CPU time, s
-  long restart_base;       // their restarts
-  double t_start;          // s
-  int dirty;               // the data was edited: the integrator restarts before advancing
-  int nchange_restart;     // scheduled changes applied, for that restart (-1: keep the count)
-  int failed;              // the integrator failed: only a reset or a new state continues
-  double fail_time;        // s
-  csData* snap;            // owned: the state at the last consistent point (the start of the
-                           // call in progress, or its last report), where a stopped call returns
-  int snap_nchange;        // scheduled changes applied at that point
+  const csModel* m;     // borrowed; outlives the simulation
+  csData* d;            // owned: the state and everything realized from it
+  csSimOptions opt;     // integrator options (duration unused)
+  csIntegrator* it;     // owned; NULL only when its creation failed
+  csMetrics metrics;    // contact statistics since t_start
+  int nnotes_init;      // diagnostics found at the start (cs_metricsFinish adds the rest)
+  csStats base;         // CVODE counters of integrators freed since t_start
+  double cpu_base;      // their integration CPU time, s
+  long restart_base;    // their restarts
+  double t_start;       // s
+  int dirty;            // the data was edited: the integrator restarts before advancing
+  int nchange_restart;  // scheduled changes applied, for that restart (-1: keep the count)
+  int failed;           // the integrator failed: only a reset or a new state continues
+  double fail_time;     // s
+  csData* snap;         // owned: the state at the last consistent point (the start of the
+                        // call in progress, or its last report), where a stopped call returns
+  int snap_nchange;     // scheduled changes applied at that point
 };
 
 
@@ -54,14 +55,10 @@ static void clearError(csError* err) {
 // ---------------------------------------------------------------------------------------------
 // version
 
-const char* cs_versionString(void) {
-  return CS_VERSION_STRING;
-}
+const char* cs_versionString(void) { return CS_VERSION_STRING; }
 
 
-int cs_version(void) {
-  return CS_VERSION;
-}
+int cs_version(void) { return CS_VERSION; }
 
 
 // ---------------------------------------------------------------------------------------------
@@ -69,39 +66,41 @@ int cs_version(void) {
 
 int cs_modelCount(const csModel* m, csCount what) {
   switch (what) {
-    case CS_COUNT_BODY: return m->nbody;
-    case CS_COUNT_Q: return m->nq;
-    case CS_COUNT_U: return m->nu;
-    case CS_COUNT_Z: return m->nz;
-    case CS_COUNT_DISCRETE: return m->ndisc;
-    case CS_COUNT_AUTO: return m->nauto;
-    case CS_COUNT_FORCE: return m->nforce;
-    case CS_COUNT_PLANE: return m->nplane;
-    case CS_COUNT_CONTACT_SET: return m->ngroup;
-    case CS_COUNT_CHANGE: return m->nchange;
+    case CS_COUNT_BODY:
+      return m->nbody;
+    case CS_COUNT_Q:
+      return m->nq;
+    case CS_COUNT_U:
+      return m->nu;
+    case CS_COUNT_Z:
+      return m->nz;
+    case CS_COUNT_DISCRETE:
+      return m->ndisc;
+    case CS_COUNT_AUTO:
+      return m->nauto;
+    case CS_COUNT_FORCE:
+      return m->nforce;
+    case CS_COUNT_PLANE:
+      return m->nplane;
+    case CS_COUNT_CONTACT_SET:
+      return m->ngroup;
+    case CS_COUNT_CHANGE:
+      return m->nchange;
   }
   return 0;
 }
 
 
-const char* cs_modelName(const csModel* m) {
-  return m->name;
-}
+const char* cs_modelName(const csModel* m) { return m->name; }
 
 
-const char* cs_modelFile(const csModel* m) {
-  return m->file;
-}
+const char* cs_modelFile(const csModel* m) { return m->file; }
 
 
-csSimOptions cs_modelOptions(const csModel* m) {
-  return m->opt;
-}
+csSimOptions cs_modelOptions(const csModel* m) { return m->opt; }
 
 
-void cs_modelGravity(const csModel* m, double g[3]) {
-  csu_vec3ToArray(g, m->gravity);
-}
+void cs_modelGravity(const csModel* m, double g[3]) { csu_vec3ToArray(g, m->gravity); }
 
 
 const char* cs_modelBodyName(const csModel* m, int body) {
@@ -167,10 +166,20 @@ int cs_modelForceState(const csModel* m, int e, csStateKind kind, int* adr, int*
   const csForce* f = &m->force[e];
   int a, n;
   switch (kind) {
-    case CS_STATE_Z: a = f->zadr; n = f->znum; break;
-    case CS_STATE_DISCRETE: a = f->discadr; n = f->discnum; break;
-    case CS_STATE_AUTO: a = f->autoadr; n = f->autonum; break;
-    default: return -1;
+    case CS_STATE_Z:
+      a = f->zadr;
+      n = f->znum;
+      break;
+    case CS_STATE_DISCRETE:
+      a = f->discadr;
+      n = f->discnum;
+      break;
+    case CS_STATE_AUTO:
+      a = f->autoadr;
+      n = f->autonum;
+      break;
+    default:
+      return -1;
   }
   if (adr) *adr = a;
   if (num) *num = n;
@@ -257,16 +266,15 @@ csModel* cs_modelWithOverrides(const csModel* m, const csOverride* overrides, in
   for (int i = 0; i < noverrides; i++) {
     all[m->source_noverride + i] = overrides[i];
   }
-  csLoadOptions lo = {.contact_model = contact_model[0] ? contact_model : NULL,
-                      .overrides = all, .noverrides = n};
+  csLoadOptions lo = {
+      .contact_model = contact_model[0] ? contact_model : NULL, .overrides = all, .noverrides = n};
   csModel* out = cs_loadSceneString(m->source, m->file, &lo, err);
   csu_free(all, sizeof(csOverride) * (size_t)(n + 1));
   return out;
 }
 
 
-csModel* cs_modelWithParameter(const csModel* m, const char* key, const char* value,
-                               csError* err) {
+csModel* cs_modelWithParameter(const csModel* m, const char* key, const char* value, csError* err) {
   clearError(err);
   if (!key || !value) {
     cs_setError(err, CS_ERR_INPUT, "", "the parameter's key path and value must both be given");
@@ -323,7 +331,10 @@ static void hookProgress(void* ctx, double t, double horizon) {
 static csReporter hooks(Hooks* h, csSimulation* s, const csReporter* user) {
   h->s = s;
   h->user = user;
-  csReporter r = {.report = hookReport, .step = hookStep, .progress = hookProgress, .ctx = h,
+  csReporter r = {.report = hookReport,
+                  .step = hookStep,
+                  .progress = hookProgress,
+                  .ctx = h,
                   .stop = user ? user->stop : NULL};
   return r;
 }
@@ -372,7 +383,8 @@ static int prepare(csSimulation* s, csError* err) {
   if (s->failed) {
     cs_setError(err, CS_ERR_SOLVER, "",
                 "the simulation failed at t = %.9g s; reset it, set its state or load a "
-                "checkpoint to go on", s->fail_time);
+                "checkpoint to go on",
+                s->fail_time);
     return CS_ERR_SOLVER;
   }
   if (!s->it) {
@@ -506,14 +518,10 @@ void cs_simReset(csSimulation* s) {
 }
 
 
-const csModel* cs_simModel(const csSimulation* s) {
-  return s->m;
-}
+const csModel* cs_simModel(const csSimulation* s) { return s->m; }
 
 
-csSimOptions cs_simOptions(const csSimulation* s) {
-  return s->opt;
-}
+csSimOptions cs_simOptions(const csSimulation* s) { return s->opt; }
 
 
 int cs_simSetOptions(csSimulation* s, const csSimOptions* opt, csError* err) {
@@ -529,9 +537,7 @@ int cs_simSetOptions(csSimulation* s, const csSimOptions* opt, csError* err) {
 }
 
 
-csData* cs_simData(csSimulation* s) {
-  return s->d;
-}
+csData* cs_simData(csSimulation* s) { return s->d; }
 
 
 int cs_simStep(csSimulation* s, csError* err) {
@@ -549,8 +555,7 @@ int cs_simStep(csSimulation* s, csError* err) {
 int cs_simAdvanceTo(csSimulation* s, double t, csError* err) {
   clearError(err);
   if (!isfinite(t) || t < s->d->t) {
-    cs_setError(err, CS_ERR_INPUT, "", "cannot advance to t = %.9g s from t = %.9g s", t,
-                s->d->t);
+    cs_setError(err, CS_ERR_INPUT, "", "cannot advance to t = %.9g s from t = %.9g s", t, s->d->t);
     return CS_ERR_INPUT;
   }
   int status = prepare(s, err);
@@ -566,8 +571,7 @@ int cs_simAdvanceTo(csSimulation* s, double t, csError* err) {
 int cs_simRun(csSimulation* s, double t_end, const csReporter* rep, csError* err) {
   clearError(err);
   if (!isfinite(t_end) || t_end < s->d->t) {
-    cs_setError(err, CS_ERR_INPUT, "", "cannot run to t = %.9g s from t = %.9g s", t_end,
-                s->d->t);
+    cs_setError(err, CS_ERR_INPUT, "", "cannot run to t = %.9g s from t = %.9g s", t_end, s->d->t);
     return CS_ERR_INPUT;
   }
   int status = prepare(s, err);
@@ -635,20 +639,28 @@ int cs_simRunCsv(csSimulation* s, double t_end, const char* path, const csCsvOpt
 // ---------------------------------------------------------------------------------------------
 // the state
 
-double cs_simTime(const csSimulation* s) {
-  return s->d->t;
-}
+double cs_simTime(const csSimulation* s) { return s->d->t; }
 
 
 // the array and length of one part of the state
 static double* statePart(const csSimulation* s, csStateKind kind, int* n) {
   const csData* d = s->d;
   switch (kind) {
-    case CS_STATE_Q: *n = d->nq; return d->q;
-    case CS_STATE_U: *n = d->nu; return d->u;
-    case CS_STATE_Z: *n = d->nz; return d->z;
-    case CS_STATE_DISCRETE: *n = d->ndisc; return d->disc;
-    case CS_STATE_AUTO: *n = d->nauto; return d->autoval;
+    case CS_STATE_Q:
+      *n = d->nq;
+      return d->q;
+    case CS_STATE_U:
+      *n = d->nu;
+      return d->u;
+    case CS_STATE_Z:
+      *n = d->nz;
+      return d->z;
+    case CS_STATE_DISCRETE:
+      *n = d->ndisc;
+      return d->disc;
+    case CS_STATE_AUTO:
+      *n = d->nauto;
+      return d->autoval;
   }
   *n = -1;
   return NULL;
@@ -677,8 +689,7 @@ int cs_simGetState(const csSimulation* s, csStateKind kind, double* out, int n) 
 static const char* const stateNames[] = {"q", "u", "z", "discrete", "auto-update"};
 
 
-int cs_simSetState(csSimulation* s, csStateKind kind, const double* values, int n,
-                   csError* err) {
+int cs_simSetState(csSimulation* s, csStateKind kind, const double* values, int n, csError* err) {
   clearError(err);
   int len;
   double* v = statePart(s, kind, &len);
@@ -749,8 +760,7 @@ int cs_simSetDiscrete(csSimulation* s, int e, const char* name, double value, cs
     return CS_ERR_INPUT;
   }
   if (!isfinite(value)) {
-    cs_setError(err, CS_ERR_INPUT, "", "the value of %s.%s must be finite", m->force[e].name,
-                name);
+    cs_setError(err, CS_ERR_INPUT, "", "the value of %s.%s must be finite", m->force[e].name, name);
     return CS_ERR_INPUT;
   }
   beginEdit(s);
