@@ -156,6 +156,17 @@ static void test_advance_and_step_follow_parabola(void** state) {
     nsteps++;
   }
   assert_true(nsteps > 5);
+  // the right-hand side: a free body's translational u' is gravity, its q' the velocity
+  double ud[6], qd[7], u[6], g[3];
+  cs_modelGravity(m, g);
+  assert_int_equal(cs_simStateDerivative(s, CS_STATE_U, ud, 6), 6);
+  assert_int_equal(cs_simStateDerivative(s, CS_STATE_Q, qd, 7), 7);
+  cs_simGetState(s, CS_STATE_U, u, 6);
+  for (int i = 0; i < 3; i++) {
+    th_assertClose(ud[3 + i], g[i], 0, 1e-12, "free body's u' is gravity");
+    th_assertClose(qd[4 + i], u[3 + i], 0, 1e-12, "free body's position rate is its velocity");
+  }
+  assert_int_equal(cs_simStateDerivative(s, CS_STATE_AUTO, ud, 6), -1);
   // no force but gravity: KE + PE constant
   double ke, pe, diss;
   cs_simEnergy(s, &ke, &pe, &diss);

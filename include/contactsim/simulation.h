@@ -209,6 +209,10 @@ CS_API int cs_simBodyPose(csSimulation* s, int body, double p[3], double q[4]);
 CS_API int cs_simBodyVelocity(csSimulation* s, int body, double w[3], double v[3]);
 // Centre of mass of a body in Ground, m. Returns 0, or -1 for a bad id.
 CS_API int cs_simBodyCom(csSimulation* s, int body, double com[3]);
+// Time derivatives of the continuous state at the current time (the right-hand side: q', u' from
+// the articulated-body algorithm, z'), for kind CS_STATE_Q, CS_STATE_U or CS_STATE_Z, into out (n
+// values). Returns the length of that part (copies min(n, that)), or -1 for another kind.
+CS_API int cs_simStateDerivative(csSimulation* s, csStateKind kind, double* out, int n);
 // Kinetic, potential (gravity and every element) and dissipated energy, J; their sum is
 // conserved. Nullable: every output.
 CS_API void cs_simEnergy(csSimulation* s, double* kinetic, double* potential, double* dissipated);

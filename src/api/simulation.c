@@ -809,6 +809,34 @@ int cs_simBodyVelocity(csSimulation* s, int body, double w[3], double v[3]) {
 }
 
 
+int cs_simStateDerivative(csSimulation* s, csStateKind kind, double* out, int n) {
+  const double* v;
+  int len;
+  switch (kind) {
+    case CS_STATE_Q:
+      v = s->d->qdot;
+      len = s->d->nq;
+      break;
+    case CS_STATE_U:
+      v = s->d->udot;
+      len = s->d->nu;
+      break;
+    case CS_STATE_Z:
+      v = s->d->zdot;
+      len = s->d->nz;
+      break;
+    default:
+      return -1;
+  }
+  // the whole right-hand side at the current state (every stage; nothing is integrated)
+  cs_forward(s->m, s->d);
+  if (out && n > 0) {
+    memcpy(out, v, sizeof(double) * (size_t)(n < len ? n : len));
+  }
+  return len;
+}
+
+
 int cs_simBodyCom(csSimulation* s, int body, double com[3]) {
   if (body < 0 || body >= s->m->nbody) {
     return -1;
