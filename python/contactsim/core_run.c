@@ -163,8 +163,7 @@ PyObject* csPy_run(PyObject* self, PyObject* args, PyObject* kw) {
   if (rc || forces < 0) {
     return NULL;
   }
-  csError err;
-  memset(&err, 0, sizeof(err));
+  csError err = {0};
   csSimulation* s = cs_newSimulation(m, &opt, &err);
   if (!s) {
     if (!err.file[0]) {
