@@ -187,3 +187,49 @@ def test_threads_run_simulations_at_once():
         th.join()
     for k in range(4):
         np.testing.assert_array_equal(out[k], alone)
+
+
+def test_advance_to_releases_the_gil():
+    # while one thread integrates in advance_to, another runs Python code; were the GIL held,
+    # the main thread could not take a single turn until the call returned
+    from conftest import scene_path
+
+    sim = contactsim.Simulation(contactsim.load(scene_path("bench/block_spin_slide.json")))
+    started = threading.Event()
+    done = threading.Event()
+
+    def work():
+        started.set()
+        sim.advance_to(12.0)
+        done.set()
+
+    th = threading.Thread(target=work)
+    th.start()
+    started.wait()
+    turns = 0
+    while not done.is_set():
+        turns += 1
+    th.join()
+    assert sim.time == 12.0
+    assert turns > 1000
+    # one simulation is not shared between threads while it runs: a call from another thread
+    # meanwhile raises instead of touching its state
+    entered, finished = threading.Event(), threading.Event()
+
+    def hold():
+        entered.set()
+        sim.run(12.0)
+        finished.set()
+
+    t2 = threading.Thread(target=hold)
+    t2.start()
+    entered.wait()
+    refused = False
+    while not finished.is_set() and not refused:
+        try:
+            sim.statistics
+        except RuntimeError:
+            refused = True
+    t2.join()
+    assert refused
+    assert sim.time == 24.0
