@@ -224,6 +224,17 @@ def test_compare_runs_every_model():
         contactsim.compare(scene_path("bench/incline_stick.json"), models=["nope"])
 
 
+def test_compare_reports_a_failed_model_and_runs_the_others():
+    # an absurdly stiff smooth sphere runs out of steps at the impact; Hunt-Crossley finishes
+    rows = {r["model"]: r for r in contactsim.compare(os.path.join(ROOT, "tests", "data",
+                                                                   "compare_fail.json"))}
+    bad = rows["smooth_sphere_half_space"]
+    assert bad["status"] == "failed" and bad["error"]
+    assert 0 < bad["simulated"] < 2.0
+    good = rows["hunt_crossley"]
+    assert good["status"] == "ok" and good["error"] is None
+
+
 def test_version_is_the_projects():
     with open(os.path.join(ROOT, "meson.build")) as f:
         version = re.search(r"version\s*:\s*'([^']+)'", f.read()).group(1)

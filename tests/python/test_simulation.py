@@ -161,6 +161,30 @@ def test_checkpoint_of_another_scene_is_refused(tmp_path):
     assert b.time == t_before
 
 
+def test_checkpoint_carries_over_to_other_parameters(tmp_path):
+    # the block held at mu 0.7 for half a second, then continued in the same scene with mu 0.2
+    # (a model loaded with overrides): from rest it slides with a = g (sin 20 - 0.2 cos 20)
+    text = incline_block(20.0)
+    held = contactsim.Simulation(contactsim.loads(text))
+    held.advance_to(0.5)
+    held.save_state(tmp_path / "held.state")
+    slippery = contactsim.Simulation(contactsim.loads(text, overrides={
+        "contact_models.exponential_spring.mu_static": 0.2,
+        "contact_models.exponential_spring.mu_dynamic": 0.2}))
+    slippery.load_state(tmp_path / "held.state")
+    assert slippery.time == 0.5
+    # the discrete variables are the checkpoint's: friction as saved, then lowered by hand
+    for e in slippery.model.contacts:
+        assert slippery.get_discrete(e, "mu_static") == 0.7
+        slippery.set_discrete(e, "mu_dynamic", 0.2)
+        slippery.set_discrete(e, "mu_static", 0.2)
+    x0 = slippery.body_pose("block")[0]
+    slippery.advance_to(1.5)
+    a = math.radians(20)
+    s = np.linalg.norm(slippery.body_pose("block")[0] - x0)
+    assert s == pytest.approx(0.5 * G * (math.sin(a) - 0.2 * math.cos(a)), rel=0.05)
+
+
 def test_simulation_run_continues_on_the_report_grid():
     sim = contactsim.Simulation(contactsim.loads(pendulum(0.1)), report_interval=0.01)
     sim.advance_to(0.105)
