@@ -123,7 +123,7 @@ def run_split(make_sim, t_split, t_end, via, tmp_path):
 def test_checkpoint_continues_as_uninterrupted(tmp_path, via):
     # a sliding block on exponential springs: friction anchors (auto-update variables) and a
     # dissipated-energy state must carry over for the continuation to match
-    text = incline_block(20.0, mu_static=0.3, mu_kinetic=0.25, duration=1.0)
+    text = incline_block(20.0, mu_static=0.3, mu_dynamic=0.25, duration=1.0)
     model = contactsim.loads(text)
 
     def make():
