@@ -25,6 +25,7 @@ int cs_cliRun(int argc, char** argv) {
       {"forces", no_argument, NULL, 'f'},
       {"stats", required_argument, NULL, 's'},
       {"max-steps", required_argument, NULL, 'N'},
+      {"max-rows", required_argument, NULL, 'W'},
       {"quiet", no_argument, NULL, 'q'},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0},
@@ -35,7 +36,7 @@ int cs_cliRun(int argc, char** argv) {
   const char* stats = NULL;
   int quiet = 0, forces = 0;
   double duration = -1, rtol = -1, atol = -1, interval = -1, max_step = -1;
-  long max_steps = -1;
+  long max_steps = -1, max_rows = -1;
   int integrator = -1;
   // --set KEY=VALUE, freed on every return below
   csCliSets sets = {0};
@@ -52,7 +53,15 @@ int cs_cliRun(int argc, char** argv) {
       case 'd': bad = cs_cliParseNumber(optarg, "duration", 0, &duration); break;
       case 'r': bad = cs_cliParseNumber(optarg, "rtol", 0, &rtol); break;
       case 'a': bad = cs_cliParseNumber(optarg, "atol", 0, &atol); break;
-      case 'p': bad = cs_cliParseNumber(optarg, "report-interval", 0, &interval); break;
+      case 'p':
+        bad = cs_cliParseNumber(optarg, "report-interval", 0, &interval);
+        // the lower limit a scene's report_interval has too
+        if (!bad && interval < CS_MIN_REPORT_INTERVAL) {
+          fprintf(stderr, "contactsim: error: --report-interval must be at least %g s, not '%s'\n",
+                  CS_MIN_REPORT_INTERVAL, cs_cliSafe(optarg));
+          bad = 1;
+        }
+        break;
       case 'm': bad = cs_cliParseNumber(optarg, "max-step", 1, &max_step); break;
       case 'c': contact_model = optarg; break;
       case 'f': forces = 1; break;
@@ -67,6 +76,7 @@ int cs_cliRun(int argc, char** argv) {
         break;
       }
       case 'N': bad = cs_cliParseCount(optarg, "max-steps", &max_steps); break;
+      case 'W': bad = cs_cliParseCount(optarg, "max-rows", &max_rows); break;
       case 'h': cs_cliCommandUsage(stdout, "run"); cs_cliFreeSets(&sets); return CS_EXIT_OK;
       default: cs_cliFreeSets(&sets); return cs_cliOptionError(c, argv, "run");
     }
@@ -103,6 +113,12 @@ int cs_cliRun(int argc, char** argv) {
   if (max_step >= 0) run.opt.max_step = max_step;
   if (integrator >= 0) run.opt.integrator = (csIntegratorType)integrator;
   if (max_steps > 0) run.opt.max_steps = max_steps;
+  if (max_rows > 0) run.opt.max_rows = max_rows;
+  // more rows than the limit are refused before any output is opened
+  if (cs_cliCheckRows(&run.opt, path, NULL) != 0) {
+    cs_cliFreeRun(&run);
+    return CS_EXIT_USAGE;
+  }
 
   // the outputs, opened before the run so that a bad path costs nothing; neither may be the
   // scene or the other, and neither is truncated unless both open

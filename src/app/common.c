@@ -36,6 +36,7 @@ static const char usageRun[] =
     "      --report-interval DT  time between CSV rows, s\n"
     "      --max-step H          largest step, s (0: unlimited)\n"
     "      --max-steps N         most steps between two reports (then: too much work)\n"
+    "      --max-rows N          most CSV rows (default 10000000; longer runs are refused)\n"
     "      --contact-model NAME  use this model for the scene's \"contacts\"\n"
     "      --set KEY=VALUE       set a scene parameter by key path (repeatable), e.g.\n"
     "                            --set bodies.block.mass=2 --set simulation.rtol=1e-8\n"
@@ -927,7 +928,9 @@ int cs_cliOpenOutputs(const char* scene, const char* const* paths, FILE** files,
 
 int cs_cliUtf8Length(const unsigned char* s) {
   unsigned c = s[0];
-  int n = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
+  // the sequence length from the lead byte; 0 for a continuation byte or 0xf8 and above
+  int n = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4
+                                                                                            : 0;
   if (n <= 1) {
     return n;
   }
@@ -993,4 +996,29 @@ const char* cs_cliSafe(const char* s) {
   char* buf = ring[next];
   next = (next + 1) % 4;
   return cs_cliSafeText(s, buf, CS_CLI_SAFE_LEN);
+}
+
+
+int cs_cliCheckRows(const csSimOptions* o, const char* path, const char* model) {
+  char who[CS_MAX_NAME + 16] = "";
+  if (model) {
+    snprintf(who, sizeof(who), " (%s)", model);
+  }
+  if (!(o->report_interval >= CS_MIN_REPORT_INTERVAL)) {
+    fprintf(stderr, "contactsim: error: %s%s: the report interval %g s is below the smallest, %g s\n",
+            cs_cliSafe(path), who, o->report_interval, CS_MIN_REPORT_INTERVAL);
+    return -1;
+  }
+  // reports at 0, every interval and at the end
+  double rows = floor(o->duration / o->report_interval) + 2;
+  long limit = o->max_rows > 0 ? o->max_rows : CS_DEFAULT_MAX_ROWS;
+  if (rows > (double)limit) {
+    fprintf(stderr,
+            "contactsim: error: %s%s: the run would write %.0f report rows (%g s, one row every "
+            "%g s), more than the limit of %ld; raise it with --max-rows N or "
+            "simulation.max_rows, or report less often\n",
+            cs_cliSafe(path), who, rows, o->duration, o->report_interval, limit);
+    return -1;
+  }
+  return 0;
 }

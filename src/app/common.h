@@ -93,7 +93,7 @@ typedef struct csCliRun {
   csMetrics metrics;           // contact statistics and diagnostics
   int status;                  // csStatus of the run
   csError err;                 // what went wrong when status != CS_OK
-  double cpu_seconds;          // CPU time of the integration without the statistics' sampling
+  double cpu_seconds;          // process CPU time of the run less its reports (csStats), s
   double perturb_u;            // added to every generalized speed of the initial state (0: none)
   double* track;               // nullable: (track_rows x (1 + 3 (nbody - 1))) per report the
                                // time, s, then the origin of every body but ground in Ground, m;
@@ -192,5 +192,10 @@ int cs_cliOptionError(int c, char** argv, const char* command);
 // Parse a positive whole number (a step count) for option `name` (without "--"); prints and
 // returns -1 when text is not one. None may be NULL; out written only on success.
 int cs_cliParseCount(const char* text, const char* name, long* out);
+// Refuse, before anything is written, a run whose report rows (duration / report_interval)
+// would exceed o->max_rows, or whose report interval is below CS_MIN_REPORT_INTERVAL: prints
+// the numbers and how to raise the limit (with model, nullable, named) and returns -1; 0 when
+// the run may go ahead. path names the scene.
+int cs_cliCheckRows(const csSimOptions* o, const char* path, const char* model);
 
 #endif  // CONTACTSIM_CLI_H
