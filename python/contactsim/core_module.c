@@ -138,6 +138,12 @@ int csPy_readOptions(PyObject* kw, const csSimOptions* base, csSimOptions* out) 
         return optionError("%s must be a whole number", k);
       }
       out->max_steps = (long)x;
+    } else if (strcmp(k, "max_rows") == 0) {
+      rc = readReal(value, k, &x);
+      if (rc == 0 && !(x == floor(x) && x <= 1e15)) {
+        return optionError("%s must be a whole number", k);
+      }
+      out->max_rows = (long)x;
     } else if (strcmp(k, "integrator") == 0) {
       rc = readChoice(value, k, integrators, 2, &choice);
       out->integrator = (csIntegratorType)choice;

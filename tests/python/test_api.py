@@ -92,6 +92,19 @@ def test_bad_run_options():
         contactsim.run(model, contact_model="hunt_crossley")
 
 
+def test_too_many_rows_are_refused_before_the_run():
+    model = contactsim.loads(pendulum(0.1))
+    with pytest.raises(contactsim.SceneError) as e:
+        contactsim.run(model, duration=10.0, report_interval=0.001, max_rows=1000)
+    assert e.value.path == "simulation.max_rows"
+    assert "10002" in e.value.message and "1000" in e.value.message
+    sim = contactsim.Simulation(model, max_rows=100)
+    with pytest.raises(contactsim.SceneError):
+        sim.run(1.0)
+    assert sim.time == 0.0
+    assert len(sim.run(0.05)) == 51
+
+
 def test_failed_run_keeps_its_partial_trajectory():
     # too little work allowed between reports: the run stops early, the reports so far survive
     model = contactsim.loads(ball_drop(dissipation=2.0))
