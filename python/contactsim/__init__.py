@@ -110,7 +110,7 @@ def run(model_or_path, duration=None, rtol=None, atol=None, *, integrator=None,
 
     Returns:
         a Trajectory: traj["block.px"] is a numpy array per CSV column, traj.columns the
-        names, traj.stats the statistics (steps, cpu_seconds, energy_error, ...).
+        names, traj.statistics the statistics (steps, cpu_seconds, energy_error, ...).
 
     Raises:
         SceneError: bad scene or option (.file, .path, .message).

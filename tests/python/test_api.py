@@ -140,6 +140,10 @@ def test_trajectory_columns_are_the_csv_columns():
         traj["t"][0] = 1.0
     with pytest.raises(KeyError, match="no column 'arm.q'"):
         traj["arm.q"]
+    xy = traj[["arm.py", "arm.pz"]]
+    assert xy.shape == (len(traj), 2)
+    np.testing.assert_array_equal(xy[:, 1], traj["arm.pz"])
+    assert traj.stats is traj.statistics and traj.statistics["steps"] > 0
 
 
 def test_contact_columns_with_forces():
