@@ -42,6 +42,11 @@ static const char usageRun[] =
     "                            --set bodies.block.mass=2 --set simulation.rtol=1e-8\n"
     "      --forces              add per-contact columns (force, point, energy, power)\n"
     "      --stats FILE          write the run's statistics as JSON (a row of compare's)\n"
+    "      --save-state FILE     write the final state as a checkpoint (an interrupted run:\n"
+    "                            the state at its last CSV row)\n"
+    "      --initial-state FILE  start from a checkpoint, at its time; the run still ends\n"
+    "                            at the scene's (or --duration's) end time\n"
+    "      --replay FILE.html    also write a 3D replay page of the run (with forces)\n"
     "  -q, --quiet               no summary or progress on standard error\n"
     "  -h, --help                this help\n";
 
@@ -69,6 +74,7 @@ static const char usageCompare[] =
     "      --set KEY=VALUE       set a scene parameter by key path (repeatable)\n"
     "      --convergence         also run each model at tolerances 100x tighter and\n"
     "                            from initial speeds changed by 1e-9, and compare\n"
+    "      --replay              write DIR/replay.html showing every model (needs --out-dir)\n"
     "  -q, --quiet               no progress lines on standard error\n"
     "  -h, --help                this help\n";
 
@@ -92,6 +98,18 @@ static const char usageSweep[] =
     "  -q, --quiet               no progress on standard error\n"
     "  -h, --help                this help\n";
 
+static const char usageReplay[] =
+    "usage: contactsim replay SCENE.json CSV [CSV...] [OPTIONS]\n"
+    "write a 3D replay page (one self-contained HTML file) of runs already made\n"
+    "\n"
+    "replay options:\n"
+    "  -o, --output FILE.html    page to write (default: the first CSV's name, .html)\n"
+    "      --contact-model NAME  the model the CSVs were written with (default: a CSV\n"
+    "                            named after a model block is that model's, the\n"
+    "                            others the scene's default)\n"
+    "      --set KEY=VALUE       the --set values the runs were made with (repeatable)\n"
+    "  -h, --help                this help\n";
+
 static const struct {
   const char* name;
   const char* usage;
@@ -100,6 +118,7 @@ static const struct {
     {"validate", usageValidate},
     {"compare", usageCompare},
     {"sweep", usageSweep},
+    {"replay", usageReplay},
 };
 enum { NCOMMAND_USAGE = (int)(sizeof(commandUsage) / sizeof(commandUsage[0])) };
 
@@ -112,6 +131,7 @@ void cs_cliUsage(FILE* f) {
           "  run SCENE.json       simulate a scene and write its trajectory as CSV\n"
           "  validate SCENE.json  load and check a scene without running it\n"
           "  compare SCENE.json   run a scene once per contact model and tabulate the results\n"
+          "  replay SCENE.json CSV...  write a 3D replay page (HTML) of runs already made\n"
           "  sweep STUDY.json     run a parameter study (docs/sweep-format.md) on local cores\n"
           "                       or as a Slurm job array; sweep --gather DIR merges results\n"
           "\n"
@@ -430,6 +450,10 @@ static int writeRow(void* ctx, const csModel* m, csData* d) {
       csu_vec3ToArray(row + 1 + 3 * (b - 1), d->body_pose[b].p);
     }
   }
+  // the state of this report, for a checkpoint of an interrupted run (a copy, no allocation)
+  if (run->checkpoint) {
+    cs_copyState(m, run->checkpoint, d);
+  }
   return r;
 }
 
@@ -493,6 +517,22 @@ void cs_cliSimulate(csCliRun* r, FILE* csv, const csCsvOptions* csvopt, int prog
   r->cpu_seconds = 0;
   r->track_used = 0;
   r->d = cs_makeData(r->m);
+  // a checkpoint to start from, before anything reads the initial state
+  if (r->d && r->initial_state) {
+    int st = cs_loadState(r->m, r->d, r->initial_state, &r->err);
+    if (st != CS_OK) {
+      r->status = st == CS_ERR_MEMORY ? st : CS_ERR_INPUT;
+      cs_deleteData(r->d);
+      r->d = NULL;
+      return;
+    }
+  }
+  if (r->d && r->keep_checkpoint) {
+    r->checkpoint = cs_makeData(r->m);
+    if (r->checkpoint) {
+      cs_copyState(r->m, r->checkpoint, r->d);
+    }
+  }
   // a perturbed initial state, before the statistics record the initial energy
   if (r->d && r->perturb_u != 0) {
     for (int i = 0; i < r->m->nu; i++) {
@@ -570,8 +610,10 @@ void cs_cliSimulate(csCliRun* r, FILE* csv, const csCsvOptions* csvopt, int prog
 void cs_cliFreeRun(csCliRun* r) {
   cs_metricsFree(&r->metrics);
   cs_deleteData(r->d);
+  cs_deleteData(r->checkpoint);
   cs_deleteModel(r->m);
   free(r->track);
+  r->checkpoint = NULL;
   r->d = NULL;
   r->m = NULL;
   r->track = NULL;

@@ -20,6 +20,8 @@ int cs_cliRun(int argc, char** argv);
 int cs_cliValidate(int argc, char** argv);
 // `contactsim compare`: run a scene once per contact model and tabulate (cmd_compare.c).
 int cs_cliCompare(int argc, char** argv);
+// `contactsim replay`: the 3D replay page of runs already made, from their CSVs (cmd_replay.c).
+int cs_cliReplay(int argc, char** argv);
 // Write the usage text of every command to f (stdout for --help, stderr after a usage error).
 void cs_cliUsage(FILE* f);
 
@@ -101,6 +103,10 @@ typedef struct csCliRun {
   long track_rows;             // rows track holds
   long track_used;             // rows written by the run
   csCliConvergence convergence;  // compare --convergence (done = 0 otherwise)
+  const char* initial_state;   // nullable: checkpoint the run starts from (run --initial-state)
+  int keep_checkpoint;         // 1: keep the state of the last report in checkpoint
+  csData* checkpoint;          // the state at the last report (owned; NULL unless asked for),
+                               // what run --save-state writes for an interrupted run
 } csCliRun;
 
 // Simulate r->m from its initial state with r->opt: make r->d, feed the statistics, write the
@@ -109,6 +115,8 @@ typedef struct csCliRun {
 // r->m and r->opt must be set; r->d is created here and owned by r (NULL only when memory ran
 // out). When r->track is set, each report also stores the body origins there (up to
 // track_rows rows, counted in track_used); r->perturb_u is added to every initial speed.
+// With r->initial_state the run starts from that checkpoint (a bad one fails the run with
+// CS_ERR_INPUT); with r->keep_checkpoint each report's state is copied to r->checkpoint.
 // Nullable: csv (no CSV is written; csvopt is then unused). csv stays open and owned by the
 // caller. cpu_seconds is CPU time in seconds.
 void cs_cliSimulate(csCliRun* r, FILE* csv, const csCsvOptions* csvopt, int progress);

@@ -1093,6 +1093,13 @@ int cs_integratorStep(csIntegrator* sim, double horizon, const csReporter* rep, 
     if (!(gstop > g->t)) {
       continue;  // at the horizon: nothing left to do
     }
+    // a stop request is honoured before the step, as in a run
+    if (sim->rep && sim->rep->stop && *sim->rep->stop) {
+      cs_setError(err, CS_STOPPED, "", "stopped on request at t = %.9g s", g->t);
+      err->time = g->t;
+      status = CS_STOPPED;
+      break;
+    }
     // tout only scales CVODE's first step; one report interval is the scale the user gave
     double tout = fmin(gstop, g->t + sim->opt.report_interval);
     status = stepGroup(g, tout, gstop, err);
