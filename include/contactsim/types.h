@@ -214,8 +214,16 @@ typedef struct csSimOptions {
   double max_step;         // s, 0 = unlimited
   double initial_step;     // s, 0 = CVODE's estimate
   long max_steps;          // steps of one group between two reports (like CVODE's mxstep), > 0
-  double report_interval;  // s, > 0
+  double report_interval;  // s, >= CS_MIN_REPORT_INTERVAL
+  long max_rows;           // report rows a command-line run may write, > 0: a run that would
+                           // write more (duration / report_interval) is refused up front
 } csSimOptions;
+
+// The smallest report interval a scene or the command line may ask for, s: report times are
+// kept apart, and a run of one second stays within a billion rows.
+#define CS_MIN_REPORT_INTERVAL 1e-9
+// The default of csSimOptions.max_rows: 10 million rows, about 2 GB of CSV for a dozen bodies.
+#define CS_DEFAULT_MAX_ROWS 10000000L
 
 
 // ---------------------------------------------------------------------------------------------
@@ -290,8 +298,9 @@ typedef struct csStats {
   long ncommit;            // auto-update commits (one per successful step)
   long nreport;            // report rows
   double last_step;        // s
-  double cpu_seconds;      // CPU time of the integration alone
-  double cpu_step_hook;    // time spent in the reporter's step callback (left out of the above)
+  double cpu_seconds;      // process CPU time of the run less the reports', s
+  double cpu_step_hook;    // CPU time in the reporter's step callback (part of the above), s,
+                           // estimated from one call in 16
   long warnings_nonfinite; // RHS evaluations that produced a non-finite value
   long warnings_bushing;   // bushing evaluations near gimbal lock
   long nstage[4];          // evaluations of the position, velocity, dynamics and acceleration
