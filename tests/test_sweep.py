@@ -354,6 +354,36 @@ def a_killed_worker_fails_only_its_run():
 
 
 @case
+def a_stop_signal_leaves_interrupted_runs_to_the_rerun():
+    d = tempfile.mkdtemp()
+    s = small_study()
+    s["set"]["simulation.duration"] = 1.0
+    study = write_study(s, d)
+    out = os.path.join(d, "out")
+    runs = os.path.join(out, "runs")
+    p = subprocess.Popen([EXE, "sweep", study, "--out", out, "-j", "2"], cwd=ROOT,
+                         stderr=subprocess.PIPE, text=True)
+    t0 = time.time()
+    while time.time() - t0 < 60:
+        if os.path.isdir(runs) and len(os.listdir(runs)) >= 3:
+            break
+        time.sleep(0.005)
+    # SIGINT to the sweep alone (not its process group): it stops its workers itself
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=60)
+    check(p.returncode == 130 and "SIGINT" in err and "run the same command again" in err,
+          f"exit {p.returncode}: {err}")
+    recs = [f for f in os.listdir(runs) if f.endswith(".rec")]
+    texts = [open(os.path.join(runs, f)).read() for f in recs]
+    check(all(t.startswith("ok\n") for t in texts), "an interrupted run was recorded as failed")
+    check(not os.path.exists(os.path.join(out, "results.csv")), "tables of a stopped sweep")
+    code, _, err = run("sweep", study, "--out", out, "-q")
+    check(code == 0, err)
+    summary = json.load(open(os.path.join(out, "results.json")))["summary"]
+    check(summary["reused"] == len(recs) and summary["ok"] == 12, f"{summary}")
+
+
+@case
 def resume_runs_only_what_is_missing():
     d = tempfile.mkdtemp()
     s = small_study()

@@ -503,6 +503,32 @@ static void tellFailure(const Sweep* sw, long i, long nfailed) {
 }
 
 
+// The signal (SIGINT, SIGTERM, SIGHUP) that asked the sweep to stop, 0 while none has. A global
+// because a signal handler can reach nothing else; only the parent process sets it.
+static volatile sig_atomic_t sweepStop = 0;
+
+
+static void onStopSignal(int sig) { sweepStop = sig; }
+
+
+// catch (install != 0) or restore the default action of the three stop signals; no SA_RESTART,
+// so that the parent's waitpid returns to look at the flag
+static void stopSignals(int install) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof(sa));
+  sa.sa_handler = install ? onStopSignal : SIG_DFL;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+  sigaction(SIGHUP, &sa, NULL);
+}
+
+
+// a worker ended by one of the stop signals was interrupted, not failed: it gets no record, so
+// that the next sweep runs it again
+static int isStopSignal(int sig) { return sig == SIGINT || sig == SIGTERM || sig == SIGHUP; }
+
+
 // Run the pending runs (their indices in todo) on up to jobs worker processes. A worker that
 // ends without a record (killed, crashed) gets one saying so. Returns the failures among them,
 // or -1 when a record could not be written.
@@ -515,12 +541,23 @@ static long runPool(const Sweep* sw, const long* todo, long ntodo, int jobs, con
     return -1;
   }
   Progress p = {.total = ntodo, .wall0 = wallNow(), .tty = !sw->quiet && isatty(STDERR_FILENO)};
-  long next = 0, running = 0, failed = 0;
-  int ioError = 0;
+  long next = 0, running = 0, failed = 0, interrupted = 0;
+  int ioError = 0, forwarded = 0;
+  stopSignals(1);
   drawProgress(&p, 1);
   while (next < ntodo || running > 0) {
+    // a stop signal: no new workers; the running ones get the signal too (a terminal's Ctrl-C
+    // reaches them anyway, a kill of the parent alone does not)
+    if (sweepStop && !forwarded) {
+      for (int k = 0; k < jobs; k++) {
+        if (pids[k] > 0) {
+          kill(pids[k], sweepStop);
+        }
+      }
+      forwarded = 1;
+    }
     // start workers while there are free slots and runs left
-    while (next < ntodo && running < jobs && !ioError) {
+    while (next < ntodo && running < jobs && !ioError && !sweepStop) {
       int slot = 0;
       while (pids[slot] != 0) {
         slot++;
@@ -535,7 +572,9 @@ static long runPool(const Sweep* sw, const long* todo, long ntodo, int jobs, con
         break;
       }
       if (pid == 0) {
-        // the worker: one run, then out without running the parent's exit handlers
+        // the worker: one run, then out without running the parent's exit handlers; a stop
+        // signal ends it at once (its run is then left without a record)
+        stopSignals(0);
         _exit(runOne(sw, todo[next], host));
       }
       pids[slot] = pid;
@@ -565,6 +604,10 @@ static long runPool(const Sweep* sw, const long* todo, long ntodo, int jobs, con
     pids[slot] = 0;
     running--;
     int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    if (WIFSIGNALED(status) && isStopSignal(WTERMSIG(status))) {
+      interrupted++;
+      continue;
+    }
     // a worker that died leaves no record, or a stale temporary one: say what happened
     if (code != 0 && code != 1) {
       csCliRun r;
@@ -608,6 +651,15 @@ static long runPool(const Sweep* sw, const long* todo, long ntodo, int jobs, con
   }
   if (p.drawn) {
     fputc('\n', stderr);
+  }
+  stopSignals(0);
+  if (interrupted > 0 || sweepStop) {
+    fprintf(stderr,
+            "contactsim: sweep: %s: %ld runs finished, %ld interrupted and %ld not "
+            "started are left without a record; run the same command again to run "
+            "them\n",
+            sweepStop ? cs_cliSignalName(sweepStop) : "workers stopped by a signal", p.done,
+            interrupted, ntodo - next);
   }
   free(pids);
   free(which);
@@ -1382,8 +1434,9 @@ int cs_cliSweep(int argc, char** argv) {
     }
     // tasks run side by side: one of them clearing the directory would delete the others' work
     if (fresh && rangeA >= 0) {
-      fprintf(stderr, "contactsim: error: --new does not go with --task-range (other tasks may "
-                      "be writing to the directory); clear it once before starting the tasks\n");
+      fprintf(stderr,
+              "contactsim: error: --new does not go with --task-range (other tasks may "
+              "be writing to the directory); clear it once before starting the tasks\n");
       return CS_EXIT_USAGE;
     }
   }
@@ -1496,6 +1549,11 @@ int cs_cliSweep(int argc, char** argv) {
   if (failed < 0) {
     cs_deleteStudy(sw.study);
     return CS_EXIT_FAILURE;
+  }
+  // stopped by a signal: the records stand, the tables wait for the rerun that completes them
+  if (sweepStop) {
+    cs_deleteStudy(sw.study);
+    return 128 + (int)sweepStop;
   }
   if (!sw.quiet) {
     fprintf(stderr, "contactsim: sweep: ran %ld runs (%ld failed) in %.3f s wall\n", ntodo, failed,
