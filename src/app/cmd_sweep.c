@@ -442,12 +442,20 @@ static int runOne(const Sweep* sw, long i, const char* host) {
 typedef struct Progress {
   long total, done, failed;
   double wall0, last;
-  int tty;
+  int tty;    // draw a bar (standard error is a terminal)
+  int lines;  // print a line per tenth instead (a log file: a Slurm task's output, say)
+  int tenth;  // tenths reported so far
   int drawn;
 } Progress;
 
 
+// the bar on a terminal; elsewhere one line at each tenth of the runs (for logs of long sweeps)
 static void drawProgress(Progress* p, int force) {
+  if (p->lines && p->total >= 50 && p->done * 10 / p->total > p->tenth) {
+    p->tenth = (int)(p->done * 10 / p->total);
+    fprintf(stderr, "contactsim: sweep: %ld/%ld runs, %ld failed, %.0f s\n", p->done, p->total,
+            p->failed, wallNow() - p->wall0);
+  }
   if (!p->tty) {
     return;
   }
@@ -540,7 +548,8 @@ static long runPool(const Sweep* sw, const long* todo, long ntodo, int jobs, con
     free(which);
     return -1;
   }
-  Progress p = {.total = ntodo, .wall0 = wallNow(), .tty = !sw->quiet && isatty(STDERR_FILENO)};
+  int tty = !sw->quiet && isatty(STDERR_FILENO);
+  Progress p = {.total = ntodo, .wall0 = wallNow(), .tty = tty, .lines = !sw->quiet && !tty};
   long next = 0, running = 0, failed = 0, interrupted = 0;
   int ioError = 0, forwarded = 0;
   stopSignals(1);
