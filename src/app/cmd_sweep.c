@@ -30,6 +30,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <sched.h>
 #include <signal.h>
@@ -885,6 +886,12 @@ static int setUp(Sweep* sw, const char* studyPath) {
   }
   if (!realpath(studyPath, sw->study_abs)) {
     snprintf(sw->study_abs, sizeof(sw->study_abs), "%s", studyPath);
+  }
+  // the scene by its absolute path, so that messages and results name it the same way whatever
+  // the working directory of the process that ran the run (a local sweep, an array task)
+  char sceneAbs[PATH_MAX];
+  if (realpath(sw->study->scene, sceneAbs) && strlen(sceneAbs) < sizeof(sw->study->scene)) {
+    snprintf(sw->study->scene, sizeof(sw->study->scene), "%s", sceneAbs);
   }
   const csStudy* s = sw->study;
   // the models: the study's list, each a block of the scene, or every block of the scene
