@@ -32,6 +32,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -538,141 +539,243 @@ static void stopSignals(int install) {
 static int isStopSignal(int sig) { return sig == SIGINT || sig == SIGTERM || sig == SIGHUP; }
 
 
-// Run the pending runs (their indices in todo) on up to jobs worker processes. A worker that
-// ends without a record (killed, crashed) gets one saying so. Returns the failures among them,
-// or -1 when a record could not be written.
+// One worker process: the pipes it is fed through, and the run it has in hand.
+typedef struct Worker {
+  pid_t pid;  // 0: no process in this slot
+  int to;     // write end: run indices to the worker
+  int from;   // read end: one status int per finished run from the worker
+  long run;   // the run in hand, -1 when idle
+} Worker;
+
+
+// the worker's loop: read a run index, run it, answer with its status; end at end of input
+static void workerLoop(const Sweep* sw, int in, int out, const char* host) {
+  long i;
+  while (read(in, &i, sizeof(i)) == (ssize_t)sizeof(i)) {
+    int status = runOne(sw, i, host);
+    if (write(out, &status, sizeof(status)) != (ssize_t)sizeof(status)) {
+      break;
+    }
+  }
+}
+
+
+// start the worker of slot k (pipes, fork); returns 0 or -1 (message printed)
+static int startWorker(const Sweep* sw, Worker* w, int k, int jobs, const char* host) {
+  int to[2], from[2];
+  if (pipe(to) != 0) {
+    fprintf(stderr, "contactsim: error: cannot start a worker: %s\n", strerror(errno));
+    return -1;
+  }
+  if (pipe(from) != 0) {
+    fprintf(stderr, "contactsim: error: cannot start a worker: %s\n", strerror(errno));
+    close(to[0]);
+    close(to[1]);
+    return -1;
+  }
+  // nothing buffered may be written twice, by the parent and by a copy in the child
+  fflush(stdout);
+  fflush(stderr);
+  pid_t pid = fork();
+  if (pid < 0) {
+    fprintf(stderr, "contactsim: error: cannot start a worker: %s\n", strerror(errno));
+    close(to[0]);
+    close(to[1]);
+    close(from[0]);
+    close(from[1]);
+    return -1;
+  }
+  if (pid == 0) {
+    // the worker keeps only its own two ends: the other workers' pipes must see their end of
+    // input when the parent closes them, so no copy of their ends may stay open here
+    stopSignals(0);
+    signal(SIGPIPE, SIG_DFL);
+    for (int j = 0; j < jobs; j++) {
+      if (j != k && w[j].pid > 0) {
+        close(w[j].to);
+        close(w[j].from);
+      }
+    }
+    close(to[1]);
+    close(from[0]);
+    workerLoop(sw, to[0], from[1], host);
+    // out without running the parent's exit handlers
+    _exit(0);
+  }
+  close(to[0]);
+  close(from[1]);
+  w[k] = (Worker){.pid = pid, .to = to[1], .from = from[0], .run = -1};
+  return 0;
+}
+
+
+// hand run i to worker w; -1 when the worker is gone (its pipe broken)
+static int assignRun(Worker* w, long i) {
+  w->run = i;
+  return write(w->to, &i, sizeof(i)) == (ssize_t)sizeof(i) ? 0 : -1;
+}
+
+
+// Run the pending runs (their indices in todo) on up to jobs worker processes, each running one
+// simulation at a time and fed run indices through a pipe. A worker that dies (a crash, a kill)
+// takes only its run in hand with it: that run gets a failed record saying so, and a new worker
+// takes its place. Returns the failures among the runs, or -1 when a record could not be written.
+//
+// The workers live for many runs rather than one process per run: a fresh process per run paid
+// for its fork, its exit, the page faults that map the program's text into it again and the
+// dynamic linker's lazy binding of every library function it calls, about 1 ms per run in all
+// (docs/performance.md, "Sweeps"). Runs share nothing through the process: the library keeps no
+// global state, and each run loads its own model and data and frees them.
 static long runPool(const Sweep* sw, const long* todo, long ntodo, int jobs, const char* host) {
-  pid_t* pids = calloc((size_t)jobs, sizeof(pid_t));
-  long* which = calloc((size_t)jobs, sizeof(long));
-  if (!pids || !which) {
-    free(pids);
-    free(which);
+  jobs = ntodo < jobs ? (int)(ntodo > 0 ? ntodo : 1) : jobs;
+  Worker* w = calloc((size_t)jobs, sizeof(Worker));
+  struct pollfd* fds = calloc((size_t)jobs, sizeof(struct pollfd));
+  if (!w || !fds) {
+    free(w);
+    free(fds);
     return -1;
   }
   int tty = !sw->quiet && isatty(STDERR_FILENO);
   Progress p = {.total = ntodo, .wall0 = wallNow(), .tty = tty, .lines = !sw->quiet && !tty};
-  long next = 0, running = 0, failed = 0, interrupted = 0;
+  long next = 0, failed = 0, interrupted = 0;
   int ioError = 0, forwarded = 0;
   stopSignals(1);
+  // a worker that died leaves a broken pipe: the write fails with EPIPE instead of killing us
+  struct sigaction ignore = {.sa_handler = SIG_IGN}, oldPipe;
+  sigemptyset(&ignore.sa_mask);
+  sigaction(SIGPIPE, &ignore, &oldPipe);
   drawProgress(&p, 1);
-  while (next < ntodo || running > 0) {
-    // a stop signal: no new workers; the running ones get the signal too (a terminal's Ctrl-C
-    // reaches them anyway, a kill of the parent alone does not)
+  for (;;) {
+    // a stop signal: no new runs; the workers get the signal too (a terminal's Ctrl-C reaches
+    // them anyway, a kill of the parent alone does not)
     if (sweepStop && !forwarded) {
       for (int k = 0; k < jobs; k++) {
-        if (pids[k] > 0) {
-          kill(pids[k], sweepStop);
+        if (w[k].pid > 0) {
+          kill(w[k].pid, sweepStop);
         }
       }
       forwarded = 1;
     }
-    // start workers while there are free slots and runs left
-    while (next < ntodo && running < jobs && !ioError && !sweepStop) {
-      int slot = 0;
-      while (pids[slot] != 0) {
-        slot++;
+    // every idle slot gets a run (and a worker, when it has none), until none are left
+    for (int k = 0; k < jobs && next < ntodo && !sweepStop && !ioError; k++) {
+      if (w[k].pid > 0 && w[k].run >= 0) {
+        continue;
       }
-      // nothing buffered may be written twice, by the parent and by a copy in the child
-      fflush(stdout);
-      fflush(stderr);
-      pid_t pid = fork();
-      if (pid < 0) {
-        fprintf(stderr, "contactsim: error: cannot start a worker: %s\n", strerror(errno));
+      if (w[k].pid == 0 && startWorker(sw, w, k, jobs, host) != 0) {
         ioError = 1;
         break;
       }
-      if (pid == 0) {
-        // the worker: one run, then out without running the parent's exit handlers; a stop
-        // signal ends it at once (its run is then left without a record)
-        stopSignals(0);
-        _exit(runOne(sw, todo[next], host));
+      // a worker that cannot take the run died while idle: the run goes back to the queue and
+      // the slot gets a new worker on the next pass
+      if (assignRun(&w[k], todo[next++]) != 0) {
+        next--;
+        close(w[k].to);
+        close(w[k].from);
+        waitpid(w[k].pid, NULL, 0);
+        w[k].pid = 0;
+        w[k].run = -1;
       }
-      pids[slot] = pid;
-      which[slot] = todo[next++];
-      running++;
     }
-    if (running == 0) {
+    // idle workers are done when nothing is left: closing their input ends them
+    int busy = 0;
+    for (int k = 0; k < jobs; k++) {
+      if (w[k].pid > 0 && w[k].run < 0 && (next >= ntodo || sweepStop || ioError)) {
+        close(w[k].to);
+        close(w[k].from);
+        waitpid(w[k].pid, NULL, 0);
+        w[k].pid = 0;
+      }
+      fds[k] = (struct pollfd){.fd = w[k].pid > 0 ? w[k].from : -1, .events = POLLIN};
+      busy += w[k].pid > 0;
+    }
+    if (busy == 0) {
       break;
     }
-    // wait for any worker to end
-    int status;
-    pid_t pid = waitpid(-1, &status, 0);
-    if (pid < 0) {
+    // wait for a worker to answer (or to die: end of its output)
+    if (poll(fds, (nfds_t)jobs, -1) < 0) {
       if (errno == EINTR) {
         continue;
       }
+      fprintf(stderr, "contactsim: error: waiting for the workers: %s\n", strerror(errno));
+      ioError = 1;
       break;
     }
-    int slot = -1;
     for (int k = 0; k < jobs; k++) {
-      slot = pids[k] == pid ? k : slot;
-    }
-    if (slot < 0) {
-      continue;  // not one of ours
-    }
-    long i = which[slot];
-    pids[slot] = 0;
-    running--;
-    int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    if (WIFSIGNALED(status) && isStopSignal(WTERMSIG(status))) {
-      interrupted++;
-      continue;
-    }
-    // a worker that died leaves no record, or a stale temporary one: say what happened
-    if (code != 0 && code != 1) {
-      csCliRun r;
-      memset(&r, 0, sizeof(r));
-      long point;
-      int model, repeat;
-      cs_studyDecode(sw->study, sw->nmodel, i, &point, &model, &repeat);
-      snprintf(r.model, sizeof(r.model), "%s", sw->model[model]);
-      r.status = CS_ERR_SOLVER;
-      snprintf(r.err.file, sizeof(r.err.file), "%s", sw->study->scene);
-      if (WIFSIGNALED(status)) {
-        snprintf(r.err.message, sizeof(r.err.message),
-                 "the run's worker process was ended by signal %d (%s)", WTERMSIG(status),
-                 strsignal(WTERMSIG(status)));
-      } else if (code == 3) {
-        snprintf(r.err.message, sizeof(r.err.message), "the run's record could not be written");
-        ioError = 1;
+      if (w[k].pid == 0 || !(fds[k].revents & (POLLIN | POLLHUP | POLLERR))) {
+        continue;
+      }
+      long i = w[k].run;
+      int code;
+      ssize_t got = read(w[k].from, &code, sizeof(code));
+      if (got != (ssize_t)sizeof(code)) {
+        // the worker is gone: how it ended decides what its run in hand becomes
+        int status = 0;
+        close(w[k].to);
+        close(w[k].from);
+        waitpid(w[k].pid, &status, 0);
+        w[k].pid = 0;
+        w[k].run = -1;
+        if (i < 0) {
+          continue;  // it had no run in hand
+        }
+        if (WIFSIGNALED(status) && isStopSignal(WTERMSIG(status))) {
+          // interrupted, not failed: no record, so that the next sweep runs it again
+          interrupted++;
+          continue;
+        }
+        csCliRun r;
+        memset(&r, 0, sizeof(r));
+        long point;
+        int model, repeat;
+        cs_studyDecode(sw->study, sw->nmodel, i, &point, &model, &repeat);
+        snprintf(r.model, sizeof(r.model), "%s", sw->model[model]);
+        r.status = CS_ERR_SOLVER;
+        snprintf(r.err.file, sizeof(r.err.file), "%s", sw->study->scene);
+        if (WIFSIGNALED(status)) {
+          snprintf(r.err.message, sizeof(r.err.message),
+                   "the run's worker process was ended by signal %d (%s)", WTERMSIG(status),
+                   strsignal(WTERMSIG(status)));
+        } else {
+          snprintf(r.err.message, sizeof(r.err.message),
+                   "the run's worker process exited with status %d",
+                   WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+        }
+        code = writeRecord(sw, i, &r, NAN, NAN, host) != 0 ? 3 : 1;
       } else {
-        snprintf(r.err.message, sizeof(r.err.message),
-                 "the run's worker process exited with status %d", code);
+        w[k].run = -1;
       }
-      if (code != 3 && writeRecord(sw, i, &r, NAN, NAN, host) != 0) {
-        ioError = 1;
-      }
-      code = 1;
-    }
-    p.done++;
-    if (code == 1) {
-      failed++;
-      p.failed++;
-      if (p.drawn) {
-        fprintf(stderr, "\r%*s", 90, "");
-      }
-      tellFailure(sw, i, failed);
-      if (ioError) {
+      // 0 finished, 1 failed (recorded either way), 3 the record could not be written
+      if (code == 3) {
         fprintf(stderr, "contactsim: error: cannot write the record of run %ld in %s/runs\n", i,
                 sw->dir);
+        ioError = 1;
       }
+      p.done++;
+      if (code != 0) {
+        failed++;
+        p.failed++;
+        if (p.drawn) {
+          fprintf(stderr, "\r%*s", 90, "");
+        }
+        tellFailure(sw, i, failed);
+      }
+      drawProgress(&p, p.done == ntodo);
     }
-    drawProgress(&p, p.done == ntodo);
   }
   if (p.drawn) {
     fputc('\n', stderr);
   }
+  sigaction(SIGPIPE, &oldPipe, NULL);
   stopSignals(0);
   if (interrupted > 0 || sweepStop) {
     fprintf(stderr,
-            "contactsim: sweep: %s: %ld runs finished, %ld interrupted and %ld not "
-            "started are left without a record; run the same command again to run "
-            "them\n",
+            "contactsim: sweep: %s: %ld runs finished, %ld interrupted and %ld not started are "
+            "left without a record; run the same command again to run them\n",
             sweepStop ? cs_cliSignalName(sweepStop) : "workers stopped by a signal", p.done,
             interrupted, ntodo - next);
   }
-  free(pids);
-  free(which);
+  free(w);
+  free(fds);
   return ioError ? -1 : failed;
 }
 
