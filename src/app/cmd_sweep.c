@@ -9,11 +9,13 @@
 // index alone. That is what makes the table the same whatever -j, completion order, node or
 // array task ran it.
 //
-// The workers are processes forked one per run rather than threads or long-lived workers fed
-// through pipes: the library's runs are independent and keep no global state, so fork gives
-// isolation for nothing (a run that crashes, or is killed, is recorded as failed and the study
-// goes on), and the cost, a fraction of a millisecond per run for a small parent, is well inside
-// the per-run budget (docs/performance.md, "Sweeps").
+// The workers are processes rather than threads, so that a run that crashes or is killed takes
+// only itself down (it is recorded as failed, its worker replaced, and the study goes on). They
+// are forked once and fed run indices through a pipe, one run at a time, rather than forked once
+// per run: a process per run cost about 1 ms of CPU per run in fork, exit, page faults and lazy
+// symbol binding, where a long-lived worker costs a few microseconds (docs/performance.md,
+// "Sweeps"). The library's runs keep no global state, so a worker's earlier runs cannot change
+// a later one; the tests check that the table does not depend on -j.
 //
 // Every finished run leaves one small file DIR/runs/NNNNNNNN.rec, written under a temporary name
 // and renamed, so that a record either exists whole or not at all. The records are the truth: a
