@@ -331,25 +331,30 @@ def a_killed_worker_fails_only_its_run():
     s["set"]["simulation.duration"] = 3.0
     study = write_study(s, d)
     out = os.path.join(d, "out")
-    p = subprocess.Popen([EXE, "sweep", study, "--out", out, "-j", "1", "-q"], cwd=ROOT,
-                         stderr=subprocess.PIPE, text=True)
-    # the worker of the first run: the sweep's only child
+    p = subprocess.Popen([EXE, "sweep", study, "--out", out, "-j", "1", "-q", "--trajectories"],
+                         cwd=ROOT, stderr=subprocess.PIPE, text=True)
+    # the worker (the sweep's only child) once it has run 0 in hand: the run's trajectory is
+    # open under its temporary name
     victim = None
     t0 = time.time()
+    traj = os.path.join(out, "trajectories")
     while victim is None and time.time() - t0 < 30:
+        started = os.path.isdir(traj) and any(f.startswith(".00000000.csv")
+                                              for f in os.listdir(traj))
         try:
             with open(f"/proc/{p.pid}/task/{p.pid}/children") as f:
                 kids = f.read().split()
         except OSError:
             kids = []
-        victim = int(kids[0]) if kids else None
+        victim = int(kids[0]) if kids and started else None
     check(victim is not None, "no worker process seen")
     os.kill(victim, signal.SIGKILL)
     _, err = p.communicate(timeout=120)
     check(p.returncode == 1, f"exit {p.returncode}: {err}")
     rows = table(out)
     bad = [r for r in rows if r["status"] != "ok"]
-    check(len(bad) == 1 and "signal 9" in bad[0]["error"], f"failed runs: {bad}")
+    check(len(bad) == 1 and bad[0]["index"] == "0" and "signal 9" in bad[0]["error"],
+          f"failed runs: {bad}")
     check(len(rows) == 12, "the other runs went on")
 
 

@@ -640,7 +640,7 @@ static long runPool(const Sweep* sw, const long* todo, long ntodo, int jobs, con
   int tty = !sw->quiet && isatty(STDERR_FILENO);
   Progress p = {.total = ntodo, .wall0 = wallNow(), .tty = tty, .lines = !sw->quiet && !tty};
   long next = 0, failed = 0, interrupted = 0;
-  int ioError = 0, forwarded = 0;
+  int ioError = 0, forwarded = 0, restarts = 0;
   stopSignals(1);
   // a worker that died leaves a broken pipe: the write fails with EPIPE instead of killing us
   struct sigaction ignore = {.sa_handler = SIG_IGN}, oldPipe;
@@ -691,7 +691,13 @@ static long runPool(const Sweep* sw, const long* todo, long ntodo, int jobs, con
       busy += w[k].pid > 0;
     }
     if (busy == 0) {
-      break;
+      // none busy: the end, or a worker that died before taking its run (it is started again,
+      // but not forever: a worker that cannot live through a single read is a broken system)
+      if (next >= ntodo || sweepStop || ioError || ++restarts > 100) {
+        ioError |= next < ntodo && !sweepStop;
+        break;
+      }
+      continue;
     }
     // wait for a worker to answer (or to die: end of its output)
     if (poll(fds, (nfds_t)jobs, -1) < 0) {
