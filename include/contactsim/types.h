@@ -59,6 +59,21 @@ typedef enum csJointType {
   CS_JOINT_COUNT
 } csJointType;
 
+// A solid shape in a body's frame, centred on the body's centre of mass: what the scene's
+// inertia was computed from ("inertia": {"box" | "sphere" | "cylinder"}) or what it asks to be
+// drawn as ("visual"). Only front ends read it (the replay page); the dynamics uses the inertia.
+typedef enum csShapeType {
+  CS_SHAPE_NONE = 0,       // no shape known (inertia given as numbers)
+  CS_SHAPE_BOX,            // size = half sizes along the body axes, m
+  CS_SHAPE_SPHERE,         // size[0] = radius, m
+  CS_SHAPE_CYLINDER,       // size[0] = radius, size[1] = half length along the body z axis, m
+} csShapeType;
+
+typedef struct csShape {
+  csShapeType type;
+  double size[3];          // m, as type says; unused entries 0
+} csShape;
+
 // Per-body description. Bodies are stored as an array of structs rather than MuJoCo-style
 // parallel arrays: the loader appends them one at a time, each carries a dozen related fields, and
 // the dynamics touches all of them together, so one struct per body is the clearer layout.
@@ -76,6 +91,8 @@ typedef struct csBody {
   csMat33 inertia;         // inertia about the centre of mass, in the body frame, kg m^2
   int fixed;               // 1: welded to ground through welds only (never moves); set by
                            // cs_finalizeModel, ground included
+  csShape inertia_shape;   // the solid the inertia came from (CS_SHAPE_NONE: given as numbers)
+  csShape visual;          // the scene's "visual" shape, CS_SHAPE_NONE when it gives none
 } csBody;
 
 typedef struct csPlane {

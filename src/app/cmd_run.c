@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "app/common.h"
+#include "app/replay.h"
 
 
 // --initial-state: the checkpoint must load into this scene (it is read again by the run), and
@@ -84,6 +85,7 @@ int cs_cliRun(int argc, char** argv) {
       {"save-state", required_argument, NULL, 'W'},
       {"initial-state", required_argument, NULL, 'I'},
       {"quiet", no_argument, NULL, 'q'},
+      {"replay", required_argument, NULL, 'R'},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0},
   };
@@ -93,6 +95,7 @@ int cs_cliRun(int argc, char** argv) {
   const char* stats = NULL;
   const char* saveState = NULL;
   const char* initialState = NULL;
+  const char* replay = NULL;
   int quiet = 0, forces = 0;
   double duration = -1, rtol = -1, atol = -1, interval = -1, max_step = -1;
   long max_steps = -1, max_rows = -1;
@@ -127,6 +130,7 @@ int cs_cliRun(int argc, char** argv) {
       case 's': stats = optarg; break;
       case 'W': saveState = optarg; break;
       case 'I': initialState = optarg; break;
+      case 'R': replay = optarg; break;
       case 'q': quiet = 1; break;
       // the integrator by name; the linear solver stays the scene's (simulation.linear_solver)
       case 'i': {
@@ -148,6 +152,14 @@ int cs_cliRun(int argc, char** argv) {
   }
   const char* path = cs_cliSceneArgument(argc, argv, "run");
   if (!path) {
+    cs_cliFreeSets(&sets);
+    return CS_EXIT_USAGE;
+  }
+  // --replay needs the page template: a build without the viewer says so before running
+  char replayTemplate[4096];
+  csError replayErr;
+  if (replay && cs_replayFindTemplate(replayTemplate, sizeof(replayTemplate), &replayErr) != 0) {
+    cs_cliPrintError(&replayErr);
     cs_cliFreeSets(&sets);
     return CS_EXIT_USAGE;
   }
@@ -196,20 +208,53 @@ int cs_cliRun(int argc, char** argv) {
 
   // the outputs, opened before the run so that a bad path costs nothing; neither may be the
   // scene or the other, and neither is truncated unless both open
-  const char* outPaths[2] = {output, stats};
-  FILE* outFiles[2];
-  if (cs_cliOpenOutputs(path, outPaths, outFiles, 2) != 0) {
+  const char* outPaths[3] = {output, stats, replay};
+  FILE* outFiles[3];
+  if (cs_cliOpenOutputs(path, outPaths, outFiles, 3) != 0) {
     cs_cliFreeRun(&run);
     return CS_EXIT_USAGE;
   }
   FILE* csv = output ? outFiles[0] : stdout;
   FILE* statsFile = outFiles[1];
-  csCsvOptions csvopt = {.forces = forces};
-  // from here on SIGINT, SIGTERM and SIGHUP stop the run cleanly
+  // the page is written after the run; it was opened above only to check its path
+  if (outFiles[2]) {
+    fclose(outFiles[2]);
+  }
+  // --replay: the run writes every column, forces included, to a scratch CSV for the page, and
+  // the CSV asked for is copied out of it afterwards (replay.c)
+  char scratchPath[4096 + 16];
+  FILE* scratch = replay ? cs_replayOpenScratch(replay, scratchPath, sizeof(scratchPath),
+                                                &replayErr)
+                         : NULL;
+  if (replay && !scratch) {
+    cs_cliPrintError(&replayErr);
+    if (output) {
+      fclose(csv);
+    }
+    if (statsFile) {
+      fclose(statsFile);
+    }
+    cs_cliFreeRun(&run);
+    return CS_EXIT_USAGE;
+  }
+  csCsvOptions csvopt = {.forces = forces || replay};
+  // from here on SIGINT, SIGTERM and SIGHUP stop the run cleanly (a second one removes the
+  // scratch CSV)
+  cs_cliTemporaryFile(0, scratch ? scratchPath : NULL);
   cs_cliCatchSignals();
   // simulate; the progress bar only when stderr is a terminal, so that logs stay free of it
-  cs_cliSimulate(&run, csv, &csvopt, !quiet && isatty(STDERR_FILENO));
+  cs_cliSimulate(&run, scratch ? scratch : csv, &csvopt, !quiet && isatty(STDERR_FILENO));
   int status = run.status;
+  if (scratch) {
+    csReplayRun page = {run.model, run.m, NULL};
+    csStatus s = cs_replayFinishRun(scratch, scratchPath, csv, forces, replay, replayTemplate,
+                                    &page, &replayErr);
+    cs_cliTemporaryFile(0, NULL);
+    if (s != CS_OK) {
+      cs_cliPrintError(&replayErr);
+      status = status == CS_OK ? (int)s : status;
+    }
+  }
   // every row written so far stays valid: rows are whole lines, flushed before we report
   int closed = output ? fclose(csv) : fflush(csv);
   if (closed != 0 && status == CS_OK) {

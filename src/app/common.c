@@ -46,6 +46,7 @@ static const char usageRun[] =
     "                            the state at its last CSV row)\n"
     "      --initial-state FILE  start from a checkpoint, at its time; the run still ends\n"
     "                            at the scene's (or --duration's) end time\n"
+    "      --replay FILE.html    also write a 3D replay page of the run (with forces)\n"
     "  -q, --quiet               no summary or progress on standard error\n"
     "  -h, --help                this help\n";
 
@@ -73,6 +74,7 @@ static const char usageCompare[] =
     "      --set KEY=VALUE       set a scene parameter by key path (repeatable)\n"
     "      --convergence         also run each model at tolerances 100x tighter and\n"
     "                            from initial speeds changed by 1e-9, and compare\n"
+    "      --replay              write DIR/replay.html showing every model (needs --out-dir)\n"
     "  -q, --quiet               no progress lines on standard error\n"
     "  -h, --help                this help\n";
 
@@ -96,6 +98,18 @@ static const char usageSweep[] =
     "  -q, --quiet               no progress on standard error\n"
     "  -h, --help                this help\n";
 
+static const char usageReplay[] =
+    "usage: contactsim replay SCENE.json CSV [CSV...] [OPTIONS]\n"
+    "write a 3D replay page (one self-contained HTML file) of runs already made\n"
+    "\n"
+    "replay options:\n"
+    "  -o, --output FILE.html    page to write (default: the first CSV's name, .html)\n"
+    "      --contact-model NAME  the model the CSVs were written with (default: a CSV\n"
+    "                            named after a model block is that model's, the\n"
+    "                            others the scene's default)\n"
+    "      --set KEY=VALUE       the --set values the runs were made with (repeatable)\n"
+    "  -h, --help                this help\n";
+
 static const struct {
   const char* name;
   const char* usage;
@@ -104,6 +118,7 @@ static const struct {
     {"validate", usageValidate},
     {"compare", usageCompare},
     {"sweep", usageSweep},
+    {"replay", usageReplay},
 };
 enum { NCOMMAND_USAGE = (int)(sizeof(commandUsage) / sizeof(commandUsage[0])) };
 
@@ -116,6 +131,7 @@ void cs_cliUsage(FILE* f) {
           "  run SCENE.json       simulate a scene and write its trajectory as CSV\n"
           "  validate SCENE.json  load and check a scene without running it\n"
           "  compare SCENE.json   run a scene once per contact model and tabulate the results\n"
+          "  replay SCENE.json CSV...  write a 3D replay page (HTML) of runs already made\n"
           "  sweep STUDY.json     run a parameter study (docs/sweep-format.md) on local cores\n"
           "                       or as a Slurm job array; sweep --gather DIR merges results\n"
           "\n"

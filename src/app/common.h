@@ -20,6 +20,8 @@ int cs_cliRun(int argc, char** argv);
 int cs_cliValidate(int argc, char** argv);
 // `contactsim compare`: run a scene once per contact model and tabulate (cmd_compare.c).
 int cs_cliCompare(int argc, char** argv);
+// `contactsim replay`: the 3D replay page of runs already made, from their CSVs (cmd_replay.c).
+int cs_cliReplay(int argc, char** argv);
 // Write the usage text of every command to f (stdout for --help, stderr after a usage error).
 void cs_cliUsage(FILE* f);
 

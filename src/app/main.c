@@ -40,6 +40,9 @@ int main(int argc, char** argv) {
   if (strcmp(cmd, "sweep") == 0) {
     return cs_cliSweep(argc - 1, argv + 1);
   }
+  if (strcmp(cmd, "replay") == 0) {
+    return cs_cliReplay(argc - 1, argv + 1);
+  }
   fprintf(stderr, "contactsim: error: unknown command '%s'\n", cs_cliSafe(cmd));
   cs_cliUsage(stderr);
   return CS_EXIT_USAGE;

@@ -756,10 +756,45 @@ static int isPositiveDefinite(const csMat33* I) {
 }
 
 
+// SHAPE member c (key kind: "box", "sphere" or "cylinder") into shape: half sizes, radius, or
+// {"radius", "half_length"} with the axis along the body's z; every size > 0
+static int readShape(Loader* ld, const cJSON* c, const char* kind, csShape* shape) {
+  memset(shape, 0, sizeof(*shape));
+  int r = 0;
+  if (strcmp(kind, "box") == 0) {
+    // box: half sizes along the body axes, all positive
+    csVec3 h = csu_vec3(0, 0, 0);
+    r = expectVec3(ld, c, &h);
+    if (!r && !(h.x > 0 && h.y > 0 && h.z > 0)) {
+      r = fail(ld, "the half sizes of a box must be > 0");
+    }
+    *shape = (csShape){CS_SHAPE_BOX, {h.x, h.y, h.z}};
+  } else if (strcmp(kind, "sphere") == 0) {
+    // sphere: a solid ball of the given radius
+    double radius = 0;
+    r = expectNumberRule(ld, c, RULE_POSITIVE, &radius);
+    *shape = (csShape){CS_SHAPE_SPHERE, {radius, 0, 0}};
+  } else {
+    // cylinder: {"radius", "half_length"}, its axis along the body's z
+    static const char* const ckeys[] = {"radius", "half_length", NULL};
+    double radius = 0, half = 0;
+    r = expectObject(ld, c) || checkKeys(ld, c, ckeys) ||
+        requireNumber(ld, c, "radius", RULE_POSITIVE, &radius) ||
+        requireNumber(ld, c, "half_length", RULE_POSITIVE, &half);
+    *shape = (csShape){CS_SHAPE_CYLINDER, {radius, half, 0}};
+  }
+  if (r) {
+    shape->type = CS_SHAPE_NONE;
+  }
+  return r;
+}
+
+
 // INERTIA = {"diag"} | {"matrix"} | {"box"} | {"sphere"} | {"cylinder"}: about the COM, in the
-// body frame; the shapes are solids of the body's mass
-static int readInertia(Loader* ld, const cJSON* item, double mass, csMat33* I) {
+// body frame; the shapes are solids of the body's mass, and the shape is kept (for drawing)
+static int readInertia(Loader* ld, const cJSON* item, double mass, csMat33* I, csShape* shape) {
   static const char* const keys[] = {"diag", "matrix", "box", "sphere", "cylinder", NULL};
+  memset(shape, 0, sizeof(*shape));
   if (expectObject(ld, item) || checkKeys(ld, item, keys)) {
     return -1;
   }
@@ -793,32 +828,14 @@ static int readInertia(Loader* ld, const cJSON* item, double mass, csMat33* I) {
       csMat33 M = {{{a[0], a[3], a[4]}, {a[3], a[1], a[5]}, {a[4], a[5], a[2]}}};
       *I = M;
     }
-  } else if (strcmp(kind, "box") == 0) {
-    // box: half sizes along the body axes, all positive
-    csVec3 h;
-    r = expectVec3(ld, c, &h);
-    if (!r && !(h.x > 0 && h.y > 0 && h.z > 0)) {
-      r = fail(ld, "the half sizes of a box must be > 0");
-    }
-    if (!r) {
-      *I = csu_inertiaBox(mass, h);
-    }
-  } else if (strcmp(kind, "sphere") == 0) {
-    // sphere: a solid ball of the given radius
-    double radius = 0;
-    r = expectNumberRule(ld, c, RULE_POSITIVE, &radius);
-    if (!r) {
-      *I = csu_inertiaSphere(mass, radius);
-    }
   } else {
-    // cylinder: {"radius", "half_length"}, its axis along the body's z
-    static const char* const ckeys[] = {"radius", "half_length", NULL};
-    double radius = 0, half = 0;
-    r = expectObject(ld, c) || checkKeys(ld, c, ckeys) ||
-        requireNumber(ld, c, "radius", RULE_POSITIVE, &radius) ||
-        requireNumber(ld, c, "half_length", RULE_POSITIVE, &half);
+    // a solid shape: its inertia for the body's mass
+    r = readShape(ld, c, kind, shape);
     if (!r) {
-      *I = csu_inertiaCylinder(mass, radius, half);
+      const double* h = shape->size;
+      *I = shape->type == CS_SHAPE_BOX      ? csu_inertiaBox(mass, csu_vec3(h[0], h[1], h[2]))
+           : shape->type == CS_SHAPE_SPHERE ? csu_inertiaSphere(mass, h[0])
+                                            : csu_inertiaCylinder(mass, h[0], h[1]);
     }
   }
   popPath(ld, p);
@@ -959,10 +976,31 @@ static int readJoint(Loader* ld, const cJSON* item, csBody* body, BodyInit* init
 }
 
 
-// BODY = {"name", "mass", "com", "inertia", "joint"}: read and check, then add through
+// VISUAL = {"box"} | {"sphere"} | {"cylinder"}: the shape the body is drawn as (the replay
+// page), centred on its centre of mass; the dynamics never reads it
+static int readVisual(Loader* ld, const cJSON* item, csShape* shape) {
+  static const char* const keys[] = {"box", "sphere", "cylinder", NULL};
+  if (expectObject(ld, item) || checkKeys(ld, item, keys)) {
+    return -1;
+  }
+  const cJSON* c = item->child;
+  if (!c) {
+    return fail(ld, "give one of 'box', 'sphere', 'cylinder'");
+  }
+  if (c->next) {
+    return failAt(ld, c->next->string, "give only one of 'box', 'sphere', 'cylinder'");
+  }
+  size_t p = pushKey(ld, c->string);
+  int r = readShape(ld, c, c->string, shape);
+  popPath(ld, p);
+  return r;
+}
+
+
+// BODY = {"name", "mass", "com", "inertia", "visual", "joint"}: read and check, then add through
 // cs_addBody (which checks the tree); init receives the joint's initial values
 static int readBody(Loader* ld, const cJSON* item, BodyInit* init) {
-  static const char* const keys[] = {"name", "mass", "com", "inertia", "joint", NULL};
+  static const char* const keys[] = {"name", "mass", "com", "inertia", "visual", "joint", NULL};
   if (expectObject(ld, item) || checkKeys(ld, item, keys)) {
     return -1;
   }
@@ -987,10 +1025,20 @@ static int readBody(Loader* ld, const cJSON* item, BodyInit* init) {
     return missing(ld, "inertia");
   }
   size_t p = pushKey(ld, "inertia");
-  int r = readInertia(ld, inertia, b.mass, &b.inertia);
+  int r = readInertia(ld, inertia, b.mass, &b.inertia, &b.inertia_shape);
   popPath(ld, p);
   if (r) {
     return -1;
+  }
+  // the optional shape to draw the body as
+  const cJSON* visual = cJSON_GetObjectItemCaseSensitive(item, "visual");
+  if (visual) {
+    p = pushKey(ld, "visual");
+    r = readVisual(ld, visual, &b.visual);
+    popPath(ld, p);
+    if (r) {
+      return -1;
+    }
   }
   const cJSON* joint = cJSON_GetObjectItemCaseSensitive(item, "joint");
   if (!joint) {
