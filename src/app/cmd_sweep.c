@@ -392,7 +392,7 @@ static int writeRecord(const Sweep* sw, long i, const csCliRun* r, double runCpu
 // one run, in a worker process
 
 // the run's scene: the study's overrides of its point, its model; simulated as compare does it.
-// Returns the worker's exit status: 0 the run finished, 1 it failed (recorded either way),
+// Returns the status the worker reports: 0 the run finished, 1 it failed (recorded either way),
 // 3 its record could not be written.
 static int runOne(const Sweep* sw, long i, const char* host) {
   double wall0 = wallNow(), cpu0 = cpuNow();
