@@ -322,6 +322,14 @@ def a_failing_run_is_recorded_and_the_study_goes_on():
     check("too much work" in rows[1]["error"] and int(rows[1]["steps"]) <= 4,
           f"step limit: {rows[1]}")
     check(rows[0]["error"] == "" and float(rows[0]["simulated"]) == 0.05, "ok run")
+    # a rerun leaves the failures alone; --retry-failed runs them (and only them) again
+    code, _, err = run("sweep", study, "--out", out, "-q")
+    summary = json.load(open(os.path.join(out, "results.json")))["summary"]
+    check(code == 1 and summary["executed"] == 0, f"rerun: {summary}")
+    code, _, err = run("sweep", study, "--out", out, "-q", "--retry-failed")
+    summary = json.load(open(os.path.join(out, "results.json")))["summary"]
+    check(code == 1 and summary["executed"] == 4 and summary["failed"] == 4, f"retry: {summary}")
+    check(without_times(table(out)) == without_times(rows), "a retried failure changed")
 
 
 @case

@@ -78,6 +78,7 @@ typedef struct Sweep {
   int nfree;  // free bodies of the scene (pose columns)
   char free_name[SWEEP_MAX_FREE][CS_MAX_NAME];
   int trajectories;  // write DIR/trajectories/NNNNNNNN.csv
+  int retry_failed;  // run again the runs whose record says failed
   int quiet;
 } Sweep;
 
@@ -135,6 +136,21 @@ static int fileExists(const char* path) {
 // DIR/runs/NNNNNNNN.rec, the record of run i
 static void recordPath(const Sweep* sw, long i, char* buf, size_t size) {
   snprintf(buf, size, "%s/runs/%08ld.rec", sw->dir, i);
+}
+
+
+// 1 when run i still has to run: it has no record, or (with --retry-failed) a failed one
+static int isPending(const Sweep* sw, long i) {
+  char path[SWEEP_PATH];
+  recordPath(sw, i, path, sizeof(path));
+  FILE* f = fopen(path, "r");
+  if (!f) {
+    return 1;
+  }
+  char status[8] = "";
+  int failed = sw->retry_failed && fgets(status, sizeof(status), f) && strcmp(status, "ok\n") != 0;
+  fclose(f);
+  return failed;
 }
 
 
@@ -1270,9 +1286,7 @@ static int submitSlurm(const Sweep* sw, long perTask, char** slurmOpts, int nslu
     int pending = 0;
     for (long i = t * perTask; t < ntask && i < (t + 1) * perTask && i < sw->nrun && !pending;
          i++) {
-      char path[SWEEP_PATH];
-      recordPath(sw, i, path, sizeof(path));
-      pending = !fileExists(path);
+      pending = isPending(sw, i);
     }
     // compress consecutive tasks into ranges a-b
     if (pending && first < 0) {
@@ -1329,8 +1343,8 @@ static int submitSlurm(const Sweep* sw, long perTask, char** slurmOpts, int nslu
   shellQuote(f, sw->study_abs);
   fputs(" --out ", f);
   shellQuote(f, dirAbs);
-  fprintf(f, " --task-range \"$A:$B\" -j \"${SLURM_CPUS_PER_TASK:-1}\"%s\n",
-          sw->trajectories ? " --trajectories" : "");
+  fprintf(f, " --task-range \"$A:$B\" -j \"${SLURM_CPUS_PER_TASK:-1}\"%s%s\n",
+          sw->trajectories ? " --trajectories" : "", sw->retry_failed ? " --retry-failed" : "");
   if (atomicClose(&a) != 0) {
     fprintf(stderr, "contactsim: error: cannot write %s\n", script);
     free(list);
@@ -1457,6 +1471,7 @@ int cs_cliSweep(int argc, char** argv) {
       {"slurm-opt", required_argument, NULL, 'O'},
       {"runs-per-task", required_argument, NULL, 'P'},
       {"dry-run", no_argument, NULL, 'D'},
+      {"retry-failed", no_argument, NULL, 'F'},
       {"quiet", no_argument, NULL, 'q'},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0},
@@ -1523,6 +1538,9 @@ int cs_cliSweep(int argc, char** argv) {
         break;
       case 'D':
         dryRun = 1;
+        break;
+      case 'F':
+        sw.retry_failed = 1;
         break;
       case 'q':
         sw.quiet = 1;
@@ -1652,9 +1670,7 @@ int cs_cliSweep(int argc, char** argv) {
   }
   long ntodo = 0;
   for (long i = a; i < b; i++) {
-    char path[SWEEP_PATH];
-    recordPath(&sw, i, path, sizeof(path));
-    if (!fileExists(path)) {
+    if (isPending(&sw, i)) {
       todo[ntodo++] = i;
     }
   }
