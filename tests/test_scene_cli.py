@@ -219,6 +219,63 @@ def validate_checks_every_model_block_and_change():
     check(code == 0, err)
 
 
+# ---------------------------------------------------------------------------------------------
+# limits on the output: the smallest report interval, the most rows
+
+PENDULUM = {
+    "name": "pendulum", "gravity": [0, 0, -9.81],
+    "bodies": [{"name": "arm", "mass": 1.0, "com": [0, 1, 0],
+                "inertia": {"diag": [1e-3, 1e-3, 1e-3]},
+                "joint": {"type": "pin", "parent": "ground", "q": [1.0], "u": [0.0]}}],
+    "simulation": {"duration": 2.0, "report_interval": 0.01},
+}
+
+
+@case
+def report_interval_has_one_lower_limit():
+    scene = json.loads(json.dumps(PENDULUM))
+    scene["simulation"]["report_interval"] = 5e-324
+    path = write_scene(scene)
+    for cmd in (["validate"], ["run", "-q"], ["compare", "-q"]):
+        code, _, err = run(cmd[0], path, *cmd[1:], timeout=20)
+        check(code == 2 and "simulation.report_interval: must be >= 1e-09" in err, (cmd, err))
+    path = write_scene(PENDULUM)
+    code, out, err = run("run", path, "-q", "--report-interval", "5e-324", timeout=20)
+    check(code == 2 and "--report-interval" in err and out == "", err)
+    code, out, err = run("run", path, "-q", "--report-interval", "1e-12", timeout=20)
+    check(code == 2 and "--report-interval must be at least 1e-09" in err and out == "", err)
+    # the limit itself is accepted (a short run)
+    code, out, err = run("run", path, "-q", "--report-interval", "1e-9", "--duration", "1e-8")
+    check(code == 0 and len(out.splitlines()) == 12, (code, err, len(out.splitlines())))
+
+
+@case
+def too_many_rows_are_refused_up_front():
+    # a billion seconds every 0.01 s: refused at once, naming the numbers, nothing written
+    scene = json.loads(json.dumps(PENDULUM))
+    scene["simulation"]["duration"] = 1e9
+    d = tempfile.mkdtemp()
+    path = write_scene(scene, d=d)
+    out = os.path.join(d, "out.csv")
+    code, stdout, err = run("run", path, "-q", "-o", out, timeout=20)
+    check(code == 2 and "100000000002 report rows" in err and "1e+09 s" in err
+          and "0.01 s" in err and "limit of 10000000" in err and "--max-rows" in err, err)
+    check(not os.path.exists(out), "an output was created for a refused run")
+    code, stdout, err = run("compare", path, "-q", timeout=20)
+    check(code == 2 and "100000000002 report rows" in err and stdout == "", err)
+    # the limit from the scene, raised on the command line
+    path = write_scene(PENDULUM)  # 2 s every 0.01 s: 201 rows
+    code, _, err = run("run", path, "-q", "--set", "simulation.max_rows=150")
+    check(code == 2 and "202 report rows" in err and "limit of 150" in err, err)
+    code, stdout, err = run("run", path, "-q", "--set", "simulation.max_rows=150",
+                            "--max-rows", "1000")
+    check(code == 0 and len(stdout.splitlines()) == 202, (code, err))
+    code, stdout, err = run("run", path, "-q", "--max-rows", "0")
+    check(code == 2, "--max-rows 0 accepted")
+    code, _, err = run("validate", path, "--set", "simulation.max_rows=0")
+    check(code == 2 and "simulation.max_rows" in err, err)
+
+
 failed = sum(1 for _, e in results if e)
 print(f"{len(results) - failed} passed, {failed} failed")
 sys.exit(1 if failed else 0)

@@ -711,7 +711,8 @@ static void test_scene_contact_models(void** state) {
   cs_deleteModel(m);
   // a NUL byte in a file is refused where it is
   FILE* g = fopen(path, "wb");
-  fwrite("{\n  \"a\0\": 1}", 1, 14, g);
+  static const char withNul[] = "{\n  \"a\0\": 1}";
+  fwrite(withNul, 1, sizeof(withNul) - 1, g);
   fclose(g);
   assert_null(cs_readSceneText(path, NULL, &err));
   assert_int_equal(err.code, CS_ERR_INPUT);
@@ -908,6 +909,131 @@ static void test_override_errors(void** state) {
   expectOverrideError("simulation.rtol", "\"tight\"", 0, "simulation.rtol", "expected a number");
   expectOverrideError("contacts.feet.points[1]", "[1, 2]", 0, "contacts[0].points[1]",
                       "expected an array of 3 numbers");
+}
+
+
+// scheduled changes obey the rules of the parameters they replace, and the values of one change
+// agree with each other
+static void test_change_values_checked(void** state) {
+  (void)state;
+  char json[4096];
+  const char* stop =
+      "{\"bodies\": [{\"name\": \"arm\", \"mass\": 1, " BODY_INERTIA
+      ", \"joint\": {\"type\": \"pin\"}}],"
+      " \"forces\": [{\"type\": \"linear_stop\", \"name\": \"stop\", \"body\": \"arm\","
+      "   \"lower_bound\": -0.5, \"upper_bound\": 1.2, \"stiffness\": 300}],"
+      " \"changes\": [{\"time\": 0.5, \"force\": \"stop\", \"lower_bound\": -0.2}, %s]}";
+  // values the stop's table refuses at load time are refused in a change too
+  snprintf(json, sizeof(json), stop, "{\"time\": 1, \"force\": \"stop\", \"stiffness\": -1e12}");
+  expectError(json, "changes[1].stiffness");
+  snprintf(json, sizeof(json), stop, "{\"time\": 1, \"force\": \"stop\", \"dissipation\": -1}");
+  expectError(json, "changes[1].dissipation");
+  // bounds set together must not be inverted, whichever comes first
+  snprintf(json, sizeof(json), stop,
+           "{\"time\": 1, \"force\": \"stop\", \"lower_bound\": 2, \"upper_bound\": 1}");
+  expectError(json, "changes[1].upper_bound");
+  snprintf(json, sizeof(json), stop,
+           "{\"time\": 1, \"force\": \"stop\", \"upper_bound\": 1, \"lower_bound\": 2}");
+  expectError(json, "changes[1].lower_bound");
+  // a bound moved past the other one alone is the stop's documented rule: the other follows
+  snprintf(json, sizeof(json), stop, "{\"time\": 1, \"force\": \"stop\", \"lower_bound\": 2}");
+  csModel* m = th_loadString(json);
+  assert_int_equal(m->nchange, 2);
+  cs_deleteModel(m);
+  snprintf(json, sizeof(json), stop,
+           "{\"time\": 1, \"force\": \"stop\", \"lower_bound\": 2, \"upper_bound\": 3,"
+           " \"stiffness\": 0}");
+  m = th_loadString(json);
+  assert_int_equal(m->nchange, 4);
+  cs_deleteModel(m);
+
+  // friction of a contact set: mu >= 0, and mu_dynamic <= mu_static when both are set
+  const char* exp = "{\"bodies\": [{\"name\": \"block\", \"mass\": 1, " BODY_INERTIA
+                    ", \"joint\": {\"type\": \"free\"}}],"
+                    " \"planes\": [{\"name\": \"floor\"}],"
+                    " \"contacts\": [{\"name\": \"feet\", \"body\": \"block\", \"plane\": "
+                    "\"floor\", \"points\": [[0, 0, 0], [1, 0, 0]]}],"
+                    " \"contact_models\": {\"exponential_spring\": {}},"
+                    " \"changes\": [%s]}";
+  snprintf(json, sizeof(json), exp, "{\"time\": 1, \"force\": \"feet\", \"mu_static\": -5}");
+  expectError(json, "changes[0].mu_static");
+  snprintf(json, sizeof(json), exp, "{\"time\": 1, \"force\": \"feet.1\", \"mu_dynamic\": -0.1}");
+  expectError(json, "changes[0].mu_dynamic");
+  snprintf(json, sizeof(json), exp,
+           "{\"time\": 1, \"force\": \"feet\", \"mu_static\": 0.3, \"mu_dynamic\": 0.5}");
+  expectError(json, "changes[0].mu_dynamic");
+  // a static coefficient set below the kinetic one alone pulls it down (the kind's rule)
+  snprintf(json, sizeof(json), exp, "{\"time\": 1, \"force\": \"feet\", \"mu_static\": 0.1}");
+  m = th_loadString(json);
+  assert_int_equal(m->nchange, 2);
+  cs_deleteModel(m);
+  snprintf(json, sizeof(json), exp,
+           "{\"time\": 1, \"force\": \"feet\", \"mu_dynamic\": 0.2, \"mu_static\": 0.3}");
+  m = th_loadString(json);
+  assert_int_equal(m->nchange, 4);
+  cs_deleteModel(m);
+}
+
+
+// a large scene loads (in linear time: docs/performance.md measures 100,000 bodies): 20,000
+// bodies each on the one before, a contact per body, one contact of 20,000 points, and changes
+// listed backwards in time; every name resolves to the right id
+static void test_large_scene(void** state) {
+  (void)state;
+  enum { N = 20000 };
+  size_t cap = (size_t)N * 400 + 4096, len = 0;
+  char* s = malloc(cap);
+  assert_non_null(s);
+#define APPEND(...) (len += (size_t)snprintf(s + len, cap - len, __VA_ARGS__))
+  APPEND("{\"gravity\": [0, 0, -9.81], \"bodies\": [");
+  for (int i = 0; i < N; i++) {
+    // a slider on the previous body: a chain, so every parent is looked up by name
+    APPEND("%s{\"name\": \"b%d\", \"mass\": %d, " BODY_INERTIA
+           ", \"joint\": {\"type\": \"slider\", \"parent\": \"%s%d\"}}",
+           i ? "," : "", i, 1 + i % 7, i ? "b" : "groun", i ? i - 1 : 0);
+  }
+  APPEND("], \"planes\": [{\"name\": \"floor\"}], \"contacts\": [");
+  for (int i = 0; i < N; i++) {
+    APPEND(
+        "%s{\"name\": \"c%d\", \"body\": \"b%d\", \"plane\": \"floor\", \"points\": "
+        "[[0, 0, 0]]}",
+        i ? "," : "", i, N - 1 - i);
+  }
+  APPEND(", {\"name\": \"many\", \"body\": \"b0\", \"plane\": \"floor\", \"points\": [");
+  for (int i = 0; i < N; i++) {
+    APPEND("%s[%d, 0, 0]", i ? "," : "", i);
+  }
+  APPEND("]}], \"contact_models\": {\"exponential_spring\": {}}, \"changes\": [");
+  for (int i = 0; i < N; i++) {
+    APPEND("%s{\"time\": %d, \"force\": \"c%d\", \"mu_static\": 0.5}", i ? "," : "", N - i, i);
+  }
+  APPEND("]}");
+#undef APPEND
+  // "groun0" above is ground's name with a digit: patch the first parent back to "ground"
+  char* g = strstr(s, "groun0");
+  assert_non_null(g);
+  g[5] = 'd';
+  csModel* m = th_loadString(s);
+  free(s);
+  assert_int_equal(m->nbody, N + 1);
+  assert_int_equal(m->nforce, 1 + 2 * N);
+  assert_int_equal(m->ngroup, N + 1);
+  for (int i = 1; i <= N; i += 997) {
+    assert_int_equal(m->body[i].parent, i - 1);
+    assert_true(m->body[i].mass == 1 + (i - 1) % 7);
+  }
+  // contact c_i is element 1 + i, on body N - i (body ids are one past the array index)
+  for (int i = 0; i < N; i += 1009) {
+    assert_int_equal(m->force[1 + i].ref[CS_REF_BODY], N - i);
+  }
+  assert_int_equal(m->force[m->nforce - 1].group, N);
+  // the changes in time order: the last one listed (c_{N-1}, at t = 1) comes first
+  assert_int_equal(m->nchange, N);
+  for (int c = 0; c < N; c++) {
+    assert_true(m->change[c].time == c + 1);
+    assert_int_equal(m->change[c].force, 1 + (N - 1 - c));
+  }
+  cs_deleteModel(m);
 }
 
 
@@ -1324,6 +1450,7 @@ static void test_doc_simulation_defaults(void** state) {
       {"initial_step", o.initial_step},
       {"max_steps", (double)o.max_steps},
       {"report_interval", o.report_interval},
+      {"max_rows", (double)o.max_rows},
   };
   const char* integrators[] = {"bdf", "adams"};
   const char* solvers[] = {"auto", "dense", "band", "gmres"};
@@ -1347,8 +1474,8 @@ static void test_doc_simulation_defaults(void** state) {
       found++;
     }
   }
-  assert_int_equal(found, 9);  // every option is documented exactly once
-  assert_int_equal(n, 9);
+  assert_int_equal(found, 10);  // every option is documented exactly once
+  assert_int_equal(n, 10);
   // and a scene that gives no "simulation" gets exactly these
   csModel* m = th_loadString("{}");
   assert_memory_equal(&m->opt, &o, sizeof(o));
@@ -1474,6 +1601,8 @@ int main(void) {
       cmocka_unit_test(test_scene_contact_models),
       cmocka_unit_test(test_overrides_equal_edited_file),
       cmocka_unit_test(test_override_errors),
+      cmocka_unit_test(test_change_values_checked),
+      cmocka_unit_test(test_large_scene),
       cmocka_unit_test(test_parse_error_position),
       cmocka_unit_test(test_bad_inputs),
       cmocka_unit_test(test_bad_bodies),

@@ -6,7 +6,8 @@
 #   build:          compiler, meson, ninja, SUNDIALS, cJSON
 #   tests:          cmocka, Python with numpy/scipy/matplotlib/pytest (Debian's /usr/bin/python3)
 #   library:        help2man (man pages), pkg-config
-#   Python module:  python3-dev, numpy, meson-python, pip
+#   Python module:  python3-dev, numpy, meson-python (and patchelf, which its wheels of a
+#                   project with a shared library need), pip
 #   sweeps:         slurm-wlm and munge (a one-node cluster on localhost for the Slurm test)
 #   replay:         node and npm (three, esbuild, puppeteer-core from the lock file), chromium
 #   peers, fuzzing: libsimbody-dev, libmujoco-dev, g++ (bench/); clang and its runtime
@@ -16,7 +17,7 @@ cd "$(dirname "$0")/.."
 packages=(build-essential g++ pkg-config meson ninja-build libsundials-dev libcjson-dev
           libcmocka-dev libsuitesparse-dev help2man
           python3 python3-dev python3-numpy python3-scipy python3-matplotlib python3-pytest
-          python3-mesonpy python3-pip python3-venv
+          python3-mesonpy patchelf python3-pip python3-venv
           slurm-wlm munge chromium
           libsimbody-dev libmujoco-dev clang libclang-rt-14-dev)
 

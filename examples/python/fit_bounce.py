@@ -3,7 +3,7 @@
 
 A 0.5 kg ball of radius 5 cm is dropped from 25 cm onto a floor; a motion-capture system
 records the height of its centre every millisecond, with 20 micrometres of noise. Which contact
-stiffness E (effective plane-strain modulus, N/m^2) and Hunt-Crossley dissipation c (s/m)
+stiffness E (plane-strain modulus of each surface, N/m^2) and Hunt-Crossley dissipation c (s/m)
 reproduce that bounce? The stiffness sets how deep the ball presses into the floor and how long
 the impact lasts; the dissipation sets how much of the impact speed comes back, hence how high
 it rebounds.
@@ -33,7 +33,7 @@ SCENE = {
     "planes": [{"name": "floor"}],
     "contacts": [{"name": "impact", "body": "ball", "plane": "floor", "points": [[0, 0, 0]],
                   "radius": 0.05}],
-    "contact_models": {"hunt_crossley": {"stiffness": 1e6, "dissipation": 0.1}},
+    "contact_models": {"hunt_crossley": {"plane_strain_modulus": 1e6, "dissipation": 0.1}},
     "simulation": {"duration": 0.5, "report_interval": 0.001, "rtol": 1e-8, "atol": 1e-10},
 }
 TEXT = json.dumps(SCENE)
@@ -42,7 +42,7 @@ TEXT = json.dumps(SCENE)
 def simulate(stiffness, dissipation):
     """Heights of the ball's centre, m, at the report times, for one parameter set."""
     model = contactsim.loads(TEXT, filename="bounce", overrides={
-        "contact_models.hunt_crossley.stiffness": float(stiffness),
+        "contact_models.hunt_crossley.plane_strain_modulus": float(stiffness),
         "contact_models.hunt_crossley.dissipation": float(dissipation)})
     traj = contactsim.run(model)
     return traj.t, traj["ball.pz"]

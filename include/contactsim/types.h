@@ -59,6 +59,21 @@ typedef enum csJointType {
   CS_JOINT_COUNT
 } csJointType;
 
+// A solid shape in a body's frame, centred on the body's centre of mass: what the scene's
+// inertia was computed from ("inertia": {"box" | "sphere" | "cylinder"}) or what it asks to be
+// drawn as ("visual"). Only front ends read it (the replay page); the dynamics uses the inertia.
+typedef enum csShapeType {
+  CS_SHAPE_NONE = 0,       // no shape known (inertia given as numbers)
+  CS_SHAPE_BOX,            // size = half sizes along the body axes, m
+  CS_SHAPE_SPHERE,         // size[0] = radius, m
+  CS_SHAPE_CYLINDER,       // size[0] = radius, size[1] = half length along the body z axis, m
+} csShapeType;
+
+typedef struct csShape {
+  csShapeType type;
+  double size[3];          // m, as type says; unused entries 0
+} csShape;
+
 // Per-body description. Bodies are stored as an array of structs rather than MuJoCo-style
 // parallel arrays: the loader appends them one at a time, each carries a dozen related fields, and
 // the dynamics touches all of them together, so one struct per body is the clearer layout.
@@ -76,6 +91,8 @@ typedef struct csBody {
   csMat33 inertia;         // inertia about the centre of mass, in the body frame, kg m^2
   int fixed;               // 1: welded to ground through welds only (never moves); set by
                            // cs_finalizeModel, ground included
+  csShape inertia_shape;   // the solid the inertia came from (CS_SHAPE_NONE: given as numbers)
+  csShape visual;          // the scene's "visual" shape, CS_SHAPE_NONE when it gives none
 } csBody;
 
 typedef struct csPlane {
@@ -214,8 +231,16 @@ typedef struct csSimOptions {
   double max_step;         // s, 0 = unlimited
   double initial_step;     // s, 0 = CVODE's estimate
   long max_steps;          // steps of one group between two reports (like CVODE's mxstep), > 0
-  double report_interval;  // s, > 0
+  double report_interval;  // s, >= CS_MIN_REPORT_INTERVAL
+  long max_rows;           // report rows a command-line run may write, > 0: a run that would
+                           // write more (duration / report_interval) is refused up front
 } csSimOptions;
+
+// The smallest report interval a scene or the command line may ask for, s: report times are
+// kept apart, and a run of one second stays within a billion rows.
+#define CS_MIN_REPORT_INTERVAL 1e-9
+// The default of csSimOptions.max_rows: 10 million rows, about 2 GB of CSV for a dozen bodies.
+#define CS_DEFAULT_MAX_ROWS 10000000L
 
 
 // ---------------------------------------------------------------------------------------------
@@ -290,8 +315,9 @@ typedef struct csStats {
   long ncommit;            // auto-update commits (one per successful step)
   long nreport;            // report rows
   double last_step;        // s
-  double cpu_seconds;      // CPU time of the integration alone
-  double cpu_step_hook;    // time spent in the reporter's step callback (left out of the above)
+  double cpu_seconds;      // process CPU time of the run less the reports', s
+  double cpu_step_hook;    // CPU time in the reporter's step callback (part of the above), s,
+                           // estimated from one call in 16
   long warnings_nonfinite; // RHS evaluations that produced a non-finite value
   long warnings_bushing;   // bushing evaluations near gimbal lock
   long nstage[4];          // evaluations of the position, velocity, dynamics and acceleration

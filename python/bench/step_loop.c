@@ -4,11 +4,11 @@
 // Usage: bench_step_loop SCENE.json [REPEATS]
 // Loads the scene, then REPEATS times: a new simulation, cs_simStep until the scene's duration,
 // timed with the process CPU clock. Prints the steps and the best time per step.
+#include "contactsim/contactsim.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
-
-#include "contactsim/contactsim.h"
 
 
 static double cpuSeconds(void) {

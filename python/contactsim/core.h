@@ -6,8 +6,11 @@
 #ifndef CONTACTSIM_PYTHON_CORE_H
 #define CONTACTSIM_PYTHON_CORE_H
 
+// Python.h comes first, as the Python C API asks (it sets feature macros for system headers)
+// clang-format off
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+// clang-format on
 
 #include "contactsim/contactsim.h"
 
@@ -20,7 +23,7 @@
 
 // A loaded scene: the immutable csModel, owned by this object, and how it was loaded.
 typedef struct csPyModel {
-  PyObject_HEAD
+  PyObject ob_base;         // the object header (what PyObject_HEAD declares)
   csModel* m;               // owned; never written after loading
   PyObject* contact_model;  // the contact model asked for (str) or None: the scene's default
   PyObject* source;         // scene file path (str) or None for text
@@ -56,9 +59,9 @@ PyObject* csPy_columnNames(const csModel* m, int forces, int* ncol);
 // current state, realized here as needed. Allocates nothing after the first call of a
 // writer; needs no GIL. Returns 0, or -1 on an I/O failure of the scratch stream.
 typedef struct csPyRowWriter {
-  FILE* stream;             // in-memory stream the library writes one CSV row to
-  char* text;               // its buffer (open_memstream's)
-  size_t size;              // its length
+  FILE* stream;  // in-memory stream the library writes one CSV row to
+  char* text;    // its buffer (open_memstream's)
+  size_t size;   // its length
   int ncol;
   int forces;
 } csPyRowWriter;

@@ -28,8 +28,7 @@ static int readOverrides(PyObject* overrides, csOverride* out, int* n, PyObject*
   Py_ssize_t count = PySequence_Fast_GET_SIZE(seq);
   if (count > MAX_OVERRIDES) {
     Py_DECREF(seq);
-    PyErr_Format(PyExc_ValueError, "at most %d overrides can be given to one load",
-                 MAX_OVERRIDES);
+    PyErr_Format(PyExc_ValueError, "at most %d overrides can be given to one load", MAX_OVERRIDES);
     return -1;
   }
   for (Py_ssize_t i = 0; i < count; i++) {
@@ -89,10 +88,9 @@ static PyObject* loadCommon(PyObject* pathobj, const char* text, const char* fil
   csModel* m = NULL;
   const char* path = pathobj ? PyBytes_AS_STRING(pathobj) : NULL;
   // loading reads and parses a file: other threads may run meanwhile (the strings stay alive)
-  Py_BEGIN_ALLOW_THREADS
-  m = path ? cs_loadScene(path, &lo, &err) : cs_loadSceneString(text, filename, &lo, &err);
-  Py_END_ALLOW_THREADS
-  Py_XDECREF(keep);
+  Py_BEGIN_ALLOW_THREADS m =
+      path ? cs_loadScene(path, &lo, &err) : cs_loadSceneString(text, filename, &lo, &err);
+  Py_END_ALLOW_THREADS Py_XDECREF(keep);
   if (!m) {
     // a file that could not even be opened is still named, as the command line names it
     if (path && !err.file[0]) {
@@ -335,10 +333,10 @@ static PyObject* modelGetContactModel(csPyModel* self, void* closure) {
 
 // the sizes: one getter, the closure says which field
 #define SIZE_FIELDS(X) X(nbody) X(nq) X(nu) X(nz) X(ndisc) X(nauto) X(nplane) X(nforce) X(ngroup)
-#define SIZE_GETTER(f)                                                   \
-  static PyObject* modelGet_##f(csPyModel* self, void* closure) {        \
-    (void)closure;                                                       \
-    return PyLong_FromLong(self->m->f);                                  \
+#define SIZE_GETTER(f)                                            \
+  static PyObject* modelGet_##f(csPyModel* self, void* closure) { \
+    (void)closure;                                                \
+    return PyLong_FromLong(self->m->f);                           \
   }
 SIZE_FIELDS(SIZE_GETTER)
 #undef SIZE_GETTER
@@ -385,10 +383,10 @@ static PyObject* modelBodyCoordinates(csPyModel* self, PyObject* arg) {
   int b = (int)PyLong_AsLong(idobj);
   Py_DECREF(idobj);
   const csBody* body = &self->m->body[b];
-  return Py_BuildValue("(NN)", PySlice_New(PyLong_FromLong(body->qadr),
-                                           PyLong_FromLong(body->qadr + body->qnum), NULL),
-                       PySlice_New(PyLong_FromLong(body->uadr),
-                                   PyLong_FromLong(body->uadr + body->unum), NULL));
+  return Py_BuildValue(
+      "(NN)",
+      PySlice_New(PyLong_FromLong(body->qadr), PyLong_FromLong(body->qadr + body->qnum), NULL),
+      PySlice_New(PyLong_FromLong(body->uadr), PyLong_FromLong(body->uadr + body->unum), NULL));
 }
 
 
@@ -416,10 +414,8 @@ static PyGetSetDef modelGetset[] = {
      "Path given to load(), or None for a model loaded from text.", NULL},
     {"contact_model", (getter)modelGetContactModel, NULL,
      "Contact model asked for when loading, or None for the scene's own choice.", NULL},
-    {"bodies", (getter)modelGetBodies, NULL,
-     "Body names by id; bodies[0] is 'ground'.", NULL},
-    {"forces", (getter)modelGetForces, NULL,
-     "Force element names by id (gravity included).", NULL},
+    {"bodies", (getter)modelGetBodies, NULL, "Body names by id; bodies[0] is 'ground'.", NULL},
+    {"forces", (getter)modelGetForces, NULL, "Force element names by id (gravity included).", NULL},
     {"planes", (getter)modelGetPlanes, NULL, "Plane names by id.", NULL},
     {"contacts", (getter)modelGetContacts, NULL,
      "Names of the force elements that report contacts (point, force, energy, power).", NULL},
@@ -437,7 +433,7 @@ static PyGetSetDef modelGetset[] = {
 #define SIZE_GETSET(f) {#f, (getter)modelGet_##f, NULL, "Model size " #f ".", NULL},
     SIZE_FIELDS(SIZE_GETSET)
 #undef SIZE_GETSET
-    {NULL, NULL, NULL, NULL, NULL},
+        {NULL, NULL, NULL, NULL, NULL},
 };
 
 
@@ -447,9 +443,10 @@ PyTypeObject csPy_ModelType = {
     .tp_dealloc = (destructor)modelDealloc,
     .tp_repr = (reprfunc)modelRepr,
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "A loaded scene: bodies, planes, force elements, initial state and simulation\n"
-              "options, fixed once loaded (read-only). Made by contactsim.load or loads; run it\n"
-              "with contactsim.run or step it with contactsim.Simulation.",
+    .tp_doc =
+        "A loaded scene: bodies, planes, force elements, initial state and simulation\n"
+        "options, fixed once loaded (read-only). Made by contactsim.load or loads; run it\n"
+        "with contactsim.run or step it with contactsim.Simulation.",
     .tp_methods = modelMethods,
     .tp_getset = modelGetset,
 };

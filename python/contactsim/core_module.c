@@ -34,8 +34,8 @@ PyObject* csPy_raise(const csError* err, PyObject* trajectory) {
       exc = PyObject_Call(csPy_SimulationError, args, kw);
     }
   } else {
-    kw = Py_BuildValue("{s:s,s:s,s:i,s:i}", "file", err->file, "path", err->path, "line",
-                       err->line, "column", err->column);
+    kw = Py_BuildValue("{s:s,s:s,s:i,s:i}", "file", err->file, "path", err->path, "line", err->line,
+                       "column", err->column);
     if (args && kw) {
       exc = PyObject_Call(csPy_SceneError, args, kw);
     }
@@ -169,13 +169,12 @@ PyObject* csPy_statistics(csSimulation* s) {
   return Py_BuildValue(
       "{s:d,s:d,s:l,s:l,s:l,s:l,s:l,s:l,s:l,s:l,s:l,s:i,s:d,s:d,s:d,s:d,s:d,s:d,s:d,s:N}",
       "t_start", st.t_start, "t", st.t, "steps", st.nsteps, "rhs_evals", st.nrhs,
-      "rhs_evals_jacobian", st.nrhs_jac, "rhs_total", st.nrhs + st.nrhs_jac,
-      "jacobian_evaluations", st.njac, "error_test_failures", st.netf, "nonlinear_failures",
-      st.nncf, "auto_update_commits", st.ncommit, "restarts", st.nrestart, "groups", st.ngroup,
-      "cpu_seconds", st.cpu_seconds, "max_penetration", st.max_penetration, "peak_normal_force",
-      st.peak_normal_force, "sliding_distance", st.sliding_distance, "stuck_drift",
-      st.stuck_drift, "energy_error", st.energy_error, "energy_initial", st.energy_initial,
-      "diagnostics", notes);
+      "rhs_evals_jacobian", st.nrhs_jac, "rhs_total", st.nrhs + st.nrhs_jac, "jacobian_evaluations",
+      st.njac, "error_test_failures", st.netf, "nonlinear_failures", st.nncf, "auto_update_commits",
+      st.ncommit, "restarts", st.nrestart, "groups", st.ngroup, "cpu_seconds", st.cpu_seconds,
+      "max_penetration", st.max_penetration, "peak_normal_force", st.peak_normal_force,
+      "sliding_distance", st.sliding_distance, "stuck_drift", st.stuck_drift, "energy_error",
+      st.energy_error, "energy_initial", st.energy_initial, "diagnostics", notes);
 }
 
 
@@ -290,9 +289,15 @@ static PyMethodDef methods[] = {
 };
 
 static struct PyModuleDef moduledef = {
-    PyModuleDef_HEAD_INIT, "contactsim._core",
-    "The C extension behind contactsim: libcontactsim's models, runs and simulations.", -1,
-    methods, NULL, NULL, NULL, NULL,
+    PyModuleDef_HEAD_INIT,
+    "contactsim._core",
+    "The C extension behind contactsim: libcontactsim's models, runs and simulations.",
+    -1,
+    methods,
+    NULL,
+    NULL,
+    NULL,
+    NULL,
 };
 
 

@@ -15,12 +15,12 @@
 
 // what the reporter needs while the integration runs without the GIL
 typedef struct RunCtx {
-  csPyRowWriter writer;    // the library's CSV row, read back as numbers
-  PyArrayObject* table;    // (cap x ncol) float64, owned
-  npy_intp rows;           // rows filled
-  npy_intp cap;            // rows allocated
+  csPyRowWriter writer;  // the library's CSV row, read back as numbers
+  PyArrayObject* table;  // (cap x ncol) float64, owned
+  npy_intp rows;         // rows filled
+  npy_intp cap;          // rows allocated
   int ncol;
-  PyThreadState** save;    // the released thread state, to take the GIL back for growing
+  PyThreadState** save;  // the released thread state, to take the GIL back for growing
 } RunCtx;
 
 
@@ -94,7 +94,7 @@ int csPy_record(csSimulation* s, double t_end, int forces, PyObject** columns, P
   }
 
   // the integration, without the GIL: other threads may run their own simulations meanwhile
-  csReporter rep = {reportRow, NULL, NULL, &r};
+  csReporter rep = {.report = reportRow, .ctx = &r};
   PyThreadState* save = PyEval_SaveThread();
   r.save = &save;
   int status = cs_simRun(s, t_end, &rep, err);

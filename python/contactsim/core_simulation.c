@@ -18,13 +18,13 @@
 #include <string.h>
 
 typedef struct csPySimulation {
-  PyObject_HEAD
-  csSimulation* s;         // owned
-  PyObject* model;         // the csPyModel simulated (kept alive: s reads it)
-  double* shadow;          // (nq + nu) q then u as the library last left them
-  double* scratch;         // (nq + nu) the edited arrays handed to cs_simSetState
-  int nq, nu;
-  int busy;                // 1 while a call runs without the GIL
+  PyObject ob_base;  // the object header (what PyObject_HEAD declares)
+  csSimulation* s;   // owned
+  PyObject* model;   // the csPyModel simulated (kept alive: s reads it)
+  double* shadow;    // (nq + nu) q then u as the library last left them
+  double* scratch;   // (nq + nu) the edited arrays handed to cs_simSetState
+  int nq, nu;        // lengths of q and u
+  int busy;          // 1 while a call runs without the GIL
 } csPySimulation;
 
 
@@ -200,10 +200,8 @@ static PyObject* simAdvanceTo(csPySimulation* self, PyObject* arg) {
   csError err;
   int status;
   self->busy = 1;
-  Py_BEGIN_ALLOW_THREADS
-  status = cs_simAdvanceTo(self->s, t, &err);
-  Py_END_ALLOW_THREADS
-  self->busy = 0;
+  Py_BEGIN_ALLOW_THREADS status = cs_simAdvanceTo(self->s, t, &err);
+  Py_END_ALLOW_THREADS self->busy = 0;
   refreshShadow(self);
   if (status != CS_OK) {
     return advanceFailed(self, &err);
@@ -404,11 +402,11 @@ static PyObject* simContacts(csPySimulation* self, PyObject* unused) {
     double point[3] = {r.point.x, r.point.y, r.point.z};
     double force[3] = {r.force.v.x, r.force.v.y, r.force.v.z};
     double moment[3] = {r.force.w.x, r.force.w.y, r.force.w.z};
-    PyObject* item = values ? Py_BuildValue("(szNNNddN)", cs_modelForceName(m, e),
-                                            set >= 0 ? cs_modelContactSetName(m, set) : NULL,
-                                            vec(point, 3), vec(force, 3), vec(moment, 3), r.pe,
-                                            r.power, values)
-                            : NULL;
+    PyObject* item =
+        values ? Py_BuildValue("(szNNNddN)", cs_modelForceName(m, e),
+                               set >= 0 ? cs_modelContactSetName(m, set) : NULL, vec(point, 3),
+                               vec(force, 3), vec(moment, 3), r.pe, r.power, values)
+               : NULL;
     if (!item || PyList_Append(list, item) != 0) {
       Py_CLEAR(list);
     }
@@ -432,8 +430,7 @@ static PyObject* simContactSet(csPySimulation* self, PyObject* key) {
     }
   }
   if (set < 0) {
-    PyErr_Format(PyExc_KeyError, "there is no contact set %R in model '%s'", key,
-                 cs_modelName(m));
+    PyErr_Format(PyExc_KeyError, "there is no contact set %R in model '%s'", key, cs_modelName(m));
     return NULL;
   }
   double force[3], cop[3];
@@ -615,8 +612,8 @@ static int setPart(csPySimulation* self, PyObject* value, csStateKind kind, int 
   csError err;
   int rc = 0;
   if (PyArray_DIM(a, 0) != n) {
-    PyErr_Format(PyExc_ValueError, "%s needs %d values, got %zd", kind == CS_STATE_Q ? "q" : "u",
-                 n, (Py_ssize_t)PyArray_DIM(a, 0));
+    PyErr_Format(PyExc_ValueError, "%s needs %d values, got %zd", kind == CS_STATE_Q ? "q" : "u", n,
+                 (Py_ssize_t)PyArray_DIM(a, 0));
     rc = -1;
   } else if (cs_simSetState(self->s, kind, PyArray_DATA(a), n, &err) != CS_OK) {
     csPy_raise(&err, NULL);
@@ -756,7 +753,7 @@ static PyMethodDef simMethods[] = {
     {"set_discrete", (PyCFunction)simSetDiscrete, METH_VARARGS,
      "set_discrete(force, name, value)\n\n"
      "Set a discrete variable between steps, as a scene's \"changes\" entry would at the\n"
-     "current time (the kind's rules apply, e.g. mu_kinetic <= mu_static)."},
+     "current time (the kind's rules apply, e.g. mu_dynamic <= mu_static)."},
     {"set_options", (PyCFunction)(void (*)(void))simSetOptions, METH_VARARGS | METH_KEYWORDS,
      "set_options(**options)\n\n"
      "Change integrator options (rtol, atol, integrator, max_step, report_interval, ...); the\n"
@@ -784,8 +781,7 @@ static PyGetSetDef simGetset[] = {
     {"discrete", (getter)simGetDisc, NULL,
      "Discrete variables of every element (read-only view; set with set_discrete).", NULL},
     {"auto_update", (getter)simGetAuto, NULL,
-     "Auto-update discrete variables (read-only view), e.g. exponential-spring anchors, m.",
-     NULL},
+     "Auto-update discrete variables (read-only view), e.g. exponential-spring anchors, m.", NULL},
     {"ke", (getter)simGetKe, NULL, "Kinetic energy, J.", NULL},
     {"pe", (getter)simGetPe, NULL, "Potential energy (gravity and every element), J.", NULL},
     {"dissipated", (getter)simGetDissipated, NULL, "Energy dissipated so far, J.", NULL},

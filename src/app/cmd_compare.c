@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "app/common.h"
+#include "app/replay.h"
 
 // most models one comparison runs (more than there are contact kinds)
 #define MAX_MODELS 32
@@ -563,7 +564,7 @@ static int splitModels(const char* text, char names[][CS_MAX_NAME], int max) {
     // an empty name ("a,,b", a trailing comma) is a usage error, not silently skipped
     if (len == 0 || len >= CS_MAX_NAME) {
       fprintf(stderr, "contactsim: error: --models needs a comma-separated list of model names, "
-                      "not '%s'\n", text);
+                      "not '%s'\n", cs_cliSafe(text));
       return -1;
     }
     if (n >= max) {
@@ -576,7 +577,7 @@ static int splitModels(const char* text, char names[][CS_MAX_NAME], int max) {
     // a model named twice would run twice and overwrite its own CSV
     for (int i = 0; i < n; i++) {
       if (strcmp(names[i], names[n]) == 0) {
-        fprintf(stderr, "contactsim: error: --models names '%s' twice\n", names[n]);
+        fprintf(stderr, "contactsim: error: --models names '%s' twice\n", cs_cliSafe(names[n]));
         return -1;
       }
     }
@@ -620,6 +621,25 @@ static int writeTemporary(const char* tmp, const char* file, const char* scene, 
 }
 
 
+// DIR/replay.html: every model of the comparison in one page, from DIR/MODEL.csv; 0 or -1
+static int writeReplay(const char* outDir, const char* tpl, const csCliRun* runs, int nrun) {
+  csReplayRun page[MAX_MODELS];
+  char csv[MAX_MODELS][CS_MAX_PATH * 4 + CS_MAX_NAME];
+  for (int i = 0; i < nrun; i++) {
+    snprintf(csv[i], sizeof(csv[i]), "%s/%s.csv", outDir, runs[i].model);
+    page[i] = (csReplayRun){runs[i].model, runs[i].m, csv[i]};
+  }
+  char file[CS_MAX_PATH * 4 + 16];
+  snprintf(file, sizeof(file), "%s/replay.html", outDir);
+  csError err;
+  if (cs_replayWrite(file, tpl, page, nrun, &err) != CS_OK) {
+    cs_cliPrintError(&err);
+    return -1;
+  }
+  return 0;
+}
+
+
 // DIR/compare.csv and DIR/compare.json, each written to a temporary name beside it and renamed
 // over it only once both are complete: an interrupted or failing write never leaves half a table,
 // nor a new table beside an old one. Returns 0 or -1 (message printed).
@@ -636,6 +656,16 @@ static int writeTables(const char* dir, const char* scene, const char* path,
     snprintf(hidden, sizeof(hidden), ".%s.%ld.tmp", names[k], (long)getpid());
     pathIn(tmp[k], sizeof(tmp[k]), dir, hidden);
     cs_cliTemporaryFile(k, tmp[k]);
+  }
+  // a target that is not a regular file (a directory, say) would fail its rename after the other
+  // one succeeded: refuse before either is touched
+  for (int k = 0; k < 2 && ok; k++) {
+    struct stat st;
+    if (lstat(file[k], &st) == 0 && !S_ISREG(st.st_mode)) {
+      fprintf(stderr, "contactsim: error: cannot write %s: it is not a regular file\n",
+              cs_cliSafe(file[k]));
+      ok = 0;
+    }
   }
   for (int k = 0; k < 2 && ok; k++) {
     ok = writeTemporary(tmp[k], file[k], scene, path, runs, nrun, formats[k]) == 0;
@@ -672,11 +702,12 @@ int cs_cliCompare(int argc, char** argv) {
       {"convergence", no_argument, NULL, 'C'},
       {"max-steps", required_argument, NULL, 'N'},
       {"quiet", no_argument, NULL, 'q'},
+      {"replay", no_argument, NULL, 'R'},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0},
   };
   // -1 marks an option that was not given, so the scene's value stays
-  int convergence = 0;
+  int convergence = 0, replay = 0;
   const char* modelsArg = NULL;
   const char* outDir = NULL;
   Format format = FORMAT_TABLE;
@@ -700,6 +731,7 @@ int cs_cliCompare(int argc, char** argv) {
       case 'a': bad = cs_cliParseNumber(optarg, "atol", 0, &atol); break;
       case 'q': quiet = 1; break;
       case 'C': convergence = 1; break;
+      case 'R': replay = 1; break;
       // the format of standard output, by name
       case 'F': {
         // indexed like Format
@@ -721,6 +753,20 @@ int cs_cliCompare(int argc, char** argv) {
   }
   const char* path = cs_cliSceneArgument(argc, argv, "compare");
   if (!path) {
+    cs_cliFreeSets(&sets);
+    return CS_EXIT_USAGE;
+  }
+  // --replay reads the models' CSVs from the output directory, and needs the page template
+  char replayTemplate[4096];
+  csError replayErr;
+  if (replay && !outDir) {
+    fprintf(stderr, "contactsim: error: compare --replay needs --out-dir (the page is made from "
+            "the models' CSVs there)\n");
+    cs_cliFreeSets(&sets);
+    return CS_EXIT_USAGE;
+  }
+  if (replay && cs_replayFindTemplate(replayTemplate, sizeof(replayTemplate), &replayErr) != 0) {
+    cs_cliPrintError(&replayErr);
     cs_cliFreeSets(&sets);
     return CS_EXIT_USAGE;
   }
@@ -778,10 +824,10 @@ int cs_cliCompare(int argc, char** argv) {
           int n = snprintf(list + len, sizeof(list) - len, "%s%s", j ? ", " : "", available[j]);
           len += n > 0 ? (size_t)n : 0;
         }
-        fprintf(stderr, "contactsim: error: %s: %s '%s' (%s: %s)\n", path,
+        fprintf(stderr, "contactsim: error: %s: %s '%s' (%s: %s)\n", cs_cliSafe(path),
                 hasBlocks ? "the scene has no parameter block for contact model"
                           : "the scene gives no contact models, so there is no model",
-                names[i], hasBlocks ? "models" : "its only run is", list);
+                cs_cliSafe(names[i]), hasBlocks ? "models" : "its only run is", cs_cliSafe(list));
         cs_freeSceneText(text);
         cs_cliFreeSets(&sets);
         return CS_EXIT_USAGE;
@@ -817,6 +863,11 @@ int cs_cliCompare(int argc, char** argv) {
     if (rtol > 0) r->opt.rtol = rtol;
     if (atol > 0) r->opt.atol = atol;
     if (max_steps > 0) r->opt.max_steps = max_steps;
+    // more report rows than the limit are refused before anything runs
+    if (cs_cliCheckRows(&r->opt, path, r->model) != 0) {
+      exitCode = CS_EXIT_USAGE;
+      break;
+    }
     // the convergence check compares this run's trajectory with its reruns'
     if (convergence) {
       r->convergence.factor = CONVERGENCE_FACTOR;
@@ -939,6 +990,10 @@ int cs_cliCompare(int argc, char** argv) {
     // the directory always gets both the CSV and the JSON, whatever went to standard output
     if (outDir) {
       bad |= writeTables(outDir, scene, path, runs, ndone) != 0;
+    }
+    // the replay page of every model, from their CSVs (a failed run shows as far as it got)
+    if (replay) {
+      bad |= writeReplay(outDir, replayTemplate, runs, ndone) != 0;
     }
     // a failed output fails the command, even when every run finished
     if (bad) {

@@ -1,12 +1,68 @@
 // cmd_run.c: `contactsim run` and `contactsim validate`.
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "app/common.h"
+#include "app/replay.h"
+
+
+// --initial-state: the checkpoint must load into this scene (it is read again by the run), and
+// its time must come before the end time; the run's duration becomes what is left
+static int checkInitialState(csCliRun* run, const char* state, const char* scene) {
+  csData* probe = cs_makeData(run->m);
+  csError err;
+  memset(&err, 0, sizeof(err));
+  int status = probe ? cs_loadState(run->m, probe, state, &err) : CS_ERR_MEMORY;
+  double t0 = probe ? probe->t : 0;
+  cs_deleteData(probe);
+  if (status != CS_OK) {
+    if (!err.file[0]) {
+      snprintf(err.file, sizeof(err.file), "%s", state);
+    }
+    cs_cliPrintError(&err);
+    return -1;
+  }
+  double end = run->opt.duration;
+  if (!(t0 < end - 1e-12 * (1 + fabs(end)))) {
+    fprintf(stderr, "contactsim: error: %s: the state is at t = %.9g s, at or after the end "
+            "of the run of %s (t = %.9g s): give a longer --duration (an end time, counted "
+            "from t = 0)\n", cs_cliSafe(state), t0, cs_cliSafe(scene), end);
+    return -1;
+  }
+  run->opt.duration = end - t0;
+  return 0;
+}
+
+
+// --save-state: not the scene or another output, and writable now rather than after a long run
+// (the file itself is written at the end, under a temporary name renamed into place)
+static int checkSaveState(const char* state, const char* scene, const char* output,
+                          const char* stats) {
+  const char* others[] = {scene, output, stats};
+  for (int i = 0; i < 3; i++) {
+    if (others[i] && strcmp(others[i], state) == 0) {
+      fprintf(stderr, "contactsim: error: --save-state %s would overwrite the %s\n",
+              cs_cliSafe(state), i == 0 ? "scene" : i == 1 ? "CSV output" : "statistics");
+      return -1;
+    }
+  }
+  char tmp[CS_MAX_PATH + 8];
+  snprintf(tmp, sizeof(tmp), "%s.tmp", state);
+  FILE* f = fopen(tmp, "w");
+  if (!f) {
+    fprintf(stderr, "contactsim: error: cannot write %s: %s\n", cs_cliSafe(state),
+            strerror(errno));
+    return -1;
+  }
+  fclose(f);
+  remove(tmp);
+  return 0;
+}
 
 
 // `contactsim run`: parse the options, load the scene, simulate it to a CSV, then write the
@@ -25,7 +81,11 @@ int cs_cliRun(int argc, char** argv) {
       {"forces", no_argument, NULL, 'f'},
       {"stats", required_argument, NULL, 's'},
       {"max-steps", required_argument, NULL, 'N'},
+      {"max-rows", required_argument, NULL, 'X'},
+      {"save-state", required_argument, NULL, 'W'},
+      {"initial-state", required_argument, NULL, 'I'},
       {"quiet", no_argument, NULL, 'q'},
+      {"replay", required_argument, NULL, 'R'},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0},
   };
@@ -33,9 +93,12 @@ int cs_cliRun(int argc, char** argv) {
   const char* output = NULL;
   const char* contact_model = NULL;
   const char* stats = NULL;
+  const char* saveState = NULL;
+  const char* initialState = NULL;
+  const char* replay = NULL;
   int quiet = 0, forces = 0;
   double duration = -1, rtol = -1, atol = -1, interval = -1, max_step = -1;
-  long max_steps = -1;
+  long max_steps = -1, max_rows = -1;
   int integrator = -1;
   // --set KEY=VALUE, freed on every return below
   csCliSets sets = {0};
@@ -52,11 +115,22 @@ int cs_cliRun(int argc, char** argv) {
       case 'd': bad = cs_cliParseNumber(optarg, "duration", 0, &duration); break;
       case 'r': bad = cs_cliParseNumber(optarg, "rtol", 0, &rtol); break;
       case 'a': bad = cs_cliParseNumber(optarg, "atol", 0, &atol); break;
-      case 'p': bad = cs_cliParseNumber(optarg, "report-interval", 0, &interval); break;
+      case 'p':
+        bad = cs_cliParseNumber(optarg, "report-interval", 0, &interval);
+        // the lower limit a scene's report_interval has too
+        if (!bad && interval < CS_MIN_REPORT_INTERVAL) {
+          fprintf(stderr, "contactsim: error: --report-interval must be at least %g s, not '%s'\n",
+                  CS_MIN_REPORT_INTERVAL, cs_cliSafe(optarg));
+          bad = 1;
+        }
+        break;
       case 'm': bad = cs_cliParseNumber(optarg, "max-step", 1, &max_step); break;
       case 'c': contact_model = optarg; break;
       case 'f': forces = 1; break;
       case 's': stats = optarg; break;
+      case 'W': saveState = optarg; break;
+      case 'I': initialState = optarg; break;
+      case 'R': replay = optarg; break;
       case 'q': quiet = 1; break;
       // the integrator by name; the linear solver stays the scene's (simulation.linear_solver)
       case 'i': {
@@ -67,6 +141,7 @@ int cs_cliRun(int argc, char** argv) {
         break;
       }
       case 'N': bad = cs_cliParseCount(optarg, "max-steps", &max_steps); break;
+      case 'X': bad = cs_cliParseCount(optarg, "max-rows", &max_rows); break;
       case 'h': cs_cliCommandUsage(stdout, "run"); cs_cliFreeSets(&sets); return CS_EXIT_OK;
       default: cs_cliFreeSets(&sets); return cs_cliOptionError(c, argv, "run");
     }
@@ -77,6 +152,14 @@ int cs_cliRun(int argc, char** argv) {
   }
   const char* path = cs_cliSceneArgument(argc, argv, "run");
   if (!path) {
+    cs_cliFreeSets(&sets);
+    return CS_EXIT_USAGE;
+  }
+  // --replay needs the page template: a build without the viewer says so before running
+  char replayTemplate[4096];
+  csError replayErr;
+  if (replay && cs_replayFindTemplate(replayTemplate, sizeof(replayTemplate), &replayErr) != 0) {
+    cs_cliPrintError(&replayErr);
     cs_cliFreeSets(&sets);
     return CS_EXIT_USAGE;
   }
@@ -103,23 +186,75 @@ int cs_cliRun(int argc, char** argv) {
   if (max_step >= 0) run.opt.max_step = max_step;
   if (integrator >= 0) run.opt.integrator = (csIntegratorType)integrator;
   if (max_steps > 0) run.opt.max_steps = max_steps;
+  if (max_rows > 0) run.opt.max_rows = max_rows;
+  // more rows than the limit are refused before any output is opened
+  if (cs_cliCheckRows(&run.opt, path, NULL) != 0) {
+    cs_cliFreeRun(&run);
+    return CS_EXIT_USAGE;
+  }
+  // a checkpoint to continue from: read and checked now, before any output is opened; the run
+  // goes from its time to the end time the scene (or --duration) gives, counted from t = 0
+  if (initialState && checkInitialState(&run, initialState, path) != 0) {
+    cs_cliFreeRun(&run);
+    return CS_EXIT_USAGE;
+  }
+  run.initial_state = initialState;
+  // the checkpoint to write must be writable, and must not overwrite the scene or an output
+  if (saveState && checkSaveState(saveState, path, output, stats) != 0) {
+    cs_cliFreeRun(&run);
+    return CS_EXIT_USAGE;
+  }
+  run.keep_checkpoint = saveState != NULL;
 
   // the outputs, opened before the run so that a bad path costs nothing; neither may be the
   // scene or the other, and neither is truncated unless both open
-  const char* outPaths[2] = {output, stats};
-  FILE* outFiles[2];
-  if (cs_cliOpenOutputs(path, outPaths, outFiles, 2) != 0) {
+  const char* outPaths[3] = {output, stats, replay};
+  FILE* outFiles[3];
+  if (cs_cliOpenOutputs(path, outPaths, outFiles, 3) != 0) {
     cs_cliFreeRun(&run);
     return CS_EXIT_USAGE;
   }
   FILE* csv = output ? outFiles[0] : stdout;
   FILE* statsFile = outFiles[1];
-  csCsvOptions csvopt = {.forces = forces};
-  // from here on SIGINT, SIGTERM and SIGHUP stop the run cleanly
+  // the page is written after the run; it was opened above only to check its path
+  if (outFiles[2]) {
+    fclose(outFiles[2]);
+  }
+  // --replay: the run writes every column, forces included, to a scratch CSV for the page, and
+  // the CSV asked for is copied out of it afterwards (replay.c)
+  char scratchPath[4096 + 16];
+  FILE* scratch = replay ? cs_replayOpenScratch(replay, scratchPath, sizeof(scratchPath),
+                                                &replayErr)
+                         : NULL;
+  if (replay && !scratch) {
+    cs_cliPrintError(&replayErr);
+    if (output) {
+      fclose(csv);
+    }
+    if (statsFile) {
+      fclose(statsFile);
+    }
+    cs_cliFreeRun(&run);
+    return CS_EXIT_USAGE;
+  }
+  csCsvOptions csvopt = {.forces = forces || replay};
+  // from here on SIGINT, SIGTERM and SIGHUP stop the run cleanly (a second one removes the
+  // scratch CSV)
+  cs_cliTemporaryFile(0, scratch ? scratchPath : NULL);
   cs_cliCatchSignals();
   // simulate; the progress bar only when stderr is a terminal, so that logs stay free of it
-  cs_cliSimulate(&run, csv, &csvopt, !quiet && isatty(STDERR_FILENO));
+  cs_cliSimulate(&run, scratch ? scratch : csv, &csvopt, !quiet && isatty(STDERR_FILENO));
   int status = run.status;
+  if (scratch) {
+    csReplayRun page = {run.model, run.m, NULL};
+    csStatus s = cs_replayFinishRun(scratch, scratchPath, csv, forces, replay, replayTemplate,
+                                    &page, &replayErr);
+    cs_cliTemporaryFile(0, NULL);
+    if (s != CS_OK) {
+      cs_cliPrintError(&replayErr);
+      status = status == CS_OK ? (int)s : status;
+    }
+  }
   // every row written so far stays valid: rows are whole lines, flushed before we report
   int closed = output ? fclose(csv) : fflush(csv);
   if (closed != 0 && status == CS_OK) {
@@ -144,6 +279,20 @@ int cs_cliRun(int argc, char** argv) {
     if (bad) {
       fprintf(stderr, "contactsim: error: could not write %s\n", cs_cliSafe(stats));
       status = status == CS_OK ? CS_ERR_IO : status;
+    }
+  }
+  // the checkpoint: the end state of a finished run; the state of the last CSV row of one that
+  // was interrupted or failed (so that it can be continued, with other options if need be)
+  if (saveState && run.d && (status == CS_OK || status == CS_STOPPED || status == CS_ERR_SOLVER)) {
+    const csData* state = status == CS_OK ? run.d : run.checkpoint;
+    csError serr;
+    memset(&serr, 0, sizeof(serr));
+    if (state && cs_saveState(run.m, state, saveState, &serr) != CS_OK) {
+      cs_cliPrintError(&serr);
+      status = status == CS_OK ? CS_ERR_IO : status;
+    } else if (state && status != CS_OK && !quiet) {
+      fprintf(stderr, "contactsim: state at t = %.9g s (the last CSV row) saved to %s\n",
+              state->t, cs_cliSafe(saveState));
     }
   }
   // the summary needs data, which is missing only when memory ran out before the run

@@ -36,11 +36,17 @@ static const char usageRun[] =
     "      --report-interval DT  time between CSV rows, s\n"
     "      --max-step H          largest step, s (0: unlimited)\n"
     "      --max-steps N         most steps between two reports (then: too much work)\n"
+    "      --max-rows N          most CSV rows (default 10000000; longer runs are refused)\n"
     "      --contact-model NAME  use this model for the scene's \"contacts\"\n"
     "      --set KEY=VALUE       set a scene parameter by key path (repeatable), e.g.\n"
     "                            --set bodies.block.mass=2 --set simulation.rtol=1e-8\n"
     "      --forces              add per-contact columns (force, point, energy, power)\n"
     "      --stats FILE          write the run's statistics as JSON (a row of compare's)\n"
+    "      --save-state FILE     write the final state as a checkpoint (an interrupted run:\n"
+    "                            the state at its last CSV row)\n"
+    "      --initial-state FILE  start from a checkpoint, at its time; the run still ends\n"
+    "                            at the scene's (or --duration's) end time\n"
+    "      --replay FILE.html    also write a 3D replay page of the run (with forces)\n"
     "  -q, --quiet               no summary or progress on standard error\n"
     "  -h, --help                this help\n";
 
@@ -68,7 +74,40 @@ static const char usageCompare[] =
     "      --set KEY=VALUE       set a scene parameter by key path (repeatable)\n"
     "      --convergence         also run each model at tolerances 100x tighter and\n"
     "                            from initial speeds changed by 1e-9, and compare\n"
+    "      --replay              write DIR/replay.html showing every model (needs --out-dir)\n"
     "  -q, --quiet               no progress lines on standard error\n"
+    "  -h, --help                this help\n";
+
+static const char usageSweep[] =
+    "usage: contactsim sweep STUDY.json --out DIR [OPTIONS]\n"
+    "       contactsim sweep --gather DIR\n"
+    "run a parameter study (docs/sweep-format.md) on local cores or as a Slurm job array\n"
+    "\n"
+    "sweep options:\n"
+    "      --out DIR             results directory (a rerun runs only what is missing)\n"
+    "  -j, --jobs N              worker processes (default: every core this process has)\n"
+    "      --new                 discard the records of an earlier, different study in DIR\n"
+    "      --trajectories        also write each run's CSV to DIR/trajectories/\n"
+    "      --dry-run             print the runs and their values (with --slurm: write the\n"
+    "                            batch script and print the sbatch command); run nothing\n"
+    "      --task-range A:B      run only the runs A to B-1 (one array task's share)\n"
+    "      --gather DIR          merge DIR's records into results.csv, list missing runs\n"
+    "      --slurm               submit the study to Slurm as a job array\n"
+    "      --slurm-opt OPT       pass OPT to sbatch (repeatable)\n"
+    "      --runs-per-task N     runs per array task (default: max(10, runs/100))\n"
+    "  -q, --quiet               no progress on standard error\n"
+    "  -h, --help                this help\n";
+
+static const char usageReplay[] =
+    "usage: contactsim replay SCENE.json CSV [CSV...] [OPTIONS]\n"
+    "write a 3D replay page (one self-contained HTML file) of runs already made\n"
+    "\n"
+    "replay options:\n"
+    "  -o, --output FILE.html    page to write (default: the first CSV's name, .html)\n"
+    "      --contact-model NAME  the model the CSVs were written with (default: a CSV\n"
+    "                            named after a model block is that model's, the\n"
+    "                            others the scene's default)\n"
+    "      --set KEY=VALUE       the --set values the runs were made with (repeatable)\n"
     "  -h, --help                this help\n";
 
 static const struct {
@@ -78,6 +117,8 @@ static const struct {
     {"run", usageRun},
     {"validate", usageValidate},
     {"compare", usageCompare},
+    {"sweep", usageSweep},
+    {"replay", usageReplay},
 };
 enum { NCOMMAND_USAGE = (int)(sizeof(commandUsage) / sizeof(commandUsage[0])) };
 
@@ -90,6 +131,9 @@ void cs_cliUsage(FILE* f) {
           "  run SCENE.json       simulate a scene and write its trajectory as CSV\n"
           "  validate SCENE.json  load and check a scene without running it\n"
           "  compare SCENE.json   run a scene once per contact model and tabulate the results\n"
+          "  replay SCENE.json CSV...  write a 3D replay page (HTML) of runs already made\n"
+          "  sweep STUDY.json     run a parameter study (docs/sweep-format.md) on local cores\n"
+          "                       or as a Slurm job array; sweep --gather DIR merges results\n"
           "\n"
           "contactsim COMMAND --help shows one command's options; all of them:\n");
   for (int i = 0; i < NCOMMAND_USAGE; i++) {
@@ -406,6 +450,10 @@ static int writeRow(void* ctx, const csModel* m, csData* d) {
       csu_vec3ToArray(row + 1 + 3 * (b - 1), d->body_pose[b].p);
     }
   }
+  // the state of this report, for a checkpoint of an interrupted run (a copy, no allocation)
+  if (run->checkpoint) {
+    cs_copyState(m, run->checkpoint, d);
+  }
   return r;
 }
 
@@ -469,6 +517,22 @@ void cs_cliSimulate(csCliRun* r, FILE* csv, const csCsvOptions* csvopt, int prog
   r->cpu_seconds = 0;
   r->track_used = 0;
   r->d = cs_makeData(r->m);
+  // a checkpoint to start from, before anything reads the initial state
+  if (r->d && r->initial_state) {
+    int st = cs_loadState(r->m, r->d, r->initial_state, &r->err);
+    if (st != CS_OK) {
+      r->status = st == CS_ERR_MEMORY ? st : CS_ERR_INPUT;
+      cs_deleteData(r->d);
+      r->d = NULL;
+      return;
+    }
+  }
+  if (r->d && r->keep_checkpoint) {
+    r->checkpoint = cs_makeData(r->m);
+    if (r->checkpoint) {
+      cs_copyState(r->m, r->checkpoint, r->d);
+    }
+  }
   // a perturbed initial state, before the statistics record the initial energy
   if (r->d && r->perturb_u != 0) {
     for (int i = 0; i < r->m->nu; i++) {
@@ -546,8 +610,10 @@ void cs_cliSimulate(csCliRun* r, FILE* csv, const csCsvOptions* csvopt, int prog
 void cs_cliFreeRun(csCliRun* r) {
   cs_metricsFree(&r->metrics);
   cs_deleteData(r->d);
+  cs_deleteData(r->checkpoint);
   cs_deleteModel(r->m);
   free(r->track);
+  r->checkpoint = NULL;
   r->d = NULL;
   r->m = NULL;
   r->track = NULL;
@@ -904,7 +970,9 @@ int cs_cliOpenOutputs(const char* scene, const char* const* paths, FILE** files,
 
 int cs_cliUtf8Length(const unsigned char* s) {
   unsigned c = s[0];
-  int n = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
+  // the sequence length from the lead byte; 0 for a continuation byte or 0xf8 and above
+  int n = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4
+                                                                                            : 0;
   if (n <= 1) {
     return n;
   }
@@ -970,4 +1038,29 @@ const char* cs_cliSafe(const char* s) {
   char* buf = ring[next];
   next = (next + 1) % 4;
   return cs_cliSafeText(s, buf, CS_CLI_SAFE_LEN);
+}
+
+
+int cs_cliCheckRows(const csSimOptions* o, const char* path, const char* model) {
+  char who[CS_MAX_NAME + 16] = "";
+  if (model) {
+    snprintf(who, sizeof(who), " (%s)", model);
+  }
+  if (!(o->report_interval >= CS_MIN_REPORT_INTERVAL)) {
+    fprintf(stderr, "contactsim: error: %s%s: the report interval %g s is below the smallest, %g s\n",
+            cs_cliSafe(path), who, o->report_interval, CS_MIN_REPORT_INTERVAL);
+    return -1;
+  }
+  // reports at 0, every interval and at the end
+  double rows = floor(o->duration / o->report_interval) + 2;
+  long limit = o->max_rows > 0 ? o->max_rows : CS_DEFAULT_MAX_ROWS;
+  if (rows > (double)limit) {
+    fprintf(stderr,
+            "contactsim: error: %s%s: the run would write %.0f report rows (%g s, one row every "
+            "%g s), more than the limit of %ld; raise it with --max-rows N or "
+            "simulation.max_rows, or report less often\n",
+            cs_cliSafe(path), who, rows, o->duration, o->report_interval, limit);
+    return -1;
+  }
+  return 0;
 }

@@ -20,6 +20,8 @@ int cs_cliRun(int argc, char** argv);
 int cs_cliValidate(int argc, char** argv);
 // `contactsim compare`: run a scene once per contact model and tabulate (cmd_compare.c).
 int cs_cliCompare(int argc, char** argv);
+// `contactsim replay`: the 3D replay page of runs already made, from their CSVs (cmd_replay.c).
+int cs_cliReplay(int argc, char** argv);
 // Write the usage text of every command to f (stdout for --help, stderr after a usage error).
 void cs_cliUsage(FILE* f);
 
@@ -93,7 +95,7 @@ typedef struct csCliRun {
   csMetrics metrics;           // contact statistics and diagnostics
   int status;                  // csStatus of the run
   csError err;                 // what went wrong when status != CS_OK
-  double cpu_seconds;          // CPU time of the integration without the statistics' sampling
+  double cpu_seconds;          // process CPU time of the run less its reports (csStats), s
   double perturb_u;            // added to every generalized speed of the initial state (0: none)
   double* track;               // nullable: (track_rows x (1 + 3 (nbody - 1))) per report the
                                // time, s, then the origin of every body but ground in Ground, m;
@@ -101,6 +103,10 @@ typedef struct csCliRun {
   long track_rows;             // rows track holds
   long track_used;             // rows written by the run
   csCliConvergence convergence;  // compare --convergence (done = 0 otherwise)
+  const char* initial_state;   // nullable: checkpoint the run starts from (run --initial-state)
+  int keep_checkpoint;         // 1: keep the state of the last report in checkpoint
+  csData* checkpoint;          // the state at the last report (owned; NULL unless asked for),
+                               // what run --save-state writes for an interrupted run
 } csCliRun;
 
 // Simulate r->m from its initial state with r->opt: make r->d, feed the statistics, write the
@@ -109,6 +115,8 @@ typedef struct csCliRun {
 // r->m and r->opt must be set; r->d is created here and owned by r (NULL only when memory ran
 // out). When r->track is set, each report also stores the body origins there (up to
 // track_rows rows, counted in track_used); r->perturb_u is added to every initial speed.
+// With r->initial_state the run starts from that checkpoint (a bad one fails the run with
+// CS_ERR_INPUT); with r->keep_checkpoint each report's state is copied to r->checkpoint.
 // Nullable: csv (no CSV is written; csvopt is then unused). csv stays open and owned by the
 // caller. cpu_seconds is CPU time in seconds.
 void cs_cliSimulate(csCliRun* r, FILE* csv, const csCsvOptions* csvopt, int progress);
@@ -192,5 +200,10 @@ int cs_cliOptionError(int c, char** argv, const char* command);
 // Parse a positive whole number (a step count) for option `name` (without "--"); prints and
 // returns -1 when text is not one. None may be NULL; out written only on success.
 int cs_cliParseCount(const char* text, const char* name, long* out);
+// Refuse, before anything is written, a run whose report rows (duration / report_interval)
+// would exceed o->max_rows, or whose report interval is below CS_MIN_REPORT_INTERVAL: prints
+// the numbers and how to raise the limit (with model, nullable, named) and returns -1; 0 when
+// the run may go ahead. path names the scene.
+int cs_cliCheckRows(const csSimOptions* o, const char* path, const char* model);
 
 #endif  // CONTACTSIM_CLI_H

@@ -4,20 +4,27 @@
 #include <string.h>
 
 #include "app/common.h"
+#include "app/sweep.h"
 
 
 int main(int argc, char** argv) {
   if (argc < 2) {
+    fprintf(stderr, "contactsim: error: no command given\n");
     cs_cliUsage(stderr);
     return CS_EXIT_USAGE;
   }
   const char* cmd = argv[1];
+  // `contactsim help COMMAND` is `contactsim COMMAND --help`
+  if (strcmp(cmd, "help") == 0 && argc > 2) {
+    cs_cliCommandUsage(stdout, argv[2]);
+    return CS_EXIT_OK;
+  }
   if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
     cs_cliUsage(stdout);
     return CS_EXIT_OK;
   }
   if (strcmp(cmd, "--version") == 0) {
-    printf("contactsim 0.1.0\n");
+    printf("contactsim %s\n", cs_versionString());
     return CS_EXIT_OK;
   }
   // each subcommand parses argv[1..] with getopt_long (argv[0] of the subcommand is its name)
@@ -30,7 +37,13 @@ int main(int argc, char** argv) {
   if (strcmp(cmd, "compare") == 0) {
     return cs_cliCompare(argc - 1, argv + 1);
   }
-  fprintf(stderr, "contactsim: error: unknown command '%s'\n", cmd);
+  if (strcmp(cmd, "sweep") == 0) {
+    return cs_cliSweep(argc - 1, argv + 1);
+  }
+  if (strcmp(cmd, "replay") == 0) {
+    return cs_cliReplay(argc - 1, argv + 1);
+  }
+  fprintf(stderr, "contactsim: error: unknown command '%s'\n", cs_cliSafe(cmd));
   cs_cliUsage(stderr);
   return CS_EXIT_USAGE;
 }

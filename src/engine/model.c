@@ -44,6 +44,7 @@ csSimOptions cs_defaultSimOptions(void) {
   o.initial_step = 0;
   o.max_steps = 100000;
   o.report_interval = 0.01;
+  o.max_rows = CS_DEFAULT_MAX_ROWS;
   return o;
 }
 

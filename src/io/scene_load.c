@@ -49,6 +49,26 @@
 // ---------------------------------------------------------------------------------------------
 // the loader's context and the JSON path of the value being read
 
+// Names to ids in a hash table, so that a scene of 100,000 bodies loads in linear time: every
+// body, plane and force name is looked up at least once (a parent, a contact's body, a change's
+// target), and the model's own cs_bodyId is a linear search. Open addressing on a power-of-two
+// table kept at most half full; a slot holds id + 1 (0: empty). The names themselves stay in the
+// model's arrays.
+typedef struct NameSlot {
+  uint32_t hash;  // of the name: most probes that miss are told apart without strcmp
+  int id;         // id + 1; 0: empty
+} NameSlot;
+
+typedef struct NameIndex {
+  NameSlot* slot;  // (cap)
+  size_t cap;      // 0 before the first insertion
+  int count;
+} NameIndex;
+
+// the four name spaces of a scene (force elements and contact sets also share one, checked by
+// looking in both)
+enum { NAMES_BODY = 0, NAMES_PLANE, NAMES_FORCE, NAMES_GROUP, NAMES_COUNT };
+
 // the state threaded through every reader: the model being built, the first error, and the JSON
 // path of the current value, grown and shrunk as the readers descend. The path is a fixed buffer
 // (no allocation); a path too long for it is cut, which only shortens messages.
@@ -63,36 +83,57 @@ typedef struct Loader {
                                  // created, "" when it created none
   int unknownKey;                // the error recorded is an unknown key (a created one is the
                                  // override's fault)
+  NameIndex names[NAMES_COUNT];  // bodies, planes, force elements, contact sets by name
+  int* groupFirst;               // (ngroup) first element of each contact set (they are
+                                 // consecutive), set while the contacts are built
+  int* groupCount;               // (ngroup) its number of elements
+  csChange* change;              // (nchange) the changes read, in the order read
+  size_t nchange, capchange;
 } Loader;
 
-// append a suffix to the path; returns the previous length for popPath. Long keys truncate on
-// purpose (the path is for messages), so GCC's truncation warning is silenced for this and its
-// two callers (where the inlined call is reported).
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wformat-truncation"
-static size_t pushText(Loader* ld, const char* fmt, const char* key, int index) {
+// append text[0..n) to the path; returns the previous length for popPath. The path is for
+// messages: text that does not fit is cut (the buffer holds every path a valid scene has). The
+// pushes run for every value read, so they copy by hand rather than through snprintf.
+static size_t pushText(Loader* ld, const char* text, size_t n) {
   size_t old = ld->pathlen;
-  size_t room = sizeof(ld->path) - old;
-  int n =
-      key ? snprintf(ld->path + old, room, fmt, key) : snprintf(ld->path + old, room, fmt, index);
-  if (n > 0) {
-    ld->pathlen = ((size_t)n < room) ? old + (size_t)n : sizeof(ld->path) - 1;
-  }
+  size_t room = sizeof(ld->path) - 1 - old;
+  n = n < room ? n : room;
+  memcpy(ld->path + old, text, n);
+  ld->pathlen = old + n;
+  ld->path[ld->pathlen] = '\0';
   return old;
 }
 
 
 // ".key" below an object ("key" at the top); a NULL key counts as empty
 static size_t pushKey(Loader* ld, const char* key) {
-  return pushText(ld, ld->pathlen ? ".%s" : "%s", key ? key : "", 0);
+  size_t old = ld->pathlen;
+  if (old) {
+    pushText(ld, ".", 1);
+  }
+  key = key ? key : "";
+  pushText(ld, key, strlen(key));
+  return old;
 }
 
 
 // "[index]" below an array
 static size_t pushIndex(Loader* ld, int index) {
-  return pushText(ld, "[%d]", NULL, index);
+  // the digits from the end of a small buffer: "[", up to 10 digits and a sign, "]"
+  char buf[16];
+  char* p = buf + sizeof(buf);
+  unsigned v = index < 0 ? 0u - (unsigned)index : (unsigned)index;
+  *--p = ']';
+  do {
+    *--p = (char)('0' + v % 10);
+    v /= 10;
+  } while (v);
+  if (index < 0) {
+    *--p = '-';
+  }
+  *--p = '[';
+  return pushText(ld, p, (size_t)(buf + sizeof(buf) - p));
 }
-#pragma GCC diagnostic pop
 
 
 // cut the path back to the length a push returned
@@ -417,20 +458,115 @@ static int memberName(Loader* ld, const cJSON* obj, const char* key, const char*
 }
 
 
-// index of the contact set named `name`, or -1
-static int groupId(const csModel* m, const char* name) {
-  for (int g = 0; g < m->ngroup; g++) {
-    if (strcmp(m->group_name[g], name) == 0) {
-      return g;
+// the name of id in name space `which` of the model
+static const char* nameOf(const csModel* m, int which, int id) {
+  switch (which) {
+    case NAMES_BODY:
+      return m->body[id].name;
+    case NAMES_PLANE:
+      return m->plane[id].name;
+    case NAMES_FORCE:
+      return m->force[id].name;
+    default:
+      return m->group_name[id];
+  }
+}
+
+
+// FNV-1a: short names, spread well enough for a table kept half empty
+static size_t hashName(const char* s) {
+  uint64_t h = 1469598103934665603ull;
+  for (; *s; s++) {
+    h = (h ^ (unsigned char)*s) * 1099511628211ull;
+  }
+  return (size_t)h;
+}
+
+
+// id of `name` in name space `which`, or -1
+static int nameFind(const Loader* ld, int which, const char* name) {
+  const NameIndex* x = &ld->names[which];
+  if (!x->cap || !name) {
+    return -1;
+  }
+  size_t h = hashName(name);
+  for (size_t i = h & (x->cap - 1);; i = (i + 1) & (x->cap - 1)) {
+    const NameSlot* s = &x->slot[i];
+    if (!s->id) {
+      return -1;
+    }
+    if (s->hash == (uint32_t)h && strcmp(nameOf(ld->m, which, s->id - 1), name) == 0) {
+      return s->id - 1;
     }
   }
-  return -1;
 }
+
+
+// put id (whose name hashes to h) into the first free slot from its home
+static void nameInsert(NameIndex* x, size_t h, int id) {
+  size_t i = h & (x->cap - 1);
+  while (x->slot[i].id) {
+    i = (i + 1) & (x->cap - 1);
+  }
+  x->slot[i].hash = (uint32_t)h;
+  x->slot[i].id = id + 1;
+}
+
+
+// record the newest id of name space `which`; the table doubles when half full. Returns -1
+// (with the error recorded) when memory runs out.
+static int nameAdd(Loader* ld, int which, int id) {
+  NameIndex* x = &ld->names[which];
+  if (2 * ((size_t)x->count + 1) > x->cap) {
+    size_t cap = x->cap ? 2 * x->cap : 64;
+    NameSlot* slot = csu_malloc(cap * sizeof(NameSlot));
+    if (!slot) {
+      cs_setError(ld->err, CS_ERR_MEMORY, "", "out of memory indexing the names");
+      return -1;
+    }
+    // rehash what the old table held into the new one (the stored hashes suffice: the
+    // table size is a power of two, so the home slot is the hash's low bits)
+    NameSlot* old = x->slot;
+    size_t oldcap = x->cap;
+    x->slot = slot;
+    x->cap = cap;
+    for (size_t i = 0; i < oldcap; i++) {
+      if (old[i].id) {
+        nameInsert(x, old[i].hash, old[i].id - 1);
+      }
+    }
+    csu_free(old, oldcap * sizeof(NameSlot));
+  }
+  nameInsert(x, hashName(nameOf(ld->m, which, id)), id);
+  x->count++;
+  return 0;
+}
+
+
+static void nameFree(Loader* ld) {
+  for (int i = 0; i < NAMES_COUNT; i++) {
+    csu_free(ld->names[i].slot, ld->names[i].cap * sizeof(NameSlot));
+    memset(&ld->names[i], 0, sizeof(ld->names[i]));
+  }
+}
+
+
+// lookups by name in the model being built: id or -1
+static int bodyId(const Loader* ld, const char* name) { return nameFind(ld, NAMES_BODY, name); }
+
+
+static int planeId(const Loader* ld, const char* name) { return nameFind(ld, NAMES_PLANE, name); }
+
+
+static int forceId(const Loader* ld, const char* name) { return nameFind(ld, NAMES_FORCE, name); }
+
+
+static int groupId(const Loader* ld, const char* name) { return nameFind(ld, NAMES_GROUP, name); }
 
 
 // force element and contact set names share one name space (changes refer to either)
 static int checkForceNameFree(Loader* ld, const char* key, const char* name) {
-  if (cs_forceId(ld->m, name) >= 0 || groupId(ld->m, name) >= 0) {
+  if (forceId(ld, name) >= 0 || groupId(ld, name) >= 0) {
     return failAt(ld, key, "a force element or contact named '%s' already exists", name);
   }
   return 0;
@@ -450,7 +586,7 @@ static int memberBody(Loader* ld, const cJSON* obj, const char* key, const char*
   }
   const char* name = r ? s : fallback;
   // bodies are looked up in the model built so far, hence the order rule in the message
-  *id = cs_bodyId(ld->m, name);
+  *id = bodyId(ld, name);
   if (*id < 0) {
     return failAt(ld, key, "there is no body named '%.64s' (bodies must be defined before use)",
                   name);
@@ -465,7 +601,7 @@ static int memberPlane(Loader* ld, const cJSON* obj, const char* key, int* id) {
   if (requireString(ld, obj, key, &s)) {
     return -1;
   }
-  *id = cs_planeId(ld->m, s);
+  *id = planeId(ld, s);
   if (*id < 0) {
     return failAt(ld, key, "there is no plane named '%.64s'", s);
   }
@@ -620,10 +756,45 @@ static int isPositiveDefinite(const csMat33* I) {
 }
 
 
+// SHAPE member c (key kind: "box", "sphere" or "cylinder") into shape: half sizes, radius, or
+// {"radius", "half_length"} with the axis along the body's z; every size > 0
+static int readShape(Loader* ld, const cJSON* c, const char* kind, csShape* shape) {
+  memset(shape, 0, sizeof(*shape));
+  int r = 0;
+  if (strcmp(kind, "box") == 0) {
+    // box: half sizes along the body axes, all positive
+    csVec3 h = csu_vec3(0, 0, 0);
+    r = expectVec3(ld, c, &h);
+    if (!r && !(h.x > 0 && h.y > 0 && h.z > 0)) {
+      r = fail(ld, "the half sizes of a box must be > 0");
+    }
+    *shape = (csShape){CS_SHAPE_BOX, {h.x, h.y, h.z}};
+  } else if (strcmp(kind, "sphere") == 0) {
+    // sphere: a solid ball of the given radius
+    double radius = 0;
+    r = expectNumberRule(ld, c, RULE_POSITIVE, &radius);
+    *shape = (csShape){CS_SHAPE_SPHERE, {radius, 0, 0}};
+  } else {
+    // cylinder: {"radius", "half_length"}, its axis along the body's z
+    static const char* const ckeys[] = {"radius", "half_length", NULL};
+    double radius = 0, half = 0;
+    r = expectObject(ld, c) || checkKeys(ld, c, ckeys) ||
+        requireNumber(ld, c, "radius", RULE_POSITIVE, &radius) ||
+        requireNumber(ld, c, "half_length", RULE_POSITIVE, &half);
+    *shape = (csShape){CS_SHAPE_CYLINDER, {radius, half, 0}};
+  }
+  if (r) {
+    shape->type = CS_SHAPE_NONE;
+  }
+  return r;
+}
+
+
 // INERTIA = {"diag"} | {"matrix"} | {"box"} | {"sphere"} | {"cylinder"}: about the COM, in the
-// body frame; the shapes are solids of the body's mass
-static int readInertia(Loader* ld, const cJSON* item, double mass, csMat33* I) {
+// body frame; the shapes are solids of the body's mass, and the shape is kept (for drawing)
+static int readInertia(Loader* ld, const cJSON* item, double mass, csMat33* I, csShape* shape) {
   static const char* const keys[] = {"diag", "matrix", "box", "sphere", "cylinder", NULL};
+  memset(shape, 0, sizeof(*shape));
   if (expectObject(ld, item) || checkKeys(ld, item, keys)) {
     return -1;
   }
@@ -657,32 +828,14 @@ static int readInertia(Loader* ld, const cJSON* item, double mass, csMat33* I) {
       csMat33 M = {{{a[0], a[3], a[4]}, {a[3], a[1], a[5]}, {a[4], a[5], a[2]}}};
       *I = M;
     }
-  } else if (strcmp(kind, "box") == 0) {
-    // box: half sizes along the body axes, all positive
-    csVec3 h;
-    r = expectVec3(ld, c, &h);
-    if (!r && !(h.x > 0 && h.y > 0 && h.z > 0)) {
-      r = fail(ld, "the half sizes of a box must be > 0");
-    }
-    if (!r) {
-      *I = csu_inertiaBox(mass, h);
-    }
-  } else if (strcmp(kind, "sphere") == 0) {
-    // sphere: a solid ball of the given radius
-    double radius = 0;
-    r = expectNumberRule(ld, c, RULE_POSITIVE, &radius);
-    if (!r) {
-      *I = csu_inertiaSphere(mass, radius);
-    }
   } else {
-    // cylinder: {"radius", "half_length"}, its axis along the body's z
-    static const char* const ckeys[] = {"radius", "half_length", NULL};
-    double radius = 0, half = 0;
-    r = expectObject(ld, c) || checkKeys(ld, c, ckeys) ||
-        requireNumber(ld, c, "radius", RULE_POSITIVE, &radius) ||
-        requireNumber(ld, c, "half_length", RULE_POSITIVE, &half);
+    // a solid shape: its inertia for the body's mass
+    r = readShape(ld, c, kind, shape);
     if (!r) {
-      *I = csu_inertiaCylinder(mass, radius, half);
+      const double* h = shape->size;
+      *I = shape->type == CS_SHAPE_BOX      ? csu_inertiaBox(mass, csu_vec3(h[0], h[1], h[2]))
+           : shape->type == CS_SHAPE_SPHERE ? csu_inertiaSphere(mass, h[0])
+                                            : csu_inertiaCylinder(mass, h[0], h[1]);
     }
   }
   popPath(ld, p);
@@ -823,10 +976,31 @@ static int readJoint(Loader* ld, const cJSON* item, csBody* body, BodyInit* init
 }
 
 
-// BODY = {"name", "mass", "com", "inertia", "joint"}: read and check, then add through
+// VISUAL = {"box"} | {"sphere"} | {"cylinder"}: the shape the body is drawn as (the replay
+// page), centred on its centre of mass; the dynamics never reads it
+static int readVisual(Loader* ld, const cJSON* item, csShape* shape) {
+  static const char* const keys[] = {"box", "sphere", "cylinder", NULL};
+  if (expectObject(ld, item) || checkKeys(ld, item, keys)) {
+    return -1;
+  }
+  const cJSON* c = item->child;
+  if (!c) {
+    return fail(ld, "give one of 'box', 'sphere', 'cylinder'");
+  }
+  if (c->next) {
+    return failAt(ld, c->next->string, "give only one of 'box', 'sphere', 'cylinder'");
+  }
+  size_t p = pushKey(ld, c->string);
+  int r = readShape(ld, c, c->string, shape);
+  popPath(ld, p);
+  return r;
+}
+
+
+// BODY = {"name", "mass", "com", "inertia", "visual", "joint"}: read and check, then add through
 // cs_addBody (which checks the tree); init receives the joint's initial values
 static int readBody(Loader* ld, const cJSON* item, BodyInit* init) {
-  static const char* const keys[] = {"name", "mass", "com", "inertia", "joint", NULL};
+  static const char* const keys[] = {"name", "mass", "com", "inertia", "visual", "joint", NULL};
   if (expectObject(ld, item) || checkKeys(ld, item, keys)) {
     return -1;
   }
@@ -837,7 +1011,7 @@ static int readBody(Loader* ld, const cJSON* item, BodyInit* init) {
     return -1;
   }
   // names are unique among bodies; ground exists from the start
-  if (cs_bodyId(ld->m, b.name) >= 0) {
+  if (bodyId(ld, b.name) >= 0) {
     return failAt(ld, "name", "a body named '%s' already exists%s", b.name,
                   strcmp(b.name, "ground") == 0 ? " (ground is predefined)" : "");
   }
@@ -851,10 +1025,20 @@ static int readBody(Loader* ld, const cJSON* item, BodyInit* init) {
     return missing(ld, "inertia");
   }
   size_t p = pushKey(ld, "inertia");
-  int r = readInertia(ld, inertia, b.mass, &b.inertia);
+  int r = readInertia(ld, inertia, b.mass, &b.inertia, &b.inertia_shape);
   popPath(ld, p);
   if (r) {
     return -1;
+  }
+  // the optional shape to draw the body as
+  const cJSON* visual = cJSON_GetObjectItemCaseSensitive(item, "visual");
+  if (visual) {
+    p = pushKey(ld, "visual");
+    r = readVisual(ld, visual, &b.visual);
+    popPath(ld, p);
+    if (r) {
+      return -1;
+    }
   }
   const cJSON* joint = cJSON_GetObjectItemCaseSensitive(item, "joint");
   if (!joint) {
@@ -867,11 +1051,12 @@ static int readBody(Loader* ld, const cJSON* item, BodyInit* init) {
     return -1;
   }
   // an error from cs_addBody gets the body's JSON path, which it cannot know
-  if (cs_addBody(ld->m, &b, ld->err) < 0) {
+  int id = cs_addBody(ld->m, &b, ld->err);
+  if (id < 0) {
     snprintf(ld->err->path, sizeof(ld->err->path), "%s", ld->path);
     return -1;
   }
-  return 0;
+  return nameAdd(ld, NAMES_BODY, id);
 }
 
 
@@ -888,7 +1073,7 @@ static int readPlane(Loader* ld, const cJSON* item) {
     return -1;
   }
   // plane names are unique among planes
-  if (cs_planeId(ld->m, pl.name) >= 0) {
+  if (planeId(ld, pl.name) >= 0) {
     return failAt(ld, "name", "a plane named '%s' already exists", pl.name);
   }
   if (memberBody(ld, item, "body", "ground", &pl.body) ||
@@ -896,11 +1081,12 @@ static int readPlane(Loader* ld, const cJSON* item) {
     return -1;
   }
   // an error from cs_addPlane gets the plane's JSON path, which it cannot know
-  if (cs_addPlane(ld->m, &pl, ld->err) < 0) {
+  int id = cs_addPlane(ld->m, &pl, ld->err);
+  if (id < 0) {
     snprintf(ld->err->path, sizeof(ld->err->path), "%s", ld->path);
     return -1;
   }
-  return 0;
+  return nameAdd(ld, NAMES_PLANE, id);
 }
 
 
@@ -989,7 +1175,7 @@ static int readParam(Loader* ld, const cJSON* item, const csParamInfo* p, csForc
       if (!ld->m) {
         return 0;  // only checking keys (cs_sceneContactModels): names resolve at load time
       }
-      int id = p->type == CS_PARAM_BODY ? cs_bodyId(ld->m, s) : cs_planeId(ld->m, s);
+      int id = p->type == CS_PARAM_BODY ? bodyId(ld, s) : planeId(ld, s);
       if (id < 0) {
         return fail(ld, "there is no %s named '%.64s'", p->type == CS_PARAM_BODY ? "body" : "plane",
                     s);
@@ -1174,6 +1360,9 @@ static int readForce(Loader* ld, const cJSON* item, int index) {
   int e = cs_addForce(ld->m, kid, name, ld->err);
   if (e < 0) {
     snprintf(ld->err->path, sizeof(ld->err->path), "%s", ld->path);
+    return -1;
+  }
+  if (nameAdd(ld, NAMES_FORCE, e)) {
     return -1;
   }
   return applyParams(ld, item, k, &ld->m->force[e], 0, reserved);
@@ -1384,14 +1573,17 @@ static int buildContact(Loader* ld, int ci, const ContactGeom* g, int kid, const
                        k->name);
   }
   // the contact's name becomes a contact set, in the name space of force elements
-  if (cs_forceId(ld->m, g->name) >= 0 || groupId(ld->m, g->name) >= 0) {
+  if (forceId(ld, g->name) >= 0 || groupId(ld, g->name) >= 0) {
     return failContact(ld, ci, "name", "a force element or contact named '%s' already exists",
                        g->name);
   }
   int group = cs_addGroup(ld->m, g->name, ld->err);
-  if (group < 0) {
+  if (group < 0 || nameAdd(ld, NAMES_GROUP, group)) {
     return -1;
   }
+  // the set's elements follow, one per point
+  ld->groupFirst[group] = ld->m->nforce;
+  ld->groupCount[group] = g->npoints;
   // one element per point, named "<contact>.<i>"
   int i = 0;
   for (const cJSON* c = g->points->child; c; c = c->next, i++) {
@@ -1403,12 +1595,12 @@ static int buildContact(Loader* ld, int ci, const ContactGeom* g, int kid, const
                          g->npoints);
     }
     // a force entry may already use a name of that form
-    if (cs_forceId(ld->m, name) >= 0) {
+    if (forceId(ld, name) >= 0) {
       return failContact(ld, ci, "name", "the element name '%s' of this contact is already taken",
                          name);
     }
     int e = cs_addForce(ld->m, kid, name, ld->err);
-    if (e < 0) {
+    if (e < 0 || nameAdd(ld, NAMES_FORCE, e)) {
       return -1;
     }
     csForce* f = &ld->m->force[e];
@@ -1438,8 +1630,129 @@ static int buildContact(Loader* ld, int ci, const ContactGeom* g, int kid, const
 // ---------------------------------------------------------------------------------------------
 // scheduled changes of discrete variables
 
+// the table entry of kind k whose key is the discrete variable's name (the kinds name their
+// discrete variables after the parameters that give their initial values), or NULL
+static const csParamInfo* paramOfVariable(const csForceKind* k, const char* name) {
+  for (int i = 0; i < k->nparams; i++) {
+    if (k->params[i].type == CS_PARAM_REAL && strcmp(k->params[i].key, name) == 0) {
+      return &k->params[i];
+    }
+  }
+  return NULL;
+}
+
+
+// the values one change sets together must be consistent under the kind's own rules
+// (setDiscrete): each is set in turn, as the run does, starting from the element's initial
+// values, and a value that a later one of the same change moves (lower_bound 2 with upper_bound
+// 1: the upper bound wins) is reported at its path. Values set at different times are not
+// compared: there the kind's rule for the value being set is what the user asked for.
+static int checkChangeTogether(Loader* ld, int e, const int* index, const double* value,
+                               const char* const* key, int n) {
+  const csForce* f = &ld->m->force[e];
+  const csForceKind* k = cs_forceKind(f->kind);
+  if (!k->setDiscrete || n < 2 || k->discnum > CS_MAX_KIND_PARAMS) {
+    return 0;
+  }
+  // a scratch element whose discrete variables live at the start of a scratch array, in a copy
+  // of the model header that holds that element alone
+  double disc[CS_MAX_KIND_PARAMS];
+  for (int i = 0; i < k->discnum; i++) {
+    const csParamInfo* p = k->discnames ? paramOfVariable(k, k->discnames[i]) : NULL;
+    disc[i] = p ? f->param[p->slot] : 0.0;
+  }
+  csForce scratch = *f;
+  scratch.discadr = 0;
+  csModel one = *ld->m;
+  one.force = &scratch;
+  one.nforce = 1;
+  csData d;
+  memset(&d, 0, sizeof(d));
+  d.disc = disc;
+  d.ndisc = k->discnum;
+  for (int j = 0; j < n; j++) {
+    k->setDiscrete(&one, &d, 0, index[j], value[j]);
+    // an earlier value of this change that the one just set has moved
+    for (int i = 0; i < j; i++) {
+      if (disc[index[i]] != value[i]) {
+        size_t p = pushKey(ld, key[j]);
+        fail(ld,
+             "%s = %g and %s = %g, set by the same change, contradict each other (a %s would "
+             "change %s to %g)",
+             key[j], value[j], key[i], value[i], k->name, key[i], disc[index[i]]);
+        popPath(ld, p);
+        return -1;
+      }
+    }
+  }
+  return 0;
+}
+
+
+// keep a change for addChanges; -1 when memory runs out
+static int pendingChange(Loader* ld, const csChange* c) {
+  if (ld->nchange == ld->capchange) {
+    size_t cap = ld->capchange ? 2 * ld->capchange : 16;
+    csChange* grown =
+        csu_realloc(ld->change, ld->capchange * sizeof(csChange), cap * sizeof(csChange));
+    if (!grown) {
+      cs_setError(ld->err, CS_ERR_MEMORY, "", "out of memory reading the changes");
+      return -1;
+    }
+    ld->change = grown;
+    ld->capchange = cap;
+  }
+  ld->change[ld->nchange++] = *c;
+  return 0;
+}
+
+
+// hand the changes to the model in time order. cs_addChange keeps the model's list sorted by
+// inserting from the end, which costs one comparison per change given in order but grows
+// quadratically for changes listed backwards; a stable merge sort here (equal times keep the
+// order of the file, then of the elements) keeps the load linear in n log n.
+static int addChanges(Loader* ld) {
+  size_t n = ld->nchange;
+  csChange* a = ld->change;
+  csChange* tmp = n > 1 ? csu_malloc(n * sizeof(csChange)) : NULL;
+  if (n > 1 && !tmp) {
+    cs_setError(ld->err, CS_ERR_MEMORY, "", "out of memory sorting the changes");
+    return -1;
+  }
+  // bottom-up: merge runs of width w into tmp, then swap the roles of the two arrays
+  for (size_t w = 1; w < n; w *= 2) {
+    for (size_t lo = 0; lo < n; lo += 2 * w) {
+      size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+      size_t i = lo, j = mid, k = lo;
+      while (i < mid && j < hi) {
+        // the left run wins ties: stable
+        tmp[k++] = (a[j].time < a[i].time) ? a[j++] : a[i++];
+      }
+      while (i < mid) {
+        tmp[k++] = a[i++];
+      }
+      while (j < hi) {
+        tmp[k++] = a[j++];
+      }
+    }
+    csChange* swap = a;
+    a = tmp;
+    tmp = swap;
+  }
+  int r = 0;
+  for (size_t i = 0; i < n && !r; i++) {
+    r = cs_addChange(ld->m, &a[i], ld->err) < 0 ? -1 : 0;
+  }
+  // one of the two arrays is the loader's (freed at cleanup), the other the scratch
+  csu_free(a == ld->change ? tmp : a, n > 1 ? n * sizeof(csChange) : 0);
+  return r;
+}
+
+
 // CHANGE = {"time", "force", <discrete variable>: value, ...}: a scheduled change of discrete
-// variables of one element, or of every element of a contact set at once
+// variables of one element, or of every element of a contact set at once. Each value obeys the
+// rules of the parameter that gives the variable its initial value (the kind's table: mu_static
+// >= 0, a stop's stiffness >= 0), and the values of one change must agree with each other.
 static int readChange(Loader* ld, const cJSON* item) {
   if (expectObject(ld, item)) {
     return -1;
@@ -1451,16 +1764,11 @@ static int readChange(Loader* ld, const cJSON* item) {
     return -1;
   }
   // the target: one element, or every element of a contact set
-  int first = cs_forceId(ld->m, target), count = 1;
-  int group = first < 0 ? groupId(ld->m, target) : -1;
+  int first = forceId(ld, target), count = 1;
+  int group = first < 0 ? groupId(ld, target) : -1;
   if (first < 0 && group >= 0) {
-    count = 0;
-    for (int e = 0; e < ld->m->nforce; e++) {
-      if (ld->m->force[e].group == group) {
-        first = count == 0 ? e : first;
-        count++;
-      }
-    }
+    first = ld->groupFirst[group];
+    count = ld->groupCount[group];
   }
   if (first < 0) {
     return failAt(ld, "force", "there is no force element or contact named '%.64s'", target);
@@ -1469,6 +1777,9 @@ static int readChange(Loader* ld, const cJSON* item) {
   const csForceKind* k = cs_forceKind(ld->m->force[first].kind);
   // every other key names a discrete variable of that kind
   int nvars = 0;
+  int indices[CS_MAX_KIND_PARAMS];
+  double values[CS_MAX_KIND_PARAMS];
+  const char* keys[CS_MAX_KIND_PARAMS];
   for (const cJSON* c = item->child; c; c = c->next) {
     const char* key = c->string ? c->string : "";
     int index = -1;
@@ -1494,24 +1805,30 @@ static int readChange(Loader* ld, const cJSON* item) {
     if (fixed) {
       continue;
     }
-    // the new value; a finite number
+    // the new value: a finite number with the sign rule of the parameter it replaces
+    const csParamInfo* p = paramOfVariable(k, key);
+    int rule = !p                               ? RULE_ANY
+               : (p->flags & CS_PARAM_POSITIVE) ? RULE_POSITIVE
+               : (p->flags & CS_PARAM_NONNEG)   ? RULE_NONNEG
+                                                : RULE_ANY;
     double value = 0;
-    size_t p = pushKey(ld, key);
-    int r = expectNumber(ld, c, &value);
-    popPath(ld, p);
+    size_t pp = pushKey(ld, key);
+    int r = expectNumberRule(ld, c, rule, &value);
+    popPath(ld, pp);
     if (r) {
       return -1;
     }
-    // one change per element of the target, in element order
-    for (int e = first, done = 0; e < ld->m->nforce && done < count; e++) {
-      if (e != first && (group < 0 || ld->m->force[e].group != group)) {
-        continue;
-      }
+    // one change per element of the target (a set's elements are consecutive), in element order
+    for (int e = first; e < first + count; e++) {
       csChange ch = {.time = time, .force = e, .index = index, .value = value};
-      if (cs_addChange(ld->m, &ch, ld->err) < 0) {
+      if (pendingChange(ld, &ch)) {
         return -1;
       }
-      done++;
+    }
+    if (nvars < CS_MAX_KIND_PARAMS) {
+      indices[nvars] = index;
+      values[nvars] = value;
+      keys[nvars] = key;
     }
     nvars++;
   }
@@ -1519,7 +1836,9 @@ static int readChange(Loader* ld, const cJSON* item) {
   if (nvars == 0) {
     return fail(ld, "a change must set at least one discrete variable");
   }
-  return 0;
+  // the elements of a set share their parameters, so the first one stands for all
+  return checkChangeTogether(ld, first, indices, values, keys,
+                             nvars < CS_MAX_KIND_PARAMS ? nvars : CS_MAX_KIND_PARAMS);
 }
 
 
@@ -1529,8 +1848,8 @@ static int readChange(Loader* ld, const cJSON* item) {
 // SIMULATION = the csSimOptions a scene may set; absent keys keep the defaults of cs_newModel
 static int readSimulation(Loader* ld, const cJSON* item, csSimOptions* o) {
   static const char* const keys[] = {
-      "duration",     "integrator", "linear_solver",   "rtol", "atol", "max_step",
-      "initial_step", "max_steps",  "report_interval", NULL};
+      "duration",     "integrator", "linear_solver",   "rtol",     "atol", "max_step",
+      "initial_step", "max_steps",  "report_interval", "max_rows", NULL};
   static const char* const integrators[] = {"bdf", "adams"};
   static const char* const solvers[] = {"auto", "dense", "band", "gmres"};
   if (expectObject(ld, item) || checkKeys(ld, item, keys)) {
@@ -1545,14 +1864,23 @@ static int readSimulation(Loader* ld, const cJSON* item, csSimOptions* o) {
       memberNumber(ld, item, "report_interval", RULE_POSITIVE, &o->report_interval) < 0) {
     return -1;
   }
-  // max_steps is an integer; 1e15 keeps it well inside a long
-  const cJSON* steps = cJSON_GetObjectItemCaseSensitive(item, "max_steps");
-  if (steps) {
-    size_t p = pushKey(ld, "max_steps");
-    int r = expectInteger(ld, steps, 1, 1e15, &o->max_steps);
-    popPath(ld, p);
-    if (r) {
-      return -1;
+  // the report interval has the command line's lower limit: 5e-324 would write rows without end
+  if (o->report_interval < CS_MIN_REPORT_INTERVAL) {
+    return failAt(ld, "report_interval", "must be >= %g s (the smallest report interval), got %g",
+                  CS_MIN_REPORT_INTERVAL, o->report_interval);
+  }
+  // max_steps and max_rows are integers; 1e15 keeps them well inside a long
+  static const char* const counts[] = {"max_steps", "max_rows"};
+  long* countOut[] = {&o->max_steps, &o->max_rows};
+  for (int i = 0; i < 2; i++) {
+    const cJSON* count = cJSON_GetObjectItemCaseSensitive(item, counts[i]);
+    if (count) {
+      size_t p = pushKey(ld, counts[i]);
+      int r = expectInteger(ld, count, 1, 1e15, countOut[i]);
+      popPath(ld, p);
+      if (r) {
+        return -1;
+      }
     }
   }
   // enumerations by name, in the order of csIntegratorType and csLinearSolver
@@ -1844,6 +2172,7 @@ static csModel* buildModel(Loader* ld, const cJSON* root, const char* file,
   size_t initBytes = 0;
   ContactGeom* geoms = NULL;
   size_t geomBytes = 0;
+  size_t groupBytes = 0;
   int ok = 0;
 
   // 1. name, gravity, simulation options
@@ -1881,6 +2210,10 @@ static csModel* buildModel(Loader* ld, const cJSON* root, const char* file,
   ld->m = cs_newModel(name);
   if (!ld->m) {
     cs_setError(ld->err, CS_ERR_MEMORY, "", "out of memory creating the model");
+    goto cleanup;
+  }
+  // ground is body 0, known by name from the start
+  if (nameAdd(ld, NAMES_BODY, 0)) {
     goto cleanup;
   }
   // the file is kept for the messages of the run
@@ -1922,7 +2255,8 @@ static csModel* buildModel(Loader* ld, const cJSON* root, const char* file,
   // the gravity element exists only for non-zero gravity, so element 0 is either gravity or the
   // first force entry (elementPath relies on this order)
   int hasGravity = csu_norm(ld->m->gravity) > 0;
-  if (hasGravity && cs_addForce(ld->m, CS_FORCE_GRAVITY, "gravity", ld->err) < 0) {
+  if (hasGravity && (cs_addForce(ld->m, CS_FORCE_GRAVITY, "gravity", ld->err) < 0 ||
+                     nameAdd(ld, NAMES_FORCE, 0))) {
     goto cleanup;
   }
   if (forEachItem(ld, root, "forces", forceItem, NULL)) {
@@ -1935,7 +2269,10 @@ static csModel* buildModel(Loader* ld, const cJSON* root, const char* file,
   // one geometry per "contacts" entry, likewise
   geomBytes = sizeof(ContactGeom) * (size_t)(ncontacts + 1);
   geoms = csu_malloc(geomBytes);
-  if (!geoms) {
+  groupBytes = sizeof(int) * (size_t)(ncontacts + 1);
+  ld->groupFirst = csu_malloc(groupBytes);
+  ld->groupCount = csu_malloc(groupBytes);
+  if (!geoms || !ld->groupFirst || !ld->groupCount) {
     cs_setError(ld->err, CS_ERR_MEMORY, "", "out of memory reading the contacts");
     goto cleanup;
   }
@@ -1997,8 +2334,8 @@ static csModel* buildModel(Loader* ld, const cJSON* root, const char* file,
     }
   }
 
-  // 5. scheduled changes
-  if (forEachItem(ld, root, "changes", changeItem, NULL)) {
+  // 5. scheduled changes, handed to the model in time order
+  if (forEachItem(ld, root, "changes", changeItem, NULL) || addChanges(ld)) {
     goto cleanup;
   }
 
@@ -2017,6 +2354,13 @@ static csModel* buildModel(Loader* ld, const cJSON* root, const char* file,
 cleanup:
   csu_free(init, initBytes);
   csu_free(geoms, geomBytes);
+  csu_free(ld->groupFirst, groupBytes);
+  csu_free(ld->groupCount, groupBytes);
+  ld->groupFirst = ld->groupCount = NULL;
+  csu_free(ld->change, ld->capchange * sizeof(csChange));
+  ld->change = NULL;
+  ld->nchange = ld->capchange = 0;
+  nameFree(ld);
   if (!ok) {
     cs_deleteModel(ld->m);
     ld->m = NULL;
@@ -2634,12 +2978,9 @@ int cs_sceneContactModels(const char* path, char names[][CS_MAX_NAME], int maxna
 }
 
 
-// the text of cs_readSceneText follows a header that remembers the allocation's size
-typedef struct SceneText {
-  size_t size;  // bytes allocated, header included
-  char text[];
-} SceneText;
-
+// The text of cs_readSceneText is the buffer it was read into, not a copy (a scene may be tens
+// of megabytes): the size of the allocation is stored right after the terminating NUL, where
+// cs_freeSceneText finds it again.
 char* cs_readSceneText(const char* path, size_t* length, csError* err) {
   csError local;
   err = err ? err : &local;
@@ -2662,26 +3003,29 @@ char* cs_readSceneText(const char* path, size_t* length, csError* err) {
     csu_free(buf, size);
     return NULL;
   }
-  // copied behind the header, so that cs_freeSceneText knows the size to free
-  SceneText* st = csu_malloc(sizeof(SceneText) + len + 1);
-  if (!st) {
-    cs_setError(err, CS_ERR_MEMORY, "", "out of memory reading '%s'", path);
-    csu_free(buf, size);
-    return NULL;
+  // room for the size after the NUL
+  if (size < len + 1 + sizeof(size_t)) {
+    char* grown = csu_realloc(buf, size, len + 1 + sizeof(size_t));
+    if (!grown) {
+      cs_setError(err, CS_ERR_MEMORY, "", "out of memory reading '%s'", path);
+      csu_free(buf, size);
+      return NULL;
+    }
+    buf = grown;
+    size = len + 1 + sizeof(size_t);
   }
-  st->size = sizeof(SceneText) + len + 1;
-  memcpy(st->text, buf, len + 1);
-  csu_free(buf, size);
+  memcpy(buf + len + 1, &size, sizeof(size_t));
   if (length) {
     *length = len;
   }
-  return st->text;
+  return buf;
 }
 
 
 void cs_freeSceneText(char* text) {
   if (text) {
-    SceneText* st = (SceneText*)(void*)(text - offsetof(SceneText, text));
-    csu_free(st, st->size);
+    size_t size = 0;
+    memcpy(&size, text + strlen(text) + 1, sizeof(size_t));
+    csu_free(text, size);
   }
 }

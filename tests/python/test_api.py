@@ -170,7 +170,8 @@ def test_overrides_change_the_scene():
     assert base.options["duration"] == 10.0
     assert heavier.options["duration"] == 0.25
     assert heavier.options["integrator"] == "adams"
-    assert len(contactsim.run(heavier)) == 26
+    # reports every millisecond (the scene's interval) over the new duration
+    assert len(contactsim.run(heavier)) == 251
 
 
 def test_override_of_a_contact_parameter_changes_the_physics():
@@ -179,8 +180,8 @@ def test_override_of_a_contact_parameter_changes_the_physics():
     held = contactsim.run(contactsim.loads(text), duration=1.0)
     slid = contactsim.run(contactsim.loads(text, overrides={
         "contact_models.exponential_spring.mu_static": 0.2,
-        "contact_models.exponential_spring.mu_kinetic": 0.2}), duration=1.0)
-    assert abs(held["block.px"][-1] - held["block.px"][0]) < 1e-3
+        "contact_models.exponential_spring.mu_dynamic": 0.2}), duration=1.0)
+    assert abs(held["block.px"][-1] - held["block.px"][0]) < 3e-3  # the anchors' settling
     assert abs(slid["block.px"][-1] - slid["block.px"][0]) > 0.3
 
 

@@ -58,6 +58,18 @@ def test_editing_the_state_takes_effect():
         sim.q = [1.0, 2.0]
 
 
+def test_a_non_finite_edit_is_refused_and_undone():
+    sim = contactsim.Simulation(contactsim.loads(pendulum(0.1)))
+    sim.advance_to(0.1)
+    before = sim.q.copy()
+    sim.q[0] = float("nan")
+    with pytest.raises(contactsim.SceneError):
+        sim.step()
+    np.testing.assert_array_equal(sim.q, before)
+    sim.step()  # and it carries on from the state it had
+    assert sim.time > 0.1
+
+
 def test_contact_reports_carry_the_weight():
     # a ball resting on the floor: the contact pushes up with m g, at the bottom of the ball
     m, r = 0.5, 0.05
@@ -83,7 +95,7 @@ def test_discrete_variable_lets_the_block_slide():
     assert sim.get_discrete(corners[0], "mu_static") == 0.7
     x0 = sim.body_pose("block")[0]
     for e in corners:
-        sim.set_discrete(e, "mu_kinetic", 0.2)
+        sim.set_discrete(e, "mu_dynamic", 0.2)
         sim.set_discrete(e, "mu_static", 0.2)
     assert sim.get_discrete(corners[0], "mu_static") == 0.2
     sim.advance_to(1.5)

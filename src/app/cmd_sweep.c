@@ -1,0 +1,1529 @@
+// cmd_sweep.c: `contactsim sweep`: run a parameter study (docs/sweep-format.md) on the local
+// cores or as a Slurm job array, one simulation per worker process at a time, and merge the
+// results into one table, DIR/results.csv and DIR/results.json, a row per run in run order.
+//
+// Each run is simulated exactly as `compare` simulates a model (cs_cliSimulate, the same
+// statistics and the same JSON entry), on the scene loaded with the study's overrides, so a
+// sweep's numbers are compare's numbers. A run is a pure function of its index: the study
+// expands every point up front (io/study_load.c), and a worker derives its overrides from the
+// index alone. That is what makes the table the same whatever -j, completion order, node or
+// array task ran it.
+//
+// The workers are processes forked one per run rather than threads or long-lived workers fed
+// through pipes: the library's runs are independent and keep no global state, so fork gives
+// isolation for nothing (a run that crashes, or is killed, is recorded as failed and the study
+// goes on), and the cost, a fraction of a millisecond per run for a small parent, is well inside
+// the per-run budget (docs/performance.md, "Sweeps").
+//
+// Every finished run leaves one small file DIR/runs/NNNNNNNN.rec, written under a temporary name
+// and renamed, so that a record either exists whole or not at all. The records are the truth: a
+// rerun after an interruption skips the runs that have one, Slurm array tasks write theirs side
+// by side on a shared file system, and the final tables are rebuilt from them (by the local
+// sweep, the last array task, or `sweep --gather`). DIR/sweep.json identifies the study (hashes
+// of its bytes and of the scene's), so that a changed study is refused rather than mixed in.
+#define _GNU_SOURCE  // sched_getaffinity, for the cores this process may use
+#include "app/common.h"
+#include "app/sweep.h"
+#include "io/study_load.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+// every path inside the sweep directory is built into a buffer SWEEP_PATH long from a directory
+// name checked to leave 64 bytes of room (cs_cliSweep), which GCC cannot see
+#pragma GCC diagnostic ignored "-Wformat-truncation"
+
+
+// longest path of a file inside the sweep directory
+#define SWEEP_PATH (4 * CS_MAX_PATH + 64)
+// most contact model names a scene offers (more than there are contact kinds)
+#define SWEEP_MAX_AVAILABLE 32
+// most free bodies whose final pose gets columns
+#define SWEEP_MAX_FREE 64
+// failures printed one per line on standard error (the rest are counted)
+#define SWEEP_MAX_PRINTED 10
+
+
+// ---------------------------------------------------------------------------------------------
+// the sweep: the study, its models, the directory, and the columns every row has
+
+typedef struct Sweep {
+  csStudy* study;
+  const char* study_arg;       // study path as given
+  char study_abs[SWEEP_PATH];  // absolute study path (for the manifest, Slurm)
+  char dir[SWEEP_PATH];        // output directory
+  int nmodel;                  // models run
+  char model[CS_STUDY_MAX_MODELS][CS_MAX_NAME];
+  int use_model;                 // 0: the scene has no blocks (model "scene")
+  char scene_name[CS_MAX_NAME];  // the scene's "name"
+  uint64_t scene_hash;
+  long nrun;
+  int nfree;  // free bodies of the scene (pose columns)
+  char free_name[SWEEP_MAX_FREE][CS_MAX_NAME];
+  int trajectories;  // write DIR/trajectories/NNNNNNNN.csv
+  int quiet;
+} Sweep;
+
+
+// monotonic wall seconds
+static double wallNow(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+
+// CPU seconds of this process so far
+static double cpuNow(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+
+// mkdir -p (each prefix in turn, accepting those that exist; the whole must be a directory)
+static int makeDirectory(const char* path) {
+  char buf[SWEEP_PATH];
+  if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf)) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
+  for (char* p = buf + 1; *p; p++) {
+    if (*p == '/') {
+      *p = '\0';
+      if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
+        return -1;
+      }
+      *p = '/';
+    }
+  }
+  if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
+    return -1;
+  }
+  struct stat st;
+  if (stat(buf, &st) != 0 || !S_ISDIR(st.st_mode)) {
+    errno = ENOTDIR;
+    return -1;
+  }
+  return 0;
+}
+
+
+static int fileExists(const char* path) {
+  struct stat st;
+  return stat(path, &st) == 0;
+}
+
+
+// DIR/runs/NNNNNNNN.rec, the record of run i
+static void recordPath(const Sweep* sw, long i, char* buf, size_t size) {
+  snprintf(buf, size, "%s/runs/%08ld.rec", sw->dir, i);
+}
+
+
+// write to a temporary name in the same folder and rename: readers see the whole file or none
+typedef struct AtomicFile {
+  FILE* f;
+  char tmp[SWEEP_PATH + 32];
+  char path[SWEEP_PATH];
+} AtomicFile;
+
+
+static int atomicOpen(AtomicFile* a, const char* path) {
+  snprintf(a->path, sizeof(a->path), "%s", path);
+  // the temporary name is hidden (leading dot) and unique to this process
+  const char* slash = strrchr(path, '/');
+  int dirlen = slash ? (int)(slash - path) + 1 : 0;
+  snprintf(a->tmp, sizeof(a->tmp), "%.*s.%s.tmp%ld", dirlen, path, path + dirlen, (long)getpid());
+  a->f = fopen(a->tmp, "w");
+  return a->f ? 0 : -1;
+}
+
+
+// close and rename; on any error the temporary file is removed and -1 returned
+static int atomicClose(AtomicFile* a) {
+  int bad = ferror(a->f) != 0;
+  bad |= fclose(a->f) != 0;
+  a->f = NULL;
+  if (bad || rename(a->tmp, a->path) != 0) {
+    remove(a->tmp);
+    return -1;
+  }
+  return 0;
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// cells of the CSV and the JSON
+
+// a CSV text cell (RFC 4180: quoted when it holds a comma, quote or newline; newlines become
+// spaces so that a row is one line)
+static void csvText(FILE* f, const char* s) {
+  int quote = strpbrk(s, ",\"\n\r") != NULL;
+  if (quote) {
+    fputc('"', f);
+  }
+  for (const char* p = s; *p; p++) {
+    if (*p == '"') {
+      fputc('"', f);
+    }
+    fputc(*p == '\n' || *p == '\r' ? ' ' : *p, f);
+  }
+  if (quote) {
+    fputc('"', f);
+  }
+}
+
+
+// a separator and a number in full precision (empty when not finite)
+static void csvNumber(FILE* f, double x) {
+  fputc(',', f);
+  if (isfinite(x)) {
+    fprintf(f, "%.17g", x);
+  }
+}
+
+
+// a JSON string literal
+static void jsonText(FILE* f, const char* s) {
+  fputc('"', f);
+  for (const unsigned char* p = (const unsigned char*)s; *p; p++) {
+    if (*p == '"' || *p == '\\') {
+      fprintf(f, "\\%c", *p);
+    } else if (*p == '\n') {
+      fputs("\\n", f);
+    } else if (*p < 0x20) {
+      fprintf(f, "\\u%04x", *p);
+    } else {
+      fputc(*p, f);
+    }
+  }
+  fputc('"', f);
+}
+
+
+static void jsonNumber(FILE* f, double x) {
+  if (isfinite(x)) {
+    fprintf(f, "%.17g", x);
+  } else {
+    fputs("null", f);
+  }
+}
+
+
+// the header of results.csv: run identity, parameters, outcome, cost, compare's metrics
+static void writeHeader(FILE* f, const Sweep* sw) {
+  fputs("index,point,model,repeat", f);
+  for (int k = 0; k < sw->study->nkey; k++) {
+    fputc(',', f);
+    csvText(f, sw->study->key[k]);
+  }
+  fputs(
+      ",status,cpu_seconds,cpu_per_sim_second,run_cpu_seconds,wall_seconds,simulated,steps,"
+      "rhs_evals,rhs_evals_jacobian,rhs_total,error_test_failures,linear_solver,"
+      "max_penetration,peak_normal_force",
+      f);
+  for (int b = 0; b < sw->nfree; b++) {
+    const char* n = sw->free_name[b];
+    fprintf(f, ",%s.px,%s.py,%s.pz,%s.qw,%s.qx,%s.qy,%s.qz", n, n, n, n, n, n, n);
+  }
+  fputs(",sliding_distance,stuck_drift,energy_error,error,diagnostics\n", f);
+}
+
+
+// the first cells of a row: index, point, model, repeat and the parameter values
+static void writeRowStart(FILE* f, const Sweep* sw, long i) {
+  long point;
+  int model, repeat;
+  cs_studyDecode(sw->study, sw->nmodel, i, &point, &model, &repeat);
+  fprintf(f, "%ld,%ld,", i, point);
+  csvText(f, sw->model[model]);
+  fprintf(f, ",%d", repeat);
+  for (int k = 0; k < sw->study->nkey; k++) {
+    double x;
+    const char* text = cs_studyValue(sw->study, point, k, &x);
+    fputc(',', f);
+    // numbers as they are, strings without their quotes, anything else as JSON text
+    if (isfinite(x)) {
+      fputs(text, f);  // the shortest text that reads back to the value
+    } else if (text[0] == '"' && strlen(text) >= 2 && !strchr(text + 1, '\\')) {
+      char s[CS_STUDY_MAX_VALUE];
+      snprintf(s, sizeof(s), "%.*s", (int)strlen(text) - 2, text + 1);
+      csvText(f, s);
+    } else {
+      csvText(f, text);
+    }
+  }
+}
+
+
+// the first keys of a run's JSON entry: index, point, model, repeat, parameters
+static void writeJsonStart(FILE* f, const Sweep* sw, long i) {
+  long point;
+  int model, repeat;
+  cs_studyDecode(sw->study, sw->nmodel, i, &point, &model, &repeat);
+  fprintf(f, "{\"index\": %ld, \"point\": %ld, \"model\": ", i, point);
+  jsonText(f, sw->model[model]);
+  fprintf(f, ", \"repeat\": %d, \"parameters\": {", repeat);
+  for (int k = 0; k < sw->study->nkey; k++) {
+    fputs(k ? ", " : "", f);
+    jsonText(f, sw->study->key[k]);
+    fprintf(f, ": %s", cs_studyValue(sw->study, point, k, NULL));
+  }
+  fputs("}", f);
+}
+
+
+// the joined diagnostics of a run, for one CSV cell
+static void joinNotes(const csMetrics* mt, char* buf, size_t size) {
+  size_t len = 0;
+  buf[0] = '\0';
+  for (int k = 0; k < mt->nnotes && len < size; k++) {
+    int n = snprintf(buf + len, size - len, "%s%s", k ? " | " : "", mt->notes[k]);
+    len += n > 0 ? (size_t)n : 0;
+  }
+}
+
+
+// What one run leaves: DIR/runs/NNNNNNNN.rec, three parts: a first line "ok" or "failed", the
+// run's row of results.csv on the second line, and its entry of results.json after that.
+// r may have no model or data (a scene that did not load with the run's overrides, a worker
+// that died): its statistics are then empty. Returns 0 or -1.
+static int writeRecord(const Sweep* sw, long i, const csCliRun* r, double runCpu, double wall,
+                       const char* host) {
+  char path[SWEEP_PATH];
+  recordPath(sw, i, path, sizeof(path));
+  AtomicFile a;
+  if (atomicOpen(&a, path) != 0) {
+    return -1;
+  }
+  FILE* f = a.f;
+  int ok = r->status == CS_OK;
+  fprintf(f, "%s\n", ok ? "ok" : "failed");
+  // the CSV row: identity and parameters, outcome and cost
+  writeRowStart(f, sw, i);
+  const csStats* s = r->d ? &r->d->stat : NULL;
+  double simulated = cs_cliSimulatedTime(r);
+  fprintf(f, ",%s", ok ? "ok" : "failed");
+  csvNumber(f, r->cpu_seconds);
+  csvNumber(f, simulated > 0 ? r->cpu_seconds / simulated : NAN);
+  csvNumber(f, runCpu);
+  csvNumber(f, wall);
+  csvNumber(f, simulated);
+  if (s) {
+    fprintf(f, ",%ld,%ld,%ld,%ld,%ld,%s", s->nsteps, s->nrhs, s->nrhs_jac, s->nrhs + s->nrhs_jac,
+            s->netf, cs_cliLinearSolverName(r));
+  } else {
+    fputs(",,,,,,", f);
+  }
+  // the metrics, empty for a run that never started
+  const csMetrics* mt = &r->metrics;
+  csvNumber(f, s ? mt->max_penetration : NAN);
+  csvNumber(f, s ? mt->peak_normal_force : NAN);
+  // final poses by body name: the scene's free bodies, in Ground
+  for (int b = 0; b < sw->nfree; b++) {
+    int id = r->m && r->d ? cs_bodyId(r->m, sw->free_name[b]) : -1;
+    double v[7] = {NAN, NAN, NAN, NAN, NAN, NAN, NAN};
+    if (id > 0 && r->m->body[id].joint == CS_JOINT_FREE) {
+      const csTransform* X = &r->d->body_pose[id];
+      csQuat q = csu_matToQuat(&X->R);
+      double w[7] = {X->p.x, X->p.y, X->p.z, q.w, q.x, q.y, q.z};
+      memcpy(v, w, sizeof(v));
+    }
+    for (int k = 0; k < 7; k++) {
+      csvNumber(f, v[k]);
+    }
+  }
+  csvNumber(f, s ? mt->sliding_distance : NAN);
+  csvNumber(f, s ? mt->stuck_drift : NAN);
+  csvNumber(f, s ? mt->energy_error : NAN);
+  // the error and the diagnostics, text cells last
+  char msg[CS_MAX_ERROR + 2 * CS_MAX_PATH + 32];
+  msg[0] = '\0';
+  if (!ok) {
+    cs_cliFormatError(&r->err, msg, sizeof(msg));
+  }
+  fputc(',', f);
+  csvText(f, msg);
+  char notes[CS_METRICS_MAX_NOTES * CS_METRICS_NOTE_LEN];
+  joinNotes(mt, notes, sizeof(notes));
+  fputc(',', f);
+  csvText(f, notes);
+  fputc('\n', f);
+  // the JSON entry: identity, outcome, cost, where it ran, then compare's entry for the run
+  writeJsonStart(f, sw, i);
+  fprintf(f, ", \"status\": \"%s\", \"error\": ", ok ? "ok" : "failed");
+  if (ok) {
+    fputs("null", f);
+  } else {
+    jsonText(f, msg);
+  }
+  fputs(", \"run_cpu_seconds\": ", f);
+  jsonNumber(f, runCpu);
+  fputs(", \"wall_seconds\": ", f);
+  jsonNumber(f, wall);
+  fputs(", \"worker\": {\"host\": ", f);
+  jsonText(f, host);
+  fprintf(f, ", \"pid\": %ld},\n\"result\": ", (long)getpid());
+  cs_cliWriteRunJson(f, sw->scene_name, sw->study->scene, r);
+  fputs("}\n", f);
+  return atomicClose(&a);
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// one run, in a worker process
+
+// the run's scene: the study's overrides of its point, its model; simulated as compare does it.
+// Returns the worker's exit status: 0 the run finished, 1 it failed (recorded either way),
+// 3 its record could not be written.
+static int runOne(const Sweep* sw, long i, const char* host) {
+  double wall0 = wallNow(), cpu0 = cpuNow();
+  long point;
+  int model, repeat;
+  cs_studyDecode(sw->study, sw->nmodel, i, &point, &model, &repeat);
+  csOverride ov[CS_STUDY_MAX_SET + CS_STUDY_MAX_KEYS];
+  int nov = cs_studyOverrides(sw->study, point, ov);
+  csLoadOptions lo = {
+      .contact_model = sw->use_model ? sw->model[model] : NULL, .overrides = ov, .noverrides = nov};
+  csCliRun r;
+  memset(&r, 0, sizeof(r));
+  snprintf(r.model, sizeof(r.model), "%s", sw->model[model]);
+  // a value the scene refuses fails this run only, with the loader's message
+  r.m = cs_loadScene(sw->study->scene, &lo, &r.err);
+  if (!r.m) {
+    r.status = r.err.code != CS_OK ? (int)r.err.code : CS_ERR_INPUT;
+    if (!r.err.file[0]) {
+      snprintf(r.err.file, sizeof(r.err.file), "%s", sw->study->scene);
+    }
+  } else {
+    r.opt = r.m->opt;
+    // the trajectory, when asked for, next to the record and renamed into place the same way
+    AtomicFile traj = {0};
+    if (sw->trajectories) {
+      char path[SWEEP_PATH];
+      snprintf(path, sizeof(path), "%s/trajectories/%08ld.csv", sw->dir, i);
+      if (atomicOpen(&traj, path) != 0) {
+        traj.f = NULL;
+      }
+    }
+    csCsvOptions csvopt = {.forces = 1};
+    cs_cliSimulate(&r, traj.f, &csvopt, 0);
+    if (traj.f && atomicClose(&traj) != 0 && r.status == CS_OK) {
+      r.status = CS_ERR_IO;
+      snprintf(r.err.message, sizeof(r.err.message), "could not write the trajectory");
+    }
+  }
+  int status = r.status == CS_OK ? 0 : 1;
+  if (writeRecord(sw, i, &r, cpuNow() - cpu0, wallNow() - wall0, host) != 0) {
+    status = 3;
+  }
+  cs_cliFreeRun(&r);
+  return status;
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// the pool of workers and the progress bar
+
+typedef struct Progress {
+  long total, done, failed;
+  double wall0, last;
+  int tty;
+  int drawn;
+} Progress;
+
+
+static void drawProgress(Progress* p, int force) {
+  if (!p->tty) {
+    return;
+  }
+  double now = wallNow();
+  if (!force && now - p->last < 0.1) {
+    return;
+  }
+  p->last = now;
+  double elapsed = now - p->wall0;
+  int width = 30, filled = p->total ? (int)(width * p->done / p->total) : width;
+  char eta[32] = "--";
+  if (p->done > 0 && p->done < p->total) {
+    double left = elapsed / (double)p->done * (double)(p->total - p->done);
+    snprintf(eta, sizeof(eta), "%dm%02ds", (int)(left / 60), (int)fmod(left, 60));
+  } else if (p->done == p->total) {
+    snprintf(eta, sizeof(eta), "0m00s");
+  }
+  fprintf(stderr, "\r[%.*s%*s] %ld/%ld runs, %ld failed, %.0f s, ETA %s ", filled,
+          "##############################", width - filled, "", p->done, p->total, p->failed,
+          elapsed, eta);
+  p->drawn = 1;
+}
+
+
+// a failed run, told on standard error: the first few with their message, then a count
+static void tellFailure(const Sweep* sw, long i, long nfailed) {
+  if (sw->quiet || nfailed > SWEEP_MAX_PRINTED) {
+    return;
+  }
+  char path[SWEEP_PATH];
+  recordPath(sw, i, path, sizeof(path));
+  // the message is the record's error cell; reading it back keeps one source for it
+  char msg[1024] = "";
+  FILE* f = fopen(path, "r");
+  if (f) {
+    char line[8192];
+    // line 1 status, line 2 the CSV row, then the JSON entry whose "error" is on its first line
+    for (int k = 0; k < 3 && fgets(line, sizeof(line), f); k++) {
+      const char* e = k == 2 ? strstr(line, "\"error\": \"") : NULL;
+      if (e) {
+        e += 10;
+        const char* end = strstr(e, "\", \"run_cpu_seconds\"");
+        snprintf(msg, sizeof(msg), "%.*s", end ? (int)(end - e) : 200, e);
+      }
+    }
+    fclose(f);
+  }
+  fprintf(stderr, "%scontactsim: sweep: run %ld failed: %s\n", sw->quiet ? "" : "\r", i,
+          msg[0] ? msg : "(no message recorded)");
+  if (nfailed == SWEEP_MAX_PRINTED) {
+    fprintf(stderr, "contactsim: sweep: (further failures are not printed; see results.csv)\n");
+  }
+}
+
+
+// Run the pending runs (their indices in todo) on up to jobs worker processes. A worker that
+// ends without a record (killed, crashed) gets one saying so. Returns the failures among them,
+// or -1 when a record could not be written.
+static long runPool(const Sweep* sw, const long* todo, long ntodo, int jobs, const char* host) {
+  pid_t* pids = calloc((size_t)jobs, sizeof(pid_t));
+  long* which = calloc((size_t)jobs, sizeof(long));
+  if (!pids || !which) {
+    free(pids);
+    free(which);
+    return -1;
+  }
+  Progress p = {.total = ntodo, .wall0 = wallNow(), .tty = !sw->quiet && isatty(STDERR_FILENO)};
+  long next = 0, running = 0, failed = 0;
+  int ioError = 0;
+  drawProgress(&p, 1);
+  while (next < ntodo || running > 0) {
+    // start workers while there are free slots and runs left
+    while (next < ntodo && running < jobs && !ioError) {
+      int slot = 0;
+      while (pids[slot] != 0) {
+        slot++;
+      }
+      // nothing buffered may be written twice, by the parent and by a copy in the child
+      fflush(stdout);
+      fflush(stderr);
+      pid_t pid = fork();
+      if (pid < 0) {
+        fprintf(stderr, "contactsim: error: cannot start a worker: %s\n", strerror(errno));
+        ioError = 1;
+        break;
+      }
+      if (pid == 0) {
+        // the worker: one run, then out without running the parent's exit handlers
+        _exit(runOne(sw, todo[next], host));
+      }
+      pids[slot] = pid;
+      which[slot] = todo[next++];
+      running++;
+    }
+    if (running == 0) {
+      break;
+    }
+    // wait for any worker to end
+    int status;
+    pid_t pid = waitpid(-1, &status, 0);
+    if (pid < 0) {
+      if (errno == EINTR) {
+        continue;
+      }
+      break;
+    }
+    int slot = -1;
+    for (int k = 0; k < jobs; k++) {
+      slot = pids[k] == pid ? k : slot;
+    }
+    if (slot < 0) {
+      continue;  // not one of ours
+    }
+    long i = which[slot];
+    pids[slot] = 0;
+    running--;
+    int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    // a worker that died leaves no record, or a stale temporary one: say what happened
+    if (code != 0 && code != 1) {
+      csCliRun r;
+      memset(&r, 0, sizeof(r));
+      long point;
+      int model, repeat;
+      cs_studyDecode(sw->study, sw->nmodel, i, &point, &model, &repeat);
+      snprintf(r.model, sizeof(r.model), "%s", sw->model[model]);
+      r.status = CS_ERR_SOLVER;
+      snprintf(r.err.file, sizeof(r.err.file), "%s", sw->study->scene);
+      if (WIFSIGNALED(status)) {
+        snprintf(r.err.message, sizeof(r.err.message),
+                 "the run's worker process was ended by signal %d (%s)", WTERMSIG(status),
+                 strsignal(WTERMSIG(status)));
+      } else if (code == 3) {
+        snprintf(r.err.message, sizeof(r.err.message), "the run's record could not be written");
+        ioError = 1;
+      } else {
+        snprintf(r.err.message, sizeof(r.err.message),
+                 "the run's worker process exited with status %d", code);
+      }
+      if (code != 3 && writeRecord(sw, i, &r, NAN, NAN, host) != 0) {
+        ioError = 1;
+      }
+      code = 1;
+    }
+    p.done++;
+    if (code == 1) {
+      failed++;
+      p.failed++;
+      if (p.drawn) {
+        fprintf(stderr, "\r%*s", 90, "");
+      }
+      tellFailure(sw, i, failed);
+      if (ioError) {
+        fprintf(stderr, "contactsim: error: cannot write the record of run %ld in %s/runs\n", i,
+                sw->dir);
+      }
+    }
+    drawProgress(&p, p.done == ntodo);
+  }
+  if (p.drawn) {
+    fputc('\n', stderr);
+  }
+  free(pids);
+  free(which);
+  return ioError ? -1 : failed;
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// the merged results
+
+// the provenance record: what made these results, for results.json and the manifest
+static void writeProvenance(FILE* f, const Sweep* sw, const char* indent) {
+  char host[256] = "";
+  gethostname(host, sizeof(host) - 1);
+  time_t now = time(NULL);
+  struct tm tm;
+  gmtime_r(&now, &tm);
+  char date[64];
+  strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  fprintf(f, "%s\"study\": ", indent);
+  jsonText(f, sw->study_abs);
+  fprintf(f, ",\n%s\"study_hash\": \"fnv1a64:%016" PRIx64 "\",\n%s\"scene\": ", indent,
+          sw->study->hash, indent);
+  jsonText(f, sw->study->scene);
+  fprintf(f, ",\n%s\"scene_name\": ", indent);
+  jsonText(f, sw->scene_name);
+  fprintf(f, ",\n%s\"scene_hash\": \"fnv1a64:%016" PRIx64 "\",\n", indent, sw->scene_hash);
+  fprintf(f,
+          "%s\"runs\": %ld,\n%s\"points\": %ld,\n%s\"repeats\": %d,\n%s\"seed\": %" PRIu64
+          ",\n%s\"models\": [",
+          indent, sw->nrun, indent, sw->study->npoint, indent, sw->study->repeats, indent,
+          sw->study->seed, indent);
+  for (int m = 0; m < sw->nmodel; m++) {
+    fputs(m ? ", " : "", f);
+    jsonText(f, sw->model[m]);
+  }
+  fprintf(f, "],\n%s\"parameters\": [", indent);
+  for (int k = 0; k < sw->study->nkey; k++) {
+    fputs(k ? ", " : "", f);
+    jsonText(f, sw->study->key[k]);
+  }
+  fprintf(f, "],\n%s\"set\": {", indent);
+  for (int k = 0; k < sw->study->nset; k++) {
+    fputs(k ? ", " : "", f);
+    jsonText(f, sw->study->set_key[k]);
+    fprintf(f, ": %s", sw->study->set_value[k]);
+  }
+  fprintf(f, "},\n%s\"options\": {\"trajectories\": %s},\n", indent,
+          sw->trajectories ? "true" : "false");
+  fprintf(f, "%s\"contactsim_version\": \"%s\",\n%s\"date\": \"%s\",\n%s\"host\": ", indent,
+          cs_versionString(), indent, date, indent);
+  jsonText(f, host);
+}
+
+
+// a whole small file into a malloc'ed, zero-terminated buffer (NULL when it cannot be read)
+static char* slurp(const char* path) {
+  FILE* f = fopen(path, "rb");
+  if (!f) {
+    return NULL;
+  }
+  size_t cap = 8192, n = 0;
+  char* buf = malloc(cap);
+  while (buf) {
+    size_t got = fread(buf + n, 1, cap - 1 - n, f);
+    n += got;
+    if (n + 1 < cap) {
+      if (got == 0 || feof(f)) {
+        break;
+      }
+      continue;
+    }
+    char* grown = realloc(buf, 2 * cap);
+    if (!grown) {
+      free(buf);
+      buf = NULL;
+      break;
+    }
+    buf = grown;
+    cap *= 2;
+  }
+  fclose(f);
+  if (buf) {
+    buf[n] = '\0';
+  }
+  return buf;
+}
+
+
+// print the missing runs as ranges "a-b, c" into f
+static void printRanges(FILE* f, const unsigned char* missing, long n, int limit) {
+  int printed = 0;
+  for (long i = 0; i < n; i++) {
+    if (!missing[i]) {
+      continue;
+    }
+    long j = i;
+    while (j + 1 < n && missing[j + 1]) {
+      j++;
+    }
+    if (printed++ == limit) {
+      fputs(", ...", f);
+      break;
+    }
+    fprintf(f, printed > 1 ? ", " : "");
+    if (j > i) {
+      fprintf(f, "%ld-%ld", i, j);
+    } else {
+      fprintf(f, "%ld", i);
+    }
+    i = j;
+  }
+}
+
+
+// Merge every record into DIR/results.csv and DIR/results.json (each written atomically), in run
+// order; a run without a record gets a row with status "missing". Counts go to *nfailed and
+// *nmissing. executed and reused describe this invocation (-1: a gather). Returns 0 or -1.
+static int mergeResults(const Sweep* sw, long executed, long reused, long* nfailed,
+                        long* nmissing) {
+  char csvPath[SWEEP_PATH], jsonPath[SWEEP_PATH];
+  snprintf(csvPath, sizeof(csvPath), "%s/results.csv", sw->dir);
+  snprintf(jsonPath, sizeof(jsonPath), "%s/results.json", sw->dir);
+  AtomicFile c, j;
+  if (atomicOpen(&c, csvPath) != 0) {
+    fprintf(stderr, "contactsim: error: cannot write %s: %s\n", csvPath, strerror(errno));
+    return -1;
+  }
+  if (atomicOpen(&j, jsonPath) != 0) {
+    fprintf(stderr, "contactsim: error: cannot write %s: %s\n", jsonPath, strerror(errno));
+    fclose(c.f);
+    remove(c.tmp);
+    return -1;
+  }
+  unsigned char* missing = calloc((size_t)sw->nrun + 1, 1);
+  if (!missing) {
+    fclose(c.f);
+    fclose(j.f);
+    remove(c.tmp);
+    remove(j.tmp);
+    return -1;
+  }
+  writeHeader(c.f, sw);
+  fputs("{\n  \"sweep\": {\n", j.f);
+  writeProvenance(j.f, sw, "    ");
+  fputs("\n  },\n  \"runs\": [\n", j.f);
+  *nfailed = *nmissing = 0;
+  for (long i = 0; i < sw->nrun; i++) {
+    char path[SWEEP_PATH];
+    recordPath(sw, i, path, sizeof(path));
+    char* text = slurp(path);
+    // a record is three parts: the status line, the CSV row, the JSON entry
+    char* row = text ? strchr(text, '\n') : NULL;
+    char* entry = row ? strchr(row + 1, '\n') : NULL;
+    if (!entry) {
+      missing[i] = 1;
+      (*nmissing)++;
+      writeRowStart(c.f, sw, i);
+      // status "missing", every other cell empty
+      fputs(",missing,,,,,,,,,,,,,,", c.f);
+      for (int b = 0; b < sw->nfree; b++) {
+        fputs(",,,,,,,", c.f);
+      }
+      fputs(",,,,\n", c.f);
+      writeJsonStart(j.f, sw, i);
+      fputs(", \"status\": \"missing\"}", j.f);
+    } else {
+      *nfailed += strncmp(text, "ok\n", 3) != 0;
+      fwrite(row + 1, 1, (size_t)(entry - row), c.f);
+      // the entry without its final newline
+      size_t len = strlen(entry + 1);
+      while (len > 0 && entry[len] == '\n') {
+        len--;
+      }
+      fwrite(entry + 1, 1, len, j.f);
+    }
+    fputs(i + 1 < sw->nrun ? ",\n" : "\n", j.f);
+    free(text);
+  }
+  fprintf(j.f,
+          "  ],\n  \"summary\": {\"runs\": %ld, \"ok\": %ld, \"failed\": %ld, \"missing\": "
+          "%ld",
+          sw->nrun, sw->nrun - *nfailed - *nmissing, *nfailed, *nmissing);
+  if (executed >= 0) {
+    fprintf(j.f, ", \"executed\": %ld, \"reused\": %ld", executed, reused);
+  }
+  fputs("}\n}\n", j.f);
+  int bad = atomicClose(&c) != 0;
+  bad |= atomicClose(&j) != 0;
+  if (bad) {
+    fprintf(stderr, "contactsim: error: could not write %s and %s\n", csvPath, jsonPath);
+  }
+  if (*nmissing > 0 && !sw->quiet) {
+    fprintf(stderr, "contactsim: sweep: %ld of %ld runs are missing: ", *nmissing, sw->nrun);
+    printRanges(stderr, missing, sw->nrun, 20);
+    fprintf(stderr, "\n  (run the same sweep command again to run only those)\n");
+  }
+  free(missing);
+  return bad ? -1 : 0;
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// setting up: study, models, directory, manifest
+
+// the study, its models and the scene's free bodies; returns 0 or an exit code
+static int setUp(Sweep* sw, const char* studyPath) {
+  csError err;
+  sw->study_arg = studyPath;
+  sw->study = cs_loadStudy(studyPath, &err);
+  if (!sw->study) {
+    cs_cliPrintError(&err);
+    return CS_EXIT_USAGE;
+  }
+  if (!realpath(studyPath, sw->study_abs)) {
+    snprintf(sw->study_abs, sizeof(sw->study_abs), "%s", studyPath);
+  }
+  const csStudy* s = sw->study;
+  // the models: the study's list, each a block of the scene, or every block of the scene
+  char available[SWEEP_MAX_AVAILABLE][CS_MAX_NAME];
+  char defaultName[CS_MAX_NAME];
+  memset(&err, 0, sizeof(err));
+  int navailable =
+      cs_sceneContactModels(s->scene, available, SWEEP_MAX_AVAILABLE, defaultName, &err);
+  if (navailable < 0) {
+    if (!err.file[0]) {
+      snprintf(err.file, sizeof(err.file), "%s", s->scene);
+    }
+    cs_cliPrintError(&err);
+    return CS_EXIT_USAGE;
+  }
+  navailable = navailable > SWEEP_MAX_AVAILABLE ? SWEEP_MAX_AVAILABLE : navailable;
+  sw->use_model = navailable > 0;
+  if (s->nmodel > 0) {
+    for (int m = 0; m < s->nmodel; m++) {
+      int found = 0;
+      for (int k = 0; k < navailable; k++) {
+        found |= strcmp(available[k], s->model[m]) == 0;
+      }
+      if (!found) {
+        fprintf(stderr,
+                "contactsim: error: %s: models[%d]: the scene %s has no parameter block "
+                "for contact model '%s'\n",
+                s->file, m, s->scene, s->model[m]);
+        return CS_EXIT_USAGE;
+      }
+      snprintf(sw->model[m], CS_MAX_NAME, "%s", s->model[m]);
+    }
+    sw->nmodel = s->nmodel;
+  } else if (navailable > 0) {
+    memcpy(sw->model, available, sizeof(available[0]) * (size_t)navailable);
+    sw->nmodel = navailable;
+  } else {
+    snprintf(sw->model[0], CS_MAX_NAME, "scene");
+    sw->nmodel = 1;
+  }
+  sw->nrun = cs_studyRunCount(s, sw->nmodel);
+  // the scene's identity, and its free bodies as loaded with the fixed overrides
+  if (csu_hashFile(s->scene, &sw->scene_hash) != 0) {
+    fprintf(stderr, "contactsim: error: %s: cannot read the scene %s: %s\n", s->file, s->scene,
+            strerror(errno));
+    return CS_EXIT_USAGE;
+  }
+  csOverride ov[CS_STUDY_MAX_SET];
+  for (int k = 0; k < s->nset; k++) {
+    ov[k] = (csOverride){.key = s->set_key[k], .value = s->set_value[k]};
+  }
+  csLoadOptions lo = {
+      .contact_model = sw->use_model ? sw->model[0] : NULL, .overrides = ov, .noverrides = s->nset};
+  memset(&err, 0, sizeof(err));
+  csModel* m = cs_loadScene(s->scene, &lo, &err);
+  if (!m) {
+    if (!err.file[0]) {
+      snprintf(err.file, sizeof(err.file), "%s", s->scene);
+    }
+    cs_cliPrintError(&err);
+    fprintf(stderr,
+            "contactsim: error: %s: the scene does not load with the study's \"set\" "
+            "and model '%s'\n",
+            s->file, sw->model[0]);
+    return CS_EXIT_USAGE;
+  }
+  snprintf(sw->scene_name, sizeof(sw->scene_name), "%s", m->name);
+  for (int b = 1; b < m->nbody && sw->nfree < SWEEP_MAX_FREE; b++) {
+    if (m->body[b].joint == CS_JOINT_FREE) {
+      snprintf(sw->free_name[sw->nfree++], CS_MAX_NAME, "%s", m->body[b].name);
+    }
+  }
+  cs_deleteModel(m);
+  // a key path the scene cannot have fails every run the same way: that is bad input, found
+  // here by loading the first point with each model. A value the scene refuses is not (it is the
+  // run's failure, recorded when it runs): the loader tells the two apart by err.override
+  csOverride all[CS_STUDY_MAX_SET + CS_STUDY_MAX_KEYS];
+  int nall = cs_studyOverrides(s, 0, all);
+  for (int k = 0; k < sw->nmodel; k++) {
+    csLoadOptions pre = {
+        .contact_model = sw->use_model ? sw->model[k] : NULL, .overrides = all, .noverrides = nall};
+    memset(&err, 0, sizeof(err));
+    csModel* mk = cs_loadScene(s->scene, &pre, &err);
+    cs_deleteModel(mk);
+    if (!mk && err.override > 0 && err.override <= nall) {
+      int o = err.override - 1;
+      fprintf(stderr, "contactsim: error: %s: %s '%s': %s (scene %s, model %s)\n", s->file,
+              o < s->nset ? "set" : "parameter", all[o].key, err.message, s->scene, sw->model[k]);
+      return CS_EXIT_USAGE;
+    }
+  }
+  return 0;
+}
+
+
+// the manifest DIR/sweep.json: the study's identity, written when the directory is new
+static int writeManifest(const Sweep* sw) {
+  char path[SWEEP_PATH];
+  snprintf(path, sizeof(path), "%s/sweep.json", sw->dir);
+  AtomicFile a;
+  if (atomicOpen(&a, path) != 0) {
+    return -1;
+  }
+  fputs("{\n", a.f);
+  writeProvenance(a.f, sw, "  ");
+  fputs("\n}\n", a.f);
+  return atomicClose(&a);
+}
+
+
+// remove the records and results of an earlier study (--new)
+static int clearDirectory(const Sweep* sw) {
+  char path[SWEEP_PATH];
+  const char* sub[2] = {"runs", "trajectories"};
+  for (int k = 0; k < 2; k++) {
+    snprintf(path, sizeof(path), "%s/%s", sw->dir, sub[k]);
+    DIR* d = opendir(path);
+    if (!d) {
+      continue;
+    }
+    struct dirent* e;
+    while ((e = readdir(d)) != NULL) {
+      size_t n = strlen(e->d_name);
+      int ours = (n > 4 && strcmp(e->d_name + n - 4, ".rec") == 0) ||
+                 (n > 4 && strcmp(e->d_name + n - 4, ".csv") == 0) || strstr(e->d_name, ".tmp");
+      if (ours && e->d_name[0] != '\0') {
+        char file[2 * SWEEP_PATH];
+        snprintf(file, sizeof(file), "%s/%s", path, e->d_name);
+        if (remove(file) != 0) {
+          closedir(d);
+          return -1;
+        }
+      }
+    }
+    closedir(d);
+  }
+  const char* files[2] = {"results.csv", "results.json"};
+  for (int k = 0; k < 2; k++) {
+    snprintf(path, sizeof(path), "%s/%s", sw->dir, files[k]);
+    remove(path);
+  }
+  return 0;
+}
+
+
+// the directory and its manifest: a new directory gets one; an existing one must have been made
+// by this very study and scene, unless fresh (--new) clears it. Returns 0 or an exit code.
+static int openDirectory(Sweep* sw, int fresh) {
+  if (makeDirectory(sw->dir) != 0) {
+    fprintf(stderr, "contactsim: error: cannot create directory %s: %s\n", sw->dir,
+            strerror(errno));
+    return CS_EXIT_USAGE;
+  }
+  char path[SWEEP_PATH];
+  snprintf(path, sizeof(path), "%s/runs", sw->dir);
+  if (makeDirectory(path) != 0) {
+    fprintf(stderr, "contactsim: error: cannot create directory %s: %s\n", path, strerror(errno));
+    return CS_EXIT_USAGE;
+  }
+  if (sw->trajectories) {
+    snprintf(path, sizeof(path), "%s/trajectories", sw->dir);
+    if (makeDirectory(path) != 0) {
+      fprintf(stderr, "contactsim: error: cannot create directory %s: %s\n", path, strerror(errno));
+      return CS_EXIT_USAGE;
+    }
+  }
+  snprintf(path, sizeof(path), "%s/sweep.json", sw->dir);
+  if (fileExists(path)) {
+    csSweepManifest man;
+    csError err;
+    char studyHash[32], sceneHash[32];
+    snprintf(studyHash, sizeof(studyHash), "fnv1a64:%016" PRIx64, sw->study->hash);
+    snprintf(sceneHash, sizeof(sceneHash), "fnv1a64:%016" PRIx64, sw->scene_hash);
+    int readable = cs_readSweepManifest(path, &man, &err) == 0;
+    int same = readable && strcmp(man.study_hash, studyHash) == 0 &&
+               strcmp(man.scene_hash, sceneHash) == 0 && man.nrun == sw->nrun;
+    if (!same && !fresh) {
+      if (!readable) {
+        cs_cliPrintError(&err);
+      }
+      fprintf(stderr,
+              "contactsim: error: %s holds the runs of a different study or scene "
+              "(%s): %s; refusing to mix them. Use --new to discard them, or another "
+              "--out directory\n",
+              sw->dir, readable ? man.study : path,
+              !readable                                ? "its manifest cannot be read"
+              : strcmp(man.study_hash, studyHash) != 0 ? "the study file has changed since"
+              : strcmp(man.scene_hash, sceneHash) != 0 ? "the scene file has changed since"
+                                                       : "the number of runs differs");
+      return CS_EXIT_USAGE;
+    }
+    if (same && !fresh) {
+      return 0;
+    }
+  }
+  if (fresh && clearDirectory(sw) != 0) {
+    fprintf(stderr, "contactsim: error: cannot clear %s: %s\n", sw->dir, strerror(errno));
+    return CS_EXIT_USAGE;
+  }
+  if (writeManifest(sw) != 0) {
+    fprintf(stderr, "contactsim: error: cannot write %s: %s\n", path, strerror(errno));
+    return CS_EXIT_USAGE;
+  }
+  return 0;
+}
+
+
+// the cores this process may run on (its affinity mask: taskset, cgroups, Slurm's allocation)
+static int coreCount(void) {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0) {
+    return CPU_COUNT(&set);
+  }
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? (int)n : 1;
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// Slurm
+
+// a shell word in single quotes ('\'' for a quote inside)
+static void shellQuote(FILE* f, const char* s) {
+  fputc('\'', f);
+  for (const char* p = s; *p; p++) {
+    if (*p == '\'') {
+      fputs("'\\''", f);
+    } else {
+      fputc(*p, f);
+    }
+  }
+  fputc('\'', f);
+}
+
+
+// Write DIR/slurm/sweep.sbatch and submit the array of bundles that still have missing runs
+// (all of them for a new sweep). Returns an exit code.
+static int submitSlurm(const Sweep* sw, long perTask, char** slurmOpts, int nslurmOpt, int dryRun) {
+  // the executable and the paths as the nodes will see them on the shared file system
+  char exe[SWEEP_PATH], dirAbs[SWEEP_PATH];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+  if (n <= 0) {
+    fprintf(stderr, "contactsim: error: cannot find the contactsim executable's path\n");
+    return CS_EXIT_FAILURE;
+  }
+  exe[n] = '\0';
+  if (!realpath(sw->dir, dirAbs)) {
+    snprintf(dirAbs, sizeof(dirAbs), "%s", sw->dir);
+  }
+  // automatic bundles: at most about 100 array tasks, and at least 10 runs per task
+  if (perTask <= 0) {
+    perTask = (sw->nrun + 99) / 100;
+    perTask = perTask < 10 ? 10 : perTask;
+  }
+  long ntask = (sw->nrun + perTask - 1) / perTask;
+  // the tasks whose bundle still has a run without a record
+  char* list = malloc((size_t)ntask * 24 + 16);
+  if (!list) {
+    return CS_EXIT_FAILURE;
+  }
+  size_t len = 0;
+  long nsubmit = 0, first = -1;
+  list[0] = '\0';
+  for (long t = 0; t <= ntask; t++) {
+    int pending = 0;
+    for (long i = t * perTask; t < ntask && i < (t + 1) * perTask && i < sw->nrun && !pending;
+         i++) {
+      char path[SWEEP_PATH];
+      recordPath(sw, i, path, sizeof(path));
+      pending = !fileExists(path);
+    }
+    // compress consecutive tasks into ranges a-b
+    if (pending && first < 0) {
+      first = t;
+    }
+    if (!pending && first >= 0) {
+      len += (size_t)sprintf(list + len, "%s%ld", len ? "," : "", first);
+      if (t - 1 > first) {
+        len += (size_t)sprintf(list + len, "-%ld", t - 1);
+      }
+      first = -1;
+    }
+    nsubmit += pending;
+  }
+  if (nsubmit == 0) {
+    free(list);
+    fprintf(stderr,
+            "contactsim: sweep: every run of %s has a record already; nothing to "
+            "submit (contactsim sweep --gather %s merges them)\n",
+            sw->study_arg, sw->dir);
+    return CS_EXIT_OK;
+  }
+  // the batch script: task i runs the bundle [i R, min((i + 1) R, N))
+  char slurmDir[SWEEP_PATH], script[SWEEP_PATH + 16];
+  snprintf(slurmDir, sizeof(slurmDir), "%s/slurm", sw->dir);
+  snprintf(script, sizeof(script), "%s/sweep.sbatch", slurmDir);
+  if (makeDirectory(slurmDir) != 0) {
+    fprintf(stderr, "contactsim: error: cannot create %s: %s\n", slurmDir, strerror(errno));
+    free(list);
+    return CS_EXIT_USAGE;
+  }
+  AtomicFile a;
+  if (atomicOpen(&a, script) != 0) {
+    fprintf(stderr, "contactsim: error: cannot write %s: %s\n", script, strerror(errno));
+    free(list);
+    return CS_EXIT_USAGE;
+  }
+  FILE* f = a.f;
+  fputs("#!/bin/sh\n", f);
+  fputs("#SBATCH --job-name=contactsim-sweep\n", f);
+  fprintf(f, "#SBATCH --output=%s/slurm/task-%%A_%%a.out\n", dirAbs);
+  fprintf(f,
+          "# Written by contactsim sweep --slurm for the study %s (%ld runs).\n"
+          "# Array task i runs the runs i*R .. min((i+1)*R, N)-1 of the study; every run\n"
+          "# leaves its record in the sweep directory (a shared file system), and the task\n"
+          "# that finds every record present merges them into results.csv.\n",
+          sw->study_abs, sw->nrun);
+  fprintf(f, "R=%ld\nN=%ld\n", perTask, sw->nrun);
+  fputs("A=$((SLURM_ARRAY_TASK_ID * R))\nB=$((A + R))\nif [ \"$B\" -gt \"$N\" ]; then B=$N; fi\n",
+        f);
+  fputs("exec ", f);
+  shellQuote(f, exe);
+  fputs(" sweep ", f);
+  shellQuote(f, sw->study_abs);
+  fputs(" --out ", f);
+  shellQuote(f, dirAbs);
+  fprintf(f, " --task-range \"$A:$B\" -j \"${SLURM_CPUS_PER_TASK:-1}\"%s\n",
+          sw->trajectories ? " --trajectories" : "");
+  if (atomicClose(&a) != 0) {
+    fprintf(stderr, "contactsim: error: cannot write %s\n", script);
+    free(list);
+    return CS_EXIT_USAGE;
+  }
+  chmod(script, 0755);
+  // sbatch --parsable --array=LIST [options] SCRIPT
+  int argc = 0;
+  char* args[64 + 8];
+  char* arrayText = malloc(len + 16);
+  if (!arrayText) {
+    free(list);
+    return CS_EXIT_FAILURE;
+  }
+  snprintf(arrayText, len + 16, "--array=%s", list);
+  args[argc++] = "sbatch";
+  args[argc++] = "--parsable";
+  args[argc++] = arrayText;
+  for (int k = 0; k < nslurmOpt && argc < 64 + 4; k++) {
+    args[argc++] = slurmOpts[k];
+  }
+  args[argc++] = script;
+  args[argc] = NULL;
+  fprintf(stderr,
+          "contactsim: sweep: %ld runs in %ld array tasks of up to %ld runs (%ld to "
+          "submit)\n  ",
+          sw->nrun, ntask, perTask, nsubmit);
+  for (int k = 0; k < argc; k++) {
+    fprintf(stderr, "%s%s", k ? " " : "", args[k]);
+  }
+  fputc('\n', stderr);
+  int code = CS_EXIT_OK;
+  if (!dryRun) {
+    // run sbatch and read the job id it prints
+    int pipefd[2];
+    if (pipe(pipefd) != 0) {
+      code = CS_EXIT_FAILURE;
+    } else {
+      fflush(stdout);
+      fflush(stderr);
+      pid_t pid = fork();
+      if (pid == 0) {
+        dup2(pipefd[1], STDOUT_FILENO);
+        close(pipefd[0]);
+        close(pipefd[1]);
+        execvp("sbatch", args);
+        fprintf(stderr, "contactsim: error: cannot run sbatch: %s\n", strerror(errno));
+        _exit(127);
+      }
+      close(pipefd[1]);
+      char out[256] = "";
+      size_t got = 0;
+      ssize_t r;
+      while (got < sizeof(out) - 1 && (r = read(pipefd[0], out + got, sizeof(out) - 1 - got)) > 0) {
+        got += (size_t)r;
+      }
+      out[got] = '\0';
+      close(pipefd[0]);
+      int status = 0;
+      if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
+          WEXITSTATUS(status) != 0) {
+        fprintf(stderr, "contactsim: error: sbatch failed%s\n",
+                pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 127
+                    ? " (is Slurm installed?)"
+                    : "");
+        code = CS_EXIT_FAILURE;
+      } else {
+        out[strcspn(out, ";\n")] = '\0';
+        printf("%s\n", out);
+        fprintf(stderr,
+                "contactsim: sweep: submitted job %s; when it ends, results.csv is in "
+                "%s (or run: contactsim sweep --gather %s)\n",
+                out, sw->dir, sw->dir);
+        // the job id, for scripts
+        char idPath[SWEEP_PATH + 16];
+        snprintf(idPath, sizeof(idPath), "%s/job_id", slurmDir);
+        FILE* idf = fopen(idPath, "w");
+        if (idf) {
+          fprintf(idf, "%s\n", out);
+          fclose(idf);
+        }
+      }
+    }
+  } else {
+    fprintf(stderr, "contactsim: sweep: dry run: %s written, nothing submitted\n", script);
+  }
+  free(arrayText);
+  free(list);
+  return code;
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// the command
+
+// "A:B" -> [A, B) (B may exceed the run count: it is clamped)
+static int parseRange(const char* text, long* a, long* b) {
+  char* end = NULL;
+  errno = 0;
+  long x = strtol(text, &end, 10);
+  if (errno || end == text || *end != ':' || x < 0) {
+    return -1;
+  }
+  const char* p = end + 1;
+  long y = strtol(p, &end, 10);
+  if (errno || end == p || *end || y < x) {
+    return -1;
+  }
+  *a = x;
+  *b = y;
+  return 0;
+}
+
+
+int cs_cliSweep(int argc, char** argv) {
+  static const struct option longopts[] = {
+      {"out", required_argument, NULL, 'o'},
+      {"jobs", required_argument, NULL, 'j'},
+      {"new", no_argument, NULL, 'N'},
+      {"trajectories", no_argument, NULL, 'T'},
+      {"task-range", required_argument, NULL, 'R'},
+      {"gather", required_argument, NULL, 'G'},
+      {"slurm", no_argument, NULL, 'S'},
+      {"slurm-opt", required_argument, NULL, 'O'},
+      {"runs-per-task", required_argument, NULL, 'P'},
+      {"dry-run", no_argument, NULL, 'D'},
+      {"quiet", no_argument, NULL, 'q'},
+      {"help", no_argument, NULL, 'h'},
+      {NULL, 0, NULL, 0},
+  };
+  Sweep sw;
+  memset(&sw, 0, sizeof(sw));
+  const char* out = NULL;
+  const char* gather = NULL;
+  int jobs = 0, fresh = 0, slurm = 0, dryRun = 0;
+  long rangeA = -1, rangeB = -1, perTask = 0;
+  char* slurmOpts[64];
+  int nslurmOpt = 0;
+  int c;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, "o:j:qh", longopts, NULL)) != -1) {
+    double x;
+    switch (c) {
+      case 'o':
+        out = optarg;
+        break;
+      case 'j':
+        if (cs_cliParseNumber(optarg, "jobs", 0, &x) != 0 || x != floor(x) || x > 4096) {
+          fprintf(stderr,
+                  "contactsim: error: -j needs a whole number of workers from 1 to "
+                  "4096, not '%s'\n",
+                  optarg);
+          return CS_EXIT_USAGE;
+        }
+        jobs = (int)x;
+        break;
+      case 'N':
+        fresh = 1;
+        break;
+      case 'T':
+        sw.trajectories = 1;
+        break;
+      case 'R':
+        if (parseRange(optarg, &rangeA, &rangeB) != 0) {
+          fprintf(stderr,
+                  "contactsim: error: --task-range needs A:B, run indices with "
+                  "0 <= A <= B (runs A to B-1), not '%s'\n",
+                  optarg);
+          return CS_EXIT_USAGE;
+        }
+        break;
+      case 'G':
+        gather = optarg;
+        break;
+      case 'S':
+        slurm = 1;
+        break;
+      case 'O':
+        if (nslurmOpt >= 64) {
+          fprintf(stderr, "contactsim: error: at most 64 --slurm-opt\n");
+          return CS_EXIT_USAGE;
+        }
+        slurmOpts[nslurmOpt++] = optarg;
+        break;
+      case 'P':
+        if (cs_cliParseNumber(optarg, "runs-per-task", 0, &x) != 0 || x != floor(x)) {
+          return CS_EXIT_USAGE;
+        }
+        perTask = (long)x;
+        break;
+      case 'D':
+        dryRun = 1;
+        break;
+      case 'q':
+        sw.quiet = 1;
+        break;
+      case 'h':
+        cs_cliCommandUsage(stdout, "sweep");
+        return CS_EXIT_OK;
+      default:
+        return CS_EXIT_USAGE;
+    }
+  }
+  // the study: the one positional argument, or the one recorded in the directory (--gather)
+  const char* studyPath = NULL;
+  if (gather) {
+    if (optind != argc || out || slurm || rangeA >= 0) {
+      fprintf(stderr,
+              "contactsim: error: sweep --gather DIR takes no study and no --out, "
+              "--slurm or --task-range\n");
+      return CS_EXIT_USAGE;
+    }
+    out = gather;
+  } else {
+    studyPath = cs_cliSceneArgument(argc, argv, "sweep");
+    if (!studyPath) {
+      return CS_EXIT_USAGE;
+    }
+    if (!out && !(dryRun && !slurm)) {
+      fprintf(stderr, "contactsim: error: sweep needs --out DIR, the directory of its results\n");
+      return CS_EXIT_USAGE;
+    }
+    if (slurm && rangeA >= 0) {
+      fprintf(stderr,
+              "contactsim: error: --slurm and --task-range do not go together (the "
+              "array tasks get their ranges from the batch script)\n");
+      return CS_EXIT_USAGE;
+    }
+    // tasks run side by side: one of them clearing the directory would delete the others' work
+    if (fresh && rangeA >= 0) {
+      fprintf(stderr, "contactsim: error: --new does not go with --task-range (other tasks may "
+                      "be writing to the directory); clear it once before starting the tasks\n");
+      return CS_EXIT_USAGE;
+    }
+  }
+  if ((nslurmOpt || perTask) && !slurm) {
+    fprintf(stderr, "contactsim: error: --slurm-opt and --runs-per-task go with --slurm\n");
+    return CS_EXIT_USAGE;
+  }
+  // --dry-run without --slurm: the plan, a row per run with its parameter values, on stdout
+  if (dryRun && !slurm) {
+    int code = setUp(&sw, studyPath);
+    if (code == 0) {
+      fputs("index,point,model,repeat", stdout);
+      for (int k = 0; k < sw.study->nkey; k++) {
+        fputc(',', stdout);
+        csvText(stdout, sw.study->key[k]);
+      }
+      fputc('\n', stdout);
+      for (long i = 0; i < sw.nrun; i++) {
+        writeRowStart(stdout, &sw, i);
+        fputc('\n', stdout);
+      }
+      code = fflush(stdout) != 0 ? CS_EXIT_FAILURE : CS_EXIT_OK;
+    }
+    cs_deleteStudy(sw.study);
+    return code;
+  }
+  if (strlen(out) >= sizeof(sw.dir) - 64) {
+    fprintf(stderr, "contactsim: error: the --out path is too long\n");
+    return CS_EXIT_USAGE;
+  }
+  snprintf(sw.dir, sizeof(sw.dir), "%s", out);
+  // a gather reads the study's path from the directory's manifest
+  csSweepManifest man;
+  if (gather) {
+    char path[SWEEP_PATH];
+    snprintf(path, sizeof(path), "%s/sweep.json", sw.dir);
+    csError err;
+    if (cs_readSweepManifest(path, &man, &err) != 0) {
+      cs_cliPrintError(&err);
+      fprintf(stderr,
+              "contactsim: error: %s is not a sweep directory (no readable "
+              "sweep.json)\n",
+              sw.dir);
+      return CS_EXIT_USAGE;
+    }
+    studyPath = man.study;
+  }
+  int code = setUp(&sw, studyPath);
+  if (code == 0) {
+    code = openDirectory(&sw, fresh && !gather);
+  }
+  if (code != 0) {
+    cs_deleteStudy(sw.study);
+    return code;
+  }
+
+  if (gather) {
+    long nfailed, nmissing;
+    code = mergeResults(&sw, -1, -1, &nfailed, &nmissing) != 0 ? CS_EXIT_FAILURE
+           : nfailed || nmissing                               ? CS_EXIT_FAILURE
+                                                               : CS_EXIT_OK;
+    if (!sw.quiet) {
+      fprintf(stderr,
+              "contactsim: sweep: gathered %ld runs (%ld ok, %ld failed, %ld missing) "
+              "into %s/results.csv\n",
+              sw.nrun, sw.nrun - nfailed - nmissing, nfailed, nmissing, sw.dir);
+    }
+    cs_deleteStudy(sw.study);
+    return code;
+  }
+  if (slurm) {
+    code = submitSlurm(&sw, perTask, slurmOpts, nslurmOpt, dryRun);
+    cs_deleteStudy(sw.study);
+    return code;
+  }
+
+  // the runs of this invocation: a range, or all; those with a record are done already
+  long a = rangeA >= 0 ? rangeA : 0;
+  long b = rangeA >= 0 ? (rangeB < sw.nrun ? rangeB : sw.nrun) : sw.nrun;
+  a = a < b ? a : b;
+  long* todo = malloc(sizeof(long) * (size_t)(b - a + 1));
+  if (!todo) {
+    fprintf(stderr, "contactsim: error: out of memory\n");
+    cs_deleteStudy(sw.study);
+    return CS_EXIT_FAILURE;
+  }
+  long ntodo = 0;
+  for (long i = a; i < b; i++) {
+    char path[SWEEP_PATH];
+    recordPath(&sw, i, path, sizeof(path));
+    if (!fileExists(path)) {
+      todo[ntodo++] = i;
+    }
+  }
+  jobs = jobs > 0 ? jobs : coreCount();
+  char host[256] = "";
+  gethostname(host, sizeof(host) - 1);
+  if (!sw.quiet) {
+    fprintf(stderr, "contactsim: sweep: %s: %ld runs (%ld points x %d models x %d repeats)",
+            sw.study_arg, sw.nrun, sw.study->npoint, sw.nmodel, sw.study->repeats);
+    if (rangeA >= 0) {
+      fprintf(stderr, "; this task: runs %ld to %ld", a, b - 1);
+    }
+    fprintf(stderr, "; %ld to run, %ld done already; %d workers\n", ntodo, (b - a) - ntodo, jobs);
+  }
+  double wall0 = wallNow();
+  long failed = runPool(&sw, todo, ntodo, jobs, host);
+  double wall = wallNow() - wall0;
+  free(todo);
+  if (failed < 0) {
+    cs_deleteStudy(sw.study);
+    return CS_EXIT_FAILURE;
+  }
+  if (!sw.quiet) {
+    fprintf(stderr, "contactsim: sweep: ran %ld runs (%ld failed) in %.3f s wall\n", ntodo, failed,
+            wall);
+  }
+  // the merged tables: after a whole sweep, and after the task that completes the set
+  long present = 0;
+  for (long i = 0; i < sw.nrun; i++) {
+    char path[SWEEP_PATH];
+    recordPath(&sw, i, path, sizeof(path));
+    present += fileExists(path);
+  }
+  long nfailed = 0, nmissing = sw.nrun - present;
+  if (rangeA < 0 || present == sw.nrun) {
+    if (mergeResults(&sw, ntodo, (b - a) - ntodo, &nfailed, &nmissing) != 0) {
+      cs_deleteStudy(sw.study);
+      return CS_EXIT_FAILURE;
+    }
+    if (!sw.quiet) {
+      fprintf(stderr,
+              "contactsim: sweep: %ld runs: %ld ok, %ld failed, %ld missing; results "
+              "in %s/results.csv and results.json\n",
+              sw.nrun, sw.nrun - nfailed - nmissing, nfailed, nmissing, sw.dir);
+    }
+    code = nfailed || nmissing ? CS_EXIT_FAILURE : CS_EXIT_OK;
+  } else {
+    code = failed ? CS_EXIT_FAILURE : CS_EXIT_OK;
+  }
+  cs_deleteStudy(sw.study);
+  return code;
+}

@@ -1,0 +1,984 @@
+// replay.c: write the replay page: the template built from viewer/ with the scene's geometry and
+// the runs' trajectories embedded as one compact JSON object (docs/replay.md has the format).
+//
+// The trajectories are read back from the CSV files the runs wrote rather than collected while
+// they run: `replay` works after the fact on any CSV from `run` or `compare`, and `run --replay`
+// and `compare --replay` take the same path, so the page always shows what the CSV holds. The
+// numbers are rounded to 6 significant digits (what a float32 on the page holds anyway) and
+// values below 1e-9 in magnitude are written as 0, which keeps a typical replay small enough to
+// mail. Nothing here computes physics: the page draws the CSV's poses, forces and centres of
+// pressure; the only derived value is whether a linear stop is engaged (its coordinate beyond a
+// bound, as the stop itself decides), because the CSV has no column for it.
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "app/replay.h"
+
+
+// ---------------------------------------------------------------------------------------------
+// errors
+
+static csStatus setError(csError* err, csStatus code, const char* file, const char* fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static csStatus setError(csError* err, csStatus code, const char* file, const char* fmt, ...) {
+  memset(err, 0, sizeof(*err));
+  err->code = code;
+  snprintf(err->file, sizeof(err->file), "%s", file ? file : "");
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err->message, sizeof(err->message), fmt, ap);
+  va_end(ap);
+  return code;
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// finding the template
+
+// the directory of the running executable, from /proc (Linux); "" when unknown
+static void executableDir(char* dir, size_t size) {
+  dir[0] = 0;
+  ssize_t n = readlink("/proc/self/exe", dir, size - 1);
+  if (n <= 0) {
+    dir[0] = 0;
+    return;
+  }
+  dir[n] = 0;
+  char* slash = strrchr(dir, '/');
+  if (slash) {
+    *slash = 0;
+  }
+}
+
+
+int cs_replayFindTemplate(char* path, size_t size, csError* err) {
+  // 1. the environment variable wins, and must name a readable file
+  const char* env = getenv(CS_REPLAY_TEMPLATE_ENV);
+  if (env && env[0]) {
+    if (access(env, R_OK) != 0) {
+      setError(err, CS_ERR_INPUT, env, "cannot read the replay template named by %s: %s",
+               CS_REPLAY_TEMPLATE_ENV, strerror(errno));
+      return -1;
+    }
+    snprintf(path, size, "%s", env);
+    return 0;
+  }
+  // 2. next to the executable: the build directory, or an install's bin/../share/contactsim
+  char dir[4096];
+  executableDir(dir, sizeof(dir));
+  static const char* const relative[] = {"viewer/replay_template.html",
+                                         "../share/contactsim/replay_template.html"};
+  for (int i = 0; dir[0] && i < 2; i++) {
+    snprintf(path, size, "%s/%s", dir, relative[i]);
+    if (access(path, R_OK) == 0) {
+      return 0;
+    }
+  }
+  // 3. where meson installs it
+#ifdef CS_REPLAY_TEMPLATE_INSTALLED
+  if (access(CS_REPLAY_TEMPLATE_INSTALLED, R_OK) == 0) {
+    snprintf(path, size, "%s", CS_REPLAY_TEMPLATE_INSTALLED);
+    return 0;
+  }
+#endif
+#if defined(CS_HAVE_REPLAY) && CS_HAVE_REPLAY
+  setError(err, CS_ERR_INPUT, "",
+           "the replay template (replay_template.html) is missing from the build and install "
+           "directories; set %s to its path",
+           CS_REPLAY_TEMPLATE_ENV);
+#else
+  setError(err, CS_ERR_INPUT, "",
+           "contactsim was built without the replay viewer (it needs node and `npm ci` in "
+           "viewer/, then meson setup -Dreplay=enabled); set %s to a built "
+           "replay_template.html to use one anyway",
+           CS_REPLAY_TEMPLATE_ENV);
+#endif
+  return -1;
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// reading a CSV: the header's names, and the wanted columns of every row
+
+// the whole file as one zero-terminated string (owned by the caller), NULL on failure
+static char* readFile(const char* path, size_t* len) {
+  FILE* f = fopen(path, "rb");
+  if (!f) {
+    return NULL;
+  }
+  char* buf = NULL;
+  size_t cap = 0, n = 0;
+  for (;;) {
+    if (n + 65536 + 1 > cap) {
+      cap = cap ? 2 * cap : 1 << 20;
+      char* grown = realloc(buf, cap);
+      if (!grown) {
+        free(buf);
+        fclose(f);
+        errno = ENOMEM;
+        return NULL;
+      }
+      buf = grown;
+    }
+    size_t got = fread(buf + n, 1, cap - n - 1, f);
+    n += got;
+    if (got == 0) {
+      break;
+    }
+  }
+  int bad = ferror(f);
+  fclose(f);
+  if (bad) {
+    free(buf);
+    return NULL;
+  }
+  buf[n] = 0;
+  *len = n;
+  return buf;
+}
+
+
+// A table of column names for lookups by name: open addressing on an FNV-1a hash. The header
+// of a thousand-body scene with forces has some 50,000 columns, too many for linear searches.
+typedef struct Columns {
+  char** name;             // (ncol) names, pointing into the header copy
+  int ncol;
+  int* slot;               // (nslot) column index + 1, 0 for empty
+  size_t nslot;            // a power of two >= 2 ncol
+  char* header;            // copy of the header line, split in place (owned)
+} Columns;
+
+
+static uint64_t hashName(const char* s) {
+  uint64_t h = 1469598103934665603ull;
+  for (; *s; s++) {
+    h = (h ^ (unsigned char)*s) * 1099511628211ull;
+  }
+  return h;
+}
+
+
+// split the header line (len bytes at line) into names and index them; -1 when out of memory
+static int columnsInit(Columns* c, const char* line, size_t len) {
+  memset(c, 0, sizeof(*c));
+  c->header = malloc(len + 1);
+  if (!c->header) {
+    return -1;
+  }
+  memcpy(c->header, line, len);
+  c->header[len] = 0;
+  // strip a carriage return (a CSV saved on Windows)
+  if (len && c->header[len - 1] == '\r') {
+    c->header[len - 1] = 0;
+  }
+  int n = 1;
+  for (const char* p = c->header; *p; p++) {
+    n += *p == ',';
+  }
+  c->name = malloc(sizeof(char*) * (size_t)n);
+  c->nslot = 16;
+  while (c->nslot < 2 * (size_t)n) {
+    c->nslot *= 2;
+  }
+  c->slot = calloc(c->nslot, sizeof(int));
+  if (!c->name || !c->slot) {
+    return -1;
+  }
+  // split in place and insert; a repeated name keeps its first column
+  char* p = c->header;
+  for (int i = 0; i < n; i++) {
+    c->name[i] = p;
+    char* comma = strchr(p, ',');
+    if (comma) {
+      *comma = 0;
+      p = comma + 1;
+    }
+    size_t s = hashName(c->name[i]) & (c->nslot - 1);
+    while (c->slot[s] && strcmp(c->name[c->slot[s] - 1], c->name[i]) != 0) {
+      s = (s + 1) & (c->nslot - 1);
+    }
+    if (!c->slot[s]) {
+      c->slot[s] = i + 1;
+    }
+  }
+  c->ncol = n;
+  return 0;
+}
+
+
+static void columnsFree(Columns* c) {
+  free(c->header);
+  free(c->name);
+  free(c->slot);
+  memset(c, 0, sizeof(*c));
+}
+
+
+// index of the column named prefix + "." + suffix (suffix NULL: prefix alone), -1 if absent
+static int columnsFind(const Columns* c, const char* prefix, const char* suffix) {
+  char key[2 * CS_MAX_NAME + 32];
+  if (suffix) {
+    snprintf(key, sizeof(key), "%s.%s", prefix, suffix);
+  } else {
+    snprintf(key, sizeof(key), "%s", prefix);
+  }
+  size_t s = hashName(key) & (c->nslot - 1);
+  while (c->slot[s]) {
+    if (strcmp(c->name[c->slot[s] - 1], key) == 0) {
+      return c->slot[s] - 1;
+    }
+    s = (s + 1) & (c->nslot - 1);
+  }
+  return -1;
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// what the page needs of a model
+
+// the slot (param or ref index) of a kind's parameter by key, -1 if the kind has none
+static int paramSlot(const csForceKind* k, const char* key) {
+  for (int i = 0; i < k->nparams; i++) {
+    if (strcmp(k->params[i].key, key) == 0) {
+      return k->params[i].slot;
+    }
+  }
+  return -1;
+}
+
+
+// a contact element: one whose kind reports a contact point and force, as the CSV's --forces
+// columns count them (csv.c); stops and bushings report values of their own
+static int isContact(const csModel* m, int e) {
+  const csForceKind* k = cs_forceKind(m->force[e].kind);
+  return k->contact != 0 && k->report != NULL;
+}
+
+
+static int isKind(const csModel* m, int e, const char* name) {
+  return strcmp(cs_forceKind(m->force[e].kind)->name, name) == 0;
+}
+
+
+// One run's series, row-major: per report row, the values of `width` columns for each of
+// `count` items. col holds the CSV column of each value (count x width), -1 for none.
+typedef struct Series {
+  const char* key;         // JSON key
+  int count, width;
+  int* col;                // (count x width) CSV columns
+  double* value;           // (rows x count x width), filled from the CSV
+} Series;
+
+enum { S_T, S_P, S_Q, S_V, S_ENERGY, S_CF, S_CP, S_SF, S_COP, S_STOPQ, S_COUNT };
+
+typedef struct RunData {
+  Series s[S_COUNT];
+  int forces;              // 1: every contact element has force and point columns
+  long rows;
+  int nstop;               // linear stops with a coordinate column
+  int* stop;               // (nstop) their element ids
+} RunData;
+
+
+static void runDataFree(RunData* d) {
+  for (int i = 0; i < S_COUNT; i++) {
+    free(d->s[i].col);
+    free(d->s[i].value);
+  }
+  free(d->stop);
+  memset(d, 0, sizeof(*d));
+}
+
+
+static int seriesInit(Series* s, const char* key, int count, int width) {
+  s->key = key;
+  s->count = count;
+  s->width = width;
+  s->col = malloc(sizeof(int) * (size_t)(count * width + 1));
+  if (!s->col) {
+    return -1;
+  }
+  for (int i = 0; i < count * width; i++) {
+    s->col[i] = -1;
+  }
+  return 0;
+}
+
+
+// columns for items named name + "." + suffixes[j]; returns the first missing column's name in
+// missing (when not NULL) and -1 if any is absent
+static int findColumns(const Columns* c, Series* s, int item, const char* name,
+                       const char* const* suffixes, char* missing, size_t msize) {
+  int bad = 0;
+  for (int j = 0; j < s->width; j++) {
+    int col = columnsFind(c, name, suffixes[j]);
+    s->col[item * s->width + j] = col;
+    if (col < 0 && !bad) {
+      bad = 1;
+      if (missing) {
+        snprintf(missing, msize, "%s%s%s", name, suffixes[j] ? "." : "",
+                 suffixes[j] ? suffixes[j] : "");
+      }
+    }
+  }
+  return bad ? -1 : 0;
+}
+
+
+// Map the CSV's header onto the series of run r; fills err for missing required columns.
+static csStatus mapColumns(const Columns* c, const csReplayRun* r, RunData* d, csError* err) {
+  const csModel* m = r->m;
+  int nb = m->nbody - 1;
+  int nc = 0;
+  for (int e = 0; e < m->nforce; e++) {
+    nc += isContact(m, e);
+  }
+  static const char* const tKey[] = {NULL};
+  static const char* const pKeys[] = {"px", "py", "pz"};
+  static const char* const qKeys[] = {"qw", "qx", "qy", "qz"};
+  static const char* const vKeys[] = {"vx", "vy", "vz"};
+  static const char* const fKeys[] = {"fx", "fy", "fz"};
+  static const char* const copKeys[] = {"copx", "copy", "copz"};
+  static const char* const energyNames[] = {"ke", "pe", "dissipated", "e_total"};
+  if (seriesInit(&d->s[S_T], "t", 1, 1) || seriesInit(&d->s[S_P], "p", nb, 3) ||
+      seriesInit(&d->s[S_Q], "q", nb, 4) || seriesInit(&d->s[S_V], "v", nb, 3) ||
+      seriesInit(&d->s[S_ENERGY], "energy", 1, 4) || seriesInit(&d->s[S_CF], "cf", nc, 3) ||
+      seriesInit(&d->s[S_CP], "cp", nc, 3) || seriesInit(&d->s[S_SF], "sf", m->ngroup, 3) ||
+      seriesInit(&d->s[S_COP], "cop", m->ngroup, 3)) {
+    return setError(err, CS_ERR_MEMORY, r->csv, "out of memory");
+  }
+  char missing[2 * CS_MAX_NAME + 32] = "";
+  // required: time, every body's pose and velocity, the energies
+  int bad = findColumns(c, &d->s[S_T], 0, "t", tKey, missing, sizeof(missing));
+  for (int b = 1; b < m->nbody && !bad; b++) {
+    const char* n = m->body[b].name;
+    bad = findColumns(c, &d->s[S_P], b - 1, n, pKeys, missing, sizeof(missing)) ||
+          findColumns(c, &d->s[S_Q], b - 1, n, qKeys, missing, sizeof(missing)) ||
+          findColumns(c, &d->s[S_V], b - 1, n, vKeys, missing, sizeof(missing));
+  }
+  for (int j = 0; j < 4 && !bad; j++) {
+    int col = columnsFind(c, energyNames[j], NULL);
+    d->s[S_ENERGY].col[j] = col;
+    if (col < 0) {
+      bad = 1;
+      snprintf(missing, sizeof(missing), "%s", energyNames[j]);
+    }
+  }
+  if (bad) {
+    return setError(err, CS_ERR_INPUT, r->csv,
+                    "has no column '%s': is it a CSV that `contactsim run` wrote from this "
+                    "scene%s%s%s?",
+                    missing, r->model[0] ? " with contact model '" : "", r->model,
+                    r->model[0] ? "'" : "");
+  }
+  // optional: forces and points of every contact, totals and centres of pressure of the sets
+  int i = 0;
+  d->forces = nc > 0;
+  for (int e = 0; e < m->nforce; e++) {
+    if (!isContact(m, e)) {
+      continue;
+    }
+    d->forces &= !findColumns(c, &d->s[S_CF], i, m->force[e].name, fKeys, NULL, 0);
+    d->forces &= !findColumns(c, &d->s[S_CP], i, m->force[e].name, pKeys, NULL, 0);
+    i++;
+  }
+  for (int g = 0; g < m->ngroup && d->forces; g++) {
+    d->forces &= !findColumns(c, &d->s[S_SF], g, m->group_name[g], fKeys, NULL, 0);
+    d->forces &= !findColumns(c, &d->s[S_COP], g, m->group_name[g], copKeys, NULL, 0);
+  }
+  if (!d->forces) {
+    // none of them then: the page shows no forces rather than some
+    for (int s = S_CF; s <= S_COP; s++) {
+      d->s[s].count = 0;
+    }
+  }
+  // linear stops: their coordinate's column, B.q<coordinate>
+  d->stop = malloc(sizeof(int) * (size_t)(m->nforce + 1));
+  if (!d->stop || seriesInit(&d->s[S_STOPQ], "stopq", m->nforce, 1)) {
+    return setError(err, CS_ERR_MEMORY, r->csv, "out of memory");
+  }
+  for (int e = 0; e < m->nforce; e++) {
+    const csForceKind* k = cs_forceKind(m->force[e].kind);
+    int bs = paramSlot(k, "body"), cs = paramSlot(k, "coordinate");
+    if (!isKind(m, e, "linear_stop") || bs < 0 || cs < 0) {
+      continue;
+    }
+    int b = m->force[e].ref[bs];
+    char q[16];
+    snprintf(q, sizeof(q), "q%d", m->force[e].ref[cs]);
+    int col = b > 0 && b < m->nbody ? columnsFind(c, m->body[b].name, q) : -1;
+    if (col >= 0) {
+      d->s[S_STOPQ].col[d->nstop] = col;
+      d->stop[d->nstop++] = e;
+    }
+  }
+  d->s[S_STOPQ].count = d->nstop;
+  return CS_OK;
+}
+
+
+// Read every row of the CSV text (after the header) into the series. A row with fewer fields
+// than the header is an error, except a last row cut short (a run stopped while writing).
+static csStatus readRows(const char* text, const Columns* c, const csReplayRun* r, RunData* d,
+                         csError* err) {
+  // which series value each column feeds: one column may feed none (most) or one
+  int ncol = c->ncol;
+  int* feed = malloc(sizeof(int) * (size_t)ncol * 2);
+  if (!feed) {
+    return setError(err, CS_ERR_MEMORY, r->csv, "out of memory");
+  }
+  for (int j = 0; j < ncol; j++) {
+    feed[2 * j] = -1;
+  }
+  for (int s = 0; s < S_COUNT; s++) {
+    for (int i = 0; i < d->s[s].count * d->s[s].width; i++) {
+      int col = d->s[s].col[i];
+      if (col >= 0) {
+        feed[2 * col] = s;
+        feed[2 * col + 1] = i;
+      }
+    }
+  }
+  // rows: count the lines first, so that every series is allocated once
+  long lines = 0;
+  for (const char* p = text; *p; p++) {
+    lines += *p == '\n';
+  }
+  lines += 1;
+  for (int s = 0; s < S_COUNT; s++) {
+    size_t n = (size_t)lines * (size_t)(d->s[s].count * d->s[s].width) + 1;
+    d->s[s].value = malloc(sizeof(double) * n);
+    if (!d->s[s].value) {
+      free(feed);
+      return setError(err, CS_ERR_MEMORY, r->csv, "out of memory for %ld rows", lines);
+    }
+  }
+  long row = 0;
+  const char* p = text;
+  csStatus status = CS_OK;
+  while (*p) {
+    const char* end = strchr(p, '\n');
+    const char* next = end ? end + 1 : p + strlen(p);
+    // skip empty lines (the file's last newline)
+    if (p == end || (*p == '\r' && p + 1 == end)) {
+      p = next;
+      continue;
+    }
+    int j = 0;
+    const char* q = p;
+    while (j < ncol) {
+      char* stop = NULL;
+      double v = NAN;
+      // an empty field is a missing value
+      if (*q != ',' && *q != '\n' && *q != '\r' && *q) {
+        v = strtod(q, &stop);
+        if (stop == q) {
+          status = setError(err, CS_ERR_INPUT, r->csv, "line %ld, column '%s': not a number",
+                            row + 2, c->name[j]);
+          break;
+        }
+        q = stop;
+      }
+      if (feed[2 * j] >= 0) {
+        Series* s = &d->s[feed[2 * j]];
+        s->value[(size_t)row * (size_t)(s->count * s->width) + (size_t)feed[2 * j + 1]] = v;
+      }
+      j++;
+      if (*q == ',') {
+        q++;
+      } else {
+        break;
+      }
+    }
+    if (status != CS_OK) {
+      break;
+    }
+    if (j < ncol) {
+      // a short last line is a row being written when the run stopped: leave it out
+      if (!end || !*next) {
+        break;
+      }
+      status = setError(err, CS_ERR_INPUT, r->csv, "line %ld has %d fields, the header %d",
+                        row + 2, j, ncol);
+      break;
+    }
+    row++;
+    p = next;
+  }
+  free(feed);
+  d->rows = row;
+  if (status == CS_OK && row == 0) {
+    status = setError(err, CS_ERR_INPUT, r->csv, "has a header but no rows");
+  }
+  return status;
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// writing JSON
+
+// a number rounded to 6 significant digits; |x| < 1e-9 as 0, non-finite as null
+static void jsonNumber(FILE* f, double x) {
+  if (!isfinite(x)) {
+    fputs("null", f);
+  } else if (fabs(x) < 1e-9) {
+    fputc('0', f);
+  } else {
+    fprintf(f, "%.6g", x);
+  }
+}
+
+
+// a string, escaped for JSON and for sitting inside an HTML <script> element
+static void jsonString(FILE* f, const char* s) {
+  fputc('"', f);
+  for (const unsigned char* p = (const unsigned char*)s; *p; p++) {
+    if (*p == '"' || *p == '\\') {
+      fprintf(f, "\\%c", *p);
+    } else if (*p < 0x20 || *p == '<' || *p == '>' || *p == '&') {
+      fprintf(f, "\\u%04x", *p);
+    } else {
+      fputc(*p, f);
+    }
+  }
+  fputc('"', f);
+}
+
+
+static void jsonVec3(FILE* f, const double* v) {
+  fputc('[', f);
+  for (int i = 0; i < 3; i++) {
+    if (i) {
+      fputc(',', f);
+    }
+    jsonNumber(f, v[i]);
+  }
+  fputc(']', f);
+}
+
+
+// a shape, or null
+static void jsonShape(FILE* f, const csShape* s) {
+  static const char* const names[] = {"none", "box", "sphere", "cylinder"};
+  if (s->type == CS_SHAPE_NONE) {
+    fputs("null", f);
+    return;
+  }
+  fprintf(f, "{\"type\":\"%s\",\"size\":", names[s->type]);
+  jsonVec3(f, s->size);
+  fputc('}', f);
+}
+
+
+// body id in the page: model id - 1 (ground is not a body there: -1)
+static int pageBody(int b) {
+  return b - 1;
+}
+
+
+// the scene: bodies with their shapes, planes, bushings, stops
+static void writeScene(FILE* f, const csModel* m) {
+  fputs("\"bodies\":[", f);
+  for (int b = 1; b < m->nbody; b++) {
+    const csBody* body = &m->body[b];
+    static const char* const joints[] = {"weld", "pin", "slider", "ball", "free"};
+    fputs(b > 1 ? ",{\"name\":" : "{\"name\":", f);
+    jsonString(f, body->name);
+    fprintf(f, ",\"parent\":%d,\"joint\":\"%s\",\"com\":", pageBody(body->parent),
+            joints[body->joint]);
+    double com[3] = {body->com.x, body->com.y, body->com.z};
+    jsonVec3(f, com);
+    // the visual shape wins over the inertia's
+    const csShape* s = body->visual.type != CS_SHAPE_NONE ? &body->visual : &body->inertia_shape;
+    fputs(",\"shape\":", f);
+    jsonShape(f, s);
+    fprintf(f, ",\"shape_from\":\"%s\"}",
+            body->visual.type != CS_SHAPE_NONE       ? "visual"
+            : body->inertia_shape.type != CS_SHAPE_NONE ? "inertia"
+                                                        : "none");
+  }
+  fputs("],\"planes\":[", f);
+  for (int i = 0; i < m->nplane; i++) {
+    const csPlane* pl = &m->plane[i];
+    fputs(i ? ",{\"name\":" : "{\"name\":", f);
+    jsonString(f, pl->name);
+    fprintf(f, ",\"body\":%d,\"position\":", pageBody(pl->body));
+    double p[3] = {pl->X_BP.p.x, pl->X_BP.p.y, pl->X_BP.p.z};
+    jsonVec3(f, p);
+    csQuat q = csu_matToQuat(&pl->X_BP.R);
+    fputs(",\"quaternion\":[", f);
+    jsonNumber(f, q.w);
+    fputc(',', f);
+    jsonNumber(f, q.x);
+    fputc(',', f);
+    jsonNumber(f, q.y);
+    fputc(',', f);
+    jsonNumber(f, q.z);
+    fputs("]}", f);
+  }
+  // bushings: the origins of their two frames on their bodies
+  fputs("],\"bushings\":[", f);
+  int n = 0;
+  for (int e = 0; e < m->nforce; e++) {
+    if (!isKind(m, e, "linear_bushing")) {
+      continue;
+    }
+    const csForceKind* k = cs_forceKind(m->force[e].kind);
+    const csForce* fe = &m->force[e];
+    int b1 = paramSlot(k, "body1"), b2 = paramSlot(k, "body2");
+    int f1 = paramSlot(k, "frame1"), f2 = paramSlot(k, "frame2");
+    if (b1 < 0 || b2 < 0 || f1 < 0 || f2 < 0) {
+      continue;
+    }
+    fputs(n++ ? ",{\"name\":" : "{\"name\":", f);
+    jsonString(f, fe->name);
+    fprintf(f, ",\"body1\":%d,\"frame1\":", pageBody(fe->ref[b1]));
+    jsonVec3(f, &fe->param[f1]);
+    fprintf(f, ",\"body2\":%d,\"frame2\":", pageBody(fe->ref[b2]));
+    jsonVec3(f, &fe->param[f2]);
+    fputc('}', f);
+  }
+  fputc(']', f);
+}
+
+
+// the contact elements of a run's model: body, plane, station or sphere, contact set
+static void writeContacts(FILE* f, const csModel* m) {
+  fputs("\"contacts\":[", f);
+  int n = 0;
+  for (int e = 0; e < m->nforce; e++) {
+    if (!isContact(m, e)) {
+      continue;
+    }
+    const csForceKind* k = cs_forceKind(m->force[e].kind);
+    const csForce* fe = &m->force[e];
+    int bs = paramSlot(k, "body"), ps = paramSlot(k, "plane");
+    int ss = paramSlot(k, "station") >= 0 ? paramSlot(k, "station") : paramSlot(k, "center");
+    int rs = paramSlot(k, "radius");
+    fputs(n++ ? ",{\"name\":" : "{\"name\":", f);
+    jsonString(f, fe->name);
+    fprintf(f, ",\"kind\":\"%s\",\"type\":\"%s\",\"body\":%d,\"plane\":%d,\"set\":%d,\"station\":",
+            k->name, k->contact == 2 ? "sphere" : "point", bs >= 0 ? pageBody(fe->ref[bs]) : -1,
+            ps >= 0 ? fe->ref[ps] : -1, fe->group);
+    double zero[3] = {0, 0, 0};
+    jsonVec3(f, ss >= 0 ? &fe->param[ss] : zero);
+    fputs(",\"radius\":", f);
+    jsonNumber(f, rs >= 0 && k->contact == 2 ? fe->param[rs] : 0);
+    fputc('}', f);
+  }
+  fputs("],\"sets\":[", f);
+  for (int g = 0; g < m->ngroup; g++) {
+    if (g) {
+      fputc(',', f);
+    }
+    jsonString(f, m->group_name[g]);
+  }
+  fputc(']', f);
+}
+
+
+// one series as a flat JSON array
+static void writeSeries(FILE* f, const Series* s, long rows) {
+  fprintf(f, "\"%s\":[", s->key);
+  size_t n = (size_t)rows * (size_t)(s->count * s->width);
+  for (size_t i = 0; i < n; i++) {
+    if (i) {
+      fputc(',', f);
+    }
+    jsonNumber(f, s->value[i]);
+  }
+  fputc(']', f);
+}
+
+
+// the value of a stop's bound (discrete variable `name`) at time t: the scene's, or the last
+// scheduled change at or before t
+static double boundAt(const csModel* m, int e, const char* name, double t) {
+  const csForceKind* k = cs_forceKind(m->force[e].kind);
+  int slot = paramSlot(k, name);
+  double v = slot >= 0 ? m->force[e].param[slot] : NAN;
+  // changes are sorted by time
+  for (int c = 0; c < m->nchange && m->change[c].time <= t; c++) {
+    const csChange* ch = &m->change[c];
+    if (ch->force == e && ch->index >= 0 && ch->index < k->discnum &&
+        strcmp(k->discnames[ch->index], name) == 0) {
+      v = ch->value;
+    }
+  }
+  return v;
+}
+
+
+// linear stops engaged per row: the coordinate below the lower bound or above the upper one in
+// force at that time (what the stop pushes against), 1 or 0, row-major
+static void writeStops(FILE* f, const csModel* m, const RunData* d) {
+  fputs("\"stop\":[", f);
+  const Series* s = &d->s[S_STOPQ];
+  const double* t = d->s[S_T].value;
+  for (long row = 0; row < d->rows; row++) {
+    for (int i = 0; i < d->nstop; i++) {
+      int e = d->stop[i];
+      double q = s->value[row * d->nstop + i];
+      // an absent bound is NaN, and comparisons with NaN are false
+      int active = q < boundAt(m, e, "lower_bound", t[row]) ||
+                   q > boundAt(m, e, "upper_bound", t[row]);
+      fputs(row || i ? (active ? ",1" : ",0") : (active ? "1" : "0"), f);
+    }
+  }
+  fputc(']', f);
+}
+
+
+static void writeRun(FILE* f, const csReplayRun* r, const RunData* d) {
+  fputs("{\"model\":", f);
+  jsonString(f, r->model);
+  fputs(",\"csv\":", f);
+  jsonString(f, r->csv);
+  fprintf(f, ",\"forces\":%s,", d->forces ? "true" : "false");
+  writeContacts(f, r->m);
+  fputs(",\"stops\":[", f);
+  for (int i = 0; i < d->nstop; i++) {
+    const csForce* fe = &r->m->force[d->stop[i]];
+    int bs = paramSlot(cs_forceKind(fe->kind), "body");
+    fputs(i ? ",{\"name\":" : "{\"name\":", f);
+    jsonString(f, fe->name);
+    fprintf(f, ",\"body\":%d}", pageBody(fe->ref[bs]));
+  }
+  fputs("],", f);
+  // the series; those without columns (no forces) are written empty
+  for (int s = 0; s < S_COUNT; s++) {
+    if (s == S_STOPQ) {
+      continue;
+    }
+    writeSeries(f, &d->s[s], d->s[s].count ? d->rows : 0);
+    fputc(',', f);
+  }
+  writeStops(f, r->m, d);
+  fputc('}', f);
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// the page
+
+csStatus cs_replayWrite(const char* out, const char* template_path, const csReplayRun* runs,
+                        int nrun, csError* err) {
+  memset(err, 0, sizeof(*err));
+  // 1. the template, split at the placeholder
+  size_t tlen = 0;
+  char* tpl = readFile(template_path, &tlen);
+  if (!tpl) {
+    return setError(err, CS_ERR_IO, template_path, "cannot read the replay template: %s",
+                    strerror(errno));
+  }
+  char* mark = strstr(tpl, CS_REPLAY_PLACEHOLDER);
+  if (!mark) {
+    free(tpl);
+    return setError(err, CS_ERR_INPUT, template_path,
+                    "is not a replay template (it has no %s placeholder)", CS_REPLAY_PLACEHOLDER);
+  }
+  // 2. every CSV, before the page is opened, so that a bad one leaves no half-written page
+  RunData* data = calloc((size_t)nrun, sizeof(RunData));
+  if (!data) {
+    free(tpl);
+    return setError(err, CS_ERR_MEMORY, out, "out of memory");
+  }
+  csStatus status = CS_OK;
+  for (int i = 0; i < nrun && status == CS_OK; i++) {
+    size_t len = 0;
+    char* text = readFile(runs[i].csv, &len);
+    if (!text) {
+      status = setError(err, CS_ERR_IO, runs[i].csv, "cannot read: %s", strerror(errno));
+      break;
+    }
+    const char* nl = strchr(text, '\n');
+    Columns cols;
+    if (!nl) {
+      status = setError(err, CS_ERR_INPUT, runs[i].csv, "has no header line");
+    } else if (columnsInit(&cols, text, (size_t)(nl - text)) != 0) {
+      status = setError(err, CS_ERR_MEMORY, runs[i].csv, "out of memory");
+    } else {
+      status = mapColumns(&cols, &runs[i], &data[i], err);
+      if (status == CS_OK) {
+        status = readRows(nl + 1, &cols, &runs[i], &data[i], err);
+      }
+    }
+    if (nl) {
+      columnsFree(&cols);
+    }
+    free(text);
+  }
+  // 3. the page: template, data, rest of the template
+  FILE* f = status == CS_OK ? fopen(out, "w") : NULL;
+  if (status == CS_OK && !f) {
+    status = setError(err, CS_ERR_IO, out, "cannot write: %s", strerror(errno));
+  }
+  if (f) {
+    const csModel* m = runs[0].m;
+    fwrite(tpl, 1, (size_t)(mark - tpl), f);
+    fputs("{\"format\":\"contactsim-replay\",\"version\":1,\"scene\":", f);
+    jsonString(f, m->name);
+    fputs(",\"file\":", f);
+    jsonString(f, m->file);
+    fputs(",\"gravity\":", f);
+    double g[3] = {m->gravity.x, m->gravity.y, m->gravity.z};
+    jsonVec3(f, g);
+    fputc(',', f);
+    writeScene(f, m);
+    fputs(",\"runs\":[", f);
+    for (int i = 0; i < nrun; i++) {
+      if (i) {
+        fputc(',', f);
+      }
+      writeRun(f, &runs[i], &data[i]);
+    }
+    fputs("]}", f);
+    const char* rest = mark + strlen(CS_REPLAY_PLACEHOLDER);
+    fwrite(rest, 1, tlen - (size_t)(rest - tpl), f);
+    int bad = ferror(f);
+    bad |= fclose(f) != 0;
+    if (bad) {
+      status = setError(err, CS_ERR_IO, out, "could not write the replay page");
+    }
+  }
+  for (int i = 0; i < nrun; i++) {
+    runDataFree(&data[i]);
+  }
+  free(data);
+  free(tpl);
+  return status;
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// a CSV without the force columns, from one with them
+
+int cs_replayCopyColumns(FILE* in, FILE* out, const char* header) {
+  // the wanted names, indexed
+  Columns want;
+  size_t hlen = strcspn(header, "\r\n");
+  if (columnsInit(&want, header, hlen) != 0) {
+    columnsFree(&want);
+    return -1;
+  }
+  char* line = NULL;
+  size_t cap = 0;
+  ssize_t len = getline(&line, &cap, in);
+  Columns have;
+  int status = len > 0 ? 0 : -1;
+  int* keep = NULL;
+  int nhave = 0;
+  if (status == 0) {
+    line[strcspn(line, "\r\n")] = 0;
+    status = columnsInit(&have, line, strlen(line));
+    nhave = have.ncol;
+    // keep[j]: column j of the input is wanted
+    keep = status == 0 ? calloc((size_t)have.ncol, sizeof(int)) : NULL;
+    status = keep ? 0 : -1;
+    int found = 0;
+    for (int j = 0; keep && j < have.ncol; j++) {
+      keep[j] = columnsFind(&want, have.name[j], NULL) >= 0;
+      found += keep[j];
+    }
+    // every wanted column must be there, or the copy would not be the CSV asked for
+    if (status == 0 && found != want.ncol) {
+      status = -1;
+    }
+    if (status == 0) {
+      fwrite(header, 1, hlen, out);
+      fputc('\n', out);
+    }
+    columnsFree(&have);
+  }
+  // rows: the fields of the kept columns, as they are (full precision, untouched)
+  while (status == 0 && (len = getline(&line, &cap, in)) > 0) {
+    int j = 0, first = 1;
+    const char* p = line;
+    for (;;) {
+      size_t n = strcspn(p, ",\r\n");
+      if (j < nhave && keep[j]) {
+        if (!first) {
+          fputc(',', out);
+        }
+        fwrite(p, 1, n, out);
+        first = 0;
+      }
+      j++;
+      if (p[n] != ',') {
+        break;
+      }
+      p += n + 1;
+    }
+    // a row cut short (the run stopped while writing it) stays cut short, as in the input
+    if (line[len - 1] == '\n') {
+      fputc('\n', out);
+    }
+  }
+  free(line);
+  free(keep);
+  columnsFree(&want);
+  return status == 0 && !ferror(in) && !ferror(out) ? 0 : -1;
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// run --replay
+
+FILE* cs_replayOpenScratch(const char* page, char* path, size_t size, csError* err) {
+  // next to the page: the user can write there, and it is on the same file system
+  int n = snprintf(path, size, "%s.csv.XXXXXX", page);
+  if (n < 0 || (size_t)n >= size) {
+    setError(err, CS_ERR_INPUT, page, "the replay page's path is too long");
+    return NULL;
+  }
+  int fd = mkstemp(path);
+  FILE* f = fd >= 0 ? fdopen(fd, "w+") : NULL;
+  if (!f) {
+    setError(err, CS_ERR_IO, path, "cannot create the replay's scratch CSV: %s", strerror(errno));
+    if (fd >= 0) {
+      close(fd);
+      unlink(path);
+    }
+  }
+  return f;
+}
+
+
+csStatus cs_replayFinishRun(FILE* scratch, const char* scratch_path, FILE* csv, int forces,
+                            const char* page, const char* template_path, const csReplayRun* run,
+                            csError* err) {
+  memset(err, 0, sizeof(*err));
+  csStatus status = CS_OK;
+  // 1. the CSV asked for: the scratch CSV's columns that a run with these options writes
+  char* header = NULL;
+  size_t hsize = 0;
+  FILE* h = open_memstream(&header, &hsize);
+  csCsvOptions opt = {.forces = forces};
+  if (!h || cs_csvHeader(h, run->m, &opt) != 0 || fclose(h) != 0) {
+    status = setError(err, CS_ERR_MEMORY, page, "out of memory");
+    h = NULL;
+  }
+  if (status == CS_OK && (fflush(scratch) != 0 || fseek(scratch, 0, SEEK_SET) != 0)) {
+    status = setError(err, CS_ERR_IO, scratch_path, "cannot read back: %s", strerror(errno));
+  }
+  if (status == CS_OK && cs_replayCopyColumns(scratch, csv, header) != 0) {
+    status = setError(err, CS_ERR_IO, scratch_path, "could not copy the run's CSV out of it");
+  }
+  free(header);
+  fclose(scratch);
+  // 2. the page, from the scratch CSV with every column
+  if (status == CS_OK) {
+    csReplayRun r = *run;
+    r.csv = scratch_path;
+    status = cs_replayWrite(page, template_path, &r, 1, err);
+  }
+  unlink(scratch_path);
+  return status;
+}

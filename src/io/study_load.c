@@ -1,0 +1,999 @@
+// study_load.c: the study file of `contactsim sweep` (docs/sweep-format.md) read into a plan of
+// runs, and the sweep directory's manifest read back; with the scene loader, the only users of
+// cJSON.
+//
+// The study is read as strictly as a scene: unknown and duplicate keys, non-finite numbers,
+// non-integers where a count is needed, empty lists and impossible ranges are errors naming their
+// JSON path ("parameters[2].range.n"). Every point of every axis is expanded here, once, into
+// the JSON text that the scene loader takes as an override: a range's points and the random
+// samples are computed by this file alone, so every process of a sweep (local workers, Slurm
+// array tasks, the final gather) derives the same values from the same study bytes.
+//
+// The random samples come from xoshiro256** seeded through splitmix64, our own few lines rather
+// than the C library's rand(), whose sequence differs between libraries; the samples are then
+// bitwise the same on every machine (the normal and log-uniform ones up to libm's log and exp,
+// which glibc computes the same way on every x86-64 and arm64 machine).
+#include "io/study_load.h"
+
+#include "cJSON.h"
+#include "engine/error.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+// study and manifest files larger than this are refused before they are parsed
+#define CS_MAX_STUDY_BYTES (16L * 1024 * 1024)
+
+
+// ---------------------------------------------------------------------------------------------
+// hashes and random numbers
+
+uint64_t csu_fnv1a(uint64_t h, const void* bytes, size_t n) {
+  // FNV-1a 64: xor each byte in, multiply by the FNV prime
+  const unsigned char* p = bytes;
+  for (size_t i = 0; i < n; i++) {
+    h ^= p[i];
+    h *= 1099511628211ULL;
+  }
+  return h;
+}
+
+
+int csu_hashFile(const char* path, uint64_t* hash) {
+  FILE* f = fopen(path, "rb");
+  if (!f) {
+    return -1;
+  }
+  // stream the bytes through the hash, a block at a time
+  uint64_t h = CS_FNV_OFFSET;
+  unsigned char buf[65536];
+  size_t got;
+  while ((got = fread(buf, 1, sizeof(buf), f)) > 0) {
+    h = csu_fnv1a(h, buf, got);
+  }
+  int bad = ferror(f);
+  fclose(f);
+  if (bad) {
+    return -1;
+  }
+  *hash = h;
+  return 0;
+}
+
+
+// the fewest significant digits (15, 16 or 17) that read back to x: 0.9 rather than
+// 0.90000000000000002, which names the same double
+void csu_shortestNumber(double x, char* buf, size_t size) {
+  for (int digits = 15; digits <= 17; digits++) {
+    snprintf(buf, size, "%.*g", digits, x);
+    if (strtod(buf, NULL) == x) {
+      return;
+    }
+  }
+}
+
+
+// splitmix64: turns any seed, 0 included, into well-mixed state words
+static uint64_t splitmix64(uint64_t* x) {
+  uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+
+void csu_randomSeed(csRandom* r, uint64_t seed) {
+  for (int i = 0; i < 4; i++) {
+    r->s[i] = splitmix64(&seed);
+  }
+}
+
+
+static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+
+// xoshiro256** 1.0 (Blackman and Vigna, 2018)
+uint64_t csu_randomNext(csRandom* r) {
+  uint64_t* s = r->s;
+  uint64_t result = rotl(s[1] * 5, 7) * 9;
+  uint64_t t = s[1] << 17;
+  s[2] ^= s[0];
+  s[3] ^= s[1];
+  s[1] ^= s[2];
+  s[0] ^= s[3];
+  s[2] ^= t;
+  s[3] = rotl(s[3], 45);
+  return result;
+}
+
+
+// the top 53 bits, scaled by 2^-53: every double in [0, 1) on that grid equally likely
+double csu_randomUniform(csRandom* r) { return (double)(csu_randomNext(r) >> 11) * 0x1.0p-53; }
+
+
+// Marsaglia's polar method: a point uniform in the unit disc gives a normal deviate through one
+// log and one square root (the second deviate is dropped, so a sample never depends on an
+// earlier one)
+double csu_randomNormal(csRandom* r) {
+  for (;;) {
+    double x = 2 * csu_randomUniform(r) - 1, y = 2 * csu_randomUniform(r) - 1;
+    double s = x * x + y * y;
+    if (s > 0 && s < 1) {
+      return x * sqrt(-2 * log(s) / s);
+    }
+  }
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// the reader's context: the study being filled, the first error, the JSON path
+
+typedef struct Reader {
+  csStudy* s;
+  csError* err;
+  char path[CS_MAX_PATH];
+  size_t pathlen;
+} Reader;
+
+
+// the JSON path grows as the reader descends: ".key" or "[i]"; a path too long is cut
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-truncation"
+static size_t pushKey(Reader* rd, const char* key) {
+  size_t old = rd->pathlen;
+  int n = snprintf(rd->path + old, sizeof(rd->path) - old, old ? ".%s" : "%s", key);
+  rd->pathlen =
+      n > 0 && (size_t)n < sizeof(rd->path) - old ? old + (size_t)n : sizeof(rd->path) - 1;
+  return old;
+}
+
+
+static size_t pushIndex(Reader* rd, long i) {
+  size_t old = rd->pathlen;
+  int n = snprintf(rd->path + old, sizeof(rd->path) - old, "[%ld]", i);
+  rd->pathlen =
+      n > 0 && (size_t)n < sizeof(rd->path) - old ? old + (size_t)n : sizeof(rd->path) - 1;
+  return old;
+}
+#pragma GCC diagnostic pop
+
+
+static void popPath(Reader* rd, size_t old) {
+  rd->pathlen = old;
+  rd->path[old] = '\0';
+}
+
+
+// fail at the current path; returns -1 for the caller to pass on
+__attribute__((format(printf, 2, 3))) static int fail(Reader* rd, const char* fmt, ...) {
+  char msg[CS_MAX_ERROR];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof(msg), fmt, ap);
+  va_end(ap);
+  cs_setError(rd->err, CS_ERR_INPUT, rd->path, "%s", msg);
+  return -1;
+}
+
+
+// every member of obj must be one of keys (NULL-terminated), each once
+static int checkKeys(Reader* rd, const cJSON* obj, const char* const* keys) {
+  for (const cJSON* c = obj->child; c; c = c->next) {
+    const char* key = c->string ? c->string : "";
+    int known = 0;
+    for (int i = 0; keys[i] && !known; i++) {
+      known = strcmp(keys[i], key) == 0;
+    }
+    size_t old = pushKey(rd, key);
+    if (!known) {
+      // the allowed keys, since the usual cause is a misspelling
+      char list[CS_MAX_ERROR / 2];
+      size_t len = 0;
+      list[0] = '\0';
+      for (int i = 0; keys[i] && len < sizeof(list); i++) {
+        int n = snprintf(list + len, sizeof(list) - len, "%s%s", i ? ", " : "", keys[i]);
+        len += n > 0 ? (size_t)n : 0;
+      }
+      return fail(rd, "unknown key '%.64s' (allowed here: %s)", key, list);
+    }
+    // cJSON keeps both members of a duplicated key: look for an earlier one of the same name
+    for (const cJSON* e = obj->child; e != c; e = e->next) {
+      if (e->string && strcmp(e->string, key) == 0) {
+        return fail(rd, "the key '%.64s' appears more than once in this object", key);
+      }
+    }
+    popPath(rd, old);
+  }
+  return 0;
+}
+
+
+// a finite number at the current path
+static int readNumber(Reader* rd, const cJSON* item, double* out) {
+  if (!cJSON_IsNumber(item) || !isfinite(item->valuedouble)) {
+    return fail(rd, "expected a finite number");
+  }
+  *out = item->valuedouble;
+  return 0;
+}
+
+
+// member `key` of obj as a finite number; a missing member is an error when required
+static int memberNumber(Reader* rd, const cJSON* obj, const char* key, double* out) {
+  const cJSON* item = cJSON_GetObjectItemCaseSensitive(obj, key);
+  if (!item) {
+    return fail(rd, "missing key '%s'", key);
+  }
+  size_t old = pushKey(rd, key);
+  int r = readNumber(rd, item, out);
+  popPath(rd, old);
+  return r;
+}
+
+
+// member `key` of obj as an integer in [lo, hi]
+static int memberInteger(Reader* rd, const cJSON* obj, const char* key, double lo, double hi,
+                         long* out) {
+  double v;
+  if (memberNumber(rd, obj, key, &v) != 0) {
+    return -1;
+  }
+  if (v != floor(v) || v < lo || v > hi) {
+    size_t old = pushKey(rd, key);
+    int r = fail(rd, "expected an integer from %.0f to %.0f, not %.17g", lo, hi, v);
+    popPath(rd, old);
+    return r;
+  }
+  *out = (long)v;
+  return 0;
+}
+
+
+// a key path: a non-empty string without spaces
+static int readKey(Reader* rd, const cJSON* item, char* out) {
+  if (!cJSON_IsString(item) || !item->valuestring[0]) {
+    return fail(rd, "expected a key path such as \"contact_models.exponential_spring.mu_static\"");
+  }
+  if (strlen(item->valuestring) >= CS_MAX_PATH || strpbrk(item->valuestring, " \t\n")) {
+    return fail(rd, "'%.64s' is not a key path (at most %d characters, no spaces)",
+                item->valuestring, CS_MAX_PATH - 1);
+  }
+  snprintf(out, CS_MAX_PATH, "%s", item->valuestring);
+  return 0;
+}
+
+
+// a new parameter key; a key given by two axes would have two values in one run
+static int addKey(Reader* rd, const cJSON* item) {
+  csStudy* s = rd->s;
+  if (s->nkey >= CS_STUDY_MAX_KEYS) {
+    return fail(rd, "a study varies at most %d keys", CS_STUDY_MAX_KEYS);
+  }
+  if (readKey(rd, item, s->key[s->nkey]) != 0) {
+    return -1;
+  }
+  for (int k = 0; k < s->nkey; k++) {
+    if (strcmp(s->key[k], s->key[s->nkey]) == 0) {
+      return fail(rd, "the key '%s' is varied twice", s->key[k]);
+    }
+  }
+  for (int k = 0; k < s->nset; k++) {
+    if (strcmp(s->set_key[k], s->key[s->nkey]) == 0) {
+      return fail(rd, "the key '%s' is also fixed in \"set\"", s->key[k]);
+    }
+  }
+  s->nkey++;
+  return 0;
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// values: the JSON text of each (for the loader's override) and its number
+
+// append one value; the arrays grow by doubling, counted through csu_realloc
+static int addValue(Reader* rd, const char* text, double number) {
+  csStudy* s = rd->s;
+  size_t len = strlen(text) + 1;
+  if (len > CS_STUDY_MAX_VALUE) {
+    return fail(rd, "a value's JSON text is longer than %d characters", CS_STUDY_MAX_VALUE - 1);
+  }
+  if (s->nvalue == s->value_capacity) {
+    long cap = s->value_capacity ? 2 * s->value_capacity : 256;
+    long* adr = csu_realloc(s->value_adr, sizeof(long) * (size_t)s->value_capacity,
+                            sizeof(long) * (size_t)cap);
+    if (adr) {
+      s->value_adr = adr;
+    }
+    double* num = csu_realloc(s->value_number, sizeof(double) * (size_t)s->value_capacity,
+                              sizeof(double) * (size_t)cap);
+    if (num) {
+      s->value_number = num;
+    }
+    if (!adr || !num) {
+      cs_setError(rd->err, CS_ERR_MEMORY, rd->path, "out of memory for the study's values");
+      return -1;
+    }
+    s->value_capacity = cap;
+  }
+  if (s->ntext + (long)len > s->text_capacity) {
+    long cap = s->text_capacity ? 2 * s->text_capacity : 4096;
+    while (cap < s->ntext + (long)len) {
+      cap *= 2;
+    }
+    char* t = csu_realloc(s->text, (size_t)s->text_capacity, (size_t)cap);
+    if (!t) {
+      cs_setError(rd->err, CS_ERR_MEMORY, rd->path, "out of memory for the study's values");
+      return -1;
+    }
+    s->text = t;
+    s->text_capacity = cap;
+  }
+  memcpy(s->text + s->ntext, text, len);
+  s->value_adr[s->nvalue] = s->ntext;
+  s->value_number[s->nvalue] = number;
+  s->ntext += (long)len;
+  s->nvalue++;
+  return 0;
+}
+
+
+// a number as JSON text that reads back to the same double
+static int addNumber(Reader* rd, double x) {
+  char text[32];
+  csu_shortestNumber(x, text, sizeof(text));
+  return addValue(rd, text, x);
+}
+
+
+// any JSON value, as given (a number, a string such as "adams", an array such as [0, 0, 1])
+static int addJson(Reader* rd, const cJSON* item) {
+  if (cJSON_IsNumber(item)) {
+    double x = 0;
+    return readNumber(rd, item, &x) != 0 ? -1 : addNumber(rd, x);
+  }
+  if (cJSON_IsNull(item) || cJSON_IsInvalid(item)) {
+    return fail(rd, "null is not a value a scene key can take");
+  }
+  char* text = cJSON_PrintUnformatted(item);
+  if (!text) {
+    cs_setError(rd->err, CS_ERR_MEMORY, rd->path, "out of memory");
+    return -1;
+  }
+  int r = addValue(rd, text, NAN);
+  cJSON_free(text);
+  return r;
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// the axes
+
+// {"key": K, "values": [v, ...]} or {"keys": [K1, K2], "values": [[v1, v2], ...]}
+static int readValuesAxis(Reader* rd, const cJSON* obj, csStudyAxis* ax) {
+  const cJSON* key = cJSON_GetObjectItemCaseSensitive(obj, "key");
+  const cJSON* keys = cJSON_GetObjectItemCaseSensitive(obj, "keys");
+  const cJSON* values = cJSON_GetObjectItemCaseSensitive(obj, "values");
+  // one key, or several set together
+  ax->kind = CS_STUDY_VALUES;
+  if (key && keys) {
+    return fail(rd, "give either \"key\" or \"keys\", not both");
+  }
+  if (key) {
+    size_t old = pushKey(rd, "key");
+    if (addKey(rd, key) != 0) {
+      return -1;
+    }
+    popPath(rd, old);
+    ax->nkey = 1;
+  } else if (keys) {
+    size_t old = pushKey(rd, "keys");
+    if (!cJSON_IsArray(keys) || cJSON_GetArraySize(keys) < 1) {
+      return fail(rd, "expected a non-empty list of key paths");
+    }
+    long i = 0;
+    for (const cJSON* k = keys->child; k; k = k->next, i++) {
+      size_t o2 = pushIndex(rd, i);
+      if (addKey(rd, k) != 0) {
+        return -1;
+      }
+      popPath(rd, o2);
+    }
+    popPath(rd, old);
+    ax->nkey = (int)i;
+  } else {
+    return fail(rd, "missing key 'key' (or 'keys')");
+  }
+  // the points: one value each, or a list of nkey values each
+  size_t old = pushKey(rd, "values");
+  if (!cJSON_IsArray(values) || cJSON_GetArraySize(values) < 1) {
+    return fail(rd, "expected a non-empty list of values");
+  }
+  long p = 0;
+  for (const cJSON* v = values->child; v; v = v->next, p++) {
+    size_t o2 = pushIndex(rd, p);
+    if (keys) {
+      if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != ax->nkey) {
+        return fail(rd, "expected a list of %d values, one per key of \"keys\"", ax->nkey);
+      }
+      long j = 0;
+      for (const cJSON* e = v->child; e; e = e->next, j++) {
+        size_t o3 = pushIndex(rd, j);
+        if (addJson(rd, e) != 0) {
+          return -1;
+        }
+        popPath(rd, o3);
+      }
+    } else if (addJson(rd, v) != 0) {
+      return -1;
+    }
+    popPath(rd, o2);
+  }
+  popPath(rd, old);
+  ax->npoint = p;
+  return 0;
+}
+
+
+// {"key": K, "range": {"from": a, "to": b, "n": N, "scale": "linear" | "log"}}
+static int readRangeAxis(Reader* rd, const cJSON* obj, csStudyAxis* ax) {
+  ax->kind = CS_STUDY_RANGE;
+  ax->nkey = 1;
+  size_t old = pushKey(rd, "key");
+  if (addKey(rd, cJSON_GetObjectItemCaseSensitive(obj, "key")) != 0) {
+    return -1;
+  }
+  popPath(rd, old);
+  const cJSON* range = cJSON_GetObjectItemCaseSensitive(obj, "range");
+  old = pushKey(rd, "range");
+  static const char* const keys[] = {"from", "to", "n", "scale", NULL};
+  if (!cJSON_IsObject(range)) {
+    return fail(rd, "expected an object {\"from\", \"to\", \"n\", \"scale\"}");
+  }
+  double a, b;
+  long n;
+  if (checkKeys(rd, range, keys) != 0 || memberNumber(rd, range, "from", &a) != 0 ||
+      memberNumber(rd, range, "to", &b) != 0 ||
+      memberInteger(rd, range, "n", 1, (double)CS_STUDY_MAX_RUNS, &n) != 0) {
+    return -1;
+  }
+  // the scale: linear unless "log" is asked for; log needs both ends of one sign, not zero
+  int logScale = 0;
+  const cJSON* scale = cJSON_GetObjectItemCaseSensitive(range, "scale");
+  if (scale) {
+    size_t o2 = pushKey(rd, "scale");
+    if (!cJSON_IsString(scale) ||
+        (strcmp(scale->valuestring, "linear") != 0 && strcmp(scale->valuestring, "log") != 0)) {
+      return fail(rd, "expected \"linear\" or \"log\"");
+    }
+    logScale = strcmp(scale->valuestring, "log") == 0;
+    popPath(rd, o2);
+  }
+  if (logScale && !(a > 0 && b > 0)) {
+    return fail(rd, "a log range needs \"from\" and \"to\" both positive, not %.17g and %.17g", a,
+                b);
+  }
+  // n points with both ends exact: the interior ones at equal steps in x or in log x
+  for (long i = 0; i < n; i++) {
+    double f = n > 1 ? (double)i / (double)(n - 1) : 0.0;
+    double x = logScale ? exp(log(a) + f * (log(b) - log(a))) : a + f * (b - a);
+    x = i == 0 ? a : i == n - 1 ? b : x;
+    if (addNumber(rd, x) != 0) {
+      return -1;
+    }
+  }
+  popPath(rd, old);
+  ax->npoint = n;
+  return 0;
+}
+
+
+// one random parameter: {"key": K, "distribution": "uniform" | "log_uniform", "min", "max"}
+// or {"key": K, "distribution": "normal", "mean", "std"}
+typedef struct RandomParam {
+  int kind;     // 0 uniform, 1 log-uniform, 2 normal
+  double a, b;  // min and max, or mean and standard deviation
+} RandomParam;
+
+
+static int readRandomParam(Reader* rd, const cJSON* obj, RandomParam* rp) {
+  static const char* const keys[] = {"key", "distribution", "min", "max", "mean", "std", NULL};
+  if (!cJSON_IsObject(obj)) {
+    return fail(rd, "expected an object {\"key\", \"distribution\", ...}");
+  }
+  if (checkKeys(rd, obj, keys) != 0) {
+    return -1;
+  }
+  size_t old = pushKey(rd, "key");
+  if (addKey(rd, cJSON_GetObjectItemCaseSensitive(obj, "key")) != 0) {
+    return -1;
+  }
+  popPath(rd, old);
+  const cJSON* dist = cJSON_GetObjectItemCaseSensitive(obj, "distribution");
+  old = pushKey(rd, "distribution");
+  static const char* const names[] = {"uniform", "log_uniform", "normal"};
+  rp->kind = -1;
+  for (int i = 0; i < 3 && cJSON_IsString(dist); i++) {
+    rp->kind = strcmp(dist->valuestring, names[i]) == 0 ? i : rp->kind;
+  }
+  if (rp->kind < 0) {
+    return fail(rd, "expected \"uniform\", \"log_uniform\" or \"normal\"");
+  }
+  popPath(rd, old);
+  // the two numbers of the distribution, and only those
+  const char* ka = rp->kind == 2 ? "mean" : "min";
+  const char* kb = rp->kind == 2 ? "std" : "max";
+  const char* other[2] = {rp->kind == 2 ? "min" : "mean", rp->kind == 2 ? "max" : "std"};
+  for (int i = 0; i < 2; i++) {
+    if (cJSON_GetObjectItemCaseSensitive(obj, other[i])) {
+      old = pushKey(rd, other[i]);
+      return fail(rd, "the %s distribution takes \"%s\" and \"%s\", not \"%s\"", names[rp->kind],
+                  ka, kb, other[i]);
+    }
+  }
+  if (memberNumber(rd, obj, ka, &rp->a) != 0 || memberNumber(rd, obj, kb, &rp->b) != 0) {
+    return -1;
+  }
+  old = pushKey(rd, kb);
+  if (rp->kind == 2 && !(rp->b >= 0)) {
+    return fail(rd, "the standard deviation must not be negative");
+  }
+  if (rp->kind != 2 && !(rp->b >= rp->a)) {
+    return fail(rd, "\"max\" must not be below \"min\"");
+  }
+  if (rp->kind == 1 && !(rp->a > 0)) {
+    return fail(rd, "a log-uniform distribution needs a positive \"min\"");
+  }
+  popPath(rd, old);
+  return 0;
+}
+
+
+// {"random": {"n": N, "parameters": [...]}}: N points, each drawing every parameter in turn
+static int readRandomAxis(Reader* rd, const cJSON* obj, csStudyAxis* ax, csRandom* rng) {
+  ax->kind = CS_STUDY_RANDOM;
+  const cJSON* rnd = cJSON_GetObjectItemCaseSensitive(obj, "random");
+  size_t old = pushKey(rd, "random");
+  static const char* const keys[] = {"n", "parameters", NULL};
+  if (!cJSON_IsObject(rnd)) {
+    return fail(rd, "expected an object {\"n\", \"parameters\"}");
+  }
+  long n;
+  if (checkKeys(rd, rnd, keys) != 0 ||
+      memberInteger(rd, rnd, "n", 1, (double)CS_STUDY_MAX_RUNS, &n) != 0) {
+    return -1;
+  }
+  const cJSON* params = cJSON_GetObjectItemCaseSensitive(rnd, "parameters");
+  size_t o2 = pushKey(rd, "parameters");
+  if (!cJSON_IsArray(params) || cJSON_GetArraySize(params) < 1) {
+    return fail(rd, "expected a non-empty list of {\"key\", \"distribution\", ...}");
+  }
+  RandomParam rp[CS_STUDY_MAX_KEYS];
+  int np = 0;
+  for (const cJSON* p = params->child; p; p = p->next, np++) {
+    size_t o3 = pushIndex(rd, np);
+    if (np >= CS_STUDY_MAX_KEYS || readRandomParam(rd, p, &rp[np]) != 0) {
+      return np >= CS_STUDY_MAX_KEYS ? fail(rd, "too many parameters") : -1;
+    }
+    popPath(rd, o3);
+  }
+  popPath(rd, o2);
+  // the draws, sample by sample and parameter by parameter, from the study's one generator
+  for (long i = 0; i < n; i++) {
+    for (int k = 0; k < np; k++) {
+      double x;
+      switch (rp[k].kind) {
+        case 0:
+          x = rp[k].a + (rp[k].b - rp[k].a) * csu_randomUniform(rng);
+          break;
+        case 1:
+          x = exp(log(rp[k].a) + (log(rp[k].b) - log(rp[k].a)) * csu_randomUniform(rng));
+          break;
+        default:
+          x = rp[k].a + rp[k].b * csu_randomNormal(rng);
+          break;
+      }
+      if (addNumber(rd, x) != 0) {
+        return -1;
+      }
+    }
+  }
+  popPath(rd, old);
+  ax->nkey = np;
+  ax->npoint = n;
+  return 0;
+}
+
+
+// one entry of "parameters": which kind of axis it is, by its keys
+static int readAxis(Reader* rd, const cJSON* obj, csRandom* rng) {
+  csStudy* s = rd->s;
+  if (!cJSON_IsObject(obj)) {
+    return fail(rd,
+                "expected an object: {\"key\", \"values\"}, {\"keys\", \"values\"}, "
+                "{\"key\", \"range\"} or {\"random\"}");
+  }
+  if (s->naxis >= CS_STUDY_MAX_AXES) {
+    return fail(rd, "a study has at most %d axes", CS_STUDY_MAX_AXES);
+  }
+  csStudyAxis* ax = &s->axis[s->naxis];
+  memset(ax, 0, sizeof(*ax));
+  ax->keyadr = s->nkey;
+  ax->valueadr = s->nvalue;
+  int r;
+  if (cJSON_GetObjectItemCaseSensitive(obj, "random")) {
+    static const char* const keys[] = {"random", NULL};
+    r = checkKeys(rd, obj, keys) != 0 ? -1 : readRandomAxis(rd, obj, ax, rng);
+  } else if (cJSON_GetObjectItemCaseSensitive(obj, "range")) {
+    static const char* const keys[] = {"key", "range", NULL};
+    r = checkKeys(rd, obj, keys) != 0 ? -1 : readRangeAxis(rd, obj, ax);
+  } else {
+    static const char* const keys[] = {"key", "keys", "values", NULL};
+    r = checkKeys(rd, obj, keys) != 0 ? -1 : readValuesAxis(rd, obj, ax);
+  }
+  if (r == 0) {
+    s->naxis++;
+  }
+  return r;
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// text and files
+
+static void lineColumn(const char* text, size_t pos, int* line, int* column) {
+  int l = 1, c = 1;
+  for (size_t i = 0; i < pos && text[i]; i++) {
+    if (text[i] == '\n') {
+      l++;
+      c = 1;
+    } else {
+      c++;
+    }
+  }
+  *line = l;
+  *column = c;
+}
+
+
+// read and parse a JSON file strictly (one value, nothing after it); the bytes' hash through
+// hash (nullable). Returns the tree, or NULL with err filled (err->file is set here).
+static cJSON* parseFile(const char* path, uint64_t* hash, csError* err) {
+  snprintf(err->file, sizeof(err->file), "%s", path);
+  FILE* f = fopen(path, "rb");
+  if (!f) {
+    cs_setError(err, CS_ERR_IO, "", "cannot open '%s': %s", path, strerror(errno));
+    return NULL;
+  }
+  // the whole file, with a terminating NUL; the size limit caps what a wrong path can cost
+  size_t cap = 4096, n = 0;
+  char* buf = csu_malloc(cap);
+  for (;;) {
+    if (!buf) {
+      fclose(f);
+      cs_setError(err, CS_ERR_MEMORY, "", "out of memory reading '%s'", path);
+      return NULL;
+    }
+    if (n + 1 >= cap) {
+      if (cap >= (size_t)CS_MAX_STUDY_BYTES) {
+        csu_free(buf, cap);
+        fclose(f);
+        cs_setError(err, CS_ERR_INPUT, "", "'%s' is larger than %ld bytes", path,
+                    CS_MAX_STUDY_BYTES);
+        return NULL;
+      }
+      char* grown = csu_realloc(buf, cap, 2 * cap);
+      if (!grown) {
+        csu_free(buf, cap);
+      }
+      buf = grown;
+      cap *= 2;
+      continue;
+    }
+    size_t got = fread(buf + n, 1, cap - 1 - n, f);
+    n += got;
+    if (got == 0) {
+      break;
+    }
+  }
+  int bad = ferror(f);
+  fclose(f);
+  if (bad) {
+    csu_free(buf, cap);
+    cs_setError(err, CS_ERR_IO, "", "cannot read '%s'", path);
+    return NULL;
+  }
+  buf[n] = '\0';
+  if (hash) {
+    *hash = csu_fnv1a(CS_FNV_OFFSET, buf, n);
+  }
+  // a NUL inside would end the parse early and hide the rest
+  cJSON* root = NULL;
+  if (strlen(buf) < n) {
+    lineColumn(buf, strlen(buf), &err->line, &err->column);
+    cs_setError(err, CS_ERR_INPUT, "", "the file contains a NUL byte");
+  } else {
+    const char* end = NULL;
+    root = cJSON_ParseWithLengthOpts(buf, n + 1, &end, 1);
+    if (!root) {
+      size_t pos = end && end >= buf && end <= buf + n ? (size_t)(end - buf) : n;
+      lineColumn(buf, pos, &err->line, &err->column);
+      cs_setError(err, CS_ERR_INPUT, "", "malformed JSON at line %d, column %d%s", err->line,
+                  err->column, pos >= n ? " (unexpected end of the text)" : "");
+    }
+  }
+  csu_free(buf, cap);
+  return root;
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// the study
+
+// the top level: scene, models, set, parameters, seed, repeats
+static int readStudy(Reader* rd, const cJSON* root) {
+  csStudy* s = rd->s;
+  static const char* const keys[] = {"description", "scene", "models",  "set",
+                                     "parameters",  "seed",  "repeats", NULL};
+  if (!cJSON_IsObject(root)) {
+    return fail(rd, "a study is a JSON object");
+  }
+  if (checkKeys(rd, root, keys) != 0) {
+    return -1;
+  }
+  // the scene, relative to the study's folder unless absolute
+  const cJSON* scene = cJSON_GetObjectItemCaseSensitive(root, "scene");
+  size_t old = pushKey(rd, "scene");
+  if (!cJSON_IsString(scene) || !scene->valuestring[0]) {
+    return fail(rd, scene ? "expected the scene file's path" : "missing: the scene file's path");
+  }
+  const char* slash = strrchr(s->file, '/');
+  int dirlen = slash && scene->valuestring[0] != '/' ? (int)(slash - s->file) + 1 : 0;
+  if (snprintf(s->scene, sizeof(s->scene), "%.*s%s", dirlen, s->file, scene->valuestring) >=
+      (int)sizeof(s->scene)) {
+    return fail(rd, "the scene's path is too long");
+  }
+  popPath(rd, old);
+  // models: a list of contact model names (absent: every block of the scene)
+  const cJSON* models = cJSON_GetObjectItemCaseSensitive(root, "models");
+  if (models) {
+    old = pushKey(rd, "models");
+    if (!cJSON_IsArray(models) || cJSON_GetArraySize(models) < 1) {
+      return fail(rd, "expected a non-empty list of contact model names");
+    }
+    for (const cJSON* m = models->child; m; m = m->next) {
+      size_t o2 = pushIndex(rd, s->nmodel);
+      if (s->nmodel >= CS_STUDY_MAX_MODELS) {
+        return fail(rd, "at most %d models", CS_STUDY_MAX_MODELS);
+      }
+      if (!cJSON_IsString(m) || !m->valuestring[0] || strlen(m->valuestring) >= CS_MAX_NAME) {
+        return fail(rd, "expected a contact model name (a block of the scene's contact_models)");
+      }
+      for (int i = 0; i < s->nmodel; i++) {
+        if (strcmp(s->model[i], m->valuestring) == 0) {
+          return fail(rd, "the model '%s' is listed twice", m->valuestring);
+        }
+      }
+      snprintf(s->model[s->nmodel++], CS_MAX_NAME, "%s", m->valuestring);
+      popPath(rd, o2);
+    }
+    popPath(rd, old);
+  }
+  // fixed overrides, applied to every run before the parameters
+  const cJSON* set = cJSON_GetObjectItemCaseSensitive(root, "set");
+  if (set) {
+    old = pushKey(rd, "set");
+    if (!cJSON_IsObject(set)) {
+      return fail(rd, "expected an object {\"key.path\": value, ...}");
+    }
+    for (const cJSON* c = set->child; c; c = c->next) {
+      size_t o2 = pushKey(rd, c->string ? c->string : "");
+      if (s->nset >= CS_STUDY_MAX_SET) {
+        return fail(rd, "at most %d fixed keys", CS_STUDY_MAX_SET);
+      }
+      cJSON keyItem = {.type = cJSON_String, .valuestring = c->string};
+      if (readKey(rd, &keyItem, s->set_key[s->nset]) != 0) {
+        return -1;
+      }
+      for (int i = 0; i < s->nset; i++) {
+        if (strcmp(s->set_key[i], c->string) == 0) {
+          return fail(rd, "the key '%.64s' appears more than once in this object", c->string);
+        }
+      }
+      if (cJSON_IsNull(c) || (cJSON_IsNumber(c) && !isfinite(c->valuedouble))) {
+        return fail(rd, "expected a value the scene key can take");
+      }
+      char text[64];
+      char* printed = NULL;
+      if (cJSON_IsNumber(c)) {
+        csu_shortestNumber(c->valuedouble, text, sizeof(text));
+      } else {
+        printed = cJSON_PrintUnformatted(c);
+      }
+      const char* t = printed ? printed : text;
+      int toolong = strlen(t) >= CS_STUDY_MAX_VALUE;
+      if (!toolong) {
+        snprintf(s->set_value[s->nset++], CS_STUDY_MAX_VALUE, "%s", t);
+      }
+      cJSON_free(printed);
+      if (toolong) {
+        return fail(rd, "the value's JSON text is longer than %d characters",
+                    CS_STUDY_MAX_VALUE - 1);
+      }
+      popPath(rd, o2);
+    }
+    popPath(rd, old);
+  }
+  // seed and repeats
+  s->seed = 0;
+  if (cJSON_GetObjectItemCaseSensitive(root, "seed")) {
+    long seed;
+    if (memberInteger(rd, root, "seed", 0, 9007199254740992.0, &seed) != 0) {
+      return -1;
+    }
+    s->seed = (uint64_t)seed;
+  }
+  s->repeats = 1;
+  if (cJSON_GetObjectItemCaseSensitive(root, "repeats")) {
+    long rep;
+    if (memberInteger(rd, root, "repeats", 1, 1000, &rep) != 0) {
+      return -1;
+    }
+    s->repeats = (int)rep;
+  }
+  // the axes, in file order; the random ones draw from one generator in that order
+  csRandom rng;
+  csu_randomSeed(&rng, s->seed);
+  const cJSON* params = cJSON_GetObjectItemCaseSensitive(root, "parameters");
+  s->npoint = 1;
+  if (params) {
+    old = pushKey(rd, "parameters");
+    if (!cJSON_IsArray(params)) {
+      return fail(rd, "expected a list of axes");
+    }
+    long i = 0;
+    for (const cJSON* a = params->child; a; a = a->next, i++) {
+      size_t o2 = pushIndex(rd, i);
+      if (readAxis(rd, a, &rng) != 0) {
+        return -1;
+      }
+      // the grid's size, guarded against an overflowing product
+      s->npoint *= s->axis[s->naxis - 1].npoint;
+      if (s->npoint > CS_STUDY_MAX_RUNS) {
+        return fail(rd, "the grid has more than %ld points", CS_STUDY_MAX_RUNS);
+      }
+      popPath(rd, o2);
+    }
+    popPath(rd, old);
+  }
+  if (s->npoint * s->repeats * (s->nmodel ? s->nmodel : 1) > CS_STUDY_MAX_RUNS) {
+    return fail(rd, "the study has more than %ld runs", CS_STUDY_MAX_RUNS);
+  }
+  return 0;
+}
+
+
+csStudy* cs_loadStudy(const char* path, csError* err) {
+  memset(err, 0, sizeof(*err));
+  csStudy* s = csu_malloc(sizeof(csStudy));
+  if (!s) {
+    cs_setError(err, CS_ERR_MEMORY, "", "out of memory");
+    return NULL;
+  }
+  memset(s, 0, sizeof(*s));
+  if (strlen(path) >= sizeof(s->file)) {
+    cs_setError(err, CS_ERR_INPUT, "", "the study's path is longer than %d characters",
+                CS_MAX_PATH - 1);
+    csu_free(s, sizeof(csStudy));
+    return NULL;
+  }
+  snprintf(s->file, sizeof(s->file), "%s", path);
+  cJSON* root = parseFile(path, &s->hash, err);
+  Reader rd = {.s = s, .err = err};
+  int r = root ? readStudy(&rd, root) : -1;
+  cJSON_Delete(root);
+  if (r != 0) {
+    snprintf(err->file, sizeof(err->file), "%s", path);
+    cs_deleteStudy(s);
+    return NULL;
+  }
+  return s;
+}
+
+
+void cs_deleteStudy(csStudy* s) {
+  if (!s) {
+    return;
+  }
+  csu_free(s->value_adr, sizeof(long) * (size_t)s->value_capacity);
+  csu_free(s->value_number, sizeof(double) * (size_t)s->value_capacity);
+  csu_free(s->text, (size_t)s->text_capacity);
+  csu_free(s, sizeof(csStudy));
+}
+
+
+long cs_studyRunCount(const csStudy* s, int nmodel) { return s->npoint * nmodel * s->repeats; }
+
+
+void cs_studyDecode(const csStudy* s, int nmodel, long index, long* point, int* model,
+                    int* repeat) {
+  *repeat = (int)(index % s->repeats);
+  *model = (int)((index / s->repeats) % nmodel);
+  *point = index / s->repeats / nmodel;
+}
+
+
+const char* cs_studyValue(const csStudy* s, long point, int k, double* number) {
+  // the axis of key k, and that axis's coordinate of the point: the first axis varies slowest
+  int a = 0;
+  while (a + 1 < s->naxis && s->axis[a + 1].keyadr <= k) {
+    a++;
+  }
+  long stride = 1;
+  for (int b = s->naxis - 1; b > a; b--) {
+    stride *= s->axis[b].npoint;
+  }
+  const csStudyAxis* ax = &s->axis[a];
+  long coord = (point / stride) % ax->npoint;
+  long v = ax->valueadr + coord * ax->nkey + (k - ax->keyadr);
+  if (number) {
+    *number = s->value_number[v];
+  }
+  return s->text + s->value_adr[v];
+}
+
+
+int cs_studyOverrides(const csStudy* s, long point, csOverride* ov) {
+  int n = 0;
+  for (int i = 0; i < s->nset; i++) {
+    ov[n++] = (csOverride){.key = s->set_key[i], .value = s->set_value[i]};
+  }
+  for (int k = 0; k < s->nkey; k++) {
+    ov[n++] = (csOverride){.key = s->key[k], .value = cs_studyValue(s, point, k, NULL)};
+  }
+  return n;
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// the manifest of a sweep directory
+
+int cs_readSweepManifest(const char* path, csSweepManifest* out, csError* err) {
+  memset(err, 0, sizeof(*err));
+  memset(out, 0, sizeof(*out));
+  cJSON* root = parseFile(path, NULL, err);
+  if (!root) {
+    return -1;
+  }
+  // only the identifying fields are read; the rest of the manifest is for people
+  Reader rd = {.err = err};
+  const struct {
+    const char* key;
+    char* dst;
+    size_t size;
+  } strings[] = {{"study", out->study, sizeof(out->study)},
+                 {"study_hash", out->study_hash, sizeof(out->study_hash)},
+                 {"scene_hash", out->scene_hash, sizeof(out->scene_hash)}};
+  int r = cJSON_IsObject(root) ? 0 : fail(&rd, "a sweep manifest is a JSON object");
+  for (size_t i = 0; r == 0 && i < sizeof(strings) / sizeof(strings[0]); i++) {
+    const cJSON* item = cJSON_GetObjectItemCaseSensitive(root, strings[i].key);
+    size_t old = pushKey(&rd, strings[i].key);
+    if (!cJSON_IsString(item) || strlen(item->valuestring) >= strings[i].size) {
+      r = fail(&rd, "expected a string");
+    } else {
+      snprintf(strings[i].dst, strings[i].size, "%s", item->valuestring);
+    }
+    popPath(&rd, old);
+  }
+  if (r == 0) {
+    r = memberInteger(&rd, root, "runs", 0, (double)CS_STUDY_MAX_RUNS, &out->nrun);
+  }
+  cJSON_Delete(root);
+  if (r != 0) {
+    snprintf(err->file, sizeof(err->file), "%s", path);
+  }
+  return r;
+}

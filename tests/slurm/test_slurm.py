@@ -1,0 +1,281 @@
+#!/usr/bin/env python3
+"""`contactsim sweep --slurm` against a real Slurm: a one-node cluster on this machine (munged
+with a key of its own, slurmctld and slurmd with a minimal slurm.conf, everything under a
+temporary directory, ports chosen free), a study submitted as a job array, the array waited for,
+the results gathered and compared row for row with a local sweep of the same study; then a
+"failed node" (records deleted), gather reporting the missing runs, a resubmission that runs only
+the array tasks with missing runs, and the table complete again. The daemons are stopped by pid
+at the end, also on failure.
+
+Needs root and the Debian packages slurm-wlm and munge (tools/install-deps.sh installs them).
+When they are not there the test FAILS with a message saying what is missing: it never skips.
+Usage: test_slurm.py PATH/TO/contactsim"""
+import csv
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+EXE = os.path.abspath(sys.argv[1])
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SCENE = os.path.join(ROOT, "scenes", "bench", "incline_slide.json")
+TIME_COLUMNS = {"cpu_seconds", "cpu_per_sim_second", "run_cpu_seconds", "wall_seconds"}
+DEADLINE = 100  # s: the whole test, daemons included, stays under two minutes
+T0 = time.time()
+results = []
+
+
+def report_and_exit():
+    print(f"{sum(r is None for r in results)} passed, {sum(r is not None for r in results)} "
+          f"failed")
+    sys.exit(0 if results and all(r is None for r in results) else 1)
+
+
+def fail_setup(msg):
+    print(f"FAIL: slurm cluster: {msg}")
+    results.append(AssertionError(msg))
+    report_and_exit()
+
+
+def check(cond, msg):
+    if not cond:
+        raise AssertionError(msg)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("", 0))
+        return s.getsockname()[1]
+
+
+def table(d):
+    with open(os.path.join(d, "results.csv")) as f:
+        return [{k: v for k, v in r.items() if k not in TIME_COLUMNS} for r in csv.DictReader(f)]
+
+
+# ---------------------------------------------------------------------------------------------
+# the cluster
+
+class Cluster:
+    def __init__(self):
+        self.dir = tempfile.mkdtemp(prefix="contactsim-slurm-")
+        os.chmod(self.dir, 0o755)
+        self.pids = {}
+        self.env = dict(os.environ, SLURM_CONF=os.path.join(self.dir, "slurm.conf"))
+
+    def path(self, *p):
+        return os.path.join(self.dir, *p)
+
+    def start(self):
+        d = self.path
+        for sub in ("munge", "state", "spool", "log"):
+            os.mkdir(d(sub))
+        os.chmod(d("munge"), 0o711)
+        # munge: a key of our own, its socket in our directory
+        with open(d("munge", "munge.key"), "wb") as f:
+            f.write(os.urandom(1024))
+        os.chmod(d("munge", "munge.key"), 0o400)
+        sock = d("munge", "munge.socket")
+        subprocess.run(["munged", "--force", "--key-file", d("munge", "munge.key"),
+                        "--socket", sock, "--pid-file", d("munge", "munged.pid"),
+                        "--log-file", d("munge", "munged.log"),
+                        "--seed-file", d("munge", "munged.seed")], check=True, timeout=20)
+        self.pids["munged"] = d("munge", "munged.pid")
+        host = socket.gethostname()
+        conf = f"""ClusterName=contactsimtest
+SlurmctldHost={host}
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+CredType=cred/munge
+AuthInfo=socket={sock}
+SlurmctldPort={free_port()}
+SlurmdPort={free_port()}
+StateSaveLocation={d("state")}
+SlurmdSpoolDir={d("spool")}
+SlurmctldPidFile={d("slurmctld.pid")}
+SlurmdPidFile={d("slurmd.pid")}
+SlurmctldLogFile={d("log", "slurmctld.log")}
+SlurmdLogFile={d("log", "slurmd.log")}
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_CPU
+SchedulerType=sched/backfill
+ReturnToService=2
+MpiDefault=none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+JobCompType=jobcomp/none
+MinJobAge=300
+KillWait=5
+Waittime=0
+NodeName={host} CPUs=2 RealMemory=500 State=UNKNOWN
+PartitionName=debug Nodes={host} Default=YES MaxTime=INFINITE State=UP
+"""
+        with open(self.env["SLURM_CONF"], "w") as f:
+            f.write(conf)
+        # the controller (clearing any state), then the node daemon; both fork into the
+        # background and write their pid files
+        subprocess.run(["slurmctld", "-i"], env=self.env, check=True, timeout=30)
+        self.pids["slurmctld"] = d("slurmctld.pid")
+        subprocess.run(["slurmd"], env=self.env, check=True, timeout=30)
+        self.pids["slurmd"] = d("slurmd.pid")
+        # wait for the node to be idle
+        t = time.time()
+        state = ""
+        while time.time() - t < 40:
+            p = subprocess.run(["sinfo", "-h", "-o", "%T"], env=self.env, capture_output=True,
+                               text=True, timeout=10)
+            state = p.stdout.strip()
+            if state == "idle":
+                return
+            time.sleep(0.5)
+        raise RuntimeError(f"the node did not become idle in 40 s (state '{state}'); "
+                           f"slurmctld log:\n{self.tail('slurmctld.log')}")
+
+    def tail(self, name):
+        try:
+            with open(self.path("log", name)) as f:
+                return "".join(f.readlines()[-15:])
+        except OSError:
+            return "(no log)"
+
+    def wait(self, job, limit):
+        """wait until no task of the job is queued or running"""
+        t = time.time()
+        while time.time() - t < limit:
+            p = subprocess.run(["squeue", "-h", "-j", job, "-o", "%i %T"], env=self.env,
+                               capture_output=True, text=True, timeout=10)
+            if p.returncode == 0 and not p.stdout.strip():
+                return
+            time.sleep(0.5)
+        queue = subprocess.run(["squeue"], env=self.env, capture_output=True, text=True).stdout
+        raise AssertionError(f"job {job} still in the queue after {limit} s:\n{queue}"
+                             f"{self.tail('slurmctld.log')}")
+
+    def stop(self):
+        # cancel whatever is left, then the daemons by their pids, node first, munge last
+        if "slurmctld" in self.pids:
+            subprocess.run(["scancel", "--user=root"], env=self.env, capture_output=True,
+                           timeout=10)
+        for name in ("slurmd", "slurmctld", "munged"):
+            path = self.pids.get(name)
+            try:
+                with open(path) as f:
+                    pid = int(f.read().split()[0])
+            except (OSError, ValueError, TypeError, IndexError):
+                continue
+            try:
+                os.kill(pid, signal.SIGTERM)
+            except ProcessLookupError:
+                continue
+            for _ in range(50):
+                try:
+                    os.kill(pid, 0)
+                except ProcessLookupError:
+                    break
+                time.sleep(0.1)
+            else:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+# ---------------------------------------------------------------------------------------------
+
+missing = [b for b in ("munged", "slurmctld", "slurmd", "sbatch", "squeue", "sinfo", "scancel")
+           if not shutil.which(b)]
+if missing:
+    fail_setup(f"cannot start Slurm: {', '.join(missing)} not found (install slurm-wlm and "
+               f"munge: tools/install-deps.sh)")
+if os.geteuid() != 0:
+    fail_setup("cannot start Slurm: the test runs slurmctld, slurmd and munged itself and "
+               "needs root (CI runs as root)")
+
+cluster = Cluster()
+try:
+    try:
+        cluster.start()
+    except Exception as e:  # a daemon that does not start is a failure with its reason
+        fail_setup(f"cannot start the one-node cluster: {e}")
+    print(f"ok: cluster up in {time.time() - T0:.1f} s")
+    work = tempfile.mkdtemp(prefix="contactsim-sweep-")
+    study = os.path.join(work, "study.json")
+    with open(study, "w") as f:
+        json.dump({"scene": SCENE, "models": ["exponential_spring", "compliant_point"],
+                   "set": {"simulation.duration": 0.2},
+                   "parameters": [
+                       {"key": "contact_models.exponential_spring.mu_static",
+                        "values": [0.5, 0.7, 0.9]},
+                       {"key": "bodies.block.mass",
+                        "range": {"from": 1, "to": 100, "n": 4, "scale": "log"}}]}, f)
+    local = os.path.join(work, "local")
+    p = subprocess.run([EXE, "sweep", study, "--out", local, "-q"], capture_output=True,
+                       text=True, timeout=60)
+
+    def case(fn):
+        try:
+            fn()
+            results.append(None)
+            print(f"ok: {fn.__name__} ({time.time() - T0:.1f} s)")
+        except Exception as e:
+            results.append(e)
+            print(f"FAIL: {fn.__name__}: {e!r}")
+        return fn
+
+    out = os.path.join(work, "slurm")
+
+    @case
+    def local_sweep():
+        check(p.returncode == 0, p.stderr)
+        check(len(table(local)) == 24, "24 runs")
+
+    @case
+    def job_array_gives_the_local_table():
+        q = subprocess.run([EXE, "sweep", study, "--out", out, "--slurm", "--runs-per-task",
+                            "5", "--slurm-opt=--time=5"], env=cluster.env, capture_output=True,
+                           text=True, timeout=60)
+        check(q.returncode == 0, f"submission: {q.stderr}")
+        job = q.stdout.strip()
+        check(job.isdigit() and "--array=0-4" in q.stderr, f"job id '{job}': {q.stderr}")
+        cluster.wait(job, DEADLINE - (time.time() - T0) - 30)
+        # the last task merged the records by itself
+        check(os.path.exists(os.path.join(out, "results.csv")),
+              f"no results.csv after the array; task output: "
+              f"{sorted(os.listdir(os.path.join(out, 'slurm')))}")
+        check(table(out) == table(local), "the Slurm table differs from the local one")
+        g = subprocess.run([EXE, "sweep", "--gather", out], capture_output=True, text=True)
+        check(g.returncode == 0 and "24 ok, 0 failed, 0 missing" in g.stderr, g.stderr)
+        # every task ran on the cluster, with its own output file
+        outs = [f for f in os.listdir(os.path.join(out, "slurm")) if f.startswith("task-")]
+        check(len(outs) == 5, f"task outputs {outs}")
+
+    @case
+    def lost_runs_are_reported_and_resubmitted_alone():
+        # a "failed node": the records of runs 11 to 13 are lost
+        for i in (11, 12, 13):
+            os.remove(os.path.join(out, "runs", f"{i:08d}.rec"))
+        g = subprocess.run([EXE, "sweep", "--gather", out], capture_output=True, text=True)
+        check(g.returncode == 1 and "3 of 24 runs are missing: 11-13" in g.stderr, g.stderr)
+        # resubmitting runs only tasks 2 (runs 10-14): the others have every record
+        q = subprocess.run([EXE, "sweep", study, "--out", out, "--slurm", "--runs-per-task",
+                            "5"], env=cluster.env, capture_output=True, text=True, timeout=60)
+        check(q.returncode == 0 and "--array=2 " in q.stderr, q.stderr)
+        cluster.wait(q.stdout.strip(), DEADLINE - (time.time() - T0))
+        check(table(out) == table(local), "the table after the resubmission differs")
+        with open(os.path.join(out, "results.json")) as f:
+            summary = json.load(f)["summary"]
+        check(summary["executed"] == 3 and summary["reused"] == 2, f"{summary}")
+
+    shutil.rmtree(work, ignore_errors=True)
+finally:
+    cluster.stop()
+report_and_exit()

@@ -1,0 +1,375 @@
+// test_replay.c: the replay writer (src/app/replay.c) on CSVs written by the library from known
+// states: the embedded JSON holds the scene's shapes and the CSV's values rounded to 6
+// significant digits, a stop is flagged exactly when its angle is beyond the bound in force,
+// names cannot end the page's script element, and bad CSVs are refused with the file, line and
+// column named. The page itself is tested in a browser by test_replay.mjs.
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "app/replay.h"
+#include "helpers.h"
+
+// a pendulum with a stop whose lower bound moves at t = 1, a free block with a visual sphere,
+// and a floor
+static const char* const SCENE =
+    "{\"name\": \"replay_test\", \"gravity\": [0, 0, -9.81],"
+    " \"bodies\": ["
+    "  {\"name\": \"arm\", \"mass\": 1, \"com\": [0, -0.5, 0],"
+    "   \"inertia\": {\"box\": [0.05, 0.5, 0.05]},"
+    "   \"joint\": {\"type\": \"pin\", \"parent\": \"ground\","
+    "     \"parent_frame\": {\"position\": [0, 0, 2]}, \"q\": [0.3]}},"
+    "  {\"name\": \"block\", \"mass\": 2, \"inertia\": {\"diag\": [0.1, 0.1, 0.1]},"
+    "   \"visual\": {\"sphere\": 0.25},"
+    "   \"joint\": {\"type\": \"free\", \"initial\": {\"position\": [1, 2, 0.123456789]}}}],"
+    " \"planes\": [{\"name\": \"floor\"}],"
+    " \"forces\": [{\"type\": \"linear_stop\", \"name\": \"stop\", \"body\": \"arm\","
+    "   \"lower_bound\": -0.5, \"upper_bound\": 1.0, \"stiffness\": 100}],"
+    " \"contacts\": [{\"name\": \"corners\", \"body\": \"block\", \"plane\": \"floor\","
+    "   \"points\": [[0.1, 0.1, -0.1], [-0.1, -0.1, -0.1]]}],"
+    " \"contact_models\": {\"default\": \"exponential_spring\", \"exponential_spring\": {}},"
+    " \"changes\": [{\"time\": 1.0, \"force\": \"stop\", \"lower_bound\": -0.1}]}";
+
+// the arm's angle at each row, and whether the stop pushes then (lower bound -0.5 before t = 1,
+// -0.1 from t = 1; upper bound 1)
+static const double ANGLES[] = {0.3, -0.3, -0.6, -0.3, 1.2, 0.0};
+static const double TIMES[] = {0.0, 0.5, 0.9, 1.0, 1.5, 2.0};
+static const int ENGAGED[] = {0, 0, 1, 1, 1, 0};
+enum { NROWS = 6 };
+
+static char g_dir[256];
+
+
+static void path(char* out, size_t size, const char* name) {
+  snprintf(out, size, "%s/%s", g_dir, name);
+}
+
+
+static void writeText(const char* file, const char* text) {
+  FILE* f = fopen(file, "w");
+  assert_non_null(f);
+  fputs(text, f);
+  assert_int_equal(fclose(f), 0);
+}
+
+
+static char* readText(const char* file) {
+  FILE* f = fopen(file, "rb");
+  assert_non_null(f);
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char* s = malloc((size_t)n + 1);
+  assert_non_null(s);
+  assert_int_equal(fread(s, 1, (size_t)n, f), (size_t)n);
+  s[n] = 0;
+  fclose(f);
+  return s;
+}
+
+
+// the CSV of m at the rows above (the arm set to each angle), with or without forces
+static void writeCsv(const csModel* m, const char* file, int forces) {
+  csData* d = cs_makeData(m);
+  assert_non_null(d);
+  FILE* f = fopen(file, "w");
+  assert_non_null(f);
+  csCsvOptions opt = {.forces = forces};
+  assert_int_equal(cs_csvHeader(f, m, &opt), 0);
+  int arm = cs_bodyId(m, "arm");
+  for (int i = 0; i < NROWS; i++) {
+    d->t = TIMES[i];
+    d->q[m->body[arm].qadr] = ANGLES[i];
+    d->stage = CS_STAGE_NONE;
+    cs_realizeAcceleration(m, d);
+    assert_int_equal(cs_csvRow(f, m, d, &opt), 0);
+  }
+  assert_int_equal(fclose(f), 0);
+  cs_deleteData(d);
+}
+
+
+// the data object embedded in a page written with the template "<A>placeholder<B>"
+static cJSON* pageData(const char* page) {
+  char* html = readText(page);
+  assert_memory_equal(html, "<A>", 3);
+  char* end = strstr(html, "<B>");
+  assert_non_null(end);
+  *end = 0;
+  cJSON* j = cJSON_Parse(html + 3);
+  assert_non_null(j);
+  free(html);
+  return j;
+}
+
+
+static const cJSON* key(const cJSON* o, const char* k) {
+  const cJSON* v = cJSON_GetObjectItemCaseSensitive(o, k);
+  if (!v) {
+    fail_msg("no key '%s'", k);
+  }
+  return v;
+}
+
+
+static double num(const cJSON* a, int i) {
+  return cJSON_GetArrayItem(a, i)->valuedouble;
+}
+
+
+// exact equality of a decoded JSON number (values written with fewer digits read back exactly)
+static void assertNumber(double got, double want) {
+  if (got != want) {
+    fail_msg("%.17g != %.17g", got, want);
+  }
+}
+
+
+static int setup(void** state) {
+  (void)state;
+  snprintf(g_dir, sizeof(g_dir), "/tmp/test_replay_XXXXXX");
+  assert_non_null(mkdtemp(g_dir));
+  char tpl[512];
+  path(tpl, sizeof(tpl), "template.html");
+  writeText(tpl, "<A>" CS_REPLAY_PLACEHOLDER "<B>");
+  return 0;
+}
+
+
+static int teardown(void** state) {
+  (void)state;
+  char cmd[600];
+  snprintf(cmd, sizeof(cmd), "rm -rf '%s'", g_dir);
+  return system(cmd) == 0 ? 0 : -1;
+}
+
+
+// shapes, planes, contacts and the CSV's values, rounded to 6 significant digits
+static void test_page_holds_scene_and_csv(void** state) {
+  (void)state;
+  csModel* m = th_loadString(SCENE);
+  char csv[512], tpl[512], page[512];
+  path(csv, sizeof(csv), "run.csv");
+  path(tpl, sizeof(tpl), "template.html");
+  path(page, sizeof(page), "run.html");
+  writeCsv(m, csv, 1);
+  csReplayRun run = {"a</script><b>&\"x\"", m, csv};
+  csError err;
+  assert_int_equal(cs_replayWrite(page, tpl, &run, 1, &err), CS_OK);
+  // a label cannot end the script element: '<' is escaped
+  char* html = readText(page);
+  assert_null(strstr(html, "</script>"));
+  free(html);
+
+  cJSON* j = pageData(page);
+  const cJSON* bodies = key(j, "bodies");
+  assert_int_equal(cJSON_GetArraySize(bodies), 2);
+  // the arm: its inertia's box, centred on its centre of mass
+  const cJSON* arm = cJSON_GetArrayItem(bodies, 0);
+  assert_string_equal(key(arm, "name")->valuestring, "arm");
+  assert_string_equal(key(key(arm, "shape"), "type")->valuestring, "box");
+  assert_string_equal(key(arm, "shape_from")->valuestring, "inertia");
+  assertNumber(num(key(key(arm, "shape"), "size"), 1), 0.5);
+  assertNumber(num(key(arm, "com"), 1), -0.5);
+  // the block: its visual sphere (its inertia is numbers)
+  const cJSON* block = cJSON_GetArrayItem(bodies, 1);
+  assert_string_equal(key(key(block, "shape"), "type")->valuestring, "sphere");
+  assert_string_equal(key(block, "shape_from")->valuestring, "visual");
+  assertNumber(num(key(key(block, "shape"), "size"), 0), 0.25);
+  // the floor on ground, unrotated
+  const cJSON* floor = cJSON_GetArrayItem(key(j, "planes"), 0);
+  assert_int_equal(key(floor, "body")->valueint, -1);
+  assertNumber(num(key(floor, "quaternion"), 0), 1);
+
+  const cJSON* r = cJSON_GetArrayItem(key(j, "runs"), 0);
+  assert_string_equal(key(r, "model")->valuestring, "a</script><b>&\"x\"");
+  assert_true(cJSON_IsTrue(key(r, "forces")));
+  // two point contacts on the block (page body 1) against plane 0, in contact set 0
+  const cJSON* contacts = key(r, "contacts");
+  assert_int_equal(cJSON_GetArraySize(contacts), 2);
+  const cJSON* c1 = cJSON_GetArrayItem(contacts, 1);
+  assert_int_equal(key(c1, "body")->valueint, 1);
+  assert_int_equal(key(c1, "plane")->valueint, 0);
+  assert_string_equal(key(c1, "type")->valuestring, "point");
+  assertNumber(num(key(c1, "station"), 0), -0.1);
+  // series: NROWS rows; the block's height is 0.123456789 rounded to 6 digits
+  assert_int_equal(cJSON_GetArraySize(key(r, "t")), NROWS);
+  const cJSON* p = key(r, "p");
+  assert_int_equal(cJSON_GetArraySize(p), NROWS * 2 * 3);
+  assertNumber(num(p, 3 * 1 + 2), 0.123457);
+  assertNumber(num(p, 3 * 1 + 0), 1);
+  // the arm's origin stays at the pin; its orientation is a rotation by the angle about z
+  for (int i = 0; i < NROWS; i++) {
+    const cJSON* q = key(r, "q");
+    double w = num(q, 8 * i), z = num(q, 8 * i + 3);
+    assert_true(fabs(w - cos(ANGLES[i] / 2)) <= 5e-6 * fabs(cos(ANGLES[i] / 2)) + 1e-9);
+    assert_true(fabs(z - sin(ANGLES[i] / 2)) <= 5e-6 * fabs(sin(ANGLES[i] / 2)) + 1e-9);
+    assertNumber(num(p, 6 * i + 2), 2);
+  }
+  // forces and points per contact per row; centre of pressure per set
+  assert_int_equal(cJSON_GetArraySize(key(r, "cf")), NROWS * 2 * 3);
+  assert_int_equal(cJSON_GetArraySize(key(r, "cop")), NROWS * 1 * 3);
+  assert_int_equal(cJSON_GetArraySize(key(r, "energy")), NROWS * 4);
+  // the stop: engaged exactly when the angle is beyond the bound in force at that time
+  const cJSON* stop = key(r, "stop");
+  assert_int_equal(cJSON_GetArraySize(stop), NROWS);
+  for (int i = 0; i < NROWS; i++) {
+    assert_int_equal(cJSON_GetArrayItem(stop, i)->valueint, ENGAGED[i]);
+  }
+  cJSON_Delete(j);
+  cs_deleteModel(m);
+}
+
+
+// without force columns the page has none, and says so
+static void test_page_without_forces(void** state) {
+  (void)state;
+  csModel* m = th_loadString(SCENE);
+  char csv[512], tpl[512], page[512];
+  path(csv, sizeof(csv), "plain.csv");
+  path(tpl, sizeof(tpl), "template.html");
+  path(page, sizeof(page), "plain.html");
+  writeCsv(m, csv, 0);
+  csReplayRun run = {"exponential_spring", m, csv};
+  csError err;
+  assert_int_equal(cs_replayWrite(page, tpl, &run, 1, &err), CS_OK);
+  cJSON* j = pageData(page);
+  const cJSON* r = cJSON_GetArrayItem(key(j, "runs"), 0);
+  assert_true(cJSON_IsFalse(key(r, "forces")));
+  assert_int_equal(cJSON_GetArraySize(key(r, "cf")), 0);
+  assert_int_equal(cJSON_GetArraySize(key(r, "p")), NROWS * 2 * 3);
+  cJSON_Delete(j);
+  cs_deleteModel(m);
+}
+
+
+// a CSV missing a body's column, with a malformed number, or with a row short of fields (not
+// the last) is refused with the file, the line and the column; a last row cut short is left out
+static void test_bad_csv(void** state) {
+  (void)state;
+  csModel* m = th_loadString(SCENE);
+  char csv[512], tpl[512], page[512], bad[512];
+  path(csv, sizeof(csv), "good.csv");
+  path(tpl, sizeof(tpl), "template.html");
+  path(page, sizeof(page), "bad.html");
+  path(bad, sizeof(bad), "bad.csv");
+  writeCsv(m, csv, 0);
+  char* text = readText(csv);
+  csError err;
+  csReplayRun run = {"m", m, bad};
+
+  // the block's height renamed
+  char* renamed = strdup(text);
+  memcpy(strstr(renamed, "block.pz"), "block.zz", 8);
+  writeText(bad, renamed);
+  assert_int_equal(cs_replayWrite(page, tpl, &run, 1, &err), CS_ERR_INPUT);
+  assert_string_equal(err.file, bad);
+  assert_non_null(strstr(err.message, "'block.pz'"));
+
+  // a letter in the third row's first field (line 4 of the file)
+  char* garbled = strdup(text);
+  char* line = garbled;
+  for (int i = 0; i < 3; i++) {
+    line = strchr(line, '\n') + 1;
+  }
+  line[0] = 'x';
+  writeText(bad, garbled);
+  assert_int_equal(cs_replayWrite(page, tpl, &run, 1, &err), CS_ERR_INPUT);
+  assert_non_null(strstr(err.message, "line 4"));
+  assert_non_null(strstr(err.message, "'t'"));
+
+  // the second row cut short, then more rows
+  char* cut = strdup(text);
+  line = strchr(strchr(cut, '\n') + 1, '\n') + 1;
+  char* comma = strchr(line, ',');
+  memmove(comma, strchr(line, '\n'), strlen(strchr(line, '\n')) + 1);
+  writeText(bad, cut);
+  assert_int_equal(cs_replayWrite(page, tpl, &run, 1, &err), CS_ERR_INPUT);
+  assert_non_null(strstr(err.message, "line 3 has 1 fields"));
+
+  // the last row cut short (a run stopped while writing it): left out
+  char* last = strdup(text);
+  size_t n = strlen(last);
+  last[n - 20] = 0;
+  writeText(bad, last);
+  assert_int_equal(cs_replayWrite(page, tpl, &run, 1, &err), CS_OK);
+  cJSON* j = pageData(page);
+  assert_int_equal(cJSON_GetArraySize(key(cJSON_GetArrayItem(key(j, "runs"), 0), "t")), NROWS - 1);
+  cJSON_Delete(j);
+
+  // a template without the placeholder
+  writeText(bad, text);
+  char notpl[512];
+  path(notpl, sizeof(notpl), "notemplate.html");
+  writeText(notpl, "<html></html>");
+  assert_int_equal(cs_replayWrite(page, notpl, &run, 1, &err), CS_ERR_INPUT);
+  assert_non_null(strstr(err.message, "placeholder"));
+  free(renamed);
+  free(garbled);
+  free(cut);
+  free(last);
+  free(text);
+  cs_deleteModel(m);
+}
+
+
+// the CSV a run asked for, copied out of one with every column: exactly the same bytes as the
+// library writes without --forces
+static void test_copy_columns(void** state) {
+  (void)state;
+  csModel* m = th_loadString(SCENE);
+  char full[512], plain[512], copy[512];
+  path(full, sizeof(full), "full.csv");
+  path(plain, sizeof(plain), "plain2.csv");
+  path(copy, sizeof(copy), "copy.csv");
+  writeCsv(m, full, 1);
+  writeCsv(m, plain, 0);
+  char* want = readText(plain);
+  FILE* in = fopen(full, "r");
+  FILE* out = fopen(copy, "w");
+  assert_int_equal(cs_replayCopyColumns(in, out, want), 0);
+  fclose(in);
+  fclose(out);
+  char* got = readText(copy);
+  assert_string_equal(got, want);
+  // a wanted column the input lacks is an error
+  in = fopen(plain, "r");
+  out = fopen(copy, "w");
+  assert_int_equal(cs_replayCopyColumns(in, out, "t,nothing.px\n"), -1);
+  fclose(in);
+  fclose(out);
+  free(got);
+  free(want);
+  cs_deleteModel(m);
+}
+
+
+// the template is found through the environment variable, which must name a readable file
+static void test_find_template(void** state) {
+  (void)state;
+  char tpl[512], found[4096];
+  path(tpl, sizeof(tpl), "template.html");
+  csError err;
+  setenv(CS_REPLAY_TEMPLATE_ENV, tpl, 1);
+  assert_int_equal(cs_replayFindTemplate(found, sizeof(found), &err), 0);
+  assert_string_equal(found, tpl);
+  setenv(CS_REPLAY_TEMPLATE_ENV, "/nonexistent/replay_template.html", 1);
+  assert_int_equal(cs_replayFindTemplate(found, sizeof(found), &err), -1);
+  assert_non_null(strstr(err.message, CS_REPLAY_TEMPLATE_ENV));
+  unsetenv(CS_REPLAY_TEMPLATE_ENV);
+}
+
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_page_holds_scene_and_csv),
+      cmocka_unit_test(test_page_without_forces),
+      cmocka_unit_test(test_bad_csv),
+      cmocka_unit_test(test_copy_columns),
+      cmocka_unit_test(test_find_template),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,336 @@
+// test_replay.mjs: the replay page in a real browser (Debian's chromium, headless, software
+// WebGL), opened from disk with every request that is not a local file refused.
+//
+// The pages are made by the contactsim under test (`run --replay`, `replay`, `compare --replay`);
+// what the page draws is checked against the CSV the run wrote, which is the independent
+// answer here: body origins and orientations read back from the page's scene graph at report
+// times and between them, body pixels in screenshots at the start and the end (the body's
+// projected position differs from the same view with the bodies hidden, and the start position
+// shows the floor again at the end), force arrows present exactly when the CSV has force
+// columns, stops highlighted exactly when the CSV's coordinate is beyond the stop's bound, the
+// timeline's play, step and speed, and no console errors. Ends with "N passed, N failed".
+//
+// usage: node tests/test_replay.mjs CONTACTSIM VIEWER_DIR WORK_DIR [--screenshot FILE]
+//   CONTACTSIM  the executable; VIEWER_DIR  viewer/ (its node_modules has puppeteer-core);
+//   WORK_DIR    scratch directory (made, and emptied first); run from the source root.
+import { execFileSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import fs from 'node:fs';
+import path from 'node:path';
+
+const [contactsim, viewerDir, workArg] = process.argv.slice(2);
+if (!contactsim || !viewerDir || !workArg) {
+  console.error('usage: node tests/test_replay.mjs CONTACTSIM VIEWER_DIR WORK_DIR [--screenshot FILE]');
+  process.exit(2);
+}
+const shotArg = process.argv.indexOf('--screenshot');
+const screenshotOut = shotArg > 0 ? process.argv[shotArg + 1] : null;
+const require = createRequire(path.resolve(viewerDir, 'package.json'));
+const puppeteer = require('puppeteer-core');
+const work = path.resolve(workArg);
+fs.rmSync(work, { recursive: true, force: true });
+fs.mkdirSync(work, { recursive: true });
+
+let passed = 0;
+let failed = 0;
+function check(ok, what, detail = '') {
+  if (ok) {
+    passed++;
+    console.log(`ok - ${what}`);
+  } else {
+    failed++;
+    console.log(`FAILED - ${what}${detail ? `: ${detail}` : ''}`);
+  }
+}
+
+// ---- the runs ----
+function cs(...args) {
+  return execFileSync(contactsim, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+}
+const bss = 'scenes/bench/block_spin_slide.json';
+cs('run', bss, '--duration', '3', '-o', `${work}/bss.csv`, '--replay', `${work}/bss.html`, '-q');
+cs('run', bss, '--duration', '3', '--forces', '-o', `${work}/bss_forces.csv`, '-q');
+cs('run', 'scenes/pendulum_stop.json', '--duration', '4', '-o', `${work}/stop.csv`, '-q');
+cs('replay', 'scenes/pendulum_stop.json', `${work}/stop.csv`, '-o', `${work}/stop.html`);
+cs('compare', bss, '--duration', '2', '--out-dir', `${work}/cmp`, '--replay', '-q');
+
+// the page's CSV and the forces CSV of the same run agree on every shared column
+function readCsv(file) {
+  const lines = fs.readFileSync(file, 'utf8').trim().split('\n');
+  const names = lines[0].split(',');
+  const rows = lines.slice(1).map((l) => l.split(',').map(Number));
+  const col = (n) => {
+    const j = names.indexOf(n);
+    if (j < 0) throw new Error(`${file}: no column ${n}`);
+    return rows.map((r) => r[j]);
+  };
+  return { names, rows, col };
+}
+const plain = readCsv(`${work}/bss.csv`);
+const withForces = readCsv(`${work}/bss_forces.csv`);
+check(!plain.names.some((n) => n.endsWith('.fx')) && plain.rows.length === withForces.rows.length &&
+  plain.names.every((n) => withForces.names.includes(n)),
+  'run --replay leaves the CSV asked for (no force columns) and loses no row');
+
+// the value of column `name` at time t, linearly interpolated between report rows
+function at(csv, name, t) {
+  const ts = csv.col('t');
+  const v = csv.col(name);
+  let i = 0;
+  while (i + 1 < ts.length && ts[i + 1] <= t) i++;
+  if (i + 1 >= ts.length || ts[i] === t) return v[i];
+  const a = (t - ts[i]) / (ts[i + 1] - ts[i]);
+  return v[i] + a * (v[i + 1] - v[i]);
+}
+
+// ---- the browser ----
+const userDir = fs.mkdtempSync(path.join(work, 'chromium-'));
+const browser = await puppeteer.launch({
+  executablePath: '/usr/bin/chromium',
+  headless: true,
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+    '--disable-background-networking', '--disable-component-update', '--disable-sync',
+    `--user-data-dir=${userDir}`],
+});
+
+// open a page from disk with the network refused; collects console errors and refused requests
+async function open(file) {
+  const page = await browser.newPage();
+  await page.setViewport({ width: 1280, height: 720 });
+  const problems = [];
+  await page.setRequestInterception(true);
+  page.on('request', (req) => {
+    const url = req.url();
+    if (url.startsWith('file:') || url.startsWith('data:') || url.startsWith('blob:')) {
+      req.continue();
+    } else {
+      problems.push(`request to ${url}`);
+      req.abort('internetdisconnected');
+    }
+  });
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`console error: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  await page.goto(`file://${file}`, { waitUntil: 'load' });
+  await page.waitForFunction(() => window.__replayStats && window.__replayStats.ready, { timeout: 30000 });
+  return { page, problems };
+}
+
+// the pixel colours at points of a PNG, read by the page itself from the screenshot's bytes
+async function pixels(page, png, points) {
+  return page.evaluate(async (b64, pts) => {
+    const img = new Image();
+    img.src = `data:image/png;base64,${b64}`;
+    await img.decode();
+    const c = document.createElement('canvas');
+    c.width = img.width;
+    c.height = img.height;
+    const g = c.getContext('2d');
+    g.drawImage(img, 0, 0);
+    return pts.map(([x, y]) => Array.from(g.getImageData(Math.round(x), Math.round(y), 1, 1).data.slice(0, 3)));
+  }, Buffer.from(png).toString('base64'), points);
+}
+const differs = (a, b) => Math.max(...a.map((v, i) => Math.abs(v - b[i]))) > 40;
+
+try {
+  // ---- a single run: positions, orientations, screenshots, forces, timeline ----
+  {
+    const { page, problems } = await open(`${work}/bss.html`);
+    const info = await page.evaluate(() => ({ bodies: window.__replay.bodies, duration: window.__replay.duration }));
+    check(info.bodies.length === 1 && info.bodies[0] === 'block' && Math.abs(info.duration - 3) < 1e-9,
+      'the page knows the scene (one body, 3 s)', JSON.stringify(info));
+    const ts = plain.col('t');
+    // at report times and between them
+    const times = [0, ts[37], ts[150], 1.234567, 2.5 + 0.003, ts[ts.length - 1]];
+    let worst = 0;
+    let worstQ = 0;
+    for (const t of times) {
+      const got = await page.evaluate((tt) => {
+        window.__replay.seek(tt);
+        return window.__replay.bodyPose(0, 0);
+      }, t);
+      const want = ['px', 'py', 'pz'].map((k) => at(plain, `block.${k}`, t));
+      worst = Math.max(worst, ...want.map((w, j) => Math.abs(w - got.p[j])));
+      const q = ['qw', 'qx', 'qy', 'qz'].map((k) => at(plain, `block.${k}`, t));
+      const qn = Math.hypot(...q);
+      const dot = Math.abs(q.reduce((s, v, j) => s + (v / qn) * got.q[j], 0));
+      worstQ = Math.max(worstQ, 2 * Math.acos(Math.min(1, dot)));
+    }
+    check(worst < 2e-5, 'drawn body origins match the CSV at and between report times', `worst ${worst} m`);
+    check(worstQ < 2e-3, 'drawn body orientations match the CSV', `worst ${worstQ} rad`);
+
+    // forces: the page made by run --replay has them: an arrow per corner that carries load
+    // (more than 1 N; the unloaded ones carry less than 1e-5 N), one total per contact set
+    let arrowsAgree = 0;
+    const forceTimes = [0.3, 1.0, 2.5];
+    for (const t of forceTimes) {
+      const counts = await page.evaluate((tt) => {
+        window.__replay.seek(tt);
+        return window.__replay.counts(0);
+      }, ts.reduce((b, x) => (Math.abs(x - t) < Math.abs(b - t) ? x : b)));
+      const tt = ts.reduce((b, x) => (Math.abs(x - t) < Math.abs(b - t) ? x : b));
+      const loaded = [0, 1, 2, 3, 4, 5, 6, 7].filter((c) => at(withForces, `corners.${c}.fz`, tt) > 1).length;
+      arrowsAgree += counts.normal === loaded && loaded > 0 && counts.total === 1 && counts.touching === loaded;
+    }
+    check(arrowsAgree === forceTimes.length,
+      'a normal-force arrow and a contact point per loaded corner, and the total at the centre of pressure');
+    const live = await page.evaluate(() => window.__replay.live(0));
+    const fz = [0, 1, 2, 3, 4, 5, 6, 7].reduce((s, c) => s + at(withForces, `corners.${c}.fz`, 2.5), 0);
+    check(Math.abs(live.normalForce - fz) < 1e-3 * Math.abs(fz) && Math.abs(live.height - at(plain, 'block.pz', 2.5)) < 1e-5 &&
+      Math.abs(live.e_total - at(plain, 'e_total', 2.5)) < 1e-3,
+      'the panel\'s normal force, height and energy are the CSV\'s', `${live.normalForce} vs ${fz}`);
+
+    // screenshots: the block's pixel differs from the same view without bodies, at both ends
+    const shots = {};
+    for (const t of [0, 3]) {
+      await page.evaluate((tt) => window.__replay.seek(tt), t);
+      const p = await page.evaluate(() => window.__replay.project(window.__replay.bodyPose(0, 0).p));
+      const png = await page.screenshot({ path: `${work}/bss_${t}.png` });
+      await page.evaluate((tt) => {
+        window.__replay.set({ bodies: false, points: false, forces: false, totals: false });
+        window.__replay.seek(tt);
+      }, t);
+      const bare = await page.screenshot();
+      await page.evaluate((tt) => {
+        window.__replay.set({ bodies: true, points: true, forces: true, totals: true });
+        window.__replay.seek(tt);
+      }, t);
+      const [a] = await pixels(page, png, [p]);
+      const [b] = await pixels(page, bare, [p]);
+      shots[t] = { p, png, bare };
+      check(differs(a, b), `screenshot at t = ${t} s shows the block where the CSV puts it`, `${a} vs ${b} at ${p.map(Math.round)}`);
+    }
+    // at the end the block has left its start: the start position shows the floor again
+    const [endAtStart] = await pixels(page, shots[3].png, [shots[0].p]);
+    const [bareAtStart] = await pixels(page, shots[3].bare, [shots[0].p]);
+    check(!differs(endAtStart, bareAtStart), 'at the end the start position shows no block',
+      `${endAtStart} vs ${bareAtStart}`);
+    if (screenshotOut) {
+      await page.evaluate(() => window.__replay.seek(0.6));
+      await page.screenshot({ path: screenshotOut });
+    }
+
+    // timeline: step goes to the next report row; play advances time at the chosen speed
+    const stepped = await page.evaluate(() => {
+      window.__replay.seek(1.0);
+      document.getElementById('next').click();
+      return window.__replay.time();
+    });
+    check(Math.abs(stepped - ts[ts.findIndex((x) => x > 1.0 + 1e-12)]) < 1e-12, 'step moves to the next report', `${stepped}`);
+    // the wall clock is the page's own, read when play starts and when it stops
+    await page.evaluate(() => {
+      window.__replay.seek(0);
+      document.getElementById('speed').value = '0.5';
+      document.getElementById('speed').dispatchEvent(new Event('change'));
+      window.__replayStats.playingFrames = 0;
+      document.getElementById('play').click();
+      window.__playStart = performance.now();
+    });
+    await new Promise((r) => setTimeout(r, 1500));
+    const played = await page.evaluate(() => {
+      window.__replay.pause();
+      return { t: window.__replay.time(), frames: window.__replayStats.playingFrames,
+        wall: (performance.now() - window.__playStart) / 1000 };
+    });
+    // (the lower bound allows for a loaded machine: a frame advances time by at most 0.25 s)
+    check(played.t > 0 && played.t <= 0.5 * played.wall + 0.02 && played.frames >= 2,
+      'play at half speed advances half as fast as the clock, drawing frames',
+      `${played.t} s of replay in ${played.wall} s, ${played.frames} frames`);
+    check(problems.length === 0, 'no console errors and no network requests (single run)', problems.join('; '));
+    await page.close();
+  }
+
+  // ---- after the fact, without force columns: a stop that lights up when engaged ----
+  {
+    const { page, problems } = await open(`${work}/stop.html`);
+    const stopCsv = readCsv(`${work}/stop.csv`);
+    const scene = JSON.parse(fs.readFileSync('scenes/pendulum_stop.json', 'utf8'));
+    const stop = scene.forces.find((f) => f.type === 'linear_stop');
+    const ts = stopCsv.col('t');
+    const q = stopCsv.col('arm.q0');
+    // the bound in force at t (the scene moves the lower bound at 3 s)
+    const lower = (t) => {
+      let v = stop.lower_bound;
+      for (const c of scene.changes || []) if (c.time <= t && 'lower_bound' in c) v = c.lower_bound;
+      return v;
+    };
+    let agree = 0;
+    let engaged = 0;
+    const sample = ts.filter((t, i) => i % 7 === 0);
+    for (const t of sample) {
+      const i = ts.indexOf(t);
+      const want = q[i] < lower(t) || q[i] > stop.upper_bound;
+      engaged += want;
+      const got = await page.evaluate((tt) => {
+        window.__replay.seek(tt);
+        return window.__replay.activeStops(0).length > 0;
+      }, t);
+      agree += got === want;
+    }
+    check(agree === sample.length && engaged > 0 && engaged < sample.length,
+      'the stop is highlighted exactly when the CSV\'s angle is beyond its bound', `${agree}/${sample.length} agree, ${engaged} engaged`);
+    const counts = await page.evaluate(() => window.__replay.counts(0));
+    const disabled = await page.evaluate(() => document.getElementById('show-forces').disabled);
+    check(counts.normal === 0 && disabled, 'without force columns no arrows are drawn and the toggle says why');
+    check(problems.length === 0, 'no console errors and no network requests (replay subcommand)', problems.join('; '));
+    await page.close();
+  }
+
+  // ---- a comparison: every model, one timeline, overlaid and side by side ----
+  {
+    const { page, problems } = await open(`${work}/cmp/replay.html`);
+    const runs = await page.evaluate(() => window.__replay.runs);
+    check(runs.length === 2 && runs.includes('exponential_spring') && runs.includes('compliant_point'),
+      'the comparison shows both models', runs.join(', '));
+    const legend = await page.evaluate(() => document.querySelectorAll('#legend label').length);
+    check(legend === 2, 'a legend entry per model');
+    let worst = 0;
+    for (const [i, model] of runs.entries()) {
+      const csv = readCsv(`${work}/cmp/${model}.csv`);
+      for (const t of [0.5, 1.75]) {
+        const got = await page.evaluate((tt, ii) => {
+          window.__replay.seek(tt);
+          return window.__replay.bodyPose(ii, 0).p;
+        }, t, i);
+        worst = Math.max(worst, ...['px', 'py', 'pz'].map((k, j) => Math.abs(at(csv, `block.${k}`, t) - got[j])));
+      }
+    }
+    check(worst < 2e-5, 'each model\'s block is drawn where its own CSV puts it (overlaid)', `worst ${worst} m`);
+    const side = await page.evaluate(() => {
+      window.__replay.set({ layout: 'side' });
+      window.__replay.seek(1);
+      return [window.__replay.bodyPose(0, 0).p, window.__replay.bodyPose(1, 0).p];
+    });
+    const csv1 = readCsv(`${work}/cmp/${runs[1]}.csv`);
+    const dy = side[1][1] - at(csv1, 'block.py', 1);
+    check(dy > 0.2 && Math.abs(side[1][0] - at(csv1, 'block.px', 1)) < 2e-5,
+      'side by side moves the second model along y only', `offset ${dy} m`);
+    const png = await page.screenshot({ path: `${work}/compare.png` });
+    const pts = await page.evaluate(() => [0, 1].map((i) => window.__replay.project(window.__replay.bodyPose(i, 0).p)));
+    await page.evaluate(() => {
+      window.__replay.set({ bodies: false, points: false, forces: false, totals: false });
+      window.__replay.seek(1);
+    });
+    const bare = await page.screenshot();
+    const a = await pixels(page, png, pts);
+    const b = await pixels(page, bare, pts);
+    check(differs(a[0], b[0]) && differs(a[1], b[1]), 'both models\' blocks are in the side-by-side screenshot');
+    check(problems.length === 0, 'no console errors and no network requests (comparison)', problems.join('; '));
+    await page.close();
+  }
+
+  // ---- sizes: the page is self-contained and small ----
+  {
+    const html = fs.readFileSync(`${work}/bss.html`, 'utf8');
+    check(!/(src|href)\s*=\s*["']?(https?:)?\/\//i.test(html), 'the page references no external script or style');
+  }
+} catch (e) {
+  check(false, 'the browser tests ran to the end', e.stack);
+} finally {
+  await browser.close();
+  fs.rmSync(userDir, { recursive: true, force: true });
+}
+
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,584 @@
+#!/usr/bin/env python3
+"""`contactsim sweep`: the study file's kinds of axes (explicit lists, grids, linear and log
+ranges, seeded random samples checked against an independent implementation of the generator and
+against the distributions' moments), the results against `compare` run by hand on the same
+scene edited to each point, determinism across -j, resume after a killed sweep, failures
+recorded without stopping the study, a changed study refused, task ranges and gather with a
+missing task, the Slurm batch script (dry run), trajectories, bad input, and the sweep figures of
+tools/plot.py. Usage: test_sweep.py PATH/TO/contactsim"""
+import csv
+import io
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+EXE = os.path.abspath(sys.argv[1])
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SCENE = os.path.join(ROOT, "scenes", "bench", "incline_slide.json")
+PYTHON = "/usr/bin/python3"  # Debian's, which has matplotlib
+# columns that hold times measured on the machine, not results of the study
+TIME_COLUMNS = {"cpu_seconds", "cpu_per_sim_second", "run_cpu_seconds", "wall_seconds"}
+results = []
+
+
+def case(fn):
+    try:
+        fn()
+        results.append(None)
+        print(f"ok: {fn.__name__}")
+    except Exception as e:  # a failed check or a crash of the test itself
+        results.append(e)
+        print(f"FAIL: {fn.__name__}: {e!r}")
+    return fn
+
+
+def check(cond, msg):
+    if not cond:
+        raise AssertionError(msg)
+
+
+def run(*args, timeout=300, **kw):
+    p = subprocess.run([EXE, *args], capture_output=True, text=True, timeout=timeout, cwd=ROOT,
+                       **kw)
+    return p.returncode, p.stdout, p.stderr
+
+
+def write_study(obj, d=None):
+    d = d or tempfile.mkdtemp()
+    path = os.path.join(d, "study.json")
+    with open(path, "w") as f:
+        json.dump(obj, f, indent=1)
+    return path
+
+
+def plan(study):
+    code, out, err = run("sweep", study, "--dry-run")
+    check(code == 0, f"dry run: exit {code}: {err}")
+    return list(csv.DictReader(io.StringIO(out)))
+
+
+def table(d):
+    with open(os.path.join(d, "results.csv")) as f:
+        return list(csv.DictReader(f))
+
+
+def without_times(rows):
+    return [{k: v for k, v in r.items() if k not in TIME_COLUMNS} for r in rows]
+
+
+def small_study(**extra):
+    """12 short runs of the sliding block: 2 friction values x 3 masses x 2 models"""
+    s = {"scene": SCENE, "models": ["exponential_spring", "compliant_point"],
+         "set": {"simulation.duration": 0.1},
+         "parameters": [
+             {"key": "contact_models.exponential_spring.mu_static", "values": [0.5, 0.9]},
+             {"key": "bodies.block.mass", "range": {"from": 1, "to": 100, "n": 3,
+                                                    "scale": "log"}}]}
+    s.update(extra)
+    return s
+
+
+# ---------------------------------------------------------------------------------------------
+# the generator, written again here from the published algorithms (splitmix64, xoshiro256**)
+
+M64 = (1 << 64) - 1
+
+
+class Xoshiro:
+    def __init__(self, seed):
+        x = seed
+        self.s = []
+        for _ in range(4):
+            x = (x + 0x9e3779b97f4a7c15) & M64
+            z = x
+            z = ((z ^ (z >> 30)) * 0xbf58476d1ce4e5b9) & M64
+            z = ((z ^ (z >> 27)) * 0x94d049bb133111eb) & M64
+            self.s.append(z ^ (z >> 31))
+
+    @staticmethod
+    def rotl(x, k):
+        return ((x << k) | (x >> (64 - k))) & M64
+
+    def next(self):
+        s = self.s
+        result = (self.rotl((s[1] * 5) & M64, 7) * 9) & M64
+        t = (s[1] << 17) & M64
+        s[2] ^= s[0]
+        s[3] ^= s[1]
+        s[1] ^= s[2]
+        s[0] ^= s[3]
+        s[2] ^= t
+        s[3] = self.rotl(s[3], 45)
+        return result
+
+    def uniform(self):
+        return (self.next() >> 11) * 2.0 ** -53
+
+
+# ---------------------------------------------------------------------------------------------
+# the kinds of axes, through the plan (--dry-run runs nothing)
+
+@case
+def grid_is_the_product_of_the_axes():
+    study = write_study({
+        "scene": SCENE, "models": ["exponential_spring", "compliant_point"], "repeats": 2,
+        "parameters": [
+            {"key": "bodies.block.mass", "values": [1, 2, 3]},
+            {"key": "simulation.rtol", "range": {"from": 1e-6, "to": 1e-3, "n": 4}},
+            {"keys": ["simulation.integrator", "contact_models.compliant_point.mu_static"],
+             "values": [["bdf", 0.5], ["adams", 0.7]]}]})
+    rows = plan(study)
+    check(len(rows) == 3 * 4 * 2 * 2 * 2, f"{len(rows)} runs, expected 96")
+    check([int(r["index"]) for r in rows] == list(range(96)), "indices 0..95 in order")
+    # every combination once per model and repeat
+    combos = {(r["bodies.block.mass"], r["simulation.rtol"], r["simulation.integrator"],
+               r["contact_models.compliant_point.mu_static"], r["model"], r["repeat"])
+              for r in rows}
+    check(len(combos) == 96, f"{len(combos)} distinct runs")
+    # the keys of one "keys" axis vary together; the first axis varies slowest
+    check(all((r["simulation.integrator"], r["contact_models.compliant_point.mu_static"])
+              in (("bdf", "0.5"), ("adams", "0.7")) for r in rows), "zipped keys stay paired")
+    check([r["bodies.block.mass"] for r in rows[:32]] == ["1"] * 32, "first axis slowest")
+    check(rows[0]["model"] == "exponential_spring" and rows[2]["model"] == "compliant_point"
+          and rows[1]["repeat"] == "1", "model, then repeat, vary fastest")
+    rtol = sorted({float(r["simulation.rtol"]) for r in rows})
+    steps = [b - a for a, b in zip(rtol, rtol[1:])]
+    check(rtol[0] == 1e-6 and rtol[-1] == 1e-3, f"linear range ends {rtol}")
+    check(max(steps) - min(steps) < 1e-15, f"equal linear steps {steps}")
+
+
+@case
+def log_range_endpoints_and_ratios():
+    study = write_study({"scene": SCENE, "models": ["compliant_point"], "parameters": [
+        {"key": "contact_models.compliant_point.penalty_stiffness",
+         "range": {"from": 1e3, "to": 1e9, "n": 7, "scale": "log"}}]})
+    rows = plan(study)
+    k = [float(r["contact_models.compliant_point.penalty_stiffness"]) for r in rows]
+    check(len(k) == 7 and k[0] == 1e3 and k[-1] == 1e9, f"endpoints exact: {k}")
+    for i, x in enumerate(k):
+        check(abs(x / 10 ** (3 + i) - 1) < 1e-12, f"point {i}: {x} is not 1e{3 + i}")
+
+
+@case
+def random_samples_are_the_published_generator():
+    # uniform samples: x = min + (max - min) u, u from xoshiro256** seeded by splitmix64
+    params = [{"key": "bodies.block.mass", "distribution": "uniform", "min": 2, "max": 5},
+              {"key": "simulation.rtol", "distribution": "uniform", "min": -1, "max": 1}]
+    study = write_study({"scene": SCENE, "models": ["compliant_point"], "seed": 12345,
+                         "parameters": [{"random": {"n": 50, "parameters": params}}]})
+    rows = plan(study)
+    g = Xoshiro(12345)
+    for r in rows:
+        a = 2 + (5 - 2) * g.uniform()
+        b = -1 + (1 - -1) * g.uniform()
+        check(float(r["bodies.block.mass"]) == a and float(r["simulation.rtol"]) == b,
+              f"run {r['index']}: {r['bodies.block.mass']}, {r['simulation.rtol']} "
+              f"vs {a!r}, {b!r}")
+    # the same seed gives the same samples; another seed other samples
+    check(plan(study) == rows, "a second expansion differs")
+    other = write_study({"scene": SCENE, "models": ["compliant_point"], "seed": 12346,
+                         "parameters": [{"random": {"n": 50, "parameters": params}}]})
+    check(plan(other)[0]["bodies.block.mass"] != rows[0]["bodies.block.mass"],
+          "another seed gives the same samples")
+
+
+@case
+def random_samples_have_the_distributions_moments():
+    n = 4000
+    U, L, G = ("bodies.block.mass",
+               "contact_models.compliant_point.body_material.penalty_stiffness",
+               "simulation.rtol")
+    study = write_study({"scene": SCENE, "models": ["compliant_point"], "seed": 7,
+                         "parameters": [{"random": {"n": n, "parameters": [
+                             {"key": U, "distribution": "uniform", "min": 2, "max": 5},
+                             {"key": L, "distribution": "log_uniform", "min": 1e-3,
+                              "max": 1e3},
+                             {"key": G, "distribution": "normal", "mean": 1.5,
+                              "std": 0.2}]}}]})
+    rows = plan(study)
+    check(len(rows) == n, f"{len(rows)} samples")
+
+    def moments(xs):
+        m = sum(xs) / len(xs)
+        return m, sum((x - m) ** 2 for x in xs) / (len(xs) - 1)
+
+    u = [float(r[U]) for r in rows]
+    lg = [math.log(float(r[L])) for r in rows]
+    g = [float(r[G]) for r in rows]
+    check(min(u) >= 2 and max(u) < 5, "uniform samples outside [min, max)")
+    check(min(lg) >= math.log(1e-3) - 1e-12 and max(lg) <= math.log(1e3) + 1e-12,
+          "log-uniform samples outside [min, max]")
+    # means within 4 standard errors, variances within 10 %
+    for name, xs, mean, var in (("uniform", u, 3.5, 9 / 12),
+                                ("log of log-uniform", lg, 0.0, (2 * math.log(1e3)) ** 2 / 12),
+                                ("normal", g, 1.5, 0.04)):
+        m, v = moments(xs)
+        check(abs(m - mean) < 4 * math.sqrt(var / n), f"{name}: mean {m} vs {mean}")
+        check(abs(v / var - 1) < 0.1, f"{name}: variance {v} vs {var}")
+    # the normal's tails: about 95.4 % within two standard deviations
+    inside = sum(abs(x - 1.5) < 0.4 for x in g) / n
+    check(abs(inside - 0.9545) < 0.015, f"normal: {inside} within 2 std")
+
+
+# ---------------------------------------------------------------------------------------------
+# running
+
+@case
+def results_are_compares_numbers():
+    # every run against `compare` on the scene edited to that point by hand
+    d = tempfile.mkdtemp()
+    study = write_study(small_study(), d)
+    out = os.path.join(d, "out")
+    code, _, err = run("sweep", study, "--out", out, "-q")
+    check(code == 0, f"exit {code}: {err}")
+    rows = table(out)
+    check(len(rows) == 12 and all(r["status"] == "ok" for r in rows), "12 ok runs")
+    with open(SCENE) as f:
+        base = json.load(f)
+    for r in (rows[0], rows[7], rows[11]):
+        scene = json.loads(json.dumps(base))
+        scene["simulation"]["duration"] = 0.1
+        scene["contact_models"]["exponential_spring"]["mu_static"] = float(
+            r["contact_models.exponential_spring.mu_static"])
+        scene["bodies"][0]["mass"] = float(r["bodies.block.mass"])
+        path = os.path.join(d, "edited.json")
+        with open(path, "w") as f:
+            json.dump(scene, f)
+        code, cout, err = run("compare", path, "--models", r["model"], "--format", "csv", "-q")
+        check(code == 0, f"compare: {err}")
+        c = next(csv.DictReader(io.StringIO(cout)))
+        for key in ("steps", "rhs_evals", "rhs_total", "max_penetration", "peak_normal_force",
+                    "block.px", "block.qz", "sliding_distance", "stuck_drift", "energy_error"):
+            check(c[key] == r[key], f"run {r['index']}: {key} {r[key]} vs compare's {c[key]}")
+    # the JSON has the same runs, each with compare's entry
+    with open(os.path.join(out, "results.json")) as f:
+        doc = json.load(f)
+    check(len(doc["runs"]) == 12 and doc["summary"]["ok"] == 12, "results.json runs")
+    check(doc["runs"][3]["result"]["steps"] == int(rows[3]["steps"]), "JSON steps")
+    check(doc["sweep"]["study_hash"].startswith("fnv1a64:") and doc["sweep"]["runs"] == 12,
+          "provenance")
+
+
+@case
+def same_table_whatever_the_workers():
+    d = tempfile.mkdtemp()
+    study = write_study(small_study(), d)
+    tables = []
+    for j in ("1", "2", "5"):
+        out = os.path.join(d, "out" + j)
+        code, _, err = run("sweep", study, "--out", out, "-j", j, "-q")
+        check(code == 0, f"-j {j}: exit {code}: {err}")
+        tables.append(without_times(table(out)))
+    check(tables[0] == tables[1] == tables[2], "tables differ between -j 1, 2 and 5")
+
+
+@case
+def progress_bar_only_on_a_terminal():
+    import pty
+    d = tempfile.mkdtemp()
+    study = write_study(small_study(), d)
+    master, slave = pty.openpty()
+    p = subprocess.Popen([EXE, "sweep", study, "--out", os.path.join(d, "tty"), "-j", "2"],
+                         stderr=slave, stdout=subprocess.DEVNULL, cwd=ROOT)
+    os.close(slave)
+    data = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:  # the terminal closed with the process
+            break
+        if not chunk:
+            break
+        data += chunk
+    os.close(master)
+    check(p.wait() == 0, "sweep on a terminal")
+    text = data.decode(errors="replace")
+    check("0/12 runs" in text and "12/12 runs, 0 failed" in text and "ETA" in text, text)
+    code, _, err = run("sweep", study, "--out", os.path.join(d, "pipe"), "-j", "2")
+    check(code == 0 and "ETA" not in err and "12 runs: 12 ok" in err, err)
+
+
+@case
+def a_failing_run_is_recorded_and_the_study_goes_on():
+    d = tempfile.mkdtemp()
+    study = write_study({
+        "scene": SCENE, "models": ["compliant_point"], "set": {"simulation.duration": 0.05},
+        "parameters": [{"key": "bodies.block.mass", "values": [1, -2, 3]},
+                       {"key": "simulation.max_steps", "values": [100000, 3]}]}, d)
+    out = os.path.join(d, "out")
+    code, _, err = run("sweep", study, "--out", out, "-j", "2")
+    check(code == 1, f"exit {code}, expected 1: {err}")
+    rows = table(out)
+    check(len(rows) == 6, f"{len(rows)} rows")
+    status = [r["status"] for r in rows]
+    # mass -2 fails at load; 3 steps cannot reach 0.05 s
+    check(status == ["ok", "failed", "failed", "failed", "ok", "failed"], f"statuses {status}")
+    check("mass" in rows[2]["error"] and "run 2 failed" in err, f"message: {rows[2]['error']}")
+    check("too much work" in rows[1]["error"] and int(rows[1]["steps"]) <= 4,
+          f"step limit: {rows[1]}")
+    check(rows[0]["error"] == "" and float(rows[0]["simulated"]) == 0.05, "ok run")
+
+
+@case
+def a_killed_worker_fails_only_its_run():
+    d = tempfile.mkdtemp()
+    s = small_study()
+    s["set"]["simulation.duration"] = 3.0
+    study = write_study(s, d)
+    out = os.path.join(d, "out")
+    p = subprocess.Popen([EXE, "sweep", study, "--out", out, "-j", "1", "-q"], cwd=ROOT,
+                         stderr=subprocess.PIPE, text=True)
+    # the worker of the first run: the sweep's only child
+    victim = None
+    t0 = time.time()
+    while victim is None and time.time() - t0 < 30:
+        try:
+            with open(f"/proc/{p.pid}/task/{p.pid}/children") as f:
+                kids = f.read().split()
+        except OSError:
+            kids = []
+        victim = int(kids[0]) if kids else None
+    check(victim is not None, "no worker process seen")
+    os.kill(victim, signal.SIGKILL)
+    _, err = p.communicate(timeout=120)
+    check(p.returncode == 1, f"exit {p.returncode}: {err}")
+    rows = table(out)
+    bad = [r for r in rows if r["status"] != "ok"]
+    check(len(bad) == 1 and "signal 9" in bad[0]["error"], f"failed runs: {bad}")
+    check(len(rows) == 12, "the other runs went on")
+
+
+@case
+def resume_runs_only_what_is_missing():
+    d = tempfile.mkdtemp()
+    s = small_study()
+    s["parameters"][0]["values"] = [0.5, 0.6, 0.7, 0.9]
+    s["set"]["simulation.duration"] = 1.0
+    study = write_study(s, d)          # 24 runs
+    out = os.path.join(d, "out")
+    runs = os.path.join(out, "runs")
+    p = subprocess.Popen([EXE, "sweep", study, "--out", out, "-j", "1", "-q"], cwd=ROOT,
+                         start_new_session=True, stderr=subprocess.DEVNULL)
+    # kill the sweep and its worker once some runs are recorded
+    t0 = time.time()
+    while time.time() - t0 < 60:
+        done = [f for f in os.listdir(runs) if f.endswith(".rec")] if os.path.isdir(runs) else []
+        if len(done) >= 5:
+            break
+        time.sleep(0.01)
+    os.killpg(p.pid, signal.SIGKILL)
+    p.wait()
+    before = {f: open(os.path.join(runs, f)).read() for f in os.listdir(runs)
+              if f.endswith(".rec")}
+    check(5 <= len(before) < 24, f"{len(before)} runs recorded before the kill")
+    check(not os.path.exists(os.path.join(out, "results.csv")), "results of a killed sweep")
+    code, _, err = run("sweep", study, "--out", out, "-j", "2", "-q")
+    check(code == 0, f"rerun: exit {code}: {err}")
+    with open(os.path.join(out, "results.json")) as f:
+        doc = json.load(f)
+    check(doc["summary"]["executed"] == 24 - len(before) and
+          doc["summary"]["reused"] == len(before),
+          f"executed {doc['summary']['executed']}, reused {doc['summary']['reused']}, "
+          f"{len(before)} were done")
+    # the records from before are untouched (same worker pid, same bytes)
+    for f, text in before.items():
+        check(open(os.path.join(runs, f)).read() == text, f"{f} was run again")
+    # and the table is the one an uninterrupted sweep gives
+    clean = os.path.join(d, "clean")
+    code, _, err = run("sweep", study, "--out", clean, "-q")
+    check(code == 0, err)
+    check(without_times(table(out)) == without_times(table(clean)), "resumed table differs")
+    # a third run has nothing to do
+    code, _, err = run("sweep", study, "--out", out)
+    check(code == 0 and "0 to run, 24 done already" in err, err)
+
+
+@case
+def a_changed_study_is_refused():
+    d = tempfile.mkdtemp()
+    study = write_study(small_study(), d)
+    out = os.path.join(d, "out")
+    check(run("sweep", study, "--out", out, "-q")[0] == 0, "first sweep")
+    s = small_study()
+    s["parameters"][0]["values"] = [0.5, 0.8]
+    write_study(s, d)
+    code, _, err = run("sweep", study, "--out", out, "-q")
+    check(code == 2 and "study file has changed" in err and "--new" in err, f"{code}: {err}")
+    # a changed scene too
+    scene = json.load(open(SCENE))
+    scene["name"] = "incline_slide_copy"
+    scene_path = os.path.join(d, "scene.json")
+    json.dump(scene, open(scene_path, "w"))
+    s2 = small_study(scene="scene.json")   # relative to the study's folder
+    sub = os.path.join(d, "b")
+    os.mkdir(sub)
+    os.rename(scene_path, os.path.join(sub, "scene.json"))
+    study2 = write_study(s2, sub)
+    out2 = os.path.join(d, "out2")
+    check(run("sweep", study2, "--out", out2, "-q")[0] == 0, "sweep of the copy")
+    scene["gravity"] = [0, 0, -9.8]
+    json.dump(scene, open(os.path.join(sub, "scene.json"), "w"))
+    code, _, err = run("sweep", study2, "--out", out2, "-q")
+    check(code == 2 and "scene file has changed" in err, f"{code}: {err}")
+    # --new starts over
+    code, _, err = run("sweep", study, "--out", out, "--new", "-q")
+    check(code == 0, f"--new: {err}")
+    rows = table(out)
+    check({r["contact_models.exponential_spring.mu_static"] for r in rows} == {"0.5", "0.8"},
+          "--new did not run the new study")
+
+
+@case
+def task_ranges_and_gather_with_a_missing_task():
+    d = tempfile.mkdtemp()
+    study = write_study(small_study(), d)
+    out = os.path.join(d, "out")
+    for r in ("0:4", "8:100"):
+        code, _, err = run("sweep", study, "--out", out, "--task-range", r, "-q")
+        check(code == 0, f"--task-range {r}: {err}")
+    check(not os.path.exists(os.path.join(out, "results.csv")),
+          "results written before every task ran")
+    code, _, err = run("sweep", "--gather", out)
+    check(code == 1 and "4 of 12 runs are missing: 4-7" in err, f"gather: {code}: {err}")
+    rows = table(out)
+    check([r["status"] for r in rows[4:8]] == ["missing"] * 4 and rows[3]["status"] == "ok",
+          "missing rows")
+    check(rows[5]["bodies.block.mass"] != "", "a missing row keeps its parameters")
+    # the last task completes the set and merges by itself
+    code, _, err = run("sweep", study, "--out", out, "--task-range", "4:8", "-q")
+    check(code == 0, err)
+    clean = os.path.join(d, "clean")
+    check(run("sweep", study, "--out", clean, "-q")[0] == 0, "clean sweep")
+    check(without_times(table(out)) == without_times(table(clean)), "gathered table differs")
+    code, _, err = run("sweep", "--gather", out)
+    check(code == 0 and "12 ok, 0 failed, 0 missing" in err, err)
+
+
+@case
+def the_documented_xargs_recipe():
+    d = tempfile.mkdtemp()
+    study = write_study(small_study(), d)
+    out = os.path.join(d, "out")
+    # docs/sweep-format.md, with 5 runs per job
+    script = (f"n=$('{EXE}' sweep '{study}' --dry-run | tail -n +2 | wc -l)\n"
+              f"seq 0 5 $((n - 1)) | xargs -P 2 -I{{}} \\\n"
+              f"  sh -c '\"{EXE}\" sweep {study} --out {out} --task-range {{}}:$(({{}} + 5)) "
+              f"-j 1 -q'\n"
+              f"'{EXE}' sweep --gather '{out}'\n")
+    p = subprocess.run(["sh", "-c", script], capture_output=True, text=True, timeout=120)
+    check(p.returncode == 0 and "12 ok, 0 failed, 0 missing" in p.stderr, p.stderr)
+    clean = os.path.join(d, "clean")
+    check(run("sweep", study, "--out", clean, "-q")[0] == 0, "clean sweep")
+    check(without_times(table(out)) == without_times(table(clean)), "xargs table differs")
+
+
+@case
+def slurm_dry_run_writes_the_batch_script():
+    d = tempfile.mkdtemp()
+    study = write_study(small_study(), d)
+    out = os.path.join(d, "out")
+    code, _, err = run("sweep", study, "--out", out, "--slurm", "--runs-per-task", "5",
+                       "--slurm-opt=--partition=debug", "--dry-run")
+    check(code == 0, err)
+    script = open(os.path.join(out, "slurm", "sweep.sbatch")).read()
+    check("--array=0-2" in err and "--partition=debug" in err, err)
+    check("R=5\nN=12\n" in script and "--task-range \"$A:$B\"" in script, script)
+    # run the script's ranges by hand, as array tasks would, and compare with a local sweep
+    for t in range(3):
+        env = dict(os.environ, SLURM_ARRAY_TASK_ID=str(t))
+        p = subprocess.run(["sh", os.path.join(out, "slurm", "sweep.sbatch")], env=env,
+                           capture_output=True, text=True)
+        check(p.returncode == 0, p.stderr)
+    clean = os.path.join(d, "clean")
+    check(run("sweep", study, "--out", clean, "-q")[0] == 0, "clean sweep")
+    check(without_times(table(out)) == without_times(table(clean)), "task table differs")
+    # nothing left to submit
+    code, _, err = run("sweep", study, "--out", out, "--slurm", "--dry-run")
+    check(code == 0 and "nothing to submit" in err, err)
+
+
+@case
+def trajectories_on_request():
+    d = tempfile.mkdtemp()
+    s = small_study()
+    s["parameters"] = s["parameters"][:1]
+    study = write_study(s, d)
+    out = os.path.join(d, "out")
+    check(run("sweep", study, "--out", out, "-q")[0] == 0, "sweep")
+    check(not os.path.exists(os.path.join(out, "trajectories")), "trajectories unasked")
+    out = os.path.join(d, "out2")
+    check(run("sweep", study, "--out", out, "--trajectories", "-q")[0] == 0, "sweep")
+    files = sorted(os.listdir(os.path.join(out, "trajectories")))
+    check(files == [f"{i:08d}.csv" for i in range(4)], f"{files}")
+    rows = list(csv.DictReader(open(os.path.join(out, "trajectories", files[3]))))
+    check(abs(float(rows[-1]["t"]) - 0.1) < 1e-12 and "block.px" in rows[0], "trajectory CSV")
+
+
+@case
+def bad_studies_exit_2_naming_the_path():
+    d = tempfile.mkdtemp()
+    cases = [
+        ({"scene": SCENE, "parameters": [{"key": "a", "range": {"from": 0, "to": 1, "n": 3,
+                                                               "scale": "cubic"}}]},
+         "parameters[0].range.scale"),
+        ({"scene": SCENE, "parameters": [{"key": "a", "range": {"from": 0, "to": 1, "n": 3,
+                                                               "scale": "log"}}]},
+         "parameters[0].range"),
+        ({"scene": SCENE, "parameters": [{"key": "a", "values": []}]}, "parameters[0].values"),
+        ({"scene": SCENE, "parameters": [{"key": "a", "values": [1]},
+                                         {"key": "a", "values": [2]}]}, "parameters[1].key"),
+        ({"scene": SCENE, "seed": 1.5}, "seed"),
+        ({"scene": SCENE, "parameters": [{"random": {"n": 3, "parameters": [
+            {"key": "a", "distribution": "normal", "mean": 0, "max": 1}]}}]},
+         "parameters[0].random.parameters[0].max"),
+        ({"scene": SCENE, "models": ["no_such_model"]}, "models[0]"),
+        ({"scene": "missing.json"}, "missing.json"),
+        ({"scene": SCENE, "paramters": []}, "paramters"),
+        ({"scene": SCENE, "parameters": [{"key": "bodies.blok.mass", "values": [1]}]},
+         "parameter 'bodies.blok.mass': the scene has no body named 'blok'"),
+    ]
+    for obj, where in cases:
+        study = write_study(obj, d)
+        code, _, err = run("sweep", study, "--out", os.path.join(d, "out"), "-q")
+        check(code == 2 and where in err and "error" in err, f"{obj}: exit {code}: {err}")
+    with open(os.path.join(d, "study.json"), "w") as f:
+        f.write('{"scene": "x",\n "models": [}')
+    code, _, err = run("sweep", os.path.join(d, "study.json"), "--out", d)
+    check(code == 2 and ":2:" in err, f"malformed: {err}")
+    code, _, err = run("sweep", "--gather", d)
+    check(code == 2 and "not a sweep directory" in err, err)
+    code, _, err = run("sweep", os.path.join(d, "study.json"))
+    check(code == 2 and "--out" in err, err)
+
+
+@case
+def plot_sweep_figures():
+    d = tempfile.mkdtemp()
+    study = write_study({
+        "scene": SCENE, "models": ["exponential_spring", "compliant_point"],
+        "set": {"simulation.duration": 0.05},
+        "parameters": [{"key": "bodies.block.mass", "values": [1, 10, -1]},
+                       {"key": "contact_models.compliant_point.penalty_stiffness",
+                        "range": {"from": 1e5, "to": 1e7, "n": 3, "scale": "log"}}]}, d)
+    out = os.path.join(d, "out")
+    code, _, err = run("sweep", study, "--out", out, "-q")
+    check(code == 1, f"a failed run must give exit 1: {err}")
+    figs = os.path.join(d, "figs")
+    p = subprocess.run([PYTHON, "tools/plot.py", "--sweep", out, "--metric", "max_penetration",
+                        "-o", figs], cwd=ROOT, capture_output=True, text=True)
+    check(p.returncode == 0, p.stderr)
+    pngs = sorted(f for f in os.listdir(figs) if f.endswith(".png"))
+    check(len(pngs) >= 3, f"figures: {pngs}")
+    for f in pngs:
+        with open(os.path.join(figs, f), "rb") as g:
+            check(g.read(8) == b"\x89PNG\r\n\x1a\n", f"{f} is not a PNG")
+    check("failed" in p.stdout, f"the failed runs are reported: {p.stdout}")
+
+
+print(f"{sum(r is None for r in results)} passed, {sum(r is not None for r in results)} failed")
+sys.exit(0 if all(r is None for r in results) else 1)
