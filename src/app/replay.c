@@ -276,13 +276,16 @@ typedef struct Series {
   double* value;           // (rows x count x width), filled from the CSV
 } Series;
 
-enum { S_T, S_P, S_Q, S_V, S_ENERGY, S_CF, S_CP, S_SF, S_COP, S_STOPQ, S_COUNT };
+enum { S_T, S_P, S_Q, S_V, S_ENERGY, S_CF, S_CP, S_SF, S_COP, S_BF, S_STOPQ, S_STOPPEN,
+       S_COUNT };
 
 typedef struct RunData {
   Series s[S_COUNT];
   int forces;              // 1: every contact element has force and point columns
+  int bushingForces;       // 1: every bushing has its force columns (body2_fx ...)
   long rows;
   int nstop;               // linear stops with a coordinate column
+  int stopPenetration;     // 1: each of them has its penetration column too (--forces)
   int* stop;               // (nstop) their element ids
 } RunData;
 
@@ -420,6 +423,33 @@ static csStatus mapColumns(const Columns* c, const csReplayRun* r, RunData* d, c
     }
   }
   d->s[S_STOPQ].count = d->nstop;
+  // with --forces a stop reports its penetration beyond the bound: engaged when > 0
+  static const char* const penKey[] = {"penetration"};
+  d->stopPenetration = d->nstop > 0;
+  if (seriesInit(&d->s[S_STOPPEN], "stoppen", d->nstop, 1)) {
+    return setError(err, CS_ERR_MEMORY, r->csv, "out of memory");
+  }
+  for (int j = 0; j < d->nstop; j++) {
+    d->stopPenetration &=
+        !findColumns(c, &d->s[S_STOPPEN], j, m->force[d->stop[j]].name, penKey, NULL, 0);
+  }
+  d->s[S_STOPPEN].count = d->stopPenetration ? d->nstop : 0;
+  // with --forces a bushing reports the force on its second body: drawn at its attachment
+  static const char* const bKeys[] = {"body2_fx", "body2_fy", "body2_fz"};
+  int nbush = 0;
+  for (int e = 0; e < m->nforce; e++) {
+    nbush += isKind(m, e, "linear_bushing");
+  }
+  if (seriesInit(&d->s[S_BF], "bf", nbush, 3)) {
+    return setError(err, CS_ERR_MEMORY, r->csv, "out of memory");
+  }
+  d->bushingForces = nbush > 0;
+  for (int e = 0, j = 0; e < m->nforce; e++) {
+    if (isKind(m, e, "linear_bushing")) {
+      d->bushingForces &= !findColumns(c, &d->s[S_BF], j++, m->force[e].name, bKeys, NULL, 0);
+    }
+  }
+  d->s[S_BF].count = d->bushingForces ? nbush : 0;
   return CS_OK;
 }
 
@@ -716,8 +746,9 @@ static double boundAt(const csModel* m, int e, const char* name, double t) {
 }
 
 
-// linear stops engaged per row: the coordinate below the lower bound or above the upper one in
-// force at that time (what the stop pushes against), 1 or 0, row-major
+// linear stops engaged per row, 1 or 0, row-major: the stop's penetration column > 0 when the
+// CSV has it (--forces), else the coordinate below the lower bound or above the upper one in
+// force at that time (what the stop pushes against)
 static void writeStops(FILE* f, const csModel* m, const RunData* d) {
   fputs("\"stop\":[", f);
   const Series* s = &d->s[S_STOPQ];
@@ -726,9 +757,11 @@ static void writeStops(FILE* f, const csModel* m, const RunData* d) {
     for (int i = 0; i < d->nstop; i++) {
       int e = d->stop[i];
       double q = s->value[row * d->nstop + i];
-      // an absent bound is NaN, and comparisons with NaN are false
-      int active = q < boundAt(m, e, "lower_bound", t[row]) ||
-                   q > boundAt(m, e, "upper_bound", t[row]);
+      // the stop's own word when the CSV has it; else its bounds (an absent bound is NaN, and
+      // comparisons with NaN are false)
+      int active = d->stopPenetration ? d->s[S_STOPPEN].value[row * d->nstop + i] > 0
+                                      : q < boundAt(m, e, "lower_bound", t[row]) ||
+                                            q > boundAt(m, e, "upper_bound", t[row]);
       fputs(row || i ? (active ? ",1" : ",0") : (active ? "1" : "0"), f);
     }
   }
@@ -741,7 +774,8 @@ static void writeRun(FILE* f, const csReplayRun* r, const RunData* d) {
   jsonString(f, r->model);
   fputs(",\"csv\":", f);
   jsonString(f, r->csv);
-  fprintf(f, ",\"forces\":%s,", d->forces ? "true" : "false");
+  fprintf(f, ",\"forces\":%s,\"bushing_forces\":%s,", d->forces ? "true" : "false",
+          d->bushingForces ? "true" : "false");
   writeContacts(f, r->m);
   fputs(",\"stops\":[", f);
   for (int i = 0; i < d->nstop; i++) {
@@ -754,7 +788,7 @@ static void writeRun(FILE* f, const csReplayRun* r, const RunData* d) {
   fputs("],", f);
   // the series; those without columns (no forces) are written empty
   for (int s = 0; s < S_COUNT; s++) {
-    if (s == S_STOPQ) {
+    if (s == S_STOPQ || s == S_STOPPEN) {
       continue;
     }
     writeSeries(f, &d->s[s], d->s[s].count ? d->rows : 0);

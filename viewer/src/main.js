@@ -61,13 +61,9 @@ function main() {
   // bodies, rounded to a number a person reads (m per N shown as "N per length")
   let fmax = 0;
   for (const run of replay.runs) {
-    if (!run.forces) {
-      continue;
-    }
-    for (let i = 0; i < run.cf.length; i += 3) {
-      const f = Math.hypot(run.cf[i], run.cf[i + 1], run.cf[i + 2]);
-      if (f > fmax) {
-        fmax = f;
+    for (const s of [run.cf, run.bf]) {
+      for (let i = 0; s && i < s.length; i += 3) {
+        fmax = Math.max(fmax, Math.hypot(s[i], s[i + 1], s[i + 2]));
       }
     }
   }
@@ -417,7 +413,7 @@ function buildUi(replay, state, multi, duration, start) {
       emit('change');
     });
   }
-  const hasForces = replay.runs.some((r) => r.forces);
+  const hasForces = replay.runs.some((r) => r.forces || r.bf);
   if (!hasForces) {
     $('forces-row').title = 'the CSV has no force columns: run with --forces to see contact forces';
     $('show-forces').disabled = true;

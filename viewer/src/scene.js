@@ -329,7 +329,7 @@ export class RunView {
     this.touchMesh.name = 'contact-points';
     this.arrows = {};
     this.flatArrows = nc > SOLID_ARROWS_MAX;
-    for (const [name, count] of [['normal', nc], ['friction', nc], ['total', ns]]) {
+    for (const [name, count] of [['normal', nc], ['friction', nc], ['total', ns], ['bushing', (replay.bushings || []).length]]) {
       const flat = this.flatArrows;
       const mat = flat ? new THREE.MeshBasicMaterial({ color: COLOURS[name], side: THREE.DoubleSide }) : arrowMat(COLOURS[name]);
       const shaft = instanced(flat ? GEOMETRY.flatShaft : GEOMETRY.shaft, mat, count);
@@ -356,7 +356,15 @@ export class RunView {
     const bpos = new Float32Array(Math.max(this.bushings.length, 1) * 6);
     const bgeo = new THREE.BufferGeometry();
     bgeo.setAttribute('position', new THREE.BufferAttribute(bpos, 3).setUsage(THREE.DynamicDrawUsage));
-    this.bushingLines = new THREE.LineSegments(bgeo, new THREE.LineBasicMaterial({ color: COLOURS.bushing, depthTest: false, transparent: true }));
+    bgeo.setAttribute('color', new THREE.BufferAttribute(new Float32Array(Math.max(this.bushings.length, 1) * 6), 3).setUsage(THREE.DynamicDrawUsage));
+    this.bushingLines = new THREE.LineSegments(bgeo, new THREE.LineBasicMaterial({ vertexColors: true, depthTest: false, transparent: true }));
+    // the largest bushing force of the run: a bushing's line goes from purple (no force) to red
+    this.bushingMax = 0;
+    if (run.bf) {
+      for (let i = 0; i < run.bf.length; i += 3) {
+        this.bushingMax = Math.max(this.bushingMax, Math.hypot(run.bf[i], run.bf[i + 1], run.bf[i + 2]));
+      }
+    }
     this.bushingLines.frustumCulled = false;
     this.bushingLines.renderOrder = 3;
     this.bushingLines.name = 'bushings';
@@ -669,15 +677,23 @@ export class RunView {
     }
   }
 
-  // bushing lines between the two attachment points
+  // bushing lines between the two attachment points, coloured by how much force the bushing
+  // carries (when the CSV has its columns), with that force drawn on the second body
   updateBushings(P, Q, opts) {
     const n = this.bushings.length;
+    const a = this.arrows.bushing;
+    a.count = 0;
     this.bushingLines.visible = n > 0 && opts.points;
     if (!n) {
       return;
     }
     const pos = this.bushingLines.geometry.attributes.position.array;
+    const col = this.bushingLines.geometry.attributes.color.array;
     const out = [0, 0, 0];
+    const f = [0, 0, 0];
+    const purple = new THREE.Color(COLOURS.bushing);
+    const red = new THREE.Color(COLOURS.active);
+    const run = this.run;
     this.bushings.forEach((b, j) => {
       const ends = [[b.body1, b.frame1], [b.body2, b.frame2]];
       ends.forEach(([k, x], e) => {
@@ -693,8 +709,28 @@ export class RunView {
         }
         pos.set(out, j * 6 + e * 3);
       });
+      let load = 0;
+      if (run.bf) {
+        lerpInto(f, run.bf, n, 3, this.row, j);
+        load = this.bushingMax > 0 ? Math.hypot(f[0], f[1], f[2]) / this.bushingMax : 0;
+        if (opts.forces || opts.totals) {
+          this.arrow(a, out, f, opts.forceScale, 0.05 * this.ext.body, 0.02 * this.ext.body);
+        }
+      }
+      const c = purple.clone().lerp(red, load);
+      for (let e = 0; e < 2; e++) {
+        col[j * 6 + e * 3] = c.r;
+        col[j * 6 + e * 3 + 1] = c.g;
+        col[j * 6 + e * 3 + 2] = c.b;
+      }
     });
     this.bushingLines.geometry.attributes.position.needsUpdate = true;
+    this.bushingLines.geometry.attributes.color.needsUpdate = true;
+    for (const obj of [a.shaft, a.head]) {
+      obj.visible = a.count > 0;
+      obj.count = a.count;
+      obj.instanceMatrix.needsUpdate = true;
+    }
   }
 
   // the numbers of the panel at row r
