@@ -3,15 +3,14 @@
 // significant digits, a stop is flagged exactly when its angle is beyond the bound in force,
 // names cannot end the page's script element, and bad CSVs are refused with the file, line and
 // column named. The page itself is tested in a browser by test_replay.mjs.
+#include "app/replay.h"
+#include "helpers.h"
+
+#include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <cjson/cJSON.h>
-
-#include "app/replay.h"
-#include "helpers.h"
 
 // a pendulum with a stop whose lower bound moves at t = 1, a free block with a visual sphere,
 // and a floor
@@ -126,9 +125,7 @@ static const cJSON* key(const cJSON* o, const char* k) {
 }
 
 
-static double num(const cJSON* a, int i) {
-  return cJSON_GetArrayItem(a, i)->valuedouble;
-}
+static double num(const cJSON* a, int i) { return cJSON_GetArrayItem(a, i)->valuedouble; }
 
 
 // exact equality of a decoded JSON number (values written with fewer digits read back exactly)

@@ -9,6 +9,8 @@
 // mail. Nothing here computes physics: the page draws the CSV's poses, forces and centres of
 // pressure; the only derived value is whether a linear stop is engaged (its coordinate beyond a
 // bound, as the stop itself decides), because the CSV has no column for it.
+#include "app/replay.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -17,8 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#include "app/replay.h"
 
 
 // ---------------------------------------------------------------------------------------------
@@ -148,11 +148,11 @@ static char* readFile(const char* path, size_t* len) {
 // A table of column names for lookups by name: open addressing on an FNV-1a hash. The header
 // of a thousand-body scene with forces has some 50,000 columns, too many for linear searches.
 typedef struct Columns {
-  char** name;             // (ncol) names, pointing into the header copy
+  char** name;  // (ncol) names, pointing into the header copy
   int ncol;
-  int* slot;               // (nslot) column index + 1, 0 for empty
-  size_t nslot;            // a power of two >= 2 ncol
-  char* header;            // copy of the header line, split in place (owned)
+  int* slot;     // (nslot) column index + 1, 0 for empty
+  size_t nslot;  // a power of two >= 2 ncol
+  char* header;  // copy of the header line, split in place (owned)
 } Columns;
 
 
@@ -270,23 +270,22 @@ static int isKind(const csModel* m, int e, const char* name) {
 // One run's series, row-major: per report row, the values of `width` columns for each of
 // `count` items. col holds the CSV column of each value (count x width), -1 for none.
 typedef struct Series {
-  const char* key;         // JSON key
+  const char* key;  // JSON key
   int count, width;
-  int* col;                // (count x width) CSV columns
-  double* value;           // (rows x count x width), filled from the CSV
+  int* col;       // (count x width) CSV columns
+  double* value;  // (rows x count x width), filled from the CSV
 } Series;
 
-enum { S_T, S_P, S_Q, S_V, S_ENERGY, S_CF, S_CP, S_SF, S_COP, S_BF, S_STOPQ, S_STOPPEN,
-       S_COUNT };
+enum { S_T, S_P, S_Q, S_V, S_ENERGY, S_CF, S_CP, S_SF, S_COP, S_BF, S_STOPQ, S_STOPPEN, S_COUNT };
 
 typedef struct RunData {
   Series s[S_COUNT];
-  int forces;              // 1: every contact element has force and point columns
-  int bushingForces;       // 1: every bushing has its force columns (body2_fx ...)
+  int forces;         // 1: every contact element has force and point columns
+  int bushingForces;  // 1: every bushing has its force columns (body2_fx ...)
   long rows;
-  int nstop;               // linear stops with a coordinate column
-  int stopPenetration;     // 1: each of them has its penetration column too (--forces)
-  int* stop;               // (nstop) their element ids
+  int nstop;            // linear stops with a coordinate column
+  int stopPenetration;  // 1: each of them has its penetration column too (--forces)
+  int* stop;            // (nstop) their element ids
 } RunData;
 
 
@@ -535,8 +534,8 @@ static csStatus readRows(const char* text, const Columns* c, const csReplayRun* 
       if (!end || !*next) {
         break;
       }
-      status = setError(err, CS_ERR_INPUT, r->csv, "line %ld has %d fields, the header %d",
-                        row + 2, j, ncol);
+      status = setError(err, CS_ERR_INPUT, r->csv, "line %ld has %d fields, the header %d", row + 2,
+                        j, ncol);
       break;
     }
     row++;
@@ -608,9 +607,7 @@ static void jsonShape(FILE* f, const csShape* s) {
 
 
 // body id in the page: model id - 1 (ground is not a body there: -1)
-static int pageBody(int b) {
-  return b - 1;
-}
+static int pageBody(int b) { return b - 1; }
 
 
 // the scene: bodies with their shapes, planes, bushings, stops
@@ -630,7 +627,7 @@ static void writeScene(FILE* f, const csModel* m) {
     fputs(",\"shape\":", f);
     jsonShape(f, s);
     fprintf(f, ",\"shape_from\":\"%s\"}",
-            body->visual.type != CS_SHAPE_NONE       ? "visual"
+            body->visual.type != CS_SHAPE_NONE          ? "visual"
             : body->inertia_shape.type != CS_SHAPE_NONE ? "inertia"
                                                         : "none");
   }
