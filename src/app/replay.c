@@ -374,11 +374,13 @@ static csStatus mapColumns(const Columns* c, const csReplayRun* r, RunData* d, c
     }
   }
   if (bad) {
+    // the model is named only when the scene has contact models ("scene" when it has none)
+    int named = r->m->ngroup > 0 && strcmp(r->model, "scene") != 0;
     return setError(err, CS_ERR_INPUT, r->csv,
                     "has no column '%s': is it a CSV that `contactsim run` wrote from this "
                     "scene%s%s%s?",
-                    missing, r->model[0] ? " with contact model '" : "", r->model,
-                    r->model[0] ? "'" : "");
+                    missing, named ? " with contact model '" : "", named ? r->model : "",
+                    named ? "'" : "");
   }
   // optional: forces and points of every contact, totals and centres of pressure of the sets
   int i = 0;
