@@ -7,7 +7,7 @@
 For every scene (scenes/bench/, the contact model named below) it
 
 1. runs each engine once converged (contactsim rtol = atol = 1e-10; Simbody CPodes at accuracy
-   1e-10; MuJoCo RK4 at a 1e-5 s step) and measures every run's error as the largest distance,
+   1e-10; MuJoCo RK4 at a 1e-4 s step) and measures every run's error as the largest distance,
    over report times (0.01 s) and bodies, between a body's centre of mass and the same in the
    engine's own converged run;
 2. measures Simbody's error at accuracy 1e-5 with RK-Merson and CPodes, and contactsim's error on
@@ -58,6 +58,7 @@ MUJOCO_SCENES = {"block_spin_slide", "incline_stick", "incline_slide", "sphere_b
                  "pendulum_stop", "bushing_hang", "chain_1", "chain_4", "chain_16", "chain_64"}
 LADDER = [1e-3, 3e-4, 1e-4, 3e-5, 1e-5, 3e-6, 1e-6, 3e-7, 1e-7, 3e-8, 1e-8]
 ONE_MM = 1e-3
+MUJOCO_REF_STEP = "1e-4"   # MuJoCo's converged run: RK4 at a 0.1 ms step (20x below its default)
 
 
 def run_timed(cmd, timeout=900):
@@ -217,6 +218,113 @@ def fmt(x, digits=3):
     return "%.*g" % (digits, x)
 
 
+def bench_scene(args, scene, model, tmp, have_sb, have_mj, simbody, mujoco):
+    """Errors, matched tolerances and interleaved timings of one scene (see the module doc)."""
+    cs = Contactsim(args.build, scene, model)
+    ref = cs.trajectory(1e-10, tmp)
+    errors = {}
+    for tol in LADDER:
+        try:
+            errors[tol] = traj_error(cs.trajectory(tol, tmp), ref)
+        except RuntimeError as e:
+            print("  %s" % e, file=sys.stderr)
+    row = {"scene": scene, "model": model or "scene", "cs_errors": errors, "peers": []}
+    tol_1mm = matched_tolerance(errors, ONE_MM)
+    row["cs_tol_1mm"] = tol_1mm
+    if have_sb:
+        sref, _ = Peer(simbody, scene, ["--integrator", "cpodes", "--accuracy",
+                                        "1e-10"]).trajectory(tmp, "ref")
+        row["cross_engine"] = traj_error(sref, ref)
+        for integ in ("rkmerson", "cpodes"):
+            peer = Peer(simbody, scene, ["--integrator", integ, "--accuracy", "1e-5"])
+            traj, _ = peer.trajectory(tmp, integ)
+            err = traj_error(traj, sref)
+            tol = matched_tolerance(errors, err)
+            entry = {"engine": "simbody " + integ + " 1e-5", "error": err,
+                     "cs_tol": tol}
+            if tol is not None:
+                (ci, cp), (pi, pp) = interleaved(cs, tol, peer, args.reps)
+                entry.update(cs_cpu=ci, cs_proc=cp, peer_cpu=pi, peer_proc=pp,
+                             cs_error=errors[tol])
+            row["peers"].append(entry)
+            print(json.dumps({"scene": scene, **entry}), flush=True)
+    if have_mj and scene in MUJOCO_SCENES:
+        mref, _ = Peer(mujoco, scene, ["--integrator", "RK4", "--timestep",
+                                       MUJOCO_REF_STEP]).trajectory(tmp, "ref")
+        peer = Peer(mujoco, scene, [])
+        traj, _ = peer.trajectory(tmp, "default")
+        entry = {"engine": "mujoco 2 ms Euler", "error": traj_error(traj, mref),
+                 "cs_tol": tol_1mm}
+        if tol_1mm is not None:
+            (ci, cp), (pi, pp) = interleaved(cs, tol_1mm, peer, args.reps)
+            entry.update(cs_cpu=ci, cs_proc=cp, peer_cpu=pi, peer_proc=pp,
+                         cs_error=errors[tol_1mm])
+        row["peers"].append(entry)
+        print(json.dumps({"scene": scene, **entry}), flush=True)
+    return row
+
+
+
+
+def median_runs(cmd, reps, pattern):
+    """Median over reps runs of the number pattern finds in the output, and of process CPU."""
+    vals, procs, text = [], [], ""
+    for _ in range(reps):
+        rc, so, err, cpu = run_timed(cmd)
+        text = so + err
+        m = re.search(pattern, text)
+        if rc not in (0, 1) or not m:
+            raise RuntimeError("%s failed: %s" % (cmd[0], text.strip()[-300:]))
+        vals.append(float(m.group(1)))
+        procs.append(cpu)
+    return statistics.median(vals), statistics.median(procs), text
+
+
+def contactsim_alone(args):
+    """Chains (cost per simulated second and per RHS against N), the pushed foot against the
+    unloaded one, the exponential-spring block against Simbody 3.8's published figure, and
+    runs at the scene's own (default) tolerances."""
+    exe = os.path.join(args.build, "contactsim")
+    rhs = os.path.join(args.build, "bench_rhs")
+    cpu_pat = r"([0-9.eE+-]+) s CPU for the integration"
+    print("\n### Chains at the scene's settings (Adams, rtol = atol = 1e-5)\n")
+    print("| N | CPU s per simulated s | steps | RHS evals | us per RHS | us per RHS per link |")
+    print("|---:|---:|---:|---:|---:|---:|")
+    chain = {}
+    for n in (1, 4, 16, 64, 256):
+        path = os.path.join(ROOT, "scenes", "bench", "chain_%d.json" % n)
+        cpu, _, text = median_runs([exe, "run", path, "-o", "/dev/null"], args.reps, cpu_pat)
+        steps = re.search(r"steps (\d+), RHS evaluations (\d+)", text)
+        per, _, _ = median_runs([rhs, path, str(max(200, 40000 // n))], args.reps,
+                                r"([0-9.eE+-]+) us per RHS")
+        chain[n] = cpu / 2.0
+        print("| %d | %s | %s | %s | %s | %s |" % (n, fmt(cpu / 2.0), steps.group(1),
+                                                 steps.group(2), fmt(per), fmt(per / n)))
+    print("\nCPU per simulated second grows as N^%.2f from 4 to 256 links (N^%.2f from 4 to 64)"
+          % (math.log(chain[256] / chain[4]) / math.log(64),
+             math.log(chain[64] / chain[4]) / math.log(16)))
+
+    print("\n### Stiction: the foot, unloaded and pushed (scene settings, rtol 1e-6)\n")
+    print("| scene | CPU s | steps | error-test failures |")
+    print("|---|---:|---:|---:|")
+    cost = {}
+    for name in ("foot_drop", "foot_push"):
+        path = os.path.join(ROOT, "scenes", "bench", name + ".json")
+        cpu, _, text = median_runs([exe, "run", path, "-o", "/dev/null"], args.reps, cpu_pat)
+        st = re.search(r"steps (\d+),.*error-test failures (\d+)", text)
+        cost[name] = cpu
+        print("| %s | %s | %s | %s |" % (name, fmt(cpu), st.group(1), st.group(2)))
+    print("\npushed / unloaded CPU: %.2f (target <= 2)" % (cost["foot_push"] / cost["foot_drop"]))
+
+    print("\n### block_spin_slide with exponential springs (rtol = atol = 1e-5, the scene)\n")
+    path = os.path.join(ROOT, "scenes", "bench", "block_spin_slide.json")
+    cpu, proc, text = median_runs([exe, "run", path, "-o", "/dev/null"], args.reps, cpu_pat)
+    st = re.search(r"steps (\d+)", text)
+    print("contactsim: %s s integration CPU (%s s process), %s steps; Simbody 3.8 with "
+          "RK-Merson at 1e-5, published for this machine class: 0.24-0.29 s "
+          "(ratio %.3f-%.3f)" % (fmt(cpu), fmt(proc), st.group(1), cpu / 0.29, cpu / 0.24))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", default=os.path.join(ROOT, "build-rel"))
@@ -225,6 +333,8 @@ def main():
     ap.add_argument("--skip-simbody", action="store_true")
     ap.add_argument("--skip-mujoco", action="store_true")
     ap.add_argument("--json", default="")
+    ap.add_argument("--skip-peers", action="store_true",
+                    help="only the contactsim-alone tables (chains, foot, exponential springs)")
     args = ap.parse_args()
     only = set(filter(None, args.only.split(",")))
     simbody = os.path.join(args.build, "bench", "simbody_peer")
@@ -236,53 +346,19 @@ def main():
           flush=True)
 
     results = []
+    if args.skip_peers:
+        only = {"none"}
     with tempfile.TemporaryDirectory() as tmp:
         for scene, model in SCENES:
             if only and scene not in only:
                 continue
-            cs = Contactsim(args.build, scene, model)
-            ref = cs.trajectory(1e-10, tmp)
-            errors = {}
-            for tol in LADDER:
-                try:
-                    errors[tol] = traj_error(cs.trajectory(tol, tmp), ref)
-                except RuntimeError as e:
-                    print("  %s" % e, file=sys.stderr)
-            row = {"scene": scene, "model": model or "scene", "cs_errors": errors, "peers": []}
-            tol_1mm = matched_tolerance(errors, ONE_MM)
-            row["cs_tol_1mm"] = tol_1mm
-            if have_sb:
-                sref, _ = Peer(simbody, scene, ["--integrator", "cpodes", "--accuracy",
-                                                "1e-10"]).trajectory(tmp, "ref")
-                row["cross_engine"] = traj_error(sref, ref)
-                for integ in ("rkmerson", "cpodes"):
-                    peer = Peer(simbody, scene, ["--integrator", integ, "--accuracy", "1e-5"])
-                    traj, _ = peer.trajectory(tmp, integ)
-                    err = traj_error(traj, sref)
-                    tol = matched_tolerance(errors, err)
-                    entry = {"engine": "simbody " + integ + " 1e-5", "error": err,
-                             "cs_tol": tol}
-                    if tol is not None:
-                        (ci, cp), (pi, pp) = interleaved(cs, tol, peer, args.reps)
-                        entry.update(cs_cpu=ci, cs_proc=cp, peer_cpu=pi, peer_proc=pp,
-                                     cs_error=errors[tol])
-                    row["peers"].append(entry)
-                    print(json.dumps({"scene": scene, **entry}), flush=True)
-            if have_mj and scene in MUJOCO_SCENES:
-                mref, _ = Peer(mujoco, scene, ["--integrator", "RK4", "--timestep",
-                                               "1e-5"]).trajectory(tmp, "ref")
-                peer = Peer(mujoco, scene, [])
-                traj, _ = peer.trajectory(tmp, "default")
-                entry = {"engine": "mujoco 2 ms Euler", "error": traj_error(traj, mref),
-                         "cs_tol": tol_1mm}
-                if tol_1mm is not None:
-                    (ci, cp), (pi, pp) = interleaved(cs, tol_1mm, peer, args.reps)
-                    entry.update(cs_cpu=ci, cs_proc=cp, peer_cpu=pi, peer_proc=pp,
-                                 cs_error=errors[tol_1mm])
-                row["peers"].append(entry)
-                print(json.dumps({"scene": scene, **entry}), flush=True)
-            results.append(row)
+            try:
+                results.append(bench_scene(args, scene, model, tmp, have_sb, have_mj, simbody,
+                                           mujoco))
+            except RuntimeError as e:
+                print("%s: %s" % (scene, e), file=sys.stderr, flush=True)
 
+    contactsim_alone(args)
     load = os.getloadavg()
     print("load average at end: %.2f %.2f %.2f" % load)
     if args.json:

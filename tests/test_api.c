@@ -3,6 +3,7 @@
 // (exact round trip, continuation to the integration tolerance, refusals), statistics, and that
 // advancing allocates nothing.
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -303,7 +304,7 @@ static void test_set_discrete_slides(void** state) {
   for (int e = 0; e < cs_modelCount(m, CS_COUNT_FORCE); e++) {
     if (cs_modelForceIsContact(m, e) == 1) {
       assert_int_equal(cs_simSetDiscrete(s, e, "mu_static", 0.2, &err), CS_OK);
-      // mu_dynamic follows it down (mu_k <= mu_s)
+      // mu_dynamic follows it down (mu_d <= mu_s)
       int adr;
       cs_modelForceState(m, e, CS_STATE_DISCRETE, &adr, NULL);
       assert_true(cs_simState(s, CS_STATE_DISCRETE)[adr + 1] <= 0.2);
@@ -327,6 +328,79 @@ static void test_set_discrete_slides(void** state) {
   assert_true(st.sliding_distance > 0.1);
   assert_true(st.nrestart >= 1);
   cs_deleteSimulation(s);
+  cs_deleteModel(m);
+}
+
+
+// a run stopped on request (as a signal handler would) returns to its last report and goes on
+// from there to the same end
+typedef struct StopAfter {
+  int reports, after;
+  double last;
+  volatile sig_atomic_t flag;
+} StopAfter;
+
+
+static int countReport(void* ctx, const csModel* m, csData* d) {
+  (void)m;
+  StopAfter* c = ctx;
+  c->last = d->t;
+  if (++c->reports == c->after) {
+    c->flag = 1;
+  }
+  return 0;
+}
+
+
+static void test_stopped_run_continues(void** state) {
+  (void)state;
+  // two balls bouncing on their own (two groups, each with its own steps), stopped while they
+  // are in contact and in the air
+  csModel* m = th_loadString(
+      "{\"name\": \"two\", \"gravity\": [0, 0, -9.81],\n"
+      " \"bodies\": [{\"name\": \"a\", \"mass\": 1, \"inertia\": {\"sphere\": 0.1},\n"
+      "   \"joint\": {\"type\": \"free\", \"initial\": {\"position\": [0, 0, 0.3],\n"
+      "                                        \"velocity\": [0.3, 0, 0]}}},\n"
+      "  {\"name\": \"b\", \"mass\": 2, \"inertia\": {\"sphere\": 0.1},\n"
+      "   \"joint\": {\"type\": \"free\", \"initial\": {\"position\": [1, 0, 0.45]}}}],\n"
+      " \"planes\": [{\"name\": \"floor\"}],\n"
+      " \"contacts\": [{\"name\": \"ca\", \"body\": \"a\", \"plane\": \"floor\",\n"
+      "                 \"points\": [[0, 0, 0]], \"radius\": 0.1},\n"
+      "                {\"name\": \"cb\", \"body\": \"b\", \"plane\": \"floor\",\n"
+      "                 \"points\": [[0, 0, 0]], \"radius\": 0.1}],\n"
+      " \"contact_models\": {\"hunt_crossley\": {\"plane_strain_modulus\": 3e6,\n"
+      "   \"dissipation\": 0.3, \"mu_static\": 0.5, \"mu_dynamic\": 0.4}},\n"
+      " \"simulation\": {\"duration\": 1, \"rtol\": 1e-9, \"atol\": 1e-11,\n"
+      "                \"report_interval\": 0.01}}\n");
+  csError err;
+  csSimulation* a = newSim(m);
+  assert_int_equal(cs_simRun(a, 1.0, NULL, &err), CS_OK);
+  csRunStatistics st;
+  cs_simStatistics(a, &st);
+  assert_int_equal(st.ngroup, 2);
+  // stopped before, at and after the landings (0.2 s and 0.27 s)
+  for (int after = 15; after <= 45; after += 6) {
+    csSimulation* b = newSim(m);
+    StopAfter c = {.after = after};
+    csReporter rep = {.report = countReport, .ctx = &c, .stop = &c.flag};
+    assert_int_equal(cs_simRun(b, 1.0, &rep, &err), CS_STOPPED);
+    // back at the last report, every body there
+    assert_true(cs_simTime(b) == c.last);
+    assert_true(c.last > 0 && c.last < 1.0);
+    c.flag = 0;
+    assert_int_equal(cs_simRun(b, 1.0, &rep, &err), CS_OK);
+    assert_true(cs_simTime(b) == 1.0);
+    for (int body = 1; body < cs_modelCount(m, CS_COUNT_BODY); body++) {
+      double pa[3], pb[3];
+      cs_simBodyPose(a, body, pa, NULL);
+      cs_simBodyPose(b, body, pb, NULL);
+      for (int i = 0; i < 3; i++) {
+        th_assertClose(pb[i], pa[i], 0, 1e-6, "stopped and continued run's body position");
+      }
+    }
+    cs_deleteSimulation(b);
+  }
+  cs_deleteSimulation(a);
   cs_deleteModel(m);
 }
 
@@ -527,6 +601,36 @@ static void test_model_with_overrides(void** state) {
   assert_true(cs_modelFingerprint(same) == cs_modelFingerprint(m));
   assert_memory_equal(same->q0, m->q0, sizeof(double) * (size_t)m->nq);
   assert_string_equal(cs_modelFile(same), cs_modelFile(m));
+  // the Moon's gravity by key path: the parabola follows it
+  csModel* moon = cs_modelWithParameter(m, "gravity", "[0, 0, -1.62]", &err);
+  if (!moon) {
+    fail_msg("%s: %s", err.path, err.message);
+  }
+  double g[3];
+  cs_modelGravity(moon, g);
+  assert_true(g[2] == -1.62);
+  csSimulation* s = newSim(moon);
+  assert_int_equal(cs_simAdvanceTo(s, 1.0, &err), CS_OK);
+  checkParabola(s, moon, 1e-6);
+  cs_deleteSimulation(s);
+  // a second parameter on top keeps the first (the overrides accumulate, later ones win)
+  csModel* heavy = cs_modelWithParameter(moon, "bodies.box.mass", "4", &err);
+  assert_non_null(heavy);
+  cs_modelGravity(heavy, g);
+  assert_true(g[2] == -1.62);
+  assert_true(cs_modelBodyMass(heavy, 1) == 4.0);
+  assert_true(cs_modelBodyMass(moon, 1) == 2.0);  // the model it came from is unchanged
+  csModel* back = cs_modelWithParameter(heavy, "gravity", "[0, 0, -9.81]", &err);
+  assert_non_null(back);
+  cs_modelGravity(back, g);
+  assert_true(g[2] == -9.81);
+  // a bad key path: NULL, and the error names it
+  assert_null(cs_modelWithParameter(m, "bodies.nobody.mass", "1", &err));
+  assert_int_equal(err.code, CS_ERR_INPUT);
+  assert_non_null(strstr(err.message, "nobody"));
+  cs_deleteModel(back);
+  cs_deleteModel(heavy);
+  cs_deleteModel(moon);
   // a model built with cs_add* has no scene to load again
   csModel* built = cs_newModel("built");
   assert_null(cs_modelWithParameter(built, "simulation.rtol", "1e-8", &err));
@@ -546,6 +650,7 @@ int main(void) {
       cmocka_unit_test(test_run_matches_simulate),
       cmocka_unit_test(test_advance_allocates_nothing),
       cmocka_unit_test(test_set_discrete_slides),
+      cmocka_unit_test(test_stopped_run_continues),
       cmocka_unit_test(test_checkpoint_continues),
       cmocka_unit_test(test_checkpoint_refusals),
       cmocka_unit_test(test_checkpoint_malformed),

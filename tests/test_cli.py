@@ -8,6 +8,7 @@ import io
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -233,6 +234,329 @@ def damped_spinning_block_converges_and_settles():
     ke = finals["1e-7"]["ke"]
     check(ke < 1e-6, f"kinetic energy {ke} J at the end: the block should be at rest")
 
+
+
+# ---------------------------------------------------------------------------------------------
+# interrupted runs: complete rows, a summary, exit 128 + signal
+
+LONG = ["--duration", "1000", "--report-interval", "0.001"]
+
+
+def csv_rows_complete(data, what):
+    """Every line of data (bytes) is a whole row: it ends in a newline, has the header's number
+    of fields, and every field is a number; the times are consecutive report times."""
+    check(data.endswith(b"\n"), f"{what}: the last line is incomplete: {data[-80:]!r}")
+    lines = data.decode().splitlines()
+    header = lines[0].split(",")
+    times = []
+    for i, line in enumerate(lines[1:]):
+        fields = line.split(",")
+        check(len(fields) == len(header), f"{what}: row {i} has {len(fields)} of {len(header)} fields")
+        values = [float(x) for x in fields]
+        times.append(values[0])
+    for i, t in enumerate(times):
+        check(abs(t - 0.001 * i) < 1e-9, f"{what}: row {i} at t = {t}")
+    return times
+
+
+def wait_for_rows(path_or_none, proc, min_bytes=200000, timeout=20):
+    """Wait until the CSV file has min_bytes (or a fixed time for a pipe)."""
+    import time
+    t0 = time.time()
+    while time.time() - t0 < timeout:
+        if path_or_none and os.path.exists(path_or_none) and os.path.getsize(path_or_none) > min_bytes:
+            return
+        if not path_or_none and time.time() - t0 > 0.8:
+            return
+        check(proc.poll() is None, "the run ended before it could be interrupted")
+        time.sleep(0.02)
+
+
+def interrupt(sig, to_pipe):
+    import signal
+    scene = os.path.join(ROOT, "scenes", "bench", "block_spin_slide.json")
+    d = tempfile.mkdtemp()
+    out = os.path.join(d, "out.csv")
+    args = [EXE, "run", scene, *LONG] + ([] if to_pipe else ["-o", out])
+    p = subprocess.Popen(args, stdout=subprocess.PIPE if to_pipe else subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, cwd=ROOT)
+    chunks = []
+    if to_pipe:
+        import threading
+        reader = threading.Thread(target=lambda: chunks.append(p.stdout.read()))
+        reader.start()
+    wait_for_rows(None if to_pipe else out, p)
+    p.send_signal(sig)
+    err = p.stderr.read().decode()
+    code = p.wait(timeout=30)
+    if to_pipe:
+        reader.join()
+        data = b"".join(chunks)
+    else:
+        data = open(out, "rb").read()
+    return code, err, data
+
+
+@case
+def interrupted_run_keeps_complete_rows_and_says_why():
+    import re
+    import signal
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        for to_pipe in (False, True):
+            what = f"{sig.name} to a {'pipe' if to_pipe else 'file'}"
+            code, err, data = interrupt(sig, to_pipe)
+            check(code == 128 + sig.value, f"{what}: exit {code}, expected {128 + sig.value}: {err}")
+            times = csv_rows_complete(data, what)
+            m = re.search(r"interrupted by %s at t = ([0-9.e+-]+) s" % sig.name, err)
+            check(m, f"{what}: no summary saying where and why: {err}")
+            # every report due before the stop is written: the last row is within one report
+            # interval of where the run stopped
+            t = float(m.group(1))
+            check(len(times) > 10 and times[-1] <= t + 1e-9 and t - times[-1] < 0.001 + 1e-9,
+                  f"{what}: stopped at {t}, last row at {times[-1]}")
+            check("energy:" in err and "steps" in err, f"{what}: summary incomplete: {err}")
+
+
+@case
+def killed_run_keeps_only_complete_rows():
+    import signal
+    import time
+    # kill -9 at different moments, to a file and to a pipe: whatever is there is whole rows
+    for i in range(6):
+        for to_pipe in (False, True):
+            scene = os.path.join(ROOT, "scenes", "bench", "block_spin_slide.json")
+            d = tempfile.mkdtemp()
+            out = os.path.join(d, "out.csv")
+            args = [EXE, "run", scene, "-q", *LONG] + ([] if to_pipe else ["-o", out])
+            p = subprocess.Popen(args, stdout=subprocess.PIPE if to_pipe else subprocess.DEVNULL,
+                                 cwd=ROOT)
+            chunks = []
+            if to_pipe:
+                import threading
+                reader = threading.Thread(target=lambda: chunks.append(p.stdout.read()))
+                reader.start()
+            time.sleep(0.4 + 0.13 * i)
+            p.send_signal(signal.SIGKILL)
+            p.wait(timeout=30)
+            if to_pipe:
+                reader.join()
+            data = b"".join(chunks) if to_pipe else open(out, "rb").read()
+            check(len(data) > 0, "nothing written before the kill")
+            csv_rows_complete(data, f"kill -9 #{i} to a {'pipe' if to_pipe else 'file'}")
+
+
+@case
+def second_interrupt_exits_at_once_with_complete_rows():
+    import signal
+    import time
+    # the run writes to a pipe nobody reads, so it blocks: the first SIGINT cannot end it, the
+    # second must, at once
+    scene = os.path.join(ROOT, "scenes", "bench", "block_spin_slide.json")
+    p = subprocess.Popen([EXE, "run", scene, "-q", *LONG], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, cwd=ROOT)
+    time.sleep(1.0)
+    p.send_signal(signal.SIGINT)
+    time.sleep(0.3)
+    check(p.poll() is None, "the blocked run ended at the first SIGINT")
+    p.send_signal(signal.SIGINT)
+    t0 = time.time()
+    # the run ends without anyone reading the pipe
+    while p.poll() is None and time.time() - t0 < 5:
+        time.sleep(0.01)
+    check(p.poll() is not None, "the second SIGINT did not end the run")
+    check(p.returncode == 130, f"exit {p.returncode}")
+    data = p.stdout.read()
+    csv_rows_complete(data, "after a second SIGINT")
+
+
+# ---------------------------------------------------------------------------------------------
+# outputs are never written over by mistake
+
+@case
+def outputs_never_clobber_the_scene_or_each_other():
+    path = write_scene(PENDULUM)
+    d = os.path.dirname(path)
+    original = open(path, "rb").read()
+    # the scene as the CSV, also by another name for the same file
+    for target in (path, os.path.join(d, ".", "scene.json")):
+        code, _, err = run("run", path, "-q", "-o", target)
+        check(code == 2 and err.startswith("contactsim: error:") and "scene" in err, (code, err))
+        check(open(path, "rb").read() == original, "the scene was overwritten")
+    code, _, err = run("run", path, "-q", "--stats", path)
+    check(code == 2 and open(path, "rb").read() == original, (code, err))
+    # the CSV and the statistics in one file
+    out = os.path.join(d, "x.csv")
+    code, _, err = run("run", path, "-q", "-o", out, "--stats", os.path.join(d, "..", os.path.basename(d), "x.csv"))
+    check(code == 2 and "same file" in err and not os.path.exists(out), (code, err))
+    # a statistics file that cannot be created leaves an earlier CSV as it was
+    with open(out, "w") as f:
+        f.write("precious\n")
+    code, _, err = run("run", path, "-q", "-o", out, "--stats", os.path.join(d, "missing", "s.json"))
+    check(code == 2 and "missing" in err, (code, err))
+    check(open(out).read() == "precious\n", "the CSV was truncated before the statistics failed")
+    # and a new CSV that was created for nothing is removed again
+    out2 = os.path.join(d, "new.csv")
+    code, _, err = run("run", path, "-q", "-o", out2, "--stats", os.path.join(d, "missing", "s.json"))
+    check(code == 2 and not os.path.exists(out2), (code, err))
+    # /dev/null may be named twice
+    code, _, err = run("run", path, "-q", "-o", "/dev/null", "--stats", "/dev/null")
+    check(code == 0, err)
+
+
+# ---------------------------------------------------------------------------------------------
+# the command line a user expects
+
+@case
+def each_command_has_its_own_help():
+    for cmd, own, other in (("run", "--report-interval", "--models"),
+                            ("validate", "--contact-model", "--report-interval"),
+                            ("compare", "--models", "--report-interval")):
+        for flag in ("--help", "-h"):
+            code, out, err = run(cmd, flag)
+            check(code == 0 and err == "", (cmd, code, err))
+            check(out.startswith(f"usage: contactsim {cmd} "), out)
+            check(own in out and other not in out, f"{cmd} {flag}: {out}")
+
+
+@case
+def max_steps_option_sets_the_step_budget():
+    path = write_scene(PENDULUM)
+    out = os.path.join(os.path.dirname(path), "out.csv")
+    code, _, err = run("run", path, "-o", out, "--max-steps", "3")
+    check(code == 1 and "more than 3 steps" in err, (code, err))
+    code, _, err = run("run", path, "-q", "-o", out, "--max-steps", "100000")
+    check(code == 0, err)
+    for bad in ("0", "-4", "2.5", "x", ""):
+        code, _, err = run("run", path, "-q", "--max-steps", bad)
+        check(code == 2 and err.startswith("contactsim: error:") and "max-steps" in err, (bad, code, err))
+    code, out, err = run("compare", path, "-q", "--format", "json", "--max-steps", "3")
+    check(code == 1 and "more than 3 steps" in json.loads(out)["models"][0]["error"], (code, err))
+
+
+@case
+def contact_model_on_a_scene_without_contacts_is_an_error():
+    path = write_scene(PENDULUM)
+    for cmd in ("run", "validate"):
+        args = [cmd, path, "--contact-model", "hunt_crossley"] + (["-q", "-o", "/dev/null"] if cmd == "run" else [])
+        code, _, err = run(*args)
+        check(code == 2 and err.startswith("contactsim: error:") and "contacts" in err
+              and "hunt_crossley" in err and path in err, (cmd, code, err))
+
+
+@case
+def every_usage_error_starts_with_contactsim_error():
+    path = write_scene(PENDULUM)
+    bad = [[], ["frobnicate"], ["run"], ["run", path, path], ["run", path, "--bogus"], ["run", path, "-x"],
+           ["run", path, "--duration"], ["run", path, "-o"], ["run", path, "--rtol", "abc"],
+           ["run", path, "--integrator", "rk4"], ["run", path, "--max-step", "-1"],
+           ["validate"], ["validate", path, "--duration", "1"], ["validate", path, "--bogus"],
+           ["compare"], ["compare", path, "--format", "xml"], ["compare", path, "--models", "a,,b"],
+           ["compare", path, "--bogus"], ["compare", path, "--out-dir"], ["compare", path, "--max-steps", "0"],
+           ["run", "no/such.json"], ["compare", "no/such.json"], ["validate", "no/such.json"]]
+    for args in bad:
+        code, out, err = run(*args)
+        check(code == 2, (args, code, err))
+        check(err.startswith("contactsim: error: "), f"{args}: {err!r}")
+
+
+@case
+def readme_says_where_the_binary_is_and_quickstart_puts_it_on_the_path():
+    readme = open(os.path.join(ROOT, "README.md")).read()
+    check("build/contactsim" in readme, "README does not say where the binary is")
+    quick = open(os.path.join(ROOT, "tools", "quickstart.sh")).read()
+    check("export PATH=" in quick and "meson install" in quick, "quickstart does not put contactsim on the PATH")
+
+
+# ---------------------------------------------------------------------------------------------
+# honest CPU time, safe names
+
+@case
+def integration_time_is_cpu_time_under_load():
+    # the run and a busy loop share one CPU: the integration time must still be the CPU time the
+    # process used (its rusage) less what startup and the few reports cost, not a wall-clock
+    # difference that counts the time the busy loop ran
+    import time
+    cpu = min(os.sched_getaffinity(0))
+    pin = lambda: os.sched_setaffinity(0, {cpu})
+    hog = subprocess.Popen([sys.executable, "-c", "while True: pass"], preexec_fn=pin)
+    try:
+        time.sleep(0.2)
+        d = tempfile.mkdtemp()
+        stats = os.path.join(d, "s.json")
+        scene = os.path.join(ROOT, "scenes", "bench", "block_spin_slide.json")
+        p = subprocess.Popen([EXE, "run", scene, "-q", "-o", "/dev/null", "--stats", stats,
+                              "--rtol", "1e-9", "--atol", "1e-9", "--report-interval", "0.1"],
+                             preexec_fn=pin, cwd=ROOT)
+        _, status, ru = os.wait4(p.pid, 0)
+    finally:
+        hog.kill()
+        hog.wait()
+    check(status == 0, status)
+    used = ru.ru_utime + ru.ru_stime
+    s = json.load(open(stats))
+    check(used > 0.1, f"the run was too short to measure ({used} s)")
+    check(s["cpu_seconds"] <= used + 0.01, f"cpu_seconds {s['cpu_seconds']} > rusage {used}")
+    check(s["cpu_seconds"] >= 0.8 * used - 0.02, f"cpu_seconds {s['cpu_seconds']} of rusage {used}")
+    check(0 <= s["statistics_cpu_seconds"] <= s["cpu_seconds"], s)
+
+
+@case
+def names_in_messages_are_escaped_and_json_stays_utf8():
+    # Free text reaches the messages through the scene file's name (any bytes but '/') and the
+    # scene's "name" (printable, but any bytes from 0x80: invalid UTF-8, or U+009B, the C1 CSI
+    # that starts a terminal control sequence just as ESC [ does)
+    with open(os.path.join(ROOT, "scenes", "compliant_block.json")) as f:
+        scene = json.load(f)
+    scene["name"] = "NAME"
+    scene["simulation"]["duration"] = 0.2
+    raw = json.dumps(scene).encode().replace(b'"NAME"', b'"ev\xffil \xc2\x9b2J"')
+    d = tempfile.mkdtemp()
+    path = os.path.join(d, "x\ncontactsim: ok \x1b[2J\x07.json")
+    with open(path, "wb") as f:
+        f.write(raw)
+    stats = os.path.join(d, "s.json")
+
+    def clean(stream, what):
+        for line in stream.split(b"\n"):
+            check(not line.startswith(b"contactsim: ok"), f"{what}: a name printed a line of its own: {stream!r}")
+        check(not any(c in stream for c in (b"\x1b", b"\x07", b"\r", b"\xc2\x9b")),
+              f"{what}: control characters printed: {stream!r}")
+        stream.decode("utf-8")  # strict: raises on invalid UTF-8
+
+    for args in (["run", path, "-o", os.path.join(d, "o.csv"), "--stats", stats],
+                 ["validate", path], ["compare", path, "-q"], ["compare", path, "--models", "nope"],
+                 ["run", path + "-missing"], ["run", path, "--contact-model", "x\x1b[2J"]):
+        p = subprocess.run([EXE, *args], capture_output=True, cwd=ROOT)
+        check(p.returncode in (0, 2), (args, p.returncode, p.stderr))
+        clean(p.stdout, f"{args[0]} stdout")
+        clean(p.stderr, f"{args[0]} stderr")
+        if p.returncode == 2:
+            check(p.stderr.startswith(b"contactsim: error: "), p.stderr)
+        both = p.stdout + p.stderr
+        check(b"\\xff" in both or b"\\n" in both, ("names shown escaped", args, both))
+    # the JSON is valid UTF-8, with U+FFFD for the byte that is not
+    doc = json.loads(open(stats, "rb").read().decode("utf-8"))
+    check(doc["scene"] == "ev\ufffdil \u009b2J" and doc["file"] == path, doc["scene"])
+    p = subprocess.run([EXE, "compare", path, "-q", "--format", "json"], capture_output=True, cwd=ROOT)
+    check(json.loads(p.stdout.decode("utf-8"))["scene"] == "ev\ufffdil \u009b2J", p.stdout)
+
+
+@case
+def collapsing_step_size_is_reported_as_such():
+    with open(os.path.join(ROOT, "scenes", "compliant_block.json")) as f:
+        scene = json.load(f)
+    # Stribeck friction with a 1e-12 m/s transition: the friction force jumps between -mu N and
+    # mu N across zero slip, and no step size resolves it
+    scene["contact_models"]["compliant_point"]["transition_velocity"] = 1e-12
+    path = write_scene(scene)
+    for integrator, max_steps in (("adams", "20000"), ("bdf", "100000")):
+        code, _, err = run("run", path, "-o", "/dev/null", "--integrator", integrator,
+                           "--max-steps", max_steps)
+        check(code == 1, (integrator, code, err))
+        check(re.search(r"the step size collapsed to h = [0-9.e-]+ s at t = 0\.10[0-9]+ s", err),
+              f"{integrator}: {err}")
+    # the BDF failure carries CVODE's own message
+    check("CVODE said: CVode: At t = " in err and "error test failed repeatedly" in err, err)
 
 failed = sum(1 for _, e in results if e)
 print(f"{len(results) - failed} passed, {failed} failed")

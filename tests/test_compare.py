@@ -469,6 +469,101 @@ def convergence_check_finds_a_sensitive_motion():
     check(doc["models"][0]["convergence"] is None, doc["models"][0])
 
 
+
+def table_lines(out):
+    """The header and the rows of the table in compare's text output."""
+    lines = out.splitlines()
+    start = next(i for i, l in enumerate(lines) if l.startswith("model "))
+    end = next((i for i in range(start, len(lines)) if not lines[i].strip()), len(lines))
+    return lines[start:end]
+
+
+@case
+def table_fits_100_columns():
+    # the longest model names, the convergence column, and a failed model
+    for args in ((data("compare_sphere_rest.json"), "--convergence"), (data("compare_fail.json"),),
+                 (os.path.join("scenes", "bench", "block_spin_slide.json"),)):
+        code, out, err = run("compare", *args, "-q")
+        check(code in (0, 1), err)
+        rows = table_lines(out)
+        check(len(rows) >= 2, out)
+        wide = [l for l in rows if len(l) > 100]
+        check(not wide, f"{len(wide[0]) if wide else 0} columns: {wide}")
+        head = rows[0].split()
+        check(head[0] == "model" and head[-1] == "status" and "cpu_s" in head and "steps" in head
+              and "pen_m" in head and "peak_N" in head and "slip_m" in head and "drift_m" in head
+              and "E_err" in head, head)
+    # every model name is whole when they fit
+    code, out, _ = run("compare", data("compare_sphere_rest.json"), "-q")
+    check("smooth_sphere_half_space " in out, out)
+
+
+def stale_outputs(outdir):
+    """An earlier comparison of another scene in outdir; returns its compare.csv and .json."""
+    code, _, err = run("compare", data("compare_sphere_rest.json"), "-q", "--out-dir", outdir)
+    check(code == 0, err)
+    return (open(os.path.join(outdir, "compare.csv")).read(),
+            open(os.path.join(outdir, "compare.json")).read())
+
+
+@case
+def interrupted_compare_writes_whole_consistent_tables():
+    import signal
+    import time
+    outdir = tempfile.mkdtemp()
+    stale_outputs(outdir)
+    # a comparison long enough to interrupt in its first model
+    scene = os.path.join(ROOT, "scenes", "bench", "block_spin_slide.json")
+    p = subprocess.Popen([EXE, "compare", scene, "-q", "--out-dir", outdir, "--duration", "1000"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+    time.sleep(1.5)
+    check(p.poll() is None, "the comparison ended before it could be interrupted")
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=60)
+    check(p.returncode == 130, (p.returncode, err))
+    # the table names the interrupted model; the files in the directory are this comparison's,
+    # whole, and agree with each other
+    check("STOPPED" in out.decode(), out)
+    doc = json.load(open(os.path.join(outdir, "compare.json")))
+    check(doc["scene"] == "block_spin_slide", doc["scene"])
+    check([m["status"] for m in doc["models"]] == ["interrupted"], [m["status"] for m in doc["models"]])
+    check("interrupted by SIGINT" in doc["models"][0]["error"], doc["models"][0]["error"])
+    with open(os.path.join(outdir, "compare.csv")) as f:
+        rows = list(csv.DictReader(f))
+    check([(r["model"], r["status"]) for r in rows] == [(m["model"], m["status"]) for m in doc["models"]], rows)
+    check(not [n for n in os.listdir(outdir) if n.endswith(".tmp")], os.listdir(outdir))
+    # the model's trajectory holds whole rows
+    data_ = open(os.path.join(outdir, doc["models"][0]["model"] + ".csv"), "rb").read()
+    check(data_.endswith(b"\n"), "torn last row")
+    lines = data_.decode().splitlines()
+    check(all(len(l.split(",")) == len(lines[0].split(",")) for l in lines), "ragged rows")
+
+
+@case
+def failing_compare_output_leaves_earlier_tables_whole():
+    outdir = tempfile.mkdtemp()
+    old_csv, old_json = stale_outputs(outdir)
+    # compare.json cannot be replaced (a directory took its name): neither table changes
+    os.remove(os.path.join(outdir, "compare.json"))
+    os.mkdir(os.path.join(outdir, "compare.json"))
+    code, _, err = run("compare", data("compare_incline.json"), "-q", "--out-dir", outdir)
+    check(code == 1 and "compare.json" in err and err.startswith("contactsim: error:"), (code, err))
+    check(open(os.path.join(outdir, "compare.csv")).read() == old_csv, "compare.csv was replaced alone")
+    check(not [n for n in os.listdir(outdir) if n.endswith(".tmp")], os.listdir(outdir))
+
+
+@case
+def compare_never_writes_over_its_scene():
+    outdir = tempfile.mkdtemp()
+    scene = os.path.join(outdir, "compare.json")
+    with open(os.path.join(DATA, "compare_sphere_rest.json")) as f:
+        text = f.read()
+    with open(scene, "w") as f:
+        f.write(text)
+    code, _, err = run("compare", scene, "-q", "--out-dir", outdir)
+    check(code == 2 and "scene" in err and err.startswith("contactsim: error:"), (code, err))
+    check(open(scene).read() == text, "the scene was overwritten")
+
 failed = sum(1 for _, e in results if e)
 print(f"{len(results) - failed} passed, {failed} failed")
 sys.exit(1 if failed else 0)

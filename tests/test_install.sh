@@ -57,6 +57,13 @@ check "example compiles with pkg-config (shared)" bash -c \
 check "example runs against the installed shared library" env LD_LIBRARY_PATH="$libdir" ./bounce
 check "the example's binary uses the shared library" bash -c \
   "LD_LIBRARY_PATH='$libdir' ldd ./bounce | grep -q libcontactsim.so"
+# the first program of docs/c-api.md, as printed there
+awk '/^```c$/ {on = 1; next} /^```$/ {if (on) exit} on' "$src/docs/c-api.md" > first.c
+check "docs/c-api.md's first program is there" test -s first.c
+check "docs/c-api.md's first program compiles with pkg-config" bash -c \
+  "cc -std=c11 -Wall -Wextra -Werror first.c \$(pkg-config --cflags --libs contactsim) -o first"
+check "docs/c-api.md's first program runs and finds the analytic fall" \
+  env LD_LIBRARY_PATH="$libdir" ./first
 # static: without the shared library in the way, -lcontactsim is the archive, and the private
 # dependencies must come from pkg-config --static
 mkdir -p static

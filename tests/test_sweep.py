@@ -190,7 +190,8 @@ def random_samples_are_the_published_generator():
 @case
 def random_samples_have_the_distributions_moments():
     n = 4000
-    U, L, G = ("bodies.block.mass", "contact_models.compliant_point.body_material.penalty_stiffness",
+    U, L, G = ("bodies.block.mass",
+               "contact_models.compliant_point.body_material.penalty_stiffness",
                "simulation.rtol")
     study = write_study({"scene": SCENE, "models": ["compliant_point"], "seed": 7,
                          "parameters": [{"random": {"n": n, "parameters": [
@@ -277,6 +278,32 @@ def same_table_whatever_the_workers():
 
 
 @case
+def progress_bar_only_on_a_terminal():
+    import pty
+    d = tempfile.mkdtemp()
+    study = write_study(small_study(), d)
+    master, slave = pty.openpty()
+    p = subprocess.Popen([EXE, "sweep", study, "--out", os.path.join(d, "tty"), "-j", "2"],
+                         stderr=slave, stdout=subprocess.DEVNULL, cwd=ROOT)
+    os.close(slave)
+    data = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:  # the terminal closed with the process
+            break
+        if not chunk:
+            break
+        data += chunk
+    os.close(master)
+    check(p.wait() == 0, "sweep on a terminal")
+    text = data.decode(errors="replace")
+    check("0/12 runs" in text and "12/12 runs, 0 failed" in text and "ETA" in text, text)
+    code, _, err = run("sweep", study, "--out", os.path.join(d, "pipe"), "-j", "2")
+    check(code == 0 and "ETA" not in err and "12 runs: 12 ok" in err, err)
+
+
+@case
 def a_failing_run_is_recorded_and_the_study_goes_on():
     d = tempfile.mkdtemp()
     study = write_study({
@@ -295,6 +322,35 @@ def a_failing_run_is_recorded_and_the_study_goes_on():
     check("too much work" in rows[1]["error"] and int(rows[1]["steps"]) <= 4,
           f"step limit: {rows[1]}")
     check(rows[0]["error"] == "" and float(rows[0]["simulated"]) == 0.05, "ok run")
+
+
+@case
+def a_killed_worker_fails_only_its_run():
+    d = tempfile.mkdtemp()
+    s = small_study()
+    s["set"]["simulation.duration"] = 3.0
+    study = write_study(s, d)
+    out = os.path.join(d, "out")
+    p = subprocess.Popen([EXE, "sweep", study, "--out", out, "-j", "1", "-q"], cwd=ROOT,
+                         stderr=subprocess.PIPE, text=True)
+    # the worker of the first run: the sweep's only child
+    victim = None
+    t0 = time.time()
+    while victim is None and time.time() - t0 < 30:
+        try:
+            with open(f"/proc/{p.pid}/task/{p.pid}/children") as f:
+                kids = f.read().split()
+        except OSError:
+            kids = []
+        victim = int(kids[0]) if kids else None
+    check(victim is not None, "no worker process seen")
+    os.kill(victim, signal.SIGKILL)
+    _, err = p.communicate(timeout=120)
+    check(p.returncode == 1, f"exit {p.returncode}: {err}")
+    rows = table(out)
+    bad = [r for r in rows if r["status"] != "ok"]
+    check(len(bad) == 1 and "signal 9" in bad[0]["error"], f"failed runs: {bad}")
+    check(len(rows) == 12, "the other runs went on")
 
 
 @case
@@ -401,6 +457,24 @@ def task_ranges_and_gather_with_a_missing_task():
     check(without_times(table(out)) == without_times(table(clean)), "gathered table differs")
     code, _, err = run("sweep", "--gather", out)
     check(code == 0 and "12 ok, 0 failed, 0 missing" in err, err)
+
+
+@case
+def the_documented_xargs_recipe():
+    d = tempfile.mkdtemp()
+    study = write_study(small_study(), d)
+    out = os.path.join(d, "out")
+    # docs/sweep-format.md, with 5 runs per job
+    script = (f"n=$('{EXE}' sweep '{study}' --dry-run | tail -n +2 | wc -l)\n"
+              f"seq 0 5 $((n - 1)) | xargs -P 2 -I{{}} \\\n"
+              f"  sh -c '\"{EXE}\" sweep {study} --out {out} --task-range {{}}:$(({{}} + 5)) "
+              f"-j 1 -q'\n"
+              f"'{EXE}' sweep --gather '{out}'\n")
+    p = subprocess.run(["sh", "-c", script], capture_output=True, text=True, timeout=120)
+    check(p.returncode == 0 and "12 ok, 0 failed, 0 missing" in p.stderr, p.stderr)
+    clean = os.path.join(d, "clean")
+    check(run("sweep", study, "--out", clean, "-q")[0] == 0, "clean sweep")
+    check(without_times(table(out)) == without_times(table(clean)), "xargs table differs")
 
 
 @case

@@ -2,7 +2,9 @@
 """The tools users run on contactsim's output: tools/plot.py on a run's CSV and on a compare
 --out-dir, and tools/make_bench_scenes.py producing the committed benchmark scenes byte for byte.
 Usage: test_tools.py PATH/TO/contactsim"""
+import csv
 import filecmp
+import json
 import os
 import subprocess
 import sys
@@ -63,6 +65,162 @@ def plot_compare_overlay():
                        capture_output=True, text=True)
     check(p.returncode == 0, p.stderr)
     check(is_png(png + ".png"), "no overlay PNG written")
+
+
+# a figure of tools/plot.py described as JSON by Debian's Python (which has matplotlib): per axis
+# its labels and, per line, its label and data
+INSPECT = r"""
+import json, sys
+sys.path.insert(0, "tools")
+import plot
+mode, arg, cols = sys.argv[1], sys.argv[2], [c for c in sys.argv[3].split(",") if c]
+if mode == "compare":
+    runs = plot.load_compare(arg, cols)
+    fig = plot.columns_figure(runs, cols, "t") if cols else plot.compare_figure(runs, "t")
+else:
+    fig = plot.columns_figure([plot.load_run(arg, cols)], cols, "t")
+axes = []
+for ax in fig.axes:
+    axes.append({"x": ax.get_xlabel(), "y": ax.get_ylabel(),
+                 "lines": [{"label": l.get_label(), "y": [float(v) for v in l.get_ydata()]}
+                           for l in ax.get_lines()]})
+print(json.dumps(axes))
+"""
+
+
+def inspect(mode, arg, cols=""):
+    p = subprocess.run([PYTHON, "-c", INSPECT, mode, arg, cols], cwd=ROOT, capture_output=True,
+                       text=True)
+    check(p.returncode == 0, p.stderr)
+    return json.loads(p.stdout)
+
+
+def read_columns(path):
+    with open(path, newline="") as f:
+        rows = list(csv.reader(f))
+    return {h: [float(r[i]) for r in rows[1:]] for i, h in enumerate(rows[0])}
+
+
+# two blocks on one floor, each on its own contact set: the light one placed, the heavy one
+# dropped 25 cm, so one set sees an impact the other does not
+TWO_BLOCKS = {
+    "name": "two_blocks", "gravity": [0, 0, -9.81],
+    "bodies": [
+        {"name": "light", "mass": 1, "inertia": {"box": [0.05, 0.05, 0.05]},
+         "joint": {"type": "free", "initial": {"position": [0, 0, 0.06]}}},
+        {"name": "heavy", "mass": 4, "inertia": {"box": [0.05, 0.05, 0.05]},
+         "joint": {"type": "free", "initial": {"position": [1, 0, 0.3]}}}],
+    "planes": [{"name": "floor"}],
+    "contacts": [
+        {"name": name, "body": body, "plane": "floor",
+         "points": [[-0.05, -0.05, -0.05], [0.05, -0.05, -0.05], [-0.05, 0.05, -0.05],
+                    [0.05, 0.05, -0.05]]}
+        for name, body in (("light_feet", "light"), ("heavy_feet", "heavy"))],
+    "contact_models": {
+        "exponential_spring": {"cz": 10},
+        "compliant_point": {"penalty_stiffness": 2e5, "dissipation": 5, "mu_static": 0.7,
+                            "mu_dynamic": 0.5}},
+    "simulation": {"duration": 1.5, "report_interval": 0.002}}
+
+
+def two_blocks_compare():
+    d = tempfile.mkdtemp()
+    scene = os.path.join(d, "two_blocks.json")
+    with open(scene, "w") as f:
+        json.dump(TWO_BLOCKS, f)
+    out = os.path.join(d, "out")
+    p = subprocess.run([EXE, "compare", scene, "--out-dir", out, "--quiet"], cwd=ROOT,
+                       capture_output=True, text=True)
+    check(p.returncode == 0, p.stderr)
+    return out
+
+
+@case
+def every_axis_has_a_unit():
+    d = tempfile.mkdtemp()
+    csv_path = os.path.join(d, "run.csv")
+    p = subprocess.run([EXE, "run", "scenes/pendulum_stop.json", "-o", csv_path, "-q",
+                        "--duration", "1", "--forces"], cwd=ROOT, capture_output=True, text=True)
+    check(p.returncode == 0, p.stderr)
+    out = two_blocks_compare()
+    figures = [inspect("run", csv_path, "arm.q0,arm.u0,ke,stop.generalized_force,stop.pe"),
+               inspect("compare", out), inspect("compare", out, "light.pz,heavy.vz,e_total")]
+    for axes in figures:
+        for ax in axes:
+            check(ax["y"].endswith(")") and "(" in ax["y"] and "(?)" not in ax["y"],
+                  f"y axis without a unit: {ax['y']!r}")
+        # the bottom axes carry the time axis with its unit
+        check(any(ax["x"] == "t (s)" for ax in axes), f"no 't (s)' axis: {axes}")
+    run_units = {ax["y"].rsplit("(", 1)[1] for ax in figures[0]}
+    check({"m or rad)", "m/s or rad/s)", "J)", "N or N m)"} <= run_units, run_units)
+
+
+@case
+def normal_force_of_every_contact_set():
+    out = two_blocks_compare()
+    axes = inspect("compare", out)
+    panel = [ax for ax in axes if ax["y"].startswith("normal force")]
+    check(len(panel) == 1, [ax["y"] for ax in axes])
+    lines = {ln["label"]: ln["y"] for ln in panel[0]["lines"]}
+    for model in ("exponential_spring", "compliant_point"):
+        data = read_columns(os.path.join(out, model + ".csv"))
+        for s, mass in (("light_feet", 1.0), ("heavy_feet", 4.0)):
+            line = lines.get(f"{model}: {s}")
+            check(line is not None, f"no line for {model}: {s} in {sorted(lines)}")
+            # the plotted force is the sum of the set's elements' normal forces
+            total = [sum(v) for v in zip(*(data[f"{s}.{i}.normal_force"] for i in range(4)))]
+            check(max(abs(a - b) for a, b in zip(line, total)) < 1e-9, f"{model}: {s} sum")
+            # resting at the end: the floor carries the block's weight
+            check(abs(line[-1] - mass * 9.81) < 0.01 * mass * 9.81,
+                  f"{model}: {s} ends at {line[-1]} N, weight {mass * 9.81} N")
+        # the heavy block's landing is shown, not hidden behind the light block's set
+        check(max(lines[f"{model}: heavy_feet"]) > 20 * 4 * 9.81,
+              f"{model}: the impact of the heavy block is missing")
+
+
+@case
+def path_and_slip_are_not_both_sliding_distance():
+    out = two_blocks_compare()
+    labels = [ax["y"] for ax in inspect("compare", out)]
+    check(not any("sliding" in lb for lb in labels), labels)
+    check(any("path of light's origin (m)" in lb for lb in labels), labels)
+    with open(os.path.join(ROOT, "tools", "plot.py")) as f:
+        check("sliding distance" not in f.read(), "plot.py still says sliding distance")
+
+
+@case
+def columns_with_compare():
+    out = two_blocks_compare()
+    png = os.path.join(out, "columns")
+    p = subprocess.run([PYTHON, "tools/plot.py", "--compare", out, "-y", "heavy.pz,heavy.vz",
+                        "-o", png], cwd=ROOT, capture_output=True, text=True)
+    check(p.returncode == 0, p.stderr)
+    check(is_png(png + ".png"), "no PNG written")
+    axes = inspect("compare", out, "heavy.pz,heavy.vz")
+    check([ax["y"] for ax in axes] == ["heavy.pz (m)", "heavy.vz (m/s)"],
+          [ax["y"] for ax in axes])
+    labels = {ln["label"] for ax in axes for ln in ax["lines"]}
+    check({"exponential_spring: heavy.pz", "compliant_point: heavy.vz"} <= labels, labels)
+    # the heavy block falls freely first: pz(t) = 0.3 - g t^2 / 2 at the first reports
+    pz = axes[0]["lines"][0]["y"]
+    check(abs(pz[50] - (0.3 - 0.5 * 9.81 * 0.1 ** 2)) < 1e-6, pz[50])
+    p = subprocess.run([PYTHON, "tools/plot.py", "--compare", out, "-y", "nope", "-o", png],
+                       cwd=ROOT, capture_output=True, text=True)
+    check(p.returncode != 0 and "nope" in p.stderr, "a bad column must be named")
+
+
+@case
+def missing_matplotlib_says_what_to_install():
+    d = tempfile.mkdtemp()
+    csv_path = os.path.join(d, "run.csv")
+    with open(csv_path, "w") as f:
+        f.write("t,ke\n0,1\n1,2\n")
+    hide = ("import runpy, sys; sys.modules['matplotlib'] = None; "
+            "sys.argv = ['plot.py', sys.argv[1], '-y', 'ke']; "
+            "runpy.run_path('tools/plot.py', run_name='__main__')")
+    p = subprocess.run([PYTHON, "-c", hide, csv_path], cwd=ROOT, capture_output=True, text=True)
+    check(p.returncode != 0, "plot.py must fail without matplotlib")
+    check("python3-matplotlib" in p.stderr and "Traceback" not in p.stderr, p.stderr)
 
 
 @case

@@ -335,6 +335,39 @@ def pile(m):
     }
 
 
+def foot(push):
+    """A 1.2 kg foot (box 0.2 x 0.08 x 0.04 m) on exponential springs at its four bottom
+    corners (default parameters, mu_s 0.7, mu_k 0.5), dropped flat from 8 cm, 2 s at rtol 1e-6;
+    with `push`, a constant 4 N sideways (Ground x) at its centre, well under the static
+    friction limit (0.7 m g = 8.2 N): the foot must land and stand still."""
+    hx, hy, hz, mass = 0.1, 0.04, 0.02, 1.2
+    scene = {
+        "name": "foot_push" if push else "foot_drop",
+        "description": ("A 1.2 kg foot (0.2 x 0.08 x 0.04 m box) on exponential springs at its "
+                        "four bottom corners (defaults, mu_s 0.7, mu_k 0.5), dropped flat from "
+                        "8 cm%s. It lands and stands still: the cost of holding stiction."
+                        % (", pushed sideways by a constant 4 N (static limit 8.2 N)"
+                           if push else "")),
+        "gravity": [0, 0, -G],
+        "bodies": [{
+            "name": "foot", "mass": mass, "inertia": {"box": [hx, hy, hz]},
+            "joint": {"type": "free", "parent": "ground", "initial": {
+                "position": [0, 0, r9(hz + 0.08)]}},
+        }],
+        "planes": [{"name": "floor"}],
+        "contacts": [{"name": "sole", "body": "foot", "plane": "floor",
+                      "points": [[r9(x), r9(y), -hz] for y in (-hy, hy) for x in (-hx, hx)]}],
+        "contact_models": {"default": "exponential_spring",
+                           "exponential_spring": {"mu_static": FRICTION_S,
+                                                  "mu_dynamic": FRICTION_K}},
+        "simulation": {"duration": 2.0, "report_interval": 0.01, "rtol": 1e-6},
+    }
+    if push:
+        scene["forces"] = [{"type": "constant", "name": "push", "body": "foot",
+                            "force": [4.0, 0, 0]}]
+    return scene
+
+
 def write(outdir, scene, compact=False):
     path = os.path.join(outdir, scene["name"] + ".json")
     with open(path, "w") as f:
@@ -364,6 +397,7 @@ def main():
     ]
     scenes += [chain(n) for n in (1, 4, 16, 64, 256)]
     scenes += [pile(m) for m in (1, 10, 100, 1000)]
+    scenes += [foot(False), foot(True)]
     for s in scenes:
         print(os.path.relpath(write(args.out, s, compact=len(s["bodies"]) > 200)))
 

@@ -1,9 +1,25 @@
 #!/usr/bin/env bash
-# Install the dependencies, build contactsim and run a bundled scene to a CSV file.
+# Install the dependencies, build contactsim, install it to a prefix (default ~/.local, so that
+# no root is needed: CONTACTSIM_PREFIX=/usr/local tools/quickstart.sh to change it) and run a
+# bundled scene to a CSV file.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+PREFIX="${CONTACTSIM_PREFIX:-$HOME/.local}"
 bash tools/install-deps.sh
-[ -d build ] || meson setup build >/dev/null
+# the build directory keeps its prefix; an existing one is pointed at this one
+if [ -d build ]; then
+  meson configure build --prefix "$PREFIX" >/dev/null
+else
+  meson setup build --prefix "$PREFIX" >/dev/null
+fi
 ninja -C build >/dev/null
+# the built binary is build/contactsim; meson install copies it to $PREFIX/bin
+meson install -C build --quiet >/dev/null
 ./build/contactsim run scenes/pendulum.json -o pendulum.csv
 echo "wrote pendulum.csv ($(wc -l < pendulum.csv) lines)"
+echo "contactsim is installed as $PREFIX/bin/contactsim (and built as build/contactsim)"
+# say how to reach it by name when the prefix's bin is not on the PATH yet
+if [ "$(command -v contactsim || true)" != "$PREFIX/bin/contactsim" ]; then
+  echo "to run it as 'contactsim', add its directory to your PATH (e.g. in ~/.bashrc):"
+  echo "  export PATH=\"$PREFIX/bin:\$PATH\""
+fi

@@ -28,8 +28,7 @@ static const char* kScene =
     " \"contacts\": [{\"name\": \"ball_floor\", \"body\": \"ball\", \"plane\": \"floor\",\n"
     "                \"points\": [[0, 0, 0]], \"radius\": 0.1}],\n"
     " \"contact_models\": {\"default\": \"hunt_crossley\",\n"
-    "   \"hunt_crossley\": {\"plane_strain_modulus\": 2828427.1247461903,\n"
-    "                     \"dissipation\": 0.5, \"mu_static\": 0.8,\n"
+    "   \"hunt_crossley\": {\"plane_strain_modulus\": 2.8284271e6, \"dissipation\": 0.5, \"mu_static\": 0.8,\n"
     "                     \"mu_dynamic\": 0.6, \"mu_viscous\": 0,\n"
     "                     \"transition_velocity\": 0.01}},\n"
     " \"simulation\": {\"duration\": 5.0, \"rtol\": 1e-9, \"atol\": 1e-11,\n"
@@ -59,7 +58,10 @@ static double totalEnergy(csSimulation* sim) {
 
 
 int main(void) {
-  const double g = 9.81, z0 = 1.1, radius = 0.1, mass = 1.0, E = 1e6;  // E: the pair's effective modulus, 2^-1.5 of each surface's
+  const double g = 9.81, z0 = 1.1, radius = 0.1, mass = 1.0;
+  // ball and floor of one material, plane-strain modulus E: the pair's Hertz constant is
+  // k^(3/2) with k = E^(2/3) / 2, that is E / 2^(3/2) = 1e6 N/m^(3/2)
+  const double hertz = 2.8284271e6 / pow(2.0, 1.5);
   printf("contactsim %s (headers %s)\n", cs_versionString(), CS_VERSION_STRING);
   check(cs_version() == CS_VERSION, "library and header versions agree", cs_version(),
         CS_VERSION, 0);
@@ -142,9 +144,9 @@ int main(void) {
   cs_simBodyPose(sim, ball, p, q);
   csContactReport r;
   cs_simContact(sim, contact, &r);
-  // at rest, the Hertz force (4/3) E sqrt(R) d^1.5 carries the weight (docs/contact-models.md,
-  // hunt_crossley): d = (3 m g / (4 E sqrt(R)))^(2/3) = 0.815 mm
-  double depth = pow(3 * mass * g / (4 * E * sqrt(radius)), 2.0 / 3.0);
+  // at rest, the Hertz force (4/3) k^(3/2) sqrt(R) d^1.5 carries the weight
+  // (docs/contact-models.md, hunt_crossley): d = (3 m g / (4 k^(3/2) sqrt(R)))^(2/3) = 0.815 mm
+  double depth = pow(3 * mass * g / (4 * hertz * sqrt(radius)), 2.0 / 3.0);
   checkNear("rolling: normal force equals the weight (N)", r.force.v.z, mass * g, 1e-2);
   checkNear("rolling: height of the centre (m)", p[2], radius - depth, 1e-6);
   // friction at the contact point leaves the angular momentum about it unchanged: a solid ball
@@ -154,7 +156,8 @@ int main(void) {
   cs_simBodyVelocity(sim, ball, w, v);
   checkNear("rolling: speed is 5/7 of the initial sliding speed", v[0], 5.0 / 7.0 * 0.5,
             0.01 * 0.5);
-  // no slip at the contact point, which hunt_crossley puts midway through the overlap
+  // no slip at the contact point, which hunt_crossley puts midway through the overlap of two
+  // surfaces of one material
   checkNear("rolling: no slip, v = w (R - d/2)", v[0], w[1] * (radius - depth / 2), 1e-5);
   checkNear("energy balance at the end (J)", totalEnergy(sim), e0, 1e-6 * fabs(e0));
   csRunStatistics st;

@@ -274,6 +274,9 @@ CS_API int cs_simLoadState(csSimulation* s, const char* path, csError* err);
 // state into d (realized again; d->stat untouched).
 CS_API int cs_saveState(const csModel* m, const csData* d, const char* path, csError* err);
 CS_API int cs_loadState(const csModel* m, csData* d, const char* path, csError* err);
+// Copy the state (what a checkpoint holds) of src into dst, both data of m; allocates nothing,
+// so that a run can keep the state of its last report cheaply.
+CS_API void cs_copyState(const csModel* m, csData* dst, const csData* src);
 
 #ifdef __cplusplus
 }

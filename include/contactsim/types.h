@@ -315,8 +315,9 @@ typedef struct csStats {
   long ncommit;            // auto-update commits (one per successful step)
   long nreport;            // report rows
   double last_step;        // s
-  double cpu_seconds;      // CPU time of the integration alone
-  double cpu_step_hook;    // time spent in the reporter's step callback (left out of the above)
+  double cpu_seconds;      // process CPU time of the run less the reports', s
+  double cpu_step_hook;    // CPU time in the reporter's step callback (part of the above), s,
+                           // estimated from one call in 16
   long warnings_nonfinite; // RHS evaluations that produced a non-finite value
   long warnings_bushing;   // bushing evaluations near gimbal lock
   long nstage[4];          // evaluations of the position, velocity, dynamics and acceleration

@@ -36,6 +36,9 @@ struct csSimulation {
   int nchange_restart;     // scheduled changes applied, for that restart (-1: keep the count)
   int failed;              // the integrator failed: only a reset or a new state continues
   double fail_time;        // s
+  csData* snap;            // owned: the state at the last consistent point (the start of the
+                           // call in progress, or its last report), where a stopped call returns
+  int snap_nchange;        // scheduled changes applied at that point
 };
 
 
@@ -252,6 +255,14 @@ csModel* cs_modelWithParameter(const csModel* m, const char* key, const char* va
 // ---------------------------------------------------------------------------------------------
 // feeding the statistics
 
+// the state at a consistent point (every group at the data's time), to return to when a call is
+// stopped on request between two such points; a copy, no allocation
+static void snapshot(csSimulation* s) {
+  cs_copyState(s->m, s->snap, s->d);
+  s->snap_nchange = s->it ? cs_integratorChangesDone(s->it) : -1;
+}
+
+
 // the simulation's own reporter: the per-step statistics, then the caller's hook (nullable)
 typedef struct Hooks {
   csSimulation* s;
@@ -271,6 +282,7 @@ static void hookStep(void* ctx, const csModel* m, csData* d) {
 static int hookReport(void* ctx, const csModel* m, csData* d) {
   Hooks* h = ctx;
   cs_metricsReport(&h->s->metrics, m, d);
+  snapshot(h->s);
   return h->user && h->user->report ? h->user->report(h->user->ctx, m, d) : 0;
 }
 
@@ -286,7 +298,8 @@ static void hookProgress(void* ctx, double t, double horizon) {
 static csReporter hooks(Hooks* h, csSimulation* s, const csReporter* user) {
   h->s = s;
   h->user = user;
-  csReporter r = {.report = hookReport, .step = hookStep, .progress = hookProgress, .ctx = h};
+  csReporter r = {.report = hookReport, .step = hookStep, .progress = hookProgress, .ctx = h,
+                  .stop = user ? user->stop : NULL};
   return r;
 }
 
@@ -338,14 +351,30 @@ static int prepare(csSimulation* s, csError* err) {
     s->dirty = 0;
     int st = cs_integratorRestart(s->it, s->nchange_restart, err);
     s->nchange_restart = -1;
-    return st;
+    if (st != CS_OK) {
+      return st;
+    }
   }
+  snapshot(s);
   return CS_OK;
+}
+
+
+// A call stopped on request (csReporter.stop) leaves the groups at different times, between
+// steps; the simulation goes back to the last point where they were together (the start of the
+// call or its last report) and restarts there, so that it can be read, saved and continued.
+static void returnToSnapshot(csSimulation* s) {
+  cs_copyState(s->m, s->d, s->snap);
+  s->dirty = 1;
+  s->nchange_restart = s->snap_nchange;
 }
 
 
 // after every advance: the energy balance at the new time, and a failure remembered
 static int finish(csSimulation* s, int status) {
+  if (status == CS_STOPPED) {
+    returnToSnapshot(s);
+  }
   if (status == CS_OK) {
     cs_realizeDynamics(s->m, s->d);
     cs_metricsReport(&s->metrics, s->m, s->d);
@@ -399,7 +428,8 @@ csSimulation* cs_newSimulation(const csModel* m, const csSimOptions* opt, csErro
   s->opt = *o;
   s->nchange_restart = -1;
   s->d = cs_makeData(m);
-  if (!s->d || startStatistics(s) != 0) {
+  s->snap = cs_makeData(m);
+  if (!s->d || !s->snap || startStatistics(s) != 0) {
     cs_setError(err, CS_ERR_MEMORY, "", "out of memory creating the simulation");
     cs_deleteSimulation(s);
     return NULL;
@@ -420,6 +450,7 @@ void cs_deleteSimulation(csSimulation* s) {
   cs_integratorFree(s->it);
   cs_metricsFree(&s->metrics);
   cs_deleteData(s->d);
+  cs_deleteData(s->snap);
   csu_free(s, sizeof(*s));
 }
 
@@ -504,8 +535,10 @@ int cs_simRun(csSimulation* s, double t_end, const csReporter* rep, csError* err
   Hooks h;
   csReporter r = hooks(&h, s, rep);
   status = cs_integratorRun(s->it, t_end, &r, err);
-  // the reports sampled the energy balance already; only a failure is remembered here
-  if (status == CS_ERR_SOLVER) {
+  // the reports sampled the energy balance already; a stopped run returns to its last report
+  if (status == CS_STOPPED) {
+    returnToSnapshot(s);
+  } else if (status == CS_ERR_SOLVER) {
     s->failed = 1;
     s->fail_time = s->d->t;
   }

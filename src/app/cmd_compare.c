@@ -564,7 +564,7 @@ static int splitModels(const char* text, char names[][CS_MAX_NAME], int max) {
     // an empty name ("a,,b", a trailing comma) is a usage error, not silently skipped
     if (len == 0 || len >= CS_MAX_NAME) {
       fprintf(stderr, "contactsim: error: --models needs a comma-separated list of model names, "
-                      "not '%s'\n", text);
+                      "not '%s'\n", cs_cliSafe(text));
       return -1;
     }
     if (n >= max) {
@@ -577,7 +577,7 @@ static int splitModels(const char* text, char names[][CS_MAX_NAME], int max) {
     // a model named twice would run twice and overwrite its own CSV
     for (int i = 0; i < n; i++) {
       if (strcmp(names[i], names[n]) == 0) {
-        fprintf(stderr, "contactsim: error: --models names '%s' twice\n", names[n]);
+        fprintf(stderr, "contactsim: error: --models names '%s' twice\n", cs_cliSafe(names[n]));
         return -1;
       }
     }
@@ -656,6 +656,16 @@ static int writeTables(const char* dir, const char* scene, const char* path,
     snprintf(hidden, sizeof(hidden), ".%s.%ld.tmp", names[k], (long)getpid());
     pathIn(tmp[k], sizeof(tmp[k]), dir, hidden);
     cs_cliTemporaryFile(k, tmp[k]);
+  }
+  // a target that is not a regular file (a directory, say) would fail its rename after the other
+  // one succeeded: refuse before either is touched
+  for (int k = 0; k < 2 && ok; k++) {
+    struct stat st;
+    if (lstat(file[k], &st) == 0 && !S_ISREG(st.st_mode)) {
+      fprintf(stderr, "contactsim: error: cannot write %s: it is not a regular file\n",
+              cs_cliSafe(file[k]));
+      ok = 0;
+    }
   }
   for (int k = 0; k < 2 && ok; k++) {
     ok = writeTemporary(tmp[k], file[k], scene, path, runs, nrun, formats[k]) == 0;
@@ -814,10 +824,10 @@ int cs_cliCompare(int argc, char** argv) {
           int n = snprintf(list + len, sizeof(list) - len, "%s%s", j ? ", " : "", available[j]);
           len += n > 0 ? (size_t)n : 0;
         }
-        fprintf(stderr, "contactsim: error: %s: %s '%s' (%s: %s)\n", path,
+        fprintf(stderr, "contactsim: error: %s: %s '%s' (%s: %s)\n", cs_cliSafe(path),
                 hasBlocks ? "the scene has no parameter block for contact model"
                           : "the scene gives no contact models, so there is no model",
-                names[i], hasBlocks ? "models" : "its only run is", list);
+                cs_cliSafe(names[i]), hasBlocks ? "models" : "its only run is", cs_cliSafe(list));
         cs_freeSceneText(text);
         cs_cliFreeSets(&sets);
         return CS_EXIT_USAGE;

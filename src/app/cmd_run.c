@@ -1,6 +1,7 @@
 // cmd_run.c: `contactsim run` and `contactsim validate`.
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -8,6 +9,60 @@
 
 #include "app/common.h"
 #include "app/replay.h"
+
+
+// --initial-state: the checkpoint must load into this scene (it is read again by the run), and
+// its time must come before the end time; the run's duration becomes what is left
+static int checkInitialState(csCliRun* run, const char* state, const char* scene) {
+  csData* probe = cs_makeData(run->m);
+  csError err;
+  memset(&err, 0, sizeof(err));
+  int status = probe ? cs_loadState(run->m, probe, state, &err) : CS_ERR_MEMORY;
+  double t0 = probe ? probe->t : 0;
+  cs_deleteData(probe);
+  if (status != CS_OK) {
+    if (!err.file[0]) {
+      snprintf(err.file, sizeof(err.file), "%s", state);
+    }
+    cs_cliPrintError(&err);
+    return -1;
+  }
+  double end = run->opt.duration;
+  if (!(t0 < end - 1e-12 * (1 + fabs(end)))) {
+    fprintf(stderr, "contactsim: error: %s: the state is at t = %.9g s, at or after the end "
+            "of the run of %s (t = %.9g s): give a longer --duration (an end time, counted "
+            "from t = 0)\n", cs_cliSafe(state), t0, cs_cliSafe(scene), end);
+    return -1;
+  }
+  run->opt.duration = end - t0;
+  return 0;
+}
+
+
+// --save-state: not the scene or another output, and writable now rather than after a long run
+// (the file itself is written at the end, under a temporary name renamed into place)
+static int checkSaveState(const char* state, const char* scene, const char* output,
+                          const char* stats) {
+  const char* others[] = {scene, output, stats};
+  for (int i = 0; i < 3; i++) {
+    if (others[i] && strcmp(others[i], state) == 0) {
+      fprintf(stderr, "contactsim: error: --save-state %s would overwrite the %s\n",
+              cs_cliSafe(state), i == 0 ? "scene" : i == 1 ? "CSV output" : "statistics");
+      return -1;
+    }
+  }
+  char tmp[CS_MAX_PATH + 8];
+  snprintf(tmp, sizeof(tmp), "%s.tmp", state);
+  FILE* f = fopen(tmp, "w");
+  if (!f) {
+    fprintf(stderr, "contactsim: error: cannot write %s: %s\n", cs_cliSafe(state),
+            strerror(errno));
+    return -1;
+  }
+  fclose(f);
+  remove(tmp);
+  return 0;
+}
 
 
 // `contactsim run`: parse the options, load the scene, simulate it to a CSV, then write the
@@ -26,7 +81,9 @@ int cs_cliRun(int argc, char** argv) {
       {"forces", no_argument, NULL, 'f'},
       {"stats", required_argument, NULL, 's'},
       {"max-steps", required_argument, NULL, 'N'},
-      {"max-rows", required_argument, NULL, 'W'},
+      {"max-rows", required_argument, NULL, 'X'},
+      {"save-state", required_argument, NULL, 'W'},
+      {"initial-state", required_argument, NULL, 'I'},
       {"quiet", no_argument, NULL, 'q'},
       {"replay", required_argument, NULL, 'R'},
       {"help", no_argument, NULL, 'h'},
@@ -36,6 +93,8 @@ int cs_cliRun(int argc, char** argv) {
   const char* output = NULL;
   const char* contact_model = NULL;
   const char* stats = NULL;
+  const char* saveState = NULL;
+  const char* initialState = NULL;
   const char* replay = NULL;
   int quiet = 0, forces = 0;
   double duration = -1, rtol = -1, atol = -1, interval = -1, max_step = -1;
@@ -69,6 +128,8 @@ int cs_cliRun(int argc, char** argv) {
       case 'c': contact_model = optarg; break;
       case 'f': forces = 1; break;
       case 's': stats = optarg; break;
+      case 'W': saveState = optarg; break;
+      case 'I': initialState = optarg; break;
       case 'R': replay = optarg; break;
       case 'q': quiet = 1; break;
       // the integrator by name; the linear solver stays the scene's (simulation.linear_solver)
@@ -80,7 +141,7 @@ int cs_cliRun(int argc, char** argv) {
         break;
       }
       case 'N': bad = cs_cliParseCount(optarg, "max-steps", &max_steps); break;
-      case 'W': bad = cs_cliParseCount(optarg, "max-rows", &max_rows); break;
+      case 'X': bad = cs_cliParseCount(optarg, "max-rows", &max_rows); break;
       case 'h': cs_cliCommandUsage(stdout, "run"); cs_cliFreeSets(&sets); return CS_EXIT_OK;
       default: cs_cliFreeSets(&sets); return cs_cliOptionError(c, argv, "run");
     }
@@ -131,6 +192,19 @@ int cs_cliRun(int argc, char** argv) {
     cs_cliFreeRun(&run);
     return CS_EXIT_USAGE;
   }
+  // a checkpoint to continue from: read and checked now, before any output is opened; the run
+  // goes from its time to the end time the scene (or --duration) gives, counted from t = 0
+  if (initialState && checkInitialState(&run, initialState, path) != 0) {
+    cs_cliFreeRun(&run);
+    return CS_EXIT_USAGE;
+  }
+  run.initial_state = initialState;
+  // the checkpoint to write must be writable, and must not overwrite the scene or an output
+  if (saveState && checkSaveState(saveState, path, output, stats) != 0) {
+    cs_cliFreeRun(&run);
+    return CS_EXIT_USAGE;
+  }
+  run.keep_checkpoint = saveState != NULL;
 
   // the outputs, opened before the run so that a bad path costs nothing; neither may be the
   // scene or the other, and neither is truncated unless both open
@@ -205,6 +279,20 @@ int cs_cliRun(int argc, char** argv) {
     if (bad) {
       fprintf(stderr, "contactsim: error: could not write %s\n", cs_cliSafe(stats));
       status = status == CS_OK ? CS_ERR_IO : status;
+    }
+  }
+  // the checkpoint: the end state of a finished run; the state of the last CSV row of one that
+  // was interrupted or failed (so that it can be continued, with other options if need be)
+  if (saveState && run.d && (status == CS_OK || status == CS_STOPPED || status == CS_ERR_SOLVER)) {
+    const csData* state = status == CS_OK ? run.d : run.checkpoint;
+    csError serr;
+    memset(&serr, 0, sizeof(serr));
+    if (state && cs_saveState(run.m, state, saveState, &serr) != CS_OK) {
+      cs_cliPrintError(&serr);
+      status = status == CS_OK ? CS_ERR_IO : status;
+    } else if (state && status != CS_OK && !quiet) {
+      fprintf(stderr, "contactsim: state at t = %.9g s (the last CSV row) saved to %s\n",
+              state->t, cs_cliSafe(saveState));
     }
   }
   // the summary needs data, which is missing only when memory ran out before the run

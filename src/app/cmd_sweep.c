@@ -22,6 +22,10 @@
 // sweep, the last array task, or `sweep --gather`). DIR/sweep.json identifies the study (hashes
 // of its bytes and of the scene's), so that a changed study is refused rather than mixed in.
 #define _GNU_SOURCE  // sched_getaffinity, for the cores this process may use
+#include "app/common.h"
+#include "app/sweep.h"
+#include "io/study_load.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
@@ -37,10 +41,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-#include "app/common.h"
-#include "app/sweep.h"
-#include "io/study_load.h"
 
 // every path inside the sweep directory is built into a buffer SWEEP_PATH long from a directory
 // name checked to leave 64 bytes of room (cs_cliSweep), which GCC cannot see
@@ -62,18 +62,18 @@
 
 typedef struct Sweep {
   csStudy* study;
-  const char* study_arg;                     // study path as given
-  char study_abs[SWEEP_PATH];                // absolute study path (for the manifest, Slurm)
-  char dir[SWEEP_PATH];                      // output directory
-  int nmodel;                                // models run
+  const char* study_arg;       // study path as given
+  char study_abs[SWEEP_PATH];  // absolute study path (for the manifest, Slurm)
+  char dir[SWEEP_PATH];        // output directory
+  int nmodel;                  // models run
   char model[CS_STUDY_MAX_MODELS][CS_MAX_NAME];
-  int use_model;                             // 0: the scene has no blocks (model "scene")
-  char scene_name[CS_MAX_NAME];              // the scene's "name"
+  int use_model;                 // 0: the scene has no blocks (model "scene")
+  char scene_name[CS_MAX_NAME];  // the scene's "name"
   uint64_t scene_hash;
   long nrun;
-  int nfree;                                 // free bodies of the scene (pose columns)
+  int nfree;  // free bodies of the scene (pose columns)
   char free_name[SWEEP_MAX_FREE][CS_MAX_NAME];
-  int trajectories;                          // write DIR/trajectories/NNNNNNNN.csv
+  int trajectories;  // write DIR/trajectories/NNNNNNNN.csv
   int quiet;
 } Sweep;
 
@@ -231,10 +231,11 @@ static void writeHeader(FILE* f, const Sweep* sw) {
     fputc(',', f);
     csvText(f, sw->study->key[k]);
   }
-  fputs(",status,cpu_seconds,cpu_per_sim_second,run_cpu_seconds,wall_seconds,simulated,steps,"
-        "rhs_evals,rhs_evals_jacobian,rhs_total,error_test_failures,linear_solver,"
-        "max_penetration,peak_normal_force",
-        f);
+  fputs(
+      ",status,cpu_seconds,cpu_per_sim_second,run_cpu_seconds,wall_seconds,simulated,steps,"
+      "rhs_evals,rhs_evals_jacobian,rhs_total,error_test_failures,linear_solver,"
+      "max_penetration,peak_normal_force",
+      f);
   for (int b = 0; b < sw->nfree; b++) {
     const char* n = sw->free_name[b];
     fprintf(f, ",%s.px,%s.py,%s.pz,%s.qw,%s.qx,%s.qy,%s.qz", n, n, n, n, n, n, n);
@@ -396,8 +397,8 @@ static int runOne(const Sweep* sw, long i, const char* host) {
   cs_studyDecode(sw->study, sw->nmodel, i, &point, &model, &repeat);
   csOverride ov[CS_STUDY_MAX_SET + CS_STUDY_MAX_KEYS];
   int nov = cs_studyOverrides(sw->study, point, ov);
-  csLoadOptions lo = {.contact_model = sw->use_model ? sw->model[model] : NULL,
-                      .overrides = ov, .noverrides = nov};
+  csLoadOptions lo = {
+      .contact_model = sw->use_model ? sw->model[model] : NULL, .overrides = ov, .noverrides = nov};
   csCliRun r;
   memset(&r, 0, sizeof(r));
   snprintf(r.model, sizeof(r.model), "%s", sw->model[model]);
@@ -513,8 +514,7 @@ static long runPool(const Sweep* sw, const long* todo, long ntodo, int jobs, con
     free(which);
     return -1;
   }
-  Progress p = {.total = ntodo, .wall0 = wallNow(),
-                .tty = !sw->quiet && isatty(STDERR_FILENO)};
+  Progress p = {.total = ntodo, .wall0 = wallNow(), .tty = !sw->quiet && isatty(STDERR_FILENO)};
   long next = 0, running = 0, failed = 0;
   int ioError = 0;
   drawProgress(&p, 1);
@@ -635,8 +635,9 @@ static void writeProvenance(FILE* f, const Sweep* sw, const char* indent) {
   fprintf(f, ",\n%s\"scene_name\": ", indent);
   jsonText(f, sw->scene_name);
   fprintf(f, ",\n%s\"scene_hash\": \"fnv1a64:%016" PRIx64 "\",\n", indent, sw->scene_hash);
-  fprintf(f, "%s\"runs\": %ld,\n%s\"points\": %ld,\n%s\"repeats\": %d,\n%s\"seed\": %" PRIu64
-             ",\n%s\"models\": [",
+  fprintf(f,
+          "%s\"runs\": %ld,\n%s\"points\": %ld,\n%s\"repeats\": %d,\n%s\"seed\": %" PRIu64
+          ",\n%s\"models\": [",
           indent, sw->nrun, indent, sw->study->npoint, indent, sw->study->repeats, indent,
           sw->study->seed, indent);
   for (int m = 0; m < sw->nmodel; m++) {
@@ -786,8 +787,9 @@ static int mergeResults(const Sweep* sw, long executed, long reused, long* nfail
     fputs(i + 1 < sw->nrun ? ",\n" : "\n", j.f);
     free(text);
   }
-  fprintf(j.f, "  ],\n  \"summary\": {\"runs\": %ld, \"ok\": %ld, \"failed\": %ld, \"missing\": "
-               "%ld",
+  fprintf(j.f,
+          "  ],\n  \"summary\": {\"runs\": %ld, \"ok\": %ld, \"failed\": %ld, \"missing\": "
+          "%ld",
           sw->nrun, sw->nrun - *nfailed - *nmissing, *nfailed, *nmissing);
   if (executed >= 0) {
     fprintf(j.f, ", \"executed\": %ld, \"reused\": %ld", executed, reused);
@@ -846,8 +848,9 @@ static int setUp(Sweep* sw, const char* studyPath) {
         found |= strcmp(available[k], s->model[m]) == 0;
       }
       if (!found) {
-        fprintf(stderr, "contactsim: error: %s: models[%d]: the scene %s has no parameter block "
-                        "for contact model '%s'\n",
+        fprintf(stderr,
+                "contactsim: error: %s: models[%d]: the scene %s has no parameter block "
+                "for contact model '%s'\n",
                 s->file, m, s->scene, s->model[m]);
         return CS_EXIT_USAGE;
       }
@@ -872,8 +875,8 @@ static int setUp(Sweep* sw, const char* studyPath) {
   for (int k = 0; k < s->nset; k++) {
     ov[k] = (csOverride){.key = s->set_key[k], .value = s->set_value[k]};
   }
-  csLoadOptions lo = {.contact_model = sw->use_model ? sw->model[0] : NULL, .overrides = ov,
-                      .noverrides = s->nset};
+  csLoadOptions lo = {
+      .contact_model = sw->use_model ? sw->model[0] : NULL, .overrides = ov, .noverrides = s->nset};
   memset(&err, 0, sizeof(err));
   csModel* m = cs_loadScene(s->scene, &lo, &err);
   if (!m) {
@@ -881,8 +884,10 @@ static int setUp(Sweep* sw, const char* studyPath) {
       snprintf(err.file, sizeof(err.file), "%s", s->scene);
     }
     cs_cliPrintError(&err);
-    fprintf(stderr, "contactsim: error: %s: the scene does not load with the study's \"set\" "
-                    "and model '%s'\n", s->file, sw->model[0]);
+    fprintf(stderr,
+            "contactsim: error: %s: the scene does not load with the study's \"set\" "
+            "and model '%s'\n",
+            s->file, sw->model[0]);
     return CS_EXIT_USAGE;
   }
   snprintf(sw->scene_name, sizeof(sw->scene_name), "%s", m->name);
@@ -898,16 +903,15 @@ static int setUp(Sweep* sw, const char* studyPath) {
   csOverride all[CS_STUDY_MAX_SET + CS_STUDY_MAX_KEYS];
   int nall = cs_studyOverrides(s, 0, all);
   for (int k = 0; k < sw->nmodel; k++) {
-    csLoadOptions pre = {.contact_model = sw->use_model ? sw->model[k] : NULL, .overrides = all,
-                         .noverrides = nall};
+    csLoadOptions pre = {
+        .contact_model = sw->use_model ? sw->model[k] : NULL, .overrides = all, .noverrides = nall};
     memset(&err, 0, sizeof(err));
     csModel* mk = cs_loadScene(s->scene, &pre, &err);
     cs_deleteModel(mk);
     if (!mk && err.override > 0 && err.override <= nall) {
       int o = err.override - 1;
       fprintf(stderr, "contactsim: error: %s: %s '%s': %s (scene %s, model %s)\n", s->file,
-              o < s->nset ? "set" : "parameter", all[o].key, err.message, s->scene,
-              sw->model[k]);
+              o < s->nset ? "set" : "parameter", all[o].key, err.message, s->scene, sw->model[k]);
       return CS_EXIT_USAGE;
     }
   }
@@ -982,8 +986,7 @@ static int openDirectory(Sweep* sw, int fresh) {
   if (sw->trajectories) {
     snprintf(path, sizeof(path), "%s/trajectories", sw->dir);
     if (makeDirectory(path) != 0) {
-      fprintf(stderr, "contactsim: error: cannot create directory %s: %s\n", path,
-              strerror(errno));
+      fprintf(stderr, "contactsim: error: cannot create directory %s: %s\n", path, strerror(errno));
       return CS_EXIT_USAGE;
     }
   }
@@ -1001,15 +1004,15 @@ static int openDirectory(Sweep* sw, int fresh) {
       if (!readable) {
         cs_cliPrintError(&err);
       }
-      fprintf(stderr, "contactsim: error: %s holds the runs of a different study or scene "
-                      "(%s): %s; refusing to mix them. Use --new to discard them, or another "
-                      "--out directory\n",
+      fprintf(stderr,
+              "contactsim: error: %s holds the runs of a different study or scene "
+              "(%s): %s; refusing to mix them. Use --new to discard them, or another "
+              "--out directory\n",
               sw->dir, readable ? man.study : path,
-              !readable ? "its manifest cannot be read"
-              : strcmp(man.study_hash, studyHash) != 0
-                  ? "the study file has changed since"
-                  : strcmp(man.scene_hash, sceneHash) != 0 ? "the scene file has changed since"
-                                                           : "the number of runs differs");
+              !readable                                ? "its manifest cannot be read"
+              : strcmp(man.study_hash, studyHash) != 0 ? "the study file has changed since"
+              : strcmp(man.scene_hash, sceneHash) != 0 ? "the scene file has changed since"
+                                                       : "the number of runs differs");
       return CS_EXIT_USAGE;
     }
     if (same && !fresh) {
@@ -1058,8 +1061,7 @@ static void shellQuote(FILE* f, const char* s) {
 
 // Write DIR/slurm/sweep.sbatch and submit the array of bundles that still have missing runs
 // (all of them for a new sweep). Returns an exit code.
-static int submitSlurm(const Sweep* sw, long perTask, char** slurmOpts, int nslurmOpt,
-                       int dryRun) {
+static int submitSlurm(const Sweep* sw, long perTask, char** slurmOpts, int nslurmOpt, int dryRun) {
   // the executable and the paths as the nodes will see them on the shared file system
   char exe[SWEEP_PATH], dirAbs[SWEEP_PATH];
   ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
@@ -1108,8 +1110,9 @@ static int submitSlurm(const Sweep* sw, long perTask, char** slurmOpts, int nslu
   }
   if (nsubmit == 0) {
     free(list);
-    fprintf(stderr, "contactsim: sweep: every run of %s has a record already; nothing to "
-                    "submit (contactsim sweep --gather %s merges them)\n",
+    fprintf(stderr,
+            "contactsim: sweep: every run of %s has a record already; nothing to "
+            "submit (contactsim sweep --gather %s merges them)\n",
             sw->study_arg, sw->dir);
     return CS_EXIT_OK;
   }
@@ -1132,10 +1135,11 @@ static int submitSlurm(const Sweep* sw, long perTask, char** slurmOpts, int nslu
   fputs("#!/bin/sh\n", f);
   fputs("#SBATCH --job-name=contactsim-sweep\n", f);
   fprintf(f, "#SBATCH --output=%s/slurm/task-%%A_%%a.out\n", dirAbs);
-  fprintf(f, "# Written by contactsim sweep --slurm for the study %s (%ld runs).\n"
-             "# Array task i runs the runs i*R .. min((i+1)*R, N)-1 of the study; every run\n"
-             "# leaves its record in the sweep directory (a shared file system), and the task\n"
-             "# that finds every record present merges them into results.csv.\n",
+  fprintf(f,
+          "# Written by contactsim sweep --slurm for the study %s (%ld runs).\n"
+          "# Array task i runs the runs i*R .. min((i+1)*R, N)-1 of the study; every run\n"
+          "# leaves its record in the sweep directory (a shared file system), and the task\n"
+          "# that finds every record present merges them into results.csv.\n",
           sw->study_abs, sw->nrun);
   fprintf(f, "R=%ld\nN=%ld\n", perTask, sw->nrun);
   fputs("A=$((SLURM_ARRAY_TASK_ID * R))\nB=$((A + R))\nif [ \"$B\" -gt \"$N\" ]; then B=$N; fi\n",
@@ -1157,14 +1161,12 @@ static int submitSlurm(const Sweep* sw, long perTask, char** slurmOpts, int nslu
   // sbatch --parsable --array=LIST [options] SCRIPT
   int argc = 0;
   char* args[64 + 8];
-  char arrayArg[64];
   char* arrayText = malloc(len + 16);
   if (!arrayText) {
     free(list);
     return CS_EXIT_FAILURE;
   }
   snprintf(arrayText, len + 16, "--array=%s", list);
-  (void)arrayArg;
   args[argc++] = "sbatch";
   args[argc++] = "--parsable";
   args[argc++] = arrayText;
@@ -1173,8 +1175,9 @@ static int submitSlurm(const Sweep* sw, long perTask, char** slurmOpts, int nslu
   }
   args[argc++] = script;
   args[argc] = NULL;
-  fprintf(stderr, "contactsim: sweep: %ld runs in %ld array tasks of up to %ld runs (%ld to "
-                  "submit)\n  ",
+  fprintf(stderr,
+          "contactsim: sweep: %ld runs in %ld array tasks of up to %ld runs (%ld to "
+          "submit)\n  ",
           sw->nrun, ntask, perTask, nsubmit);
   for (int k = 0; k < argc; k++) {
     fprintf(stderr, "%s%s", k ? " " : "", args[k]);
@@ -1212,13 +1215,15 @@ static int submitSlurm(const Sweep* sw, long perTask, char** slurmOpts, int nslu
           WEXITSTATUS(status) != 0) {
         fprintf(stderr, "contactsim: error: sbatch failed%s\n",
                 pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 127
-                    ? " (is Slurm installed?)" : "");
+                    ? " (is Slurm installed?)"
+                    : "");
         code = CS_EXIT_FAILURE;
       } else {
         out[strcspn(out, ";\n")] = '\0';
         printf("%s\n", out);
-        fprintf(stderr, "contactsim: sweep: submitted job %s; when it ends, results.csv is in "
-                        "%s (or run: contactsim sweep --gather %s)\n",
+        fprintf(stderr,
+                "contactsim: sweep: submitted job %s; when it ends, results.csv is in "
+                "%s (or run: contactsim sweep --gather %s)\n",
                 out, sw->dir, sw->dir);
         // the job id, for scripts
         char idPath[SWEEP_PATH + 16];
@@ -1290,26 +1295,40 @@ int cs_cliSweep(int argc, char** argv) {
   while ((c = getopt_long(argc, argv, "o:j:qh", longopts, NULL)) != -1) {
     double x;
     switch (c) {
-      case 'o': out = optarg; break;
+      case 'o':
+        out = optarg;
+        break;
       case 'j':
         if (cs_cliParseNumber(optarg, "jobs", 0, &x) != 0 || x != floor(x) || x > 4096) {
-          fprintf(stderr, "contactsim: error: -j needs a whole number of workers from 1 to "
-                          "4096, not '%s'\n", optarg);
+          fprintf(stderr,
+                  "contactsim: error: -j needs a whole number of workers from 1 to "
+                  "4096, not '%s'\n",
+                  optarg);
           return CS_EXIT_USAGE;
         }
         jobs = (int)x;
         break;
-      case 'N': fresh = 1; break;
-      case 'T': sw.trajectories = 1; break;
+      case 'N':
+        fresh = 1;
+        break;
+      case 'T':
+        sw.trajectories = 1;
+        break;
       case 'R':
         if (parseRange(optarg, &rangeA, &rangeB) != 0) {
-          fprintf(stderr, "contactsim: error: --task-range needs A:B, run indices with "
-                          "0 <= A <= B (runs A to B-1), not '%s'\n", optarg);
+          fprintf(stderr,
+                  "contactsim: error: --task-range needs A:B, run indices with "
+                  "0 <= A <= B (runs A to B-1), not '%s'\n",
+                  optarg);
           return CS_EXIT_USAGE;
         }
         break;
-      case 'G': gather = optarg; break;
-      case 'S': slurm = 1; break;
+      case 'G':
+        gather = optarg;
+        break;
+      case 'S':
+        slurm = 1;
+        break;
       case 'O':
         if (nslurmOpt >= 64) {
           fprintf(stderr, "contactsim: error: at most 64 --slurm-opt\n");
@@ -1323,18 +1342,26 @@ int cs_cliSweep(int argc, char** argv) {
         }
         perTask = (long)x;
         break;
-      case 'D': dryRun = 1; break;
-      case 'q': sw.quiet = 1; break;
-      case 'h': cs_cliCommandUsage(stdout, "sweep"); return CS_EXIT_OK;
-      default: return CS_EXIT_USAGE;
+      case 'D':
+        dryRun = 1;
+        break;
+      case 'q':
+        sw.quiet = 1;
+        break;
+      case 'h':
+        cs_cliCommandUsage(stdout, "sweep");
+        return CS_EXIT_OK;
+      default:
+        return CS_EXIT_USAGE;
     }
   }
   // the study: the one positional argument, or the one recorded in the directory (--gather)
   const char* studyPath = NULL;
   if (gather) {
     if (optind != argc || out || slurm || rangeA >= 0) {
-      fprintf(stderr, "contactsim: error: sweep --gather DIR takes no study and no --out, "
-                      "--slurm or --task-range\n");
+      fprintf(stderr,
+              "contactsim: error: sweep --gather DIR takes no study and no --out, "
+              "--slurm or --task-range\n");
       return CS_EXIT_USAGE;
     }
     out = gather;
@@ -1348,8 +1375,15 @@ int cs_cliSweep(int argc, char** argv) {
       return CS_EXIT_USAGE;
     }
     if (slurm && rangeA >= 0) {
-      fprintf(stderr, "contactsim: error: --slurm and --task-range do not go together (the "
-                      "array tasks get their ranges from the batch script)\n");
+      fprintf(stderr,
+              "contactsim: error: --slurm and --task-range do not go together (the "
+              "array tasks get their ranges from the batch script)\n");
+      return CS_EXIT_USAGE;
+    }
+    // tasks run side by side: one of them clearing the directory would delete the others' work
+    if (fresh && rangeA >= 0) {
+      fprintf(stderr, "contactsim: error: --new does not go with --task-range (other tasks may "
+                      "be writing to the directory); clear it once before starting the tasks\n");
       return CS_EXIT_USAGE;
     }
   }
@@ -1389,8 +1423,10 @@ int cs_cliSweep(int argc, char** argv) {
     csError err;
     if (cs_readSweepManifest(path, &man, &err) != 0) {
       cs_cliPrintError(&err);
-      fprintf(stderr, "contactsim: error: %s is not a sweep directory (no readable "
-                      "sweep.json)\n", sw.dir);
+      fprintf(stderr,
+              "contactsim: error: %s is not a sweep directory (no readable "
+              "sweep.json)\n",
+              sw.dir);
       return CS_EXIT_USAGE;
     }
     studyPath = man.study;
@@ -1407,11 +1443,12 @@ int cs_cliSweep(int argc, char** argv) {
   if (gather) {
     long nfailed, nmissing;
     code = mergeResults(&sw, -1, -1, &nfailed, &nmissing) != 0 ? CS_EXIT_FAILURE
-           : nfailed || nmissing                              ? CS_EXIT_FAILURE
+           : nfailed || nmissing                               ? CS_EXIT_FAILURE
                                                                : CS_EXIT_OK;
     if (!sw.quiet) {
-      fprintf(stderr, "contactsim: sweep: gathered %ld runs (%ld ok, %ld failed, %ld missing) "
-                      "into %s/results.csv\n",
+      fprintf(stderr,
+              "contactsim: sweep: gathered %ld runs (%ld ok, %ld failed, %ld missing) "
+              "into %s/results.csv\n",
               sw.nrun, sw.nrun - nfailed - nmissing, nfailed, nmissing, sw.dir);
     }
     cs_deleteStudy(sw.study);
@@ -1450,8 +1487,7 @@ int cs_cliSweep(int argc, char** argv) {
     if (rangeA >= 0) {
       fprintf(stderr, "; this task: runs %ld to %ld", a, b - 1);
     }
-    fprintf(stderr, "; %ld to run, %ld done already; %d workers\n", ntodo, (b - a) - ntodo,
-            jobs);
+    fprintf(stderr, "; %ld to run, %ld done already; %d workers\n", ntodo, (b - a) - ntodo, jobs);
   }
   double wall0 = wallNow();
   long failed = runPool(&sw, todo, ntodo, jobs, host);
@@ -1462,8 +1498,8 @@ int cs_cliSweep(int argc, char** argv) {
     return CS_EXIT_FAILURE;
   }
   if (!sw.quiet) {
-    fprintf(stderr, "contactsim: sweep: ran %ld runs (%ld failed) in %.3f s wall\n", ntodo,
-            failed, wall);
+    fprintf(stderr, "contactsim: sweep: ran %ld runs (%ld failed) in %.3f s wall\n", ntodo, failed,
+            wall);
   }
   // the merged tables: after a whole sweep, and after the task that completes the set
   long present = 0;
@@ -1479,8 +1515,9 @@ int cs_cliSweep(int argc, char** argv) {
       return CS_EXIT_FAILURE;
     }
     if (!sw.quiet) {
-      fprintf(stderr, "contactsim: sweep: %ld runs: %ld ok, %ld failed, %ld missing; results "
-                      "in %s/results.csv and results.json\n",
+      fprintf(stderr,
+              "contactsim: sweep: %ld runs: %ld ok, %ld failed, %ld missing; results "
+              "in %s/results.csv and results.json\n",
               sw.nrun, sw.nrun - nfailed - nmissing, nfailed, nmissing, sw.dir);
     }
     code = nfailed || nmissing ? CS_EXIT_FAILURE : CS_EXIT_OK;

@@ -42,6 +42,10 @@ static const char usageRun[] =
     "                            --set bodies.block.mass=2 --set simulation.rtol=1e-8\n"
     "      --forces              add per-contact columns (force, point, energy, power)\n"
     "      --stats FILE          write the run's statistics as JSON (a row of compare's)\n"
+    "      --save-state FILE     write the final state as a checkpoint (an interrupted run:\n"
+    "                            the state at its last CSV row)\n"
+    "      --initial-state FILE  start from a checkpoint, at its time; the run still ends\n"
+    "                            at the scene's (or --duration's) end time\n"
     "      --replay FILE.html    also write a 3D replay page of the run (with forces)\n"
     "  -q, --quiet               no summary or progress on standard error\n"
     "  -h, --help                this help\n";
@@ -446,6 +450,10 @@ static int writeRow(void* ctx, const csModel* m, csData* d) {
       csu_vec3ToArray(row + 1 + 3 * (b - 1), d->body_pose[b].p);
     }
   }
+  // the state of this report, for a checkpoint of an interrupted run (a copy, no allocation)
+  if (run->checkpoint) {
+    cs_copyState(m, run->checkpoint, d);
+  }
   return r;
 }
 
@@ -509,6 +517,22 @@ void cs_cliSimulate(csCliRun* r, FILE* csv, const csCsvOptions* csvopt, int prog
   r->cpu_seconds = 0;
   r->track_used = 0;
   r->d = cs_makeData(r->m);
+  // a checkpoint to start from, before anything reads the initial state
+  if (r->d && r->initial_state) {
+    int st = cs_loadState(r->m, r->d, r->initial_state, &r->err);
+    if (st != CS_OK) {
+      r->status = st == CS_ERR_MEMORY ? st : CS_ERR_INPUT;
+      cs_deleteData(r->d);
+      r->d = NULL;
+      return;
+    }
+  }
+  if (r->d && r->keep_checkpoint) {
+    r->checkpoint = cs_makeData(r->m);
+    if (r->checkpoint) {
+      cs_copyState(r->m, r->checkpoint, r->d);
+    }
+  }
   // a perturbed initial state, before the statistics record the initial energy
   if (r->d && r->perturb_u != 0) {
     for (int i = 0; i < r->m->nu; i++) {
@@ -586,8 +610,10 @@ void cs_cliSimulate(csCliRun* r, FILE* csv, const csCsvOptions* csvopt, int prog
 void cs_cliFreeRun(csCliRun* r) {
   cs_metricsFree(&r->metrics);
   cs_deleteData(r->d);
+  cs_deleteData(r->checkpoint);
   cs_deleteModel(r->m);
   free(r->track);
+  r->checkpoint = NULL;
   r->d = NULL;
   r->m = NULL;
   r->track = NULL;
@@ -944,7 +970,9 @@ int cs_cliOpenOutputs(const char* scene, const char* const* paths, FILE** files,
 
 int cs_cliUtf8Length(const unsigned char* s) {
   unsigned c = s[0];
-  int n = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
+  // the sequence length from the lead byte; 0 for a continuation byte or 0xf8 and above
+  int n = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4
+                                                                                            : 0;
   if (n <= 1) {
     return n;
   }

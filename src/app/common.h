@@ -95,7 +95,7 @@ typedef struct csCliRun {
   csMetrics metrics;           // contact statistics and diagnostics
   int status;                  // csStatus of the run
   csError err;                 // what went wrong when status != CS_OK
-  double cpu_seconds;          // CPU time of the integration without the statistics' sampling
+  double cpu_seconds;          // process CPU time of the run less its reports (csStats), s
   double perturb_u;            // added to every generalized speed of the initial state (0: none)
   double* track;               // nullable: (track_rows x (1 + 3 (nbody - 1))) per report the
                                // time, s, then the origin of every body but ground in Ground, m;
@@ -103,6 +103,10 @@ typedef struct csCliRun {
   long track_rows;             // rows track holds
   long track_used;             // rows written by the run
   csCliConvergence convergence;  // compare --convergence (done = 0 otherwise)
+  const char* initial_state;   // nullable: checkpoint the run starts from (run --initial-state)
+  int keep_checkpoint;         // 1: keep the state of the last report in checkpoint
+  csData* checkpoint;          // the state at the last report (owned; NULL unless asked for),
+                               // what run --save-state writes for an interrupted run
 } csCliRun;
 
 // Simulate r->m from its initial state with r->opt: make r->d, feed the statistics, write the
@@ -111,6 +115,8 @@ typedef struct csCliRun {
 // r->m and r->opt must be set; r->d is created here and owned by r (NULL only when memory ran
 // out). When r->track is set, each report also stores the body origins there (up to
 // track_rows rows, counted in track_used); r->perturb_u is added to every initial speed.
+// With r->initial_state the run starts from that checkpoint (a bad one fails the run with
+// CS_ERR_INPUT); with r->keep_checkpoint each report's state is copied to r->checkpoint.
 // Nullable: csv (no CSV is written; csvopt is then unused). csv stays open and owned by the
 // caller. cpu_seconds is CPU time in seconds.
 void cs_cliSimulate(csCliRun* r, FILE* csv, const csCsvOptions* csvopt, int progress);

@@ -9,10 +9,16 @@
 
 int main(int argc, char** argv) {
   if (argc < 2) {
+    fprintf(stderr, "contactsim: error: no command given\n");
     cs_cliUsage(stderr);
     return CS_EXIT_USAGE;
   }
   const char* cmd = argv[1];
+  // `contactsim help COMMAND` is `contactsim COMMAND --help`
+  if (strcmp(cmd, "help") == 0 && argc > 2) {
+    cs_cliCommandUsage(stdout, argv[2]);
+    return CS_EXIT_OK;
+  }
   if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
     cs_cliUsage(stdout);
     return CS_EXIT_OK;
@@ -37,7 +43,7 @@ int main(int argc, char** argv) {
   if (strcmp(cmd, "replay") == 0) {
     return cs_cliReplay(argc - 1, argv + 1);
   }
-  fprintf(stderr, "contactsim: error: unknown command '%s'\n", cmd);
+  fprintf(stderr, "contactsim: error: unknown command '%s'\n", cs_cliSafe(cmd));
   cs_cliUsage(stderr);
   return CS_EXIT_USAGE;
 }

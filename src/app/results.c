@@ -29,11 +29,18 @@ const char* cs_cliStatusName(const csCliRun* r) {
 // JSON
 
 // a JSON string literal: quotes and backslashes escaped, other control characters as six-
-// character unicode escapes; bytes from 0x80 pass through, so UTF-8 names stay UTF-8
+// character unicode escapes; valid UTF-8 passes through, and a byte that is not part of a valid
+// UTF-8 sequence (JSON text must be UTF-8, RFC 8259) becomes U+FFFD, the replacement character
 static void jsonString(FILE* f, const char* s) {
   fputc('"', f);
   for (const unsigned char* p = (const unsigned char*)s; *p; p++) {
-    if (*p == '"' || *p == '\\') {
+    int n = cs_cliUtf8Length(p);
+    if (n > 1) {
+      fwrite(p, 1, (size_t)n, f);
+      p += n - 1;
+    } else if (n == 0) {
+      fputs("\\ufffd", f);
+    } else if (*p == '"' || *p == '\\') {
       fprintf(f, "\\%c", *p);
     } else if (*p == '\n') {
       fputs("\\n", f);

@@ -130,6 +130,22 @@ void cs_deleteData(csData* d) {
 }
 
 
+// The state only (t, q, u, z, discrete and auto-update values with their cache, commit time):
+// what a checkpoint holds. dst's realized quantities are invalidated; statistics stay.
+void cs_copyState(const csModel* m, csData* dst, const csData* src) {
+  dst->t = src->t;
+  dst->t_commit = src->t_commit;
+  dst->auto_dt = src->auto_dt;
+  memcpy(dst->q, src->q, sizeof(double) * (size_t)m->nq);
+  memcpy(dst->u, src->u, sizeof(double) * (size_t)m->nu);
+  memcpy(dst->z, src->z, sizeof(double) * (size_t)m->nz);
+  memcpy(dst->disc, src->disc, sizeof(double) * (size_t)m->ndisc);
+  memcpy(dst->autoval, src->autoval, sizeof(double) * (size_t)m->nauto);
+  memcpy(dst->auto_cache, src->auto_cache, sizeof(double) * (size_t)m->nauto);
+  cs_invalidate(dst);
+}
+
+
 // Back to the model's initial state at t = 0. Element variables start at zero and are then set
 // by each element's init callback, which may read positions and velocities, so those are
 // realized first.

@@ -1,12 +1,15 @@
 // memory.c: the counted allocator every library allocation goes through.
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "contactsim/contactsim.h"
 
 // One process-wide counter of allocation calls. It is the single piece of global state in the
 // library: a diagnostic that lets a test assert that a right-hand-side evaluation allocates
-// nothing. It is only ever incremented, so sharing it between models is harmless.
-static long g_allocations;
+// nothing. It is only ever incremented, so sharing it between models is harmless; it is atomic
+// so that simulations created in several threads at once (the C API promises they share
+// nothing) do not race on it.
+static _Atomic long g_allocations;
 
 
 // zeroed, and never NULL for a zero size, so NULL always means out of memory

@@ -54,6 +54,7 @@ static const char* contactName(const csModel* m, int e) {
 typedef struct contactSample {
   double fn;               // N
   double penetration;      // m
+  double gap;              // height of the touching surface above the plane (< 0 inside), m
   double xy[2];            // station in the plane frame, m
   double slip[2];          // tangential slip velocity in the plane frame, m/s
 } contactSample;
@@ -68,10 +69,16 @@ static void sampleContact(const csModel* m, csData* d, const csMetricsContact* c
   // the plane's +z axis in Ground is the contact normal for point and sphere kinds alike
   csVec3 n_G = csu_column(&X_GP->R, 2);
 
-  // normal force: the contact report's force on the touching body along the plane normal
-  csContactReport r;
-  cs_contactReport(m, d, c->force, &r);
-  s->fn = csu_dot(r.force.v, n_G);
+  // normal force: what the element's apply left in its report values at this dynamics stage,
+  // or else the contact report's force on the touching body along the plane normal
+  if (c->fn_extra >= 0) {
+    cs_realizeDynamics(m, d);
+    s->fn = d->force_extra[f->repadr + c->fn_extra];
+  } else {
+    csContactReport r;
+    cs_contactReport(m, d, c->force, &r);
+    s->fn = csu_dot(r.force.v, n_G);
+  }
 
   // height of the station (or sphere centre) in the plane frame
   csVec3 station_B = csu_vec3FromArray(f->param + CS_SLOT_STATION);
@@ -79,7 +86,8 @@ static void sampleContact(const csModel* m, csData* d, const csMetricsContact* c
   csVec3 p_P = csu_mulMtV(&X_GP->R, csu_sub(station_G, X_GP->p));
   double h = p_P.z;
   // penetration is never negative: a contact that has lifted off counts as zero
-  s->penetration = c->sphere ? fmax(0.0, c->radius - h) : fmax(0.0, -h);
+  s->gap = c->sphere ? h - c->radius : h;
+  s->penetration = fmax(0.0, -s->gap);
   s->xy[0] = p_P.x;
   s->xy[1] = p_P.y;
 
@@ -166,6 +174,91 @@ static void checkExpSprings(csMetrics* mt, const csModel* m, const csData* d) {
 }
 
 
+// The root of b's tree: its ancestor whose parent is ground (0 for ground itself).
+static int treeRoot(const csModel* m, int b) {
+  while (b > 0 && m->body[b].parent > 0) {
+    b = m->body[b].parent;
+  }
+  return b;
+}
+
+
+// Mass of the bodies that share b's root, kg: what a contact on b holds up when the whole tree
+// rests on it (a foot carries the leg and the pelvis above it). 0 for ground and for bodies
+// welded to it, which no contact holds up.
+static double treeMass(const csModel* m, int b) {
+  if (b <= 0 || b >= m->nbody || m->body[b].fixed) {
+    return 0;
+  }
+  int root = treeRoot(m, b);
+  double mass = 0;
+  for (int o = 1; o < m->nbody; o++) {
+    if (treeRoot(m, o) == root) {
+      mass += m->body[o].mass;
+    }
+  }
+  return mass;
+}
+
+
+// what a contact set (or a lone element, set < 0) is called in messages, with its kind
+static const char* unitKind(const csModel* m, const csMetricsContact* c) {
+  return cs_forceKind(m->force[c->force].kind)->name;
+}
+
+
+// A contact that starts inside its plane pushes hard at t = 0 and kicks the body away instead
+// of letting it settle (a ball placed 2 mm into a stiff floor leaves it at several m/s). The
+// force of each set (or lone element) at the start is compared with the weight it carries.
+static void checkInitialKick(csMetrics* mt, const csModel* m) {
+  double worst = 0;
+  int at = -1;
+  double fn = 0, depth = 0;
+  for (int i = 0; i < mt->ncontact; i++) {
+    const csMetricsContact* c = &mt->contact[i];
+    // the set's total at the start, counted at its first element
+    double total = 0, deepest = -INFINITY;
+    int first = 1;
+    for (int j = 0; j < mt->ncontact; j++) {
+      const csMetricsContact* o = &mt->contact[j];
+      if (j == i || (c->set >= 0 && o->set == c->set)) {
+        first &= j >= i;
+        total += o->fn0;
+        deepest = fmax(deepest, o->penetration0);
+      }
+    }
+    if (!first || !(c->weight > 0)) {
+      continue;
+    }
+    double ratio = total / c->weight;
+    if (ratio > CS_METRICS_KICK_RATIO && ratio > worst) {
+      worst = ratio;
+      at = i;
+      fn = total;
+      depth = deepest;
+    }
+  }
+  if (at < 0) {
+    return;
+  }
+  const csMetricsContact* c = &mt->contact[at];
+  char where[192];
+  if (depth > 0) {
+    snprintf(where, sizeof(where), "starts %.3g mm inside plane '%s'", 1e3 * depth,
+             m->plane[c->plane].name);
+  } else {
+    snprintf(where, sizeof(where), "starts %.3g mm above plane '%s' but within reach of its force",
+             -1e3 * depth, m->plane[c->plane].name);
+  }
+  cs_metricsNote(mt,
+                 "contact '%s' (%s) %s: it pushes with %.4g N at t = 0, %.1f times the %.4g N "
+                 "weight it carries, so the body is kicked off instead of placed and the first "
+                 "instants are an artefact; start it clear of the contact's reach (or at its "
+                 "resting penetration) and let it settle",
+                 contactName(m, c->force), unitKind(m, c), where, fn, worst, c->weight);
+}
+
+
 int cs_metricsInit(csMetrics* mt, const csModel* m, csData* d) {
   // zero everything first, so that cs_metricsFree works whatever fails below
   memset(mt, 0, sizeof(*mt));
@@ -183,7 +276,8 @@ int cs_metricsInit(csMetrics* mt, const csModel* m, csData* d) {
   mt->set_fn = csu_malloc(sizeof(double) * (size_t)(2 * mt->nset + 1));
   mt->nforce = m->nforce;
   mt->contact_of = csu_malloc(sizeof(int) * (size_t)(m->nforce + 1));
-  if (!mt->contact || !mt->set_fn || !mt->contact_of) {
+  mt->window = csu_malloc(sizeof(csMetricsWindow) * (size_t)(n + mt->nset + 1));
+  if (!mt->contact || !mt->set_fn || !mt->contact_of || !mt->window) {
     cs_metricsFree(mt);
     return -1;
   }
@@ -208,8 +302,20 @@ int cs_metricsInit(csMetrics* mt, const csModel* m, csData* d) {
     c->body = f->ref[CS_REF_BODY];
     c->plane = f->ref[CS_REF_PLANE];
     c->set = f->group;
+    c->fn_extra = -1;
+    for (int x = 0; x < k->nextra; x++) {
+      if (strcmp(k->extranames[x], "normal_force") == 0) {
+        c->fn_extra = x;
+      }
+    }
     c->sphere = k->contact == CS_CONTACT_SPHERE;
     c->radius = c->sphere ? f->param[CS_SLOT_RADIUS] : 0.0;
+    // what the contact holds up: the touching body's tree, and the plane's if it moves
+    int pb = c->plane >= 0 && c->plane < m->nplane ? m->plane[c->plane].body : 0;
+    c->weight = g * treeMass(m, c->body);
+    if (treeRoot(m, pb) != treeRoot(m, c->body)) {
+      c->weight += g * treeMass(m, pb);
+    }
     // a contact counts as loaded above a thousandth of its body's weight (at least 1 micronewton),
     // so that a grazing touch of a soft model is not taken for sliding under load
     double mass = c->body > 0 && c->body < m->nbody ? m->body[c->body].mass : 0.0;
@@ -229,10 +335,17 @@ int cs_metricsInit(csMetrics* mt, const csModel* m, csData* d) {
   double ke = cs_kineticEnergy(m, d), pe = cs_potentialEnergy(m, d);
   mt->e0 = ke + pe + cs_dissipatedEnergy(m, d);
   mt->escale = fmax(fmax(fabs(mt->e0), ke + fabs(pe)), 1e-12);
+  for (int j = 0; j < mt->ncontact + mt->nset; j++) {
+    memset(&mt->window[j], 0, sizeof(csMetricsWindow));
+    mt->window[j].t0 = d->t;
+  }
   for (int j = 0; j < mt->ncontact; j++) {
     csMetricsContact* c = &mt->contact[j];
     contactSample s;
     sampleContact(m, d, c, &s);
+    c->fn0 = c->fn = s.fn;
+    c->penetration0 = -s.gap;
+    c->gap = s.gap;
     c->prev_xy[0] = s.xy[0];
     c->prev_xy[1] = s.xy[1];
     c->prev_slip[0] = s.slip[0];
@@ -248,6 +361,7 @@ int cs_metricsInit(csMetrics* mt, const csModel* m, csData* d) {
   }
   // parameter checks that depend only on the model and the initial pose
   checkExpSprings(mt, m, d);
+  checkInitialKick(mt, m);
   return 0;
 }
 
@@ -292,6 +406,8 @@ static void sampleAll(csMetrics* mt, const csModel* m, csData* d, int step) {
       mt->peak_normal_force = fmax(mt->peak_normal_force, s.fn);
     }
     if (!step) {
+      c->fn = s.fn;
+      c->gap = s.gap;
       continue;
     }
     // tangential displacement of the contact point since the previous step
@@ -306,8 +422,8 @@ static void sampleAll(csMetrics* mt, const csModel* m, csData* d, int step) {
     }
     // only loaded contacts count: a station in the air moves freely and slides on nothing
     if (s.fn > c->loaded_above) {
-      distance += hypot(dx, dy);
-      speed += hypot(s.slip[0], s.slip[1]);
+      distance += sqrt(dx * dx + dy * dy);
+      speed += sqrt(s.slip[0] * s.slip[0] + s.slip[1] * s.slip[1]);
       loaded++;
     }
     // this sample is the reference for the next step of the contact's group
@@ -347,8 +463,33 @@ void cs_metricsStep(csMetrics* mt, const csModel* m, csData* d) {
 }
 
 
+// add a normal force sample at time t to a window; a full window becomes the last complete one
+static void windowAdd(csMetricsWindow* w, double t, double fn) {
+  if (t - w->t0 >= CS_METRICS_WINDOW && w->n > 0) {
+    w->pt0 = w->t0;
+    w->pmin = w->min;
+    w->pmax = w->max;
+    w->psum = w->sum;
+    w->pn = w->n;
+    w->t0 = t;
+    w->n = 0;
+  }
+  w->min = w->n ? fmin(w->min, fn) : fn;
+  w->max = w->n ? fmax(w->max, fn) : fn;
+  w->sum = w->n ? w->sum + fn : fn;
+  w->n++;
+}
+
+
 void cs_metricsReport(csMetrics* mt, const csModel* m, csData* d) {
   sampleAll(mt, m, d, 0);
+  // the normal-force windows of every contact and every set
+  for (int i = 0; i < mt->ncontact; i++) {
+    windowAdd(&mt->window[i], d->t, mt->contact[i].fn);
+  }
+  for (int s = 0; s < mt->nset; s++) {
+    windowAdd(&mt->window[mt->ncontact + s], d->t, mt->set_fn[s]);
+  }
   // energy balance
   double e = cs_kineticEnergy(m, d) + cs_potentialEnergy(m, d) + cs_dissipatedEnergy(m, d);
   double err = fabs(e - mt->e0) / mt->escale;
@@ -359,7 +500,140 @@ void cs_metricsReport(csMetrics* mt, const csModel* m, csData* d) {
 }
 
 
+// The normal damping a contact would need for a damping ratio of about 1/2 when resting with
+// penetration x under its share of weight, and the key that sets it; NAN when unknown. Near rest
+// a contact is a spring k_eff = dF/dx with a damper c_eff = dF/dxdot carrying m = F/g:
+//   exponential spring  k = d2 F, c = cz F         zeta = cz sqrt(g / d2) / 2
+//   linear penalty      k = F / x, c = c F          zeta = c sqrt(g x) / 2
+//   Hertz               k = 1.5 F / x, c = 1.5 c F  zeta = c sqrt(1.5 g x) / 2
+static double dampingForHalf(const csModel* m, const csMetricsContact* c, double x, double* now,
+                             const char** key) {
+  const csForce* f = &m->force[c->force];
+  double g = csu_norm(m->gravity);
+  *key = "dissipation";
+  *now = cs_metricsParam(f, "dissipation");
+  if (f->kind == CS_FORCE_EXP_SPRING) {
+    *key = "cz";
+    *now = cs_metricsParam(f, "cz");
+    return sqrt(cs_metricsParam(f, "d2") / g);
+  }
+  if (!(x > 0)) {
+    return NAN;
+  }
+  if (f->kind == CS_FORCE_COMPLIANT_POINT) {
+    return 1.0 / sqrt(g * x);
+  }
+  return 1.0 / sqrt(1.5 * g * x);
+}
+
+
+// Normal-force checks at the end of a run: a contact that floats above its plane while loaded,
+// a body still bouncing or rocking long after the start, and a peak force out of all proportion
+// to the weight carried. Each is reported once, for the worst contact set.
+static void checkNormalForces(csMetrics* mt, const csModel* m, const csData* d) {
+  int floatAt = -1, bounceAt = -1, peakAt = -1;
+  double floatGap = 0, bounceAmp = 0, peakRatio = CS_METRICS_PEAK_RATIO;
+  for (int i = 0; i < mt->ncontact; i++) {
+    const csMetricsContact* c = &mt->contact[i];
+    if (!(c->weight > 0)) {
+      continue;
+    }
+    int nset = 0;
+    for (int j = 0; j < mt->ncontact; j++) {
+      nset += j == i || (c->set >= 0 && mt->contact[j].set == c->set);
+    }
+    // floating: loaded with a gap between the surfaces (the exponential spring rests above its
+    // plane by design, d0 and d1 setting how far, so it is not judged by this)
+    if (m->force[c->force].kind != CS_FORCE_EXP_SPRING && c->fn > 0.05 * c->weight / nset &&
+        c->gap > CS_METRICS_FLOAT_GAP && c->gap > floatGap) {
+      floatGap = c->gap;
+      floatAt = i;
+    }
+    // still bouncing or rocking: in the last complete window, long enough after the start, the
+    // contact (its set, or the lone element) stays loaded throughout (a body in free flight
+    // between bounces is not vibrating on its contacts) while its total normal force swings by
+    // more than a quarter of the weight carried. The total is used rather than each element's
+    // share, which moves with the load path (a spinning or sliding block shifts its load from
+    // corner to corner without any vibration).
+    const csMetricsWindow* w = c->set >= 0 ? &mt->window[mt->ncontact + c->set] : &mt->window[i];
+    if (w->pn >= 5 && w->pt0 >= CS_METRICS_SETTLE && w->pmin > 0.05 * c->weight) {
+      double amp = (w->pmax - w->pmin) / c->weight;
+      if (amp > 0.25 && amp > bounceAmp) {
+        bounceAmp = amp;
+        bounceAt = i;
+      }
+    }
+    // peak force of the set (or the lone element) against the weight carried
+    double peak = c->set >= 0 ? mt->set_peak[c->set] : c->peak_fn;
+    if (peak / c->weight > peakRatio) {
+      peakRatio = peak / c->weight;
+      peakAt = i;
+    }
+  }
+  if (floatAt >= 0) {
+    const csMetricsContact* c = &mt->contact[floatAt];
+    const csForce* f = &m->force[c->force];
+    double bd = cs_metricsParam(f, "hertz_smoothing"), cf = cs_metricsParam(f,
+                                                                            "constant_contact_force");
+    char remedy[200];
+    if (!isnan(bd)) {
+      snprintf(remedy, sizeof(remedy),
+               "its force reaches beyond contact (constant_contact_force = %.3g, "
+               "hertz_smoothing = %.4g 1/m): raise hertz_smoothing (e.g. %.4g) or lower "
+               "constant_contact_force",
+               cf, bd, 10 * bd);
+    } else {
+      snprintf(remedy, sizeof(remedy), "check the geometry (radius, points) and the plane");
+    }
+    cs_metricsNote(mt,
+                   "contact '%s' (%s) holds body '%s' up %.3g mm above plane '%s' at the end "
+                   "with %.4g N of normal force and no penetration: heights and ground clearance "
+                   "read from this run are off by that much; %s",
+                   contactName(m, c->force), unitKind(m, c), m->body[c->body].name,
+                   1e3 * c->gap, m->plane[c->plane].name, c->fn, remedy);
+  }
+  if (bounceAt >= 0) {
+    const csMetricsContact* c = &mt->contact[bounceAt];
+    const csMetricsWindow* w =
+        c->set >= 0 ? &mt->window[mt->ncontact + c->set] : &mt->window[bounceAt];
+    double now = NAN;
+    const char* key = "dissipation";
+    double x = fmax(-c->gap, 0.0);
+    double need = dampingForHalf(m, c, x, &now, &key);
+    char remedy[160];
+    if (isfinite(need) && !(now >= need)) {
+      snprintf(remedy, sizeof(remedy), "raise %s (now %.3g s/m) to about %.3g s/m", key, now,
+               need);
+    } else {
+      snprintf(remedy, sizeof(remedy), "raise %s", key);
+    }
+    cs_metricsNote(mt,
+                   "contact '%s' (%s) is still bouncing or rocking on its plane at t = %.3g-%.3g "
+                   "s: its normal force swings "
+                   "between %.4g and %.4g N (mean %.4g N, weight carried %.4g N); the normal "
+                   "direction is under-damped and the vibration is the contact model's, not "
+                   "the body's; for a damping ratio of about 1/2 %s",
+                   contactName(m, c->force), unitKind(m, c), w->pt0, w->pt0 + CS_METRICS_WINDOW,
+                   w->pmin, w->pmax, w->psum / w->pn, c->weight, remedy);
+  }
+  if (peakAt >= 0) {
+    const csMetricsContact* c = &mt->contact[peakAt];
+    double peak = c->set >= 0 ? mt->set_peak[c->set] : c->peak_fn;
+    cs_metricsNote(mt,
+                   "contact '%s' (%s) reached a peak normal force of %.4g N, %.0f times the "
+                   "%.4g N weight it carries (a foot in walking, running or landing sees a few "
+                   "body weights, and even a rubber ball dropped half a metre onto a hard floor "
+                   "stays below 200): check for an initial penetration, a contact far stiffer "
+                   "than the tissue or shoe it models, or too little dissipation, and look at "
+                   "E.normal_force around the peak",
+                   contactName(m, c->force), unitKind(m, c), peak, peakRatio, c->weight);
+  }
+  (void)d;
+}
+
+
 void cs_metricsFinish(csMetrics* mt, const csModel* m, const csData* d) {
+  checkNormalForces(mt, m, d);
   // penetration deeper than a sphere's radius, or than 1 cm for a point, per set
   for (int i = 0; i < mt->ncontact; i++) {
     const csMetricsContact* c = &mt->contact[i];
@@ -424,6 +698,10 @@ void cs_metricsFree(csMetrics* mt) {
     csu_free(mt->set_fn, sizeof(double) * (size_t)(2 * mt->nset + 1));
   }
   csu_free(mt->contact_of, sizeof(int) * (size_t)(mt->nforce + 1));
+  if (mt->window) {
+    csu_free(mt->window, sizeof(csMetricsWindow) * (size_t)(mt->ncontact + mt->nset + 1));
+  }
+  mt->window = NULL;
   // leave mt as zeroed, so that freeing twice is harmless
   mt->contact_of = NULL;
   mt->contact = NULL;

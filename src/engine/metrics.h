@@ -22,13 +22,41 @@ typedef struct csMetricsContact {
   int set;                 // contact set (m->group_name index), -1 when it belongs to none
   int sphere;              // 1: sphere kind (penetration R - h); 0: point kind (penetration -h)
   double radius;           // sphere radius, m (0 for point kinds)
+  int fn_extra;            // index of its kind's "normal_force" report value, which the kind's
+                           // apply keeps current after each dynamics stage; -1: none (the
+                           // normal force then comes from a contact report)
   double loaded_above;     // the contact is loaded when its normal force exceeds this, N
   double peak_fn;          // largest normal force seen, N
   double max_penetration;  // deepest penetration seen, m
   double prev_xy[2];       // station in the plane frame at the end of the previous step, m
   double prev_slip[2];     // slip velocity in the plane frame at the end of the previous step, m/s
   double t_prev;           // end of the previous step of its group, s
+  double weight;           // weight of the bodies the contact carries (the touching body's tree
+                           // below ground, and the plane's if that moves), N
+  double fn0;              // normal force at the start, N
+  double penetration0;     // penetration at the start (signed: < 0 is a gap), m
+  double fn;               // normal force at the latest report, N
+  double gap;              // height of the touching surface above the plane at the latest
+                           // report (sphere: centre height - radius; point: station height), m
 } csMetricsContact;
+
+// The normal force of a contact (or of a contact set) over the latest complete time window of
+// CS_METRICS_WINDOW seconds, for telling a body at rest from one still bouncing or rocking.
+typedef struct csMetricsWindow {
+  double t0, min, max, sum;  // the window being filled: start (s), extremes and sum of fn (N)
+  int n;                     // reports in it
+  double pt0, pmin, pmax, psum;  // the last complete window
+  int pn;
+} csMetricsWindow;
+
+#define CS_METRICS_WINDOW 0.25       // s: length of a normal-force window
+#define CS_METRICS_SETTLE 1.0        // s: a body still bouncing this long after the start is
+                                     // called under-damped
+#define CS_METRICS_PEAK_RATIO 250.0   // peak contact force / weight carried above which a run is
+                                     // warned about
+#define CS_METRICS_KICK_RATIO 2.0    // initial contact force / weight carried above which the
+                                     // start is called a kick
+#define CS_METRICS_FLOAT_GAP 1e-3    // m: a loaded contact this far above its plane floats
 
 // Statistics of one run.
 typedef struct csMetrics {
@@ -39,6 +67,8 @@ typedef struct csMetrics {
   int nset;                    // contact sets (m->ngroup)
   double* set_fn;              // (nset) scratch: total normal force of each set at one instant, N
   double* set_peak;            // (nset) peak of that total, N
+  csMetricsWindow* window;     // (ncontact + nset) normal-force windows: each contact, then each
+                               // set
   double stick_speed;          // m/s: steps whose mean slip speed is below this count as stuck
   double e0;                   // KE + PE + dissipated at the start, J
   double escale;               // max(|E0|, KE0 + |PE0|, 1e-12), J

@@ -57,6 +57,7 @@ enum {
   EXTRA_STATION_VX,
   EXTRA_STATION_VY,
   EXTRA_STATION_VZ,
+  EXTRA_NORMAL_FORCE,  // fz, the name every contact kind gives its normal force
   EXTRA_COUNT
 };
 
@@ -112,6 +113,7 @@ static const char* const g_extraNames[EXTRA_COUNT] = {
     "fz_elastic", "fz_damping", "fxy_elastic_x", "fxy_elastic_y", "fxy_damping_x",
     "fxy_damping_y", "mu", "limit", "sliding", "p0_x", "p0_y", "p0_z",
     "station_x", "station_y", "station_z", "station_vx", "station_vy", "station_vz",
+    "normal_force",
 };
 
 // Everything the element computes for one realized state. Vectors with _P are in the plane
@@ -263,6 +265,9 @@ static double dissipatedPower(const expSpringEval* s) {
 }
 
 
+static void fillExtras(const expSpringEval* s, double* extra);
+
+
 static void expSpringApply(const csModel* m, csData* d, int e) {
   const csForce* f = &m->force[e];
   expSpringEval s;
@@ -272,13 +277,11 @@ static void expSpringApply(const csModel* m, csData* d, int e) {
   cs_applyForceAtPoint(m, d, m->plane[f->ref[CS_REF_PLANE]].body, s.p_G, csu_neg(s.f_G));
   d->force_pe[e] = potentialEnergy(f->param, &s);
   d->force_power[e] = dissipatedPower(&s);
-  // the anchor consistent with this state and the friction limit, kept for the update at the
-  // end of the step (the same values a report would show): the update then needs no second
-  // evaluation, as Simbody computes its update cache at the dynamics stage
-  double* extra = d->force_extra + f->repadr;
-  extra[EXTRA_P0_X] = s.p0new[0];
-  extra[EXTRA_P0_Y] = s.p0new[1];
-  extra[EXTRA_LIMIT] = s.limit;
+  // the report values, among them the anchor consistent with this state and the friction
+  // limit, kept for the update at the end of the step: the update then needs no second
+  // evaluation, as Simbody computes its update cache at the dynamics stage, and per-step
+  // statistics read the normal force without one either
+  fillExtras(&s, d->force_extra + f->repadr);
 }
 
 
@@ -342,24 +345,31 @@ static void expSpringReport(const csModel* m, const csData* d, int e, csContactR
   r->force.v = s.f_G;
   r->pe = potentialEnergy(f->param, &s);
   r->power = dissipatedPower(&s);
-  extra[EXTRA_FZ_ELASTIC] = s.fzElastic;
-  extra[EXTRA_FZ_DAMPING] = s.fzDamping;
-  extra[EXTRA_FXY_ELASTIC_X] = s.elastic[0];
-  extra[EXTRA_FXY_ELASTIC_Y] = s.elastic[1];
-  extra[EXTRA_FXY_DAMPING_X] = s.damping[0];
-  extra[EXTRA_FXY_DAMPING_Y] = s.damping[1];
-  extra[EXTRA_MU] = s.mu;
-  extra[EXTRA_LIMIT] = s.limit;
-  extra[EXTRA_SLIDING] = s.sliding;
-  extra[EXTRA_P0_X] = s.p0new[0];
-  extra[EXTRA_P0_Y] = s.p0new[1];
+  fillExtras(&s, extra);
+}
+
+
+// the report values of an evaluation, in the order of g_extraNames
+static void fillExtras(const expSpringEval* s, double* extra) {
+  extra[EXTRA_FZ_ELASTIC] = s->fzElastic;
+  extra[EXTRA_FZ_DAMPING] = s->fzDamping;
+  extra[EXTRA_FXY_ELASTIC_X] = s->elastic[0];
+  extra[EXTRA_FXY_ELASTIC_Y] = s->elastic[1];
+  extra[EXTRA_FXY_DAMPING_X] = s->damping[0];
+  extra[EXTRA_FXY_DAMPING_Y] = s->damping[1];
+  extra[EXTRA_MU] = s->mu;
+  extra[EXTRA_LIMIT] = s->limit;
+  extra[EXTRA_SLIDING] = s->sliding;
+  extra[EXTRA_P0_X] = s->p0new[0];
+  extra[EXTRA_P0_Y] = s->p0new[1];
   extra[EXTRA_P0_Z] = 0.0;
-  extra[EXTRA_STATION_X] = s.p_P.x;
-  extra[EXTRA_STATION_Y] = s.p_P.y;
-  extra[EXTRA_STATION_Z] = s.p_P.z;
-  extra[EXTRA_STATION_VX] = s.v_P.x;
-  extra[EXTRA_STATION_VY] = s.v_P.y;
-  extra[EXTRA_STATION_VZ] = s.v_P.z;
+  extra[EXTRA_STATION_X] = s->p_P.x;
+  extra[EXTRA_STATION_Y] = s->p_P.y;
+  extra[EXTRA_STATION_Z] = s->p_P.z;
+  extra[EXTRA_STATION_VX] = s->v_P.x;
+  extra[EXTRA_STATION_VY] = s->v_P.y;
+  extra[EXTRA_STATION_VZ] = s->v_P.z;
+  extra[EXTRA_NORMAL_FORCE] = s->fz;
 }
 
 

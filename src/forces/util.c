@@ -150,6 +150,14 @@ void cs_applyContact(const csModel* m, csData* d, int e, const csContactEval* c)
   }
   d->force_pe[e] = c->pe;
   d->force_power[e] = c->power;
+  // the report extras as well: after the dynamics stage they hold what a report would show, so
+  // that per-step statistics read the normal force without evaluating the contact again
+  double* extra = d->force_extra + f->repadr;
+  extra[0] = c->x;
+  extra[1] = c->xdot;
+  extra[2] = c->fn;
+  extra[3] = c->ff;
+  extra[4] = c->slip;
 }
 
 

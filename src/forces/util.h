@@ -90,7 +90,8 @@ void csu_contactFinish(csContactEval* c, csVec3 nout_G, csVec3 vtan_G, double fn
 
 // Apply an evaluated contact of element e: when c->active, c->force on the touching body and its
 // opposite on the plane's body, both at c->point (ground ignores its share); always sets
-// d->force_pe[e] and d->force_power[e]. Allocates nothing.
+// d->force_pe[e], d->force_power[e] and the element's report extras (as csu_fillContactReport
+// does). Allocates nothing.
 void cs_applyContact(const csModel* m, csData* d, int e, const csContactEval* c);
 
 // Fill a contact report from an evaluated contact: point, force on the touching body with zero

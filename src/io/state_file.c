@@ -96,7 +96,10 @@ uint64_t cs_modelFingerprint(const csModel* m) {
 
 // one value per line: hexadecimal (exact), then the decimal value and what it is, for people
 static void writeValue(FILE* f, double v, const char* what, const char* name, int index) {
-  fprintf(f, "%a  # %.17g %s", v, v, what);
+  fprintf(f, "%a  # %.17g", v, v);
+  if (what[0]) {
+    fprintf(f, " %s", what);
+  }
   if (name) {
     fprintf(f, " %s", name);
   }

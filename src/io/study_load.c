@@ -93,9 +93,7 @@ void csu_randomSeed(csRandom* r, uint64_t seed) {
 }
 
 
-static uint64_t rotl(uint64_t x, int k) {
-  return (x << k) | (x >> (64 - k));
-}
+static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 
 
 // xoshiro256** 1.0 (Blackman and Vigna, 2018)
@@ -114,9 +112,7 @@ uint64_t csu_randomNext(csRandom* r) {
 
 
 // the top 53 bits, scaled by 2^-53: every double in [0, 1) on that grid equally likely
-double csu_randomUniform(csRandom* r) {
-  return (double)(csu_randomNext(r) >> 11) * 0x1.0p-53;
-}
+double csu_randomUniform(csRandom* r) { return (double)(csu_randomNext(r) >> 11) * 0x1.0p-53; }
 
 
 // Marsaglia's polar method: a point uniform in the unit disc gives a normal deviate through one
@@ -150,8 +146,8 @@ typedef struct Reader {
 static size_t pushKey(Reader* rd, const char* key) {
   size_t old = rd->pathlen;
   int n = snprintf(rd->path + old, sizeof(rd->path) - old, old ? ".%s" : "%s", key);
-  rd->pathlen = n > 0 && (size_t)n < sizeof(rd->path) - old ? old + (size_t)n
-                                                             : sizeof(rd->path) - 1;
+  rd->pathlen =
+      n > 0 && (size_t)n < sizeof(rd->path) - old ? old + (size_t)n : sizeof(rd->path) - 1;
   return old;
 }
 
@@ -159,8 +155,8 @@ static size_t pushKey(Reader* rd, const char* key) {
 static size_t pushIndex(Reader* rd, long i) {
   size_t old = rd->pathlen;
   int n = snprintf(rd->path + old, sizeof(rd->path) - old, "[%ld]", i);
-  rd->pathlen = n > 0 && (size_t)n < sizeof(rd->path) - old ? old + (size_t)n
-                                                             : sizeof(rd->path) - 1;
+  rd->pathlen =
+      n > 0 && (size_t)n < sizeof(rd->path) - old ? old + (size_t)n : sizeof(rd->path) - 1;
   return old;
 }
 #pragma GCC diagnostic pop
@@ -378,7 +374,6 @@ static int addJson(Reader* rd, const cJSON* item) {
 
 // {"key": K, "values": [v, ...]} or {"keys": [K1, K2], "values": [[v1, v2], ...]}
 static int readValuesAxis(Reader* rd, const cJSON* obj, csStudyAxis* ax) {
-  csStudy* s = rd->s;
   const cJSON* key = cJSON_GetObjectItemCaseSensitive(obj, "key");
   const cJSON* keys = cJSON_GetObjectItemCaseSensitive(obj, "keys");
   const cJSON* values = cJSON_GetObjectItemCaseSensitive(obj, "values");
@@ -439,7 +434,6 @@ static int readValuesAxis(Reader* rd, const cJSON* obj, csStudyAxis* ax) {
   }
   popPath(rd, old);
   ax->npoint = p;
-  (void)s;
   return 0;
 }
 
@@ -479,8 +473,8 @@ static int readRangeAxis(Reader* rd, const cJSON* obj, csStudyAxis* ax) {
     popPath(rd, o2);
   }
   if (logScale && !(a > 0 && b > 0)) {
-    return fail(rd, "a log range needs \"from\" and \"to\" both positive, not %.17g and %.17g",
-                a, b);
+    return fail(rd, "a log range needs \"from\" and \"to\" both positive, not %.17g and %.17g", a,
+                b);
   }
   // n points with both ends exact: the interior ones at equal steps in x or in log x
   for (long i = 0; i < n; i++) {
@@ -500,8 +494,8 @@ static int readRangeAxis(Reader* rd, const cJSON* obj, csStudyAxis* ax) {
 // one random parameter: {"key": K, "distribution": "uniform" | "log_uniform", "min", "max"}
 // or {"key": K, "distribution": "normal", "mean", "std"}
 typedef struct RandomParam {
-  int kind;        // 0 uniform, 1 log-uniform, 2 normal
-  double a, b;     // min and max, or mean and standard deviation
+  int kind;     // 0 uniform, 1 log-uniform, 2 normal
+  double a, b;  // min and max, or mean and standard deviation
 } RandomParam;
 
 
@@ -592,11 +586,15 @@ static int readRandomAxis(Reader* rd, const cJSON* obj, csStudyAxis* ax, csRando
     for (int k = 0; k < np; k++) {
       double x;
       switch (rp[k].kind) {
-        case 0: x = rp[k].a + (rp[k].b - rp[k].a) * csu_randomUniform(rng); break;
+        case 0:
+          x = rp[k].a + (rp[k].b - rp[k].a) * csu_randomUniform(rng);
+          break;
         case 1:
           x = exp(log(rp[k].a) + (log(rp[k].b) - log(rp[k].a)) * csu_randomUniform(rng));
           break;
-        default: x = rp[k].a + rp[k].b * csu_randomNormal(rng); break;
+        default:
+          x = rp[k].a + rp[k].b * csu_randomNormal(rng);
+          break;
       }
       if (addNumber(rd, x) != 0) {
         return -1;
@@ -614,8 +612,9 @@ static int readRandomAxis(Reader* rd, const cJSON* obj, csStudyAxis* ax, csRando
 static int readAxis(Reader* rd, const cJSON* obj, csRandom* rng) {
   csStudy* s = rd->s;
   if (!cJSON_IsObject(obj)) {
-    return fail(rd, "expected an object: {\"key\", \"values\"}, {\"keys\", \"values\"}, "
-                    "{\"key\", \"range\"} or {\"random\"}");
+    return fail(rd,
+                "expected an object: {\"key\", \"values\"}, {\"keys\", \"values\"}, "
+                "{\"key\", \"range\"} or {\"random\"}");
   }
   if (s->naxis >= CS_STUDY_MAX_AXES) {
     return fail(rd, "a study has at most %d axes", CS_STUDY_MAX_AXES);
@@ -737,8 +736,8 @@ static cJSON* parseFile(const char* path, uint64_t* hash, csError* err) {
 // the top level: scene, models, set, parameters, seed, repeats
 static int readStudy(Reader* rd, const cJSON* root) {
   csStudy* s = rd->s;
-  static const char* const keys[] = {"description", "scene", "models", "set", "parameters",
-                                     "seed", "repeats", NULL};
+  static const char* const keys[] = {"description", "scene", "models",  "set",
+                                     "parameters",  "seed",  "repeats", NULL};
   if (!cJSON_IsObject(root)) {
     return fail(rd, "a study is a JSON object");
   }
@@ -916,9 +915,7 @@ void cs_deleteStudy(csStudy* s) {
 }
 
 
-long cs_studyRunCount(const csStudy* s, int nmodel) {
-  return s->npoint * nmodel * s->repeats;
-}
+long cs_studyRunCount(const csStudy* s, int nmodel) { return s->npoint * nmodel * s->repeats; }
 
 
 void cs_studyDecode(const csStudy* s, int nmodel, long index, long* point, int* model,

@@ -9,15 +9,15 @@
 #ifndef CONTACTSIM_STUDY_LOAD_H
 #define CONTACTSIM_STUDY_LOAD_H
 
-#include <stdint.h>
-
 #include "contactsim/contactsim.h"
 
-#define CS_STUDY_MAX_MODELS 32    // contact models of one study
-#define CS_STUDY_MAX_KEYS 64      // parameter keys (over every axis) of one study
-#define CS_STUDY_MAX_AXES 32      // axes of the grid
-#define CS_STUDY_MAX_SET 64       // fixed overrides ("set")
-#define CS_STUDY_MAX_VALUE 256    // longest JSON text of one value, with the terminating zero
+#include <stdint.h>
+
+#define CS_STUDY_MAX_MODELS 32       // contact models of one study
+#define CS_STUDY_MAX_KEYS 64         // parameter keys (over every axis) of one study
+#define CS_STUDY_MAX_AXES 32         // axes of the grid
+#define CS_STUDY_MAX_SET 64          // fixed overrides ("set")
+#define CS_STUDY_MAX_VALUE 256       // longest JSON text of one value, with the terminating zero
 #define CS_STUDY_MAX_RUNS 10000000L  // most runs of one study (a guard against typos in "n")
 
 // How the points of an axis were given.
@@ -30,37 +30,37 @@ typedef enum csStudyAxisKind {
 // One axis of the grid: npoint points, each giving a value to nkey keys.
 typedef struct csStudyAxis {
   csStudyAxisKind kind;
-  int keyadr;           // first key of the axis in csStudy.key
-  int nkey;             // keys the axis sets together
-  long npoint;          // points of the axis
-  long valueadr;        // first value in csStudy.value_adr: (npoint x nkey), point-major
+  int keyadr;     // first key of the axis in csStudy.key
+  int nkey;       // keys the axis sets together
+  long npoint;    // points of the axis
+  long valueadr;  // first value in csStudy.value_adr: (npoint x nkey), point-major
 } csStudyAxis;
 
 // A study, read from its file. Plain arrays of fixed size for the small parts; the values (one
 // per point and key) in three arrays allocated by the loader and freed by cs_deleteStudy.
 typedef struct csStudy {
-  char file[CS_MAX_PATH];                     // study file as given
-  char scene[2 * CS_MAX_PATH];                // scene path, resolved against the study's folder
-  uint64_t hash;                              // FNV-1a 64 of the study file's bytes
-  uint64_t seed;                              // seed of the random samples
-  int repeats;                                // runs per point and model (>= 1)
-  int nmodel;                                 // models listed (0: every block of the scene)
+  char file[CS_MAX_PATH];                        // study file as given
+  char scene[2 * CS_MAX_PATH];                   // scene path, resolved against the study's folder
+  uint64_t hash;                                 // FNV-1a 64 of the study file's bytes
+  uint64_t seed;                                 // seed of the random samples
+  int repeats;                                   // runs per point and model (>= 1)
+  int nmodel;                                    // models listed (0: every block of the scene)
   char model[CS_STUDY_MAX_MODELS][CS_MAX_NAME];  // (nmodel) contact model names
-  int nset;                                   // fixed overrides applied to every run
+  int nset;                                      // fixed overrides applied to every run
   char set_key[CS_STUDY_MAX_SET][CS_MAX_PATH];   // (nset) key paths
   char set_value[CS_STUDY_MAX_SET][CS_STUDY_MAX_VALUE];  // (nset) JSON texts
-  int nkey;                                   // parameter keys over all axes
-  char key[CS_STUDY_MAX_KEYS][CS_MAX_PATH];   // (nkey) key paths, in file order
-  int naxis;                                  // axes of the grid
-  csStudyAxis axis[CS_STUDY_MAX_AXES];        // (naxis)
-  long nvalue;                                // values over all axes
-  long* value_adr;                            // (nvalue) offset of each value's text in text
-  double* value_number;                       // (nvalue) the value when it is a number, else NAN
-  char* text;                                 // (ntext) zero-terminated JSON texts
-  long ntext;                                 // bytes used in text
-  long text_capacity;                         // bytes allocated for text
-  long value_capacity;                        // entries allocated for value_adr, value_number
-  long npoint;                                // points of the grid (product of the axes')
+  int nkey;                                              // parameter keys over all axes
+  char key[CS_STUDY_MAX_KEYS][CS_MAX_PATH];              // (nkey) key paths, in file order
+  int naxis;                                             // axes of the grid
+  csStudyAxis axis[CS_STUDY_MAX_AXES];                   // (naxis)
+  long nvalue;                                           // values over all axes
+  long* value_adr;       // (nvalue) offset of each value's text in text
+  double* value_number;  // (nvalue) the value when it is a number, else NAN
+  char* text;            // (ntext) zero-terminated JSON texts
+  long ntext;            // bytes used in text
+  long text_capacity;    // bytes allocated for text
+  long value_capacity;   // entries allocated for value_adr, value_number
+  long npoint;           // points of the grid (product of the axes')
 } csStudy;
 
 // Load a study file. Returns NULL with err filled (file, JSON path, line, column, message).
@@ -73,8 +73,7 @@ void cs_deleteStudy(csStudy* s);
 long cs_studyRunCount(const csStudy* s, int nmodel);
 // Decode run `index` (0 <= index < cs_studyRunCount): the grid point, the model and the repeat.
 // Runs are ordered point by point (the first axis varies slowest), then model, then repeat.
-void cs_studyDecode(const csStudy* s, int nmodel, long index, long* point, int* model,
-                    int* repeat);
+void cs_studyDecode(const csStudy* s, int nmodel, long index, long* point, int* model, int* repeat);
 // The value of key k at grid point `point`: its JSON text, and its number (NAN for a value that
 // is not a number) through number (nullable). s not NULL.
 const char* cs_studyValue(const csStudy* s, long point, int k, double* number);
@@ -109,10 +108,10 @@ double csu_randomNormal(csRandom* r);
 
 // What a sweep directory's manifest (DIR/sweep.json) records about the study that made it.
 typedef struct csSweepManifest {
-  char study[4 * CS_MAX_PATH];   // absolute path of the study file
-  char study_hash[32];           // "fnv1a64:" and 16 hex digits
-  char scene_hash[32];           // the same, of the scene file
-  long nrun;                     // runs of the study
+  char study[4 * CS_MAX_PATH];  // absolute path of the study file
+  char study_hash[32];          // "fnv1a64:" and 16 hex digits
+  char scene_hash[32];          // the same, of the scene file
+  long nrun;                    // runs of the study
 } csSweepManifest;
 // Read DIR/sweep.json's identifying fields. Returns 0, or -1 with err filled.
 int cs_readSweepManifest(const char* path, csSweepManifest* out, csError* err);

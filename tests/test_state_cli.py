@@ -1,0 +1,219 @@
+#!/usr/bin/env python3
+"""Checkpoints from the command line: `run --save-state` at the end and on interruption,
+`run --initial-state` to continue; the continued run matches the uninterrupted one to the
+integration tolerance, starts from exactly the saved values (the exponential springs' Sliding
+and anchors), and bad checkpoints are refused with exit 2.
+Usage: test_state_cli.py PATH/TO/contactsim"""
+import csv
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+EXE = os.path.abspath(sys.argv[1])
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+INCLINE = os.path.join(ROOT, "scenes", "exp_spring_incline.json")
+TMP = tempfile.mkdtemp()
+results = []
+
+
+def run(*args, timeout=120):
+    p = subprocess.run([EXE, *args], capture_output=True, text=True, timeout=timeout, cwd=TMP)
+    return p.returncode, p.stdout, p.stderr
+
+
+def case(fn):
+    try:
+        fn()
+        results.append((fn.__name__, None))
+        print(f"ok: {fn.__name__}")
+    except Exception as e:  # a failed check or a crash of the test itself
+        results.append((fn.__name__, e))
+        print(f"FAIL: {fn.__name__}: {e!r}")
+    return fn
+
+
+def check(cond, msg):
+    if not cond:
+        raise AssertionError(msg)
+
+
+def tmp(name):
+    return os.path.join(TMP, name)
+
+
+def read_csv(path):
+    with open(path) as f:
+        rows = list(csv.reader(f))
+    return rows[0], [[float(x) for x in r] for r in rows[1:]]
+
+
+def read_state(path):
+    """The checkpoint's sections as {name: [values]} (hexadecimal floats, exactly)."""
+    out, key, left = {}, None, 0
+    with open(path) as f:
+        for line in f:
+            line = line.split("#", 1)[0].strip()
+            if not line:
+                continue
+            if left:
+                out[key].append(float.fromhex(line))
+                left -= 1
+                continue
+            parts = line.split()
+            if parts[0] in ("t", "t_commit"):
+                out[parts[0]] = float.fromhex(parts[1])
+            elif parts[0] in ("q", "u", "z", "discrete", "auto"):
+                key, left = parts[0], int(parts[1])
+                out[key] = []
+            else:
+                out[parts[0]] = parts[1:]
+    return out
+
+
+@case
+def continued_run_matches_uninterrupted():
+    # the block sticks until the scheduled change at 2 s, then slides: stop at 2.5 s, sliding
+    code, _, err = run("run", INCLINE, "-q", "-o", tmp("full.csv"))
+    check(code == 0, err)
+    code, _, err = run("run", INCLINE, "-q", "--duration", "2.5", "-o", tmp("first.csv"),
+                       "--save-state", tmp("at25.state"))
+    check(code == 0, err)
+    state = read_state(tmp("at25.state"))
+    check(state["t"] == 2.5, f"the checkpoint is at t = {state['t']}")
+    check(state["contactsim-state"] == ["1"], "format version 1")
+    code, _, err = run("run", INCLINE, "-q", "--forces", "--initial-state", tmp("at25.state"),
+                       "-o", tmp("second.csv"))
+    check(code == 0, err)
+    head, full = read_csv(tmp("full.csv"))
+    head2, second = read_csv(tmp("second.csv"))
+    # the continued run starts at the saved time and reports on the same grid to the same end
+    check(second[0][0] == 2.5, f"first row at t = {second[0][0]}")
+    check(second[-1][0] == full[-1][0] == 4.0, "both end at the scene's end time, 4 s")
+    times = [r[0] for r in full if r[0] >= 2.5]
+    check([r[0] for r in second] == times, "the continued run reports at the same times")
+    # the same motion to the integration tolerance (rtol 1e-6, atol 1e-8 of the scene): the
+    # block slides 2.7 m in the last 1.5 s
+    for name in ("block.px", "block.py", "block.pz", "block.vx", "block.vz"):
+        a, b = full[-1][head.index(name)], second[-1][head2.index(name)]
+        check(abs(a - b) < 1e-5, f"{name}: uninterrupted {a!r}, continued {b!r}")
+    # the first row uses exactly the saved Sliding values (auto-update 2 of each corner) and
+    # the saved friction coefficients (changed to 0.2 by the scene at 2 s)
+    for k in range(4):
+        sliding = second[0][head2.index(f"block.{k}.sliding")]
+        check(sliding == state["auto"][3 * k + 2],
+              f"corner {k}: Sliding {sliding!r}, saved {state['auto'][3 * k + 2]!r}")
+        mu = second[0][head2.index(f"block.{k}.mu")]
+        check(mu <= 0.2 + 1e-15, f"corner {k}: mu {mu} after the change to 0.2")
+    check(state["discrete"][0] == 0.2, "mu_static saved as changed by the scene")
+
+
+@case
+def chained_runs_match_uninterrupted():
+    # 0 -> 1.25 s (stuck) -> 3 s (through the change at 2 s) -> 4 s: three runs, two
+    # checkpoints, the same end as one run
+    code, _, err = run("run", INCLINE, "-q", "-o", tmp("full.csv"))
+    check(code == 0, err)
+    code, _, err = run("run", INCLINE, "-q", "--duration", "1.25", "-o", tmp("a.csv"),
+                       "--save-state", tmp("a.state"))
+    check(code == 0, err)
+    code, _, err = run("run", INCLINE, "-q", "--duration", "3", "--initial-state",
+                       tmp("a.state"), "-o", tmp("b.csv"), "--save-state", tmp("b.state"))
+    check(code == 0, err)
+    code, _, err = run("run", INCLINE, "-q", "--initial-state", tmp("b.state"), "-o",
+                       tmp("c.csv"), "--save-state", tmp("b.state"))  # overwrite: allowed
+    check(code == 0, err)
+    a, b = read_state(tmp("a.state")), read_state(tmp("b.state"))
+    check(a["fingerprint"] == b["fingerprint"], "one scene, one fingerprint")
+    check(a["discrete"][0] == 0.7 and b["discrete"][0] == 0.2,
+          "the scheduled change at 2 s was applied in the middle run, once")
+    check(b["t"] == 4.0, "the last checkpoint is at the end")
+    # While the block sticks, its anchors are updated once per step, so that the creep before
+    # the change depends on the step sizes, which a restart changes: the chained run may differ
+    # from the uninterrupted one by as much as the uninterrupted one differs from the answer
+    # (taken as a run with tolerances 100x tighter), and not more.
+    code, _, err = run("run", INCLINE, "-q", "--rtol", "1e-8", "--atol", "1e-10", "-o",
+                       tmp("tight.csv"))
+    check(code == 0, err)
+    head, full = read_csv(tmp("full.csv"))
+    _, c = read_csv(tmp("c.csv"))
+    _, tight = read_csv(tmp("tight.csv"))
+    for name in ("block.px", "block.pz", "block.vx"):
+        i = head.index(name)
+        x, y, ref = full[-1][i], c[-1][i], tight[-1][i]
+        check(abs(x - y) <= max(abs(x - ref), 1e-7),
+              f"{name}: uninterrupted {x!r}, chained {y!r}, tolerance 100x tighter {ref!r}")
+        print(f"  {name}: chained - uninterrupted {y - x:.3g}, "
+              f"uninterrupted - tighter {x - ref:.3g}")
+
+
+@case
+def interrupted_run_saves_last_row():
+    # a long run stopped by SIGINT: the checkpoint holds the state of the last CSV row
+    out, state = tmp("long.csv"), tmp("long.state")
+    p = subprocess.Popen([EXE, "run", INCLINE, "--duration", "1000",
+                          "--report-interval", "0.001", "-o", out, "--save-state", state],
+                         cwd=TMP, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 60
+    while (time.time() < deadline and p.poll() is None
+           and (not os.path.exists(out) or os.path.getsize(out) < 200000)):
+        time.sleep(0.05)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=60)
+    check(p.returncode == 128 + signal.SIGINT, f"exit {p.returncode}: {err}")
+    check(os.path.exists(state), f"no checkpoint written: {err}")
+    s = read_state(state)
+    head, rows = read_csv(out)
+    check(rows[-1][0] == s["t"], f"last row at {rows[-1][0]}, checkpoint at {s['t']}")
+    q = s["q"]
+    for i, name in enumerate(("block.qw", "block.qx", "block.qy", "block.qz", "block.px",
+                              "block.py", "block.pz")):
+        # the free joint's q is (quaternion, position) in Ground: the CSV row's pose
+        check(abs(rows[-1][head.index(name)] - q[i]) < 1e-12 * (1 + abs(q[i])),
+              f"{name}: row {rows[-1][head.index(name)]!r}, checkpoint {q[i]!r}")
+    check("saved to" in err, f"the summary says where the state went: {err}")
+    # and it continues from there
+    code, _, err = run("run", INCLINE, "-q", "--duration", str(s["t"] + 0.5),
+                       "--initial-state", state, "-o", tmp("cont.csv"))
+    check(code == 0, err)
+    _, cont = read_csv(tmp("cont.csv"))
+    check(cont[0][0] == s["t"], "the continuation starts where the interruption left off")
+
+
+@case
+def refusals():
+    code, _, err = run("run", INCLINE, "-q", "--duration", "0.5", "-o", tmp("x.csv"),
+                       "--save-state", tmp("x.state"))
+    check(code == 0, err)
+    # another scene: its structure differs
+    other = os.path.join(ROOT, "scenes", "pendulum.json")
+    code, _, err = run("run", other, "-q", "--initial-state", tmp("x.state"))
+    check(code == 2 and "x.state" in err and "exp_spring_incline" in err, err)
+    # at or after the end time
+    code, _, err = run("run", INCLINE, "-q", "--duration", "0.5", "--initial-state",
+                       tmp("x.state"))
+    check(code == 2 and "at or after the end" in err, err)
+    # a missing file, a broken one
+    code, _, err = run("run", INCLINE, "-q", "--initial-state", tmp("none.state"))
+    check(code == 2 and "none.state" in err, err)
+    with open(tmp("x.state")) as f:
+        text = f.read()
+    with open(tmp("broken.state"), "w") as f:
+        f.write(text.replace("contactsim-state 1", "contactsim-state 7"))
+    code, _, err = run("run", INCLINE, "-q", "--initial-state", tmp("broken.state"))
+    check(code == 2 and "version 7" in err and "broken.state:2" in err, err)
+    # the checkpoint may not overwrite the scene or the CSV, and must be writable
+    code, _, err = run("run", INCLINE, "-q", "-o", tmp("y.csv"), "--save-state", tmp("y.csv"))
+    check(code == 2 and "overwrite" in err, err)
+    code, _, err = run("run", INCLINE, "-q", "--save-state", "/no/such/dir/s.state")
+    check(code == 2 and "cannot write" in err, err)
+    # the refused runs truncated nothing
+    check(os.path.getsize(tmp("x.state")) > 0, "the good checkpoint is intact")
+
+
+passed = sum(1 for _, e in results if e is None)
+failed = len(results) - passed
+print(f"{passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)

@@ -1,0 +1,294 @@
+// test_warnings.c: the run diagnostics of src/engine/metrics.c that catch what a user would
+// otherwise publish by mistake. Each has a scene in tests/data/warn/ that triggers it; the
+// quantity it reports is checked against an answer worked out here from the force law (the
+// equilibrium gap of a floating sphere, the force of a sphere placed inside the floor, the peak of
+// an undamped landing), the suggested remedy is applied and must silence it, and the bundled
+// scenes must run without any of them under every model they define.
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/metrics.h"
+#include "helpers.h"
+
+#define G 9.81
+
+
+// ---------------------------------------------------------------------------------------------
+// running a scene with the statistics, as the command line does
+
+static int reportRow(void* ctx, const csModel* m, csData* d) {
+  cs_metricsReport(ctx, m, d);
+  return 0;
+}
+
+
+static void stepRow(void* ctx, const csModel* m, csData* d) {
+  cs_metricsStep(ctx, m, d);
+}
+
+
+// run m from its initial state with its own options; mt holds the statistics and notes (the
+// caller frees them with cs_metricsFree)
+static void runWithMetrics(const csModel* m, csMetrics* mt) {
+  csData* d = cs_makeData(m);
+  assert_non_null(d);
+  assert_int_equal(cs_metricsInit(mt, m, d), 0);
+  csReporter rep = {.report = reportRow, .step = stepRow, .ctx = mt};
+  csError err = {0};
+  int status = cs_simulate(m, d, &m->opt, &rep, &err);
+  if (status != CS_OK) {
+    fail_msg("%s: run failed: %s", m->name, err.message);
+  }
+  cs_realizeDynamics(m, d);
+  cs_metricsFinish(mt, m, d);
+  cs_deleteData(d);
+}
+
+
+// the note containing `what`, or NULL
+static const char* noteWith(const csMetrics* mt, const char* what) {
+  for (int i = 0; i < mt->nnotes; i++) {
+    if (strstr(mt->notes[i], what)) {
+      return mt->notes[i];
+    }
+  }
+  return NULL;
+}
+
+
+// the phrases that identify the four diagnostics
+static const char* const g_phrases[4] = {"above plane", "kicked off", "still bouncing",
+                                         "peak normal force of"};
+
+
+// load a scene file with the text `from` replaced by `to` (both NULL: as it is); the variants
+// of a scene differ by one value
+static csModel* loadWith(const char* rel, const char* from, const char* to) {
+  char path[512];
+  snprintf(path, sizeof(path), "%s/%s", CS_SOURCE_ROOT, rel);
+  FILE* f = fopen(path, "rb");
+  assert_non_null(f);
+  static char text[16384], edited[16384];
+  size_t n = fread(text, 1, sizeof(text) - 1, f);
+  fclose(f);
+  text[n] = '\0';
+  snprintf(edited, sizeof(edited), "%s", text);
+  if (from) {
+    char* at = strstr(text, from);
+    assert_non_null(at);
+    snprintf(edited, sizeof(edited), "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+  }
+  csError err = {0};
+  csModel* m = cs_loadSceneString(edited, rel, NULL, &err);
+  if (!m) {
+    fail_msg("%s: %s: %s", rel, err.path, err.message);
+  }
+  return m;
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// a smooth sphere that holds its body up above the plane
+
+// the smoothed Hertz force of seed 001 at penetration x (negative: a gap), with its defaults
+static double smoothHertz(double E, double R, double x) {
+  double k = 0.5 * pow(E, 2.0 / 3.0);
+  return (4.0 / 3.0) * k * sqrt(R * k) * pow(x * x + 1e-5, 0.75) * (0.5 + 0.5 * tanh(300 * x));
+}
+
+
+static void test_float_above_plane(void** state) {
+  (void)state;
+  csModel* m = loadWith("tests/data/warn/float.json", NULL, NULL);
+  csMetrics mt;
+  runWithMetrics(m, &mt);
+  // each of the two spheres carries half of 2 kg; the force law alone says where it rests
+  double lo = -0.05, hi = 0.0, share = 0.5 * 2.0 * G;
+  for (int i = 0; i < 100; i++) {
+    double mid = 0.5 * (lo + hi);
+    if (smoothHertz(2e7, 0.03, mid) < share) {
+      lo = mid;
+    } else {
+      hi = mid;
+    }
+  }
+  double gap = -0.5 * (lo + hi);
+  const char* note = noteWith(&mt, "above plane");
+  print_message("equilibrium gap %.3f mm from the force law; the run: %.3f mm; %s\n", 1e3 * gap,
+                1e3 * mt.contact[0].gap, note ? note : "(no note)");
+  assert_non_null(note);
+  assert_true(gap > 0.007 && gap < 0.009);  // the 8 mm of the scene's description
+  th_assertClose(mt.contact[0].gap, gap, 0.01, 0, "resting gap");
+  assert_non_null(strstr(note, "hertz_smoothing"));
+  cs_metricsFree(&mt);
+  cs_deleteModel(m);
+
+  // the remedy the note suggests: a steeper switch-on puts the foot on the floor
+  m = loadWith("tests/data/warn/float.json", "\"mu_dynamic\": 0.6}",
+               "\"mu_dynamic\": 0.6, \"hertz_smoothing\": 3000}");
+  runWithMetrics(m, &mt);
+  assert_null(noteWith(&mt, "above plane"));
+  print_message("with hertz_smoothing 3000: gap %.3f mm\n", 1e3 * mt.contact[0].gap);
+  assert_true(mt.contact[0].gap < 1e-3);
+  cs_metricsFree(&mt);
+  cs_deleteModel(m);
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// a start inside the contact
+
+static void test_initial_kick(void** state) {
+  (void)state;
+  csModel* m = loadWith("tests/data/warn/kick.json", NULL, NULL);
+  csMetrics mt;
+  runWithMetrics(m, &mt);
+  // Hertz: two equal surfaces of E give k = E^(2/3) / 2; 2 mm into a 5 cm ball
+  double k = 0.5 * pow(8.28e6, 2.0 / 3.0), x = 0.002, R = 0.05;
+  double f0 = (4.0 / 3.0) * k * x * sqrt(R * k * x);
+  const char* note = noteWith(&mt, "kicked off");
+  print_message("force at t = 0: %.3f N (Hertz: %.3f N) on a %.3f N ball; %s\n",
+                mt.contact[0].fn0, f0, mt.contact[0].weight, note ? note : "(no note)");
+  th_assertClose(mt.contact[0].fn0, f0, 1e-9, 0, "initial force");
+  th_assertClose(f0, 78.0, 0.01, 0, "the scene's 78 N");
+  th_assertClose(mt.contact[0].weight, 0.5 * G, 1e-12, 0, "weight carried");
+  assert_non_null(note);
+  assert_non_null(strstr(note, "starts 2 mm inside"));
+  cs_metricsFree(&mt);
+  cs_deleteModel(m);
+
+  // placed just clear of the floor: no kick
+  m = loadWith("tests/data/warn/kick.json", "[0, 0, 0.048]", "[0, 0, 0.051]");
+  runWithMetrics(m, &mt);
+  assert_null(noteWith(&mt, "kicked off"));
+  cs_metricsFree(&mt);
+  cs_deleteModel(m);
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// an under-damped normal direction
+
+static void test_underdamped_bounce(void** state) {
+  (void)state;
+  csModel* m = loadWith("tests/data/warn/bounce.json", NULL, NULL);
+  csMetrics mt;
+  runWithMetrics(m, &mt);
+  const char* note = noteWith(&mt, "still bouncing");
+  print_message("%s\n", note ? note : "(no note)");
+  assert_non_null(note);
+  // the exponential spring near rest: k = d2 F, c = cz F, m = F / g, so the damping ratio is
+  // cz sqrt(g / d2) / 2, and 1/2 needs cz = sqrt(d2 / g) (d2 = 1150 1/m, the default)
+  double cz = sqrt(1150.0 / G);
+  char expect[64];
+  snprintf(expect, sizeof(expect), "to about %.3g s/m", cz);
+  assert_non_null(strstr(note, expect));
+  assert_non_null(strstr(note, "raise cz (now 0.02 s/m)"));
+  cs_metricsFree(&mt);
+  cs_deleteModel(m);
+
+  // with that cz the foot has settled long before 2 s
+  char value[32];
+  snprintf(value, sizeof(value), "%.3g", cz);
+  char cz_json[48];
+  snprintf(cz_json, sizeof(cz_json), "\"cz\": %s,", value);
+  m = loadWith("tests/data/warn/bounce.json", "\"cz\": 0.02,", cz_json);
+  runWithMetrics(m, &mt);
+  assert_null(noteWith(&mt, "still bouncing"));
+  const csMetricsWindow* w = &mt.window[mt.ncontact];
+  print_message("cz = %s: set force over the last window %.4f..%.4f N\n", value, w->pmin, w->pmax);
+  assert_true(w->pmax - w->pmin < 0.01 * G);
+  cs_metricsFree(&mt);
+  cs_deleteModel(m);
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// a peak force out of all proportion to the weight
+
+static void test_peak_force(void** state) {
+  (void)state;
+  csModel* m = loadWith("tests/data/warn/peak.json", NULL, NULL);
+  csMetrics mt;
+  runWithMetrics(m, &mt);
+  // an undamped flat landing from h on four springs K = 4k: m g (h + x) = K x^2 / 2, peak K x
+  double K = 4e9, mass = 1.0, h = 0.05;
+  double x = (mass * G + sqrt(mass * G * mass * G + 2 * K * mass * G * h)) / K;
+  double peak = K * x;
+  const char* note = noteWith(&mt, "peak normal force of");
+  print_message("peak %.1f N (energy balance: %.1f N), %.0f body weights; %s\n",
+                mt.peak_normal_force, peak, mt.peak_normal_force / (mass * G),
+                note ? note : "(no note)");
+  th_assertClose(mt.peak_normal_force, peak, 0.01, 0, "peak force");
+  assert_non_null(note);
+  cs_metricsFree(&mt);
+  cs_deleteModel(m);
+
+  // a sole of 1e5 N/m per corner with damping peaks at a few body weights: no note
+  m = loadWith("tests/data/warn/peak.json", "\"penalty_stiffness\": 1e9, \"dissipation\": 0",
+               "\"penalty_stiffness\": 1e5, \"dissipation\": 2");
+  runWithMetrics(m, &mt);
+  print_message("softer sole: peak %.1f N\n", mt.peak_normal_force);
+  assert_null(noteWith(&mt, "peak normal force of"));
+  cs_metricsFree(&mt);
+  cs_deleteModel(m);
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// the bundled scenes raise none of these, under any model they define
+
+static void test_bundled_scenes_quiet(void** state) {
+  (void)state;
+  static const char* const models[5] = {NULL, "exponential_spring", "compliant_point",
+                                        "hunt_crossley", "smooth_sphere_half_space"};
+  DIR* dir = opendir(CS_SOURCE_ROOT "/scenes");
+  assert_non_null(dir);
+  int runs = 0;
+  for (struct dirent* ent; (ent = readdir(dir)) != NULL;) {
+    size_t n = strlen(ent->d_name);
+    if (n < 6 || strcmp(ent->d_name + n - 5, ".json") != 0) {
+      continue;
+    }
+    char path[512];
+    snprintf(path, sizeof(path), "%s/scenes/%s", CS_SOURCE_ROOT, ent->d_name);
+    for (int k = 0; k < 5; k++) {
+      // the scene's default, then each model it has a block for
+      csLoadOptions opt = {.contact_model = models[k]};
+      csError err = {0};
+      csModel* m = cs_loadScene(path, &opt, &err);
+      if (!m) {
+        assert_true(k > 0);  // the default must load
+        continue;
+      }
+      csMetrics mt;
+      runWithMetrics(m, &mt);
+      runs++;
+      for (int p = 0; p < 4; p++) {
+        const char* note = noteWith(&mt, g_phrases[p]);
+        if (note) {
+          fail_msg("%s (%s): %s", ent->d_name, models[k] ? models[k] : "default", note);
+        }
+      }
+      cs_metricsFree(&mt);
+      cs_deleteModel(m);
+    }
+  }
+  closedir(dir);
+  print_message("%d runs of bundled scenes, none warned\n", runs);
+  assert_true(runs >= 12);
+}
+
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_float_above_plane),
+      cmocka_unit_test(test_initial_kick),
+      cmocka_unit_test(test_underdamped_bounce),
+      cmocka_unit_test(test_peak_force),
+      cmocka_unit_test(test_bundled_scenes_quiet),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
