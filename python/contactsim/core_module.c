@@ -52,7 +52,7 @@ PyObject* csPy_raise(const csError* err, PyObject* trajectory) {
 
 // an option error in the user's terms, without a file or JSON path
 static int optionError(const char* fmt, const char* name) {
-  csError err;
+  csError err = {0};  // zeroed: cs_setError leaves file, line and column to the caller
   memset(&err, 0, sizeof(err));
   err.code = CS_ERR_INPUT;
   snprintf(err.message, sizeof(err.message), fmt, name);

@@ -163,7 +163,7 @@ PyObject* csPy_run(PyObject* self, PyObject* args, PyObject* kw) {
   if (rc || forces < 0) {
     return NULL;
   }
-  csError err;
+  csError err = {0};  // zeroed: cs_setError leaves file, line and column to the caller
   memset(&err, 0, sizeof(err));
   csSimulation* s = cs_newSimulation(m, &opt, &err);
   if (!s) {

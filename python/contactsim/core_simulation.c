@@ -65,7 +65,12 @@ static int prepare(csPySimulation* self) {
   memcpy(self->scratch + self->nq, d->u, ubytes);
   memcpy(d->q, self->shadow, qbytes);
   memcpy(d->u, self->shadow + self->nq, ubytes);
+<<<<<<< HEAD
   csError err;
+  memset(&err, 0, sizeof(err));
+=======
+  csError err = {0};  // zeroed: cs_setError leaves file, line and column to the caller
+>>>>>>> cli
   int rc = 0;
   if (qchanged && cs_simSetState(self->s, CS_STATE_Q, self->scratch, self->nq, &err) != CS_OK) {
     rc = -1;
@@ -128,7 +133,12 @@ static int simInit(csPySimulation* self, PyObject* args, PyObject* kw) {
   if (csPy_readOptions(kw, &base, &opt)) {
     return -1;
   }
+<<<<<<< HEAD
   csError err;
+  memset(&err, 0, sizeof(err));
+=======
+  csError err = {0};  // zeroed: cs_setError leaves file, line and column to the caller
+>>>>>>> cli
   self->s = cs_newSimulation(m, &opt, &err);
   if (!self->s) {
     if (!err.file[0]) {
@@ -179,7 +189,12 @@ static PyObject* simStep(csPySimulation* self, PyObject* unused) {
   if (prepare(self)) {
     return NULL;
   }
+<<<<<<< HEAD
   csError err;
+  memset(&err, 0, sizeof(err));
+=======
+  csError err = {0};  // zeroed: cs_setError leaves file, line and column to the caller
+>>>>>>> cli
   int status = cs_simStep(self->s, &err);
   refreshShadow(self);
   if (status != CS_OK) {
@@ -197,7 +212,12 @@ static PyObject* simAdvanceTo(csPySimulation* self, PyObject* arg) {
   if (prepare(self)) {
     return NULL;
   }
+<<<<<<< HEAD
   csError err;
+  memset(&err, 0, sizeof(err));
+=======
+  csError err = {0};  // zeroed: cs_setError leaves file, line and column to the caller
+>>>>>>> cli
   int status;
   self->busy = 1;
   Py_BEGIN_ALLOW_THREADS status = cs_simAdvanceTo(self->s, t, &err);
@@ -218,7 +238,7 @@ static PyObject* simRecord(csPySimulation* self, PyObject* args) {
   }
   PyObject* columns = NULL;
   PyObject* table = NULL;
-  csError err;
+  csError err = {0};  // zeroed: cs_setError leaves file, line and column to the caller
   memset(&err, 0, sizeof(err));
   self->busy = 1;
   int status = csPy_record(self->s, t_end, forces, &columns, &table, &err);
@@ -250,7 +270,12 @@ static PyObject* simSaveState(csPySimulation* self, PyObject* arg) {
   if (!PyUnicode_FSConverter(arg, &path)) {
     return NULL;
   }
+<<<<<<< HEAD
   csError err;
+  memset(&err, 0, sizeof(err));
+=======
+  csError err = {0};  // zeroed: cs_setError leaves file, line and column to the caller
+>>>>>>> cli
   int status = CS_OK;
   if (prepare(self) == 0) {
     status = cs_simSaveState(self->s, PyBytes_AS_STRING(path), &err);
@@ -272,7 +297,12 @@ static PyObject* simLoadState(csPySimulation* self, PyObject* arg) {
   if (!PyUnicode_FSConverter(arg, &path)) {
     return NULL;
   }
+<<<<<<< HEAD
   csError err;
+  memset(&err, 0, sizeof(err));
+=======
+  csError err = {0};  // zeroed: cs_setError leaves file, line and column to the caller
+>>>>>>> cli
   int status = CS_OK;
   if (prepare(self) == 0) {
     status = cs_simLoadState(self->s, PyBytes_AS_STRING(path), &err);
@@ -485,7 +515,12 @@ static PyObject* simSetDiscrete(csPySimulation* self, PyObject* args) {
   if (e < 0) {
     return NULL;
   }
+<<<<<<< HEAD
   csError err;
+  memset(&err, 0, sizeof(err));
+=======
+  csError err = {0};  // zeroed: cs_setError leaves file, line and column to the caller
+>>>>>>> cli
   if (cs_simSetDiscrete(self->s, e, name, value, &err) != CS_OK) {
     return csPy_raise(&err, NULL);
   }
@@ -507,7 +542,12 @@ static PyObject* simSetOptions(csPySimulation* self, PyObject* args, PyObject* k
   if (csPy_readOptions(kw, &base, &opt)) {
     return NULL;
   }
+<<<<<<< HEAD
   csError err;
+  memset(&err, 0, sizeof(err));
+=======
+  csError err = {0};  // zeroed: cs_setError leaves file, line and column to the caller
+>>>>>>> cli
   if (cs_simSetOptions(self->s, &opt, &err) != CS_OK) {
     return csPy_raise(&err, NULL);
   }
@@ -537,7 +577,12 @@ static int simSetTime(csPySimulation* self, PyObject* value, void* closure) {
   if ((t == -1.0 && PyErr_Occurred()) || prepare(self)) {
     return -1;
   }
+<<<<<<< HEAD
   csError err;
+  memset(&err, 0, sizeof(err));
+=======
+  csError err = {0};  // zeroed: cs_setError leaves file, line and column to the caller
+>>>>>>> cli
   if (cs_simSetTime(self->s, t, &err) != CS_OK) {
     csPy_raise(&err, NULL);
     return -1;
@@ -609,7 +654,12 @@ static int setPart(csPySimulation* self, PyObject* value, csStateKind kind, int 
   if (!a) {
     return -1;
   }
+<<<<<<< HEAD
   csError err;
+  memset(&err, 0, sizeof(err));
+=======
+  csError err = {0};  // zeroed: cs_setError leaves file, line and column to the caller
+>>>>>>> cli
   int rc = 0;
   if (PyArray_DIM(a, 0) != n) {
     PyErr_Format(PyExc_ValueError, "%s needs %d values, got %zd", kind == CS_STATE_Q ? "q" : "u", n,

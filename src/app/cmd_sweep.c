@@ -351,7 +351,7 @@ static int writeRecord(const Sweep* sw, long i, const csCliRun* r, double runCpu
   csvNumber(f, s ? mt->stuck_drift : NAN);
   csvNumber(f, s ? mt->energy_error : NAN);
   // the error and the diagnostics, text cells last
-  char msg[CS_MAX_ERROR + 2 * CS_MAX_PATH + 32];
+  char msg[CS_MAX_ERROR_LINE];
   msg[0] = '\0';
   if (!ok) {
     cs_cliFormatError(&r->err, msg, sizeof(msg));

@@ -186,6 +186,7 @@ static void writeState(FILE* f, const csModel* m, const csData* d) {
 
 
 int cs_saveState(const csModel* m, const csData* d, const char* path, csError* err) {
+  cs_clearError(err);
   if (!path) {
     cs_setError(err, CS_ERR_INPUT, "", "no checkpoint file was given");
     return CS_ERR_INPUT;
