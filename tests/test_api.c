@@ -2,6 +2,10 @@
 // analytic motion, discrete variables changed between steps against the sliding law, checkpoints
 // (exact round trip, continuation to the integration tolerance, refusals), statistics, and that
 // advancing allocates nothing.
+#include "helpers.h"
+
+#include "contactsim/simulation.h"
+
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -9,17 +13,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "helpers.h"
-
-#include "contactsim/simulation.h"
-
 #define PATH_MAX_TEST 512
 
 // a scratch file in the temporary directory, named for the test and the process
 static void scratch(char* out, const char* name) {
   const char* dir = getenv("TMPDIR");
-  snprintf(out, PATH_MAX_TEST, "%s/test_api_%ld_%s", dir && dir[0] ? dir : "/tmp",
-           (long)getpid(), name);
+  snprintf(out, PATH_MAX_TEST, "%s/test_api_%ld_%s", dir && dir[0] ? dir : "/tmp", (long)getpid(),
+           name);
 }
 
 
@@ -93,6 +93,8 @@ static void test_model_queries(void** state) {
       assert_int_equal(cs_modelForceState(m, e, CS_STATE_DISCRETE, &adr, &num), 0);
       assert_int_equal(num, 2);
       assert_string_equal(cs_modelDiscreteName(m, e, 0), "mu_static");
+      assert_string_equal(cs_modelAutoName(m, e, 2), "sliding");
+      assert_null(cs_modelAutoName(m, e, 3));
       assert_int_equal(cs_modelDiscreteIndex(m, e, "mu_dynamic"), 1);
       assert_int_equal(cs_modelDiscreteIndex(m, e, "mu"), -1);
       int nv = cs_modelContactValueCount(m, e);
@@ -154,6 +156,17 @@ static void test_advance_and_step_follow_parabola(void** state) {
     nsteps++;
   }
   assert_true(nsteps > 5);
+  // the right-hand side: a free body's translational u' is gravity, its q' the velocity
+  double ud[6], qd[7], u[6], g[3];
+  cs_modelGravity(m, g);
+  assert_int_equal(cs_simStateDerivative(s, CS_STATE_U, ud, 6), 6);
+  assert_int_equal(cs_simStateDerivative(s, CS_STATE_Q, qd, 7), 7);
+  cs_simGetState(s, CS_STATE_U, u, 6);
+  for (int i = 0; i < 3; i++) {
+    th_assertClose(ud[3 + i], g[i], 0, 1e-12, "free body's u' is gravity");
+    th_assertClose(qd[4 + i], u[3 + i], 0, 1e-12, "free body's position rate is its velocity");
+  }
+  assert_int_equal(cs_simStateDerivative(s, CS_STATE_AUTO, ud, 6), -1);
   // no force but gravity: KE + PE constant
   double ke, pe, diss;
   cs_simEnergy(s, &ke, &pe, &diss);
@@ -166,6 +179,20 @@ static void test_advance_and_step_follow_parabola(void** state) {
   assert_true(st.nsteps >= nsteps);
   assert_int_equal(st.ngroup, 1);
   assert_true(st.t == cs_simTime(s));
+  // other options mid-run: the integrator starts again, the counters carry on
+  long before = st.nsteps;
+  csSimOptions o = cs_simOptions(s);
+  o.rtol = 1e-10;
+  o.atol = 1e-12;
+  assert_int_equal(cs_simSetOptions(s, &o, &err), CS_OK);
+  assert_true(cs_simOptions(s).rtol == 1e-10);
+  assert_int_equal(cs_simAdvanceTo(s, 1.5, &err), CS_OK);
+  checkParabola(s, m, 1e-6);
+  cs_simStatistics(s, &st);
+  assert_true(st.nsteps > before);
+  o.rtol = -1;
+  assert_int_equal(cs_simSetOptions(s, &o, &err), CS_ERR_INPUT);
+  assert_non_null(strstr(err.message, "rtol"));
   // reset: back to the initial state
   cs_simReset(s);
   assert_true(cs_simTime(s) == 0);
@@ -203,7 +230,12 @@ static void test_set_state_restarts(void** state) {
   th_assertClose(com[2], com1[2] + 0.5 * g[2] * 0.25, 0, 1e-6, "fall from rest after the edit");
   th_assertClose(com[0], com1[0], 0, 1e-9, "no horizontal motion after the edit");
   u[0] = NAN;
+  memset(&err, 0xab, sizeof(err));  // a caller's uninitialised error: no stale bytes come back
   assert_int_equal(cs_simSetState(s, CS_STATE_U, u, 6, &err), CS_ERR_INPUT);
+  assert_string_equal(err.file, "");
+  assert_string_equal(err.path, "");
+  assert_int_equal(err.line, 0);
+  assert_non_null(strstr(err.message, "u[0] is not finite"));
   cs_deleteSimulation(s);
   cs_deleteModel(m);
 }

@@ -40,7 +40,11 @@ done
 check "shared library installed" bash -c "ls '$libdir'/libcontactsim.so.* >/dev/null"
 check "static library installed" test -f "$libdir/libcontactsim.a"
 check "executable installed and runs" "$prefix_dir/bin/contactsim" --version
-for page in contactsim contactsim-run contactsim-validate contactsim-compare; do
+# one page for the command and one for each command its --help lists (a command added later
+# without a page in meson.build's man_commands fails here)
+commands=$("$prefix_dir/bin/contactsim" --help | sed -n '/^commands:/,/^$/p' | awk 'NR > 1 && /^  [a-z]/ {print $1}')
+check "contactsim --help lists commands" test -n "$commands"
+for page in contactsim $(for c in $commands; do echo "contactsim-$c"; done); do
   check "man page $page.1 installed" grep -q "^\.TH" "$prefix_dir/share/man/man1/$page.1"
 done
 check "man page of run documents its options" grep -qF 'output\fR FILE' \
@@ -64,6 +68,11 @@ check "docs/c-api.md's first program compiles with pkg-config" bash -c \
   "cc -std=c11 -Wall -Wextra -Werror first.c \$(pkg-config --cflags --libs contactsim) -o first"
 check "docs/c-api.md's first program runs and finds the analytic fall" \
   env LD_LIBRARY_PATH="$libdir" ./first
+# the public headers in a C++ program (extern "C", no C-only constructs)
+printf '#include <contactsim/contactsim.h>\nint main() { return cs_version() == CS_VERSION ? 0 : 1; }\n' > cxx.cpp
+check "the public headers compile as C++ and link" bash -c \
+  "c++ -std=c++17 -Wall -Wextra -Werror cxx.cpp \$(pkg-config --cflags --libs contactsim) -o cxx"
+check "the C++ program runs" env LD_LIBRARY_PATH="$libdir" ./cxx
 # static: without the shared library in the way, -lcontactsim is the archive, and the private
 # dependencies must come from pkg-config --static
 mkdir -p static

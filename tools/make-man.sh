@@ -17,6 +17,8 @@ else
     run) name="simulate a scene and write its trajectory as CSV" ;;
     validate) name="load and check a scene without running it" ;;
     compare) name="run a scene once per contact model and tabulate the results" ;;
+    sweep) name="run a parameter study on local cores or as a Slurm job array" ;;
+    replay) name="write a 3D replay page of runs already made" ;;
     *) name="the $sub command of contactsim" ;;
   esac
   printf '#!/bin/sh\nexec "%s" %s "$@"\n' "$exe" "$sub" > "$prog"

@@ -5,16 +5,15 @@
 //   cc bounce.c $(pkg-config --cflags --libs contactsim) -o bounce && ./bounce
 //
 // It loads a scene from a string, advances the simulation to fixed times and by single steps,
-// reads the ball's pose, velocity, energies and contact report, saves a checkpoint and continues from it, and checks the physics on the way against
-// answers worked out by hand: the free fall before the first impact follows z(t) = z0 - g t^2 / 2,
-// KE + PE + dissipated energy stays at its initial value, and the ball ends at rest on the floor
-// where the Hertz contact force carries its weight m g. Exit status 0 when every check
-// passes, 1 otherwise (the build's tests run it).
+// reads the ball's pose, velocity, energies and contact report, saves a checkpoint and continues
+// from it, and checks the physics on the way against answers worked out by hand: the free fall
+// before the first impact follows z(t) = z0 - g t^2 / 2, KE + PE + dissipated energy stays at its
+// initial value, and the ball ends at rest on the floor where the Hertz contact force carries its
+// weight m g. Exit status 0 when every check passes, 1 otherwise (the build's tests run it).
+#include <contactsim/contactsim.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-
-#include <contactsim/contactsim.h>
 
 // a 1 kg solid ball of radius 0.1 m with its centre 1.1 m above the floor, moving sideways at
 // 0.5 m/s: its lowest point falls 1 m before it touches, it bounces a few times, and friction
@@ -28,7 +27,8 @@ static const char* kScene =
     " \"contacts\": [{\"name\": \"ball_floor\", \"body\": \"ball\", \"plane\": \"floor\",\n"
     "                \"points\": [[0, 0, 0]], \"radius\": 0.1}],\n"
     " \"contact_models\": {\"default\": \"hunt_crossley\",\n"
-    "   \"hunt_crossley\": {\"plane_strain_modulus\": 2.8284271e6, \"dissipation\": 0.5, \"mu_static\": 0.8,\n"
+    "   \"hunt_crossley\": {\"plane_strain_modulus\": 2.8284271e6, \"dissipation\": 0.5, "
+    "\"mu_static\": 0.8,\n"
     "                     \"mu_dynamic\": 0.6, \"mu_viscous\": 0,\n"
     "                     \"transition_velocity\": 0.01}},\n"
     " \"simulation\": {\"duration\": 5.0, \"rtol\": 1e-9, \"atol\": 1e-11,\n"
@@ -38,8 +38,8 @@ static int passes = 0, failures = 0;
 
 // one check: print it, count it when it fails
 static void check(int ok, const char* what, double got, double want, double tol) {
-  printf("%-52s %-4s got %.9g, want %.9g (tolerance %.2g)\n", what, ok ? "ok" : "FAIL", got,
-         want, tol);
+  printf("%-52s %-4s got %.9g, want %.9g (tolerance %.2g)\n", what, ok ? "ok" : "FAIL", got, want,
+         tol);
   failures += !ok;
   passes += ok;
 }
@@ -63,8 +63,8 @@ int main(void) {
   // k^(3/2) with k = E^(2/3) / 2, that is E / 2^(3/2) = 1e6 N/m^(3/2)
   const double hertz = 2.8284271e6 / pow(2.0, 1.5);
   printf("contactsim %s (headers %s)\n", cs_versionString(), CS_VERSION_STRING);
-  check(cs_version() == CS_VERSION, "library and header versions agree", cs_version(),
-        CS_VERSION, 0);
+  check(cs_version() == CS_VERSION, "library and header versions agree", cs_version(), CS_VERSION,
+        0);
 
   // 1. the model: load the scene, find the ball and its contact by name
   csError err;
@@ -162,9 +162,10 @@ int main(void) {
   checkNear("energy balance at the end (J)", totalEnergy(sim), e0, 1e-6 * fabs(e0));
   csRunStatistics st;
   cs_simStatistics(sim, &st);
-  printf("%ld steps, %ld right-hand sides, max penetration %.3g m, peak force %.4g N, "
-         "energy error %.2g\n", st.nsteps, st.nrhs, st.max_penetration, st.peak_normal_force,
-         st.energy_error);
+  printf(
+      "%ld steps, %ld right-hand sides, max penetration %.3g m, peak force %.4g N, "
+      "energy error %.2g\n",
+      st.nsteps, st.nrhs, st.max_penetration, st.peak_normal_force, st.energy_error);
   check(st.peak_normal_force >= peak, "statistics: peak force at least the first impact's",
         st.peak_normal_force, peak, 0);
 

@@ -219,7 +219,9 @@ typedef struct csReporter {
   // Nullable. Called after every successful step with the data realized to dynamics at the
   // step's end, before auto-updates are committed (for statistics such as peak forces).
   void (*step)(void* ctx, const csModel* m, csData* d);
-  void (*progress)(void* ctx, double t, double duration); // nullable; called after steps
+  // Nullable; called after every goal (a report or a scheduled change) with the simulated time
+  // reached and the end time of the run (for cs_simulate from t = 0, the duration).
+  void (*progress)(void* ctx, double t, double t_end);
   void* ctx;
   // Nullable. Polled before every step: once it is nonzero the run ends with CS_STOPPED after
   // the reports due so far (a signal handler may set it; the library installs none).

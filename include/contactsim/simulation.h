@@ -19,11 +19,11 @@
 #ifndef CONTACTSIM_SIMULATION_H
 #define CONTACTSIM_SIMULATION_H
 
-#include <stdint.h>
-#include <stdio.h>
-
 #include "contactsim/contactsim.h"
 #include "contactsim/version.h"
+
+#include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -47,16 +47,16 @@ typedef struct csSimulation csSimulation;
 
 // What cs_modelCount counts.
 typedef enum csCount {
-  CS_COUNT_BODY = 0,       // bodies, ground (id 0) included
-  CS_COUNT_Q,              // generalized coordinates
-  CS_COUNT_U,              // generalized speeds
-  CS_COUNT_Z,              // auxiliary continuous states (dissipated energies, element states)
-  CS_COUNT_DISCRETE,       // discrete variables (set between steps: friction coefficients, ...)
-  CS_COUNT_AUTO,           // auto-update discrete variables (committed after each step: anchors)
-  CS_COUNT_FORCE,          // force elements (gravity included)
-  CS_COUNT_PLANE,          // planes
-  CS_COUNT_CONTACT_SET,    // contact sets (the scene's "contacts" entries)
-  CS_COUNT_CHANGE,         // scheduled discrete changes
+  CS_COUNT_BODY = 0,     // bodies, ground (id 0) included
+  CS_COUNT_Q,            // generalized coordinates
+  CS_COUNT_U,            // generalized speeds
+  CS_COUNT_Z,            // auxiliary continuous states (dissipated energies, element states)
+  CS_COUNT_DISCRETE,     // discrete variables (set between steps: friction coefficients, ...)
+  CS_COUNT_AUTO,         // auto-update discrete variables (committed after each step: anchors)
+  CS_COUNT_FORCE,        // force elements (gravity included)
+  CS_COUNT_PLANE,        // planes
+  CS_COUNT_CONTACT_SET,  // contact sets (the scene's "contacts" entries)
+  CS_COUNT_CHANGE,       // scheduled discrete changes
 } csCount;
 
 // A count of the model (see csCount); 0 for an unknown csCount. m not NULL.
@@ -90,11 +90,11 @@ CS_API int cs_modelBodyState(const csModel* m, int body, int* qadr, int* qnum, i
 
 // What the state of a simulation is made of, for cs_simState and friends.
 typedef enum csStateKind {
-  CS_STATE_Q = 0,          // generalized coordinates (CS_COUNT_Q)
-  CS_STATE_U,              // generalized speeds (CS_COUNT_U)
-  CS_STATE_Z,              // auxiliary continuous states (CS_COUNT_Z)
-  CS_STATE_DISCRETE,       // discrete variables (CS_COUNT_DISCRETE)
-  CS_STATE_AUTO,           // auto-update discrete variables (CS_COUNT_AUTO)
+  CS_STATE_Q = 0,     // generalized coordinates (CS_COUNT_Q)
+  CS_STATE_U,         // generalized speeds (CS_COUNT_U)
+  CS_STATE_Z,         // auxiliary continuous states (CS_COUNT_Z)
+  CS_STATE_DISCRETE,  // discrete variables (CS_COUNT_DISCRETE)
+  CS_STATE_AUTO,      // auto-update discrete variables (CS_COUNT_AUTO)
 } csStateKind;
 
 // Where force element e's variables of one kind (Z, DISCRETE or AUTO) live in the state arrays:
@@ -105,6 +105,10 @@ CS_API int cs_modelForceState(const csModel* m, int e, csStateKind kind, int* ad
 CS_API const char* cs_modelDiscreteName(const csModel* m, int e, int index);
 // Index of element e's discrete variable `name`, or -1.
 CS_API int cs_modelDiscreteIndex(const csModel* m, int e, const char* name);
+// The name of auto-update variable `index` of element e ("p0_x", "p0_y", "sliding" for an
+// exponential spring: its friction anchor in the plane frame and its Sliding state), or NULL.
+// Kinds that name none give "auto0", "auto1", ... (static strings).
+CS_API const char* cs_modelAutoName(const csModel* m, int e, int index);
 // Number of model-specific report values of element e (cs_simContactValues), and the name of
 // value i (its CSV column suffix, e.g. "sliding" for E.sliding), or NULL.
 CS_API int cs_modelContactValueCount(const csModel* m, int e);
@@ -117,8 +121,8 @@ CS_API const char* cs_modelContactValueName(const csModel* m, int e, int i);
 // new simulation of the new model, and continue from a checkpoint if the state should carry
 // over). Returns NULL with err filled (the key path in err->path) on a bad key or value, or for
 // a model not made by the loader.
-CS_API csModel* cs_modelWithOverrides(const csModel* m, const csOverride* overrides,
-                                      int noverrides, csError* err);
+CS_API csModel* cs_modelWithOverrides(const csModel* m, const csOverride* overrides, int noverrides,
+                                      csError* err);
 // The same for one parameter: key path and JSON value text.
 CS_API csModel* cs_modelWithParameter(const csModel* m, const char* key, const char* value,
                                       csError* err);
@@ -172,8 +176,8 @@ CS_API int cs_simRun(csSimulation* s, double t_end, const csReporter* rep, csErr
 // cs_simRun with a CSV file written at path (the header, then one row per report, the layout of
 // `contactsim run`). Nullable: opt (no per-contact columns). The rows written before a failure
 // stay in the file. Returns as cs_simRun, or CS_ERR_IO when the file cannot be written.
-CS_API int cs_simRunCsv(csSimulation* s, double t_end, const char* path,
-                        const csCsvOptions* opt, csError* err);
+CS_API int cs_simRunCsv(csSimulation* s, double t_end, const char* path, const csCsvOptions* opt,
+                        csError* err);
 
 // The current time, s.
 CS_API double cs_simTime(const csSimulation* s);
@@ -194,8 +198,7 @@ CS_API int cs_simSetTime(csSimulation* s, double t, csError* err);
 // Set discrete variable `name` of force element e between steps (the kind's rules apply, e.g.
 // mu_kinetic <= mu_static), as a scene's "changes" entry would at the current time; the groups it
 // touches restart there. Returns CS_OK, or CS_ERR_INPUT (bad id, unknown name, non-finite).
-CS_API int cs_simSetDiscrete(csSimulation* s, int e, const char* name, double value,
-                             csError* err);
+CS_API int cs_simSetDiscrete(csSimulation* s, int e, const char* name, double value, csError* err);
 
 // Realized quantities at the current time (computed on demand; none of these changes the state).
 // Pose of a body frame in Ground: origin p[3], m, and unit quaternion q[4] (w, x, y, z).
@@ -206,10 +209,13 @@ CS_API int cs_simBodyPose(csSimulation* s, int body, double p[3], double q[4]);
 CS_API int cs_simBodyVelocity(csSimulation* s, int body, double w[3], double v[3]);
 // Centre of mass of a body in Ground, m. Returns 0, or -1 for a bad id.
 CS_API int cs_simBodyCom(csSimulation* s, int body, double com[3]);
+// Time derivatives of the continuous state at the current time (the right-hand side: q', u' from
+// the articulated-body algorithm, z'), for kind CS_STATE_Q, CS_STATE_U or CS_STATE_Z, into out (n
+// values). Returns the length of that part (copies min(n, that)), or -1 for another kind.
+CS_API int cs_simStateDerivative(csSimulation* s, csStateKind kind, double* out, int n);
 // Kinetic, potential (gravity and every element) and dissipated energy, J; their sum is
 // conserved. Nullable: every output.
-CS_API void cs_simEnergy(csSimulation* s, double* kinetic, double* potential,
-                         double* dissipated);
+CS_API void cs_simEnergy(csSimulation* s, double* kinetic, double* potential, double* dissipated);
 // The contact report of element e (point of application, spatial force on the touching body,
 // potential energy, dissipated power; all in Ground). Returns 0, or -1 when e is not a contact.
 CS_API int cs_simContact(csSimulation* s, int e, csContactReport* r);
@@ -224,25 +230,25 @@ CS_API int cs_simContactSet(csSimulation* s, int set, double force[3], double co
 // integrator's counters and the contact metrics of `contactsim run` (docs/cli.md, "Metrics"),
 // sampled after every step and at every report or advance.
 typedef struct csRunStatistics {
-  double t_start;              // time the statistics start from, s
-  double t;                    // current time, s
-  long nsteps;                 // successful integrator steps (summed over groups)
-  long nrhs;                   // right-hand-side evaluations
-  long nrhs_jac;               // of which for difference-quotient Jacobians
-  long njac;                   // Jacobian evaluations
-  long netf;                   // error-test failures
-  long nncf;                   // nonlinear convergence failures
-  long ncommit;                // auto-update commits (one per successful step of each group)
-  long nrestart;               // integrator restarts (changes, state edits)
-  int ngroup;                  // independently integrated groups of bodies
-  double cpu_seconds;          // CPU time of the integration, s
-  double max_penetration;      // deepest penetration of any contact, m
-  double peak_normal_force;    // largest total normal force of any contact set, N
-  double sliding_distance;     // distance slid while loaded, m
-  double stuck_drift;          // distance moved while counted as stuck, m
-  double energy_error;         // largest |E - E0| / scale seen, relative
-  double energy_initial;       // KE + PE + dissipated at t_start, J
-  int nnotes;                  // diagnostics in plain words (cs_simNote)
+  double t_start;            // time the statistics start from, s
+  double t;                  // current time, s
+  long nsteps;               // successful integrator steps (summed over groups)
+  long nrhs;                 // right-hand-side evaluations
+  long nrhs_jac;             // of which for difference-quotient Jacobians
+  long njac;                 // Jacobian evaluations
+  long netf;                 // error-test failures
+  long nncf;                 // nonlinear convergence failures
+  long ncommit;              // auto-update commits (one per successful step of each group)
+  long nrestart;             // integrator restarts (changes, state edits)
+  int ngroup;                // independently integrated groups of bodies
+  double cpu_seconds;        // CPU time of the integration, s
+  double max_penetration;    // deepest penetration of any contact, m
+  double peak_normal_force;  // largest total normal force of any contact set, N
+  double sliding_distance;   // distance slid while loaded, m
+  double stuck_drift;        // distance moved while counted as stuck, m
+  double energy_error;       // largest |E - E0| / scale seen, relative
+  double energy_initial;     // KE + PE + dissipated at t_start, J
+  int nnotes;                // diagnostics in plain words (cs_simNote)
 } csRunStatistics;
 
 // Fill st with the statistics so far. s and st not NULL.

@@ -178,6 +178,8 @@ typedef struct csForceKind {
   int discnum;             // discrete variables
   const char* const* discnames;  // their names (scene "changes" and CSV), discnum entries
   int autonum;             // auto-update discrete variables
+  const char* const* autonames;  // their names (checkpoints, the C API), autonum entries;
+                                 // nullable: then "auto0", "auto1", ...
   int nextra;              // model-specific report values (CSV columns with --forces)
   const char* const* extranames; // their column suffixes, nextra entries
   // Check parameters after loading; fill err and return nonzero if they are unusable.

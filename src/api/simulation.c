@@ -10,49 +10,46 @@
 // uses for scheduled changes: the steps that ended at the current time are finished first (their
 // auto-updates committed with the values they used), then the data is edited, and the groups
 // restart from it at the next advance. Edits are therefore cheap to make several at once.
-#include <float.h>
-#include <math.h>
-#include <stdio.h>
-#include <string.h>
-
-#include "contactsim/contactsim.h"
 #include "engine/assert.h"
 #include "engine/error.h"
 #include "engine/integrator.h"
 #include "engine/metrics.h"
 
+#include "contactsim/contactsim.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
 struct csSimulation {
-  const csModel* m;        // borrowed; outlives the simulation
-  csData* d;               // owned: the state and everything realized from it
-  csSimOptions opt;        // integrator options (duration unused)
-  csIntegrator* it;        // owned; NULL only when its creation failed
-  csMetrics metrics;       // contact statistics since t_start
-  int nnotes_init;         // diagnostics found at the start (cs_metricsFinish adds the rest)
-  csStats base;            // CVODE counters of integrators freed since t_start
-  double cpu_base;         // their integration CPU time, s
-  long restart_base;       // their restarts
-  double t_start;          // s
-  int dirty;               // the data was edited: the integrator restarts before advancing
-  int nchange_restart;     // scheduled changes applied, for that restart (-1: keep the count)
-  int failed;              // the integrator failed: only a reset or a new state continues
-  double fail_time;        // s
-  csData* snap;            // owned: the state at the last consistent point (the start of the
-                           // call in progress, or its last report), where a stopped call returns
-  int snap_nchange;        // scheduled changes applied at that point
+  const csModel* m;     // borrowed; outlives the simulation
+  csData* d;            // owned: the state and everything realized from it
+  csSimOptions opt;     // integrator options (duration unused)
+  csIntegrator* it;     // owned; NULL only when its creation failed
+  csMetrics metrics;    // contact statistics since t_start
+  int nnotes_init;      // diagnostics found at the start (cs_metricsFinish adds the rest)
+  csStats base;         // CVODE counters of integrators freed since t_start
+  double cpu_base;      // their integration CPU time, s
+  long restart_base;    // their restarts
+  double t_start;       // s
+  int dirty;            // the data was edited: the integrator restarts before advancing
+  int nchange_restart;  // scheduled changes applied, for that restart (-1: keep the count)
+  int failed;           // the integrator failed: only a reset or a new state continues
+  double fail_time;     // s
+  csData* snap;         // owned: the state at the last consistent point (the start of the
+                        // call in progress, or its last report), where a stopped call returns
+  int snap_nchange;     // scheduled changes applied at that point
 };
 
 
 // ---------------------------------------------------------------------------------------------
 // version
 
-const char* cs_versionString(void) {
-  return CS_VERSION_STRING;
-}
+const char* cs_versionString(void) { return CS_VERSION_STRING; }
 
 
-int cs_version(void) {
-  return CS_VERSION;
-}
+int cs_version(void) { return CS_VERSION; }
 
 
 // ---------------------------------------------------------------------------------------------
@@ -60,39 +57,41 @@ int cs_version(void) {
 
 int cs_modelCount(const csModel* m, csCount what) {
   switch (what) {
-    case CS_COUNT_BODY: return m->nbody;
-    case CS_COUNT_Q: return m->nq;
-    case CS_COUNT_U: return m->nu;
-    case CS_COUNT_Z: return m->nz;
-    case CS_COUNT_DISCRETE: return m->ndisc;
-    case CS_COUNT_AUTO: return m->nauto;
-    case CS_COUNT_FORCE: return m->nforce;
-    case CS_COUNT_PLANE: return m->nplane;
-    case CS_COUNT_CONTACT_SET: return m->ngroup;
-    case CS_COUNT_CHANGE: return m->nchange;
+    case CS_COUNT_BODY:
+      return m->nbody;
+    case CS_COUNT_Q:
+      return m->nq;
+    case CS_COUNT_U:
+      return m->nu;
+    case CS_COUNT_Z:
+      return m->nz;
+    case CS_COUNT_DISCRETE:
+      return m->ndisc;
+    case CS_COUNT_AUTO:
+      return m->nauto;
+    case CS_COUNT_FORCE:
+      return m->nforce;
+    case CS_COUNT_PLANE:
+      return m->nplane;
+    case CS_COUNT_CONTACT_SET:
+      return m->ngroup;
+    case CS_COUNT_CHANGE:
+      return m->nchange;
   }
   return 0;
 }
 
 
-const char* cs_modelName(const csModel* m) {
-  return m->name;
-}
+const char* cs_modelName(const csModel* m) { return m->name; }
 
 
-const char* cs_modelFile(const csModel* m) {
-  return m->file;
-}
+const char* cs_modelFile(const csModel* m) { return m->file; }
 
 
-csSimOptions cs_modelOptions(const csModel* m) {
-  return m->opt;
-}
+csSimOptions cs_modelOptions(const csModel* m) { return m->opt; }
 
 
-void cs_modelGravity(const csModel* m, double g[3]) {
-  csu_vec3ToArray(g, m->gravity);
-}
+void cs_modelGravity(const csModel* m, double g[3]) { csu_vec3ToArray(g, m->gravity); }
 
 
 const char* cs_modelBodyName(const csModel* m, int body) {
@@ -158,10 +157,20 @@ int cs_modelForceState(const csModel* m, int e, csStateKind kind, int* adr, int*
   const csForce* f = &m->force[e];
   int a, n;
   switch (kind) {
-    case CS_STATE_Z: a = f->zadr; n = f->znum; break;
-    case CS_STATE_DISCRETE: a = f->discadr; n = f->discnum; break;
-    case CS_STATE_AUTO: a = f->autoadr; n = f->autonum; break;
-    default: return -1;
+    case CS_STATE_Z:
+      a = f->zadr;
+      n = f->znum;
+      break;
+    case CS_STATE_DISCRETE:
+      a = f->discadr;
+      n = f->discnum;
+      break;
+    case CS_STATE_AUTO:
+      a = f->autoadr;
+      n = f->autonum;
+      break;
+    default:
+      return -1;
   }
   if (adr) *adr = a;
   if (num) *num = n;
@@ -184,6 +193,20 @@ int cs_modelDiscreteIndex(const csModel* m, int e, const char* name) {
     }
   }
   return -1;
+}
+
+
+const char* cs_modelAutoName(const csModel* m, int e, int index) {
+  static const char* const generic[] = {"auto0", "auto1", "auto2", "auto3",
+                                        "auto4", "auto5", "auto6", "auto7"};
+  if (e < 0 || e >= m->nforce || index < 0 || index >= m->force[e].autonum) {
+    return NULL;
+  }
+  const csForceKind* k = cs_forceKind(m->force[e].kind);
+  if (k->autonames) {
+    return k->autonames[index];
+  }
+  return index < 8 ? generic[index] : "auto";
 }
 
 
@@ -234,16 +257,15 @@ csModel* cs_modelWithOverrides(const csModel* m, const csOverride* overrides, in
   for (int i = 0; i < noverrides; i++) {
     all[m->source_noverride + i] = overrides[i];
   }
-  csLoadOptions lo = {.contact_model = contact_model[0] ? contact_model : NULL,
-                      .overrides = all, .noverrides = n};
+  csLoadOptions lo = {
+      .contact_model = contact_model[0] ? contact_model : NULL, .overrides = all, .noverrides = n};
   csModel* out = cs_loadSceneString(m->source, m->file, &lo, err);
   csu_free(all, sizeof(csOverride) * (size_t)(n + 1));
   return out;
 }
 
 
-csModel* cs_modelWithParameter(const csModel* m, const char* key, const char* value,
-                               csError* err) {
+csModel* cs_modelWithParameter(const csModel* m, const char* key, const char* value, csError* err) {
   cs_clearError(err);
   if (!key || !value) {
     cs_setError(err, CS_ERR_INPUT, "", "the parameter's key path and value must both be given");
@@ -300,7 +322,10 @@ static void hookProgress(void* ctx, double t, double horizon) {
 static csReporter hooks(Hooks* h, csSimulation* s, const csReporter* user) {
   h->s = s;
   h->user = user;
-  csReporter r = {.report = hookReport, .step = hookStep, .progress = hookProgress, .ctx = h,
+  csReporter r = {.report = hookReport,
+                  .step = hookStep,
+                  .progress = hookProgress,
+                  .ctx = h,
                   .stop = user ? user->stop : NULL};
   return r;
 }
@@ -322,12 +347,18 @@ static int startStatistics(csSimulation* s) {
 }
 
 
-// a new integrator from the data's state, the old one's counters banked
+// a new integrator from the data's state, the old one's counters added to the bank
 static int newIntegrator(csSimulation* s, int nchange_done, csError* err) {
   if (s->it) {
-    csStats st = s->base;
+    csStats st;
+    memset(&st, 0, sizeof(st));
     cs_integratorStats(s->it, &st);
-    s->base = st;
+    s->base.nsteps += st.nsteps;
+    s->base.nrhs += st.nrhs;
+    s->base.nrhs_jac += st.nrhs_jac;
+    s->base.njac += st.njac;
+    s->base.netf += st.netf;
+    s->base.nncf += st.nncf;
     s->cpu_base += cs_integratorCpu(s->it);
     s->restart_base += cs_integratorRestarts(s->it);
     cs_integratorFree(s->it);
@@ -343,11 +374,16 @@ static int prepare(csSimulation* s, csError* err) {
   if (s->failed) {
     cs_setError(err, CS_ERR_SOLVER, "",
                 "the simulation failed at t = %.9g s; reset it, set its state or load a "
-                "checkpoint to go on", s->fail_time);
+                "checkpoint to go on",
+                s->fail_time);
     return CS_ERR_SOLVER;
   }
   if (!s->it) {
-    return newIntegrator(s, s->nchange_restart, err);
+    int st = newIntegrator(s, s->nchange_restart, err);
+    s->nchange_restart = -1;
+    if (st != CS_OK) {
+      return st;
+    }
   }
   if (s->dirty) {
     s->dirty = 0;
@@ -388,9 +424,11 @@ static int finish(csSimulation* s, int status) {
 }
 
 
-// before an edit of the state: the steps that ended now are finished with the old values
+// before an edit of the state: the steps that ended now are finished with the old values (not
+// when the data was edited already, or returned to a snapshot: it no longer holds the
+// integrator's state, and the restart to come drops those steps)
 static void beginEdit(csSimulation* s) {
-  if (s->it && !s->failed) {
+  if (s->it && !s->failed && !s->dirty) {
     Hooks h;
     csReporter r = hooks(&h, s, NULL);
     cs_integratorSettle(s->it, &r);
@@ -471,14 +509,10 @@ void cs_simReset(csSimulation* s) {
 }
 
 
-const csModel* cs_simModel(const csSimulation* s) {
-  return s->m;
-}
+const csModel* cs_simModel(const csSimulation* s) { return s->m; }
 
 
-csSimOptions cs_simOptions(const csSimulation* s) {
-  return s->opt;
-}
+csSimOptions cs_simOptions(const csSimulation* s) { return s->opt; }
 
 
 int cs_simSetOptions(csSimulation* s, const csSimOptions* opt, csError* err) {
@@ -494,9 +528,7 @@ int cs_simSetOptions(csSimulation* s, const csSimOptions* opt, csError* err) {
 }
 
 
-csData* cs_simData(csSimulation* s) {
-  return s->d;
-}
+csData* cs_simData(csSimulation* s) { return s->d; }
 
 
 int cs_simStep(csSimulation* s, csError* err) {
@@ -514,8 +546,7 @@ int cs_simStep(csSimulation* s, csError* err) {
 int cs_simAdvanceTo(csSimulation* s, double t, csError* err) {
   cs_clearError(err);
   if (!isfinite(t) || t < s->d->t) {
-    cs_setError(err, CS_ERR_INPUT, "", "cannot advance to t = %.9g s from t = %.9g s", t,
-                s->d->t);
+    cs_setError(err, CS_ERR_INPUT, "", "cannot advance to t = %.9g s from t = %.9g s", t, s->d->t);
     return CS_ERR_INPUT;
   }
   int status = prepare(s, err);
@@ -531,8 +562,7 @@ int cs_simAdvanceTo(csSimulation* s, double t, csError* err) {
 int cs_simRun(csSimulation* s, double t_end, const csReporter* rep, csError* err) {
   cs_clearError(err);
   if (!isfinite(t_end) || t_end < s->d->t) {
-    cs_setError(err, CS_ERR_INPUT, "", "cannot run to t = %.9g s from t = %.9g s", t_end,
-                s->d->t);
+    cs_setError(err, CS_ERR_INPUT, "", "cannot run to t = %.9g s from t = %.9g s", t_end, s->d->t);
     return CS_ERR_INPUT;
   }
   int status = prepare(s, err);
@@ -600,20 +630,28 @@ int cs_simRunCsv(csSimulation* s, double t_end, const char* path, const csCsvOpt
 // ---------------------------------------------------------------------------------------------
 // the state
 
-double cs_simTime(const csSimulation* s) {
-  return s->d->t;
-}
+double cs_simTime(const csSimulation* s) { return s->d->t; }
 
 
 // the array and length of one part of the state
 static double* statePart(const csSimulation* s, csStateKind kind, int* n) {
   const csData* d = s->d;
   switch (kind) {
-    case CS_STATE_Q: *n = d->nq; return d->q;
-    case CS_STATE_U: *n = d->nu; return d->u;
-    case CS_STATE_Z: *n = d->nz; return d->z;
-    case CS_STATE_DISCRETE: *n = d->ndisc; return d->disc;
-    case CS_STATE_AUTO: *n = d->nauto; return d->autoval;
+    case CS_STATE_Q:
+      *n = d->nq;
+      return d->q;
+    case CS_STATE_U:
+      *n = d->nu;
+      return d->u;
+    case CS_STATE_Z:
+      *n = d->nz;
+      return d->z;
+    case CS_STATE_DISCRETE:
+      *n = d->ndisc;
+      return d->disc;
+    case CS_STATE_AUTO:
+      *n = d->nauto;
+      return d->autoval;
   }
   *n = -1;
   return NULL;
@@ -642,8 +680,7 @@ int cs_simGetState(const csSimulation* s, csStateKind kind, double* out, int n) 
 static const char* const stateNames[] = {"q", "u", "z", "discrete", "auto-update"};
 
 
-int cs_simSetState(csSimulation* s, csStateKind kind, const double* values, int n,
-                   csError* err) {
+int cs_simSetState(csSimulation* s, csStateKind kind, const double* values, int n, csError* err) {
   cs_clearError(err);
   int len;
   double* v = statePart(s, kind, &len);
@@ -714,8 +751,7 @@ int cs_simSetDiscrete(csSimulation* s, int e, const char* name, double value, cs
     return CS_ERR_INPUT;
   }
   if (!isfinite(value)) {
-    cs_setError(err, CS_ERR_INPUT, "", "the value of %s.%s must be finite", m->force[e].name,
-                name);
+    cs_setError(err, CS_ERR_INPUT, "", "the value of %s.%s must be finite", m->force[e].name, name);
     return CS_ERR_INPUT;
   }
   beginEdit(s);
@@ -761,6 +797,34 @@ int cs_simBodyVelocity(csSimulation* s, int body, double w[3], double v[3]) {
     csu_vec3ToArray(v, V->v);
   }
   return 0;
+}
+
+
+int cs_simStateDerivative(csSimulation* s, csStateKind kind, double* out, int n) {
+  const double* v;
+  int len;
+  switch (kind) {
+    case CS_STATE_Q:
+      v = s->d->qdot;
+      len = s->d->nq;
+      break;
+    case CS_STATE_U:
+      v = s->d->udot;
+      len = s->d->nu;
+      break;
+    case CS_STATE_Z:
+      v = s->d->zdot;
+      len = s->d->nz;
+      break;
+    default:
+      return -1;
+  }
+  // the whole right-hand side at the current state (every stage; nothing is integrated)
+  cs_forward(s->m, s->d);
+  if (out && n > 0) {
+    memcpy(out, v, sizeof(double) * (size_t)(n < len ? n : len));
+  }
+  return len;
 }
 
 

@@ -87,6 +87,7 @@ static const char usageSweep[] =
     "      --out DIR             results directory (a rerun runs only what is missing)\n"
     "  -j, --jobs N              worker processes (default: every core this process has)\n"
     "      --new                 discard the records of an earlier, different study in DIR\n"
+    "      --retry-failed        run the runs recorded as failed again (not only missing ones)\n"
     "      --trajectories        also write each run's CSV to DIR/trajectories/\n"
     "      --dry-run             print the runs and their values (with --slurm: write the\n"
     "                            batch script and print the sbatch command); run nothing\n"

@@ -142,6 +142,32 @@ void cs_realizeVelocity(const csModel* m, csData* d) {
     const csMat33* R_FM = &d->joint_XFM[b].R;
     csVec3 cM_w = csu_vec3(0, 0, 0), cM_v = csu_vec3(0, 0, 0);  // Sdot*u in M at M's origin
 
+    // A free body on ground with nothing hanging from it takes the articulated-body
+    // algorithm's fast path (dynamics.c), which needs neither S nor c: its velocity follows
+    // from u directly (w and the velocity of M's origin, both in F, F fixed in Ground).
+    if (d->aba_freeLeaf[b]) {
+      csVec3 w_F = csu_vec3FromArray(u);
+      csQuat qq = csu_quat(q[0], q[1], q[2], q[3]);
+      csQuat dq = csu_quatMul(csu_quat(0, w_F.x, w_F.y, w_F.z), qq);
+      double pull = CS_QUAT_STABILIZATION * (qq.w * qq.w + qq.x * qq.x + qq.y * qq.y +
+                                             qq.z * qq.z - 1.0);
+      qdot[0] = 0.5 * dq.w - pull * qq.w;
+      qdot[1] = 0.5 * dq.x - pull * qq.x;
+      qdot[2] = 0.5 * dq.y - pull * qq.y;
+      qdot[3] = 0.5 * dq.z - pull * qq.z;
+      qdot[4] = u[3];
+      qdot[5] = u[4];
+      qdot[6] = u[5];
+      const csMat33* R_GF = &body->X_PF.R;
+      csVec3 w = csu_mulMV(R_GF, w_F);
+      csVec3 vM = csu_mulMV(R_GF, csu_vec3FromArray(u + 3));
+      // B's origin is X_MB.p from M's origin, turned into Ground by R_GM = R_GB R_BM
+      csVec3 rMB = csu_mulMV(&d->body_pose[b].R, csu_mulMV(&body->X_BM.R, XMB->p));
+      d->body_vel[b].w = w;
+      d->body_vel[b].v = csu_add(vM, csu_cross(w, rMB));
+      continue;
+    }
+
     // Motion subspace columns (first in B at B's origin) and qdot, per mobilizer. The
     // velocity-product term c = Sdot u + v x vJ (RBDA table 7.1) needs Sdot u, the rate of the
     // columns themselves as seen in B: zero for pin and slider (fixed axes) and ball

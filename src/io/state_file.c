@@ -9,6 +9,10 @@
 // from another scene fail to load with a clear message instead of being poured into the wrong
 // variables. The file is written under a temporary name and renamed, so that a run interrupted
 // while saving never leaves half a checkpoint behind.
+#include "engine/error.h"
+
+#include "contactsim/contactsim.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -16,9 +20,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "contactsim/contactsim.h"
-#include "engine/error.h"
 
 #define CS_STATE_MAGIC "contactsim-state"
 #define CS_STATE_VERSION 1
@@ -38,9 +39,7 @@ static uint64_t hashBytes(uint64_t h, const void* p, size_t n) {
 
 
 // a string with its terminating zero, so that "ab"+"c" and "a"+"bc" differ
-static uint64_t hashString(uint64_t h, const char* s) {
-  return hashBytes(h, s, strlen(s) + 1);
-}
+static uint64_t hashString(uint64_t h, const char* s) { return hashBytes(h, s, strlen(s) + 1); }
 
 
 static uint64_t hashInt(uint64_t h, long v) {
@@ -179,14 +178,23 @@ static void writeState(FILE* f, const csModel* m, const csData* d) {
   fprintf(f, "auto %d\n", m->nauto);
   for (int i = 0; i < m->nauto; i++) {
     const csForce* e = forceOf(m, i, 2, &local);
-    writeValue(f, d->autoval[i], "auto-update of", e ? e->name : "?", local);
+    const csForceKind* k = e ? cs_forceKind(e->kind) : NULL;
+    char name[2 * CS_MAX_NAME + 2] = "?";
+    if (e && k->autonames) {
+      snprintf(name, sizeof(name), "%s.%s", e->name, k->autonames[local]);
+    } else if (e) {
+      snprintf(name, sizeof(name), "%s.auto%d", e->name, local);
+    }
+    writeValue(f, d->autoval[i], "", name, -1);
   }
   fprintf(f, "end\n");
 }
 
 
 int cs_saveState(const csModel* m, const csData* d, const char* path, csError* err) {
-  cs_clearError(err);
+  if (err) {
+    memset(err, 0, sizeof(*err));
+  }
   if (!path) {
     cs_setError(err, CS_ERR_INPUT, "", "no checkpoint file was given");
     return CS_ERR_INPUT;
@@ -224,10 +232,10 @@ int cs_saveState(const csModel* m, const csData* d, const char* path, csError* e
 // reading
 
 typedef struct Reader {
-  char* text;              // the whole file, zero-terminated (owned)
-  size_t size;             // bytes allocated for it
-  char* next;              // start of the next line
-  int line;                // 1-based number of the line last returned
+  char* text;   // the whole file, zero-terminated (owned)
+  size_t size;  // bytes allocated for it
+  char* next;   // start of the next line
+  int line;     // 1-based number of the line last returned
   const char* path;
   csError* err;
 } Reader;
@@ -418,8 +426,10 @@ int cs_loadState(const csModel* m, csData* d, const char* path, csError* err) {
     status = fail(&r, "not a contactsim checkpoint (the first line must be '%s VERSION')",
                   CS_STATE_MAGIC);
   } else if (version != CS_STATE_VERSION) {
-    status = fail(&r, "checkpoint format version %d is not supported (this library reads "
-                  "version %d)", version, CS_STATE_VERSION);
+    status = fail(&r,
+                  "checkpoint format version %d is not supported (this library reads "
+                  "version %d)",
+                  version, CS_STATE_VERSION);
   }
   // 2. the scene's name (for the message) and the fingerprint (the check)
   char scene[CS_MAX_NAME] = "";
@@ -440,10 +450,13 @@ int cs_loadState(const csModel* m, csData* d, const char* path, csError* err) {
     } else if ((fp = strtoull(s + 12, &end, 16)), *end != '\0') {
       status = fail(&r, "fingerprint: '%s' is not a hexadecimal number", s + 12);
     } else if (fp != cs_modelFingerprint(m)) {
-      status = fail(&r, "the checkpoint was saved from scene '%s' with another structure "
-                    "(fingerprint %016" PRIx64 ", this scene '%s' has %016" PRIx64 "): its "
+      status = fail(&r,
+                    "the checkpoint was saved from scene '%s' with another structure "
+                    "(fingerprint %016" PRIx64 ", this scene '%s' has %016" PRIx64
+                    "): its "
                     "bodies, joints, planes or force elements differ, so the state does not "
-                    "fit", scene, fp, m->name, cs_modelFingerprint(m));
+                    "fit",
+                    scene, fp, m->name, cs_modelFingerprint(m));
     }
   }
   // 3. the state itself
