@@ -132,8 +132,9 @@ def chained_runs_match_uninterrupted():
     check(b["t"] == 4.0, "the last checkpoint is at the end")
     # While the block sticks, its anchors are updated once per step, so that the creep before
     # the change depends on the step sizes, which a restart changes: the chained run may differ
-    # from the uninterrupted one by as much as the uninterrupted one differs from the answer
-    # (taken as a run with tolerances 100x tighter), and not more.
+    # from the uninterrupted one by about as much as the uninterrupted one differs from the
+    # answer (taken as a run with tolerances 100x tighter): three times that at most, since the
+    # two errors may point opposite ways and the restart's first steps are the least accurate.
     code, _, err = run("run", INCLINE, "-q", "--rtol", "1e-8", "--atol", "1e-10", "-o",
                        tmp("tight.csv"))
     check(code == 0, err)
@@ -143,7 +144,7 @@ def chained_runs_match_uninterrupted():
     for name in ("block.px", "block.pz", "block.vx"):
         i = head.index(name)
         x, y, ref = full[-1][i], c[-1][i], tight[-1][i]
-        check(abs(x - y) <= max(abs(x - ref), 1e-7),
+        check(abs(x - y) <= max(3 * abs(x - ref), 1e-7),
               f"{name}: uninterrupted {x!r}, chained {y!r}, tolerance 100x tighter {ref!r}")
         print(f"  {name}: chained - uninterrupted {y - x:.3g}, "
               f"uninterrupted - tighter {x - ref:.3g}")
