@@ -981,12 +981,14 @@ int cs_simSaveState(csSimulation* s, const char* path, csError* err) {
 
 int cs_simLoadState(csSimulation* s, const char* path, csError* err) {
   cs_clearError(err);
-  // the file is read in full and checked before anything changes (cs_loadState is atomic)
-  beginEdit(s);
-  int status = cs_loadState(s->m, s->d, path, err);
+  // read into the scratch data first (cs_loadState changes nothing unless the whole file is
+  // good), so that a refused file leaves the simulation exactly as it was
+  int status = cs_loadState(s->m, s->snap, path, err);
   if (status != CS_OK) {
     return status;
   }
+  beginEdit(s);
+  cs_copyState(s->m, s->d, s->snap);
   endEdit(s, cs_integratorChangesBefore(s->m, s->d->t));
   // the statistics describe the continued run; the integrator's counters start over too
   if (startStatistics(s) != 0) {
