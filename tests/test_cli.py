@@ -337,9 +337,22 @@ def killed_run_keeps_only_complete_rows():
             chunks = []
             if to_pipe:
                 import threading
-                reader = threading.Thread(target=lambda: chunks.append(p.stdout.read()))
+
+                def drain():
+                    while True:
+                        b = os.read(p.stdout.fileno(), 65536)
+                        if not b:
+                            return
+                        chunks.append(b)
+                reader = threading.Thread(target=drain)
                 reader.start()
-            time.sleep(0.4 + 0.13 * i)
+            # the kill comes at different moments after the first rows are out (a loaded
+            # machine or a sanitizer build may take a while to get there)
+            deadline = time.time() + 30
+            while time.time() < deadline and p.poll() is None and not (
+                    chunks if to_pipe else os.path.exists(out) and os.path.getsize(out) > 0):
+                time.sleep(0.02)
+            time.sleep(0.05 + 0.13 * i)
             p.send_signal(signal.SIGKILL)
             p.wait(timeout=30)
             if to_pipe:
