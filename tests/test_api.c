@@ -7,6 +7,7 @@
 #include "contactsim/simulation.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -437,6 +438,47 @@ static void test_stopped_run_continues(void** state) {
 }
 
 
+// two simulations in two threads share nothing: each ends exactly where a run alone ends
+typedef struct ThreadRun {
+  const csModel* m;
+  double q[7];
+  int status;
+} ThreadRun;
+
+
+static void* runInThread(void* arg) {
+  ThreadRun* r = arg;
+  csError err;
+  csSimulation* s = cs_newSimulation(r->m, NULL, &err);
+  r->status = s ? cs_simAdvanceTo(s, 0.6, &err) : CS_ERR_MEMORY;
+  if (s) {
+    cs_simGetState(s, CS_STATE_Q, r->q, 7);
+  }
+  cs_deleteSimulation(s);
+  return NULL;
+}
+
+
+static void test_threads_share_nothing(void** state) {
+  (void)state;
+  csModel* m = th_loadFile("scenes/sphere_drop.json");
+  ThreadRun alone = {.m = m};
+  runInThread(&alone);
+  assert_int_equal(alone.status, CS_OK);
+  ThreadRun r[2] = {{.m = m}, {.m = m}};
+  pthread_t th[2];
+  for (int i = 0; i < 2; i++) {
+    assert_int_equal(pthread_create(&th[i], NULL, runInThread, &r[i]), 0);
+  }
+  for (int i = 0; i < 2; i++) {
+    pthread_join(th[i], NULL);
+    assert_int_equal(r[i].status, CS_OK);
+    assert_memory_equal(r[i].q, alone.q, sizeof(alone.q));
+  }
+  cs_deleteModel(m);
+}
+
+
 // ---------------------------------------------------------------------------------------------
 // checkpoints
 
@@ -683,6 +725,7 @@ int main(void) {
       cmocka_unit_test(test_advance_allocates_nothing),
       cmocka_unit_test(test_set_discrete_slides),
       cmocka_unit_test(test_stopped_run_continues),
+      cmocka_unit_test(test_threads_share_nothing),
       cmocka_unit_test(test_checkpoint_continues),
       cmocka_unit_test(test_checkpoint_refusals),
       cmocka_unit_test(test_checkpoint_malformed),

@@ -277,7 +277,8 @@ def interrupt(sig, to_pipe):
     scene = os.path.join(ROOT, "scenes", "bench", "block_spin_slide.json")
     d = tempfile.mkdtemp()
     out = os.path.join(d, "out.csv")
-    args = [EXE, "run", scene, *LONG] + ([] if to_pipe else ["-o", out])
+    stats = os.path.join(d, "stats.json")
+    args = [EXE, "run", scene, *LONG, "--stats", stats] + ([] if to_pipe else ["-o", out])
     p = subprocess.Popen(args, stdout=subprocess.PIPE if to_pipe else subprocess.DEVNULL,
                          stderr=subprocess.PIPE, cwd=ROOT)
     chunks = []
@@ -294,6 +295,9 @@ def interrupt(sig, to_pipe):
         data = b"".join(chunks)
     else:
         data = open(out, "rb").read()
+    # the statistics say so too
+    doc = json.load(open(stats))
+    check(doc["status"] == "interrupted" and f"interrupted by {sig.name}" in doc["error"], doc)
     return code, err, data
 
 
@@ -557,6 +561,30 @@ def collapsing_step_size_is_reported_as_such():
               f"{integrator}: {err}")
     # the BDF failure carries CVODE's own message
     check("CVODE said: CVode: At t = " in err and "error test failed repeatedly" in err, err)
+    # Late in a long run the same collapse reaches the rounding of t itself: continued from a
+    # checkpoint at t = 1e6 s (where one unit in the last place of t is 1.2e-10 s), CVODE warns
+    # that t + h = t, and the error and the summary quote it
+    d = os.path.dirname(path)
+    state = os.path.join(d, "early.state")
+    code, _, err = run("run", path, "-q", "-o", "/dev/null", "--duration", "0.01",
+                       "--save-state", state)
+    check(code == 0, err)
+    text = open(state).read()
+    for key in ("t", "t_commit"):
+        text = re.sub(r"^%s 0x\S+" % key, f"{key} {float(1e6).hex()}", text, flags=re.M)
+    late = os.path.join(d, "late.state")
+    with open(late, "w") as f:
+        f.write(text)
+    code, _, err = run("run", path, "-o", "/dev/null", "--initial-state", late, "--duration",
+                       str(1e6 + 0.3), "--report-interval", "1", "--integrator", "adams",
+                       "--max-steps", "20000")
+    check(code == 1, (code, err))
+    check(re.search(r"the step size collapsed to h = [0-9.e-]+ s at t = 1000000\.[0-9]+ s", err)
+          and "CVODE warned: Internal t = 1e+06 and h = " in err and "t + h = t" in err, err)
+    check(re.search(r"warning: CVODE warned [0-9]+ times, first: Internal t = 1e\+06", err), err)
+    # CPU per simulated second counts the time simulated after the checkpoint, not since t = 0
+    m = re.search(r"; ([0-9.e-]+) s CPU for the integration \(([0-9.e-]+) CPU s per simulated s\)", err)
+    check(m and float(m.group(2)) > float(m.group(1)), err)
 
 failed = sum(1 for _, e in results if e)
 print(f"{len(results) - failed} passed, {failed} failed")

@@ -3,15 +3,14 @@
 // significant digits, a stop is flagged exactly when its angle is beyond the bound in force,
 // names cannot end the page's script element, and bad CSVs are refused with the file, line and
 // column named. The page itself is tested in a browser by test_replay.mjs.
+#include "app/replay.h"
+#include "helpers.h"
+
+#include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <cjson/cJSON.h>
-
-#include "app/replay.h"
-#include "helpers.h"
 
 // a pendulum with a stop whose lower bound moves at t = 1, a free block with a visual sphere,
 // and a floor
@@ -80,8 +79,19 @@ static void writeCsv(const csModel* m, const char* file, int forces) {
   csCsvOptions opt = {.forces = forces};
   assert_int_equal(cs_csvHeader(f, m, &opt), 0);
   int arm = cs_bodyId(m, "arm");
+  // the scheduled change of the lower bound, applied as the integrator would at t = 1
+  int stop = cs_forceId(m, "stop");
+  const csForceKind* k = cs_forceKind(m->force[stop].kind);
+  int lower = -1;
+  for (int i = 0; i < k->discnum; i++) {
+    lower = strcmp(k->discnames[i], "lower_bound") == 0 ? i : lower;
+  }
+  assert_true(lower >= 0);
   for (int i = 0; i < NROWS; i++) {
     d->t = TIMES[i];
+    if (TIMES[i] >= 1.0) {
+      d->disc[m->force[stop].discadr + lower] = -0.1;
+    }
     d->q[m->body[arm].qadr] = ANGLES[i];
     d->stage = CS_STAGE_NONE;
     cs_realizeAcceleration(m, d);
@@ -115,9 +125,7 @@ static const cJSON* key(const cJSON* o, const char* k) {
 }
 
 
-static double num(const cJSON* a, int i) {
-  return cJSON_GetArrayItem(a, i)->valuedouble;
-}
+static double num(const cJSON* a, int i) { return cJSON_GetArrayItem(a, i)->valuedouble; }
 
 
 // exact equality of a decoded JSON number (values written with fewer digits read back exactly)
@@ -241,6 +249,11 @@ static void test_page_without_forces(void** state) {
   assert_true(cJSON_IsFalse(key(r, "forces")));
   assert_int_equal(cJSON_GetArraySize(key(r, "cf")), 0);
   assert_int_equal(cJSON_GetArraySize(key(r, "p")), NROWS * 2 * 3);
+  // the stop, from its angle and the bounds in force (the scene's change included)
+  const cJSON* stop = key(r, "stop");
+  for (int i = 0; i < NROWS; i++) {
+    assert_int_equal(cJSON_GetArrayItem(stop, i)->valueint, ENGAGED[i]);
+  }
   cJSON_Delete(j);
   cs_deleteModel(m);
 }

@@ -258,15 +258,20 @@ def too_many_rows_are_refused_up_front():
     path = write_scene(scene, d=d)
     out = os.path.join(d, "out.csv")
     code, stdout, err = run("run", path, "-q", "-o", out, timeout=20)
-    check(code == 2 and "100000000002 report rows" in err and "1e+09 s" in err
+    check(code == 2 and "100000000001 report rows" in err and "1e+09 s" in err
           and "0.01 s" in err and "limit of 10000000" in err and "--max-rows" in err, err)
     check(not os.path.exists(out), "an output was created for a refused run")
     code, stdout, err = run("compare", path, "-q", timeout=20)
-    check(code == 2 and "100000000002 report rows" in err and stdout == "", err)
+    check(code == 2 and "100000000001 report rows" in err and stdout == "", err)
     # the limit from the scene, raised on the command line
     path = write_scene(PENDULUM)  # 2 s every 0.01 s: 201 rows
     code, _, err = run("run", path, "-q", "--set", "simulation.max_rows=150")
-    check(code == 2 and "202 report rows" in err and "limit of 150" in err, err)
+    check(code == 2 and "201 report rows" in err and "limit of 150" in err, err)
+    # exactly at the limit runs: the count is the rows the run writes
+    code, stdout, err = run("run", path, "-q", "--set", "simulation.max_rows=201")
+    check(code == 0 and len(stdout.splitlines()) == 202, (code, err))
+    code, stdout, err = run("run", path, "-q", "--set", "simulation.max_rows=200")
+    check(code == 2 and "201 report rows" in err, (code, err))
     code, stdout, err = run("run", path, "-q", "--set", "simulation.max_rows=150",
                             "--max-rows", "1000")
     check(code == 0 and len(stdout.splitlines()) == 202, (code, err))
@@ -274,6 +279,34 @@ def too_many_rows_are_refused_up_front():
     check(code == 2, "--max-rows 0 accepted")
     code, _, err = run("validate", path, "--set", "simulation.max_rows=0")
     check(code == 2 and "simulation.max_rows" in err, err)
+
+
+# ---------------------------------------------------------------------------------------------
+# messages
+
+@case
+def messages_escape_and_name_the_step():
+    # a body name with a terminal escape and a byte that is not UTF-8: printed escaped, once
+    d = tempfile.mkdtemp()
+    path = os.path.join(d, "esc.json")
+    with open(path, "wb") as f:
+        f.write(b'{"bodies": [{"name": "a\\u001b[2Jb\xff", "mass": 1}]}')
+    p = subprocess.run([EXE, "validate", path], capture_output=True, timeout=30)
+    err = p.stderr
+    check(p.returncode == 2 and b"\x1b" not in err and b"\xff" not in err, err)
+    check(b"'a\\x1b[2Jb\\xff'" in err, err)
+    # a largest step that cannot reach the first report: refused before the run, by its name
+    scene = write_scene(PENDULUM)
+    code, out, err = run("run", scene, "-q", "--max-step", "1e-9", timeout=20)
+    check(code == 2 and out == "" and "--max-step: max_step 1e-09 s needs at least 10000000 "
+          "steps" in err, err)
+    code, out, err = run("validate", scene, "--set", "simulation.max_step=1e-20", timeout=20)
+    check(code == 2 and "simulation.max_step: max_step 1e-20 s is too small" in err, err)
+    # JSON nested past the parser's limit says so
+    with open(path, "w") as f:
+        f.write('{"bodies": ' + "[" * 1500 + "]" * 1500 + "}")
+    code, out, err = run("validate", path)
+    check(code == 2 and "nested more than 1000 levels" in err, err)
 
 
 failed = sum(1 for _, e in results if e)

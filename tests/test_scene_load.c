@@ -1037,6 +1037,129 @@ static void test_large_scene(void** state) {
 }
 
 
+// 1 if s holds no control character (C0, DEL, C1) and is valid UTF-8
+static int isPrintableUtf8(const char* s) {
+  const unsigned char* p = (const unsigned char*)s;
+  while (*p) {
+    if (*p < 0x20 || *p == 0x7f) {
+      return 0;
+    }
+    int n = *p < 0x80 ? 1 : *p >= 0xf0 ? 4 : *p >= 0xe0 ? 3 : *p >= 0xc2 ? 2 : 0;
+    if (n == 0 || (n == 2 && p[0] == 0xc2 && p[1] < 0xa0)) {
+      return 0;
+    }
+    for (int i = 1; i < n; i++) {
+      if ((p[i] & 0xc0) != 0x80) {
+        return 0;
+      }
+    }
+    p += n;
+  }
+  return 1;
+}
+
+
+// the messages: nesting past the parser's limit, a spring on one body, a largest step that
+// cannot work, long paths and file names whole, and what the scene wrote made printable
+static void test_messages(void** state) {
+  (void)state;
+  csError err;
+  // nested deeper than cJSON's limit (1000): said so, with the place
+  size_t depth = 1200, n = 0;
+  char* deep = malloc(2 * depth + 64);
+  n += (size_t)sprintf(deep, "{\"bodies\": ");
+  for (size_t i = 0; i < depth; i++) {
+    deep[n++] = '[';
+  }
+  for (size_t i = 0; i < depth; i++) {
+    deep[n++] = ']';
+  }
+  strcpy(deep + n, "}");
+  assert_null(cs_loadSceneString(deep, "deep.json", NULL, &err));
+  assert_int_equal(err.code, CS_ERR_INPUT);
+  assert_non_null(strstr(err.message, "nested more than 1000 levels"));
+  assert_int_equal(err.line, 1);
+  assert_int_equal(err.column, 1 + 11 + 1000 - 1);  // the bracket that opens level 1001
+  free(deep);
+  // a malformed text is still called malformed
+  assert_null(cs_loadSceneString("{\"a\": [[[1,]]]}", "m.json", NULL, &err));
+  assert_non_null(strstr(err.message, "malformed JSON"));
+
+  // a spring from ground to ground, or from a body to itself, is refused as a bushing is
+  expectError(
+      "{\"forces\": [{\"type\": \"spring\", \"body1\": \"ground\", \"body2\": \"ground\","
+      " \"stiffness\": 10}]}",
+      "forces[0].body2");
+  expectError("{\"bodies\": [{\"name\": \"b\", \"mass\": 1, " BODY_INERTIA
+              ", \"joint\": {\"type\": \"free\"}}],"
+              " \"forces\": [{\"type\": \"spring\", \"body1\": \"b\", \"body2\": \"b\","
+              " \"station2\": [1, 0, 0], \"stiffness\": 10}]}",
+              "forces[0].body2");
+
+  // a largest step with which the run cannot reach its first report, or cannot advance t
+  expectError("{\"simulation\": {\"max_step\": 1e-9}}", "simulation.max_step");
+  expectError(
+      "{\"simulation\": {\"duration\": 1e6, \"report_interval\": 1e5, \"max_steps\": 1e15,"
+      " \"max_step\": 1e-12}}",
+      "simulation.max_step");
+  // the same step with a budget that allows it, and a short run, load
+  csModel* m = th_loadString("{\"simulation\": {\"max_step\": 1e-9, \"max_steps\": 20000000}}");
+  cs_deleteModel(m);
+  m = th_loadString("{\"simulation\": {\"max_step\": 1e-9, \"duration\": 1e-5}}");
+  cs_deleteModel(m);
+  csSimOptions o = cs_defaultSimOptions();
+  char why[256];
+  o.max_step = 1e-7;  // 1e5 steps to the first report at 0.01 s: exactly the budget
+  assert_int_equal(cs_maxStepProblem(&o, why, sizeof(why)), 0);
+  o.max_step = 0.99e-7;
+  assert_int_equal(cs_maxStepProblem(&o, why, sizeof(why)), 1);
+  assert_non_null(strstr(why, "max_steps (100000)"));
+
+  // a long file name and a long unknown key arrive whole
+  char file[1200], key[700], json[2000];
+  memset(file, 'f', sizeof(file) - 1);
+  file[sizeof(file) - 1] = '\0';
+  memcpy(file + sizeof(file) - 6, ".json", 6);
+  memset(key, 'k', sizeof(key) - 1);
+  key[sizeof(key) - 1] = '\0';
+  snprintf(json, sizeof(json), "{\"simulation\": {\"%s\": 1}}", key);
+  assert_null(cs_loadSceneString(json, file, NULL, &err));
+  assert_string_equal(err.file, file);
+  assert_int_equal(strlen(err.path), strlen("simulation.") + strlen(key));
+  assert_memory_equal(err.path + strlen("simulation."), key, strlen(key));
+  // and so does a long override key path
+  const csOverride set[] = {{key, "1"}};
+  csLoadOptions lo = {.overrides = set, .noverrides = 1};
+  assert_null(cs_loadSceneString("{}", file, &lo, &err));
+  assert_int_equal(err.override, 1);
+  assert_string_equal(err.path, key);
+
+  // names, keys and values with control characters or bytes that are not UTF-8 are escaped
+  const char* bad[] = {
+      "{\"bodies\": [{\"name\": \"a\\u0007b\\u001b[2J\", \"mass\": 1}]}",
+      "{\"bodies\": [{\"name\": \"b\", \"mass\": 1, " BODY_INERTIA
+      ", \"joint\": {\"type\": \"pin\", \"parent\": \"x\xff\\u0085y\"}}]}",
+      "{\"bodies\": [{\"n\\u0001me\": 1}]}",
+      "{\"name\": \"scene\\u0007\"}",
+      "{\"simulation\": {\"integrator\": \"\\u001b[31mred\"}}",
+  };
+  const char* shown[] = {"a\\x07b\\x1b[2J", "x\\xff\\xc2\\x85y", "n\\x01me", "scene\\x07",
+                         "\\x1b[31mred"};
+  for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+    memset(&err, 0, sizeof(err));
+    assert_null(cs_loadSceneString(bad[i], "esc.json", NULL, &err));
+    if (!isPrintableUtf8(err.message) || !isPrintableUtf8(err.path) ||
+        (!strstr(err.message, shown[i]) && !strstr(err.path, shown[i]))) {
+      fail_msg("case %zu: path '%s', message '%s'", i, err.path, err.message);
+    }
+  }
+  // valid UTF-8 is kept as it is (a name in another script is not an error to hide)
+  assert_null(cs_loadSceneString("{\"planes\": [{\"name\": \"p\", \"body\": \"sol\xc3\xa9\"}]}",
+                                 "u.json", NULL, &err));
+  assert_non_null(strstr(err.message, "'sol\xc3\xa9'"));
+}
+
+
 // ---------------------------------------------------------------------------------------------
 // bad input
 
@@ -1603,6 +1726,7 @@ int main(void) {
       cmocka_unit_test(test_override_errors),
       cmocka_unit_test(test_change_values_checked),
       cmocka_unit_test(test_large_scene),
+      cmocka_unit_test(test_messages),
       cmocka_unit_test(test_parse_error_position),
       cmocka_unit_test(test_bad_inputs),
       cmocka_unit_test(test_bad_bodies),

@@ -629,6 +629,114 @@ static void test_sphere_rhs_allocates_nothing(void** state) {
 }
 
 
+// ---------------------------------------------------------------------------------------------
+// bundled example scenes for biomechanists (docs/examples.md)
+
+// the value of trace column j (a generalized speed) at time t, NAN when no report falls there
+static double traceU(const thTrace* tr, double t, int j) {
+  for (int r = 0; r < tr->n; r++) {
+    if (fabs(tr->t[r] - t) < 1e-9) {
+      return tr->u[(size_t)r * (size_t)tr->nu + (size_t)j];
+    }
+  }
+  return NAN;
+}
+
+
+// scenes/ball_roll_slope.json: rolling without slipping down a slope, a = (5/7) g sin(theta),
+// and w = v / r, under both sphere models
+static void test_scene_ball_roll_slope(void** state) {
+  (void)state;
+  const char* models[2] = {"hunt_crossley", "smooth_sphere_half_space"};
+  const double th = 15.0 * 3.14159265358979323846 / 180.0, r = 0.1;
+  const double a = 5.0 / 7.0 * G * sin(th);
+  for (int k = 0; k < 2; k++) {
+    char path[512];
+    snprintf(path, sizeof(path), "%s/scenes/ball_roll_slope.json", CS_SOURCE_ROOT);
+    csLoadOptions opt = {.contact_model = models[k]};
+    csError err = {0};
+    csModel* m = cs_loadScene(path, &opt, &err);
+    assert_non_null(m);
+    thTrace tr = {0};
+    csData* d = th_run(m, NULL, &tr);
+    int u0 = m->body[cs_bodyId(m, "ball")].uadr;
+    // speed down the slope (+x of the plane: (cos, 0, -sin) in Ground) and spin about y
+    double v[2], w[2];
+    const double ts[2] = {0.5, 2.0};
+    for (int i = 0; i < 2; i++) {
+      v[i] = traceU(&tr, ts[i], u0 + 3) * cos(th) - traceU(&tr, ts[i], u0 + 5) * sin(th);
+      w[i] = traceU(&tr, ts[i], u0 + 1);
+    }
+    double am = (v[1] - v[0]) / (ts[1] - ts[0]);
+    print_message("%-24s a = %.5f m/s^2 (5/7 g sin = %.5f; sliding would be %.5f), "
+                  "w r / v = %.5f\n",
+                  models[k], am, a, G * sin(th), w[1] * r / v[1]);
+    th_assertClose(am, a, 2e-3, 0, "rolling acceleration");
+    th_assertClose(w[1] * r, v[1], 2e-3, 0, "rolling without slipping");
+    th_assertClose(v[1], a * 2.0, 2e-3, 0, "speed at 2 s");
+    th_traceFree(&tr);
+    cs_deleteData(d);
+    cs_deleteModel(m);
+  }
+}
+
+
+// scenes/foot_landing_push.json: after landing each sphere carries a quarter of the weight at
+// the Hertz penetration, the centre of pressure is under the foot's origin; a push below
+// mu_static m g holds (creep below the transition velocity), one above slides with
+// F/m - mu_dynamic g
+static void test_scene_foot_landing_push(void** state) {
+  (void)state;
+  csModel* m = th_loadFile("scenes/foot_landing_push.json");
+  const double mass = 1.2, R = 0.02, k = 0.5 * pow(1e6, 2.0 / 3.0);
+  // the landing and the rest before the push
+  csSimOptions o = m->opt;
+  o.duration = 1.0;
+  csData* d = th_run(m, &o, NULL);
+  double x = pow(mass * G / 4 / ((4.0 / 3.0) * pow(k, 1.5) * sqrt(R)), 2.0 / 3.0);
+  double total = 0;
+  for (int i = 0; i < 4; i++) {
+    char name[16];
+    snprintf(name, sizeof(name), "sole.%d", i);
+    int e = cs_forceId(m, name);
+    csContactReport rep;
+    cs_contactReport(m, d, e, &rep);
+    const double* extra = d->force_extra + m->force[e].repadr;
+    th_assertClose(extra[0], x, 0.01, 0, "penetration at rest");
+    total += extra[2];
+  }
+  th_assertClose(total, mass * G, 1e-4, 0, "the floor carries the weight");
+  csVec3 force, cop;
+  cs_centreOfPressure(m, d, 0, &force, &cop);
+  int b = cs_bodyId(m, "foot");
+  print_message("foot at rest: penetration %.4f mm (Hertz %.4f mm), total %.4f N, CoP x %.5f m "
+                "under origin x %.5f m\n",
+                1e3 * d->force_extra[m->force[cs_forceId(m, "sole.0")].repadr], 1e3 * x, total,
+                cop.x, d->body_pose[b].p.x);
+  th_assertClose(cop.x, d->body_pose[b].p.x, 0, 1e-5, "centre of pressure");
+  cs_deleteData(d);
+
+  // the pushes
+  thTrace tr = {0};
+  d = th_run(m, NULL, &tr);
+  int u0 = m->body[b].uadr;
+  double creep = traceU(&tr, 1.9, u0 + 3);
+  double v1 = traceU(&tr, 2.2, u0 + 3), v2 = traceU(&tr, 2.45, u0 + 3);
+  double vz1 = traceU(&tr, 2.2, u0 + 5), vz2 = traceU(&tr, 2.45, u0 + 5);
+  // friction impulse over normal impulse (momentum, so rocking does not matter)
+  double mu = (15.0 * 0.25 / mass - (v2 - v1)) / (G * 0.25 + vz2 - vz1);
+  print_message("5 N push: creeps at %.4f m/s; 15 N push: a = %.4f m/s^2 (F/m - mu_d g = %.4f), "
+                "friction / normal impulse %.4f (mu_dynamic 0.6)\n",
+                creep, (v2 - v1) / 0.25, 15.0 / mass - 0.6 * G, mu);
+  assert_true(creep > 0 && creep < 0.01);
+  th_assertClose(mu, 0.6, 5e-3, 0, "sliding friction");
+  th_assertClose((v2 - v1) / 0.25, 15.0 / mass - 0.6 * G, 0.01, 0, "sliding acceleration");
+  th_traceFree(&tr);
+  cs_deleteData(d);
+  cs_deleteModel(m);
+}
+
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_smooth_force_and_energy),
@@ -645,6 +753,8 @@ int main(void) {
       cmocka_unit_test(test_smooth_drop),
       cmocka_unit_test(test_hc_drop),
       cmocka_unit_test(test_sphere_rhs_allocates_nothing),
+      cmocka_unit_test(test_scene_ball_roll_slope),
+      cmocka_unit_test(test_scene_foot_landing_push),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

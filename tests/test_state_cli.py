@@ -110,19 +110,20 @@ def continued_run_matches_uninterrupted():
     check(state["discrete"][0] == 0.2, "mu_static saved as changed by the scene")
 
 
-@case
-def chained_runs_match_uninterrupted():
-    # 0 -> 1.25 s (stuck) -> 3 s (through the change at 2 s) -> 4 s: three runs, two
-    # checkpoints, the same end as one run
-    code, _, err = run("run", INCLINE, "-q", "-o", tmp("full.csv"))
+def chain(tol):
+    """0 -> 1.25 s (stuck) -> 3 s (through the change at 2 s) -> 4 s in three runs with two
+    checkpoints, and the same in one run; both with tolerances tol (rtol, atol). Returns the
+    CSV header, the one run's last row and the chained runs' last row."""
+    opts = ["-q", "--rtol", tol[0], "--atol", tol[1]]
+    code, _, err = run("run", INCLINE, *opts, "-o", tmp("full.csv"))
     check(code == 0, err)
-    code, _, err = run("run", INCLINE, "-q", "--duration", "1.25", "-o", tmp("a.csv"),
+    code, _, err = run("run", INCLINE, *opts, "--duration", "1.25", "-o", tmp("a.csv"),
                        "--save-state", tmp("a.state"))
     check(code == 0, err)
-    code, _, err = run("run", INCLINE, "-q", "--duration", "3", "--initial-state",
+    code, _, err = run("run", INCLINE, *opts, "--duration", "3", "--initial-state",
                        tmp("a.state"), "-o", tmp("b.csv"), "--save-state", tmp("b.state"))
     check(code == 0, err)
-    code, _, err = run("run", INCLINE, "-q", "--initial-state", tmp("b.state"), "-o",
+    code, _, err = run("run", INCLINE, *opts, "--initial-state", tmp("b.state"), "-o",
                        tmp("c.csv"), "--save-state", tmp("b.state"))  # overwrite: allowed
     check(code == 0, err)
     a, b = read_state(tmp("a.state")), read_state(tmp("b.state"))
@@ -130,23 +131,26 @@ def chained_runs_match_uninterrupted():
     check(a["discrete"][0] == 0.7 and b["discrete"][0] == 0.2,
           "the scheduled change at 2 s was applied in the middle run, once")
     check(b["t"] == 4.0, "the last checkpoint is at the end")
-    # While the block sticks, its anchors are updated once per step, so that the creep before
-    # the change depends on the step sizes, which a restart changes: the chained run may differ
-    # from the uninterrupted one by as much as the uninterrupted one differs from the answer
-    # (taken as a run with tolerances 100x tighter), and not more.
-    code, _, err = run("run", INCLINE, "-q", "--rtol", "1e-8", "--atol", "1e-10", "-o",
-                       tmp("tight.csv"))
-    check(code == 0, err)
     head, full = read_csv(tmp("full.csv"))
     _, c = read_csv(tmp("c.csv"))
-    _, tight = read_csv(tmp("tight.csv"))
-    for name in ("block.px", "block.pz", "block.vx"):
-        i = head.index(name)
-        x, y, ref = full[-1][i], c[-1][i], tight[-1][i]
-        check(abs(x - y) <= max(abs(x - ref), 1e-7),
-              f"{name}: uninterrupted {x!r}, chained {y!r}, tolerance 100x tighter {ref!r}")
-        print(f"  {name}: chained - uninterrupted {y - x:.3g}, "
-              f"uninterrupted - tighter {x - ref:.3g}")
+    return head, full[-1], c[-1]
+
+
+@case
+def chained_runs_match_uninterrupted():
+    # While the block sticks its anchors are moved once per step, so the creep before the
+    # change depends on the step sequence, which a restart changes (CVODE starts again at
+    # order 1 with a small step): with the scene's tolerances the chained runs end some
+    # 1e-4 m from the single one after sliding 2.9 m; the gap closes as the tolerances
+    # tighten (measured 8e-5 m at rtol 1e-6 and 1e-7, 1.5e-5 m at 1e-8, 1e-6 m at 1e-9).
+    for tol, limit in ((("1e-6", "1e-8"), 3e-4), (("1e-9", "1e-11"), 1e-5)):
+        head, one, chained = chain(tol)
+        for name in ("block.px", "block.pz", "block.vx"):
+            i = head.index(name)
+            gap = chained[i] - one[i]
+            print(f"  rtol {tol[0]}: {name} chained - single {gap:.3g}")
+            check(abs(gap) <= limit, f"rtol {tol[0]}: {name}: single {one[i]!r}, "
+                                     f"chained {chained[i]!r}, more than {limit} apart")
 
 
 @case

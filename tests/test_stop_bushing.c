@@ -7,6 +7,7 @@
 #include "helpers.h"
 
 #define PI 3.14159265358979323846
+#define G 9.81
 
 // discrete variables of a linear stop, in the order the kind documents
 enum { STOP_LOWER = 0, STOP_UPPER = 1, STOP_K = 2, STOP_D = 3 };
@@ -1050,6 +1051,49 @@ static void test_scene_bushing_hang(void** state) {
 }
 
 
+// scenes/leg_knee_stop.json: after the landing the leg stands on its heel with the knee resting
+// on its stop. Statics, from the final state: the floor carries the whole weight (the slider is
+// vertical and frictionless), and the moments about the knee axis on the shank balance: stop,
+// extensor spring, damper, the ground reaction at the contact point and the shank's weight.
+static void test_scene_leg_knee_stop(void** state) {
+  (void)state;
+  csModel* m = th_loadFile("scenes/leg_knee_stop.json");
+  csData* d = th_run(m, NULL, NULL);
+  cs_realizeDynamics(m, d);
+  int shank = cs_bodyId(m, "shank"), heel = cs_forceId(m, "heel.0");
+  int stop = cs_forceId(m, "knee_stop");
+  const csBody* sb = &m->body[shank];
+  double q = d->q[sb->qadr], u = d->u[sb->uadr];
+  double mass = 0;
+  for (int b = 1; b < m->nbody; b++) {
+    mass += m->body[b].mass;
+  }
+  csContactReport rep;
+  cs_contactReport(m, d, heel, &rep);
+  th_assertClose(rep.force.v.z, mass * G, 1e-6, 0, "the floor carries the weight");
+  // generalized forces on the knee (about Ground +y): recomputed from the scene's values
+  cs_contactReport(m, d, stop, &rep);
+  double stopForce = d->force_extra[m->force[stop].repadr];
+  double spring = -100.0 * (q - (-0.3)), damper = -3.0 * u;
+  // the external moments about the knee axis, from the contact and the shank's weight
+  cs_contactReport(m, d, heel, &rep);
+  csVec3 knee = d->body_pose[shank].p;
+  csVec3 grf = csu_cross(csu_sub(rep.point, knee), rep.force.v);
+  csVec3 weight = csu_cross(csu_sub(d->body_com[shank], knee), csu_vec3(0, 0, -sb->mass * G));
+  double sum = stopForce + spring + damper + grf.y + weight.y;
+  print_message("standing: knee %.4f rad (stop at 0), stop %.3f N m, extensor %.3f N m, ground "
+                "reaction %.3f N m, shank weight %.3f N m; sum %.2e N m; floor %.3f N for %.3f N "
+                "of weight\n",
+                q, stopForce, spring, grf.y, weight.y, sum, rep.force.v.z, mass * G);
+  assert_true(q < 0 && q > -0.05);   // resting past the bound by the stop's compliance
+  assert_true(stopForce > 0);        // the stop pushes back into flexion
+  th_assertClose(stopForce, -2000.0 * q, 1e-4, 0, "stop stiffness at rest (the heel creeps)");
+  assert_true(fabs(sum) < 1e-3 * fabs(stopForce));
+  cs_deleteData(d);
+  cs_deleteModel(m);
+}
+
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_stop_piecewise_force),
@@ -1070,6 +1114,7 @@ int main(void) {
       cmocka_unit_test(test_bushing_validate),
       cmocka_unit_test(test_scene_pendulum_stop),
       cmocka_unit_test(test_scene_bushing_hang),
+      cmocka_unit_test(test_scene_leg_knee_stop),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -322,6 +322,14 @@ def a_failing_run_is_recorded_and_the_study_goes_on():
     check("too much work" in rows[1]["error"] and int(rows[1]["steps"]) <= 4,
           f"step limit: {rows[1]}")
     check(rows[0]["error"] == "" and float(rows[0]["simulated"]) == 0.05, "ok run")
+    # a rerun leaves the failures alone; --retry-failed runs them (and only them) again
+    code, _, err = run("sweep", study, "--out", out, "-q")
+    summary = json.load(open(os.path.join(out, "results.json")))["summary"]
+    check(code == 1 and summary["executed"] == 0, f"rerun: {summary}")
+    code, _, err = run("sweep", study, "--out", out, "-q", "--retry-failed")
+    summary = json.load(open(os.path.join(out, "results.json")))["summary"]
+    check(code == 1 and summary["executed"] == 4 and summary["failed"] == 4, f"retry: {summary}")
+    check(without_times(table(out)) == without_times(rows), "a retried failure changed")
 
 
 @case
@@ -331,26 +339,61 @@ def a_killed_worker_fails_only_its_run():
     s["set"]["simulation.duration"] = 3.0
     study = write_study(s, d)
     out = os.path.join(d, "out")
-    p = subprocess.Popen([EXE, "sweep", study, "--out", out, "-j", "1", "-q"], cwd=ROOT,
-                         stderr=subprocess.PIPE, text=True)
-    # the worker of the first run: the sweep's only child
+    p = subprocess.Popen([EXE, "sweep", study, "--out", out, "-j", "1", "-q", "--trajectories"],
+                         cwd=ROOT, stderr=subprocess.PIPE, text=True)
+    # the worker (the sweep's only child) once it has run 0 in hand: the run's trajectory is
+    # open under its temporary name
     victim = None
     t0 = time.time()
+    traj = os.path.join(out, "trajectories")
     while victim is None and time.time() - t0 < 30:
+        started = os.path.isdir(traj) and any(f.startswith(".00000000.csv")
+                                              for f in os.listdir(traj))
         try:
             with open(f"/proc/{p.pid}/task/{p.pid}/children") as f:
                 kids = f.read().split()
         except OSError:
             kids = []
-        victim = int(kids[0]) if kids else None
+        victim = int(kids[0]) if kids and started else None
     check(victim is not None, "no worker process seen")
     os.kill(victim, signal.SIGKILL)
     _, err = p.communicate(timeout=120)
     check(p.returncode == 1, f"exit {p.returncode}: {err}")
     rows = table(out)
     bad = [r for r in rows if r["status"] != "ok"]
-    check(len(bad) == 1 and "signal 9" in bad[0]["error"], f"failed runs: {bad}")
+    check(len(bad) == 1 and bad[0]["index"] == "0" and "signal 9" in bad[0]["error"],
+          f"failed runs: {bad}")
     check(len(rows) == 12, "the other runs went on")
+
+
+@case
+def a_stop_signal_leaves_interrupted_runs_to_the_rerun():
+    d = tempfile.mkdtemp()
+    s = small_study()
+    s["set"]["simulation.duration"] = 1.0
+    study = write_study(s, d)
+    out = os.path.join(d, "out")
+    runs = os.path.join(out, "runs")
+    p = subprocess.Popen([EXE, "sweep", study, "--out", out, "-j", "2"], cwd=ROOT,
+                         stderr=subprocess.PIPE, text=True)
+    t0 = time.time()
+    while time.time() - t0 < 60:
+        if os.path.isdir(runs) and len(os.listdir(runs)) >= 3:
+            break
+        time.sleep(0.005)
+    # SIGINT to the sweep alone (not its process group): it stops its workers itself
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=60)
+    check(p.returncode == 130 and "SIGINT" in err and "run the same command again" in err,
+          f"exit {p.returncode}: {err}")
+    recs = [f for f in os.listdir(runs) if f.endswith(".rec")]
+    texts = [open(os.path.join(runs, f)).read() for f in recs]
+    check(all(t.startswith("ok\n") for t in texts), "an interrupted run was recorded as failed")
+    check(not os.path.exists(os.path.join(out, "results.csv")), "tables of a stopped sweep")
+    code, _, err = run("sweep", study, "--out", out, "-q")
+    check(code == 0, err)
+    summary = json.load(open(os.path.join(out, "results.json")))["summary"]
+    check(summary["reused"] == len(recs) and summary["ok"] == 12, f"{summary}")
 
 
 @case

@@ -14,6 +14,8 @@ results.csv:
   - overhead per run: (total CPU - sum of integration CPU) / runs, everything the sweep spends
     that is not integration (fork, loading, statistics, records, the merge), and the same in
     wall time at -j 1: (wall - sum of integration CPU) / runs;
+  - with --independent, the wall time of two -j 1 processes running half the runs each at
+    once: the best two workers can do on this machine with no sweep machinery between them;
   - parallel efficiency: wall(-j 1) / (N wall(-j N)), and how much of the time the N worker
     slots were busy: sum of the runs' wall times (each measured inside its worker) / (N wall).
 """
@@ -40,6 +42,9 @@ def main():
     ap.add_argument("--study", default=os.path.join(ROOT, "studies", "bench_1000.json"))
     ap.add_argument("--jobs", default="1,2")
     ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--independent", action="store_true",
+                    help="also run the study as two -j 1 processes at once (task ranges of "
+                         "half the runs each): what two cores give with no sweep between them")
     args = ap.parse_args()
     rows = []
     for rep in range(args.repeat):
@@ -61,6 +66,19 @@ def main():
                   f"{1e3 * (cpu - integ) / n:.2f} ms CPU" +
                   (f", {1e3 * (wall - integ) / n:.2f} ms wall" if j == 1 else "") +
                   f"; workers busy {busy / (j * wall):.3f} of the time", flush=True)
+        if args.independent:
+            d = tempfile.mkdtemp(prefix="bench-sweep-")
+            plan = subprocess.run([args.exe, "sweep", args.study, "--dry-run"],
+                                  capture_output=True, text=True).stdout
+            n = len(plan.splitlines()) - 1
+            t0 = time.monotonic()
+            ps = [subprocess.Popen([args.exe, "sweep", args.study, "--out", d, "-j", "1", "-q",
+                                    "--task-range", r]) for r in (f"0:{n // 2}", f"{n // 2}:{n}")]
+            for p in ps:
+                p.wait()
+            print(f"two -j 1 processes at once, half the runs each: wall "
+                  f"{time.monotonic() - t0:.3f} s", flush=True)
+            shutil.rmtree(d)
     best = {}
     for j, n, _, wall, *_ in rows:
         best[j] = min(best.get(j, wall), wall)

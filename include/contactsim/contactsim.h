@@ -52,6 +52,11 @@ CS_API double csu_step5(double x);
 // defaults (used by the loader, the command line and the C API alike)
 
 CS_API csSimOptions cs_defaultSimOptions(void);
+// 0 when the largest step o->max_step (0: unlimited) lets a run with options o start; 1 when it
+// is so small that the run cannot: below CS_MIN_STEP_ULPS spacings of doubles at the end time
+// (t + h == t), or needing more than o->max_steps steps to reach the first report. The reason,
+// one sentence naming the numbers, goes to why (size bytes, nullable).
+CS_API int cs_maxStepProblem(const csSimOptions* o, char* why, size_t size);
 
 
 // ---------------------------------------------------------------------------------------------

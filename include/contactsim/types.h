@@ -17,8 +17,12 @@
 #define CS_MAX_NAME 64          // longest body, plane or force name, with the terminating zero
 #define CS_MAX_PARAM 32         // real parameters of one force element
 #define CS_MAX_REF 4            // integer references (bodies, planes, coordinates) of one element
-#define CS_MAX_ERROR 512        // longest error sentence
-#define CS_MAX_PATH 256         // longest JSON path or file name in an error
+#define CS_MAX_ERROR 1024       // longest error sentence
+#define CS_MAX_PATH 256         // longest key path of a study, or path kept in fixed tables
+#define CS_MAX_FILE 4096        // longest file name in an error or a model (PATH_MAX)
+#define CS_MAX_JSON_PATH 1024   // longest JSON path in an error (a valid scene's are < 100)
+// room for a whole error as one line, "FILE:LINE:COL: PATH: MESSAGE"
+#define CS_MAX_ERROR_LINE (CS_MAX_FILE + CS_MAX_JSON_PATH + CS_MAX_ERROR + 64)
 #define CS_MAX_CONTACT_MODELS 16  // contact models a scene may give parameter blocks for
 
 
@@ -36,8 +40,8 @@ typedef enum csStatus {
 
 typedef struct csError {
   csStatus code;               // CS_OK when nothing went wrong
-  char file[CS_MAX_PATH];      // scene or output file concerned, or ""
-  char path[CS_MAX_PATH];      // JSON path of the offending value, e.g. "bodies[2].joint.q", or ""
+  char file[CS_MAX_FILE];      // scene or output file concerned, or ""
+  char path[CS_MAX_JSON_PATH]; // JSON path of the offending value, e.g. "bodies[2].joint.q", or ""
   int line;                    // 1-based line in the file, 0 when unknown
   int column;                  // 1-based column in the file, 0 when unknown
   double time;                 // simulation time of a solver failure
@@ -241,6 +245,9 @@ typedef struct csSimOptions {
 // The smallest report interval a scene or the command line may ask for, s: report times are
 // kept apart, and a run of one second stays within a billion rows.
 #define CS_MIN_REPORT_INTERVAL 1e-9
+// A largest step (max_step) must be at least this many times the spacing of doubles at the
+// run's end time: below it, t + h == t and the integrator cannot advance.
+#define CS_MIN_STEP_ULPS 16.0
 // The default of csSimOptions.max_rows: 10 million rows, about 2 GB of CSV for a dozen bodies.
 #define CS_DEFAULT_MAX_ROWS 10000000L
 
@@ -250,7 +257,7 @@ typedef struct csSimOptions {
 
 struct csModel {
   char name[CS_MAX_NAME];
-  char file[CS_MAX_PATH];  // scene file it was loaded from, or ""
+  char file[CS_MAX_FILE];  // scene file it was loaded from, or ""
 
   // sizes
   int nbody;               // bodies including ground (body 0)

@@ -91,7 +91,7 @@ def loads(text, contact_model=None, overrides=None, filename="<string>"):
 
 def run(model_or_path, duration=None, rtol=None, atol=None, *, integrator=None,
         report_interval=None, max_step=None, initial_step=None, max_steps=None,
-        linear_solver=None, forces=False, contact_model=None, overrides=None):
+        max_rows=None, linear_solver=None, forces=False, contact_model=None, overrides=None):
     """Run a scene from its initial state and return its Trajectory.
 
     Args:
@@ -101,14 +101,16 @@ def run(model_or_path, duration=None, rtol=None, atol=None, *, integrator=None,
         rtol, atol: integrator tolerances (None: the scene's).
         integrator: "bdf" or "adams"; report_interval: s between rows; max_step: s (0:
             unlimited); initial_step: s (0: automatic); max_steps: steps allowed between two
-            reports; linear_solver: "auto", "dense", "band" or "gmres". None keeps the scene's.
+            reports; max_rows: the most report rows the run may make (a run that would make
+            more is refused before it starts, as on the command line); linear_solver: "auto",
+            "dense", "band" or "gmres". None keeps the scene's.
         forces: also the per-contact columns (force, moment, point, pe, power, model values)
             and per contact set the total force and centre of pressure.
         contact_model, overrides: as for load(), when a path is given.
 
     Returns:
         a Trajectory: traj["block.px"] is a numpy array per CSV column, traj.columns the
-        names, traj.stats the statistics (steps, cpu_seconds, energy_error, ...).
+        names, traj.statistics the statistics (steps, cpu_seconds, energy_error, ...).
 
     Raises:
         SceneError: bad scene or option (.file, .path, .message).
@@ -126,7 +128,8 @@ def run(model_or_path, duration=None, rtol=None, atol=None, *, integrator=None,
         model = load(model_or_path, contact_model=contact_model, overrides=overrides)
     options = dict(duration=duration, rtol=rtol, atol=atol, integrator=integrator,
                    report_interval=report_interval, max_step=max_step,
-                   initial_step=initial_step, max_steps=max_steps, linear_solver=linear_solver)
+                   initial_step=initial_step, max_steps=max_steps, max_rows=max_rows,
+                   linear_solver=linear_solver)
     columns, table, stats, failure = _core.run(model, bool(forces), **options)
     traj = Trajectory(columns, table, stats, model)
     if failure is not None:

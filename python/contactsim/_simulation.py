@@ -56,7 +56,8 @@ class State:
     checked).
 
     Attributes (copies, for inspection): t (s), q, u, z, discrete, auto_update; checkpoint:
-    the checkpoint text (the format of save_state files, docs/c-api.md).
+    the checkpoint text (the format of save_state files: cs_simSaveState in
+    include/contactsim/simulation.h).
     """
 
     __slots__ = ("checkpoint", "t", "q", "u", "z", "discrete", "auto_update")
@@ -88,7 +89,7 @@ class Simulation(_core.Simulation):
         model: a Model (contactsim.load or loads).
         options: integrator options overriding the scene's: rtol, atol, integrator ("bdf" or
             "adams"), linear_solver, max_step (s), initial_step (s), max_steps,
-            report_interval (s, for run()).
+            report_interval (s, for run()), max_rows (for run()).
 
     Starts from the model's initial state at t = 0. Step it with step() (one integrator step)
     or advance_to(t); read the state as numpy views (q, u; writable: edits take effect at the

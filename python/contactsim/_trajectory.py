@@ -31,7 +31,8 @@ class Trajectory:
     Attributes:
         columns: the column names (a tuple of str).
         data: the table, float64, shape (len(self), len(self.columns)), read-only.
-        stats: integrator statistics of the run (dict: steps, rhs_evals, cpu_seconds, ...).
+        statistics: the run's statistics (dict: steps, rhs_evals, cpu_seconds, contact
+            metrics, diagnostics; as Simulation.statistics); also as ``stats``.
         model: the Model that was run.
     """
 
@@ -44,15 +45,21 @@ class Trajectory:
                 f"got shape {data.shape}")
         data.flags.writeable = False
         self.data = data
-        self.stats = dict(stats or {})
+        self.statistics = dict(stats or {})
         self.model = model
         self._index = {name: i for i, name in enumerate(self.columns)}
 
     def __getitem__(self, name):
-        """Column `name` (a CSV column name) as a read-only 1-D view, one value per report."""
+        """Column `name` (a CSV column name) as a read-only 1-D view, one value per report; a
+        list of names gives those columns side by side, shape (rows, len(names)), a copy."""
+        if isinstance(name, (list, tuple)):
+            return self.data[:, [self._column(n) for n in name]]
+        return self.data[:, self._column(name)]
+
+    def _column(self, name):
         try:
-            return self.data[:, self._index[name]]
-        except KeyError:
+            return self._index[name]
+        except (KeyError, TypeError):
             close = difflib.get_close_matches(str(name), self.columns, n=3)
             hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
             raise KeyError(f"no column {name!r} in this trajectory{hint}") from None
@@ -75,6 +82,11 @@ class Trajectory:
     def __repr__(self):
         span = f", t = {self.t[0]:g} .. {self.t[-1]:g} s" if len(self) else ""
         return f"<contactsim.Trajectory: {len(self)} reports, {len(self.columns)} columns{span}>"
+
+    @property
+    def stats(self):
+        """The run's statistics (the same dict as ``statistics``)."""
+        return self.statistics
 
     @property
     def t(self):

@@ -35,6 +35,9 @@ extern PyTypeObject csPy_SimulationType;
 // Raise the Python exception for err: SceneError for bad input and unreadable files (with
 // file, path, line, column and message), SimulationError for a solver failure (with the time;
 // trajectory may be NULL), MemoryError when out of memory. Returns NULL for `return` chaining.
+// Callers start from a zeroed csError: some library paths fill only the code, the JSON path and
+// the message, leaving file, line and column to the caller. Text that is not UTF-8 is decoded
+// with replacement characters rather than failing.
 PyObject* csPy_raise(const csError* err, PyObject* trajectory);
 
 // The exception classes of contactsim._errors, looked up once at import (borrowed).
@@ -56,12 +59,11 @@ PyObject* csPy_statistics(csSimulation* s);
 PyObject* csPy_columnNames(const csModel* m, int forces, int* ncol);
 
 // Fill one row of the trajectory table (ncol values, the CSV's columns in order) for the data's
-// current state, realized here as needed. Allocates nothing after the first call of a
-// writer; needs no GIL. Returns 0, or -1 on an I/O failure of the scratch stream.
+// current state, realized here as needed. Allocates nothing unless a row outgrows the buffer
+// sized at open; needs no GIL. Open and fill return 0, or -1 when out of memory.
 typedef struct csPyRowWriter {
-  FILE* stream;  // in-memory stream the library writes one CSV row to
-  char* text;    // its buffer (open_memstream's)
-  size_t size;   // its length
+  char* text;   // one formatted CSV row (PyMem_Raw: used without the GIL)
+  size_t size;  // its capacity, bytes
   int ncol;
   int forces;
 } csPyRowWriter;

@@ -84,7 +84,7 @@ static PyObject* loadCommon(PyObject* pathobj, const char* text, const char* fil
     return NULL;
   }
   csLoadOptions lo = {cm, nov ? ov : NULL, nov};
-  csError err;
+  csError err = {0};
   csModel* m = NULL;
   const char* path = pathobj ? PyBytes_AS_STRING(pathobj) : NULL;
   // loading reads and parses a file: other threads may run meanwhile (the strings stay alive)
@@ -153,7 +153,7 @@ PyObject* csPy_sceneContactModels(PyObject* self, PyObject* arg) {
   enum { MAX_MODELS = 64 };
   char names[MAX_MODELS][CS_MAX_NAME];
   char def[CS_MAX_NAME];
-  csError err;
+  csError err = {0};
   int n = cs_sceneContactModels(PyBytes_AS_STRING(path), names, MAX_MODELS, def, &err);
   if (n < 0) {
     if (!err.file[0]) {

@@ -19,23 +19,29 @@ PyObject* csPy_SimulationError = NULL;
 // ---------------------------------------------------------------------------------------------
 // errors
 
+// a str from library text, which is meant to be UTF-8 (file names may not be)
+static PyObject* text(const char* s) {
+  return PyUnicode_DecodeUTF8(s, (Py_ssize_t)strnlen(s, CS_MAX_ERROR), "replace");
+}
+
+
 PyObject* csPy_raise(const csError* err, PyObject* trajectory) {
   if (err->code == CS_ERR_MEMORY) {
     return PyErr_NoMemory();
   }
   PyObject* kw = NULL;
   PyObject* exc = NULL;
-  PyObject* args = Py_BuildValue("(s)", err->message);
+  PyObject* args = Py_BuildValue("(N)", text(err->message));
   // a solver failure: the time and the partial trajectory; anything else is bad input
   if (err->code == CS_ERR_SOLVER) {
-    kw = Py_BuildValue("{s:d,s:O,s:s}", "time", err->time, "trajectory",
-                       trajectory ? trajectory : Py_None, "file", err->file);
+    kw = Py_BuildValue("{s:d,s:O,s:N}", "time", err->time, "trajectory",
+                       trajectory ? trajectory : Py_None, "file", text(err->file));
     if (args && kw) {
       exc = PyObject_Call(csPy_SimulationError, args, kw);
     }
   } else {
-    kw = Py_BuildValue("{s:s,s:s,s:i,s:i}", "file", err->file, "path", err->path, "line", err->line,
-                       "column", err->column);
+    kw = Py_BuildValue("{s:N,s:N,s:i,s:i}", "file", text(err->file), "path", text(err->path),
+                       "line", err->line, "column", err->column);
     if (args && kw) {
       exc = PyObject_Call(csPy_SceneError, args, kw);
     }
@@ -52,8 +58,7 @@ PyObject* csPy_raise(const csError* err, PyObject* trajectory) {
 
 // an option error in the user's terms, without a file or JSON path
 static int optionError(const char* fmt, const char* name) {
-  csError err;
-  memset(&err, 0, sizeof(err));
+  csError err = {0};
   err.code = CS_ERR_INPUT;
   snprintf(err.message, sizeof(err.message), fmt, name);
   csPy_raise(&err, NULL);
@@ -133,6 +138,12 @@ int csPy_readOptions(PyObject* kw, const csSimOptions* base, csSimOptions* out) 
         return optionError("%s must be a whole number", k);
       }
       out->max_steps = (long)x;
+    } else if (strcmp(k, "max_rows") == 0) {
+      rc = readReal(value, k, &x);
+      if (rc == 0 && !(x == floor(x) && x <= 1e15)) {
+        return optionError("%s must be a whole number", k);
+      }
+      out->max_rows = (long)x;
     } else if (strcmp(k, "integrator") == 0) {
       rc = readChoice(value, k, integrators, 2, &choice);
       out->integrator = (csIntegratorType)choice;
@@ -179,28 +190,22 @@ PyObject* csPy_statistics(csSimulation* s) {
 
 
 // ---------------------------------------------------------------------------------------------
-// column names and rows, through the library's CSV writer
+// column names and rows, through the library's CSV formatter
 //
 // The columns and their order are the CSV's by construction: the header and each row are
-// written by the library (cs_csvHeader, cs_csvRow) to an in-memory stream and read back. The
-// CSV prints %.17g, which reads back as the same double, so the numbers are exactly the
-// library's. Writing the row from the model's fields here instead would repeat csv.c's column
-// list in a second place, which could drift from it.
+// formatted by the library (cs_csvFormatHeader, cs_csvFormatRow) and read back here. The CSV
+// prints %.17g, which reads back as the same double, so the numbers are exactly the library's.
+// Writing the row from the model's fields here instead would repeat csv.c's column list in a
+// second place, which could drift from it; the library has no numeric form of a row yet.
 
 PyObject* csPy_columnNames(const csModel* m, int forces, int* ncol) {
-  char* text = NULL;
-  size_t size = 0;
-  FILE* f = open_memstream(&text, &size);
-  if (!f) {
-    return PyErr_NoMemory();
-  }
   csCsvOptions opt = {forces};
-  int rc = cs_csvHeader(f, m, &opt);
-  fclose(f);
-  if (rc != 0 || !text) {
-    free(text);
+  size_t n = cs_csvFormatHeader(NULL, 0, m, &opt);
+  char* text = PyMem_Malloc(n + 1);
+  if (!text) {
     return PyErr_NoMemory();
   }
+  cs_csvFormatHeader(text, n + 1, m, &opt);
   // split "a,b,c\n" at the commas
   PyObject* names = PyList_New(0);
   char* start = text;
@@ -217,7 +222,7 @@ PyObject* csPy_columnNames(const csModel* m, int forces, int* ncol) {
       start = p + 1;
     }
   }
-  free(text);
+  PyMem_Free(text);
   *ncol = names ? (int)PyList_GET_SIZE(names) : 0;
   return names;
 }
@@ -227,19 +232,25 @@ int csPy_rowWriterOpen(csPyRowWriter* w, int ncol, int forces) {
   memset(w, 0, sizeof(*w));
   w->ncol = ncol;
   w->forces = forces;
-  w->stream = open_memstream(&w->text, &w->size);
-  return w->stream ? 0 : -1;
+  // 25 characters per %.17g number and its comma; grown if a row ever needs more
+  w->size = 25 * (size_t)ncol + 64;
+  w->text = PyMem_RawMalloc(w->size);
+  return w->text ? 0 : -1;
 }
 
 
 int csPy_rowWriterFill(csPyRowWriter* w, const csModel* m, csData* d, double* row) {
-  // the stream is rewound for every row, so that its buffer is reused once it is large enough
-  if (fseek(w->stream, 0, SEEK_SET) != 0) {
-    return -1;
-  }
   csCsvOptions opt = {w->forces};
-  if (cs_csvRow(w->stream, m, d, &opt) != 0 || fflush(w->stream) != 0) {
-    return -1;
+  size_t n = cs_csvFormatRow(w->text, w->size, m, d, &opt);
+  if (n >= w->size) {
+    // a longer row than foreseen: a larger buffer, and the row again (realized already)
+    char* bigger = PyMem_RawRealloc(w->text, n + 1);
+    if (!bigger) {
+      return -1;
+    }
+    w->text = bigger;
+    w->size = n + 1;
+    cs_csvFormatRow(w->text, w->size, m, d, &opt);
   }
   // the row ends with a newline; strtod stops at each comma
   const char* p = w->text;
@@ -257,10 +268,7 @@ int csPy_rowWriterFill(csPyRowWriter* w, const csModel* m, csData* d, double* ro
 
 
 void csPy_rowWriterClose(csPyRowWriter* w) {
-  if (w->stream) {
-    fclose(w->stream);
-  }
-  free(w->text);
+  PyMem_RawFree(w->text);
   memset(w, 0, sizeof(*w));
 }
 

@@ -7,6 +7,8 @@
 #include "core.h"
 
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 // rows allocated up front at most (a longer run grows the table by doubling)
@@ -59,6 +61,20 @@ static int reportRow(void* ctx, const csModel* m, csData* d) {
 }
 
 
+// Fill err as bad input with a JSON path and a sentence (file, line and column left empty).
+static void setInputError(csError* err, const char* path, const char* fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void setInputError(csError* err, const char* path, const char* fmt, ...) {
+  memset(err, 0, sizeof(*err));
+  err->code = CS_ERR_INPUT;
+  snprintf(err->path, sizeof(err->path), "%s", path);
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err->message, sizeof(err->message), fmt, ap);
+  va_end(ap);
+}
+
+
 // the number of reports from t to t_end: t, every interval, and the end
 static npy_intp expectedRows(double t, double t_end, double interval) {
   double n = ceil((t_end - t) / interval) + 2;
@@ -83,6 +99,19 @@ int csPy_record(csSimulation* s, double t_end, int forces, PyObject** columns, P
   // a bad end time is the library's to refuse; the table is sized only from a usable one
   double t = cs_simTime(s);
   csSimOptions opt = cs_simOptions(s);
+  // a run that would report more rows than max_rows is refused before it starts, as the
+  // command line refuses it (reports at the start, every interval and at the end)
+  double rows = floor((t_end - t) / opt.report_interval) + 2;
+  long limit = opt.max_rows > 0 ? opt.max_rows : CS_DEFAULT_MAX_ROWS;
+  if (t_end > t && opt.report_interval > 0 && rows > (double)limit) {
+    Py_DECREF(names);
+    setInputError(err, "simulation.max_rows",
+                  "the run would report %.0f rows (%g s, one every %g s), more than the limit "
+                  "of %ld; raise it with max_rows=N or simulation.max_rows, or report less "
+                  "often",
+                  rows, t_end - t, opt.report_interval, limit);
+    return CS_ERR_INPUT;
+  }
   r.cap = t_end > t ? expectedRows(t, t_end, opt.report_interval) : 16;
   npy_intp shape[2] = {r.cap, r.ncol};
   r.table = (PyArrayObject*)PyArray_SimpleNew(2, shape, NPY_DOUBLE);
@@ -163,8 +192,7 @@ PyObject* csPy_run(PyObject* self, PyObject* args, PyObject* kw) {
   if (rc || forces < 0) {
     return NULL;
   }
-  csError err;
-  memset(&err, 0, sizeof(err));
+  csError err = {0};
   csSimulation* s = cs_newSimulation(m, &opt, &err);
   if (!s) {
     if (!err.file[0]) {

@@ -43,15 +43,6 @@ struct csSimulation {
 };
 
 
-// every public function starts from a clean error, so that a caller's uninitialised csError
-// never shows stale bytes in the fields a failure does not set (file, line)
-static void clearError(csError* err) {
-  if (err) {
-    memset(err, 0, sizeof(*err));
-  }
-}
-
-
 // ---------------------------------------------------------------------------------------------
 // version
 
@@ -236,7 +227,7 @@ const char* cs_modelContactValueName(const csModel* m, int e, int i) {
 // zero-terminated (cs_modelKeepSource)
 csModel* cs_modelWithOverrides(const csModel* m, const csOverride* overrides, int noverrides,
                                csError* err) {
-  clearError(err);
+  cs_clearError(err);
   if (!m->source) {
     cs_setError(err, CS_ERR_INPUT, "",
                 "the model was not loaded from a scene, so it cannot be loaded again with "
@@ -275,7 +266,7 @@ csModel* cs_modelWithOverrides(const csModel* m, const csOverride* overrides, in
 
 
 csModel* cs_modelWithParameter(const csModel* m, const char* key, const char* value, csError* err) {
-  clearError(err);
+  cs_clearError(err);
   if (!key || !value) {
     cs_setError(err, CS_ERR_INPUT, "", "the parameter's key path and value must both be given");
     return NULL;
@@ -459,7 +450,7 @@ static void endEdit(csSimulation* s, int nchange_done) {
 // simulations
 
 csSimulation* cs_newSimulation(const csModel* m, const csSimOptions* opt, csError* err) {
-  clearError(err);
+  cs_clearError(err);
   if (!m) {
     cs_setError(err, CS_ERR_INPUT, "", "no model was given");
     return NULL;
@@ -525,7 +516,7 @@ csSimOptions cs_simOptions(const csSimulation* s) { return s->opt; }
 
 
 int cs_simSetOptions(csSimulation* s, const csSimOptions* opt, csError* err) {
-  clearError(err);
+  cs_clearError(err);
   if (cs_validateSimOptions(opt, err)) {
     return CS_ERR_INPUT;
   }
@@ -541,7 +532,7 @@ csData* cs_simData(csSimulation* s) { return s->d; }
 
 
 int cs_simStep(csSimulation* s, csError* err) {
-  clearError(err);
+  cs_clearError(err);
   int status = prepare(s, err);
   if (status != CS_OK) {
     return status;
@@ -553,7 +544,7 @@ int cs_simStep(csSimulation* s, csError* err) {
 
 
 int cs_simAdvanceTo(csSimulation* s, double t, csError* err) {
-  clearError(err);
+  cs_clearError(err);
   if (!isfinite(t) || t < s->d->t) {
     cs_setError(err, CS_ERR_INPUT, "", "cannot advance to t = %.9g s from t = %.9g s", t, s->d->t);
     return CS_ERR_INPUT;
@@ -569,7 +560,7 @@ int cs_simAdvanceTo(csSimulation* s, double t, csError* err) {
 
 
 int cs_simRun(csSimulation* s, double t_end, const csReporter* rep, csError* err) {
-  clearError(err);
+  cs_clearError(err);
   if (!isfinite(t_end) || t_end < s->d->t) {
     cs_setError(err, CS_ERR_INPUT, "", "cannot run to t = %.9g s from t = %.9g s", t_end, s->d->t);
     return CS_ERR_INPUT;
@@ -607,7 +598,7 @@ static int csvRow(void* ctx, const csModel* m, csData* d) {
 
 int cs_simRunCsv(csSimulation* s, double t_end, const char* path, const csCsvOptions* opt,
                  csError* err) {
-  clearError(err);
+  cs_clearError(err);
   csCsvOptions none = {0};
   CsvOut c = {.opt = opt ? opt : &none};
   c.f = path ? fopen(path, "w") : NULL;
@@ -690,7 +681,7 @@ static const char* const stateNames[] = {"q", "u", "z", "discrete", "auto-update
 
 
 int cs_simSetState(csSimulation* s, csStateKind kind, const double* values, int n, csError* err) {
-  clearError(err);
+  cs_clearError(err);
   int len;
   double* v = statePart(s, kind, &len);
   if (!v) {
@@ -732,7 +723,7 @@ int cs_simSetState(csSimulation* s, csStateKind kind, const double* values, int 
 
 
 int cs_simSetTime(csSimulation* s, double t, csError* err) {
-  clearError(err);
+  cs_clearError(err);
   if (!isfinite(t)) {
     cs_setError(err, CS_ERR_INPUT, "", "the time must be finite");
     return CS_ERR_INPUT;
@@ -746,7 +737,7 @@ int cs_simSetTime(csSimulation* s, double t, csError* err) {
 
 
 int cs_simSetDiscrete(csSimulation* s, int e, const char* name, double value, csError* err) {
-  clearError(err);
+  cs_clearError(err);
   const csModel* m = s->m;
   if (e < 0 || e >= m->nforce) {
     cs_setError(err, CS_ERR_INPUT, "", "there is no force element %d (the model has %d)", e,
@@ -982,20 +973,22 @@ int cs_simContactStatistics(csSimulation* s, int e, double* peak_normal_force,
 // checkpoints
 
 int cs_simSaveState(csSimulation* s, const char* path, csError* err) {
-  clearError(err);
+  cs_clearError(err);
   beginEdit(s);
   return cs_saveState(s->m, s->d, path, err);
 }
 
 
 int cs_simLoadState(csSimulation* s, const char* path, csError* err) {
-  clearError(err);
-  // the file is read in full and checked before anything changes (cs_loadState is atomic)
-  beginEdit(s);
-  int status = cs_loadState(s->m, s->d, path, err);
+  cs_clearError(err);
+  // read into the scratch data first (cs_loadState changes nothing unless the whole file is
+  // good), so that a refused file leaves the simulation exactly as it was
+  int status = cs_loadState(s->m, s->snap, path, err);
   if (status != CS_OK) {
     return status;
   }
+  beginEdit(s);
+  cs_copyState(s->m, s->d, s->snap);
   endEdit(s, cs_integratorChangesBefore(s->m, s->d->t));
   // the statistics describe the continued run; the integrator's counters start over too
   if (startStatistics(s) != 0) {

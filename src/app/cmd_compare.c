@@ -133,7 +133,7 @@ static int writeCsv(FILE* f, const csCliRun* runs, int nrun) {
     // the error cell, empty for a run that finished
     fputc(',', f);
     if (r->status != CS_OK) {
-      char msg[CS_MAX_ERROR + 2 * CS_MAX_PATH + 32];
+      char msg[CS_MAX_ERROR_LINE];
       cs_cliFormatError(&r->err, msg, sizeof(msg));
       csvString(f, msg);
     }
@@ -333,7 +333,7 @@ static int writeTable(FILE* f, const char* scene, const char* path, const csCliR
   int header = 0;
   for (int i = 0; i < nrun; i++) {
     if (runs[i].status != CS_OK) {
-      char msg[CS_MAX_ERROR + 2 * CS_MAX_PATH + 32];
+      char msg[CS_MAX_ERROR_LINE];
       cs_cliFormatError(&runs[i].err, msg, sizeof(msg));
       fprintf(f, "%s  %s: %s at t = %.6g s: %s\n",
               header++ ? "" : "\nfailures:\n", cs_cliSafe(runs[i].model),
@@ -452,7 +452,7 @@ static void checkConvergence(csCliRun* r) {
     cs_cliSimulate(x, NULL, NULL, 0);
     c->cpu_seconds += x->cpu_seconds;
     if (x->status != CS_OK) {
-      char msg[CS_MAX_ERROR + 2 * CS_MAX_PATH + 32];
+      char msg[CS_MAX_ERROR_LINE];
       cs_cliFormatError(&x->err, msg, sizeof(msg));
       cs_metricsNote(&r->metrics, "the convergence check could not run: the rerun with %s "
                      "failed: %s", what[k], msg);
@@ -864,7 +864,7 @@ int cs_cliCompare(int argc, char** argv) {
     if (atol > 0) r->opt.atol = atol;
     if (max_steps > 0) r->opt.max_steps = max_steps;
     // more report rows than the limit are refused before anything runs
-    if (cs_cliCheckRows(&r->opt, path, r->model) != 0) {
+    if (cs_cliCheckRows(&r->opt, path, r->model, "simulation.max_step") != 0) {
       exitCode = CS_EXIT_USAGE;
       break;
     }

@@ -1,11 +1,11 @@
 // cmd_replay.c: `contactsim replay`: the replay page of runs already made, from the scene and
 // the CSV files `run` or `compare --out-dir` wrote (docs/replay.md).
+#include "app/common.h"
+#include "app/replay.h"
+
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "app/common.h"
-#include "app/replay.h"
 
 // most CSV files one page shows
 #define MAX_REPLAY_RUNS 32
@@ -43,24 +43,34 @@ int cs_cliReplay(int argc, char** argv) {
   opterr = 0;
   while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
     switch (c) {
-      case 'o': output = optarg; break;
-      case 'c': contact_model = optarg; break;
+      case 'o':
+        output = optarg;
+        break;
+      case 'c':
+        contact_model = optarg;
+        break;
       case 'S':
         if (cs_cliAddSet(&sets, optarg) != 0) {
           cs_cliFreeSets(&sets);
           return CS_EXIT_USAGE;
         }
         break;
-      case 'h': cs_cliCommandUsage(stdout, "replay"); cs_cliFreeSets(&sets); return CS_EXIT_OK;
-      default: cs_cliFreeSets(&sets); return cs_cliOptionError(c, argv, "replay");
+      case 'h':
+        cs_cliCommandUsage(stdout, "replay");
+        cs_cliFreeSets(&sets);
+        return CS_EXIT_OK;
+      default:
+        cs_cliFreeSets(&sets);
+        return cs_cliOptionError(c, argv, "replay");
     }
   }
   // the scene, then one or more CSV files
   int ncsv = argc - optind - 1;
   if (ncsv < 1 || ncsv > MAX_REPLAY_RUNS) {
-    fprintf(stderr, ncsv < 1 ? "contactsim: error: replay takes a scene file and at least one "
-                               "CSV file\n"
-                             : "contactsim: error: replay shows at most %d CSV files\n",
+    fprintf(stderr,
+            ncsv < 1 ? "contactsim: error: replay takes a scene file and at least one "
+                       "CSV file\n"
+                     : "contactsim: error: replay shows at most %d CSV files\n",
             MAX_REPLAY_RUNS);
     cs_cliCommandUsage(stderr, "replay");
     cs_cliFreeSets(&sets);
@@ -87,8 +97,8 @@ int cs_cliReplay(int argc, char** argv) {
   char defaultName[CS_MAX_NAME] = "";
   memset(&err, 0, sizeof(err));
   csLoadOptions lo = {.overrides = sets.item, .noverrides = sets.n};
-  int nblock = cs_sceneContactModelsString(text, scene, &lo, blocks, MAX_REPLAY_RUNS,
-                                           defaultName, &err);
+  int nblock =
+      cs_sceneContactModelsString(text, scene, &lo, blocks, MAX_REPLAY_RUNS, defaultName, &err);
   int status = CS_EXIT_OK;
   if (nblock < 0) {
     cs_cliPrintError(&err);
@@ -107,8 +117,7 @@ int cs_cliReplay(int argc, char** argv) {
         model = blocks[j];
       }
     }
-    snprintf(labels[i], CS_MAX_NAME, "%s",
-             model ? model : defaultName[0] ? defaultName : "scene");
+    snprintf(labels[i], CS_MAX_NAME, "%s", model ? model : defaultName[0] ? defaultName : "scene");
     // two CSVs of one model (two runs of `run`) are told apart by their file names
     if (ncsv > 1 && !(model && strcmp(model, stem) == 0)) {
       snprintf(labels[i], CS_MAX_NAME, "%.63s", stem);

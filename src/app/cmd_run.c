@@ -188,7 +188,8 @@ int cs_cliRun(int argc, char** argv) {
   if (max_steps > 0) run.opt.max_steps = max_steps;
   if (max_rows > 0) run.opt.max_rows = max_rows;
   // more rows than the limit are refused before any output is opened
-  if (cs_cliCheckRows(&run.opt, path, NULL) != 0) {
+  if (cs_cliCheckRows(&run.opt, path, NULL,
+                      max_step >= 0 ? "--max-step" : "simulation.max_step") != 0) {
     cs_cliFreeRun(&run);
     return CS_EXIT_USAGE;
   }
@@ -358,7 +359,7 @@ int cs_cliValidate(int argc, char** argv) {
     if (!other) {
       fprintf(stderr, "contactsim: error: %s: the scene does not load with its contact model "
                       "'%s' (as run --contact-model %s and compare load it)\n",
-              path, name, name);
+              cs_cliSafe(path), cs_cliSafe(name), cs_cliSafe(name));
       cs_deleteModel(m);
       m = NULL;
     }

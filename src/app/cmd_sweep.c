@@ -9,11 +9,13 @@
 // index alone. That is what makes the table the same whatever -j, completion order, node or
 // array task ran it.
 //
-// The workers are processes forked one per run rather than threads or long-lived workers fed
-// through pipes: the library's runs are independent and keep no global state, so fork gives
-// isolation for nothing (a run that crashes, or is killed, is recorded as failed and the study
-// goes on), and the cost, a fraction of a millisecond per run for a small parent, is well inside
-// the per-run budget (docs/performance.md, "Sweeps").
+// The workers are processes rather than threads, so that a run that crashes or is killed takes
+// only itself down (it is recorded as failed, its worker replaced, and the study goes on). They
+// are forked once and fed run indices through a pipe, one run at a time, rather than forked once
+// per run: a process per run cost about 1 ms of CPU per run in fork, exit, page faults and lazy
+// symbol binding, where a long-lived worker costs a few microseconds (docs/performance.md,
+// "Sweeps"). The library's runs keep no global state, so a worker's earlier runs cannot change
+// a later one; the tests check that the table does not depend on -j.
 //
 // Every finished run leaves one small file DIR/runs/NNNNNNNN.rec, written under a temporary name
 // and renamed, so that a record either exists whole or not at all. The records are the truth: a
@@ -30,7 +32,9 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -74,6 +78,7 @@ typedef struct Sweep {
   int nfree;  // free bodies of the scene (pose columns)
   char free_name[SWEEP_MAX_FREE][CS_MAX_NAME];
   int trajectories;  // write DIR/trajectories/NNNNNNNN.csv
+  int retry_failed;  // run again the runs whose record says failed
   int quiet;
 } Sweep;
 
@@ -131,6 +136,21 @@ static int fileExists(const char* path) {
 // DIR/runs/NNNNNNNN.rec, the record of run i
 static void recordPath(const Sweep* sw, long i, char* buf, size_t size) {
   snprintf(buf, size, "%s/runs/%08ld.rec", sw->dir, i);
+}
+
+
+// 1 when run i still has to run: it has no record, or (with --retry-failed) a failed one
+static int isPending(const Sweep* sw, long i) {
+  char path[SWEEP_PATH];
+  recordPath(sw, i, path, sizeof(path));
+  FILE* f = fopen(path, "r");
+  if (!f) {
+    return 1;
+  }
+  char status[8] = "";
+  int failed = sw->retry_failed && fgets(status, sizeof(status), f) && strcmp(status, "ok\n") != 0;
+  fclose(f);
+  return failed;
 }
 
 
@@ -351,7 +371,7 @@ static int writeRecord(const Sweep* sw, long i, const csCliRun* r, double runCpu
   csvNumber(f, s ? mt->stuck_drift : NAN);
   csvNumber(f, s ? mt->energy_error : NAN);
   // the error and the diagnostics, text cells last
-  char msg[CS_MAX_ERROR + 2 * CS_MAX_PATH + 32];
+  char msg[CS_MAX_ERROR_LINE];
   msg[0] = '\0';
   if (!ok) {
     cs_cliFormatError(&r->err, msg, sizeof(msg));
@@ -388,7 +408,7 @@ static int writeRecord(const Sweep* sw, long i, const csCliRun* r, double runCpu
 // one run, in a worker process
 
 // the run's scene: the study's overrides of its point, its model; simulated as compare does it.
-// Returns the worker's exit status: 0 the run finished, 1 it failed (recorded either way),
+// Returns the status the worker reports: 0 the run finished, 1 it failed (recorded either way),
 // 3 its record could not be written.
 static int runOne(const Sweep* sw, long i, const char* host) {
   double wall0 = wallNow(), cpu0 = cpuNow();
@@ -442,12 +462,20 @@ static int runOne(const Sweep* sw, long i, const char* host) {
 typedef struct Progress {
   long total, done, failed;
   double wall0, last;
-  int tty;
+  int tty;    // draw a bar (standard error is a terminal)
+  int lines;  // print a line per tenth instead (a log file: a Slurm task's output, say)
+  int tenth;  // tenths reported so far
   int drawn;
 } Progress;
 
 
+// the bar on a terminal; elsewhere one line at each tenth of the runs (for logs of long sweeps)
 static void drawProgress(Progress* p, int force) {
+  if (p->lines && p->total >= 50 && p->done * 10 / p->total > p->tenth) {
+    p->tenth = (int)(p->done * 10 / p->total);
+    fprintf(stderr, "contactsim: sweep: %ld/%ld runs, %ld failed, %.0f s\n", p->done, p->total,
+            p->failed, wallNow() - p->wall0);
+  }
   if (!p->tty) {
     return;
   }
@@ -503,114 +531,275 @@ static void tellFailure(const Sweep* sw, long i, long nfailed) {
 }
 
 
-// Run the pending runs (their indices in todo) on up to jobs worker processes. A worker that
-// ends without a record (killed, crashed) gets one saying so. Returns the failures among them,
-// or -1 when a record could not be written.
-static long runPool(const Sweep* sw, const long* todo, long ntodo, int jobs, const char* host) {
-  pid_t* pids = calloc((size_t)jobs, sizeof(pid_t));
-  long* which = calloc((size_t)jobs, sizeof(long));
-  if (!pids || !which) {
-    free(pids);
-    free(which);
+// The signal (SIGINT, SIGTERM, SIGHUP) that asked the sweep to stop, 0 while none has. A global
+// because a signal handler can reach nothing else; only the parent process sets it.
+static volatile sig_atomic_t sweepStop = 0;
+
+
+static void onStopSignal(int sig) { sweepStop = sig; }
+
+
+// catch (install != 0) or restore the default action of the three stop signals; no SA_RESTART,
+// so that the parent's waitpid returns to look at the flag
+static void stopSignals(int install) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof(sa));
+  sa.sa_handler = install ? onStopSignal : SIG_DFL;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+  sigaction(SIGHUP, &sa, NULL);
+}
+
+
+// a worker ended by one of the stop signals was interrupted, not failed: it gets no record, so
+// that the next sweep runs it again
+static int isStopSignal(int sig) { return sig == SIGINT || sig == SIGTERM || sig == SIGHUP; }
+
+
+// One worker process: the pipes it is fed through, and the run it has in hand.
+typedef struct Worker {
+  pid_t pid;  // 0: no process in this slot
+  int to;     // write end: run indices to the worker
+  int from;   // read end: one status int per finished run from the worker
+  long run;   // the run in hand, -1 when idle
+} Worker;
+
+
+// the worker's loop: read a run index, run it, answer with its status; end at end of input
+static void workerLoop(const Sweep* sw, int in, int out, const char* host) {
+  long i;
+  while (read(in, &i, sizeof(i)) == (ssize_t)sizeof(i)) {
+    int status = runOne(sw, i, host);
+    if (write(out, &status, sizeof(status)) != (ssize_t)sizeof(status)) {
+      break;
+    }
+  }
+}
+
+
+// start the worker of slot k (pipes, fork); returns 0 or -1 (message printed)
+static int startWorker(const Sweep* sw, Worker* w, int k, int jobs, const char* host) {
+  int to[2], from[2];
+  if (pipe(to) != 0) {
+    fprintf(stderr, "contactsim: error: cannot start a worker: %s\n", strerror(errno));
     return -1;
   }
-  Progress p = {.total = ntodo, .wall0 = wallNow(), .tty = !sw->quiet && isatty(STDERR_FILENO)};
-  long next = 0, running = 0, failed = 0;
-  int ioError = 0;
-  drawProgress(&p, 1);
-  while (next < ntodo || running > 0) {
-    // start workers while there are free slots and runs left
-    while (next < ntodo && running < jobs && !ioError) {
-      int slot = 0;
-      while (pids[slot] != 0) {
-        slot++;
+  if (pipe(from) != 0) {
+    fprintf(stderr, "contactsim: error: cannot start a worker: %s\n", strerror(errno));
+    close(to[0]);
+    close(to[1]);
+    return -1;
+  }
+  // nothing buffered may be written twice, by the parent and by a copy in the child
+  fflush(stdout);
+  fflush(stderr);
+  pid_t pid = fork();
+  if (pid < 0) {
+    fprintf(stderr, "contactsim: error: cannot start a worker: %s\n", strerror(errno));
+    close(to[0]);
+    close(to[1]);
+    close(from[0]);
+    close(from[1]);
+    return -1;
+  }
+  if (pid == 0) {
+    // the worker keeps only its own two ends: the other workers' pipes must see their end of
+    // input when the parent closes them, so no copy of their ends may stay open here
+    stopSignals(0);
+    signal(SIGPIPE, SIG_DFL);
+    for (int j = 0; j < jobs; j++) {
+      if (j != k && w[j].pid > 0) {
+        close(w[j].to);
+        close(w[j].from);
       }
-      // nothing buffered may be written twice, by the parent and by a copy in the child
-      fflush(stdout);
-      fflush(stderr);
-      pid_t pid = fork();
-      if (pid < 0) {
-        fprintf(stderr, "contactsim: error: cannot start a worker: %s\n", strerror(errno));
+    }
+    close(to[1]);
+    close(from[0]);
+    workerLoop(sw, to[0], from[1], host);
+    // out without running the parent's exit handlers
+    _exit(0);
+  }
+  close(to[0]);
+  close(from[1]);
+  w[k] = (Worker){.pid = pid, .to = to[1], .from = from[0], .run = -1};
+  return 0;
+}
+
+
+// hand run i to worker w; -1 when the worker is gone (its pipe broken)
+static int assignRun(Worker* w, long i) {
+  w->run = i;
+  return write(w->to, &i, sizeof(i)) == (ssize_t)sizeof(i) ? 0 : -1;
+}
+
+
+// Run the pending runs (their indices in todo) on up to jobs worker processes, each running one
+// simulation at a time and fed run indices through a pipe. A worker that dies (a crash, a kill)
+// takes only its run in hand with it: that run gets a failed record saying so, and a new worker
+// takes its place. Returns the failures among the runs, or -1 when a record could not be written.
+//
+// The workers live for many runs rather than one process per run: a fresh process per run paid
+// for its fork, its exit, the page faults that map the program's text into it again and the
+// dynamic linker's lazy binding of every library function it calls, about 1 ms per run in all
+// (docs/performance.md, "Sweeps"). Runs share nothing through the process: the library keeps no
+// global state, and each run loads its own model and data and frees them.
+static long runPool(const Sweep* sw, const long* todo, long ntodo, int jobs, const char* host) {
+  jobs = ntodo < jobs ? (int)(ntodo > 0 ? ntodo : 1) : jobs;
+  Worker* w = calloc((size_t)jobs, sizeof(Worker));
+  struct pollfd* fds = calloc((size_t)jobs, sizeof(struct pollfd));
+  if (!w || !fds) {
+    free(w);
+    free(fds);
+    return -1;
+  }
+  int tty = !sw->quiet && isatty(STDERR_FILENO);
+  Progress p = {.total = ntodo, .wall0 = wallNow(), .tty = tty, .lines = !sw->quiet && !tty};
+  long next = 0, failed = 0, interrupted = 0;
+  int ioError = 0, forwarded = 0, restarts = 0;
+  stopSignals(1);
+  // a worker that died leaves a broken pipe: the write fails with EPIPE instead of killing us
+  struct sigaction ignore = {.sa_handler = SIG_IGN}, oldPipe;
+  sigemptyset(&ignore.sa_mask);
+  sigaction(SIGPIPE, &ignore, &oldPipe);
+  drawProgress(&p, 1);
+  for (;;) {
+    // a stop signal: no new runs; the workers get the signal too (a terminal's Ctrl-C reaches
+    // them anyway, a kill of the parent alone does not)
+    if (sweepStop && !forwarded) {
+      for (int k = 0; k < jobs; k++) {
+        if (w[k].pid > 0) {
+          kill(w[k].pid, sweepStop);
+        }
+      }
+      forwarded = 1;
+    }
+    // every idle slot gets a run (and a worker, when it has none), until none are left
+    for (int k = 0; k < jobs && next < ntodo && !sweepStop && !ioError; k++) {
+      if (w[k].pid > 0 && w[k].run >= 0) {
+        continue;
+      }
+      if (w[k].pid == 0 && startWorker(sw, w, k, jobs, host) != 0) {
         ioError = 1;
         break;
       }
-      if (pid == 0) {
-        // the worker: one run, then out without running the parent's exit handlers
-        _exit(runOne(sw, todo[next], host));
+      // a worker that cannot take the run died while idle: the run goes back to the queue and
+      // the slot gets a new worker on the next pass
+      if (assignRun(&w[k], todo[next++]) != 0) {
+        next--;
+        close(w[k].to);
+        close(w[k].from);
+        waitpid(w[k].pid, NULL, 0);
+        w[k].pid = 0;
+        w[k].run = -1;
       }
-      pids[slot] = pid;
-      which[slot] = todo[next++];
-      running++;
     }
-    if (running == 0) {
-      break;
+    // idle workers are done when nothing is left: closing their input ends them
+    int busy = 0;
+    for (int k = 0; k < jobs; k++) {
+      if (w[k].pid > 0 && w[k].run < 0 && (next >= ntodo || sweepStop || ioError)) {
+        close(w[k].to);
+        close(w[k].from);
+        waitpid(w[k].pid, NULL, 0);
+        w[k].pid = 0;
+      }
+      fds[k] = (struct pollfd){.fd = w[k].pid > 0 ? w[k].from : -1, .events = POLLIN};
+      busy += w[k].pid > 0;
     }
-    // wait for any worker to end
-    int status;
-    pid_t pid = waitpid(-1, &status, 0);
-    if (pid < 0) {
+    if (busy == 0) {
+      // none busy: the end, or a worker that died before taking its run (it is started again,
+      // but not forever: a worker that cannot live through a single read is a broken system)
+      if (next >= ntodo || sweepStop || ioError || ++restarts > 100) {
+        ioError |= next < ntodo && !sweepStop;
+        break;
+      }
+      continue;
+    }
+    // wait for a worker to answer (or to die: end of its output)
+    if (poll(fds, (nfds_t)jobs, -1) < 0) {
       if (errno == EINTR) {
         continue;
       }
+      fprintf(stderr, "contactsim: error: waiting for the workers: %s\n", strerror(errno));
+      ioError = 1;
       break;
     }
-    int slot = -1;
     for (int k = 0; k < jobs; k++) {
-      slot = pids[k] == pid ? k : slot;
-    }
-    if (slot < 0) {
-      continue;  // not one of ours
-    }
-    long i = which[slot];
-    pids[slot] = 0;
-    running--;
-    int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    // a worker that died leaves no record, or a stale temporary one: say what happened
-    if (code != 0 && code != 1) {
-      csCliRun r;
-      memset(&r, 0, sizeof(r));
-      long point;
-      int model, repeat;
-      cs_studyDecode(sw->study, sw->nmodel, i, &point, &model, &repeat);
-      snprintf(r.model, sizeof(r.model), "%s", sw->model[model]);
-      r.status = CS_ERR_SOLVER;
-      snprintf(r.err.file, sizeof(r.err.file), "%s", sw->study->scene);
-      if (WIFSIGNALED(status)) {
-        snprintf(r.err.message, sizeof(r.err.message),
-                 "the run's worker process was ended by signal %d (%s)", WTERMSIG(status),
-                 strsignal(WTERMSIG(status)));
-      } else if (code == 3) {
-        snprintf(r.err.message, sizeof(r.err.message), "the run's record could not be written");
-        ioError = 1;
+      if (w[k].pid == 0 || !(fds[k].revents & (POLLIN | POLLHUP | POLLERR))) {
+        continue;
+      }
+      long i = w[k].run;
+      int code;
+      ssize_t got = read(w[k].from, &code, sizeof(code));
+      if (got != (ssize_t)sizeof(code)) {
+        // the worker is gone: how it ended decides what its run in hand becomes
+        int status = 0;
+        close(w[k].to);
+        close(w[k].from);
+        waitpid(w[k].pid, &status, 0);
+        w[k].pid = 0;
+        w[k].run = -1;
+        if (i < 0) {
+          continue;  // it had no run in hand
+        }
+        if (WIFSIGNALED(status) && isStopSignal(WTERMSIG(status))) {
+          // interrupted, not failed: no record, so that the next sweep runs it again
+          interrupted++;
+          continue;
+        }
+        csCliRun r;
+        memset(&r, 0, sizeof(r));
+        long point;
+        int model, repeat;
+        cs_studyDecode(sw->study, sw->nmodel, i, &point, &model, &repeat);
+        snprintf(r.model, sizeof(r.model), "%s", sw->model[model]);
+        r.status = CS_ERR_SOLVER;
+        snprintf(r.err.file, sizeof(r.err.file), "%s", sw->study->scene);
+        if (WIFSIGNALED(status)) {
+          snprintf(r.err.message, sizeof(r.err.message),
+                   "the run's worker process was ended by signal %d (%s)", WTERMSIG(status),
+                   strsignal(WTERMSIG(status)));
+        } else {
+          snprintf(r.err.message, sizeof(r.err.message),
+                   "the run's worker process exited with status %d",
+                   WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+        }
+        code = writeRecord(sw, i, &r, NAN, NAN, host) != 0 ? 3 : 1;
       } else {
-        snprintf(r.err.message, sizeof(r.err.message),
-                 "the run's worker process exited with status %d", code);
+        w[k].run = -1;
       }
-      if (code != 3 && writeRecord(sw, i, &r, NAN, NAN, host) != 0) {
-        ioError = 1;
-      }
-      code = 1;
-    }
-    p.done++;
-    if (code == 1) {
-      failed++;
-      p.failed++;
-      if (p.drawn) {
-        fprintf(stderr, "\r%*s", 90, "");
-      }
-      tellFailure(sw, i, failed);
-      if (ioError) {
+      // 0 finished, 1 failed (recorded either way), 3 the record could not be written
+      if (code == 3) {
         fprintf(stderr, "contactsim: error: cannot write the record of run %ld in %s/runs\n", i,
                 sw->dir);
+        ioError = 1;
       }
+      p.done++;
+      if (code != 0) {
+        failed++;
+        p.failed++;
+        if (p.drawn) {
+          fprintf(stderr, "\r%*s", 90, "");
+        }
+        tellFailure(sw, i, failed);
+      }
+      drawProgress(&p, p.done == ntodo);
     }
-    drawProgress(&p, p.done == ntodo);
   }
   if (p.drawn) {
     fputc('\n', stderr);
   }
-  free(pids);
-  free(which);
+  sigaction(SIGPIPE, &oldPipe, NULL);
+  stopSignals(0);
+  if (interrupted > 0 || sweepStop) {
+    fprintf(stderr,
+            "contactsim: sweep: %s: %ld runs finished, %ld interrupted and %ld not started are "
+            "left without a record; run the same command again to run them\n",
+            sweepStop ? cs_cliSignalName(sweepStop) : "workers stopped by a signal", p.done,
+            interrupted, ntodo - next);
+  }
+  free(w);
+  free(fds);
   return ioError ? -1 : failed;
 }
 
@@ -824,6 +1013,12 @@ static int setUp(Sweep* sw, const char* studyPath) {
   }
   if (!realpath(studyPath, sw->study_abs)) {
     snprintf(sw->study_abs, sizeof(sw->study_abs), "%s", studyPath);
+  }
+  // the scene by its absolute path, so that messages and results name it the same way whatever
+  // the working directory of the process that ran the run (a local sweep, an array task)
+  char sceneAbs[PATH_MAX];
+  if (realpath(sw->study->scene, sceneAbs) && strlen(sceneAbs) < sizeof(sw->study->scene)) {
+    snprintf(sw->study->scene, sizeof(sw->study->scene), "%s", sceneAbs);
   }
   const csStudy* s = sw->study;
   // the models: the study's list, each a block of the scene, or every block of the scene
@@ -1091,9 +1286,7 @@ static int submitSlurm(const Sweep* sw, long perTask, char** slurmOpts, int nslu
     int pending = 0;
     for (long i = t * perTask; t < ntask && i < (t + 1) * perTask && i < sw->nrun && !pending;
          i++) {
-      char path[SWEEP_PATH];
-      recordPath(sw, i, path, sizeof(path));
-      pending = !fileExists(path);
+      pending = isPending(sw, i);
     }
     // compress consecutive tasks into ranges a-b
     if (pending && first < 0) {
@@ -1150,8 +1343,8 @@ static int submitSlurm(const Sweep* sw, long perTask, char** slurmOpts, int nslu
   shellQuote(f, sw->study_abs);
   fputs(" --out ", f);
   shellQuote(f, dirAbs);
-  fprintf(f, " --task-range \"$A:$B\" -j \"${SLURM_CPUS_PER_TASK:-1}\"%s\n",
-          sw->trajectories ? " --trajectories" : "");
+  fprintf(f, " --task-range \"$A:$B\" -j \"${SLURM_CPUS_PER_TASK:-1}\"%s%s\n",
+          sw->trajectories ? " --trajectories" : "", sw->retry_failed ? " --retry-failed" : "");
   if (atomicClose(&a) != 0) {
     fprintf(stderr, "contactsim: error: cannot write %s\n", script);
     free(list);
@@ -1278,6 +1471,7 @@ int cs_cliSweep(int argc, char** argv) {
       {"slurm-opt", required_argument, NULL, 'O'},
       {"runs-per-task", required_argument, NULL, 'P'},
       {"dry-run", no_argument, NULL, 'D'},
+      {"retry-failed", no_argument, NULL, 'F'},
       {"quiet", no_argument, NULL, 'q'},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0},
@@ -1345,6 +1539,9 @@ int cs_cliSweep(int argc, char** argv) {
       case 'D':
         dryRun = 1;
         break;
+      case 'F':
+        sw.retry_failed = 1;
+        break;
       case 'q':
         sw.quiet = 1;
         break;
@@ -1382,8 +1579,9 @@ int cs_cliSweep(int argc, char** argv) {
     }
     // tasks run side by side: one of them clearing the directory would delete the others' work
     if (fresh && rangeA >= 0) {
-      fprintf(stderr, "contactsim: error: --new does not go with --task-range (other tasks may "
-                      "be writing to the directory); clear it once before starting the tasks\n");
+      fprintf(stderr,
+              "contactsim: error: --new does not go with --task-range (other tasks may "
+              "be writing to the directory); clear it once before starting the tasks\n");
       return CS_EXIT_USAGE;
     }
   }
@@ -1472,9 +1670,7 @@ int cs_cliSweep(int argc, char** argv) {
   }
   long ntodo = 0;
   for (long i = a; i < b; i++) {
-    char path[SWEEP_PATH];
-    recordPath(&sw, i, path, sizeof(path));
-    if (!fileExists(path)) {
+    if (isPending(&sw, i)) {
       todo[ntodo++] = i;
     }
   }
@@ -1496,6 +1692,11 @@ int cs_cliSweep(int argc, char** argv) {
   if (failed < 0) {
     cs_deleteStudy(sw.study);
     return CS_EXIT_FAILURE;
+  }
+  // stopped by a signal: the records stand, the tables wait for the rerun that completes them
+  if (sweepStop) {
+    cs_deleteStudy(sw.study);
+    return 128 + (int)sweepStop;
   }
   if (!sw.quiet) {
     fprintf(stderr, "contactsim: sweep: ran %ld runs (%ld failed) in %.3f s wall\n", ntodo, failed,

@@ -87,6 +87,7 @@ static const char usageSweep[] =
     "      --out DIR             results directory (a rerun runs only what is missing)\n"
     "  -j, --jobs N              worker processes (default: every core this process has)\n"
     "      --new                 discard the records of an earlier, different study in DIR\n"
+    "      --retry-failed        run the runs recorded as failed again (not only missing ones)\n"
     "      --trajectories        also write each run's CSV to DIR/trajectories/\n"
     "      --dry-run             print the runs and their values (with --slurm: write the\n"
     "                            batch script and print the sbatch command); run nothing\n"
@@ -196,9 +197,24 @@ int cs_cliParseCount(const char* text, const char* name, long* out) {
 // than printed empty, so a message without a location still reads as a plain sentence; the
 // line is made safe as a whole (file names and names in messages are free text)
 void cs_cliPrintError(const csError* err) {
-  char line[CS_MAX_ERROR + 2 * CS_MAX_PATH + 32];
+  char line[CS_MAX_ERROR_LINE];
   cs_cliFormatError(err, line, sizeof(line));
-  fprintf(stderr, "contactsim: error: %s\n", cs_cliSafe(line));
+  // the loader already writes a scene's names and keys as \xNN where it builds its messages:
+  // the backslashes are kept as they are (escaping them again would print \\xNN), and
+  // everything between them is made safe as before
+  fprintf(stderr, "contactsim: error: ");
+  for (char* piece = line;;) {
+    char* bs = strchr(piece, '\\');
+    if (bs) {
+      *bs = '\0';
+    }
+    fprintf(stderr, "%s%s", cs_cliSafe(piece), bs ? "\\" : "");
+    if (!bs) {
+      break;
+    }
+    piece = bs + 1;
+  }
+  fprintf(stderr, "\n");
 }
 
 
@@ -295,7 +311,7 @@ int cs_cliAddSet(csCliSets* sets, const char* arg) {
   const char* eq = strchr(arg, '=');
   if (!eq || eq == arg) {
     fprintf(stderr, "contactsim: error: --set needs KEY=VALUE (e.g. bodies.block.mass=2), not "
-                    "'%s'\n", arg);
+                    "'%s'\n", cs_cliSafe(arg));
     return -1;
   }
   if (sets->n == sets->cap) {
@@ -346,9 +362,10 @@ static double wallSeconds(void) {
 // where writes up to that size are atomic: a reader never sees half of one), when its oldest row
 // has waited CSV_FLUSH_SECONDS of wall time (so that a reader following the file sees it grow,
 // and a kill -9 loses at most the rows of the last quarter second), and when the run ends. One
-// write per row was rejected: the system call costs about as much as formatting a row, and the
-// CSV is a large share of a run's time. What remains: Linux may cut a write of a regular file
-// that SIGKILL interrupts between two pages, a window of the few microseconds the call lasts.
+// write per row was rejected: measured, it adds about a tenth to the CSV's cost (5 us per write
+// against 46 us to format a row of 30 numbers), and the CSV is a large share of a run's time.
+// What remains: Linux may cut a write of a regular file that SIGKILL interrupts between two
+// pages, a window of the few microseconds the call lasts.
 #define CSV_BLOCK 65536
 #define CSV_FLUSH_SECONDS 0.25
 
@@ -527,6 +544,7 @@ void cs_cliSimulate(csCliRun* r, FILE* csv, const csCsvOptions* csvopt, int prog
       return;
     }
   }
+  r->t_start = r->d ? r->d->t : 0.0;
   if (r->d && r->keep_checkpoint) {
     r->checkpoint = cs_makeData(r->m);
     if (r->checkpoint) {
@@ -696,8 +714,8 @@ void cs_cliSummary(const csCliRun* r) {
   fprintf(stderr, "contactsim: %s: %s at t = %.6g s; %.4g s CPU for the integration",
           cs_cliSafe(m->name), ended, simulated, r->cpu_seconds);
   // the cost per simulated second is the figure that compares runs of different lengths
-  if (simulated > 0) {
-    fprintf(stderr, " (%.4g CPU s per simulated s)", r->cpu_seconds / simulated);
+  if (cs_cliSimulatedSpan(r) > 0) {
+    fprintf(stderr, " (%.4g CPU s per simulated s)", r->cpu_seconds / cs_cliSimulatedSpan(r));
   }
   // the integrator's counters; the last step size shows how short the steps had become at the end
   fprintf(stderr, "\n  steps %ld, RHS evaluations %ld (+%ld for Jacobians), Jacobians %ld, "
@@ -752,6 +770,12 @@ void cs_cliSummary(const csCliRun* r) {
 // how far a run got, s; 0 when it never got data (out of memory)
 double cs_cliSimulatedTime(const csCliRun* r) {
   return r->d ? r->d->t : 0.0;
+}
+
+
+// a run continued from a checkpoint simulated from the checkpoint's time on
+double cs_cliSimulatedSpan(const csCliRun* r) {
+  return r->d ? r->d->t - r->t_start : 0.0;
 }
 
 
@@ -1041,18 +1065,27 @@ const char* cs_cliSafe(const char* s) {
 }
 
 
-int cs_cliCheckRows(const csSimOptions* o, const char* path, const char* model) {
+int cs_cliCheckRows(const csSimOptions* o, const char* path, const char* model,
+                    const char* stepName) {
   char who[CS_MAX_NAME + 16] = "";
   if (model) {
     snprintf(who, sizeof(who), " (%s)", model);
+  }
+  char why[CS_MAX_ERROR];
+  if (cs_maxStepProblem(o, why, sizeof(why))) {
+    fprintf(stderr, "contactsim: error: %s%s: %s: %s\n", cs_cliSafe(path), who, stepName, why);
+    return -1;
   }
   if (!(o->report_interval >= CS_MIN_REPORT_INTERVAL)) {
     fprintf(stderr, "contactsim: error: %s%s: the report interval %g s is below the smallest, %g s\n",
             cs_cliSafe(path), who, o->report_interval, CS_MIN_REPORT_INTERVAL);
     return -1;
   }
-  // reports at 0, every interval and at the end
-  double rows = floor(o->duration / o->report_interval) + 2;
+  // reports at 0, at every k * interval short of the end (by the integrator's rounding margin,
+  // cs_integratorRun), and at the end
+  double tol = 1e-12 * (1 + o->duration);
+  double inner = fmax(ceil((o->duration - tol) / o->report_interval) - 1, 0);
+  double rows = inner + 2;
   long limit = o->max_rows > 0 ? o->max_rows : CS_DEFAULT_MAX_ROWS;
   if (rows > (double)limit) {
     fprintf(stderr,

@@ -104,6 +104,7 @@ typedef struct csCliRun {
   long track_used;             // rows written by the run
   csCliConvergence convergence;  // compare --convergence (done = 0 otherwise)
   const char* initial_state;   // nullable: checkpoint the run starts from (run --initial-state)
+  double t_start;              // time the run started at, s (0, or its checkpoint's)
   int keep_checkpoint;         // 1: keep the state of the last report in checkpoint
   csData* checkpoint;          // the state at the last report (owned; NULL unless asked for),
                                // what run --save-state writes for an interrupted run
@@ -122,6 +123,9 @@ typedef struct csCliRun {
 void cs_cliSimulate(csCliRun* r, FILE* csv, const csCsvOptions* csvopt, int progress);
 // How far r got, s: the time of its data, 0 when it never got data (out of memory). Not NULL.
 double cs_cliSimulatedTime(const csCliRun* r);
+// How much time r simulated, s: from r->t_start to the time reached (what CPU time per
+// simulated second divides by). Not NULL.
+double cs_cliSimulatedSpan(const csCliRun* r);
 // Free what r owns (model, data, statistics, track).
 // r->m and r->d are set to NULL, so it is safe on a zeroed or already freed run; r itself is
 // not freed.
@@ -204,6 +208,9 @@ int cs_cliParseCount(const char* text, const char* name, long* out);
 // would exceed o->max_rows, or whose report interval is below CS_MIN_REPORT_INTERVAL: prints
 // the numbers and how to raise the limit (with model, nullable, named) and returns -1; 0 when
 // the run may go ahead. path names the scene.
-int cs_cliCheckRows(const csSimOptions* o, const char* path, const char* model);
+// The same for a largest step that cannot work (cs_maxStepProblem), named stepName
+// ("--max-step" or "simulation.max_step").
+int cs_cliCheckRows(const csSimOptions* o, const char* path, const char* model,
+                    const char* stepName);
 
 #endif  // CONTACTSIM_CLI_H

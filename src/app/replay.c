@@ -9,6 +9,8 @@
 // mail. Nothing here computes physics: the page draws the CSV's poses, forces and centres of
 // pressure; the only derived value is whether a linear stop is engaged (its coordinate beyond a
 // bound, as the stop itself decides), because the CSV has no column for it.
+#include "app/replay.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -17,8 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#include "app/replay.h"
 
 
 // ---------------------------------------------------------------------------------------------
@@ -148,11 +148,11 @@ static char* readFile(const char* path, size_t* len) {
 // A table of column names for lookups by name: open addressing on an FNV-1a hash. The header
 // of a thousand-body scene with forces has some 50,000 columns, too many for linear searches.
 typedef struct Columns {
-  char** name;             // (ncol) names, pointing into the header copy
+  char** name;  // (ncol) names, pointing into the header copy
   int ncol;
-  int* slot;               // (nslot) column index + 1, 0 for empty
-  size_t nslot;            // a power of two >= 2 ncol
-  char* header;            // copy of the header line, split in place (owned)
+  int* slot;     // (nslot) column index + 1, 0 for empty
+  size_t nslot;  // a power of two >= 2 ncol
+  char* header;  // copy of the header line, split in place (owned)
 } Columns;
 
 
@@ -270,20 +270,22 @@ static int isKind(const csModel* m, int e, const char* name) {
 // One run's series, row-major: per report row, the values of `width` columns for each of
 // `count` items. col holds the CSV column of each value (count x width), -1 for none.
 typedef struct Series {
-  const char* key;         // JSON key
+  const char* key;  // JSON key
   int count, width;
-  int* col;                // (count x width) CSV columns
-  double* value;           // (rows x count x width), filled from the CSV
+  int* col;       // (count x width) CSV columns
+  double* value;  // (rows x count x width), filled from the CSV
 } Series;
 
-enum { S_T, S_P, S_Q, S_V, S_ENERGY, S_CF, S_CP, S_SF, S_COP, S_STOPQ, S_COUNT };
+enum { S_T, S_P, S_Q, S_V, S_ENERGY, S_CF, S_CP, S_SF, S_COP, S_BF, S_STOPQ, S_STOPPEN, S_COUNT };
 
 typedef struct RunData {
   Series s[S_COUNT];
-  int forces;              // 1: every contact element has force and point columns
+  int forces;         // 1: every contact element has force and point columns
+  int bushingForces;  // 1: every bushing has its force columns (body2_fx ...)
   long rows;
-  int nstop;               // linear stops with a coordinate column
-  int* stop;               // (nstop) their element ids
+  int nstop;            // linear stops with a coordinate column
+  int stopPenetration;  // 1: each of them has its penetration column too (--forces)
+  int* stop;            // (nstop) their element ids
 } RunData;
 
 
@@ -372,11 +374,13 @@ static csStatus mapColumns(const Columns* c, const csReplayRun* r, RunData* d, c
     }
   }
   if (bad) {
+    // the model is named only when the scene has contact models ("scene" when it has none)
+    int named = r->m->ngroup > 0 && strcmp(r->model, "scene") != 0;
     return setError(err, CS_ERR_INPUT, r->csv,
                     "has no column '%s': is it a CSV that `contactsim run` wrote from this "
                     "scene%s%s%s?",
-                    missing, r->model[0] ? " with contact model '" : "", r->model,
-                    r->model[0] ? "'" : "");
+                    missing, named ? " with contact model '" : "", named ? r->model : "",
+                    named ? "'" : "");
   }
   // optional: forces and points of every contact, totals and centres of pressure of the sets
   int i = 0;
@@ -420,6 +424,33 @@ static csStatus mapColumns(const Columns* c, const csReplayRun* r, RunData* d, c
     }
   }
   d->s[S_STOPQ].count = d->nstop;
+  // with --forces a stop reports its penetration beyond the bound: engaged when > 0
+  static const char* const penKey[] = {"penetration"};
+  d->stopPenetration = d->nstop > 0;
+  if (seriesInit(&d->s[S_STOPPEN], "stoppen", d->nstop, 1)) {
+    return setError(err, CS_ERR_MEMORY, r->csv, "out of memory");
+  }
+  for (int j = 0; j < d->nstop; j++) {
+    d->stopPenetration &=
+        !findColumns(c, &d->s[S_STOPPEN], j, m->force[d->stop[j]].name, penKey, NULL, 0);
+  }
+  d->s[S_STOPPEN].count = d->stopPenetration ? d->nstop : 0;
+  // with --forces a bushing reports the force on its second body: drawn at its attachment
+  static const char* const bKeys[] = {"body2_fx", "body2_fy", "body2_fz"};
+  int nbush = 0;
+  for (int e = 0; e < m->nforce; e++) {
+    nbush += isKind(m, e, "linear_bushing");
+  }
+  if (seriesInit(&d->s[S_BF], "bf", nbush, 3)) {
+    return setError(err, CS_ERR_MEMORY, r->csv, "out of memory");
+  }
+  d->bushingForces = nbush > 0;
+  for (int e = 0, j = 0; e < m->nforce; e++) {
+    if (isKind(m, e, "linear_bushing")) {
+      d->bushingForces &= !findColumns(c, &d->s[S_BF], j++, m->force[e].name, bKeys, NULL, 0);
+    }
+  }
+  d->s[S_BF].count = d->bushingForces ? nbush : 0;
   return CS_OK;
 }
 
@@ -505,8 +536,8 @@ static csStatus readRows(const char* text, const Columns* c, const csReplayRun* 
       if (!end || !*next) {
         break;
       }
-      status = setError(err, CS_ERR_INPUT, r->csv, "line %ld has %d fields, the header %d",
-                        row + 2, j, ncol);
+      status = setError(err, CS_ERR_INPUT, r->csv, "line %ld has %d fields, the header %d", row + 2,
+                        j, ncol);
       break;
     }
     row++;
@@ -578,9 +609,7 @@ static void jsonShape(FILE* f, const csShape* s) {
 
 
 // body id in the page: model id - 1 (ground is not a body there: -1)
-static int pageBody(int b) {
-  return b - 1;
-}
+static int pageBody(int b) { return b - 1; }
 
 
 // the scene: bodies with their shapes, planes, bushings, stops
@@ -600,7 +629,7 @@ static void writeScene(FILE* f, const csModel* m) {
     fputs(",\"shape\":", f);
     jsonShape(f, s);
     fprintf(f, ",\"shape_from\":\"%s\"}",
-            body->visual.type != CS_SHAPE_NONE       ? "visual"
+            body->visual.type != CS_SHAPE_NONE          ? "visual"
             : body->inertia_shape.type != CS_SHAPE_NONE ? "inertia"
                                                         : "none");
   }
@@ -716,8 +745,9 @@ static double boundAt(const csModel* m, int e, const char* name, double t) {
 }
 
 
-// linear stops engaged per row: the coordinate below the lower bound or above the upper one in
-// force at that time (what the stop pushes against), 1 or 0, row-major
+// linear stops engaged per row, 1 or 0, row-major: the stop's penetration column > 0 when the
+// CSV has it (--forces), else the coordinate below the lower bound or above the upper one in
+// force at that time (what the stop pushes against)
 static void writeStops(FILE* f, const csModel* m, const RunData* d) {
   fputs("\"stop\":[", f);
   const Series* s = &d->s[S_STOPQ];
@@ -726,9 +756,11 @@ static void writeStops(FILE* f, const csModel* m, const RunData* d) {
     for (int i = 0; i < d->nstop; i++) {
       int e = d->stop[i];
       double q = s->value[row * d->nstop + i];
-      // an absent bound is NaN, and comparisons with NaN are false
-      int active = q < boundAt(m, e, "lower_bound", t[row]) ||
-                   q > boundAt(m, e, "upper_bound", t[row]);
+      // the stop's own word when the CSV has it; else its bounds (an absent bound is NaN, and
+      // comparisons with NaN are false)
+      int active = d->stopPenetration ? d->s[S_STOPPEN].value[row * d->nstop + i] > 0
+                                      : q < boundAt(m, e, "lower_bound", t[row]) ||
+                                            q > boundAt(m, e, "upper_bound", t[row]);
       fputs(row || i ? (active ? ",1" : ",0") : (active ? "1" : "0"), f);
     }
   }
@@ -741,7 +773,8 @@ static void writeRun(FILE* f, const csReplayRun* r, const RunData* d) {
   jsonString(f, r->model);
   fputs(",\"csv\":", f);
   jsonString(f, r->csv);
-  fprintf(f, ",\"forces\":%s,", d->forces ? "true" : "false");
+  fprintf(f, ",\"forces\":%s,\"bushing_forces\":%s,", d->forces ? "true" : "false",
+          d->bushingForces ? "true" : "false");
   writeContacts(f, r->m);
   fputs(",\"stops\":[", f);
   for (int i = 0; i < d->nstop; i++) {
@@ -754,7 +787,7 @@ static void writeRun(FILE* f, const csReplayRun* r, const RunData* d) {
   fputs("],", f);
   // the series; those without columns (no forces) are written empty
   for (int s = 0; s < S_COUNT; s++) {
-    if (s == S_STOPQ) {
+    if (s == S_STOPQ || s == S_STOPPEN) {
       continue;
     }
     writeSeries(f, &d->s[s], d->s[s].count ? d->rows : 0);

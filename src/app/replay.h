@@ -5,10 +5,10 @@
 #ifndef CONTACTSIM_REPLAY_H
 #define CONTACTSIM_REPLAY_H
 
+#include "contactsim/contactsim.h"
+
 #include <stddef.h>
 #include <stdio.h>
-
-#include "contactsim/contactsim.h"
 
 // Environment variable naming the template to use instead of the built or installed one.
 #define CS_REPLAY_TEMPLATE_ENV "CONTACTSIM_REPLAY_TEMPLATE"
@@ -18,10 +18,10 @@
 
 // One run shown by a replay.
 typedef struct csReplayRun {
-  const char* model;       // its label (contact model name), not NULL
-  const csModel* m;        // the model the CSV was written from (contact elements, stops)
-  const char* csv;         // path of the CSV written by `run` or `compare`, with or without
-                           // the --forces columns
+  const char* model;  // its label (contact model name), not NULL
+  const csModel* m;   // the model the CSV was written from (contact elements, stops)
+  const char* csv;    // path of the CSV written by `run` or `compare`, with or without
+                      // the --forces columns
 } csReplayRun;
 
 // Find the page template: the file named by $CONTACTSIM_REPLAY_TEMPLATE, else the one built

@@ -102,7 +102,7 @@ static void jsonRun(FILE* f, const csCliRun* r, const char* outer, const char* s
   if (r->status == CS_OK) {
     fputs("null", f);
   } else {
-    char msg[CS_MAX_ERROR + 2 * CS_MAX_PATH + 32];
+    char msg[CS_MAX_ERROR_LINE];
     cs_cliFormatError(&r->err, msg, sizeof(msg));
     jsonString(f, msg);
   }
@@ -113,7 +113,8 @@ static void jsonRun(FILE* f, const csCliRun* r, const char* outer, const char* s
   jsonKey(f, in, "statistics_cpu_seconds");
   jsonNumber(f, s ? s->cpu_step_hook : 0.0);
   jsonKey(f, in, "cpu_per_sim_second");
-  jsonNumber(f, simulated > 0 ? r->cpu_seconds / simulated : NAN);
+  double span = cs_cliSimulatedSpan(r);
+  jsonNumber(f, span > 0 ? r->cpu_seconds / span : NAN);
   // how far it got, then the integrator's counters (csStats); rhs_total is the sum by which
   // the cost of a model is best judged
   jsonKey(f, in, "simulated");

@@ -9,6 +9,13 @@
 #include "engine/error.h"
 
 
+void cs_clearError(csError* err) {
+  if (err) {
+    memset(err, 0, sizeof(*err));
+  }
+}
+
+
 void cs_setError(csError* err, csStatus code, const char* path, const char* fmt, ...) {
   if (!err) {
     return;

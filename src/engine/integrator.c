@@ -1785,6 +1785,7 @@ long cs_integratorRestarts(const csIntegrator* sim) {
 
 int cs_simulate(const csModel* m, csData* d, const csSimOptions* opt, const csReporter* rep,
                 csError* err) {
+  cs_clearError(err);
   if (cs_validateSimOptions(opt, err)) {
     return CS_ERR_INPUT;
   }

@@ -1,6 +1,10 @@
 // constant.c: a constant force (at a station) and torque on one body, both fixed in
 // Ground. Their work is tracked as negative dissipation, so KE + PE + dissipated stays constant.
 //
+// The force and torque components are discrete variables (force_x .. torque_z), initialised from
+// the keys, so that a scheduled change can switch a push on, change it or take it away during a
+// run (a push on a foot at t = 1 s: {"time": 1, "force": "push", "force_x": 20}).
+//
 // Why work rather than a potential: a torque fixed in Ground has no potential in 3D (the angular
 // velocity is not the rate of any set of angles), so the work put in, F . v(station) + T . w, is
 // integrated instead; the force is treated the same way so that one number covers the load.
@@ -12,11 +16,18 @@
 enum { REF_BODY = 0 };
 enum { SLOT_STATION = 0, SLOT_FORCE = 3, SLOT_TORQUE = 6 };
 
+// discrete variables: the force (in Ground, N), then the torque (in Ground, N m)
+enum { DISC_FORCE = 0, DISC_TORQUE = 3, DISC_COUNT = 6 };
+static const char* const g_discNames[DISC_COUNT] = {"force_x",  "force_y",  "force_z",
+                                                     "torque_x", "torque_y", "torque_z"};
+
 static const csParamInfo g_params[] = {
     {"body", CS_PARAM_BODY, REF_BODY, 0, CS_PARAM_REQUIRED, "body the load acts on"},
     {"station", CS_PARAM_VEC3, SLOT_STATION, 0, 0, "point of application in the body frame, m"},
-    {"force", CS_PARAM_VEC3, SLOT_FORCE, 0, 0, "force in Ground, N"},
-    {"torque", CS_PARAM_VEC3, SLOT_TORQUE, 0, 0, "torque in Ground, N m"},
+    {"force", CS_PARAM_VEC3, SLOT_FORCE, 0, 0,
+     "force in Ground, N (discrete variables force_x, force_y, force_z)"},
+    {"torque", CS_PARAM_VEC3, SLOT_TORQUE, 0, 0,
+     "torque in Ground, N m (discrete variables torque_x, torque_y, torque_z)"},
 };
 
 
@@ -31,12 +42,24 @@ static int constantValidate(const csModel* m, const csForce* f, csError* err) {
 }
 
 
+// the load starts as the keys give it
+static void constantInit(const csModel* m, csData* d, int e) {
+  const csForce* f = &m->force[e];
+  double* v = d->disc + f->discadr;
+  for (int i = 0; i < 3; i++) {
+    v[DISC_FORCE + i] = f->param[SLOT_FORCE + i];
+    v[DISC_TORQUE + i] = f->param[SLOT_TORQUE + i];
+  }
+}
+
+
 static void constantApply(const csModel* m, csData* d, int e) {
   const csForce* f = &m->force[e];
   int b = f->ref[REF_BODY];
+  const double* v = d->disc + f->discadr;
   csVec3 p = cs_stationPosition(m, d, b, csu_vec3FromArray(f->param + SLOT_STATION));
-  csVec3 force = csu_vec3FromArray(f->param + SLOT_FORCE);
-  csVec3 torque = csu_vec3FromArray(f->param + SLOT_TORQUE);
+  csVec3 force = csu_vec3FromArray(v + DISC_FORCE);
+  csVec3 torque = csu_vec3FromArray(v + DISC_TORQUE);
   // the force at the station (which adds its moment about the origin), then the free torque
   cs_applyForceAtPoint(m, d, b, p, force);
   cs_applyTorque(m, d, b, torque);
@@ -52,6 +75,9 @@ const csForceKind cs_kindConstant = {
     .params = g_params,
     .nparams = sizeof(g_params) / sizeof(g_params[0]),
     .dissipative = 1,
+    .discnum = DISC_COUNT,
+    .discnames = g_discNames,
     .validate = constantValidate,
+    .init = constantInit,
     .apply = constantApply,
 };

@@ -4,8 +4,11 @@
 // the stations together when positive. The two forces are equal and opposite on that line, so
 // they conserve linear and angular momentum. Potential energy 1/2 k (L - L0)^2; only the damper
 // dissipates, at the rate c (dL/dt)^2.
-#include "contactsim/contactsim.h"
+#include "engine/error.h"
 #include "forces/kinds.h"
+#include "forces/util.h"
+
+#include "contactsim/contactsim.h"
 
 // param slots: the two stations (3 each), stiffness, rest length, damping; refs: the two bodies
 enum { SLOT_STATION1 = 0, SLOT_STATION2 = 3, SLOT_K = 6, SLOT_L0 = 7, SLOT_C = 8 };
@@ -50,11 +53,31 @@ static void springApply(const csModel* m, csData* d, int e) {
 }
 
 
+// two distinct existing bodies, as a bushing insists: a spring from a body to itself (ground to
+// ground included) applies equal and opposite forces to one body and so does nothing
+static int springValidate(const csModel* m, const csForce* f, csError* err) {
+  int b1 = f->ref[REF_BODY1], b2 = f->ref[REF_BODY2];
+  if (b1 < 0 || b1 >= m->nbody || b2 < 0 || b2 >= m->nbody) {
+    cs_setError(err, CS_ERR_INPUT, b1 < 0 || b1 >= m->nbody ? "body1" : "body2",
+                "spring '%s': the body does not exist", f->name);
+    return -1;
+  }
+  if (b1 == b2) {
+    cs_setError(err, CS_ERR_INPUT, "body2",
+                "spring '%s' joins body '%s' to itself; body1 and body2 must differ", f->name,
+                m->body[b1].name);
+    return -1;
+  }
+  return csu_checkParams(f, g_params, sizeof(g_params) / sizeof(g_params[0]), "spring", err);
+}
+
+
 const csForceKind cs_kindSpring = {
     .name = "spring",
     .doc = "linear spring-damper between a station on each of two bodies",
     .params = g_params,
     .nparams = sizeof(g_params) / sizeof(g_params[0]),
     .dissipative = 1,
+    .validate = springValidate,
     .apply = springApply,
 };

@@ -75,12 +75,12 @@ enum { NAMES_BODY = 0, NAMES_PLANE, NAMES_FORCE, NAMES_GROUP, NAMES_COUNT };
 typedef struct Loader {
   csModel* m;              // model being built (NULL before the name is known)
   csError* err;            // where the first error goes (never NULL inside the loader)
-  char path[CS_MAX_PATH];  // JSON path of the value being read
+  char path[CS_MAX_JSON_PATH];  // JSON path of the value being read
   size_t pathlen;          // strlen(path)
   const csOverride* overrides;  // the load's parameters set by key path (noverrides)
   int noverrides;
-  char (*created)[CS_MAX_PATH];  // (noverrides) JSON path of the first member each override
-                                 // created, "" when it created none
+  char (*created)[CS_MAX_JSON_PATH];  // (noverrides) JSON path of the first member each override
+                                      // created, "" when it created none
   int unknownKey;                // the error recorded is an unknown key (a created one is the
                                  // override's fault)
   NameIndex names[NAMES_COUNT];  // bodies, planes, force elements, contact sets by name
@@ -91,16 +91,102 @@ typedef struct Loader {
   size_t nchange, capchange;
 } Loader;
 
+// ---------------------------------------------------------------------------------------------
+// messages: what the scene wrote, made printable
+
+// length of the valid UTF-8 sequence at p (1 to 4), or 0 when p does not start one (a stray
+// continuation byte, an overlong form, a surrogate, beyond U+10FFFF, or cut short)
+static int utf8Length(const unsigned char* p) {
+  if (p[0] < 0x80) {
+    return 1;
+  }
+  int n = p[0] >= 0xf0 ? 4 : p[0] >= 0xe0 ? 3 : p[0] >= 0xc2 ? 2 : 0;
+  if (n == 0 || p[0] > 0xf4) {
+    return 0;
+  }
+  for (int i = 1; i < n; i++) {
+    if ((p[i] & 0xc0) != 0x80) {
+      return 0;
+    }
+  }
+  // the shortest form, no surrogates (U+D800..U+DFFF), nothing past U+10FFFF
+  if ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] >= 0xa0) ||
+      (p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] >= 0x90)) {
+    return 0;
+  }
+  return n;
+}
+
+
+// s[0..len) as printable text into out (size bytes, always terminated): printable ASCII and
+// valid UTF-8 as they are; control characters (C0, DEL, C1) and bytes that are not valid UTF-8
+// as \xNN, one per byte, so that a name with a terminal escape in it cannot act on the terminal
+// and the message stays one line. Returns the length written.
+static size_t escapeText(char* out, size_t size, const char* s, size_t len) {
+  static const char hex[] = "0123456789abcdef";
+  const unsigned char* p = (const unsigned char*)s;
+  const unsigned char* end = p + len;
+  size_t n = 0;
+  while (p < end && *p) {
+    int u = utf8Length(p);
+    // a sequence cut by the end of s counts as invalid
+    if (u > 1 && p + u > end) {
+      u = 0;
+    }
+    int c1 = u == 2 && p[0] == 0xc2 && p[1] < 0xa0;
+    if ((u == 1 && *p >= 0x20 && *p != 0x7f) || (u > 1 && !c1)) {
+      if (n + (size_t)u + 1 > size) {
+        break;
+      }
+      memcpy(out + n, p, (size_t)u);
+      n += (size_t)u;
+      p += u;
+    } else {
+      if (n + 5 > size) {
+        break;
+      }
+      out[n++] = '\\';
+      out[n++] = 'x';
+      out[n++] = hex[*p >> 4];
+      out[n++] = hex[*p & 15];
+      p++;
+    }
+  }
+  if (size) {
+    out[n] = '\0';
+  }
+  return n;
+}
+
+
 // append text[0..n) to the path; returns the previous length for popPath. The path is for
 // messages: text that does not fit is cut (the buffer holds every path a valid scene has). The
 // pushes run for every value read, so they copy by hand rather than through snprintf.
 static size_t pushText(Loader* ld, const char* text, size_t n) {
   size_t old = ld->pathlen;
-  size_t room = sizeof(ld->path) - 1 - old;
-  n = n < room ? n : room;
-  memcpy(ld->path + old, text, n);
-  ld->pathlen = old + n;
-  ld->path[ld->pathlen] = '\0';
+  // the common case, plain keys and indices, is copied; anything else goes through escapeText
+  int plain = 1;
+  for (size_t i = 0; i < n && plain; i++) {
+    plain = text[i] >= 0x20 && text[i] < 0x7f;
+  }
+  if (plain) {
+    size_t room = sizeof(ld->path) - 1 - old;
+    // a path longer than the buffer (only an unknown key of hundreds of characters makes one)
+    // ends in "..." so that the message shows it was cut
+    if (n > room) {
+      n = room >= 3 ? room - 3 : 0;
+      memcpy(ld->path + old, text, n);
+      memcpy(ld->path + old + n, "...", room - n);
+      ld->pathlen = sizeof(ld->path) - 1;
+      ld->path[ld->pathlen] = '\0';
+      return old;
+    }
+    memcpy(ld->path + old, text, n);
+    ld->pathlen = old + n;
+    ld->path[ld->pathlen] = '\0';
+  } else {
+    ld->pathlen = old + escapeText(ld->path + old, sizeof(ld->path) - old, text, n);
+  }
   return old;
 }
 
@@ -150,7 +236,11 @@ __attribute__((format(printf, 2, 3))) static int fail(Loader* ld, const char* fm
   va_start(ap, fmt);
   vsnprintf(msg, sizeof(msg), fmt, ap);
   va_end(ap);
-  cs_setError(ld->err, CS_ERR_INPUT, ld->path, "%s", msg);
+  // names and keys from the scene are in the message: it is made printable as a whole (the
+  // loader's own text is plain ASCII, so only what came from the scene changes)
+  char safe[CS_MAX_ERROR];
+  escapeText(safe, sizeof(safe), msg, strlen(msg));
+  cs_setError(ld->err, CS_ERR_INPUT, ld->path, "%s", safe);
   return -1;
 }
 
@@ -1654,38 +1744,39 @@ static int checkChangeTogether(Loader* ld, int e, const int* index, const double
   if (!k->setDiscrete || n < 2 || k->discnum > CS_MAX_KIND_PARAMS) {
     return 0;
   }
-  // a scratch element whose discrete variables live at the start of a scratch array, in a copy
-  // of the model header that holds that element alone
+  // the element's discrete variables in a scratch array, from the parameters that give them
+  // their initial values
   double disc[CS_MAX_KIND_PARAMS];
   for (int i = 0; i < k->discnum; i++) {
     const csParamInfo* p = k->discnames ? paramOfVariable(k, k->discnames[i]) : NULL;
     disc[i] = p ? f->param[p->slot] : 0.0;
   }
-  csForce scratch = *f;
-  scratch.discadr = 0;
-  csModel one = *ld->m;
-  one.force = &scratch;
-  one.nforce = 1;
+  // the element's discrete variables are put at the start of the scratch array for the calls
+  // (the state is not laid out yet, so its address is 0 anyway), then its address is restored
+  csForce* fe = &ld->m->force[e];
+  int discadr = fe->discadr;
+  fe->discadr = 0;
   csData d;
   memset(&d, 0, sizeof(d));
   d.disc = disc;
   d.ndisc = k->discnum;
-  for (int j = 0; j < n; j++) {
-    k->setDiscrete(&one, &d, 0, index[j], value[j]);
+  int r = 0;
+  for (int j = 0; j < n && !r; j++) {
+    k->setDiscrete(ld->m, &d, e, index[j], value[j]);
     // an earlier value of this change that the one just set has moved
-    for (int i = 0; i < j; i++) {
+    for (int i = 0; i < j && !r; i++) {
       if (disc[index[i]] != value[i]) {
         size_t p = pushKey(ld, key[j]);
-        fail(ld,
-             "%s = %g and %s = %g, set by the same change, contradict each other (a %s would "
-             "change %s to %g)",
-             key[j], value[j], key[i], value[i], k->name, key[i], disc[index[i]]);
+        r = fail(ld,
+                 "%s = %g and %s = %g, set by the same change, contradict each other (a %s "
+                 "would change %s to %g)",
+                 key[j], value[j], key[i], value[i], k->name, key[i], disc[index[i]]);
         popPath(ld, p);
-        return -1;
       }
     }
   }
-  return 0;
+  fe->discadr = discadr;
+  return r;
 }
 
 
@@ -1845,6 +1936,41 @@ static int readChange(Loader* ld, const cJSON* item) {
 // ---------------------------------------------------------------------------------------------
 // simulation options
 
+// (contactsim.h) the scene's max_step is checked here at load time, the command line's before a
+// run, with this one rule
+int cs_maxStepProblem(const csSimOptions* o, char* why, size_t size) {
+  char local[8];
+  if (!why) {
+    why = local;
+    size = sizeof(local);
+  }
+  if (!(o->max_step > 0)) {
+    return 0;  // unlimited
+  }
+  // the spacing of doubles at the end time: a smaller step leaves t where it is
+  double tend = fabs(o->duration);
+  double ulp = nextafter(tend, INFINITY) - tend;
+  if (o->max_step < CS_MIN_STEP_ULPS * ulp) {
+    snprintf(why, size,
+             "max_step %g s is too small to advance the time at the end of the run, t = %g s "
+             "(steps below %g s leave t unchanged there)",
+             o->max_step, tend, CS_MIN_STEP_ULPS * ulp);
+    return 1;
+  }
+  // steps of at most max_step to the first report; max_steps allows only so many
+  double first = fmin(o->report_interval, o->duration);
+  double steps = ceil(first / o->max_step);
+  if (steps > (double)o->max_steps) {
+    snprintf(why, size,
+             "max_step %g s needs at least %.0f steps to reach the first report at t = %g s, "
+             "more than max_steps (%ld) allows; raise max_step or max_steps",
+             o->max_step, steps, first, o->max_steps);
+    return 1;
+  }
+  return 0;
+}
+
+
 // SIMULATION = the csSimOptions a scene may set; absent keys keep the defaults of cs_newModel
 static int readSimulation(Loader* ld, const cJSON* item, csSimOptions* o) {
   static const char* const keys[] = {
@@ -1882,6 +2008,12 @@ static int readSimulation(Loader* ld, const cJSON* item, csSimOptions* o) {
         return -1;
       }
     }
+  }
+  // a largest step so small that the run cannot start: refused here, naming the key, rather
+  // than found by the integrator as "too much work" or "t + h = t" after a long wait
+  char why[CS_MAX_ERROR / 2];
+  if (cs_maxStepProblem(o, why, sizeof(why))) {
+    return failAt(ld, "max_step", "%s", why);
   }
   // enumerations by name, in the order of csIntegratorType and csLinearSolver
   const char* s = NULL;
@@ -2071,7 +2203,7 @@ static int validateElements(Loader* ld, const cJSON* root, int hasGravity, const
     // kinds without a validate callback rely on their table's flags alone
     if (k->validate && k->validate(ld->m, f, &verr) != 0) {
       // the kind names the key it objects to relative to the element; map it into the scene
-      char rel[CS_MAX_PATH];
+      char rel[CS_MAX_JSON_PATH];
       snprintf(rel, sizeof(rel), "%s", verr.path);
       elementPath(ld, root, hasGravity, model, e, rel);
       return fail(ld, "%s", verr.message[0] ? verr.message : "the force element is invalid");
@@ -2194,14 +2326,16 @@ static csModel* buildModel(Loader* ld, const cJSON* root, const char* file,
     goto cleanup;
   }
   if (r > 0) {
-    // printable only: a control character would break the one-line messages that print it
+    // no C0 control characters or DEL: they would break the one-line messages that print it;
+    // other bytes are the outputs' to show (escaped in messages, U+FFFD in JSON)
     size_t len = strlen(given);
     int printable = len > 0 && len < CS_MAX_NAME;
     for (size_t i = 0; i < len && printable; i++) {
       printable = (unsigned char)given[i] >= 0x20 && given[i] != 0x7f;
     }
     if (!printable) {
-      failAt(ld, "name", "the scene name must be 1 to %d printable characters", CS_MAX_NAME - 1);
+      failAt(ld, "name", "the scene name must be 1 to %d printable characters, got '%.*s'",
+             CS_MAX_NAME - 1, (int)(len < 80 ? len : 80), given);
       goto cleanup;
     }
     snprintf(name, sizeof(name), "%s", given);
@@ -2432,7 +2566,11 @@ static int overrideFail(Loader* ld, int index, const char* fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(msg, sizeof(msg), fmt, ap);
   va_end(ap);
-  cs_setError(ld->err, CS_ERR_INPUT, ld->overrides[index].key, "%s", msg);
+  // the key path and the message hold what the caller gave: both made printable
+  char safe[CS_MAX_ERROR], key[CS_MAX_JSON_PATH];
+  escapeText(safe, sizeof(safe), msg, strlen(msg));
+  escapeText(key, sizeof(key), ld->overrides[index].key, strlen(ld->overrides[index].key));
+  cs_setError(ld->err, CS_ERR_INPUT, key, "%s", safe);
   ld->err->override = index + 1;
   return -1;
 }
@@ -2683,6 +2821,29 @@ static void lineColumn(const char* text, size_t pos, int* line, int* column) {
 }
 
 
+// how many arrays and objects are open at byte `pos` of JSON text (strings skipped)
+static int nestingDepth(const char* text, size_t pos) {
+  int depth = 0, inString = 0;
+  for (size_t i = 0; i < pos && text[i]; i++) {
+    char c = text[i];
+    if (inString) {
+      if (c == '\\' && text[i + 1]) {
+        i++;  // the escaped character, whatever it is
+      } else if (c == '"') {
+        inString = 0;
+      }
+    } else if (c == '"') {
+      inString = 1;
+    } else if (c == '[' || c == '{') {
+      depth++;
+    } else if (c == ']' || c == '}') {
+      depth--;
+    }
+  }
+  return depth;
+}
+
+
 // parse text[0..len) (text[len] must be '\0') strictly: one JSON value, nothing after it
 static cJSON* parseText(const char* text, size_t len, csError* err) {
   // a NUL inside the text would end cJSON's parse early and hide the rest: refuse it
@@ -2700,6 +2861,16 @@ static cJSON* parseText(const char* text, size_t len, csError* err) {
   if (!root) {
     size_t pos = (end && end >= text && end <= text + len) ? (size_t)(end - text) : len;
     lineColumn(text, pos, &err->line, &err->column);
+    // cJSON refuses arrays and objects nested deeper than its limit as it does a syntax error:
+    // say which it was, since the text may well be valid JSON
+    int depth = nestingDepth(text, pos);
+    if (depth >= CJSON_NESTING_LIMIT && (text[pos] == '[' || text[pos] == '{')) {
+      cs_setError(err, CS_ERR_INPUT, "",
+                  "the JSON is nested more than %d levels deep at line %d, column %d (arrays "
+                  "and objects inside each other); the parser refuses deeper nesting",
+                  CJSON_NESTING_LIMIT, err->line, err->column);
+      return NULL;
+    }
     cs_setError(err, CS_ERR_INPUT, "", "malformed JSON at line %d, column %d%s", err->line,
                 err->column, pos >= len ? " (unexpected end of the text)" : "");
   }
@@ -2784,7 +2955,8 @@ static void clearError(csError* err, const char* file) {
 static void blameOverride(Loader* ld) {
   for (int i = 0; ld->unknownKey && i < ld->noverrides; i++) {
     if (ld->created[i][0] && strcmp(ld->created[i], ld->err->path) == 0) {
-      snprintf(ld->err->path, sizeof(ld->err->path), "%s", ld->overrides[i].key);
+      const char* key = ld->overrides[i].key;
+      escapeText(ld->err->path, sizeof(ld->err->path), key, strlen(key));
       ld->err->override = i + 1;
       return;
     }

@@ -33,7 +33,7 @@ def pendulum(theta0, L=1.0, mass=1.0, inertia=1e-3, duration=10.0, damping=None,
     return json.dumps(scene)
 
 
-def incline_block(angle_deg=20.0, mu_static=0.7, mu_kinetic=0.5, duration=2.0):
+def incline_block(angle_deg=20.0, mu_static=0.7, mu_dynamic=0.5, duration=2.0):
     """A 10 kg, 0.2 m cube on an incline on exponential springs at its four bottom corners,
     released at rest near its equilibrium height (as scenes/bench/incline_stick.json)."""
     a = math.radians(angle_deg)
@@ -56,7 +56,7 @@ def incline_block(angle_deg=20.0, mu_static=0.7, mu_kinetic=0.5, duration=2.0):
                       "radius": 0.002}],
         "contact_models": {"default": "exponential_spring",
                            "exponential_spring": {"mu_static": mu_static,
-                                                  "mu_dynamic": mu_kinetic,
+                                                  "mu_dynamic": mu_dynamic,
                                                   "v_settle": 0.01}},
         "simulation": {"duration": duration, "report_interval": 0.01,
                        "rtol": 1e-6, "atol": 1e-7},
@@ -64,7 +64,7 @@ def incline_block(angle_deg=20.0, mu_static=0.7, mu_kinetic=0.5, duration=2.0):
     return json.dumps(scene)
 
 
-def ball_drop(height=0.25, radius=0.05, mass=0.5, stiffness=1e7, dissipation=0.5, mu=0.0,
+def ball_drop(height=0.25, radius=0.05, mass=0.5, modulus=1e7, dissipation=0.5, mu=0.0,
               vx=0.0, duration=0.6, report_interval=0.001):
     """A solid ball dropped onto a floor, Hunt-Crossley contact."""
     scene = {
@@ -77,7 +77,8 @@ def ball_drop(height=0.25, radius=0.05, mass=0.5, stiffness=1e7, dissipation=0.5
         "contacts": [{"name": "ball_floor", "body": "ball", "plane": "floor",
                       "points": [[0, 0, 0]], "radius": radius}],
         "contact_models": {"default": "hunt_crossley",
-                           "hunt_crossley": {"plane_strain_modulus": stiffness, "dissipation": dissipation,
+                           "hunt_crossley": {"plane_strain_modulus": modulus,
+                                             "dissipation": dissipation,
                                              "mu_static": mu, "mu_dynamic": mu,
                                              "transition_velocity": 0.01}},
         "simulation": {"duration": duration, "report_interval": report_interval,

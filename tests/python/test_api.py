@@ -92,6 +92,19 @@ def test_bad_run_options():
         contactsim.run(model, contact_model="hunt_crossley")
 
 
+def test_too_many_rows_are_refused_before_the_run():
+    model = contactsim.loads(pendulum(0.1))
+    with pytest.raises(contactsim.SceneError) as e:
+        contactsim.run(model, duration=10.0, report_interval=0.001, max_rows=1000)
+    assert e.value.path == "simulation.max_rows"
+    assert "10002" in e.value.message and "1000" in e.value.message
+    sim = contactsim.Simulation(model, max_rows=100)
+    with pytest.raises(contactsim.SceneError):
+        sim.run(1.0)
+    assert sim.time == 0.0
+    assert len(sim.run(0.05)) == 51
+
+
 def test_failed_run_keeps_its_partial_trajectory():
     # too little work allowed between reports: the run stops early, the reports so far survive
     model = contactsim.loads(ball_drop(dissipation=2.0))
@@ -127,6 +140,10 @@ def test_trajectory_columns_are_the_csv_columns():
         traj["t"][0] = 1.0
     with pytest.raises(KeyError, match="no column 'arm.q'"):
         traj["arm.q"]
+    xy = traj[["arm.py", "arm.pz"]]
+    assert xy.shape == (len(traj), 2)
+    np.testing.assert_array_equal(xy[:, 1], traj["arm.pz"])
+    assert traj.stats is traj.statistics and traj.statistics["steps"] > 0
 
 
 def test_contact_columns_with_forces():
@@ -222,6 +239,17 @@ def test_compare_runs_every_model():
     assert [r["model"] for r in one] == ["hunt_crossley"]
     with pytest.raises(contactsim.SceneError):
         contactsim.compare(scene_path("bench/incline_stick.json"), models=["nope"])
+
+
+def test_compare_reports_a_failed_model_and_runs_the_others():
+    # an absurdly stiff smooth sphere runs out of steps at the impact; Hunt-Crossley finishes
+    rows = {r["model"]: r for r in contactsim.compare(os.path.join(ROOT, "tests", "data",
+                                                                   "compare_fail.json"))}
+    bad = rows["smooth_sphere_half_space"]
+    assert bad["status"] == "failed" and bad["error"]
+    assert 0 < bad["simulated"] < 2.0
+    good = rows["hunt_crossley"]
+    assert good["status"] == "ok" and good["error"] is None
 
 
 def test_version_is_the_projects():

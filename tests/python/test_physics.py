@@ -62,7 +62,7 @@ def test_block_sticks_on_incline():
     # mu_static = 0.7 > tan 20 deg = 0.364: friction holds the block; the exponential springs'
     # anchors let it settle by a millimetre or so (their stiffness carries the slope's pull)
     # and then hold it still
-    traj = contactsim.run(contactsim.loads(incline_block(20.0, mu_static=0.7, mu_kinetic=0.5)))
+    traj = contactsim.run(contactsim.loads(incline_block(20.0, mu_static=0.7, mu_dynamic=0.5)))
     disp = np.linalg.norm(incline_displacement(traj), axis=1)
     assert disp[-1] < 3e-3
     # still at the end: no creep over the last second
@@ -77,7 +77,7 @@ def test_block_slides_down_incline():
     # the slope is toward +x and -z
     a = math.radians(20)
     acc = G * (math.sin(a) - 0.2 * math.cos(a))
-    traj = contactsim.run(contactsim.loads(incline_block(20.0, mu_static=0.2, mu_kinetic=0.2)),
+    traj = contactsim.run(contactsim.loads(incline_block(20.0, mu_static=0.2, mu_dynamic=0.2)),
                           duration=1.0)
     s = np.linalg.norm(incline_displacement(traj), axis=1)
     assert s[-1] == pytest.approx(0.5 * acc * traj.t[-1] ** 2, rel=0.03)

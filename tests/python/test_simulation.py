@@ -123,7 +123,7 @@ def run_split(make_sim, t_split, t_end, via, tmp_path):
 def test_checkpoint_continues_as_uninterrupted(tmp_path, via):
     # a sliding block on exponential springs: friction anchors (auto-update variables) and a
     # dissipated-energy state must carry over for the continuation to match
-    text = incline_block(20.0, mu_static=0.3, mu_kinetic=0.25, duration=1.0)
+    text = incline_block(20.0, mu_static=0.3, mu_dynamic=0.25, duration=1.0)
     model = contactsim.loads(text)
 
     def make():
@@ -161,6 +161,30 @@ def test_checkpoint_of_another_scene_is_refused(tmp_path):
     assert b.time == t_before
 
 
+def test_checkpoint_carries_over_to_other_parameters(tmp_path):
+    # the block held at mu 0.7 for half a second, then continued in the same scene with mu 0.2
+    # (a model loaded with overrides): from rest it slides with a = g (sin 20 - 0.2 cos 20)
+    text = incline_block(20.0)
+    held = contactsim.Simulation(contactsim.loads(text))
+    held.advance_to(0.5)
+    held.save_state(tmp_path / "held.state")
+    slippery = contactsim.Simulation(contactsim.loads(text, overrides={
+        "contact_models.exponential_spring.mu_static": 0.2,
+        "contact_models.exponential_spring.mu_dynamic": 0.2}))
+    slippery.load_state(tmp_path / "held.state")
+    assert slippery.time == 0.5
+    # the discrete variables are the checkpoint's: friction as saved, then lowered by hand
+    for e in slippery.model.contacts:
+        assert slippery.get_discrete(e, "mu_static") == 0.7
+        slippery.set_discrete(e, "mu_dynamic", 0.2)
+        slippery.set_discrete(e, "mu_static", 0.2)
+    x0 = slippery.body_pose("block")[0]
+    slippery.advance_to(1.5)
+    a = math.radians(20)
+    s = np.linalg.norm(slippery.body_pose("block")[0] - x0)
+    assert s == pytest.approx(0.5 * G * (math.sin(a) - 0.2 * math.cos(a)), rel=0.05)
+
+
 def test_simulation_run_continues_on_the_report_grid():
     sim = contactsim.Simulation(contactsim.loads(pendulum(0.1)), report_interval=0.01)
     sim.advance_to(0.105)
@@ -187,3 +211,49 @@ def test_threads_run_simulations_at_once():
         th.join()
     for k in range(4):
         np.testing.assert_array_equal(out[k], alone)
+
+
+def test_advance_to_releases_the_gil():
+    # while one thread integrates in advance_to, another runs Python code; were the GIL held,
+    # the main thread could not take a single turn until the call returned
+    from conftest import scene_path
+
+    sim = contactsim.Simulation(contactsim.load(scene_path("bench/block_spin_slide.json")))
+    started = threading.Event()
+    done = threading.Event()
+
+    def work():
+        started.set()
+        sim.advance_to(12.0)
+        done.set()
+
+    th = threading.Thread(target=work)
+    th.start()
+    started.wait()
+    turns = 0
+    while not done.is_set():
+        turns += 1
+    th.join()
+    assert sim.time == 12.0
+    assert turns > 1000
+    # one simulation is not shared between threads while it runs: a call from another thread
+    # meanwhile raises instead of touching its state
+    entered, finished = threading.Event(), threading.Event()
+
+    def hold():
+        entered.set()
+        sim.run(12.0)
+        finished.set()
+
+    t2 = threading.Thread(target=hold)
+    t2.start()
+    entered.wait()
+    refused = False
+    while not finished.is_set() and not refused:
+        try:
+            sim.statistics
+        except RuntimeError:
+            refused = True
+    t2.join()
+    assert refused
+    assert sim.time == 24.0

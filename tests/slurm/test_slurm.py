@@ -2,7 +2,8 @@
 """`contactsim sweep --slurm` against a real Slurm: a one-node cluster on this machine (munged
 with a key of its own, slurmctld and slurmd with a minimal slurm.conf, everything under a
 temporary directory, ports chosen free), a study submitted as a job array, the array waited for,
-the results gathered and compared row for row with a local sweep of the same study; then a
+the results gathered and compared row for row (failed runs and their messages included) with a
+local sweep of the same study run from another directory; then a
 "failed node" (records deleted), gather reporting the missing runs, a resubmission that runs only
 the array tasks with missing runs, and the table complete again. The daemons are stopped by pid
 at the end, also on failure.
@@ -215,11 +216,13 @@ try:
                    "parameters": [
                        {"key": "contact_models.exponential_spring.mu_static",
                         "values": [0.5, 0.7, 0.9]},
-                       {"key": "bodies.block.mass",
-                        "range": {"from": 1, "to": 100, "n": 4, "scale": "log"}}]}, f)
+                       # -1: the scene refuses it, so every table has failed runs too
+                       {"key": "bodies.block.mass", "values": [1, 10, 100, -1]}]}, f)
+    # the local sweep from another working directory, with a relative study path: the tables
+    # (error messages included) must not depend on where a process started
     local = os.path.join(work, "local")
-    p = subprocess.run([EXE, "sweep", study, "--out", local, "-q"], capture_output=True,
-                       text=True, timeout=60)
+    p = subprocess.run([EXE, "sweep", "study.json", "--out", "local", "-q"], capture_output=True,
+                       text=True, timeout=60, cwd=work)
 
     def case(fn):
         try:
@@ -235,8 +238,10 @@ try:
 
     @case
     def local_sweep():
-        check(p.returncode == 0, p.stderr)
-        check(len(table(local)) == 24, "24 runs")
+        check(p.returncode == 1, f"exit {p.returncode} (some runs fail): {p.stderr}")
+        rows = table(local)
+        check(len(rows) == 24 and sum(r["status"] == "failed" for r in rows) == 6,
+              "24 runs, 6 failed")
 
     @case
     def job_array_gives_the_local_table():
@@ -253,7 +258,7 @@ try:
               f"{sorted(os.listdir(os.path.join(out, 'slurm')))}")
         check(table(out) == table(local), "the Slurm table differs from the local one")
         g = subprocess.run([EXE, "sweep", "--gather", out], capture_output=True, text=True)
-        check(g.returncode == 0 and "24 ok, 0 failed, 0 missing" in g.stderr, g.stderr)
+        check(g.returncode == 1 and "18 ok, 6 failed, 0 missing" in g.stderr, g.stderr)
         # every task ran on the cluster, with its own output file
         outs = [f for f in os.listdir(os.path.join(out, "slurm")) if f.startswith("task-")]
         check(len(outs) == 5, f"task outputs {outs}")

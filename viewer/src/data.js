@@ -32,6 +32,7 @@ export function decodeReplay(d) {
     run.sf = run.forces ? floats(run.sf) : null;
     run.cop = run.forces ? floats(run.cop) : null;
     run.stop = floats(run.stop);
+    run.bf = run.bushing_forces ? floats(run.bf) : null;
     run.rows = run.t.length;
     run.duration = run.rows ? run.t[run.rows - 1] : 0;
     run.start = run.rows ? run.t[0] : 0;

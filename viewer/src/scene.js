@@ -213,7 +213,150 @@ function arrowMatrices(shaft, head, o, b, f, scale, radius, minLength, eye) {
 }
 
 
+// Instances baked into one plain mesh: the vertices of every instance transformed on the CPU,
+// once per frame in which a matrix changed, just before the mesh is drawn. It stands in for an
+// InstancedMesh (the same instanceMatrix.array, count, getMatrixAt, setColorAt) where there are
+// many instances: software renderers pay for each instance of an instanced draw, and a thousand
+// boxes drawn as one mesh of 24,000 vertices go twice as fast in SwiftShader as a thousand
+// instances, while transforming the vertices costs the page about a millisecond. The owner
+// calls sync() once the frame's matrices are written (before drawing, so the frame drawn is the
+// frame posed).
+class MergedInstances extends THREE.Mesh {
+  constructor(base, material, capacity) {
+    const cap = Math.max(capacity, 1);
+    const nv = base.attributes.position.count;
+    const geo = new THREE.BufferGeometry();
+    const hasNormal = !!base.attributes.normal;
+    geo.setAttribute('position', new THREE.BufferAttribute(new Float32Array(cap * nv * 3), 3).setUsage(THREE.DynamicDrawUsage));
+    if (hasNormal) {
+      geo.setAttribute('normal', new THREE.BufferAttribute(new Float32Array(cap * nv * 3), 3).setUsage(THREE.DynamicDrawUsage));
+    }
+    geo.setAttribute('color', new THREE.BufferAttribute(new Float32Array(cap * nv * 3).fill(1), 3));
+    const idx = base.index ? base.index.array : null;
+    if (idx) {
+      const all = new Uint32Array(cap * idx.length);
+      for (let i = 0; i < cap; i++) {
+        for (let j = 0; j < idx.length; j++) {
+          all[i * idx.length + j] = idx[j] + i * nv;
+        }
+      }
+      geo.setIndex(new THREE.BufferAttribute(all, 1));
+    }
+    material.vertexColors = true;
+    super(geo, material);
+    this.base = base;
+    this.nv = nv;
+    this.ni = idx ? idx.length : nv;
+    this.hasNormal = hasNormal;
+    this.frustumCulled = false;
+    this.dirty = true;
+    this.colourDirty = false;
+    const self = this;
+    this.instanceMatrix = {
+      array: new Float32Array(cap * 16),
+      set needsUpdate(v) {
+        self.dirty = self.dirty || v;
+      },
+    };
+    this.instanceColor = {
+      set needsUpdate(v) {
+        self.colourDirty = self.colourDirty || v;
+      },
+    };
+    this.count = capacity;
+  }
+
+  get count() {
+    return this._count;
+  }
+
+  set count(n) {
+    this._count = n;
+    this.geometry.setDrawRange(0, n * this.ni);
+  }
+
+  getMatrixAt(i, m) {
+    m.fromArray(this.instanceMatrix.array, 16 * i);
+  }
+
+  setColorAt(i, c) {
+    const col = this.geometry.attributes.color.array;
+    for (let v = 0; v < this.nv; v++) {
+      const o = (i * this.nv + v) * 3;
+      col[o] = c.r;
+      col[o + 1] = c.g;
+      col[o + 2] = c.b;
+    }
+    this.colourDirty = true;
+  }
+
+  getColorAt(i, c) {
+    const col = this.geometry.attributes.color.array;
+    const o = i * this.nv * 3;
+    c.setRGB(col[o], col[o + 1], col[o + 2]);
+  }
+
+  // transform the base vertices (and normals) of the shown instances by their matrices
+  sync() {
+    if (this.colourDirty) {
+      this.geometry.attributes.color.needsUpdate = true;
+      this.colourDirty = false;
+    }
+    if (!this.dirty) {
+      return;
+    }
+    this.dirty = false;
+    const m = this.instanceMatrix.array;
+    const bp = this.base.attributes.position.array;
+    const bn = this.hasNormal ? this.base.attributes.normal.array : null;
+    const pos = this.geometry.attributes.position.array;
+    const nor = this.hasNormal ? this.geometry.attributes.normal.array : null;
+    const nv = this.nv;
+    for (let i = 0; i < this._count; i++) {
+      const o = 16 * i;
+      const a0 = m[o], a1 = m[o + 1], a2 = m[o + 2];
+      const b0 = m[o + 4], b1 = m[o + 5], b2 = m[o + 6];
+      const c0 = m[o + 8], c1 = m[o + 9], c2 = m[o + 10];
+      const t0 = m[o + 12], t1 = m[o + 13], t2 = m[o + 14];
+      // normals go through the inverse transpose: for rotation times a diagonal scale that is
+      // the matrix itself with each column divided by its squared length
+      const sa = 1 / (a0 * a0 + a1 * a1 + a2 * a2 || 1);
+      const sb = 1 / (b0 * b0 + b1 * b1 + b2 * b2 || 1);
+      const sc = 1 / (c0 * c0 + c1 * c1 + c2 * c2 || 1);
+      for (let v = 0; v < nv; v++) {
+        const j = 3 * v;
+        const x = bp[j], y = bp[j + 1], z = bp[j + 2];
+        const w = 3 * (i * nv + v);
+        pos[w] = a0 * x + b0 * y + c0 * z + t0;
+        pos[w + 1] = a1 * x + b1 * y + c1 * z + t1;
+        pos[w + 2] = a2 * x + b2 * y + c2 * z + t2;
+        if (nor) {
+          const nx = bn[j] * sa, ny = bn[j + 1] * sb, nz = bn[j + 2] * sc;
+          const qx = a0 * nx + b0 * ny + c0 * nz;
+          const qy = a1 * nx + b1 * ny + c1 * nz;
+          const qz = a2 * nx + b2 * ny + c2 * nz;
+          const l = 1 / (Math.hypot(qx, qy, qz) || 1);
+          nor[w] = qx * l;
+          nor[w + 1] = qy * l;
+          nor[w + 2] = qz * l;
+        }
+      }
+    }
+    this.geometry.attributes.position.needsUpdate = true;
+    if (nor) {
+      this.geometry.attributes.normal.needsUpdate = true;
+    }
+  }
+}
+
+
+// above this many instances a mesh is merged (MergedInstances) rather than instanced
+export const MERGE_MIN = 64;
+
 function instanced(geometry, material, count) {
+  if (count > MERGE_MIN) {
+    return new MergedInstances(geometry, material, count);
+  }
   const mesh = new THREE.InstancedMesh(geometry, material, Math.max(count, 1));
   mesh.count = count;
   mesh.instanceMatrix.setUsage(THREE.DynamicDrawUsage);
@@ -329,7 +472,7 @@ export class RunView {
     this.touchMesh.name = 'contact-points';
     this.arrows = {};
     this.flatArrows = nc > SOLID_ARROWS_MAX;
-    for (const [name, count] of [['normal', nc], ['friction', nc], ['total', ns]]) {
+    for (const [name, count] of [['normal', nc], ['friction', nc], ['total', ns], ['bushing', (replay.bushings || []).length]]) {
       const flat = this.flatArrows;
       const mat = flat ? new THREE.MeshBasicMaterial({ color: COLOURS[name], side: THREE.DoubleSide }) : arrowMat(COLOURS[name]);
       const shaft = instanced(flat ? GEOMETRY.flatShaft : GEOMETRY.shaft, mat, count);
@@ -356,7 +499,15 @@ export class RunView {
     const bpos = new Float32Array(Math.max(this.bushings.length, 1) * 6);
     const bgeo = new THREE.BufferGeometry();
     bgeo.setAttribute('position', new THREE.BufferAttribute(bpos, 3).setUsage(THREE.DynamicDrawUsage));
-    this.bushingLines = new THREE.LineSegments(bgeo, new THREE.LineBasicMaterial({ color: COLOURS.bushing, depthTest: false, transparent: true }));
+    bgeo.setAttribute('color', new THREE.BufferAttribute(new Float32Array(Math.max(this.bushings.length, 1) * 6), 3).setUsage(THREE.DynamicDrawUsage));
+    this.bushingLines = new THREE.LineSegments(bgeo, new THREE.LineBasicMaterial({ vertexColors: true, depthTest: false, transparent: true }));
+    // the largest bushing force of the run: a bushing's line goes from purple (no force) to red
+    this.bushingMax = 0;
+    if (run.bf) {
+      for (let i = 0; i < run.bf.length; i += 3) {
+        this.bushingMax = Math.max(this.bushingMax, Math.hypot(run.bf[i], run.bf[i + 1], run.bf[i + 2]));
+      }
+    }
     this.bushingLines.frustumCulled = false;
     this.bushingLines.renderOrder = 3;
     this.bushingLines.name = 'bushings';
@@ -537,6 +688,12 @@ export class RunView {
     }
     this.updateForces(r, opts, P, Q);
     this.updateBushings(P, Q, opts);
+    // merged meshes take their new matrices now
+    for (const obj of this.group.children) {
+      if (obj instanceof MergedInstances && obj.visible) {
+        obj.sync();
+      }
+    }
     this.updateLive(r);
   }
 
@@ -669,15 +826,23 @@ export class RunView {
     }
   }
 
-  // bushing lines between the two attachment points
+  // bushing lines between the two attachment points, coloured by how much force the bushing
+  // carries (when the CSV has its columns), with that force drawn on the second body
   updateBushings(P, Q, opts) {
     const n = this.bushings.length;
+    const a = this.arrows.bushing;
+    a.count = 0;
     this.bushingLines.visible = n > 0 && opts.points;
     if (!n) {
       return;
     }
     const pos = this.bushingLines.geometry.attributes.position.array;
+    const col = this.bushingLines.geometry.attributes.color.array;
     const out = [0, 0, 0];
+    const f = [0, 0, 0];
+    const purple = new THREE.Color(COLOURS.bushing);
+    const red = new THREE.Color(COLOURS.active);
+    const run = this.run;
     this.bushings.forEach((b, j) => {
       const ends = [[b.body1, b.frame1], [b.body2, b.frame2]];
       ends.forEach(([k, x], e) => {
@@ -693,8 +858,28 @@ export class RunView {
         }
         pos.set(out, j * 6 + e * 3);
       });
+      let load = 0;
+      if (run.bf) {
+        lerpInto(f, run.bf, n, 3, this.row, j);
+        load = this.bushingMax > 0 ? Math.hypot(f[0], f[1], f[2]) / this.bushingMax : 0;
+        if (opts.forces || opts.totals) {
+          this.arrow(a, out, f, opts.forceScale, 0.05 * this.ext.body, 0.02 * this.ext.body);
+        }
+      }
+      const c = purple.clone().lerp(red, load);
+      for (let e = 0; e < 2; e++) {
+        col[j * 6 + e * 3] = c.r;
+        col[j * 6 + e * 3 + 1] = c.g;
+        col[j * 6 + e * 3 + 2] = c.b;
+      }
     });
     this.bushingLines.geometry.attributes.position.needsUpdate = true;
+    this.bushingLines.geometry.attributes.color.needsUpdate = true;
+    for (const obj of [a.shaft, a.head]) {
+      obj.visible = a.count > 0;
+      obj.count = a.count;
+      obj.instanceMatrix.needsUpdate = true;
+    }
   }
 
   // the numbers of the panel at row r
