@@ -293,6 +293,9 @@ def chain(n):
         "gravity": [0, 0, -G],
         "bodies": bodies,
         "forces": forces,
+        # Adams (with Anderson acceleration from eight bodies on, src/engine/integrator.c):
+        # on chain_64 BDF with the chain's reduced Newton system costs the same at matched
+        # accuracy, on chain_16 and chain_256 more (docs/performance.md)
         "simulation": simulation(2.0, integrator="adams"),
     }
 
