@@ -515,37 +515,6 @@ static void checkConvergence(csCliRun* r) {
 // the command
 
 // mkdir -p
-// create each prefix of path in turn, accepting those that exist, then make sure the whole is a
-// directory: mkdir reports EEXIST for a plain file of that name too
-static int makeDirectory(const char* path) {
-  char buf[CS_MAX_PATH * 4];
-  // work on a copy, cutting it at each '/' in turn to name the prefix
-  if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf)) {
-    errno = ENAMETOOLONG;
-    return -1;
-  }
-  for (char* p = buf + 1; *p; p++) {
-    if (*p == '/') {
-      *p = '\0';
-      if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
-        return -1;
-      }
-      *p = '/';
-    }
-  }
-  if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
-    return -1;
-  }
-  // the last component exists now, but it may be a file rather than a directory
-  struct stat st;
-  if (stat(buf, &st) != 0 || !S_ISDIR(st.st_mode)) {
-    errno = ENOTDIR;
-    return -1;
-  }
-  return 0;
-}
-
-
 // split "a,b,c" into names; returns the count or -1 (message printed)
 static int splitModels(const char* text, char names[][CS_MAX_NAME], int max) {
   int n = 0;
@@ -885,7 +854,7 @@ int cs_cliCompare(int argc, char** argv) {
   // nothing runs unless every model loaded and got what it needs
   int ready = exitCode == CS_EXIT_OK;
   // the output directory is made before any run, so that an unwritable path fails at once
-  if (exitCode == CS_EXIT_OK && outDir && makeDirectory(outDir) != 0) {
+  if (exitCode == CS_EXIT_OK && outDir && cs_cliMakeDirectory(outDir) != 0) {
     fprintf(stderr, "contactsim: error: cannot create directory %s: %s\n", cs_cliSafe(outDir),
             strerror(errno));
     exitCode = CS_EXIT_USAGE;

@@ -99,34 +99,6 @@ static double cpuNow(void) {
 }
 
 
-// mkdir -p (each prefix in turn, accepting those that exist; the whole must be a directory)
-static int makeDirectory(const char* path) {
-  char buf[SWEEP_PATH];
-  if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf)) {
-    errno = ENAMETOOLONG;
-    return -1;
-  }
-  for (char* p = buf + 1; *p; p++) {
-    if (*p == '/') {
-      *p = '\0';
-      if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
-        return -1;
-      }
-      *p = '/';
-    }
-  }
-  if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
-    return -1;
-  }
-  struct stat st;
-  if (stat(buf, &st) != 0 || !S_ISDIR(st.st_mode)) {
-    errno = ENOTDIR;
-    return -1;
-  }
-  return 0;
-}
-
-
 static int fileExists(const char* path) {
   struct stat st;
   return stat(path, &st) == 0;
@@ -1167,20 +1139,20 @@ static int clearDirectory(const Sweep* sw) {
 // the directory and its manifest: a new directory gets one; an existing one must have been made
 // by this very study and scene, unless fresh (--new) clears it. Returns 0 or an exit code.
 static int openDirectory(Sweep* sw, int fresh) {
-  if (makeDirectory(sw->dir) != 0) {
+  if (cs_cliMakeDirectory(sw->dir) != 0) {
     fprintf(stderr, "contactsim: error: cannot create directory %s: %s\n", sw->dir,
             strerror(errno));
     return CS_EXIT_USAGE;
   }
   char path[SWEEP_PATH];
   snprintf(path, sizeof(path), "%s/runs", sw->dir);
-  if (makeDirectory(path) != 0) {
+  if (cs_cliMakeDirectory(path) != 0) {
     fprintf(stderr, "contactsim: error: cannot create directory %s: %s\n", path, strerror(errno));
     return CS_EXIT_USAGE;
   }
   if (sw->trajectories) {
     snprintf(path, sizeof(path), "%s/trajectories", sw->dir);
-    if (makeDirectory(path) != 0) {
+    if (cs_cliMakeDirectory(path) != 0) {
       fprintf(stderr, "contactsim: error: cannot create directory %s: %s\n", path, strerror(errno));
       return CS_EXIT_USAGE;
     }
@@ -1313,7 +1285,7 @@ static int submitSlurm(const Sweep* sw, long perTask, char** slurmOpts, int nslu
   char slurmDir[SWEEP_PATH], script[SWEEP_PATH + 16];
   snprintf(slurmDir, sizeof(slurmDir), "%s/slurm", sw->dir);
   snprintf(script, sizeof(script), "%s/sweep.sbatch", slurmDir);
-  if (makeDirectory(slurmDir) != 0) {
+  if (cs_cliMakeDirectory(slurmDir) != 0) {
     fprintf(stderr, "contactsim: error: cannot create %s: %s\n", slurmDir, strerror(errno));
     free(list);
     return CS_EXIT_USAGE;

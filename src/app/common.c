@@ -1097,3 +1097,34 @@ int cs_cliCheckRows(const csSimOptions* o, const char* path, const char* model,
   }
   return 0;
 }
+
+
+// create each prefix of path in turn, accepting those that exist, then make sure the whole is a
+// directory: mkdir reports EEXIST for a plain file of that name too
+int cs_cliMakeDirectory(const char* path) {
+  char buf[CS_MAX_PATH * 4];
+  // work on a copy, cutting it at each '/' in turn to name the prefix
+  if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf)) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
+  for (char* p = buf + 1; *p; p++) {
+    if (*p == '/') {
+      *p = '\0';
+      if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
+        return -1;
+      }
+      *p = '/';
+    }
+  }
+  if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
+    return -1;
+  }
+  // the last component exists now, but it may be a file rather than a directory
+  struct stat st;
+  if (stat(buf, &st) != 0 || !S_ISDIR(st.st_mode)) {
+    errno = ENOTDIR;
+    return -1;
+  }
+  return 0;
+}

@@ -121,6 +121,9 @@ typedef struct csCliRun {
 // Nullable: csv (no CSV is written; csvopt is then unused). csv stays open and owned by the
 // caller. cpu_seconds is CPU time in seconds.
 void cs_cliSimulate(csCliRun* r, FILE* csv, const csCsvOptions* csvopt, int progress);
+// mkdir -p: create path and its missing parents (0777 less the umask); the whole must end up a
+// directory. Returns 0, or -1 with errno set (ENOTDIR when a file stands in the way). Not NULL.
+int cs_cliMakeDirectory(const char* path);
 // How far r got, s: the time of its data, 0 when it never got data (out of memory). Not NULL.
 double cs_cliSimulatedTime(const csCliRun* r);
 // How much time r simulated, s: from r->t_start to the time reached (what CPU time per
