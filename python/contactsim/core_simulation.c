@@ -333,11 +333,15 @@ static PyObject* vec(const double* v, int n) {
 }
 
 
+// the body named or numbered by key, with the state's edits applied first (prepare); -1 with a
+// Python exception set when either fails
+static int preparedBody(csPySimulation* self, PyObject* key) {
+  return prepare(self) ? -1 : idOf(self, key, cs_bodyId, CS_COUNT_BODY, "body");
+}
+
+
 static PyObject* simBodyPose(csPySimulation* self, PyObject* key) {
-  if (prepare(self)) {
-    return NULL;
-  }
-  int b = idOf(self, key, cs_bodyId, CS_COUNT_BODY, "body");
+  int b = preparedBody(self, key);
   if (b < 0) {
     return NULL;
   }
@@ -348,10 +352,7 @@ static PyObject* simBodyPose(csPySimulation* self, PyObject* key) {
 
 
 static PyObject* simBodyVelocity(csPySimulation* self, PyObject* key) {
-  if (prepare(self)) {
-    return NULL;
-  }
-  int b = idOf(self, key, cs_bodyId, CS_COUNT_BODY, "body");
+  int b = preparedBody(self, key);
   if (b < 0) {
     return NULL;
   }
@@ -362,10 +363,7 @@ static PyObject* simBodyVelocity(csPySimulation* self, PyObject* key) {
 
 
 static PyObject* simBodyCom(csPySimulation* self, PyObject* key) {
-  if (prepare(self)) {
-    return NULL;
-  }
-  int b = idOf(self, key, cs_bodyId, CS_COUNT_BODY, "body");
+  int b = preparedBody(self, key);
   if (b < 0) {
     return NULL;
   }

@@ -2945,7 +2945,7 @@ static char* readFile(const char* path, size_t* size, size_t* len, csError* err)
 
 // start every load with a clean error that already names the file
 static void clearError(csError* err, const char* file) {
-  memset(err, 0, sizeof(*err));
+  cs_clearError(err);
   snprintf(err->file, sizeof(err->file), "%s", file ? file : "");
 }
 

@@ -192,9 +192,7 @@ static void writeState(FILE* f, const csModel* m, const csData* d) {
 
 
 int cs_saveState(const csModel* m, const csData* d, const char* path, csError* err) {
-  if (err) {
-    memset(err, 0, sizeof(*err));
-  }
+  cs_clearError(err);
   if (!path) {
     cs_setError(err, CS_ERR_INPUT, "", "no checkpoint file was given");
     return CS_ERR_INPUT;
@@ -392,9 +390,7 @@ static int readFileText(Reader* r) {
 
 // everything parsed into one scratch block first; the data changes only when all of it is good
 int cs_loadState(const csModel* m, csData* d, const char* path, csError* err) {
-  if (err) {
-    memset(err, 0, sizeof(*err));
-  }
+  cs_clearError(err);
   if (!path) {
     cs_setError(err, CS_ERR_INPUT, "", "no checkpoint file was given");
     return CS_ERR_INPUT;
