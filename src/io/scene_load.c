@@ -3022,21 +3022,16 @@ csModel* cs_loadSceneString(const char* text, const char* filename, const csLoad
 csModel* cs_loadScene(const char* path, const csLoadOptions* opt, csError* err) {
   csError local;
   err = err ? err : &local;
-  clearError(err, path);
-  // a NULL path is an input error, not a crash
-  if (!path) {
-    cs_setError(err, CS_ERR_INPUT, "", "no scene file was given");
-    return NULL;
-  }
-  size_t size = 0, len = 0;
-  // the text is freed right after the load: the model keeps no pointer into it
-  char* text = readFile(path, &size, &len, err);
+  // read as the command line reads (a NULL path, a pipe, a NUL byte: the same checks); the text
+  // is freed right after the load, since the model keeps a copy of its own
+  size_t len = 0;
+  char* text = cs_readSceneText(path, &len, err);
   if (!text) {
     return NULL;
   }
   csModel* m = loadText(text, len, path, opt, err);
   m = cs_modelKeepSource(m, text, len, opt, err);
-  csu_free(text, size);
+  cs_freeSceneText(text);
   return m;
 }
 
