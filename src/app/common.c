@@ -355,8 +355,9 @@ static double wallSeconds(void) {
 // and a kill -9 loses at most the rows of the last quarter second), and when the run ends. One
 // write per row was rejected: measured, it adds about a tenth to the CSV's cost (5 us per write
 // against 46 us to format a row of 30 numbers), and the CSV is a large share of a run's time.
-// What remains: Linux may cut a write of a regular file that SIGKILL interrupts between two
-// pages, a window of the few microseconds the call lasts.
+// What remains: Linux stops a write(2) to a regular file that SIGKILL interrupts at the next page
+// of the file, so a kill -9 during the call (tens of microseconds for a block) can leave a last
+// line cut at a multiple of 4096 bytes (docs/cli.md; tests/test_cli.py checks exactly that).
 #define CSV_BLOCK 65536
 #define CSV_FLUSH_SECONDS 0.25
 
