@@ -35,6 +35,16 @@ enum {
   SLOT_MUK,
 };
 
+// ref slot of the anchor rule (after the body and the plane)
+enum { REF_ANCHOR_RULE = 2 };
+
+// How the anchor moves (scene key "anchor_rule"). BLENDED is the reference's rule: after every
+// step the anchor is made consistent with the blended elastic force, which moves it by
+// Sliding (p - p0) per step whatever the step's length. LIMIT moves it only as far as the
+// friction limit demands, so its motion, and Sliding computed from it, converge as steps shrink.
+enum { ANCHOR_BLENDED = 0, ANCHOR_LIMIT = 1 };
+static const char* const g_anchorRules[] = {"blended", "limit", NULL};
+
 // discrete variables, auto-update variables and report values of one element
 enum { DISC_MUS = CS_FRICTION_STATIC, DISC_MUK = CS_FRICTION_DYNAMIC };
 enum { AUTO_P0X = 0, AUTO_P0Y = 1, AUTO_SLIDING = 2 };
@@ -102,9 +112,16 @@ static const csParamInfo g_params[] = {
     {"mu_dynamic", CS_PARAM_REAL, SLOT_MUK, 0.5, CS_PARAM_NONNEG,
      "initial dynamic (kinetic) friction coefficient (discrete variable \"mu_dynamic\"), <= "
      "mu_static, 1"},
+    {"anchor_rule", CS_PARAM_CHOICE, REF_ANCHOR_RULE, ANCHOR_BLENDED, 0,
+     "how the friction anchor moves: \"blended\" (the reference's: made consistent with the "
+     "blended elastic force after every step) or \"limit\" (only as far as the friction limit "
+     "demands; independent of step lengths)"},
 };
 
 enum { NPARAMS = sizeof(g_params) / sizeof(g_params[0]) };
+
+// the strings of the one choice, anchor_rule (the last entry of g_params)
+static const char* const* const g_choices[NPARAMS] = {[NPARAMS - 1] = g_anchorRules};
 
 
 // report values, all in the plane frame: the normal and friction parts of the force on the
@@ -230,6 +247,18 @@ static void evaluate(const csModel* m, const csData* d, int e, expSpringEval* s)
       s->elastic[i] = elas2[i] * (1.0 - k);
       s->damping[i] = damp2[i] + (damp1[i] - damp2[i]) * k;
       s->p0new[i] = pxy[i] + s->elastic[i] / kxy;
+    }
+    if (f->ref[REF_ANCHOR_RULE] == ANCHOR_LIMIT) {
+      // the anchor stays unless the spring alone would pull harder than the limit; then it is
+      // dragged along the spring to where it pulls with the limit. Below the limit nothing
+      // moves it, so a held station stays held (Sliding then decays to 0); at the limit it
+      // trails the station, and its move over a step is the station's slip over that step.
+      double spring[2] = {-kxy * (pxy[0] - s->p0[0]), -kxy * (pxy[1] - s->p0[1])};
+      double n = hypot(spring[0], spring[1]);
+      double scale = n > s->limit ? s->limit / n : 1.0;
+      for (int i = 0; i < 2; i++) {
+        s->p0new[i] = n > s->limit ? pxy[i] + scale * spring[i] / kxy : s->p0[i];
+      }
     }
   }
 
@@ -399,6 +428,15 @@ static int expSpringValidate(const csModel* m, const csForce* f, csError* err) {
   if (csu_checkParams(f, g_params, NPARAMS, "exponential spring", err)) {
     return -1;
   }
+  // a rule the table knows (a C caller may set any index through cs_setForceParam)
+  int rule = f->ref[REF_ANCHOR_RULE];
+  if (rule != ANCHOR_BLENDED && rule != ANCHOR_LIMIT) {
+    cs_setError(err, CS_ERR_INPUT, "anchor_rule",
+                "exponential spring '%s': anchor_rule %d is not a rule (0 \"blended\" or 1 "
+                "\"limit\")",
+                f->name, rule);
+    return -1;
+  }
   // dynamic friction never exceeds static friction
   if (f->param[SLOT_MUK] > f->param[SLOT_MUS]) {
     cs_setError(err, CS_ERR_INPUT, "mu_dynamic",
@@ -416,6 +454,7 @@ const csForceKind cs_kindExpSpring = {
            "(kinetic) friction (seeds/000)",
     .params = g_params,
     .nparams = NPARAMS,
+    .choices = g_choices,
     .contact = CS_CONTACT_POINT,
     .dissipative = 1,
     .discnum = 2,
