@@ -152,6 +152,7 @@ typedef struct expSpringEval {
   double damping[2];  // blended damping friction, N
   double p0[2];       // committed anchor, m
   double p0new[2];    // anchor made consistent with the blended elastic force, m
+  int dragged;        // anchor rule "limit" and the spring at the limit: the anchor is dragged
   csVec3 f_G;         // total force on the body, in Ground, N
 } expSpringEval;
 
@@ -208,6 +209,7 @@ static void evaluate(const csModel* m, const csData* d, int e, expSpringEval* s)
   s->p0[1] = autoval[AUTO_P0Y];
   s->mu = mus - s->sliding * (mus - muk);
   s->limit = s->mu * s->fz;
+  s->dragged = 0;
 
   if (s->limit < NEGLIGIBLE) {
     // no friction can be transmitted: no force, and the anchor follows the station
@@ -249,15 +251,24 @@ static void evaluate(const csModel* m, const csData* d, int e, expSpringEval* s)
       s->p0new[i] = pxy[i] + s->elastic[i] / kxy;
     }
     if (f->ref[REF_ANCHOR_RULE] == ANCHOR_LIMIT) {
-      // the anchor stays unless the spring alone would pull harder than the limit; then it is
-      // dragged along the spring to where it pulls with the limit. Below the limit nothing
-      // moves it, so a held station stays held (Sliding then decays to 0); at the limit it
-      // trails the station, and its move over a step is the station's slip over that step.
+      // The friction is model 2 alone (the damped spring to the anchor, both parts scaled down
+      // together to the limit) and Sliding only sets mu. The anchor stays unless the spring
+      // alone pulls harder than the limit; then it is dragged along the spring to where the
+      // spring pulls with exactly the limit. So below the limit nothing moves it and a held
+      // station stays held (Sliding decays to 0); at the limit it trails the station at
+      // limit / kxy and moves over a step as far as the station slips in it, so its speed is
+      // the slip speed whatever the step's length; and while sliding the friction is mu fz at
+      // any slip speed (the blend's damper alone gives cxy |v| below mu fz / cxy, and lets a
+      // body under a load L creep at L / cxy). The damping does not drag the anchor: it acts
+      // on the station's velocity, which vibrates while the station is held.
       double spring[2] = {-kxy * (pxy[0] - s->p0[0]), -kxy * (pxy[1] - s->p0[1])};
       double n = hypot(spring[0], spring[1]);
-      double scale = n > s->limit ? s->limit / n : 1.0;
+      s->dragged = n > s->limit;
+      double scale = s->dragged ? s->limit / n : 1.0;
       for (int i = 0; i < 2; i++) {
-        s->p0new[i] = n > s->limit ? pxy[i] + scale * spring[i] / kxy : s->p0[i];
+        s->elastic[i] = elas2[i];
+        s->damping[i] = damp2[i];
+        s->p0new[i] = s->dragged ? pxy[i] + scale * spring[i] / kxy : s->p0[i];
       }
     }
   }
@@ -292,6 +303,12 @@ static double potentialEnergy(const double* prm, const expSpringEval* s) {
 static double dissipatedPower(const expSpringEval* s) {
   double normal = (s->fzExp - s->fz) * s->v_P.z;
   double friction = -(s->damping[0] * s->v_P.x + s->damping[1] * s->v_P.y);
+  if (s->dragged) {
+    // an anchor dragged at the limit keeps the spring's stretch: the work of the whole friction
+    // force is heat (counting only the damping part would make the power jump at every commit,
+    // when the dragged anchor catches up and the elastic and damping shares change)
+    friction -= s->elastic[0] * s->v_P.x + s->elastic[1] * s->v_P.y;
+  }
   return normal + friction;
 }
 
