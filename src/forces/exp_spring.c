@@ -152,7 +152,9 @@ typedef struct expSpringEval {
   double damping[2];  // blended damping friction, N
   double p0[2];       // committed anchor, m
   double p0new[2];    // anchor made consistent with the blended elastic force, m
+  int limitRule;      // anchor rule "limit"
   int dragged;        // anchor rule "limit" and the spring at the limit: the anchor is dragged
+  double spring[2];   // anchor rule "limit": the spring force -kxy (pxy - p0), uncapped, N
   csVec3 f_G;         // total force on the body, in Ground, N
 } expSpringEval;
 
@@ -209,7 +211,9 @@ static void evaluate(const csModel* m, const csData* d, int e, expSpringEval* s)
   s->p0[1] = autoval[AUTO_P0Y];
   s->mu = mus - s->sliding * (mus - muk);
   s->limit = s->mu * s->fz;
+  s->limitRule = f->ref[REF_ANCHOR_RULE] == ANCHOR_LIMIT;
   s->dragged = 0;
+  s->spring[0] = s->spring[1] = 0;
 
   if (s->limit < NEGLIGIBLE) {
     // no friction can be transmitted: no force, and the anchor follows the station
@@ -261,14 +265,15 @@ static void evaluate(const csModel* m, const csData* d, int e, expSpringEval* s)
       // any slip speed (the blend's damper alone gives cxy |v| below mu fz / cxy, and lets a
       // body under a load L creep at L / cxy). The damping does not drag the anchor: it acts
       // on the station's velocity, which vibrates while the station is held.
-      double spring[2] = {-kxy * (pxy[0] - s->p0[0]), -kxy * (pxy[1] - s->p0[1])};
-      double n = hypot(spring[0], spring[1]);
+      s->spring[0] = -kxy * (pxy[0] - s->p0[0]);
+      s->spring[1] = -kxy * (pxy[1] - s->p0[1]);
+      double n = hypot(s->spring[0], s->spring[1]);
       s->dragged = n > s->limit;
       double scale = s->dragged ? s->limit / n : 1.0;
       for (int i = 0; i < 2; i++) {
         s->elastic[i] = elas2[i];
         s->damping[i] = damp2[i];
-        s->p0new[i] = s->dragged ? pxy[i] + scale * spring[i] / kxy : s->p0[i];
+        s->p0new[i] = s->dragged ? pxy[i] + scale * s->spring[i] / kxy : s->p0[i];
       }
     }
   }
@@ -294,20 +299,50 @@ static void evaluate(const csModel* m, const csData* d, int e, expSpringEval* s)
 // stuck anchor), and drifts by the energy lost to anchor slip otherwise. Above max_fz the cap
 // acts like material yield: the bookkeeping above stays exact, but the normal term can then be
 // negative (the cap is not an energy-consistent model, as the reference also notes).
+//
+// With anchor rule "limit" the friction spring is an elastic-plastic element and is booked as
+// one. Its energy is that of the spring to the committed anchor, capped where the anchor is
+// dragged: min(|spring|, limit)^2 / (2 kxy). While the anchor holds, the friction power not
+// stored in it is dissipated, -(fxy - spring) . vxy (the damping part's power when the force is
+// below the limit, and what the cap takes when the damping pushes it over); while the anchor is
+// dragged, the stretch stays at the limit and the whole friction power -fxy . vxy is heat, less
+// the change of the stored limit^2 / (2 kxy) as the normal force changes. So the balance holds
+// within a step, up to the rate of the normal damping part (which needs accelerations), and
+// across commits where a held anchor does not move and a dragged one keeps its stretch; it
+// drifts by the spring energy released when a commit raises Sliding under a stretched spring
+// (mu falls from mu_static towards mu_dynamic, and the anchor jumps to the lower limit). Counting
+// only the damping part while dragged would also make the power jump at every commit, when the
+// dragged anchor catches up and the shares of the capped force change, and the error test on
+// the dissipated energy would cut the steps.
 static double potentialEnergy(const double* prm, const expSpringEval* s) {
+  double normal = s->fzExp / prm[SLOT_D2];
+  if (s->limitRule) {
+    double n = hypot(s->spring[0], s->spring[1]);
+    double e = s->dragged ? s->limit : n;
+    return normal + 0.5 * e * e / prm[SLOT_KXY];
+  }
   double e2 = s->elastic[0] * s->elastic[0] + s->elastic[1] * s->elastic[1];
-  return s->fzExp / prm[SLOT_D2] + 0.5 * e2 / prm[SLOT_KXY];
+  return normal + 0.5 * e2 / prm[SLOT_KXY];
 }
 
 
-static double dissipatedPower(const expSpringEval* s) {
+static double dissipatedPower(const double* prm, const expSpringEval* s) {
   double normal = (s->fzExp - s->fz) * s->v_P.z;
+  double fx = s->elastic[0] + s->damping[0], fy = s->elastic[1] + s->damping[1];
   double friction = -(s->damping[0] * s->v_P.x + s->damping[1] * s->v_P.y);
-  if (s->dragged) {
-    // an anchor dragged at the limit keeps the spring's stretch: the work of the whole friction
-    // force is heat (counting only the damping part would make the power jump at every commit,
-    // when the dragged anchor catches up and the elastic and damping shares change)
-    friction -= s->elastic[0] * s->v_P.x + s->elastic[1] * s->v_P.y;
+  if (s->limitRule) {
+    friction = s->dragged ? -(fx * s->v_P.x + fy * s->v_P.y)
+                          : -((fx - s->spring[0]) * s->v_P.x + (fy - s->spring[1]) * s->v_P.y);
+    if (s->dragged && s->fz < prm[SLOT_MAXFZ]) {
+      // the stored limit^2 / (2 kxy) changes with the limit; its rate from that of the elastic
+      // normal force, d fzExp / dt = -d2 vz fzExp (the damping part's rate needs accelerations)
+      double rate = s->mu * (-prm[SLOT_D2] * s->v_P.z * s->fzExp);
+      friction -= s->limit * rate / prm[SLOT_KXY];
+    }
+    // a station moving back towards its anchor while the cap still acts, or a limit rising
+    // faster than a dragged spring stretches, would make this negative for an instant; the
+    // power is a dissipation and stays >= 0 (the balance then gains that instant's energy)
+    friction = friction > 0 ? friction : 0;
   }
   return normal + friction;
 }
@@ -324,7 +359,7 @@ static void expSpringApply(const csModel* m, csData* d, int e) {
   cs_applyForceAtPoint(m, d, f->ref[CS_REF_BODY], s.p_G, s.f_G);
   cs_applyForceAtPoint(m, d, m->plane[f->ref[CS_REF_PLANE]].body, s.p_G, csu_neg(s.f_G));
   d->force_pe[e] = potentialEnergy(f->param, &s);
-  d->force_power[e] = dissipatedPower(&s);
+  d->force_power[e] = dissipatedPower(f->param, &s);
   // the report values, among them the anchor consistent with this state and the friction
   // limit, kept for the update at the end of the step: the update then needs no second
   // evaluation, as Simbody computes its update cache at the dynamics stage, and per-step
@@ -392,7 +427,7 @@ static void expSpringReport(const csModel* m, const csData* d, int e, csContactR
   r->force.w = csu_vec3(0, 0, 0);
   r->force.v = s.f_G;
   r->pe = potentialEnergy(f->param, &s);
-  r->power = dissipatedPower(&s);
+  r->power = dissipatedPower(f->param, &s);
   fillExtras(&s, extra);
 }
 
