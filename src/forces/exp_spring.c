@@ -10,6 +10,13 @@
 // computes the next ones from the state at the end of the step. The friction coefficients are
 // discrete variables that scene changes may set during a run.
 //
+// That is the reference's rule, anchor_rule "blended" (the default). Its anchor moves by
+// Sliding (p - p0) per step whatever the step's length, so Sliding, read from the anchor's
+// speed, depends on the step lengths. anchor_rule "limit" keeps the damped spring alone (capped
+// at the limit) as the friction and drags the anchor only as far as the limit demands, so the
+// anchor's speed is the slip speed and the motion converges as steps shrink
+// (docs/contact-models.md, "The anchor rule").
+//
 // The plane may sit on any body: positions and velocities are taken relative to the plane's
 // frame (the velocity of the station minus that of the plane-fixed point coinciding with it),
 // and the equal and opposite force is applied to the plane's body at the same point.
