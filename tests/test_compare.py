@@ -371,6 +371,32 @@ def sliding_and_stuck_drift_of_a_creeping_block():
 
 
 @case
+def limit_anchor_rule_neither_creeps_nor_warns():
+    # the same plate with the low damping and anchor_rule "limit": its sliding friction is
+    # mu_k m g cos(theta) at any speed (> m g sin(theta) on this 20 degree slope), so launched at
+    # the blended rule's creep speed it stops after v^2 / (2 g (mu_k cos - sin)) (2.8 mm) and
+    # stays; and the creep diagnostic, which is about the blended rule, says nothing
+    v = 1.0 * G * math.sin(math.radians(20)) / (4 * 10)
+    th = math.radians(20)
+    stop = v * v / (2 * G * (0.5 * math.cos(th) - math.sin(th)))
+    scene = incline(cxy=10, mid_plane=True, speed=v)
+    scene["contact_models"]["exponential_spring"]["anchor_rule"] = "limit"
+    path = write_scene(scene)
+    code, doc, _ = compare_json(path, "--duration", "0.5")
+    check(code == 0 and doc["models"][0]["diagnostics"] == [], doc["models"][0]["diagnostics"])
+    out = os.path.join(tempfile.mkdtemp(), "run.csv")
+    code, _, err = run("run", path, "-q", "-o", out, "--duration", "2", "--report-interval", "0.5")
+    check(code == 0, err)
+    with open(out) as f:
+        rows = [[float(x) for x in line.split(",")[:4]] for line in f.read().splitlines()[1:]]
+    along = [r[1] * math.cos(th) - r[3] * math.sin(th) for r in rows]  # down the slope, m
+    close(along[-1] - along[0], stop, 0.1, "stopping distance")
+    check(abs(along[-1] - along[1]) < 1e-6, f"the block still moves: {along}")
+    print(f"  slid {along[-1] - along[0]:.6g} m (Coulomb {stop:.6g} m), then "
+          f"{along[-1] - along[1]:.3g} m from 0.5 s to 2 s")
+
+
+@case
 def stuck_drift_of_stribeck_creep():
     # compliant points hold the block on the slope with Stribeck friction, mu(v) = us step5(v/vt)
     # below vt: the block creeps at the slip speed v where mu(v) m g cos(theta) = m g sin(theta)

@@ -217,6 +217,7 @@ static const char* typeName(csParamType t) {
     case CS_PARAM_BODY: return "body name";
     case CS_PARAM_PLANE: return "plane name";
     case CS_PARAM_INT: return "integer";
+    case CS_PARAM_CHOICE: return "string";
   }
   return "?";
 }
@@ -297,6 +298,20 @@ static void checkDefault(checker* c, const char* kind, const csParamInfo* p, con
       if (!parseNumber(cell, &v) || v != (double)(int)p->value) {
         problem(c, "%s.%s: default shown as '%s', the parameter table says %d", kind, p->key,
                 cell, (int)p->value);
+      }
+      break;
+    }
+    case CS_PARAM_CHOICE: {
+      // the default string, in double quotes
+      const csForceKind* k = cs_forceKind(cs_forceKindByName(kind));
+      const char* const* names = k && k->choices ? k->choices[p - k->params] : NULL;
+      char want[64] = "?";
+      if (names) {
+        snprintf(want, sizeof(want), "\"%s\"", names[(int)p->value]);
+      }
+      if (strcmp(cell, want) != 0) {
+        problem(c, "%s.%s: default shown as '%s', the parameter table says %s", kind, p->key,
+                cell, want);
       }
       break;
     }

@@ -129,6 +129,7 @@ typedef enum csParamType {
   CS_PARAM_BODY,           // a body name, stored as an id in ref[slot]
   CS_PARAM_PLANE,          // a plane name, stored as an id in ref[slot]
   CS_PARAM_INT,            // a non-negative integer, stored in ref[slot]
+  CS_PARAM_CHOICE,         // one of the strings in `choices`, stored as its index in ref[slot]
 } csParamType;
 
 typedef enum csParamFlags {
@@ -144,7 +145,8 @@ typedef struct csParamInfo {
   const char* key;         // JSON key
   csParamType type;
   int slot;                // index into param[] (REAL, VEC3, FRAME) or ref[] (BODY, PLANE, INT)
-  double value;            // default for REAL (and for each component of VEC3)
+  double value;            // default for REAL (and for each component of VEC3), INT, and the
+                           // index of the default of CHOICE
   int flags;               // csParamFlags
   const char* doc;         // one line: meaning and unit
 } csParamInfo;
@@ -172,6 +174,9 @@ typedef struct csForceKind {
   const char* doc;         // one line for --help and docs
   const csParamInfo* params;
   int nparams;
+  // the accepted strings of each CS_PARAM_CHOICE parameter, NULL-terminated, indexed like
+  // params (NULL for the others); nullable when the kind has no such parameter
+  const char* const* const* choices;
   int contact;             // 0: not a contact; 1: point contact; 2: sphere contact
   int znum;                // auxiliary continuous states beyond the dissipated energy
   int dissipative;         // 1: the core gives the element a z holding its dissipated energy

@@ -28,6 +28,24 @@ double cs_metricsParam(const csForce* f, const char* key) {
 }
 
 
+// the string chosen for a CS_PARAM_CHOICE parameter of f by its scene key, or NULL
+static const char* choiceParam(const csForce* f, const char* key) {
+  const csForceKind* k = cs_forceKind(f->kind);
+  for (int i = 0; k && i < k->nparams; i++) {
+    const csParamInfo* p = &k->params[i];
+    if (p->type == CS_PARAM_CHOICE && strcmp(p->key, key) == 0 && k->choices && k->choices[i]) {
+      int c = f->ref[p->slot];
+      for (int j = 0; k->choices[i][j]; j++) {
+        if (j == c) {
+          return k->choices[i][j];
+        }
+      }
+    }
+  }
+  return NULL;
+}
+
+
 // append one diagnostic; past CS_METRICS_MAX_NOTES the rest are dropped, since a run with that
 // many problems is already plainly misconfigured and the first notes are the useful ones
 void cs_metricsNote(csMetrics* mt, const char* fmt, ...) {
@@ -118,6 +136,12 @@ static void checkExpSprings(csMetrics* mt, const csModel* m, const csData* d) {
   for (int e = 0; e < m->nforce; e++) {
     const csForce* f = &m->force[e];
     if (f->kind != CS_FORCE_EXP_SPRING) {
+      continue;
+    }
+    // the anchor rule "limit" has no pure-damper phase: its sliding friction is mu fz at any
+    // speed, so it does not creep (docs/contact-models.md, "The anchor rule")
+    const char* rule = choiceParam(f, "anchor_rule");
+    if (rule && strcmp(rule, "limit") == 0) {
       continue;
     }
     int body = f->ref[CS_REF_BODY], plane = f->ref[CS_REF_PLANE];

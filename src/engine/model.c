@@ -217,6 +217,7 @@ int cs_addForce(csModel* m, int kind, const char* name, csError* err) {
       case CS_PARAM_BODY:
       case CS_PARAM_PLANE:
       case CS_PARAM_INT:
+      case CS_PARAM_CHOICE:
         f->ref[p->slot] = (int)p->value;
         break;
     }
@@ -234,7 +235,9 @@ int cs_setForceParam(csModel* m, int e, const char* key, double value) {
       const csParamInfo* p = &k->params[i];
       if (p->type == CS_PARAM_REAL) {
         m->force[e].param[p->slot] = value;
-      } else if (p->type == CS_PARAM_BODY || p->type == CS_PARAM_PLANE || p->type == CS_PARAM_INT) {
+      } else if (p->type == CS_PARAM_BODY || p->type == CS_PARAM_PLANE || p->type == CS_PARAM_INT ||
+                 p->type == CS_PARAM_CHOICE) {
+        // a choice is set by its index in the kind's list (the kind's validate checks it)
         m->force[e].ref[p->slot] = (int)value;
       } else {
         return -1;

@@ -10,6 +10,13 @@
 // computes the next ones from the state at the end of the step. The friction coefficients are
 // discrete variables that scene changes may set during a run.
 //
+// That is the reference's rule, anchor_rule "blended" (the default). Its anchor moves by
+// Sliding (p - p0) per step whatever the step's length, so Sliding, read from the anchor's
+// speed, depends on the step lengths. anchor_rule "limit" keeps the damped spring alone (capped
+// at the limit) as the friction and drags the anchor only as far as the limit demands, so the
+// anchor's speed is the slip speed and the motion converges as steps shrink
+// (docs/contact-models.md, "The anchor rule").
+//
 // The plane may sit on any body: positions and velocities are taken relative to the plane's
 // frame (the velocity of the station minus that of the plane-fixed point coinciding with it),
 // and the equal and opposite force is applied to the plane's body at the same point.
@@ -34,6 +41,16 @@ enum {
   SLOT_MUS,
   SLOT_MUK,
 };
+
+// ref slot of the anchor rule (after the body and the plane)
+enum { REF_ANCHOR_RULE = 2 };
+
+// How the anchor moves (scene key "anchor_rule"). BLENDED is the reference's rule: after every
+// step the anchor is made consistent with the blended elastic force, which moves it by
+// Sliding (p - p0) per step whatever the step's length. LIMIT moves it only as far as the
+// friction limit demands, so its motion, and Sliding computed from it, converge as steps shrink.
+enum { ANCHOR_BLENDED = 0, ANCHOR_LIMIT = 1 };
+static const char* const g_anchorRules[] = {"blended", "limit", NULL};
 
 // discrete variables, auto-update variables and report values of one element
 enum { DISC_MUS = CS_FRICTION_STATIC, DISC_MUK = CS_FRICTION_DYNAMIC };
@@ -102,9 +119,16 @@ static const csParamInfo g_params[] = {
     {"mu_dynamic", CS_PARAM_REAL, SLOT_MUK, 0.5, CS_PARAM_NONNEG,
      "initial dynamic (kinetic) friction coefficient (discrete variable \"mu_dynamic\"), <= "
      "mu_static, 1"},
+    {"anchor_rule", CS_PARAM_CHOICE, REF_ANCHOR_RULE, ANCHOR_BLENDED, 0,
+     "how the friction anchor moves: \"blended\" (the reference's: made consistent with the "
+     "blended elastic force after every step) or \"limit\" (only as far as the friction limit "
+     "demands; independent of step lengths)"},
 };
 
 enum { NPARAMS = sizeof(g_params) / sizeof(g_params[0]) };
+
+// the strings of the one choice, anchor_rule (the last entry of g_params)
+static const char* const* const g_choices[NPARAMS] = {[NPARAMS - 1] = g_anchorRules};
 
 
 // report values, all in the plane frame: the normal and friction parts of the force on the
@@ -135,6 +159,9 @@ typedef struct expSpringEval {
   double damping[2];  // blended damping friction, N
   double p0[2];       // committed anchor, m
   double p0new[2];    // anchor made consistent with the blended elastic force, m
+  int limitRule;      // anchor rule "limit"
+  int dragged;        // anchor rule "limit" and the spring at the limit: the anchor is dragged
+  double spring[2];   // anchor rule "limit": the spring force -kxy (pxy - p0), uncapped, N
   csVec3 f_G;         // total force on the body, in Ground, N
 } expSpringEval;
 
@@ -191,6 +218,9 @@ static void evaluate(const csModel* m, const csData* d, int e, expSpringEval* s)
   s->p0[1] = autoval[AUTO_P0Y];
   s->mu = mus - s->sliding * (mus - muk);
   s->limit = s->mu * s->fz;
+  s->limitRule = f->ref[REF_ANCHOR_RULE] == ANCHOR_LIMIT;
+  s->dragged = 0;
+  s->spring[0] = s->spring[1] = 0;
 
   if (s->limit < NEGLIGIBLE) {
     // no friction can be transmitted: no force, and the anchor follows the station
@@ -231,6 +261,28 @@ static void evaluate(const csModel* m, const csData* d, int e, expSpringEval* s)
       s->damping[i] = damp2[i] + (damp1[i] - damp2[i]) * k;
       s->p0new[i] = pxy[i] + s->elastic[i] / kxy;
     }
+    if (f->ref[REF_ANCHOR_RULE] == ANCHOR_LIMIT) {
+      // The friction is model 2 alone (the damped spring to the anchor, both parts scaled down
+      // together to the limit) and Sliding only sets mu. The anchor stays unless the spring
+      // alone pulls harder than the limit; then it is dragged along the spring to where the
+      // spring pulls with exactly the limit. So below the limit nothing moves it and a held
+      // station stays held (Sliding decays to 0); at the limit it trails the station at
+      // limit / kxy and moves over a step as far as the station slips in it, so its speed is
+      // the slip speed whatever the step's length; and while sliding the friction is mu fz at
+      // any slip speed (the blend's damper alone gives cxy |v| below mu fz / cxy, and lets a
+      // body under a load L creep at L / cxy). The damping does not drag the anchor: it acts
+      // on the station's velocity, which vibrates while the station is held.
+      s->spring[0] = -kxy * (pxy[0] - s->p0[0]);
+      s->spring[1] = -kxy * (pxy[1] - s->p0[1]);
+      double n = hypot(s->spring[0], s->spring[1]);
+      s->dragged = n > s->limit;
+      double scale = s->dragged ? s->limit / n : 1.0;
+      for (int i = 0; i < 2; i++) {
+        s->elastic[i] = elas2[i];
+        s->damping[i] = damp2[i];
+        s->p0new[i] = s->dragged ? pxy[i] + scale * s->spring[i] / kxy : s->p0[i];
+      }
+    }
   }
 
   // total force on the body: friction in x, y of the plane, normal along its z
@@ -254,15 +306,51 @@ static void evaluate(const csModel* m, const csData* d, int e, expSpringEval* s)
 // stuck anchor), and drifts by the energy lost to anchor slip otherwise. Above max_fz the cap
 // acts like material yield: the bookkeeping above stays exact, but the normal term can then be
 // negative (the cap is not an energy-consistent model, as the reference also notes).
+//
+// With anchor rule "limit" the friction spring is an elastic-plastic element and is booked as
+// one. Its energy is that of the spring to the committed anchor, capped where the anchor is
+// dragged: min(|spring|, limit)^2 / (2 kxy). While the anchor holds, the friction power not
+// stored in it is dissipated, -(fxy - spring) . vxy (the damping part's power when the force is
+// below the limit, and what the cap takes when the damping pushes it over); while the anchor is
+// dragged, the stretch stays at the limit and the whole friction power -fxy . vxy is heat, less
+// the change of the stored limit^2 / (2 kxy) as the normal force changes. So the balance holds
+// within a step, up to the rate of the normal damping part (which needs accelerations), and
+// across commits where a held anchor does not move and a dragged one keeps its stretch; it
+// drifts by the spring energy released when a commit raises Sliding under a stretched spring
+// (mu falls from mu_static towards mu_dynamic, and the anchor jumps to the lower limit). Counting
+// only the damping part while dragged would also make the power jump at every commit, when the
+// dragged anchor catches up and the shares of the capped force change, and the error test on
+// the dissipated energy would cut the steps.
 static double potentialEnergy(const double* prm, const expSpringEval* s) {
+  double normal = s->fzExp / prm[SLOT_D2];
+  if (s->limitRule) {
+    double n = hypot(s->spring[0], s->spring[1]);
+    double e = s->dragged ? s->limit : n;
+    return normal + 0.5 * e * e / prm[SLOT_KXY];
+  }
   double e2 = s->elastic[0] * s->elastic[0] + s->elastic[1] * s->elastic[1];
-  return s->fzExp / prm[SLOT_D2] + 0.5 * e2 / prm[SLOT_KXY];
+  return normal + 0.5 * e2 / prm[SLOT_KXY];
 }
 
 
-static double dissipatedPower(const expSpringEval* s) {
+static double dissipatedPower(const double* prm, const expSpringEval* s) {
   double normal = (s->fzExp - s->fz) * s->v_P.z;
+  double fx = s->elastic[0] + s->damping[0], fy = s->elastic[1] + s->damping[1];
   double friction = -(s->damping[0] * s->v_P.x + s->damping[1] * s->v_P.y);
+  if (s->limitRule) {
+    friction = s->dragged ? -(fx * s->v_P.x + fy * s->v_P.y)
+                          : -((fx - s->spring[0]) * s->v_P.x + (fy - s->spring[1]) * s->v_P.y);
+    if (s->dragged && s->fz < prm[SLOT_MAXFZ]) {
+      // the stored limit^2 / (2 kxy) changes with the limit; its rate from that of the elastic
+      // normal force, d fzExp / dt = -d2 vz fzExp (the damping part's rate needs accelerations)
+      double rate = s->mu * (-prm[SLOT_D2] * s->v_P.z * s->fzExp);
+      friction -= s->limit * rate / prm[SLOT_KXY];
+    }
+    // a station moving back towards its anchor while the cap still acts, or a limit rising
+    // faster than a dragged spring stretches, would make this negative for an instant; the
+    // power is a dissipation and stays >= 0 (the balance then gains that instant's energy)
+    friction = friction > 0 ? friction : 0;
+  }
   return normal + friction;
 }
 
@@ -278,7 +366,7 @@ static void expSpringApply(const csModel* m, csData* d, int e) {
   cs_applyForceAtPoint(m, d, f->ref[CS_REF_BODY], s.p_G, s.f_G);
   cs_applyForceAtPoint(m, d, m->plane[f->ref[CS_REF_PLANE]].body, s.p_G, csu_neg(s.f_G));
   d->force_pe[e] = potentialEnergy(f->param, &s);
-  d->force_power[e] = dissipatedPower(&s);
+  d->force_power[e] = dissipatedPower(f->param, &s);
   // the report values, among them the anchor consistent with this state and the friction
   // limit, kept for the update at the end of the step: the update then needs no second
   // evaluation, as Simbody computes its update cache at the dynamics stage, and per-step
@@ -346,7 +434,7 @@ static void expSpringReport(const csModel* m, const csData* d, int e, csContactR
   r->force.w = csu_vec3(0, 0, 0);
   r->force.v = s.f_G;
   r->pe = potentialEnergy(f->param, &s);
-  r->power = dissipatedPower(&s);
+  r->power = dissipatedPower(f->param, &s);
   fillExtras(&s, extra);
 }
 
@@ -399,6 +487,15 @@ static int expSpringValidate(const csModel* m, const csForce* f, csError* err) {
   if (csu_checkParams(f, g_params, NPARAMS, "exponential spring", err)) {
     return -1;
   }
+  // a rule the table knows (a C caller may set any index through cs_setForceParam)
+  int rule = f->ref[REF_ANCHOR_RULE];
+  if (rule != ANCHOR_BLENDED && rule != ANCHOR_LIMIT) {
+    cs_setError(err, CS_ERR_INPUT, "anchor_rule",
+                "exponential spring '%s': anchor_rule %d is not a rule (0 \"blended\" or 1 "
+                "\"limit\")",
+                f->name, rule);
+    return -1;
+  }
   // dynamic friction never exceeds static friction
   if (f->param[SLOT_MUK] > f->param[SLOT_MUS]) {
     cs_setError(err, CS_ERR_INPUT, "mu_dynamic",
@@ -416,6 +513,7 @@ const csForceKind cs_kindExpSpring = {
            "(kinetic) friction (seeds/000)",
     .params = g_params,
     .nparams = NPARAMS,
+    .choices = g_choices,
     .contact = CS_CONTACT_POINT,
     .dissipative = 1,
     .discnum = 2,

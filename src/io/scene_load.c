@@ -1199,7 +1199,8 @@ static int paramAllowed(const csParamInfo* p, int geometryFromContact) {
 // a kind table whose slots do not fit csForce is a programming error; refuse it gracefully
 static int checkSlot(Loader* ld, const csParamInfo* p) {
   int width = p->type == CS_PARAM_VEC3 ? 3 : (p->type == CS_PARAM_FRAME ? 7 : 1);
-  int isref = p->type == CS_PARAM_BODY || p->type == CS_PARAM_PLANE || p->type == CS_PARAM_INT;
+  int isref = p->type == CS_PARAM_BODY || p->type == CS_PARAM_PLANE || p->type == CS_PARAM_INT ||
+              p->type == CS_PARAM_CHOICE;
   int limit = isref ? CS_MAX_REF : CS_MAX_PARAM;
   if (p->slot < 0 || p->slot + width > limit) {
     return fail(ld,
@@ -1212,7 +1213,8 @@ static int checkSlot(Loader* ld, const csParamInfo* p) {
 
 
 // read the value of one table entry at the current path into f
-static int readParam(Loader* ld, const cJSON* item, const csParamInfo* p, csForce* f) {
+static int readParam(Loader* ld, const cJSON* item, const csForceKind* k, const csParamInfo* p,
+                     csForce* f) {
   if (checkSlot(ld, p)) {
     return -1;
   }
@@ -1281,6 +1283,27 @@ static int readParam(Loader* ld, const cJSON* item, const csParamInfo* p, csForc
       }
       f->ref[p->slot] = (int)v;
       return 0;
+    }
+    // one of the kind's names for the setting, kept in ref[] as its index in the list
+    case CS_PARAM_CHOICE: {
+      const char* s = NULL;
+      if (expectString(ld, item, &s)) {
+        return -1;
+      }
+      const char* const* names = k->choices ? k->choices[p - k->params] : NULL;
+      char list[256] = "";
+      size_t used = 0;
+      for (int i = 0; names && names[i]; i++) {
+        if (strcmp(s, names[i]) == 0) {
+          f->ref[p->slot] = i;
+          return 0;
+        }
+        int w = snprintf(list + used, sizeof(list) - used, "%s\"%s\"", i ? ", " : "", names[i]);
+        if (w > 0 && used + (size_t)w < sizeof(list)) {
+          used += (size_t)w;
+        }
+      }
+      return fail(ld, "must be one of %s, got \"%.64s\"", list, s);
     }
   }
   // unreachable for a well-formed table
@@ -1356,7 +1379,7 @@ static int walkParams(Loader* ld, const cJSON* obj, const char* prefix, const cs
     int r;
     if (found >= 0) {
       seen[found] = 1;
-      r = readParam(ld, c, &k->params[found], f);
+      r = readParam(ld, c, k, &k->params[found], f);
     } else {
       r = expectObject(ld, c) || walkParams(ld, c, full, k, f, geometryFromContact, NULL, seen);
     }
