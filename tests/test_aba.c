@@ -277,6 +277,39 @@ static void test_aba_matches_kane_aligned_frames(void** state) {
 }
 
 
+// three balls in a chain, each body origin away from its joint (the general path on every body)
+static void test_aba_matches_kane_ball_chain(void** state) {
+  (void)state;
+  csModel* m = cs_newModel("balls");
+  m->gravity = csu_vec3(0, 0, -9.81);
+  int parent = 0;
+  csTransform XPF = csu_transformIdentity();
+  for (int i = 0; i < 3; i++) {
+    csTransform XBM = frame(0.05 * i, 0.02, 0.3, 0, 1, 1, 0.3 * i);
+    parent = th_addBody(m, NULL, parent, CS_JOINT_BALL, XPF, XBM, 1.0 + 0.5 * i,
+                        csu_vec3(0.01, -0.02, 0.0),
+                        csu_inertiaBox(1.0 + 0.5 * i, csu_vec3(0.05, 0.06, 0.3)));
+    XPF = frame(0.0, 0.03, -0.3, 1, 0, 0, 0);
+  }
+  th_addForce(m, CS_FORCE_GRAVITY, "gravity");
+  th_finalize(m);
+  csData* d = cs_makeData(m);
+  csData* w = cs_makeData(m);
+  unsigned seed = 5u;
+  double worst = 0;
+  for (int trial = 0; trial < 20; trial++) {
+    randomState(m, d, &seed);
+    worst = fmax(worst, kaneDifference(m, d, w));
+  }
+  print_message("ball chain: largest relative difference of udot from Kane's equations: %.3g\n",
+                worst);
+  assert_true(worst < 1e-7);
+  cs_deleteData(d);
+  cs_deleteData(w);
+  cs_deleteModel(m);
+}
+
+
 // the bench chain itself (pins with stops), at states where some stops are engaged
 static void test_aba_matches_kane_chain(void** state) {
   (void)state;
@@ -302,6 +335,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_aba_matches_kane_general_frames),
       cmocka_unit_test(test_aba_matches_kane_aligned_frames),
+      cmocka_unit_test(test_aba_matches_kane_ball_chain),
       cmocka_unit_test(test_aba_matches_kane_chain),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
