@@ -164,7 +164,8 @@ static inline void cross3(double* out, const double* r, const double* v) {
 // With P = rx C and H = B + P/2, the top-left block is A + G + G^T for G = rx H^T (because
 // -rx C rx = rx P^T / 2 + P rx^T / 2), so the shift is six cross products: the columns of
 // rx M are r x (the columns of M), and those of rx H^T are r x (the rows of H).
-static void addInertiaToParent(double* IP, const double* r, const double* Ia) {
+static void addInertiaToParent(double* restrict IP, const double* restrict r,
+                               const double* restrict Ia) {
   const double* A = Ia + PK_A;
   const double* B = Ia + PK_B;
   const double* C = Ia + PK_C;
@@ -316,7 +317,7 @@ static void packInertia(double* P, const double* F) {
 // origin in body coordinates - is rotated as R A R^T (A symmetric: six entries computed; when A
 // is diagonal, as for a body whose centre of mass lies on a principal axis through its origin,
 // R A is R with its columns scaled).
-static void groundInertia(const csModel* m, const csData* d, int b, double* I) {
+static void groundInertia(const csModel* m, const csData* d, int b, double* restrict I) {
   const csBody* body = &m->body[b];
   const double* I0 = d->aba_I0 + 36 * b;
   const double(*R)[3] = d->body_pose[b].R.m;
@@ -368,15 +369,16 @@ static void groundInertia(const csModel* m, const csData* d, int b, double* I) {
 // D a number, and Ia = IA - U U^T / D is symmetric, so its 21 distinct entries are computed.
 // Writes U, Dinv, utau; fills Ia and pa (the inertia and bias force the parent feels, Ia
 // packed) unless the parent is ground. A general 6x6 path costs about three times as much.
-static void inwardOneDof(const csModel* m, csData* d, int b, double* Ia, double* pa) {
+static void inwardOneDof(const csModel* m, csData* d, int b, double* restrict Ia,
+                         double* restrict pa) {
   const csBody* body = &m->body[b];
-  const double* IA = d->aba_IA + PK_SIZE * b;
-  const double* A = IA + PK_A;
-  const double* B = IA + PK_B;
-  const double* C = IA + PK_C;
-  const double* pA = d->aba_pA + 6 * b;
-  const double* S = d->aba_S + 6 * body->uadr;
-  double* U = d->aba_U + 6 * body->uadr;
+  const double* restrict IA = d->aba_IA + PK_SIZE * b;
+  const double* restrict A = IA + PK_A;
+  const double* restrict B = IA + PK_B;
+  const double* restrict C = IA + PK_C;
+  const double* restrict pA = d->aba_pA + 6 * b;
+  const double* restrict S = d->aba_S + 6 * body->uadr;
+  double* restrict U = d->aba_U + 6 * body->uadr;
   // U = [A B; B^T C] (s, l)
   U[0] = A[0] * S[0] + A[1] * S[1] + A[2] * S[2];
   U[1] = A[1] * S[0] + A[3] * S[1] + A[4] * S[2];
@@ -420,7 +422,7 @@ static void inwardOneDof(const csModel* m, csData* d, int b, double* Ia, double*
     }
   }
   // pa = pA + Ia c + U Dinv utau
-  const double* c = d->aba_c + 6 * b;
+  const double* restrict c = d->aba_c + 6 * b;
   const double* a = Ia + PK_A;
   const double* bb = Ia + PK_B;
   const double* cc = Ia + PK_C;

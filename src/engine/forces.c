@@ -6,11 +6,13 @@
 // model: while the integrator advances one coupled group only that group's bodies and elements are
 // touched, so a step of one group costs the same however many other groups there are. Elements
 // that act on every body (gravity) are in every group's list and loop over the active bodies.
-#include <string.h>
+#include "engine/forces.h"
 
 #include "engine/assert.h"
+
 #include "contactsim/contactsim.h"
-#include "engine/forces.h"
+
+#include <string.h>
 
 // The dynamics stage. Accumulators are zeroed here rather than by each element so that elements
 // only ever add: several elements on one body, or one element on two bodies, sum without knowing
@@ -23,19 +25,28 @@ void cs_realizeDynamics(const csModel* m, csData* d) {
   // count real evaluations only, then make sure positions and velocities are realized
   d->stat.nstage[2]++;
   cs_realizeVelocity(m, d);
-  // zero the accumulators of what is active
-  for (int i = 0; i < d->nact_body; i++) {
-    const csBody* body = &m->body[d->act_body[i]];
-    memset(&d->body_force[d->act_body[i]], 0, sizeof(csSpatialVec));
-    memset(d->mobility_force + body->uadr, 0, sizeof(double) * (size_t)body->unum);
+  // zero the accumulators of what is active: whole arrays at once when everything is
+  if (d->act_body == d->all_body && d->nact_body == m->nbody - 1) {
+    memset(d->body_force, 0, sizeof(csSpatialVec) * (size_t)m->nbody);
+    memset(d->mobility_force, 0, sizeof(double) * (size_t)m->nu);
+  } else {
+    for (int i = 0; i < d->nact_body; i++) {
+      const csBody* body = &m->body[d->act_body[i]];
+      memset(&d->body_force[d->act_body[i]], 0, sizeof(csSpatialVec));
+      memset(d->mobility_force + body->uadr, 0, sizeof(double) * (size_t)body->unum);
+    }
   }
   // the elements' z rates, including each dissipated-energy integral
-  for (int i = 0; i < d->nact_force; i++) {
-    const csForce* f = &m->force[d->act_force[i]];
-    if (f->dissadr >= 0) {
-      d->zdot[f->dissadr] = 0;
+  if (d->act_force == d->all_force && d->nact_force == m->nforce) {
+    memset(d->zdot, 0, sizeof(double) * (size_t)m->nz);
+  } else {
+    for (int i = 0; i < d->nact_force; i++) {
+      const csForce* f = &m->force[d->act_force[i]];
+      if (f->dissadr >= 0) {
+        d->zdot[f->dissadr] = 0;
+      }
+      memset(d->zdot + f->zadr, 0, sizeof(double) * (size_t)f->znum);
     }
-    memset(d->zdot + f->zadr, 0, sizeof(double) * (size_t)f->znum);
   }
   // each element: energy and power start at zero so that a kind sets only what it has; the
   // dissipated-energy state integrates the power the element reports (>= 0 when it dissipates)
@@ -58,7 +69,23 @@ void cs_realizeDynamics(const csModel* m, csData* d) {
 // instead of letting a NaN into its history.
 int cs_forward(const csModel* m, csData* d) {
   cs_realizeAcceleration(m, d);
-  // a non-finite acceleration or dissipation rate anywhere active
+  // a non-finite acceleration or dissipation rate anywhere active; over whole arrays when
+  // everything is active, as a sum of x * 0, which is NaN exactly when some x is not finite
+  if (d->act_body == d->all_body && d->nact_body == m->nbody - 1 && d->act_force == d->all_force &&
+      d->nact_force == m->nforce) {
+    double probe = 0;
+    for (int i = 0; i < m->nu; i++) {
+      probe += d->udot[i] * 0.0;
+    }
+    for (int i = 0; i < m->nz; i++) {
+      probe += d->zdot[i] * 0.0;
+    }
+    if (probe == 0) {
+      return 0;
+    }
+    d->stat.warnings_nonfinite++;
+    return 1;
+  }
   int finite = 1;
   for (int i = 0; i < d->nact_body; i++) {
     const csBody* body = &m->body[d->act_body[i]];
@@ -89,8 +116,9 @@ int cs_forward(const csModel* m, csData* d) {
 // ground (body 0) is dropped, so contact code can apply the reaction to a plane's body without
 // asking whether that body is ground.
 void cs_applyForceAtPoint(const csModel* m, csData* d, int body, csVec3 point_G, csVec3 force_G) {
-  CS_ASSERT(body >= 0 && body < m->nbody, "cs_applyForceAtPoint was given a body id that does "
-                                          "not exist in the model");
+  CS_ASSERT(body >= 0 && body < m->nbody,
+            "cs_applyForceAtPoint was given a body id that does "
+            "not exist in the model");
   if (body <= 0) {
     return;
   }
@@ -103,8 +131,9 @@ void cs_applyForceAtPoint(const csModel* m, csData* d, int body, csVec3 point_G,
 
 // a pure moment: the same about every point, so no point is needed
 void cs_applyTorque(const csModel* m, csData* d, int body, csVec3 torque_G) {
-  CS_ASSERT(body >= 0 && body < m->nbody, "cs_applyTorque was given a body id that does not "
-                                          "exist in the model");
+  CS_ASSERT(body >= 0 && body < m->nbody,
+            "cs_applyTorque was given a body id that does not "
+            "exist in the model");
   if (body <= 0) {
     return;
   }
@@ -138,12 +167,14 @@ double cs_dissipatedEnergy(const csModel* m, const csData* d) {
 // (mu_k <= mu_s for friction, lower <= upper for a stop); otherwise the value is stored as is.
 // Realized values depended on the old value, hence the invalidation.
 void cs_setDiscrete(const csModel* m, csData* d, int e, int index, double value) {
-  CS_ASSERT(e >= 0 && e < m->nforce, "cs_setDiscrete was given a force element id that does "
-                                      "not exist in the model");
+  CS_ASSERT(e >= 0 && e < m->nforce,
+            "cs_setDiscrete was given a force element id that does "
+            "not exist in the model");
   const csForce* f = &m->force[e];
   const csForceKind* k = cs_forceKind(f->kind);
-  CS_ASSERT(index >= 0 && index < f->discnum, "cs_setDiscrete was given a discrete variable "
-                                              "index the element does not have");
+  CS_ASSERT(index >= 0 && index < f->discnum,
+            "cs_setDiscrete was given a discrete variable "
+            "index the element does not have");
   if (k->setDiscrete) {
     k->setDiscrete(m, d, e, index, value);
   } else {
