@@ -5,12 +5,12 @@
 // (articulated inertias and bias forces), one outward pass (accelerations). Cost is linear in the
 // number of bodies.
 //
-// Spatial 6x6 matrices are row-major double[36]; spatial vectors are double[6] (angular, linear).
-#include "engine/dynamics.h"
+// Spatial 6x6 matrices are row-major double[36] (articulated inertias packed, see below);
+// spatial vectors are double[6] (angular, linear).
+#include <string.h>
 
 #include "contactsim/contactsim.h"
-
-#include <string.h>
+#include "engine/dynamics.h"
 
 // Articulated inertias are symmetric, so they are kept packed: [A B; B^T C] with A and C
 // symmetric 3x3 blocks, as 21 numbers (the upper triangles of A and C row by row, B whole):
@@ -280,7 +280,8 @@ static void freeLeafAcceleration(const csModel* m, csData* d, int b) {
   csVec3 aO = csu_add(acom, csu_add(csu_cross(alpha, csu_neg(body->com)),
                                     csu_cross(w, csu_cross(w, csu_neg(body->com)))));
   d->body_acc[b].w = csu_mulMV(R_GB, alpha);
-  d->body_acc[b].v = csu_sub(csu_mulMV(R_GB, aO), csu_cross(d->body_vel[b].w, d->body_vel[b].v));
+  d->body_acc[b].v =
+      csu_sub(csu_mulMV(R_GB, aO), csu_cross(d->body_vel[b].w, d->body_vel[b].v));
 }
 
 
@@ -608,8 +609,8 @@ void cs_realizeAcceleration(const csModel* m, csData* d) {
     const double* utau = d->aba_utau + body->uadr;
     double* udot = d->udot + body->uadr;
     if (n == 1) {
-      double s = utau[0] - (U[0] * a[0] + U[1] * a[1] + U[2] * a[2] + U[3] * a[3] + U[4] * a[4] +
-                            U[5] * a[5]);
+      double s = utau[0] - (U[0] * a[0] + U[1] * a[1] + U[2] * a[2] + U[3] * a[3] +
+                            U[4] * a[4] + U[5] * a[5]);
       udot[0] = Dinv[0] * s;
     } else {
       double rhs[6];

@@ -6,13 +6,11 @@
 // model: while the integrator advances one coupled group only that group's bodies and elements are
 // touched, so a step of one group costs the same however many other groups there are. Elements
 // that act on every body (gravity) are in every group's list and loop over the active bodies.
-#include "engine/forces.h"
+#include <string.h>
 
 #include "engine/assert.h"
-
 #include "contactsim/contactsim.h"
-
-#include <string.h>
+#include "engine/forces.h"
 
 // The dynamics stage. Accumulators are zeroed here rather than by each element so that elements
 // only ever add: several elements on one body, or one element on two bodies, sum without knowing
@@ -116,9 +114,8 @@ int cs_forward(const csModel* m, csData* d) {
 // ground (body 0) is dropped, so contact code can apply the reaction to a plane's body without
 // asking whether that body is ground.
 void cs_applyForceAtPoint(const csModel* m, csData* d, int body, csVec3 point_G, csVec3 force_G) {
-  CS_ASSERT(body >= 0 && body < m->nbody,
-            "cs_applyForceAtPoint was given a body id that does "
-            "not exist in the model");
+  CS_ASSERT(body >= 0 && body < m->nbody, "cs_applyForceAtPoint was given a body id that does "
+                                          "not exist in the model");
   if (body <= 0) {
     return;
   }
@@ -131,9 +128,8 @@ void cs_applyForceAtPoint(const csModel* m, csData* d, int body, csVec3 point_G,
 
 // a pure moment: the same about every point, so no point is needed
 void cs_applyTorque(const csModel* m, csData* d, int body, csVec3 torque_G) {
-  CS_ASSERT(body >= 0 && body < m->nbody,
-            "cs_applyTorque was given a body id that does not "
-            "exist in the model");
+  CS_ASSERT(body >= 0 && body < m->nbody, "cs_applyTorque was given a body id that does not "
+                                          "exist in the model");
   if (body <= 0) {
     return;
   }
@@ -167,14 +163,12 @@ double cs_dissipatedEnergy(const csModel* m, const csData* d) {
 // (mu_k <= mu_s for friction, lower <= upper for a stop); otherwise the value is stored as is.
 // Realized values depended on the old value, hence the invalidation.
 void cs_setDiscrete(const csModel* m, csData* d, int e, int index, double value) {
-  CS_ASSERT(e >= 0 && e < m->nforce,
-            "cs_setDiscrete was given a force element id that does "
-            "not exist in the model");
+  CS_ASSERT(e >= 0 && e < m->nforce, "cs_setDiscrete was given a force element id that does "
+                                      "not exist in the model");
   const csForce* f = &m->force[e];
   const csForceKind* k = cs_forceKind(f->kind);
-  CS_ASSERT(index >= 0 && index < f->discnum,
-            "cs_setDiscrete was given a discrete variable "
-            "index the element does not have");
+  CS_ASSERT(index >= 0 && index < f->discnum, "cs_setDiscrete was given a discrete variable "
+                                              "index the element does not have");
   if (k->setDiscrete) {
     k->setDiscrete(m, d, e, index, value);
   } else {

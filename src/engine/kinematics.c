@@ -9,9 +9,9 @@
 // works with spatial vectors in Ground's axes about each body's origin (v_B = the parent's
 // velocity carried to B's origin + S u, with S the mobilizer's motion subspace, RBDA eq. 4.1),
 // which is the same pair of vectors. They come out of one pass from the root outward.
-#include "contactsim/contactsim.h"
-
 #include <string.h>
+
+#include "contactsim/contactsim.h"
 
 // Pull of the quaternion kinematics back toward unit length, 1/s. The BDF integrator projects
 // quaternions onto the unit sphere after every step, so this only matters for Adams, where it
@@ -52,7 +52,9 @@ static csTransform jointTransform(csJointType type, const double* q) {
 
 // The stage marker: every realize call returns at once when its stage is already done for the
 // current state; anything that writes the state must call this.
-void cs_invalidate(csData* d) { d->stage = CS_STAGE_NONE; }
+void cs_invalidate(csData* d) {
+  d->stage = CS_STAGE_NONE;
+}
 
 
 void cs_realizePosition(const csModel* m, csData* d) {
@@ -170,8 +172,8 @@ void cs_realizeVelocity(const csModel* m, csData* d) {
       csVec3 w_F = csu_vec3FromArray(u);
       csQuat qq = csu_quat(q[0], q[1], q[2], q[3]);
       csQuat dq = csu_quatMul(csu_quat(0, w_F.x, w_F.y, w_F.z), qq);
-      double pull =
-          CS_QUAT_STABILIZATION * (qq.w * qq.w + qq.x * qq.x + qq.y * qq.y + qq.z * qq.z - 1.0);
+      double pull = CS_QUAT_STABILIZATION * (qq.w * qq.w + qq.x * qq.x + qq.y * qq.y +
+                                             qq.z * qq.z - 1.0);
       qdot[0] = 0.5 * dq.w - pull * qq.w;
       qdot[1] = 0.5 * dq.x - pull * qq.x;
       qdot[2] = 0.5 * dq.y - pull * qq.y;
@@ -242,8 +244,8 @@ void cs_realizeVelocity(const csModel* m, csData* d) {
         csVec3 w_F = csu_vec3FromArray(u);
         csQuat qq = csu_quat(q[0], q[1], q[2], q[3]);
         csQuat dq = csu_quatMul(csu_quat(0, w_F.x, w_F.y, w_F.z), qq);
-        double pull =
-            CS_QUAT_STABILIZATION * (qq.w * qq.w + qq.x * qq.x + qq.y * qq.y + qq.z * qq.z - 1.0);
+        double pull = CS_QUAT_STABILIZATION * (qq.w * qq.w + qq.x * qq.x + qq.y * qq.y +
+                                               qq.z * qq.z - 1.0);
         qdot[0] = 0.5 * dq.w - pull * qq.w;
         qdot[1] = 0.5 * dq.x - pull * qq.x;
         qdot[2] = 0.5 * dq.y - pull * qq.y;

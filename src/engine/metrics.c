@@ -94,8 +94,12 @@ static void sampleContact(const csModel* m, csData* d, const csMetricsContact* c
   // slip: velocity of the body's material point at the contact relative to the plane's point
   // there (the lowest point of a sphere; the station itself for point kinds)
   csVec3 point_G = c->sphere ? csu_addScaled(station_G, -c->radius, n_G) : station_G;
-  csVec3 v_G = csu_sub(cs_pointVelocity(m, d, c->body, point_G),
-                       cs_pointVelocity(m, d, m->plane[c->plane].body, point_G));
+  int planeBody = m->plane[c->plane].body;
+  csVec3 v_G = cs_pointVelocity(m, d, c->body, point_G);
+  if (planeBody > 0) {
+    // ground does not move: a plane on it needs no velocity of its own
+    v_G = csu_sub(v_G, cs_pointVelocity(m, d, planeBody, point_G));
+  }
   csVec3 v_P = csu_mulMtV(&X_GP->R, v_G);
   s->slip[0] = v_P.x;
   s->slip[1] = v_P.y;
@@ -460,6 +464,11 @@ static void sampleAll(csMetrics* mt, const csModel* m, csData* d, int step) {
 void cs_metricsStep(csMetrics* mt, const csModel* m, csData* d) {
   sampleAll(mt, m, d, 1);
   mt->nsteps++;
+}
+
+
+int cs_metricsSamplesSteps(const csMetrics* mt) {
+  return mt->ncontact > 0;
 }
 
 

@@ -3,9 +3,8 @@
 // One element for all bodies rather than one per body: a scene adds gravity once, and as it acts
 // on no body in particular it belongs to every integrator group, where it loops over that group's
 // active bodies only.
-#include "forces/kinds.h"
-
 #include "contactsim/contactsim.h"
+#include "forces/kinds.h"
 
 
 static void gravityApply(const csModel* m, csData* d, int e) {
