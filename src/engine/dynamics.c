@@ -387,6 +387,7 @@ static void inwardOneDof(const csModel* m, csData* d, int b, double* restrict Ia
   U[3] = B[0] * S[0] + B[3] * S[1] + B[6] * S[2];
   U[4] = B[1] * S[0] + B[4] * S[1] + B[7] * S[2];
   U[5] = B[2] * S[0] + B[5] * S[1] + B[8] * S[2];
+  double D, sp;
   if (S[3] != 0 || S[4] != 0 || S[5] != 0) {
     // a slider, or a pin whose axis does not pass through the body origin
     U[0] += B[0] * S[3] + B[1] * S[4] + B[2] * S[5];
@@ -395,10 +396,13 @@ static void inwardOneDof(const csModel* m, csData* d, int b, double* restrict Ia
     U[3] += C[0] * S[3] + C[1] * S[4] + C[2] * S[5];
     U[4] += C[1] * S[3] + C[3] * S[4] + C[4] * S[5];
     U[5] += C[2] * S[3] + C[4] * S[4] + C[5] * S[5];
+    D = S[0] * U[0] + S[1] * U[1] + S[2] * U[2] + S[3] * U[3] + S[4] * U[4] + S[5] * U[5];
+    sp = S[0] * pA[0] + S[1] * pA[1] + S[2] * pA[2] + S[3] * pA[3] + S[4] * pA[4] + S[5] * pA[5];
+  } else {
+    // S = (s, 0): D = s . (A s) and S^T pA = s . (the moment of pA)
+    D = S[0] * U[0] + S[1] * U[1] + S[2] * U[2];
+    sp = S[0] * pA[0] + S[1] * pA[1] + S[2] * pA[2];
   }
-  double D = S[0] * U[0] + S[1] * U[1] + S[2] * U[2] + S[3] * U[3] + S[4] * U[4] + S[5] * U[5];
-  double sp =
-      S[0] * pA[0] + S[1] * pA[1] + S[2] * pA[2] + S[3] * pA[3] + S[4] * pA[4] + S[5] * pA[5];
   double utau = d->mobility_force[body->uadr] - sp;
   // a massless or degenerate subtree gives NaN, which makes the step be retried
   double Dinv = (D > 0) ? 1.0 / D : NAN;
