@@ -389,13 +389,13 @@ struct csData {
   double* force_extra;     // (nextra) model-specific report values, filled by cs_report
 
   // ---- scratch for the articulated-body algorithm (Ground axes, about each body origin) ----
-  double* aba_I0;          // (nbody x 36) spatial inertia of each body at its origin, body coords
+  double* aba_I0;          // (nbody x 9) rotational inertia of each body about its origin, body coords
   double* aba_IA;          // (nbody x 21) articulated inertias, Ground axes, packed (dynamics.c)
   double* aba_pA;          // (nbody x 6) articulated bias forces
   double* aba_c;           // (nbody x 6) velocity-product accelerations
   double* aba_S;           // (nu x 6) motion subspace columns, Ground axes
   double* aba_U;           // (nu x 6) IA * S
-  double* aba_Dinv;        // (nbody x 36) inverse of S^T IA S (first unum x unum used)
+  double* aba_Dinv;        // (nu x 6) inverse of S^T IA S: a body's unum rows at 6 uadr
   double* aba_utau;        // (nu) tau - S^T pA
   double* aba_Iinv;        // (nbody x 9) inverse central inertia, body coords (free leaves)
   int* aba_freeLeaf;       // (nbody) 1: free mobilizer on ground with no children (fast path)

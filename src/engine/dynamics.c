@@ -27,7 +27,7 @@ static const int g_sym3[3][3] = {{0, 1, 2}, {1, 3, 4}, {2, 4, 5}};
 // free-leaf fast path, each body's inverse central inertia (for that path) and its spatial
 // inertia about its origin (for the general path).
 void cs_spatialInertias(const csModel* m, csData* d) {
-  memset(d->aba_I0, 0, sizeof(double) * 36 * (size_t)m->nbody);
+  memset(d->aba_I0, 0, sizeof(double) * 9 * (size_t)m->nbody);
   memset(d->aba_Iinv, 0, sizeof(double) * 9 * (size_t)m->nbody);
   // free bodies hanging from ground with nothing hanging from them take the fast path
   for (int b = 0; b < m->nbody; b++) {
@@ -91,22 +91,20 @@ void cs_spatialInertias(const csModel* m, csData* d) {
   }
   for (int b = 1; b < m->nbody; b++) {
     const csBody* body = &m->body[b];
-    double* I = d->aba_I0 + 36 * b;
+    double* I = d->aba_I0 + 9 * b;
     double mass = body->mass;
     csVec3 c = body->com;
-    // spatial inertia about the origin (RBDA eq. 2.63):
-    // [Ic - m cx cx, m cx; -m cx, m 1] with cx the cross-product matrix of the com
+    // the rotational block of the spatial inertia about the origin (RBDA eq. 2.63,
+    // [Ic - m cx cx, m cx; -m cx, m 1] with cx the cross-product matrix of the com; the other
+    // blocks are formed in Ground at every evaluation)
     double cx[3][3] = {{0, -c.z, c.y}, {c.z, 0, -c.x}, {-c.y, c.x, 0}};
     for (int i = 0; i < 3; i++) {
       for (int j = 0; j < 3; j++) {
         double cxcx = cx[i][0] * cx[0][j] + cx[i][1] * cx[1][j] + cx[i][2] * cx[2][j];
-        I[6 * i + j] = body->inertia.m[i][j] - mass * cxcx;
-        I[6 * i + 3 + j] = mass * cx[i][j];
-        I[6 * (3 + i) + j] = -mass * cx[i][j];
-        I[6 * (3 + i) + 3 + j] = (i == j) ? mass : 0;
+        I[3 * i + j] = body->inertia.m[i][j] - mass * cxcx;
       }
     }
-    d->aba_diagI0[b] = I[1] == 0 && I[2] == 0 && I[8] == 0 && I[6] == 0 && I[12] == 0 && I[13] == 0;
+    d->aba_diagI0[b] = I[1] == 0 && I[2] == 0 && I[3] == 0 && I[5] == 0 && I[6] == 0 && I[7] == 0;
   }
 }
 
@@ -320,7 +318,7 @@ static void packInertia(double* P, const double* F) {
 // R A is R with its columns scaled).
 static void groundInertia(const csModel* m, const csData* d, int b, double* restrict I) {
   const csBody* body = &m->body[b];
-  const double* I0 = d->aba_I0 + 36 * b;
+  const double* I0 = d->aba_I0 + 9 * b;
   const double(*R)[3] = d->body_pose[b].R.m;
   double mass = body->mass;
   // T = R A, then the upper triangle of T R^T
@@ -328,13 +326,13 @@ static void groundInertia(const csModel* m, const csData* d, int b, double* rest
   if (d->aba_diagI0[b]) {
     for (int i = 0; i < 3; i++) {
       T[i][0] = R[i][0] * I0[0];
-      T[i][1] = R[i][1] * I0[7];
-      T[i][2] = R[i][2] * I0[14];
+      T[i][1] = R[i][1] * I0[4];
+      T[i][2] = R[i][2] * I0[8];
     }
   } else {
     for (int i = 0; i < 3; i++) {
       for (int j = 0; j < 3; j++) {
-        T[i][j] = R[i][0] * I0[j] + R[i][1] * I0[6 + j] + R[i][2] * I0[12 + j];
+        T[i][j] = R[i][0] * I0[j] + R[i][1] * I0[3 + j] + R[i][2] * I0[6 + j];
       }
     }
   }
@@ -406,7 +404,7 @@ static void inwardOneDof(const csModel* m, csData* d, int b, double* restrict Ia
   double utau = d->mobility_force[body->uadr] - sp;
   // a massless or degenerate subtree gives NaN, which makes the step be retried
   double Dinv = (D > 0) ? 1.0 / D : NAN;
-  d->aba_Dinv[36 * b] = Dinv;
+  d->aba_Dinv[6 * body->uadr] = Dinv;
   d->aba_utau[body->uadr] = utau;
   if (body->parent == 0) {
     return;
@@ -456,7 +454,7 @@ static void inwardGeneral(const csModel* m, csData* d, int b, double* IaPacked, 
   const double* c = d->aba_c + 6 * b;
   const double* S = d->aba_S + 6 * body->uadr;
   double* U = d->aba_U + 6 * body->uadr;
-  double* Dinv = d->aba_Dinv + 36 * b;
+  double* Dinv = d->aba_Dinv + 6 * body->uadr;
   double* utau = d->aba_utau + body->uadr;
   double D[36];
   // U = IA S, column by column
@@ -609,7 +607,7 @@ void cs_realizeAcceleration(const csModel* m, csData* d) {
     }
     const double* S = d->aba_S + 6 * body->uadr;
     const double* U = d->aba_U + 6 * body->uadr;
-    const double* Dinv = d->aba_Dinv + 36 * b;
+    const double* Dinv = d->aba_Dinv + 6 * body->uadr;
     const double* utau = d->aba_utau + body->uadr;
     double* udot = d->udot + body->uadr;
     if (n == 1) {
