@@ -394,18 +394,20 @@ struct csData {
   double* force_extra;     // (nextra) model-specific report values, filled by cs_report
 
   // ---- scratch for the articulated-body algorithm (Ground axes, about each body origin) ----
-  double* aba_I0;          // (nbody x 36) spatial inertia of each body at its origin, body coords
-  double* aba_IA;          // (nbody x 36) articulated inertias, Ground axes
+  double* aba_I0;          // (nbody x 9) rotational inertia of each body about its origin, body coords
+  double* aba_IA;          // (nbody x 21) articulated inertias, Ground axes, packed (dynamics.c)
   double* aba_pA;          // (nbody x 6) articulated bias forces
   double* aba_c;           // (nbody x 6) velocity-product accelerations
   double* aba_S;           // (nu x 6) motion subspace columns, Ground axes
   double* aba_U;           // (nu x 6) IA * S
-  double* aba_Dinv;        // (nbody x 36) inverse of S^T IA S (first unum x unum used)
+  double* aba_Dinv;        // (nu x 6) inverse of S^T IA S: a body's unum rows at 6 uadr
   double* aba_utau;        // (nu) tau - S^T pA
   double* aba_Iinv;        // (nbody x 9) inverse central inertia, body coords (free leaves)
   int* aba_freeLeaf;       // (nbody) 1: free mobilizer on ground with no children (fast path)
   double* aba_Sbody;       // (nu x 6) pin and slider motion subspace in body coordinates (constant)
   int* aba_plainMB;        // (nbody) 1: X_MB is the identity (body frame = mobilizer frame M)
+  int* aba_plainPF;        // (nbody) 1: X_PF has no rotation (F parallel to the parent frame)
+  int* aba_diagI0;         // (nbody) 1: the inertia about the body origin is diagonal
   int* all_body;           // (nbody) 1 .. nbody-1: the default active body list
   int* all_force;          // (nforce) 0 .. nforce-1
   int* all_plane;          // (nplane) 0 .. nplane-1

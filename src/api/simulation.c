@@ -322,8 +322,11 @@ static void hookProgress(void* ctx, double t, double horizon) {
 static csReporter hooks(Hooks* h, csSimulation* s, const csReporter* user) {
   h->s = s;
   h->user = user;
+  // without contacts to sample or a hook of the caller's there is nothing to do after a step,
+  // and without a hook the integrator realizes nothing there only for it
+  int stepHook = cs_metricsSamplesSteps(&s->metrics) || (user && user->step);
   csReporter r = {.report = hookReport,
-                  .step = hookStep,
+                  .step = stepHook ? hookStep : NULL,
                   .progress = hookProgress,
                   .ctx = h,
                   .stop = user ? user->stop : NULL};

@@ -579,7 +579,11 @@ void cs_cliSimulate(csCliRun* r, FILE* csv, const csCsvOptions* csvopt, int prog
   // integrate; from here on any error is the integrator's (with the time it stopped at); a stop
   // signal ends the run before its next step
   if (r->status == CS_OK) {
-    csReporter rep = {.report = writeRow, .step = sampleStep, .progress = drawProgress,
+    // a scene without contacts has nothing to sample after a step: no hook, and so no
+    // realization after every step only for it
+    csReporter rep = {.report = writeRow,
+                      .step = cs_metricsSamplesSteps(&r->metrics) ? sampleStep : NULL,
+                      .progress = drawProgress,
                       .ctx = &out, .stop = &cs_cliStopSignal};
     r->status = cs_simulate(r->m, r->d, &r->opt, &rep, &r->err);
   }

@@ -37,18 +37,20 @@
   X(double, udot, m->nu, 1)                                \
   X(csSpatialVec, body_acc, m->nbody, 1)                   \
   X(double, force_extra, m->nextra, 1)                     \
-  X(double, aba_I0, m->nbody, 36)                          \
-  X(double, aba_IA, m->nbody, 36)                          \
+  X(double, aba_I0, m->nbody, 9)                           \
+  X(double, aba_IA, m->nbody, 21)                          \
   X(double, aba_pA, m->nbody, 6)                           \
   X(double, aba_c, m->nbody, 6)                            \
   X(double, aba_S, m->nu, 6)                               \
   X(double, aba_U, m->nu, 6)                               \
-  X(double, aba_Dinv, m->nbody, 36)                        \
+  X(double, aba_Dinv, m->nu, 6)                            \
   X(double, aba_utau, m->nu, 1)                            \
   X(double, aba_Iinv, m->nbody, 9)                         \
   X(int, aba_freeLeaf, m->nbody, 1)                        \
   X(double, aba_Sbody, m->nu, 6)                           \
   X(int, aba_plainMB, m->nbody, 1)                         \
+  X(int, aba_plainPF, m->nbody, 1)                         \
+  X(int, aba_diagI0, m->nbody, 1)                          \
   X(int, all_body, m->nbody, 1)                            \
   X(int, all_force, m->nforce, 1)                          \
   X(int, all_plane, m->nplane, 1)

@@ -5,18 +5,29 @@
 // (articulated inertias and bias forces), one outward pass (accelerations). Cost is linear in the
 // number of bodies.
 //
-// Spatial 6x6 matrices are row-major double[36]; spatial vectors are double[6] (angular, linear).
+// Spatial 6x6 matrices are row-major double[36] (articulated inertias packed, see below);
+// spatial vectors are double[6] (angular, linear).
 #include <string.h>
 
 #include "contactsim/contactsim.h"
 #include "engine/dynamics.h"
+
+// Articulated inertias are symmetric, so they are kept packed: [A B; B^T C] with A and C
+// symmetric 3x3 blocks, as 21 numbers (the upper triangles of A and C row by row, B whole):
+//   A00 A01 A02 A11 A12 A22 | B00 B01 B02 B10 B11 B12 B20 B21 B22 | C00 C01 C02 C11 C12 C22.
+// Every product and update below touches each distinct entry once; the full 6x6 form is only
+// unpacked for mobilizers of more than one degree of freedom.
+enum { PK_A = 0, PK_B = 6, PK_C = 15, PK_SIZE = 21 };
+
+// index of entry (i, j) of a packed symmetric 3x3 block
+static const int g_sym3[3][3] = {{0, 1, 2}, {1, 3, 4}, {2, 4, 5}};
 
 
 // Model-derived constants of the dynamics, computed once per data: which bodies take the
 // free-leaf fast path, each body's inverse central inertia (for that path) and its spatial
 // inertia about its origin (for the general path).
 void cs_spatialInertias(const csModel* m, csData* d) {
-  memset(d->aba_I0, 0, sizeof(double) * 36 * (size_t)m->nbody);
+  memset(d->aba_I0, 0, sizeof(double) * 9 * (size_t)m->nbody);
   memset(d->aba_Iinv, 0, sizeof(double) * 9 * (size_t)m->nbody);
   // free bodies hanging from ground with nothing hanging from them take the fast path
   for (int b = 0; b < m->nbody; b++) {
@@ -39,6 +50,13 @@ void cs_spatialInertias(const csModel* m, csData* d) {
       }
     }
     d->aba_plainMB[b] = plain;
+    int plainR = 1;
+    for (int i = 0; i < 3; i++) {
+      for (int j = 0; j < 3; j++) {
+        plainR = plainR && body->X_PF.R.m[i][j] == (i == j ? 1.0 : 0.0);
+      }
+    }
+    d->aba_plainPF[b] = plainR;
     double* S = d->aba_Sbody + 6 * body->uadr;
     csVec3 w_M = csu_vec3(0, 0, 0), v_M = csu_vec3(0, 0, 0);
     if (body->joint == CS_JOINT_PIN) {
@@ -73,21 +91,20 @@ void cs_spatialInertias(const csModel* m, csData* d) {
   }
   for (int b = 1; b < m->nbody; b++) {
     const csBody* body = &m->body[b];
-    double* I = d->aba_I0 + 36 * b;
+    double* I = d->aba_I0 + 9 * b;
     double mass = body->mass;
     csVec3 c = body->com;
-    // spatial inertia about the origin (RBDA eq. 2.63):
-    // [Ic - m cx cx, m cx; -m cx, m 1] with cx the cross-product matrix of the com
+    // the rotational block of the spatial inertia about the origin (RBDA eq. 2.63,
+    // [Ic - m cx cx, m cx; -m cx, m 1] with cx the cross-product matrix of the com; the other
+    // blocks are formed in Ground at every evaluation)
     double cx[3][3] = {{0, -c.z, c.y}, {c.z, 0, -c.x}, {-c.y, c.x, 0}};
     for (int i = 0; i < 3; i++) {
       for (int j = 0; j < 3; j++) {
         double cxcx = cx[i][0] * cx[0][j] + cx[i][1] * cx[1][j] + cx[i][2] * cx[2][j];
-        I[6 * i + j] = body->inertia.m[i][j] - mass * cxcx;
-        I[6 * i + 3 + j] = mass * cx[i][j];
-        I[6 * (3 + i) + j] = -mass * cx[i][j];
-        I[6 * (3 + i) + 3 + j] = (i == j) ? mass : 0;
+        I[3 * i + j] = body->inertia.m[i][j] - mass * cxcx;
       }
     }
+    d->aba_diagI0[b] = I[1] == 0 && I[2] == 0 && I[3] == 0 && I[5] == 0 && I[6] == 0 && I[7] == 0;
   }
 }
 
@@ -140,39 +157,43 @@ static inline void cross3(double* out, const double* r, const double* v) {
 
 
 // IA_P += the articulated inertia Ia of a child carried to the parent's origin, r = p_B - p_P
-// (RBDA eq. 2.66 with E = 1): with Ia = [A B; B^T C] (A, C symmetric),
+// (RBDA eq. 2.66 with E = 1), both packed: with Ia = [A B; B^T C],
 //   [A + rx B^T + (rx B^T)^T - rx C rx,  B + rx C;  (B + rx C)^T,  C].
-// The columns of rx M are the cross products r x (columns of M), and the rows of M rx are
-// (rows of M) x r, so the shift is nine cross products.
-static void addInertiaToParent(double* IP, const double* r, const double* Ia) {
-  double rxC[3][3], rxBt[3][3], rxCrx[3][3];
+// With P = rx C and H = B + P/2, the top-left block is A + G + G^T for G = rx H^T (because
+// -rx C rx = rx P^T / 2 + P rx^T / 2), so the shift is six cross products: the columns of
+// rx M are r x (the columns of M), and those of rx H^T are r x (the rows of H).
+static void addInertiaToParent(double* restrict IP, const double* restrict r,
+                               const double* restrict Ia) {
+  const double* A = Ia + PK_A;
+  const double* B = Ia + PK_B;
+  const double* C = Ia + PK_C;
+  double P[3][3], H[3][3], G[3][3];
   for (int j = 0; j < 3; j++) {
-    double col[3] = {Ia[6 * 3 + 3 + j], Ia[6 * 4 + 3 + j], Ia[6 * 5 + 3 + j]};
-    double bt[3] = {Ia[6 * j + 3], Ia[6 * j + 4], Ia[6 * j + 5]};  // column j of B^T
-    double a[3], b[3];
+    double col[3] = {C[g_sym3[0][j]], C[g_sym3[1][j]], C[g_sym3[2][j]]};
+    double a[3];
     cross3(a, r, col);
-    cross3(b, r, bt);
-    for (int i = 0; i < 3; i++) {
-      rxC[i][j] = a[i];
-      rxBt[i][j] = b[i];
-    }
-  }
-  for (int i = 0; i < 3; i++) {
-    // row i of (rx C) rx = (row i of rx C) x r
-    double row[3] = {rxC[i][0], rxC[i][1], rxC[i][2]};
-    double out[3];
-    cross3(out, row, r);
-    rxCrx[i][0] = out[0];
-    rxCrx[i][1] = out[1];
-    rxCrx[i][2] = out[2];
+    P[0][j] = a[0];
+    P[1][j] = a[1];
+    P[2][j] = a[2];
   }
   for (int i = 0; i < 3; i++) {
     for (int j = 0; j < 3; j++) {
-      IP[6 * i + j] += Ia[6 * i + j] + rxBt[i][j] + rxBt[j][i] - rxCrx[i][j];
-      double b = Ia[6 * i + 3 + j] + rxC[i][j];
-      IP[6 * i + 3 + j] += b;
-      IP[6 * (3 + j) + i] += b;
-      IP[6 * (3 + i) + 3 + j] += Ia[6 * (3 + i) + 3 + j];
+      IP[PK_B + 3 * i + j] += B[3 * i + j] + P[i][j];
+      H[i][j] = B[3 * i + j] + 0.5 * P[i][j];
+    }
+  }
+  for (int j = 0; j < 3; j++) {
+    double a[3];
+    cross3(a, r, H[j]);
+    G[0][j] = a[0];
+    G[1][j] = a[1];
+    G[2][j] = a[2];
+  }
+  for (int i = 0; i < 3; i++) {
+    for (int j = i; j < 3; j++) {
+      int k = g_sym3[i][j];
+      IP[PK_A + k] += A[k] + (G[i][j] + G[j][i]);
+      IP[PK_C + k] += C[k];
     }
   }
 }
@@ -262,84 +283,159 @@ static void freeLeafAcceleration(const csModel* m, csData* d, int b) {
 }
 
 
-// The rigid inertia of body b about its origin in Ground-parallel coordinates (RBDA eq. 2.63
-// with the centre of mass c and the inertia rotated into Ground):
-// [R Ic R^T - m cx cx, m cx; -m cx, m 1]. The constant part I0 - its top-left block, about the
-// origin in body coordinates - is rotated as R A R^T (A symmetric: six entries computed).
-static void groundInertia(const csModel* m, const csData* d, int b, double* I) {
-  const csBody* body = &m->body[b];
-  const double* I0 = d->aba_I0 + 36 * b;
-  const csMat33* R = &d->body_pose[b].R;
-  double mass = body->mass;
-  // T = R A, then the upper triangle of T R^T
-  double T[3][3];
+// unpack a packed spatial inertia into a full row-major 6x6 matrix
+static void unpackInertia(double* F, const double* P) {
   for (int i = 0; i < 3; i++) {
     for (int j = 0; j < 3; j++) {
-      T[i][j] = R->m[i][0] * I0[j] + R->m[i][1] * I0[6 + j] + R->m[i][2] * I0[12 + j];
-    }
-  }
-  for (int i = 0; i < 3; i++) {
-    for (int j = i; j < 3; j++) {
-      double a = T[i][0] * R->m[j][0] + T[i][1] * R->m[j][1] + T[i][2] * R->m[j][2];
-      I[6 * i + j] = a;
-      I[6 * j + i] = a;
-    }
-  }
-  // m cx with c the centre of mass from the origin, in Ground
-  csVec3 c = csu_sub(d->body_com[b], d->body_pose[b].p);
-  double mc[3] = {mass * c.x, mass * c.y, mass * c.z};
-  double mcx[3][3] = {{0, -mc[2], mc[1]}, {mc[2], 0, -mc[0]}, {-mc[1], mc[0], 0}};
-  for (int i = 0; i < 3; i++) {
-    for (int j = 0; j < 3; j++) {
-      I[6 * i + 3 + j] = mcx[i][j];
-      I[6 * (3 + i) + j] = -mcx[i][j];
-      I[6 * (3 + i) + 3 + j] = (i == j) ? mass : 0;
+      F[6 * i + j] = P[PK_A + g_sym3[i][j]];
+      F[6 * i + 3 + j] = P[PK_B + 3 * i + j];
+      F[6 * (3 + j) + i] = P[PK_B + 3 * i + j];
+      F[6 * (3 + i) + 3 + j] = P[PK_C + g_sym3[i][j]];
     }
   }
 }
 
 
-// Inward-pass step of a one-degree-of-freedom mobilizer (pin, slider): U = IA S is one column,
-// D a number, and Ia = IA - U U^T / D is symmetric, so half of it is computed. Writes U, Dinv,
-// utau; fills Ia and pa (the inertia and bias force the parent feels) unless the parent is
-// ground. A general 6x6 path costs about three times as much.
-static void inwardOneDof(const csModel* m, csData* d, int b, double* Ia, double* pa) {
+// pack a full symmetric 6x6 matrix (its upper triangle is read)
+static void packInertia(double* P, const double* F) {
+  for (int i = 0; i < 3; i++) {
+    for (int j = i; j < 3; j++) {
+      P[PK_A + g_sym3[i][j]] = F[6 * i + j];
+      P[PK_C + g_sym3[i][j]] = F[6 * (3 + i) + 3 + j];
+    }
+    for (int j = 0; j < 3; j++) {
+      P[PK_B + 3 * i + j] = F[6 * i + 3 + j];
+    }
+  }
+}
+
+
+// The rigid inertia of body b about its origin in Ground-parallel coordinates (RBDA eq. 2.63
+// with the centre of mass c and the inertia rotated into Ground), packed:
+// [R Ic R^T - m cx cx, m cx; -m cx, m 1]. The constant part I0 - its top-left block, about the
+// origin in body coordinates - is rotated as R A R^T (A symmetric: six entries computed; when A
+// is diagonal, as for a body whose centre of mass lies on a principal axis through its origin,
+// R A is R with its columns scaled).
+static void groundInertia(const csModel* m, const csData* d, int b, double* restrict I) {
   const csBody* body = &m->body[b];
-  const double* IA = d->aba_IA + 36 * b;
-  const double* pA = d->aba_pA + 6 * b;
-  const double* S = d->aba_S + 6 * body->uadr;
-  double* U = d->aba_U + 6 * body->uadr;
-  if (S[3] == 0 && S[4] == 0 && S[5] == 0) {
-    // a pin turning about the body origin: only the first three columns of IA matter
-    for (int i = 0; i < 6; i++) {
-      U[i] = IA[6 * i] * S[0] + IA[6 * i + 1] * S[1] + IA[6 * i + 2] * S[2];
+  const double* I0 = d->aba_I0 + 9 * b;
+  const double(*R)[3] = d->body_pose[b].R.m;
+  double mass = body->mass;
+  // T = R A, then the upper triangle of T R^T
+  double T[3][3];
+  if (d->aba_diagI0[b]) {
+    for (int i = 0; i < 3; i++) {
+      T[i][0] = R[i][0] * I0[0];
+      T[i][1] = R[i][1] * I0[4];
+      T[i][2] = R[i][2] * I0[8];
     }
   } else {
-    mulMat6Vec(U, IA, S);
+    for (int i = 0; i < 3; i++) {
+      for (int j = 0; j < 3; j++) {
+        T[i][j] = R[i][0] * I0[j] + R[i][1] * I0[3 + j] + R[i][2] * I0[6 + j];
+      }
+    }
   }
-  double D = S[0] * U[0] + S[1] * U[1] + S[2] * U[2] + S[3] * U[3] + S[4] * U[4] + S[5] * U[5];
-  double sp =
-      S[0] * pA[0] + S[1] * pA[1] + S[2] * pA[2] + S[3] * pA[3] + S[4] * pA[4] + S[5] * pA[5];
+  for (int i = 0; i < 3; i++) {
+    for (int j = i; j < 3; j++) {
+      I[PK_A + g_sym3[i][j]] = T[i][0] * R[j][0] + T[i][1] * R[j][1] + T[i][2] * R[j][2];
+    }
+  }
+  // m cx with c the centre of mass from the origin, in Ground; m times the identity
+  csVec3 c = csu_sub(d->body_com[b], d->body_pose[b].p);
+  double* B = I + PK_B;
+  double mx = mass * c.x, my = mass * c.y, mz = mass * c.z;
+  B[0] = 0;
+  B[1] = -mz;
+  B[2] = my;
+  B[3] = mz;
+  B[4] = 0;
+  B[5] = -mx;
+  B[6] = -my;
+  B[7] = mx;
+  B[8] = 0;
+  double* C = I + PK_C;
+  C[0] = mass;
+  C[1] = 0;
+  C[2] = 0;
+  C[3] = mass;
+  C[4] = 0;
+  C[5] = mass;
+}
+
+
+// Inward-pass step of a one-degree-of-freedom mobilizer (pin, slider): U = IA S is one column,
+// D a number, and Ia = IA - U U^T / D is symmetric, so its 21 distinct entries are computed.
+// Writes U, Dinv, utau; fills Ia and pa (the inertia and bias force the parent feels, Ia
+// packed) unless the parent is ground. A general 6x6 path costs about three times as much.
+static void inwardOneDof(const csModel* m, csData* d, int b, double* restrict Ia,
+                         double* restrict pa) {
+  const csBody* body = &m->body[b];
+  const double* restrict IA = d->aba_IA + PK_SIZE * b;
+  const double* restrict A = IA + PK_A;
+  const double* restrict B = IA + PK_B;
+  const double* restrict C = IA + PK_C;
+  const double* restrict pA = d->aba_pA + 6 * b;
+  const double* restrict S = d->aba_S + 6 * body->uadr;
+  double* restrict U = d->aba_U + 6 * body->uadr;
+  // U = [A B; B^T C] (s, l)
+  U[0] = A[0] * S[0] + A[1] * S[1] + A[2] * S[2];
+  U[1] = A[1] * S[0] + A[3] * S[1] + A[4] * S[2];
+  U[2] = A[2] * S[0] + A[4] * S[1] + A[5] * S[2];
+  U[3] = B[0] * S[0] + B[3] * S[1] + B[6] * S[2];
+  U[4] = B[1] * S[0] + B[4] * S[1] + B[7] * S[2];
+  U[5] = B[2] * S[0] + B[5] * S[1] + B[8] * S[2];
+  double D, sp;
+  if (S[3] != 0 || S[4] != 0 || S[5] != 0) {
+    // a slider, or a pin whose axis does not pass through the body origin
+    U[0] += B[0] * S[3] + B[1] * S[4] + B[2] * S[5];
+    U[1] += B[3] * S[3] + B[4] * S[4] + B[5] * S[5];
+    U[2] += B[6] * S[3] + B[7] * S[4] + B[8] * S[5];
+    U[3] += C[0] * S[3] + C[1] * S[4] + C[2] * S[5];
+    U[4] += C[1] * S[3] + C[3] * S[4] + C[4] * S[5];
+    U[5] += C[2] * S[3] + C[4] * S[4] + C[5] * S[5];
+    D = S[0] * U[0] + S[1] * U[1] + S[2] * U[2] + S[3] * U[3] + S[4] * U[4] + S[5] * U[5];
+    sp = S[0] * pA[0] + S[1] * pA[1] + S[2] * pA[2] + S[3] * pA[3] + S[4] * pA[4] + S[5] * pA[5];
+  } else {
+    // S = (s, 0): D = s . (A s) and S^T pA = s . (the moment of pA)
+    D = S[0] * U[0] + S[1] * U[1] + S[2] * U[2];
+    sp = S[0] * pA[0] + S[1] * pA[1] + S[2] * pA[2];
+  }
   double utau = d->mobility_force[body->uadr] - sp;
   // a massless or degenerate subtree gives NaN, which makes the step be retried
   double Dinv = (D > 0) ? 1.0 / D : NAN;
-  d->aba_Dinv[36 * b] = Dinv;
+  d->aba_Dinv[6 * body->uadr] = Dinv;
   d->aba_utau[body->uadr] = utau;
   if (body->parent == 0) {
     return;
   }
+  // Ia = IA - (U / D) U^T, entry by distinct entry
+  double W[6];
   for (int i = 0; i < 6; i++) {
-    double ui = U[i] * Dinv;
-    for (int j = i; j < 6; j++) {
-      double v = IA[6 * i + j] - ui * U[j];
-      Ia[6 * i + j] = v;
-      Ia[6 * j + i] = v;
+    W[i] = U[i] * Dinv;
+  }
+  for (int i = 0; i < 3; i++) {
+    for (int j = i; j < 3; j++) {
+      int k = g_sym3[i][j];
+      Ia[PK_A + k] = A[k] - W[i] * U[j];
+      Ia[PK_C + k] = C[k] - W[3 + i] * U[3 + j];
+    }
+    for (int j = 0; j < 3; j++) {
+      Ia[PK_B + 3 * i + j] = B[3 * i + j] - W[i] * U[3 + j];
     }
   }
   // pa = pA + Ia c + U Dinv utau
-  const double* c = d->aba_c + 6 * b;
-  mulMat6Vec(pa, Ia, c);
+  const double* restrict c = d->aba_c + 6 * b;
+  const double* a = Ia + PK_A;
+  const double* bb = Ia + PK_B;
+  const double* cc = Ia + PK_C;
   double k = Dinv * utau;
+  pa[0] = a[0] * c[0] + a[1] * c[1] + a[2] * c[2] + bb[0] * c[3] + bb[1] * c[4] + bb[2] * c[5];
+  pa[1] = a[1] * c[0] + a[3] * c[1] + a[4] * c[2] + bb[3] * c[3] + bb[4] * c[4] + bb[5] * c[5];
+  pa[2] = a[2] * c[0] + a[4] * c[1] + a[5] * c[2] + bb[6] * c[3] + bb[7] * c[4] + bb[8] * c[5];
+  pa[3] = bb[0] * c[0] + bb[3] * c[1] + bb[6] * c[2] + cc[0] * c[3] + cc[1] * c[4] + cc[2] * c[5];
+  pa[4] = bb[1] * c[0] + bb[4] * c[1] + bb[7] * c[2] + cc[1] * c[3] + cc[3] * c[4] + cc[4] * c[5];
+  pa[5] = bb[2] * c[0] + bb[5] * c[1] + bb[8] * c[2] + cc[2] * c[3] + cc[4] * c[4] + cc[5] * c[5];
   for (int i = 0; i < 6; i++) {
     pa[i] += pA[i] + U[i] * k;
   }
@@ -347,16 +443,18 @@ static void inwardOneDof(const csModel* m, csData* d, int b, double* Ia, double*
 
 
 // Inward-pass step of any mobilizer (RBDA table 7.1): U = IA S, D = S^T U, u = tau - S^T pA,
-// then Ia = IA - U Dinv U^T and pa = pA + Ia c + U Dinv u (unless the parent is ground).
-static void inwardGeneral(const csModel* m, csData* d, int b, double* Ia, double* pa) {
+// then Ia = IA - U Dinv U^T and pa = pA + Ia c + U Dinv u (unless the parent is ground). Works
+// on the unpacked 6x6 matrices; Ia is packed again at the end.
+static void inwardGeneral(const csModel* m, csData* d, int b, double* IaPacked, double* pa) {
   const csBody* body = &m->body[b];
   int n = body->unum;
-  const double* IA = d->aba_IA + 36 * b;
+  double IA[36], Ia[36];
+  unpackInertia(IA, d->aba_IA + PK_SIZE * b);
   const double* pA = d->aba_pA + 6 * b;
   const double* c = d->aba_c + 6 * b;
   const double* S = d->aba_S + 6 * body->uadr;
   double* U = d->aba_U + 6 * body->uadr;
-  double* Dinv = d->aba_Dinv + 36 * b;
+  double* Dinv = d->aba_Dinv + 6 * body->uadr;
   double* utau = d->aba_utau + body->uadr;
   double D[36];
   // U = IA S, column by column
@@ -421,6 +519,7 @@ static void inwardGeneral(const csModel* m, csData* d, int b, double* Ia, double
       pa[i] += U[6 * k + i] * Dutau[k];
     }
   }
+  packInertia(IaPacked, Ia);
 }
 
 
@@ -438,16 +537,16 @@ void cs_realizeAcceleration(const csModel* m, csData* d) {
     if (d->aba_freeLeaf[b]) {
       continue;
     }
-    double* IA = d->aba_IA + 36 * b;
+    double* IA = d->aba_IA + PK_SIZE * b;
     double* pA = d->aba_pA + 6 * b;
     const double* v = (const double*)&d->body_vel[b];
     groundInertia(m, d, b, IA);
     // momentum h = I v from the blocks of the rigid inertia: (A w + m c x v, m v - m c x w)
     csVec3 w = csu_vec3FromArray(v), vl = csu_vec3FromArray(v + 3);
     csVec3 mc = csu_scale(m->body[b].mass, csu_sub(d->body_com[b], d->body_pose[b].p));
-    csVec3 Aw = csu_vec3(IA[0] * w.x + IA[1] * w.y + IA[2] * w.z,
-                         IA[6] * w.x + IA[7] * w.y + IA[8] * w.z,
-                         IA[12] * w.x + IA[13] * w.y + IA[14] * w.z);
+    const double* A = IA + PK_A;
+    csVec3 Aw = csu_vec3(A[0] * w.x + A[1] * w.y + A[2] * w.z, A[1] * w.x + A[3] * w.y + A[4] * w.z,
+                         A[2] * w.x + A[4] * w.y + A[5] * w.z);
     csVec3 ha = csu_add(Aw, csu_cross(mc, vl));
     csVec3 hl = csu_sub(csu_scale(m->body[b].mass, vl), csu_cross(mc, w));
     csVec3 bias_n = csu_add(csu_cross(w, ha), csu_cross(vl, hl));
@@ -464,7 +563,7 @@ void cs_realizeAcceleration(const csModel* m, csData* d) {
       continue;
     }
     const csBody* body = &m->body[b];
-    double Ia[36], pa[6];
+    double Ia[PK_SIZE], pa[6];
     if (body->unum == 1) {
       inwardOneDof(m, d, b, Ia, pa);
     } else {
@@ -476,7 +575,7 @@ void cs_realizeAcceleration(const csModel* m, csData* d) {
     // both carried to the parent's origin and added to its articulated body
     csVec3 rv = csu_sub(d->body_pose[b].p, d->body_pose[body->parent].p);
     double r[3] = {rv.x, rv.y, rv.z};
-    addInertiaToParent(d->aba_IA + 36 * body->parent, r, Ia);
+    addInertiaToParent(d->aba_IA + PK_SIZE * body->parent, r, Ia);
     double fp[6];
     forceToParent(fp, r, pa);
     double* pAp = d->aba_pA + 6 * body->parent;
@@ -508,7 +607,7 @@ void cs_realizeAcceleration(const csModel* m, csData* d) {
     }
     const double* S = d->aba_S + 6 * body->uadr;
     const double* U = d->aba_U + 6 * body->uadr;
-    const double* Dinv = d->aba_Dinv + 36 * b;
+    const double* Dinv = d->aba_Dinv + 6 * body->uadr;
     const double* utau = d->aba_utau + body->uadr;
     double* udot = d->udot + body->uadr;
     if (n == 1) {

@@ -4,7 +4,7 @@
 
 #include "contactsim/types.h"
 
-// Fill d->aba_I0 with every body's spatial inertia about its origin in body coordinates (done
+// Fill d->aba_I0 with every body's rotational inertia about its origin in body coordinates (done
 // once when the data is made: it depends only on the model).
 void cs_spatialInertias(const csModel* m, csData* d);
 

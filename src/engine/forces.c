@@ -23,19 +23,28 @@ void cs_realizeDynamics(const csModel* m, csData* d) {
   // count real evaluations only, then make sure positions and velocities are realized
   d->stat.nstage[2]++;
   cs_realizeVelocity(m, d);
-  // zero the accumulators of what is active
-  for (int i = 0; i < d->nact_body; i++) {
-    const csBody* body = &m->body[d->act_body[i]];
-    memset(&d->body_force[d->act_body[i]], 0, sizeof(csSpatialVec));
-    memset(d->mobility_force + body->uadr, 0, sizeof(double) * (size_t)body->unum);
+  // zero the accumulators of what is active: whole arrays at once when everything is
+  if (d->act_body == d->all_body && d->nact_body == m->nbody - 1) {
+    memset(d->body_force, 0, sizeof(csSpatialVec) * (size_t)m->nbody);
+    memset(d->mobility_force, 0, sizeof(double) * (size_t)m->nu);
+  } else {
+    for (int i = 0; i < d->nact_body; i++) {
+      const csBody* body = &m->body[d->act_body[i]];
+      memset(&d->body_force[d->act_body[i]], 0, sizeof(csSpatialVec));
+      memset(d->mobility_force + body->uadr, 0, sizeof(double) * (size_t)body->unum);
+    }
   }
   // the elements' z rates, including each dissipated-energy integral
-  for (int i = 0; i < d->nact_force; i++) {
-    const csForce* f = &m->force[d->act_force[i]];
-    if (f->dissadr >= 0) {
-      d->zdot[f->dissadr] = 0;
+  if (d->act_force == d->all_force && d->nact_force == m->nforce) {
+    memset(d->zdot, 0, sizeof(double) * (size_t)m->nz);
+  } else {
+    for (int i = 0; i < d->nact_force; i++) {
+      const csForce* f = &m->force[d->act_force[i]];
+      if (f->dissadr >= 0) {
+        d->zdot[f->dissadr] = 0;
+      }
+      memset(d->zdot + f->zadr, 0, sizeof(double) * (size_t)f->znum);
     }
-    memset(d->zdot + f->zadr, 0, sizeof(double) * (size_t)f->znum);
   }
   // each element: energy and power start at zero so that a kind sets only what it has; the
   // dissipated-energy state integrates the power the element reports (>= 0 when it dissipates)
@@ -58,7 +67,23 @@ void cs_realizeDynamics(const csModel* m, csData* d) {
 // instead of letting a NaN into its history.
 int cs_forward(const csModel* m, csData* d) {
   cs_realizeAcceleration(m, d);
-  // a non-finite acceleration or dissipation rate anywhere active
+  // a non-finite acceleration or dissipation rate anywhere active; over whole arrays when
+  // everything is active, as a sum of x * 0, which is NaN exactly when some x is not finite
+  if (d->act_body == d->all_body && d->nact_body == m->nbody - 1 && d->act_force == d->all_force &&
+      d->nact_force == m->nforce) {
+    double probe = 0;
+    for (int i = 0; i < m->nu; i++) {
+      probe += d->udot[i] * 0.0;
+    }
+    for (int i = 0; i < m->nz; i++) {
+      probe += d->zdot[i] * 0.0;
+    }
+    if (probe == 0) {
+      return 0;
+    }
+    d->stat.warnings_nonfinite++;
+    return 1;
+  }
   int finite = 1;
   for (int i = 0; i < d->nact_body; i++) {
     const csBody* body = &m->body[d->act_body[i]];

@@ -69,6 +69,29 @@ void cs_realizePosition(const csModel* m, csData* d) {
   for (int ib = 0; ib < d->nact_body; ib++) {
     int b = d->act_body[ib];
     const csBody* body = &m->body[b];
+    if (body->joint == CS_JOINT_PIN && d->aba_plainMB[b] && d->aba_plainPF[b]) {
+      // the common link of a chain: F parallel to the parent frame and B = M, so
+      // R_GB = R_GP Rz(q) mixes only the first two columns of R_GP, and p_GB = p_GP + R_GP p_PF
+      // (the same operations, in the same order, as the general path below with its identity
+      // factors)
+      double c = cos(d->q[body->qadr]), s = sin(d->q[body->qadr]);
+      const csTransform* XP = &d->body_pose[body->parent];
+      csTransform* XB = &d->body_pose[b];
+      for (int i = 0; i < 3; i++) {
+        XB->R.m[i][0] = c * XP->R.m[i][0] + s * XP->R.m[i][1];
+        XB->R.m[i][1] = c * XP->R.m[i][1] - s * XP->R.m[i][0];
+        XB->R.m[i][2] = XP->R.m[i][2];
+      }
+      XB->p = csu_add(XP->p, csu_mulMV(&XP->R, body->X_PF.p));
+      csTransform XFM = csu_transformIdentity();
+      XFM.R.m[0][0] = c;
+      XFM.R.m[0][1] = -s;
+      XFM.R.m[1][0] = s;
+      XFM.R.m[1][1] = c;
+      d->joint_XFM[b] = XFM;
+      d->body_com[b] = csu_transformPoint(XB, body->com);
+      continue;
+    }
     // pose relative to the parent, then in Ground (parents come first in the list)
     // X_PB = X_PF * X_FM * X_MB
     csTransform XFM = jointTransform(body->joint, d->q + body->qadr);
@@ -165,6 +188,30 @@ void cs_realizeVelocity(const csModel* m, csData* d) {
       csVec3 rMB = csu_mulMV(&d->body_pose[b].R, csu_mulMV(&body->X_BM.R, XMB->p));
       d->body_vel[b].w = w;
       d->body_vel[b].v = csu_add(vM, csu_cross(w, rMB));
+      continue;
+    }
+
+    const double* Sb = d->aba_Sbody + 6 * body->uadr;
+    if (body->joint == CS_JOINT_PIN && Sb[3] == 0 && Sb[4] == 0 && Sb[5] == 0) {
+      // a pin whose axis passes through the body origin: S = (s, 0) with s the axis in Ground,
+      // and every product with the zero half is left out (the general path below computes the
+      // same numbers with those zeros)
+      const csMat33* R = &d->body_pose[b].R;
+      csVec3 s = csu_mulMV(R, csu_vec3FromArray(Sb));
+      csu_vec3ToArray(S, s);
+      S[3] = S[4] = S[5] = 0;
+      qdot[0] = u[0];
+      csVec3 vJ = csu_scale(u[0], s);
+      const csSpatialVec* VP = &d->body_vel[body->parent];
+      csVec3 r = csu_sub(d->body_pose[b].p, d->body_pose[body->parent].p);
+      csVec3 w = csu_add(VP->w, vJ);
+      csVec3 vo = csu_add(VP->v, csu_cross(VP->w, r));
+      d->body_vel[b].w = w;
+      d->body_vel[b].v = vo;
+      // c = v x vJ = (w x vJ, vo x vJ)
+      double* c = d->aba_c + 6 * b;
+      csu_vec3ToArray(c, csu_cross(w, vJ));
+      csu_vec3ToArray(c + 3, csu_cross(vo, vJ));
       continue;
     }
 

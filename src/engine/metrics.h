@@ -98,6 +98,10 @@ int cs_metricsInit(csMetrics* mt, const csModel* m, csData* d);
 // Allocates nothing (it runs inside the integration). mt must have been set up by
 // cs_metricsInit for the same m.
 void cs_metricsStep(csMetrics* mt, const csModel* m, csData* d);
+// 1 when cs_metricsStep has anything to sample (the scene has contact elements). Without it a
+// runner can leave the step hook out, and the integrator then realizes nothing after a step
+// that only the hook would have read (a scene without auto-update variables).
+int cs_metricsSamplesSteps(const csMetrics* mt);
 // Sample the state at a report time (data realized to dynamics): peaks and the energy balance.
 // Allocates nothing; the energy error is relative to mt->escale (J / J). None may be NULL.
 void cs_metricsReport(csMetrics* mt, const csModel* m, csData* d);

@@ -13,7 +13,12 @@ static void gravityApply(const csModel* m, csData* d, int e) {
   for (int i = 0; i < d->nact_body; i++) {
     int b = d->act_body[i];
     double mass = m->body[b].mass;
-    cs_applyForceAtPoint(m, d, b, d->body_com[b], csu_scale(mass, m->gravity));
+    // cs_applyForceAtPoint written out (the body is never ground here): m g at the COM
+    csVec3 F = csu_scale(mass, m->gravity);
+    csSpatialVec* acc = &d->body_force[b];
+    csVec3 r = csu_sub(d->body_com[b], d->body_pose[b].p);
+    acc->w = csu_add(acc->w, csu_cross(r, F));
+    acc->v = csu_add(acc->v, F);
     // potential energy relative to the Ground origin: -m g . r_com
     pe -= mass * csu_dot(m->gravity, d->body_com[b]);
   }

@@ -206,6 +206,13 @@ static void evaluate(const csModel* m, const csData* d, int e, stopEval* out) {
 static void stopApply(const csModel* m, csData* d, int e) {
   const csForce* f = &m->force[e];
   const csBody* body = &m->body[f->ref[REF_BODY]];
+  // within the bounds (the common case) the stop does nothing: no force, and the energy and
+  // power the dynamics stage zeroed before calling it stay zero
+  const double* v = d->disc + f->discadr;
+  double q = d->q[body->qadr + f->ref[REF_COORD]];
+  if (q <= v[DISC_UPPER] && q >= v[DISC_LOWER]) {
+    return;
+  }
   stopEval s;
   evaluate(m, d, e, &s);
   d->mobility_force[body->uadr + f->ref[REF_COORD]] += s.force;

@@ -1,0 +1,342 @@
+// test_aba.c: the articulated-body algorithm against an independent answer. At random states of
+// trees mixing pin, slider, ball and free mobilizers, the accelerations udot must solve the
+// equations of motion written in Kane's form (the principle of virtual power),
+//   M(q) udot = Q - sum_b [ J_c^T m a_c0 + J_w^T (I alpha_0 + w x I w) ] + J^T (applied forces),
+// where J_c and J_w are the partial velocities of each body's centre of mass and its angular
+// velocity with respect to u (the velocity stage at unit speeds), a_c0 and alpha_0 the
+// accelerations at udot = 0 (central differences of the velocity stage along the motion), and
+// M_jk = sum_b m J_c,j . J_c,k + J_w,j . I J_w,k. The system is solved by dense Gaussian
+// elimination. Nothing of the articulated-body algorithm (inertias, bias forces, recursions) is
+// used; only positions, velocities and the applied forces come from the library.
+#include "helpers.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAXU 32
+
+
+static csTransform frame(double x, double y, double z, double ax, double ay, double az,
+                         double ang) {
+  return csu_transformFromPosQuat(csu_vec3(x, y, z),
+                                  csu_quatFromAxisAngle(csu_vec3(ax, ay, az), ang));
+}
+
+
+// deterministic uniform numbers in [-1, 1]
+static double uniform(unsigned* s) {
+  *s = *s * 1103515245u + 12345u;
+  return ((double)((*s >> 8) & 0xffffff) / (double)0xffffff) * 2.0 - 1.0;
+}
+
+
+// a general inertia: a box's, turned by an arbitrary rotation (not aligned with the body axes)
+static csMat33 tiltedInertia(double mass, double a, double b, double c, double angle) {
+  csMat33 I0 = csu_inertiaBox(mass, csu_vec3(a, b, c));
+  csMat33 R = csu_quatToMat(csu_quatFromAxisAngle(csu_vec3(1, 2, 3), angle));
+  csMat33 RI = csu_mulMM(&R, &I0);
+  csMat33 Rt = csu_transpose(&R);
+  return csu_mulMM(&RI, &Rt);
+}
+
+
+// A tree of every moving joint type: a pin chain with a slider, a ball and a free body in it, a
+// branch, a welded body, and a free body on ground (the articulated-body algorithm's fast path).
+// Frames are neither identity nor aligned unless `plain`, which gives the pins and sliders
+// identity child frames and the chain identity parent rotations (the layout of the bench chains).
+// Gravity, mobility springs and dampers and a constant force load the bodies.
+static csModel* mixedTree(int plain) {
+  csModel* m = cs_newModel(plain ? "plain_tree" : "mixed_tree");
+  m->gravity = csu_vec3(0.3, -0.2, -9.81);
+  csTransform id = csu_transformIdentity();
+  csTransform XPF0 = frame(0.1, 0.2, 1.0, 1, 0, 0, 1.2);
+  csTransform XPF = plain ? frame(0.1, 0, 0, 1, 0, 0, 0) : frame(0.1, 0.02, -0.01, 0, 1, 1, 0.3);
+  csTransform XBM = plain ? id : frame(-0.02, 0.01, 0.03, 1, 1, 0, 0.4);
+  int ids[8];
+  ids[0] = th_addBody(m, NULL, 0, CS_JOINT_PIN, XPF0, XBM, 0.1, csu_vec3(0.05, 0.01, 0),
+                      tiltedInertia(0.1, 0.05, 0.01, 0.02, 0.3));
+  ids[1] = th_addBody(m, NULL, ids[0], CS_JOINT_PIN, XPF, XBM, 0.2, csu_vec3(0.05, 0, 0.01),
+                      tiltedInertia(0.2, 0.05, 0.02, 0.01, 0.7));
+  ids[2] = th_addBody(m, NULL, ids[1], CS_JOINT_SLIDER, XPF, XBM, 0.3, csu_vec3(0.02, -0.01, 0),
+                      tiltedInertia(0.3, 0.03, 0.02, 0.04, 1.1));
+  ids[3] = th_addBody(m, NULL, ids[2], CS_JOINT_BALL, XPF, frame(0.03, 0, -0.02, 0, 0, 1, 0.5),
+                      0.15, csu_vec3(0.04, 0.01, 0.02), tiltedInertia(0.15, 0.02, 0.05, 0.03, 0.2));
+  ids[4] = th_addBody(m, NULL, ids[3], CS_JOINT_PIN, XPF, XBM, 0.1, csu_vec3(0.05, 0, 0),
+                      tiltedInertia(0.1, 0.05, 0.01, 0.01, 0.9));
+  ids[5] = th_addBody(m, NULL, ids[1], CS_JOINT_FREE, frame(0, 0.1, 0, 1, 0, 1, 0.6),
+                      frame(0.01, 0.02, 0.03, 1, 2, 0, 0.8), 0.25, csu_vec3(0.01, 0.02, -0.01),
+                      tiltedInertia(0.25, 0.04, 0.03, 0.02, 1.4));
+  ids[6] = th_addBody(m, NULL, ids[5], CS_JOINT_WELD, frame(0.05, 0, 0, 0, 1, 0, 0.3), id, 0.05,
+                      csu_vec3(0.01, 0, 0), tiltedInertia(0.05, 0.01, 0.01, 0.01, 0.1));
+  ids[7] = th_addBody(m, NULL, 0, CS_JOINT_FREE, frame(1, 0, 0, 0, 0, 1, 0.2),
+                      frame(0.02, 0, 0.01, 1, 0, 0, 0.3), 0.4, csu_vec3(0.01, -0.02, 0.03),
+                      tiltedInertia(0.4, 0.05, 0.06, 0.07, 0.5));
+  csError err = {0};
+  assert_true(cs_addForce(m, CS_FORCE_GRAVITY, "gravity", &err) >= 0);
+  static const int sprung[3] = {0, 1, 4};
+  for (int i = 0; i < 3; i++) {
+    char name[32];
+    snprintf(name, sizeof(name), "spring%d", i);
+    int e = th_addForce(m, CS_FORCE_MOBILITY_SPRING, name);
+    th_setParam(m, e, "body", ids[sprung[i]]);
+    th_setParam(m, e, "stiffness", 0.5 + i);
+    th_setParam(m, e, "q0", 0.1);
+    snprintf(name, sizeof(name), "damper%d", i);
+    e = th_addForce(m, CS_FORCE_MOBILITY_DAMPER, name);
+    th_setParam(m, e, "body", ids[sprung[i]]);
+    th_setParam(m, e, "damping", 0.02 * (i + 1));
+  }
+  int f = th_addForce(m, CS_FORCE_CONSTANT, "push");
+  th_setParam(m, f, "body", ids[4]);
+  double cparam[9] = {0.02, 0.01, -0.03, 0.3, -0.2, 0.1, 0.01, 0.02, -0.03};
+  for (int i = 0; i < 9; i++) {
+    m->force[f].param[i] = cparam[i];
+  }
+  th_finalize(m);
+  return m;
+}
+
+
+// a random state: angles and slides of order one, unit quaternions, speeds of order one
+static void randomState(const csModel* m, csData* d, unsigned* seed) {
+  for (int b = 1; b < m->nbody; b++) {
+    const csBody* body = &m->body[b];
+    double* q = d->q + body->qadr;
+    if (body->joint == CS_JOINT_BALL || body->joint == CS_JOINT_FREE) {
+      csQuat r =
+          csu_quatNormalize(csu_quat(uniform(seed), uniform(seed), uniform(seed), uniform(seed)));
+      q[0] = r.w;
+      q[1] = r.x;
+      q[2] = r.y;
+      q[3] = r.z;
+      for (int k = 4; k < body->qnum; k++) {
+        q[k] = 0.2 * uniform(seed);
+      }
+    } else {
+      for (int k = 0; k < body->qnum; k++) {
+        q[k] = 1.5 * uniform(seed);
+      }
+    }
+  }
+  for (int i = 0; i < m->nu; i++) {
+    d->u[i] = 2.0 * uniform(seed);
+  }
+  cs_invalidate(d);
+}
+
+
+// the velocities of every body's centre of mass and its angular velocity at q and speeds u
+static void bodyVelocities(const csModel* m, csData* w, const double* q, const double* u,
+                           csVec3* vc, csVec3* om) {
+  memcpy(w->q, q, sizeof(double) * (size_t)m->nq);
+  memcpy(w->u, u, sizeof(double) * (size_t)m->nu);
+  cs_invalidate(w);
+  cs_realizeVelocity(m, w);
+  for (int b = 0; b < m->nbody; b++) {
+    vc[b] = cs_pointVelocity(m, w, b, w->body_com[b]);
+    om[b] = w->body_vel[b].w;
+  }
+}
+
+
+// solve A x = r (n x n, row stride MAXU) by Gaussian elimination with partial pivoting
+static void solveDense(double* A, double* r, int n) {
+  for (int k = 0; k < n; k++) {
+    int p = k;
+    for (int i = k + 1; i < n; i++) {
+      if (fabs(A[i * MAXU + k]) > fabs(A[p * MAXU + k])) {
+        p = i;
+      }
+    }
+    for (int j = 0; j < n; j++) {
+      double t = A[k * MAXU + j];
+      A[k * MAXU + j] = A[p * MAXU + j];
+      A[p * MAXU + j] = t;
+    }
+    double t = r[k];
+    r[k] = r[p];
+    r[p] = t;
+    for (int i = k + 1; i < n; i++) {
+      double f = A[i * MAXU + k] / A[k * MAXU + k];
+      for (int j = k; j < n; j++) {
+        A[i * MAXU + j] -= f * A[k * MAXU + j];
+      }
+      r[i] -= f * r[k];
+    }
+  }
+  for (int i = n - 1; i >= 0; i--) {
+    double s = r[i];
+    for (int j = i + 1; j < n; j++) {
+      s -= A[i * MAXU + j] * r[j];
+    }
+    r[i] = s / A[i * MAXU + i];
+  }
+}
+
+
+// udot from Kane's equations at the state of d (forces realized by the library's force stage);
+// returns the largest |udot_aba - udot_kane| relative to the largest |udot_kane|
+static double kaneDifference(const csModel* m, csData* d, csData* w) {
+  int nb = m->nbody, nu = m->nu, nq = m->nq;
+  assert_true(nu <= MAXU);
+  assert_int_equal(cs_forward(m, d), 0);
+  double q[64], u[MAXU], unit[MAXU], qp[64], qm[64];
+  memcpy(q, d->q, sizeof(double) * (size_t)nq);
+  memcpy(u, d->u, sizeof(double) * (size_t)nu);
+  // partial velocities: the velocity stage is linear in u
+  csVec3 Jc[MAXU][24], Jw[MAXU][24];
+  assert_true(nb <= 24 && nq <= 64);
+  for (int k = 0; k < nu; k++) {
+    memset(unit, 0, sizeof(unit));
+    unit[k] = 1;
+    bodyVelocities(m, w, q, unit, Jc[k], Jw[k]);
+  }
+  // accelerations at udot = 0: the rate of the velocities along the motion at fixed u, by a
+  // fourth-order central difference
+  csVec3 v1p[24], w1p[24], v1m[24], w1m[24], v2p[24], w2p[24], v2m[24], w2m[24];
+  double h = 1e-4;
+  for (int s = 1; s <= 2; s++) {
+    for (int i = 0; i < nq; i++) {
+      qp[i] = q[i] + s * h * d->qdot[i];
+      qm[i] = q[i] - s * h * d->qdot[i];
+    }
+    bodyVelocities(m, w, qp, u, s == 1 ? v1p : v2p, s == 1 ? w1p : w2p);
+    bodyVelocities(m, w, qm, u, s == 1 ? v1m : v2m, s == 1 ? w1m : w2m);
+  }
+  double M[MAXU * MAXU], r[MAXU];
+  memset(M, 0, sizeof(M));
+  for (int j = 0; j < nu; j++) {
+    r[j] = d->mobility_force[j];
+  }
+  for (int b = 1; b < nb; b++) {
+    const csBody* body = &m->body[b];
+    csVec3 ac0 = csu_scale(1 / (12 * h),
+                           csu_add(csu_sub(v2m[b], v2p[b]), csu_scale(8, csu_sub(v1p[b], v1m[b]))));
+    csVec3 al0 = csu_scale(1 / (12 * h),
+                           csu_add(csu_sub(w2m[b], w2p[b]), csu_scale(8, csu_sub(w1p[b], w1m[b]))));
+    // central inertia in Ground, the angular velocity, applied force and moment about the COM
+    const csMat33* R = &d->body_pose[b].R;
+    csMat33 RI = csu_mulMM(R, &body->inertia);
+    csMat33 Rt = csu_transpose(R);
+    csMat33 IG = csu_mulMM(&RI, &Rt);
+    csVec3 om = d->body_vel[b].w;
+    csVec3 F = d->body_force[b].v;
+    csVec3 N =
+        csu_sub(d->body_force[b].w, csu_cross(csu_sub(d->body_com[b], d->body_pose[b].p), F));
+    csVec3 fres = csu_sub(F, csu_scale(body->mass, ac0));
+    csVec3 nres = csu_sub(N, csu_add(csu_mulMV(&IG, al0), csu_cross(om, csu_mulMV(&IG, om))));
+    for (int j = 0; j < nu; j++) {
+      r[j] += csu_dot(Jc[j][b], fres) + csu_dot(Jw[j][b], nres);
+      for (int k = 0; k < nu; k++) {
+        M[j * MAXU + k] +=
+            body->mass * csu_dot(Jc[j][b], Jc[k][b]) + csu_dot(Jw[j][b], csu_mulMV(&IG, Jw[k][b]));
+      }
+    }
+  }
+  solveDense(M, r, nu);
+  double worst = 0, scale = 0;
+  for (int j = 0; j < nu; j++) {
+    worst = fmax(worst, fabs(d->udot[j] - r[j]));
+    scale = fmax(scale, fabs(r[j]));
+  }
+  return worst / scale;
+}
+
+
+static void checkTree(int plain) {
+  csModel* m = mixedTree(plain);
+  csData* d = cs_makeData(m);
+  csData* w = cs_makeData(m);
+  unsigned seed = plain ? 7u : 2024u;
+  double worst = 0;
+  for (int trial = 0; trial < 20; trial++) {
+    randomState(m, d, &seed);
+    worst = fmax(worst, kaneDifference(m, d, w));
+  }
+  print_message(
+      "%s: largest difference of udot from Kane's equations over 20 random states, "
+      "relative to the largest udot: %.3g\n",
+      plain ? "aligned frames" : "general frames", worst);
+  assert_true(worst < 1e-7);
+  cs_deleteData(d);
+  cs_deleteData(w);
+  cs_deleteModel(m);
+}
+
+
+static void test_aba_matches_kane_general_frames(void** state) {
+  (void)state;
+  checkTree(0);
+}
+
+
+static void test_aba_matches_kane_aligned_frames(void** state) {
+  (void)state;
+  checkTree(1);
+}
+
+
+// three balls in a chain, each body origin away from its joint (the general path on every body)
+static void test_aba_matches_kane_ball_chain(void** state) {
+  (void)state;
+  csModel* m = cs_newModel("balls");
+  m->gravity = csu_vec3(0, 0, -9.81);
+  int parent = 0;
+  csTransform XPF = csu_transformIdentity();
+  for (int i = 0; i < 3; i++) {
+    csTransform XBM = frame(0.05 * i, 0.02, 0.3, 0, 1, 1, 0.3 * i);
+    parent = th_addBody(m, NULL, parent, CS_JOINT_BALL, XPF, XBM, 1.0 + 0.5 * i,
+                        csu_vec3(0.01, -0.02, 0.0),
+                        csu_inertiaBox(1.0 + 0.5 * i, csu_vec3(0.05, 0.06, 0.3)));
+    XPF = frame(0.0, 0.03, -0.3, 1, 0, 0, 0);
+  }
+  th_addForce(m, CS_FORCE_GRAVITY, "gravity");
+  th_finalize(m);
+  csData* d = cs_makeData(m);
+  csData* w = cs_makeData(m);
+  unsigned seed = 5u;
+  double worst = 0;
+  for (int trial = 0; trial < 20; trial++) {
+    randomState(m, d, &seed);
+    worst = fmax(worst, kaneDifference(m, d, w));
+  }
+  print_message("ball chain: largest relative difference of udot from Kane's equations: %.3g\n",
+                worst);
+  assert_true(worst < 1e-7);
+  cs_deleteData(d);
+  cs_deleteData(w);
+  cs_deleteModel(m);
+}
+
+
+// the bench chain itself (pins with stops), at states where some stops are engaged
+static void test_aba_matches_kane_chain(void** state) {
+  (void)state;
+  csModel* m = th_loadFile("scenes/bench/chain_16.json");
+  csData* d = cs_makeData(m);
+  csData* w = cs_makeData(m);
+  unsigned seed = 99u;
+  double worst = 0;
+  for (int trial = 0; trial < 10; trial++) {
+    randomState(m, d, &seed);
+    worst = fmax(worst, kaneDifference(m, d, w));
+  }
+  print_message("chain_16: largest relative difference of udot from Kane's equations: %.3g\n",
+                worst);
+  assert_true(worst < 1e-7);
+  cs_deleteData(d);
+  cs_deleteData(w);
+  cs_deleteModel(m);
+}
+
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_aba_matches_kane_general_frames),
+      cmocka_unit_test(test_aba_matches_kane_aligned_frames),
+      cmocka_unit_test(test_aba_matches_kane_ball_chain),
+      cmocka_unit_test(test_aba_matches_kane_chain),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
