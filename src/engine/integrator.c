@@ -1301,7 +1301,7 @@ static int createSolver(Group* g, double t0, csError* err) {
 
 // every one of these accepts NULL, so a partly created instance is freed too
 static void destroySolver(Group* g) {
-  if (g->sim->rk) {
+  if (g->sim && g->sim->rk) {
     ERKStepFree(&g->mem);
   } else {
     CVodeFree(&g->mem);
