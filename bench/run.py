@@ -3,7 +3,7 @@
 
     bench/run.py [--build DIR] [--reps R] [--only SCENE,...] [--skip-mujoco] [--skip-simbody]
                  [--markdown] [--json FILE] [--integrator NAME]
-    bench/run.py --integrators rk [--build DIR] [--reps R] [--only SCENE,...]
+    bench/run.py --integrators rk [--build DIR] [--reps R] [--only SCENE,...] [--peer-models]
 
 For every scene (scenes/bench/, the contact model named below) it
 
@@ -415,7 +415,8 @@ def integrator_comparison(args, only):
         for scene in INTEGRATOR_SCENES:
             if only and scene not in only:
                 continue
-            cs = Contactsim(args.build, scene, None)
+            model = dict(SCENES).get(scene) if args.peer_models else None
+            cs = Contactsim(args.build, scene, model)
             own = cs.scene.get("simulation", {}).get("integrator", "bdf")
             integs = [own] + [i for i in others if i != own]
             ref, ref_by, conv = None, None, {}
@@ -561,6 +562,8 @@ def main():
                     help="contactsim's integrator on every scene (default: each scene's own)")
     ap.add_argument("--integrators", default="",
                     help="compare the scenes' own integrators with these (e.g. rk) instead")
+    ap.add_argument("--peer-models", action="store_true",
+                    help="with --integrators: the contact models the peers are compared on")
     ap.add_argument("--skip-peers", action="store_true",
                     help="only the contactsim-alone tables (chains, foot, exponential springs)")
     args = ap.parse_args()

@@ -435,6 +435,30 @@ static void test_scheduled_change(void** state) {
 }
 
 
+// forces that stop being finite (a spring so stiff that one step overflows it) make the step be
+// retried a quarter as long, ten times, as CVODE does, before the run fails saying why
+static void test_nonfinite_forces_are_retried_then_fail(void** state) {
+  (void)state;
+  csModel* m = th_loadString(
+      "{\"name\": \"stiff\", \"gravity\": [0, 0, 0],\n"
+      " \"bodies\": [{\"name\": \"cart\", \"mass\": 1, \"inertia\": {\"diag\": [1, 1, 1]},\n"
+      "   \"joint\": {\"type\": \"slider\", \"parent\": \"ground\", \"q\": [0.5]}}],\n"
+      " \"forces\": [{\"type\": \"mobility_spring\", \"body\": \"cart\", \"stiffness\": 1e306}],\n"
+      " \"simulation\": {\"duration\": 1, \"integrator\": \"rk\", \"initial_step\": 0.01,\n"
+      "                \"report_interval\": 0.5}}\n");
+  csSimOptions o = cs_modelOptions(m);
+  csData* d = cs_makeData(m);
+  csError err = {0};
+  assert_int_equal(cs_simulate(m, d, &o, NULL, &err), CS_ERR_SOLVER);
+  print_message("%s\n", err.message);
+  assert_non_null(strstr(err.message, "ERKStepEvolve"));
+  assert_int_equal(d->stat.warnings_nonfinite, 11);
+  assert_true(err.time >= 0 && err.time < 1e-6);
+  cs_deleteData(d);
+  cs_deleteModel(m);
+}
+
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_pendulum_period_large_amplitude),
@@ -445,6 +469,7 @@ int main(void) {
       cmocka_unit_test(test_checkpoint_continues),
       cmocka_unit_test(test_stopped_run_continues),
       cmocka_unit_test(test_scheduled_change),
+      cmocka_unit_test(test_nonfinite_forces_are_retried_then_fail),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1429,9 +1429,10 @@ __attribute__((format(printf, 4, 5))) static void collapseError(Group* g, csErro
 
 
 // One ERKStep step of the active group g toward tout, never past tstop: ERKStepEvolve's flag in
-// *flag; returns CS_OK, or CS_ERR_SOLVER with err filled if a retry cannot be set up. ERKStep 5.4 treats a right-hand side that cannot be evaluated (a positive return: forces
-// not finite) as unrecoverable; CVODE retries with a step a quarter as long, up to ten times,
-// and so does this: from the step's start state (kept in ytmp), with the step cut by 4.
+// *flag; returns CS_OK, or CS_ERR_SOLVER with err filled if a retry cannot be set up. ERKStep
+// 5.4 treats a right-hand side that cannot be evaluated (a positive return: forces not finite)
+// as unrecoverable; CVODE retries with a step a quarter as long, up to ten times, and so does
+// this: from the step's start state (kept in ytmp), with the step cut by 4.
 static int rkStep(Group* g, double tout, double tstop, int* flag, csError* err) {
   Sim* sim = g->sim;
   sunrealtype t0 = g->t;
