@@ -288,15 +288,6 @@ csModel* cs_cliLoad(const char* text, const char* path, const char* contact_mode
   memset(&err, 0, sizeof(err));
   // messages name the file; standard input is "<stdin>"
   csModel* m = cs_loadSceneString(text, strcmp(path, "-") == 0 ? "<stdin>" : path, &lo, &err);
-  // a contact model asked for on a scene without "contacts" would be ignored: say so instead,
-  // since the user expects it to change something
-  if (m && contact_model && m->ncontact_model == 0) {
-    cs_deleteModel(m);
-    m = NULL;
-    memset(&err, 0, sizeof(err));
-    snprintf(err.message, sizeof(err.message), "--contact-model %.100s: the scene has no "
-             "\"contacts\", so there is no contact model to choose", contact_model);
-  }
   if (!m) {
     if (!err.file[0]) {
       snprintf(err.file, sizeof(err.file), "%s", path);

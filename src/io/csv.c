@@ -7,8 +7,8 @@
 // order, then per contact set the total force and the centre of pressure; then ke, pe,
 // dissipated, e_total.
 //
-// Values are printed with %.17g, which reads back as the same double, so that comparing two CSVs
-// shows differences of the runs and not of the printing. Header and row are formatted by parallel
+// Values are printed as the shortest text that reads back as the same double (shortest.cc), so
+// that comparing two CSVs shows differences of the runs and not of the printing. Header and row are formatted by parallel
 // functions that must list the columns in the same order. They format into a caller's buffer,
 // not a stream, so that the caller can hand whole rows to write(2): a stdio stream flushes at its
 // buffer's boundary, in the middle of a row, and a run killed there leaves a torn last line.
@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "contactsim/contactsim.h"
+#include "io/shortest.h"
 
 
 // a contact element is one whose kind is a contact (point or sphere against a plane) and
@@ -56,9 +57,29 @@ __attribute__((format(printf, 2, 3))) static void put(Text* t, const char* fmt, 
 }
 
 
-// a separator and a number in full precision (the hot path of a row)
+// a number in full precision (the hot path of a row), formatted straight into the buffer when
+// it has room for any number
+static void bare(Text* t, double x) {
+  if (t->len + CS_SHORTEST_MAX <= t->size) {
+    t->len += cs_formatShortest(t->buf + t->len, CS_SHORTEST_MAX, x);
+    return;
+  }
+  char one[CS_SHORTEST_MAX];
+  size_t n = cs_formatShortest(one, sizeof(one), x);
+  if (t->len < t->size) {
+    memcpy(t->buf + t->len, one, n < t->size - t->len ? n : t->size - t->len);
+  }
+  t->len += n;
+}
+
+
+// a separator and a number in full precision (the row ends with put, which adds the NUL)
 static void num(Text* t, double x) {
-  put(t, ",%.17g", x);
+  if (t->len < t->size) {
+    t->buf[t->len] = ',';
+  }
+  t->len++;
+  bare(t, x);
 }
 
 
@@ -217,7 +238,7 @@ size_t cs_csvFormatRow(char* buf, size_t size, const csModel* m, csData* d,
                        const csCsvOptions* opt) {
   Text t = {buf, size, 0};
   cs_realizeDynamics(m, d);
-  put(&t, "%.17g", d->t);
+  bare(&t, d->t);
   // pose as position and quaternion (w >= 0, from the rotation matrix), then velocities, in Ground
   for (int b = 1; b < m->nbody; b++) {
     const csTransform* X = &d->body_pose[b];
@@ -248,7 +269,15 @@ size_t cs_csvFormatRow(char* buf, size_t size, const csModel* m, csData* d,
   // e_total is constant up to integration error when every element's energy is accounted for
   double ke = cs_kineticEnergy(m, d), pe = cs_potentialEnergy(m, d);
   double w = cs_dissipatedEnergy(m, d);
-  put(&t, ",%.17g,%.17g,%.17g,%.17g\n", ke, pe, w, ke + pe + w);
+  num(&t, ke);
+  num(&t, pe);
+  num(&t, w);
+  num(&t, ke + pe + w);
+  put(&t, "\n");
+  // zero-terminated also when cut, as snprintf would leave it (numbers are copied, not printed)
+  if (size > 0) {
+    buf[t.len < size ? t.len : size - 1] = '\0';
+  }
   return t.len;
 }
 

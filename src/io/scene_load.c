@@ -2466,6 +2466,10 @@ static csModel* buildModel(Loader* ld, const cJSON* root, const char* file,
       fail(ld, "unknown contact model '%.64s' (contact models: %s)", opt->contact_model, kinds);
       goto cleanup;
     }
+    // a model asked for would be ignored: say so, since the caller expects it to change something
+    fail(ld, "contact model '%.64s' requested, but the scene has no \"contacts\", so there is no "
+         "contact model to choose", opt->contact_model);
+    goto cleanup;
   }
 
   // 5. scheduled changes, handed to the model in time order

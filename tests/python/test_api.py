@@ -72,6 +72,14 @@ def test_unknown_contact_model():
     assert "no_such_model" in e.value.message
 
 
+def test_contact_model_on_a_scene_without_contacts_is_refused():
+    # the library, not only the command line, refuses a model it would silently ignore
+    with pytest.raises(contactsim.SceneError) as e:
+        contactsim.loads(pendulum(0.1), contact_model="hunt_crossley")
+    assert "no \"contacts\"" in e.value.message
+    assert contactsim.loads(pendulum(0.1)) is not None
+
+
 def test_bad_override_names_its_key_path():
     with pytest.raises(contactsim.SceneError) as e:
         contactsim.loads(incline_block(), overrides={
