@@ -114,6 +114,44 @@ static void test_projectile_spinning(void** state) {
 }
 
 
+// stepped one integrator step at a time (cs_simStep), switched from BDF to rk half way
+// (cs_simSetOptions), a box in free flight still follows z = z0 + vz t - g t^2 / 2 exactly at
+// every step's end
+static void test_step_by_step_and_switch(void** state) {
+  (void)state;
+  csModel* m = cs_newModel("throw");
+  int b = th_addFreeBody(m, "box", 2.0, csu_vec3(0, 0, 0),
+                         csu_inertiaBox(2.0, csu_vec3(0.1, 0.2, 0.3)));
+  th_addForce(m, CS_FORCE_GRAVITY, "gravity");
+  th_finalize(m);
+  m->q0[m->body[b].qadr + 6] = 10.0;
+  m->u0[m->body[b].uadr + 5] = 4.0;
+  m->u0[m->body[b].uadr + 1] = 3.0;
+  csSimOptions o = th_simOptions(1.0, 1e-10, 1e-12, 0.1);
+  csError err = {0};
+  csSimulation* s = cs_newSimulation(m, &o, &err);
+  assert_non_null(s);
+  assert_int_equal(cs_simAdvanceTo(s, 0.3, &err), CS_OK);
+  o.integrator = CS_INTEGRATOR_RK;
+  assert_int_equal(cs_simSetOptions(s, &o, &err), CS_OK);
+  int steps = 0;
+  while (cs_simTime(s) < 0.8) {
+    double before = cs_simTime(s);
+    assert_int_equal(cs_simStep(s, &err), CS_OK);
+    assert_true(cs_simTime(s) > before);
+    double t = cs_simTime(s), p[3], q[4];
+    cs_simBodyPose(s, b, p, q);
+    th_assertClose(p[2], 10.0 + 4.0 * t - 0.5 * G * t * t, 0, 1e-9, "z after each rk step");
+    th_assertClose(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3], 1, 0, 1e-14, "|q|");
+    steps++;
+  }
+  assert_true(steps > 3);
+  assert_int_equal(cs_simOptions(s).integrator, CS_INTEGRATOR_RK);
+  cs_deleteSimulation(s);
+  cs_deleteModel(m);
+}
+
+
 // checks at every report: KE + PE against the start, and the quaternions' unit length
 typedef struct Conservation {
   double e0;
@@ -463,6 +501,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_pendulum_period_large_amplitude),
       cmocka_unit_test(test_projectile_spinning),
+      cmocka_unit_test(test_step_by_step_and_switch),
       cmocka_unit_test(test_ball_chain_conserves_energy),
       cmocka_unit_test(test_commits_and_statistics),
       cmocka_unit_test(test_incline_holds_then_slides),
