@@ -1,12 +1,12 @@
 // test_rk.c: the explicit Runge-Kutta integrator ("rk", ARKODE's ERKStep) against analytic
 // answers and conservation laws, with auto-update commits, scheduled changes, checkpoints,
 // interrupted runs and its statistics.
+#include "helpers.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#include "helpers.h"
 
 #define PI 3.14159265358979323846
 #define G 9.81
@@ -246,8 +246,8 @@ static void test_commits_and_statistics(void** state) {
   csSimOptions o = rkOptions(5.0, 1e-8, 1e-10, 0.05);
   csData* d = th_run(m, &o, NULL);
   const csStats* st = &d->stat;
-  print_message("rk pendulum: %ld steps, %ld RHS, %ld error-test failures\n", st->nsteps,
-                st->nrhs, st->netf);
+  print_message("rk pendulum: %ld steps, %ld RHS, %ld error-test failures\n", st->nsteps, st->nrhs,
+                st->netf);
   assert_true(st->nsteps > 100);
   assert_int_equal((long)d->autoval[m->force[e].autoadr], st->nsteps);
   assert_int_equal(st->ncommit, st->nsteps);
@@ -293,9 +293,11 @@ static void test_incline_holds_then_slides(void** state) {
     }
   }
   double mg = cs_modelBodyMass(m, 1) * G;
-  print_message("rk incline: contact force (%.9g, %.9g, %.9g) N, m g = %.9g N; drift from 1 to "
-                "1.9 s %.3g m\n", total[0], total[1], total[2], mg,
-                sqrt((p19[0] - p1[0]) * (p19[0] - p1[0]) + (p19[2] - p1[2]) * (p19[2] - p1[2])));
+  print_message(
+      "rk incline: contact force (%.9g, %.9g, %.9g) N, m g = %.9g N; drift from 1 to "
+      "1.9 s %.3g m\n",
+      total[0], total[1], total[2], mg,
+      sqrt((p19[0] - p1[0]) * (p19[0] - p1[0]) + (p19[2] - p1[2]) * (p19[2] - p1[2])));
   th_assertClose(total[0], 0, 0, 1e-6 * mg, "resting force, x");
   th_assertClose(total[1], 0, 0, 1e-6 * mg, "resting force, y");
   th_assertClose(total[2], mg, 1e-6, 0, "resting force, z");
