@@ -2,7 +2,8 @@
 """run.py: contactsim against Simbody and MuJoCo at matched accuracy.
 
     bench/run.py [--build DIR] [--reps R] [--only SCENE,...] [--skip-mujoco] [--skip-simbody]
-                 [--markdown] [--json FILE]
+                 [--markdown] [--json FILE] [--integrator NAME]
+    bench/run.py --integrators rk [--build DIR] [--reps R] [--only SCENE,...] [--peer-models]
 
 For every scene (scenes/bench/, the contact model named below) it
 
@@ -19,6 +20,10 @@ For every scene (scenes/bench/, the contact model named below) it
 4. for MuJoCo at its defaults (2 ms, Euler), the contactsim tolerance is the loosest one that
    keeps every body within 1 mm of contactsim's converged trajectory, and the same interleaved
    timing is done against MuJoCo.
+
+--integrator NAME runs contactsim with that integrator (bdf, adams, rk) instead of each scene's
+own (the converged reference keeps the scene's). --integrators NAME,... compares integrators on
+the bench scenes with their own contact models instead (see integrator_comparison).
 
 The peers are bench/simbody_peer and bench/mujoco_peer in the build directory (built when
 libsimbody-dev and libmujoco-dev are installed). Use a release build:
@@ -135,23 +140,34 @@ def traj_error(a, b):
 # ---------------------------------------------------------------------------------------------
 # the engines
 
+SAME = object()  # Contactsim.cmd: the integrator the object was made with
+
+
 class Contactsim:
-    def __init__(self, build, scene, model):
+    def __init__(self, build, scene, model, integrator=None):
         self.exe = os.path.join(build, "contactsim")
         self.path = os.path.join(ROOT, "scenes", "bench", scene + ".json")
         with open(self.path) as f:
             self.scene = json.load(f)
         self.model = model
+        self.integrator = integrator  # None: the scene's own
 
-    def cmd(self, tol, out):
-        c = [self.exe, "run", self.path, "--rtol", "%g" % tol, "--atol", "%g" % tol, "-o", out]
+    def cmd(self, tol, out, integrator=SAME):
+        """The run at rtol = atol = tol (None: the scene's tolerances) with the integrator given
+        (None: the scene's own; SAME: this object's)."""
+        c = [self.exe, "run", self.path, "-o", out]
+        if tol is not None:
+            c += ["--rtol", "%g" % tol, "--atol", "%g" % tol]
         if self.model:
             c += ["--contact-model", self.model]
+        integrator = self.integrator if integrator is SAME else integrator
+        if integrator:
+            c += ["--integrator", integrator]
         return c
 
-    def trajectory(self, tol, tmp):
+    def trajectory(self, tol, tmp, integrator=SAME):
         out = os.path.join(tmp, "cs_%g.csv" % tol)
-        rc, _, err, _ = run_timed(self.cmd(tol, out))
+        rc, _, err, _ = run_timed(self.cmd(tol, out, integrator))
         if rc not in (0,):
             raise RuntimeError("contactsim failed at %g: %s" % (tol, err.strip()[-300:]))
         return contactsim_coms(out, self.scene)
@@ -237,8 +253,9 @@ def fmt(x, digits=3):
 
 def bench_scene(args, scene, model, tmp, have_sb, have_mj, simbody, mujoco):
     """Errors, matched tolerances and interleaved timings of one scene (see the module doc)."""
-    cs = Contactsim(args.build, scene, model)
-    ref = cs.trajectory(1e-10, tmp)
+    cs = Contactsim(args.build, scene, model, args.integrator)
+    # the converged reference is the scene's own integrator's
+    ref = cs.trajectory(1e-10, tmp, None)
     errors = {}
     for tol in LADDER:
         try:
@@ -344,6 +361,195 @@ def contactsim_alone(args):
           "(ratio %.3f-%.3f)" % (fmt(cpu), fmt(proc), st.group(1), cpu / 0.29, cpu / 0.24))
 
 
+# ---------------------------------------------------------------------------------------------
+# integrators compared on the bench scenes (their own contact models)
+
+INTEGRATOR_SCENES = ["block_spin_slide", "block_spin_slide_vt001", "incline_stick",
+                     "incline_slide", "sphere_bounce_roll", "pendulum_stop", "bushing_hang",
+                     "chain_1", "chain_4", "chain_16", "chain_64", "foot_drop", "foot_push"]
+
+
+def run_stats(cs, tol, integrator, tmp, out="/dev/null"):
+    """One run: (steps, RHS evaluations, error-test failures, integration CPU s) from --stats."""
+    path = os.path.join(tmp, "stats.json")
+    rc, _, err, _ = run_timed(cs.cmd(tol, out, integrator) + ["--stats", path, "-q"])
+    if rc != 0:
+        raise RuntimeError("contactsim %s failed at %s: %s" % (integrator, tol,
+                                                              err.strip()[-300:]))
+    with open(path) as f:
+        st = json.load(f)
+    return st["steps"], st["rhs_total"], st["error_test_failures"], st["cpu_seconds"]
+
+
+def instructions(cmd, tmp):
+    """Instructions of one run's integration (valgrind's callgrind: repeatable, unlike the
+    timings, and these virtual machines have no hardware counters for perf): cs_simulate
+    inclusive less the rows written (writeRow), as the integration CPU leaves reports out; None
+    without valgrind."""
+    out = os.path.join(tmp, "callgrind.out")
+    try:
+        subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + out] + cmd,
+                       capture_output=True, text=True, timeout=1800)
+        p = subprocess.run(["callgrind_annotate", "--inclusive=yes", out], capture_output=True,
+                           text=True, timeout=300)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    cost = {}
+    for name in ("cs_simulate", "writeRow"):
+        m = re.search(r"^\s*([\d,]+) .*:%s " % name, p.stdout, re.M)
+        cost[name] = int(m.group(1).replace(",", "")) if m else 0
+    return cost["cs_simulate"] - cost["writeRow"] if cost["cs_simulate"] else None
+
+
+def integrator_comparison(args, only):
+    """For every bench scene with its own contact model and tolerances: steps, RHS evaluations,
+    error-test failures, CPU (medians of interleaved runs) and error against a converged run
+    (rtol = atol = 1e-10, the scene's own integrator; the next one if that fails) of the scene's
+    integrator and of each other one; then each integrator's error on the tolerance ladder, the
+    CPU each needs for the error the scene's integrator reaches at the scene's tolerance (the
+    loosest tolerance at which it, and every tighter one, is at least as accurate), and the
+    loosest tolerance keeping every body within 1 mm (the MuJoCo comparison's rule)."""
+    others = [i for i in args.integrators.split(",") if i]
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for scene in INTEGRATOR_SCENES:
+            if only and scene not in only:
+                continue
+            model = dict(SCENES).get(scene) if args.peer_models else None
+            cs = Contactsim(args.build, scene, model)
+            own = cs.scene.get("simulation", {}).get("integrator", "bdf")
+            integs = [own] + [i for i in others if i != own]
+            ref, ref_by, conv = None, None, {}
+            for integ in integs:
+                try:
+                    conv[integ] = cs.trajectory(1e-10, tmp, integ)
+                except RuntimeError as e:
+                    print("  %s: converged run with %s failed: %s" % (scene, integ, e),
+                          file=sys.stderr, flush=True)
+                    continue
+                if ref is None:
+                    ref, ref_by = conv[integ], integ
+            if ref is None:
+                continue
+            row = {"scene": scene, "own": own, "ref": ref_by, "integ": {},
+                   "conv_diff": {i: traj_error(t, ref) for i, t in conv.items() if i != ref_by}}
+            for integ in integs:
+                r = {"errors": {}, "cpu": {}}
+                out = os.path.join(tmp, "scene_tol.csv")
+                try:
+                    st = run_stats(cs, None, integ, tmp, out)
+                except RuntimeError as e:
+                    print("  %s" % e, file=sys.stderr, flush=True)
+                    continue
+                r["steps"], r["rhs"], r["netf"], _ = st
+                r["error"] = traj_error(contactsim_coms(out, cs.scene), ref)
+                for tol in LADDER:
+                    try:
+                        out = os.path.join(tmp, "ladder.csv")
+                        r["cpu"][tol] = run_stats(cs, tol, integ, tmp, out)[3]
+                        r["errors"][tol] = traj_error(contactsim_coms(out, cs.scene), ref)
+                    except RuntimeError as e:
+                        print("  %s" % e, file=sys.stderr, flush=True)
+                r["tol_1mm"] = matched_tolerance(r["errors"], ONE_MM)
+                row["integ"][integ] = r
+            if own not in row["integ"]:
+                continue
+            # CPU at the scene's tolerance and, for the others, at the tolerance matching the
+            # scene integrator's error there: interleaved medians, and instruction counts
+            target = row["integ"][own]["error"]
+            runs = {}
+            for integ, r in row["integ"].items():
+                runs[(integ, "scene")] = (None, integ)
+                r["tol_match"] = matched_tolerance(r["errors"], target) if integ != own \
+                    else None
+                if r["tol_match"] is not None:
+                    runs[(integ, "match")] = (r["tol_match"], integ)
+                if r["tol_1mm"] is not None:
+                    runs[(integ, "1mm")] = (r["tol_1mm"], integ)
+            samples = {k: [] for k in runs}
+            for _ in range(args.reps):
+                for k, (tol, integ) in runs.items():
+                    samples[k].append(run_stats(cs, tol, integ, tmp)[3])
+            for (integ, what), xs in samples.items():
+                row["integ"][integ]["cpu_" + what] = statistics.median(xs)
+                tol = runs[(integ, what)][0]
+                if what != "1mm":
+                    row["integ"][integ]["ins_" + what] = instructions(
+                        cs.cmd(tol, "/dev/null", integ) + ["-q"], tmp)
+            rows.append(row)
+            print(json.dumps(row, default=str), flush=True)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(rows, f, indent=1, default=str)
+
+    print("\nAt each scene's own tolerances (CPU: median of %d interleaved runs; error: largest "
+          "COM distance from the converged run, m)\n" % args.reps)
+    print("| scene | integrator | steps | RHS evals | error-test failures | CPU s | "
+          "instructions | error, m |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    for row in rows:
+        for integ, r in row["integ"].items():
+            print("| %s | %s%s | %s | %s | %s | %s | %s | %s |" % (
+                row["scene"], integ, " (scene)" if integ == row["own"] else "", r["steps"],
+                r["rhs"], r["netf"], fmt(r.get("cpu_scene")),
+                fmt(r.get("ins_scene") and r["ins_scene"] / 1e6, 4) + "M"
+                if r.get("ins_scene") else "-", fmt(r["error"], 2)))
+    print("\nAt equal error: the scene's integrator at its tolerance against the others at the "
+          "loosest tolerance as accurate (CPU medians, instructions)\n")
+    print("| scene | scene's integrator: error, m / CPU s | other | its tolerance (error, m) | "
+          "its CPU s | CPU ratio other / scene's | instruction ratio |")
+    print("|---|---|---|---:|---:|---:|---:|")
+    for row in rows:
+        o = row["integ"][row["own"]]
+        for integ, r in row["integ"].items():
+            if integ == row["own"]:
+                continue
+            cpu, ins = r.get("cpu_match"), r.get("ins_match")
+            print("| %s | %s: %s / %s | %s | %s (%s) | %s | %s | %s |" % (
+                row["scene"], row["own"], fmt(o["error"], 2), fmt(o.get("cpu_scene")), integ,
+                fmt(r.get("tol_match"), 2), fmt(r["errors"].get(r.get("tol_match")), 2),
+                fmt(cpu), fmt(cpu / o["cpu_scene"], 2) if cpu else "-",
+                fmt(ins / o["ins_scene"], 2) if ins and o.get("ins_scene") else "-"))
+    print("\nWithin 1 mm of the converged run: the loosest tolerance (MuJoCo rule) and its CPU\n")
+    print("| scene | " + " | ".join("%s: tol / CPU s" % i for i in ["scene's"] + others) + " |")
+    print("|---|" + "---:|" * (1 + len(others)))
+    for row in rows:
+        cells = []
+        for integ in [row["own"]] + [i for i in others if i != row["own"]]:
+            r = row["integ"].get(integ, {})
+            cells.append("%s%s / %s" % (fmt(r.get("tol_1mm"), 2),
+                                        " (%s)" % integ if integ == row["own"] else "",
+                                        fmt(r.get("cpu_1mm"))))
+        print("| %s | %s |" % (row["scene"], " | ".join(cells)))
+    print("\nError against the converged run on the ladder (rtol = atol), m\n")
+    print("| scene | integrator | " + " | ".join("%g" % t for t in LADDER) + " |")
+    print("|---|---|" + "---:|" * len(LADDER))
+    for row in rows:
+        for integ, r in row["integ"].items():
+            print("| %s | %s | " % (row["scene"], integ) +
+                  " | ".join(fmt(r["errors"].get(t), 2) for t in LADDER) + " |")
+    print("\nCPU s on the ladder (one run each)\n")
+    print("| scene | integrator | " + " | ".join("%g" % t for t in LADDER) + " |")
+    print("|---|---|" + "---:|" * len(LADDER))
+    for row in rows:
+        for integ, r in row["integ"].items():
+            print("| %s | %s | " % (row["scene"], integ) +
+                  " | ".join(fmt(r["cpu"].get(t), 2) for t in LADDER) + " |")
+    print("\nConverged references: " + "; ".join(
+        "%s by %s%s" % (row["scene"], row["ref"], "".join(
+            ", %s at 1e-10 differs by %s m" % (i, fmt(d, 2)) for i, d in row["conv_diff"].items()))
+        for row in rows))
+    cost = {}
+    for row in rows:
+        if row["scene"] in ("foot_drop", "foot_push"):
+            for integ, r in row["integ"].items():
+                cost.setdefault(integ, {})[row["scene"]] = r.get("cpu_scene")
+    for integ, c in cost.items():
+        if c.get("foot_drop") and c.get("foot_push"):
+            print("foot_push / foot_drop CPU with %s: %.2f (target <= 2)"
+                  % (integ, c["foot_push"] / c["foot_drop"]))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", default=os.path.join(ROOT, "build-rel"))
@@ -352,6 +558,12 @@ def main():
     ap.add_argument("--skip-simbody", action="store_true")
     ap.add_argument("--skip-mujoco", action="store_true")
     ap.add_argument("--json", default="")
+    ap.add_argument("--integrator", default=None, choices=("bdf", "adams", "rk"),
+                    help="contactsim's integrator on every scene (default: each scene's own)")
+    ap.add_argument("--integrators", default="",
+                    help="compare the scenes' own integrators with these (e.g. rk) instead")
+    ap.add_argument("--peer-models", action="store_true",
+                    help="with --integrators: the contact models the peers are compared on")
     ap.add_argument("--skip-peers", action="store_true",
                     help="only the contactsim-alone tables (chains, foot, exponential springs)")
     args = ap.parse_args()
@@ -363,6 +575,9 @@ def main():
     load = os.getloadavg()
     print("load average at start: %.2f %.2f %.2f; %d CPUs" % (load + (os.cpu_count(),)),
           flush=True)
+    if args.integrators:
+        integrator_comparison(args, only)
+        return
 
     results = []
     if args.skip_peers:

@@ -41,7 +41,7 @@ for rel, includes in sources("src"):
         top = inc.split("/")[0]
         if top in LAYERS:
             check(top in allowed, f"{rel} includes {inc}, from the {top} layer above {layer}", rel)
-        if inc.startswith(("cvode/", "sundials/", "sunlinsol/", "sunmatrix/", "nvector/",
+        if inc.startswith(("cvode/", "arkode/", "sundials/", "sunlinsol/", "sunmatrix/", "nvector/",
                            "sunnonlinsol/")):
             check(rel == os.path.join("src", "engine", "integrator.c"),
                   f"{rel} includes SUNDIALS ({inc}); only the integrator may", rel)

@@ -2,6 +2,7 @@
 """The scene as the command line reads it: parameters set by key path (--set), the scene read
 exactly once (named pipes, standard input), every contact model checked by validate, output
 limits. Usage: test_scene_cli.py PATH/TO/contactsim"""
+import csv
 import json
 import os
 import subprocess
@@ -153,6 +154,40 @@ def set_errors_name_the_override():
 
 # ---------------------------------------------------------------------------------------------
 # the scene is read exactly once
+
+@case
+def integrator_rk_by_set_and_by_option():
+    """simulation.integrator="rk" and --integrator rk both run the explicit Runge-Kutta
+    integrator (no Jacobians, at least six right-hand sides a step), which swings the pendulum
+    of scenes/pendulum.json to where BDF does; a misspelt name is the loader's error"""
+    d = tempfile.mkdtemp()
+    ends = {}
+    for name, args in (("set", ["--set", 'simulation.integrator="rk"']),
+                       ("option", ["--integrator", "rk"]), ("bdf", ["--integrator", "bdf"])):
+        stats, out = os.path.join(d, name + ".json"), os.path.join(d, name + ".csv")
+        code, _, err = run("run", "scenes/pendulum.json", "-q", "--rtol", "1e-9", "--atol",
+                           "1e-11", "-o", out, "--stats", stats, *args)
+        check(code == 0, (name, code, err))
+        with open(stats) as f:
+            st = json.load(f)
+        if name != "bdf":
+            check(st["integrator"] == "rk" and st["linear_solver"] == "none", (name, st))
+            check(st["jacobian_evaluations"] == 0 and st["steps"] > 0, (name, st))
+            check(st["rhs_evals"] >= 6 * st["steps"], (name, st))
+        with open(out) as f:
+            rows = list(csv.reader(f))
+        ends[name] = [float(x) for x in rows[-1]]
+    for name in ("set", "option"):
+        check(ends[name] == ends["set"], "the same run either way")
+        for a, b in zip(ends[name], ends["bdf"]):
+            check(abs(a - b) <= 1e-5 * (1 + abs(b)), (name, a, b))
+    code, _, err = run("run", "scenes/pendulum.json", "-q", "-o", os.devnull, "--set",
+                       'simulation.integrator="rk4"')
+    check(code == 2 and "simulation.integrator" in err and "(bdf, adams, rk)" in err, err)
+    code, _, err = run("run", "scenes/pendulum.json", "-q", "-o", os.devnull, "--integrator",
+                       "rk4")
+    check(code == 2 and "integrator" in err, err)
+
 
 def run_from_fifo(args_before, args_after, text, timeout=30):
     """Run contactsim with the scene in a named pipe written once by a thread: a second read of

@@ -145,6 +145,16 @@ static void test_simulation_options(void** state) {
     assert_true(m->opt.rtol == cs_defaultSimOptions().rtol);
     cs_deleteModel(m);
   }
+  // the integrators by name
+  const char* integrators[] = {"bdf", "adams", "rk"};
+  for (int i = 0; i < 3; i++) {
+    char json[256];
+    snprintf(json, sizeof(json), "{\"simulation\": {\"integrator\": \"%s\"}}", integrators[i]);
+    m = th_loadString(json);
+    assert_int_equal(m->opt.integrator, i);
+    cs_deleteModel(m);
+  }
+  assert_int_equal(CS_INTEGRATOR_RK, 2);
 }
 
 
@@ -1575,7 +1585,7 @@ static void test_doc_simulation_defaults(void** state) {
       {"report_interval", o.report_interval},
       {"max_rows", (double)o.max_rows},
   };
-  const char* integrators[] = {"bdf", "adams"};
+  const char* integrators[] = {"bdf", "adams", "rk"};
   const char* solvers[] = {"auto", "dense", "band", "gmres"};
   int found = 0;
   for (int i = 0; i < n; i++) {

@@ -224,6 +224,7 @@ typedef struct csChange {
 typedef enum csIntegratorType {
   CS_INTEGRATOR_BDF = 0,   // BDF, Newton iteration, direct linear solver (default)
   CS_INTEGRATOR_ADAMS,     // Adams-Moulton, fixed-point iteration
+  CS_INTEGRATOR_RK,        // explicit Runge-Kutta, Dormand-Prince 5(4) (ARKODE ERKStep)
 } csIntegratorType;
 
 typedef enum csLinearSolver {

@@ -248,7 +248,8 @@ static PyObject* modelGetContacts(csPyModel* self, void* closure) {
 
 
 static const char* integratorName(csIntegratorType t) {
-  return t == CS_INTEGRATOR_ADAMS ? "adams" : "bdf";
+  static const char* const names[] = {"bdf", "adams", "rk"};
+  return t >= CS_INTEGRATOR_BDF && t <= CS_INTEGRATOR_RK ? names[t] : "bdf";
 }
 
 

@@ -91,15 +91,15 @@ static int readChoice(PyObject* v, const char* name, const char* const* names, i
     }
   }
   PyErr_Clear();
-  if (n == 2) {
-    return optionError("%s must be 'bdf' or 'adams'", name);
+  if (n == 3) {
+    return optionError("%s must be 'bdf', 'adams' or 'rk'", name);
   }
   return optionError("%s must be 'auto', 'dense', 'band' or 'gmres'", name);
 }
 
 
 int csPy_readOptions(PyObject* kw, const csSimOptions* base, csSimOptions* out) {
-  static const char* const integrators[] = {"bdf", "adams"};
+  static const char* const integrators[] = {"bdf", "adams", "rk"};
   static const char* const solvers[] = {"auto", "dense", "band", "gmres"};
   *out = *base;
   if (!kw) {
@@ -145,7 +145,7 @@ int csPy_readOptions(PyObject* kw, const csSimOptions* base, csSimOptions* out) 
       }
       out->max_rows = (long)x;
     } else if (strcmp(k, "integrator") == 0) {
-      rc = readChoice(value, k, integrators, 2, &choice);
+      rc = readChoice(value, k, integrators, 3, &choice);
       out->integrator = (csIntegratorType)choice;
     } else if (strcmp(k, "linear_solver") == 0) {
       rc = readChoice(value, k, solvers, 4, &choice);

@@ -689,10 +689,11 @@ static PyObject* simGetOptions(csPySimulation* self, void* closure) {
     return NULL;
   }
   static const char* const linsol[] = {"auto", "dense", "band", "gmres"};
+  static const char* const integrators[] = {"bdf", "adams", "rk"};
   csSimOptions o = cs_simOptions(self->s);
   int ls = o.linsol >= 0 && o.linsol <= CS_LINSOL_GMRES ? (int)o.linsol : 0;
   return Py_BuildValue("{s:d,s:s,s:s,s:d,s:d,s:d,s:d,s:l,s:d}", "duration", o.duration,
-                       "integrator", o.integrator == CS_INTEGRATOR_ADAMS ? "adams" : "bdf",
+                       "integrator", integrators[o.integrator],
                        "linear_solver", linsol[ls], "rtol", o.rtol, "atol", o.atol, "max_step",
                        o.max_step, "initial_step", o.initial_step, "max_steps", o.max_steps,
                        "report_interval", o.report_interval);

@@ -31,7 +31,7 @@ static const char usageRun[] =
     "run options:\n"
     "  -o, --output FILE         CSV file to write (default: standard output)\n"
     "      --duration T          simulated time, s\n"
-    "      --integrator NAME     bdf (default) or adams\n"
+    "      --integrator NAME     bdf (default), adams or rk\n"
     "      --rtol R, --atol A    relative and absolute tolerances\n"
     "      --report-interval DT  time between CSV rows, s\n"
     "      --max-step H          largest step, s (0: unlimited)\n"

@@ -135,7 +135,8 @@ static void jsonRun(FILE* f, const csCliRun* r, const char* outer, const char* s
   fprintf(f, "%ld", s ? s->njac : 0L);
   // the integrator and the linear solver the run used
   jsonKey(f, in, "integrator");
-  jsonString(f, r->opt.integrator == CS_INTEGRATOR_BDF ? "bdf" : "adams");
+  static const char* const integrators[] = {"bdf", "adams", "rk"};
+  jsonString(f, integrators[r->opt.integrator]);
   jsonKey(f, in, "linear_solver");
   jsonString(f, cs_cliLinearSolverName(r));
   // contact statistics (definitions in docs/cli.md, "Metrics")

@@ -16,12 +16,22 @@
 // turn to each report time, where their interpolants give one consistent state. Requesting a
 // particular linear solver (dense, band, gmres) integrates the whole system as one group
 // instead, ordered body by body so that decoupled bodies give a banded Jacobian.
+//
+// The third integrator, "rk", is ARKODE's explicit Runge-Kutta stepper (ERKStep) with the same
+// loop: one step at a time, reports from its dense output, the same commit after each step. A
+// one-step method keeps no history that a commit could invalidate, but ERKStep keeps the
+// derivative at the end of the step for the first stage of the next one; when the commit (or
+// the quaternions' renormalisation, which ERKStep has no projection for) changes the right-hand
+// side, the group is reset at its current state (ERKStepReset keeps the step size, the
+// controller's history and the counters), so that the next step starts from a fresh derivative.
 #include <float.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
+#include <arkode/arkode.h>
+#include <arkode/arkode_erkstep.h>
 #include <cvode/cvode.h>
 #include <cvode/cvode_proj.h>
 #include <nvector/nvector_serial.h>
@@ -108,6 +118,8 @@ struct csIntegrator {
   int nchange_done;        // scheduled changes applied so far (m->change is sorted by time)
   double cpu_integration;  // CPU time of the integration in this integrator's calls, s
   long nrestart;           // re-initialisations after changes and state edits
+  int rk;                  // 1: ARKODE's explicit Runge-Kutta (ERKStep) instead of CVODE
+  double* auto_before;     // (nauto) rk: auto-update values before a commit, to see a change
 };
 
 // One step hook in this many is timed with the CPU clock and the total estimated from them: a
@@ -494,6 +506,7 @@ static void errorHandler(int code, const char* module, const char* function, cha
   Sim* sim = user_data;
   snprintf(sim->cvmsg, sizeof(sim->cvmsg), "%s: %s", function, msg);
   // warnings (t + h = t: the step size has collapsed) are kept for the whole run, on one line
+  // (ARK_WARNING is CV_WARNING, 99)
   if (code == CV_WARNING && sim->d->stat.warnings_cvode++ == 0) {
     char* w = sim->d->stat.cvode_warning;
     snprintf(w, sizeof(sim->d->stat.cvode_warning), "%s", msg);
@@ -534,13 +547,37 @@ static const char* flagName(int flag) {
 }
 
 
+// ARKODE's flags by name (the numbers overlap CVODE's, the names do not)
+static const char* arkFlagName(int flag) {
+  switch (flag) {
+    case ARK_TOO_MUCH_WORK: return "ARK_TOO_MUCH_WORK";
+    case ARK_TOO_MUCH_ACC: return "ARK_TOO_MUCH_ACC";
+    case ARK_ERR_FAILURE: return "ARK_ERR_FAILURE";
+    case ARK_RHSFUNC_FAIL: return "ARK_RHSFUNC_FAIL";
+    case ARK_FIRST_RHSFUNC_ERR: return "ARK_FIRST_RHSFUNC_ERR";
+    case ARK_REPTD_RHSFUNC_ERR: return "ARK_REPTD_RHSFUNC_ERR";
+    case ARK_UNREC_RHSFUNC_ERR: return "ARK_UNREC_RHSFUNC_ERR";
+    case ARK_MEM_FAIL: return "ARK_MEM_FAIL";
+    case ARK_MEM_NULL: return "ARK_MEM_NULL";
+    case ARK_ILL_INPUT: return "ARK_ILL_INPUT";
+    case ARK_NO_MALLOC: return "ARK_NO_MALLOC";
+    case ARK_BAD_T: return "ARK_BAD_T";
+    case ARK_TOO_CLOSE: return "ARK_TOO_CLOSE";
+    case ARK_VECTOROP_ERR: return "ARK_VECTOROP_ERR";
+    case ARK_INTERP_FAIL: return "ARK_INTERP_FAIL";
+    default: return "ARK_UNKNOWN_FLAG";
+  }
+}
+
+
 // convert a failed SUNDIALS call into err; returns 0 if flag is a success
 static int check(int flag, const char* function, const Sim* sim, double t, csError* err) {
   if (flag >= 0) {
     return 0;
   }
   cs_setError(err, CS_ERR_SOLVER, "", "%s failed with %s at t = %.9g s%s%s", function,
-              flagName(flag), t, sim->cvmsg[0] ? ": " : "", sim->cvmsg);
+              sim->rk ? arkFlagName(flag) : flagName(flag), t, sim->cvmsg[0] ? ": " : "",
+              sim->cvmsg);
   err->time = t;
   return -1;
 }
@@ -585,6 +622,8 @@ int cs_validateSimOptions(const csSimOptions* o, csError* err) {
     bad = "max_steps must be positive";
   } else if (!(o->report_interval > 0)) {
     bad = "report_interval must be positive";
+  } else if (o->integrator < CS_INTEGRATOR_BDF || o->integrator > CS_INTEGRATOR_RK) {
+    bad = "integrator must be bdf, adams or rk";
   }
   if (bad) {
     cs_setError(err, CS_ERR_INPUT, "simulation", "%s", bad);
@@ -594,10 +633,20 @@ int cs_validateSimOptions(const csSimOptions* o, csError* err) {
 }
 
 
-// add CVODE's counters to *sum
-// (the Jacobian counters exist only when there is a linear solver, that is with BDF)
-static void addCounters(void* mem, int linear_solver, csStats* sum) {
+// add group g's counters to *sum (the Jacobian counters exist only when there is a linear
+// solver, that is with BDF; ERKStep has steps, right-hand sides and error-test failures only,
+// and keeps them through its resets)
+static void addCounters(const Group* g, csStats* sum) {
+  void* mem = g->mem;
   long v;
+  if (g->sim->rk) {
+    long nfe = 0;
+    if (ERKStepGetNumSteps(mem, &v) == ARK_SUCCESS) sum->nsteps += v;
+    if (ERKStepGetNumRhsEvals(mem, &nfe) == ARK_SUCCESS) sum->nrhs += nfe;
+    if (ERKStepGetNumErrTestFails(mem, &v) == ARK_SUCCESS) sum->netf += v;
+    return;
+  }
+  int linear_solver = g->LS != NULL;
   if (CVodeGetNumSteps(mem, &v) == CV_SUCCESS) sum->nsteps += v;
   if (CVodeGetNumRhsEvals(mem, &v) == CV_SUCCESS) sum->nrhs += v;
   if (CVodeGetNumErrTestFails(mem, &v) == CV_SUCCESS) sum->netf += v;
@@ -606,6 +655,27 @@ static void addCounters(void* mem, int linear_solver, csStats* sum) {
     if (CVodeGetNumJacEvals(mem, &v) == CV_SUCCESS) sum->njac += v;
     if (CVodeGetNumLinRhsEvals(mem, &v) == CV_SUCCESS) sum->nrhs_jac += v;
   }
+}
+
+
+// the last successful step of group g (0 before the first), and the step it will try next
+static double lastStep(const Group* g) {
+  sunrealtype h = 0;
+  if (g->sim->rk ? ERKStepGetLastStep(g->mem, &h) != ARK_SUCCESS
+                 : CVodeGetLastStep(g->mem, &h) != CV_SUCCESS) {
+    return 0;
+  }
+  return (double)h;
+}
+
+
+static double currentStep(const Group* g) {
+  sunrealtype h = 0;
+  if (g->sim->rk ? ERKStepGetCurrentStep(g->mem, &h) != ARK_SUCCESS
+                 : CVodeGetCurrentStep(g->mem, &h) != CV_SUCCESS) {
+    return 0;
+  }
+  return (double)h;
 }
 
 
@@ -1085,6 +1155,53 @@ static SUNLinearSolver schurNew(Group* g) {
 // ---------------------------------------------------------------------------------------------
 // one group's CVODE instance
 
+// The embedded pair of "rk": Dormand-Prince 5(4), 7 stages, first same as last. Of ERKStep's
+// tables it is the one Simbody's RK-Merson (4th order, 5 stages, error from a 3rd-order
+// embedding) is usually weighed against, and the one most users know (MATLAB's ode45, SciPy's
+// RK45): 5th-order steps with a 4th-order error estimate. Measured against ERKStep's default
+// (Zonneveld 4(3), 5 stages) and Verner 6(5) on the bench scenes in docs/performance.md, "A
+// one-step method (ARKODE ERK)".
+#define CS_RK_TABLE ARKODE_DORMAND_PRINCE_7_4_5
+
+
+// Group g's ERKStep instance at t0, from the data's current state (its vectors are allocated):
+// explicit Runge-Kutta, no linear solver (linsol -1 records that), no projection.
+static int createRk(Group* g, double t0, csError* err) {
+  Sim* sim = g->sim;
+  const csSimOptions* opt = &sim->opt;
+  g->linsol = -1;
+  if (!g->y || !g->ytmp || !g->atolv) {
+    cs_setError(err, CS_ERR_MEMORY, "", "out of memory creating the integrator");
+    return CS_ERR_MEMORY;
+  }
+  storeState(g, N_VGetArrayPointer(g->y));
+  N_VConst(opt->atol, g->atolv);
+  g->t = t0;
+  g->fresh = 1;
+  g->t_commit = fmin(sim->d->t_commit, t0);
+  g->mem = ERKStepCreate(rhs, t0, g->y, sim->ctx);
+  if (!g->mem) {
+    cs_setError(err, CS_ERR_MEMORY, "", "out of memory creating the integrator");
+    return CS_ERR_MEMORY;
+  }
+#if SUNDIALS_VERSION_MAJOR < 7
+  ERKStepSetErrHandlerFn(g->mem, errorHandler, sim);
+#endif
+  if (check(ERKStepSetUserData(g->mem, g), "ERKStepSetUserData", sim, t0, err) ||
+      check(ERKStepSVtolerances(g->mem, opt->rtol, g->atolv), "ERKStepSVtolerances", sim, t0,
+            err) ||
+      check(ERKStepSetTableNum(g->mem, CS_RK_TABLE), "ERKStepSetTableNum", sim, t0, err) ||
+      (opt->max_step > 0 &&
+       check(ERKStepSetMaxStep(g->mem, opt->max_step), "ERKStepSetMaxStep", sim, t0, err)) ||
+      (opt->initial_step > 0 &&
+       check(ERKStepSetInitStep(g->mem, opt->initial_step), "ERKStepSetInitStep", sim, t0,
+             err))) {
+    return CS_ERR_SOLVER;
+  }
+  return CS_OK;
+}
+
+
 // Group g's CVODE instance at t0, from the data's current state: BDF with Newton iteration and a
 // dense, band or GMRES linear solver, or Adams with fixed-point iteration (non-stiff, no
 // Jacobian). The quaternion projection exists for BDF only; Adams relies on the stabilisation
@@ -1095,6 +1212,9 @@ static int createSolver(Group* g, double t0, csError* err) {
   g->y = N_VNew_Serial(g->nstate, sim->ctx);
   g->ytmp = N_VNew_Serial(g->nstate, sim->ctx);
   g->atolv = N_VNew_Serial(g->nstate, sim->ctx);
+  if (sim->rk) {
+    return createRk(g, t0, err);
+  }
   int bdf = opt->integrator == CS_INTEGRATOR_BDF;
   g->mem = CVodeCreate(bdf ? CV_BDF : CV_ADAMS, sim->ctx);
   if (!g->y || !g->ytmp || !g->atolv || !g->mem) {
@@ -1181,13 +1301,59 @@ static int createSolver(Group* g, double t0, csError* err) {
 
 // every one of these accepts NULL, so a partly created instance is freed too
 static void destroySolver(Group* g) {
-  CVodeFree(&g->mem);
+  if (g->sim && g->sim->rk) {
+    ERKStepFree(&g->mem);
+  } else {
+    CVodeFree(&g->mem);
+  }
   SUNNonlinSolFree(g->NLS);
   SUNLinSolFree(g->LS);
   SUNMatDestroy(g->A);
   N_VDestroy(g->atolv);
   N_VDestroy(g->ytmp);
   N_VDestroy(g->y);
+}
+
+
+// rk, after group g's commit: quaternions back to unit length (ERKStep has no projection; the
+// kinematic pull toward unit length only slows the drift), and if that or the commit changed the
+// right-hand side, a reset at the current state. ERKStep keeps the derivative at the step's end
+// (computed before the commit, from the values the step used) as the first stage of the next
+// step, and with the Dormand-Prince pair it is the last stage of the step just taken; after a
+// reset the next step evaluates it afresh. ERKStepReset (ARKODE 5.4) keeps the counters, the
+// step size it would have tried next and the controller's error history, so the step-size
+// sequence goes on as without the reset; ERKStepSetInitStep is not called, since it would
+// replace that prediction by the last step and clear the history. A group whose commit changed
+// nothing (no auto-update variables, or a block at rest with its anchor in place) and that has no
+// quaternion keeps the first-same-as-last derivative and pays nothing.
+static void rkAfterCommit(Group* g) {
+  Sim* sim = g->sim;
+  csData* d = sim->d;
+  int changed = 0;
+  for (int i = 0; i < d->nact_force && !changed; i++) {
+    const csForce* f = &sim->m->force[d->act_force[i]];
+    changed = memcmp(sim->auto_before + f->autoadr, d->autoval + f->autoadr,
+                     sizeof(double) * (size_t)f->autonum) != 0;
+  }
+  sunrealtype* y = N_VGetArrayPointer(g->y);
+  for (int k = 0; k < g->nquat; k++) {
+    sunrealtype* q = y + g->quat[k];
+    double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+    if (n > 0 && n != 1) {
+      for (int i = 0; i < 4; i++) {
+        q[i] /= n;
+      }
+      changed = 1;
+    }
+  }
+  if (!changed) {
+    return;
+  }
+  if (g->nquat > 0) {
+    loadState(g, g->t, y);  // the data holds the state the next step starts from
+  }
+  // a reset cannot fail on a live instance (it checks only its arguments)
+  ERKStepReset(g->mem, g->t, g->y);
 }
 
 
@@ -1208,12 +1374,23 @@ static void finishStep(Group* g) {
       sim->rep->step(sim->rep->ctx, sim->m, d);
     }
   }
+  // rk: the values before the commit, to tell whether it changed the right-hand side
+  if (sim->rk) {
+    for (int i = 0; i < d->nact_force; i++) {
+      const csForce* f = &sim->m->force[d->act_force[i]];
+      memcpy(sim->auto_before + f->autoadr, d->autoval + f->autoadr,
+             sizeof(double) * (size_t)f->autonum);
+    }
+  }
   // commit with the group's own last-commit time: d->t_commit is shared by every group, and another
   // group may have committed since
   d->t_commit = g->t_commit;
   cs_commitAutoUpdates(sim->m, d);
   g->t_commit = g->t;
   g->pending = 0;
+  if (sim->rk) {
+    rkAfterCommit(g);
+  }
 }
 
 
@@ -1228,10 +1405,8 @@ __attribute__((format(printf, 4, 5))) static void collapseError(Group* g, csErro
                                                                 ...) {
   const Sim* sim = g->sim;
   const csStats* s = &sim->d->stat;
-  sunrealtype hlast = 0, hcur = 0;
-  CVodeGetLastStep(g->mem, &hlast);
-  CVodeGetCurrentStep(g->mem, &hcur);
-  double h = failed && hcur > 0 ? fabs((double)hcur) : fabs((double)hlast);
+  double hlast = lastStep(g), hcur = currentStep(g);
+  double h = failed && hcur > 0 ? fabs(hcur) : fabs(hlast);
   double scale = fmax(fabs((double)g->t), sim->opt.report_interval);
   if (s->warnings_cvode == 0 && !(h < 1e-9 * scale) && !(failed && h < 1e-3 * fabs(hlast))) {
     return;
@@ -1244,10 +1419,41 @@ __attribute__((format(printf, 4, 5))) static void collapseError(Group* g, csErro
   cs_setError(err, CS_ERR_SOLVER, "",
               "the step size collapsed to h = %.3g s at t = %.9g s (%s): the forces probably "
               "jump or stop being finite there%s%.160s%s%.160s%s",
-              h, (double)g->t, reason, failed && sim->cvmsg[0] ? "; CVODE said: " : "",
-              failed ? sim->cvmsg : "", s->warnings_cvode ? "; CVODE warned: " : "",
+              h, (double)g->t, reason,
+              failed && sim->cvmsg[0] ? (sim->rk ? "; ARKODE said: " : "; CVODE said: ") : "",
+              failed ? sim->cvmsg : "",
+              s->warnings_cvode ? (sim->rk ? "; ARKODE warned: " : "; CVODE warned: ") : "",
               s->cvode_warning, s->warnings_cvode > 1 ? " (and again later)" : "");
   err->time = g->t;
+}
+
+
+// One ERKStep step of the active group g toward tout, never past tstop: ERKStepEvolve's flag in
+// *flag; returns CS_OK, or CS_ERR_SOLVER with err filled if a retry cannot be set up. ERKStep
+// 5.4 treats a right-hand side that cannot be evaluated (a positive return: forces not finite)
+// as unrecoverable; CVODE retries with a step a quarter as long, up to ten times, and so does
+// this: from the step's start state (kept in ytmp), with the step cut by 4.
+static int rkStep(Group* g, double tout, double tstop, int* flag, csError* err) {
+  Sim* sim = g->sim;
+  sunrealtype t0 = g->t;
+  N_VScale(1.0, g->y, g->ytmp);
+  for (int attempt = 0;; attempt++) {
+    if (check(ERKStepSetStopTime(g->mem, tstop), "ERKStepSetStopTime", sim, g->t, err)) {
+      return CS_ERR_SOLVER;
+    }
+    *flag = ERKStepEvolve(g->mem, tout, g->y, &g->t, ARK_ONE_STEP);
+    if (*flag != ARK_UNREC_RHSFUNC_ERR || attempt == 10) {
+      return CS_OK;
+    }
+    double h = currentStep(g);
+    N_VScale(1.0, g->ytmp, g->y);
+    g->t = t0;
+    sim->cvmsg[0] = 0;
+    if (check(ERKStepReset(g->mem, t0, g->y), "ERKStepReset", sim, t0, err) ||
+        check(ERKStepSetInitStep(g->mem, 0.25 * fabs(h)), "ERKStepSetInitStep", sim, t0, err)) {
+      return CS_ERR_SOLVER;
+    }
+  }
 }
 
 
@@ -1257,22 +1463,29 @@ static int stepGroup(Group* g, double tout, double tstop, csError* err) {
   sim->cvmsg[0] = 0;  // a message from an earlier, recovered condition is not this step's
   // the stop time keeps CVODE from stepping past the group's next change (where its right-hand side
   // jumps) or past the end
-  if (check(CVodeSetStopTime(g->mem, tstop), "CVodeSetStopTime", sim, g->t, err)) {
-    return CS_ERR_SOLVER;
+  int flag = 0;
+  if (sim->rk) {
+    if (rkStep(g, tout, tstop, &flag, err) != CS_OK) {
+      return CS_ERR_SOLVER;
+    }
+  } else {
+    if (check(CVodeSetStopTime(g->mem, tstop), "CVodeSetStopTime", sim, g->t, err)) {
+      return CS_ERR_SOLVER;
+    }
+    flag = CVode(g->mem, tout, g->y, &g->t, CV_ONE_STEP);
   }
-  int flag = CVode(g->mem, tout, g->y, &g->t, CV_ONE_STEP);
   g->fresh = 0;
   if (flag < 0) {
     sim->d->t = g->t;
-    check(flag, "CVode", sim, g->t, err);
-    collapseError(g, err, 1, "CVode failed with %s", flagName(flag));
+    check(flag, sim->rk ? "ERKStepEvolve" : "CVode", sim, g->t, err);
+    collapseError(g, err, 1, "%s failed with %s", sim->rk ? "ERKStepEvolve" : "CVode",
+                  sim->rk ? arkFlagName(flag) : flagName(flag));
     return CS_ERR_SOLVER;
   }
   // CVODE's own step limit counts steps within one call, and every call here is one step,
   // so the limit between two reports is enforced here
   if (++g->steps_since_report > sim->opt.max_steps) {
-    sunrealtype hlast = 0;
-    CVodeGetLastStep(g->mem, &hlast);
+    double hlast = lastStep(g);
     cs_setError(err, CS_ERR_SOLVER, "",
                 "too much work: more than %ld steps since the last report, at t = %.9g s "
                 "(last step %.3g s); raise max_steps or loosen the tolerances",
@@ -1291,8 +1504,16 @@ static int gatherAt(Sim* sim, double t, csError* err) {
     Group* g = &sim->group[gi];
     // a group whose step ended exactly at t is read directly; the others are interpolated with
     // the polynomial CVODE keeps of its last step (CVodeGetDky), to the step's own accuracy
+    // (ERKStep's Hermite interpolant of degree 4 evaluates the right-hand side once inside the
+    // step, so the group is active for it)
     if (t == g->t) {
       loadState(g, t, N_VGetArrayPointer(g->y));
+    } else if (sim->rk) {
+      activate(g);
+      if (check(ERKStepGetDky(g->mem, t, 0, g->ytmp), "ERKStepGetDky", sim, t, err)) {
+        return CS_ERR_SOLVER;
+      }
+      loadState(g, t, N_VGetArrayPointer(g->ytmp));
     } else if (check(CVodeGetDky(g->mem, t, 0, g->ytmp), "CVodeGetDky", sim, t, err)) {
       return CS_ERR_SOLVER;
     } else {
@@ -1417,9 +1638,17 @@ static int applyDueChanges(Sim* sim, double horizon, csError* err) {
       continue;  // nothing integrated since the last (re)start: nothing to restart
     }
     // the right-hand side jumped: restart; CVodeReInit zeroes CVODE's counters, so bank them
-    addCounters(g->mem, g->LS != NULL, &g->banked);
-    if (check(CVodeReInit(g->mem, g->t, g->y), "CVodeReInit", sim, g->t, err)) {
-      return CS_ERR_SOLVER;
+    // (ERKStep is reset at the same state: the derivative is evaluated afresh, the step size
+    // and the counters are kept)
+    if (sim->rk) {
+      if (check(ERKStepReset(g->mem, g->t, g->y), "ERKStepReset", sim, g->t, err)) {
+        return CS_ERR_SOLVER;
+      }
+    } else {
+      addCounters(g, &g->banked);
+      if (check(CVodeReInit(g->mem, g->t, g->y), "CVodeReInit", sim, g->t, err)) {
+        return CS_ERR_SOLVER;
+      }
     }
     g->fresh = 1;
     sim->nrestart++;
@@ -1504,11 +1733,19 @@ csIntegrator* cs_integratorNew(const csModel* m, csData* d, const csSimOptions* 
   sim->opt = *opt;
   sim->tcur = d->t;
   sim->clock_cost = cpuClockCost();
+  sim->rk = opt->integrator == CS_INTEGRATOR_RK;
   int status = CS_OK;
+  if (sim->rk) {
+    sim->auto_before = allocArray((size_t)m->nauto, sizeof(double));
+    if (!sim->auto_before) {
+      cs_setError(err, CS_ERR_MEMORY, "", "out of memory creating the integrator");
+      status = CS_ERR_MEMORY;
+    }
+  }
 
   // 1. groups, context, one CVODE instance per group
   cs_activateAll(m, d);
-  if (layoutGroups(sim, opt->linsol != CS_LINSOL_AUTO) != 0) {
+  if (status == CS_OK && layoutGroups(sim, opt->linsol != CS_LINSOL_AUTO) != 0) {
     cs_setError(err, CS_ERR_MEMORY, "", "out of memory laying out the integrator's state");
     status = CS_ERR_MEMORY;
   }
@@ -1557,6 +1794,7 @@ void cs_integratorFree(csIntegrator* sim) {
   }
   csu_free(sim->group, 0);
   csu_free(sim->force_group, 0);
+  csu_free(sim->auto_before, 0);
   if (sim->ctx) {
     SUNContext_Free(&sim->ctx);
   }
@@ -1695,9 +1933,18 @@ int cs_integratorRestart(csIntegrator* sim, int nchange_done, csError* err) {
   for (int gi = 0; gi < sim->ngroup; gi++) {
     Group* g = &sim->group[gi];
     storeState(g, N_VGetArrayPointer(g->y));
-    addCounters(g->mem, g->LS != NULL, &g->banked);
-    if (check(CVodeReInit(g->mem, d->t, g->y), "CVodeReInit", sim, d->t, err)) {
-      return CS_ERR_SOLVER;
+    if (sim->rk) {
+      // an edited state starts afresh, with the first step chosen as at creation
+      if (check(ERKStepReset(g->mem, d->t, g->y), "ERKStepReset", sim, d->t, err) ||
+          check(ERKStepSetInitStep(g->mem, sim->opt.initial_step), "ERKStepSetInitStep", sim,
+                d->t, err)) {
+        return CS_ERR_SOLVER;
+      }
+    } else {
+      addCounters(g, &g->banked);
+      if (check(CVodeReInit(g->mem, d->t, g->y), "CVodeReInit", sim, d->t, err)) {
+        return CS_ERR_SOLVER;
+      }
     }
     g->t = d->t;
     g->t_commit = fmin(d->t_commit, d->t);
@@ -1723,11 +1970,10 @@ void cs_integratorStats(const csIntegrator* sim, csStats* st) {
     const Group* g = &sim->group[gi];
     csStats sum = g->banked;
     if (g->mem) {
-      sunrealtype h = 0;
-      addCounters(g->mem, g->LS != NULL, &sum);
+      addCounters(g, &sum);
       // the smallest last step of any group: the one that limits the run
-      if (CVodeGetLastStep(g->mem, &h) == CV_SUCCESS && h > 0 &&
-          (st->last_step == 0 || h < st->last_step)) {
+      double h = lastStep(g);
+      if (h > 0 && (st->last_step == 0 || h < st->last_step)) {
         st->last_step = h;
       }
     }

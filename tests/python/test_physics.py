@@ -115,3 +115,19 @@ def test_energy_balance_of_a_damped_pendulum():
     total = traj["ke"] + traj["pe"] + traj["dissipated"]
     assert np.max(np.abs(total - total[0])) < 1e-7 * abs(total[0]) + 1e-9
     assert traj["dissipated"][-1] > 0.01
+
+
+def test_rk_integrator_pendulum_and_held_block():
+    # the explicit Runge-Kutta integrator through the module: the large-angle period, and the
+    # block held on the incline by its friction anchors, committed after every step
+    theta0 = 1.0
+    sim = contactsim.Simulation(contactsim.loads(pendulum(theta0)), integrator="rk")
+    assert sim.options["integrator"] == "rk"
+    traj = contactsim.run(contactsim.loads(pendulum(theta0)), integrator="rk")
+    T = 4 * math.sqrt(1.001 / G) * ellipk(math.sin(theta0 / 2) ** 2)
+    assert measured_period(traj) == pytest.approx(T, rel=2e-5)
+    held = contactsim.run(contactsim.loads(incline_block(20.0)), integrator="rk")
+    late = held.t >= held.t[-1] - 1.0
+    assert np.ptp(held["block.px"][late]) < 1e-6
+    with pytest.raises(ValueError):
+        contactsim.Simulation(contactsim.loads(pendulum(theta0)), integrator="rk4")

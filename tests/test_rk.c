@@ -1,0 +1,516 @@
+// test_rk.c: the explicit Runge-Kutta integrator ("rk", ARKODE's ERKStep) against analytic
+// answers and conservation laws, with auto-update commits, scheduled changes, checkpoints,
+// interrupted runs and its statistics.
+#include "helpers.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define PI 3.14159265358979323846
+#define G 9.81
+
+
+static csSimOptions rkOptions(double duration, double rtol, double atol, double report_interval) {
+  csSimOptions o = th_simOptions(duration, rtol, atol, report_interval);
+  o.integrator = CS_INTEGRATOR_RK;
+  return o;
+}
+
+
+// complete elliptic integral of the first kind K(k) by the arithmetic-geometric mean
+static double ellipticK(double k) {
+  double a = 1, b = sqrt(1 - k * k);
+  for (int i = 0; i < 30; i++) {
+    double an = 0.5 * (a + b);
+    b = sqrt(a * b);
+    a = an;
+  }
+  return PI / (2 * a);
+}
+
+
+// a pendulum on a pin whose axis is Ground's y, COM at distance L below the pivot at q = 0
+static csModel* pendulum(double L, double mass, double icom, double theta0) {
+  csModel* m = cs_newModel("pendulum");
+  csTransform XPF = csu_transformFromPosQuat(csu_vec3(0, 0, 1),
+                                             csu_quatFromAxisAngle(csu_vec3(1, 0, 0), -PI / 2));
+  th_addBody(m, "arm", 0, CS_JOINT_PIN, XPF, csu_transformIdentity(), mass, csu_vec3(0, L, 0),
+             th_diag(icom, icom, icom));
+  th_addForce(m, CS_FORCE_GRAVITY, "gravity");
+  th_finalize(m);
+  m->q0[0] = theta0;
+  return m;
+}
+
+
+// released from 1.5 rad the period is 4 sqrt(I_O / (m g L)) K(sin(theta0 / 2)), 17 % longer
+// than the small-angle one; measured from the downward zero crossings of the reports
+static void test_pendulum_period_large_amplitude(void** state) {
+  (void)state;
+  double L = 0.8, mass = 1.5, icom = 2e-3, theta0 = 1.5;
+  csModel* m = pendulum(L, mass, icom, theta0);
+  double io = icom + mass * L * L;
+  double period = 4 * sqrt(io / (mass * G * L)) * ellipticK(sin(theta0 / 2));
+  csSimOptions o = rkOptions(3.2 * period, 1e-10, 1e-12, period / 500);
+  thTrace tr = {0};
+  csData* d = th_run(m, &o, &tr);
+  double first = -1, last = -1;
+  int crossings = 0;
+  for (int i = 1; i < tr.n; i++) {
+    double a = tr.q[i - 1], b = tr.q[i];
+    if (a > 0 && b <= 0) {
+      double tc = tr.t[i - 1] + (tr.t[i] - tr.t[i - 1]) * a / (a - b);
+      crossings += first >= 0;
+      first = first < 0 ? tc : first;
+      last = tc;
+    }
+  }
+  assert_true(crossings >= 2);
+  th_assertClose((last - first) / crossings, period, 1e-7, 0, "large-amplitude period");
+  // no damping: the energy stays where it started
+  for (int i = 0; i < tr.n; i++) {
+    th_assertClose(tr.ke[i] + tr.pe[i], tr.ke[0] + tr.pe[0], 0, 1e-8, "pendulum energy");
+  }
+  assert_int_equal(d->stat.njac, 0);
+  th_traceFree(&tr);
+  cs_deleteData(d);
+  cs_deleteModel(m);
+}
+
+
+// a box thrown spinning about its principal z axis flies a parabola and keeps spinning at the
+// same rate: z = z0 + vz t - g t^2 / 2, orientation a rotation by w t about z; its quaternion is
+// renormalised after every step (explicit Runge-Kutta has no projection)
+static void test_projectile_spinning(void** state) {
+  (void)state;
+  csModel* m = cs_newModel("throw");
+  int b = th_addFreeBody(m, "box", 2.0, csu_vec3(0, 0, 0),
+                         csu_inertiaBox(2.0, csu_vec3(0.1, 0.2, 0.3)));
+  th_addForce(m, CS_FORCE_GRAVITY, "gravity");
+  th_finalize(m);
+  const csBody* body = &m->body[b];
+  double w = 7.0;
+  m->q0[body->qadr + 6] = 10.0;
+  m->u0[body->uadr + 2] = w;
+  m->u0[body->uadr + 3] = 1.5;
+  m->u0[body->uadr + 5] = 4.0;
+  csSimOptions o = rkOptions(2.0, 1e-10, 1e-12, 0.02);
+  csData* d = th_run(m, &o, NULL);
+  double t = 2.0;
+  th_assertClose(d->body_pose[b].p.z, 10.0 + 4.0 * t - 0.5 * G * t * t, 1e-9, 1e-9, "z");
+  th_assertClose(d->body_pose[b].p.x, 1.5 * t, 1e-9, 1e-9, "x");
+  th_assertClose(d->body_vel[b].v.z, 4.0 - G * t, 1e-9, 1e-9, "vz");
+  th_assertClose(d->body_vel[b].w.z, w, 1e-9, 0, "spin rate");
+  // the orientation: q = (cos(w t / 2), 0, 0, sin(w t / 2)), up to sign
+  const double* q = d->q + body->qadr;
+  double c = cos(w * t / 2), s = sin(w * t / 2), sign = q[0] * c + q[3] * s < 0 ? -1 : 1;
+  th_assertClose(sign * q[0], c, 0, 1e-8, "qw");
+  th_assertClose(sign * q[3], s, 0, 1e-8, "qz");
+  th_assertClose(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3], 1, 0, 1e-14, "|q|");
+  cs_deleteData(d);
+  cs_deleteModel(m);
+}
+
+
+// stepped one integrator step at a time (cs_simStep), switched from BDF to rk half way
+// (cs_simSetOptions), a box in free flight still follows z = z0 + vz t - g t^2 / 2 exactly at
+// every step's end
+static void test_step_by_step_and_switch(void** state) {
+  (void)state;
+  csModel* m = cs_newModel("throw");
+  int b = th_addFreeBody(m, "box", 2.0, csu_vec3(0, 0, 0),
+                         csu_inertiaBox(2.0, csu_vec3(0.1, 0.2, 0.3)));
+  th_addForce(m, CS_FORCE_GRAVITY, "gravity");
+  th_finalize(m);
+  m->q0[m->body[b].qadr + 6] = 10.0;
+  m->u0[m->body[b].uadr + 5] = 4.0;
+  m->u0[m->body[b].uadr + 1] = 3.0;
+  csSimOptions o = th_simOptions(1.0, 1e-10, 1e-12, 0.1);
+  csError err = {0};
+  csSimulation* s = cs_newSimulation(m, &o, &err);
+  assert_non_null(s);
+  assert_int_equal(cs_simAdvanceTo(s, 0.3, &err), CS_OK);
+  o.integrator = CS_INTEGRATOR_RK;
+  assert_int_equal(cs_simSetOptions(s, &o, &err), CS_OK);
+  int steps = 0;
+  while (cs_simTime(s) < 0.8) {
+    double before = cs_simTime(s);
+    assert_int_equal(cs_simStep(s, &err), CS_OK);
+    assert_true(cs_simTime(s) > before);
+    double t = cs_simTime(s), p[3], q[4];
+    cs_simBodyPose(s, b, p, q);
+    th_assertClose(p[2], 10.0 + 4.0 * t - 0.5 * G * t * t, 0, 1e-9, "z after each rk step");
+    th_assertClose(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3], 1, 0, 1e-14, "|q|");
+    steps++;
+  }
+  assert_true(steps > 3);
+  assert_int_equal(cs_simOptions(s).integrator, CS_INTEGRATOR_RK);
+  cs_deleteSimulation(s);
+  cs_deleteModel(m);
+}
+
+
+// checks at every report: KE + PE against the start, and the quaternions' unit length
+typedef struct Conservation {
+  double e0;
+  int started;
+  double max_de, max_qnorm_err;
+} Conservation;
+
+
+static int checkConservation(void* ctx, const csModel* m, csData* d) {
+  Conservation* c = ctx;
+  double e = cs_kineticEnergy(m, d) + cs_potentialEnergy(m, d);
+  if (!c->started) {
+    c->e0 = e;
+    c->started = 1;
+  }
+  c->max_de = fmax(c->max_de, fabs(e - c->e0) / fmax(fabs(c->e0), 1e-12));
+  for (int b = 1; b < m->nbody; b++) {
+    const csBody* body = &m->body[b];
+    if (body->joint == CS_JOINT_BALL || body->joint == CS_JOINT_FREE) {
+      const double* q = d->q + body->qadr;
+      double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+      c->max_qnorm_err = fmax(c->max_qnorm_err, fabs(n - 1));
+    }
+  }
+  return 0;
+}
+
+
+// a chain of three bodies on ball joints, tumbling for 10 s without friction: KE + PE is
+// conserved, every quaternion stays on the unit sphere (also between commits, at interpolated
+// reports), and gravity exerts no moment about the vertical through the fixed pivot
+static void test_ball_chain_conserves_energy(void** state) {
+  (void)state;
+  csModel* m = cs_newModel("chain");
+  int parent = 0;
+  csTransform XPF = csu_transformIdentity();
+  for (int i = 0; i < 3; i++) {
+    char name[16];
+    snprintf(name, sizeof(name), "link%d", i);
+    csTransform XBM = csu_transformFromPosQuat(csu_vec3(0.05 * i, 0.02, 0.3),
+                                               csu_quatFromAxisAngle(csu_vec3(0, 1, 1), 0.3 * i));
+    parent = th_addBody(m, name, parent, CS_JOINT_BALL, XPF, XBM, 1.0 + 0.5 * i,
+                        csu_vec3(0.01, -0.02, 0.0),
+                        csu_inertiaBox(1.0 + 0.5 * i, csu_vec3(0.05, 0.06, 0.3)));
+    XPF = csu_transformFromPosQuat(csu_vec3(0.0, 0.03, -0.3), csu_quatIdentity());
+  }
+  th_addForce(m, CS_FORCE_GRAVITY, "gravity");
+  th_finalize(m);
+  for (int b = 1; b < m->nbody; b++) {
+    const csBody* body = &m->body[b];
+    csQuat r = csu_quatFromAxisAngle(csu_vec3(1, 0.3 * b, 0), 0.4 + 0.2 * b);
+    m->q0[body->qadr] = r.w;
+    m->q0[body->qadr + 1] = r.x;
+    m->q0[body->qadr + 2] = r.y;
+    m->q0[body->qadr + 3] = r.z;
+    m->u0[body->uadr] = 1.0;
+    m->u0[body->uadr + 2] = 2.0 - b;
+  }
+  csData* d = cs_makeData(m);
+  csVec3 h0 = cs_angularMomentum(m, d);
+  Conservation c = {0};
+  csReporter rep = {.report = checkConservation, .ctx = &c};
+  csSimOptions o = rkOptions(10.0, 1e-10, 1e-12, 0.01);
+  csError err = {0};
+  assert_int_equal(cs_simulate(m, d, &o, &rep, &err), CS_OK);
+  print_message("ball chain, rk: energy drift %.3g, |q| - 1 up to %.3g, %ld steps, %ld RHS\n",
+                c.max_de, c.max_qnorm_err, d->stat.nsteps, d->stat.nrhs);
+  assert_true(c.max_de < 1e-7);
+  assert_true(c.max_qnorm_err < 1e-10);
+  th_assertClose(cs_angularMomentum(m, d).z, h0.z, 1e-6, 1e-9, "vertical angular momentum");
+  cs_deleteData(d);
+  cs_deleteModel(m);
+}
+
+
+// the commit counter (an auto-update variable counting commits) advances once per successful
+// step, never on rejected trials, and the statistics are an explicit method's: no Jacobians, at
+// least six right-hand sides per step (Dormand-Prince, first same as last), no linear solver
+static void test_commits_and_statistics(void** state) {
+  (void)state;
+  csModel* m = cs_newModel("pendulum");
+  csTransform XPF = csu_transformFromPosQuat(csu_vec3(0, 0, 1),
+                                             csu_quatFromAxisAngle(csu_vec3(1, 0, 0), -PI / 2));
+  th_addBody(m, "arm", 0, CS_JOINT_PIN, XPF, csu_transformIdentity(), 1, csu_vec3(0, 1, 0),
+             th_diag(1e-3, 1e-3, 1e-3));
+  th_addForce(m, CS_FORCE_GRAVITY, "gravity");
+  csError err = {0};
+  int e = cs_addForce(m, CS_FORCE_COUNTER, "counter", &err);
+  assert_true(e >= 0);
+  th_finalize(m);
+  m->q0[0] = 1.0;
+  csSimOptions o = rkOptions(5.0, 1e-8, 1e-10, 0.05);
+  csData* d = th_run(m, &o, NULL);
+  const csStats* st = &d->stat;
+  print_message("rk pendulum: %ld steps, %ld RHS, %ld error-test failures\n", st->nsteps, st->nrhs,
+                st->netf);
+  assert_true(st->nsteps > 100);
+  assert_int_equal((long)d->autoval[m->force[e].autoadr], st->nsteps);
+  assert_int_equal(st->ncommit, st->nsteps);
+  assert_true(st->nrhs >= 6 * st->nsteps);
+  // at most seven per attempt (six stages and a fresh first stage after a commit) and one per
+  // interpolated report
+  assert_true(st->nrhs <= 7 * (st->nsteps + st->netf) + 2 * st->nreport + 10);
+  assert_int_equal(st->njac, 0);
+  assert_int_equal(st->nrhs_jac, 0);
+  assert_int_equal(st->nncf, 0);
+  assert_true(st->last_step > 0 && st->last_step < 1);
+  assert_int_equal(st->ngroup, 1);
+  cs_deleteData(d);
+  cs_deleteModel(m);
+}
+
+
+// the cube of scenes/exp_spring_incline.json on a 20 degree ramp: the friction anchors (auto-
+// update variables committed after every step) hold it, the four springs carrying exactly its
+// weight, m g straight up; the scheduled change at 2 s lowers mu_static to 0.2 and it slides with
+// g (sin 20 - 0.2 cos 20)
+static void test_incline_holds_then_slides(void** state) {
+  (void)state;
+  csModel* m = th_loadFile("scenes/exp_spring_incline.json");
+  csSimOptions o = cs_modelOptions(m);
+  o.integrator = CS_INTEGRATOR_RK;
+  csError err = {0};
+  csSimulation* s = cs_newSimulation(m, &o, &err);
+  assert_non_null(s);
+  assert_int_equal(cs_simAdvanceTo(s, 1.0, &err), CS_OK);
+  double p1[3], p19[3];
+  cs_simBodyPose(s, 1, p1, NULL);
+  assert_int_equal(cs_simAdvanceTo(s, 1.9, &err), CS_OK);
+  cs_simBodyPose(s, 1, p19, NULL);
+  double total[3] = {0, 0, 0};
+  for (int e = 0; e < cs_modelCount(m, CS_COUNT_FORCE); e++) {
+    if (cs_modelForceIsContact(m, e)) {
+      csContactReport r;
+      assert_int_equal(cs_simContact(s, e, &r), 0);
+      total[0] += r.force.v.x;
+      total[1] += r.force.v.y;
+      total[2] += r.force.v.z;
+    }
+  }
+  double mg = cs_modelBodyMass(m, 1) * G;
+  print_message(
+      "rk incline: contact force (%.9g, %.9g, %.9g) N, m g = %.9g N; drift from 1 to "
+      "1.9 s %.3g m\n",
+      total[0], total[1], total[2], mg,
+      sqrt((p19[0] - p1[0]) * (p19[0] - p1[0]) + (p19[2] - p1[2]) * (p19[2] - p1[2])));
+  th_assertClose(total[0], 0, 0, 1e-6 * mg, "resting force, x");
+  th_assertClose(total[1], 0, 0, 1e-6 * mg, "resting force, y");
+  th_assertClose(total[2], mg, 1e-6, 0, "resting force, z");
+  for (int i = 0; i < 3; i++) {
+    th_assertClose(p19[i], p1[i], 0, 1e-6, "block held by its anchors");
+  }
+  // sliding after the change: the acceleration along the ramp from the velocities at 3 and 4 s
+  double v3[3], v4[3];
+  assert_int_equal(cs_simAdvanceTo(s, 3.0, &err), CS_OK);
+  cs_simBodyVelocity(s, 1, NULL, v3);
+  assert_int_equal(cs_simAdvanceTo(s, 4.0, &err), CS_OK);
+  cs_simBodyVelocity(s, 1, NULL, v4);
+  double th = 20 * PI / 180;
+  double a = (v4[0] - v3[0]) * cos(th) - (v4[2] - v3[2]) * sin(th);
+  th_assertClose(a, G * (sin(th) - 0.2 * cos(th)), 0.01, 0, "acceleration down the ramp");
+  cs_deleteSimulation(s);
+  cs_deleteModel(m);
+}
+
+
+static void scratch(char* out, size_t n, const char* name) {
+  const char* dir = getenv("TMPDIR");
+  snprintf(out, n, "%s/test_rk_%ld_%s", dir && dir[0] ? dir : "/tmp", (long)getpid(), name);
+}
+
+
+// a run continued from a checkpoint taken while the cube slides matches the uninterrupted one
+// to the integration tolerance (docs/c-api.md: checkpoints hold the state, not the integrator's
+// step size, which the continued run estimates afresh)
+static void test_checkpoint_continues(void** state) {
+  (void)state;
+  csModel* m = th_loadFile("scenes/exp_spring_incline.json");
+  csSimOptions o = cs_modelOptions(m);
+  o.integrator = CS_INTEGRATOR_RK;
+  char path[1024];
+  scratch(path, sizeof(path), "incline.state");
+  csError err = {0};
+  csSimulation* a = cs_newSimulation(m, &o, &err);
+  assert_non_null(a);
+  assert_int_equal(cs_simAdvanceTo(a, 2.5, &err), CS_OK);
+  assert_int_equal(cs_simSaveState(a, path, &err), CS_OK);
+  assert_int_equal(cs_simAdvanceTo(a, 4.0, &err), CS_OK);
+  csSimulation* b = cs_newSimulation(m, &o, &err);
+  assert_non_null(b);
+  assert_int_equal(cs_simLoadState(b, path, &err), CS_OK);
+  assert_true(cs_simTime(b) == 2.5);
+  assert_int_equal(cs_simAdvanceTo(b, 4.0, &err), CS_OK);
+  double pa[3], pb[3], va[3], vb[3];
+  cs_simBodyPose(a, 1, pa, NULL);
+  cs_simBodyPose(b, 1, pb, NULL);
+  cs_simBodyVelocity(a, 1, NULL, va);
+  cs_simBodyVelocity(b, 1, NULL, vb);
+  for (int i = 0; i < 3; i++) {
+    th_assertClose(pb[i], pa[i], 0, 1e-5, "continued run's block position");
+    th_assertClose(vb[i], va[i], 0, 1e-5, "continued run's block velocity");
+  }
+  // and it really slid in between: 1.5 s at about 1.5 m/s^2
+  assert_true(fabs(pa[0]) > 1.0);
+  cs_deleteSimulation(a);
+  cs_deleteSimulation(b);
+  cs_deleteModel(m);
+  remove(path);
+}
+
+
+// a run stopped on request (after some report) returns to that report and, continued, ends
+// where an uninterrupted run does; two balls bounce on their own, each group with its own steps
+typedef struct StopAfter {
+  int after, reports;
+  volatile int flag;
+  double last;
+} StopAfter;
+
+
+static int countReport(void* ctx, const csModel* m, csData* d) {
+  (void)m;
+  StopAfter* c = ctx;
+  c->last = d->t;
+  if (++c->reports == c->after) {
+    c->flag = 1;
+  }
+  return 0;
+}
+
+
+static void test_stopped_run_continues(void** state) {
+  (void)state;
+  csModel* m = th_loadString(
+      "{\"name\": \"two\", \"gravity\": [0, 0, -9.81],\n"
+      " \"bodies\": [{\"name\": \"a\", \"mass\": 1, \"inertia\": {\"sphere\": 0.1},\n"
+      "   \"joint\": {\"type\": \"free\", \"initial\": {\"position\": [0, 0, 0.3],\n"
+      "                                        \"velocity\": [0.3, 0, 0]}}},\n"
+      "  {\"name\": \"b\", \"mass\": 2, \"inertia\": {\"sphere\": 0.1},\n"
+      "   \"joint\": {\"type\": \"free\", \"initial\": {\"position\": [1, 0, 0.45]}}}],\n"
+      " \"planes\": [{\"name\": \"floor\"}],\n"
+      " \"contacts\": [{\"name\": \"ca\", \"body\": \"a\", \"plane\": \"floor\",\n"
+      "                 \"points\": [[0, 0, 0]], \"radius\": 0.1},\n"
+      "                {\"name\": \"cb\", \"body\": \"b\", \"plane\": \"floor\",\n"
+      "                 \"points\": [[0, 0, 0]], \"radius\": 0.1}],\n"
+      " \"contact_models\": {\"hunt_crossley\": {\"plane_strain_modulus\": 3e6,\n"
+      "   \"dissipation\": 0.3, \"mu_static\": 0.5, \"mu_dynamic\": 0.4}},\n"
+      " \"simulation\": {\"duration\": 1, \"integrator\": \"rk\", \"rtol\": 1e-9,\n"
+      "                \"atol\": 1e-11, \"report_interval\": 0.01}}\n");
+  assert_int_equal(cs_modelOptions(m).integrator, CS_INTEGRATOR_RK);
+  csError err = {0};
+  csSimulation* a = cs_newSimulation(m, NULL, &err);
+  assert_non_null(a);
+  assert_int_equal(cs_simRun(a, 1.0, NULL, &err), CS_OK);
+  csRunStatistics st;
+  cs_simStatistics(a, &st);
+  assert_int_equal(st.ngroup, 2);
+  assert_true(st.nsteps > 0 && st.nrhs >= 6 * st.nsteps);
+  for (int after = 15; after <= 45; after += 15) {
+    csSimulation* b = cs_newSimulation(m, NULL, &err);
+    StopAfter c = {.after = after};
+    csReporter rep = {.report = countReport, .ctx = &c, .stop = &c.flag};
+    assert_int_equal(cs_simRun(b, 1.0, &rep, &err), CS_STOPPED);
+    assert_true(cs_simTime(b) == c.last);
+    c.flag = 0;
+    assert_int_equal(cs_simRun(b, 1.0, &rep, &err), CS_OK);
+    assert_true(cs_simTime(b) == 1.0);
+    for (int body = 1; body <= 2; body++) {
+      double pa[3], pb[3];
+      cs_simBodyPose(a, body, pa, NULL);
+      cs_simBodyPose(b, body, pb, NULL);
+      for (int i = 0; i < 3; i++) {
+        th_assertClose(pb[i], pa[i], 0, 1e-6, "stopped and continued run's body position");
+      }
+    }
+    cs_deleteSimulation(b);
+  }
+  cs_deleteSimulation(a);
+  cs_deleteModel(m);
+}
+
+
+// a cart on a spring between stops at +-0.05 m; a scheduled change moves its upper stop away
+// at 0.35 s: after it the cart swings out to the amplitude the spring allows, x = v / w
+static void test_scheduled_change(void** state) {
+  (void)state;
+  csModel* m = cs_newModel("stop");
+  m->gravity = csu_vec3(0, 0, 0);
+  int id = th_addBody(m, "cart", 0, CS_JOINT_SLIDER, csu_transformIdentity(),
+                      csu_transformIdentity(), 1.0, csu_vec3(0, 0, 0), csu_identity33());
+  int s = th_addForce(m, CS_FORCE_LINEAR_STOP, "stop");
+  th_setParam(m, s, "body", id);
+  th_setParam(m, s, "lower_bound", -0.05);
+  th_setParam(m, s, "upper_bound", 0.05);
+  th_setParam(m, s, "stiffness", 1e4);
+  th_setParam(m, s, "dissipation", 0.0);
+  const csForceKind* k = cs_forceKind(CS_FORCE_LINEAR_STOP);
+  int upper = -1;
+  for (int i = 0; i < k->discnum; i++) {
+    upper = strcmp(k->discnames[i], "upper_bound") == 0 ? i : upper;
+  }
+  assert_true(upper >= 0);
+  csError err = {0};
+  csChange c = {.time = 0.35, .force = s, .index = upper, .value = 10.0};
+  assert_true(cs_addChange(m, &c, &err) >= 0);
+  th_finalize(m);
+  m->u0[0] = 0.3;
+  csSimOptions o = rkOptions(1.5, 1e-9, 1e-12, 0.05);
+  thTrace tr = {0};
+  csData* d = th_run(m, &o, &tr);
+  // free flight at 0.3 m/s (no spring) after the stop went away: it leaves the old stops behind
+  // at constant speed, the elastic stops having returned all their energy
+  assert_true(d->disc[m->force[s].discadr + upper] == 10.0);
+  th_assertClose(fabs(d->u[0]), 0.3, 1e-7, 0, "speed after elastic bounces");
+  assert_true(d->q[0] > 0.06);
+  th_assertClose(tr.ke[tr.n - 1] + tr.pe[tr.n - 1], 0.5 * 0.3 * 0.3, 1e-6, 0, "energy");
+  assert_int_equal(d->stat.ncommit, d->stat.nsteps);
+  th_traceFree(&tr);
+  cs_deleteData(d);
+  cs_deleteModel(m);
+}
+
+
+// forces that stop being finite (a spring so stiff that one step overflows it) make the step be
+// retried a quarter as long, ten times, as CVODE does, before the run fails saying why
+static void test_nonfinite_forces_are_retried_then_fail(void** state) {
+  (void)state;
+  csModel* m = th_loadString(
+      "{\"name\": \"stiff\", \"gravity\": [0, 0, 0],\n"
+      " \"bodies\": [{\"name\": \"cart\", \"mass\": 1, \"inertia\": {\"diag\": [1, 1, 1]},\n"
+      "   \"joint\": {\"type\": \"slider\", \"parent\": \"ground\", \"q\": [0.5]}}],\n"
+      " \"forces\": [{\"type\": \"mobility_spring\", \"body\": \"cart\", \"stiffness\": 1e306}],\n"
+      " \"simulation\": {\"duration\": 1, \"integrator\": \"rk\", \"initial_step\": 0.01,\n"
+      "                \"report_interval\": 0.5}}\n");
+  csSimOptions o = cs_modelOptions(m);
+  csData* d = cs_makeData(m);
+  csError err = {0};
+  assert_int_equal(cs_simulate(m, d, &o, NULL, &err), CS_ERR_SOLVER);
+  print_message("%s\n", err.message);
+  assert_non_null(strstr(err.message, "ERKStepEvolve"));
+  assert_int_equal(d->stat.warnings_nonfinite, 11);
+  assert_true(err.time >= 0 && err.time < 1e-6);
+  cs_deleteData(d);
+  cs_deleteModel(m);
+}
+
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_pendulum_period_large_amplitude),
+      cmocka_unit_test(test_projectile_spinning),
+      cmocka_unit_test(test_step_by_step_and_switch),
+      cmocka_unit_test(test_ball_chain_conserves_energy),
+      cmocka_unit_test(test_commits_and_statistics),
+      cmocka_unit_test(test_incline_holds_then_slides),
+      cmocka_unit_test(test_checkpoint_continues),
+      cmocka_unit_test(test_stopped_run_continues),
+      cmocka_unit_test(test_scheduled_change),
+      cmocka_unit_test(test_nonfinite_forces_are_retried_then_fail),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
