@@ -170,7 +170,9 @@ def incline(angle_deg, duration):
             "hunt_crossley": hunt_crossley_block(),
             "smooth_sphere_half_space": smooth_sphere_block(),
         },
-        "simulation": simulation(duration),
+        # rk (Dormand-Prince): at equal error it costs 0.33-0.48 of BDF on the inclines with
+        # the models the peers are compared on (docs/performance.md, "A one-step method")
+        "simulation": simulation(duration, integrator="rk"),
     }
 
 
@@ -231,7 +233,8 @@ def pendulum_stop():
         "forces": [{"type": "linear_stop", "name": "stop", "body": "arm", "coordinate": 0,
                     "lower_bound": -0.5, "upper_bound": 0.8, "stiffness": 300,
                     "dissipation": 0.1}],
-        "simulation": simulation(5.0),
+        # rk: 0.61 of BDF's CPU at equal error (docs/performance.md, "A one-step method")
+        "simulation": simulation(5.0, integrator="rk"),
     }
 
 
@@ -295,8 +298,9 @@ def chain(n):
         "forces": forces,
         # Adams (with Anderson acceleration from eight bodies on, src/engine/integrator.c):
         # on chain_64 BDF with the chain's reduced Newton system costs the same at matched
-        # accuracy, on chain_16 and chain_256 more (docs/performance.md)
-        "simulation": simulation(2.0, integrator="adams"),
+        # accuracy, on chain_16 and chain_256 more, and rk 1.1-1.5x (docs/performance.md); a
+        # single pendulum is cheaper with rk (0.65 of Adams at equal error)
+        "simulation": simulation(2.0, integrator="rk" if n == 1 else "adams"),
     }
 
 
@@ -363,7 +367,10 @@ def foot(push):
         "contact_models": {"default": "exponential_spring",
                            "exponential_spring": {"mu_static": FRICTION_S,
                                                   "mu_dynamic": FRICTION_K}},
-        "simulation": {"duration": 2.0, "report_interval": 0.01, "rtol": 1e-6},
+        # rk: 0.28 of BDF's CPU at equal error on foot_drop, and the pushed foot's anchor
+        # releases cost it 1,596 steps where BDF takes 35,441 (docs/performance.md)
+        "simulation": {"integrator": "rk", "duration": 2.0, "report_interval": 0.01,
+                       "rtol": 1e-6},
     }
     if push:
         scene["forces"] = [{"type": "constant", "name": "push", "body": "foot",
