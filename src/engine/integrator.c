@@ -47,6 +47,7 @@
 #include "engine/dynamics.h"
 #include "engine/error.h"
 #include "engine/integrator.h"
+#include "engine/vector_ops.h"
 
 // SUNDIALS 6.x / 7.x differences: context creation takes a communicator in 7.x, the real type
 // is sunrealtype in both (realtype was removed in 7.x), and 7.x replaced the per-solver error
@@ -1212,6 +1213,10 @@ static int createSolver(Group* g, double t0, csError* err) {
   g->y = N_VNew_Serial(g->nstate, sim->ctx);
   g->ytmp = N_VNew_Serial(g->nstate, sim->ctx);
   g->atolv = N_VNew_Serial(g->nstate, sim->ctx);
+  // the solvers clone their work vectors from y: they get the optimised arithmetic too
+  cs_vectorUseFastOps(g->y);
+  cs_vectorUseFastOps(g->ytmp);
+  cs_vectorUseFastOps(g->atolv);
   if (sim->rk) {
     return createRk(g, t0, err);
   }
