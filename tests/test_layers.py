@@ -44,10 +44,10 @@ for rel, includes in sources("src"):
         if inc.startswith(("cvode/", "arkode/", "sundials/", "sunlinsol/", "sunmatrix/", "nvector/",
                            "sunnonlinsol/")):
             check(rel in (os.path.join("src", "engine", "integrator.c"),
-                          os.path.join("src", "engine", "vector_ops.c"),
-                          os.path.join("src", "engine", "vector_ops.h")),
-                  f"{rel} includes SUNDIALS ({inc}); only the integrator (and its vector "
-                  "kernels) may", rel)
+                          os.path.join("src", "engine", "sundials_ops.c"),
+                          os.path.join("src", "engine", "sundials_ops.h")),
+                  f"{rel} includes SUNDIALS ({inc}); only the integrator (and its compiled "
+                  "SUNDIALS operations) may", rel)
         if inc == "cJSON.h":
             check(layer == "io", f"{rel} includes cJSON.h; only the file formats (src/io) may", rel)
         if inc in ("Python.h",) or inc.startswith("numpy/"):

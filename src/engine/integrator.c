@@ -47,7 +47,7 @@
 #include "engine/dynamics.h"
 #include "engine/error.h"
 #include "engine/integrator.h"
-#include "engine/vector_ops.h"
+#include "engine/sundials_ops.h"
 
 // SUNDIALS 6.x / 7.x differences: context creation takes a communicator in 7.x, the real type
 // is sunrealtype in both (realtype was removed in 7.x), and 7.x replaced the per-solver error
@@ -943,78 +943,6 @@ static int schurInitialize(SUNLinearSolver LS) {
 }
 
 
-// LU factorisation with partial pivoting of the n x n column-major matrix a, in place (the
-// unit lower factor below the diagonal); returns nonzero if a pivot is zero. (SUNDIALS' own
-// dense routines index through column pointers and cost about ten instructions per flop.)
-static int luFactor(double* a, int n, sunindextype* piv) {
-  for (int k = 0; k < n; k++) {
-    double* ck = a + (size_t)k * n;
-    int p = k;
-    double big = fabs(ck[k]);
-    for (int i = k + 1; i < n; i++) {
-      if (fabs(ck[i]) > big) {
-        big = fabs(ck[i]);
-        p = i;
-      }
-    }
-    piv[k] = p;
-    if (!(big > 0)) {
-      return 1;
-    }
-    if (p != k) {
-      for (int j = 0; j < n; j++) {
-        double* cj = a + (size_t)j * n;
-        double t = cj[k];
-        cj[k] = cj[p];
-        cj[p] = t;
-      }
-    }
-    double inv = 1.0 / ck[k];
-    for (int i = k + 1; i < n; i++) {
-      ck[i] *= inv;
-    }
-    for (int j = k + 1; j < n; j++) {
-      double* cj = a + (size_t)j * n;
-      double f = cj[k];
-      if (f != 0) {
-        for (int i = k + 1; i < n; i++) {
-          cj[i] -= f * ck[i];
-        }
-      }
-    }
-  }
-  return 0;
-}
-
-
-// solve with luFactor's factors; b is overwritten by the solution
-static void luSolve(const double* a, int n, const sunindextype* piv, double* b) {
-  for (int k = 0; k < n; k++) {
-    int p = (int)piv[k];
-    if (p != k) {
-      double t = b[k];
-      b[k] = b[p];
-      b[p] = t;
-    }
-  }
-  for (int k = 0; k < n; k++) {
-    const double* ck = a + (size_t)k * n;
-    double bk = b[k];
-    for (int i = k + 1; i < n; i++) {
-      b[i] -= ck[i] * bk;
-    }
-  }
-  for (int k = n - 1; k >= 0; k--) {
-    const double* ck = a + (size_t)k * n;
-    b[k] /= ck[k];
-    double bk = b[k];
-    for (int i = 0; i < k; i++) {
-      b[i] -= ck[i] * bk;
-    }
-  }
-}
-
-
 // factor the reduced matrix of M = I - gamma J (M's q-u block is -gamma I)
 static int schurSetup(SUNLinearSolver LS, SUNMatrix A) {
   SchurSolver* s = LS->content;
@@ -1047,7 +975,7 @@ static int schurSetup(SUNLinearSolver LS, SUNMatrix A) {
     }
     s->znnz[i] = n;
   }
-  s->last_flag = luFactor(s->S, nb, s->piv) ? SUNLS_LUFACT_FAIL : SUNLS_SUCCESS;
+  s->last_flag = cs_luFactor(s->S, nb, s->piv) ? SUNLS_LUFACT_FAIL : SUNLS_SUCCESS;
   return s->last_flag;
 }
 
@@ -1072,7 +1000,7 @@ static int schurSolve(SUNLinearSolver LS, SUNMatrix A, N_Vector x, N_Vector b, s
       s->w[r] -= mq[r] * bq;
     }
   }
-  luSolve(s->S, nb, s->piv, s->w);
+  cs_luSolve(s->S, nb, s->piv, s->w);
   for (int k = 0; k < nb; k++) {
     xx[g->iu[k]] = s->w[k];
     xx[g->iq[k]] = bb[g->iq[k]] + s->gamma * s->w[k];
@@ -1291,6 +1219,8 @@ static int createSolver(Group* g, double t0, csError* err) {
   } else {
     g->A = SUNDenseMatrix(g->nstate, g->nstate, sim->ctx);
     g->LS = g->A ? SUNLinSol_Dense(g->y, g->A, sim->ctx) : NULL;
+    // the same matrix and LU, with the library's compiled arithmetic (sundials_ops.c)
+    cs_denseUseFastOps(g->A, g->LS);
   }
   if (!g->LS) {
     cs_setError(err, CS_ERR_MEMORY, "", "out of memory creating the linear solver");

@@ -1,23 +1,30 @@
-// vector_ops.c: the integrator's vector arithmetic, compiled with the library's optimisation.
+// sundials_ops.c: the arithmetic of the integrator's SUNDIALS objects, compiled with the
+// library's optimisation.
 //
 // CVODE and ARKODE do all their per-state work (predictor, corrector updates, error norms,
-// Runge-Kutta stage sums) through the operations of an N_Vector. Debian's libsundials-dev
-// 6.4.1 is built without optimisation (-O0: every element loaded from and stored to the stack),
-// so its serial vector spends about 20 instructions an element where 2-5 do; on chain_64 those
-// loops were a third of the run. The serial vector's operation table is public and meant to be
-// replaced, so cs_vectorUseFastOps points the element-wise and reduction operations of a serial
-// vector at the functions below; vectors the solvers clone from it inherit them.
+// Runge-Kutta stage sums) through the operations of an N_Vector, and BDF's Newton iteration
+// through those of a matrix and a linear solver. Debian's libsundials-dev 6.4.1 is built
+// without optimisation (-O0: every element loaded from and stored to the stack), so its serial
+// vector spends about 20 instructions an element where 2-5 do, and its dense LU about ten an
+// operation; on chain_64 the vector loops were a third of the run, on a stiff block the LU a
+// fifth. These objects' operation tables are public and meant to be replaced (SUNDIALS'
+// documented way to supply one's own implementation), so cs_vectorUseFastOps and
+// cs_denseUseFastOps point the hot operations at the functions below; vectors and matrices
+// the solvers clone from them inherit them.
 //
-// Each function computes exactly what the serial one does, in the same order and with the same
-// special cases (SUNDIALS' src/nvector/serial/nvector_serial.c), so that results are the same
-// to the bit: addition and multiplication commute exactly, but a*(x + y) is not a*x + a*y, and
-// sums are accumulated in index order. The fused and vector-array operations are left unset,
-// as in the serial vector, so the solvers keep calling the ones below in the same sequence.
+// Each function computes exactly what SUNDIALS' does, in the same order and with the same
+// special cases (src/nvector/serial/nvector_serial.c, src/sunmatrix/dense,
+// src/sundials/sundials_dense.c), so that results are the same to the bit: addition and
+// multiplication commute exactly, but a*(x + y) is not a*x + a*y, and sums are accumulated in
+// index order. The fused and vector-array operations are left unset, as in the serial vector,
+// so the solvers keep calling the ones below in the same sequence.
 #include <math.h>
 
 #include <nvector/nvector_serial.h>
+#include <sunlinsol/sunlinsol_dense.h>
+#include <sunmatrix/sunmatrix_dense.h>
 
-#include "engine/vector_ops.h"
+#include "engine/sundials_ops.h"
 
 #define LEN(v) NV_LENGTH_S(v)
 #define DATA(v) NV_DATA_S(v)
@@ -315,4 +322,152 @@ void cs_vectorUseFastOps(N_Vector v) {
   ops->nvinvtestlocal = invTest;
   ops->nvwsqrsumlocal = wSqrSum;
   ops->nvwsqrsummasklocal = wSqrSumMask;
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// dense LU: SUNDIALS' denseGETRF and denseGETRS, operation for operation
+
+int cs_luFactor(double* a, int n, sunindextype* piv) {
+  for (int k = 0; k < n; k++) {
+    double* ck = a + (size_t)k * n;
+    int p = k;
+    double big = fabs(ck[k]);
+    for (int i = k + 1; i < n; i++) {
+      if (fabs(ck[i]) > big) {
+        big = fabs(ck[i]);
+        p = i;
+      }
+    }
+    piv[k] = p;
+    if (!(big > 0)) {
+      return k + 1;
+    }
+    if (p != k) {
+      for (int j = 0; j < n; j++) {
+        double* cj = a + (size_t)j * n;
+        double t = cj[k];
+        cj[k] = cj[p];
+        cj[p] = t;
+      }
+    }
+    double inv = 1.0 / ck[k];
+    for (int i = k + 1; i < n; i++) {
+      ck[i] *= inv;
+    }
+    for (int j = k + 1; j < n; j++) {
+      double* cj = a + (size_t)j * n;
+      double f = cj[k];
+      if (f != 0) {
+        for (int i = k + 1; i < n; i++) {
+          cj[i] -= f * ck[i];
+        }
+      }
+    }
+  }
+  return 0;
+}
+
+
+void cs_luSolve(const double* a, int n, const sunindextype* piv, double* b) {
+  for (int k = 0; k < n; k++) {
+    int p = (int)piv[k];
+    if (p != k) {
+      double t = b[k];
+      b[k] = b[p];
+      b[p] = t;
+    }
+  }
+  for (int k = 0; k < n; k++) {
+    const double* ck = a + (size_t)k * n;
+    double bk = b[k];
+    for (int i = k + 1; i < n; i++) {
+      b[i] -= ck[i] * bk;
+    }
+  }
+  for (int k = n - 1; k >= 0; k--) {
+    const double* ck = a + (size_t)k * n;
+    b[k] /= ck[k];
+    double bk = b[k];
+    for (int i = 0; i < k; i++) {
+      b[i] -= ck[i] * bk;
+    }
+  }
+}
+
+
+// the dense matrix operations CVODE's linear-solver interface calls at every Jacobian update
+static int matZero(SUNMatrix A) {
+  sunrealtype* a = SM_DATA_D(A);
+  sunindextype n = SM_LDATA_D(A);
+  for (sunindextype i = 0; i < n; i++) {
+    a[i] = 0.0;
+  }
+  return SUNMAT_SUCCESS;
+}
+
+
+static int matCopy(SUNMatrix A, SUNMatrix B) {
+  if (SUNMatGetID(B) != SUNMATRIX_DENSE || SM_ROWS_D(A) != SM_ROWS_D(B) ||
+      SM_COLUMNS_D(A) != SM_COLUMNS_D(B)) {
+    return SUNMAT_ILL_INPUT;
+  }
+  const sunrealtype* a = SM_DATA_D(A);
+  sunrealtype* b = SM_DATA_D(B);
+  sunindextype n = SM_LDATA_D(A);
+  for (sunindextype i = 0; i < n; i++) {
+    b[i] = a[i];
+  }
+  return SUNMAT_SUCCESS;
+}
+
+
+// A <- c A + I
+static int matScaleAddI(sunrealtype c, SUNMatrix A) {
+  sunindextype rows = SM_ROWS_D(A), cols = SM_COLUMNS_D(A);
+  sunrealtype* a = SM_DATA_D(A);
+  for (sunindextype j = 0; j < cols; j++) {
+    sunrealtype* col = a + j * rows;
+    for (sunindextype i = 0; i < rows; i++) {
+      col[i] *= c;
+    }
+    if (j < rows) {
+      col[j] += 1.0;
+    }
+  }
+  return SUNMAT_SUCCESS;
+}
+
+
+static int luSetup(SUNLinearSolver LS, SUNMatrix A) {
+  SUNLinearSolverContent_Dense c = LS->content;
+  if (SUNMatGetID(A) != SUNMATRIX_DENSE || SM_ROWS_D(A) != SM_COLUMNS_D(A)) {
+    c->last_flag = SUNLS_ILL_INPUT;
+    return SUNLS_ILL_INPUT;
+  }
+  c->last_flag = cs_luFactor(SM_DATA_D(A), (int)SM_COLUMNS_D(A), c->pivots);
+  return c->last_flag > 0 ? SUNLS_LUFACT_FAIL : SUNLS_SUCCESS;
+}
+
+
+static int luSolveLS(SUNLinearSolver LS, SUNMatrix A, N_Vector x, N_Vector b, sunrealtype tol) {
+  (void)tol;
+  SUNLinearSolverContent_Dense c = LS->content;
+  N_VScale(1.0, b, x);
+  cs_luSolve(SM_DATA_D(A), (int)SM_COLUMNS_D(A), c->pivots, N_VGetArrayPointer(x));
+  c->last_flag = SUNLS_SUCCESS;
+  return SUNLS_SUCCESS;
+}
+
+
+void cs_denseUseFastOps(SUNMatrix A, SUNLinearSolver LS) {
+  if (A && SUNMatGetID(A) == SUNMATRIX_DENSE) {
+    A->ops->zero = matZero;
+    A->ops->copy = matCopy;
+    A->ops->scaleaddi = matScaleAddI;
+  }
+  if (LS && SUNLinSolGetID(LS) == SUNLINEARSOLVER_DENSE) {
+    LS->ops->setup = luSetup;
+    LS->ops->solve = luSolveLS;
+  }
 }

@@ -1,0 +1,24 @@
+// sundials_ops.h: the integrator's SUNDIALS operations, compiled here (sundials_ops.c).
+#ifndef CS_ENGINE_SUNDIALS_OPS_H
+#define CS_ENGINE_SUNDIALS_OPS_H
+
+#include <sundials/sundials_linearsolver.h>
+#include <sundials/sundials_matrix.h>
+#include <sundials/sundials_nvector.h>
+
+// Point the arithmetic of serial vector v at the library's own kernels (the same results, bit
+// for bit); vectors cloned from v afterwards inherit them. Other vectors are left alone.
+void cs_vectorUseFastOps(N_Vector v);
+
+// The same for a dense matrix (zero, copy, c A + I) and a dense linear solver (LU setup and
+// solve); NULL or other kinds are left alone.
+void cs_denseUseFastOps(SUNMatrix A, SUNLinearSolver LS);
+
+// LU factorisation with partial pivoting of the n x n column-major matrix a, in place (the unit
+// lower factor below the diagonal), as SUNDIALS' denseGETRF; returns 0, or k + 1 when the k-th
+// pivot is zero.
+int cs_luFactor(double* a, int n, sunindextype* piv);
+// Solve with cs_luFactor's factors (as denseGETRS); b is overwritten by the solution.
+void cs_luSolve(const double* a, int n, const sunindextype* piv, double* b);
+
+#endif
