@@ -12,7 +12,7 @@ For every scene (scenes/bench/, the contact model named below) it
    over report times (0.01 s) and bodies, between a body's centre of mass and the same in the
    engine's own converged run;
 2. measures Simbody's error at accuracy 1e-5 with RK-Merson and CPodes, and contactsim's error on
-   a ladder of tolerances (rtol = atol), and picks for each Simbody integrator the loosest
+   a ladder of tolerances (rtol = atol, four to a decade), and picks for each Simbody integrator the loosest
    contactsim tolerance whose error is no larger (the matched tolerance);
 3. times, interleaved (contactsim, peer, contactsim, peer, ...), R runs of each pair and reports
    medians of the CPU time of the integration alone (as each program reports it) and of the
@@ -61,7 +61,12 @@ SCENES = [
 ]
 MUJOCO_SCENES = {"block_spin_slide", "incline_stick", "incline_slide", "sphere_bounce_roll",
                  "pendulum_stop", "bushing_hang", "chain_1", "chain_4", "chain_16", "chain_64"}
-LADDER = [1e-3, 3e-4, 1e-4, 3e-5, 1e-5, 3e-6, 1e-6, 3e-7, 1e-7, 3e-8, 1e-8]
+# Tolerances tried, four to a decade (1, 2, 3, 5): a coarser ladder matches a peer's error
+# with a tolerance up to 3x tighter than needed and overstates contactsim's cost by as much.
+# The tables print the 1-3 points (COARSE).
+LADDER = [float("%ge%d" % (m, -k)) for k in range(4, 9) for m in (5, 3, 2, 1)]
+LADDER = [1e-3] + LADDER
+COARSE = [1e-3, 3e-4, 1e-4, 3e-5, 1e-5, 3e-6, 1e-6, 3e-7, 1e-7, 3e-8, 1e-8]
 ONE_MM = 1e-3
 MUJOCO_REF_STEP = "1e-4"   # MuJoCo's converged run: RK4 at a 0.1 ms step (20x below its default)
 
@@ -522,19 +527,19 @@ def integrator_comparison(args, only):
                                         fmt(r.get("cpu_1mm"))))
         print("| %s | %s |" % (row["scene"], " | ".join(cells)))
     print("\nError against the converged run on the ladder (rtol = atol), m\n")
-    print("| scene | integrator | " + " | ".join("%g" % t for t in LADDER) + " |")
-    print("|---|---|" + "---:|" * len(LADDER))
+    print("| scene | integrator | " + " | ".join("%g" % t for t in COARSE) + " |")
+    print("|---|---|" + "---:|" * len(COARSE))
     for row in rows:
         for integ, r in row["integ"].items():
             print("| %s | %s | " % (row["scene"], integ) +
-                  " | ".join(fmt(r["errors"].get(t), 2) for t in LADDER) + " |")
+                  " | ".join(fmt(r["errors"].get(t), 2) for t in COARSE) + " |")
     print("\nCPU s on the ladder (one run each)\n")
-    print("| scene | integrator | " + " | ".join("%g" % t for t in LADDER) + " |")
-    print("|---|---|" + "---:|" * len(LADDER))
+    print("| scene | integrator | " + " | ".join("%g" % t for t in COARSE) + " |")
+    print("|---|---|" + "---:|" * len(COARSE))
     for row in rows:
         for integ, r in row["integ"].items():
             print("| %s | %s | " % (row["scene"], integ) +
-                  " | ".join(fmt(r["cpu"].get(t), 2) for t in LADDER) + " |")
+                  " | ".join(fmt(r["cpu"].get(t), 2) for t in COARSE) + " |")
     print("\nConverged references: " + "; ".join(
         "%s by %s%s" % (row["scene"], row["ref"], "".join(
             ", %s at 1e-10 differs by %s m" % (i, fmt(d, 2)) for i, d in row["conv_diff"].items()))
@@ -616,12 +621,12 @@ def main():
                 fmt(e.get("peer_cpu")), fmt(ratio, 2), fmt(pratio, 2)))
     print()
     print("contactsim error against its own converged run (rtol = atol = 1e-10), m:")
-    print("| scene | " + " | ".join("%g" % t for t in LADDER) +
+    print("| scene | " + " | ".join("%g" % t for t in COARSE) +
           " | defaults | vs Simbody converged |")
-    print("|---|" + "---:|" * (len(LADDER) + 2))
+    print("|---|" + "---:|" * (len(COARSE) + 2))
     for row in results:
         print("| %s | " % row["scene"] + " | ".join(fmt(row["cs_errors"].get(t), 2)
-                                                   for t in LADDER)
+                                                   for t in COARSE)
               + " | %s | %s |" % (fmt(row.get("cs_default_error"), 2),
                                   fmt(row.get("cross_engine"), 2)))
     print("\n(defaults: the scene run without its rtol, atol and integrator, i.e. at the "
