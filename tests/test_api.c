@@ -636,7 +636,7 @@ static void test_checkpoint_malformed(void** state) {
       {"contactsim-state 1", "contactsim-state 2", "version 2"},
       {"contactsim-state 1", "something else", "not a contactsim checkpoint"},
       {"\nq 7\n", "\nq 6\n", "6 q values"},
-      {"\nu 6\n0x", "\nu 6\nzz", "not a number"},
+      {"\nu 6\n", "\nu 6\nzz", "not a number"},  // zz before the first speed, whatever its sign
       {"\nend", "\nend\nmore", "after 'end'"},
       {NULL, NULL, NULL},  // cut in half
   };

@@ -38,7 +38,7 @@ csSimOptions cs_defaultSimOptions(void) {
   o.duration = 1.0;
   o.integrator = CS_INTEGRATOR_BDF;
   o.linsol = CS_LINSOL_AUTO;
-  o.rtol = 1e-6;
+  o.rtol = 3e-7;
   o.atol = 1e-8;
   o.max_step = 0;
   o.initial_step = 0;
