@@ -3,6 +3,7 @@
 // physical or independent of that solver: the energy balance KE + PE + dissipated, and the
 // trajectory of Adams (no Newton system at all) and of the full dense solver.
 #include <math.h>
+#include <stdio.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -53,6 +54,11 @@ static void test_chain_bdf_energy_and_agreement(void** state) {
                 drift, fabs(e0), bdf.diss[bdf.n - 1], vs_adams, vs_dense);
   assert_true(bdf.diss[bdf.n - 1] > 1e-3);
   assert_true(drift < 1e-6 * fabs(e0) + 1e-9);
+  // gravity and stops give their own derivatives: the Jacobian comes from the mass matrix,
+  // with no right-hand side spent on difference quotients; the dense solver spends them
+  assert_true(d1->stat.njac > 0);
+  assert_int_equal(d1->stat.nrhs_jac, 0);
+  assert_true(d3->stat.nrhs_jac > 0);
   assert_true(vs_adams < 1e-5);
   assert_true(vs_dense < 1e-5);
   th_traceFree(&bdf);
@@ -65,9 +71,112 @@ static void test_chain_bdf_energy_and_agreement(void** state) {
 }
 
 
+// chain_16's links and stops as a scene text, with stops of stiffness k, a mobility damper of
+// coefficient c on every pin when c > 0, and a two-point spring between links 2 and 5 when
+// `spring`; the text is written into buf
+static const char* chainScene(char* buf, size_t size, double k, double c, int spring) {
+  size_t n = 0;
+  n += (size_t)snprintf(buf + n, size - n, "{\"gravity\": [0, 0, -9.81], \"bodies\": [");
+  for (int i = 0; i < 16; i++) {
+    char parent[16];
+    snprintf(parent, sizeof(parent), i ? "link%d" : "ground", i - 1);
+    n += (size_t)snprintf(
+        buf + n, size - n,
+        "%s{\"name\": \"link%d\", \"mass\": 0.1, \"com\": [0.05, 0, 0], "
+        "\"inertia\": {\"diag\": [1e-5, 1e-4, 1e-4]}, \"joint\": {\"type\": \"pin\", "
+        "\"parent\": \"%s\", \"parent_frame\": %s}}",
+        i ? ", " : "", i, parent,
+        i ? "{\"position\": [0.1, 0, 0]}"
+          : "{\"position\": [0, 0, 1], \"rotation\": {\"axis\": [1, 0, 0], "
+            "\"angle_deg\": 90}}");
+  }
+  n += (size_t)snprintf(buf + n, size - n, "], \"forces\": [");
+  for (int i = 0; i < 16; i++) {
+    n += (size_t)snprintf(buf + n, size - n,
+                          "%s{\"type\": \"linear_stop\", \"name\": \"stop%d\", \"body\": "
+                          "\"link%d\", \"lower_bound\": -0.5, \"upper_bound\": 0.5, "
+                          "\"stiffness\": %g, \"dissipation\": 0.2}",
+                          i ? ", " : "", i, i, k);
+    if (c > 0) {
+      n += (size_t)snprintf(buf + n, size - n,
+                            ", {\"type\": \"mobility_damper\", \"name\": \"damper%d\", "
+                            "\"body\": \"link%d\", \"damping\": %g}",
+                            i, i, c);
+    }
+  }
+  if (spring) {
+    n += (size_t)snprintf(buf + n, size - n,
+                          ", {\"type\": \"spring\", \"name\": \"link_spring\", \"body1\": "
+                          "\"link2\", \"body2\": \"link5\", \"stiffness\": 3, "
+                          "\"rest_length\": 0.2}");
+  }
+  snprintf(buf + n, size - n, "]}");
+  assert_true(n + 3 < size);
+  return buf;
+}
+
+
+// A stiff chain: chain_16 with stops 100 times stiffer and dampers on every pin, so that an
+// explicit method would be held to steps of the stops' period. With BDF the implicit Jacobian
+// from the mass matrix and the elements' own derivatives (stiffness k, damping c) keeps the
+// energy balance and follows Adams (no Newton system) and the dense difference-quotient solver;
+// a two-point spring in the group (no derivatives of its own) makes the group fall back to
+// difference quotients, with the same trajectory.
+static void test_chain_stiff_stops_and_dampers(void** state) {
+  (void)state;
+  static char text[16384];
+  csModel* m = th_loadString(chainScene(text, sizeof(text), 5000, 0.002, 0));
+  csModel* ms = th_loadString(chainScene(text, sizeof(text), 50, 0, 1));
+  thTrace bdf = {0}, adams = {0}, dense = {0};
+  csData* d1 = runChain(m, CS_INTEGRATOR_BDF, CS_LINSOL_AUTO, 1e-9, &bdf);
+  csData* d2 = runChain(m, CS_INTEGRATOR_ADAMS, CS_LINSOL_AUTO, 1e-9, &adams);
+  csData* d3 = runChain(m, CS_INTEGRATOR_BDF, CS_LINSOL_DENSE, 1e-9, &dense);
+  double e0 = bdf.ke[0] + bdf.pe[0] + bdf.diss[0], drift = 0;
+  for (int i = 0; i < bdf.n; i++) {
+    drift = fmax(drift, fabs(bdf.ke[i] + bdf.pe[i] + bdf.diss[i] - e0));
+  }
+  double vs_adams = maxDiff(&bdf, &adams), vs_dense = maxDiff(&bdf, &dense);
+  print_message("stiff chain_16 with dampers, BDF at 1e-9: %ld steps (Adams %ld), energy drift "
+                "%.3g J of %.3g J, dissipated %.4g J; from Adams %.3g rad, from the dense "
+                "solver %.3g rad\n",
+                d1->stat.nsteps, d2->stat.nsteps, drift, fabs(e0), bdf.diss[bdf.n - 1], vs_adams,
+                vs_dense);
+  // (the stiff stops make the motion sensitive: runs at 1e-9 part by some 1e-5 rad)
+  assert_int_equal(d1->stat.nrhs_jac, 0);
+  assert_true(bdf.diss[bdf.n - 1] > 1e-3);
+  assert_true(drift < 1e-6 * fabs(e0) + 1e-9);
+  assert_true(vs_adams < 2e-4);
+  assert_true(vs_dense < 2e-4);
+
+  // the same chain (scene stops) with a two-point spring between two links: difference quotients
+  thTrace sb = {0}, sa = {0};
+  csData* d4 = runChain(ms, CS_INTEGRATOR_BDF, CS_LINSOL_AUTO, 1e-9, &sb);
+  csData* d5 = runChain(ms, CS_INTEGRATOR_ADAMS, CS_LINSOL_AUTO, 1e-9, &sa);
+  print_message("chain_16 with a two-point spring, BDF: %ld right-hand sides on Jacobians; from "
+                "Adams %.3g rad\n",
+                d4->stat.nrhs_jac, maxDiff(&sb, &sa));
+  assert_true(d4->stat.nrhs_jac > 0);
+  assert_true(maxDiff(&sb, &sa) < 1e-5);
+  th_traceFree(&bdf);
+  th_traceFree(&adams);
+  th_traceFree(&dense);
+  th_traceFree(&sb);
+  th_traceFree(&sa);
+  cs_deleteData(d1);
+  cs_deleteData(d2);
+  cs_deleteData(d3);
+  cs_deleteData(d4);
+  cs_deleteData(d5);
+  cs_deleteModel(m);
+  cs_deleteModel(ms);
+}
+
+
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_chain_bdf_energy_and_agreement),
+      cmocka_unit_test(test_chain_stiff_stops_and_dampers),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

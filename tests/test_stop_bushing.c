@@ -184,6 +184,72 @@ static void test_stop_piecewise_force(void** state) {
 }
 
 
+// The derivatives a stop, a mobility spring and a mobility damper give the implicit integrator
+// (csForceKind.mobilityJacobian) against central differences of the generalized force they
+// apply, in every branch of the stop (within, beyond either bound moving in or out, and where
+// the no-pull clamp holds the force at zero), away from the kinks between branches
+static void test_mobility_jacobians_match_differences(void** state) {
+  (void)state;
+  const double lo = -0.1, hi = 0.2, k = 1000, dcoef = 0.5;
+  int b, e;
+  csModel* m = sliderWithStop(1.0, lo, hi, k, dcoef, &b, &e);
+  int sp = th_addForce(m, CS_FORCE_MOBILITY_SPRING, "spring");
+  th_setParam(m, sp, "body", b);
+  th_setParam(m, sp, "stiffness", 37.0);
+  th_setParam(m, sp, "q0", 0.05);
+  int dp = th_addForce(m, CS_FORCE_MOBILITY_DAMPER, "damper");
+  th_setParam(m, dp, "body", b);
+  th_setParam(m, dp, "damping", 1.5);
+  th_finalize(m);
+  csData* d = cs_makeData(m);
+  const csBody* body = &m->body[b];
+  int iq = body->qadr, iu = body->uadr;
+  // the clamp engages at qdot = -1/d beyond the upper bound and +1/d beyond the lower one
+  const double qs[] = {-0.3, -0.15, 0.0, 0.1, 0.25, 0.6};
+  const double us[] = {-5.0, -1.0, -0.2, 0.0, 0.3, 1.0, 5.0};
+  double worst = 0;
+  int clamped = 0;
+  for (size_t i = 0; i < sizeof(qs) / sizeof(qs[0]); i++) {
+    for (size_t j = 0; j < sizeof(us) / sizeof(us[0]); j++) {
+      double dfdq = 0, dfdu = 0;
+      d->q[iq] = qs[i];
+      d->u[iu] = us[j];
+      cs_invalidate(d);
+      cs_realizeVelocity(m, d);
+      for (int f = 0; f < m->nforce; f++) {
+        cs_forceKind(m->force[f].kind)->mobilityJacobian(m, d, f, &dfdq, &dfdu);
+      }
+      // central differences of the total generalized force on the coordinate
+      double hq = 1e-7, hu = 1e-6, fd[2];
+      for (int which = 0; which < 2; which++) {
+        double* x = which == 0 ? &d->q[iq] : &d->u[iu];
+        double h = which == 0 ? hq : hu, x0 = *x;
+        *x = x0 + h;
+        cs_invalidate(d);
+        cs_realizeDynamics(m, d);
+        double fp = d->mobility_force[iu];
+        *x = x0 - h;
+        cs_invalidate(d);
+        cs_realizeDynamics(m, d);
+        double fm = d->mobility_force[iu];
+        *x = x0;
+        fd[which] = (fp - fm) / (2 * h);
+      }
+      double scale = k * (1 + dcoef * 5) + 37;
+      worst = fmax(worst, fmax(fabs(dfdq - fd[0]), fabs(dfdu - fd[1])) / scale);
+      clamped += (qs[i] > hi && us[j] < -1 / dcoef) || (qs[i] < lo && us[j] > 1 / dcoef);
+    }
+  }
+  print_message("stop + spring + damper: largest difference of the given derivatives from "
+                "central differences %.3g (relative to k (1 + 5 d)), %d clamped states\n",
+                worst, clamped);
+  assert_true(clamped >= 2);
+  assert_true(worst < 1e-7);
+  cs_deleteData(d);
+  cs_deleteModel(m);
+}
+
+
 // index of a kind's report value by name, -1 if it has none
 static int extraIndex(int kind, const char* name) {
   const csForceKind* k = cs_forceKind(kind);
@@ -1097,6 +1163,7 @@ static void test_scene_leg_knee_stop(void** state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_stop_piecewise_force),
+      cmocka_unit_test(test_mobility_jacobians_match_differences),
       cmocka_unit_test(test_stop_never_pulls),
       cmocka_unit_test(test_stop_report_columns),
       cmocka_unit_test(test_stop_slider_bounce),

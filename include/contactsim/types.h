@@ -207,6 +207,14 @@ typedef struct csForceKind {
   // Set discrete variable `index` of element e to value, applying the kind's rules (e.g.
   // mu_static >= mu_kinetic). Nullable: plain assignment.
   void (*setDiscrete)(const csModel* m, csData* d, int e, int index, double value);
+  // The element's part of the Jacobian an implicit integrator uses on a chain of pins and
+  // sliders: add d(generalized force)/dq to dfdq and d(generalized force)/du to dfdu (both
+  // indexed like u, nu entries; N/m or N m/rad, and N s/m or N m s/rad) at the realized state
+  // (velocity stage), for the speeds whose own generalized force the element changes. Terms
+  // that vary only as slowly as the motion itself (gravity's dependence on the pose) are left
+  // out. Nullable: a group with an element of a kind without it forms that Jacobian by
+  // difference quotients.
+  void (*mobilityJacobian)(const csModel* m, const csData* d, int e, double* dfdq, double* dfdu);
 } csForceKind;
 
 // A scheduled change of a discrete variable, applied between steps.

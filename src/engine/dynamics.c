@@ -640,3 +640,206 @@ void cs_realizeAcceleration(const csModel* m, csData* d) {
   }
   d->stage = CS_STAGE_ACCELERATION;
 }
+
+
+// ---------------------------------------------------------------------------------------------
+// trees of pins and sliders frozen at one pose: the mass matrix and linear solves with it
+//
+// Every spatial quantity here is in Ground axes about the Ground origin O, so that composite and
+// articulated inertias add without shifts. A body of mass m with centre of mass c and central
+// inertia I_c (both in Ground) has, for a spatial velocity (w, v_O) (v_O: the velocity of the
+// body point at O), angular momentum about O  A w + h x v_O  and linear momentum  m v_O - h x w,
+// with h = m c and A = I_c - m [c]x[c]x (RBDA 2.62 in these axes). Its motion subspace column is
+// (w, p x w + v) for the body-frame column (w, v) at the body origin p.
+
+void cs_chainSnapshot(const csModel* m, const csData* d, const int* bodies, int nb,
+                      csChainBody* out) {
+  for (int k = 0; k < nb; k++) {
+    int b = bodies[k];
+    const csBody* body = &m->body[b];
+    csChainBody* cb = &out[k];
+    const csMat33* R = &d->body_pose[b].R;
+    csMat33 IR = csu_mulMM(R, &body->inertia);
+    csMat33 RT = csu_transpose(R);
+    csMat33 Ic = csu_mulMM(&IR, &RT);
+    csVec3 c = d->body_com[b];
+    double mb = body->mass;
+    // A = I_c - m [c]x[c]x = I_c + m (|c|^2 I - c c^T)
+    double cc = csu_dot(c, c);
+    double cv[3] = {c.x, c.y, c.z};
+    for (int i = 0; i < 3; i++) {
+      for (int j = 0; j < 3; j++) {
+        cb->A[3 * i + j] = Ic.m[i][j] + mb * ((i == j ? cc : 0.0) - cv[i] * cv[j]);
+      }
+      cb->h[i] = mb * cv[i];
+    }
+    cb->mass = mb;
+    const double* Sb = d->aba_Sbody + 6 * body->uadr;
+    csVec3 w = csu_mulMV(R, csu_vec3FromArray(Sb));
+    csVec3 v = csu_add(csu_mulMV(R, csu_vec3FromArray(Sb + 3)), csu_cross(d->body_pose[b].p, w));
+    csu_vec3ToArray(cb->s, w);
+    csu_vec3ToArray(cb->s + 3, v);
+  }
+}
+
+
+// the momentum (A w + h x v, m v - h x w) of a body of inertia (A, h, m) moving at (w, v)
+static void chainMomentum(double* out, const double* A, const double* h, double mass,
+                          const double* V) {
+  const double* w = V;
+  const double* v = V + 3;
+  out[0] = A[0] * w[0] + A[1] * w[1] + A[2] * w[2] + h[1] * v[2] - h[2] * v[1];
+  out[1] = A[3] * w[0] + A[4] * w[1] + A[5] * w[2] + h[2] * v[0] - h[0] * v[2];
+  out[2] = A[6] * w[0] + A[7] * w[1] + A[8] * w[2] + h[0] * v[1] - h[1] * v[0];
+  out[3] = mass * v[0] - (h[1] * w[2] - h[2] * w[1]);
+  out[4] = mass * v[1] - (h[2] * w[0] - h[0] * w[2]);
+  out[5] = mass * v[2] - (h[0] * w[1] - h[1] * w[0]);
+}
+
+
+static double dot6(const double* a, const double* b) {
+  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
+}
+
+
+// Composite-rigid-body algorithm (RBDA 6.2): composites are sums here, M_ij = s_j . (Ic_i s_i)
+// for j = i or an ancestor of i, zero otherwise.
+void cs_chainMassMatrix(const csChainBody* cb, const int* parent, int nb, double* M,
+                        double* scratch) {
+  double* A = scratch;            // (nb x 9) composite rotational inertias about O
+  double* h = scratch + 9 * nb;   // (nb x 3) composite first moments of mass
+  double* mass = h + 3 * nb;      // (nb) composite masses
+  for (int k = 0; k < nb; k++) {
+    memcpy(A + 9 * k, cb[k].A, 9 * sizeof(double));
+    memcpy(h + 3 * k, cb[k].h, 3 * sizeof(double));
+    mass[k] = cb[k].mass;
+  }
+  // children (later in the list) into parents
+  for (int k = nb - 1; k >= 0; k--) {
+    int p = parent[k];
+    if (p < 0) {
+      continue;
+    }
+    for (int i = 0; i < 9; i++) {
+      A[9 * p + i] += A[9 * k + i];
+    }
+    for (int i = 0; i < 3; i++) {
+      h[3 * p + i] += h[3 * k + i];
+    }
+    mass[p] += mass[k];
+  }
+  // F = Ic_i s_i, then one entry per ancestor
+  memset(M, 0, sizeof(double) * (size_t)nb * (size_t)nb);
+  for (int i = 0; i < nb; i++) {
+    double F[6];
+    chainMomentum(F, A + 9 * i, h + 3 * i, mass[i], cb[i].s);
+    for (int j = i; j >= 0; j = parent[j]) {
+      double mij = dot6(cb[j].s, F);
+      M[(size_t)j * nb + i] = mij;
+      M[(size_t)i * nb + j] = mij;
+    }
+  }
+}
+
+
+// M v by inverse dynamics at rest without gravity (RBDA 5.3): accelerations outward (a sum,
+// about O), the bodies' momentum rates, and their sums inward projected on each column
+void cs_chainMassTimes(const csChainBody* cb, const int* parent, int nb, const double* v,
+                       double* out, double* scratch) {
+  double* acc = scratch;          // (nb x 6)
+  double* F = scratch + 6 * nb;   // (nb x 6)
+  for (int k = 0; k < nb; k++) {
+    double* a = acc + 6 * k;
+    const double* ap = parent[k] >= 0 ? acc + 6 * parent[k] : NULL;
+    for (int i = 0; i < 6; i++) {
+      a[i] = (ap ? ap[i] : 0.0) + cb[k].s[i] * v[k];
+    }
+    chainMomentum(F + 6 * k, cb[k].A, cb[k].h, cb[k].mass, a);
+  }
+  for (int k = nb - 1; k >= 0; k--) {
+    out[k] = dot6(cb[k].s, F + 6 * k);
+    if (parent[k] >= 0) {
+      double* Fp = F + 6 * parent[k];
+      for (int i = 0; i < 6; i++) {
+        Fp[i] += F[6 * k + i];
+      }
+    }
+  }
+}
+
+
+// Articulated inertias of M + diag(armature) (RBDA 7.3 at rest; an armature adds to D as a
+// rotor's inertia does): IA_k = I_k + sum over children c of (IA_c - U_c U_c^T / D_c),
+// U = IA s, D = s . U + armature
+int cs_chainFactor(const csChainBody* cb, const int* parent, int nb, const double* armature,
+                   double* IA, double* U, double* D) {
+  // every body's own inertia as a full symmetric 6x6 (row-major)
+  for (int k = 0; k < nb; k++) {
+    double* I = IA + 36 * k;
+    const double* A = cb[k].A;
+    const double* h = cb[k].h;
+    double mb = cb[k].mass;
+    // [A, [h]x; -[h]x, m 1]
+    const double hx[9] = {0, -h[2], h[1], h[2], 0, -h[0], -h[1], h[0], 0};
+    for (int i = 0; i < 3; i++) {
+      for (int j = 0; j < 3; j++) {
+        I[6 * i + j] = A[3 * i + j];
+        I[6 * i + j + 3] = hx[3 * i + j];
+        I[6 * (i + 3) + j] = -hx[3 * i + j];
+        I[6 * (i + 3) + j + 3] = i == j ? mb : 0.0;
+      }
+    }
+  }
+  for (int k = nb - 1; k >= 0; k--) {
+    const double* I = IA + 36 * k;
+    const double* s = cb[k].s;
+    double* Uk = U + 6 * k;
+    for (int i = 0; i < 6; i++) {
+      Uk[i] = dot6(I + 6 * i, s);
+    }
+    D[k] = dot6(s, Uk) + armature[k];
+    if (!(D[k] > 0) || !isfinite(D[k])) {
+      return -1;
+    }
+    if (parent[k] >= 0) {
+      double* Ip = IA + 36 * parent[k];
+      double inv = 1.0 / D[k];
+      for (int i = 0; i < 6; i++) {
+        for (int j = 0; j < 6; j++) {
+          Ip[6 * i + j] += I[6 * i + j] - Uk[i] * Uk[j] * inv;
+        }
+      }
+    }
+  }
+  return 0;
+}
+
+
+// (M + diag(armature)) x = r with cs_chainFactor's U and D (RBDA 7.3 at rest: bias forces
+// inward, accelerations outward)
+void cs_chainSolve(const csChainBody* cb, const int* parent, int nb, const double* U,
+                   const double* D, double* x, double* scratch) {
+  double* pA = scratch;           // (nb x 6) articulated bias forces
+  double* acc = scratch + 6 * nb; // (nb x 6)
+  memset(pA, 0, sizeof(double) * 6 * (size_t)nb);
+  for (int k = nb - 1; k >= 0; k--) {
+    const double* p = pA + 6 * k;
+    x[k] -= dot6(cb[k].s, p);   // x holds u_k = r_k - s . pA_k from here on
+    if (parent[k] >= 0) {
+      double* pp = pA + 6 * parent[k];
+      double f = x[k] / D[k];
+      for (int i = 0; i < 6; i++) {
+        pp[i] += p[i] + U[6 * k + i] * f;
+      }
+    }
+  }
+  for (int k = 0; k < nb; k++) {
+    double* a = acc + 6 * k;
+    const double* ap = parent[k] >= 0 ? acc + 6 * parent[k] : NULL;
+    double xk = (x[k] - (ap ? dot6(U + 6 * k, ap) : 0.0)) / D[k];
+    x[k] = xk;
+    for (int i = 0; i < 6; i++) {
+      a[i] = (ap ? ap[i] : 0.0) + cb[k].s[i] * xk;
+    }
+  }
+}

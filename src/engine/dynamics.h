@@ -11,4 +11,39 @@ void cs_spatialInertias(const csModel* m, csData* d);
 // Let the stages work on every body, force element and plane (the default).
 void cs_activateAll(const csModel* m, csData* d);
 
+// A tree of bodies on pins or sliders (one speed each) frozen at one pose, for the mass matrix
+// and linear solves with it: bodies[k] the body ids in increasing order, parent[k] the index in
+// that list of body k's parent (-1 when the parent is ground or a body welded to it; every
+// descendant of a listed body is listed). Everything in Ground axes about the Ground origin O.
+typedef struct csChainBody {
+  double s[6];             // motion subspace column (angular, linear at O), 1 or 1/m per unit u
+  double A[9];             // rotational inertia about O (row-major), kg m^2
+  double h[3];             // first moment of mass m c, kg m
+  double mass;             // kg
+} csChainBody;
+
+// Each body's column and inertia at the data's pose (realized to the position stage).
+void cs_chainSnapshot(const csModel* m, const csData* d, const int* bodies, int nb,
+                      csChainBody* out);
+
+// The mass matrix (nb x nb, column-major, symmetric) by the composite-rigid-body algorithm;
+// M_jk is the generalized force on speed j per unit acceleration of speed k. scratch: 13 nb.
+void cs_chainMassMatrix(const csChainBody* cb, const int* parent, int nb, double* M,
+                        double* scratch);
+
+// out = M v in O(nb) (inverse dynamics at rest without gravity). scratch: 12 nb.
+void cs_chainMassTimes(const csChainBody* cb, const int* parent, int nb, const double* v,
+                       double* out, double* scratch);
+
+// Factor M + diag(armature) in O(nb) (articulated inertias): IA (36 nb), U (6 nb) and D (nb)
+// receive what cs_chainSolve needs. Returns 0, or -1 when a pivot D is not positive (an
+// armature too negative for the inertia).
+int cs_chainFactor(const csChainBody* cb, const int* parent, int nb, const double* armature,
+                   double* IA, double* U, double* D);
+
+// Solve (M + diag(armature)) x = r in O(nb) with cs_chainFactor's U and D: x holds r on entry
+// and the solution on return. scratch: 12 nb.
+void cs_chainSolve(const csChainBody* cb, const int* parent, int nb, const double* U,
+                   const double* D, double* x, double* scratch);
+
 #endif  // CONTACTSIM_DYNAMICS_H

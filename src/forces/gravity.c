@@ -27,8 +27,22 @@ static void gravityApply(const csModel* m, csData* d, int e) {
 }
 
 
+// Gravity's generalized forces change with the pose only as fast as the pose itself (a
+// pendulum's sqrt(g / l), not a contact's stiffness): an implicit integrator may leave them out
+// of its Jacobian, so there is nothing to add.
+static void gravityJacobian(const csModel* m, const csData* d, int e, double* dfdq,
+                            double* dfdu) {
+  (void)m;
+  (void)d;
+  (void)e;
+  (void)dfdq;
+  (void)dfdu;
+}
+
+
 const csForceKind cs_kindGravity = {
     .name = "gravity",
     .doc = "uniform gravity (the scene's \"gravity\" vector) at every body's centre of mass",
     .apply = gravityApply,
+    .mobilityJacobian = gravityJacobian,
 };

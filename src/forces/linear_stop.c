@@ -221,6 +221,34 @@ static void stopApply(const csModel* m, csData* d, int e) {
 }
 
 
+// The derivatives of the force of evaluate() in the branch the state is in: within the bounds,
+// or where the clamp holds the force at zero, there are none
+static void stopJacobian(const csModel* m, const csData* d, int e, double* dfdq, double* dfdu) {
+  const csForce* f = &m->force[e];
+  const csBody* body = &m->body[f->ref[REF_BODY]];
+  const double* v = d->disc + f->discadr;
+  int iu = body->uadr + f->ref[REF_COORD];
+  double q = d->q[body->qadr + f->ref[REF_COORD]];
+  double qdot = d->u[iu];
+  double k = v[DISC_K], diss = v[DISC_D];
+  if (q > v[DISC_UPPER]) {
+    // f = -k x (1 + d qdot) while that is <= 0
+    double x = q - v[DISC_UPPER];
+    if (1 + diss * qdot > 0) {
+      dfdq[iu] -= k * (1 + diss * qdot);
+      dfdu[iu] -= k * x * diss;
+    }
+  } else if (q < v[DISC_LOWER]) {
+    // f = -k x (1 - d qdot) while that is >= 0 (x < 0)
+    double x = q - v[DISC_LOWER];
+    if (1 - diss * qdot > 0) {
+      dfdq[iu] -= k * (1 - diss * qdot);
+      dfdu[iu] += k * x * diss;
+    }
+  }
+}
+
+
 // A stop is not a contact between surfaces: the report has no point or spatial force (it stays
 // zero) and the values are the extras only.
 static void stopReport(const csModel* m, const csData* d, int e, csContactReport* r,
@@ -252,4 +280,5 @@ const csForceKind cs_kindLinearStop = {
     .apply = stopApply,
     .report = stopReport,
     .setDiscrete = stopSetDiscrete,
+    .mobilityJacobian = stopJacobian,
 };

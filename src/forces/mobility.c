@@ -90,6 +90,24 @@ static void damperApply(const csModel* m, csData* d, int e) {
 }
 
 
+// d f / d q = -k on its own coordinate
+static void springJacobian(const csModel* m, const csData* d, int e, double* dfdq, double* dfdu) {
+  (void)d;
+  (void)dfdu;
+  const csForce* f = &m->force[e];
+  dfdq[m->body[f->ref[REF_BODY]].uadr + f->ref[REF_COORD]] -= f->param[SLOT_K];
+}
+
+
+// d f / d u = -c on its own speed
+static void damperJacobian(const csModel* m, const csData* d, int e, double* dfdq, double* dfdu) {
+  (void)d;
+  (void)dfdq;
+  const csForce* f = &m->force[e];
+  dfdu[m->body[f->ref[REF_BODY]].uadr + f->ref[REF_COORD]] -= f->param[SLOT_C];
+}
+
+
 const csForceKind cs_kindMobilitySpring = {
     .name = "mobility_spring",
     .doc = "linear spring on one coordinate of a pin or slider mobilizer: f = -k (q - q0)",
@@ -97,6 +115,7 @@ const csForceKind cs_kindMobilitySpring = {
     .nparams = sizeof(g_springParams) / sizeof(g_springParams[0]),
     .validate = springValidate,
     .apply = springApply,
+    .mobilityJacobian = springJacobian,
 };
 
 const csForceKind cs_kindMobilityDamper = {
@@ -107,4 +126,5 @@ const csForceKind cs_kindMobilityDamper = {
     .dissipative = 1,
     .validate = damperValidate,
     .apply = damperApply,
+    .mobilityJacobian = damperJacobian,
 };
