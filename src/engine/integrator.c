@@ -17,21 +17,19 @@
 // particular linear solver (dense, band, gmres) integrates the whole system as one group
 // instead, ordered body by body so that decoupled bodies give a banded Jacobian.
 //
-// The third integrator, "rk", is ARKODE's explicit Runge-Kutta stepper (ERKStep) with the same
+// The third integrator, "rk", is the explicit Dormand-Prince 5(4) pair of rk.c with the same
 // loop: one step at a time, reports from its dense output, the same commit after each step. A
-// one-step method keeps no history that a commit could invalidate, but ERKStep keeps the
-// derivative at the end of the step for the first stage of the next one; when the commit (or
-// the quaternions' renormalisation, which ERKStep has no projection for) changes the right-hand
-// side, the group is reset at its current state (ERKStepReset keeps the step size, the
-// controller's history and the counters), so that the next step starts from a fresh derivative.
+// one-step method keeps no history that a commit could invalidate, but it keeps the derivative
+// at the end of the step for the first stage of the next one; when the commit (or the
+// quaternions' renormalisation, for which an explicit method has no projection) changes the
+// right-hand side, the group is reset at its current state (the step size and the controller's
+// memory are kept), so that the next step starts from a fresh derivative.
 #include <float.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
-#include <arkode/arkode.h>
-#include <arkode/arkode_erkstep.h>
 #include <cvode/cvode.h>
 #include <cvode/cvode_proj.h>
 #include <nvector/nvector_serial.h>
@@ -47,6 +45,7 @@
 #include "engine/dynamics.h"
 #include "engine/error.h"
 #include "engine/integrator.h"
+#include "engine/rk.h"
 #include "engine/sundials_ops.h"
 
 // SUNDIALS 6.x / 7.x differences: context creation takes a communicator in 7.x, the real type
@@ -76,7 +75,8 @@ typedef struct Group {
   int nbodies, nforces, nplanes;
   int upper, lower;        // Jacobian half-bandwidths in the group's state order
   int linsol;              // csLinearSolver in use
-  void* mem;
+  void* mem;               // CVODE's
+  csRk* rk;                // rk's (rk.c), on y's array
   N_Vector y, ytmp, atolv;
   SUNMatrix A;
   SUNLinearSolver LS;
@@ -125,7 +125,7 @@ struct csIntegrator {
   int nchange_done;        // scheduled changes applied so far (m->change is sorted by time)
   double cpu_integration;  // CPU time of the integration in this integrator's calls, s
   long nrestart;           // re-initialisations after changes and state edits
-  int rk;                  // 1: ARKODE's explicit Runge-Kutta (ERKStep) instead of CVODE
+  int rk;                  // 1: the explicit Runge-Kutta pair of rk.c instead of CVODE
   double* auto_before;     // (nauto) rk: auto-update values before a commit, to see a change
 };
 
@@ -441,10 +441,9 @@ static void storeState(const Group* g, sunrealtype* y) {
 
 // the right-hand side of one group: kinematics, forces, articulated-body dynamics of its bodies
 // (the group is active while CVODE works on it); allocates nothing
-static int rhs(sunrealtype t, N_Vector y, N_Vector ydot, void* user_data) {
+static int groupRhs(double t, const double* y, double* f, void* user_data) {
   Group* g = user_data;
-  loadState(g, t, N_VGetArrayPointer(y));
-  sunrealtype* f = N_VGetArrayPointer(ydot);
+  loadState(g, t, y);
   if (cs_forward(g->sim->m, g->sim->d) != 0) {
     return 1;  // recoverable: CVODE retries with a smaller step
   }
@@ -455,6 +454,12 @@ static int rhs(sunrealtype t, N_Vector y, N_Vector ydot, void* user_data) {
     f[i] = 0;  // placeholder state of a model with nothing to integrate
   }
   return 0;
+}
+
+
+// the same for CVODE's vectors
+static int rhs(sunrealtype t, N_Vector y, N_Vector ydot, void* user_data) {
+  return groupRhs(t, N_VGetArrayPointer(y), N_VGetArrayPointer(ydot), user_data);
 }
 
 
@@ -516,7 +521,6 @@ static void errorHandler(int code, const char* module, const char* function, cha
   Sim* sim = user_data;
   snprintf(sim->cvmsg, sizeof(sim->cvmsg), "%s: %s", function, msg);
   // warnings (t + h = t: the step size has collapsed) are kept for the whole run, on one line
-  // (ARK_WARNING is CV_WARNING, 99)
   if (code == CV_WARNING && sim->d->stat.warnings_cvode++ == 0) {
     char* w = sim->d->stat.cvode_warning;
     snprintf(w, sizeof(sim->d->stat.cvode_warning), "%s", msg);
@@ -557,37 +561,13 @@ static const char* flagName(int flag) {
 }
 
 
-// ARKODE's flags by name (the numbers overlap CVODE's, the names do not)
-static const char* arkFlagName(int flag) {
-  switch (flag) {
-    case ARK_TOO_MUCH_WORK: return "ARK_TOO_MUCH_WORK";
-    case ARK_TOO_MUCH_ACC: return "ARK_TOO_MUCH_ACC";
-    case ARK_ERR_FAILURE: return "ARK_ERR_FAILURE";
-    case ARK_RHSFUNC_FAIL: return "ARK_RHSFUNC_FAIL";
-    case ARK_FIRST_RHSFUNC_ERR: return "ARK_FIRST_RHSFUNC_ERR";
-    case ARK_REPTD_RHSFUNC_ERR: return "ARK_REPTD_RHSFUNC_ERR";
-    case ARK_UNREC_RHSFUNC_ERR: return "ARK_UNREC_RHSFUNC_ERR";
-    case ARK_MEM_FAIL: return "ARK_MEM_FAIL";
-    case ARK_MEM_NULL: return "ARK_MEM_NULL";
-    case ARK_ILL_INPUT: return "ARK_ILL_INPUT";
-    case ARK_NO_MALLOC: return "ARK_NO_MALLOC";
-    case ARK_BAD_T: return "ARK_BAD_T";
-    case ARK_TOO_CLOSE: return "ARK_TOO_CLOSE";
-    case ARK_VECTOROP_ERR: return "ARK_VECTOROP_ERR";
-    case ARK_INTERP_FAIL: return "ARK_INTERP_FAIL";
-    default: return "ARK_UNKNOWN_FLAG";
-  }
-}
-
-
 // convert a failed SUNDIALS call into err; returns 0 if flag is a success
 static int check(int flag, const char* function, const Sim* sim, double t, csError* err) {
   if (flag >= 0) {
     return 0;
   }
   cs_setError(err, CS_ERR_SOLVER, "", "%s failed with %s at t = %.9g s%s%s", function,
-              sim->rk ? arkFlagName(flag) : flagName(flag), t, sim->cvmsg[0] ? ": " : "",
-              sim->cvmsg);
+              flagName(flag), t, sim->cvmsg[0] ? ": " : "", sim->cvmsg);
   err->time = t;
   return -1;
 }
@@ -644,16 +624,15 @@ int cs_validateSimOptions(const csSimOptions* o, csError* err) {
 
 
 // add group g's counters to *sum (the Jacobian counters exist only when there is a linear
-// solver, that is with BDF; ERKStep has steps, right-hand sides and error-test failures only,
-// and keeps them through its resets)
+// solver, that is with BDF; rk has steps, right-hand sides and error-test failures only, and
+// keeps them through its resets)
 static void addCounters(const Group* g, csStats* sum) {
   void* mem = g->mem;
   long v;
   if (g->sim->rk) {
-    long nfe = 0;
-    if (ERKStepGetNumSteps(mem, &v) == ARK_SUCCESS) sum->nsteps += v;
-    if (ERKStepGetNumRhsEvals(mem, &nfe) == ARK_SUCCESS) sum->nrhs += nfe;
-    if (ERKStepGetNumErrTestFails(mem, &v) == ARK_SUCCESS) sum->netf += v;
+    sum->nsteps += g->rk->nsteps;
+    sum->nrhs += g->rk->nrhs;
+    sum->netf += g->rk->netf;
     return;
   }
   int linear_solver = g->LS != NULL;
@@ -671,8 +650,10 @@ static void addCounters(const Group* g, csStats* sum) {
 // the last successful step of group g (0 before the first), and the step it will try next
 static double lastStep(const Group* g) {
   sunrealtype h = 0;
-  if (g->sim->rk ? ERKStepGetLastStep(g->mem, &h) != ARK_SUCCESS
-                 : CVodeGetLastStep(g->mem, &h) != CV_SUCCESS) {
+  if (g->sim->rk) {
+    return g->rk->hlast;
+  }
+  if (CVodeGetLastStep(g->mem, &h) != CV_SUCCESS) {
     return 0;
   }
   return (double)h;
@@ -681,8 +662,10 @@ static double lastStep(const Group* g) {
 
 static double currentStep(const Group* g) {
   sunrealtype h = 0;
-  if (g->sim->rk ? ERKStepGetCurrentStep(g->mem, &h) != ARK_SUCCESS
-                 : CVodeGetCurrentStep(g->mem, &h) != CV_SUCCESS) {
+  if (g->sim->rk) {
+    return g->rk->h;
+  }
+  if (CVodeGetCurrentStep(g->mem, &h) != CV_SUCCESS) {
     return 0;
   }
   return (double)h;
@@ -1266,17 +1249,9 @@ static SUNLinearSolver schurNew(Group* g) {
 // ---------------------------------------------------------------------------------------------
 // one group's CVODE instance
 
-// The embedded pair of "rk": Dormand-Prince 5(4), 7 stages, first same as last. Of ERKStep's
-// tables it is the one Simbody's RK-Merson (4th order, 5 stages, error from a 3rd-order
-// embedding) is usually weighed against, and the one most users know (MATLAB's ode45, SciPy's
-// RK45): 5th-order steps with a 4th-order error estimate. Measured against ERKStep's default
-// (Zonneveld 4(3), 5 stages) and Verner 6(5) on the bench scenes in docs/performance.md, "A
-// one-step method (ARKODE ERK)".
-#define CS_RK_TABLE ARKODE_DORMAND_PRINCE_7_4_5
-
-
-// Group g's ERKStep instance at t0, from the data's current state (its vectors are allocated):
-// explicit Runge-Kutta, no linear solver (linsol -1 records that), no projection.
+// Group g's rk instance at t0 (rk.c: Dormand-Prince 5(4)), from the data's current state, on
+// the array of g->y (its vectors are allocated): no linear solver (linsol -1 records that), no
+// projection.
 static int createRk(Group* g, double t0, csError* err) {
   Sim* sim = g->sim;
   const csSimOptions* opt = &sim->opt;
@@ -1286,28 +1261,14 @@ static int createRk(Group* g, double t0, csError* err) {
     return CS_ERR_MEMORY;
   }
   storeState(g, N_VGetArrayPointer(g->y));
-  N_VConst(opt->atol, g->atolv);
   g->t = t0;
   g->fresh = 1;
   g->t_commit = fmin(sim->d->t_commit, t0);
-  g->mem = ERKStepCreate(rhs, t0, g->y, sim->ctx);
-  if (!g->mem) {
+  g->rk = cs_rkNew(g->nstate, groupRhs, g, t0, N_VGetArrayPointer(g->y), opt->rtol, opt->atol,
+                   opt->max_step, opt->initial_step);
+  if (!g->rk) {
     cs_setError(err, CS_ERR_MEMORY, "", "out of memory creating the integrator");
     return CS_ERR_MEMORY;
-  }
-#if SUNDIALS_VERSION_MAJOR < 7
-  ERKStepSetErrHandlerFn(g->mem, errorHandler, sim);
-#endif
-  if (check(ERKStepSetUserData(g->mem, g), "ERKStepSetUserData", sim, t0, err) ||
-      check(ERKStepSVtolerances(g->mem, opt->rtol, g->atolv), "ERKStepSVtolerances", sim, t0,
-            err) ||
-      check(ERKStepSetTableNum(g->mem, CS_RK_TABLE), "ERKStepSetTableNum", sim, t0, err) ||
-      (opt->max_step > 0 &&
-       check(ERKStepSetMaxStep(g->mem, opt->max_step), "ERKStepSetMaxStep", sim, t0, err)) ||
-      (opt->initial_step > 0 &&
-       check(ERKStepSetInitStep(g->mem, opt->initial_step), "ERKStepSetInitStep", sim, t0,
-             err))) {
-    return CS_ERR_SOLVER;
   }
   return CS_OK;
 }
@@ -1418,11 +1379,9 @@ static int createSolver(Group* g, double t0, csError* err) {
 
 // every one of these accepts NULL, so a partly created instance is freed too
 static void destroySolver(Group* g) {
-  if (g->sim && g->sim->rk) {
-    ERKStepFree(&g->mem);
-  } else {
-    CVodeFree(&g->mem);
-  }
+  cs_rkFree(g->rk);
+  g->rk = NULL;
+  CVodeFree(&g->mem);
   SUNNonlinSolFree(g->NLS);
   SUNLinSolFree(g->LS);
   SUNMatDestroy(g->A);
@@ -1432,16 +1391,14 @@ static void destroySolver(Group* g) {
 }
 
 
-// rk, after group g's commit: quaternions back to unit length (ERKStep has no projection; the
-// kinematic pull toward unit length only slows the drift), and if that or the commit changed the
-// right-hand side, a reset at the current state. ERKStep keeps the derivative at the step's end
-// (computed before the commit, from the values the step used) as the first stage of the next
-// step, and with the Dormand-Prince pair it is the last stage of the step just taken; after a
-// reset the next step evaluates it afresh. ERKStepReset (ARKODE 5.4) keeps the counters, the
-// step size it would have tried next and the controller's error history, so the step-size
-// sequence goes on as without the reset; ERKStepSetInitStep is not called, since it would
-// replace that prediction by the last step and clear the history. A group whose commit changed
-// nothing (no auto-update variables, or a block at rest with its anchor in place) and that has no
+// rk, after group g's commit: quaternions back to unit length (an explicit method has no
+// projection; the kinematic pull toward unit length only slows the drift), and if that or the
+// commit changed the right-hand side, a reset at the current state. rk keeps the derivative at
+// the step's end (computed before the commit, from the values the step used) as the first stage
+// of the next step (first same as last); after a reset the next step evaluates it afresh. The
+// reset keeps the counters, the step size it would have tried next and the controller's memory,
+// so the step-size sequence goes on as without the reset. A group whose commit changed nothing
+// (no auto-update variables, or a block at rest with its anchor in place) and that has no
 // quaternion keeps the first-same-as-last derivative and pays nothing.
 static void rkAfterCommit(Group* g) {
   Sim* sim = g->sim;
@@ -1469,8 +1426,7 @@ static void rkAfterCommit(Group* g) {
   if (g->nquat > 0) {
     loadState(g, g->t, y);  // the data holds the state the next step starts from
   }
-  // a reset cannot fail on a live instance (it checks only its arguments)
-  ERKStepReset(g->mem, g->t, g->y);
+  cs_rkReset(g->rk, g->t, 0);
 }
 
 
@@ -1545,32 +1501,18 @@ __attribute__((format(printf, 4, 5))) static void collapseError(Group* g, csErro
 }
 
 
-// One ERKStep step of the active group g toward tout, never past tstop: ERKStepEvolve's flag in
-// *flag; returns CS_OK, or CS_ERR_SOLVER with err filled if a retry cannot be set up. ERKStep
-// 5.4 treats a right-hand side that cannot be evaluated (a positive return: forces not finite)
-// as unrecoverable; CVODE retries with a step a quarter as long, up to ten times, and so does
-// this: from the step's start state (kept in ytmp), with the step cut by 4.
-static int rkStep(Group* g, double tout, double tstop, int* flag, csError* err) {
-  Sim* sim = g->sim;
-  sunrealtype t0 = g->t;
-  N_VScale(1.0, g->y, g->ytmp);
-  for (int attempt = 0;; attempt++) {
-    if (check(ERKStepSetStopTime(g->mem, tstop), "ERKStepSetStopTime", sim, g->t, err)) {
-      return CS_ERR_SOLVER;
-    }
-    *flag = ERKStepEvolve(g->mem, tout, g->y, &g->t, ARK_ONE_STEP);
-    if (*flag != ARK_UNREC_RHSFUNC_ERR || attempt == 10) {
-      return CS_OK;
-    }
-    double h = currentStep(g);
-    N_VScale(1.0, g->ytmp, g->y);
-    g->t = t0;
-    sim->cvmsg[0] = 0;
-    if (check(ERKStepReset(g->mem, t0, g->y), "ERKStepReset", sim, t0, err) ||
-        check(ERKStepSetInitStep(g->mem, 0.25 * fabs(h)), "ERKStepSetInitStep", sim, t0, err)) {
-      return CS_ERR_SOLVER;
-    }
+// what a failed rk step (rk.c) means, for the messages
+static const char* rkStatusName(csRkStatus status) {
+  switch (status) {
+    case CS_RK_OK: return "CS_RK_OK";
+    case CS_RK_RHS_FAIL: return "CS_RK_RHS_FAIL (the right-hand side failed)";
+    case CS_RK_RHS_REPEATED:
+      return "CS_RK_RHS_REPEATED (the forces were not finite on eleven tries, the step cut by 4 "
+             "each time)";
+    case CS_RK_STEP_TOO_SMALL:
+      return "CS_RK_STEP_TOO_SMALL (error tests kept failing down to the round-off of t)";
   }
+  return "CS_RK_UNKNOWN";
 }
 
 
@@ -1582,7 +1524,14 @@ static int stepGroup(Group* g, double tout, double tstop, csError* err) {
   // jumps) or past the end
   int flag = 0;
   if (sim->rk) {
-    if (rkStep(g, tout, tstop, &flag, err) != CS_OK) {
+    csRkStatus status = cs_rkStep(g->rk, tstop);
+    g->t = g->rk->t;
+    if (status != CS_RK_OK) {
+      sim->d->t = g->t;
+      cs_setError(err, CS_ERR_SOLVER, "", "the rk step failed with %s at t = %.9g s",
+                  rkStatusName(status), (double)g->t);
+      err->time = g->t;
+      collapseError(g, err, 1, "the rk step failed with %s", rkStatusName(status));
       return CS_ERR_SOLVER;
     }
   } else {
@@ -1594,9 +1543,8 @@ static int stepGroup(Group* g, double tout, double tstop, csError* err) {
   g->fresh = 0;
   if (flag < 0) {
     sim->d->t = g->t;
-    check(flag, sim->rk ? "ERKStepEvolve" : "CVode", sim, g->t, err);
-    collapseError(g, err, 1, "%s failed with %s", sim->rk ? "ERKStepEvolve" : "CVode",
-                  sim->rk ? arkFlagName(flag) : flagName(flag));
+    check(flag, "CVode", sim, g->t, err);
+    collapseError(g, err, 1, "CVode failed with %s", flagName(flag));
     return CS_ERR_SOLVER;
   }
   // CVODE's own step limit counts steps within one call, and every call here is one step,
@@ -1621,15 +1569,12 @@ static int gatherAt(Sim* sim, double t, csError* err) {
     Group* g = &sim->group[gi];
     // a group whose step ended exactly at t is read directly; the others are interpolated with
     // the polynomial CVODE keeps of its last step (CVodeGetDky), to the step's own accuracy
-    // (ERKStep's Hermite interpolant of degree 4 evaluates the right-hand side once inside the
+    // (rk's from its stages: Shampine's interpolant of order 4)
     // step, so the group is active for it)
     if (t == g->t) {
       loadState(g, t, N_VGetArrayPointer(g->y));
     } else if (sim->rk) {
-      activate(g);
-      if (check(ERKStepGetDky(g->mem, t, 0, g->ytmp), "ERKStepGetDky", sim, t, err)) {
-        return CS_ERR_SOLVER;
-      }
+      cs_rkInterpolate(g->rk, t, N_VGetArrayPointer(g->ytmp));
       loadState(g, t, N_VGetArrayPointer(g->ytmp));
     } else if (check(CVodeGetDky(g->mem, t, 0, g->ytmp), "CVodeGetDky", sim, t, err)) {
       return CS_ERR_SOLVER;
@@ -1755,12 +1700,10 @@ static int applyDueChanges(Sim* sim, double horizon, csError* err) {
       continue;  // nothing integrated since the last (re)start: nothing to restart
     }
     // the right-hand side jumped: restart; CVodeReInit zeroes CVODE's counters, so bank them
-    // (ERKStep is reset at the same state: the derivative is evaluated afresh, the step size
+    // (rk is reset at the same state: the derivative is evaluated afresh, the step size
     // and the counters are kept)
     if (sim->rk) {
-      if (check(ERKStepReset(g->mem, g->t, g->y), "ERKStepReset", sim, g->t, err)) {
-        return CS_ERR_SOLVER;
-      }
+      cs_rkReset(g->rk, g->t, 0);
     } else {
       addCounters(g, &g->banked);
       if (check(CVodeReInit(g->mem, g->t, g->y), "CVodeReInit", sim, g->t, err)) {
@@ -2052,11 +1995,7 @@ int cs_integratorRestart(csIntegrator* sim, int nchange_done, csError* err) {
     storeState(g, N_VGetArrayPointer(g->y));
     if (sim->rk) {
       // an edited state starts afresh, with the first step chosen as at creation
-      if (check(ERKStepReset(g->mem, d->t, g->y), "ERKStepReset", sim, d->t, err) ||
-          check(ERKStepSetInitStep(g->mem, sim->opt.initial_step), "ERKStepSetInitStep", sim,
-                d->t, err)) {
-        return CS_ERR_SOLVER;
-      }
+      cs_rkRestart(g->rk, d->t, sim->opt.initial_step);
     } else {
       addCounters(g, &g->banked);
       if (check(CVodeReInit(g->mem, d->t, g->y), "CVodeReInit", sim, d->t, err)) {
@@ -2086,7 +2025,7 @@ void cs_integratorStats(const csIntegrator* sim, csStats* st) {
   for (int gi = 0; sim->group && gi < sim->ngroup; gi++) {
     const Group* g = &sim->group[gi];
     csStats sum = g->banked;
-    if (g->mem) {
+    if (g->mem || g->rk) {
       addCounters(g, &sum);
       // the smallest last step of any group: the one that limits the run
       double h = lastStep(g);

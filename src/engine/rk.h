@@ -1,0 +1,64 @@
+// rk.h: the explicit Runge-Kutta integrator "rk" (private to the library): Dormand-Prince 5(4)
+// with first-same-as-last stages, error control in the weighted RMS norm CVODE uses, Hairer's
+// PI step-size controller and Shampine's 4th-order dense output (rk.c).
+#ifndef CONTACTSIM_ENGINE_RK_H
+#define CONTACTSIM_ENGINE_RK_H
+
+// The right-hand side: ydot = f(t, y) for n states. Returns 0, > 0 when f cannot be evaluated
+// at this y (the step is retried four times shorter, as CVODE does), < 0 to stop.
+typedef int (*csRkRhs)(double t, const double* y, double* ydot, void* ctx);
+
+typedef enum csRkStatus {
+  CS_RK_OK = 0,
+  CS_RK_RHS_FAIL,          // f returned < 0
+  CS_RK_RHS_REPEATED,      // f returned > 0 on ten tries in a row, the step cut each time
+  CS_RK_STEP_TOO_SMALL,    // the step fell below round-off of t (error tests kept failing)
+} csRkStatus;
+
+typedef struct csRk {
+  int n;                   // states
+  csRkRhs f;
+  void* ctx;
+  double rtol, atol;       // weights 1 / (rtol |y| + atol)
+  double hmax;             // largest step, s (0: none)
+  double t;                // time of y, s
+  double* y;               // (n) the state; the caller's storage, which the caller may edit
+                           // between steps (then cs_rkReset)
+  double h;                // step to try next, s (0: choose one)
+  double hlast;            // last successful step, s
+  double told;             // start of the last successful step, s
+  double facold;           // the controller's memory: last accepted error norm
+  int fsal;                // 1: k[0] holds f(t, y) (the last step's last stage)
+  int reject;              // 1: the last try was rejected (no growth on the next)
+  long nsteps, nrhs, netf; // successful steps, right-hand sides, error-test failures
+  double* k;               // (7 n) stages
+  double* ynew;            // (n)
+  double* dense;           // (5 n) the last step's interpolation coefficients
+} csRk;
+
+// An integrator for n states at (t0, y), y being the caller's n-array that the steps update in
+// place; h0 the first step (0: Hairer's estimate). NULL when out of memory.
+csRk* cs_rkNew(int n, csRkRhs f, void* ctx, double t0, double* y, double rtol, double atol,
+               double hmax, double h0);
+
+// Free everything cs_rkNew allocated (not y). Accepts NULL.
+void cs_rkFree(csRk* rk);
+
+// One successful step from rk->t, ending at tstop at the latest (exactly there when it is
+// within reach): y and t advance. Returns CS_RK_OK or a csRkStatus (then y and t are those of
+// the last successful step).
+csRkStatus cs_rkStep(csRk* rk, double tstop);
+
+// y(t) for t within the last successful step [told, t], from its dense output, into out (n).
+void cs_rkInterpolate(const csRk* rk, double t, double* out);
+
+// The state was changed from outside (an auto-update commit, a renormalisation, an edit) at
+// time t: the next step evaluates its first stage afresh. The step size and the controller's
+// memory are kept; h > 0 replaces the step to try next.
+void cs_rkReset(csRk* rk, double t, double h);
+
+// Start again at time t as if new (the state was edited): the first step h0 (0: estimated),
+// the controller's memory cleared; the counters are kept.
+void cs_rkRestart(csRk* rk, double t, double h0);
+
+#endif  // CONTACTSIM_ENGINE_RK_H
