@@ -111,13 +111,17 @@ void cs_realizePosition(const csModel* m, csData* d) {
     }
     csTransform XPB = d->aba_plainMB[b] ? XPM : csu_transformMul(&XPM, &body->X_MB);
     d->joint_XFM[b] = XFM;
-    d->body_pose[b] = csu_transformMul(&d->body_pose[body->parent], &XPB);
+    // Ground's pose is the identity: a body hanging from it has X_GB = X_PB (a free body on
+    // the floor, every block of a pile)
+    d->body_pose[b] = body->parent == 0 ? XPB : csu_transformMul(&d->body_pose[body->parent], &XPB);
     d->body_com[b] = csu_transformPoint(&d->body_pose[b], body->com);
   }
-  // planes ride on their bodies
+  // planes ride on their bodies (those on Ground stand where the model puts them)
   for (int i = 0; i < d->nact_plane; i++) {
     int p = d->act_plane[i];
-    d->plane_pose[p] = csu_transformMul(&d->body_pose[m->plane[p].body], &m->plane[p].X_BP);
+    int pb = m->plane[p].body;
+    d->plane_pose[p] = pb == 0 ? m->plane[p].X_BP
+                               : csu_transformMul(&d->body_pose[pb], &m->plane[p].X_BP);
   }
   d->stage = CS_STAGE_POSITION;
 }

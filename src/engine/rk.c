@@ -13,7 +13,8 @@
 //   uses, weights 1 / (rtol max(|y_old|, |y_new|) + atol); a step passes at norm <= 1;
 // - step size: Hairer's PI controller (exponents 0.2 - 0.75 beta and beta = 0.04, safety 0.9,
 //   growth at most 10x, shrink at most 5x), no growth right after a rejection;
-// - first step: Hairer's estimate from f at the start and one Euler step (one evaluation);
+// - first step: from f at the start and one Euler step (one evaluation), the step whose Euler
+//   error is half the tolerance, as CVODE and ARKODE begin;
 // - dense output: Shampine's continuous extension of order 4, from the stages (no evaluation).
 #include <float.h>
 #include <math.h>
@@ -116,8 +117,9 @@ static double wrms(const csRk* rk, const double* v, const double* y) {
 }
 
 
-// Hairer's first step (HINIT): h0 from |y| / |f|, then h1 from the change of f over an Euler
-// step of h0, for an error of order h1^5 of about the tolerance; uses k[1] and ynew as scratch
+// The first step: a probe h0 from |y| / |f| (Hairer's HINIT), then from the change of f over an
+// Euler step of h0 the step whose Euler error is half the tolerance; uses k[1] and ynew as
+// scratch
 static int initialStep(csRk* rk, double hlimit, double* h) {
   int n = rk->n;
   const double* f0 = rk->k;
@@ -138,8 +140,11 @@ static int initialStep(csRk* rk, double hlimit, double* h) {
     rk->ynew[i] = rk->k[n + i] - f0[i];
   }
   double d2 = wrms(rk, rk->ynew, rk->y) / h0;
-  double dm = fmax(d1, d2);
-  double h1 = dm <= 1e-15 ? fmax(1e-6, h0 * 1e-3) : pow(0.01 / dm, 0.2);
+  // the step whose Euler error d2 h^2 / 2 is half the tolerance, as CVODE and ARKODE start:
+  // Hairer's (0.01 / max(d1, d2))^(1/5), the 5th-order method's own, can be a hundred times
+  // longer, and a first step that long lets auto-update variables (an exponential spring's
+  // anchor) see a whole transient at once; the controller grows the step tenfold a step
+  double h1 = d2 <= 1e-15 ? fmax(1e-6, h0 * 1e-3) : 0.5 * sqrt(2.0 / d2);
   *h = fmin(fmin(100 * h0, h1), hlimit);
   return 0;
 }
