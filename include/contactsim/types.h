@@ -17,6 +17,7 @@
 #define CS_MAX_NAME 64          // longest body, plane or force name, with the terminating zero
 #define CS_MAX_PARAM 32         // real parameters of one force element
 #define CS_MAX_REF 4            // integer references (bodies, planes, coordinates) of one element
+#define CS_MAX_DERIVED 4        // constants a kind derives from an element's parameters
 #define CS_MAX_ERROR 1024       // longest error sentence
 #define CS_MAX_PATH 256         // longest key path of a study, or path kept in fixed tables
 #define CS_MAX_FILE 4096        // longest file name in an error or a model (PATH_MAX)
@@ -156,6 +157,8 @@ typedef struct csForce {
   int kind;                // index into the kind registry (csForceKindId)
   int group;               // contact set this element belongs to (-1: none)
   double param[CS_MAX_PARAM];  // kind-specific real parameters, laid out by the kind's table
+  double derived[CS_MAX_DERIVED];  // constants the kind computes from param when the model is
+                                   // finalized (csForceKind.prepare), e.g. a pair's stiffness
   int ref[CS_MAX_REF];     // kind-specific integer references (bodies, planes, coordinates)
   int zadr, znum;          // auxiliary continuous states owned by the element
   int home;                // highest-numbered moving body it refers to (bodies welded to
@@ -215,6 +218,10 @@ typedef struct csForceKind {
   // out. Nullable: a group with an element of a kind without it forms that Jacobian by
   // difference quotients.
   void (*mobilityJacobian)(const csModel* m, const csData* d, int e, double* dfdq, double* dfdu);
+  // Compute f->derived from f->param once, when the model is finalized (after validate), so that
+  // apply need not recompute constants (a material pair's combined stiffness) on every
+  // evaluation. Nullable.
+  void (*prepare)(const csModel* m, csForce* f);
 } csForceKind;
 
 // A scheduled change of a discrete variable, applied between steps.

@@ -326,6 +326,9 @@ int cs_finalizeModel(csModel* m, csError* err) {
       csu_free(dissOfBody, 0);
       return -1;
     }
+    if (k->prepare) {
+      k->prepare(m, f);
+    }
     f->home = 0;
     for (int i = 0; i < k->nparams; i++) {
       const csParamInfo* p = &k->params[i];

@@ -119,13 +119,15 @@ static void evaluate(const csModel* m, const csData* d, const csForce* f, csCont
   const double* P = f->param;
   int body = f->ref[CS_REF_BODY];
   int plane = f->ref[CS_REF_PLANE];
-  csPairMaterial mat = resolveMaterial(P);
+  // the pair's stiffness, dissipation and share of the deformation (compliantPrepare)
+  double k = f->derived[CS_DERIVED_K], c = f->derived[CS_DERIVED_C];
+  double share = f->derived[CS_DERIVED_S];
 
   // geometry: depth below the plane along the outward normal nout
   csVec3 nout;
   csVec3 station = cs_stationPosition(m, d, body, csu_vec3FromArray(P + SLOT_STATION));
   double x = -cs_planeHeight(d, plane, station, &nout);
-  csVec3 point = csu_addScaled(station, mat.s * (x > 0 ? x : 0), nout);
+  csVec3 point = csu_addScaled(station, share * (x > 0 ? x : 0), nout);
 
   // velocity of the body's material point relative to the plane's, split along the normal
   csVec3 vtan;
@@ -139,9 +141,9 @@ static void evaluate(const csModel* m, const csData* d, const csForce* f, csCont
   }
 
   // penalty force with damping, and the friction coefficient at this slip speed
-  double fel = mat.k * x;
+  double fel = k * x;
   out->pe = 0.5 * fel * x;
-  double fn = fel * (1 + mat.c * xdot);
+  double fn = fel * (1 + c * xdot);
   double mu = frictionCoefficient(d->disc + f->discadr, slip, P[SLOT_VT]);
 
   // normal force out of the plane (never pulling), friction opposite the slip
@@ -173,6 +175,16 @@ static int compliantValidate(const csModel* m, const csForce* f, csError* err) {
     return -1;
   }
   return cs_checkContactRefs(m, f, "station", err);
+}
+
+
+// the pair's constants, once per model
+static void compliantPrepare(const csModel* m, csForce* f) {
+  (void)m;
+  csPairMaterial mat = resolveMaterial(f->param);
+  f->derived[CS_DERIVED_K] = mat.k;
+  f->derived[CS_DERIVED_C] = mat.c;
+  f->derived[CS_DERIVED_S] = mat.s;
 }
 
 
@@ -208,4 +220,5 @@ const csForceKind cs_kindCompliantPoint = {
     .apply = compliantApply,
     .report = compliantReport,
     .setDiscrete = compliantSetDiscrete,
+    .prepare = compliantPrepare,
 };

@@ -105,13 +105,15 @@ static csPairMaterial resolveMaterial(const double* P) {
 static void evaluate(const csModel* m, const csData* d, const csForce* f, csContactEval* out) {
   const double* P = f->param;
   double R = P[SLOT_RADIUS];
-  csPairMaterial mat = resolveMaterial(P);
+  // the pair's stiffness, dissipation and share of the deformation (huntCrossleyPrepare)
+  double k = f->derived[CS_DERIVED_K], c = f->derived[CS_DERIVED_C];
+  double share = f->derived[CS_DERIVED_S];
 
   // geometry: n is the inward normal; the point sits where the deformed surfaces meet, the
   // sphere's surface having given way by s x
   csVec3 n, center;
   double x = cs_spherePenetration(m, d, f, &center, &n);
-  csVec3 point = csu_addScaled(center, R - mat.s * (x > 0 ? x : 0), n);
+  csVec3 point = csu_addScaled(center, R - share * (x > 0 ? x : 0), n);
 
   // velocity of the sphere's material point relative to the plane's, split along n
   csVec3 vtan;
@@ -126,12 +128,12 @@ static void evaluate(const csModel* m, const csData* d, const csForce* f, csCont
   }
 
   // Hertz force and its potential energy
-  double fH = (4.0 / 3.0) * mat.k * x * sqrt(R * mat.k * x);
+  double fH = (4.0 / 3.0) * k * x * sqrt(R * k * x);
   out->pe = 0.4 * fH * x;
 
   // Hunt-Crossley dissipation, and the friction coefficient at this slip speed from the
   // current (discrete) coefficients
-  double fn = fH * (1 + 1.5 * mat.c * xdot);
+  double fn = fH * (1 + 1.5 * c * xdot);
   const double* mu = d->disc + f->discadr;
   double us = mu[CS_FRICTION_STATIC], ud = mu[CS_FRICTION_DYNAMIC];
   double uv = mu[CS_FRICTION_VISCOUS];
@@ -155,6 +157,16 @@ static void huntCrossleyReport(const csModel* m, const csData* d, int e, csConta
   csContactEval c;
   evaluate(m, d, &m->force[e], &c);
   csu_fillContactReport(&c, r, extra);
+}
+
+
+// the pair's constants, once per model
+static void huntCrossleyPrepare(const csModel* m, csForce* f) {
+  (void)m;
+  csPairMaterial mat = resolveMaterial(f->param);
+  f->derived[CS_DERIVED_K] = mat.k;
+  f->derived[CS_DERIVED_C] = mat.c;
+  f->derived[CS_DERIVED_S] = mat.s;
 }
 
 
@@ -201,4 +213,5 @@ const csForceKind cs_kindHuntCrossley = {
     .apply = huntCrossleyApply,
     .report = huntCrossleyReport,
     .setDiscrete = huntCrossleySetDiscrete,
+    .prepare = huntCrossleyPrepare,
 };

@@ -96,17 +96,17 @@ static void evaluate(const csModel* m, const csData* d, const csForce* f, csCont
 
   // smoothed Hertz force (seed, "Normal Force Components")
   double cf = P[SLOT_CF], bd = P[SLOT_BD];
-  double k = 0.5 * pow(P[SLOT_STIFFNESS], 2.0 / 3.0);
-  double A = (4.0 / 3.0) * k * sqrt(R * k);
+  double A = f->derived[0];  // (4/3) k sqrt(R k), k = E^(2/3) / 2 (smoothSpherePrepare)
   double s2 = x * x + cf;
-  double fhPos = A * pow(s2, 0.75);
+  double s2q = sqrt(sqrt(s2));  // s2^(1/4): s2^(3/4) = s2 / s2q, s2^(-1/4) = 1 / s2q
+  double fhPos = A * s2 / s2q;
   double th = tanh(bd * x);
   double S = 0.5 + 0.5 * th;
   double fh = fhPos * S;
 
   // potential energy as the seed defines it, and its slope for the energy balance
   double pe = 0.4 * fh * x;
-  double dfh = 1.5 * A * x * pow(s2, -0.25) * S + fhPos * 0.5 * bd * (1 - th * th);
+  double dfh = 1.5 * A * x / s2q * S + fhPos * 0.5 * bd * (1 - th * th);
   double dpe = 0.4 * (dfh * x + fh);
 
   // Hunt-Crossley dissipation, switched off smoothly below xdot = -2/(3c); c = 0 leaves fh
@@ -169,6 +169,15 @@ static void smoothSetDiscrete(const csModel* m, csData* d, int e, int index, dou
 }
 
 
+// the Hertz constant of the pair, once per model: both surfaces of modulus E, so the pair's
+// stiffness is half of E^(2/3) (seed 001, "Normal Force Components")
+static void smoothSpherePrepare(const csModel* m, csForce* f) {
+  (void)m;
+  double k = 0.5 * pow(f->param[SLOT_STIFFNESS], 2.0 / 3.0);
+  f->derived[0] = (4.0 / 3.0) * k * sqrt(f->param[SLOT_RADIUS] * k);
+}
+
+
 const csForceKind cs_kindSmoothSphere = {
     .name = "smooth_sphere_half_space",
     .doc = "smooth Hunt-Crossley sphere / half space with tanh-blended contact and friction",
@@ -185,4 +194,5 @@ const csForceKind cs_kindSmoothSphere = {
     .apply = smoothApply,
     .report = smoothReport,
     .setDiscrete = smoothSetDiscrete,
+    .prepare = smoothSpherePrepare,
 };

@@ -133,6 +133,11 @@ typedef struct csPairMaterial {
   double s;        // fraction of the deformation taken by surface 1 (the body's)
 } csPairMaterial;
 
+// Where the contact kinds keep their pair's constants in csForce.derived (their prepare
+// callbacks fill them from the parameters when the model is finalized): stiffness, dissipation
+// and the body's share of the deformation, as in csPairMaterial.
+enum { CS_DERIVED_K = 0, CS_DERIVED_C = 1, CS_DERIVED_S = 2 };
+
 // Combine the material blocks m1 (the body's surface) and m2 (the plane's), each CS_MAT_COUNT
 // values with NaN for absent ones (absent dissipation and friction count as 0); k1 and k2 are
 // the stiffnesses to combine (the caller converts moduli first).
