@@ -296,11 +296,13 @@ def chain(n):
         "gravity": [0, 0, -G],
         "bodies": bodies,
         "forces": forces,
-        # Adams (with Anderson acceleration from eight bodies on, src/engine/integrator.c):
-        # on chain_64 BDF with the chain's reduced Newton system costs the same at matched
-        # accuracy, on chain_16 and chain_256 more, and rk 1.1-1.5x (docs/performance.md); a
-        # single pendulum is cheaper with rk (0.65 of Adams at equal error)
-        "simulation": simulation(2.0, integrator="rk" if n == 1 else "adams"),
+        # each with the integrator cheapest at equal error (docs/performance.md): a single
+        # pendulum rk (0.65 of Adams); 4 and 16 links Adams (with Anderson acceleration from
+        # eight bodies on, src/engine/integrator.c), BDF costing the same; 64 links BDF, whose
+        # Newton matrix comes from the mass matrix through the tree in O(n) (1.35x cheaper);
+        # 256 links Adams again (BDF needs twice the steps for the same error there)
+        "simulation": simulation(
+            2.0, integrator="rk" if n == 1 else "bdf" if n == 64 else "adams"),
     }
 
 
