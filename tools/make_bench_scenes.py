@@ -122,9 +122,10 @@ def block_spin_slide(vt, name):
             "exponential_spring": exp_spring_block(),
             "compliant_point": compliant_block(vt),
         },
-        # Adams for the mildly stiff default (Simbody's reference figure is for its explicit
-        # RK-Merson); BDF once a 1 mm/s transition velocity makes the friction law stiff
-        "simulation": simulation(12.0, integrator="adams" if vt >= 0.01 else "bdf"),
+        # rk for the mildly stiff default (0.9x Adams' CPU at equal error with exponential
+        # springs, 0.6-0.9x with compliant points against Simbody; docs/performance.md); BDF
+        # once a 1 mm/s transition velocity makes the friction law stiff
+        "simulation": simulation(12.0, integrator="rk" if vt >= 0.01 else "bdf"),
     }
 
 
