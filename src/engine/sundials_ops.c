@@ -459,11 +459,30 @@ static int luSolveLS(SUNLinearSolver LS, SUNMatrix A, N_Vector x, N_Vector b, su
 }
 
 
+static void denseFastOps(SUNMatrix A);
+
+// A clone with the same operations: SUNDIALS' dense clone makes a matrix with its own default
+// table, and CVODE's saved Jacobian is such a clone whose copy runs at every setup
+static SUNMatrix matClone(SUNMatrix A) {
+  SUNMatrix B = SUNDenseMatrix(SM_ROWS_D(A), SM_COLUMNS_D(A), A->sunctx);
+  if (B) {
+    denseFastOps(B);
+  }
+  return B;
+}
+
+
+static void denseFastOps(SUNMatrix A) {
+  A->ops->zero = matZero;
+  A->ops->copy = matCopy;
+  A->ops->scaleaddi = matScaleAddI;
+  A->ops->clone = matClone;
+}
+
+
 void cs_denseUseFastOps(SUNMatrix A, SUNLinearSolver LS) {
   if (A && SUNMatGetID(A) == SUNMATRIX_DENSE) {
-    A->ops->zero = matZero;
-    A->ops->copy = matCopy;
-    A->ops->scaleaddi = matScaleAddI;
+    denseFastOps(A);
   }
   if (LS && SUNLinSolGetID(LS) == SUNLINEARSOLVER_DENSE) {
     LS->ops->setup = luSetup;

@@ -114,8 +114,11 @@ static double frictionCoefficient(const double* mu, double v, double vt) {
 }
 
 
-// the station against the plane at the realized state
-static void evaluate(const csModel* m, const csData* d, const csForce* f, csContactEval* out) {
+// the station against the plane at the realized state; `apart` 0 skips the velocities when the
+// surfaces do not touch (apply: no force, and the statistics read only the normal force), 1
+// computes them for the report's columns
+static void evaluate(const csModel* m, const csData* d, const csForce* f, int apart,
+                     csContactEval* out) {
   const double* P = f->param;
   int body = f->ref[CS_REF_BODY];
   int plane = f->ref[CS_REF_PLANE];
@@ -128,6 +131,10 @@ static void evaluate(const csModel* m, const csData* d, const csForce* f, csCont
   csVec3 station = cs_stationPosition(m, d, body, csu_vec3FromArray(P + SLOT_STATION));
   double x = -cs_planeHeight(d, plane, station, &nout);
   csVec3 point = csu_addScaled(station, share * (x > 0 ? x : 0), nout);
+  if (!(x > 0) && !apart) {
+    csu_contactStart(out, point, x, 0, 0);
+    return;
+  }
 
   // velocity of the body's material point relative to the plane's, split along the normal
   csVec3 vtan;
@@ -153,7 +160,7 @@ static void evaluate(const csModel* m, const csData* d, const csForce* f, csCont
 
 static void compliantApply(const csModel* m, csData* d, int e) {
   csContactEval c;
-  evaluate(m, d, &m->force[e], &c);
+  evaluate(m, d, &m->force[e], 0, &c);
   cs_applyContact(m, d, e, &c);
 }
 
@@ -161,7 +168,7 @@ static void compliantApply(const csModel* m, csData* d, int e) {
 static void compliantReport(const csModel* m, const csData* d, int e, csContactReport* r,
                             double* extra) {
   csContactEval c;
-  evaluate(m, d, &m->force[e], &c);
+  evaluate(m, d, &m->force[e], 1, &c);
   csu_fillContactReport(&c, r, extra);
 }
 

@@ -101,8 +101,11 @@ static csPairMaterial resolveMaterial(const double* P) {
 }
 
 
-// the sphere against the plane at the realized state
-static void evaluate(const csModel* m, const csData* d, const csForce* f, csContactEval* out) {
+// the sphere against the plane at the realized state; `apart` 0 skips the velocities when the
+// surfaces do not touch (apply: no force, and the statistics read only the normal force), 1
+// computes them for the report's columns
+static void evaluate(const csModel* m, const csData* d, const csForce* f, int apart,
+                     csContactEval* out) {
   const double* P = f->param;
   double R = P[SLOT_RADIUS];
   // the pair's stiffness, dissipation and share of the deformation (huntCrossleyPrepare)
@@ -114,6 +117,10 @@ static void evaluate(const csModel* m, const csData* d, const csForce* f, csCont
   csVec3 n, center;
   double x = cs_spherePenetration(m, d, f, &center, &n);
   csVec3 point = csu_addScaled(center, R - share * (x > 0 ? x : 0), n);
+  if (!(x > 0) && !apart) {
+    csu_contactStart(out, point, x, 0, 0);
+    return;
+  }
 
   // velocity of the sphere's material point relative to the plane's, split along n
   csVec3 vtan;
@@ -147,7 +154,7 @@ static void evaluate(const csModel* m, const csData* d, const csForce* f, csCont
 
 static void huntCrossleyApply(const csModel* m, csData* d, int e) {
   csContactEval c;
-  evaluate(m, d, &m->force[e], &c);
+  evaluate(m, d, &m->force[e], 0, &c);
   cs_applyContact(m, d, e, &c);
 }
 
@@ -155,7 +162,7 @@ static void huntCrossleyApply(const csModel* m, csData* d, int e) {
 static void huntCrossleyReport(const csModel* m, const csData* d, int e, csContactReport* r,
                                double* extra) {
   csContactEval c;
-  evaluate(m, d, &m->force[e], &c);
+  evaluate(m, d, &m->force[e], 1, &c);
   csu_fillContactReport(&c, r, extra);
 }
 

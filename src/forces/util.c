@@ -150,8 +150,9 @@ void cs_applyContact(const csModel* m, csData* d, int e, const csContactEval* c)
   }
   d->force_pe[e] = c->pe;
   d->force_power[e] = c->power;
-  // the report extras as well: after the dynamics stage they hold what a report would show, so
-  // that per-step statistics read the normal force without evaluating the contact again
+  // the report extras as well, so that per-step statistics read the normal force without
+  // evaluating the contact again (a kind may leave the rate and slip at 0 while the surfaces do
+  // not touch; the report callbacks compute every column)
   double* extra = d->force_extra + f->repadr;
   extra[0] = c->x;
   extra[1] = c->xdot;
