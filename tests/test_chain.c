@@ -71,12 +71,17 @@ static void test_chain_bdf_energy_and_agreement(void** state) {
 }
 
 
-// chain_16's links and stops as a scene text, with stops of stiffness k, a mobility damper of
-// coefficient c on every pin when c > 0, and a two-point spring between links 2 and 5 when
-// `spring`; the text is written into buf
-static const char* chainScene(char* buf, size_t size, double k, double c, int spring) {
+// chain_16's links and stops as a scene text, its root pin at (x0, 0, 1), with stops of stiffness
+// k, a mobility damper of coefficient c on every pin when c > 0, and a two-point spring between
+// links 2 and 5 when `spring`; the text is written into buf
+static const char* chainScene(char* buf, size_t size, double x0, double k, double c, int spring) {
   size_t n = 0;
   n += (size_t)snprintf(buf + n, size - n, "{\"gravity\": [0, 0, -9.81], \"bodies\": [");
+  char root[128];
+  snprintf(root, sizeof(root),
+           "{\"position\": [%.17g, 0, 1], \"rotation\": {\"axis\": [1, 0, 0], "
+           "\"angle_deg\": 90}}",
+           x0);
   for (int i = 0; i < 16; i++) {
     char parent[16];
     snprintf(parent, sizeof(parent), i ? "link%d" : "ground", i - 1);
@@ -86,9 +91,7 @@ static const char* chainScene(char* buf, size_t size, double k, double c, int sp
         "\"inertia\": {\"diag\": [1e-5, 1e-4, 1e-4]}, \"joint\": {\"type\": \"pin\", "
         "\"parent\": \"%s\", \"parent_frame\": %s}}",
         i ? ", " : "", i, parent,
-        i ? "{\"position\": [0.1, 0, 0]}"
-          : "{\"position\": [0, 0, 1], \"rotation\": {\"axis\": [1, 0, 0], "
-            "\"angle_deg\": 90}}");
+        i ? "{\"position\": [0.1, 0, 0]}" : root);
   }
   n += (size_t)snprintf(buf + n, size - n, "], \"forces\": [");
   for (int i = 0; i < 16; i++) {
@@ -125,8 +128,8 @@ static const char* chainScene(char* buf, size_t size, double k, double c, int sp
 static void test_chain_stiff_stops_and_dampers(void** state) {
   (void)state;
   static char text[16384];
-  csModel* m = th_loadString(chainScene(text, sizeof(text), 5000, 0.002, 0));
-  csModel* ms = th_loadString(chainScene(text, sizeof(text), 50, 0, 1));
+  csModel* m = th_loadString(chainScene(text, sizeof(text), 0, 5000, 0.002, 0));
+  csModel* ms = th_loadString(chainScene(text, sizeof(text), 0, 50, 0, 1));
   thTrace bdf = {0}, adams = {0}, dense = {0};
   csData* d1 = runChain(m, CS_INTEGRATOR_BDF, CS_LINSOL_AUTO, 1e-9, &bdf);
   csData* d2 = runChain(m, CS_INTEGRATOR_ADAMS, CS_LINSOL_AUTO, 1e-9, &adams);
@@ -173,10 +176,39 @@ static void test_chain_stiff_stops_and_dampers(void** state) {
 
 
 
+// The same chain a million metres from Ground's origin moves the same way (only its position
+// differs): the implicit integrator's mass matrix is formed about the chain itself, so that the
+// m |c|^2 terms of inertias taken about a far origin do not cancel the pivots away (about
+// Ground's origin this run failed to converge)
+static void test_chain_far_from_origin(void** state) {
+  (void)state;
+  static char text[16384];
+  csModel* near = th_loadString(chainScene(text, sizeof(text), 0, 50, 0, 0));
+  csModel* far = th_loadString(chainScene(text, sizeof(text), 1e6, 50, 0, 0));
+  thTrace a = {0}, b = {0};
+  csData* d1 = runChain(near, CS_INTEGRATOR_BDF, CS_LINSOL_AUTO, 1e-8, &a);
+  csData* d2 = runChain(far, CS_INTEGRATOR_BDF, CS_LINSOL_AUTO, 1e-8, &b);
+  double diff = maxDiff(&a, &b);
+  print_message("chain_16 at x = 1e6 m against x = 0, BDF at 1e-8: %ld and %ld steps, largest "
+                "joint-angle difference %.3g rad\n",
+                d2->stat.nsteps, d1->stat.nsteps, diff);
+  assert_int_equal(d2->stat.nrhs_jac, 0);
+  assert_true(diff < 1e-5);
+  assert_true(d2->stat.nsteps < 2 * d1->stat.nsteps);
+  th_traceFree(&a);
+  th_traceFree(&b);
+  cs_deleteData(d1);
+  cs_deleteData(d2);
+  cs_deleteModel(near);
+  cs_deleteModel(far);
+}
+
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_chain_bdf_energy_and_agreement),
       cmocka_unit_test(test_chain_stiff_stops_and_dampers),
+      cmocka_unit_test(test_chain_far_from_origin),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -574,6 +574,17 @@ static void test_rk_order_and_dense_output(void** state) {
     assert_true(worst < 30 * tol);
     cs_rkFree(rk);
   }
+
+  // the largest step holds even where stretching the step by 1 % would reach the stop time, and
+  // the stop time is then reached by one more step, exactly
+  double y[2] = {1, 0};
+  long calls = 0;
+  csRk* rk = cs_rkNew(2, oscillator, &calls, 0, y, 1e6, 1e6, 0.1, 0.1);
+  assert_int_equal(cs_rkStep(rk, 0.1005), CS_RK_OK);
+  assert_true(rk->t <= 0.1 && rk->hlast <= 0.1);
+  assert_int_equal(cs_rkStep(rk, 0.1005), CS_RK_OK);
+  assert_true(rk->t == 0.1005);
+  cs_rkFree(rk);
 }
 
 

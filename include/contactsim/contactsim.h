@@ -98,6 +98,8 @@ CS_API int cs_addPlane(csModel* m, const csPlane* p, csError* err);
 // the caller then overwrites what it needs. Returns the element id or -1.
 CS_API int cs_addForce(csModel* m, int kind, const char* name, csError* err);
 // Set a real parameter of element e by its scene key; returns 0, or -1 if there is no such key.
+// On a finalized model the element's derived constants (csForce.derived) are recomputed; the
+// value is not validated again.
 CS_API int cs_setForceParam(csModel* m, int e, const char* key, double value);
 CS_API int cs_addChange(csModel* m, const csChange* c, csError* err);
 CS_API int cs_addGroup(csModel* m, const char* name, csError* err);

@@ -645,14 +645,17 @@ void cs_realizeAcceleration(const csModel* m, csData* d) {
 // ---------------------------------------------------------------------------------------------
 // trees of pins and sliders frozen at one pose: the mass matrix and linear solves with it
 //
-// Every spatial quantity here is in Ground axes about the Ground origin O, so that composite and
-// articulated inertias add without shifts. A body of mass m with centre of mass c and central
+// Every spatial quantity here is in Ground axes about one reference point O, so that composite
+// and articulated inertias add without shifts. The mass matrix does not depend on O, but the
+// arithmetic does: about a point far from the bodies the m |c|^2 terms of the inertias cancel in
+// every pivot, so the caller picks O among the bodies (the integrator: the first body's origin;
+// about Ground's origin a chain 1e6 m away failed to converge). A body of mass m with centre of mass c and central
 // inertia I_c (both in Ground) has, for a spatial velocity (w, v_O) (v_O: the velocity of the
 // body point at O), angular momentum about O  A w + h x v_O  and linear momentum  m v_O - h x w,
 // with h = m c and A = I_c - m [c]x[c]x (RBDA 2.62 in these axes). Its motion subspace column is
 // (w, p x w + v) for the body-frame column (w, v) at the body origin p.
 
-void cs_chainSnapshot(const csModel* m, const csData* d, const int* bodies, int nb,
+void cs_chainSnapshot(const csModel* m, const csData* d, const int* bodies, int nb, csVec3 origin,
                       csChainBody* out) {
   for (int k = 0; k < nb; k++) {
     int b = bodies[k];
@@ -662,7 +665,7 @@ void cs_chainSnapshot(const csModel* m, const csData* d, const int* bodies, int 
     csMat33 IR = csu_mulMM(R, &body->inertia);
     csMat33 RT = csu_transpose(R);
     csMat33 Ic = csu_mulMM(&IR, &RT);
-    csVec3 c = d->body_com[b];
+    csVec3 c = csu_sub(d->body_com[b], origin);
     double mb = body->mass;
     // A = I_c - m [c]x[c]x = I_c + m (|c|^2 I - c c^T)
     double cc = csu_dot(c, c);
@@ -676,7 +679,8 @@ void cs_chainSnapshot(const csModel* m, const csData* d, const int* bodies, int 
     cb->mass = mb;
     const double* Sb = d->aba_Sbody + 6 * body->uadr;
     csVec3 w = csu_mulMV(R, csu_vec3FromArray(Sb));
-    csVec3 v = csu_add(csu_mulMV(R, csu_vec3FromArray(Sb + 3)), csu_cross(d->body_pose[b].p, w));
+    csVec3 v = csu_add(csu_mulMV(R, csu_vec3FromArray(Sb + 3)),
+                       csu_cross(csu_sub(d->body_pose[b].p, origin), w));
     csu_vec3ToArray(cb->s, w);
     csu_vec3ToArray(cb->s + 3, v);
   }

@@ -14,7 +14,8 @@ void cs_activateAll(const csModel* m, csData* d);
 // A tree of bodies on pins or sliders (one speed each) frozen at one pose, for the mass matrix
 // and linear solves with it: bodies[k] the body ids in increasing order, parent[k] the index in
 // that list of body k's parent (-1 when the parent is ground or a body welded to it; every
-// descendant of a listed body is listed). Everything in Ground axes about the Ground origin O.
+// descendant of a listed body is listed). Everything in Ground axes about a reference point O,
+// which should lie among the bodies (the mass matrix does not depend on it, round-off does).
 typedef struct csChainBody {
   double s[6];             // motion subspace column (angular, linear at O), 1 or 1/m per unit u
   double A[9];             // rotational inertia about O (row-major), kg m^2
@@ -22,8 +23,9 @@ typedef struct csChainBody {
   double mass;             // kg
 } csChainBody;
 
-// Each body's column and inertia at the data's pose (realized to the position stage).
-void cs_chainSnapshot(const csModel* m, const csData* d, const int* bodies, int nb,
+// Each body's column and inertia at the data's pose (realized to the position stage), about the
+// point `origin` (in Ground, m).
+void cs_chainSnapshot(const csModel* m, const csData* d, const int* bodies, int nb, csVec3 origin,
                       csChainBody* out);
 
 // The mass matrix (nb x nb, column-major, symmetric) by the composite-rigid-body algorithm;

@@ -100,8 +100,6 @@ typedef struct Group {
   // gives its own derivatives (csForceKind.mobilityJacobian)
   int schur_model;         // 1: in use
   int* parent_idx;         // (nbodies) index of each body's parent in bodies, -1: ground
-  double* dfdq;            // (nu of the model) the elements' d(generalized force)/dq
-  double* dfdu;            // (nu of the model) and d/du
 } Group;
 
 // everything the loop needs (no globals); it lives from one call to the next, so that a
@@ -126,6 +124,9 @@ struct csIntegrator {
   double cpu_integration;  // CPU time of the integration in this integrator's calls, s
   long nrestart;           // re-initialisations after changes and state edits
   int rk;                  // 1: the explicit Runge-Kutta pair of rk.c instead of CVODE
+  double* dfdq;            // (nu) the elements' d(generalized force)/dq, for the group whose
+                           // Jacobian is being formed (schurModelJac); one pair for all groups
+  double* dfdu;            // (nu) and d/du
   double* auto_before;     // (nauto) rk: auto-update values before a commit, to see a change
 };
 
@@ -199,8 +200,6 @@ static void freeGroupLayout(Group* g) {
   csu_free(g->iu, 0);
   csu_free(g->iz, 0);
   csu_free(g->parent_idx, 0);
-  csu_free(g->dfdq, 0);
-  csu_free(g->dfdu, 0);
 }
 
 
@@ -841,10 +840,13 @@ static void schurModelLayout(Group* g) {
       return;
     }
   }
+  Sim* sim = g->sim;
+  if (!sim->dfdq) {
+    sim->dfdq = allocArray((size_t)m->nu, sizeof(double));
+    sim->dfdu = allocArray((size_t)m->nu, sizeof(double));
+  }
   g->parent_idx = allocArray((size_t)g->nbodies, sizeof(int));
-  g->dfdq = allocArray((size_t)m->nu, sizeof(double));
-  g->dfdu = allocArray((size_t)m->nu, sizeof(double));
-  if (!g->parent_idx || !g->dfdq || !g->dfdu) {
+  if (!g->parent_idx || !sim->dfdq || !sim->dfdu) {
     return;
   }
   // the group's bodies are in increasing order and every parent precedes its children
@@ -938,24 +940,26 @@ static int schurLayout(Group* g) {
 // O(n) per factorisation and per solve, against 2 n right-hand sides (about 1,700 instructions
 // per link each) for difference quotients and O(n^3) for a dense factorisation.
 static int schurModelJac(Group* g, sunrealtype t, N_Vector y, ChainMatrix* c) {
-  const csModel* m = g->sim->m;
-  csData* d = g->sim->d;
+  Sim* sim = g->sim;
+  const csModel* m = sim->m;
+  csData* d = sim->d;
   int nb = g->nbodies;
   loadState(g, t, N_VGetArrayPointer(y));
   cs_realizeVelocity(m, d);
-  cs_chainSnapshot(m, d, g->bodies, nb, c->body);
+  // about the first body's origin: among the bodies, wherever they are (cs_chainSnapshot)
+  cs_chainSnapshot(m, d, g->bodies, nb, d->body_pose[g->bodies[0]].p, c->body);
   for (int k = 0; k < nb; k++) {
     int iu = m->body[g->bodies[k]].uadr;
-    g->dfdq[iu] = g->dfdu[iu] = 0;
+    sim->dfdq[iu] = sim->dfdu[iu] = 0;
   }
   for (int i = 0; i < g->nforces; i++) {
     int e = g->forces[i];
-    cs_forceKind(m->force[e].kind)->mobilityJacobian(m, d, e, g->dfdq, g->dfdu);
+    cs_forceKind(m->force[e].kind)->mobilityJacobian(m, d, e, sim->dfdq, sim->dfdu);
   }
   for (int k = 0; k < nb; k++) {
     int iu = m->body[g->bodies[k]].uadr;
-    c->fq[k] = g->dfdq[iu];
-    c->fu[k] = g->dfdu[iu];
+    c->fq[k] = sim->dfdq[iu];
+    c->fu[k] = sim->dfdu[iu];
     if (!isfinite(c->fq[k]) || !isfinite(c->fu[k])) {
       return 1;  // recoverable: CVODE retries with a smaller step
     }
@@ -1493,9 +1497,9 @@ __attribute__((format(printf, 4, 5))) static void collapseError(Group* g, csErro
               "the step size collapsed to h = %.3g s at t = %.9g s (%s): the forces probably "
               "jump or stop being finite there%s%.160s%s%.160s%s",
               h, (double)g->t, reason,
-              failed && sim->cvmsg[0] ? (sim->rk ? "; ARKODE said: " : "; CVODE said: ") : "",
+              failed && sim->cvmsg[0] ? "; CVODE said: " : "",
               failed ? sim->cvmsg : "",
-              s->warnings_cvode ? (sim->rk ? "; ARKODE warned: " : "; CVODE warned: ") : "",
+              s->warnings_cvode ? "; CVODE warned: " : "",
               s->cvode_warning, s->warnings_cvode > 1 ? " (and again later)" : "");
   err->time = g->t;
 }
@@ -1510,7 +1514,8 @@ static const char* rkStatusName(csRkStatus status) {
       return "CS_RK_RHS_REPEATED (the forces were not finite on eleven tries, the step cut by 4 "
              "each time)";
     case CS_RK_STEP_TOO_SMALL:
-      return "CS_RK_STEP_TOO_SMALL (error tests kept failing down to the round-off of t)";
+      return "CS_RK_STEP_TOO_SMALL (error tests, or forces that were not finite, kept cutting the "
+             "step down to the round-off of t)";
   }
   return "CS_RK_UNKNOWN";
 }
@@ -1855,6 +1860,8 @@ void cs_integratorFree(csIntegrator* sim) {
   csu_free(sim->group, 0);
   csu_free(sim->force_group, 0);
   csu_free(sim->auto_before, 0);
+  csu_free(sim->dfdq, 0);
+  csu_free(sim->dfdu, 0);
   if (sim->ctx) {
     SUNContext_Free(&sim->ctx);
   }

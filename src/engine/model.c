@@ -235,6 +235,10 @@ int cs_setForceParam(csModel* m, int e, const char* key, double value) {
       const csParamInfo* p = &k->params[i];
       if (p->type == CS_PARAM_REAL) {
         m->force[e].param[p->slot] = value;
+        // a finalized model's derived constants follow the parameter they come from
+        if (m->finalized && k->prepare) {
+          k->prepare(m, &m->force[e]);
+        }
       } else if (p->type == CS_PARAM_BODY || p->type == CS_PARAM_PLANE || p->type == CS_PARAM_INT ||
                  p->type == CS_PARAM_CHOICE) {
         // a choice is set by its index in the kind's list (the kind's validate checks it)

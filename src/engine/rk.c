@@ -100,6 +100,8 @@ void cs_rkReset(csRk* rk, double t, double h) {
 
 void cs_rkRestart(csRk* rk, double t, double h0) {
   cs_rkReset(rk, t, 0);
+  rk->told = t;
+  rk->hlast = 0;
   rk->h = h0 > 0 ? h0 : 0;
   rk->facold = 1e-4;
   rk->reject = 0;
@@ -150,6 +152,13 @@ static int initialStep(csRk* rk, double hlimit, double* h) {
 }
 
 
+// one stage: f, counted
+static int stage(csRk* rk, double t, const double* y, double* ydot) {
+  rk->nrhs++;
+  return rk->f(t, y, ydot, rk->ctx);
+}
+
+
 csRkStatus cs_rkStep(csRk* rk, double tstop) {
   int n = rk->n;
   double* y = rk->y;
@@ -161,8 +170,8 @@ csRkStatus cs_rkStep(csRk* rk, double tstop) {
   double* k6 = k5 + n;
   double* k7 = k6 + n;
   double* yn = rk->ynew;
-  double hlimit = rk->hmax > 0 ? rk->hmax : INFINITY;
-  hlimit = fmin(hlimit, tstop - rk->t);
+  double hcap = rk->hmax > 0 ? rk->hmax : INFINITY;
+  double hlimit = fmin(hcap, tstop - rk->t);
   if (!(hlimit > 0)) {
     return CS_RK_STEP_TOO_SMALL;
   }
@@ -186,16 +195,16 @@ csRkStatus cs_rkStep(csRk* rk, double tstop) {
   }
   int rhs_fails = 0;
   for (;;) {
-    // end exactly at tstop when within reach (a step of 1% more would pass it)
+    // end exactly at tstop when within reach (a step of 1% more would pass it) and the
+    // largest step allows it
     int last = 0;
-    if (h >= hlimit || rk->t + 1.01 * h >= tstop) {
-      h = fmin(h, hlimit);
-      if (rk->t + 1.01 * h >= tstop) {
-        h = tstop - rk->t;
-        last = 1;
-      }
+    h = fmin(h, hlimit);
+    if (rk->t + 1.01 * h >= tstop && tstop - rk->t <= hcap) {
+      h = tstop - rk->t;
+      last = 1;
     }
     double t = rk->t;
+    rk->h = h;  // what a failure reports as the step being tried
     if (!(h > 16 * DBL_EPSILON * fmax(fabs(t), 1e-300))) {
       return CS_RK_STEP_TOO_SMALL;
     }
@@ -204,29 +213,28 @@ csRkStatus cs_rkStep(csRk* rk, double tstop) {
     for (int i = 0; i < n; i++) {
       yn[i] = y[i] + h * A21 * k1[i];
     }
-    r = rk->f(t + C2 * h, yn, k2, rk->ctx);
+    r = stage(rk, t + C2 * h, yn, k2);
     for (int i = 0; r == 0 && i < n; i++) {
       yn[i] = y[i] + h * (A31 * k1[i] + A32 * k2[i]);
     }
-    r = r ? r : rk->f(t + C3 * h, yn, k3, rk->ctx);
+    r = r ? r : stage(rk, t + C3 * h, yn, k3);
     for (int i = 0; r == 0 && i < n; i++) {
       yn[i] = y[i] + h * (A41 * k1[i] + A42 * k2[i] + A43 * k3[i]);
     }
-    r = r ? r : rk->f(t + C4 * h, yn, k4, rk->ctx);
+    r = r ? r : stage(rk, t + C4 * h, yn, k4);
     for (int i = 0; r == 0 && i < n; i++) {
       yn[i] = y[i] + h * (A51 * k1[i] + A52 * k2[i] + A53 * k3[i] + A54 * k4[i]);
     }
-    r = r ? r : rk->f(t + C5 * h, yn, k5, rk->ctx);
+    r = r ? r : stage(rk, t + C5 * h, yn, k5);
     for (int i = 0; r == 0 && i < n; i++) {
       yn[i] = y[i] + h * (A61 * k1[i] + A62 * k2[i] + A63 * k3[i] + A64 * k4[i] + A65 * k5[i]);
     }
-    r = r ? r : rk->f(t + h, yn, k6, rk->ctx);
+    r = r ? r : stage(rk, t + h, yn, k6);
     for (int i = 0; r == 0 && i < n; i++) {
       yn[i] = y[i] + h * (A71 * k1[i] + A73 * k3[i] + A74 * k4[i] + A75 * k5[i] + A76 * k6[i]);
     }
     double tnew = last ? tstop : t + h;
-    r = r ? r : rk->f(tnew, yn, k7, rk->ctx);
-    rk->nrhs += 6;  // (the stages after a failing one were not evaluated; counted as tried)
+    r = r ? r : stage(rk, tnew, yn, k7);
     if (r < 0) {
       return CS_RK_RHS_FAIL;
     }
