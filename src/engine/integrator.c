@@ -1430,7 +1430,7 @@ static void rkAfterCommit(Group* g) {
   if (g->nquat > 0) {
     loadState(g, g->t, y);  // the data holds the state the next step starts from
   }
-  cs_rkReset(g->rk, g->t, 0);
+  cs_rkReset(g->rk, g->t);
 }
 
 
@@ -1574,8 +1574,7 @@ static int gatherAt(Sim* sim, double t, csError* err) {
     Group* g = &sim->group[gi];
     // a group whose step ended exactly at t is read directly; the others are interpolated with
     // the polynomial CVODE keeps of its last step (CVodeGetDky), to the step's own accuracy
-    // (rk's from its stages: Shampine's interpolant of order 4)
-    // step, so the group is active for it)
+    // (rk's from its stages: Shampine's interpolant of order 4, no evaluation)
     if (t == g->t) {
       loadState(g, t, N_VGetArrayPointer(g->y));
     } else if (sim->rk) {
@@ -1708,7 +1707,7 @@ static int applyDueChanges(Sim* sim, double horizon, csError* err) {
     // (rk is reset at the same state: the derivative is evaluated afresh, the step size
     // and the counters are kept)
     if (sim->rk) {
-      cs_rkReset(g->rk, g->t, 0);
+      cs_rkReset(g->rk, g->t);
     } else {
       addCounters(g, &g->banked);
       if (check(CVodeReInit(g->mem, g->t, g->y), "CVodeReInit", sim, g->t, err)) {

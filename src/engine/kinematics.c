@@ -113,7 +113,8 @@ void cs_realizePosition(const csModel* m, csData* d) {
     d->joint_XFM[b] = XFM;
     // Ground's pose is the identity: a body hanging from it has X_GB = X_PB (a free body on
     // the floor, every block of a pile)
-    d->body_pose[b] = body->parent == 0 ? XPB : csu_transformMul(&d->body_pose[body->parent], &XPB);
+    d->body_pose[b] =
+        body->parent == 0 ? XPB : csu_transformMul(&d->body_pose[body->parent], &XPB);
     d->body_com[b] = csu_transformPoint(&d->body_pose[b], body->com);
   }
   // planes ride on their bodies (those on Ground stand where the model puts them)

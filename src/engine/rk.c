@@ -89,22 +89,26 @@ void cs_rkFree(csRk* rk) {
 }
 
 
-void cs_rkReset(csRk* rk, double t, double h) {
+void cs_rkReset(csRk* rk, double t) {
   rk->t = t;
   rk->fsal = 0;
-  if (h > 0) {
-    rk->h = h;
-  }
 }
 
 
 void cs_rkRestart(csRk* rk, double t, double h0) {
-  cs_rkReset(rk, t, 0);
+  cs_rkReset(rk, t);
   rk->told = t;
   rk->hlast = 0;
   rk->h = h0 > 0 ? h0 : 0;
   rk->facold = 1e-4;
   rk->reject = 0;
+}
+
+
+// one stage: f, counted
+static int stage(csRk* rk, double t, const double* y, double* ydot) {
+  rk->nrhs++;
+  return rk->f(t, y, ydot, rk->ctx);
 }
 
 
@@ -131,8 +135,7 @@ static int initialStep(csRk* rk, double hlimit, double* h) {
   for (int i = 0; i < n; i++) {
     rk->ynew[i] = rk->y[i] + h0 * f0[i];
   }
-  int r = rk->f(rk->t + h0, rk->ynew, rk->k + n, rk->ctx);
-  rk->nrhs++;
+  int r = stage(rk, rk->t + h0, rk->ynew, rk->k + n);
   if (r != 0) {
     // no estimate: a small step, which the controller will grow
     *h = fmin(h0 * 1e-3, hlimit);
@@ -149,13 +152,6 @@ static int initialStep(csRk* rk, double hlimit, double* h) {
   double h1 = d2 <= 1e-15 ? fmax(1e-6, h0 * 1e-3) : 0.5 * sqrt(2.0 / d2);
   *h = fmin(fmin(100 * h0, h1), hlimit);
   return 0;
-}
-
-
-// one stage: f, counted
-static int stage(csRk* rk, double t, const double* y, double* ydot) {
-  rk->nrhs++;
-  return rk->f(t, y, ydot, rk->ctx);
 }
 
 
@@ -177,8 +173,7 @@ csRkStatus cs_rkStep(csRk* rk, double tstop) {
   }
   // the first stage: the last step's last one unless the state changed since
   if (!rk->fsal) {
-    int r = rk->f(rk->t, y, k1, rk->ctx);
-    rk->nrhs++;
+    int r = stage(rk, rk->t, y, k1);
     if (r < 0) {
       return CS_RK_RHS_FAIL;
     }

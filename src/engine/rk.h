@@ -54,8 +54,8 @@ void cs_rkInterpolate(const csRk* rk, double t, double* out);
 
 // The state was changed from outside (an auto-update commit, a renormalisation, an edit) at
 // time t: the next step evaluates its first stage afresh. The step size and the controller's
-// memory are kept; h > 0 replaces the step to try next.
-void cs_rkReset(csRk* rk, double t, double h);
+// memory are kept.
+void cs_rkReset(csRk* rk, double t);
 
 // Start again at time t as if new (the state was edited): the first step h0 (0: estimated),
 // the controller's memory cleared; the counters are kept.

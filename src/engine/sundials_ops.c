@@ -1,7 +1,8 @@
 // sundials_ops.c: the arithmetic of the integrator's SUNDIALS objects, compiled with the
 // library's optimisation.
 //
-// CVODE does all its per-state work (predictor, corrector updates, error norms) through the operations of an N_Vector, and BDF's Newton iteration
+// CVODE does all its per-state work (predictor, corrector updates, error norms) through the
+// operations of an N_Vector, and BDF's Newton iteration
 // through those of a matrix and a linear solver. Debian's libsundials-dev 6.4.1 is built
 // without optimisation (-O0: every element loaded from and stored to the stack), so its serial
 // vector spends about 20 instructions an element where 2-5 do, and its dense LU about ten an
