@@ -645,15 +645,16 @@ void cs_realizeAcceleration(const csModel* m, csData* d) {
 // ---------------------------------------------------------------------------------------------
 // trees of pins and sliders frozen at one pose: the mass matrix and linear solves with it
 //
-// Every spatial quantity here is in Ground axes about one reference point O, so that composite
-// and articulated inertias add without shifts. The mass matrix does not depend on O, but the
-// arithmetic does: about a point far from the bodies the m |c|^2 terms of the inertias cancel in
-// every pivot, so the caller picks O among the bodies (the integrator: the first body's origin;
-// about Ground's origin a chain 1e6 m away failed to converge). A body of mass m with centre of mass c and central
-// inertia I_c (both in Ground) has, for a spatial velocity (w, v_O) (v_O: the velocity of the
-// body point at O), angular momentum about O  A w + h x v_O  and linear momentum  m v_O - h x w,
-// with h = m c and A = I_c - m [c]x[c]x (RBDA 2.62 in these axes). Its motion subspace column is
-// (w, p x w + v) for the body-frame column (w, v) at the body origin p.
+// Every spatial quantity here is in Ground axes about one reference point O, so that the
+// bodies' momenta and articulated inertias add without shifts. The mass matrix does not depend
+// on O, but the arithmetic does: about a point far from the bodies the m |c|^2 terms of the
+// inertias cancel in every pivot, so the caller picks O among the bodies (the integrator: the
+// first body's origin; about Ground's origin a chain 1e6 m away failed to converge). A body of
+// mass m with centre of mass c (from O) and central inertia I_c, both in Ground, has, for a
+// spatial velocity (w, v_O) (v_O: the velocity of the body point at O), angular momentum about O
+// A w + h x v_O and linear momentum m v_O - h x w, with h = m c and A = I_c - m [c]x[c]x (RBDA
+// 2.62 in these axes). Its motion subspace column is (w, p x w + v) for the body-frame column
+// (w, v) at the body origin p.
 
 void cs_chainSnapshot(const csModel* m, const csData* d, const int* bodies, int nb, csVec3 origin,
                       csChainBody* out) {
@@ -703,46 +704,6 @@ static void chainMomentum(double* out, const double* A, const double* h, double 
 
 static double dot6(const double* a, const double* b) {
   return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
-}
-
-
-// Composite-rigid-body algorithm (RBDA 6.2): composites are sums here, M_ij = s_j . (Ic_i s_i)
-// for j = i or an ancestor of i, zero otherwise.
-void cs_chainMassMatrix(const csChainBody* cb, const int* parent, int nb, double* M,
-                        double* scratch) {
-  double* A = scratch;            // (nb x 9) composite rotational inertias about O
-  double* h = scratch + 9 * nb;   // (nb x 3) composite first moments of mass
-  double* mass = h + 3 * nb;      // (nb) composite masses
-  for (int k = 0; k < nb; k++) {
-    memcpy(A + 9 * k, cb[k].A, 9 * sizeof(double));
-    memcpy(h + 3 * k, cb[k].h, 3 * sizeof(double));
-    mass[k] = cb[k].mass;
-  }
-  // children (later in the list) into parents
-  for (int k = nb - 1; k >= 0; k--) {
-    int p = parent[k];
-    if (p < 0) {
-      continue;
-    }
-    for (int i = 0; i < 9; i++) {
-      A[9 * p + i] += A[9 * k + i];
-    }
-    for (int i = 0; i < 3; i++) {
-      h[3 * p + i] += h[3 * k + i];
-    }
-    mass[p] += mass[k];
-  }
-  // F = Ic_i s_i, then one entry per ancestor
-  memset(M, 0, sizeof(double) * (size_t)nb * (size_t)nb);
-  for (int i = 0; i < nb; i++) {
-    double F[6];
-    chainMomentum(F, A + 9 * i, h + 3 * i, mass[i], cb[i].s);
-    for (int j = i; j >= 0; j = parent[j]) {
-      double mij = dot6(cb[j].s, F);
-      M[(size_t)j * nb + i] = mij;
-      M[(size_t)i * nb + j] = mij;
-    }
-  }
 }
 
 

@@ -28,12 +28,9 @@ typedef struct csChainBody {
 void cs_chainSnapshot(const csModel* m, const csData* d, const int* bodies, int nb, csVec3 origin,
                       csChainBody* out);
 
-// The mass matrix (nb x nb, column-major, symmetric) by the composite-rigid-body algorithm;
-// M_jk is the generalized force on speed j per unit acceleration of speed k. scratch: 13 nb.
-void cs_chainMassMatrix(const csChainBody* cb, const int* parent, int nb, double* M,
-                        double* scratch);
-
-// out = M v in O(nb) (inverse dynamics at rest without gravity). scratch: 12 nb.
+// out = M v in O(nb) (inverse dynamics at rest without gravity), M being the joint-space mass
+// matrix (M_jk: the generalized force on speed j per unit acceleration of speed k, kg m^2, kg m
+// or kg). scratch: 12 nb.
 void cs_chainMassTimes(const csChainBody* cb, const int* parent, int nb, const double* v,
                        double* out, double* scratch);
 

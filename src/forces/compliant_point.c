@@ -188,10 +188,7 @@ static int compliantValidate(const csModel* m, const csForce* f, csError* err) {
 // the pair's constants, once per model
 static void compliantPrepare(const csModel* m, csForce* f) {
   (void)m;
-  csPairMaterial mat = resolveMaterial(f->param);
-  f->derived[CS_DERIVED_K] = mat.k;
-  f->derived[CS_DERIVED_C] = mat.c;
-  f->derived[CS_DERIVED_S] = mat.s;
+  csu_storePairMaterial(f, resolveMaterial(f->param));
 }
 
 

@@ -170,10 +170,7 @@ static void huntCrossleyReport(const csModel* m, const csData* d, int e, csConta
 // the pair's constants, once per model
 static void huntCrossleyPrepare(const csModel* m, csForce* f) {
   (void)m;
-  csPairMaterial mat = resolveMaterial(f->param);
-  f->derived[CS_DERIVED_K] = mat.k;
-  f->derived[CS_DERIVED_C] = mat.c;
-  f->derived[CS_DERIVED_S] = mat.s;
+  csu_storePairMaterial(f, resolveMaterial(f->param));
 }
 
 

@@ -227,6 +227,13 @@ static double orZero(double v) {
 }
 
 
+void csu_storePairMaterial(csForce* f, csPairMaterial mat) {
+  f->derived[CS_DERIVED_K] = mat.k;
+  f->derived[CS_DERIVED_C] = mat.c;
+  f->derived[CS_DERIVED_S] = mat.s;
+}
+
+
 csPairMaterial csu_combineMaterials(const double* m1, const double* m2, double k1, double k2) {
   csPairMaterial r;
   r.s = k2 / (k1 + k2);

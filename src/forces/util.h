@@ -138,6 +138,10 @@ typedef struct csPairMaterial {
 // and the body's share of the deformation, as in csPairMaterial.
 enum { CS_DERIVED_K = 0, CS_DERIVED_C = 1, CS_DERIVED_S = 2 };
 
+// Store a pair's stiffness, dissipation and share in f->derived (the slots above); the friction
+// coefficients are the element's discrete variables instead.
+void csu_storePairMaterial(csForce* f, csPairMaterial mat);
+
 // Combine the material blocks m1 (the body's surface) and m2 (the plane's), each CS_MAT_COUNT
 // values with NaN for absent ones (absent dissipation and friction count as 0); k1 and k2 are
 // the stiffnesses to combine (the caller converts moduli first).
