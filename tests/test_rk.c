@@ -588,6 +588,62 @@ static void test_rk_order_and_dense_output(void** state) {
 }
 
 
+// Stiffness: a slider of 1 kg on a damper of 1e4 N s/m, set moving at 1 m/s, has one eigenvalue
+// lambda = -1e4 1/s and comes to rest at x = u0 m / c = 1e-4 m within a millisecond. After that
+// the tolerance asks for almost nothing, so rk's step is held by stability alone: near
+// 3.3 / |lambda| (the boundary of Dormand-Prince on the negative real axis). Such steps are
+// counted as stiff and the run gets a diagnostic pointing to bdf; with a damper of 1 N s/m
+// (lambda = -1 1/s) no step is stiff and there is no diagnostic.
+static void stiffRun(double damping, long* steps, long* stiff, int* note, double* x) {
+  char json[512];
+  snprintf(json, sizeof(json),
+           "{\"gravity\": [0, 0, 0],"
+           " \"bodies\": [{\"name\": \"s\", \"mass\": 1, \"inertia\": {\"diag\": [1, 1, 1]},"
+           "   \"joint\": {\"type\": \"slider\", \"u\": [1]}}],"
+           " \"forces\": [{\"type\": \"mobility_damper\", \"body\": \"s\", \"damping\": %g}],"
+           " \"simulation\": {\"integrator\": \"rk\", \"rtol\": 1e-6, \"atol\": 1e-8,"
+           "   \"duration\": 1}}",
+           damping);
+  csModel* m = th_loadString(json);
+  csSimOptions o = cs_modelOptions(m);
+  csError err = {0};
+  csSimulation* s = cs_newSimulation(m, &o, &err);
+  assert_non_null(s);
+  assert_int_equal(cs_simAdvanceTo(s, 1.0, &err), CS_OK);
+  csRunStatistics st;
+  cs_simStatistics(s, &st);
+  *steps = st.nsteps;
+  *stiff = cs_simData(s)->stat.nstiff;
+  *note = 0;
+  for (int i = 0; i < st.nnotes; i++) {
+    *note |= strstr(cs_simNote(s, i), "stability limit") != NULL;
+  }
+  *x = cs_simState(s, CS_STATE_Q)[0];
+  cs_deleteSimulation(s);
+  cs_deleteModel(m);
+}
+
+static void test_stiffness_detected(void** state) {
+  (void)state;
+  long steps, stiff;
+  int note;
+  double x;
+  stiffRun(1e4, &steps, &stiff, &note, &x);
+  print_message("lambda = -1e4 1/s: %ld steps over 1 s (mean h |lambda| = %.2f), %ld of them "
+                "stiff\n", steps, 1e4 / (double)steps, stiff);
+  th_assertClose(x, 1e-4, 1e-5, 0, "rest position u0 m / c");
+  // the mean step is the stability-limited one: h |lambda| between 2 and 3.4
+  assert_true(steps > 1e4 / 3.4 && steps < 1e4 / 2.0);
+  assert_true(stiff > 0.8 * (double)steps);
+  assert_true(note);
+  stiffRun(1.0, &steps, &stiff, &note, &x);
+  print_message("lambda = -1 1/s: %ld steps, %ld stiff\n", steps, stiff);
+  th_assertClose(x, 1.0 - exp(-1.0), 1e-5, 0, "x(1) = u0 (1 - e^-1) / |lambda|");
+  assert_true(stiff == 0);
+  assert_false(note);
+}
+
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_pendulum_period_large_amplitude),
@@ -601,6 +657,7 @@ int main(void) {
       cmocka_unit_test(test_scheduled_change),
       cmocka_unit_test(test_nonfinite_forces_are_retried_then_fail),
       cmocka_unit_test(test_rk_order_and_dense_output),
+      cmocka_unit_test(test_stiffness_detected),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

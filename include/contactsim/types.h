@@ -342,6 +342,7 @@ typedef struct csStats {
   long njac;               // Jacobian evaluations
   long netf;               // error-test failures
   long nncf;               // nonlinear convergence failures
+  long nstiff;             // rk steps held by stability rather than accuracy (DOPRI5's test)
   long ncommit;            // auto-update commits (one per successful step)
   long nreport;            // report rows
   double last_step;        // s

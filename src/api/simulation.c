@@ -362,6 +362,7 @@ static int newIntegrator(csSimulation* s, int nchange_done, csError* err) {
     s->base.njac += st.njac;
     s->base.netf += st.netf;
     s->base.nncf += st.nncf;
+    s->base.nstiff += st.nstiff;
     s->cpu_base += cs_integratorCpu(s->it);
     s->restart_base += cs_integratorRestarts(s->it);
     cs_integratorFree(s->it);
@@ -906,6 +907,7 @@ static void updateStatistics(csSimulation* s) {
     cur.njac += live.njac;
     cur.netf += live.netf;
     cur.nncf += live.nncf;
+    cur.nstiff += live.nstiff;
     cur.last_step = live.last_step;
     cur.linsol = live.linsol;
     cur.bandwidth = live.bandwidth;
@@ -917,6 +919,7 @@ static void updateStatistics(csSimulation* s) {
   st->njac = cur.njac;
   st->netf = cur.netf;
   st->nncf = cur.nncf;
+  st->nstiff = cur.nstiff;
   st->last_step = cur.last_step;
   st->linsol = cur.linsol;
   st->bandwidth = cur.bandwidth;

@@ -632,6 +632,7 @@ static void addCounters(const Group* g, csStats* sum) {
     sum->nsteps += g->rk->nsteps;
     sum->nrhs += g->rk->nrhs;
     sum->netf += g->rk->netf;
+    sum->nstiff += g->rk->nstiff;
     return;
   }
   int linear_solver = g->LS != NULL;
@@ -2025,7 +2026,7 @@ int cs_integratorRestart(csIntegrator* sim, int nchange_done, csError* err) {
 
 
 void cs_integratorStats(const csIntegrator* sim, csStats* st) {
-  st->nsteps = st->nrhs = st->netf = st->nncf = st->njac = st->nrhs_jac = 0;
+  st->nsteps = st->nrhs = st->netf = st->nncf = st->njac = st->nrhs_jac = st->nstiff = 0;
   st->last_step = 0;
   st->bandwidth = 0;
   for (int gi = 0; sim->group && gi < sim->ngroup; gi++) {
@@ -2043,6 +2044,7 @@ void cs_integratorStats(const csIntegrator* sim, csStats* st) {
     st->nrhs += sum.nrhs;
     st->netf += sum.netf;
     st->nncf += sum.nncf;
+    st->nstiff += sum.nstiff;
     st->njac += sum.njac;
     st->nrhs_jac += sum.nrhs_jac + g->schur_rhs;
     int width = g->linsol == CS_LINSOL_BAND ? g->upper + g->lower + 1 : g->nstate;

@@ -707,6 +707,16 @@ void cs_metricsFinish(csMetrics* mt, const csModel* m, const csData* d) {
               contactName(m, c->force), kind, c->max_penetration, m->plane[c->plane].name);
     }
   }
+  // rk held at its stability limit for most of a long run (only rk counts such steps)
+  if (d->stat.nsteps >= 1000 && 2 * d->stat.nstiff >= d->stat.nsteps) {
+    cs_metricsNote(mt,
+            "rk's step was held by its stability limit rather than by the tolerance on %ld of "
+            "its %ld steps (h |lambda| > 3.25 in Dormand and Prince's stiffness test): the "
+            "equations are stiff here (stiff contacts, the friction dampers of a body held "
+            "still, stops on light links); bdf is not bound by stability and may need fewer "
+            "steps (docs/scene-format.md, \"Choosing the integrator\")",
+            d->stat.nstiff, d->stat.nsteps);
+  }
   // a transition velocity so small that the run needs tens of thousands of steps
   if (d->stat.nsteps > 20000) {
     double vt = INFINITY;

@@ -44,6 +44,8 @@ static const double D1 = -12715105075.0 / 11282082432.0, D3 = 87487479700.0 / 32
 
 // the controller (DOPRI5's defaults)
 static const double BETA = 0.04, SAFE = 0.9, FAC_GROW = 10.0, FAC_SHRINK = 0.2;
+// h |lambda| above which a step counts as held by stability (DOPRI5's stiffness test)
+static const double STIFF_BOUND = 3.25;
 // a right-hand side that cannot be evaluated: the step is cut by this, at most this many times
 static const double RHS_CUT = 0.25;
 enum { RHS_TRIES = 10 };
@@ -259,7 +261,23 @@ csRkStatus cs_rkStep(csRk* rk, double tstop) {
     double fac = fac11 / pow(rk->facold, BETA);
     fac = fmax(1.0 / FAC_GROW, fmin(1.0 / FAC_SHRINK, fac / SAFE));
     if (err <= 1.0) {
-      // accepted: the dense output from the stages, then the new state
+      // accepted. Stiffness (DOPRI5's test): stages 6 and 7 are both at t + h, so
+      // |k7 - k6| / |y7 - y6| estimates the largest |lambda| the step met; h |lambda| beyond
+      // 3.25 (the method's stability boundary on the negative real axis is 3.3) means the
+      // step was held by stability, not by accuracy
+      double num = 0, den = 0;
+      for (int i = 0; i < n; i++) {
+        double dk = k7[i] - k6[i];
+        double dy = (A71 - A61) * k1[i] - A62 * k2[i] + (A73 - A63) * k3[i] +
+                    (A74 - A64) * k4[i] + (A75 - A65) * k5[i] + A76 * k6[i];
+        num += dk * dk;
+        den += dy * dy;
+      }
+      // h |lambda| = h |k7 - k6| / (h |dy|)
+      if (den > 0 && num > STIFF_BOUND * STIFF_BOUND * den) {
+        rk->nstiff++;
+      }
+      // the dense output from the stages, then the new state
       double* c = rk->dense;
       for (int i = 0; i < n; i++) {
         double ydiff = yn[i] - y[i];

@@ -31,6 +31,7 @@ typedef struct csRk {
   int fsal;                // 1: k[0] holds f(t, y) (the last step's last stage)
   int reject;              // 1: the last try was rejected (no growth on the next)
   long nsteps, nrhs, netf; // successful steps, right-hand sides, error-test failures
+  long nstiff;             // successful steps held by stability: h |lambda| > 3.25 (rk.c)
   double* k;               // (7 n) stages
   double* ynew;            // (n)
   double* dense;           // (5 n) the last step's interpolation coefficients
