@@ -342,7 +342,6 @@ typedef struct csStats {
   long njac;               // Jacobian evaluations
   long netf;               // error-test failures
   long nncf;               // nonlinear convergence failures
-  long nstiff;             // rk steps held by stability rather than accuracy (DOPRI5's test)
   long ncommit;            // auto-update commits (one per successful step)
   long nreport;            // report rows
   double last_step;        // s
@@ -358,6 +357,7 @@ typedef struct csStats {
   int ngroup;              // independently integrated coupled groups of bodies
   long warnings_cvode;     // warnings CVODE issued during the run (such as t + h = t)
   char cvode_warning[CS_MAX_ERROR];  // the first of them, "" when there was none
+  long nstiff;             // rk steps held by stability rather than accuracy (DOPRI5's test)
 } csStats;
 
 // A realized pair of a body: everything a force element may read.
