@@ -736,10 +736,57 @@ static void test_no_allocation(void** state) {
 }
 
 
+// The cap: a 100 kg ball on one spring capped at max_fz = 100 N sinks through the plane with the
+// constant acceleration g - max_fz / m from the start (the exponential exceeds 100 N at the
+// plane), down to 4.4 m below it, where the exponential itself is far beyond the range of
+// doubles. Its height is z0 - (g - max_fz / m) t^2 / 2, and the capped spring is a conservative
+// element (its force a function of the depth alone): KE + PE + dissipated keeps its start value,
+// nothing is dissipated, and every report is finite.
+static void test_cap_sinks_conservatively(void** state) {
+  (void)state;
+  csModel* m = th_loadString(
+      "{\"bodies\": [{\"name\": \"ball\", \"mass\": 100, \"inertia\": {\"sphere\": 0.1},"
+      "   \"joint\": {\"type\": \"free\"}}],"
+      " \"planes\": [{\"name\": \"floor\"}],"
+      " \"contacts\": [{\"name\": \"foot\", \"body\": \"ball\", \"plane\": \"floor\","
+      "   \"points\": [[0, 0, 0]]}],"
+      " \"contact_models\": {\"exponential_spring\": {\"max_fz\": 100}},"
+      " \"simulation\": {\"duration\": 1, \"rtol\": 1e-8, \"atol\": 1e-10}}");
+  thTrace tr = {0};
+  csData* d = th_run(m, NULL, &tr);
+  double a = 9.81 - 100.0 / 100.0;
+  const csBody* b = &m->body[1];
+  for (int i = 0; i < tr.n; i++) {
+    double t = tr.t[i];
+    th_assertClose(tr.q[i * tr.nq + b->qadr + 6], -0.5 * a * t * t, 0, 1e-8, "z(t)");
+    assert_true(isfinite(tr.pe[i]) && isfinite(tr.ke[i]) && isfinite(tr.diss[i]));
+    // to the integration error: a height 1e-9 m off moves the net weight's energy by 9e-7 J
+    // (KE grows to 3,900 J; before the cap was part of the elastic curve, PE reached 1e14 J at
+    // 3 cm and overflowed at 0.6 m)
+    th_assertClose(tr.ke[i] + tr.pe[i] + tr.diss[i], tr.ke[0] + tr.pe[0] + tr.diss[0], 0,
+                   1e-6 + 1e-9 * tr.ke[i], "KE + PE + dissipated");
+    assert_true(fabs(tr.diss[i]) < 1e-9);
+  }
+  // the last report is 4.4 m deep: the force is still the cap, its energy max_fz per metre
+  assert_true(d->body_pose[1].p.z < -4.4);
+  csContactReport r;
+  int e = cs_forceId(m, "foot.0");
+  cs_contactReport(m, d, e, &r);
+  th_assertClose(r.force.v.z, 100.0, 1e-15, 0, "capped force deep down");
+  assert_true(r.power >= 0 && isfinite(r.pe));
+  print_message("sunk %.3f m at t = 1 s; KE %.6g J, PE %.6g J\n", -d->body_pose[1].p.z,
+                tr.ke[tr.n - 1], tr.pe[tr.n - 1]);
+  th_traceFree(&tr);
+  cs_deleteData(d);
+  cs_deleteModel(m);
+}
+
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_normal_force),
       cmocka_unit_test(test_resting_block),
+      cmocka_unit_test(test_cap_sinks_conservatively),
       cmocka_unit_test(test_slide_and_spin),
       cmocka_unit_test(test_stopping_distance),
       cmocka_unit_test(test_incline_sticks),

@@ -148,7 +148,9 @@ typedef struct expSpringEval {
   csVec3 p_G;         // station, in Ground, m
   csVec3 p_P;         // station in the plane frame: pz = p_P.z is its height, m
   csVec3 v_P;         // station velocity relative to the plane, in P, m/s
-  double fzExp;       // uncapped exponential d1 exp(-d2 (pz - d0)), N
+  double fzExp;       // the exponential d1 exp(-d2 (pz - d0)) capped at max_fz: the elastic
+                      // force, a function of pz alone (the cap is part of the curve), N
+  int yielded;        // 1: the exponential exceeds max_fz here (fzExp = max_fz)
   double fzElastic;   // elastic part of the normal force as reported, N
   double fzDamping;   // damping part of the normal force, N
   double fz;          // normal force, 0 <= fz <= max_fz, N
@@ -193,21 +195,20 @@ static void evaluate(const csModel* m, const csData* d, int e, expSpringEval* s)
   double pxy[2] = {s->p_P.x, s->p_P.y};
   double vxy[2] = {s->v_P.x, s->v_P.y};
 
-  // normal force: exponential spring with damping scaled by it (Hunt-Crossley form); it may
-  // not pull (fz >= 0: the damping part then cancels the elastic part) and is capped at max_fz
-  // (the reported elastic part then absorbs the cut, so fz = elastic + damping still holds)
-  s->fzExp = prm[SLOT_D1] * exp(-prm[SLOT_D2] * (pz - prm[SLOT_D0]));
+  // normal force: exponential spring with damping scaled by it (Hunt-Crossley form),
+  // d1 exp(-d2 (pz - d0)) (1 - cz vz); it may not pull (fz >= 0) and is capped at max_fz. The
+  // product is formed as such, so that an exponential beyond the range of doubles (a station
+  // sunk far past the cap) still gives max_fz or 0, never inf - inf. The reported elastic part
+  // is the exponential capped at max_fz (a function of pz alone, whose energy the bookkeeping
+  // below counts), the damping part what the force adds to it or takes from it.
+  double maxfz = prm[SLOT_MAXFZ];
+  double fzRaw = prm[SLOT_D1] * exp(-prm[SLOT_D2] * (pz - prm[SLOT_D0]));
+  double factor = 1.0 - prm[SLOT_CZ] * vz;
+  s->yielded = !(fzRaw < maxfz);
+  s->fzExp = s->yielded ? maxfz : fzRaw;
+  s->fz = factor > 0 ? fmin(fzRaw * factor, maxfz) : 0.0;
   s->fzElastic = s->fzExp;
-  s->fzDamping = -prm[SLOT_CZ] * vz * s->fzExp;
-  s->fz = s->fzElastic + s->fzDamping;
-  if (s->fz < 0) {
-    s->fz = 0;
-    s->fzDamping = -s->fzElastic;
-  }
-  if (s->fz > prm[SLOT_MAXFZ]) {
-    s->fz = prm[SLOT_MAXFZ];
-    s->fzElastic = s->fz - s->fzDamping;
-  }
+  s->fzDamping = s->fz - s->fzExp;
 
   // friction limit from the instantaneous coefficient mu = mus - Sliding (mus - muk)
   const double* disc = d->disc + f->discadr;
@@ -291,21 +292,25 @@ static void evaluate(const csModel* m, const csData* d, int e, expSpringEval* s)
 }
 
 
-// Energy bookkeeping. The potential energy is that of the normal exponential, fzExp / d2 (an
-// antiderivative of fzExp over pz), plus that of the friction spring at the anchor consistent
-// with the applied elastic force, |fxy_elastic|^2 / (2 kxy). The dissipated power is the power
-// drawn by the damping parts: (fzExp - fz) vz for the normal direction, which is cz vz^2 fzExp
-// in the ordinary case and fzExp vz when the force is clipped at zero, and -fxy_damping . vxy for
-// friction (the blended damping is a non-negative multiple of -vxy, so this is >= 0).
+// Energy bookkeeping. The potential energy is that of the normal elastic force fzExp, the
+// exponential capped at max_fz: fzExp / d2 above the height z_max where the exponential reaches
+// max_fz (an antiderivative of the exponential over pz), and below it max_fz / d2 + max_fz
+// (z_max - pz), the work of the constant capped force; plus that of the friction spring at the
+// anchor consistent with the applied elastic force, |fxy_elastic|^2 / (2 kxy). The dissipated
+// power is the power drawn by the damping parts: (fzExp - fz) vz for the normal direction,
+// which is cz vz^2 fzExp in the ordinary case, fzExp vz when the force is clipped at zero
+// (vz > 1/cz), max_fz - fz times vz > 0 when a station below z_max rises fast enough to bring
+// the force under the cap, and 0 while the cap holds it, so never negative; and -fxy_damping .
+// vxy for friction (the blended damping is a non-negative multiple of -vxy, so this is >= 0).
 //
 // Not accounted: the anchor p0 moves (within a step, because the consistent anchor depends on
 // the state; between steps, when the committed anchor jumps to it). That motion is how
 // sliding friction turns spring energy into heat, but it has no rate the RHS can integrate
 // without differentiating the friction limit, which needs accelerations. So KE + PE +
 // dissipated is conserved exactly only while the friction spring is idle (no friction, or a
-// stuck anchor), and drifts by the energy lost to anchor slip otherwise. Above max_fz the cap
-// acts like material yield: the bookkeeping above stays exact, but the normal term can then be
-// negative (the cap is not an energy-consistent model, as the reference also notes).
+// stuck anchor), and drifts by the energy lost to anchor slip otherwise. The cap is part of
+// the elastic curve (a spring whose force saturates at max_fz), so it keeps the balance exact
+// and every term finite however deep a station sinks.
 //
 // With anchor rule "limit" the friction spring is an elastic-plastic element and is booked as
 // one. Its energy is that of the spring to the committed anchor, capped where the anchor is
@@ -323,6 +328,12 @@ static void evaluate(const csModel* m, const csData* d, int e, expSpringEval* s)
 // the dissipated energy would cut the steps.
 static double potentialEnergy(const double* prm, const expSpringEval* s) {
   double normal = s->fzExp / prm[SLOT_D2];
+  if (s->yielded) {
+    // below z_max = d0 - ln(max_fz / d1) / d2 the capped force is constant
+    double maxfz = prm[SLOT_MAXFZ], d2 = prm[SLOT_D2];
+    double zmax = prm[SLOT_D0] - log(maxfz / prm[SLOT_D1]) / d2;
+    normal = maxfz / d2 + maxfz * fmax(zmax - s->p_P.z, 0.0);
+  }
   if (s->limitRule) {
     double n = hypot(s->spring[0], s->spring[1]);
     double e = s->dragged ? s->limit : n;
@@ -340,9 +351,10 @@ static double dissipatedPower(const double* prm, const expSpringEval* s) {
   if (s->limitRule) {
     friction = s->dragged ? -(fx * s->v_P.x + fy * s->v_P.y)
                           : -((fx - s->spring[0]) * s->v_P.x + (fy - s->spring[1]) * s->v_P.y);
-    if (s->dragged && s->fz < prm[SLOT_MAXFZ]) {
+    if (s->dragged && s->fz < prm[SLOT_MAXFZ] && !s->yielded) {
       // the stored limit^2 / (2 kxy) changes with the limit; its rate from that of the elastic
-      // normal force, d fzExp / dt = -d2 vz fzExp (the damping part's rate needs accelerations)
+      // normal force, d fzExp / dt = -d2 vz fzExp (the damping part's rate needs accelerations;
+      // the capped elastic force does not change)
       double rate = s->mu * (-prm[SLOT_D2] * s->v_P.z * s->fzExp);
       friction -= s->limit * rate / prm[SLOT_KXY];
     }
