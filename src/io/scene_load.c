@@ -2312,6 +2312,111 @@ static int changeItem(Loader* ld, const cJSON* item, int index, void* ctx) {
 }
 
 
+// ---------------------------------------------------------------------------------------------
+// CSV column names
+
+static int compareNames(const void* a, const void* b) {
+  return strcmp(*(const char* const*)a, *(const char* const*)b);
+}
+
+
+// the longest name among the non-body owners (force elements, contact sets) that prefixes
+// column as "<name>.", as an element index (>= 0) or -1 - set; INT_MIN when none does
+static int columnOwner(const csModel* m, const char* column) {
+  int best = INT_MIN;
+  size_t bestLen = 0;
+  for (int e = 0; e < m->nforce; e++) {
+    size_t n = strlen(m->force[e].name);
+    if (n > bestLen && strncmp(column, m->force[e].name, n) == 0 && column[n] == '.') {
+      best = e;
+      bestLen = n;
+    }
+  }
+  for (int g = 0; g < m->ngroup; g++) {
+    size_t n = strlen(m->group_name[g]);
+    if (n > bestLen && strncmp(column, m->group_name[g], n) == 0 && column[n] == '.') {
+      best = -1 - g;
+      bestLen = n;
+    }
+  }
+  return best;
+}
+
+
+// Every column of the CSV (with the force columns of --forces) is named "<owner>.<quantity>",
+// the owners being bodies, force elements and contact sets; names that are fine on their own can
+// still give two columns one name (a body 'm' and a bushing 'm' both have a column m.q0; a body
+// 'c.0' and the first point of a contact 'c' both have c.0.px), which a reader by name would
+// confuse. Refused at the name of the force element or contact.
+static int checkColumnNames(Loader* ld, const cJSON* root, int hasGravity, const char* model) {
+  const csModel* m = ld->m;
+  csCsvOptions opt = {.forces = 1};
+  char probe[1];
+  size_t len = cs_csvFormatHeader(probe, sizeof(probe), m, &opt);
+  char* header = csu_malloc(len + 1);
+  size_t ncol = 1;
+  if (!header) {
+    return fail(ld, "out of memory checking the CSV column names");
+  }
+  cs_csvFormatHeader(header, len + 1, m, &opt);
+  for (size_t i = 0; i < len; i++) {
+    ncol += header[i] == ',';
+  }
+  const char** cols = csu_malloc(ncol * sizeof(char*));
+  if (!cols) {
+    csu_free(header, len + 1);
+    return fail(ld, "out of memory checking the CSV column names");
+  }
+  // split in place: commas and the final newline end the names
+  size_t k = 0;
+  cols[k++] = header;
+  for (size_t i = 0; i < len; i++) {
+    if (header[i] == ',' || header[i] == '\n') {
+      header[i] = 0;
+      if (i + 1 < len && k < ncol) {
+        cols[k++] = header + i + 1;
+      }
+    }
+  }
+  qsort(cols, k, sizeof(char*), compareNames);
+  int r = 0;
+  for (size_t i = 1; i < k && r == 0; i++) {
+    if (strcmp(cols[i - 1], cols[i]) != 0) {
+      continue;
+    }
+    const char* column = cols[i];
+    int owner = columnOwner(m, column);
+    // the other owner: a body whose name prefixes the column, else "another element"
+    const char* other = NULL;
+    for (int b = 1; b < m->nbody && !other; b++) {
+      size_t n = strlen(m->body[b].name);
+      if (strncmp(column, m->body[b].name, n) == 0 && column[n] == '.') {
+        other = m->body[b].name;
+      }
+    }
+    char otherText[CS_MAX_NAME + 16];
+    snprintf(otherText, sizeof(otherText), other ? "body '%s'" : "another element",
+             other ? other : "");
+    if (owner >= 0 && m->force[owner].group < 0) {
+      elementPath(ld, root, hasGravity, model, owner, "name");
+      r = fail(ld, "the CSV would have two columns named '%s', of force element '%s' and of %s; "
+               "give one of them another name", column, m->force[owner].name, otherText);
+    } else {
+      int g = owner >= 0 ? m->force[owner].group : owner == INT_MIN ? -1 : -1 - owner;
+      popPath(ld, 0);
+      pushKey(ld, "contacts");
+      pushIndex(ld, g >= 0 ? g : 0);
+      pushKey(ld, "name");
+      r = fail(ld, "the CSV would have two columns named '%s', of contact '%s' and of %s; give "
+               "one of them another name", column, g >= 0 ? m->group_name[g] : "?", otherText);
+    }
+  }
+  csu_free(cols, ncol * sizeof(char*));
+  csu_free(header, len + 1);
+  return r;
+}
+
+
 // build the model from the parsed tree; NULL with ld->err filled on failure
 //
 // One function with a single cleanup label was preferred to a chain of functions that each
@@ -2507,6 +2612,10 @@ static csModel* buildModel(Loader* ld, const cJSON* root, const char* file,
   }
   // cs_finalizeModel lays out the state, so q0 and u0 can only be written after it
   if (cs_finalizeModel(ld->m, ld->err) != 0 || setInitialState(ld, init) != 0) {
+    goto cleanup;
+  }
+  // 7. every CSV column a distinct name
+  if (checkColumnNames(ld, root, hasGravity, model)) {
     goto cleanup;
   }
   ok = 1;
