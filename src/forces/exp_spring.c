@@ -198,15 +198,23 @@ static void evaluate(const csModel* m, const csData* d, int e, expSpringEval* s)
   // normal force: exponential spring with damping scaled by it (Hunt-Crossley form),
   // d1 exp(-d2 (pz - d0)) (1 - cz vz); it may not pull (fz >= 0) and is capped at max_fz. The
   // product is formed as such, so that an exponential beyond the range of doubles (a station
-  // sunk far past the cap) still gives max_fz or 0, never inf - inf. The reported elastic part
+  // sunk far past the cap) still gives max_fz or 0, never inf - inf; below the cap it is the
+  // seed's sum fzElastic + fzDamping, as before. The reported elastic part
   // is the exponential capped at max_fz (a function of pz alone, whose energy the bookkeeping
   // below counts), the damping part what the force adds to it or takes from it.
   double maxfz = prm[SLOT_MAXFZ];
   double fzRaw = prm[SLOT_D1] * exp(-prm[SLOT_D2] * (pz - prm[SLOT_D0]));
   double factor = 1.0 - prm[SLOT_CZ] * vz;
   s->yielded = !(fzRaw < maxfz);
-  s->fzExp = s->yielded ? maxfz : fzRaw;
-  s->fz = factor > 0 ? fmin(fzRaw * factor, maxfz) : 0.0;
+  if (!s->yielded) {
+    // the seed's sum, as Simbody forms it
+    s->fzExp = fzRaw;
+    s->fz = fmax(fzRaw + (-prm[SLOT_CZ] * vz * fzRaw), 0.0);
+  } else {
+    s->fzExp = maxfz;
+    s->fz = factor > 0 ? fzRaw * factor : 0.0;
+  }
+  s->fz = fmin(s->fz, maxfz);
   s->fzElastic = s->fzExp;
   s->fzDamping = s->fz - s->fzExp;
 

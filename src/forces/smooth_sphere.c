@@ -178,6 +178,15 @@ static void smoothSpherePrepare(const csModel* m, csForce* f) {
 }
 
 
+// the sphere and the plane (cs_validateSphereContact), and the friction coefficients in order
+static int smoothValidate(const csModel* m, const csForce* f, csError* err) {
+  if (cs_validateSphereContact(m, f, err)) {
+    return -1;
+  }
+  return csu_checkFrictionOrder(f, f->param[SLOT_MU_STATIC], f->param[SLOT_MU_DYNAMIC], "", err);
+}
+
+
 const csForceKind cs_kindSmoothSphere = {
     .name = "smooth_sphere_half_space",
     .doc = "smooth Hunt-Crossley sphere / half space with tanh-blended contact and friction",
@@ -189,7 +198,7 @@ const csForceKind cs_kindSmoothSphere = {
     .discnames = cs_frictionNames,
     .nextra = CS_CONTACT_NEXTRA,
     .extranames = cs_contactExtraNames,
-    .validate = cs_validateSphereContact,
+    .validate = smoothValidate,
     .init = smoothInit,
     .apply = smoothApply,
     .report = smoothReport,

@@ -40,6 +40,16 @@ int csu_checkParams(const csForce* f, const csParamInfo* params, int nparams, co
 }
 
 
+// the body that b is welded to through welds only (b itself when its joint moves; 0 for bodies
+// welded to ground)
+static int rigidRoot(const csModel* m, int b) {
+  while (b > 0 && m->body[b].joint == CS_JOINT_WELD) {
+    b = m->body[b].parent;
+  }
+  return b;
+}
+
+
 int cs_checkContactRefs(const csModel* m, const csForce* f, const char* what, csError* err) {
   // the touching body and the plane exist
   int body = f->ref[CS_REF_BODY], plane = f->ref[CS_REF_PLANE];
@@ -52,11 +62,19 @@ int cs_checkContactRefs(const csModel* m, const csForce* f, const char* what, cs
     cs_setError(err, CS_ERR_INPUT, "plane", "contact '%s' needs a plane", f->name);
     return -1;
   }
-  // a body cannot touch a plane it carries
+  // a body cannot touch a plane it carries, nor one on a body welded to it: the force would
+  // act within one rigid body, for ever, and move nothing
   if (m->plane[plane].body == body) {
     cs_setError(err, CS_ERR_INPUT, "plane",
                 "contact '%s': the %s and the plane '%s' are on the same body", f->name, what,
                 m->plane[plane].name);
+    return -1;
+  }
+  if (rigidRoot(m, m->plane[plane].body) == rigidRoot(m, body)) {
+    cs_setError(err, CS_ERR_INPUT, "plane",
+                "contact '%s': the %s's body '%s' and the plane '%s' (on body '%s') are welded "
+                "together into one rigid body", f->name, what, m->body[body].name,
+                m->plane[plane].name, m->body[m->plane[plane].body].name);
     return -1;
   }
   return 0;
@@ -246,8 +264,32 @@ csPairMaterial csu_combineMaterials(const double* m1, const double* m2, double k
 }
 
 
+int csu_checkFrictionOrder(const csForce* f, double us, double ud, const char* prefix,
+                           csError* err) {
+  if (!(ud > us)) {
+    return 0;
+  }
+  char path[64];
+  snprintf(path, sizeof(path), "%smu_dynamic", prefix);
+  cs_setError(err, CS_ERR_INPUT, path,
+              "contact '%s': %s (%g) must not exceed %smu_static (%g%s): friction does not rise "
+              "as a contact starts to slide",
+              f->name, path, ud, prefix, us, us == 0 ? ", or not given" : "");
+  return -1;
+}
+
+
 int csu_checkMaterials(const csForce* f, const double* P, int slotEff, int slotBody, int slotPlane,
                        const char* kkey, csError* err) {
+  // each set of coefficients in order: mu_dynamic <= mu_static (absent ones are 0)
+  const int slots[3] = {slotEff, slotBody, slotPlane};
+  const char* const prefixes[3] = {"", "body_material.", "plane_material."};
+  for (int i = 0; i < 3; i++) {
+    if (csu_checkFrictionOrder(f, orZero(P[slots[i] + CS_MAT_US]),
+                               orZero(P[slots[i] + CS_MAT_UD]), prefixes[i], err)) {
+      return -1;
+    }
+  }
   static const char* const names[CS_MAT_COUNT] = {NULL, "dissipation", "mu_static",
                                                   "mu_dynamic", "mu_viscous"};
   int pair = csu_materialGiven(P, slotBody) || csu_materialGiven(P, slotPlane);

@@ -151,6 +151,11 @@ csPairMaterial csu_combineMaterials(const double* m1, const double* m2, double k
 // blocks at slotBody and slotPlane (keys named "<kkey>", "body_material.<kkey>", ...): either
 // the effective stiffness or both surfaces' stiffnesses, never an effective value beside a
 // surface block. Fills err (nullable) naming the key and returns -1, or returns 0.
+// A contact's friction coefficients in order, mu_dynamic <= mu_static, as every contact model
+// and every change require; the error names prefix + "mu_dynamic". Returns 0 or -1 (err set).
+int csu_checkFrictionOrder(const csForce* f, double us, double ud, const char* prefix,
+                           csError* err);
+
 int csu_checkMaterials(const csForce* f, const double* P, int slotEff, int slotBody, int slotPlane,
                        const char* kkey, csError* err);
 
