@@ -266,6 +266,9 @@ typedef struct csSimOptions {
 // The smallest report interval a scene or the command line may ask for, s: report times are
 // kept apart, and a run of one second stays within a billion rows.
 #define CS_MIN_REPORT_INTERVAL 1e-9
+// The shortest run, s: CVODE's first-step arithmetic fails on intervals near 1e-160 s (the
+// squares of such numbers underflow), long before a useful run is that short.
+#define CS_MIN_DURATION 1e-9
 // A largest step (max_step) must be at least this many times the spacing of doubles at the
 // run's end time: below it, t + h == t and the integrator cannot advance.
 #define CS_MIN_STEP_ULPS 16.0

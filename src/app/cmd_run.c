@@ -28,7 +28,7 @@ static int checkInitialState(csCliRun* run, const char* state, const char* scene
     return -1;
   }
   double end = run->opt.duration;
-  if (!(t0 < end - 1e-12 * (1 + fabs(end)))) {
+  if (!(t0 <= end - fmax(CS_MIN_DURATION, 1e-12 * (1 + fabs(end))))) {
     fprintf(stderr, "contactsim: error: %s: the state is at t = %.9g s, at or after the end "
             "of the run of %s (t = %.9g s): give a longer --duration (an end time, counted "
             "from t = 0)\n", cs_cliSafe(state), t0, cs_cliSafe(scene), end);
@@ -112,7 +112,14 @@ int cs_cliRun(int argc, char** argv) {
     switch (c) {
       case 'o': output = optarg; break;
       case 'S': bad = cs_cliAddSet(&sets, optarg); break;
-      case 'd': bad = cs_cliParseNumber(optarg, "duration", 0, &duration); break;
+      case 'd':
+        bad = cs_cliParseNumber(optarg, "duration", 0, &duration);
+        if (!bad && duration < CS_MIN_DURATION) {
+          fprintf(stderr, "contactsim: error: --duration must be at least %g s, not '%s'\n",
+                  CS_MIN_DURATION, cs_cliSafe(optarg));
+          bad = 1;
+        }
+        break;
       case 'r': bad = cs_cliParseNumber(optarg, "rtol", 0, &rtol); break;
       case 'a': bad = cs_cliParseNumber(optarg, "atol", 0, &atol); break;
       case 'p':

@@ -1084,11 +1084,14 @@ int cs_cliCheckRows(const csSimOptions* o, const char* path, const char* model,
   double rows = inner + 2;
   long limit = o->max_rows > 0 ? o->max_rows : CS_DEFAULT_MAX_ROWS;
   if (rows > (double)limit) {
+    // a count as an integer while doubles hold it exactly, beyond that in three digits
+    char count[32];
+    snprintf(count, sizeof(count), rows < 1e15 ? "%.0f" : "%.3g", rows);
     fprintf(stderr,
-            "contactsim: error: %s%s: the run would write %.0f report rows (%g s, one row every "
+            "contactsim: error: %s%s: the run would write %s report rows (%g s, one row every "
             "%g s), more than the limit of %ld; raise it with --max-rows N or "
             "simulation.max_rows, or report less often\n",
-            cs_cliSafe(path), who, rows, o->duration, o->report_interval, limit);
+            cs_cliSafe(path), who, count, o->duration, o->report_interval, limit);
     return -1;
   }
   return 0;

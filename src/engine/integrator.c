@@ -599,6 +599,8 @@ int cs_validateSimOptions(const csSimOptions* o, csError* err) {
   const char* bad = NULL;
   if (!(o->duration > 0)) {
     bad = "duration must be positive";
+  } else if (o->duration < CS_MIN_DURATION) {
+    bad = "duration must be at least 1e-9 s (CS_MIN_DURATION)";
   } else if (!(o->rtol > 0)) {
     bad = "rtol must be positive";
   } else if (!(o->atol > 0)) {

@@ -2013,6 +2013,10 @@ static int readSimulation(Loader* ld, const cJSON* item, csSimOptions* o) {
       memberNumber(ld, item, "report_interval", RULE_POSITIVE, &o->report_interval) < 0) {
     return -1;
   }
+  if (o->duration < CS_MIN_DURATION) {
+    return failAt(ld, "duration", "must be >= %g s (the shortest run), got %g", CS_MIN_DURATION,
+                  o->duration);
+  }
   // the report interval has the command line's lower limit: 5e-324 would write rows without end
   if (o->report_interval < CS_MIN_REPORT_INTERVAL) {
     return failAt(ld, "report_interval", "must be >= %g s (the smallest report interval), got %g",
