@@ -2156,8 +2156,46 @@ static int setInitialState(Loader* ld, const BodyInit* init) {
     // q0 and u0 of this body are written at once, so that its children see them
     freeInitialToState(body, &X_GP, w_P, v_P, &init[b], m->q0 + body->qadr, m->u0 + body->uadr);
   }
+  // the state every run starts from has a finite energy: finite coordinates and speeds can
+  // still give an infinite kinetic energy (1e300 m/s) or potential energy (1e307 m up), which
+  // every row would then carry as inf or NaN
+  if (!d && !(d = cs_makeData(m))) {
+    cs_setError(ld->err, CS_ERR_MEMORY, "", "out of memory computing the initial state");
+    return -1;
+  }
+  memcpy(d->q, m->q0, sizeof(double) * (size_t)m->nq);
+  memcpy(d->u, m->u0, sizeof(double) * (size_t)m->nu);
+  cs_invalidate(d);
+  cs_realizeVelocity(m, d);
+  double ke = cs_kineticEnergy(m, d);
+  double pe = 0;
+  for (int b = 1; b < m->nbody; b++) {
+    pe += m->body[b].mass * fabs(csu_dot(d->body_com[b], m->gravity));
+  }
+  int bad = 0;
+  if (!isfinite(ke) || !isfinite(pe)) {
+    // the first body whose speeds or height are out of range, for the message
+    for (int b = 1; b < m->nbody && !bad; b++) {
+      const csSpatialVec* V = &d->body_vel[b];
+      double v2 = csu_dot(V->v, V->v) + csu_dot(V->w, V->w);
+      double h = csu_dot(d->body_com[b], d->body_com[b]);
+      if (!isfinite(m->body[b].mass * v2) || !isfinite(m->body[b].mass * 10 * sqrt(h))) {
+        bad = b;
+      }
+    }
+    popPath(ld, 0);
+    pushKey(ld, "bodies");
+    if (bad) {
+      pushIndex(ld, bad - 1);
+      pushKey(ld, "joint");
+    }
+    fail(ld, "the initial state's %s energy is not finite%s%s%s: speeds or coordinates too large",
+         isfinite(ke) ? "potential" : "kinetic", bad ? " (body '" : "",
+         bad ? m->body[bad].name : "", bad ? "')" : "");
+    bad = bad ? bad : 1;
+  }
   cs_deleteData(d);
-  return 0;
+  return bad ? -1 : 0;
 }
 
 
