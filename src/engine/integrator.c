@@ -438,10 +438,21 @@ static void storeState(const Group* g, sunrealtype* y) {
 // ---------------------------------------------------------------------------------------------
 // CVODE callbacks
 
+// a stop was asked for (csReporter.stop, set by a signal handler)
+static int stopRequested(const Sim* sim) {
+  return sim->rep && sim->rep->stop && *sim->rep->stop;
+}
+
+
 // the right-hand side of one group: kinematics, forces, articulated-body dynamics of its bodies
 // (the group is active while CVODE works on it); allocates nothing
 static int groupRhs(double t, const double* y, double* f, void* user_data) {
   Group* g = user_data;
+  // a stop request ends a long step (a Jacobian of thousands of right-hand sides) at once:
+  // unrecoverable, which stepGroup turns into CS_STOPPED at the last completed step
+  if (stopRequested(g->sim)) {
+    return -1;
+  }
   loadState(g, t, y);
   if (cs_forward(g->sim->m, g->sim->d) != 0) {
     return 1;  // recoverable: CVODE retries with a smaller step
@@ -1524,6 +1535,17 @@ static const char* rkStatusName(csRkStatus status) {
 }
 
 
+// a step cut short by a stop request (groupRhs): the group's state is the last completed step's
+// (CVODE returns it in y on failure; rk changes y only when a step succeeds), and the run ends
+// as one stopped between steps does
+static int stoppedInStep(Group* g, csError* err) {
+  loadState(g, g->t, N_VGetArrayPointer(g->y));
+  cs_setError(err, CS_STOPPED, "", "stopped on request at t = %.9g s", g->t);
+  err->time = g->t;
+  return CS_STOPPED;
+}
+
+
 // advance the active group g one step toward tout, never past tstop; returns CS_OK or fills err
 static int stepGroup(Group* g, double tout, double tstop, csError* err) {
   Sim* sim = g->sim;
@@ -1534,6 +1556,9 @@ static int stepGroup(Group* g, double tout, double tstop, csError* err) {
   if (sim->rk) {
     csRkStatus status = cs_rkStep(g->rk, tstop);
     g->t = g->rk->t;
+    if (status != CS_RK_OK && stopRequested(sim)) {
+      return stoppedInStep(g, err);
+    }
     if (status != CS_RK_OK) {
       sim->d->t = g->t;
       cs_setError(err, CS_ERR_SOLVER, "", "the rk step failed with %s at t = %.9g s",
@@ -1549,6 +1574,9 @@ static int stepGroup(Group* g, double tout, double tstop, csError* err) {
     flag = CVode(g->mem, tout, g->y, &g->t, CV_ONE_STEP);
   }
   g->fresh = 0;
+  if (flag < 0 && stopRequested(sim)) {
+    return stoppedInStep(g, err);
+  }
   if (flag < 0) {
     sim->d->t = g->t;
     check(flag, "CVode", sim, g->t, err);
