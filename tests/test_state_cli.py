@@ -158,10 +158,11 @@ def chained_runs_match_uninterrupted():
 @case
 def stop_honoured_within_a_long_step():
     # an 800-link chain of ball joints (2,400 speeds) with BDF and the dense solver asked for:
-    # its first step forms a dense difference-quotient Jacobian, thousands of right-hand sides
-    # and about 15 s of CPU. A SIGTERM during it ends the run at once, with the rows so far and
-    # the checkpoint of the last one: the right-hand side checks the stop request (without that
-    # check the run went on for 6 s here, to the end of the step)
+    # its first step forms a dense difference-quotient Jacobian (thousands of right-hand sides,
+    # about 5 s) and factors it (about 15 s). A SIGTERM during either ends the run at once, with
+    # the rows so far and the checkpoint of the last one: the right-hand side and the LU check
+    # the stop request (without those checks the run went on for 6 s here, to the end of the
+    # step, and a signal during the last step's factorisation was not seen at all)
     bodies = []
     for i in range(800):
         bodies.append({"name": f"b{i}", "mass": 1, "inertia": {"sphere": 0.1},

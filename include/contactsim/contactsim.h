@@ -225,9 +225,10 @@ typedef struct csReporter {
   // reached and the end time of the run (for cs_simulate from t = 0, the duration).
   void (*progress)(void* ctx, double t, double t_end);
   void* ctx;
-  // Nullable. Polled before every step and in every right-hand-side evaluation: once it is
-  // nonzero the run ends with CS_STOPPED at the last completed step, after the reports due so
-  // far (a signal handler may set it; the library installs none).
+  // Nullable. Polled before every step and within one (every right-hand-side evaluation and
+  // the dense factorisations): once it is nonzero the run ends with CS_STOPPED at the last
+  // completed step, after the reports due so far (a signal handler may set it; the library
+  // installs none).
   const volatile sig_atomic_t* stop;
 } csReporter;
 

@@ -170,8 +170,9 @@ CS_API int cs_simAdvanceTo(csSimulation* s, double t, csError* err);
 // interval after it (k * report_interval: a run continued from a checkpoint reports on the same
 // grid as the run that saved it) and at t_end, the data realized to dynamics there; rep->step
 // after every successful step. Like cs_simulate, steps may pass a report time (which is then
-// interpolated) but never t_end. rep->stop (nullable) is polled before every step: once it is
-// nonzero the run returns CS_STOPPED, the simulation back at its last report (where every group
+// interpolated) but never t_end. rep->stop (nullable) is polled before every step and within
+// one (every right-hand side, and the dense factorisations): once it is nonzero the run
+// returns CS_STOPPED, the simulation back at its last report (where every group
 // of bodies stands), ready to be read, saved or run on. Returns CS_OK, CS_ERR_INPUT,
 // CS_ERR_SOLVER, CS_STOPPED or CS_ERR_IO (a report returned nonzero).
 CS_API int cs_simRun(csSimulation* s, double t_end, const csReporter* rep, csError* err);

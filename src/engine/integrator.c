@@ -444,6 +444,12 @@ static int stopRequested(const Sim* sim) {
 }
 
 
+// the same, for the linear solvers' factorisations (sundials_ops.c)
+static int stopCallback(void* sim) {
+  return stopRequested(sim);
+}
+
+
 // the right-hand side of one group: kinematics, forces, articulated-body dynamics of its bodies
 // (the group is active while CVODE works on it); allocates nothing
 static int groupRhs(double t, const double* y, double* f, void* user_data) {
@@ -1117,7 +1123,8 @@ static int schurSetup(SUNLinearSolver LS, SUNMatrix A) {
     }
     s->znnz[i] = n;
   }
-  s->last_flag = cs_luFactor(s->S, nb, s->piv) ? SUNLS_LUFACT_FAIL : SUNLS_SUCCESS;
+  int r = cs_luFactor(s->S, nb, s->piv, stopCallback, s->g->sim);
+  s->last_flag = r < 0 ? SUNLS_MEM_FAIL : r > 0 ? SUNLS_LUFACT_FAIL : SUNLS_SUCCESS;
   return s->last_flag;
 }
 
@@ -1391,9 +1398,10 @@ static int createSolver(Group* g, double t0, csError* err) {
     g->LS = SUNLinSol_SPGMR(g->y, SUN_PREC_NONE, 0, sim->ctx);
   } else {
     g->A = SUNDenseMatrix(g->nstate, g->nstate, sim->ctx);
-    g->LS = g->A ? SUNLinSol_Dense(g->y, g->A, sim->ctx) : NULL;
-    // the same matrix and LU, with the library's compiled arithmetic (sundials_ops.c)
-    cs_denseUseFastOps(g->A, g->LS);
+    // the same matrix and LU, with the library's compiled arithmetic and a stop request
+    // honoured while it factors (sundials_ops.c)
+    cs_denseUseFastOps(g->A, NULL);
+    g->LS = g->A ? cs_denseSolver(g->A, sim->ctx, stopCallback, sim) : NULL;
   }
   if (!g->LS) {
     cs_setError(err, CS_ERR_MEMORY, "", "out of memory creating the linear solver");

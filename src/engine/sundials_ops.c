@@ -19,6 +19,7 @@
 // index order. The fused and vector-array operations are left unset, as in the serial vector,
 // so the solvers keep calling the ones below in the same sequence.
 #include <math.h>
+#include <stdlib.h>
 
 #include <nvector/nvector_serial.h>
 #include <sunlinsol/sunlinsol_dense.h>
@@ -328,8 +329,12 @@ void cs_vectorUseFastOps(N_Vector v) {
 // ---------------------------------------------------------------------------------------------
 // dense LU: SUNDIALS' denseGETRF and denseGETRS, operation for operation
 
-int cs_luFactor(double* a, int n, sunindextype* piv) {
+int cs_luFactor(double* a, int n, sunindextype* piv, int (*stop)(void*), void* ctx) {
   for (int k = 0; k < n; k++) {
+    // a large factorisation takes seconds: a stop request ends it
+    if (stop && k % 16 == 0 && stop(ctx)) {
+      return -1;
+    }
     double* ck = a + (size_t)k * n;
     int p = k;
     double big = fabs(ck[k]);
@@ -445,7 +450,7 @@ static int luSetup(SUNLinearSolver LS, SUNMatrix A) {
     c->last_flag = SUNLS_ILL_INPUT;
     return SUNLS_ILL_INPUT;
   }
-  c->last_flag = cs_luFactor(SM_DATA_D(A), (int)SM_COLUMNS_D(A), c->pivots);
+  c->last_flag = cs_luFactor(SM_DATA_D(A), (int)SM_COLUMNS_D(A), c->pivots, NULL, NULL);
   return c->last_flag > 0 ? SUNLS_LUFACT_FAIL : SUNLS_SUCCESS;
 }
 
@@ -489,4 +494,101 @@ void cs_denseUseFastOps(SUNMatrix A, SUNLinearSolver LS) {
     LS->ops->setup = luSetup;
     LS->ops->solve = luSolveLS;
   }
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// the dense direct solver of the integrator: cs_luFactor and cs_luSolve, with a stop callback
+// polled while it factors (SUNDIALS' dense solver has no place for one)
+
+typedef struct DenseSolver {
+  sunindextype* piv;
+  sunindextype last_flag;
+  int (*stop)(void*);
+  void* ctx;
+} DenseSolver;
+
+
+static SUNLinearSolver_Type denseType(SUNLinearSolver LS) {
+  (void)LS;
+  return SUNLINEARSOLVER_DIRECT;
+}
+
+
+static SUNLinearSolver_ID denseId(SUNLinearSolver LS) {
+  (void)LS;
+  return SUNLINEARSOLVER_DENSE;
+}
+
+
+static int denseInitialize(SUNLinearSolver LS) {
+  ((DenseSolver*)LS->content)->last_flag = SUNLS_SUCCESS;
+  return SUNLS_SUCCESS;
+}
+
+
+// singular: recoverable (CVODE retries with a shorter step); stopped: unrecoverable
+static int denseSetup(SUNLinearSolver LS, SUNMatrix A) {
+  DenseSolver* c = LS->content;
+  int r = cs_luFactor(SM_DATA_D(A), (int)SM_COLUMNS_D(A), c->piv, c->stop, c->ctx);
+  c->last_flag = r < 0 ? SUNLS_MEM_FAIL : r > 0 ? SUNLS_LUFACT_FAIL : SUNLS_SUCCESS;
+  return (int)c->last_flag;
+}
+
+
+static int denseSolve(SUNLinearSolver LS, SUNMatrix A, N_Vector x, N_Vector b, sunrealtype tol) {
+  (void)tol;
+  DenseSolver* c = LS->content;
+  N_VScale(1.0, b, x);
+  cs_luSolve(SM_DATA_D(A), (int)SM_COLUMNS_D(A), c->piv, N_VGetArrayPointer(x));
+  c->last_flag = SUNLS_SUCCESS;
+  return SUNLS_SUCCESS;
+}
+
+
+static sunindextype denseLastFlag(SUNLinearSolver LS) {
+  return ((DenseSolver*)LS->content)->last_flag;
+}
+
+
+static int denseFree(SUNLinearSolver LS) {
+  if (!LS) {
+    return SUNLS_SUCCESS;
+  }
+  DenseSolver* c = LS->content;
+  if (c) {
+    free(c->piv);
+    free(c);
+  }
+  LS->content = NULL;
+  SUNLinSolFreeEmpty(LS);
+  return SUNLS_SUCCESS;
+}
+
+
+SUNLinearSolver cs_denseSolver(SUNMatrix A, SUNContext sunctx, int (*stop)(void*), void* ctx) {
+  SUNLinearSolver LS = SUNLinSolNewEmpty(sunctx);
+  if (!LS) {
+    return NULL;
+  }
+  DenseSolver* c = calloc(1, sizeof(DenseSolver));
+  sunindextype n = SM_COLUMNS_D(A);
+  if (c) {
+    c->piv = malloc(sizeof(sunindextype) * (size_t)(n > 0 ? n : 1));
+  }
+  LS->content = c;
+  LS->ops->gettype = denseType;
+  LS->ops->getid = denseId;
+  LS->ops->initialize = denseInitialize;
+  LS->ops->setup = denseSetup;
+  LS->ops->solve = denseSolve;
+  LS->ops->lastflag = denseLastFlag;
+  LS->ops->free = denseFree;
+  if (!c || !c->piv) {
+    denseFree(LS);
+    return NULL;
+  }
+  c->stop = stop;
+  c->ctx = ctx;
+  return LS;
 }

@@ -15,9 +15,14 @@ void cs_vectorUseFastOps(N_Vector v);
 void cs_denseUseFastOps(SUNMatrix A, SUNLinearSolver LS);
 
 // LU factorisation with partial pivoting of the n x n column-major matrix a, in place (the unit
-// lower factor below the diagonal), as SUNDIALS' denseGETRF; returns 0, or k + 1 when the k-th
-// pivot is zero.
-int cs_luFactor(double* a, int n, sunindextype* piv);
+// lower factor below the diagonal), as SUNDIALS' denseGETRF; returns 0, k + 1 when the k-th
+// pivot is zero, or -1 when stop (nullable) returned nonzero for ctx (polled every 16 columns).
+int cs_luFactor(double* a, int n, sunindextype* piv, int (*stop)(void*), void* ctx);
+
+// The integrator's dense direct linear solver for the dense matrix A: cs_luFactor and
+// cs_luSolve, with stop(ctx) (nullable) polled while it factors; a stop makes its setup fail
+// unrecoverably, so that CVODE returns at once. NULL when out of memory.
+SUNLinearSolver cs_denseSolver(SUNMatrix A, SUNContext sunctx, int (*stop)(void*), void* ctx);
 // Solve with cs_luFactor's factors (as denseGETRS); b is overwritten by the solution.
 void cs_luSolve(const double* a, int n, const sunindextype* piv, double* b);
 
