@@ -198,6 +198,21 @@ def readme_scene_example_runs():
 
 
 @case
+def dash_output_is_standard_output():
+    # "-o -" writes the CSV to standard output, the same bytes as a file, and creates no file "-"
+    path = write_scene(PENDULUM)
+    d = os.path.dirname(path)
+    out = os.path.join(d, "file.csv")
+    code, _, err = run("run", path, "-o", out, "-q")
+    check(code == 0, err)
+    p = subprocess.run([EXE, "run", path, "-o", "-", "-q"], capture_output=True, text=True,
+                       timeout=120, cwd=d)
+    check(p.returncode == 0, p.stderr)
+    check(p.stdout == open(out).read(), "the CSV on standard output differs from the file")
+    check(not os.path.exists(os.path.join(d, "-")), "a file named '-' was written")
+
+
+@case
 def unwritable_output_is_usage_error():
     path = write_scene(PENDULUM)
     code, _, err = run("run", path, "-o", "/nonexistent-dir/out.csv")

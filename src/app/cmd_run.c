@@ -110,7 +110,7 @@ int cs_cliRun(int argc, char** argv) {
   while ((c = getopt_long(argc, argv, ":o:qh", longopts, NULL)) != -1) {
     int bad = 0;
     switch (c) {
-      case 'o': output = optarg; break;
+      case 'o': output = strcmp(optarg, "-") == 0 ? NULL : optarg; break;  // - is stdout
       case 'S': bad = cs_cliAddSet(&sets, optarg); break;
       case 'd':
         bad = cs_cliParseNumber(optarg, "duration", 0, &duration);

@@ -29,7 +29,7 @@ static const char usageRun[] =
     "simulate a scene and write its trajectory as CSV (summary on standard error)\n"
     "\n"
     "run options:\n"
-    "  -o, --output FILE         CSV file to write (default: standard output)\n"
+    "  -o, --output FILE         CSV file to write (default, or -: standard output)\n"
     "      --duration T          simulated time, s\n"
     "      --integrator NAME     bdf (default), adams or rk\n"
     "      --rtol R, --atol A    relative and absolute tolerances\n"
