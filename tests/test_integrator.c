@@ -397,12 +397,15 @@ static void test_statistics_per_call(void** state) {
 }
 
 
-// a chain of n ball joints (pendulum links 0.1 m apart, 1 kg spheres), swinging under gravity
-static csModel* ballChain(int n) {
-  size_t cap = 256 + 220 * (size_t)n;
+// a chain of n ball joints (pendulum links 0.1 m apart, 1 kg spheres), swinging under gravity;
+// box 1 or 2: a free box (a group of its own) listed before or after the chain
+static csModel* ballChain(int n, int box) {
+  static const char boxJson[] = "{\"name\": \"box\", \"mass\": 1, \"inertia\": {\"box\": "
+                                "[0.1, 0.1, 0.1]}, \"joint\": {\"type\": \"free\"}}";
+  size_t cap = 512 + 220 * (size_t)n;
   char* json = malloc(cap);
   assert_non_null(json);
-  size_t len = (size_t)snprintf(json, cap, "{\"bodies\": [");
+  size_t len = (size_t)snprintf(json, cap, "{\"bodies\": [%s", box == 1 ? boxJson : "");
   for (int i = 0; i < n; i++) {
     char parent[16];
     snprintf(parent, sizeof(parent), i ? "b%d" : "ground", i - 1);
@@ -410,9 +413,9 @@ static csModel* ballChain(int n) {
                             "%s{\"name\": \"b%d\", \"mass\": 1, \"inertia\": {\"sphere\": 0.05},"
                             " \"joint\": {\"type\": \"ball\", \"parent\": \"%s\","
                             " \"parent_frame\": {\"position\": [0.1, 0, 0]}, \"u\": [0.3, 0, 0]}}",
-                            i ? ", " : "", i, parent);
+                            i || box == 1 ? ", " : "", i, parent);
   }
-  snprintf(json + len, cap - len, "]}");
+  snprintf(json + len, cap - len, "%s%s]}", box == 2 ? ", " : "", box == 2 ? boxJson : "");
   csModel* m = th_loadString(json);
   free(json);
   return m;
@@ -427,7 +430,7 @@ static csModel* ballChain(int n) {
 // chain (70 states) stays dense.
 static void test_auto_solver_for_large_groups(void** state) {
   (void)state;
-  csModel* big = ballChain(40);
+  csModel* big = ballChain(40, 0);
   csSimOptions o = th_simOptions(0.5, 1e-8, 1e-10, 0.05);
   thTrace tr = {0};
   csData* gm = th_run(big, &o, &tr);
@@ -453,12 +456,23 @@ static void test_auto_solver_for_large_groups(void** state) {
   cs_deleteData(gm);
   cs_deleteData(dn);
   cs_deleteModel(big);
-  csModel* small = ballChain(10);
+  csModel* small = ballChain(10, 0);
   o.linsol = CS_LINSOL_AUTO;
   csData* d = th_run(small, &o, NULL);
   assert_int_equal(d->stat.linsol, CS_LINSOL_DENSE);
   cs_deleteData(d);
   cs_deleteModel(small);
+  // a box beside the long chain, before or after it: the statistics name the largest group's
+  // solver either way
+  o.duration = 0.05;
+  for (int box = 1; box <= 2; box++) {
+    csModel* mixed = ballChain(40, box);
+    d = th_run(mixed, &o, NULL);
+    assert_int_equal(d->stat.ngroup, 2);
+    assert_int_equal(d->stat.linsol, CS_LINSOL_GMRES);
+    cs_deleteData(d);
+    cs_deleteModel(mixed);
+  }
 }
 
 

@@ -355,7 +355,7 @@ typedef struct csStats {
   long warnings_bushing;   // bushing evaluations near gimbal lock
   long nstage[4];          // evaluations of the position, velocity, dynamics and acceleration
                            // stages (repeated calls on a realized state do not count)
-  int linsol;              // csLinearSolver used by the last run (AUTO: none, Adams)
+  int linsol;              // csLinearSolver of the last run's largest group (AUTO: none, Adams)
   int bandwidth;           // Jacobian bandwidth of the largest group
   int ngroup;              // independently integrated coupled groups of bodies
   long warnings_cvode;     // warnings CVODE issued during the run (such as t + h = t)

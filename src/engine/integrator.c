@@ -2077,6 +2077,7 @@ int cs_integratorRestart(csIntegrator* sim, int nchange_done, csError* err) {
 
 void cs_integratorStats(const csIntegrator* sim, csStats* st) {
   st->nsteps = st->nrhs = st->netf = st->nncf = st->njac = st->nrhs_jac = st->nstiff = 0;
+  int largest = 0;
   st->last_step = 0;
   st->bandwidth = 0;
   for (int gi = 0; sim->group && gi < sim->ngroup; gi++) {
@@ -2099,7 +2100,12 @@ void cs_integratorStats(const csIntegrator* sim, csStats* st) {
     st->nrhs_jac += sum.nrhs_jac + g->schur_rhs;
     int width = g->linsol == CS_LINSOL_BAND ? g->upper + g->lower + 1 : g->nstate;
     st->bandwidth = width > st->bandwidth ? width : st->bandwidth;
-    st->linsol = g->linsol < 0 ? CS_LINSOL_AUTO : g->linsol;
+    // the solver of the largest group (groups of one run may differ: GMRES for a long chain,
+    // dense for a box beside it), the first of equals
+    if (gi == 0 || g->nstate > largest) {
+      largest = g->nstate;
+      st->linsol = g->linsol < 0 ? CS_LINSOL_AUTO : g->linsol;
+    }
   }
   st->ngroup = sim->ngroup;
   // The step hooks' share of the integration time, estimated from the timed ones (a timed window
