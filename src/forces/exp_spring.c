@@ -496,10 +496,8 @@ static int expSpringValidate(const csModel* m, const csForce* f, csError* err) {
                 f->name);
     return -1;
   }
-  if (m->plane[plane].body == body) {
-    cs_setError(err, CS_ERR_INPUT, "plane",
-                "exponential spring '%s': plane '%s' is carried by the body that touches it",
-                f->name, m->plane[plane].name);
+  // nor one carried by a body welded to it (one rigid body)
+  if (cs_checkContactRefs(m, f, "station", err)) {
     return -1;
   }
   // the station and the real parameters: finite, with the sign their flags demand (an absent

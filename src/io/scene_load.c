@@ -2174,12 +2174,14 @@ static int setInitialState(Loader* ld, const BodyInit* init) {
   }
   int bad = 0;
   if (!isfinite(ke) || !isfinite(pe)) {
-    // the first body whose speeds or height are out of range, for the message
+    // the first body whose own share is out of range: speeds for the kinetic energy, height
+    // along gravity for the potential, for the message
     for (int b = 1; b < m->nbody && !bad; b++) {
       const csSpatialVec* V = &d->body_vel[b];
       double v2 = csu_dot(V->v, V->v) + csu_dot(V->w, V->w);
-      double h = csu_dot(d->body_com[b], d->body_com[b]);
-      if (!isfinite(m->body[b].mass * v2) || !isfinite(m->body[b].mass * 10 * sqrt(h))) {
+      double share = !isfinite(ke) ? m->body[b].mass * v2
+                                   : m->body[b].mass * csu_dot(d->body_com[b], m->gravity);
+      if (!isfinite(share)) {
         bad = b;
       }
     }
