@@ -60,6 +60,10 @@ def agreement(scene, model, peer_exe, peer_args, bound):
         # the same report times (every 0.01 s over the scene), then the same centres of mass
         if len(mine) < 100 or len(mine) != len(theirs):
             raise AssertionError(f"{len(mine)} contactsim rows against {len(theirs)}")
+        # every body on both sides (the error compares the bodies the two rows share)
+        nb = len(cs.scene["bodies"])
+        if any(len(r[1]) != nb for r in mine) or any(len(r[1]) != nb for r in theirs):
+            raise AssertionError(f"rows without all {nb} bodies' centres of mass")
         err = bench.traj_error(mine, theirs)
         print(f"  {scene}: {os.path.basename(peer_exe)} converged run within {err:.3g} m")
         if not err <= bound:

@@ -339,7 +339,7 @@ static double potentialEnergy(const double* prm, const expSpringEval* s) {
   if (s->yielded) {
     // below z_max = d0 - ln(max_fz / d1) / d2 the capped force is constant
     double maxfz = prm[SLOT_MAXFZ], d2 = prm[SLOT_D2];
-    double zmax = prm[SLOT_D0] - log(maxfz / prm[SLOT_D1]) / d2;
+    double zmax = prm[SLOT_D0] - (log(maxfz) - log(prm[SLOT_D1])) / d2;  // no ratio overflow
     normal = maxfz / d2 + maxfz * fmax(zmax - s->p_P.z, 0.0);
   }
   if (s->limitRule) {
@@ -359,11 +359,12 @@ static double dissipatedPower(const double* prm, const expSpringEval* s) {
   if (s->limitRule) {
     friction = s->dragged ? -(fx * s->v_P.x + fy * s->v_P.y)
                           : -((fx - s->spring[0]) * s->v_P.x + (fy - s->spring[1]) * s->v_P.y);
-    if (s->dragged && s->fz < prm[SLOT_MAXFZ] && !s->yielded) {
+    if (s->dragged && s->fz < prm[SLOT_MAXFZ]) {
       // the stored limit^2 / (2 kxy) changes with the limit; its rate from that of the elastic
-      // normal force, d fzExp / dt = -d2 vz fzExp (the damping part's rate needs accelerations;
-      // the capped elastic force does not change)
-      double rate = s->mu * (-prm[SLOT_D2] * s->v_P.z * s->fzExp);
+      // normal force, d fzExp / dt = -d2 vz fzExp (the damping part's rate needs accelerations);
+      // below the cap's depth, where fz = d1 exp(..) (1 - cz vz) is under the cap only while the
+      // station rises fast, from that of the exponential in fz, -d2 vz fz
+      double rate = s->mu * (-prm[SLOT_D2] * s->v_P.z * (s->yielded ? s->fz : s->fzExp));
       friction -= s->limit * rate / prm[SLOT_KXY];
     }
     // a station moving back towards its anchor while the cap still acts, or a limit rising
