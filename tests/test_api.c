@@ -175,6 +175,13 @@ static void test_advance_and_step_follow_parabola(void** state) {
   // going back in time is refused
   assert_int_equal(cs_simAdvanceTo(s, 0.5, &err), CS_ERR_INPUT);
   assert_int_equal(cs_simAdvanceTo(s, NAN, &err), CS_ERR_INPUT);
+  // so is an advance too short for any step (from t = 0, 1e-200 s is a number apart)
+  csSimulation* fresh = cs_newSimulation(m, NULL, &err);
+  assert_non_null(fresh);
+  assert_int_equal(cs_simAdvanceTo(fresh, 1e-200, &err), CS_ERR_INPUT);
+  assert_non_null(strstr(err.message, "too short"));
+  assert_int_equal(cs_simAdvanceTo(fresh, 1e-9, &err), CS_OK);
+  cs_deleteSimulation(fresh);
   csRunStatistics st;
   cs_simStatistics(s, &st);
   assert_true(st.nsteps >= nsteps);

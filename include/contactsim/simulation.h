@@ -164,7 +164,8 @@ CS_API int cs_simStep(csSimulation* s, csError* err);
 // Advance to time t exactly (t >= the current time; steps stop at t). Auto-update variables are
 // committed after every successful step; the step that ends at t is committed at the start of
 // the next advance, or by cs_simSaveState, so that what is read at t is what the step used.
-// Returns CS_OK, CS_ERR_INPUT for t before the current time or not finite, or CS_ERR_SOLVER.
+// Returns CS_OK, CS_ERR_INPUT for t before the current time, not finite, or later by less than
+// 1e-150 s (too short for any step; t equal to the current time does nothing), or CS_ERR_SOLVER.
 CS_API int cs_simAdvanceTo(csSimulation* s, double t, csError* err);
 // Advance to t_end, calling rep (nullable) at the current time, at every multiple of the report
 // interval after it (k * report_interval: a run continued from a checkpoint reports on the same

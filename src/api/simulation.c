@@ -547,10 +547,31 @@ int cs_simStep(csSimulation* s, csError* err) {
 }
 
 
+// an advance by a positive interval below this, s, is refused: CVODE's first-step arithmetic
+// fails below about 1e-165 s (squares underflow), and no step of a model is that short
+#define MIN_ADVANCE 1e-150
+
+// CS_ERR_INPUT for an end time before the current one, not finite, or a hair after it
+static int checkEndTime(const csSimulation* s, double t, const char* verb, csError* err) {
+  if (!isfinite(t) || t < s->d->t) {
+    cs_setError(err, CS_ERR_INPUT, "", "cannot %s to t = %.9g s from t = %.9g s", verb, t,
+                s->d->t);
+    return CS_ERR_INPUT;
+  }
+  if (t > s->d->t && t - s->d->t < MIN_ADVANCE) {
+    cs_setError(err, CS_ERR_INPUT, "",
+                "cannot %s to t = %.9g s from t = %.9g s: less than %g s later, too short "
+                "for any step",
+                verb, t, s->d->t, MIN_ADVANCE);
+    return CS_ERR_INPUT;
+  }
+  return CS_OK;
+}
+
+
 int cs_simAdvanceTo(csSimulation* s, double t, csError* err) {
   cs_clearError(err);
-  if (!isfinite(t) || t < s->d->t) {
-    cs_setError(err, CS_ERR_INPUT, "", "cannot advance to t = %.9g s from t = %.9g s", t, s->d->t);
+  if (checkEndTime(s, t, "advance", err) != CS_OK) {
     return CS_ERR_INPUT;
   }
   int status = prepare(s, err);
@@ -565,8 +586,7 @@ int cs_simAdvanceTo(csSimulation* s, double t, csError* err) {
 
 int cs_simRun(csSimulation* s, double t_end, const csReporter* rep, csError* err) {
   cs_clearError(err);
-  if (!isfinite(t_end) || t_end < s->d->t) {
-    cs_setError(err, CS_ERR_INPUT, "", "cannot run to t = %.9g s from t = %.9g s", t_end, s->d->t);
+  if (checkEndTime(s, t_end, "run", err) != CS_OK) {
     return CS_ERR_INPUT;
   }
   int status = prepare(s, err);
