@@ -695,14 +695,7 @@ int cs_cliCompare(int argc, char** argv) {
     switch (c) {
       case 'M': modelsArg = optarg; break;
       case 'D': outDir = optarg; break;
-      case 'd':
-        bad = cs_cliParseNumber(optarg, "duration", 0, &duration);
-        if (!bad && duration < CS_MIN_DURATION) {
-          fprintf(stderr, "contactsim: error: --duration must be at least %g s, not '%s'\n",
-                  CS_MIN_DURATION, cs_cliSafe(optarg));
-          bad = 1;
-        }
-        break;
+      case 'd': bad = cs_cliParseAtLeast(optarg, "duration", CS_MIN_DURATION, &duration); break;
       case 'r': bad = cs_cliParseNumber(optarg, "rtol", 0, &rtol); break;
       case 'a': bad = cs_cliParseNumber(optarg, "atol", 0, &atol); break;
       case 'q': quiet = 1; break;

@@ -112,24 +112,11 @@ int cs_cliRun(int argc, char** argv) {
     switch (c) {
       case 'o': output = strcmp(optarg, "-") == 0 ? NULL : optarg; break;  // - is stdout
       case 'S': bad = cs_cliAddSet(&sets, optarg); break;
-      case 'd':
-        bad = cs_cliParseNumber(optarg, "duration", 0, &duration);
-        if (!bad && duration < CS_MIN_DURATION) {
-          fprintf(stderr, "contactsim: error: --duration must be at least %g s, not '%s'\n",
-                  CS_MIN_DURATION, cs_cliSafe(optarg));
-          bad = 1;
-        }
-        break;
+      case 'd': bad = cs_cliParseAtLeast(optarg, "duration", CS_MIN_DURATION, &duration); break;
       case 'r': bad = cs_cliParseNumber(optarg, "rtol", 0, &rtol); break;
       case 'a': bad = cs_cliParseNumber(optarg, "atol", 0, &atol); break;
       case 'p':
-        bad = cs_cliParseNumber(optarg, "report-interval", 0, &interval);
-        // the lower limit a scene's report_interval has too
-        if (!bad && interval < CS_MIN_REPORT_INTERVAL) {
-          fprintf(stderr, "contactsim: error: --report-interval must be at least %g s, not '%s'\n",
-                  CS_MIN_REPORT_INTERVAL, cs_cliSafe(optarg));
-          bad = 1;
-        }
+        bad = cs_cliParseAtLeast(optarg, "report-interval", CS_MIN_REPORT_INTERVAL, &interval);
         break;
       case 'm': bad = cs_cliParseNumber(optarg, "max-step", 1, &max_step); break;
       case 'c': contact_model = optarg; break;

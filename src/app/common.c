@@ -263,6 +263,19 @@ int cs_cliParseNumber(const char* text, const char* name, int allow_zero, double
 }
 
 
+int cs_cliParseAtLeast(const char* text, const char* name, double min, double* out) {
+  if (cs_cliParseNumber(text, name, 0, out)) {
+    return -1;
+  }
+  if (*out < min) {
+    fprintf(stderr, "contactsim: error: --%s must be at least %g s, not '%s'\n", name, min,
+            cs_cliSafe(text));
+    return -1;
+  }
+  return 0;
+}
+
+
 // a load error without a file (one that could not be opened, say) still names the path, so
 // that every message starts with the scene it is about
 char* cs_cliReadScene(const char* path) {

@@ -40,6 +40,9 @@ int cs_cliParseChoice(const char* text, const char* name, const char* const* nam
 // text is the whole argument (trailing characters, NaN and infinity are refused); name is the
 // option without "--", for the message; out is written only on success. None may be NULL.
 int cs_cliParseNumber(const char* text, const char* name, int allow_zero, double* out);
+// The same for a positive time that must be at least min seconds (--duration, --report-interval:
+// the lower limits scenes have too); prints the usage error and returns -1 otherwise.
+int cs_cliParseAtLeast(const char* text, const char* name, double min, double* out);
 // Scene parameters set on the command line with --set KEY=VALUE, in the order given.
 typedef struct csCliSets {
   csOverride* item;            // (n) key and value point into copies of the arguments (owned)
