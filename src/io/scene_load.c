@@ -2116,6 +2116,22 @@ static void freeInitialToState(const csBody* body, const csTransform* X_GP, csVe
 // A temporary data realized from the state so far gives each parent's pose and velocity; this
 // was preferred to composing the parent chain by hand here, so that the kinematics has a single
 // implementation.
+// *d (made on first use, the caller frees it) holding the model's q0 and u0 as they stand,
+// realized to velocity; -1 when out of memory
+static int realizeSoFar(Loader* ld, csData** d) {
+  const csModel* m = ld->m;
+  if (!*d && !(*d = cs_makeData(m))) {
+    cs_setError(ld->err, CS_ERR_MEMORY, "", "out of memory computing the initial state");
+    return -1;
+  }
+  memcpy((*d)->q, m->q0, sizeof(double) * (size_t)m->nq);
+  memcpy((*d)->u, m->u0, sizeof(double) * (size_t)m->nu);
+  cs_invalidate(*d);
+  cs_realizeVelocity(m, *d);
+  return 0;
+}
+
+
 static int setInitialState(Loader* ld, const BodyInit* init) {
   csModel* m = ld->m;
   csData* d = NULL;
@@ -2139,16 +2155,10 @@ static int setInitialState(Loader* ld, const BodyInit* init) {
     csTransform X_GP = csu_transformIdentity();
     csVec3 w_P = csu_vec3(0, 0, 0), v_P = csu_vec3(0, 0, 0);
     if (body->parent != 0) {
-      // a temporary data realizes the parent's pose and velocity from the state so far
-      if (!d && !(d = cs_makeData(m))) {
-        cs_setError(ld->err, CS_ERR_MEMORY, "", "out of memory computing the initial state");
+      // the parent's pose and velocity from the state so far (every earlier body is final)
+      if (realizeSoFar(ld, &d)) {
         return -1;
       }
-      // the state so far (every earlier body is final), realized to velocity
-      memcpy(d->q, m->q0, sizeof(double) * (size_t)m->nq);
-      memcpy(d->u, m->u0, sizeof(double) * (size_t)m->nu);
-      cs_invalidate(d);
-      cs_realizeVelocity(m, d);
       X_GP = d->body_pose[body->parent];
       w_P = d->body_vel[body->parent].w;
       v_P = d->body_vel[body->parent].v;
@@ -2159,14 +2169,9 @@ static int setInitialState(Loader* ld, const BodyInit* init) {
   // the state every run starts from has a finite energy: finite coordinates and speeds can
   // still give an infinite kinetic energy (1e300 m/s) or potential energy (1e307 m up), which
   // every row would then carry as inf or NaN
-  if (!d && !(d = cs_makeData(m))) {
-    cs_setError(ld->err, CS_ERR_MEMORY, "", "out of memory computing the initial state");
+  if (realizeSoFar(ld, &d)) {
     return -1;
   }
-  memcpy(d->q, m->q0, sizeof(double) * (size_t)m->nq);
-  memcpy(d->u, m->u0, sizeof(double) * (size_t)m->nu);
-  cs_invalidate(d);
-  cs_realizeVelocity(m, d);
   double ke = cs_kineticEnergy(m, d);
   double pe = 0;
   for (int b = 1; b < m->nbody; b++) {
