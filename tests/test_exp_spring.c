@@ -736,6 +736,23 @@ static void test_no_allocation(void** state) {
 }
 
 
+// a ball of the given mass on one exponential spring at its centre (the spring's parameters and
+// the simulation block given as JSON members), released at rest at height z0 over a floor
+static csModel* capBall(double mass, double z0, const char* spring, const char* simulation) {
+  char json[1024];
+  snprintf(json, sizeof(json),
+           "{\"bodies\": [{\"name\": \"ball\", \"mass\": %g, \"inertia\": {\"sphere\": 0.1},"
+           "   \"joint\": {\"type\": \"free\", \"initial\": {\"position\": [0, 0, %g]}}}],"
+           " \"planes\": [{\"name\": \"floor\"}],"
+           " \"contacts\": [{\"name\": \"foot\", \"body\": \"ball\", \"plane\": \"floor\","
+           "   \"points\": [[0, 0, 0]]}],"
+           " \"contact_models\": {\"exponential_spring\": {%s}},"
+           " \"simulation\": {%s}}",
+           mass, z0, spring, simulation);
+  return th_loadString(json);
+}
+
+
 // The cap: a 100 kg ball on one spring capped at max_fz = 100 N sinks through the plane with the
 // constant acceleration g - max_fz / m from the start (the exponential exceeds 100 N at the
 // plane), down to 4.4 m below it, where the exponential itself is far beyond the range of
@@ -744,14 +761,8 @@ static void test_no_allocation(void** state) {
 // nothing is dissipated, and every report is finite.
 static void test_cap_sinks_conservatively(void** state) {
   (void)state;
-  csModel* m = th_loadString(
-      "{\"bodies\": [{\"name\": \"ball\", \"mass\": 100, \"inertia\": {\"sphere\": 0.1},"
-      "   \"joint\": {\"type\": \"free\"}}],"
-      " \"planes\": [{\"name\": \"floor\"}],"
-      " \"contacts\": [{\"name\": \"foot\", \"body\": \"ball\", \"plane\": \"floor\","
-      "   \"points\": [[0, 0, 0]]}],"
-      " \"contact_models\": {\"exponential_spring\": {\"max_fz\": 100}},"
-      " \"simulation\": {\"duration\": 1, \"rtol\": 1e-8, \"atol\": 1e-10}}");
+  csModel* m =
+      capBall(100, 0, "\"max_fz\": 100", "\"duration\": 1, \"rtol\": 1e-8, \"atol\": 1e-10");
   thTrace tr = {0};
   csData* d = th_run(m, NULL, &tr);
   double a = 9.81 - 100.0 / 100.0;
@@ -790,15 +801,9 @@ static void test_cap_sinks_conservatively(void** state) {
 // would show) and the ball climbs back to 5 cm.
 static void test_cap_crossed_and_rebound(void** state) {
   (void)state;
-  csModel* m = th_loadString(
-      "{\"bodies\": [{\"name\": \"ball\", \"mass\": 1, \"inertia\": {\"sphere\": 0.1},"
-      "   \"joint\": {\"type\": \"free\", \"initial\": {\"position\": [0, 0, 0.05]}}}],"
-      " \"planes\": [{\"name\": \"floor\"}],"
-      " \"contacts\": [{\"name\": \"foot\", \"body\": \"ball\", \"plane\": \"floor\","
-      "   \"points\": [[0, 0, 0]]}],"
-      " \"contact_models\": {\"exponential_spring\": {\"max_fz\": 30, \"cz\": 0}},"
-      " \"simulation\": {\"duration\": 0.35, \"report_interval\": 0.001, \"rtol\": 1e-10,"
-      "   \"atol\": 1e-12}}");
+  csModel* m = capBall(1, 0.05, "\"max_fz\": 30, \"cz\": 0",
+                       "\"duration\": 0.35, \"report_interval\": 0.001, \"rtol\": 1e-10, "
+                       "\"atol\": 1e-12");
   thTrace tr = {0};
   csData* d = th_run(m, NULL, &tr);
   const csBody* b = &m->body[1];
