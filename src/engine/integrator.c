@@ -35,7 +35,6 @@
 #include <nvector/nvector_serial.h>
 #include <sundials/sundials_types.h>
 #include <sunlinsol/sunlinsol_band.h>
-#include <sunlinsol/sunlinsol_dense.h>
 #include <sunlinsol/sunlinsol_spgmr.h>
 #include <sunmatrix/sunmatrix_band.h>
 #include <sunmatrix/sunmatrix_dense.h>
@@ -1400,7 +1399,7 @@ static int createSolver(Group* g, double t0, csError* err) {
     g->A = SUNDenseMatrix(g->nstate, g->nstate, sim->ctx);
     // the same matrix and LU, with the library's compiled arithmetic and a stop request
     // honoured while it factors (sundials_ops.c)
-    cs_denseUseFastOps(g->A, NULL);
+    cs_denseUseFastOps(g->A);
     g->LS = g->A ? cs_denseSolver(g->A, sim->ctx, stopCallback, sim) : NULL;
   }
   if (!g->LS) {

@@ -9,8 +9,8 @@
 // operation; on chain_64 the vector loops were a third of the run, on a stiff block the LU a
 // fifth. These objects' operation tables are public and meant to be replaced (SUNDIALS'
 // documented way to supply one's own implementation), so cs_vectorUseFastOps and
-// cs_denseUseFastOps point the hot operations at the functions below; vectors and matrices
-// the solvers clone from them inherit them.
+// cs_denseUseFastOps point the hot operations at the functions below (cs_denseSolver is a dense
+// linear solver on them); vectors and matrices the solvers clone from them inherit them.
 //
 // Each function computes exactly what SUNDIALS' does, in the same order and with the same
 // special cases (src/nvector/serial/nvector_serial.c, src/sunmatrix/dense,
@@ -22,7 +22,6 @@
 #include <stdlib.h>
 
 #include <nvector/nvector_serial.h>
-#include <sunlinsol/sunlinsol_dense.h>
 #include <sunmatrix/sunmatrix_dense.h>
 
 #include "engine/sundials_ops.h"
@@ -444,27 +443,6 @@ static int matScaleAddI(sunrealtype c, SUNMatrix A) {
 }
 
 
-static int luSetup(SUNLinearSolver LS, SUNMatrix A) {
-  SUNLinearSolverContent_Dense c = LS->content;
-  if (SUNMatGetID(A) != SUNMATRIX_DENSE || SM_ROWS_D(A) != SM_COLUMNS_D(A)) {
-    c->last_flag = SUNLS_ILL_INPUT;
-    return SUNLS_ILL_INPUT;
-  }
-  c->last_flag = cs_luFactor(SM_DATA_D(A), (int)SM_COLUMNS_D(A), c->pivots, NULL, NULL);
-  return c->last_flag > 0 ? SUNLS_LUFACT_FAIL : SUNLS_SUCCESS;
-}
-
-
-static int luSolveLS(SUNLinearSolver LS, SUNMatrix A, N_Vector x, N_Vector b, sunrealtype tol) {
-  (void)tol;
-  SUNLinearSolverContent_Dense c = LS->content;
-  N_VScale(1.0, b, x);
-  cs_luSolve(SM_DATA_D(A), (int)SM_COLUMNS_D(A), c->pivots, N_VGetArrayPointer(x));
-  c->last_flag = SUNLS_SUCCESS;
-  return SUNLS_SUCCESS;
-}
-
-
 static void denseFastOps(SUNMatrix A);
 
 // A clone with the same operations: SUNDIALS' dense clone makes a matrix with its own default
@@ -486,13 +464,9 @@ static void denseFastOps(SUNMatrix A) {
 }
 
 
-void cs_denseUseFastOps(SUNMatrix A, SUNLinearSolver LS) {
+void cs_denseUseFastOps(SUNMatrix A) {
   if (A && SUNMatGetID(A) == SUNMATRIX_DENSE) {
     denseFastOps(A);
-  }
-  if (LS && SUNLinSolGetID(LS) == SUNLINEARSOLVER_DENSE) {
-    LS->ops->setup = luSetup;
-    LS->ops->solve = luSolveLS;
   }
 }
 

@@ -10,9 +10,9 @@
 // for bit); vectors cloned from v afterwards inherit them. Other vectors are left alone.
 void cs_vectorUseFastOps(N_Vector v);
 
-// The same for a dense matrix (zero, copy, c A + I) and a dense linear solver (LU setup and
-// solve); NULL or other kinds are left alone.
-void cs_denseUseFastOps(SUNMatrix A, SUNLinearSolver LS);
+// The same for a dense matrix (zero, copy, c A + I, and its clones); NULL or other kinds are
+// left alone. Its LU is cs_denseSolver's, below.
+void cs_denseUseFastOps(SUNMatrix A);
 
 // LU factorisation with partial pivoting of the n x n column-major matrix a, in place (the unit
 // lower factor below the diagonal), as SUNDIALS' denseGETRF; returns 0, k + 1 when the k-th
