@@ -1366,16 +1366,14 @@ static int createSolver(Group* g, double t0, csError* err) {
   // of ball joints, 280 states: 0.20 s dense, 0.056 s GMRES; 200 links 14.6 s against 0.22 s;
   // 25 links whipping a stiff contact 1.07 s against 0.31 s); a chain of pins and sliders
   // solves its reduced system instead (see schurLayout)
-  csLinearSolver ls = opt->linsol != CS_LINSOL_AUTO ? opt->linsol
-                      : g->nstate > AUTO_DENSE_MAX   ? CS_LINSOL_GMRES
-                                                     : CS_LINSOL_DENSE;
-  g->linsol = ls;
   if (opt->linsol == CS_LINSOL_AUTO && !g->iq) {
     g->schur = schurLayout(g);
   }
-  if (g->schur) {
-    g->linsol = CS_LINSOL_DENSE;  // the reduced system is solved directly, whatever its size
-  }
+  // (the reduced system of a chain is solved directly, whatever its size)
+  csLinearSolver ls = opt->linsol != CS_LINSOL_AUTO                 ? opt->linsol
+                      : g->schur || g->nstate <= AUTO_DENSE_MAX ? CS_LINSOL_DENSE
+                                                                : CS_LINSOL_GMRES;
+  g->linsol = ls;
   if (opt->linsol == CS_LINSOL_AUTO && g->schur) {
     g->A = chainMatNew(sim->ctx, g->nbodies, g->nz_schur, g->schur_model);
     g->LS = g->A ? schurNew(g) : NULL;
