@@ -2369,23 +2369,28 @@ static int compareNames(const void* a, const void* b) {
 }
 
 
+// 1 when column is "<name>.<something>"
+static int namesColumn(const char* name, const char* column) {
+  size_t n = strlen(name);
+  return strncmp(column, name, n) == 0 && column[n] == '.';
+}
+
+
 // the longest name among the non-body owners (force elements, contact sets) that prefixes
-// column as "<name>.", as an element index (>= 0) or -1 - set; INT_MIN when none does
+// column, as an element index (>= 0) or -1 - set; INT_MIN when none does
 static int columnOwner(const csModel* m, const char* column) {
   int best = INT_MIN;
   size_t bestLen = 0;
   for (int e = 0; e < m->nforce; e++) {
-    size_t n = strlen(m->force[e].name);
-    if (n > bestLen && strncmp(column, m->force[e].name, n) == 0 && column[n] == '.') {
+    if (strlen(m->force[e].name) > bestLen && namesColumn(m->force[e].name, column)) {
       best = e;
-      bestLen = n;
+      bestLen = strlen(m->force[e].name);
     }
   }
   for (int g = 0; g < m->ngroup; g++) {
-    size_t n = strlen(m->group_name[g]);
-    if (n > bestLen && strncmp(column, m->group_name[g], n) == 0 && column[n] == '.') {
+    if (strlen(m->group_name[g]) > bestLen && namesColumn(m->group_name[g], column)) {
       best = -1 - g;
-      bestLen = n;
+      bestLen = strlen(m->group_name[g]);
     }
   }
   return best;
@@ -2438,8 +2443,7 @@ static int checkColumnNames(Loader* ld, const cJSON* root, int hasGravity, const
     // the other owner: a body whose name prefixes the column, else "another element"
     const char* other = NULL;
     for (int b = 1; b < m->nbody && !other; b++) {
-      size_t n = strlen(m->body[b].name);
-      if (strncmp(column, m->body[b].name, n) == 0 && column[n] == '.') {
+      if (namesColumn(m->body[b].name, column)) {
         other = m->body[b].name;
       }
     }
