@@ -1465,11 +1465,31 @@ static void rkAfterCommit(Group* g) {
 }
 
 
+// whether the data still holds group g's state at the end of its step, realized to dynamics:
+// rk's last stage evaluates the right-hand side there (the next step's first stage), and unless
+// a report or another group has used the data since, that realization is the step end's
+static int holdsStepEnd(const Group* g) {
+  const csData* d = g->sim->d;
+  if (d->stage < CS_STAGE_DYNAMICS || d->t != g->t || d->act_body != g->bodies) {
+    return 0;
+  }
+  const sunrealtype* y = N_VGetArrayPointer(g->y);
+  for (int i = 0; i < g->nused; i++) {
+    if (*g->slot[i] != y[i]) {
+      return 0;
+    }
+  }
+  return 1;
+}
+
+
 // the step just taken by the active group g is over: statistics hook, then auto-updates
 static void finishStep(Group* g) {
   Sim* sim = g->sim;
   csData* d = sim->d;
-  loadState(g, g->t, N_VGetArrayPointer(g->y));
+  if (!holdsStepEnd(g)) {
+    loadState(g, g->t, N_VGetArrayPointer(g->y));
+  }
   if (sim->rep && sim->rep->step) {
     // the realization is the commit's (below), not the hook's: it counts as integration
     cs_realizeDynamics(sim->m, d);
