@@ -445,6 +445,105 @@ static void test_stopped_run_continues(void** state) {
 }
 
 
+// cs_simSetStop: a stop flag that is set stops an advance, a step and a run (one without a
+// reporter of its own) where they started; cleared, they go on as if never stopped
+static void test_stop_flag(void** state) {
+  (void)state;
+  csModel* m = th_loadString(
+      "{\"bodies\": [{\"name\": \"ball\", \"mass\": 1, \"inertia\": {\"sphere\": 0.1},\n"
+      "   \"joint\": {\"type\": \"free\", \"initial\": {\"velocity\": [1, 0, 2]}}}],\n"
+      " \"simulation\": {\"duration\": 1, \"rtol\": 1e-10, \"atol\": 1e-12}}\n");
+  csError err;
+  csSimulation* s = newSim(m);
+  assert_int_equal(cs_simAdvanceTo(s, 0.25, &err), CS_OK);
+  volatile sig_atomic_t flag = 1;
+  cs_simSetStop(s, &flag);
+  assert_int_equal(cs_simAdvanceTo(s, 0.5, &err), CS_STOPPED);
+  assert_true(cs_simTime(s) == 0.25);
+  assert_int_equal(cs_simStep(s, &err), CS_STOPPED);
+  assert_true(cs_simTime(s) == 0.25);
+  assert_int_equal(cs_simRun(s, 0.5, NULL, &err), CS_STOPPED);
+  assert_true(cs_simTime(s) == 0.25);
+  // a run's own stop flag takes the simulation's place
+  StopAfter c = {.after = 1000};
+  csReporter rep = {.report = countReport, .ctx = &c, .stop = &c.flag};
+  assert_int_equal(cs_simRun(s, 0.5, &rep, &err), CS_OK);
+  flag = 0;
+  assert_int_equal(cs_simAdvanceTo(s, 0.75, &err), CS_OK);
+  cs_simSetStop(s, NULL);
+  // the parabola: z = 2 t - g t^2 / 2, x = t
+  double p[3];
+  cs_simBodyPose(s, 1, p, NULL);
+  th_assertClose(p[0], 0.75, 0, 1e-9, "x(0.75)");
+  th_assertClose(p[2], 2 * 0.75 - 0.5 * 9.81 * 0.75 * 0.75, 0, 1e-9, "z(0.75)");
+  cs_deleteSimulation(s);
+  cs_deleteModel(m);
+}
+
+
+// cs_reportCount against the reports runs make, from starts on and off the report grid, to
+// ends on and off it
+static void test_report_count(void** state) {
+  (void)state;
+  csModel* m = th_loadString(
+      "{\"bodies\": [{\"name\": \"ball\", \"mass\": 1, \"inertia\": {\"sphere\": 0.1},\n"
+      "   \"joint\": {\"type\": \"free\"}}], \"simulation\": {\"duration\": 1}}\n");
+  const double starts[] = {0, 0.3, 0.305, 0.1 + 0.2};
+  const double ends[] = {1.0, 0.97, 0.9 + 1e-14, 0.31};
+  const double intervals[] = {0.01, 0.03, 0.1, 0.7};
+  csError err;
+  for (int i = 0; i < 4; i++) {
+    for (int j = 0; j < 4; j++) {
+      for (int k = 0; k < 4; k++) {
+        csSimulation* s = newSim(m);
+        csSimOptions o = cs_simOptions(s);
+        o.report_interval = intervals[k];
+        assert_int_equal(cs_simSetOptions(s, &o, &err), CS_OK);
+        assert_int_equal(cs_simAdvanceTo(s, starts[i], &err), CS_OK);
+        StopAfter c = {.after = -1};
+        csReporter rep = {.report = countReport, .ctx = &c};
+        assert_int_equal(cs_simRun(s, ends[j], &rep, &err), CS_OK);
+        double n = cs_reportCount(starts[i], ends[j], intervals[k]);
+        if (n != c.reports) {
+          fail_msg("from %.17g to %.17g every %g: %d reports, cs_reportCount %g", starts[i],
+                   ends[j], intervals[k], c.reports, n);
+        }
+        cs_deleteSimulation(s);
+      }
+    }
+  }
+  assert_true(cs_reportCount(0, 1, 0.01) == 101);
+  assert_true(cs_reportCount(2, 2, 0.01) == 1);
+  th_assertClose(cs_reportCount(0, 1e9, 1e-9), 1e18, 1e-5, 0, "a count beyond 2^53");
+  assert_true(cs_reportCount(0, 1, 0) == INFINITY);
+  cs_deleteModel(m);
+}
+
+
+// options no run can use are refused, with their name
+static void test_unusable_options(void** state) {
+  (void)state;
+  csModel* m = th_loadString(
+      "{\"bodies\": [{\"name\": \"ball\", \"mass\": 1, \"inertia\": {\"sphere\": 0.1},\n"
+      "   \"joint\": {\"type\": \"free\"}}]}\n");
+  const char* names[] = {"duration", "rtol", "atol", "max_step", "initial_step",
+                         "report_interval", "report_interval"};
+  for (int i = 0; i < 7; i++) {
+    csSimOptions o = cs_defaultSimOptions();
+    double* field[] = {&o.duration, &o.rtol, &o.atol, &o.max_step, &o.initial_step,
+                       &o.report_interval, &o.report_interval};
+    *field[i] = i == 6 ? 1e-12 : INFINITY;
+    csError err;
+    assert_null(cs_newSimulation(m, &o, &err));
+    assert_int_equal(err.code, CS_ERR_INPUT);
+    if (!strstr(err.message, names[i])) {
+      fail_msg("option %d: '%s' does not name %s", i, err.message, names[i]);
+    }
+  }
+  cs_deleteModel(m);
+}
+
+
 // two simulations in two threads share nothing: each ends exactly where a run alone ends
 typedef struct ThreadRun {
   const csModel* m;
@@ -732,6 +831,9 @@ int main(void) {
       cmocka_unit_test(test_advance_allocates_nothing),
       cmocka_unit_test(test_set_discrete_slides),
       cmocka_unit_test(test_stopped_run_continues),
+      cmocka_unit_test(test_stop_flag),
+      cmocka_unit_test(test_report_count),
+      cmocka_unit_test(test_unusable_options),
       cmocka_unit_test(test_threads_share_nothing),
       cmocka_unit_test(test_checkpoint_continues),
       cmocka_unit_test(test_checkpoint_refusals),

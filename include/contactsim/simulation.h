@@ -154,18 +154,26 @@ CS_API int cs_simSetOptions(csSimulation* s, const csSimOptions* opt, csError* e
 // The data of the simulation, for programs that use the engine-level API of contactsim.h
 // (struct layouts; not needed by anything in this header). Valid until cs_deleteSimulation.
 CS_API csData* cs_simData(csSimulation* s);
+// A stop flag (nullable; a signal handler may set it) that cs_simStep, cs_simAdvanceTo and
+// cs_simRun poll as cs_simRun polls csReporter.stop, which takes its place when a run's
+// reporter has one. A call it stops returns CS_STOPPED with the simulation back at the last
+// point where every group of bodies stood together: the start of the call (cs_simStep,
+// cs_simAdvanceTo) or its last report (cs_simRun). The flag is the caller's to clear.
+CS_API void cs_simSetStop(csSimulation* s, const volatile sig_atomic_t* stop);
 
 // Advance by one integrator step: every independent group of bodies whose integrator stands at
 // the current time takes one step (one CVODE step, as long as its error test allows), and the
 // simulation moves to the earliest end of those steps, where every other group's state is
 // interpolated. Scheduled changes due on the way are applied at their exact times. Returns
-// CS_OK, or CS_ERR_SOLVER with err filled (err->time: where it failed).
+// CS_OK, CS_STOPPED (cs_simSetStop) or CS_ERR_SOLVER with err filled (err->time: where it
+// failed).
 CS_API int cs_simStep(csSimulation* s, csError* err);
 // Advance to time t exactly (t >= the current time; steps stop at t). Auto-update variables are
 // committed after every successful step; the step that ends at t is committed at the start of
 // the next advance, or by cs_simSaveState, so that what is read at t is what the step used.
 // Returns CS_OK, CS_ERR_INPUT for t before the current time, not finite, or later by less than
-// 1e-150 s (too short for any step; t equal to the current time does nothing), or CS_ERR_SOLVER.
+// 1e-150 s (too short for any step; t equal to the current time does nothing), CS_STOPPED
+// (cs_simSetStop) or CS_ERR_SOLVER.
 CS_API int cs_simAdvanceTo(csSimulation* s, double t, csError* err);
 // Advance to t_end, calling rep (nullable) at the current time, at every multiple of the report
 // interval after it (k * report_interval: a run continued from a checkpoint reports on the same

@@ -40,6 +40,7 @@ struct csSimulation {
   csData* snap;         // owned: the state at the last consistent point (the start of the
                         // call in progress, or its last report), where a stopped call returns
   int snap_nchange;     // scheduled changes applied at that point
+  const volatile sig_atomic_t* stop;  // cs_simSetStop's flag (nullable)
 };
 
 
@@ -329,7 +330,7 @@ static csReporter hooks(Hooks* h, csSimulation* s, const csReporter* user) {
                   .step = stepHook ? hookStep : NULL,
                   .progress = hookProgress,
                   .ctx = h,
-                  .stop = user ? user->stop : NULL};
+                  .stop = user && user->stop ? user->stop : s->stop};
   return r;
 }
 
@@ -533,6 +534,9 @@ int cs_simSetOptions(csSimulation* s, const csSimOptions* opt, csError* err) {
 
 
 csData* cs_simData(csSimulation* s) { return s->d; }
+
+
+void cs_simSetStop(csSimulation* s, const volatile sig_atomic_t* stop) { s->stop = stop; }
 
 
 int cs_simStep(csSimulation* s, csError* err) {

@@ -1090,11 +1090,7 @@ int cs_cliCheckRows(const csSimOptions* o, const char* path, const char* model,
             cs_cliSafe(path), who, o->report_interval, CS_MIN_REPORT_INTERVAL);
     return -1;
   }
-  // reports at 0, at every k * interval short of the end (by the integrator's rounding margin,
-  // cs_integratorRun), and at the end
-  double tol = 1e-12 * (1 + o->duration);
-  double inner = fmax(ceil((o->duration - tol) / o->report_interval) - 1, 0);
-  double rows = inner + 2;
+  double rows = cs_reportCount(0, o->duration, o->report_interval);
   long limit = o->max_rows > 0 ? o->max_rows : CS_DEFAULT_MAX_ROWS;
   if (rows > (double)limit) {
     // a count as an integer while doubles hold it exactly, beyond that in three digits

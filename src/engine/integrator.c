@@ -610,25 +610,29 @@ static double cpuClockCost(void) {
 }
 
 
-// options checked up front and explained in the user's terms; !(x > 0) also rejects NaN
+// options checked up front and explained in the user's terms, with the limits the scene loader
+// and the command line apply; !(x > 0) also rejects NaN, and no option means anything when
+// infinite (atol = inf would switch the error test off, an infinite duration never ends)
 int cs_validateSimOptions(const csSimOptions* o, csError* err) {
   const char* bad = NULL;
-  if (!(o->duration > 0)) {
-    bad = "duration must be positive";
+  if (!(o->duration > 0) || !isfinite(o->duration)) {
+    bad = "duration must be positive and finite";
   } else if (o->duration < CS_MIN_DURATION) {
     bad = "duration must be at least 1e-9 s (CS_MIN_DURATION)";
-  } else if (!(o->rtol > 0)) {
-    bad = "rtol must be positive";
-  } else if (!(o->atol > 0)) {
-    bad = "atol must be positive";
-  } else if (!(o->max_step >= 0)) {
-    bad = "max_step must be zero (unlimited) or positive";
-  } else if (!(o->initial_step >= 0)) {
-    bad = "initial_step must be zero (automatic) or positive";
+  } else if (!(o->rtol > 0) || !isfinite(o->rtol)) {
+    bad = "rtol must be positive and finite";
+  } else if (!(o->atol > 0) || !isfinite(o->atol)) {
+    bad = "atol must be positive and finite";
+  } else if (!(o->max_step >= 0) || !isfinite(o->max_step)) {
+    bad = "max_step must be zero (unlimited) or positive and finite";
+  } else if (!(o->initial_step >= 0) || !isfinite(o->initial_step)) {
+    bad = "initial_step must be zero (automatic) or positive and finite";
   } else if (!(o->max_steps > 0)) {
     bad = "max_steps must be positive";
-  } else if (!(o->report_interval > 0)) {
-    bad = "report_interval must be positive";
+  } else if (!(o->report_interval > 0) || !isfinite(o->report_interval)) {
+    bad = "report_interval must be positive and finite";
+  } else if (o->report_interval < CS_MIN_REPORT_INTERVAL) {
+    bad = "report_interval must be at least 1e-9 s (CS_MIN_REPORT_INTERVAL)";
   } else if (o->integrator < CS_INTEGRATOR_BDF || o->integrator > CS_INTEGRATOR_RK) {
     bad = "integrator must be bdf, adams or rk";
   }
@@ -1999,6 +2003,38 @@ int cs_integratorStep(csIntegrator* sim, double horizon, const csReporter* rep, 
 }
 
 
+// A report time this close to the end (relative to 1 + t_end) is the end itself: the last
+// report is made at t_end exactly, not a rounding step before it.
+#define REPORT_SLACK 1e-12
+
+double cs_reportCount(double t0, double t_end, double interval) {
+  if (!(t_end > t0)) {
+    return 1;
+  }
+  if (!(interval > 0) || !isfinite(t_end - t0)) {
+    return INFINITY;
+  }
+  // as cs_integratorRun walks them: the start, the grid points strictly inside, the end
+  double first = floor(t0 / interval) + 1;
+  if (first * interval <= t0 + REPORT_SLACK * (1 + fabs(t0))) {
+    first++;
+  }
+  // the last grid point short of the end, with the loop's own products k * interval (while
+  // doubles count every integer; beyond 2^53 reports the count is as near as they allow)
+  double x = t_end - REPORT_SLACK * (1 + t_end);
+  double last = floor(x / interval);
+  if (last < 0x1p53) {
+    while ((last + 1) * interval <= x) {
+      last++;
+    }
+    while (last >= first && last * interval > x) {
+      last--;
+    }
+  }
+  return 2 + fmax(last - first + 1, 0);
+}
+
+
 // Report times on the absolute grid k * report_interval, so that a run continued from a
 // checkpoint reports where the run that saved it did; computed by index rather than by
 // accumulation, so that rounding never drifts. From t0 = 0 this is t0 + k * interval exactly.
@@ -2018,12 +2054,12 @@ int cs_integratorRun(csIntegrator* sim, double t_end, const csReporter* rep, csE
   }
   // the first grid point after the start (one within rounding of it is the start itself)
   double k = floor(t0 / dt) + 1;
-  while (status == CS_OK && k * dt <= t0 + 1e-12 * (1 + fabs(t0))) {
+  while (status == CS_OK && k * dt <= t0 + REPORT_SLACK * (1 + fabs(t0))) {
     k++;
   }
   while (status == CS_OK && sim->tcur < t_end) {
     double tr = k * dt;
-    if (tr > t_end - 1e-12 * (1 + t_end)) {
+    if (tr > t_end - REPORT_SLACK * (1 + t_end)) {
       tr = t_end;  // the last report is at the end exactly
     }
     status = advanceTo(sim, tr, t_end, err);
