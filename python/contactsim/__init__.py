@@ -116,6 +116,8 @@ def run(model_or_path, duration=None, rtol=None, atol=None, *, integrator=None,
         SceneError: bad scene or option (.file, .path, .message).
         SimulationError: the integration failed; .trajectory holds the reports up to the last
             one reached, .time the time of the failure.
+        KeyboardInterrupt: Ctrl-C (in the main thread) stopped the run after its current step;
+            .trajectory holds the reports made so far.
 
     The integration runs with the GIL released, so threads can run several at once.
     """
@@ -130,9 +132,4 @@ def run(model_or_path, duration=None, rtol=None, atol=None, *, integrator=None,
                    report_interval=report_interval, max_step=max_step,
                    initial_step=initial_step, max_steps=max_steps, max_rows=max_rows,
                    linear_solver=linear_solver)
-    columns, table, stats, failure = _core.run(model, bool(forces), **options)
-    traj = Trajectory(columns, table, stats, model)
-    if failure is not None:
-        message, time, file = failure
-        raise SimulationError(message, time=time, trajectory=traj, file=file)
-    return traj
+    return Trajectory._of_run(_core.run(model, bool(forces), **options), model)

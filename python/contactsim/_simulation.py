@@ -6,7 +6,6 @@ import tempfile
 import numpy as np
 
 from . import _core
-from ._errors import SimulationError
 from ._trajectory import Trajectory
 
 __all__ = ["ContactReport", "Simulation", "State"]
@@ -105,7 +104,10 @@ class Simulation(_core.Simulation):
         every multiple of the report interval and at the end; return the Trajectory.
 
         duration None and t_end None: the scene's duration. forces: also the contact columns.
-        Raises SimulationError with the partial trajectory when the integration fails.
+        Raises SimulationError with the partial trajectory when the integration fails. Ctrl-C
+        (in the main thread) stops the run after its current step and raises KeyboardInterrupt
+        with the reports so far as .trajectory; the simulation then stands at the last of them,
+        ready to run on.
         """
         if t_end is None:
             if duration is None:
@@ -113,12 +115,7 @@ class Simulation(_core.Simulation):
             t_end = self.time + duration
         elif duration is not None:
             raise TypeError("give duration or t_end, not both")
-        columns, table, stats, failure = self._record(float(t_end), bool(forces))
-        traj = Trajectory(columns, table, stats, self.model)
-        if failure is not None:
-            message, time, file = failure
-            raise SimulationError(message, time=time, trajectory=traj, file=file)
-        return traj
+        return Trajectory._of_run(self._record(float(t_end), bool(forces)), self.model)
 
     def contacts(self):
         """Contact reports of every contact element at the current time (list of

@@ -36,6 +36,26 @@ class Trajectory:
         model: the Model that was run.
     """
 
+    @classmethod
+    def _of_run(cls, result, model):
+        # a Trajectory from what _core.run and Simulation._record return, raising the run's
+        # failure with the rows it reached: SimulationError for a failed integration, or the
+        # exception a signal handler raised (KeyboardInterrupt for Ctrl-C), as .trajectory
+        from ._errors import SimulationError
+
+        columns, table, stats, failure = result
+        traj = cls(columns, table, stats, model)
+        if failure is None:
+            return traj
+        if isinstance(failure, BaseException):
+            try:
+                failure.trajectory = traj
+            except AttributeError:  # an exception class with __slots__
+                pass
+            raise failure
+        message, time, file = failure
+        raise SimulationError(message, time=time, trajectory=traj, file=file)
+
     def __init__(self, columns, data, stats=None, model=None):
         self.columns = tuple(columns)
         data = np.asarray(data, dtype=np.float64)

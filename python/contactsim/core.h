@@ -74,18 +74,30 @@ void csPy_rowWriterClose(csPyRowWriter* w);
 // Run simulation s to t_end with the GIL released, one row per report into a new table
 // (rows x columns, float64) with the CSV's column names (forces: the contact columns too).
 // Returns the library's status with err filled, and *columns, *table (new references) holding
-// the rows reached, or -1 with a Python exception set and nothing returned.
+// the rows reached, or -1 with a Python exception set and nothing returned. A run of the main
+// thread stops at a signal that has a Python handler (Ctrl-C): when the handler raises, the
+// status is CS_STOPPED, s stands at its last report and *raised holds the exception (new
+// reference, else NULL); when it returns, the run goes on.
 int csPy_record(csSimulation* s, double t_end, int forces, PyObject** columns, PyObject** table,
-                csError* err);
-// What run() and Simulation._record return: (columns, table, statistics, failure), failure None
-// or (message, time, file) of a solver failure; for other statuses an exception is raised (NULL).
+                PyObject** raised, csError* err);
+// What run() and Simulation._record return: (columns, table, statistics, failure), failure None,
+// (message, time, file) of a solver failure or the exception `raised` of a stopped run; for
+// other statuses an exception is raised (NULL).
 PyObject* csPy_recordResult(csSimulation* s, int status, const csError* err, PyObject* columns,
-                            PyObject* table);
+                            PyObject* table, PyObject* raised);
+
+// Ctrl-C during a call into the library (core_run.c): in Python's main thread, a handler in
+// front of Python's own for SIGINT, SIGTERM and SIGHUP (those it handles) sets the flag
+// returned, for csReporter.stop or cs_simSetStop; NULL in any other thread. csPy_stopEnd puts
+// Python's handlers back; then PyErr_CheckSignals runs them. The GIL is held for both.
+const volatile sig_atomic_t* csPy_stopBegin(void);
+void csPy_stopEnd(const volatile sig_atomic_t* flag);
 
 // module-level functions of core_model.c and core_run.c
 PyObject* csPy_load(PyObject* self, PyObject* args, PyObject* kw);
 PyObject* csPy_loads(PyObject* self, PyObject* args, PyObject* kw);
 PyObject* csPy_run(PyObject* self, PyObject* args, PyObject* kw);
 PyObject* csPy_sceneContactModels(PyObject* self, PyObject* arg);
+PyObject* csPy_modelFromSource(PyObject* self, PyObject* args);
 
 #endif  // CONTACTSIM_PYTHON_CORE_H

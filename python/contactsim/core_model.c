@@ -72,6 +72,11 @@ static PyObject* loadCommon(PyObject* pathobj, const char* text, const char* fil
                             PyObject* contact_model, PyObject* overrides) {
   const char* cm = NULL;
   if (contact_model != Py_None) {
+    if (!PyUnicode_Check(contact_model)) {
+      PyErr_Format(PyExc_TypeError, "contact_model must be a str or None, not %s",
+                   Py_TYPE(contact_model)->tp_name);
+      return NULL;
+    }
     cm = PyUnicode_AsUTF8(contact_model);
     if (!cm) {
       return NULL;
@@ -140,6 +145,29 @@ PyObject* csPy_loads(PyObject* self, PyObject* args, PyObject* kw) {
     return NULL;
   }
   return loadCommon(NULL, text, filename, contact_model, overrides);
+}
+
+
+// _model_from_source(text, filename, contact_model, overrides, source): a model loaded again
+// from what Model.__reduce__ saved (the scene text as loaded, its contact model and overrides),
+// with the path it was first loaded from
+PyObject* csPy_modelFromSource(PyObject* self, PyObject* args) {
+  (void)self;
+  const char* text = NULL;
+  const char* filename = NULL;
+  PyObject* contact_model = NULL;
+  PyObject* overrides = NULL;
+  PyObject* source = NULL;
+  if (!PyArg_ParseTuple(args, "ssOOO:_model_from_source", &text, &filename, &contact_model,
+                        &overrides, &source)) {
+    return NULL;
+  }
+  csPyModel* model = (csPyModel*)loadCommon(NULL, text, filename, contact_model, overrides);
+  if (model) {
+    Py_INCREF(source);
+    Py_SETREF(model->source, source);
+  }
+  return (PyObject*)model;
 }
 
 
@@ -391,7 +419,54 @@ static PyObject* modelBodyCoordinates(csPyModel* self, PyObject* arg) {
 }
 
 
+// Pickling and copying (a Trajectory or a SimulationError holds its model, and
+// multiprocessing pickles what workers return): the model is loaded again from the scene text
+// it keeps, with the same contact model and overrides, so the copy is the same model exactly.
+static PyObject* modelReduce(csPyModel* self, PyObject* unused) {
+  (void)unused;
+  const csModel* m = self->m;
+  if (!m->source) {
+    PyErr_SetString(PyExc_TypeError, "a model without its scene text cannot be pickled");
+    return NULL;
+  }
+  // the text, then zero-terminated the contact model and each override's key and value
+  const char* p = m->source;
+  PyObject* text = PyUnicode_DecodeUTF8(p, (Py_ssize_t)m->source_len, "strict");
+  p += m->source_len + 1;
+  p += strlen(p) + 1;
+  PyObject* overrides = PyTuple_New(m->source_noverride);
+  for (int i = 0; overrides && i < m->source_noverride; i++) {
+    const char* key = p;
+    const char* value = key + strlen(key) + 1;
+    p = value + strlen(value) + 1;
+    PyObject* pair = Py_BuildValue("(ss)", key, value);
+    if (!pair) {
+      Py_CLEAR(overrides);
+      break;
+    }
+    PyTuple_SET_ITEM(overrides, i, pair);
+  }
+  PyObject* core = PyImport_ImportModule("contactsim._core");
+  PyObject* load = core ? PyObject_GetAttrString(core, "_model_from_source") : NULL;
+  PyObject* file = PyUnicode_DecodeFSDefault(m->file);
+  PyObject* result = NULL;
+  if (text && overrides && load && file) {
+    result = Py_BuildValue("(O(OOOOO))", load, text, file, self->contact_model, overrides,
+                           self->source);
+  }
+  Py_XDECREF(file);
+  Py_XDECREF(load);
+  Py_XDECREF(core);
+  Py_XDECREF(overrides);
+  Py_XDECREF(text);
+  return result;
+}
+
+
 static PyMethodDef modelMethods[] = {
+    {"__reduce__", (PyCFunction)modelReduce, METH_NOARGS,
+     "Pickle support: the model is loaded again from its scene text, contact model and\n"
+     "overrides."},
     {"body_id", (PyCFunction)modelBodyId, METH_O,
      "body_id(name) -> int\n\nId of the body named `name` (ground is 0); KeyError if none."},
     {"force_id", (PyCFunction)modelForceId, METH_O,

@@ -8,6 +8,7 @@
 #include "core.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,10 +58,14 @@ PyObject* csPy_raise(const csError* err, PyObject* trajectory) {
 
 
 // an option error in the user's terms, without a file or JSON path
-static int optionError(const char* fmt, const char* name) {
+static int optionError(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+static int optionError(const char* fmt, ...) {
   csError err = {0};
   err.code = CS_ERR_INPUT;
-  snprintf(err.message, sizeof(err.message), fmt, name);
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err.message, sizeof(err.message), fmt, ap);
+  va_end(ap);
   csPy_raise(&err, NULL);
   return -1;
 }
@@ -69,14 +74,35 @@ static int optionError(const char* fmt, const char* name) {
 // ---------------------------------------------------------------------------------------------
 // options
 
-// a real option: a Python number (int, float, numpy scalar); anything else is a SceneError
+// a real option: a finite Python number (int, float, numpy scalar); anything else is a
+// SceneError. The library's checks (> 0, >= 0) let infinity through, and no option means
+// anything with it (atol = inf would switch the error test off), so it is refused here, as the
+// command line refuses it.
 static int readReal(PyObject* v, const char* name, double* out) {
   double x = PyFloat_AsDouble(v);
   if (x == -1.0 && PyErr_Occurred()) {
     PyErr_Clear();
     return optionError("%s must be a number", name);
   }
+  if (!isfinite(x)) {
+    return optionError("%s must be a finite number, got %g", name, x);
+  }
   *out = x;
+  return 0;
+}
+
+
+// a count option (max_steps, max_rows): a whole number from 1 to 1e15, as the scene file and
+// the command line take it (0 or a negative count would silently mean the default)
+static int readCount(PyObject* v, const char* name, long* out) {
+  double x = 0;
+  if (readReal(v, name, &x)) {
+    return -1;
+  }
+  if (!(x == floor(x) && x >= 1 && x <= 1e15)) {
+    return optionError("%s must be a whole number from 1 to 1e15, got %g", name, x);
+  }
+  *out = (long)x;
   return 0;
 }
 
@@ -118,7 +144,6 @@ int csPy_readOptions(PyObject* kw, const csSimOptions* base, csSimOptions* out) 
       continue;
     }
     int rc = 0, choice = 0;
-    double x = 0;
     if (strcmp(k, "duration") == 0) {
       rc = readReal(value, k, &out->duration);
     } else if (strcmp(k, "rtol") == 0) {
@@ -127,23 +152,20 @@ int csPy_readOptions(PyObject* kw, const csSimOptions* base, csSimOptions* out) 
       rc = readReal(value, k, &out->atol);
     } else if (strcmp(k, "report_interval") == 0) {
       rc = readReal(value, k, &out->report_interval);
+      // the scene's and the command line's lower limit: the library would take 1e-300 and
+      // write rows without end (or merge report times that round together)
+      if (rc == 0 && out->report_interval > 0 && out->report_interval < CS_MIN_REPORT_INTERVAL) {
+        return optionError("report_interval must be >= %g s (the smallest report interval), got %g",
+                           CS_MIN_REPORT_INTERVAL, out->report_interval);
+      }
     } else if (strcmp(k, "max_step") == 0) {
       rc = readReal(value, k, &out->max_step);
     } else if (strcmp(k, "initial_step") == 0) {
       rc = readReal(value, k, &out->initial_step);
     } else if (strcmp(k, "max_steps") == 0) {
-      rc = readReal(value, k, &x);
-      // a whole positive count; the library checks > 0, fractions are refused here
-      if (rc == 0 && !(x == floor(x) && x <= 1e15)) {
-        return optionError("%s must be a whole number", k);
-      }
-      out->max_steps = (long)x;
+      rc = readCount(value, k, &out->max_steps);
     } else if (strcmp(k, "max_rows") == 0) {
-      rc = readReal(value, k, &x);
-      if (rc == 0 && !(x == floor(x) && x <= 1e15)) {
-        return optionError("%s must be a whole number", k);
-      }
-      out->max_rows = (long)x;
+      rc = readCount(value, k, &out->max_rows);
     } else if (strcmp(k, "integrator") == 0) {
       rc = readChoice(value, k, integrators, 3, &choice);
       out->integrator = (csIntegratorType)choice;
@@ -293,6 +315,9 @@ static PyMethodDef methods[] = {
      "scene_contact_models(path) -> (names, default)\n\n"
      "The contact models a scene gives parameter blocks for (in file order) and its default\n"
      "('' when it has none)."},
+    {"_model_from_source", (PyCFunction)csPy_modelFromSource, METH_VARARGS,
+     "_model_from_source(text, filename, contact_model, overrides, source) -> Model\n\n"
+     "A pickled Model loaded again (Model.__reduce__)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -7,6 +7,7 @@
 #include "core.h"
 
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -61,6 +62,111 @@ static int reportRow(void* ctx, const csModel* m, csData* d) {
 }
 
 
+// ---------------------------------------------------------------------------------------------
+// Ctrl-C during a run
+//
+// Python runs its signal handlers between bytecodes of the main thread, and the integration
+// runs in C with the GIL released: without help, a KeyboardInterrupt would wait for the end of
+// the run, hours away perhaps, and then throw its rows away. So while a run of the main thread
+// integrates, a C handler stands in front of the handler already installed (Python's) for the
+// signals the command line stops on: it sets the library's stop flag (csReporter.stop, polled
+// before every step and within one) and passes the signal on, so that Python notes it as usual.
+// When the run has stopped (at its last report), the Python handler runs: KeyboardInterrupt by
+// default, raised with the rows so far; a handler that returns lets the run go on. Signals left
+// to their default action or ignored are not touched (SIGTERM still ends the process), nor are
+// runs of other threads, which Python never interrupts either.
+
+static const int stopSignals[] = {SIGINT, SIGTERM, SIGHUP};
+enum { NSTOP = sizeof(stopSignals) / sizeof(stopSignals[0]) };
+
+// one run of the main thread at a time (the main thread is one thread and the run does not
+// call back into Python code that could start another)
+static volatile sig_atomic_t stopRequested;
+static struct sigaction previousAction[NSTOP];
+static int installed[NSTOP];
+
+
+static void onStopSignal(int sig, siginfo_t* info, void* uc) {
+  stopRequested = 1;
+  for (int i = 0; i < NSTOP; i++) {
+    if (stopSignals[i] == sig && installed[i]) {
+      const struct sigaction* p = &previousAction[i];
+      if (p->sa_flags & SA_SIGINFO) {
+        p->sa_sigaction(sig, info, uc);
+      } else if (p->sa_handler != SIG_DFL && p->sa_handler != SIG_IGN) {
+        p->sa_handler(sig);
+      }
+    }
+  }
+}
+
+
+// 1 when the calling thread is Python's main thread, the only one its signal handlers run in
+static int inMainThread(void) {
+  PyObject* threading = PyImport_ImportModule("threading");
+  PyObject* main = threading ? PyObject_CallMethod(threading, "main_thread", NULL) : NULL;
+  PyObject* ident = main ? PyObject_GetAttrString(main, "ident") : NULL;
+  int yes = ident && PyLong_Check(ident) &&
+            PyLong_AsUnsignedLong(ident) == PyThread_get_thread_ident();
+  Py_XDECREF(ident);
+  Py_XDECREF(main);
+  Py_XDECREF(threading);
+  PyErr_Clear();
+  return yes;
+}
+
+
+// put the stop handler in front of each handled signal's handler; the GIL is held
+static void installStopHandlers(void) {
+  stopRequested = 0;
+  for (int i = 0; i < NSTOP; i++) {
+    struct sigaction now;
+    installed[i] = 0;
+    if (sigaction(stopSignals[i], NULL, &now) != 0 ||
+        (!(now.sa_flags & SA_SIGINFO) &&
+         (now.sa_handler == SIG_DFL || now.sa_handler == SIG_IGN))) {
+      continue;
+    }
+    struct sigaction ours;
+    memset(&ours, 0, sizeof(ours));
+    ours.sa_sigaction = onStopSignal;
+    ours.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    ours.sa_mask = now.sa_mask;
+    // installed is set before the handler can run, previousAction by the same call
+    installed[i] = 1;
+    if (sigaction(stopSignals[i], &ours, &previousAction[i]) != 0) {
+      installed[i] = 0;
+    }
+  }
+}
+
+
+static void removeStopHandlers(void) {
+  for (int i = 0; i < NSTOP; i++) {
+    if (installed[i]) {
+      sigaction(stopSignals[i], &previousAction[i], NULL);
+      installed[i] = 0;
+    }
+  }
+}
+
+
+const volatile sig_atomic_t* csPy_stopBegin(void) {
+  if (!inMainThread()) {
+    return NULL;
+  }
+  installStopHandlers();
+  return &stopRequested;
+}
+
+
+void csPy_stopEnd(const volatile sig_atomic_t* flag) {
+  if (flag) {
+    removeStopHandlers();
+  }
+}
+
+
 // Fill err as bad input with a JSON path and a sentence (file, line and column left empty).
 static void setInputError(csError* err, const char* path, const char* fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -75,21 +181,21 @@ static void setInputError(csError* err, const char* path, const char* fmt, ...) 
 }
 
 
-// the number of reports from t to t_end: t, every interval, and the end
-static npy_intp expectedRows(double t, double t_end, double interval) {
-  double n = ceil((t_end - t) / interval) + 2;
-  if (!(n > 16)) {
+// the rows to allocate up front for that many reports
+static npy_intp expectedRows(double rows) {
+  if (!(rows > 16)) {
     return 16;
   }
-  return n < MAX_INITIAL_ROWS ? (npy_intp)n : MAX_INITIAL_ROWS;
+  return rows < MAX_INITIAL_ROWS ? (npy_intp)rows : MAX_INITIAL_ROWS;
 }
 
 
 int csPy_record(csSimulation* s, double t_end, int forces, PyObject** columns, PyObject** table,
-                csError* err) {
+                PyObject** raised, csError* err) {
   const csModel* m = cs_simModel(s);
   *columns = NULL;
   *table = NULL;
+  *raised = NULL;
   RunCtx r;
   memset(&r, 0, sizeof(r));
   PyObject* names = csPy_columnNames(m, forces, &r.ncol);
@@ -101,18 +207,33 @@ int csPy_record(csSimulation* s, double t_end, int forces, PyObject** columns, P
   csSimOptions opt = cs_simOptions(s);
   // a run that would report more rows than max_rows is refused before it starts, as the
   // command line refuses it (reports at the start, every interval and at the end)
-  double rows = floor((t_end - t) / opt.report_interval) + 2;
+  double rows = cs_reportCount(t, t_end, opt.report_interval);
   long limit = opt.max_rows > 0 ? opt.max_rows : CS_DEFAULT_MAX_ROWS;
-  if (t_end > t && opt.report_interval > 0 && rows > (double)limit) {
+  if (t_end > t && rows > (double)limit) {
     Py_DECREF(names);
+    // a count as an integer while doubles hold it exactly, beyond that in three digits
+    char count[32];
+    snprintf(count, sizeof(count), rows < 1e15 ? "%.0f" : "%.3g", rows);
     setInputError(err, "simulation.max_rows",
-                  "the run would report %.0f rows (%g s, one every %g s), more than the limit "
+                  "the run would report %s rows (%g s, one every %g s), more than the limit "
                   "of %ld; raise it with max_rows=N or simulation.max_rows, or report less "
                   "often",
-                  rows, t_end - t, opt.report_interval, limit);
+                  count, t_end - t, opt.report_interval, limit);
     return CS_ERR_INPUT;
   }
-  r.cap = t_end > t ? expectedRows(t, t_end, opt.report_interval) : 16;
+  // a largest step too small for the run to start is refused naming max_step, as the scene
+  // file and the command line refuse it, rather than found by the integrator after a long wait
+  // as a "collapsed step"; its end-time test is made at the run's length, which is never
+  // stricter than at t_end
+  csSimOptions span = opt;
+  span.duration = t_end - t;
+  char why[CS_MAX_ERROR / 2];
+  if (t_end > t && cs_maxStepProblem(&span, why, sizeof(why))) {
+    Py_DECREF(names);
+    setInputError(err, "simulation.max_step", "%s", why);
+    return CS_ERR_INPUT;
+  }
+  r.cap = expectedRows(rows);
   npy_intp shape[2] = {r.cap, r.ncol};
   r.table = (PyArrayObject*)PyArray_SimpleNew(2, shape, NPY_DOUBLE);
   if (!r.table || csPy_rowWriterOpen(&r.writer, r.ncol, forces) != 0) {
@@ -124,16 +245,42 @@ int csPy_record(csSimulation* s, double t_end, int forces, PyObject** columns, P
 
   // the integration, without the GIL: other threads may run their own simulations meanwhile
   csReporter rep = {.report = reportRow, .ctx = &r};
-  PyThreadState* save = PyEval_SaveThread();
-  r.save = &save;
-  int status = cs_simRun(s, t_end, &rep, err);
-  PyEval_RestoreThread(save);
+  int status;
+  for (;;) {
+    rep.stop = csPy_stopBegin();
+    PyThreadState* save = PyEval_SaveThread();
+    r.save = &save;
+    status = cs_simRun(s, t_end, &rep, err);
+    PyEval_RestoreThread(save);
+    csPy_stopEnd(rep.stop);
+    if (status != CS_STOPPED) {
+      break;
+    }
+    // stopped by a signal, at the last report: its Python handler runs now
+    if (PyErr_CheckSignals() != 0) {
+      PyObject *type, *value, *tb;
+      PyErr_Fetch(&type, &value, &tb);
+      PyErr_NormalizeException(&type, &value, &tb);
+      if (tb && value) {
+        PyException_SetTraceback(value, tb);
+      }
+      Py_XDECREF(type);
+      Py_XDECREF(tb);
+      *raised = value;
+      break;
+    }
+    // the handler let the run go on: from the last report, which the run reports again
+    if (r.rows > 0) {
+      r.rows--;
+    }
+  }
   csPy_rowWriterClose(&r.writer);
 
   // the table cut to the rows filled (a shrinking reallocation, the rows are not copied)
   if (PyErr_Occurred() || resizeTable(&r, r.rows) != 0) {
     Py_DECREF(names);
     Py_DECREF(r.table);
+    Py_CLEAR(*raised);
     return -1;
   }
   *columns = names;
@@ -142,16 +289,19 @@ int csPy_record(csSimulation* s, double t_end, int forces, PyObject** columns, P
 }
 
 
-// (columns, table, statistics, failure): failure is None, or (message, time, file) of a solver
-// failure, for the Python side to raise SimulationError with the partial trajectory
+// (columns, table, statistics, failure): failure is None, (message, time, file) of a solver
+// failure, for the Python side to raise SimulationError with the partial trajectory, or the
+// exception a signal handler raised (KeyboardInterrupt), to raise with it
 PyObject* csPy_recordResult(csSimulation* s, int status, const csError* err, PyObject* columns,
-                            PyObject* table) {
+                            PyObject* table, PyObject* raised) {
   PyObject* stats = csPy_statistics(s);
   PyObject* result = NULL;
   if (!stats) {
     // an exception is set
   } else if (status == CS_OK) {
     result = Py_BuildValue("(OOOO)", columns, table, stats, Py_None);
+  } else if (status == CS_STOPPED && raised) {
+    result = Py_BuildValue("(OOOO)", columns, table, stats, raised);
   } else if (status == CS_ERR_SOLVER) {
     const char* file = err->file[0] ? err->file : cs_modelFile(cs_simModel(s));
     result = Py_BuildValue("(OOO(sds))", columns, table, stats, err->message, err->time, file);
@@ -203,10 +353,14 @@ PyObject* csPy_run(PyObject* self, PyObject* args, PyObject* kw) {
   // a run from the initial state (t = 0) for the duration
   PyObject* columns = NULL;
   PyObject* table = NULL;
-  int status = csPy_record(s, cs_simTime(s) + opt.duration, forces, &columns, &table, &err);
-  PyObject* result = status < 0 ? NULL : csPy_recordResult(s, status, &err, columns, table);
+  PyObject* raised = NULL;
+  int status =
+      csPy_record(s, cs_simTime(s) + opt.duration, forces, &columns, &table, &raised, &err);
+  PyObject* result =
+      status < 0 ? NULL : csPy_recordResult(s, status, &err, columns, table, raised);
   Py_XDECREF(columns);
   Py_XDECREF(table);
+  Py_XDECREF(raised);
   cs_deleteSimulation(s);
   return result;
 }

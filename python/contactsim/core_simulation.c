@@ -205,9 +205,23 @@ static PyObject* simAdvanceTo(csPySimulation* self, PyObject* arg) {
   csError err = {0};
   int status;
   self->busy = 1;
-  Py_BEGIN_ALLOW_THREADS status = cs_simAdvanceTo(self->s, t, &err);
-  Py_END_ALLOW_THREADS self->busy = 0;
+  for (;;) {
+    // Ctrl-C (main thread) stops the advance; the simulation is back where it started
+    const volatile sig_atomic_t* stop = csPy_stopBegin();
+    cs_simSetStop(self->s, stop);
+    Py_BEGIN_ALLOW_THREADS status = cs_simAdvanceTo(self->s, t, &err);
+    Py_END_ALLOW_THREADS cs_simSetStop(self->s, NULL);
+    csPy_stopEnd(stop);
+    if (status != CS_STOPPED || PyErr_CheckSignals() != 0) {
+      break;
+    }
+    // the signal's handler returned: the advance goes on (from its start)
+  }
+  self->busy = 0;
   refreshShadow(self);
+  if (status == CS_STOPPED) {
+    return NULL;  // the handler's exception (KeyboardInterrupt)
+  }
   if (status != CS_OK) {
     return advanceFailed(self, &err);
   }
@@ -223,14 +237,17 @@ static PyObject* simRecord(csPySimulation* self, PyObject* args) {
   }
   PyObject* columns = NULL;
   PyObject* table = NULL;
+  PyObject* raised = NULL;
   csError err = {0};
   self->busy = 1;
-  int status = csPy_record(self->s, t_end, forces, &columns, &table, &err);
+  int status = csPy_record(self->s, t_end, forces, &columns, &table, &raised, &err);
   self->busy = 0;
   refreshShadow(self);
-  PyObject* result = status < 0 ? NULL : csPy_recordResult(self->s, status, &err, columns, table);
+  PyObject* result =
+      status < 0 ? NULL : csPy_recordResult(self->s, status, &err, columns, table, raised);
   Py_XDECREF(columns);
   Py_XDECREF(table);
+  Py_XDECREF(raised);
   return result;
 }
 
@@ -307,9 +324,15 @@ static int idOf(csPySimulation* self, PyObject* key, int (*lookup)(const csModel
   const csModel* m = cs_simModel(self->s);
   int id = -1;
   if (PyUnicode_Check(key)) {
-    id = lookup(m, PyUnicode_AsUTF8(key));
-  } else if (PyLong_Check(key)) {
-    long v = PyLong_AsLong(key);
+    const char* name = PyUnicode_AsUTF8(key);
+    id = name ? lookup(m, name) : -1;
+  } else if (PyIndex_Check(key) && !PyBool_Check(key)) {
+    // any integer (numpy's too, as model.body_id and np.argmax give them); one too large for
+    // a long is as unknown as any other id out of range
+    Py_ssize_t v = PyNumber_AsSsize_t(key, NULL);
+    if (v == -1 && PyErr_Occurred()) {
+      return -1;
+    }
     id = (v >= 0 && v < cs_modelCount(m, count)) ? (int)v : -1;
   } else {
     PyErr_Format(PyExc_TypeError, "a %s is given by name (str) or id (int), not %s", what,

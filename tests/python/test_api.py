@@ -105,12 +105,69 @@ def test_too_many_rows_are_refused_before_the_run():
     with pytest.raises(contactsim.SceneError) as e:
         contactsim.run(model, duration=10.0, report_interval=0.001, max_rows=1000)
     assert e.value.path == "simulation.max_rows"
-    assert "10002" in e.value.message and "1000" in e.value.message
+    # reports at 0, 0.001, ..., 10: 10001 of them, the count the command line gives
+    assert "10001 rows" in e.value.message and "1000" in e.value.message
     sim = contactsim.Simulation(model, max_rows=100)
     with pytest.raises(contactsim.SceneError):
         sim.run(1.0)
     assert sim.time == 0.0
     assert len(sim.run(0.05)) == 51
+
+
+def test_a_run_of_exactly_max_rows_is_allowed():
+    # 0, 0.01, ..., 0.1: eleven reports, not the twelve a floor-plus-two count says
+    model = contactsim.loads(pendulum(0.1))
+    traj = contactsim.run(model, duration=0.1, report_interval=0.01, max_rows=11)
+    assert len(traj) == 11
+    np.testing.assert_allclose(traj.t, np.linspace(0.0, 0.1, 11), atol=1e-15)
+    with pytest.raises(contactsim.SceneError) as e:
+        contactsim.run(model, duration=0.1, report_interval=0.01, max_rows=10)
+    assert "11 rows" in e.value.message
+    # from t = 0.005 to 0.1 on the grid: 0.005, 0.01, ..., 0.1 (eleven again)
+    sim = contactsim.Simulation(model, report_interval=0.01, max_rows=11)
+    sim.advance_to(0.005)
+    assert len(sim.run(t_end=0.1)) == 11
+
+
+@pytest.mark.parametrize("name, value, words", [
+    ("atol", math.inf, "finite"),
+    ("rtol", math.nan, "finite"),
+    ("duration", math.inf, "finite"),
+    ("report_interval", math.inf, "finite"),
+    ("max_step", math.nan, "finite"),
+    ("initial_step", math.inf, "finite"),
+    ("report_interval", 1e-12, ">= 1e-09"),
+    ("max_rows", 0, "whole number from 1"),
+    ("max_rows", -5, "whole number from 1"),
+    ("max_steps", 0, "whole number from 1"),
+    ("max_steps", 1e16, "whole number from 1"),
+    ("max_steps", 2.5, "whole number from 1"),
+])
+def test_unusable_run_options_are_refused_by_name(name, value, words):
+    # the scene file and the command line refuse these; before, atol = inf ran with the error
+    # test switched off, max_rows = -5 meant the default, report_interval = 1e-12 merged rows
+    model = contactsim.loads(pendulum(0.1, duration=1e-6))
+    for call in (lambda: contactsim.run(model, **{name: value}),
+                 lambda: contactsim.Simulation(model, **{name: value}),
+                 lambda: contactsim.Simulation(model).set_options(**{name: value})):
+        with pytest.raises(contactsim.SceneError) as e:
+            call()
+        assert name in e.value.message and words in e.value.message, e.value.message
+
+
+def test_a_max_step_too_small_to_start_is_refused_naming_it():
+    # as the scene file refuses it, instead of an integrator failure blaming the forces
+    model = contactsim.loads(pendulum(0.1, duration=1.0))
+    with pytest.raises(contactsim.SceneError) as e:
+        contactsim.run(model, max_step=1e-13)
+    assert e.value.path == "simulation.max_step"
+    assert "max_steps (100000)" in e.value.message
+    with pytest.raises(contactsim.SceneError) as e:
+        contactsim.Simulation(model, max_step=1e-300).run(1.0)
+    assert e.value.path == "simulation.max_step" and "too small" in e.value.message
+    # a usable one runs: 0.01 s in steps of at most 1e-4 s
+    traj = contactsim.run(model, duration=0.01, max_step=1e-4)
+    assert traj.statistics["steps"] >= 100
 
 
 def test_failed_run_keeps_its_partial_trajectory():
@@ -274,3 +331,40 @@ def test_the_module_never_prints(capfd):
     sim.advance_to(0.1)
     out, err = capfd.readouterr()
     assert out == "" and err == ""
+
+
+# ---------------------------------------------------------------------------------------------
+# types and copies
+
+def test_contact_model_of_the_wrong_type_is_a_clear_type_error():
+    with pytest.raises(TypeError, match="contact_model must be a str or None, not int"):
+        contactsim.load(scene_path("pendulum.json"), contact_model=3)
+
+
+def test_models_trajectories_and_failures_pickle():
+    # multiprocessing pickles what a worker returns: a Trajectory holds its Model, a
+    # SimulationError its Trajectory; the copy is the same model (the same scene text, contact
+    # model and overrides), so it runs to the same numbers, bit for bit
+    import copy
+    import pickle
+
+    model = contactsim.load(scene_path("bench/incline_stick.json"), contact_model="hunt_crossley",
+                            overrides={"contact_models.hunt_crossley.mu_static": 0.9,
+                                       "simulation.rtol": 1e-7})
+    again = pickle.loads(pickle.dumps(model))
+    assert (again.source, again.file, again.contact_model, again.options) == \
+        (model.source, model.file, "hunt_crossley", model.options)
+    assert again.options["rtol"] == 1e-7
+    a = contactsim.run(model, duration=0.2)
+    np.testing.assert_array_equal(contactsim.run(again, duration=0.2).data, a.data)
+    np.testing.assert_array_equal(contactsim.run(copy.deepcopy(model), duration=0.2).data, a.data)
+    traj = pickle.loads(pickle.dumps(a))
+    np.testing.assert_array_equal(traj.data, a.data)
+    assert traj.columns == a.columns and traj.model.name == "incline_stick"
+    text_model = contactsim.loads(ball_drop(), filename="ball.json")
+    with pytest.raises(contactsim.SimulationError) as e:
+        contactsim.run(text_model, duration=0.5, max_steps=3, report_interval=0.05)
+    err = pickle.loads(pickle.dumps(e.value))
+    assert err.time == e.value.time and err.file == "ball.json"
+    np.testing.assert_array_equal(err.trajectory.data, e.value.trajectory.data)
+    assert err.trajectory.model.source is None and err.trajectory.model.file == "ball.json"

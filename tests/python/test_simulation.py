@@ -1,8 +1,11 @@
 """Stepping a Simulation from Python: steps and exact advances, the state as numpy views that
 can be edited, contact reports against statics, discrete variables, checkpoints, threads."""
 import math
+import os
 import pickle
+import signal
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -257,3 +260,111 @@ def test_advance_to_releases_the_gil():
     t2.join()
     assert refused
     assert sim.time == 24.0
+
+
+# ---------------------------------------------------------------------------------------------
+# Ctrl-C
+
+def _interrupt_after(seconds, sig=signal.SIGINT):
+    timer = threading.Timer(seconds, lambda: os.kill(os.getpid(), sig))
+    timer.start()
+    return timer
+
+
+@pytest.mark.parametrize("how", ["run", "Simulation.run"])
+def test_ctrl_c_stops_a_run_with_its_rows(how):
+    # a run of several seconds' work (a pendulum for 40000 s at rtol 1e-10): Ctrl-C after
+    # 0.3 s must stop it at once, not when it is over, and keep the reports so far
+    model = contactsim.loads(pendulum(1.0, duration=40000.0, report_interval=1.0,
+                                      max_steps=10**9))
+    sim = contactsim.Simulation(model)
+    timer = _interrupt_after(0.3)
+    start = time.monotonic()
+    try:
+        with pytest.raises(KeyboardInterrupt) as e:
+            contactsim.run(model) if how == "run" else sim.run()
+    finally:
+        timer.cancel()
+    assert time.monotonic() - start < 5.0
+    traj = e.value.trajectory
+    n = len(traj)
+    assert 2 <= n < 40001
+    # every row complete, on the report grid, and the same as an uninterrupted run's to the
+    # integration tolerance (the end time steers the last steps, so not bit for bit)
+    np.testing.assert_array_equal(traj.t, np.arange(n, dtype=float))
+    ref = contactsim.run(model, duration=float(n - 1))
+    np.testing.assert_allclose(traj.data, ref.data, rtol=0, atol=1e-4)
+    # the pendulum's energy is E(0) = -m g L cos(1) in every row, to the integration error
+    np.testing.assert_allclose(traj["e_total"], -G * math.cos(1.0), rtol=0, atol=2e-5)
+    if how == "Simulation.run":
+        # the simulation stands at the last report and runs on from there
+        assert sim.time == traj.t[-1]
+        np.testing.assert_array_equal(sim.q, traj.data[-1:, traj.columns.index("arm.q0")])
+        more = sim.run(2.0)
+        np.testing.assert_array_equal(more.t, traj.t[-1] + np.array([0.0, 1.0, 2.0]))
+    # Python's own handler is back: Ctrl-C outside a run still raises at once
+    with pytest.raises(KeyboardInterrupt):
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(1.0)
+
+
+def test_ctrl_c_stops_advance_to_where_it_started():
+    # advance_to has no reports to stop at: Ctrl-C ends it at once and the simulation is back
+    # at the time it started from (its groups may stand at different times mid-advance), ready
+    # to go on
+    model = contactsim.loads(pendulum(1.0, duration=40000.0, report_interval=1.0,
+                                      max_steps=10**9))
+    sim = contactsim.Simulation(model)
+    sim.advance_to(1.0)
+    q1, u1 = sim.q.copy(), sim.u.copy()
+    timer = _interrupt_after(0.3)
+    start = time.monotonic()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            sim.advance_to(40000.0)
+    finally:
+        timer.cancel()
+    assert time.monotonic() - start < 5.0
+    assert sim.time == 1.0
+    np.testing.assert_array_equal(sim.q, q1)
+    np.testing.assert_array_equal(sim.u, u1)
+    # and it goes on to where an uninterrupted simulation goes, to the integration tolerance
+    sim.advance_to(3.0)
+    other = contactsim.Simulation(model)
+    other.advance_to(3.0)
+    np.testing.assert_allclose(sim.q, other.q, rtol=0, atol=1e-7)
+
+
+def test_a_signal_handler_that_returns_lets_the_run_go_on():
+    model = contactsim.loads(pendulum(1.0, duration=300.0, report_interval=0.5))
+    ref = contactsim.run(model)
+    seen = []
+    old = signal.signal(signal.SIGHUP, lambda sig, frame: seen.append(sig))
+    try:
+        timer = _interrupt_after(0.05, signal.SIGHUP)
+        traj = contactsim.run(model)
+        timer.join()
+    finally:
+        signal.signal(signal.SIGHUP, old)
+    assert seen == [signal.SIGHUP]
+    # every report once, in order, the same run to the integration tolerance
+    np.testing.assert_array_equal(traj.t, ref.t)
+    np.testing.assert_allclose(traj.data, ref.data, rtol=0, atol=1e-5)
+
+
+def test_bodies_and_elements_by_numpy_integer_id():
+    # ids come back from numpy (np.argmax, arrays of ids) as numpy integers
+    model = contactsim.loads(ball_drop(height=0.5))
+    sim = contactsim.Simulation(model)
+    p, q = sim.body_pose(np.int64(1))
+    np.testing.assert_array_equal(p, [0.0, 0.0, 0.5])
+    np.testing.assert_array_equal(sim.body_com(np.int32(1)), sim.body_com("ball"))
+    e = model.force_id("ball_floor.0")
+    assert sim.get_discrete(np.int64(e), "mu_static") == sim.get_discrete("ball_floor.0",
+                                                                           "mu_static")
+    # an id out of range is unknown, however large; a bool is not an id
+    for bad in (2, -1, 2**70, np.int64(7)):
+        with pytest.raises(KeyError):
+            sim.body_pose(bad)
+    with pytest.raises(TypeError):
+        sim.body_pose(True)
