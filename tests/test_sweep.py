@@ -623,5 +623,256 @@ def plot_sweep_figures():
     check("failed" in p.stdout, f"the failed runs are reported: {p.stdout}")
 
 
+# ---------------------------------------------------------------------------------------------
+# hardening: sizes, damaged directories, worker limits, paths
+
+@case
+def huge_studies_are_refused_at_once():
+    # 1000 x 1000 x 1000 points, and 10^7 x 10^7: refused before any point is computed (each
+    # axis of 10^7 points alone took ten seconds and half a gigabyte to expand)
+    d = tempfile.mkdtemp()
+    rng = {"from": 1, "to": 2, "n": 1000}
+    cases = [
+        ([{"key": "bodies.block.mass", "range": rng},
+          {"key": "simulation.rtol", "range": rng},
+          {"random": {"n": 1000, "parameters": [{"key": "simulation.atol",
+                                                 "distribution": "uniform", "min": 1,
+                                                 "max": 2}]}}], "parameters[2]", 1e9),
+        ([{"key": "bodies.block.mass", "range": dict(rng, n=10 ** 7)},
+          {"key": "simulation.rtol", "range": dict(rng, n=10 ** 7)}], "parameters[1]", 1e14),
+    ]
+    for axes, where, runs in cases:
+        study = write_study({"scene": SCENE, "models": ["compliant_point"], "parameters": axes},
+                            d)
+        t0 = time.time()
+        code, _, err = run("sweep", study, "--out", os.path.join(d, "out"), timeout=30)
+        took = time.time() - t0
+        check(code == 2 and where in err and f"{runs:.3g}" in err and "at most 10000000" in err,
+              f"exit {code}: {err}")
+        check(took < 2, f"refused after {took:.1f} s")
+        check(not os.path.exists(os.path.join(d, "out")), "a refused study made its directory")
+    # 2500 x 2000 points are allowed, but times the scene's 4 models they are 2 x 10^7 runs
+    study = write_study({"scene": SCENE, "parameters": [
+        {"key": "bodies.block.mass", "range": dict(rng, n=2500)},
+        {"key": "simulation.rtol", "range": dict(rng, n=2000)}]}, d)
+    code, _, err = run("sweep", study, "--out", os.path.join(d, "out"), timeout=30)
+    check(code == 2 and "20000000 runs" in err and "4 models" in err, f"exit {code}: {err}")
+
+
+@case
+def gather_takes_no_running_options():
+    d = tempfile.mkdtemp()
+    study = write_study(small_study(), d)
+    out = os.path.join(d, "out")
+    check(run("sweep", study, "--out", out, "-q", "--task-range", "0:2")[0] == 0, "task")
+    for extra in (["--dry-run"], ["-j", "2"], ["--new"], ["--retry-failed"]):
+        code, _, err = run("sweep", "--gather", out, *extra)
+        check(code == 2 and "--gather DIR takes no study" in err, f"{extra}: exit {code}: {err}")
+    code, _, err = run("sweep", "--gather", out)
+    check(code == 1 and "10 of 12 runs are missing" in err, f"plain gather: {code}: {err}")
+
+
+@case
+def damaged_records_count_as_missing_and_run_again():
+    d = tempfile.mkdtemp()
+    study = write_study(small_study(), d)
+    out = os.path.join(d, "out")
+    check(run("sweep", study, "--out", out, "-q")[0] == 0, "sweep")
+    runs = os.path.join(out, "runs")
+    good = {f: open(os.path.join(runs, f)).read() for f in sorted(os.listdir(runs))}
+    # an empty file (a node that lost power), one cut in its JSON entry, one without its entry
+    open(os.path.join(runs, "00000001.rec"), "w").close()
+    text = good["00000004.rec"]
+    open(os.path.join(runs, "00000004.rec"), "w").write(text[:len(text) - 40])
+    open(os.path.join(runs, "00000007.rec"), "w").write(
+        "\n".join(good["00000007.rec"].split("\n")[:2]) + "\n")
+    # another run's record under this run's name
+    open(os.path.join(runs, "00000009.rec"), "w").write(good["00000008.rec"])
+    code, _, err = run("sweep", "--gather", out)
+    check(code == 1 and "4 of 12 runs are missing: 1, 4, 7, 9" in err, f"gather: {code}: {err}")
+    doc = json.load(open(os.path.join(out, "results.json")))   # valid JSON whatever the records
+    check([r["index"] for r in doc["runs"] if r["status"] == "missing"] == [1, 4, 7, 9],
+          "missing runs in results.json")
+    # the rerun runs exactly those, and the table is whole again
+    code, _, err = run("sweep", study, "--out", out, "-q")
+    check(code == 0, f"rerun: {err}")
+    summary = json.load(open(os.path.join(out, "results.json")))["summary"]
+    check(summary["executed"] == 4 and summary["reused"] == 8 and summary["ok"] == 12,
+          f"{summary}")
+    clean = os.path.join(d, "clean")
+    check(run("sweep", study, "--out", clean, "-q")[0] == 0, "clean sweep")
+    check(without_times(table(out)) == without_times(table(clean)), "repaired table differs")
+
+
+@case
+def more_workers_than_open_files_allow():
+    import resource
+
+    def few_files():
+        resource.setrlimit(resource.RLIMIT_NOFILE, (24, 24))
+
+    d = tempfile.mkdtemp()
+    s = small_study()
+    s["set"]["simulation.duration"] = 0.01
+    s["parameters"][0]["values"] = [0.5, 0.6, 0.7, 0.8, 0.9]   # 30 runs
+    study = write_study(s, d)
+    out = os.path.join(d, "out")
+    # each worker holds two pipe ends in the parent: 30 workers need more than 24 files
+    code, _, err = run("sweep", study, "--out", out, "-j", "30", preexec_fn=few_files)
+    check(code == 0 and "going on with the" in err, f"exit {code}: {err}")
+    rows = table(out)
+    check(len(rows) == 30 and all(r["status"] == "ok" for r in rows), "30 ok runs")
+
+
+@case
+def worker_counts_and_bundle_sizes_are_whole_numbers():
+    d = tempfile.mkdtemp()
+    study = write_study(small_study(), d)
+    out = os.path.join(d, "out")
+    for j in ("0", "-1", "1.5", "1e3", "4097", "x"):
+        code, _, err = run("sweep", study, "--out", out, "-j", j, "-q")
+        check(code == 2 and err.count("error:") == 1 and f"not '{j}'" in err,
+              f"-j {j}: exit {code}: {err}")
+    for n in ("0", "1.5", "1e300"):
+        code, _, err = run("sweep", study, "--out", out, "--slurm", "--dry-run",
+                           "--runs-per-task", n)
+        check(code == 2 and "--runs-per-task needs a whole number" in err,
+              f"--runs-per-task {n}: exit {code}: {err}")
+
+
+def sbatch_arguments(line):
+    """the arguments of an #SBATCH line as sbatch's script parser splits them: white space
+    separates, single or double quotes group, a backslash escapes the next character"""
+    args, cur, quote, escape, started = [], "", None, False, False
+    for ch in line[len("#SBATCH"):]:
+        if escape:
+            cur, escape, started = cur + ch, False, True
+        elif ch == "\\":
+            escape, started = True, True
+        elif quote:
+            if ch == quote:
+                quote = None
+            else:
+                cur += ch
+        elif ch in "\"'":
+            quote, started = ch, True
+        elif ch.isspace():
+            if started:
+                args.append(cur)
+            cur, started = "", False
+        else:
+            cur, started = cur + ch, True
+    if started:
+        args.append(cur)
+    return args
+
+
+@case
+def slurm_script_with_spaces_and_percent_in_paths():
+    base = tempfile.mkdtemp()
+    d = os.path.join(base, "my studies 100%", "ü 'x'")
+    os.makedirs(d)
+    study = write_study(small_study(), d)
+    out = os.path.join(d, "out dir")
+    code, _, err = run("sweep", study, "--out", out, "--slurm", "--runs-per-task", "5",
+                       "--dry-run")
+    check(code == 0, err)
+    script = open(os.path.join(out, "slurm", "sweep.sbatch")).read()
+    lines = [ln for ln in script.split("\n") if ln.startswith("#SBATCH --output")]
+    check(len(lines) == 1, script)
+    # Slurm replaces %A and %a in the file name, and %% by a literal %
+    args = sbatch_arguments(lines[0])
+    want = ("--output=" + os.path.realpath(out).replace("%", "%%") +
+            "/slurm/task-%A_%a.out")
+    check(args == [want], f"sbatch reads {args}, expected [{want!r}]")
+    # and the script's command runs the bundles from that directory
+    env = dict(os.environ, SLURM_ARRAY_TASK_ID="2")
+    p = subprocess.run(["sh", os.path.join(out, "slurm", "sweep.sbatch")], env=env,
+                       capture_output=True, text=True)
+    check(p.returncode == 0 and sorted(os.listdir(os.path.join(out, "runs"))) ==
+          ["00000010.rec", "00000011.rec"], p.stderr)
+    # a line break in a path would end the #SBATCH line and turn the rest into a command
+    nl = os.path.join(base, "a\nb")
+    os.makedirs(nl)
+    code, _, err = run("sweep", write_study(small_study(), nl), "--out",
+                       os.path.join(nl, "out"), "--slurm", "--dry-run")
+    check(code == 2 and "line break" in err, f"exit {code}: {err}")
+
+
+@case
+def stopped_and_killed_workers_leave_no_temporary_files():
+    d = tempfile.mkdtemp()
+    s = small_study()
+    s["set"]["simulation.duration"] = 40.0
+    study = write_study(s, d)
+    out = os.path.join(d, "out")
+    runs, traj = os.path.join(out, "runs"), os.path.join(out, "trajectories")
+    p = subprocess.Popen([EXE, "sweep", study, "--out", out, "-j", "2", "-q", "--trajectories"],
+                         cwd=ROOT, stderr=subprocess.PIPE, text=True)
+    # wait for two runs in progress (their trajectories open under temporary names)
+    t0 = time.time()
+    while time.time() - t0 < 60:
+        if os.path.isdir(traj) and sum(".tmp" in f for f in os.listdir(traj)) >= 2:
+            break
+        time.sleep(0.005)
+    p.send_signal(signal.SIGTERM)
+    _, err = p.communicate(timeout=60)
+    check(p.returncode == 143 and "2 interrupted" in err, f"exit {p.returncode}: {err}")
+    left = [f for f in os.listdir(traj) + os.listdir(runs) if ".tmp" in f]
+    check(left == [], f"temporary files left: {left}")
+
+
+@case
+def a_directory_of_other_results_is_not_overwritten():
+    d = tempfile.mkdtemp()
+    study = write_study(small_study(), d)
+    # someone's results.csv in a directory that is no sweep's
+    other = os.path.join(d, "other")
+    os.mkdir(other)
+    open(os.path.join(other, "results.csv"), "w").write("mine\n")
+    code, _, err = run("sweep", study, "--out", other, "-q")
+    check(code == 2 and "no manifest" in err, f"exit {code}: {err}")
+    check(open(os.path.join(other, "results.csv")).read() == "mine\n", "results.csv replaced")
+    # records whose manifest is lost: their study is unknown, so they are not reused
+    out = os.path.join(d, "out")
+    check(run("sweep", study, "--out", out, "-q", "--task-range", "0:6")[0] == 0, "task")
+    os.remove(os.path.join(out, "sweep.json"))
+    code, _, err = run("sweep", study, "--out", out, "-q")
+    check(code == 2 and "records in runs/" in err and "--new" in err, f"exit {code}: {err}")
+    code, _, err = run("sweep", study, "--out", out, "-q", "--new")
+    summary = json.load(open(os.path.join(out, "results.json")))["summary"]
+    check(code == 0 and summary["executed"] == 12, f"--new: {code}: {err} {summary}")
+    # a file, not a directory
+    code, _, err = run("sweep", study, "--out", study, "-q")
+    check(code == 2 and "Not a directory" in err, f"exit {code}: {err}")
+
+
+@case
+def messages_name_the_study_path_and_the_run():
+    d = tempfile.mkdtemp()
+    # a key the scene cannot have, in a "keys" axis and among random parameters
+    for axes, where in (
+            ([{"key": "simulation.rtol", "values": [1e-6]},
+              {"keys": ["bodies.block.mass", "bodies.blok.mass"], "values": [[1, 2]]}],
+             "parameters[1].keys[1]: parameter 'bodies.blok.mass'"),
+            ([{"random": {"n": 2, "parameters": [
+                {"key": "bodies.block.mass", "distribution": "uniform", "min": 1, "max": 2},
+                {"key": "bodies.x.mass", "distribution": "uniform", "min": 1, "max": 2}]}}],
+             "parameters[0].random.parameters[1].key: parameter 'bodies.x.mass'")):
+        study = write_study({"scene": SCENE, "parameters": axes}, d)
+        code, _, err = run("sweep", study, "--out", os.path.join(d, "out"), "-q")
+        check(code == 2 and f"{study}: {where}" in err, f"exit {code}: {err}")
+    study = write_study({"scene": SCENE, "set": {"bodies.blok.mass": 1}}, d)
+    code, _, err = run("sweep", study, "--out", os.path.join(d, "out"), "-q")
+    check(code == 2 and f"{study}: set.bodies.blok.mass:" in err, f"exit {code}: {err}")
+    # a value the scene refuses fails its run; the message names the study, the run, its values
+    study = write_study({"scene": SCENE, "models": ["compliant_point"],
+                         "set": {"simulation.duration": 0.01},
+                         "parameters": [{"key": "bodies.block.mass", "values": [1, -2]}]}, d)
+    code, _, err = run("sweep", study, "--out", os.path.join(d, "out2"))
+    check(code == 1 and f"{study}: run 1 failed (model compliant_point, bodies.block.mass=-2): "
+          f"{SCENE}: bodies[0].mass: must be > 0" in err, f"exit {code}: {err}")
+
+
 print(f"{sum(r is None for r in results)} passed, {sum(r is not None for r in results)} failed")
 sys.exit(0 if all(r is None for r in results) else 1)

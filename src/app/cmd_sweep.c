@@ -111,18 +111,99 @@ static void recordPath(const Sweep* sw, long i, char* buf, size_t size) {
 }
 
 
-// 1 when run i still has to run: it has no record, or (with --retry-failed) a failed one
-static int isPending(const Sweep* sw, long i) {
+// a whole small file into a malloc'ed, zero-terminated buffer (NULL when it cannot be read)
+static char* slurp(const char* path) {
+  FILE* f = fopen(path, "rb");
+  if (!f) {
+    return NULL;
+  }
+  size_t cap = 8192, n = 0;
+  char* buf = malloc(cap);
+  while (buf) {
+    size_t got = fread(buf + n, 1, cap - 1 - n, f);
+    n += got;
+    if (n + 1 < cap) {
+      if (got == 0 || feof(f)) {
+        break;
+      }
+      continue;
+    }
+    char* grown = realloc(buf, 2 * cap);
+    if (!grown) {
+      free(buf);
+      buf = NULL;
+      break;
+    }
+    buf = grown;
+    cap *= 2;
+  }
+  fclose(f);
+  if (buf) {
+    buf[n] = '\0';
+  }
+  return buf;
+}
+
+
+// What run i's record holds: RECORD_NONE when there is no record, or none that is whole and of
+// this run; else whether the run finished or failed.
+typedef enum RecordState { RECORD_NONE = 0, RECORD_OK, RECORD_FAILED } RecordState;
+
+
+// Read run i's record and check it is one: a status line, a CSV row that starts with the run's
+// index and point, and a JSON entry that is one whole JSON value of that index. The rename
+// makes records whole, but not every record that exists is: a node that lost power before its
+// disk held the renamed file's blocks (file systems do not order the data of a new file before
+// its name) leaves an empty or cut file, and files get copied and edited by hand. Such a record
+// counts as missing everywhere alike (the rerun runs it, the Slurm resubmission includes it,
+// the tables show it as missing), rather than being skipped by the rerun and copied into
+// results.json as invalid JSON. With text != NULL the record's bytes (malloc'ed, the caller
+// frees them) and, in *row and *entry, where its CSV row and JSON entry start.
+static RecordState readRecord(const Sweep* sw, long i, char** text, char** row, char** entry) {
   char path[SWEEP_PATH];
   recordPath(sw, i, path, sizeof(path));
-  FILE* f = fopen(path, "r");
-  if (!f) {
-    return 1;
+  char* t = slurp(path);
+  if (!t) {
+    return RECORD_NONE;
   }
-  char status[8] = "";
-  int failed = sw->retry_failed && fgets(status, sizeof(status), f) && strcmp(status, "ok\n") != 0;
-  fclose(f);
-  return failed;
+  long point;
+  int model, repeat;
+  cs_studyDecode(sw->study, sw->nmodel, i, &point, &model, &repeat);
+  char rowStart[64], entryStart[64];
+  snprintf(rowStart, sizeof(rowStart), "%ld,%ld,", i, point);
+  snprintf(entryStart, sizeof(entryStart), "{\"index\": %ld, ", i);
+  RecordState state = strncmp(t, "ok\n", 3) == 0       ? RECORD_OK
+                      : strncmp(t, "failed\n", 7) == 0 ? RECORD_FAILED
+                                                       : RECORD_NONE;
+  char* r = strchr(t, '\n');
+  r = r ? r + 1 : NULL;
+  char* e = r ? strchr(r, '\n') : NULL;
+  e = e ? e + 1 : NULL;
+  // the entry without the newlines after it
+  size_t len = e ? strlen(e) : 0;
+  while (len > 0 && e[len - 1] == '\n') {
+    len--;
+  }
+  if (state == RECORD_NONE || !e || strncmp(r, rowStart, strlen(rowStart)) != 0 ||
+      strncmp(e, entryStart, strlen(entryStart)) != 0 || !csu_isJsonText(e, len)) {
+    free(t);
+    return RECORD_NONE;
+  }
+  if (text) {
+    *text = t;
+    *row = r;
+    *entry = e;
+  } else {
+    free(t);
+  }
+  return state;
+}
+
+
+// 1 when run i still has to run: it has no record, or (with --retry-failed) a failed one
+static int isPending(const Sweep* sw, long i) {
+  RecordState state = readRecord(sw, i, NULL, NULL, NULL);
+  return state == RECORD_NONE || (sw->retry_failed && state == RECORD_FAILED);
 }
 
 
@@ -495,7 +576,20 @@ static void tellFailure(const Sweep* sw, long i, long nfailed) {
     }
     fclose(f);
   }
-  fprintf(stderr, "%scontactsim: sweep: run %ld failed: %s\n", sw->quiet ? "" : "\r", i,
+  // the case: the study, and the run's model and values, which the scene's message cannot name
+  long point;
+  int model, repeat;
+  cs_studyDecode(sw->study, sw->nmodel, i, &point, &model, &repeat);
+  char values[400];
+  size_t len = 0;
+  values[0] = '\0';
+  for (int k = 0; k < sw->study->nkey && len < sizeof(values); k++) {
+    int n = snprintf(values + len, sizeof(values) - len, ", %s=%s", sw->study->key[k],
+                     cs_studyValue(sw->study, point, k, NULL));
+    len += n > 0 ? (size_t)n : 0;
+  }
+  fprintf(stderr, "%scontactsim: sweep: %s: run %ld failed (model %s%s): %s\n",
+          sw->quiet ? "" : "\r", cs_cliSafe(sw->study->file), i, sw->model[model], values,
           msg[0] ? msg : "(no message recorded)");
   if (nfailed == SWEEP_MAX_PRINTED) {
     fprintf(stderr, "contactsim: sweep: (further failures are not printed; see results.csv)\n");
@@ -511,8 +605,16 @@ static volatile sig_atomic_t sweepStop = 0;
 static void onStopSignal(int sig) { sweepStop = sig; }
 
 
-// catch (install != 0) or restore the default action of the three stop signals; no SA_RESTART,
-// so that the parent's waitpid returns to look at the flag
+// The signal mask from before stopSignals(1), under which the parent waits for its workers.
+static sigset_t sweepWaitMask;
+
+
+// Catch (install != 0) or restore the default action of the three stop signals. While caught
+// they are also blocked, and the parent takes them only while it waits for its workers (ppoll
+// with sweepWaitMask): a signal that arrived between its look at the flag and the wait would
+// otherwise leave it waiting until a worker finished its run, minutes for a long one, with
+// Ctrl-C seemingly ignored. Restoring also unblocks them (in a worker too, which starts with
+// the parent's mask).
 static void stopSignals(int install) {
   struct sigaction sa;
   memset(&sa, 0, sizeof(sa));
@@ -521,6 +623,16 @@ static void stopSignals(int install) {
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
   sigaction(SIGHUP, &sa, NULL);
+  if (install) {
+    sigset_t stop;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    sigaddset(&stop, SIGHUP);
+    sigprocmask(SIG_BLOCK, &stop, &sweepWaitMask);
+  } else {
+    sigprocmask(SIG_SETMASK, &sweepWaitMask, NULL);
+  }
 }
 
 
@@ -599,6 +711,18 @@ static int startWorker(const Sweep* sw, Worker* w, int k, int jobs, const char* 
 }
 
 
+// A worker that died (a signal, a crash) leaves the files it was writing for run i under their
+// temporary names (atomicOpen's): its trajectory and, if it was that far, its record. Nothing
+// reads them, but they would pile up in the directory with every interrupted sweep.
+static void removeTemporaries(const Sweep* sw, long i, pid_t pid) {
+  char path[SWEEP_PATH + 64];
+  snprintf(path, sizeof(path), "%s/runs/.%08ld.rec.tmp%ld", sw->dir, i, (long)pid);
+  remove(path);
+  snprintf(path, sizeof(path), "%s/trajectories/.%08ld.csv.tmp%ld", sw->dir, i, (long)pid);
+  remove(path);
+}
+
+
 // hand run i to worker w; -1 when the worker is gone (its pipe broken)
 static int assignRun(Worker* w, long i) {
   w->run = i;
@@ -619,10 +743,14 @@ static int assignRun(Worker* w, long i) {
 static long runPool(const Sweep* sw, const long* todo, long ntodo, int jobs, const char* host) {
   jobs = ntodo < jobs ? (int)(ntodo > 0 ? ntodo : 1) : jobs;
   Worker* w = calloc((size_t)jobs, sizeof(Worker));
+  // the live workers' outputs, packed (poll refuses more entries than the open-file limit,
+  // which a large -j can pass) with the slot of each
   struct pollfd* fds = calloc((size_t)jobs, sizeof(struct pollfd));
-  if (!w || !fds) {
+  int* slot = calloc((size_t)jobs, sizeof(int));
+  if (!w || !fds || !slot) {
     free(w);
     free(fds);
+    free(slot);
     return -1;
   }
   int tty = !sw->quiet && isatty(STDERR_FILENO);
@@ -648,12 +776,25 @@ static long runPool(const Sweep* sw, const long* todo, long ntodo, int jobs, con
     }
     // every idle slot gets a run (and a worker, when it has none), until none are left
     for (int k = 0; k < jobs && next < ntodo && !sweepStop && !ioError; k++) {
-      if (w[k].pid > 0 && w[k].run >= 0) {
+      if (w[k].pid < 0 || (w[k].pid > 0 && w[k].run >= 0)) {
         continue;
       }
       if (w[k].pid == 0 && startWorker(sw, w, k, jobs, host) != 0) {
-        ioError = 1;
-        break;
+        // no pipe or process for one more worker (-j beyond the open-file or process limit):
+        // the workers already running carry on with the study, one fewer for good
+        int alive = 0;
+        for (int j = 0; j < jobs; j++) {
+          alive += w[j].pid > 0;
+        }
+        if (alive == 0) {
+          ioError = 1;
+          break;
+        }
+        for (int j = 0; j < jobs; j++) {
+          w[j].pid = w[j].pid == 0 ? -1 : w[j].pid;
+        }
+        fprintf(stderr, "contactsim: sweep: going on with the %d workers started\n", alive);
+        continue;
       }
       // a worker that cannot take the run died while idle: the run goes back to the queue and
       // the slot gets a new worker on the next pass
@@ -675,8 +816,10 @@ static long runPool(const Sweep* sw, const long* todo, long ntodo, int jobs, con
         waitpid(w[k].pid, NULL, 0);
         w[k].pid = 0;
       }
-      fds[k] = (struct pollfd){.fd = w[k].pid > 0 ? w[k].from : -1, .events = POLLIN};
-      busy += w[k].pid > 0;
+      if (w[k].pid > 0) {
+        fds[busy] = (struct pollfd){.fd = w[k].from, .events = POLLIN};
+        slot[busy++] = k;
+      }
     }
     if (busy == 0) {
       // none busy: the end, or a worker that died before taking its run (it is started again,
@@ -688,7 +831,7 @@ static long runPool(const Sweep* sw, const long* todo, long ntodo, int jobs, con
       continue;
     }
     // wait for a worker to answer (or to die: end of its output)
-    if (poll(fds, (nfds_t)jobs, -1) < 0) {
+    if (ppoll(fds, (nfds_t)busy, NULL, &sweepWaitMask) < 0) {
       if (errno == EINTR) {
         continue;
       }
@@ -696,8 +839,9 @@ static long runPool(const Sweep* sw, const long* todo, long ntodo, int jobs, con
       ioError = 1;
       break;
     }
-    for (int k = 0; k < jobs; k++) {
-      if (w[k].pid == 0 || !(fds[k].revents & (POLLIN | POLLHUP | POLLERR))) {
+    for (int n = 0; n < busy; n++) {
+      int k = slot[n];
+      if (!(fds[n].revents & (POLLIN | POLLHUP | POLLERR))) {
         continue;
       }
       long i = w[k].run;
@@ -709,6 +853,9 @@ static long runPool(const Sweep* sw, const long* todo, long ntodo, int jobs, con
         close(w[k].to);
         close(w[k].from);
         waitpid(w[k].pid, &status, 0);
+        if (i >= 0) {
+          removeTemporaries(sw, i, w[k].pid);
+        }
         w[k].pid = 0;
         w[k].run = -1;
         if (i < 0) {
@@ -772,6 +919,7 @@ static long runPool(const Sweep* sw, const long* todo, long ntodo, int jobs, con
   }
   free(w);
   free(fds);
+  free(slot);
   return ioError ? -1 : failed;
 }
 
@@ -821,40 +969,6 @@ static void writeProvenance(FILE* f, const Sweep* sw, const char* indent) {
   fprintf(f, "%s\"contactsim_version\": \"%s\",\n%s\"date\": \"%s\",\n%s\"host\": ", indent,
           cs_versionString(), indent, date, indent);
   jsonText(f, host);
-}
-
-
-// a whole small file into a malloc'ed, zero-terminated buffer (NULL when it cannot be read)
-static char* slurp(const char* path) {
-  FILE* f = fopen(path, "rb");
-  if (!f) {
-    return NULL;
-  }
-  size_t cap = 8192, n = 0;
-  char* buf = malloc(cap);
-  while (buf) {
-    size_t got = fread(buf + n, 1, cap - 1 - n, f);
-    n += got;
-    if (n + 1 < cap) {
-      if (got == 0 || feof(f)) {
-        break;
-      }
-      continue;
-    }
-    char* grown = realloc(buf, 2 * cap);
-    if (!grown) {
-      free(buf);
-      buf = NULL;
-      break;
-    }
-    buf = grown;
-    cap *= 2;
-  }
-  fclose(f);
-  if (buf) {
-    buf[n] = '\0';
-  }
-  return buf;
 }
 
 
@@ -916,14 +1030,20 @@ static int mergeResults(const Sweep* sw, long executed, long reused, long* nfail
   writeProvenance(j.f, sw, "    ");
   fputs("\n  },\n  \"runs\": [\n", j.f);
   *nfailed = *nmissing = 0;
+  long damaged = 0;
   for (long i = 0; i < sw->nrun; i++) {
-    char path[SWEEP_PATH];
-    recordPath(sw, i, path, sizeof(path));
-    char* text = slurp(path);
     // a record is three parts: the status line, the CSV row, the JSON entry
-    char* row = text ? strchr(text, '\n') : NULL;
-    char* entry = row ? strchr(row + 1, '\n') : NULL;
-    if (!entry) {
+    char *text = NULL, *row = NULL, *entry = NULL;
+    RecordState state = readRecord(sw, i, &text, &row, &entry);
+    if (state == RECORD_NONE) {
+      char path[SWEEP_PATH];
+      recordPath(sw, i, path, sizeof(path));
+      if (fileExists(path) && damaged++ < SWEEP_MAX_PRINTED && !sw->quiet) {
+        fprintf(stderr,
+                "contactsim: sweep: %s is not a whole record of run %ld; the run counts as "
+                "missing\n",
+                path, i);
+      }
       missing[i] = 1;
       (*nmissing)++;
       writeRowStart(c.f, sw, i);
@@ -936,14 +1056,14 @@ static int mergeResults(const Sweep* sw, long executed, long reused, long* nfail
       writeJsonStart(j.f, sw, i);
       fputs(", \"status\": \"missing\"}", j.f);
     } else {
-      *nfailed += strncmp(text, "ok\n", 3) != 0;
-      fwrite(row + 1, 1, (size_t)(entry - row), c.f);
+      *nfailed += state == RECORD_FAILED;
+      fwrite(row, 1, (size_t)(entry - row), c.f);
       // the entry without its final newline
-      size_t len = strlen(entry + 1);
-      while (len > 0 && entry[len] == '\n') {
+      size_t len = strlen(entry);
+      while (len > 0 && entry[len - 1] == '\n') {
         len--;
       }
-      fwrite(entry + 1, 1, len, j.f);
+      fwrite(entry, 1, len, j.f);
     }
     fputs(i + 1 < sw->nrun ? ",\n" : "\n", j.f);
     free(text);
@@ -973,6 +1093,29 @@ static int mergeResults(const Sweep* sw, long executed, long reused, long* nfail
 
 // ---------------------------------------------------------------------------------------------
 // setting up: study, models, directory, manifest
+
+// The JSON path in the study file of override o of cs_studyOverrides (the fixed ones of "set"
+// first, then the parameters' keys): "set.KEY", "parameters[2].key", "parameters[0].keys[1]",
+// "parameters[1].random.parameters[0].key".
+static void studyKeyPath(const csStudy* s, int o, char* buf, size_t size) {
+  if (o < s->nset) {
+    snprintf(buf, size, "set.%s", s->set_key[o]);
+    return;
+  }
+  int k = o - s->nset, a = 0;
+  while (a + 1 < s->naxis && s->axis[a + 1].keyadr <= k) {
+    a++;
+  }
+  const csStudyAxis* ax = &s->axis[a];
+  if (ax->kind == CS_STUDY_RANDOM) {
+    snprintf(buf, size, "parameters[%d].random.parameters[%d].key", a, k - ax->keyadr);
+  } else if (ax->keylist) {
+    snprintf(buf, size, "parameters[%d].keys[%d]", a, k - ax->keyadr);
+  } else {
+    snprintf(buf, size, "parameters[%d].key", a);
+  }
+}
+
 
 // the study, its models and the scene's free bodies; returns 0 or an exit code
 static int setUp(Sweep* sw, const char* studyPath) {
@@ -1032,6 +1175,15 @@ static int setUp(Sweep* sw, const char* studyPath) {
     sw->nmodel = 1;
   }
   sw->nrun = cs_studyRunCount(s, sw->nmodel);
+  // the study checked its size with the models it lists; the scene's own list may make it larger
+  // (and a manifest with more runs than the limit could not be read back by the rerun)
+  if (sw->nrun > CS_STUDY_MAX_RUNS) {
+    fprintf(stderr,
+            "contactsim: error: %s: the study has %ld runs (%ld points x %d models of the scene x "
+            "%d repeats); a study has at most %ld runs\n",
+            s->file, sw->nrun, s->npoint, sw->nmodel, s->repeats, CS_STUDY_MAX_RUNS);
+    return CS_EXIT_USAGE;
+  }
   // the scene's identity, and its free bodies as loaded with the fixed overrides
   if (csu_hashFile(s->scene, &sw->scene_hash) != 0) {
     fprintf(stderr, "contactsim: error: %s: cannot read the scene %s: %s\n", s->file, s->scene,
@@ -1051,10 +1203,15 @@ static int setUp(Sweep* sw, const char* studyPath) {
       snprintf(err.file, sizeof(err.file), "%s", s->scene);
     }
     cs_cliPrintError(&err);
+    // the key of "set" at fault when the loader can tell (a key path the scene cannot have)
+    char where[CS_MAX_PATH + 64] = "set";
+    if (err.override > 0 && err.override <= s->nset) {
+      studyKeyPath(s, err.override - 1, where, sizeof(where));
+    }
     fprintf(stderr,
-            "contactsim: error: %s: the scene does not load with the study's \"set\" "
+            "contactsim: error: %s: %s: the scene does not load with the study's \"set\" "
             "and model '%s'\n",
-            s->file, sw->model[0]);
+            s->file, where, sw->model[0]);
     return CS_EXIT_USAGE;
   }
   snprintf(sw->scene_name, sizeof(sw->scene_name), "%s", m->name);
@@ -1077,8 +1234,11 @@ static int setUp(Sweep* sw, const char* studyPath) {
     cs_deleteModel(mk);
     if (!mk && err.override > 0 && err.override <= nall) {
       int o = err.override - 1;
-      fprintf(stderr, "contactsim: error: %s: %s '%s': %s (scene %s, model %s)\n", s->file,
-              o < s->nset ? "set" : "parameter", all[o].key, err.message, s->scene, sw->model[k]);
+      char where[CS_MAX_PATH + 64];
+      studyKeyPath(s, o, where, sizeof(where));
+      fprintf(stderr, "contactsim: error: %s: %s: %s '%s': %s (scene %s, model %s)\n", s->file,
+              where, o < s->nset ? "set" : "parameter", all[o].key, err.message, s->scene,
+              sw->model[k]);
       return CS_EXIT_USAGE;
     }
   }
@@ -1158,6 +1318,37 @@ static int openDirectory(Sweep* sw, int fresh) {
     }
   }
   snprintf(path, sizeof(path), "%s/sweep.json", sw->dir);
+  // results or records without a manifest: the manifest was lost (the records may be another
+  // study's, with nothing left to tell), or the directory was never a sweep's and its
+  // results.csv is someone else's, which writing the tables would replace
+  if (!fileExists(path) && !fresh) {
+    char other[SWEEP_PATH];
+    const char* found = NULL;
+    const char* ours[2] = {"results.csv", "results.json"};
+    for (int k = 0; k < 2 && !found; k++) {
+      snprintf(other, sizeof(other), "%s/%s", sw->dir, ours[k]);
+      found = fileExists(other) ? ours[k] : NULL;
+    }
+    snprintf(other, sizeof(other), "%s/runs", sw->dir);
+    DIR* d = found ? NULL : opendir(other);
+    for (struct dirent* e; d && !found && (e = readdir(d)) != NULL;) {
+      size_t n = strlen(e->d_name);
+      found = n > 4 && e->d_name[0] != '.' && strcmp(e->d_name + n - 4, ".rec") == 0
+                  ? "records in runs/"
+                  : NULL;
+    }
+    if (d) {
+      closedir(d);
+    }
+    if (found) {
+      fprintf(stderr,
+              "contactsim: error: %s holds %s but no manifest (sweep.json): it is not a "
+              "sweep directory of this study; refusing to overwrite it. Use another --out "
+              "directory, or --new to discard its results and records\n",
+              cs_cliSafe(sw->dir), found);
+      return CS_EXIT_USAGE;
+    }
+  }
   if (fileExists(path)) {
     csSweepManifest man;
     csError err;
@@ -1226,6 +1417,24 @@ static void shellQuote(FILE* f, const char* s) {
 }
 
 
+// a value of an #SBATCH line, as sbatch reads it: sbatch splits these lines at white space
+// unless quoted, and takes a backslash as an escape (so a directory with a space in its name
+// gave an --output of its first word); then, in a file name, it replaces % patterns, so a
+// literal % is written %%
+static void sbatchQuote(FILE* f, const char* s) {
+  fputc('"', f);
+  for (const char* p = s; *p; p++) {
+    if (*p == '"' || *p == '\\' || *p == '\'') {
+      fputc('\\', f);
+    } else if (*p == '%') {
+      fputc('%', f);
+    }
+    fputc(*p, f);
+  }
+  fputc('"', f);
+}
+
+
 // Write DIR/slurm/sweep.sbatch and submit the array of bundles that still have missing runs
 // (all of them for a new sweep). Returns an exit code.
 static int submitSlurm(const Sweep* sw, long perTask, char** slurmOpts, int nslurmOpt, int dryRun) {
@@ -1239,6 +1448,18 @@ static int submitSlurm(const Sweep* sw, long perTask, char** slurmOpts, int nslu
   exe[n] = '\0';
   if (!realpath(sw->dir, dirAbs)) {
     snprintf(dirAbs, sizeof(dirAbs), "%s", sw->dir);
+  }
+  // the paths go into the script's comment and #SBATCH lines, which end at a line break: one
+  // inside a path would end them early and make the rest of the path a shell command
+  const char* paths[3] = {exe, sw->study_abs, dirAbs};
+  for (int k = 0; k < 3; k++) {
+    if (strpbrk(paths[k], "\n\r")) {
+      fprintf(stderr,
+              "contactsim: error: %s: a path with a line break cannot go into a Slurm batch "
+              "script; rename it\n",
+              cs_cliSafe(paths[k]));
+      return CS_EXIT_USAGE;
+    }
   }
   // automatic bundles: at most about 100 array tasks, and at least 10 runs per task
   if (perTask <= 0) {
@@ -1299,7 +1520,11 @@ static int submitSlurm(const Sweep* sw, long perTask, char** slurmOpts, int nslu
   FILE* f = a.f;
   fputs("#!/bin/sh\n", f);
   fputs("#SBATCH --job-name=contactsim-sweep\n", f);
-  fprintf(f, "#SBATCH --output=%s/slurm/task-%%A_%%a.out\n", dirAbs);
+  char output[SWEEP_PATH + 32];
+  snprintf(output, sizeof(output), "%s/slurm/", dirAbs);
+  fputs("#SBATCH --output=", f);
+  sbatchQuote(f, output);
+  fputs("task-%A_%a.out\n", f);
   fprintf(f,
           "# Written by contactsim sweep --slurm for the study %s (%ld runs).\n"
           "# Array task i runs the runs i*R .. min((i+1)*R, N)-1 of the study; every run\n"
@@ -1431,6 +1656,20 @@ static int parseRange(const char* text, long* a, long* b) {
 }
 
 
+// a whole number from 1 to max, the whole text (no sign, no fraction, no exponent: "1e300" is
+// not a count); returns 0 or -1
+static int parseCount(const char* text, long max, long* out) {
+  char* end = NULL;
+  errno = 0;
+  long x = text[0] >= '0' && text[0] <= '9' ? strtol(text, &end, 10) : 0;
+  if (errno || !end || *end || x < 1 || x > max) {
+    return -1;
+  }
+  *out = x;
+  return 0;
+}
+
+
 int cs_cliSweep(int argc, char** argv) {
   static const struct option longopts[] = {
       {"out", required_argument, NULL, 'o'},
@@ -1459,20 +1698,20 @@ int cs_cliSweep(int argc, char** argv) {
   int c;
   optind = 1;
   while ((c = getopt_long(argc, argv, "o:j:qh", longopts, NULL)) != -1) {
-    double x;
+    long count;
     switch (c) {
       case 'o':
         out = optarg;
         break;
       case 'j':
-        if (cs_cliParseNumber(optarg, "jobs", 0, &x) != 0 || x != floor(x) || x > 4096) {
+        if (parseCount(optarg, 4096, &count) != 0) {
           fprintf(stderr,
                   "contactsim: error: -j needs a whole number of workers from 1 to "
                   "4096, not '%s'\n",
-                  optarg);
+                  cs_cliSafe(optarg));
           return CS_EXIT_USAGE;
         }
-        jobs = (int)x;
+        jobs = (int)count;
         break;
       case 'N':
         fresh = 1;
@@ -1503,10 +1742,13 @@ int cs_cliSweep(int argc, char** argv) {
         slurmOpts[nslurmOpt++] = optarg;
         break;
       case 'P':
-        if (cs_cliParseNumber(optarg, "runs-per-task", 0, &x) != 0 || x != floor(x)) {
+        if (parseCount(optarg, CS_STUDY_MAX_RUNS, &perTask) != 0) {
+          fprintf(stderr,
+                  "contactsim: error: --runs-per-task needs a whole number from 1 to %ld, "
+                  "not '%s'\n",
+                  CS_STUDY_MAX_RUNS, cs_cliSafe(optarg));
           return CS_EXIT_USAGE;
         }
-        perTask = (long)x;
         break;
       case 'D':
         dryRun = 1;
@@ -1527,10 +1769,12 @@ int cs_cliSweep(int argc, char** argv) {
   // the study: the one positional argument, or the one recorded in the directory (--gather)
   const char* studyPath = NULL;
   if (gather) {
-    if (optind != argc || out || slurm || rangeA >= 0) {
+    // a gather runs nothing: options about running would be silently ignored
+    if (optind != argc || out || slurm || rangeA >= 0 || dryRun || fresh || jobs ||
+        sw.trajectories || sw.retry_failed) {
       fprintf(stderr,
-              "contactsim: error: sweep --gather DIR takes no study and no --out, "
-              "--slurm or --task-range\n");
+              "contactsim: error: sweep --gather DIR takes no study and none of --out, "
+              "--slurm, --task-range, --dry-run, --new, -j, --trajectories, --retry-failed\n");
       return CS_EXIT_USAGE;
     }
     out = gather;
@@ -1677,9 +1921,7 @@ int cs_cliSweep(int argc, char** argv) {
   // the merged tables: after a whole sweep, and after the task that completes the set
   long present = 0;
   for (long i = 0; i < sw.nrun; i++) {
-    char path[SWEEP_PATH];
-    recordPath(&sw, i, path, sizeof(path));
-    present += fileExists(path);
+    present += readRecord(&sw, i, NULL, NULL, NULL) != RECORD_NONE;
   }
   long nfailed = 0, nmissing = sw.nrun - present;
   if (rangeA < 0 || present == sw.nrun) {

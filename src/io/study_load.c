@@ -372,6 +372,27 @@ static int addJson(Reader* rd, const cJSON* item) {
 // ---------------------------------------------------------------------------------------------
 // the axes
 
+// An axis of n points, nkey keys each, may join the grid: checked before its points are
+// computed, since a range or a random axis costs memory and time per point (some 50 bytes and
+// a microsecond), and a typo such as "n": 1e9 or a third axis of 1000 points must be refused at
+// once rather than after minutes and gigabytes. The product of the axes before it is s->npoint.
+static int checkGridSize(Reader* rd, long n, int nkey) {
+  const csStudy* s = rd->s;
+  double points = (double)s->npoint * (double)n;
+  if (points > (double)CS_STUDY_MAX_RUNS) {
+    return fail(rd,
+                "the grid would have %.0f points (%ld from the axes before this one, times %ld); "
+                "a study has at most %ld runs",
+                points, s->npoint, n, CS_STUDY_MAX_RUNS);
+  }
+  if ((double)s->nvalue + (double)n * nkey > (double)CS_STUDY_MAX_VALUES) {
+    return fail(rd,
+                "the axes would hold %.0f values (points times keys); a study holds at most %ld",
+                (double)s->nvalue + (double)n * nkey, CS_STUDY_MAX_VALUES);
+  }
+  return 0;
+}
+
 // {"key": K, "values": [v, ...]} or {"keys": [K1, K2], "values": [[v1, v2], ...]}
 static int readValuesAxis(Reader* rd, const cJSON* obj, csStudyAxis* ax) {
   const cJSON* key = cJSON_GetObjectItemCaseSensitive(obj, "key");
@@ -404,6 +425,7 @@ static int readValuesAxis(Reader* rd, const cJSON* obj, csStudyAxis* ax) {
     }
     popPath(rd, old);
     ax->nkey = (int)i;
+    ax->keylist = 1;
   } else {
     return fail(rd, "missing key 'key' (or 'keys')");
   }
@@ -460,6 +482,11 @@ static int readRangeAxis(Reader* rd, const cJSON* obj, csStudyAxis* ax) {
       memberInteger(rd, range, "n", 1, (double)CS_STUDY_MAX_RUNS, &n) != 0) {
     return -1;
   }
+  size_t on = pushKey(rd, "n");
+  if (checkGridSize(rd, n, 1) != 0) {
+    return -1;
+  }
+  popPath(rd, on);
   // the scale: linear unless "log" is asked for; log needs both ends of one sign, not zero
   int logScale = 0;
   const cJSON* scale = cJSON_GetObjectItemCaseSensitive(range, "scale");
@@ -581,6 +608,11 @@ static int readRandomAxis(Reader* rd, const cJSON* obj, csStudyAxis* ax, csRando
     popPath(rd, o3);
   }
   popPath(rd, o2);
+  size_t on = pushKey(rd, "n");
+  if (checkGridSize(rd, n, np) != 0) {
+    return -1;
+  }
+  popPath(rd, on);
   // the draws, sample by sample and parameter by parameter, from the study's one generator
   for (long i = 0; i < n; i++) {
     for (int k = 0; k < np; k++) {
@@ -733,6 +765,45 @@ static cJSON* parseFile(const char* path, uint64_t* hash, csError* err) {
 // ---------------------------------------------------------------------------------------------
 // the study
 
+// The number of points an axis asks for, read leniently (0 when it cannot tell; the axis's own
+// reader gives the error): a list's length, a range's or a random axis's "n".
+static double declaredPoints(const cJSON* axis) {
+  const cJSON* values = cJSON_GetObjectItemCaseSensitive(axis, "values");
+  const cJSON* range = cJSON_GetObjectItemCaseSensitive(axis, "range");
+  const cJSON* random = cJSON_GetObjectItemCaseSensitive(axis, "random");
+  const cJSON* n = cJSON_GetObjectItemCaseSensitive(random ? random : range, "n");
+  if (cJSON_IsArray(values) && !range && !random) {
+    return cJSON_GetArraySize(values);
+  }
+  return cJSON_IsNumber(n) && isfinite(n->valuedouble) && n->valuedouble >= 1 ? n->valuedouble
+                                                                              : 0;
+}
+
+
+// The size of the whole study, from the sizes its axes declare, before any point is computed:
+// the axes are expanded in turn, and a grid of 10^9 points whose first axes are large would
+// otherwise be refused only after those were made (tens of seconds and gigabytes for 10^7
+// points). The error names the axis at which the product passes the limit.
+static int checkStudySize(Reader* rd, const cJSON* params) {
+  const csStudy* s = rd->s;
+  double runs = (double)s->repeats * (s->nmodel ? s->nmodel : 1);
+  long i = 0;
+  for (const cJSON* a = params->child; a; a = a->next, i++) {
+    double n = cJSON_IsObject(a) ? declaredPoints(a) : 0;
+    if (n >= 1) {
+      runs *= n;
+    }
+    if (runs > (double)CS_STUDY_MAX_RUNS) {
+      pushIndex(rd, i);
+      return fail(rd,
+                  "the study would have %.3g runs or more (the points of parameters[0] to "
+                  "[%ld], times %d repeats and %d models); a study has at most %ld runs",
+                  runs, i, s->repeats, s->nmodel ? s->nmodel : 1, CS_STUDY_MAX_RUNS);
+    }
+  }
+  return 0;
+}
+
 // the top level: scene, models, set, parameters, seed, repeats
 static int readStudy(Reader* rd, const cJSON* root) {
   csStudy* s = rd->s;
@@ -854,23 +925,34 @@ static int readStudy(Reader* rd, const cJSON* root) {
     if (!cJSON_IsArray(params)) {
       return fail(rd, "expected a list of axes");
     }
+    if (checkStudySize(rd, params) != 0) {
+      return -1;
+    }
     long i = 0;
     for (const cJSON* a = params->child; a; a = a->next, i++) {
       size_t o2 = pushIndex(rd, i);
       if (readAxis(rd, a, &rng) != 0) {
         return -1;
       }
-      // the grid's size, guarded against an overflowing product
-      s->npoint *= s->axis[s->naxis - 1].npoint;
-      if (s->npoint > CS_STUDY_MAX_RUNS) {
-        return fail(rd, "the grid has more than %ld points", CS_STUDY_MAX_RUNS);
+      // the grid's size (ranges and random axes were checked before their points were made;
+      // a list's points are few, bounded by the file's size), guarded against an overflowing
+      // product: both factors are at most CS_STUDY_MAX_RUNS and CS_MAX_STUDY_BYTES
+      long axisPoints = s->axis[s->naxis - 1].npoint;
+      if ((double)s->npoint * (double)axisPoints > (double)CS_STUDY_MAX_RUNS) {
+        return fail(rd, "the grid would have %.0f points (%ld from the axes before this one, "
+                    "times %ld); a study has at most %ld runs",
+                    (double)s->npoint * (double)axisPoints, s->npoint, axisPoints,
+                    CS_STUDY_MAX_RUNS);
       }
+      s->npoint *= axisPoints;
       popPath(rd, o2);
     }
     popPath(rd, old);
   }
-  if (s->npoint * s->repeats * (s->nmodel ? s->nmodel : 1) > CS_STUDY_MAX_RUNS) {
-    return fail(rd, "the study has more than %ld runs", CS_STUDY_MAX_RUNS);
+  long nrun = s->npoint * s->repeats * (s->nmodel ? s->nmodel : 1);
+  if (nrun > CS_STUDY_MAX_RUNS) {
+    return fail(rd, "the study has %ld runs (%ld points x %d models x %d repeats); at most %ld",
+                nrun, s->npoint, s->nmodel ? s->nmodel : 1, s->repeats, CS_STUDY_MAX_RUNS);
   }
   return 0;
 }
@@ -959,7 +1041,17 @@ int cs_studyOverrides(const csStudy* s, long point, csOverride* ov) {
 
 
 // ---------------------------------------------------------------------------------------------
-// the manifest of a sweep directory
+// the records and the manifest of a sweep directory
+
+int csu_isJsonText(const char* text, size_t n) {
+  // cJSON reads up to n bytes and must end exactly there: nothing cut, nothing after
+  const char* end = NULL;
+  cJSON* root = cJSON_ParseWithLengthOpts(text, n, &end, 0);
+  int whole = root != NULL && end == text + n;
+  cJSON_Delete(root);
+  return whole;
+}
+
 
 int cs_readSweepManifest(const char* path, csSweepManifest* out, csError* err) {
   memset(err, 0, sizeof(*err));

@@ -18,7 +18,8 @@
 #define CS_STUDY_MAX_AXES 32         // axes of the grid
 #define CS_STUDY_MAX_SET 64          // fixed overrides ("set")
 #define CS_STUDY_MAX_VALUE 256       // longest JSON text of one value, with the terminating zero
-#define CS_STUDY_MAX_RUNS 10000000L  // most runs of one study (a guard against typos in "n")
+#define CS_STUDY_MAX_RUNS 10000000L    // most runs of one study (a guard against typos in "n")
+#define CS_STUDY_MAX_VALUES 20000000L  // most values (points x keys, over every axis) of one study
 
 // How the points of an axis were given.
 typedef enum csStudyAxisKind {
@@ -32,6 +33,7 @@ typedef struct csStudyAxis {
   csStudyAxisKind kind;
   int keyadr;     // first key of the axis in csStudy.key
   int nkey;       // keys the axis sets together
+  int keylist;    // 1: the keys were given as a list ("keys"), 0: as one "key" (or random)
   long npoint;    // points of the axis
   long valueadr;  // first value in csStudy.value_adr: (npoint x nkey), point-major
 } csStudyAxis;
@@ -105,6 +107,10 @@ uint64_t csu_randomNext(csRandom* r);
 double csu_randomUniform(csRandom* r);
 // Standard normal deviate (Marsaglia's polar method).
 double csu_randomNormal(csRandom* r);
+
+// 1 when the n bytes of text are one whole JSON value (a run's entry in a sweep record, checked
+// before it is copied into results.json), else 0.
+int csu_isJsonText(const char* text, size_t n);
 
 // What a sweep directory's manifest (DIR/sweep.json) records about the study that made it.
 typedef struct csSweepManifest {
