@@ -590,6 +590,87 @@ def compare_never_writes_over_its_scene():
     check(code == 2 and "scene" in err and err.startswith("contactsim: error:"), (code, err))
     check(open(scene).read() == text, "the scene was overwritten")
 
+@case
+def unwritable_model_csv_is_refused_before_any_run():
+    # the second model's CSV cannot be written (a directory has its name): found only at that
+    # model's turn, the comparison ended with exit 2 and nothing tabulated, the first model's
+    # run thrown away; now nothing runs
+    outdir = tempfile.mkdtemp()
+    os.mkdir(os.path.join(outdir, "smooth_sphere_half_space.csv"))
+    code, out, err = run("compare", data("compare_sphere_rest.json"), "--out-dir", outdir)
+    check(code == 2 and "smooth_sphere_half_space.csv" in err and "directory" in err, (code, err))
+    check("finished" not in err and out == "", f"a model ran: {err}")
+    check(os.listdir(outdir) == ["smooth_sphere_half_space.csv"], os.listdir(outdir))
+    # an earlier CSV of a model is kept as it was by the check (it is replaced when its model
+    # runs)
+    os.rmdir(os.path.join(outdir, "smooth_sphere_half_space.csv"))
+    with open(os.path.join(outdir, "hunt_crossley.csv"), "w") as f:
+        f.write("old\n")
+    code, _, err = run("compare", data("compare_sphere_rest.json"), "-q", "--out-dir", outdir,
+                       "--models", "smooth_sphere_half_space")
+    check(code == 0, err)
+    check(open(os.path.join(outdir, "hunt_crossley.csv")).read() == "old\n", "touched")
+    check(sorted(os.listdir(outdir)) == ["compare.csv", "compare.json", "hunt_crossley.csv",
+                                         "smooth_sphere_half_space.csv"], os.listdir(outdir))
+
+
+@case
+def csv_write_failure_names_the_file_and_the_others_run():
+    # one model's CSV goes to a full device: that model fails, named with the file it could
+    # not write (the message was empty when the header already failed), and the other model's
+    # results are reported
+    outdir = tempfile.mkdtemp()
+    os.symlink("/dev/full", os.path.join(outdir, "hunt_crossley.csv"))
+    code, out, err = run("compare", data("compare_sphere_rest.json"), "-q", "--out-dir", outdir,
+                         "--format", "json")
+    check(code == 1, (code, err))
+    doc = json.loads(out)
+    bad, good = model(doc, "hunt_crossley"), model(doc, "smooth_sphere_half_space")
+    check(bad["status"] == "failed" and "hunt_crossley.csv" in bad["error"], bad["error"])
+    check(good["status"] == "ok" and good["simulated"] == 0.5, good)
+    check("hunt_crossley.csv" in err, err)
+    saved = json.load(open(os.path.join(outdir, "compare.json")))
+    check([(m["model"], m["status"]) for m in saved["models"]]
+          == [(m["model"], m["status"]) for m in doc["models"]], saved["models"])
+    check(os.path.islink(os.path.join(outdir, "hunt_crossley.csv")), "the link was replaced")
+
+
+@case
+def standard_output_failure_is_said():
+    # a table that cannot be written is an error with a message, not only an exit status
+    with open("/dev/full", "w") as full:
+        p = subprocess.run([EXE, "compare", data("compare_sphere_rest.json"), "-q", "--format",
+                            "json"], stdout=full, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                           timeout=300)
+    check(p.returncode == 1 and p.stderr.startswith("contactsim: error:")
+          and "standard output" in p.stderr, (p.returncode, p.stderr))
+
+
+@case
+def csv_cells_with_a_carriage_return_are_quoted():
+    # an interrupted model's error names the scene file and holds no comma; a file name with a
+    # carriage return left a bare CR in the cell, which CSV readers take as the end of the row
+    import signal
+    import time
+    d = tempfile.mkdtemp()
+    scene = os.path.join(d, "spin\rslide.json")
+    with open(os.path.join(ROOT, "scenes", "bench", "block_spin_slide.json")) as f, \
+            open(scene, "w") as g:
+        g.write(f.read())
+    p = subprocess.Popen([EXE, "compare", scene, "-q", "--format", "csv", "--duration", "1000"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+    time.sleep(1.5)
+    check(p.poll() is None, "the comparison ended before it could be interrupted")
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=60)
+    check(p.returncode == 130, (p.returncode, err))
+    rows = list(csv.reader(io.StringIO(out.decode(), newline="")))
+    check(len(rows) >= 2 and all(len(r) == len(rows[0]) for r in rows), rows)
+    row = dict(zip(rows[0], rows[-1]))
+    check(row["status"] == "interrupted"
+          and "spin\rslide.json: interrupted by SIGINT" in row["error"], row)
+
+
 failed = sum(1 for _, e in results if e)
 print(f"{len(results) - failed} passed, {failed} failed")
 sys.exit(1 if failed else 0)

@@ -262,6 +262,146 @@ def refusals():
     check(os.path.getsize(tmp("x.state")) > 0, "the good checkpoint is intact")
 
 
+def saved(name, duration="0.5", scene=INCLINE):
+    """A good checkpoint of scene at t = duration, and its text."""
+    code, _, err = run("run", scene, "-q", "--duration", duration, "-o", tmp(name + ".csv"),
+                       "--save-state", tmp(name))
+    check(code == 0, err)
+    with open(tmp(name)) as f:
+        return f.read()
+
+
+def line_of(text, start):
+    """The 1-based number of the first line of text that starts with start."""
+    for i, line in enumerate(text.splitlines()):
+        if line.startswith(start):
+            return i + 1
+    raise AssertionError(f"no line starts with {start!r}")
+
+
+def refused(name, text, *words, line=None):
+    """text written to name and given as --initial-state: exit 2 at once, the message naming
+    the file (and the line, when given) and holding words."""
+    with open(tmp(name), "w") as f:
+        f.write(text)
+    code, _, err = run("run", INCLINE, "-q", "-o", tmp("refused.csv"), "--initial-state",
+                       tmp(name), timeout=30)
+    where = f"{name}:{line}:" if line else name
+    check(code == 2 and where in err and all(w in err for w in words), (name, code, err))
+
+
+@case
+def damaged_checkpoints_are_refused_at_the_bad_line():
+    text = saved("good.state")
+    lines = text.splitlines(keepends=True)
+    # a value that is not a number of the state: the message points at its own line, not at
+    # the end of the file. NaN is never a state (a discrete variable may be infinite: a stop
+    # without a bound); an anchor (auto-update) must be finite, as q, u and z must
+    for section, bad in (("u ", "nan"), ("discrete ", "nan"), ("auto ", "inf"), ("auto ", "nan")):
+        at = line_of(text, section) + 1  # the section's first value
+        damaged = lines[:at - 1] + [bad + "  # damaged\n"] + lines[at:]
+        refused("damaged.state", "".join(damaged), "'" + bad + "'", line=at)
+    # an infinite friction coefficient is a value (only NaN is not)
+    at = line_of(text, "discrete ") + 1
+    with open(tmp("inf.state"), "w") as f:
+        f.write("".join(lines[:at - 1] + ["inf\n"] + lines[at:]))
+    code, _, err = run("run", INCLINE, "-q", "--duration", "0.6", "-o", tmp("inf.csv"),
+                       "--initial-state", tmp("inf.state"))
+    check(code == 0, f"an infinite mu_static was refused: {err}")
+    # a file cut anywhere says that it ends early, wherever it is cut
+    for keep in (3, 5, line_of(text, "auto ") + 2):
+        refused("cut.state", "".join(lines[:keep]), "ends", line=None)
+    # not a checkpoint at all: a directory, a zero-filled device, a CSV given by mistake;
+    # each within seconds (a device was read until memory ran out)
+    os.makedirs(tmp("dir.state"), exist_ok=True)
+    code, _, err = run("run", INCLINE, "-q", "--initial-state", tmp("dir.state"), timeout=30)
+    check(code == 2 and "dir.state" in err and "directory" in err, err)
+    started = time.time()
+    code, _, err = run("run", INCLINE, "-q", "--initial-state", "/dev/zero", timeout=30)
+    check(code == 2 and "/dev/zero" in err, err)
+    check(time.time() - started < 10, f"/dev/zero took {time.time() - started:.1f} s to refuse")
+    # a checkpoint header over some megabytes of rows: refused by its size, before it is read
+    big = "contactsim-state 1\n" + "0x1p+0\n" * 600000
+    refused("big.state", big, "larger")
+
+
+@case
+def save_state_keeps_special_files():
+    # a checkpoint to a pipe goes through the pipe: renaming a temporary file over it replaced
+    # the pipe with a regular file, and the reader got nothing
+    import threading
+    fifo = tmp("state.fifo")
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(open(fifo).read()), daemon=True)
+    reader.start()
+    code, _, err = run("run", INCLINE, "-q", "--duration", "0.25", "-o", tmp("fifo.csv"),
+                       "--save-state", fifo)
+    reader.join(timeout=30)
+    check(code == 0, err)
+    check(os.path.exists(fifo) and not os.path.isfile(fifo), "the pipe was replaced by a file")
+    check(got and "contactsim-state 1" in got[0], f"the reader got {got!r}")
+    with open(tmp("from_fifo.state"), "w") as f:
+        f.write(got[0])
+    check(read_state(tmp("from_fifo.state"))["t"] == 0.25, "the checkpoint through the pipe")
+    # a link is written through to its file and stays a link (the rename replaced the link,
+    # leaving its target as it was: for /dev/stdout, root's machine-wide link)
+    with open(tmp("target.state"), "w") as f:
+        f.write("old\n")
+    os.symlink("target.state", tmp("link.state"))
+    code, _, err = run("run", INCLINE, "-q", "--duration", "0.25", "-o", tmp("link.csv"),
+                       "--save-state", tmp("link.state"))
+    check(code == 0, err)
+    check(os.path.islink(tmp("link.state")), "the link was replaced by a file")
+    check(read_state(tmp("target.state"))["t"] == 0.25, "the link's target holds the checkpoint")
+    # a full device (a copy of /dev/full's node, made only where that is allowed): the run says
+    # the write failed, and the node is still a device (run as root, --save-state /dev/full and
+    # /dev/null replaced the machine's device nodes with regular files)
+    if os.geteuid() == 0:
+        full = tmp("full")
+        os.mknod(full, 0o666 | __import__("stat").S_IFCHR, os.makedev(1, 7))
+        code, _, err = run("run", INCLINE, "-q", "--duration", "0.25", "-o", tmp("full.csv"),
+                           "--save-state", full)
+        check(code == 1 and "full" in err and "No space left" in err, (code, err))
+        check(__import__("stat").S_ISCHR(os.stat(full).st_mode), "the device node was replaced")
+
+
+@case
+def save_state_never_replaces_the_scene():
+    # the scene named another way (./scene.json) is still the scene: it is not overwritten
+    scene = tmp("scene_copy.json")
+    with open(INCLINE) as f:
+        text = f.read()
+    with open(scene, "w") as f:
+        f.write(text)
+    code, _, err = run("run", "scene_copy.json", "-q", "--duration", "0.25", "-o",
+                       tmp("sc.csv"), "--save-state", "./scene_copy.json")
+    check(code != 0 and "scene" in err, (code, err))
+    with open(scene) as f:
+        check(f.read() == text, "the scene was overwritten by the checkpoint")
+    # a directory is no checkpoint file either
+    os.makedirs(tmp("out.state"), exist_ok=True)
+    code, _, err = run("run", INCLINE, "-q", "--duration", "0.25", "-o", tmp("d.csv"),
+                       "--save-state", tmp("out.state"))
+    check(code != 0 and "out.state" in err and "directory" in err, (code, err))
+
+
+@case
+def long_checkpoint_paths_work():
+    # a path longer than 256 bytes (deep project directories) was refused after the run
+    deep = os.path.join(TMP, "d" * 120, "e" * 130)
+    os.makedirs(deep, exist_ok=True)
+    state = os.path.join(deep, "run.state")
+    check(len(state) > 256, len(state))
+    code, _, err = run("run", INCLINE, "-q", "--duration", "0.25", "-o", tmp("long.csv"),
+                       "--save-state", state)
+    check(code == 0 and os.path.exists(state), err)
+    check(read_state(state)["t"] == 0.25, "the checkpoint's time")
+    code, _, err = run("run", INCLINE, "-q", "--duration", "0.5", "-o", tmp("long2.csv"),
+                       "--initial-state", state)
+    check(code == 0, err)
+
+
 passed = sum(1 for _, e in results if e is None)
 failed = len(results) - passed
 print(f"{passed} passed, {failed} failed")

@@ -13,6 +13,7 @@
 // contact elements are swapped between runs: a model is immutable during a run, and the loader
 // is the one place that builds contact elements from a parameter block and checks them.
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
@@ -42,9 +43,10 @@ static int isFree(const csModel* m, int b) {
 
 
 // a CSV field, quoted only when it must be (RFC 4180): when it holds a comma, a quote or a
-// newline; quotes inside are doubled
+// line break (a carriage return too: readers end a row at a bare CR, and a message may quote a
+// file name holding one); quotes inside are doubled
 static void csvString(FILE* f, const char* s) {
-  if (!strpbrk(s, ",\"\n")) {
+  if (!strpbrk(s, ",\"\r\n")) {
     fputs(s, f);
     return;
   }
@@ -567,6 +569,36 @@ static void pathIn(char* file, size_t size, const char* dir, const char* name) {
 }
 
 
+// A model's CSV must be writable before the first model runs: found unwritable only at its
+// turn (a directory of that name, say), the comparison ended with nothing tabulated, the models
+// that had run included. Opened without truncating, so that an earlier comparison's CSV stays
+// whole until its model runs again (a comparison interrupted before then leaves it as it was);
+// one created here is removed again. 0, or -1 with the message printed.
+static int checkWritable(const char* file) {
+  int fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_NOCTTY | O_CLOEXEC, 0666);
+  int created = fd >= 0;
+  if (fd < 0 && errno == EEXIST) {
+    fd = open(file, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+  }
+  struct stat st;
+  if (fd >= 0 && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+    close(fd);
+    fd = -1;
+    errno = EISDIR;
+  }
+  if (fd < 0) {
+    fprintf(stderr, "contactsim: error: cannot write %s: %s\n", cs_cliSafe(file),
+            strerror(errno));
+    return -1;
+  }
+  close(fd);
+  if (created) {
+    unlink(file);
+  }
+  return 0;
+}
+
+
 // write the table as CSV or JSON (format) to the temporary file tmp; 0 or -1 (message printed,
 // tmp removed)
 static int writeTemporary(const char* tmp, const char* file, const char* scene, const char* path,
@@ -578,11 +610,15 @@ static int writeTemporary(const char* tmp, const char* file, const char* scene, 
     return -1;
   }
   // the writers leave the stream's error flag set on any failure, checked with the close
+  errno = 0;
   int r = format == FORMAT_JSON ? cs_cliWriteJson(f, scene, path, runs, nrun)
                                 : writeCsv(f, runs, nrun);
-  // a failed close may lose buffered data, so it counts as a failed write
+  // a failed close may lose buffered data, so it counts as a failed write; the reason is the
+  // first failure's (a full disk, say)
+  int saved = errno;
   if (fclose(f) != 0 || r != 0) {
-    fprintf(stderr, "contactsim: error: could not write %s\n", cs_cliSafe(file));
+    fprintf(stderr, "contactsim: error: could not write %s: %s\n", cs_cliSafe(file),
+            strerror(r != 0 && saved ? saved : errno ? errno : EIO));
     unlink(tmp);
     return -1;
   }
@@ -873,6 +909,8 @@ int cs_cliCompare(int argc, char** argv) {
       fprintf(stderr, "contactsim: error: %s is the scene file; refusing to write over it\n",
               cs_cliSafe(file));
       exitCode = CS_EXIT_USAGE;
+    } else if (i < nrun && checkWritable(file) != 0) {
+      exitCode = CS_EXIT_USAGE;
     }
   }
   ready = exitCode == CS_EXIT_OK;
@@ -907,6 +945,14 @@ int cs_cliCompare(int argc, char** argv) {
     if (csv && fclose(csv) != 0 && r->status == CS_OK) {
       r->status = CS_ERR_IO;
       snprintf(r->err.message, sizeof(r->err.message), "could not write %.400s", file);
+    }
+    // an I/O failure of the run names the CSV it was writing: the header's failure comes with
+    // no message at all, the reports' with the time only
+    if (csv && r->status == CS_ERR_IO && !strstr(r->err.message, file)) {
+      char what[CS_MAX_ERROR];
+      snprintf(what, sizeof(what), "%s", r->err.message);
+      snprintf(r->err.message, sizeof(r->err.message), "could not write %.400s%s%.500s", file,
+               what[0] ? ": " : "", what);
     }
     // no data means the run never started (out of memory): stop, there is nothing to tabulate
     if (!r->d) {
@@ -952,10 +998,16 @@ int cs_cliCompare(int argc, char** argv) {
   if (ran) {
     const char* scene = runs[0].m->name;
     // standard output gets the chosen format
+    errno = 0;
     int bad = format == FORMAT_JSON  ? cs_cliWriteJson(stdout, scene, path, runs, ndone)
               : format == FORMAT_CSV ? writeCsv(stdout, runs, ndone)
                                      : writeTable(stdout, scene, path, runs, ndone);
     bad |= fflush(stdout) != 0;
+    // said, not only counted in the exit status (a full disk, a closed pipe)
+    if (bad) {
+      fprintf(stderr, "contactsim: error: could not write the comparison to standard output: "
+              "%s\n", strerror(errno ? errno : EIO));
+    }
     // the directory always gets both the CSV and the JSON, whatever went to standard output
     if (outDir) {
       bad |= writeTables(outDir, scene, path, runs, ndone) != 0;

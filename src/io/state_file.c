@@ -9,17 +9,22 @@
 // from another scene fail to load with a clear message instead of being poured into the wrong
 // variables. The file is written under a temporary name and renamed, so that a run interrupted
 // while saving never leaves half a checkpoint behind.
+// realpath and PATH_MAX are XSI (the build asks only for POSIX 2008)
+#define _XOPEN_SOURCE 700
 #include "engine/error.h"
 
 #include "contactsim/contactsim.h"
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define CS_STATE_MAGIC "contactsim-state"
 #define CS_STATE_VERSION 1
@@ -191,38 +196,99 @@ static void writeState(FILE* f, const csModel* m, const csData* d) {
 }
 
 
+// an I/O failure on the checkpoint file, named in err->file as well as in the sentence
+__attribute__((format(printf, 3, 4))) static int ioError(csError* err, const char* path,
+                                                         const char* fmt, ...) {
+  char msg[CS_MAX_ERROR];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof(msg), fmt, ap);
+  va_end(ap);
+  cs_setError(err, CS_ERR_IO, "", "%s", msg);
+  if (err) {
+    snprintf(err->file, sizeof(err->file), "%s", path);
+  }
+  return CS_ERR_IO;
+}
+
+
+// the state into f and f closed; 0, or -1 with errno set. A regular file is synced before it is
+// renamed over the old checkpoint: otherwise a crash soon after could leave, on some file
+// systems, the new name pointing at a file whose data never reached the disk
+static int writeAndClose(FILE* f, const csModel* m, const csData* d, int sync) {
+  errno = 0;
+  writeState(f, m, d);
+  int bad = fflush(f) != 0 || ferror(f) || (sync && fsync(fileno(f)) != 0);
+  int saved = errno;
+  if (fclose(f) != 0) {
+    return -1;
+  }
+  // the first failure's reason; a stream error that left none is an I/O error
+  errno = saved ? saved : EIO;
+  return bad ? -1 : 0;
+}
+
+
 int cs_saveState(const csModel* m, const csData* d, const char* path, csError* err) {
   cs_clearError(err);
   if (!path) {
     cs_setError(err, CS_ERR_INPUT, "", "no checkpoint file was given");
     return CS_ERR_INPUT;
   }
-  // written under a temporary name, then renamed over the target in one step
-  char tmp[CS_MAX_PATH + 8];
-  if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp)) {
-    cs_setError(err, CS_ERR_IO, "", "the checkpoint path is too long");
-    return CS_ERR_IO;
+  // A symbolic link is written through, to the file it names: renaming over the link would
+  // replace the link itself and leave its target as it was (run as root, --save-state
+  // /dev/stdout replaced the machine's /dev/stdout link). A link to nothing yet is written in
+  // place, which creates its target.
+  char target[PATH_MAX];
+  const char* file = path;
+  struct stat st;
+  int link = lstat(path, &st) == 0 && S_ISLNK(st.st_mode);
+  if (link && realpath(path, target)) {
+    file = target;
   }
+  int exists = stat(file, &st) == 0;
+  if (exists && S_ISDIR(st.st_mode)) {
+    return ioError(err, path, "cannot write the checkpoint %s: it is a directory", path);
+  }
+  // A checkpoint never replaces the scene its model was loaded from (a path spelled another
+  // way, ./scene.json, is the same file): the scene would be lost for a state that cannot be
+  // used without it.
+  struct stat scene;
+  if (exists && m->file[0] && stat(m->file, &scene) == 0 && scene.st_dev == st.st_dev &&
+      scene.st_ino == st.st_ino) {
+    return ioError(err, path, "refusing to write the checkpoint over the scene file %s",
+                   m->file);
+  }
+  // A device, a pipe or a socket is written in place: renaming a temporary file over it would
+  // replace the node itself (run as root, --save-state /dev/null would turn /dev/null into a
+  // regular file for every program on the machine), and a pipe's reader would get nothing.
+  if ((exists && !S_ISREG(st.st_mode)) || (link && file == path)) {
+    FILE* f = fopen(path, "w");
+    if (!f || writeAndClose(f, m, d, 0) != 0) {
+      return ioError(err, path, "could not write the checkpoint %s: %s", path, strerror(errno));
+    }
+    return CS_OK;
+  }
+  // a regular file (or a new one) is written under a temporary name, then renamed over the
+  // target in one step; the name is allocated, since a path may be as long as the system allows
+  size_t size = strlen(file) + 5;
+  char* tmp = csu_malloc(size);
+  if (!tmp) {
+    cs_setError(err, CS_ERR_MEMORY, "", "out of memory saving %s", path);
+    return CS_ERR_MEMORY;
+  }
+  snprintf(tmp, size, "%s.tmp", file);
+  int status = CS_OK;
   FILE* f = fopen(tmp, "w");
   if (!f) {
-    cs_setError(err, CS_ERR_IO, "", "cannot write %s: %s", path, strerror(errno));
-    if (err) {
-      snprintf(err->file, sizeof(err->file), "%s", path);
-    }
-    return CS_ERR_IO;
-  }
-  writeState(f, m, d);
-  int bad = ferror(f) != 0;
-  bad |= fclose(f) != 0;
-  if (bad || rename(tmp, path) != 0) {
-    cs_setError(err, CS_ERR_IO, "", "could not write %s: %s", path, strerror(errno));
-    if (err) {
-      snprintf(err->file, sizeof(err->file), "%s", path);
-    }
+    status = ioError(err, path, "cannot write %s (the checkpoint's temporary file): %s", tmp,
+                     strerror(errno));
+  } else if (writeAndClose(f, m, d, 1) != 0 || rename(tmp, file) != 0) {
+    status = ioError(err, path, "could not write %s: %s", path, strerror(errno));
     remove(tmp);
-    return CS_ERR_IO;
   }
-  return CS_OK;
+  csu_free(tmp, size);
+  return status;
 }
 
 
@@ -234,6 +300,7 @@ typedef struct Reader {
   size_t size;  // bytes allocated for it
   char* next;   // start of the next line
   int line;     // 1-based number of the line last returned
+  int toolarge; // the file goes on past the most a checkpoint of the model can hold
   const char* path;
   csError* err;
 } Reader;
@@ -286,6 +353,16 @@ __attribute__((format(printf, 2, 3))) static int fail(Reader* r, const char* fmt
 }
 
 
+// what was expected where the file ended or held something else: a cut file says so, rather
+// than reporting its last line as wrong
+static int expected(Reader* r, const char* s, const char* what) {
+  if (!s) {
+    return fail(r, "the file ends where '%s' was expected: the checkpoint is incomplete", what);
+  }
+  return fail(r, "expected '%s', found '%.80s'", what, s);
+}
+
+
 // a whole-token double (hexadecimal or decimal)
 static int parseDouble(const char* s, double* v) {
   char* end = NULL;
@@ -295,12 +372,14 @@ static int parseDouble(const char* s, double* v) {
 }
 
 
-// "KEY VALUE" with a double value
+// "KEY VALUE" with a finite double value
 static int readScalar(Reader* r, const char* key, double* v) {
   char* s = nextLine(r);
   size_t n = strlen(key);
   if (!s || strncmp(s, key, n) != 0 || (s[n] != ' ' && s[n] != '\t')) {
-    return fail(r, "expected '%s VALUE'", key);
+    char what[32];
+    snprintf(what, sizeof(what), "%s VALUE", key);
+    return expected(r, s, what);
   }
   s += n;
   while (*s == ' ' || *s == '\t') {
@@ -309,17 +388,30 @@ static int readScalar(Reader* r, const char* key, double* v) {
   if (parseDouble(s, v) != 0) {
     return fail(r, "%s: '%s' is not a number", key, s);
   }
+  if (!isfinite(*v)) {
+    return fail(r, "%s: the time must be finite, not %s", key, s);
+  }
   return CS_OK;
 }
 
 
-// "KEY N" then N lines of one number each, into out (n values: the model's count)
-static int readArray(Reader* r, const char* key, double* out, int n) {
+// which values a section may hold
+typedef enum Values {
+  VALUES_FINITE = 0,  // integrated (q, u, z) and auto-update values: finite
+  VALUES_NOT_NAN,     // discrete variables: also an infinite limit (a stop without a bound)
+} Values;
+
+
+// "KEY N" then N lines of one number each, into out (n values: the model's count); a value the
+// section may not hold is refused at its own line
+static int readArray(Reader* r, const char* key, double* out, int n, Values allowed) {
   char* s = nextLine(r);
   size_t len = strlen(key);
   char* end = NULL;
   if (!s || strncmp(s, key, len) != 0 || (s[len] != ' ' && s[len] != '\t')) {
-    return fail(r, "expected '%s COUNT'", key);
+    char what[32];
+    snprintf(what, sizeof(what), "%s COUNT", key);
+    return expected(r, s, what);
   }
   long count = strtol(s + len, &end, 10);
   if (*end != '\0' || count < 0) {
@@ -331,32 +423,49 @@ static int readArray(Reader* r, const char* key, double* out, int n) {
   for (int i = 0; i < n; i++) {
     s = nextLine(r);
     if (!s) {
-      return fail(r, "the file ends inside %s (%d of %d values read)", key, i, n);
+      return fail(r, "the file ends inside %s (%d of %d values read): the checkpoint is "
+                  "incomplete", key, i, n);
     }
     if (parseDouble(s, &out[i]) != 0) {
       return fail(r, "%s[%d]: '%s' is not a number", key, i, s);
+    }
+    // NaN is never a state (the stops keep a missing bound as an infinity); infinities only
+    // where a discrete variable may hold one
+    if (isnan(out[i]) || (allowed == VALUES_FINITE && !isfinite(out[i]))) {
+      return fail(r, "%s[%d]: '%s' is not a usable value: %s", key, i, s,
+                  allowed == VALUES_FINITE ? "the state must be finite"
+                                           : "a discrete variable may be infinite, not NaN");
     }
   }
   return CS_OK;
 }
 
 
-// read the whole file into r->text
-static int readFileText(Reader* r) {
+// read the file into r->text, at most limit bytes of it (r->toolarge says whether it goes on):
+// a file given by mistake (a CSV of millions of rows, /dev/zero) is not read whole into memory
+static int readFileText(Reader* r, size_t limit) {
   FILE* f = fopen(r->path, "rb");
+  struct stat st;
+  if (f && fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+    fclose(f);
+    f = NULL;
+    errno = EISDIR;
+  }
   if (!f) {
-    cs_setError(r->err, CS_ERR_IO, "", "cannot read %s: %s", r->path, strerror(errno));
-    if (r->err) {
-      snprintf(r->err->file, sizeof(r->err->file), "%s", r->path);
-    }
-    return CS_ERR_IO;
+    return ioError(r->err, r->path, "cannot read %s: %s", r->path, strerror(errno));
   }
   size_t cap = 4096, len = 0;
   char* buf = csu_malloc(cap);
   while (buf) {
-    size_t got = fread(buf + len, 1, cap - len - 1, f);
+    size_t want = cap - len - 1;
+    want = want < limit - len ? want : limit - len;
+    size_t got = fread(buf + len, 1, want, f);
     len += got;
-    if (len + 1 < cap) {
+    if (got < want) {
+      break;
+    }
+    if (len == limit) {
+      r->toolarge = fgetc(f) != EOF;
       break;
     }
     char* grown = csu_realloc(buf, cap, 2 * cap);
@@ -369,11 +478,15 @@ static int readFileText(Reader* r) {
     cap *= 2;
   }
   int bad = ferror(f);
+  int saved = errno;
   fclose(f);
-  if (!buf || bad) {
+  if (!buf) {
+    cs_setError(r->err, CS_ERR_MEMORY, "", "out of memory reading %s", r->path);
+    return CS_ERR_MEMORY;
+  }
+  if (bad) {
     csu_free(buf, cap);
-    cs_setError(r->err, buf ? CS_ERR_IO : CS_ERR_MEMORY, "", "could not read %s", r->path);
-    return buf ? CS_ERR_IO : CS_ERR_MEMORY;
+    return ioError(r->err, r->path, "could not read %s: %s", r->path, strerror(saved));
   }
   buf[len] = '\0';
   if (strlen(buf) != len) {
@@ -395,12 +508,15 @@ int cs_loadState(const csModel* m, csData* d, const char* path, csError* err) {
     cs_setError(err, CS_ERR_INPUT, "", "no checkpoint file was given");
     return CS_ERR_INPUT;
   }
+  // a checkpoint holds a line per value of a few hundred bytes at most; the allowance for
+  // comments a person may add is generous, and still keeps a wrong file from filling memory
+  size_t nvals = (size_t)(m->nq + m->nu + m->nz + m->ndisc + m->nauto) + 1;
+  size_t limit = ((size_t)1 << 20) + 4096 * nvals;
   Reader r = {.path = path, .err = err};
-  int status = readFileText(&r);
+  int status = readFileText(&r, limit);
   if (status != CS_OK) {
     return status;
   }
-  size_t nvals = (size_t)(m->nq + m->nu + m->nz + m->ndisc + m->nauto) + 1;
   double* v = csu_malloc(sizeof(double) * nvals);
   if (!v) {
     csu_free(r.text, r.size);
@@ -414,7 +530,8 @@ int cs_loadState(const csModel* m, csData* d, const char* path, csError* err) {
   double* autoval = disc + m->ndisc;
   double t = 0, t_commit = 0;
 
-  // 1. magic and version
+  // 1. magic and version; then the size, so that a file given by mistake is named as not a
+  // checkpoint at all
   char* s = nextLine(&r);
   int version = 0;
   char tail = 0;
@@ -426,13 +543,17 @@ int cs_loadState(const csModel* m, csData* d, const char* path, csError* err) {
                   "checkpoint format version %d is not supported (this library reads "
                   "version %d)",
                   version, CS_STATE_VERSION);
+  } else if (r.toolarge) {
+    r.line = 0;
+    status = fail(&r, "the file is larger than a checkpoint of scene '%s' can be (%zu bytes "
+                  "at most)", m->name, limit);
   }
   // 2. the scene's name (for the message) and the fingerprint (the check)
   char scene[CS_MAX_NAME] = "";
   if (status == CS_OK) {
     s = nextLine(&r);
     if (!s || strncmp(s, "scene", 5) != 0 || (s[5] != ' ' && s[5] != '\0')) {
-      status = fail(&r, "expected 'scene NAME'");
+      status = expected(&r, s, "scene NAME");
     } else {
       snprintf(scene, sizeof(scene), "%s", s[5] ? s + 6 : "");
     }
@@ -442,43 +563,38 @@ int cs_loadState(const csModel* m, csData* d, const char* path, csError* err) {
     uint64_t fp = 0;
     char* end = NULL;
     if (!s || strncmp(s, "fingerprint ", 12) != 0) {
-      status = fail(&r, "expected 'fingerprint HEX'");
+      status = expected(&r, s, "fingerprint HEX");
     } else if ((fp = strtoull(s + 12, &end, 16)), *end != '\0') {
       status = fail(&r, "fingerprint: '%s' is not a hexadecimal number", s + 12);
     } else if (fp != cs_modelFingerprint(m)) {
+      // the contact model is part of the structure (its elements' kinds and variables)
       status = fail(&r,
                     "the checkpoint was saved from scene '%s' with another structure "
-                    "(fingerprint %016" PRIx64 ", this scene '%s' has %016" PRIx64
-                    "): its "
-                    "bodies, joints, planes or force elements differ, so the state does not "
-                    "fit",
-                    scene, fp, m->name, cs_modelFingerprint(m));
+                    "(fingerprint %016" PRIx64 ", this scene '%s'%s%s has %016" PRIx64
+                    "): its bodies, joints, planes, force elements or contact model differ, "
+                    "so the state does not fit",
+                    scene, fp, m->name, m->contact_model[0] ? " with contact model " : "",
+                    m->contact_model, cs_modelFingerprint(m));
     }
   }
-  // 3. the state itself
+  // 3. the state itself, each value checked at its own line
   if (status == CS_OK) status = readScalar(&r, "t", &t);
   if (status == CS_OK) status = readScalar(&r, "t_commit", &t_commit);
-  if (status == CS_OK) status = readArray(&r, "q", q, m->nq);
-  if (status == CS_OK) status = readArray(&r, "u", u, m->nu);
-  if (status == CS_OK) status = readArray(&r, "z", z, m->nz);
-  if (status == CS_OK) status = readArray(&r, "discrete", disc, m->ndisc);
-  if (status == CS_OK) status = readArray(&r, "auto", autoval, m->nauto);
+  if (status == CS_OK && t_commit > t) {
+    status = fail(&r, "t_commit (%.17g s) is after t (%.17g s): the last auto-update commit "
+                  "cannot come after the state's time", t_commit, t);
+  }
+  if (status == CS_OK) status = readArray(&r, "q", q, m->nq, VALUES_FINITE);
+  if (status == CS_OK) status = readArray(&r, "u", u, m->nu, VALUES_FINITE);
+  if (status == CS_OK) status = readArray(&r, "z", z, m->nz, VALUES_FINITE);
+  if (status == CS_OK) status = readArray(&r, "discrete", disc, m->ndisc, VALUES_NOT_NAN);
+  if (status == CS_OK) status = readArray(&r, "auto", autoval, m->nauto, VALUES_FINITE);
   if (status == CS_OK) {
     s = nextLine(&r);
     if (!s || strcmp(s, "end") != 0) {
-      status = fail(&r, "expected 'end' after the auto-update values");
+      status = expected(&r, s, "end");
     } else if (nextLine(&r)) {
       status = fail(&r, "unexpected text after 'end'");
-    }
-  }
-  if (status == CS_OK && (!isfinite(t) || !isfinite(t_commit) || t_commit > t)) {
-    status = fail(&r, "the times must be finite with t_commit <= t");
-  }
-  // q, u and z are integrated: they must be finite (discrete variables may hold an infinite
-  // limit)
-  for (int i = 0; status == CS_OK && i < m->nq + m->nu + m->nz; i++) {
-    if (!isfinite(v[i])) {
-      status = fail(&r, "the continuous state (q, u, z) holds a value that is not finite");
     }
   }
   // 4. all good: into the data, exactly as read (no normalization, which would change bits)
