@@ -443,6 +443,101 @@ def outputs_never_clobber_the_scene_or_each_other():
     check(code == 0, err)
 
 
+@case
+def a_full_disk_leaves_complete_rows():
+    # a file-size limit makes the write that crosses it take what fits and then fail (EFBIG), as
+    # a full disk does (ENOSPC): the CSV must still end with a complete row, and the run fail
+    # with exit 1, keeping its statistics and its checkpoint
+    import resource
+    import signal as sig
+    path = write_scene(PENDULUM)
+    d = os.path.dirname(path)
+    out, stats, state = (os.path.join(d, n) for n in ("full.csv", "s.json", "s.state"))
+
+    def limit():
+        sig.signal(sig.SIGXFSZ, sig.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (150000, 150000))
+
+    p = subprocess.run([EXE, "run", path, "-q", "-o", out, "--stats", stats, "--save-state", state,
+                        *LONG], capture_output=True, text=True, timeout=120, cwd=ROOT,
+                       preexec_fn=limit)
+    check(p.returncode == 1, (p.returncode, p.stderr))
+    data = open(out, "rb").read()
+    check(0 < len(data) <= 150000, len(data))
+    times = csv_rows_complete(data, "CSV at the size limit")
+    check(len(times) > 100, len(times))
+    check(json.load(open(stats))["status"] == "failed", open(stats).read())
+    check("\ncontactsim-state 1\n" in open(state).read(), "no checkpoint")
+
+
+@case
+def a_closed_pipe_is_an_output_error():
+    # the reader goes away after the header: the run ends with exit 1 (not SIGPIPE) and still
+    # writes its statistics and checkpoint, the state where the output failed
+    path = write_scene(PENDULUM)
+    d = os.path.dirname(path)
+    stats, state = os.path.join(d, "s.json"), os.path.join(d, "s.state")
+    p = subprocess.Popen([EXE, "run", path, "-q", "--stats", stats, "--save-state", state, *LONG],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+    p.stdout.readline()
+    p.stdout.close()
+    err = p.stderr.read().decode()
+    code = p.wait(timeout=120)
+    check(code == 1, (code, err))
+    s = json.load(open(stats))
+    check(s["status"] == "failed" and 0 < s["simulated"] < 1000, s)
+    check("\ncontactsim-state 1\n" in open(state).read(), "no checkpoint")
+    # the checkpoint continues the run: to the end, from where the output failed
+    code, _, err = run("run", path, "-q", "-o", os.path.join(d, "rest.csv"), "--initial-state",
+                       state, "--duration", "2")
+    check(code == 0, err)
+
+
+@case
+def save_state_never_overwrites_an_input_or_output():
+    path = write_scene(PENDULUM)
+    d = os.path.dirname(path)
+    out = os.path.join(d, "x.csv")
+    original = open(path, "rb").read()
+    for target, what in ((os.path.join(d, ".", "scene.json"), "scene"),
+                         (os.path.join(d, ".", "x.csv"), "CSV output")):
+        code, _, err = run("run", path, "-q", "-o", out, "--save-state", target)
+        check(code == 2 and what in err, (code, err))
+    check(open(path, "rb").read() == original, "the scene was overwritten")
+    os.mkdir(os.path.join(d, "dir"))
+    code, _, err = run("run", path, "-q", "-o", out, "--save-state", os.path.join(d, "dir"))
+    check(code == 2 and "directory" in err, (code, err))
+
+
+@case
+def initial_state_from_a_pipe():
+    # --initial-state <(...) is a pipe that can be read once: the run starts from it and
+    # reports on from the checkpoint's time to the end, as from a file
+    import threading
+    path = write_scene(PENDULUM)
+    d = os.path.dirname(path)
+    state = os.path.join(d, "half.state")
+    code, _, err = run("run", path, "-q", "-o", "/dev/null", "--duration", "1", "--save-state", state)
+    check(code == 0, err)
+    fifo = os.path.join(d, "pipe.state")
+    os.mkfifo(fifo)
+    text = open(state, "rb").read()
+    writer = threading.Thread(target=lambda: open(fifo, "wb").write(text))
+    writer.start()
+    out = os.path.join(d, "rest.csv")
+    code, _, err = run("run", path, "-q", "-o", out, "--initial-state", fifo)
+    writer.join(timeout=10)
+    check(code == 0, err)
+    _, rows = read_csv(out)
+    check(abs(rows[0][0] - 1.0) < 1e-12 and abs(rows[-1][0] - 2.0) < 1e-12 and len(rows) == 101,
+          (rows[0][0], rows[-1][0], len(rows)))
+    # and it continues the run: the end state of one run of 2 s, to the integration tolerance
+    full = os.path.join(d, "full.csv")
+    code, _, err = run("run", path, "-q", "-o", full)
+    _, ref = read_csv(full)
+    check(all(abs(a - b) < 1e-6 for a, b in zip(rows[-1], ref[-1])), (rows[-1][:5], ref[-1][:5]))
+
+
 # ---------------------------------------------------------------------------------------------
 # the command line a user expects
 

@@ -1,9 +1,12 @@
 // cmd_run.c: `contactsim run` and `contactsim validate`.
+// realpath is an X/Open function
+#define _XOPEN_SOURCE 700
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -19,8 +22,8 @@ static int checkInitialState(csCliRun* run, const char* state, const char* scene
   memset(&err, 0, sizeof(err));
   int status = probe ? cs_loadState(run->m, probe, state, &err) : CS_ERR_MEMORY;
   double t0 = probe ? probe->t : 0;
-  cs_deleteData(probe);
   if (status != CS_OK) {
+    cs_deleteData(probe);
     if (!err.file[0]) {
       snprintf(err.file, sizeof(err.file), "%s", state);
     }
@@ -32,9 +35,12 @@ static int checkInitialState(csCliRun* run, const char* state, const char* scene
     fprintf(stderr, "contactsim: error: %s: the state is at t = %.9g s, at or after the end "
             "of the run of %s (t = %.9g s): give a longer --duration (an end time, counted "
             "from t = 0)\n", cs_cliSafe(state), t0, cs_cliSafe(scene), end);
+    cs_deleteData(probe);
     return -1;
   }
   run->opt.duration = end - t0;
+  // the run starts from this copy: the file is read once (it may be a pipe)
+  run->initial_data = probe;
   return 0;
 }
 
@@ -42,25 +48,50 @@ static int checkInitialState(csCliRun* run, const char* state, const char* scene
 // --save-state: not the scene or another output, and writable now rather than after a long run
 // (the file itself is written at the end, under a temporary name renamed into place)
 static int checkSaveState(const char* state, const char* scene, const char* output,
-                          const char* stats) {
-  const char* others[] = {scene, output, stats};
-  for (int i = 0; i < 3; i++) {
-    if (others[i] && strcmp(others[i], state) == 0) {
+                          const char* stats, const char* replay) {
+  // the same file however it is spelled (./scene.json, a link to the CSV)
+  const char* others[] = {scene, output, stats, replay};
+  const char* what[] = {"scene", "CSV output", "statistics", "replay page"};
+  for (int i = 0; i < 4; i++) {
+    if (others[i] && cs_cliSameFile(others[i], state)) {
       fprintf(stderr, "contactsim: error: --save-state %s would overwrite the %s\n",
-              cs_cliSafe(state), i == 0 ? "scene" : i == 1 ? "CSV output" : "statistics");
+              cs_cliSafe(state), what[i]);
       return -1;
     }
   }
-  char tmp[CS_MAX_PATH + 8];
-  snprintf(tmp, sizeof(tmp), "%s.tmp", state);
-  FILE* f = fopen(tmp, "w");
-  if (!f) {
-    fprintf(stderr, "contactsim: error: cannot write %s: %s\n", cs_cliSafe(state),
-            strerror(errno));
+  struct stat st;
+  if (stat(state, &st) == 0 && S_ISDIR(st.st_mode)) {
+    fprintf(stderr, "contactsim: error: cannot write the checkpoint %s: it is a directory\n",
+            cs_cliSafe(state));
     return -1;
   }
-  fclose(f);
-  remove(tmp);
+  // a device or a pipe is written in place (cs_saveState); opening a pipe here would wait for
+  // its reader, so only a regular file's directory is tried, by creating the temporary file
+  // cs_saveState will write (next to the file a symbolic link names)
+  if (stat(state, &st) == 0 && !S_ISREG(st.st_mode)) {
+    return 0;
+  }
+  char* target = realpath(state, NULL);
+  const char* file = target ? target : state;
+  size_t size = strlen(file) + 5;
+  char* tmp = malloc(size);
+  FILE* f = NULL;
+  if (tmp) {
+    snprintf(tmp, size, "%s.tmp", file);
+    f = fopen(tmp, "w");
+  }
+  int saved = errno;
+  if (f) {
+    fclose(f);
+    remove(tmp);
+  }
+  free(tmp);
+  free(target);
+  if (!f) {
+    fprintf(stderr, "contactsim: error: cannot write %s: %s\n", cs_cliSafe(state),
+            strerror(saved));
+    return -1;
+  }
   return 0;
 }
 
@@ -195,7 +226,7 @@ int cs_cliRun(int argc, char** argv) {
   }
   run.initial_state = initialState;
   // the checkpoint to write must be writable, and must not overwrite the scene or an output
-  if (saveState && checkSaveState(saveState, path, output, stats) != 0) {
+  if (saveState && checkSaveState(saveState, path, output, stats, replay) != 0) {
     cs_cliFreeRun(&run);
     return CS_EXIT_USAGE;
   }
@@ -278,7 +309,8 @@ int cs_cliRun(int argc, char** argv) {
   }
   // the checkpoint: the end state of a finished run; the state of the last CSV row of one that
   // was interrupted or failed (so that it can be continued, with other options if need be)
-  if (saveState && run.d && (status == CS_OK || status == CS_STOPPED || status == CS_ERR_SOLVER)) {
+  if (saveState && run.d &&
+      (status == CS_OK || status == CS_STOPPED || status == CS_ERR_SOLVER || status == CS_ERR_IO)) {
     const csData* state = status == CS_OK ? run.d : run.checkpoint;
     csError serr;
     memset(&serr, 0, sizeof(serr));
@@ -286,8 +318,10 @@ int cs_cliRun(int argc, char** argv) {
       cs_cliPrintError(&serr);
       status = status == CS_OK ? CS_ERR_IO : status;
     } else if (state && status != CS_OK && !quiet) {
-      fprintf(stderr, "contactsim: state at t = %.9g s (the last CSV row) saved to %s\n",
-              state->t, cs_cliSafe(saveState));
+      // after an output error the rows of the last block may be missing from the CSV
+      fprintf(stderr, "contactsim: state at t = %.9g s (%s) saved to %s\n", state->t,
+              status == CS_ERR_IO ? "the last report reached" : "the last CSV row",
+              cs_cliSafe(saveState));
     }
   }
   // the summary needs data, which is missing only when memory ran out before the run

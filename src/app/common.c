@@ -383,15 +383,24 @@ typedef struct CsvBlock {
 } CsvBlock;
 
 
-// write the first n bytes of the block (complete rows) and keep the rest; 0 or -1 (errno set)
+// write the first n bytes of the block (complete rows) and keep the rest; 0 or -1 (errno set).
+// A write that fails part way (a full disk takes what fits, then ENOSPC) is undone in a file
+// that can seek, so that it still ends with a complete row; a pipe never takes part of a write
+// of up to PIPE_BUF bytes, the most a block holds there.
 static int blockWrite(CsvBlock* b, size_t n) {
   size_t done = 0;
+  off_t start = lseek(b->fd, 0, SEEK_CUR);
   while (done < n) {
     ssize_t w = write(b->fd, b->buf + done, n - done);
     if (w < 0 && errno == EINTR) {
       continue;
     }
     if (w <= 0) {
+      int saved = w < 0 ? errno : EIO;
+      if (done > 0 && start >= 0 && ftruncate(b->fd, start) == 0) {
+        lseek(b->fd, start, SEEK_SET);
+      }
+      errno = saved;
       return -1;
     }
     done += (size_t)w;
@@ -515,8 +524,11 @@ void cs_cliFormatError(const csError* err, char* buf, size_t size) {
   int n;
   buf[0] = '\0';
   if (err->file[0]) {
-    n = err->line > 0 ? snprintf(buf, size, "%s:%d:%d: ", err->file, err->line, err->column)
-                      : snprintf(buf, size, "%s: ", err->file);
+    // a column that is not known (0) is left out: FILE:LINE: still takes an editor there
+    n = err->line > 0 && err->column > 0
+            ? snprintf(buf, size, "%s:%d:%d: ", err->file, err->line, err->column)
+        : err->line > 0 ? snprintf(buf, size, "%s:%d: ", err->file, err->line)
+                        : snprintf(buf, size, "%s: ", err->file);
     len = n > 0 ? (size_t)n : 0;
   }
   if (err->path[0] && len < size) {
@@ -540,7 +552,9 @@ void cs_cliSimulate(csCliRun* r, FILE* csv, const csCsvOptions* csvopt, int prog
   r->track_used = 0;
   r->d = cs_makeData(r->m);
   // a checkpoint to start from, before anything reads the initial state
-  if (r->d && r->initial_state) {
+  if (r->d && r->initial_data) {
+    cs_copyState(r->m, r->d, r->initial_data);
+  } else if (r->d && r->initial_state) {
     int st = cs_loadState(r->m, r->d, r->initial_state, &r->err);
     if (st != CS_OK) {
       r->status = st == CS_ERR_MEMORY ? st : CS_ERR_INPUT;
@@ -638,9 +652,11 @@ void cs_cliFreeRun(csCliRun* r) {
   cs_metricsFree(&r->metrics);
   cs_deleteData(r->d);
   cs_deleteData(r->checkpoint);
+  cs_deleteData(r->initial_data);
   cs_deleteModel(r->m);
   free(r->track);
   r->checkpoint = NULL;
+  r->initial_data = NULL;
   r->d = NULL;
   r->m = NULL;
   r->track = NULL;
@@ -832,6 +848,10 @@ void cs_cliCatchSignals(void) {
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
   sigaction(SIGHUP, &sa, NULL);
+  // a reader that goes away (`contactsim run scene.json | head`) makes the next CSV write fail
+  // with EPIPE, an output error like any other (exit 1), instead of SIGPIPE killing the process
+  // before the statistics and the checkpoint are written
+  signal(SIGPIPE, SIG_IGN);
 }
 
 
@@ -1098,9 +1118,10 @@ int cs_cliCheckRows(const csSimOptions* o, const char* path, const char* model,
     snprintf(count, sizeof(count), rows < 1e15 ? "%.0f" : "%.3g", rows);
     fprintf(stderr,
             "contactsim: error: %s%s: the run would write %s report rows (%g s, one row every "
-            "%g s), more than the limit of %ld; raise it with --max-rows N or "
-            "simulation.max_rows, or report less often\n",
-            cs_cliSafe(path), who, count, o->duration, o->report_interval, limit);
+            "%g s), more than the limit of %ld; raise it with %s, or report less often\n",
+            cs_cliSafe(path), who, count, o->duration, o->report_interval, limit,
+            // compare has no --max-rows: its runs take the limit from the scene
+            model ? "--set simulation.max_rows=N" : "--max-rows N or simulation.max_rows");
     return -1;
   }
   return 0;

@@ -107,6 +107,9 @@ typedef struct csCliRun {
   long track_used;             // rows written by the run
   csCliConvergence convergence;  // compare --convergence (done = 0 otherwise)
   const char* initial_state;   // nullable: checkpoint the run starts from (run --initial-state)
+  csData* initial_data;        // nullable: that checkpoint already read (owned): the run starts
+                               // from it rather than reading the file again, which a pipe
+                               // (--initial-state <(...)) could not give twice
   double t_start;              // time the run started at, s (0, or its checkpoint's)
   int keep_checkpoint;         // 1: keep the state of the last report in checkpoint
   csData* checkpoint;          // the state at the last report (owned; NULL unless asked for),
@@ -119,8 +122,8 @@ typedef struct csCliRun {
 // r->m and r->opt must be set; r->d is created here and owned by r (NULL only when memory ran
 // out). When r->track is set, each report also stores the body origins there (up to
 // track_rows rows, counted in track_used); r->perturb_u is added to every initial speed.
-// With r->initial_state the run starts from that checkpoint (a bad one fails the run with
-// CS_ERR_INPUT); with r->keep_checkpoint each report's state is copied to r->checkpoint.
+// With r->initial_data, or else r->initial_state, the run starts from that checkpoint (a bad
+// one fails the run with CS_ERR_INPUT); with r->keep_checkpoint each report's state is copied to r->checkpoint.
 // Nullable: csv (no CSV is written; csvopt is then unused). csv stays open and owned by the
 // caller. cpu_seconds is CPU time in seconds.
 void cs_cliSimulate(csCliRun* r, FILE* csv, const csCsvOptions* csvopt, int progress);
