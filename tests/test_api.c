@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #define PATH_MAX_TEST 512
@@ -520,6 +521,55 @@ static void test_report_count(void** state) {
 }
 
 
+// cs_simRunCsv on a file that stops growing (a file-size limit fails the write that crosses it
+// after taking what fits, as a full disk does): CS_ERR_IO, and the file ends with a complete row
+static void test_csv_cut_at_a_full_disk(void** state) {
+  (void)state;
+  csModel* m = th_loadString(
+      "{\"bodies\": [{\"name\": \"ball\", \"mass\": 1, \"inertia\": {\"sphere\": 0.1},\n"
+      "   \"joint\": {\"type\": \"free\", \"initial\": {\"velocity\": [1, 0, 2]}}}],\n"
+      " \"simulation\": {\"duration\": 10, \"report_interval\": 0.001}}\n");
+  char path[PATH_MAX_TEST];
+  scratch(path, "full.csv");
+  struct rlimit old, small;
+  assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+  small = old;
+  small.rlim_cur = 20000;
+  void (*oldHandler)(int) = signal(SIGXFSZ, SIG_IGN);
+  assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
+  csSimulation* s = newSim(m);
+  csError err;
+  int status = cs_simRunCsv(s, 10.0, path, NULL, &err);
+  setrlimit(RLIMIT_FSIZE, &old);
+  signal(SIGXFSZ, oldHandler);
+  assert_int_equal(status, CS_ERR_IO);
+  FILE* f = fopen(path, "rb");
+  assert_non_null(f);
+  char text[20001];
+  size_t n = fread(text, 1, sizeof(text) - 1, f);
+  fclose(f);
+  text[n] = 0;
+  assert_true(n > 1000 && n <= 20000);
+  assert_true(text[n - 1] == '\n');
+  // every line has the header's number of fields
+  int fields = -1, lines = 0;
+  for (char* line = strtok(text, "\n"); line; line = strtok(NULL, "\n"), lines++) {
+    int k = 1;
+    for (char* c = line; *c; c++) {
+      k += *c == ',';
+    }
+    if (fields < 0) {
+      fields = k;
+    }
+    assert_int_equal(k, fields);
+  }
+  assert_true(lines > 10);
+  remove(path);
+  cs_deleteSimulation(s);
+  cs_deleteModel(m);
+}
+
+
 // options no run can use are refused, with their name
 static void test_unusable_options(void** state) {
   (void)state;
@@ -834,6 +884,7 @@ int main(void) {
       cmocka_unit_test(test_stop_flag),
       cmocka_unit_test(test_report_count),
       cmocka_unit_test(test_unusable_options),
+      cmocka_unit_test(test_csv_cut_at_a_full_disk),
       cmocka_unit_test(test_threads_share_nothing),
       cmocka_unit_test(test_checkpoint_continues),
       cmocka_unit_test(test_checkpoint_refusals),

@@ -17,10 +17,13 @@
 
 #include "contactsim/contactsim.h"
 
+#include <fcntl.h>
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 struct csSimulation {
   const csModel* m;     // borrowed; outlives the simulation
@@ -624,6 +627,42 @@ static int csvRow(void* ctx, const csModel* m, csData* d) {
 }
 
 
+// After a failed write (a full disk takes part of the buffer, then fails), a regular file is
+// cut back to its last complete line, so that the rows written before the failure stay valid;
+// a pipe or a device is left alone.
+static void cutToLastLine(const char* path) {
+  int fd = open(path, O_RDWR);
+  struct stat st;
+  if (fd < 0) {
+    return;
+  }
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+    off_t end = st.st_size;
+    char buf[4096];
+    while (end > 0) {
+      off_t from = end > (off_t)sizeof(buf) ? end - (off_t)sizeof(buf) : 0;
+      ssize_t n = pread(fd, buf, (size_t)(end - from), from);
+      if (n != end - from) {
+        break;
+      }
+      ssize_t i = n - 1;
+      while (i >= 0 && buf[i] != '\n') {
+        i--;
+      }
+      if (i >= 0) {
+        end = from + i + 1;
+        break;
+      }
+      end = from;
+    }
+    if (end < st.st_size && ftruncate(fd, end) != 0) {
+      // nothing more can be done: the error already reported stands
+    }
+  }
+  close(fd);
+}
+
+
 int cs_simRunCsv(csSimulation* s, double t_end, const char* path, const csCsvOptions* opt,
                  csError* err) {
   cs_clearError(err);
@@ -646,10 +685,14 @@ int cs_simRunCsv(csSimulation* s, double t_end, const char* path, const csCsvOpt
     csReporter rep = {.report = csvRow, .ctx = &c};
     status = cs_simRun(s, t_end, &rep, err);
   }
-  // rows written before a failure stay valid: they are whole lines
+  // rows written before a failure stay valid: they are whole lines, and a write that failed
+  // part way is cut back to the last of them
   if (fclose(c.f) != 0 && status == CS_OK) {
     cs_setError(err, CS_ERR_IO, "", "could not write %s", path);
     status = CS_ERR_IO;
+  }
+  if (status == CS_ERR_IO) {
+    cutToLastLine(path);
   }
   return status;
 }
