@@ -49,6 +49,8 @@ extern PyObject* csPy_SimulationError;
 // max_step, initial_step, max_steps. Raises SceneError for unknown names and bad types;
 // values are checked by the library. Returns 0 or -1 with an exception set.
 int csPy_readOptions(PyObject* kw, const csSimOptions* base, csSimOptions* out);
+// The options as the dict Model.options and Simulation.options give (new reference).
+PyObject* csPy_optionsDict(const csSimOptions* o);
 
 // The statistics of simulation s (integrator counters, contact metrics, diagnostics) as a dict
 // keyed as `contactsim run --stats` names them (new reference), or NULL with an exception.

@@ -275,26 +275,9 @@ static PyObject* modelGetContacts(csPyModel* self, void* closure) {
 }
 
 
-static const char* integratorName(csIntegratorType t) {
-  static const char* const names[] = {"bdf", "adams", "rk"};
-  return t >= CS_INTEGRATOR_BDF && t <= CS_INTEGRATOR_RK ? names[t] : "bdf";
-}
-
-
-static const char* linsolName(csLinearSolver s) {
-  static const char* const names[] = {"auto", "dense", "band", "gmres"};
-  return s >= 0 && s <= CS_LINSOL_GMRES ? names[s] : "auto";
-}
-
-
 static PyObject* modelGetOptions(csPyModel* self, void* closure) {
   (void)closure;
-  const csSimOptions* o = &self->m->opt;
-  return Py_BuildValue("{s:d,s:s,s:s,s:d,s:d,s:d,s:d,s:l,s:d}", "duration", o->duration,
-                       "integrator", integratorName(o->integrator), "linear_solver",
-                       linsolName(o->linsol), "rtol", o->rtol, "atol", o->atol, "max_step",
-                       o->max_step, "initial_step", o->initial_step, "max_steps", o->max_steps,
-                       "report_interval", o->report_interval);
+  return csPy_optionsDict(&self->m->opt);
 }
 
 

@@ -124,9 +124,26 @@ static int readChoice(PyObject* v, const char* name, const char* const* names, i
 }
 
 
+// the names of csIntegratorType and csLinearSolver, by value
+static const char* const integrators[] = {"bdf", "adams", "rk"};
+static const char* const solvers[] = {"auto", "dense", "band", "gmres"};
+
+
+PyObject* csPy_optionsDict(const csSimOptions* o) {
+  int integ = o->integrator >= CS_INTEGRATOR_BDF && o->integrator <= CS_INTEGRATOR_RK
+                  ? (int)o->integrator : 0;
+  int ls = o->linsol >= 0 && o->linsol <= CS_LINSOL_GMRES ? (int)o->linsol : 0;
+  // the row limit in force: 0 means the default
+  long max_rows = o->max_rows > 0 ? o->max_rows : CS_DEFAULT_MAX_ROWS;
+  return Py_BuildValue("{s:d,s:s,s:s,s:d,s:d,s:d,s:d,s:l,s:d,s:l}", "duration", o->duration,
+                       "integrator", integrators[integ], "linear_solver", solvers[ls], "rtol",
+                       o->rtol, "atol", o->atol, "max_step", o->max_step, "initial_step",
+                       o->initial_step, "max_steps", o->max_steps, "report_interval",
+                       o->report_interval, "max_rows", max_rows);
+}
+
+
 int csPy_readOptions(PyObject* kw, const csSimOptions* base, csSimOptions* out) {
-  static const char* const integrators[] = {"bdf", "adams", "rk"};
-  static const char* const solvers[] = {"auto", "dense", "band", "gmres"};
   *out = *base;
   if (!kw) {
     return 0;

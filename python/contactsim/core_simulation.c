@@ -629,8 +629,9 @@ static int setPart(csPySimulation* self, PyObject* value, csStateKind kind, int 
   if (prepare(self)) {
     return -1;
   }
-  PyArrayObject* a = (PyArrayObject*)PyArray_FROMANY(value, NPY_DOUBLE, 1, 1,
-                                                     NPY_ARRAY_IN_ARRAY | NPY_ARRAY_FORCECAST);
+  // numbers that convert to doubles exactly as numpy's safe casting says (integers, bools,
+  // floats); complex values are refused rather than cut to their real parts
+  PyArrayObject* a = (PyArrayObject*)PyArray_FROMANY(value, NPY_DOUBLE, 1, 1, NPY_ARRAY_IN_ARRAY);
   if (!a) {
     return -1;
   }
@@ -711,15 +712,8 @@ static PyObject* simGetOptions(csPySimulation* self, void* closure) {
   if (!ready(self)) {
     return NULL;
   }
-  static const char* const linsol[] = {"auto", "dense", "band", "gmres"};
-  static const char* const integrators[] = {"bdf", "adams", "rk"};
   csSimOptions o = cs_simOptions(self->s);
-  int ls = o.linsol >= 0 && o.linsol <= CS_LINSOL_GMRES ? (int)o.linsol : 0;
-  return Py_BuildValue("{s:d,s:s,s:s,s:d,s:d,s:d,s:d,s:l,s:d}", "duration", o.duration,
-                       "integrator", integrators[o.integrator],
-                       "linear_solver", linsol[ls], "rtol", o.rtol, "atol", o.atol, "max_step",
-                       o.max_step, "initial_step", o.initial_step, "max_steps", o.max_steps,
-                       "report_interval", o.report_interval);
+  return csPy_optionsDict(&o);
 }
 
 

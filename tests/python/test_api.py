@@ -254,6 +254,13 @@ def test_overrides_change_the_scene():
     assert heavier.options["integrator"] == "adams"
     # reports every millisecond (the scene's interval) over the new duration
     assert len(contactsim.run(heavier)) == 251
+    # the row limit in force is an option like the others: the default, or the scene's
+    assert base.options["max_rows"] == 10_000_000
+    limited = contactsim.loads(pendulum(0.1), overrides={"simulation.max_rows": 250})
+    assert limited.options["max_rows"] == 250
+    assert contactsim.Simulation(limited).options["max_rows"] == 250
+    with pytest.raises(contactsim.SceneError, match="max_rows"):
+        contactsim.run(limited, duration=0.25)
 
 
 def test_override_of_a_contact_parameter_changes_the_physics():

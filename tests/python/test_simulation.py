@@ -59,6 +59,12 @@ def test_editing_the_state_takes_effect():
     assert sim.e_total == pytest.approx(-G * math.cos(0.05), rel=1e-8)
     with pytest.raises(ValueError):
         sim.q = [1.0, 2.0]
+    # integers are numbers; complex values are not silently cut to their real parts
+    sim.q = np.array([0], dtype=np.int64)
+    assert sim.e_total == pytest.approx(-G, rel=1e-8)
+    with pytest.raises(TypeError):
+        sim.q = np.array([0.05 + 1j])
+    assert sim.q[0] == 0.0
 
 
 def test_a_non_finite_edit_is_refused_and_undone():
