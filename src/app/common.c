@@ -459,6 +459,7 @@ typedef struct RunOutput {
   csCliRun* run;          // the run being simulated (its track is filled here)
   csMetrics* metrics;
   CsvBlock csv;           // fd -1 without a CSV
+  int csv_errno;          // why a row could not be written (0: it could), for the message
   const csCsvOptions* csv_opt;
   int progress;           // draw a progress bar on stderr
   double wall0, last_draw;
@@ -471,6 +472,9 @@ typedef struct RunOutput {
 static int writeRow(void* ctx, const csModel* m, csData* d) {
   RunOutput* out = ctx;
   int r = out->csv.fd >= 0 ? blockAppend(&out->csv, m, d, out->csv_opt) : 0;
+  if (r != 0) {
+    out->csv_errno = errno ? errno : EIO;
+  }
   cs_metricsReport(out->metrics, m, d);
   // the body origins, for a convergence check that compares runs report by report
   csCliRun* run = out->run;
@@ -602,6 +606,8 @@ void cs_cliSimulate(csCliRun* r, FILE* csv, const csCsvOptions* csvopt, int prog
   if (r->status == CS_OK && csv && (blockAppend(&out.csv, r->m, NULL, csvopt) != 0 ||
                                     blockWrite(&out.csv, out.csv.len) != 0)) {
     r->status = CS_ERR_IO;
+    snprintf(r->err.message, sizeof(r->err.message), "the CSV header could not be written: %s",
+             strerror(errno));
   }
   // integrate; from here on any error is the integrator's (with the time it stopped at); a stop
   // signal ends the run before its next step
@@ -613,6 +619,13 @@ void cs_cliSimulate(csCliRun* r, FILE* csv, const csCsvOptions* csvopt, int prog
                       .progress = drawProgress,
                       .ctx = &out, .stop = &cs_cliStopSignal};
     r->status = cs_simulate(r->m, r->d, &r->opt, &rep, &r->err);
+    // a report the CSV could not take: the library knows only that the reporter refused, the
+    // reason (a full disk, a reader that went away) is ours
+    if (r->status == CS_ERR_IO && out.csv_errno) {
+      snprintf(r->err.message, sizeof(r->err.message),
+               "the CSV could not be written at t = %.9g s: %s", r->d->t,
+               strerror(out.csv_errno));
+    }
   }
   // the rows still in the block, whatever ended the run
   if (out.csv.buf && out.csv.len > 0 && blockWrite(&out.csv, out.csv.len) != 0 &&
