@@ -238,7 +238,7 @@ static int memberNumber(Reader* rd, const cJSON* obj, const char* key, double* o
 // member `key` of obj as an integer in [lo, hi]
 static int memberInteger(Reader* rd, const cJSON* obj, const char* key, double lo, double hi,
                          long* out) {
-  double v;
+  double v = 0;
   if (memberNumber(rd, obj, key, &v) != 0) {
     return -1;
   }
