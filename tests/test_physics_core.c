@@ -281,6 +281,78 @@ static void test_slider_damped(void** state) {
 }
 
 
+// A free body on ground without children takes a shortcut through the dynamics (its
+// Newton-Euler equations about the centre of mass, not the articulated-body recursion); the
+// generalized forces of its own mobilizer must reach it there as they reach any other body.
+// One damper on one speed of a body spinning or drifting along a principal axis: that speed
+// decays as exp(-c t / I) or exp(-c t / m), and the others stay zero.
+static void test_free_body_mobility_dampers(void** state) {
+  (void)state;
+  const double inertia[3] = {0.02, 0.03, 0.04}, mass = 1.5, c = 0.5;
+  for (int k = 0; k < 6; k++) {
+    char json[1024];
+    double u0[6] = {0, 0, 0, 0, 0, 0};
+    u0[k] = 1;
+    snprintf(json, sizeof(json),
+             "{\"gravity\": [0, 0, 0], \"bodies\": [{\"name\": \"b\", \"mass\": %g,"
+             " \"inertia\": {\"diag\": [%g, %g, %g]}, \"joint\": {\"type\": \"free\","
+             " \"q\": [1, 0, 0, 0, 0, 0, 0], \"u\": [%g, %g, %g, %g, %g, %g]}}],"
+             " \"forces\": [{\"type\": \"mobility_damper\", \"body\": \"b\", \"coordinate\": %d,"
+             " \"damping\": %g}],"
+             " \"simulation\": {\"duration\": 1, \"rtol\": 1e-10, \"atol\": 1e-12}}",
+             mass, inertia[0], inertia[1], inertia[2], u0[0], u0[1], u0[2], u0[3], u0[4], u0[5],
+             k, c);
+    csModel* m = th_loadString(json);
+    for (int integ = CS_INTEGRATOR_BDF; integ <= CS_INTEGRATOR_RK; integ++) {
+      csSimOptions o = m->opt;
+      o.integrator = (csIntegratorType)integ;
+      csData* d = th_run(m, &o, NULL);
+      double rate = c / (k < 3 ? inertia[k] : mass);
+      for (int i = 0; i < 6; i++) {
+        th_assertClose(d->u[i], i == k ? exp(-rate) : 0.0, 0, 1e-8, "u(1) of the damped speed");
+      }
+      cs_deleteData(d);
+    }
+    cs_deleteModel(m);
+  }
+}
+
+
+// The same with everything at once: F tilted and off the origin, M away from the centre of
+// mass, a damper on every speed, a general spin. What the dampers take is what the body loses:
+// KE + dissipated stays at its start value.
+static void test_free_body_mobility_forces_energy(void** state) {
+  (void)state;
+  char json[4096] =
+      "{\"gravity\": [0, 0, 0], \"bodies\": [{\"name\": \"b\", \"mass\": 2, \"com\": [0.05, -0.02, 0.1],"
+      " \"inertia\": {\"diag\": [0.02, 0.03, 0.04]}, \"joint\": {\"type\": \"free\","
+      " \"parent_frame\": {\"position\": [0.3, 0.1, -0.2], \"rotation\": {\"axis\": [1, 2, 3], \"angle_deg\": 40}},"
+      " \"child_frame\": {\"position\": [0.1, 0.2, -0.05], \"rotation\": {\"axis\": [0, 1, 1], \"angle_deg\": 25}},"
+      " \"q\": [1, 0, 0, 0, 0.1, 0, 0], \"u\": [1.5, -2, 0.7, 0.3, -0.4, 0.5]}}], \"forces\": [";
+  for (int k = 0; k < 6; k++) {
+    char e[256];
+    snprintf(e, sizeof(e),
+             "%s{\"type\": \"mobility_damper\", \"body\": \"b\", \"coordinate\": %d, \"damping\": %g}",
+             k ? "," : "", k, 0.05 + 0.03 * k);
+    strcat(json, e);
+  }
+  strcat(json, "], \"simulation\": {\"duration\": 3, \"report_interval\": 0.05,"
+               " \"rtol\": 1e-10, \"atol\": 1e-12}}");
+  csModel* m = th_loadString(json);
+  thTrace tr = {0};
+  csData* d = th_run(m, NULL, &tr);
+  double e0 = tr.ke[0] + tr.pe[0];
+  // the dampers take a good part of the energy over the run
+  assert_true(tr.diss[tr.n - 1] > 0.2 * e0);
+  for (int i = 0; i < tr.n; i++) {
+    th_assertClose(tr.ke[i] + tr.pe[i] + tr.diss[i], e0, 1e-7, 0, "KE + PE + dissipated");
+  }
+  th_traceFree(&tr);
+  cs_deleteData(d);
+  cs_deleteModel(m);
+}
+
+
 // a double pendulum swinging wildly conserves KE + PE for 10 s
 static void test_double_pendulum_energy(void** state) {
   (void)state;
@@ -440,6 +512,8 @@ int main(void) {
       cmocka_unit_test(test_pendulum_period),
       cmocka_unit_test(test_slider_spring),
       cmocka_unit_test(test_slider_damped),
+      cmocka_unit_test(test_free_body_mobility_dampers),
+      cmocka_unit_test(test_free_body_mobility_forces_energy),
       cmocka_unit_test(test_double_pendulum_energy),
       cmocka_unit_test(test_ball_chain_energy),
       cmocka_unit_test(test_quaternion_norm_bdf),

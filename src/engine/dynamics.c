@@ -253,9 +253,25 @@ static void freeLeafAcceleration(const csModel* m, csData* d, int b) {
   const csBody* body = &m->body[b];
   const csMat33* R_GB = &d->body_pose[b].R;
   const double* inv = d->aba_Iinv + 9 * b;
+  // the body force (moment about the body origin, force; Ground), plus the mobilizer's own
+  // generalized forces (mobility springs, dampers and stops on its coordinates): a moment tau_w
+  // and a force tau_v in F at M's origin, the spatial force whose power on u = (w_FM, v_FM) is
+  // tau . u. F is fixed in Ground, so in Ground the force is R_GF tau_v and the moment about
+  // the body origin R_GF tau_w + (p_M - p_B) x R_GF tau_v.
+  csVec3 force = d->body_force[b].v;
+  csVec3 moment = d->body_force[b].w;
+  const double* gf = d->mobility_force + body->uadr;
+  if (gf[0] != 0 || gf[1] != 0 || gf[2] != 0 || gf[3] != 0 || gf[4] != 0 || gf[5] != 0) {
+    const csMat33* R_GF = &body->X_PF.R;
+    csVec3 Fm = csu_mulMV(R_GF, csu_vec3(gf[3], gf[4], gf[5]));
+    csVec3 r_BM = csu_mulMV(R_GB, body->X_BM.p);
+    force = csu_add(force, Fm);
+    moment = csu_add(moment, csu_add(csu_mulMV(R_GF, csu_vec3(gf[0], gf[1], gf[2])),
+                                     csu_cross(r_BM, Fm)));
+  }
   // force and moment about the COM, body coordinates
-  csVec3 F_B = csu_mulMtV(R_GB, d->body_force[b].v);
-  csVec3 n_B = csu_mulMtV(R_GB, d->body_force[b].w);
+  csVec3 F_B = csu_mulMtV(R_GB, force);
+  csVec3 n_B = csu_mulMtV(R_GB, moment);
   csVec3 tau = csu_sub(n_B, csu_cross(body->com, F_B));
   csVec3 w = csu_mulMtV(R_GB, d->body_vel[b].w);
   csVec3 Iw = csu_mulMV(&body->inertia, w);
