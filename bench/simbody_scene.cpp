@@ -21,8 +21,10 @@
 //   - forces: spring (TwoPointLinearSpring + TwoPointLinearDamper), mobility_spring
 //     (MobilityLinearSpring), mobility_damper (MobilityLinearDamper), constant (ConstantForce +
 //     ConstantTorque), linear_stop (MobilityLinearStop), linear_bushing (LinearBushing),
-//     hunt_crossley (HuntCrossleyForce with a HalfSpace and a Sphere).
-//   - contacts under the hunt_crossley contact model (one HuntCrossleyForce per contact).
+//     hunt_crossley (HuntCrossleyForce with a HalfSpace and a Sphere),
+//     smooth_sphere_half_space (SmoothSphereHalfSpaceForce; see below).
+//   - contacts under the hunt_crossley contact model (one HuntCrossleyForce per contact) or
+//     the smooth_sphere_half_space model (one SmoothSphereHalfSpaceForce per point).
 //   - simulation: duration and report_interval are used; the tolerances and integrator
 //     choice are contactsim's and are ignored (use --accuracy, --integrator).
 //   - changes: only an empty array.
@@ -30,7 +32,18 @@
 // HuntCrossleyForce with friction proportional to the clamped normal force max(0, f), as
 // contactsim's is (a cross-check: some Simbody sources compute friction from the unclamped f;
 // the installed 3.7 was found to give no friction while f < 0, like contactsim).
+//
+// smooth_sphere_half_space maps one to one onto SmoothSphereHalfSpaceForce: the nine
+// parameters in setParameters' order (plane_strain_modulus = stiffness, dissipation, mu_static,
+// mu_dynamic, mu_viscous, transition_velocity, constant_contact_force = cf, hertz_smoothing =
+// bd, hunt_crossley_smoothing = bv, defaults those of contactsim, which equal Simbody's), the
+// sphere (body, center, radius) and the half space on the plane's body. Simbody's half space is
+// x > 0 of its frame H; contactsim's plane frame P has +z outward, so X_BH = X_BP * R_y(+90 deg)
+// (R_y(90) x = -z). Checked against Simbody's source (SmoothSphereHalfSpaceForce.cpp, 3.7):
+// the same indentation, contact point (centre + (R - x/2) n, n inward), relative velocity of
+// the two material points there, force law, friction and pe = (2/5) fh_smooth x.
 #include <Simbody.h>
+#include <simbody/internal/SmoothSphereHalfSpaceForce.h>
 #include <cjson/cJSON.h>
 
 #include <cmath>
@@ -168,6 +181,21 @@ struct HcSet {
     double vt;
 };
 
+// one smooth sphere / half-space pair (force element, or one point of a contact)
+struct SsSpec {
+    std::string name;
+    MobilizedBody body, planeBody;
+    Transform X_PBplane;
+    Vec3 center{0};
+    double radius = 0;
+    // stiffness, dissipation, us, ud, uv, vt, cf, bd, bv
+    double p[9] = {1, 0, 0, 0, 0, 0.01, 1e-5, 300, 50};
+};
+
+const char* const kSsKeys[] = {"plane_strain_modulus", "dissipation", "mu_static", "mu_dynamic",
+                               "mu_viscous", "transition_velocity", "constant_contact_force",
+                               "hertz_smoothing", "hunt_crossley_smoothing"};
+
 struct Model {
     MultibodySystem system;
     SimbodyMatterSubsystem matter{system};
@@ -178,6 +206,7 @@ struct Model {
     std::map<std::string, Transform> planes;       // plane name -> frame on its body
     std::map<std::string, std::string> planeBody;  // plane name -> body name
     std::vector<HcSet> hc;
+    std::vector<SsSpec> ss;
     State state;
     double duration = 1.0, report = 0.01;
     bool hcClamped = false;
@@ -304,6 +333,11 @@ const char* const kHcKeys[] = {"plane_strain_modulus", "dissipation", "mu_static
                                "mu_viscous", "transition_velocity", "body_material",
                                "plane_material"};
 
+// the nine parameters of a smooth_sphere_half_space block (force element or contact model)
+void readSsParams(const cJSON* o, const std::string& path, SsSpec& S) {
+    for (int k = 0; k < 9; k++) S.p[k] = numOr(o, kSsKeys[k], S.p[k], path);
+}
+
 void readForce(Model& M, const cJSON* f, int i) {
     std::string path = "forces[" + std::to_string(i) + "]";
     std::string type = str(cJSON_GetObjectItemCaseSensitive(f, "type"), path + ".type");
@@ -375,6 +409,22 @@ void readForce(Model& M, const cJSON* f, int i) {
         Vec3 ct = vec3Or(f, "translational_damping", Vec3(0), path);
         Force::LinearBushing(M.forces, b1, F1, b2, F2, Vec6(kr[0], kr[1], kr[2], kt[0], kt[1], kt[2]),
                              Vec6(cr[0], cr[1], cr[2], ct[0], ct[1], ct[2]));
+    } else if (type == "smooth_sphere_half_space") {
+        std::set<std::string> keys = {"type", "name", "body", "plane", "center", "radius"};
+        for (const char* k : kSsKeys) keys.insert(k);
+        checkKeys(f, path, keys);
+        SsSpec S;
+        S.name = name;
+        S.body = body("body");
+        std::string pl = str(cJSON_GetObjectItemCaseSensitive(f, "plane"), path + ".plane");
+        if (!M.planes.count(pl)) refuse("%s.plane: no plane '%s'", path.c_str(), pl.c_str());
+        S.planeBody = bodyByName(M, M.planeBody[pl], path + ".plane");
+        S.X_PBplane = M.planes[pl];
+        S.center = vec3Or(f, "center", Vec3(0), path);
+        S.radius = numOr(f, "radius", NAN, path);
+        if (!(S.radius > 0)) refuse("%s.radius: must be > 0", path.c_str());
+        readSsParams(f, path, S);
+        M.ss.push_back(S);
     } else if (type == "hunt_crossley") {
         std::set<std::string> keys = {"type", "name", "body", "plane", "center", "radius"};
         for (const char* k : kHcKeys) keys.insert(k);
@@ -497,6 +547,21 @@ void buildHc(Model& M) {
     }
 }
 
+void buildSs(Model& M) {
+    for (const SsSpec& S : M.ss) {
+        if (S.body.getMobilizedBodyIndex() == S.planeBody.getMobilizedBodyIndex())
+            refuse("'%s': sphere and plane on one body", S.name.c_str());
+        SmoothSphereHalfSpaceForce f(M.forces);
+        f.setParameters(S.p[0], S.p[1], S.p[2], S.p[3], S.p[4], S.p[5], S.p[6], S.p[7], S.p[8]);
+        f.setContactSphereBody(S.body);
+        f.setContactSphereLocationInBody(S.center);
+        f.setContactSphereRadius(S.radius);
+        f.setContactHalfSpaceBody(S.planeBody);
+        // x > 0 of the half-space frame is inside: turn +x onto contactsim's inward -z
+        f.setContactHalfSpaceFrame(S.X_PBplane * Transform(Rotation(Pi / 2, YAxis), Vec3(0)));
+    }
+}
+
 // ----------------------------------------------------------------------------------------
 
 void readScene(Model& M, const cJSON* root, const std::string& contactModel) {
@@ -537,12 +602,15 @@ void readScene(Model& M, const cJSON* root, const std::string& contactModel) {
                 if (std::strcmp(c->string, "default")) model = c->string, n++;
             if (n != 1) model.clear();
         }
-        if (model != "hunt_crossley")
-            refuse("contacts: contact model '%s' not supported (only hunt_crossley)", model.c_str());
-        const cJSON* block = models ? cJSON_GetObjectItemCaseSensitive(models, "hunt_crossley") : nullptr;
-        if (!block) refuse("contact_models: no hunt_crossley block");
-        std::set<std::string> keys(std::begin(kHcKeys), std::end(kHcKeys));
-        checkKeys(block, "contact_models.hunt_crossley", keys);
+        if (model != "hunt_crossley" && model != "smooth_sphere_half_space")
+            refuse("contacts: contact model '%s' not supported (only hunt_crossley and "
+                   "smooth_sphere_half_space)", model.c_str());
+        const cJSON* block = models ? cJSON_GetObjectItemCaseSensitive(models, model.c_str()) : nullptr;
+        if (!block) refuse("contact_models: no %s block", model.c_str());
+        bool smooth = model == "smooth_sphere_half_space";
+        std::set<std::string> keys = smooth ? std::set<std::string>(std::begin(kSsKeys), std::end(kSsKeys))
+                                            : std::set<std::string>(std::begin(kHcKeys), std::end(kHcKeys));
+        checkKeys(block, "contact_models." + model, keys);
         i = 0;
         for (const cJSON* c = contacts->child; c; c = c->next, i++) {
             std::string path = "contacts[" + std::to_string(i) + "]";
@@ -558,12 +626,27 @@ void readScene(Model& M, const cJSON* root, const std::string& contactModel) {
             if (!cJSON_IsArray(pts)) refuse("%s.points: expected an array", path.c_str());
             for (const cJSON* p = pts->child; p; p = p->next) S.centers.push_back(vec3(p, path + ".points"));
             S.radius = numOr(c, "radius", 0, path);
-            if (!(S.radius > 0)) refuse("%s.radius: must be > 0 for hunt_crossley", path.c_str());
+            if (!(S.radius > 0)) refuse("%s.radius: must be > 0 for %s", path.c_str(), model.c_str());
+            if (smooth) {
+                for (int k = 0; k < (int)S.centers.size(); k++) {
+                    SsSpec P;
+                    P.name = S.name + "." + std::to_string(k);
+                    P.body = S.body;
+                    P.planeBody = S.planeBody;
+                    P.X_PBplane = S.X_PBplane;
+                    P.center = S.centers[k];
+                    P.radius = S.radius;
+                    readSsParams(block, "contact_models." + model, P);
+                    M.ss.push_back(P);
+                }
+                continue;
+            }
             readHcParams(block, "contact_models.hunt_crossley", S);
             M.hc.push_back(S);
         }
     }
     buildHc(M);
+    buildSs(M);
 
     if (const cJSON* sim = cJSON_GetObjectItemCaseSensitive(root, "simulation")) {
         M.duration = numOr(sim, "duration", 1.0, "simulation");

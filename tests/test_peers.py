@@ -79,13 +79,15 @@ def agreement(scene, model, peer_exe, peer_args, bound):
 
 
 # bundled scenes that bench/simbody_scene.cpp can build (trees of weld, pin, slider, ball and
-# free joints; springs, dampers, stops, bushings, constant forces, Hunt-Crossley contact), and
+# free joints; springs, dampers, stops, bushings, constant forces, Hunt-Crossley and smooth
+# sphere contact), and
 # the bound on the origins' distance between the two engines converged over 1 s, m (measured
 # 1.6e-8 at most)
 BUNDLED = [
     ("pendulum", None), ("double_pendulum", None), ("chain3d_ball", None),
     ("spinning_top_free", None), ("free_fall", None), ("slider_spring", None),
     ("leg_knee_stop", "hunt_crossley"), ("ball_roll_slope", "hunt_crossley"),
+    ("sphere_drop", "smooth_sphere_half_space"), ("ball_roll_slope", "smooth_sphere_half_space"),
 ]
 # random trees of one to six bodies with every joint type and force of that subset
 # (tools/compare_simbody.py); seed 1's first ten scenes agree to 1.5e-7 m (both contactsim
@@ -122,7 +124,7 @@ def main():
         compare_simbody.CS, compare_simbody.SB = EXE, SIMBODY_SCENE
         for name, model in BUNDLED:
             path = os.path.join(ROOT, "scenes", name + ".json")
-            case(f"simbody_scene_{name}", scene_agreement(path, model, None))
+            case(f"simbody_scene_{name}_{model or 'scene'}", scene_agreement(path, model, None))
         import json
         import random
         rng = random.Random(RANDOM_SEED)

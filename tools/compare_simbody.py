@@ -17,7 +17,14 @@ The random scenes are trees of 1 to 6 bodies (weld, pin, slider, ball, free join
 parent and child frames, masses, inertias given as diag, matrix, box, sphere or cylinder, random
 initial states, free bodies sometimes given by "initial"), gravity on or off, and random
 mobility springs, dampers, linear stops, linear bushings, two-point springs and constant forces;
-with --features hc a Hunt-Crossley sphere on a floor is added.
+with --features hc a Hunt-Crossley sphere on a floor is added, with --features ss a
+smooth_sphere_half_space sphere (random parameters, sometimes non-default cf, bd, bv) on a
+floor that is sometimes tilted, or on a platform body (a slider along its normal held by a
+mobility spring, so the contact's reaction and the relative velocity of a moving plane count).
+
+A scene is flagged "!!" when Simbody differs from contactsim bdf by more than --threshold while
+contactsim's bdf and rk agree within threshold/10 (both converged), "??" when Simbody differs
+but contactsim's two integrators disagree too. Timeouts and failures are counted per engine.
 
 Needs a build with the Simbody peers (libsimbody-dev installed): BUILD/contactsim and
 BUILD/bench/simbody_scene, BUILD given by --build (default: build).
@@ -307,6 +314,62 @@ def rand_scene(rng, features=None, nmax=6, free_damper=True):
             hc["mu_dynamic"] = hc["mu_static"] * rng.uniform(0.5, 1)
         forces.append(hc)
         feats.add("hunt_crossley")
+    if allowed is not None and "ss" in allowed:
+        # a smooth sphere on a free body, dropped onto a floor or onto a moving platform
+        r = rng.uniform(0.05, 0.15)
+        m = rng.uniform(0.5, 2)
+        bodies.append({"name": "sball", "mass": m, "inertia": {"sphere": r},
+                       "joint": {"type": "free", "initial": {
+                           "position": [0, 0, r + rng.uniform(0.0, 0.2)],
+                           "velocity": [rng.uniform(-1, 1), rng.uniform(-1, 1), rng.uniform(-1, 0)],
+                           "angular_velocity": [rng.uniform(-3, 3) for _ in range(3)]}}})
+        scene["gravity"] = [0, 0, -9.81]
+        planes = scene.setdefault("planes", [])
+        pf = {}
+        where = rng.random()
+        if where < 0.3:
+            pf["rotation"] = {"axis": [rng.uniform(-1, 1), rng.uniform(-1, 1), 0],
+                              "angle_deg": rng.uniform(-20, 20)}
+        if where > 0.7:
+            # platform on a vertical slider (slider axis x of the joint frame turned onto z)
+            pm = rng.uniform(0.5, 3)
+            bodies.append({"name": "platform", "mass": pm, "inertia": {"box": [0.5, 0.5, 0.05]},
+                           "joint": {"type": "slider", "parent": "ground",
+                                     "parent_frame": {"position": [0, 0, -0.1],
+                                                      "rotation": {"axis": [0, 1, 0], "angle_deg": -90}},
+                                     "q": [0.0], "u": [rng.uniform(-0.5, 0.5)]}})
+            forces.append({"type": "mobility_spring", "body": "platform",
+                           "stiffness": rng.uniform(200, 2000), "q0": -pm * 9.81 / 1000})
+            # the plane on the platform at its top face, +z outward in Ground: the platform frame
+            # is turned -90 deg about y (its x is Ground's z), so turn back by +90 deg
+            planes.append({"name": "sfloor", "body": "platform",
+                           "frame": {"position": [0.1, 0, 0],
+                                     "rotation": {"axis": [0, 1, 0], "angle_deg": 90}}})
+            feats.add("ss_platform")
+        else:
+            planes.append({"name": "sfloor", "frame": pf} if pf else {"name": "sfloor"})
+            if pf:
+                feats.add("ss_tilted")
+        ss = {"type": "smooth_sphere_half_space", "name": "ss", "body": "sball", "plane": "sfloor",
+              "radius": r, "plane_strain_modulus": 10 ** rng.uniform(6, 8),
+              "transition_velocity": rng.uniform(0.05, 0.3)}
+        if rng.random() < 0.3:
+            ss["center"] = [rng.uniform(-0.02, 0.02) for _ in range(3)]
+        if rng.random() < 0.6:
+            ss["dissipation"] = rng.uniform(0, 2)
+        if rng.random() < 0.7:
+            ss["mu_static"] = rng.uniform(0.3, 0.9)
+            ss["mu_dynamic"] = ss["mu_static"] * rng.uniform(0.5, 1)
+        if rng.random() < 0.3:
+            ss["mu_viscous"] = rng.uniform(0, 0.5)
+        if rng.random() < 0.3:
+            ss["constant_contact_force"] = 10 ** rng.uniform(-7, -4)
+        if rng.random() < 0.3:
+            ss["hertz_smoothing"] = rng.uniform(100, 3000)
+        if rng.random() < 0.3:
+            ss["hunt_crossley_smoothing"] = rng.uniform(10, 200)
+        forces.append(ss)
+        feats.add("smooth_sphere")
     scene["forces"] = forces
     return scene, feats
 
@@ -316,7 +379,7 @@ def conservative(scene):
         return False
     for f in scene.get("forces", []):
         t = f["type"]
-        if t in ("mobility_damper", "constant", "hunt_crossley"):
+        if t in ("mobility_damper", "constant", "hunt_crossley", "smooth_sphere_half_space"):
             return False
         if t == "linear_stop" and f.get("dissipation", 0) > 0:
             return False
@@ -327,12 +390,22 @@ def conservative(scene):
     return True
 
 
+class EngineTimeout(Exception):
+    pass
+
+
 def compare_scene(path, duration, dt, contact_model=None, scene=None, sb_extra=()):
     with tempfile.TemporaryDirectory() as tmp:
         t0 = time.time()
-        sb = run_sb(path, os.path.join(tmp, "sb.csv"), duration, dt, contact_model, extra=sb_extra)
-        bdf = run_cs(path, os.path.join(tmp, "bdf.csv"), "bdf", duration, dt, contact_model)
-        rk = run_cs(path, os.path.join(tmp, "rk.csv"), "rk", duration, dt, contact_model)
+        try:
+            sb = run_sb(path, os.path.join(tmp, "sb.csv"), duration, dt, contact_model, extra=sb_extra)
+        except subprocess.TimeoutExpired:
+            raise EngineTimeout("simbody")
+        try:
+            bdf = run_cs(path, os.path.join(tmp, "bdf.csv"), "bdf", duration, dt, contact_model)
+            rk = run_cs(path, os.path.join(tmp, "rk.csv"), "rk", duration, dt, contact_model)
+        except subprocess.TimeoutExpired:
+            raise EngineTimeout("contactsim")
         res = dict(bdf=diff(sb, bdf), rk=diff(sb, rk), self=diff(bdf, rk), secs=time.time() - t0)
         if scene is not None and conservative(scene):
             res["drift_sb"] = energy_drift(sb)
@@ -386,20 +459,21 @@ def main():
             sc = json.load(open(path))
             models = [None]
             if sc.get("contacts"):
-                models = ["hunt_crossley"] if "hunt_crossley" in sc.get("contact_models", {}) else []
+                models = [m for m in ("hunt_crossley", "smooth_sphere_half_space")
+                          if m in sc.get("contact_models", {})]
             name = os.path.relpath(path, ROOT)
             if len(sc.get("bodies", [])) > 20:
                 print("%-40s skipped: more than 20 bodies" % name)
                 continue
             if not models:
-                print("%-40s skipped: no hunt_crossley block for its contacts" % name)
+                print("%-40s skipped: no hunt_crossley or smooth_sphere_half_space block" % name)
                 continue
             for m in models:
                 try:
                     res = compare_scene(path, args.duration, args.dt, m, sc, sb_extra)
                     print("%-40s %s%s" % (name, fmt(res), " [%s]" % m if m else ""))
-                except subprocess.TimeoutExpired:
-                    print("%-40s timeout" % name)
+                except (subprocess.TimeoutExpired, EngineTimeout) as e:
+                    print("%-40s timeout %s%s" % (name, e, " [%s]" % m if m else ""))
                 except RuntimeError as e:
                     msg = str(e).splitlines()[0] if str(e) else ""
                     print("%-40s skipped: %s" % (name, msg[:150]))
@@ -408,6 +482,7 @@ def main():
     rng = random.Random(args.seed)
     feats_req = args.features.split(",") if args.features else None
     per_feature = {}
+    failures = {}
     worst = []
     t_start = time.time()
     done = 0
@@ -425,14 +500,19 @@ def main():
             json.dump(scene, f, indent=1)
         try:
             res = compare_scene(path, args.duration, args.dt, None, scene, sb_extra)
-        except subprocess.TimeoutExpired:
-            print("%3d timeout %s" % (i, path))
+        except EngineTimeout as e:
+            print("%3d timeout (%s) %s" % (i, e, path))
+            failures["timeout " + str(e)] = failures.get("timeout " + str(e), 0) + 1
             continue
         except RuntimeError as e:
             print("%3d error %s: %s" % (i, path, e))
+            k = "error " + str(e).split()[0]
+            failures[k] = failures.get(k, 0) + 1
             continue
         done += 1
-        flag = "!!" if res["bdf"]["pos"] > args.threshold else "  "
+        flag = "  "
+        if res["bdf"]["pos"] > args.threshold:
+            flag = "!!" if res["self"]["pos"] <= args.threshold / 10 else "??"
         print("%s %3d n=%d %-60s %s" % (flag, i, len(scene["bodies"]), ",".join(sorted(feats)), fmt(res)), flush=True)
         for ft in feats:
             per_feature.setdefault(ft, []).append(res["bdf"]["pos"])
@@ -445,6 +525,8 @@ def main():
     for ft in sorted(per_feature):
         v = per_feature[ft]
         print("  %-16s scenes %3d  max %.2e  median %.2e" % (ft, len(v), max(v), float(np.median(v))))
+    for k in sorted(failures):
+        print("  not compared: %s: %d" % (k, failures[k]))
     worst.sort(reverse=True)
     for w, p in worst[:5]:
         print("  worst %.2e %s" % (w, p))
