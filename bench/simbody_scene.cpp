@@ -171,23 +171,23 @@ struct HcMat {
     double E = NAN, c = NAN, us = NAN, ud = NAN, uv = NAN;
 };
 
-struct HcSet {
+// a sphere on a body and a plane on another: what both contact kinds read alike
+struct SphereOnPlane {
     std::string name;
     MobilizedBody body, planeBody;
     Transform X_PBplane;  // plane frame on its body
+    double radius = 0;
+};
+
+struct HcSet : SphereOnPlane {
     std::vector<Vec3> centers;
-    double radius;
     HcMat sphere, plane;
     double vt;
 };
 
 // one smooth sphere / half-space pair (force element, or one point of a contact)
-struct SsSpec {
-    std::string name;
-    MobilizedBody body, planeBody;
-    Transform X_PBplane;
+struct SsSpec : SphereOnPlane {
     Vec3 center{0};
-    double radius = 0;
     // stiffness, dissipation, us, ud, uv, vt, cf, bd, bv
     double p[9] = {1, 0, 0, 0, 0, 0.01, 1e-5, 300, 50};
 };
@@ -346,6 +346,22 @@ void readForce(Model& M, const cJSON* f, int i) {
         return bodyByName(M, str(cJSON_GetObjectItemCaseSensitive(f, key), path + "." + key),
                           path + "." + key);
     };
+    // a sphere on a plane, either contact kind as a force element: its keys (the kind's
+    // parameters besides), name, bodies, plane frame and radius into S; returns the centre
+    auto sphereOnPlane = [&](SphereOnPlane& S, const char* const* kindKeys, size_t nkeys) {
+        std::set<std::string> keys = {"type", "name", "body", "plane", "center", "radius"};
+        keys.insert(kindKeys, kindKeys + nkeys);
+        checkKeys(f, path, keys);
+        S.name = name;
+        S.body = body("body");
+        std::string pl = str(cJSON_GetObjectItemCaseSensitive(f, "plane"), path + ".plane");
+        if (!M.planes.count(pl)) refuse("%s.plane: no plane '%s'", path.c_str(), pl.c_str());
+        S.planeBody = bodyByName(M, M.planeBody[pl], path + ".plane");
+        S.X_PBplane = M.planes[pl];
+        Vec3 center = vec3Or(f, "center", Vec3(0), path);
+        S.radius = numOr(f, "radius", NAN, path);
+        return center;
+    };
     auto coordinate = [&](MobilizedBody& mb, bool needPinSlider) {
         double c = numOr(f, "coordinate", 0, path);
         int ci = (int)c;
@@ -410,34 +426,14 @@ void readForce(Model& M, const cJSON* f, int i) {
         Force::LinearBushing(M.forces, b1, F1, b2, F2, Vec6(kr[0], kr[1], kr[2], kt[0], kt[1], kt[2]),
                              Vec6(cr[0], cr[1], cr[2], ct[0], ct[1], ct[2]));
     } else if (type == "smooth_sphere_half_space") {
-        std::set<std::string> keys = {"type", "name", "body", "plane", "center", "radius"};
-        for (const char* k : kSsKeys) keys.insert(k);
-        checkKeys(f, path, keys);
         SsSpec S;
-        S.name = name;
-        S.body = body("body");
-        std::string pl = str(cJSON_GetObjectItemCaseSensitive(f, "plane"), path + ".plane");
-        if (!M.planes.count(pl)) refuse("%s.plane: no plane '%s'", path.c_str(), pl.c_str());
-        S.planeBody = bodyByName(M, M.planeBody[pl], path + ".plane");
-        S.X_PBplane = M.planes[pl];
-        S.center = vec3Or(f, "center", Vec3(0), path);
-        S.radius = numOr(f, "radius", NAN, path);
+        S.center = sphereOnPlane(S, kSsKeys, sizeof(kSsKeys) / sizeof(kSsKeys[0]));
         if (!(S.radius > 0)) refuse("%s.radius: must be > 0", path.c_str());
         readSsParams(f, path, S);
         M.ss.push_back(S);
     } else if (type == "hunt_crossley") {
-        std::set<std::string> keys = {"type", "name", "body", "plane", "center", "radius"};
-        for (const char* k : kHcKeys) keys.insert(k);
-        checkKeys(f, path, keys);
         HcSet S;
-        S.name = name;
-        S.body = body("body");
-        std::string pl = str(cJSON_GetObjectItemCaseSensitive(f, "plane"), path + ".plane");
-        if (!M.planes.count(pl)) refuse("%s.plane: no plane '%s'", path.c_str(), pl.c_str());
-        S.planeBody = bodyByName(M, M.planeBody[pl], path + ".plane");
-        S.X_PBplane = M.planes[pl];
-        S.centers = {vec3Or(f, "center", Vec3(0), path)};
-        S.radius = numOr(f, "radius", NAN, path);
+        S.centers = {sphereOnPlane(S, kHcKeys, sizeof(kHcKeys) / sizeof(kHcKeys[0]))};
         readHcParams(f, path, S);
         M.hc.push_back(S);
     } else {

@@ -32,11 +32,9 @@ BUILD/bench/simbody_scene, BUILD given by --build (default: build).
 import argparse
 import csv
 import json
-import math
 import os
 import random
 import subprocess
-import sys
 import tempfile
 import time
 
@@ -176,6 +174,19 @@ def rand_inertia(rng, mass):
     return {"matrix": [I[0, 0], I[1, 1], I[2, 2], I[0, 1], I[0, 2], I[1, 2]]}
 
 
+def dropped_ball(rng, name, bodies):
+    """Append a free ball of random radius and mass, just above the floor, moving and spinning at
+    random; return its radius."""
+    r = rng.uniform(0.05, 0.15)
+    m = rng.uniform(0.5, 2)
+    bodies.append({"name": name, "mass": m, "inertia": {"sphere": r},
+                   "joint": {"type": "free", "initial": {
+                       "position": [0, 0, r + rng.uniform(0.0, 0.2)],
+                       "velocity": [rng.uniform(-1, 1), rng.uniform(-1, 1), rng.uniform(-1, 0)],
+                       "angular_velocity": [rng.uniform(-3, 3) for _ in range(3)]}}})
+    return r
+
+
 def rand_scene(rng, features=None, nmax=6, free_damper=True):
     feats = set()
     allowed = set(features) if features else None
@@ -296,13 +307,7 @@ def rand_scene(rng, features=None, nmax=6, free_damper=True):
             feats.add("constant")
     if allowed is not None and "hc" in allowed:
         # a sphere on a free body, dropped onto a floor (plane possibly tilted)
-        r = rng.uniform(0.05, 0.15)
-        m = rng.uniform(0.5, 2)
-        bodies.append({"name": "ball", "mass": m, "inertia": {"sphere": r},
-                       "joint": {"type": "free", "initial": {
-                           "position": [0, 0, r + rng.uniform(0.0, 0.2)],
-                           "velocity": [rng.uniform(-1, 1), rng.uniform(-1, 1), rng.uniform(-1, 0)],
-                           "angular_velocity": [rng.uniform(-3, 3) for _ in range(3)]}}})
+        r = dropped_ball(rng, "ball", bodies)
         scene["gravity"] = [0, 0, -9.81]
         scene["planes"] = [{"name": "floor"}]
         hc = {"type": "hunt_crossley", "name": "hc", "body": "ball", "plane": "floor", "radius": r,
@@ -316,13 +321,7 @@ def rand_scene(rng, features=None, nmax=6, free_damper=True):
         feats.add("hunt_crossley")
     if allowed is not None and "ss" in allowed:
         # a smooth sphere on a free body, dropped onto a floor or onto a moving platform
-        r = rng.uniform(0.05, 0.15)
-        m = rng.uniform(0.5, 2)
-        bodies.append({"name": "sball", "mass": m, "inertia": {"sphere": r},
-                       "joint": {"type": "free", "initial": {
-                           "position": [0, 0, r + rng.uniform(0.0, 0.2)],
-                           "velocity": [rng.uniform(-1, 1), rng.uniform(-1, 1), rng.uniform(-1, 0)],
-                           "angular_velocity": [rng.uniform(-3, 3) for _ in range(3)]}}})
+        r = dropped_ball(rng, "sball", bodies)
         scene["gravity"] = [0, 0, -9.81]
         planes = scene.setdefault("planes", [])
         pf = {}
