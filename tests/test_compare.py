@@ -9,9 +9,11 @@ import io
 import json
 import math
 import os
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 EXE = os.path.abspath(sys.argv[1])
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -72,6 +74,19 @@ def compare_json(path, *args):
     code, out, err = run("compare", path, "--format", "json", "-q", *args)
     check(code in (0, 1), f"exit {code}: {err}")
     return code, json.loads(out), err
+
+
+def interrupted_compare(scene, *args):
+    """A comparison of a 1000 s run of scene, stopped by SIGINT in its first model after 1.5 s;
+    it must exit 130. Returns its standard output and error (bytes)."""
+    p = subprocess.Popen([EXE, "compare", scene, "-q", "--duration", "1000", *args],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+    time.sleep(1.5)
+    check(p.poll() is None, "the comparison ended before it could be interrupted")
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=60)
+    check(p.returncode == 130, (p.returncode, err))
+    return out, err
 
 
 def model(doc, name):
@@ -534,19 +549,11 @@ def stale_outputs(outdir):
 
 @case
 def interrupted_compare_writes_whole_consistent_tables():
-    import signal
-    import time
     outdir = tempfile.mkdtemp()
     stale_outputs(outdir)
     # a comparison long enough to interrupt in its first model
     scene = os.path.join(ROOT, "scenes", "bench", "block_spin_slide.json")
-    p = subprocess.Popen([EXE, "compare", scene, "-q", "--out-dir", outdir, "--duration", "1000"],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
-    time.sleep(1.5)
-    check(p.poll() is None, "the comparison ended before it could be interrupted")
-    p.send_signal(signal.SIGINT)
-    out, err = p.communicate(timeout=60)
-    check(p.returncode == 130, (p.returncode, err))
+    out, err = interrupted_compare(scene, "--out-dir", outdir)
     # the table names the interrupted model; the files in the directory are this comparison's,
     # whole, and agree with each other
     check("STOPPED" in out.decode(), out)
@@ -650,20 +657,12 @@ def standard_output_failure_is_said():
 def csv_cells_with_a_carriage_return_are_quoted():
     # an interrupted model's error names the scene file and holds no comma; a file name with a
     # carriage return left a bare CR in the cell, which CSV readers take as the end of the row
-    import signal
-    import time
     d = tempfile.mkdtemp()
     scene = os.path.join(d, "spin\rslide.json")
     with open(os.path.join(ROOT, "scenes", "bench", "block_spin_slide.json")) as f, \
             open(scene, "w") as g:
         g.write(f.read())
-    p = subprocess.Popen([EXE, "compare", scene, "-q", "--format", "csv", "--duration", "1000"],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
-    time.sleep(1.5)
-    check(p.poll() is None, "the comparison ended before it could be interrupted")
-    p.send_signal(signal.SIGINT)
-    out, err = p.communicate(timeout=60)
-    check(p.returncode == 130, (p.returncode, err))
+    out, err = interrupted_compare(scene, "--format", "csv")
     rows = list(csv.reader(io.StringIO(out.decode(), newline="")))
     check(len(rows) >= 2 and all(len(r) == len(rows[0]) for r in rows), rows)
     row = dict(zip(rows[0], rows[-1]))
