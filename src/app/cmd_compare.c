@@ -382,7 +382,7 @@ static size_t trackWidth(const csModel* m) {
 // a track for every report r's options produce (the start, one per interval, the end); 0 or -1
 static int allocTrack(csCliRun* r) {
   // a count too large for memory is refused before it can overflow the size computation
-  double reports = ceil(r->opt.duration / r->opt.report_interval) + 2;
+  double reports = cs_reportCount(0, r->opt.duration, r->opt.report_interval);
   size_t rowBytes = trackWidth(r->m) * sizeof(double);
   if (!(reports < 1e12) || (size_t)reports > SIZE_MAX / rowBytes) {
     return -1;
