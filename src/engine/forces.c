@@ -11,6 +11,7 @@
 #include "engine/assert.h"
 #include "contactsim/contactsim.h"
 #include "engine/forces.h"
+#include "engine/kinematics.h"
 
 // The dynamics stage. Accumulators are zeroed here rather than by each element so that elements
 // only ever add: several elements on one body, or one element on two bodies, sum without knowing
@@ -109,31 +110,15 @@ int cs_forward(const csModel* m, csData* d) {
 }
 
 
-// Add a force at a point, both in Ground, to a body's accumulator as a spatial force about the
-// body's origin: moment r x F (r from the origin to the point) and force F. Anything applied to
-// ground (body 0) is dropped, so contact code can apply the reaction to a plane's body without
-// asking whether that body is ground.
+// Forces at a point and pure moments into a body's accumulator; anything applied to ground is
+// dropped (the code is in engine/kinematics.h, inline for the library's own force kinds).
 void cs_applyForceAtPoint(const csModel* m, csData* d, int body, csVec3 point_G, csVec3 force_G) {
-  CS_ASSERT(body >= 0 && body < m->nbody, "cs_applyForceAtPoint was given a body id that does "
-                                          "not exist in the model");
-  if (body <= 0) {
-    return;
-  }
-  csSpatialVec* F = &d->body_force[body];
-  csVec3 r = csu_sub(point_G, d->body_pose[body].p);
-  F->w = csu_add(F->w, csu_cross(r, force_G));
-  F->v = csu_add(F->v, force_G);
+  csu_applyForceAtPoint(m, d, body, point_G, force_G);
 }
 
 
-// a pure moment: the same about every point, so no point is needed
 void cs_applyTorque(const csModel* m, csData* d, int body, csVec3 torque_G) {
-  CS_ASSERT(body >= 0 && body < m->nbody, "cs_applyTorque was given a body id that does not "
-                                          "exist in the model");
-  if (body <= 0) {
-    return;
-  }
-  d->body_force[body].w = csu_add(d->body_force[body].w, torque_G);
+  csu_applyTorque(m, d, body, torque_G);
 }
 
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "contactsim/contactsim.h"
+#include "engine/kinematics.h"
 
 // Pull of the quaternion kinematics back toward unit length, 1/s. The BDF integrator projects
 // quaternions onto the unit sphere after every step, so this only matters for Adams, where it
@@ -315,18 +316,16 @@ void cs_realizeVelocity(const csModel* m, csData* d) {
 }
 
 
-// Helpers for force elements: where a station is, and how fast a body-fixed point moves.
+// Helpers for force elements: where a station is, and how fast a body-fixed point moves (the
+// code is in engine/kinematics.h, inline for the library's own force kinds).
 
 csVec3 cs_stationPosition(const csModel* m, const csData* d, int body, csVec3 station_B) {
-  (void)m;
-  return csu_transformPoint(&d->body_pose[body], station_B);
+  return csu_stationPosition(m, d, body, station_B);
 }
 
 
 csVec3 cs_pointVelocity(const csModel* m, const csData* d, int body, csVec3 point_G) {
-  (void)m;
-  const csSpatialVec* V = &d->body_vel[body];
-  return csu_add(V->v, csu_cross(V->w, csu_sub(point_G, d->body_pose[body].p)));
+  return csu_pointVelocity(m, d, body, point_G);
 }
 
 
@@ -336,7 +335,7 @@ double cs_kineticEnergy(const csModel* m, const csData* d) {
   for (int b = 1; b < m->nbody; b++) {
     const csBody* body = &m->body[b];
     csVec3 w_B = csu_mulMtV(&d->body_pose[b].R, d->body_vel[b].w);
-    csVec3 vcom = cs_pointVelocity(m, d, b, d->body_com[b]);
+    csVec3 vcom = csu_pointVelocity(m, d, b, d->body_com[b]);
     ke += 0.5 * (body->mass * csu_dot(vcom, vcom) + csu_dot(w_B, csu_mulMV(&body->inertia, w_B)));
   }
   return ke;
@@ -351,7 +350,7 @@ csVec3 cs_angularMomentum(const csModel* m, const csData* d) {
     const csMat33* R = &d->body_pose[b].R;
     csVec3 w_B = csu_mulMtV(R, d->body_vel[b].w);
     csVec3 spin = csu_mulMV(R, csu_mulMV(&body->inertia, w_B));
-    csVec3 vcom = cs_pointVelocity(m, d, b, d->body_com[b]);
+    csVec3 vcom = csu_pointVelocity(m, d, b, d->body_com[b]);
     h = csu_add(h, csu_add(spin, csu_scale(body->mass, csu_cross(d->body_com[b], vcom))));
   }
   return h;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "engine/forces.h"
+#include "engine/kinematics.h"
 #include "engine/metrics.h"
 
 
@@ -119,14 +120,7 @@ static void sampleContact(const csModel* m, csData* d, const csMetricsContact* c
   // slip: velocity of the body's material point at the contact relative to the plane's point
   // there (the lowest point of a sphere; the station itself for point kinds)
   csVec3 point_G = c->sphere ? csu_addScaled(station_G, -c->radius, n_G) : station_G;
-  int planeBody = m->plane[c->plane].body;
-  // cs_pointVelocity written out: v + w x (point - origin)
-  const csSpatialVec* V = &d->body_vel[c->body];
-  csVec3 v_G = csu_add(V->v, csu_cross(V->w, csu_sub(point_G, d->body_pose[c->body].p)));
-  if (planeBody > 0) {
-    // ground does not move: a plane on it needs no velocity of its own
-    v_G = csu_sub(v_G, cs_pointVelocity(m, d, planeBody, point_G));
-  }
+  csVec3 v_G = csu_relativePointVelocity(m, d, c->body, m->plane[c->plane].body, point_G);
   csVec3 v_P = csu_mulMtV(&X_GP->R, v_G);
   s->slip[0] = v_P.x;
   s->slip[1] = v_P.y;

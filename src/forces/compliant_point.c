@@ -23,6 +23,7 @@
 
 #include "contactsim/contactsim.h"
 #include "engine/error.h"
+#include "engine/kinematics.h"
 #include "forces/util.h"
 #include "forces/kinds.h"
 
@@ -128,7 +129,7 @@ static void evaluate(const csModel* m, const csData* d, const csForce* f, int ap
 
   // geometry: depth below the plane along the outward normal nout
   csVec3 nout;
-  csVec3 station = cs_stationPosition(m, d, body, csu_vec3FromArray(P + SLOT_STATION));
+  csVec3 station = csu_stationPosition(m, d, body, csu_vec3FromArray(P + SLOT_STATION));
   double x = -cs_planeHeight(d, plane, station, &nout);
   csVec3 point = csu_addScaled(station, share * (x > 0 ? x : 0), nout);
   if (!(x > 0) && !apart) {

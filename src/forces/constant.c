@@ -10,6 +10,7 @@
 // integrated instead; the force is treated the same way so that one number covers the load.
 #include "contactsim/contactsim.h"
 #include "engine/error.h"
+#include "engine/kinematics.h"
 #include "forces/kinds.h"
 
 // ref: the body; param slots: station, force, torque (3 each)
@@ -57,14 +58,14 @@ static void constantApply(const csModel* m, csData* d, int e) {
   const csForce* f = &m->force[e];
   int b = f->ref[REF_BODY];
   const double* v = d->disc + f->discadr;
-  csVec3 p = cs_stationPosition(m, d, b, csu_vec3FromArray(f->param + SLOT_STATION));
+  csVec3 p = csu_stationPosition(m, d, b, csu_vec3FromArray(f->param + SLOT_STATION));
   csVec3 force = csu_vec3FromArray(v + DISC_FORCE);
   csVec3 torque = csu_vec3FromArray(v + DISC_TORQUE);
   // the force at the station (which adds its moment about the origin), then the free torque
-  cs_applyForceAtPoint(m, d, b, p, force);
-  cs_applyTorque(m, d, b, torque);
+  csu_applyForceAtPoint(m, d, b, p, force);
+  csu_applyTorque(m, d, b, torque);
   // power put in; recorded as negative dissipation
-  double input = csu_dot(force, cs_pointVelocity(m, d, b, p)) + csu_dot(torque, d->body_vel[b].w);
+  double input = csu_dot(force, csu_pointVelocity(m, d, b, p)) + csu_dot(torque, d->body_vel[b].w);
   d->force_power[e] = -input;
 }
 

@@ -24,6 +24,7 @@
 
 #include "contactsim/contactsim.h"
 #include "engine/error.h"
+#include "engine/kinematics.h"
 #include "forces/util.h"
 #include "forces/kinds.h"
 
@@ -186,10 +187,9 @@ static void evaluate(const csModel* m, const csData* d, int e, expSpringEval* s)
   const csTransform* X_GP = &d->plane_pose[plane];
 
   // station position and its velocity relative to the plane, both in the plane frame
-  s->p_G = cs_stationPosition(m, d, body, csu_vec3FromArray(prm + CS_SLOT_STATION));
+  s->p_G = csu_stationPosition(m, d, body, csu_vec3FromArray(prm + CS_SLOT_STATION));
   s->p_P = csu_mulMtV(&X_GP->R, csu_sub(s->p_G, X_GP->p));
-  csVec3 v_G = csu_sub(cs_pointVelocity(m, d, body, s->p_G),
-                       cs_pointVelocity(m, d, m->plane[plane].body, s->p_G));
+  csVec3 v_G = csu_relativePointVelocity(m, d, body, m->plane[plane].body, s->p_G);
   s->v_P = csu_mulMtV(&X_GP->R, v_G);
   double pz = s->p_P.z, vz = s->v_P.z;
   double pxy[2] = {s->p_P.x, s->p_P.y};
@@ -384,8 +384,8 @@ static void expSpringApply(const csModel* m, csData* d, int e) {
   expSpringEval s;
   evaluate(m, d, e, &s);
   // the force on the body, and the reaction on the plane's body at the same point
-  cs_applyForceAtPoint(m, d, f->ref[CS_REF_BODY], s.p_G, s.f_G);
-  cs_applyForceAtPoint(m, d, m->plane[f->ref[CS_REF_PLANE]].body, s.p_G, csu_neg(s.f_G));
+  csu_applyForceAtPoint(m, d, f->ref[CS_REF_BODY], s.p_G, s.f_G);
+  csu_applyForceAtPoint(m, d, m->plane[f->ref[CS_REF_PLANE]].body, s.p_G, csu_neg(s.f_G));
   d->force_pe[e] = potentialEnergy(f->param, &s);
   d->force_power[e] = dissipatedPower(f->param, &s);
   // the report values, among them the anchor consistent with this state and the friction
@@ -425,7 +425,7 @@ static void expSpringUpdate(const csModel* m, csData* d, int e) {
 static void expSpringInit(const csModel* m, csData* d, int e) {
   const csForce* f = &m->force[e];
   const csTransform* X_GP = &d->plane_pose[f->ref[CS_REF_PLANE]];
-  csVec3 p_G = cs_stationPosition(m, d, f->ref[CS_REF_BODY],
+  csVec3 p_G = csu_stationPosition(m, d, f->ref[CS_REF_BODY],
                                   csu_vec3FromArray(f->param + CS_SLOT_STATION));
   csVec3 p_P = csu_mulMtV(&X_GP->R, csu_sub(p_G, X_GP->p));
   double* autoval = d->autoval + f->autoadr;

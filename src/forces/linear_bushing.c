@@ -31,6 +31,7 @@
 
 #include "contactsim/contactsim.h"
 #include "engine/error.h"
+#include "engine/kinematics.h"
 #include "forces/util.h"
 #include "forces/kinds.h"
 
@@ -191,8 +192,8 @@ static void evaluate(const csModel* m, const csData* d, int e, bushingEval* out,
   // relative velocities: w_FM and v_FM (derivative of p_FM taken in F), both in F
   const csSpatialVec* V1 = &d->body_vel[b1];
   csVec3 w_F = csu_mulMtV(&X_GF.R, csu_sub(d->body_vel[b2].w, V1->w));
-  csVec3 vOM = cs_pointVelocity(m, d, b2, X_GM.p);
-  csVec3 vOF = cs_pointVelocity(m, d, b1, X_GF.p);
+  csVec3 vOM = csu_pointVelocity(m, d, b2, X_GM.p);
+  csVec3 vOF = csu_pointVelocity(m, d, b1, X_GF.p);
   csVec3 v_FM = csu_mulMtV(&X_GF.R, csu_sub(csu_sub(vOM, vOF), csu_cross(V1->w, r_G)));
 
   // Euler angle rates qdot = N w (see the derivation at the top), then the translation rates
@@ -236,10 +237,10 @@ static void bushingApply(const csModel* m, csData* d, int e) {
     d->stat.warnings_bushing++;
   }
   // the translational force at OM on body 2 and opposite at OM on body 1, and the torque pair
-  cs_applyForceAtPoint(m, d, b2, s.OM_G, s.force_G);
-  cs_applyForceAtPoint(m, d, b1, s.OM_G, csu_neg(s.force_G));
-  cs_applyTorque(m, d, b2, s.torque_G);
-  cs_applyTorque(m, d, b1, csu_neg(s.torque_G));
+  csu_applyForceAtPoint(m, d, b2, s.OM_G, s.force_G);
+  csu_applyForceAtPoint(m, d, b1, s.OM_G, csu_neg(s.force_G));
+  csu_applyTorque(m, d, b2, s.torque_G);
+  csu_applyTorque(m, d, b1, csu_neg(s.torque_G));
   d->force_pe[e] = s.pe;
   d->force_power[e] = s.power;
 }

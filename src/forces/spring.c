@@ -5,6 +5,7 @@
 // they conserve linear and angular momentum. Potential energy 1/2 k (L - L0)^2; only the damper
 // dissipates, at the rate c (dL/dt)^2.
 #include "engine/error.h"
+#include "engine/kinematics.h"
 #include "forces/kinds.h"
 #include "forces/util.h"
 
@@ -30,8 +31,8 @@ static void springApply(const csModel* m, csData* d, int e) {
   const csForce* f = &m->force[e];
   int b1 = f->ref[REF_BODY1], b2 = f->ref[REF_BODY2];
   // both stations in Ground; r points from station 1 to station 2
-  csVec3 p1 = cs_stationPosition(m, d, b1, csu_vec3FromArray(f->param + SLOT_STATION1));
-  csVec3 p2 = cs_stationPosition(m, d, b2, csu_vec3FromArray(f->param + SLOT_STATION2));
+  csVec3 p1 = csu_stationPosition(m, d, b1, csu_vec3FromArray(f->param + SLOT_STATION1));
+  csVec3 p2 = csu_stationPosition(m, d, b2, csu_vec3FromArray(f->param + SLOT_STATION2));
   csVec3 r = csu_sub(p2, p1);
   double len = csu_norm(r);
   // energy first: it is defined even where the direction is not
@@ -42,12 +43,12 @@ static void springApply(const csModel* m, csData* d, int e) {
   }
   // unit direction, and the stretch rate dL/dt = (v2 - v1) . dir
   csVec3 dir = csu_scale(1.0 / len, r);
-  csVec3 vrel = csu_sub(cs_pointVelocity(m, d, b2, p2), cs_pointVelocity(m, d, b1, p1));
+  csVec3 vrel = csu_sub(csu_pointVelocity(m, d, b2, p2), csu_pointVelocity(m, d, b1, p1));
   double rate = csu_dot(vrel, dir);
   // a positive tension pulls station 1 toward station 2 and station 2 toward station 1
   double tension = f->param[SLOT_K] * stretch + f->param[SLOT_C] * rate;
-  cs_applyForceAtPoint(m, d, b1, p1, csu_scale(tension, dir));
-  cs_applyForceAtPoint(m, d, b2, p2, csu_scale(-tension, dir));
+  csu_applyForceAtPoint(m, d, b1, p1, csu_scale(tension, dir));
+  csu_applyForceAtPoint(m, d, b2, p2, csu_scale(-tension, dir));
   // the damper's power, >= 0
   d->force_power[e] = f->param[SLOT_C] * rate * rate;
 }

@@ -5,6 +5,7 @@
 
 #include "contactsim/contactsim.h"
 #include "engine/error.h"
+#include "engine/kinematics.h"
 #include "forces/util.h"
 #include "forces/kinds.h"
 
@@ -104,7 +105,7 @@ double cs_spherePenetration(const csModel* m, const csData* d, const csForce* f,
                             csVec3* n_G) {
   // the centre in Ground, then the radius minus its height; R - h equals R + (c - p) . n
   // exactly, so either form gives the same bits
-  *center_G = cs_stationPosition(m, d, f->ref[CS_REF_BODY],
+  *center_G = csu_stationPosition(m, d, f->ref[CS_REF_BODY],
                                  csu_vec3FromArray(f->param + CS_SLOT_STATION));
   csVec3 nout;
   double h = cs_planeHeight(d, f->ref[CS_REF_PLANE], *center_G, &nout);
@@ -116,8 +117,7 @@ double cs_spherePenetration(const csModel* m, const csData* d, const csForce* f,
 double cs_contactVelocity(const csModel* m, const csData* d, int body, int plane, csVec3 point_G,
                           csVec3 u_G, csVec3* vtan_G) {
   // the body's material point relative to the plane's, then split along u
-  csVec3 v = csu_sub(cs_pointVelocity(m, d, body, point_G),
-                     cs_pointVelocity(m, d, m->plane[plane].body, point_G));
+  csVec3 v = csu_relativePointVelocity(m, d, body, m->plane[plane].body, point_G);
   double vu = csu_dot(v, u_G);
   *vtan_G = csu_addScaled(v, -vu, u_G);
   return vu;
@@ -163,8 +163,8 @@ void cs_applyContact(const csModel* m, csData* d, int e, const csContactEval* c)
   // equal and opposite forces at the same point
   const csForce* f = &m->force[e];
   if (c->active) {
-    cs_applyForceAtPoint(m, d, f->ref[CS_REF_BODY], c->point, c->force);
-    cs_applyForceAtPoint(m, d, m->plane[f->ref[CS_REF_PLANE]].body, c->point, csu_neg(c->force));
+    csu_applyForceAtPoint(m, d, f->ref[CS_REF_BODY], c->point, c->force);
+    csu_applyForceAtPoint(m, d, m->plane[f->ref[CS_REF_PLANE]].body, c->point, csu_neg(c->force));
   }
   d->force_pe[e] = c->pe;
   d->force_power[e] = c->power;
