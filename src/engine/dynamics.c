@@ -252,7 +252,11 @@ static int invertSPD(double* Dinv, const double* D, int n) {
 static void freeLeafAcceleration(const csModel* m, csData* d, int b) {
   const csBody* body = &m->body[b];
   const csMat33* R_GB = &d->body_pose[b].R;
+  const csMat33* R_GF = &body->X_PF.R;
   const double* inv = d->aba_Iinv + 9 * b;
+  // F parallel to Ground (R_GF = 1) and M = B are the usual free body: the rotations by R_GF
+  // and the carry from B's origin to M's are then skipped
+  int plainPF = d->aba_plainPF[b], plainMB = d->aba_plainMB[b];
   // the body force (moment about the body origin, force; Ground), plus the mobilizer's own
   // generalized forces (mobility springs, dampers and stops on its coordinates): a moment tau_w
   // and a force tau_v in F at M's origin, the spatial force whose power on u = (w_FM, v_FM) is
@@ -262,12 +266,15 @@ static void freeLeafAcceleration(const csModel* m, csData* d, int b) {
   csVec3 moment = d->body_force[b].w;
   const double* gf = d->mobility_force + body->uadr;
   if (gf[0] != 0 || gf[1] != 0 || gf[2] != 0 || gf[3] != 0 || gf[4] != 0 || gf[5] != 0) {
-    const csMat33* R_GF = &body->X_PF.R;
-    csVec3 Fm = csu_mulMV(R_GF, csu_vec3(gf[3], gf[4], gf[5]));
-    csVec3 r_BM = csu_mulMV(R_GB, body->X_BM.p);
+    csVec3 Fm = csu_vec3(gf[3], gf[4], gf[5]);
+    csVec3 Mm = csu_vec3(gf[0], gf[1], gf[2]);
+    if (!plainPF) {
+      Fm = csu_mulMV(R_GF, Fm);
+      Mm = csu_mulMV(R_GF, Mm);
+    }
     force = csu_add(force, Fm);
-    moment = csu_add(moment, csu_add(csu_mulMV(R_GF, csu_vec3(gf[0], gf[1], gf[2])),
-                                     csu_cross(r_BM, Fm)));
+    moment = csu_add(moment, plainMB ? Mm : csu_add(Mm, csu_cross(csu_mulMV(R_GB, body->X_BM.p),
+                                                                  Fm)));
   }
   // force and moment about the COM, body coordinates
   csVec3 F_B = csu_mulMtV(R_GB, force);
@@ -280,22 +287,25 @@ static void freeLeafAcceleration(const csModel* m, csData* d, int b) {
                           inv[3] * rhs.x + inv[4] * rhs.y + inv[5] * rhs.z,
                           inv[6] * rhs.x + inv[7] * rhs.y + inv[8] * rhs.z);
   csVec3 acom = csu_scale(1.0 / body->mass, F_B);
-  // acceleration of M's origin: a_com + alpha x r + w x (w x r), r from the COM to M's origin
-  csVec3 r = csu_sub(body->X_BM.p, body->com);
-  csVec3 aM = csu_add(acom, csu_add(csu_cross(alpha, r), csu_cross(w, csu_cross(w, r))));
-  // into F: R_FB = R_FG R_GB with F fixed in Ground
-  const csMat33* R_GF = &body->X_PF.R;
-  csVec3 alpha_F = csu_mulMtV(R_GF, csu_mulMV(R_GB, alpha));
-  csVec3 aM_F = csu_mulMtV(R_GF, csu_mulMV(R_GB, aM));
+  // acceleration of the body origin and of M's origin: a_com + alpha x r + w x (w x r), r from
+  // the COM to the point (body coordinates), then in Ground
+  csVec3 rO = csu_neg(body->com);
+  csVec3 aO = csu_add(acom, csu_add(csu_cross(alpha, rO), csu_cross(w, csu_cross(w, rO))));
+  csVec3 alpha_G = csu_mulMV(R_GB, alpha);
+  csVec3 aO_G = csu_mulMV(R_GB, aO);
+  csVec3 aM_G = aO_G;
+  if (!plainMB) {
+    csVec3 r = csu_sub(body->X_BM.p, body->com);
+    aM_G = csu_mulMV(R_GB, csu_add(acom, csu_add(csu_cross(alpha, r),
+                                                 csu_cross(w, csu_cross(w, r)))));
+  }
+  // udot: the rate of w_FM and the acceleration of M's origin, both in F (F fixed in Ground)
   double* udot = d->udot + body->uadr;
-  csu_vec3ToArray(udot, alpha_F);
-  csu_vec3ToArray(udot + 3, aM_F);
+  csu_vec3ToArray(udot, plainPF ? alpha_G : csu_mulMtV(R_GF, alpha_G));
+  csu_vec3ToArray(udot + 3, plainPF ? aM_G : csu_mulMtV(R_GF, aM_G));
   // spatial acceleration at the body origin, in Ground: (alpha, a_origin - w x v_origin)
-  csVec3 aO = csu_add(acom, csu_add(csu_cross(alpha, csu_neg(body->com)),
-                                    csu_cross(w, csu_cross(w, csu_neg(body->com)))));
-  d->body_acc[b].w = csu_mulMV(R_GB, alpha);
-  d->body_acc[b].v =
-      csu_sub(csu_mulMV(R_GB, aO), csu_cross(d->body_vel[b].w, d->body_vel[b].v));
+  d->body_acc[b].w = alpha_G;
+  d->body_acc[b].v = csu_sub(aO_G, csu_cross(d->body_vel[b].w, d->body_vel[b].v));
 }
 
 
