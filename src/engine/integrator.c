@@ -399,14 +399,24 @@ static int layoutGroups(Sim* sim, int single) {
 }
 
 
+// The lists the stages work on while group g is active: its own, or, when it holds the whole
+// model (the lists are in increasing ids, so a full count is the whole list), the data's lists
+// of everything, for which the stages take their whole-array paths (accumulators zeroed at once,
+// the finiteness check as one sum).
+static const int* groupBodies(const Group* g) {
+  return g->nbodies == g->sim->m->nbody - 1 ? g->sim->d->all_body : g->bodies;
+}
+
+
 // let the stages work on group g only
 static void activate(Group* g) {
   csData* d = g->sim->d;
-  d->act_body = g->bodies;
+  const csModel* m = g->sim->m;
+  d->act_body = groupBodies(g);
   d->nact_body = g->nbodies;
-  d->act_force = g->forces;
+  d->act_force = g->nforces == m->nforce ? d->all_force : g->forces;
   d->nact_force = g->nforces;
-  d->act_plane = g->planes;
+  d->act_plane = g->nplanes == m->nplane ? d->all_plane : g->planes;
   d->nact_plane = g->nplanes;
   cs_invalidate(d);
 }
@@ -1474,7 +1484,7 @@ static void rkAfterCommit(Group* g) {
 // a report or another group has used the data since, that realization is the step end's
 static int holdsStepEnd(const Group* g) {
   const csData* d = g->sim->d;
-  if (d->stage < CS_STAGE_DYNAMICS || d->t != g->t || d->act_body != g->bodies) {
+  if (d->stage < CS_STAGE_DYNAMICS || d->t != g->t || d->act_body != groupBodies(g)) {
     return 0;
   }
   const sunrealtype* y = N_VGetArrayPointer(g->y);
