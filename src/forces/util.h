@@ -1,10 +1,14 @@
-// force_util.h: pieces shared by force kinds (private): parameter checks driven by a kind's
+// util.h: pieces shared by force kinds (private): parameter checks driven by a kind's
 // parameter table, and the plane geometry, force application and report of the contact kinds
 // that follow the slot convention of forces.h (ref[CS_REF_BODY] touches ref[CS_REF_PLANE]).
+// What a contact kind calls in every evaluation is defined here, inline (see engine/kinematics.h
+// for why).
 #ifndef CONTACTSIM_FORCE_UTIL_H
 #define CONTACTSIM_FORCE_UTIL_H
 
-#include "contactsim/types.h"
+#include "contactsim/contactsim.h"
+#include "engine/kinematics.h"
+#include "engine/forces.h"
 
 // ---------------------------------------------------------------------------------------------
 // validation
@@ -36,20 +40,40 @@ int cs_validateSphereContact(const csModel* m, const csForce* f, csError* err);
 
 // Height of the point p_G (in Ground, m) above plane `plane`, measured along the plane's outward
 // normal (its +z axis), which is written to nout_G (unit, in Ground). Negative below the plane.
-double cs_planeHeight(const csData* d, int plane, csVec3 p_G, csVec3* nout_G);
+static inline double cs_planeHeight(const csData* d, int plane, csVec3 p_G, csVec3* nout_G) {
+  // the outward normal is the plane's +z axis (third column of R_GP)
+  const csTransform* X_GP = &d->plane_pose[plane];
+  *nout_G = csu_vec3(X_GP->R.m[0][2], X_GP->R.m[1][2], X_GP->R.m[2][2]);
+  return csu_dot(csu_sub(p_G, X_GP->p), *nout_G);
+}
 
 // Penetration of the sphere of a sphere contact element (centre param[CS_SLOT_STATION..+2] in
 // the body frame, radius param[CS_SLOT_RADIUS]) into its plane, m: the radius minus the height of
 // the centre, positive when they overlap. Writes the centre (in Ground, m) and the plane's inward
 // normal n_G, pointing from the sphere into the plane (unit, in Ground).
-double cs_spherePenetration(const csModel* m, const csData* d, const csForce* f, csVec3* center_G,
-                            csVec3* n_G);
+static inline double cs_spherePenetration(const csModel* m, const csData* d, const csForce* f,
+                                          csVec3* center_G, csVec3* n_G) {
+  // the centre in Ground, then the radius minus its height; R - h equals R + (c - p) . n
+  // exactly, so either form gives the same bits
+  *center_G = csu_stationPosition(m, d, f->ref[CS_REF_BODY],
+                                 csu_vec3FromArray(f->param + CS_SLOT_STATION));
+  csVec3 nout;
+  double h = cs_planeHeight(d, f->ref[CS_REF_PLANE], *center_G, &nout);
+  *n_G = csu_neg(nout);
+  return f->param[CS_SLOT_RADIUS] - h;
+}
 
 // Velocity of the material point of `body` at point_G relative to the point of the plane's body
 // coinciding with it, split along the unit vector u_G (all in Ground, m/s): returns the component
 // along u_G and writes the rest (the tangential slip velocity) to vtan_G.
-double cs_contactVelocity(const csModel* m, const csData* d, int body, int plane, csVec3 point_G,
-                          csVec3 u_G, csVec3* vtan_G);
+static inline double cs_contactVelocity(const csModel* m, const csData* d, int body, int plane,
+                                        csVec3 point_G, csVec3 u_G, csVec3* vtan_G) {
+  // the body's material point relative to the plane's, then split along u
+  csVec3 v = csu_relativePointVelocity(m, d, body, m->plane[plane].body, point_G);
+  double vu = csu_dot(v, u_G);
+  *vtan_G = csu_addScaled(v, -vu, u_G);
+  return vu;
+}
 
 
 // ---------------------------------------------------------------------------------------------
@@ -78,21 +102,68 @@ typedef struct csContactEval {
 // Start an evaluation: set the point (in Ground, m), penetration x (m), its rate xdot (m/s) and
 // the slip speed (m/s); active = (x > 0); force, pe, power, fn and ff zero (the state of a contact
 // that does not touch).
-void csu_contactStart(csContactEval* c, csVec3 point_G, double x, double xdot, double slip);
+static inline void csu_contactStart(csContactEval* c, csVec3 point_G, double x, double xdot,
+                                    double slip) {
+  // kinematics of the contact; no force until the kind computes one
+  c->point = point_G;
+  c->active = x > 0;
+  c->x = x;
+  c->xdot = xdot;
+  c->slip = slip;
+  c->force = csu_vec3(0, 0, 0);
+  c->pe = c->power = c->fn = c->ff = 0;
+}
 
 // Finish an evaluation that csu_contactStart began, for a contact whose normal force fn pushes
 // the body out along nout_G (the plane's outward unit normal, in Ground) and is clamped at 0 (the
 // surfaces never pull), and whose friction fn mu (N) opposes the slip velocity vtan_G (in Ground,
 // m/s; no friction when the slip speed is 0). felastic is the conservative part of the normal
 // force (N): the dissipated power is (fn - felastic) xdot + ff slip. Sets force, fn, ff, power.
-void csu_contactFinish(csContactEval* c, csVec3 nout_G, csVec3 vtan_G, double fn, double felastic,
-                       double mu);
+static inline void csu_contactFinish(csContactEval* c, csVec3 nout_G, csVec3 vtan_G, double fn,
+                                     double felastic, double mu) {
+  // the surfaces never pull
+  if (fn < 0) {
+    fn = 0;
+  }
+
+  // normal force out of the plane, friction opposite the slip
+  double ff = 0;
+  csVec3 force = csu_scale(fn, nout_G);
+  if (c->slip > 0) {
+    ff = fn * mu;
+    force = csu_addScaled(force, -ff / c->slip, vtan_G);
+  }
+
+  // what is not elastic in the normal force, and all the friction, dissipate
+  c->force = force;
+  c->fn = fn;
+  c->ff = ff;
+  c->power = (fn - felastic) * c->xdot + ff * c->slip;
+}
 
 // Apply an evaluated contact of element e: when c->active, c->force on the touching body and its
 // opposite on the plane's body, both at c->point (ground ignores its share); always sets
 // d->force_pe[e], d->force_power[e] and the element's report extras (as csu_fillContactReport
 // does). Allocates nothing.
-void cs_applyContact(const csModel* m, csData* d, int e, const csContactEval* c);
+static inline void cs_applyContact(const csModel* m, csData* d, int e, const csContactEval* c) {
+  // equal and opposite forces at the same point
+  const csForce* f = &m->force[e];
+  if (c->active) {
+    csu_applyForceAtPoint(m, d, f->ref[CS_REF_BODY], c->point, c->force);
+    csu_applyForceAtPoint(m, d, m->plane[f->ref[CS_REF_PLANE]].body, c->point, csu_neg(c->force));
+  }
+  d->force_pe[e] = c->pe;
+  d->force_power[e] = c->power;
+  // the report extras as well, so that per-step statistics read the normal force without
+  // evaluating the contact again (a kind may leave the rate and slip at 0 while the surfaces do
+  // not touch; the report callbacks compute every column)
+  double* extra = d->force_extra + f->repadr;
+  extra[0] = c->x;
+  extra[1] = c->xdot;
+  extra[2] = c->fn;
+  extra[3] = c->ff;
+  extra[4] = c->slip;
+}
 
 // Fill a contact report from an evaluated contact: point, force on the touching body with zero
 // moment about the point, pe and power; and extra[0..4] = x, xdot, fn, ff, slip.
