@@ -40,6 +40,17 @@ typedef struct csSpatialVec {
 } csSpatialVec;
 
 
+// The smaller and the larger of a and b, and the other one when either is NaN, as fmin and
+// fmax: those stay library calls unless NaN rules are relaxed, and in an inner loop the call
+// costs more than the comparison.
+static inline double csu_min(double a, double b) {
+  return (b < a || isnan(a)) ? b : a;
+}
+
+static inline double csu_max(double a, double b) {
+  return (b > a || isnan(a)) ? b : a;
+}
+
 static inline csVec3 csu_vec3(double x, double y, double z) {
   csVec3 r = {x, y, z};
   return r;

@@ -79,13 +79,6 @@ typedef struct contactSample {
 } contactSample;
 
 
-// fmax written out for the per-step samples, where the library call was a tenth of their cost:
-// the larger of a and b, and the other one when either is NaN (as fmax)
-static inline double maxOf(double a, double b) {
-  return (b > a || isnan(a)) ? b : a;
-}
-
-
 // fill s for contact c from the data (realized to dynamics, which the contact report needs);
 // reads only, allocates nothing, so it is safe inside the per-step callback
 static void sampleContact(const csModel* m, csData* d, const csMetricsContact* c,
@@ -113,7 +106,7 @@ static void sampleContact(const csModel* m, csData* d, const csMetricsContact* c
   double h = p_P.z;
   // penetration is never negative: a contact that has lifted off counts as zero
   s->gap = c->sphere ? h - c->radius : h;
-  s->penetration = maxOf(0.0, -s->gap);
+  s->penetration = csu_max(0.0, -s->gap);
   s->xy[0] = p_P.x;
   s->xy[1] = p_P.y;
 
@@ -428,13 +421,13 @@ static void sampleAll(csMetrics* mt, const csModel* m, csData* d, int step) {
     csMetricsContact* c = &mt->contact[i];
     contactSample s;
     sampleContact(m, d, c, &s);
-    c->peak_fn = maxOf(c->peak_fn, s.fn);
-    c->max_penetration = maxOf(c->max_penetration, s.penetration);
-    mt->max_penetration = maxOf(mt->max_penetration, s.penetration);
+    c->peak_fn = csu_max(c->peak_fn, s.fn);
+    c->max_penetration = csu_max(c->max_penetration, s.penetration);
+    mt->max_penetration = csu_max(mt->max_penetration, s.penetration);
     if (c->set >= 0) {
       mt->set_fn[c->set] += s.fn;
     } else {
-      mt->peak_normal_force = maxOf(mt->peak_normal_force, s.fn);
+      mt->peak_normal_force = csu_max(mt->peak_normal_force, s.fn);
     }
     if (!step) {
       c->fn = s.fn;
@@ -469,8 +462,8 @@ static void sampleAll(csMetrics* mt, const csModel* m, csData* d, int step) {
     int i = step ? mt->contact_of[d->act_force[k]] : k;
     int set = i >= 0 ? mt->contact[i].set : -1;
     if (set >= 0) {
-      mt->set_peak[set] = maxOf(mt->set_peak[set], mt->set_fn[set]);
-      mt->peak_normal_force = maxOf(mt->peak_normal_force, mt->set_peak[set]);
+      mt->set_peak[set] = csu_max(mt->set_peak[set], mt->set_fn[set]);
+      mt->peak_normal_force = csu_max(mt->peak_normal_force, mt->set_peak[set]);
     }
   }
   // a step slides by the mean over loaded contacts, so a four-point foot does not count four

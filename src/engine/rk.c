@@ -249,7 +249,7 @@ csRkStatus cs_rkStep(csRk* rk, double tstop) {
     for (int i = 0; i < n; i++) {
       double e = h * (E1 * k1[i] + E3 * k3[i] + E4 * k4[i] + E5 * k5[i] + E6 * k6[i] +
                       E7 * k7[i]);
-      double w = rk->rtol * fmax(fabs(y[i]), fabs(yn[i])) + rk->atol;
+      double w = rk->rtol * csu_max(fabs(y[i]), fabs(yn[i])) + rk->atol;
       s += (e / w) * (e / w);
     }
     double err = n > 0 ? sqrt(s / n) : 0.0;

@@ -209,12 +209,12 @@ static void evaluate(const csModel* m, const csData* d, int e, expSpringEval* s)
   if (!s->yielded) {
     // the seed's sum, as Simbody forms it
     s->fzExp = fzRaw;
-    s->fz = fmax(fzRaw + (-prm[SLOT_CZ] * vz * fzRaw), 0.0);
+    s->fz = csu_max(fzRaw + (-prm[SLOT_CZ] * vz * fzRaw), 0.0);
   } else {
     s->fzExp = maxfz;
     s->fz = factor > 0 ? fzRaw * factor : 0.0;
   }
-  s->fz = fmin(s->fz, maxfz);
+  s->fz = csu_min(s->fz, maxfz);
   s->fzElastic = s->fzExp;
   s->fzDamping = s->fz - s->fzExp;
 
@@ -340,7 +340,7 @@ static double potentialEnergy(const double* prm, const expSpringEval* s) {
     // below z_max = d0 - ln(max_fz / d1) / d2 the capped force is constant
     double maxfz = prm[SLOT_MAXFZ], d2 = prm[SLOT_D2];
     double zmax = prm[SLOT_D0] - (log(maxfz) - log(prm[SLOT_D1])) / d2;  // no ratio overflow
-    normal = maxfz / d2 + maxfz * fmax(zmax - s->p_P.z, 0.0);
+    normal = maxfz / d2 + maxfz * csu_max(zmax - s->p_P.z, 0.0);
   }
   if (s->limitRule) {
     double n = hypot(s->spring[0], s->spring[1]);

@@ -145,7 +145,7 @@ static void evaluate(const csModel* m, const csData* d, const csForce* f, int ap
   double us = mu[CS_FRICTION_STATIC], ud = mu[CS_FRICTION_DYNAMIC];
   double uv = mu[CS_FRICTION_VISCOUS];
   double vr = slip / P[SLOT_VT];
-  double coef = fmin(vr, 1.0) * (ud + 2 * (us - ud) / (1 + vr * vr)) + uv * slip;
+  double coef = csu_min(vr, 1.0) * (ud + 2 * (us - ud) / (1 + vr * vr)) + uv * slip;
 
   // normal force out of the plane (never pulling), friction opposite the slip
   csu_contactFinish(out, csu_neg(n), vtan, fn, fH, coef);

@@ -122,7 +122,7 @@ static void evaluate(const csModel* m, const csData* d, const csForce* f, csCont
   const double* mu = d->disc + f->discadr;
   double us = mu[CS_FRICTION_STATIC], ud = mu[CS_FRICTION_DYNAMIC];
   double uv = mu[CS_FRICTION_VISCOUS];
-  double ff = fhc * (fmin(vr, 1.0) * (ud + 2 * (us - ud) / (1 + vr * vr)) + uv * vs);
+  double ff = fhc * (csu_min(vr, 1.0) * (ud + 2 * (us - ud) / (1 + vr * vr)) + uv * vs);
 
   // force on the sphere: out along -n and against the slip (seed, "Contact Force"); the blended
   // force never switches off, so it always acts
