@@ -97,6 +97,29 @@ static void test_step5(void** state) {
 }
 
 
+// csu_min and csu_max follow fmin and fmax: the other argument when one is NaN, in either place
+static void test_min_max(void** state) {
+  (void)state;
+  double values[] = {-2.5, -0.0, 0.0, 1e-300, 3.0, INFINITY, -INFINITY, NAN};
+  int n = (int)(sizeof(values) / sizeof(values[0]));
+  for (int i = 0; i < n; i++) {
+    for (int j = 0; j < n; j++) {
+      double a = values[i], b = values[j];
+      double lo = csu_min(a, b), hi = csu_max(a, b);
+      if (isnan(a) && isnan(b)) {
+        assert_true(isnan(lo) && isnan(hi));
+      } else if (a == 0 && b == 0) {
+        // fmin(-0, +0) may give either zero; so may these
+        assert_true(lo == 0 && hi == 0);
+      } else {
+        assert_true(lo == fmin(a, b));
+        assert_true(hi == fmax(a, b));
+      }
+    }
+  }
+}
+
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_quaternion_rotation),
@@ -104,6 +127,7 @@ int main(void) {
       cmocka_unit_test(test_inertia_shapes),
       cmocka_unit_test(test_inertia_validity),
       cmocka_unit_test(test_step5),
+      cmocka_unit_test(test_min_max),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
