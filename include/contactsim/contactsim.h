@@ -188,7 +188,8 @@ CS_API int cs_forward(const csModel* m, csData* d);
 // Mark the state as changed so the next realize call recomputes every stage.
 CS_API void cs_invalidate(csData* d);
 
-// Helpers for force elements (the data must be realized to velocity).
+// Helpers for force elements (the data must be realized to velocity). body is a body id of the
+// model, 0 (ground) to nbody - 1; any other is a programming error (checked unless NDEBUG).
 // Position in Ground of a station given in the body frame.
 CS_API csVec3 cs_stationPosition(const csModel* m, const csData* d, int body, csVec3 station_B);
 // Velocity in Ground of the body-fixed point currently at point_G.

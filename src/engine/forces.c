@@ -11,7 +11,6 @@
 #include "engine/assert.h"
 #include "contactsim/contactsim.h"
 #include "engine/forces.h"
-#include "engine/kinematics.h"
 
 // The dynamics stage. Accumulators are zeroed here rather than by each element so that elements
 // only ever add: several elements on one body, or one element on two bodies, sum without knowing
@@ -111,7 +110,7 @@ int cs_forward(const csModel* m, csData* d) {
 
 
 // Forces at a point and pure moments into a body's accumulator; anything applied to ground is
-// dropped (the code is in engine/kinematics.h, inline for the library's own force kinds).
+// dropped (the code is in engine/forces.h, inline for the library's own force kinds).
 void cs_applyForceAtPoint(const csModel* m, csData* d, int body, csVec3 point_G, csVec3 force_G) {
   csu_applyForceAtPoint(m, d, body, point_G, force_G);
 }

@@ -1,4 +1,6 @@
-// forces.h: the slot convention every contact kind follows (private to the library).
+// forces.h: the slot convention every contact kind follows, and the inline forms of
+// cs_applyForceAtPoint and cs_applyTorque that the library's force kinds call (see
+// engine/kinematics.h for why inline; private to the library).
 //
 // Every contact kind follows one slot convention, so that the loader can turn a model-free
 // "contacts" entry into elements of any contact kind:
@@ -9,7 +11,9 @@
 #ifndef CONTACTSIM_FORCES_H
 #define CONTACTSIM_FORCES_H
 
-#include "contactsim/types.h"
+#include "engine/assert.h"
+
+#include "contactsim/contactsim.h"
 
 enum {
   CS_REF_BODY = 0,
@@ -23,5 +27,36 @@ enum {
   CS_CONTACT_POINT = 1,
   CS_CONTACT_SPHERE = 2,
 };
+
+
+// Add a force at a point, both in Ground, to a body's accumulator as a spatial force about the
+// body's origin: moment r x F (r from the origin to the point) and force F. Anything applied to
+// ground (body 0) is dropped, so contact code can apply the reaction to a plane's body without
+// asking whether that body is ground.
+static inline void csu_applyForceAtPoint(const csModel* m, csData* d, int body, csVec3 point_G,
+                                         csVec3 force_G) {
+  CS_ASSERT(body >= 0 && body < m->nbody, "a force was applied to a body id that does not exist "
+                                          "in the model");
+  (void)m;
+  if (body <= 0) {
+    return;
+  }
+  csSpatialVec* F = &d->body_force[body];
+  csVec3 r = csu_sub(point_G, d->body_pose[body].p);
+  F->w = csu_add(F->w, csu_cross(r, force_G));
+  F->v = csu_add(F->v, force_G);
+}
+
+
+// a pure moment: the same about every point, so no point is needed
+static inline void csu_applyTorque(const csModel* m, csData* d, int body, csVec3 torque_G) {
+  CS_ASSERT(body >= 0 && body < m->nbody, "a torque was applied to a body id that does not "
+                                          "exist in the model");
+  (void)m;
+  if (body <= 0) {
+    return;
+  }
+  d->body_force[body].w = csu_add(d->body_force[body].w, torque_G);
+}
 
 #endif  // CONTACTSIM_FORCES_H

@@ -1481,7 +1481,10 @@ static void rkAfterCommit(Group* g) {
 
 // whether the data still holds group g's state at the end of its step, realized to dynamics:
 // rk's last stage evaluates the right-hand side there (the next step's first stage), and unless
-// a report or another group has used the data since, that realization is the step end's
+// a report or another group has used the data since, that realization is the step end's. The
+// list pointer tells another group's use; a group holding the whole model shares its lists with
+// reports (cs_activateAll), and then the time and the state compared below tell: a report at
+// another time or state fails them, and one at the step end itself realized the same state.
 static int holdsStepEnd(const Group* g) {
   const csData* d = g->sim->d;
   if (d->stage < CS_STAGE_DYNAMICS || d->t != g->t || d->act_body != groupBodies(g)) {

@@ -426,7 +426,7 @@ static void expSpringInit(const csModel* m, csData* d, int e) {
   const csForce* f = &m->force[e];
   const csTransform* X_GP = &d->plane_pose[f->ref[CS_REF_PLANE]];
   csVec3 p_G = csu_stationPosition(m, d, f->ref[CS_REF_BODY],
-                                  csu_vec3FromArray(f->param + CS_SLOT_STATION));
+                                   csu_vec3FromArray(f->param + CS_SLOT_STATION));
   csVec3 p_P = csu_mulMtV(&X_GP->R, csu_sub(p_G, X_GP->p));
   double* autoval = d->autoval + f->autoadr;
   autoval[AUTO_P0X] = p_P.x;

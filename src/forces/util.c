@@ -1,11 +1,11 @@
-// util.c: pieces shared by force kinds: table-driven parameter checks, and the plane
-// geometry, force application and report of contact elements (see force_util.h).
+// util.c: pieces shared by force kinds: table-driven parameter checks, the report of contact
+// elements, friction variables and materials (util.h; the plane geometry and force application
+// that every evaluation calls are defined there, inline).
 #include <math.h>
 #include <stdio.h>
 
 #include "contactsim/contactsim.h"
 #include "engine/error.h"
-#include "engine/kinematics.h"
 #include "forces/util.h"
 #include "forces/kinds.h"
 

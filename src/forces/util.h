@@ -7,8 +7,8 @@
 #define CONTACTSIM_FORCE_UTIL_H
 
 #include "contactsim/contactsim.h"
-#include "engine/kinematics.h"
 #include "engine/forces.h"
+#include "engine/kinematics.h"
 
 // ---------------------------------------------------------------------------------------------
 // validation
@@ -47,6 +47,7 @@ static inline double cs_planeHeight(const csData* d, int plane, csVec3 p_G, csVe
   return csu_dot(csu_sub(p_G, X_GP->p), *nout_G);
 }
 
+
 // Penetration of the sphere of a sphere contact element (centre param[CS_SLOT_STATION..+2] in
 // the body frame, radius param[CS_SLOT_RADIUS]) into its plane, m: the radius minus the height of
 // the centre, positive when they overlap. Writes the centre (in Ground, m) and the plane's inward
@@ -56,12 +57,13 @@ static inline double cs_spherePenetration(const csModel* m, const csData* d, con
   // the centre in Ground, then the radius minus its height; R - h equals R + (c - p) . n
   // exactly, so either form gives the same bits
   *center_G = csu_stationPosition(m, d, f->ref[CS_REF_BODY],
-                                 csu_vec3FromArray(f->param + CS_SLOT_STATION));
+                                  csu_vec3FromArray(f->param + CS_SLOT_STATION));
   csVec3 nout;
   double h = cs_planeHeight(d, f->ref[CS_REF_PLANE], *center_G, &nout);
   *n_G = csu_neg(nout);
   return f->param[CS_SLOT_RADIUS] - h;
 }
+
 
 // Velocity of the material point of `body` at point_G relative to the point of the plane's body
 // coinciding with it, split along the unit vector u_G (all in Ground, m/s): returns the component
@@ -114,6 +116,7 @@ static inline void csu_contactStart(csContactEval* c, csVec3 point_G, double x, 
   c->pe = c->power = c->fn = c->ff = 0;
 }
 
+
 // Finish an evaluation that csu_contactStart began, for a contact whose normal force fn pushes
 // the body out along nout_G (the plane's outward unit normal, in Ground) and is clamped at 0 (the
 // surfaces never pull), and whose friction fn mu (N) opposes the slip velocity vtan_G (in Ground,
@@ -141,6 +144,7 @@ static inline void csu_contactFinish(csContactEval* c, csVec3 nout_G, csVec3 vta
   c->power = (fn - felastic) * c->xdot + ff * c->slip;
 }
 
+
 // Apply an evaluated contact of element e: when c->active, c->force on the touching body and its
 // opposite on the plane's body, both at c->point (ground ignores its share); always sets
 // d->force_pe[e], d->force_power[e] and the element's report extras (as csu_fillContactReport
@@ -164,6 +168,7 @@ static inline void cs_applyContact(const csModel* m, csData* d, int e, const csC
   extra[3] = c->ff;
   extra[4] = c->slip;
 }
+
 
 // Fill a contact report from an evaluated contact: point, force on the touching body with zero
 // moment about the point, pe and power; and extra[0..4] = x, xdot, fn, ff, slip.
