@@ -85,7 +85,12 @@ def interrupted_compare(scene, *args):
     time.sleep(1.5)
     check(p.poll() is None, "the comparison ended before it could be interrupted")
     p.send_signal(signal.SIGINT)
-    out, err = p.communicate(timeout=60)
+    try:
+        out, err = p.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        p.kill()  # the signal was not handled: do not leave a long run behind
+        p.communicate()
+        raise
     check(p.returncode == 130, (p.returncode, err))
     return out, err
 

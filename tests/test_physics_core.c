@@ -319,37 +319,53 @@ static void test_free_body_mobility_dampers(void** state) {
 
 
 // The same with everything at once: F tilted and off the origin, M away from the centre of
-// mass, a damper on every speed, a general spin. What the dampers take is what the body loses:
+// mass, a damper on every speed, a general spin; and with F parallel to Ground, M = B, or both,
+// where the dynamics skips the identities. What the dampers take is what the body loses:
 // KE + dissipated stays at its start value.
 static void test_free_body_mobility_forces_energy(void** state) {
   (void)state;
-  char json[4096] =
-      "{\"gravity\": [0, 0, 0], \"bodies\": [{\"name\": \"b\", \"mass\": 2, \"com\": [0.05, -0.02, 0.1],"
-      " \"inertia\": {\"diag\": [0.02, 0.03, 0.04]}, \"joint\": {\"type\": \"free\","
-      " \"parent_frame\": {\"position\": [0.3, 0.1, -0.2], \"rotation\": {\"axis\": [1, 2, 3], \"angle_deg\": 40}},"
-      " \"child_frame\": {\"position\": [0.1, 0.2, -0.05], \"rotation\": {\"axis\": [0, 1, 1], \"angle_deg\": 25}},"
-      " \"q\": [1, 0, 0, 0, 0.1, 0, 0], \"u\": [1.5, -2, 0.7, 0.3, -0.4, 0.5]}}], \"forces\": [";
-  for (int k = 0; k < 6; k++) {
-    char e[256];
-    snprintf(e, sizeof(e),
-             "%s{\"type\": \"mobility_damper\", \"body\": \"b\", \"coordinate\": %d, \"damping\": %g}",
-             k ? "," : "", k, 0.05 + 0.03 * k);
-    strcat(json, e);
+  // the four ways the dynamics' shortcut meets the frames: F turned or parallel to Ground, M
+  // offset and turned from B or B itself
+  const char* parents[2] = {
+      "\"parent_frame\": {\"position\": [0.3, 0.1, -0.2],"
+      " \"rotation\": {\"axis\": [1, 2, 3], \"angle_deg\": 40}},",
+      "\"parent_frame\": {\"position\": [0.3, 0.1, -0.2]},"};
+  const char* children[2] = {
+      "\"child_frame\": {\"position\": [0.1, 0.2, -0.05],"
+      " \"rotation\": {\"axis\": [0, 1, 1], \"angle_deg\": 25}},",
+      ""};
+  for (int variant = 0; variant < 4; variant++) {
+    char json[4096];
+    snprintf(json, sizeof(json),
+             "{\"gravity\": [0, 0, 0], \"bodies\": [{\"name\": \"b\", \"mass\": 2,"
+             " \"com\": [0.05, -0.02, 0.1], \"inertia\": {\"diag\": [0.02, 0.03, 0.04]},"
+             " \"joint\": {\"type\": \"free\", %s %s"
+             " \"q\": [1, 0, 0, 0, 0.1, 0, 0], \"u\": [1.5, -2, 0.7, 0.3, -0.4, 0.5]}}],"
+             " \"forces\": [",
+             parents[variant / 2], children[variant % 2]);
+    for (int k = 0; k < 6; k++) {
+      char e[256];
+      snprintf(e, sizeof(e),
+               "%s{\"type\": \"mobility_damper\", \"body\": \"b\", \"coordinate\": %d,"
+               " \"damping\": %g}",
+               k ? "," : "", k, 0.05 + 0.03 * k);
+      strcat(json, e);
+    }
+    strcat(json, "], \"simulation\": {\"duration\": 3, \"report_interval\": 0.05,"
+                 " \"rtol\": 1e-10, \"atol\": 1e-12}}");
+    csModel* m = th_loadString(json);
+    thTrace tr = {0};
+    csData* d = th_run(m, NULL, &tr);
+    double e0 = tr.ke[0] + tr.pe[0];
+    // the dampers take a good part of the energy over the run
+    assert_true(tr.diss[tr.n - 1] > 0.2 * e0);
+    for (int i = 0; i < tr.n; i++) {
+      th_assertClose(tr.ke[i] + tr.pe[i] + tr.diss[i], e0, 1e-7, 0, "KE + PE + dissipated");
+    }
+    th_traceFree(&tr);
+    cs_deleteData(d);
+    cs_deleteModel(m);
   }
-  strcat(json, "], \"simulation\": {\"duration\": 3, \"report_interval\": 0.05,"
-               " \"rtol\": 1e-10, \"atol\": 1e-12}}");
-  csModel* m = th_loadString(json);
-  thTrace tr = {0};
-  csData* d = th_run(m, NULL, &tr);
-  double e0 = tr.ke[0] + tr.pe[0];
-  // the dampers take a good part of the energy over the run
-  assert_true(tr.diss[tr.n - 1] > 0.2 * e0);
-  for (int i = 0; i < tr.n; i++) {
-    th_assertClose(tr.ke[i] + tr.pe[i] + tr.diss[i], e0, 1e-7, 0, "KE + PE + dissipated");
-  }
-  th_traceFree(&tr);
-  cs_deleteData(d);
-  cs_deleteModel(m);
 }
 
 
