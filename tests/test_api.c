@@ -322,6 +322,39 @@ static void test_advance_allocates_nothing(void** state) {
 }
 
 
+// the same for one group holding the whole model (the stages' whole-array paths) and contact
+// kinds evaluated inline, under each integrator
+static void test_advance_allocates_nothing_one_group(void** state) {
+  (void)state;
+  const char* scenes[] = {"scenes/bench/incline_stick.json", "scenes/bench/foot_push.json",
+                          "scenes/bench/sphere_bounce_roll.json"};
+  const csIntegratorType integrators[] = {CS_INTEGRATOR_BDF, CS_INTEGRATOR_ADAMS,
+                                          CS_INTEGRATOR_RK};
+  for (int i = 0; i < 3; i++) {
+    for (int k = 0; k < 3; k++) {
+      csModel* m = th_loadFile(scenes[i]);
+      csSimOptions opt = cs_modelOptions(m);
+      opt.integrator = integrators[k];
+      csError err;
+      csSimulation* s = cs_newSimulation(m, &opt, &err);
+      assert_non_null(s);
+      assert_int_equal(cs_simStep(s, &err), CS_OK);
+      long before = csu_allocationCount();
+      for (int n = 0; n < 50; n++) {
+        assert_int_equal(cs_simStep(s, &err), CS_OK);
+      }
+      assert_int_equal(cs_simAdvanceTo(s, cs_simTime(s) + 0.2, &err), CS_OK);
+      csRunStatistics st;
+      cs_simStatistics(s, &st);
+      assert_int_equal(csu_allocationCount(), before);
+      assert_true(st.ngroup == 1);
+      cs_deleteSimulation(s);
+      cs_deleteModel(m);
+    }
+  }
+}
+
+
 // ---------------------------------------------------------------------------------------------
 // discrete variables between steps: the block on the 20 degree incline sticks with mu_s = 0.7
 // and slides with g (sin 20 - mu cos 20) once friction drops to 0.2 (scenes/exp_spring_incline)
@@ -879,6 +912,7 @@ int main(void) {
       cmocka_unit_test(test_set_state_restarts),
       cmocka_unit_test(test_run_matches_simulate),
       cmocka_unit_test(test_advance_allocates_nothing),
+      cmocka_unit_test(test_advance_allocates_nothing_one_group),
       cmocka_unit_test(test_set_discrete_slides),
       cmocka_unit_test(test_stopped_run_continues),
       cmocka_unit_test(test_stop_flag),
