@@ -322,6 +322,50 @@ static void test_advance_allocates_nothing(void** state) {
 }
 
 
+// the diagnostic for energy from nowhere: a slider at rest at q = 0 with a stop whose upper
+// bound a scheduled change moves to -0.1 m at t = 0.5 s stores k 0.1^2 / 2 = 5 J that no
+// element supplied (the run's start energy is 0), and the run says so; the same slider without
+// the change, and one pushed from rest by a constant force (whose work is booked), do not
+static int energyNote(const char* extraForce, const char* changes) {
+  char json[2048];
+  snprintf(json, sizeof(json),
+           "{\"gravity\": [0, 0, 0],"
+           " \"bodies\": [{\"name\": \"s\", \"mass\": 1, \"inertia\": {\"diag\": [1, 1, 1]},"
+           "   \"joint\": {\"type\": \"slider\"}}],"
+           " \"forces\": [{\"type\": \"linear_stop\", \"name\": \"stop\", \"body\": \"s\","
+           "   \"coordinate\": 0, \"lower_bound\": -1, \"upper_bound\": 1,"
+           "   \"stiffness\": 1000, \"dissipation\": 0}%s],"
+           " \"changes\": [%s],"
+           " \"simulation\": {\"duration\": 1, \"report_interval\": 0.01}}",
+           extraForce, changes);
+  csModel* m = th_loadString(json);
+  csSimOptions o = cs_modelOptions(m);
+  csError err = {0};
+  csSimulation* s = cs_newSimulation(m, &o, &err);
+  assert_non_null(s);
+  for (int k = 1; k <= 10; k++) {
+    assert_int_equal(cs_simAdvanceTo(s, 0.1 * k, &err), CS_OK);
+  }
+  csRunStatistics st;
+  cs_simStatistics(s, &st);
+  int note = 0;
+  for (int i = 0; i < st.nnotes; i++) {
+    note |= strstr(cs_simNote(s, i), "rose by") != NULL;
+  }
+  cs_deleteSimulation(s);
+  cs_deleteModel(m);
+  return note;
+}
+
+static void test_energy_from_nowhere_noted(void** state) {
+  (void)state;
+  assert_true(energyNote("", "{\"time\": 0.5, \"force\": \"stop\", \"upper_bound\": -0.1}"));
+  assert_false(energyNote("", ""));
+  assert_false(energyNote(", {\"type\": \"constant\", \"body\": \"s\", \"force\": [0.5, 0, 0]}",
+                          ""));
+}
+
+
 // the same for one group holding the whole model (the stages' whole-array paths) and contact
 // kinds evaluated inline, under each integrator
 static void test_advance_allocates_nothing_one_group(void** state) {
@@ -913,6 +957,7 @@ int main(void) {
       cmocka_unit_test(test_run_matches_simulate),
       cmocka_unit_test(test_advance_allocates_nothing),
       cmocka_unit_test(test_advance_allocates_nothing_one_group),
+      cmocka_unit_test(test_energy_from_nowhere_noted),
       cmocka_unit_test(test_set_discrete_slides),
       cmocka_unit_test(test_stopped_run_continues),
       cmocka_unit_test(test_stop_flag),

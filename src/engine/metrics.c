@@ -520,12 +520,15 @@ void cs_metricsReport(csMetrics* mt, const csModel* m, csData* d) {
     windowAdd(&mt->window[mt->ncontact + s], d->t, mt->set_fn[s]);
   }
   // energy balance
-  double e = cs_kineticEnergy(m, d) + cs_potentialEnergy(m, d) + cs_dissipatedEnergy(m, d);
+  double ke = cs_kineticEnergy(m, d), pe = cs_potentialEnergy(m, d), w = cs_dissipatedEnergy(m, d);
+  double e = ke + pe + w;
   double err = fabs(e - mt->e0) / mt->escale;
   // a NaN energy must show up as the error, not be skipped by the comparison
   if (err > mt->energy_error || isnan(err)) {
     mt->energy_error = err;
   }
+  mt->energy_gain = csu_max(mt->energy_gain, e - mt->e0);
+  mt->energy_seen = csu_max(mt->energy_seen, ke + fabs(pe) + fabs(w));
 }
 
 
@@ -693,6 +696,20 @@ void cs_metricsFinish(csMetrics* mt, const csModel* m, const csData* d) {
               "contact is too soft for this load or impact (raise the stiffness)",
               contactName(m, c->force), kind, c->max_penetration, m->plane[c->plane].name);
     }
+  }
+  // energy from nowhere. Every element stores what it takes, dissipates it, or books the work
+  // it puts in (a constant force's as negative dissipation), so KE + PE + dissipated keeps its
+  // start value up to integration error, or falls short by what a mechanism does not book (an
+  // exponential spring's anchor releasing its stretch). A rise of half the energy in play is
+  // an integration that went unstable (a step long enough to drive a contact deep, whose
+  // force then throws the body off), whatever the contact diagnostics above say about it.
+  if (mt->energy_gain > 0.5 * csu_max(mt->energy_seen, fabs(mt->e0))) {
+    cs_metricsNote(mt,
+            "KE + PE + dissipated rose by %.3g J above its start value of %.3g J: no element "
+            "supplies that energy, so the integration went unstable (or a scheduled change "
+            "stored it, such as a stop moved into its coordinate); tighten rtol and atol, or "
+            "use bdf, and read the contact diagnostics in that light",
+            mt->energy_gain, mt->e0);
   }
   // rk held at its stability limit for most of a long run (only rk counts such steps)
   if (d->stat.nsteps >= 1000 && 2 * d->stat.nstiff >= d->stat.nsteps) {

@@ -80,6 +80,8 @@ typedef struct csMetrics {
   double sliding_distance;     // m
   double stuck_drift;          // m
   double energy_error;         // relative, max over reports
+  double energy_gain;          // J: largest rise of KE + PE + dissipated above its start
+  double energy_seen;          // J: largest KE + |PE| + |dissipated| at a report
   long nsteps;                 // steps seen
   long nstuck;                 // steps counted as stuck
 
