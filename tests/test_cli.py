@@ -13,30 +13,15 @@ import subprocess
 import sys
 import tempfile
 
+from casekit import case, check, finish
+
 EXE = os.path.abspath(sys.argv[1])
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-results = []
 
 
 def run(*args, timeout=120):
     p = subprocess.run([EXE, *args], capture_output=True, text=True, timeout=timeout, cwd=ROOT)
     return p.returncode, p.stdout, p.stderr
-
-
-def case(fn):
-    try:
-        fn()
-        results.append((fn.__name__, None))
-        print(f"ok: {fn.__name__}")
-    except Exception as e:  # a failed check or a crash of the test itself
-        results.append((fn.__name__, e))
-        print(f"FAIL: {fn.__name__}: {e!r}")
-    return fn
-
-
-def check(cond, msg):
-    if not cond:
-        raise AssertionError(msg)
 
 
 def write_scene(obj, name="scene.json"):
@@ -248,7 +233,6 @@ def damped_spinning_block_converges_and_settles():
     check(abs(b[2] - z_rest) < 1e-6, f"rest height {b[2]} vs {z_rest}")
     ke = finals["1e-7"]["ke"]
     check(ke < 1e-6, f"kinetic energy {ke} J at the end: the block should be at rest")
-
 
 
 # ---------------------------------------------------------------------------------------------
@@ -718,6 +702,4 @@ def collapsing_step_size_is_reported_as_such():
     m = re.search(r"; ([0-9.e-]+) s CPU for the integration \(([0-9.e-]+) CPU s per simulated s\)", err)
     check(m and float(m.group(2)) > float(m.group(1)), err)
 
-failed = sum(1 for _, e in results if e)
-print(f"{len(results) - failed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+finish()

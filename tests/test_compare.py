@@ -15,11 +15,12 @@ import sys
 import tempfile
 import time
 
+from casekit import case, check, finish
+
 EXE = os.path.abspath(sys.argv[1])
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA = os.path.join(ROOT, "tests", "data")
 G = 9.81
-results = []
 
 MODEL_KEYS = ["model", "status", "error", "cpu_seconds", "cpu_per_sim_second", "simulated",
               "steps", "rhs_evals", "rhs_evals_jacobian", "rhs_total", "error_test_failures",
@@ -31,22 +32,6 @@ CPU_KEYS = ("cpu_seconds", "cpu_per_sim_second", "statistics_cpu_seconds")
 def run(*args, timeout=300):
     p = subprocess.run([EXE, *args], capture_output=True, text=True, timeout=timeout, cwd=ROOT)
     return p.returncode, p.stdout, p.stderr
-
-
-def case(fn):
-    try:
-        fn()
-        results.append((fn.__name__, None))
-        print(f"ok: {fn.__name__}")
-    except Exception as e:  # a failed check or a crash of the test itself
-        results.append((fn.__name__, e))
-        print(f"FAIL: {fn.__name__}: {e!r}")
-    return fn
-
-
-def check(cond, msg):
-    if not cond:
-        raise AssertionError(msg)
 
 
 def close(a, b, rel, what):
@@ -516,7 +501,6 @@ def convergence_check_finds_a_sensitive_motion():
     check(doc["models"][0]["convergence"] is None, doc["models"][0])
 
 
-
 def table_lines(out):
     """The header and the rows of the table in compare's text output."""
     lines = out.splitlines()
@@ -676,6 +660,4 @@ def csv_cells_with_a_carriage_return_are_quoted():
           and "spin\rslide.json: interrupted by SIGINT" in row["error"], row)
 
 
-failed = sum(1 for _, e in results if e)
-print(f"{len(results) - failed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+finish()

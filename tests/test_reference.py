@@ -29,26 +29,11 @@ import subprocess
 import sys
 import tempfile
 
+from casekit import case, check, failures, finish
+
 EXE = os.path.abspath(sys.argv[1])
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TMP = tempfile.mkdtemp(prefix="test_reference.")
-results = []
-
-
-def case(fn):
-    try:
-        fn()
-        results.append((fn.__name__, None))
-        print(f"ok: {fn.__name__}")
-    except Exception as e:  # a failed check or a crash of the test itself
-        results.append((fn.__name__, e))
-        print(f"FAIL: {fn.__name__}: {e!r}")
-    return fn
-
-
-def check(cond, msg):
-    if not cond:
-        raise AssertionError(msg)
 
 
 def near(a, b, tol):
@@ -876,10 +861,8 @@ def opensim_expression_coordinate_force():
         check(abs(r["ball.py"] - h) < 1e-6, f"t = {t}: y {r['ball.py']}, analytic {h}")
 
 
-failed = sum(1 for _, e in results if e)
-if not failed:
+if not failures():
     shutil.rmtree(TMP, ignore_errors=True)  # kept after a failure, to look at the scenes and CSVs
 else:
     print(f"scenes and outputs kept in {TMP}")
-print(f"{len(results) - failed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+finish()

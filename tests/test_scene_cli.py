@@ -9,31 +9,16 @@ import subprocess
 import sys
 import tempfile
 
+from casekit import case, check, finish
+
 EXE = os.path.abspath(sys.argv[1])
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-results = []
 
 
 def run(*args, timeout=120, stdin=None):
     p = subprocess.run([EXE, *args], capture_output=True, timeout=timeout, cwd=ROOT,
                        input=stdin)
     return p.returncode, p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace")
-
-
-def case(fn):
-    try:
-        fn()
-        results.append((fn.__name__, None))
-        print(f"ok: {fn.__name__}")
-    except Exception as e:  # a failed check or a crash of the test itself
-        results.append((fn.__name__, e))
-        print(f"FAIL: {fn.__name__}: {e!r}")
-    return fn
-
-
-def check(cond, msg):
-    if not cond:
-        raise AssertionError(msg)
 
 
 def write_scene(obj, name="scene.json", d=None):
@@ -374,6 +359,4 @@ def messages_escape_and_name_the_step():
     check(code == 2 and "nested more than 1000 levels" in err, err)
 
 
-failed = sum(1 for _, e in results if e)
-print(f"{len(results) - failed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+finish()

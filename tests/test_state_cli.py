@@ -14,32 +14,17 @@ import sys
 import tempfile
 import time
 
+from casekit import case, check, finish
+
 EXE = os.path.abspath(sys.argv[1])
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 INCLINE = os.path.join(ROOT, "scenes", "exp_spring_incline.json")
 TMP = tempfile.mkdtemp()
-results = []
 
 
 def run(*args, timeout=120):
     p = subprocess.run([EXE, *args], capture_output=True, text=True, timeout=timeout, cwd=TMP)
     return p.returncode, p.stdout, p.stderr
-
-
-def case(fn):
-    try:
-        fn()
-        results.append((fn.__name__, None))
-        print(f"ok: {fn.__name__}")
-    except Exception as e:  # a failed check or a crash of the test itself
-        results.append((fn.__name__, e))
-        print(f"FAIL: {fn.__name__}: {e!r}")
-    return fn
-
-
-def check(cond, msg):
-    if not cond:
-        raise AssertionError(msg)
 
 
 def tmp(name):
@@ -402,7 +387,4 @@ def long_checkpoint_paths_work():
     check(code == 0, err)
 
 
-passed = sum(1 for _, e in results if e is None)
-failed = len(results) - passed
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+finish()

@@ -17,29 +17,14 @@ import sys
 import tempfile
 import time
 
+from casekit import case, check, finish
+
 EXE = os.path.abspath(sys.argv[1])
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCENE = os.path.join(ROOT, "scenes", "bench", "incline_slide.json")
 PYTHON = "/usr/bin/python3"  # Debian's, which has matplotlib
 # columns that hold times measured on the machine, not results of the study
 TIME_COLUMNS = {"cpu_seconds", "cpu_per_sim_second", "run_cpu_seconds", "wall_seconds"}
-results = []
-
-
-def case(fn):
-    try:
-        fn()
-        results.append(None)
-        print(f"ok: {fn.__name__}")
-    except Exception as e:  # a failed check or a crash of the test itself
-        results.append(e)
-        print(f"FAIL: {fn.__name__}: {e!r}")
-    return fn
-
-
-def check(cond, msg):
-    if not cond:
-        raise AssertionError(msg)
 
 
 def run(*args, timeout=300, **kw):
@@ -874,5 +859,4 @@ def messages_name_the_study_path_and_the_run():
           f"{SCENE}: bodies[0].mass: must be > 0" in err, f"exit {code}: {err}")
 
 
-print(f"{sum(r is None for r in results)} passed, {sum(r is not None for r in results)} failed")
-sys.exit(0 if all(r is None for r in results) else 1)
+finish()

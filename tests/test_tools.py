@@ -10,26 +10,11 @@ import subprocess
 import sys
 import tempfile
 
+from casekit import case, check, finish
+
 EXE = os.path.abspath(sys.argv[1])
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PYTHON = "/usr/bin/python3"  # Debian's, which has python3-matplotlib
-results = []
-
-
-def case(fn):
-    try:
-        fn()
-        results.append(None)
-        print(f"ok: {fn.__name__}")
-    except Exception as e:  # a failed check or a crash of the test itself
-        results.append(e)
-        print(f"FAIL: {fn.__name__}: {e!r}")
-    return fn
-
-
-def check(cond, msg):
-    if not cond:
-        raise AssertionError(msg)
 
 
 def is_png(path):
@@ -237,6 +222,4 @@ def bench_scenes_are_generated():
               f"{n} differs from what tools/make_bench_scenes.py writes")
 
 
-failed = sum(1 for e in results if e)
-print(f"{len(results) - failed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+finish()

@@ -1,0 +1,36 @@
+"""casekit.py: the cases of the test scripts that drive the command line.
+
+A script decorates its test functions with @case (each runs when it is defined, in file order,
+and a failed check or a crash fails that case only), checks with check(cond, msg), and ends with
+finish(), which prints the line tools/test.sh adds up, "N passed, N failed", and exits 1 when any
+case failed."""
+import sys
+
+results = []  # (case name, exception or None), in the order the cases ran
+
+
+def case(fn):
+    try:
+        fn()
+        results.append((fn.__name__, None))
+        print(f"ok: {fn.__name__}")
+    except Exception as e:  # a failed check or a crash of the test itself
+        results.append((fn.__name__, e))
+        print(f"FAIL: {fn.__name__}: {e!r}")
+    return fn
+
+
+def check(cond, msg):
+    if not cond:
+        raise AssertionError(msg)
+
+
+def failures():
+    """How many cases have failed so far."""
+    return sum(1 for _, e in results if e is not None)
+
+
+def finish():
+    failed = failures()
+    print(f"{len(results) - failed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
