@@ -373,7 +373,8 @@ int cs_luFactor(double* a, int n, sunindextype* piv, int (*stop)(void*), void* c
 }
 
 
-void cs_luSolve(const double* a, int n, const sunindextype* piv, double* b) {
+void cs_luSolve(const double* restrict a, int n, const sunindextype* restrict piv,
+                double* restrict b) {
   for (int k = 0; k < n; k++) {
     int p = (int)piv[k];
     if (p != k) {

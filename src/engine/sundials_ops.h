@@ -23,7 +23,9 @@ int cs_luFactor(double* a, int n, sunindextype* piv, int (*stop)(void*), void* c
 // cs_luSolve, with stop(ctx) (nullable) polled while it factors; a stop makes its setup fail
 // unrecoverably, so that CVODE returns at once. NULL when out of memory.
 SUNLinearSolver cs_denseSolver(SUNMatrix A, SUNContext sunctx, int (*stop)(void*), void* ctx);
-// Solve with cs_luFactor's factors (as denseGETRS); b is overwritten by the solution.
-void cs_luSolve(const double* a, int n, const sunindextype* piv, double* b);
+// Solve with cs_luFactor's factors (as denseGETRS); b is overwritten by the solution. b must
+// not overlap a or piv.
+void cs_luSolve(const double* restrict a, int n, const sunindextype* restrict piv,
+                double* restrict b);
 
 #endif
