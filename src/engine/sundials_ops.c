@@ -383,20 +383,35 @@ void cs_luSolve(const double* restrict a, int n, const sunindextype* restrict pi
       b[p] = t;
     }
   }
-  for (int k = 0; k < n; k++) {
+  // L y = b, two columns of L at a time: each b[i] takes the same two updates in the same
+  // order as column by column, with half the passes over b
+  int k = 0;
+  for (; k + 1 < n; k += 2) {
     const double* ck = a + (size_t)k * n;
+    const double* ck1 = ck + n;
     double bk = b[k];
-    for (int i = k + 1; i < n; i++) {
-      b[i] -= ck[i] * bk;
+    double bk1 = b[k + 1] - ck[k + 1] * bk;
+    b[k + 1] = bk1;
+    for (int i = k + 2; i < n; i++) {
+      b[i] = (b[i] - ck[i] * bk) - ck1[i] * bk1;
     }
   }
-  for (int k = n - 1; k >= 0; k--) {
+  // (the last column of L has nothing below the diagonal)
+  // U x = y, two columns at a time from the last
+  k = n - 1;
+  for (; k >= 1; k -= 2) {
     const double* ck = a + (size_t)k * n;
+    const double* ck1 = ck - n;
     b[k] /= ck[k];
     double bk = b[k];
-    for (int i = 0; i < k; i++) {
-      b[i] -= ck[i] * bk;
+    b[k - 1] = (b[k - 1] - ck[k - 1] * bk) / ck1[k - 1];
+    double bk1 = b[k - 1];
+    for (int i = 0; i < k - 1; i++) {
+      b[i] = (b[i] - ck[i] * bk) - ck1[i] * bk1;
     }
+  }
+  if (k == 0) {
+    b[0] /= a[0];
   }
 }
 
