@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/sundials_ops.h"
 #include "helpers.h"
 
 
@@ -476,6 +477,76 @@ static void test_auto_solver_for_large_groups(void** state) {
 }
 
 
+// the integrator's dense LU (cs_luFactor, cs_luSolve) on random matrices of every size from 1
+// to 17 (odd and even: the solves work two columns at a time) that need row exchanges: the
+// residual of the solution is at round-off, and the solution is that of textbook Gaussian
+// elimination with partial pivoting, bit for bit (the same operations in the same order)
+static void test_dense_lu(void** state) {
+  (void)state;
+  srand(7);
+  for (int n = 1; n <= 17; n++) {
+    double a[17 * 17], lu[17 * 17], g[17 * 17], b[17], x[17], y[17];
+    sunindextype piv[17];
+    for (int i = 0; i < n * n; i++) {
+      a[i] = (double)rand() / RAND_MAX - 0.5;  // by columns; small pivots on the diagonal
+    }
+    for (int i = 0; i < n; i++) {
+      a[i * n + i] *= 1e-3;
+      b[i] = (double)rand() / RAND_MAX - 0.5;
+    }
+    memcpy(lu, a, sizeof(double) * (size_t)(n * n));
+    memcpy(x, b, sizeof(double) * (size_t)n);
+    assert_int_equal(cs_luFactor(lu, n, piv, NULL, NULL), 0);
+    cs_luSolve(lu, n, piv, x);
+    // the residual A x - b
+    double worst = 0, scale = 0;
+    for (int i = 0; i < n; i++) {
+      double r = -b[i];
+      for (int j = 0; j < n; j++) {
+        r += a[j * n + i] * x[j];
+        scale = fmax(scale, fabs(a[j * n + i] * x[j]));
+      }
+      worst = fmax(worst, fabs(r));
+    }
+    assert_true(worst <= 1e-13 * scale);
+    // Gaussian elimination on [A | b], row exchanges on whole rows, then back substitution
+    memcpy(g, a, sizeof(double) * (size_t)(n * n));
+    memcpy(y, b, sizeof(double) * (size_t)n);
+    for (int k = 0; k < n; k++) {
+      int p = k;
+      for (int i = k + 1; i < n; i++) {
+        p = fabs(g[k * n + i]) > fabs(g[k * n + p]) ? i : p;
+      }
+      for (int j = 0; j < n; j++) {
+        double t = g[j * n + k];
+        g[j * n + k] = g[j * n + p];
+        g[j * n + p] = t;
+      }
+      double t = y[k];
+      y[k] = y[p];
+      y[p] = t;
+      double inv = 1.0 / g[k * n + k];
+      for (int i = k + 1; i < n; i++) {
+        double l = g[k * n + i] * inv;
+        for (int j = k + 1; j < n; j++) {
+          g[j * n + i] -= l * g[j * n + k];
+        }
+        y[i] -= l * y[k];
+      }
+    }
+    for (int k = n - 1; k >= 0; k--) {
+      y[k] /= g[k * n + k];
+      for (int i = 0; i < k; i++) {
+        y[i] -= g[k * n + i] * y[k];
+      }
+    }
+    for (int i = 0; i < n; i++) {
+      assert_true(x[i] == y[i]);
+    }
+  }
+}
+
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_report_times_exact),
@@ -490,6 +561,7 @@ int main(void) {
       cmocka_unit_test(test_change_at_start),
       cmocka_unit_test(test_welded_base_does_not_couple),
       cmocka_unit_test(test_statistics_per_call),
+      cmocka_unit_test(test_dense_lu),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
