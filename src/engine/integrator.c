@@ -1451,13 +1451,13 @@ static const double RK_QUAT_DRIFT = 1e-9;
 // rk, after group g's commit: quaternions back to unit length when they have drifted by more
 // than RK_QUAT_DRIFT (an explicit method has no projection; the kinematic pull toward unit
 // length only slows the drift), and if that or the commit changed the right-hand side, a reset
-// at the current state. rk keeps the derivative at
-// the step's end (computed before the commit, from the values the step used) as the first stage
-// of the next step (first same as last); after a reset the next step evaluates it afresh. The
-// reset keeps the counters, the step size it would have tried next and the controller's memory,
-// so the step-size sequence goes on as without the reset. A group whose commit changed nothing
-// (no auto-update variables, or a block at rest with its anchor in place) and that has no
-// quaternion keeps the first-same-as-last derivative and pays nothing.
+// at the current state. rk keeps the derivative at the step's end (computed before the commit,
+// from the values the step used) as the first stage of the next step (first same as last);
+// after a reset the next step evaluates it afresh. The reset keeps the counters, the step size
+// it would have tried next and the controller's memory, so the step-size sequence goes on as
+// without the reset. A group whose commit changed nothing (no auto-update variables, or a block
+// at rest with its anchor in place) and whose quaternions are within RK_QUAT_DRIFT of unit
+// length keeps the first-same-as-last derivative and pays nothing.
 static void rkAfterCommit(Group* g) {
   Sim* sim = g->sim;
   csData* d = sim->d;
