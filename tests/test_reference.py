@@ -610,18 +610,26 @@ def simbody_linear_bushing():
 # viscous friction 0.3, transition velocity 0.1. After 2 s at accuracy 1e-6 the dissipation has
 # settled it: the contact force is the weight, 9.8065 N up, within 1e-3, with no horizontal force
 # (1e-4) and no torque about the ball's centre (1e-4).
+def opensim_ball(name, height, radius, contact_models, simulation):
+    """OpenSim's bouncing-ball models: a 1 kg ball (inertia 1) on a free joint, started at rest
+    at the given height above the y = 0 ground half space, gravity -9.8065 along y, a contact
+    sphere of the given radius at its centre."""
+    return {"name": name, "gravity": [0, -9.8065, 0],
+            "bodies": [{"name": "ball", "mass": 1.0, "inertia": {"diag": [1, 1, 1]},
+                        "joint": {"type": "free", "initial": {"position": [0, height, 0]}}}],
+            "planes": [{"name": "ground",
+                        "frame": {"rotation": {"quaternion": Q_HALF_SPACE_FLOOR}}}],
+            "contacts": [{"name": "contact", "body": "ball", "plane": "ground",
+                          "points": [[0, 0, 0]], "radius": radius}],
+            "contact_models": contact_models, "simulation": simulation}
+
+
 def settling_ball(model):
-    scene = {"name": "ball_" + model, "gravity": [0, -9.8065, 0],
-             "bodies": [{"name": "ball", "mass": 1.0, "inertia": {"diag": [1, 1, 1]},
-                         "joint": {"type": "free", "initial": {"position": [0, 0.5, 0]}}}],
-             "planes": [{"name": "ground",
-                         "frame": {"rotation": {"quaternion": Q_HALF_SPACE_FLOOR}}}],
-             "contacts": [{"name": "contact", "body": "ball", "plane": "ground",
-                           "points": [[0, 0, 0]], "radius": 0.5}],
-             "contact_models": {model: {"plane_strain_modulus": 1e4, "dissipation": 0.75,
-                                        "mu_static": 0.3, "mu_dynamic": 0.3, "mu_viscous": 0.3,
-                                        "transition_velocity": 0.1}},
-             "simulation": {"duration": 2.0, "report_interval": 0.1}}
+    scene = opensim_ball("ball_" + model, 0.5, 0.5,
+                         {model: {"plane_strain_modulus": 1e4, "dissipation": 0.75,
+                                  "mu_static": 0.3, "mu_dynamic": 0.3, "mu_viscous": 0.3,
+                                  "transition_velocity": 0.1}},
+                         {"duration": 2.0, "report_interval": 0.1})
     for sim in ({"integrator": "rk", "rtol": 1e-6}, {}):
         scene["simulation"].update(sim)
         rows, _ = run(scene)
@@ -653,16 +661,10 @@ def opensim_smooth_sphere_ball_settles():
 @case
 def opensim_contact_geometry_bouncing_ball():
     g = 9.8065
-    scene = {"name": "bouncing_ball", "gravity": [0, -g, 0],
-             "bodies": [{"name": "ball", "mass": 1.0, "inertia": {"diag": [1, 1, 1]},
-                         "joint": {"type": "free", "initial": {"position": [0, 1.0, 0]}}}],
-             "planes": [{"name": "ground",
-                         "frame": {"rotation": {"quaternion": Q_HALF_SPACE_FLOOR}}}],
-             "contacts": [{"name": "contact", "body": "ball", "plane": "ground",
-                           "points": [[0, 0, 0]], "radius": 0.1}],
-             "contact_models": {"hunt_crossley": {"plane_strain_modulus": 1e6, "dissipation": 1e-5}},
-             "simulation": {"duration": 1.0, "report_interval": 0.01, "integrator": "rk",
-                            "rtol": 1e-5}}
+    scene = opensim_ball("bouncing_ball", 1.0, 0.1,
+                         {"hunt_crossley": {"plane_strain_modulus": 1e6, "dissipation": 1e-5}},
+                         {"duration": 1.0, "report_interval": 0.01, "integrator": "rk",
+                          "rtol": 1e-5})
     rows, _ = run(scene, forces=False)
     touched = 0
     for r in rows[1:]:
