@@ -239,7 +239,9 @@ typedef struct csChange {
 typedef enum csIntegratorType {
   CS_INTEGRATOR_BDF = 0,   // BDF, Newton iteration, direct linear solver (default)
   CS_INTEGRATOR_ADAMS,     // Adams-Moulton, fixed-point iteration
-  CS_INTEGRATOR_RK,        // explicit Runge-Kutta, Dormand-Prince 5(4) (ARKODE ERKStep)
+  CS_INTEGRATOR_RK,        // explicit Runge-Kutta, Dormand-Prince 5(4)
+  CS_INTEGRATOR_ARK,       // additive Runge-Kutta ARK4(3)6L[2]SA: explicit, the speeds' damping
+                           // (friction, dampers) linearly implicit
 } csIntegratorType;
 
 typedef enum csLinearSolver {

@@ -87,7 +87,7 @@ class Simulation(_core.Simulation):
     Args:
         model: a Model (contactsim.load or loads).
         options: integrator options overriding the scene's: rtol, atol, integrator ("bdf",
-            "adams" or "rk"), linear_solver, max_step (s), initial_step (s), max_steps,
+            "adams", "rk" or "ark"), linear_solver, max_step (s), initial_step (s), max_steps,
             report_interval (s, for run()), max_rows (for run()).
 
     Starts from the model's initial state at t = 0. Step it with step() (one integrator step)

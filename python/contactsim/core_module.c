@@ -125,12 +125,12 @@ static int readChoice(PyObject* v, const char* name, const char* const* names, i
 
 
 // the names of csIntegratorType and csLinearSolver, by value
-static const char* const integrators[] = {"bdf", "adams", "rk"};
+static const char* const integrators[] = {"bdf", "adams", "rk", "ark"};
 static const char* const solvers[] = {"auto", "dense", "band", "gmres"};
 
 
 PyObject* csPy_optionsDict(const csSimOptions* o) {
-  int integ = o->integrator >= CS_INTEGRATOR_BDF && o->integrator <= CS_INTEGRATOR_RK
+  int integ = o->integrator >= CS_INTEGRATOR_BDF && o->integrator <= CS_INTEGRATOR_ARK
                   ? (int)o->integrator : 0;
   int ls = o->linsol >= 0 && o->linsol <= CS_LINSOL_GMRES ? (int)o->linsol : 0;
   // the row limit in force: 0 means the default
@@ -184,7 +184,7 @@ int csPy_readOptions(PyObject* kw, const csSimOptions* base, csSimOptions* out) 
     } else if (strcmp(k, "max_rows") == 0) {
       rc = readCount(value, k, &out->max_rows);
     } else if (strcmp(k, "integrator") == 0) {
-      rc = readChoice(value, k, integrators, 3, &choice);
+      rc = readChoice(value, k, integrators, 4, &choice);
       out->integrator = (csIntegratorType)choice;
     } else if (strcmp(k, "linear_solver") == 0) {
       rc = readChoice(value, k, solvers, 4, &choice);

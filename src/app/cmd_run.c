@@ -160,8 +160,8 @@ int cs_cliRun(int argc, char** argv) {
       // the integrator by name; the linear solver stays the scene's (simulation.linear_solver)
       case 'i': {
         // indexed like csIntegratorType
-        static const char* const names[] = {"bdf", "adams", "rk"};
-        integrator = cs_cliParseChoice(optarg, "integrator", names, 3);
+        static const char* const names[] = {"bdf", "adams", "rk", "ark"};
+        integrator = cs_cliParseChoice(optarg, "integrator", names, 4);
         bad = integrator < 0;
         break;
       }

@@ -31,7 +31,7 @@ static const char usageRun[] =
     "run options:\n"
     "  -o, --output FILE         CSV file to write (default, or -: standard output)\n"
     "      --duration T          simulated time, s\n"
-    "      --integrator NAME     bdf (default), adams or rk\n"
+    "      --integrator NAME     bdf (default), adams, rk or ark\n"
     "      --rtol R, --atol A    relative and absolute tolerances\n"
     "      --report-interval DT  time between CSV rows, s\n"
     "      --max-step H          largest step, s (0: unlimited)\n"
@@ -676,11 +676,15 @@ void cs_cliFreeRun(csCliRun* r) {
 }
 
 
-// Adams needs no linear solver (fixed-point iteration); BDF reports the solver the run used,
-// and a run without data reports dense, what the automatic choice starts from
+// Adams (fixed-point iteration) and rk need no linear solver, ark solves densely with its
+// speeds' matrix; BDF reports the solver the run used, and a run without data reports dense,
+// what the automatic choice starts from
 const char* cs_cliLinearSolverName(const csCliRun* r) {
-  if (r->opt.integrator != CS_INTEGRATOR_BDF) {
+  if (r->opt.integrator == CS_INTEGRATOR_ADAMS || r->opt.integrator == CS_INTEGRATOR_RK) {
     return "none";
+  }
+  if (r->opt.integrator == CS_INTEGRATOR_ARK) {
+    return "dense";
   }
   switch (r->d ? r->d->stat.linsol : CS_LINSOL_AUTO) {
     case CS_LINSOL_BAND: return "band";

@@ -1,4 +1,5 @@
-// integrator.c: the integrator loop, and the only file that includes SUNDIALS.
+// integrator.c: the integrator loop, and the only file that includes SUNDIALS (CVODE, and ARKODE
+// for the tables of ark.c).
 //
 // CVODE is driven one step at a time (CV_ONE_STEP) so that, after each successful step, reports
 // due within the step are interpolated (CVodeGetDky) and then every force element's auto-update
@@ -23,13 +24,17 @@
 // at the end of the step for the first stage of the next one; when the commit (or the
 // quaternions' renormalisation, for which an explicit method has no projection) changes the
 // right-hand side, the group is reset at its current state (the step size and the controller's
-// memory are kept), so that the next step starts from a fresh derivative.
+// memory are kept), so that the next step starts from a fresh derivative. The fourth, "ark",
+// is the same object with ark.c's linearly implicit additive pair in place of Dormand-Prince
+// (its tables loaded here from ARKODE, cs_arkTableLoad).
 #include <float.h>
 #include <stdarg.h>
-#include <stdio.h>
+#include <stdio.h>  // also for arkode_butcher.h, which uses FILE without including it
 #include <string.h>
 #include <time.h>
 
+#include <arkode/arkode_butcher_dirk.h>
+#include <arkode/arkode_butcher_erk.h>
 #include <cvode/cvode.h>
 #include <cvode/cvode_proj.h>
 #include <nvector/nvector_serial.h>
@@ -482,6 +487,40 @@ static int groupRhs(double t, const double* y, double* f, void* user_data) {
 }
 
 
+// The same for ark's difference quotients, which change one state at a time: when the data
+// still holds this group's positions at y, realized, the position stage is kept (a column of
+// a speed or an element's state); otherwise a full evaluation
+static int groupRhsColumn(double t, const double* y, double* f, void* user_data) {
+  Group* g = user_data;
+  csData* d = g->sim->d;
+  int nq = g->sim->m->nq;
+  int same = d->stage >= CS_STAGE_POSITION && d->t == t && d->act_body == groupBodies(g);
+  for (int i = 0; same && nq > 0 && i < g->nused; i++) {
+    same = g->slot[i] < d->q || g->slot[i] >= d->q + nq || *g->slot[i] == y[i];
+  }
+  if (!same) {
+    return groupRhs(t, y, f, user_data);
+  }
+  if (stopRequested(g->sim)) {
+    return -1;
+  }
+  for (int i = 0; i < g->nused; i++) {
+    *g->slot[i] = y[i];
+  }
+  d->stage = CS_STAGE_POSITION;
+  if (cs_forward(g->sim->m, d) != 0) {
+    return 1;
+  }
+  for (int i = 0; i < g->nused; i++) {
+    f[i] = *g->rate[i];
+  }
+  for (int i = g->nused; i < g->nstate; i++) {
+    f[i] = 0;
+  }
+  return 0;
+}
+
+
 // the same for CVODE's vectors
 static int rhs(sunrealtype t, N_Vector y, N_Vector ydot, void* user_data) {
   return groupRhs(t, N_VGetArrayPointer(y), N_VGetArrayPointer(ydot), user_data);
@@ -643,8 +682,8 @@ int cs_validateSimOptions(const csSimOptions* o, csError* err) {
     bad = "report_interval must be positive and finite";
   } else if (o->report_interval < CS_MIN_REPORT_INTERVAL) {
     bad = "report_interval must be at least 1e-9 s (CS_MIN_REPORT_INTERVAL)";
-  } else if (o->integrator < CS_INTEGRATOR_BDF || o->integrator > CS_INTEGRATOR_RK) {
-    bad = "integrator must be bdf, adams or rk";
+  } else if (o->integrator < CS_INTEGRATOR_BDF || o->integrator > CS_INTEGRATOR_ARK) {
+    bad = "integrator must be bdf, adams, rk or ark";
   }
   if (bad) {
     cs_setError(err, CS_ERR_INPUT, "simulation", "%s", bad);
@@ -665,6 +704,8 @@ static void addCounters(const Group* g, csStats* sum) {
     sum->nrhs += g->rk->nrhs;
     sum->netf += g->rk->netf;
     sum->nstiff += g->rk->nstiff;
+    sum->njac += g->rk->njac;
+    sum->nrhs_jac += g->rk->nrhs_jac;
     return;
   }
   int linear_solver = g->LS != NULL;
@@ -1287,6 +1328,56 @@ static SUNLinearSolver schurNew(Group* g) {
 // ---------------------------------------------------------------------------------------------
 // one group's CVODE instance
 
+// one of ARKODE's tables into dense arrays; 0 when it has s stages and an embedding
+static int copyTable(ARKodeButcherTable T, int s, double a[][CS_ARK_MAX_STAGES], double* c,
+                     double* b, double* d) {
+  if (!T || T->stages != s || !T->d) {
+    return -1;
+  }
+  for (int i = 0; i < s; i++) {
+    for (int j = 0; j < s; j++) {
+      a[i][j] = T->A[i][j];
+    }
+    c[i] = T->c[i];
+    b[i] = T->b[i];
+    d[i] = T->d[i];
+  }
+  return 0;
+}
+
+
+int cs_arkTableLoad(csArkTable* tab) {
+  memset(tab, 0, sizeof(*tab));
+  ARKodeButcherTable te = ARKodeButcherTable_LoadERK(ARKODE_ARK436L2SA_ERK_6_3_4);
+  ARKodeButcherTable ti = ARKodeButcherTable_LoadDIRK(ARKODE_ARK436L2SA_DIRK_6_3_4);
+  int s = te ? te->stages : 0;
+  double ci[CS_ARK_MAX_STAGES], bi[CS_ARK_MAX_STAGES], di[CS_ARK_MAX_STAGES];
+  int bad = s < 2 || s > CS_ARK_MAX_STAGES ||
+            copyTable(te, s, tab->ae, tab->c, tab->b, tab->d) ||
+            copyTable(ti, s, tab->ai, ci, bi, di);
+  for (int i = 0; !bad && i < s; i++) {
+    bad = ci[i] != tab->c[i] || bi[i] != tab->b[i] || di[i] != tab->d[i];
+  }
+  if (!bad) {
+    tab->s = s;
+    tab->q = te->q;
+    tab->p = te->p;
+  }
+  ARKodeButcherTable_Free(te);
+  ARKodeButcherTable_Free(ti);
+  return bad ? -1 : 0;
+}
+
+
+// whether group g's state i is a force element's own (a dissipated energy or an element's
+// state), rather than a position or a speed
+static int isElementState(const Group* g, int i) {
+  const csData* d = g->sim->d;
+  int nz = g->sim->m->nz;
+  return nz > 0 && g->slot[i] >= d->z && g->slot[i] < d->z + nz;
+}
+
+
 // Group g's rk instance at t0 (rk.c: Dormand-Prince 5(4)), from the data's current state, on
 // the array of g->y (its vectors are allocated): no linear solver (linsol -1 records that), no
 // projection.
@@ -1307,6 +1398,32 @@ static int createRk(Group* g, double t0, csError* err) {
   if (!g->rk) {
     cs_setError(err, CS_ERR_MEMORY, "", "out of memory creating the integrator");
     return CS_ERR_MEMORY;
+  }
+  if (opt->integrator == CS_INTEGRATOR_ARK) {
+    // the implicit block: the group's positions and speeds (the elements' own states, such as
+    // dissipated energies, which nothing depends on, stay explicit)
+    int* idx = csu_malloc(sizeof(int) * (size_t)(g->nused > 0 ? g->nused : 1));
+    int ni = 0;
+    for (int i = 0; idx && i < g->nused; i++) {
+      if (!isElementState(g, i)) {
+        idx[ni++] = i;
+      }
+    }
+    csArkTable tab;
+    int r = !idx ? CS_ERR_MEMORY
+                 : cs_arkTableLoad(&tab) != 0 ? CS_ERR_SOLVER
+                                              : cs_rkArkInit(g->rk, &tab, ni, idx);
+    csu_free(idx, 0);
+    if (r == CS_ERR_MEMORY) {
+      cs_setError(err, CS_ERR_MEMORY, "", "out of memory creating the integrator");
+      return CS_ERR_MEMORY;
+    }
+    if (r != CS_OK) {
+      cs_setError(err, CS_ERR_SOLVER, "",
+                  "the SUNDIALS library lacks ARKODE's ARK4(3)6L[2]SA tables");
+      return CS_ERR_SOLVER;
+    }
+    g->rk->fcolumn = groupRhsColumn;
   }
   return CS_OK;
 }
@@ -1891,7 +2008,7 @@ csIntegrator* cs_integratorNew(const csModel* m, csData* d, const csSimOptions* 
   sim->opt = *opt;
   sim->tcur = d->t;
   sim->clock_cost = cpuClockCost();
-  sim->rk = opt->integrator == CS_INTEGRATOR_RK;
+  sim->rk = opt->integrator == CS_INTEGRATOR_RK || opt->integrator == CS_INTEGRATOR_ARK;
   int status = CS_OK;
   if (sim->rk) {
     sim->auto_before = allocArray((size_t)m->nauto, sizeof(double));

@@ -87,6 +87,7 @@ void cs_rkFree(csRk* rk) {
   csu_free(rk->k, 0);
   csu_free(rk->ynew, 0);
   csu_free(rk->dense, 0);
+  cs_rkArkFree(rk->ark);
   csu_free(rk, 0);
 }
 
@@ -128,7 +129,7 @@ static double wrms(const csRk* rk, const double* v, const double* y) {
 // The first step: a probe h0 from |y| / |f| (Hairer's HINIT), then from the change of f over an
 // Euler step of h0 the step whose Euler error is half the tolerance; uses k[1] and ynew as
 // scratch
-static int initialStep(csRk* rk, double hlimit, double* h) {
+int cs_rkInitialStep(csRk* rk, double hlimit, double* h) {
   int n = rk->n;
   const double* f0 = rk->k;
   double d0 = wrms(rk, rk->y, rk->y), d1 = wrms(rk, f0, rk->y);
@@ -157,7 +158,88 @@ static int initialStep(csRk* rk, double hlimit, double* h) {
 }
 
 
+// ---------------------------------------------------------------------------------------------
+// the step's frame, shared with ark.c
+
+csRkStatus cs_rkBegin(csRk* rk, double tstop, double* h) {
+  double hcap = rk->hmax > 0 ? rk->hmax : INFINITY;
+  double hlimit = fmin(hcap, tstop - rk->t);
+  if (!(hlimit > 0)) {
+    return CS_RK_STEP_TOO_SMALL;
+  }
+  // the first stage: the last step's last one unless the state changed since
+  if (!rk->fsal) {
+    int r = stage(rk, rk->t, rk->y, rk->k);
+    if (r < 0) {
+      return CS_RK_RHS_FAIL;
+    }
+    if (r > 0) {
+      return CS_RK_RHS_REPEATED;  // nothing to shorten: the start itself cannot be evaluated
+    }
+    rk->fsal = 1;
+  }
+  *h = rk->h;
+  if (!(*h > 0) && cs_rkInitialStep(rk, hlimit, h) < 0) {
+    return CS_RK_RHS_FAIL;
+  }
+  return CS_RK_OK;
+}
+
+
+int cs_rkTry(csRk* rk, double tstop, double* h, int* last) {
+  // end exactly at tstop when within reach (a step of 1% more would pass it) and the largest
+  // step allows it
+  double hcap = rk->hmax > 0 ? rk->hmax : INFINITY;
+  *last = 0;
+  *h = fmin(*h, fmin(hcap, tstop - rk->t));
+  if (rk->t + 1.01 * *h >= tstop && tstop - rk->t <= hcap) {
+    *h = tstop - rk->t;
+    *last = 1;
+  }
+  rk->h = *h;  // what a failure reports as the step being tried
+  return *h > 16 * DBL_EPSILON * fmax(fabs(rk->t), 1e-300) ? 0 : -1;
+}
+
+
+double cs_rkController(const csRk* rk, double err, double expo, double* fac11) {
+  // Hairer's PI controller: hnew = h / fac
+  *fac11 = pow(err, expo - BETA * 0.75);
+  double fac = *fac11 / pow(rk->facold, BETA);
+  return fmax(1.0 / FAC_GROW, fmin(1.0 / FAC_SHRINK, fac / SAFE));
+}
+
+
+void cs_rkAccept(csRk* rk, double tnew, double err, double fac) {
+  double h = rk->h;
+  rk->facold = fmax(err, 1e-4);
+  double hnew = h / fac;
+  if (rk->reject) {
+    hnew = fmin(hnew, h);
+  }
+  rk->reject = 0;
+  rk->told = rk->t;
+  rk->t = tnew;
+  rk->hlast = h;
+  rk->h = rk->hmax > 0 ? fmin(hnew, rk->hmax) : hnew;
+  rk->nsteps++;
+}
+
+
+double cs_rkReject(csRk* rk, double h, double fac11) {
+  // shrink (no more than 5x), and no growth on the next accepted step
+  rk->netf++;
+  rk->reject = 1;
+  return h / fmin(1.0 / FAC_SHRINK, fac11 / SAFE);
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// Dormand-Prince
+
 csRkStatus cs_rkStep(csRk* rk, double tstop) {
+  if (rk->ark) {
+    return cs_rkArkStep(rk, tstop);
+  }
   int n = rk->n;
   double* y = rk->y;
   double* k1 = rk->k;
@@ -168,43 +250,18 @@ csRkStatus cs_rkStep(csRk* rk, double tstop) {
   double* k6 = k5 + n;
   double* k7 = k6 + n;
   double* yn = rk->ynew;
-  double hcap = rk->hmax > 0 ? rk->hmax : INFINITY;
-  double hlimit = fmin(hcap, tstop - rk->t);
-  if (!(hlimit > 0)) {
-    return CS_RK_STEP_TOO_SMALL;
-  }
-  // the first stage: the last step's last one unless the state changed since
-  if (!rk->fsal) {
-    int r = stage(rk, rk->t, y, k1);
-    if (r < 0) {
-      return CS_RK_RHS_FAIL;
-    }
-    if (r > 0) {
-      return CS_RK_RHS_REPEATED;  // nothing to shorten: the start itself cannot be evaluated
-    }
-    rk->fsal = 1;
-  }
-  double h = rk->h;
-  if (!(h > 0)) {
-    if (initialStep(rk, hlimit, &h) < 0) {
-      return CS_RK_RHS_FAIL;
-    }
+  double h;
+  csRkStatus begun = cs_rkBegin(rk, tstop, &h);
+  if (begun != CS_RK_OK) {
+    return begun;
   }
   int rhs_fails = 0;
   for (;;) {
-    // end exactly at tstop when within reach (a step of 1% more would pass it) and the
-    // largest step allows it
     int last = 0;
-    h = fmin(h, hlimit);
-    if (rk->t + 1.01 * h >= tstop && tstop - rk->t <= hcap) {
-      h = tstop - rk->t;
-      last = 1;
-    }
-    double t = rk->t;
-    rk->h = h;  // what a failure reports as the step being tried
-    if (!(h > 16 * DBL_EPSILON * fmax(fabs(t), 1e-300))) {
+    if (cs_rkTry(rk, tstop, &h, &last) != 0) {
       return CS_RK_STEP_TOO_SMALL;
     }
+    double t = rk->t;
     // stages 2..7 (k7 = f at the 5th-order solution: the next step's first stage)
     int r = 0;
     for (int i = 0; i < n; i++) {
@@ -256,10 +313,7 @@ csRkStatus cs_rkStep(csRk* rk, double tstop) {
     if (!isfinite(err)) {
       err = 1e10;
     }
-    // Hairer's PI controller: hnew = h / fac
-    double fac11 = pow(err, 0.2 - BETA * 0.75);
-    double fac = fac11 / pow(rk->facold, BETA);
-    fac = fmax(1.0 / FAC_GROW, fmin(1.0 / FAC_SHRINK, fac / SAFE));
+    double fac11, fac = cs_rkController(rk, err, 0.2, &fac11);
     if (err <= 1.0) {
       // accepted. Stiffness (DOPRI5's test): stages 6 and 7 are both at t + h, so
       // |k7 - k6| / |y7 - y6| estimates the largest |lambda| the step met; h |lambda| beyond
@@ -291,23 +345,10 @@ csRkStatus cs_rkStep(csRk* rk, double tstop) {
       }
       memcpy(y, yn, sizeof(double) * (size_t)n);
       memcpy(k1, k7, sizeof(double) * (size_t)n);
-      rk->facold = fmax(err, 1e-4);
-      double hnew = h / fac;
-      if (rk->reject) {
-        hnew = fmin(hnew, h);
-      }
-      rk->reject = 0;
-      rk->told = t;
-      rk->t = tnew;
-      rk->hlast = h;
-      rk->h = rk->hmax > 0 ? fmin(hnew, rk->hmax) : hnew;
-      rk->nsteps++;
+      cs_rkAccept(rk, tnew, err, fac);
       return CS_RK_OK;
     }
-    // rejected: shrink (no more than 5x), and no growth on the next accepted step
-    rk->netf++;
-    rk->reject = 1;
-    h /= fmin(1.0 / FAC_SHRINK, fac11 / SAFE);
+    h = cs_rkReject(rk, h, fac11);
   }
 }
 

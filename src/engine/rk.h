@@ -15,6 +15,20 @@ typedef enum csRkStatus {
   CS_RK_STEP_TOO_SMALL,    // the step fell below round-off of t (error tests kept failing)
 } csRkStatus;
 
+// the additive method's part (ark.c), when the integrator is "ark"
+typedef struct csArk csArk;
+enum { CS_ARK_MAX_STAGES = 8 };
+
+// An additive Runge-Kutta pair: an explicit and an implicit (ESDIRK) table sharing their nodes
+// c, weights b and embedded weights d (integrator.c loads ARK4(3)6L[2]SA from ARKODE)
+typedef struct csArkTable {
+  int s, q, p;             // stages, order, embedded order
+  double c[CS_ARK_MAX_STAGES];
+  double ae[CS_ARK_MAX_STAGES][CS_ARK_MAX_STAGES];  // explicit, strictly lower triangular
+  double ai[CS_ARK_MAX_STAGES][CS_ARK_MAX_STAGES];  // implicit, ai[0][0] = 0, ai[i][i] = gamma
+  double b[CS_ARK_MAX_STAGES], d[CS_ARK_MAX_STAGES];
+} csArkTable;
+
 typedef struct csRk {
   int n;                   // states
   csRkRhs f;
@@ -32,9 +46,13 @@ typedef struct csRk {
   int reject;              // 1: the last try was rejected (no growth on the next)
   long nsteps, nrhs, netf; // successful steps, right-hand sides, error-test failures
   long nstiff;             // successful steps held by stability: h |lambda| > 3.25 (rk.c)
+  long njac, nrhs_jac;     // ark: Jacobians, and the evaluations they took
+  csRkRhs fcolumn;         // ark (nullable): f for the Jacobian's difference quotients, which
+                           // change one entry of the state last evaluated at a time
   double* k;               // (7 n) stages
   double* ynew;            // (n)
   double* dense;           // (5 n) the last step's interpolation coefficients
+  csArk* ark;              // NULL: Dormand-Prince; otherwise the additive method of ark.c
 } csRk;
 
 // An integrator for n states at (t0, y), y being the caller's n-array that the steps update in
@@ -61,5 +79,33 @@ void cs_rkReset(csRk* rk, double t);
 // Start again at time t as if new (the state was edited): the first step h0 (0: estimated),
 // the controller's memory cleared; the counters are kept.
 void cs_rkRestart(csRk* rk, double t, double h0);
+
+// ark.c: make rk the additive method "ark" with the pair tab, linearly implicit in the ni states
+// at indices idx of y (the others explicit). CS_OK, CS_ERR_MEMORY, or CS_ERR_SOLVER when tab is
+// not an explicit / ESDIRK pair. cs_rkStep then takes ark's steps.
+int cs_rkArkInit(csRk* rk, const csArkTable* tab, int ni, const int* idx);
+
+// integrator.c: ARK4(3)6L[2]SA (Kennedy and Carpenter 2003) from SUNDIALS' ARKODE; 0, or -1
+// when the library lacks it or its two tables do not share nodes and weights
+int cs_arkTableLoad(csArkTable* tab);
+void cs_rkArkFree(csArk* ark);
+csRkStatus cs_rkArkStep(csRk* rk, double tstop);
+
+// The frame of a step, shared by the two methods (rk.c):
+// - the first stage f(t, y) into k[0] unless the last step left it there (fsal), and the step to
+//   try, *h (estimated when rk->h is 0: cs_rkInitialStep, which uses k[1] and ynew as scratch);
+csRkStatus cs_rkBegin(csRk* rk, double tstop, double* h);
+int cs_rkInitialStep(csRk* rk, double hlimit, double* h);
+// - *h cut to the largest step and to tstop, stretched to end exactly at tstop when within 1 %
+//   (*last then 1), and recorded in rk->h; -1 when it fell below round-off of t;
+int cs_rkTry(csRk* rk, double tstop, double* h, int* last);
+// - Hairer's PI controller for an error norm err of a method whose error goes as h^(1 / expo):
+//   the factor h / hnew, *fac11 its proportional part for cs_rkReject;
+double cs_rkController(const csRk* rk, double err, double expo, double* fac11);
+// - the try of rk->h from rk->t passed, ending at tnew (the state already advanced): the next
+//   step's size, the counters;
+void cs_rkAccept(csRk* rk, double tnew, double err, double fac);
+// - the try of h failed its error test: the next, shorter one.
+double cs_rkReject(csRk* rk, double h, double fac11);
 
 #endif  // CONTACTSIM_ENGINE_RK_H

@@ -1999,7 +1999,7 @@ static int readSimulation(Loader* ld, const cJSON* item, csSimOptions* o) {
   static const char* const keys[] = {
       "duration",     "integrator", "linear_solver",   "rtol",     "atol", "max_step",
       "initial_step", "max_steps",  "report_interval", "max_rows", NULL};
-  static const char* const integrators[] = {"bdf", "adams", "rk"};
+  static const char* const integrators[] = {"bdf", "adams", "rk", "ark"};
   static const char* const solvers[] = {"auto", "dense", "band", "gmres"};
   if (expectObject(ld, item) || checkKeys(ld, item, keys)) {
     return -1;
@@ -2050,11 +2050,11 @@ static int readSimulation(Loader* ld, const cJSON* item, csSimOptions* o) {
   }
   if (r > 0) {
     int found = -1;
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 4; i++) {
       found = strcmp(integrators[i], s) == 0 ? i : found;
     }
     if (found < 0) {
-      return failAt(ld, "integrator", "unknown integrator '%.64s' (bdf, adams, rk)", s);
+      return failAt(ld, "integrator", "unknown integrator '%.64s' (bdf, adams, rk, ark)", s);
     }
     o->integrator = (csIntegratorType)found;
   }
