@@ -2,7 +2,7 @@
 """run.py: contactsim against Simbody and MuJoCo at matched accuracy.
 
     bench/run.py [--build DIR] [--reps R] [--only SCENE,...] [--skip-mujoco] [--skip-simbody]
-                 [--markdown] [--json FILE] [--integrator NAME]
+                 [--skip-alone] [--markdown] [--json FILE] [--integrator NAME]
     bench/run.py --integrators rk [--build DIR] [--reps R] [--only SCENE,...] [--peer-models]
 
 For every scene (scenes/bench/, the contact model named below) it
@@ -578,7 +578,7 @@ def main():
     ap.add_argument("--skip-simbody", action="store_true")
     ap.add_argument("--skip-mujoco", action="store_true")
     ap.add_argument("--json", default="")
-    ap.add_argument("--integrator", default=None, choices=("bdf", "adams", "rk"),
+    ap.add_argument("--integrator", default=None, choices=("bdf", "adams", "rk", "ark"),
                     help="contactsim's integrator on every scene (default: each scene's own)")
     ap.add_argument("--integrators", default="",
                     help="compare the scenes' own integrators with these (e.g. rk) instead")
@@ -586,6 +586,8 @@ def main():
                     help="with --integrators: the contact models the peers are compared on")
     ap.add_argument("--skip-peers", action="store_true",
                     help="only the contactsim-alone tables (chains, foot, exponential springs)")
+    ap.add_argument("--skip-alone", action="store_true",
+                    help="without the contactsim-alone tables")
     args = ap.parse_args()
     only = set(filter(None, args.only.split(",")))
     simbody = os.path.join(args.build, "bench", "simbody_peer")
@@ -612,7 +614,8 @@ def main():
             except RuntimeError as e:
                 print("%s: %s" % (scene, e), file=sys.stderr, flush=True)
 
-    contactsim_alone(args)
+    if not args.skip_alone:
+        contactsim_alone(args)
     load = os.getloadavg()
     print("load average at end: %.2f %.2f %.2f" % load)
     if args.json:

@@ -210,7 +210,9 @@ def sphere_bounce_roll():
                 "mu_static": 0.8, "mu_dynamic": 0.6, "mu_viscous": 0,
                 "transition_velocity": 0.01},
         },
-        "simulation": simulation(3.0),
+        # ark: rolling, the friction's regularization holds rk at its stability limit and costs
+        # BDF Jacobians at every bounce (docs/performance.md, "ark")
+        "simulation": simulation(3.0, integrator="ark"),
     }
 
 
