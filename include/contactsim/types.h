@@ -240,8 +240,8 @@ typedef enum csIntegratorType {
   CS_INTEGRATOR_BDF = 0,   // BDF, Newton iteration, direct linear solver (default)
   CS_INTEGRATOR_ADAMS,     // Adams-Moulton, fixed-point iteration
   CS_INTEGRATOR_RK,        // explicit Runge-Kutta, Dormand-Prince 5(4)
-  CS_INTEGRATOR_ARK,       // additive Runge-Kutta ARK4(3)6L[2]SA: explicit, the speeds' damping
-                           // (friction, dampers) linearly implicit
+  CS_INTEGRATOR_ARK,       // additive Runge-Kutta ARK4(3)6L[2]SA, linearly implicit: the
+                           // linearization in q and u implicit, the remainder explicit
 } csIntegratorType;
 
 typedef enum csLinearSolver {

@@ -718,8 +718,8 @@ void cs_metricsFinish(csMetrics* mt, const csModel* m, const csData* d) {
             "its %ld steps (h |lambda| > 3.25 in Dormand and Prince's stiffness test): the "
             "equations are stiff here (stiff contacts, the friction dampers of a body held "
             "still, stops on light links); bdf is not bound by stability and may need fewer "
-            "steps, and ark treats the speeds' damping (friction) implicitly "
-            "(docs/scene-format.md, \"Choosing the integrator\")",
+            "steps, nor is ark, a linearly implicit one-step method (docs/scene-format.md, "
+            "\"Choosing the integrator\")",
             d->stat.nstiff, d->stat.nsteps);
   }
   // a transition velocity so small that the run needs tens of thousands of steps
