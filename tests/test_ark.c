@@ -211,12 +211,56 @@ static void test_rolling_not_held_by_stability(void** state) {
 }
 
 
+// ark's dense Jacobian is for small groups: a chain of 29 ball joints (203 positions and
+// speeds) is refused before the run, naming the integrator key, bdf and rk; 28 (196) run
+static csModel* ballChain(int links) {
+  csModel* m = cs_newModel("chain");
+  int parent = 0;
+  csTransform XPF = csu_transformIdentity();
+  for (int i = 0; i < links; i++) {
+    char name[16];
+    snprintf(name, sizeof(name), "link%d", i);
+    parent = th_addBody(m, name, parent, CS_JOINT_BALL, XPF, csu_transformIdentity(), 0.1,
+                        csu_vec3(0, 0, -0.05), th_diag(1e-4, 1e-4, 1e-5));
+    XPF = csu_transformFromPosQuat(csu_vec3(0, 0, -0.1), csu_quatIdentity());
+  }
+  th_addForce(m, CS_FORCE_GRAVITY, "gravity");
+  th_finalize(m);
+  return m;
+}
+
+static void test_large_group_refused(void** state) {
+  (void)state;
+  for (int links = 28; links <= 29; links++) {
+    csModel* m = ballChain(links);
+    csSimOptions o = th_simOptions(0.01, 1e-6, 1e-6, 0.01);
+    o.integrator = CS_INTEGRATOR_ARK;
+    csError err = {0};
+    csSimulation* s = cs_newSimulation(m, &o, &err);
+    if (links == 28) {
+      assert_non_null(s);
+      assert_int_equal(cs_simAdvanceTo(s, 0.01, &err), CS_OK);
+      cs_deleteSimulation(s);
+    } else {
+      print_message("%s: %s\n", err.path, err.message);
+      assert_null(s);
+      assert_int_equal(err.code, CS_ERR_INPUT);
+      assert_string_equal(err.path, "simulation.integrator");
+      assert_non_null(strstr(err.message, "203"));
+      assert_non_null(strstr(err.message, "use bdf"));
+    }
+    cs_deleteModel(m);
+  }
+}
+
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_order_four),
       cmocka_unit_test(test_stiff_damping),
       cmocka_unit_test(test_ball_ends_rolling),
       cmocka_unit_test(test_rolling_not_held_by_stability),
+      cmocka_unit_test(test_large_group_refused),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

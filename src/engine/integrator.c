@@ -1378,6 +1378,11 @@ static int isElementState(const Group* g, int i) {
 }
 
 
+// the most positions and speeds of one group that ark takes (its dense Jacobian and LU each
+// step): a 15-body walker has 111
+enum { ARK_MAX_BLOCK = 200 };
+
+
 // Group g's rk instance at t0 (rk.c: Dormand-Prince 5(4)), from the data's current state, on
 // the array of g->y (its vectors are allocated): no linear solver (linsol -1 records that), no
 // projection.
@@ -1408,6 +1413,16 @@ static int createRk(Group* g, double t0, csError* err) {
       if (!isElementState(g, i)) {
         idx[ni++] = i;
       }
+    }
+    if (ni > ARK_MAX_BLOCK) {
+      csu_free(idx, 0);
+      cs_setError(err, CS_ERR_INPUT, "simulation.integrator",
+                  "ark forms a dense Jacobian of a group's positions and speeds at every step "
+                  "(one evaluation per state and an LU of their number cubed), and a group of "
+                  "this model has %d of them, more than %d: use bdf (a chain's Newton matrix "
+                  "in O(n), GMRES for other large groups) or rk",
+                  ni, ARK_MAX_BLOCK);
+      return CS_ERR_INPUT;
     }
     csArkTable tab;
     int r = !idx ? CS_ERR_MEMORY
