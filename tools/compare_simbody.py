@@ -56,6 +56,10 @@ def read_csv(path):
     return {k: data[:, i] for i, k in enumerate(head)}
 
 
+# the one-step integrator run beside bdf (--one-step)
+ONE_STEP = "rk"
+
+
 def run_cs(scene, out, integrator, duration, dt, contact_model=None, timeout=60):
     cmd = [CS, "run", scene, "-o", out, "--rtol", str(TOL), "--atol", str(TOL), "--integrator",
            integrator, "--duration", str(duration), "--report-interval", str(dt), "--quiet",
@@ -402,7 +406,7 @@ def compare_scene(path, duration, dt, contact_model=None, scene=None, sb_extra=(
             raise EngineTimeout("simbody")
         try:
             bdf = run_cs(path, os.path.join(tmp, "bdf.csv"), "bdf", duration, dt, contact_model)
-            rk = run_cs(path, os.path.join(tmp, "rk.csv"), "rk", duration, dt, contact_model)
+            rk = run_cs(path, os.path.join(tmp, "rk.csv"), ONE_STEP, duration, dt, contact_model)
         except subprocess.TimeoutExpired:
             raise EngineTimeout("contactsim")
         res = dict(bdf=diff(sb, bdf), rk=diff(sb, rk), self=diff(bdf, rk), secs=time.time() - t0)
@@ -413,7 +417,8 @@ def compare_scene(path, duration, dt, contact_model=None, scene=None, sb_extra=(
 
 
 def fmt(res):
-    s = "pos sb-bdf %.2e sb-rk %.2e bdf-rk %.2e | rot sb-bdf %.2e | q %.2e | worst %s" % (
+    s = ("pos sb-bdf %.2e sb-" + ONE_STEP + " %.2e bdf-" + ONE_STEP +
+         " %.2e | rot sb-bdf %.2e | q %.2e | worst %s") % (
         res["bdf"]["pos"], res["rk"]["pos"], res["self"]["pos"], res["bdf"]["rot"],
         res["bdf"]["coord"], res["bdf"]["where"])
     if "drift_sb" in res:
@@ -440,7 +445,11 @@ def main():
     ap.add_argument("--no-free-damper", action="store_true",
                     help="no mobility dampers on free joints")
     ap.add_argument("--sb-extra", default="", help="extra simbody_scene options, space separated")
+    ap.add_argument("--one-step", default="rk", choices=("rk", "ark"),
+                    help="the one-step integrator run beside bdf (default rk)")
     args = ap.parse_args()
+    global ONE_STEP
+    ONE_STEP = args.one_step
     global CS, SB
     CS = os.path.join(args.build, "contactsim")
     SB = os.path.join(args.build, "bench", "simbody_scene")
