@@ -136,8 +136,10 @@ static int eval(csRk* rk, double t, const double* y, double* ydot) {
 }
 
 
-// L at (t, y) by forward differences from f0 = f(t, y), the last evaluation; nonzero when an
-// evaluation failed (L is then part old, part new: the split is still exact)
+// L at (t, y) by forward differences from f0 = f(t, y), the last evaluation; < 0 when an
+// evaluation asked to stop. A column whose evaluation cannot be made (forces not finite) or
+// whose quotients are not finite is left zero: that state's direction is then integrated
+// explicitly, the split staying exact.
 static int jacobian(csRk* rk, double t, const double* f0) {
   csArk* a = rk->ark;
   int ni = a->ni;
@@ -154,11 +156,17 @@ static int jacobian(csRk* rk, double t, const double* f0) {
     rk->nrhs_jac++;
     int r = f(t, y, fp, rk->ctx);
     y[ij] = yj;
-    if (r != 0) {
+    if (r < 0) {
       return r;
     }
-    for (int i = 0; i < ni; i++) {
-      a->L[(size_t)j * ni + i] = (fp[a->idx[i]] - f0[a->idx[i]]) / inc;
+    double* col = a->L + (size_t)j * ni;
+    int finite = r == 0;
+    for (int i = 0; finite && i < ni; i++) {
+      col[i] = (fp[a->idx[i]] - f0[a->idx[i]]) / inc;
+      finite = isfinite(col[i]);
+    }
+    if (!finite) {
+      memset(col, 0, sizeof(double) * (size_t)ni);
     }
   }
   rk->njac++;
@@ -175,8 +183,9 @@ static int factor(csArk* a, double hg) {
       a->W[(size_t)j * ni + i] = (i == j) - hg * a->L[(size_t)j * ni + i];
     }
   }
-  a->hw = hg;
-  return cs_luFactor(a->W, ni, a->piv, NULL, NULL) == 0 ? 0 : -1;
+  int ok = cs_luFactor(a->W, ni, a->piv, NULL, NULL) == 0;
+  a->hw = ok ? hg : 0;
+  return ok ? 0 : -1;
 }
 
 
@@ -192,7 +201,7 @@ csRkStatus cs_rkArkStep(csRk* rk, double tstop) {
   if (begun != CS_RK_OK) {
     return begun;
   }
-  // L at the step's start (an evaluation that fails here fails the same way in the stages)
+  // L at the step's start
   if (ni > 0 && jacobian(rk, rk->t, f0) < 0) {
     return CS_RK_RHS_FAIL;
   }
@@ -204,10 +213,15 @@ csRkStatus cs_rkArkStep(csRk* rk, double tstop) {
       return CS_RK_STEP_TOO_SMALL;
     }
     double t = rk->t;
-    int r = 0, diverged = 0;
     if (ni > 0 && a->hw != h * a->gamma && factor(a, h * a->gamma) != 0) {
-      r = 1;  // I - h gamma L singular: a shorter step
+      // I - h gamma L singular at this step (h gamma is an inverse eigenvalue of L): a
+      // shorter one, counted as a failed try
+      rk->netf++;
+      rk->reject = 1;
+      h *= RHS_CUT;
+      continue;
     }
+    int r = 0, diverged = 0;
     memcpy(a->F, f0, sizeof(double) * (size_t)n);
     for (int i = 0; i < ni; i++) {
       a->FI[i] = 0;
@@ -271,6 +285,13 @@ csRkStatus cs_rkArkStep(csRk* rk, double tstop) {
           ev[i] += ce * Fj[i];
         }
       }
+      // the solution held to the stages' bound too: with derivatives so large that their sum
+      // is all rounding, the filtered estimate can look small
+      for (int i = 0; i < n; i++) {
+        if (!(fabs(yn[i] - y[i]) <= DIVERGED * (fabs(y[i]) + 1))) {
+          diverged = 1;
+        }
+      }
       if (ni > 0) {
         // the estimate's stiff part filtered, as in RADAU5: (I - h gamma L)^-1 e on the block
         double* eu = a->work;
@@ -287,7 +308,7 @@ csRkStatus cs_rkArkStep(csRk* rk, double tstop) {
         sum += (ev[i] / w) * (ev[i] / w);
       }
       err = n > 0 ? sqrt(sum / n) : 0.0;
-      if (!isfinite(err)) {
+      if (!isfinite(err) || diverged) {
         err = 1e10;
       }
       if (err <= 1.0) {

@@ -1418,10 +1418,13 @@ static int createRk(Group* g, double t0, csError* err) {
       csu_free(idx, 0);
       cs_setError(err, CS_ERR_INPUT, "simulation.integrator",
                   "ark forms a dense Jacobian of a group's positions and speeds at every step "
-                  "(one evaluation per state and an LU of their number cubed), and a group of "
-                  "this model has %d of them, more than %d: use bdf (a chain's Newton matrix "
-                  "in O(n), GMRES for other large groups) or rk",
-                  ni, ARK_MAX_BLOCK);
+                  "(one evaluation per state and an LU of their number cubed), and %s has %d "
+                  "of them, more than %d: use bdf (a chain's Newton matrix in O(n), GMRES for "
+                  "other large groups) or rk%s",
+                  opt->linsol == CS_LINSOL_AUTO ? "a group of this model" : "this model, as one "
+                  "group with the linear_solver given,", ni, ARK_MAX_BLOCK,
+                  opt->linsol == CS_LINSOL_AUTO ? "" : ", or the automatic linear_solver, with "
+                  "which bodies that cannot influence each other form groups of their own");
       return CS_ERR_INPUT;
     }
     csArkTable tab;
