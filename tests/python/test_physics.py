@@ -117,16 +117,17 @@ def test_energy_balance_of_a_damped_pendulum():
     assert traj["dissipated"][-1] > 0.01
 
 
-def test_rk_integrator_pendulum_and_held_block():
-    # the explicit Runge-Kutta integrator through the module: the large-angle period, and the
-    # block held on the incline by its friction anchors, committed after every step
+@pytest.mark.parametrize("integrator", ["rk", "ark"])
+def test_one_step_integrators_pendulum_and_held_block(integrator):
+    # the one-step integrators through the module: the large-angle period, and the block held
+    # on the incline by its friction anchors, committed after every step
     theta0 = 1.0
-    sim = contactsim.Simulation(contactsim.loads(pendulum(theta0)), integrator="rk")
-    assert sim.options["integrator"] == "rk"
-    traj = contactsim.run(contactsim.loads(pendulum(theta0)), integrator="rk")
+    sim = contactsim.Simulation(contactsim.loads(pendulum(theta0)), integrator=integrator)
+    assert sim.options["integrator"] == integrator
+    traj = contactsim.run(contactsim.loads(pendulum(theta0)), integrator=integrator)
     T = 4 * math.sqrt(1.001 / G) * ellipk(math.sin(theta0 / 2) ** 2)
     assert measured_period(traj) == pytest.approx(T, rel=2e-5)
-    held = contactsim.run(contactsim.loads(incline_block(20.0)), integrator="rk")
+    held = contactsim.run(contactsim.loads(incline_block(20.0)), integrator=integrator)
     late = held.t >= held.t[-1] - 1.0
     assert np.ptp(held["block.px"][late]) < 1e-6
     with pytest.raises(ValueError):
