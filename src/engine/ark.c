@@ -66,7 +66,7 @@ struct csArk {
   double* FI;         // (s x ni) the implicit part at the stages, L (z - y_n)
   double* z;          // (n) stage state
   double* fold;       // (n) f at the step's start, kept for the dense output
-  double* work;       // (n) scratch for the difference quotients
+  double* work;       // (n) scratch: a quotient's evaluation, a stage's solve, the error's filter
   double hw;          // h gamma that W was factored for (0: none)
 };
 
