@@ -48,15 +48,12 @@
 #include "engine/rk.h"
 #include "engine/sundials_ops.h"
 
-static const double RHS_CUT = 0.25;
 // a stage state further than this times (|y| + 1) from the step's start: a diverging step
 static const double DIVERGED = 1e6;
-enum { RHS_TRIES = 10 };
 
 
 struct csArk {
-  csArkTable tab;     // the pair
-  double gamma;       // its implicit table's diagonal
+  csArkTable tab;     // the pair (its implicit table's diagonal, gamma, is ai[1][1])
   int ni;             // the implicit block: the group's positions and speeds
   int* idx;           // (ni) their indices in y
   double* L;          // (ni x ni, column-major) the Jacobian of f on the block
@@ -90,7 +87,6 @@ int cs_rkArkInit(csRk* rk, const csArkTable* tab, int ni, const int* idx) {
     return CS_ERR_SOLVER;
   }
   a->tab = *tab;
-  a->gamma = tab->ai[1][1];
   size_t m = (size_t)(n > 0 ? n : 1), mi = (size_t)(ni > 0 ? ni : 1);
   a->ni = ni;
   a->idx = csu_malloc(sizeof(int) * mi);
@@ -126,6 +122,17 @@ void cs_rkArkFree(csArk* a) {
   csu_free(a->fold, 0);
   csu_free(a->work, 0);
   csu_free(a, 0);
+}
+
+
+// whether z is a diverging step's state: some entry further than DIVERGED (|y| + 1) from y
+static int diverges(const double* z, const double* y, int n) {
+  for (int i = 0; i < n; i++) {
+    if (!(fabs(z[i] - y[i]) <= DIVERGED * (fabs(y[i]) + 1))) {
+      return 1;
+    }
+  }
+  return 0;
 }
 
 
@@ -207,18 +214,17 @@ csRkStatus cs_rkArkStep(csRk* rk, double tstop) {
   }
   int rhs_fails = 0;
   const double expo = 1.0 / (fmin(a->tab.q, a->tab.p) + 1);
+  const double gamma = a->tab.ai[1][1];
   for (;;) {
     int last = 0;
     if (cs_rkTry(rk, tstop, &h, &last) != 0) {
       return CS_RK_STEP_TOO_SMALL;
     }
     double t = rk->t;
-    if (ni > 0 && a->hw != h * a->gamma && factor(a, h * a->gamma) != 0) {
+    if (ni > 0 && a->hw != h * gamma && factor(a, h * gamma) != 0) {
       // I - h gamma L singular at this step (h gamma is an inverse eigenvalue of L): a
-      // shorter one, counted as a failed try
-      rk->netf++;
-      rk->reject = 1;
-      h *= RHS_CUT;
+      // shorter one, as after a failed error test
+      h = cs_rkReject(rk, h, INFINITY);
       continue;
     }
     int r = 0, diverged = 0;
@@ -252,7 +258,7 @@ csRkStatus cs_rkArkStep(csRk* rk, double tstop) {
       if (ni > 0) {
         cs_luSolve(a->W, ni, a->piv, fi);
       }
-      double hg = h * a->gamma;
+      double hg = h * gamma;
       for (int k = 0; k < ni; k++) {
         z[a->idx[k]] = y[a->idx[k]] + fi[k];
         fi[k] = (fi[k] - rhs[k]) / hg;
@@ -260,11 +266,7 @@ csRkStatus cs_rkArkStep(csRk* rk, double tstop) {
       // a stage state millions of times its own scale away from the step's start: the step
       // diverges (a long step in free flight that meets a stiff contact, where L knew none),
       // rejected as a failed error test before the forces overflow
-      for (int i = 0; i < n; i++) {
-        if (!(fabs(z[i] - y[i]) <= DIVERGED * (fabs(y[i]) + 1))) {
-          diverged = 1;
-        }
-      }
+      diverged = diverges(z, y, n);
       if (diverged) {
         break;
       }
@@ -287,11 +289,7 @@ csRkStatus cs_rkArkStep(csRk* rk, double tstop) {
       }
       // the solution held to the stages' bound too: with derivatives so large that their sum
       // is all rounding, the filtered estimate can look small
-      for (int i = 0; i < n; i++) {
-        if (!(fabs(yn[i] - y[i]) <= DIVERGED * (fabs(y[i]) + 1))) {
-          diverged = 1;
-        }
-      }
+      diverged = diverges(yn, y, n);
       if (ni > 0) {
         // the estimate's stiff part filtered, as in RADAU5: (I - h gamma L)^-1 e on the block
         double* eu = a->work;
@@ -324,26 +322,15 @@ csRkStatus cs_rkArkStep(csRk* rk, double tstop) {
       return CS_RK_RHS_FAIL;
     }
     if (r > 0) {
-      if (++rhs_fails > RHS_TRIES) {
+      if (cs_rkRetryShorter(rk, &rhs_fails, &h) != 0) {
         return CS_RK_RHS_REPEATED;
       }
-      h *= RHS_CUT;
-      rk->reject = 1;
       continue;
     }
     double fac11, fac = cs_rkController(rk, err, expo, &fac11);
     if (err <= 1.0) {
-      // dense output: the cubic Hermite interpolant, in rk.c's form (no 5th coefficient)
-      double* c = rk->dense;
-      for (int i = 0; i < n; i++) {
-        double ydiff = yn[i] - y[i];
-        double bspl = h * a->fold[i] - ydiff;
-        c[i] = y[i];
-        c[n + i] = ydiff;
-        c[2 * n + i] = bspl;
-        c[3 * n + i] = ydiff - h * f0[i] - bspl;
-        c[4 * n + i] = 0;
-      }
+      // dense output: the cubic Hermite interpolant of the step's ends
+      cs_rkHermite(rk, yn, a->fold, f0, h);
       memcpy(y, yn, sizeof(double) * (size_t)n);
       cs_rkAccept(rk, tnew, err, fac);
       return CS_RK_OK;

@@ -464,16 +464,10 @@ static int stopCallback(void* sim) {
 }
 
 
-// the right-hand side of one group: kinematics, forces, articulated-body dynamics of its bodies
-// (the group is active while CVODE works on it); allocates nothing
-static int groupRhs(double t, const double* y, double* f, void* user_data) {
-  Group* g = user_data;
-  // a stop request ends a long step (a Jacobian of thousands of right-hand sides) at once:
-  // unrecoverable, which stepGroup turns into CS_STOPPED at the last completed step
-  if (stopRequested(g->sim)) {
-    return -1;
-  }
-  loadState(g, t, y);
+// the rates of group g's states into f, the data holding its state: kinematics, forces,
+// articulated-body dynamics of its bodies (the group is active while the integrator works on
+// it); 1 when the forces are not finite, else 0; allocates nothing
+static int groupRates(Group* g, double* f) {
   if (cs_forward(g->sim->m, g->sim->d) != 0) {
     return 1;  // recoverable: CVODE retries with a smaller step
   }
@@ -484,6 +478,19 @@ static int groupRhs(double t, const double* y, double* f, void* user_data) {
     f[i] = 0;  // placeholder state of a model with nothing to integrate
   }
   return 0;
+}
+
+
+// the right-hand side of one group at (t, y)
+static int groupRhs(double t, const double* y, double* f, void* user_data) {
+  Group* g = user_data;
+  // a stop request ends a long step (a Jacobian of thousands of right-hand sides) at once:
+  // unrecoverable, which stepGroup turns into CS_STOPPED at the last completed step
+  if (stopRequested(g->sim)) {
+    return -1;
+  }
+  loadState(g, t, y);
+  return groupRates(g, f);
 }
 
 
@@ -508,16 +515,7 @@ static int groupRhsColumn(double t, const double* y, double* f, void* user_data)
     *g->slot[i] = y[i];
   }
   d->stage = CS_STAGE_POSITION;
-  if (cs_forward(g->sim->m, d) != 0) {
-    return 1;
-  }
-  for (int i = 0; i < g->nused; i++) {
-    f[i] = *g->rate[i];
-  }
-  for (int i = g->nused; i < g->nstate; i++) {
-    f[i] = 0;
-  }
-  return 0;
+  return groupRates(g, f);
 }
 
 

@@ -225,6 +225,33 @@ void cs_rkAccept(csRk* rk, double tnew, double err, double fac) {
 }
 
 
+int cs_rkRetryShorter(csRk* rk, int* fails, double* h) {
+  // forces not finite inside the step: a shorter one, up to RHS_TRIES times
+  if (++*fails > RHS_TRIES) {
+    return -1;
+  }
+  *h *= RHS_CUT;
+  rk->reject = 1;
+  return 0;
+}
+
+
+void cs_rkHermite(csRk* rk, const double* yn, const double* f0, const double* f1, double h) {
+  int n = rk->n;
+  const double* y = rk->y;
+  double* c = rk->dense;
+  for (int i = 0; i < n; i++) {
+    double ydiff = yn[i] - y[i];
+    double bspl = h * f0[i] - ydiff;
+    c[i] = y[i];
+    c[n + i] = ydiff;
+    c[2 * n + i] = bspl;
+    c[3 * n + i] = ydiff - h * f1[i] - bspl;
+    c[4 * n + i] = 0;
+  }
+}
+
+
 double cs_rkReject(csRk* rk, double h, double fac11) {
   // shrink (no more than 5x), and no growth on the next accepted step
   rk->netf++;
@@ -293,12 +320,9 @@ csRkStatus cs_rkStep(csRk* rk, double tstop) {
       return CS_RK_RHS_FAIL;
     }
     if (r > 0) {
-      // forces not finite inside the step: a shorter one, up to RHS_TRIES times
-      if (++rhs_fails > RHS_TRIES) {
+      if (cs_rkRetryShorter(rk, &rhs_fails, &h) != 0) {
         return CS_RK_RHS_REPEATED;
       }
-      h *= RHS_CUT;
-      rk->reject = 1;
       continue;
     }
     // error norm, weights from the larger of |y| and |y_new|
@@ -331,17 +355,12 @@ csRkStatus cs_rkStep(csRk* rk, double tstop) {
       if (den > 0 && num > STIFF_BOUND * STIFF_BOUND * den) {
         rk->nstiff++;
       }
-      // the dense output from the stages, then the new state
-      double* c = rk->dense;
+      // the dense output from the stages (Hermite's cubic and Shampine's correction), then
+      // the new state
+      cs_rkHermite(rk, yn, k1, k7, h);
+      double* c4 = rk->dense + 4 * n;
       for (int i = 0; i < n; i++) {
-        double ydiff = yn[i] - y[i];
-        double bspl = h * k1[i] - ydiff;
-        c[i] = y[i];
-        c[n + i] = ydiff;
-        c[2 * n + i] = bspl;
-        c[3 * n + i] = ydiff - h * k7[i] - bspl;
-        c[4 * n + i] = h * (D1 * k1[i] + D3 * k3[i] + D4 * k4[i] + D5 * k5[i] + D6 * k6[i] +
-                            D7 * k7[i]);
+        c4[i] = h * (D1 * k1[i] + D3 * k3[i] + D4 * k4[i] + D5 * k5[i] + D6 * k6[i] + D7 * k7[i]);
       }
       memcpy(y, yn, sizeof(double) * (size_t)n);
       memcpy(k1, k7, sizeof(double) * (size_t)n);

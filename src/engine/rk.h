@@ -85,11 +85,12 @@ void cs_rkRestart(csRk* rk, double t, double h0);
 // not an explicit / ESDIRK pair. cs_rkStep then takes ark's steps.
 int cs_rkArkInit(csRk* rk, const csArkTable* tab, int ni, const int* idx);
 
+void cs_rkArkFree(csArk* ark);
+csRkStatus cs_rkArkStep(csRk* rk, double tstop);
+
 // integrator.c: ARK4(3)6L[2]SA (Kennedy and Carpenter 2003) from SUNDIALS' ARKODE; 0, or -1
 // when the library lacks it or its two tables do not share nodes and weights
 int cs_arkTableLoad(csArkTable* tab);
-void cs_rkArkFree(csArk* ark);
-csRkStatus cs_rkArkStep(csRk* rk, double tstop);
 
 // The frame of a step, shared by the two methods (rk.c):
 // - the first stage f(t, y) into k[0] unless the last step left it there (fsal), and the step to
@@ -105,7 +106,13 @@ double cs_rkController(const csRk* rk, double err, double expo, double* fac11);
 // - the try of rk->h from rk->t passed, ending at tnew (the state already advanced): the next
 //   step's size, the counters;
 void cs_rkAccept(csRk* rk, double tnew, double err, double fac);
-// - the try of h failed its error test: the next, shorter one.
+// - the try of h failed its error test: the next, shorter one;
 double cs_rkReject(csRk* rk, double h, double fac11);
+// - the forces were not finite inside the try: *h a quarter as long, the *fails-th time (up to
+//   ten; -1 after that);
+int cs_rkRetryShorter(csRk* rk, int* fails, double* h);
+// - the dense output of the passed try of h from rk->y to yn, the cubic Hermite interpolant of
+//   the derivatives f0 and f1 at its ends (rk.c adds Shampine's fifth coefficient).
+void cs_rkHermite(csRk* rk, const double* yn, const double* f0, const double* f1, double h);
 
 #endif  // CONTACTSIM_ENGINE_RK_H
