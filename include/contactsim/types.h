@@ -242,14 +242,23 @@ typedef enum csIntegratorType {
   CS_INTEGRATOR_RK,        // explicit Runge-Kutta, Dormand-Prince 5(4)
   CS_INTEGRATOR_ARK,       // additive Runge-Kutta ARK4(3)6L[2]SA, linearly implicit: the
                            // linearization in q and u implicit, the remainder explicit
+  CS_INTEGRATOR_COUNT
 } csIntegratorType;
+
+// the integrators' names in scene files, on the command line and in Python, indexed like
+// csIntegratorType: static const char* const names[] = CS_INTEGRATOR_NAMES;
+#define CS_INTEGRATOR_NAMES {"bdf", "adams", "rk", "ark"}
 
 typedef enum csLinearSolver {
   CS_LINSOL_AUTO = 0,      // each independent group of bodies on its own, dense solver each
   CS_LINSOL_DENSE,         // the whole model as one system: dense, difference-quotient Jacobian
   CS_LINSOL_BAND,          // the whole model as one system, banded (states body by body)
   CS_LINSOL_GMRES,         // the whole model as one system, matrix-free GMRES, no preconditioner
+  CS_LINSOL_COUNT
 } csLinearSolver;
+
+// the linear solvers' names, indexed like csLinearSolver
+#define CS_LINSOL_NAMES {"auto", "dense", "band", "gmres"}
 
 typedef struct csSimOptions {
   double duration;         // s, > 0

@@ -125,14 +125,13 @@ static int readChoice(PyObject* v, const char* name, const char* const* names, i
 
 
 // the names of csIntegratorType and csLinearSolver, by value
-static const char* const integrators[] = {"bdf", "adams", "rk", "ark"};
-static const char* const solvers[] = {"auto", "dense", "band", "gmres"};
+static const char* const integrators[] = CS_INTEGRATOR_NAMES;
+static const char* const solvers[] = CS_LINSOL_NAMES;
 
 
 PyObject* csPy_optionsDict(const csSimOptions* o) {
-  int integ = o->integrator >= CS_INTEGRATOR_BDF && o->integrator <= CS_INTEGRATOR_ARK
-                  ? (int)o->integrator : 0;
-  int ls = o->linsol >= 0 && o->linsol <= CS_LINSOL_GMRES ? (int)o->linsol : 0;
+  int integ = o->integrator >= 0 && o->integrator < CS_INTEGRATOR_COUNT ? (int)o->integrator : 0;
+  int ls = o->linsol >= 0 && o->linsol < CS_LINSOL_COUNT ? (int)o->linsol : 0;
   // the row limit in force: 0 means the default
   long max_rows = o->max_rows > 0 ? o->max_rows : CS_DEFAULT_MAX_ROWS;
   return Py_BuildValue("{s:d,s:s,s:s,s:d,s:d,s:d,s:d,s:l,s:d,s:l}", "duration", o->duration,
@@ -184,10 +183,10 @@ int csPy_readOptions(PyObject* kw, const csSimOptions* base, csSimOptions* out) 
     } else if (strcmp(k, "max_rows") == 0) {
       rc = readCount(value, k, &out->max_rows);
     } else if (strcmp(k, "integrator") == 0) {
-      rc = readChoice(value, k, integrators, 4, &choice);
+      rc = readChoice(value, k, integrators, CS_INTEGRATOR_COUNT, &choice);
       out->integrator = (csIntegratorType)choice;
     } else if (strcmp(k, "linear_solver") == 0) {
-      rc = readChoice(value, k, solvers, 4, &choice);
+      rc = readChoice(value, k, solvers, CS_LINSOL_COUNT, &choice);
       out->linsol = (csLinearSolver)choice;
     } else {
       return optionError("there is no run option named '%s'", k);

@@ -159,9 +159,8 @@ int cs_cliRun(int argc, char** argv) {
       case 'q': quiet = 1; break;
       // the integrator by name; the linear solver stays the scene's (simulation.linear_solver)
       case 'i': {
-        // indexed like csIntegratorType
-        static const char* const names[] = {"bdf", "adams", "rk", "ark"};
-        integrator = cs_cliParseChoice(optarg, "integrator", names, 4);
+        static const char* const names[] = CS_INTEGRATOR_NAMES;
+        integrator = cs_cliParseChoice(optarg, "integrator", names, CS_INTEGRATOR_COUNT);
         bad = integrator < 0;
         break;
       }

@@ -135,7 +135,7 @@ static void jsonRun(FILE* f, const csCliRun* r, const char* outer, const char* s
   fprintf(f, "%ld", s ? s->njac : 0L);
   // the integrator and the linear solver the run used
   jsonKey(f, in, "integrator");
-  static const char* const integrators[] = {"bdf", "adams", "rk", "ark"};
+  static const char* const integrators[] = CS_INTEGRATOR_NAMES;
   jsonString(f, integrators[r->opt.integrator]);
   jsonKey(f, in, "linear_solver");
   jsonString(f, cs_cliLinearSolverName(r));

@@ -680,7 +680,7 @@ int cs_validateSimOptions(const csSimOptions* o, csError* err) {
     bad = "report_interval must be positive and finite";
   } else if (o->report_interval < CS_MIN_REPORT_INTERVAL) {
     bad = "report_interval must be at least 1e-9 s (CS_MIN_REPORT_INTERVAL)";
-  } else if (o->integrator < CS_INTEGRATOR_BDF || o->integrator > CS_INTEGRATOR_ARK) {
+  } else if (o->integrator < 0 || o->integrator >= CS_INTEGRATOR_COUNT) {
     bad = "integrator must be bdf, adams, rk or ark";
   }
   if (bad) {

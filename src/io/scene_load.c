@@ -433,6 +433,30 @@ static int memberString(Loader* ld, const cJSON* obj, const char* key, const cha
 }
 
 
+// an optional member naming one of n choices; *out its index when present; 1 read, 0 absent,
+// -1 error (the message names what and lists the choices)
+static int memberChoice(Loader* ld, const cJSON* obj, const char* key, const char* what,
+                        const char* const* names, int n, int* out) {
+  const char* s = NULL;
+  int r = memberString(ld, obj, key, &s);
+  if (r <= 0) {
+    return r;
+  }
+  for (int i = 0; i < n; i++) {
+    if (strcmp(names[i], s) == 0) {
+      *out = i;
+      return 1;
+    }
+  }
+  char list[256] = "";
+  for (int i = 0; i < n; i++) {
+    size_t len = strlen(list);
+    snprintf(list + len, sizeof(list) - len, "%s%s", i ? ", " : "", names[i]);
+  }
+  return failAt(ld, key, "unknown %s '%.64s' (%s)", what, s, list);
+}
+
+
 // the same, with absence an error
 static int requireNumber(Loader* ld, const cJSON* obj, const char* key, int rule, double* out) {
   int r = memberNumber(ld, obj, key, rule, out);
@@ -1999,8 +2023,8 @@ static int readSimulation(Loader* ld, const cJSON* item, csSimOptions* o) {
   static const char* const keys[] = {
       "duration",     "integrator", "linear_solver",   "rtol",     "atol", "max_step",
       "initial_step", "max_steps",  "report_interval", "max_rows", NULL};
-  static const char* const integrators[] = {"bdf", "adams", "rk", "ark"};
-  static const char* const solvers[] = {"auto", "dense", "band", "gmres"};
+  static const char* const integrators[] = CS_INTEGRATOR_NAMES;
+  static const char* const solvers[] = CS_LINSOL_NAMES;
   if (expectObject(ld, item) || checkKeys(ld, item, keys)) {
     return -1;
   }
@@ -2043,36 +2067,18 @@ static int readSimulation(Loader* ld, const cJSON* item, csSimOptions* o) {
     return failAt(ld, "max_step", "%s", why);
   }
   // enumerations by name, in the order of csIntegratorType and csLinearSolver
-  const char* s = NULL;
-  int r = memberString(ld, item, "integrator", &s);
-  if (r < 0) {
+  int choice = -1;
+  if (memberChoice(ld, item, "integrator", "integrator", integrators, CS_INTEGRATOR_COUNT,
+                   &choice) < 0) {
     return -1;
   }
-  if (r > 0) {
-    int found = -1;
-    for (int i = 0; i < 4; i++) {
-      found = strcmp(integrators[i], s) == 0 ? i : found;
-    }
-    if (found < 0) {
-      return failAt(ld, "integrator", "unknown integrator '%.64s' (bdf, adams, rk, ark)", s);
-    }
-    o->integrator = (csIntegratorType)found;
-  }
-  r = memberString(ld, item, "linear_solver", &s);
-  if (r < 0) {
+  o->integrator = choice >= 0 ? (csIntegratorType)choice : o->integrator;
+  choice = -1;
+  if (memberChoice(ld, item, "linear_solver", "linear solver", solvers, CS_LINSOL_COUNT,
+                   &choice) < 0) {
     return -1;
   }
-  if (r > 0) {
-    int found = -1;
-    for (int i = 0; i < 4; i++) {
-      found = strcmp(solvers[i], s) == 0 ? i : found;
-    }
-    if (found < 0) {
-      return failAt(ld, "linear_solver", "unknown linear solver '%.64s' (auto, dense, band, gmres)",
-                    s);
-    }
-    o->linsol = (csLinearSolver)found;
-  }
+  o->linsol = choice >= 0 ? (csLinearSolver)choice : o->linsol;
   return 0;
 }
 
