@@ -677,8 +677,8 @@ void cs_cliFreeRun(csCliRun* r) {
 
 
 // Adams (fixed-point iteration) and rk need no linear solver, ark solves densely with the
-// Jacobian of the positions and speeds; BDF reports the solver the run used, and a run without data reports dense,
-// what the automatic choice starts from
+// Jacobian of the positions and speeds; BDF reports the solver the run used, and a run without
+// data reports dense, what the automatic choice starts from
 const char* cs_cliLinearSolverName(const csCliRun* r) {
   if (r->opt.integrator == CS_INTEGRATOR_ADAMS || r->opt.integrator == CS_INTEGRATOR_RK) {
     return "none";
