@@ -222,6 +222,16 @@ typedef struct csForceKind {
   // apply need not recompute constants (a material pair's combined stiffness) on every
   // evaluation. Nullable.
   void (*prepare)(const csModel* m, csForce* f);
+  // The element's part of the Jacobian the integrator "ark" forms for a free body: add to dQdX
+  // and dQdV (6 x 6 each, row-major) the derivatives of the spatial force the element applies to
+  // body `body` (moment about the body's origin, then force; Ground) with respect to that body's
+  // pose (a turn about each Ground axis through the origin, rad, then a move of the origin along
+  // each, m) and to its spatial velocity (angular velocity, then the origin's velocity; Ground),
+  // at the realized state (velocity stage), every other body held still. Terms that vary only
+  // as slowly as the motion itself may be left out, as for mobilityJacobian. Nullable: the
+  // integrator then forms the element's part by difference quotients of apply.
+  void (*bodyJacobian)(const csModel* m, const csData* d, int e, int body, double* dQdX,
+                       double* dQdV);
 } csForceKind;
 
 // A scheduled change of a discrete variable, applied between steps.

@@ -152,6 +152,15 @@ static int jacobian(csRk* rk, double t, const double* f0) {
   int ni = a->ni;
   double* y = rk->y;
   double* fp = a->work;
+  if (rk->fjac) {
+    int r = rk->fjac(t, y, a->L, rk->ctx);
+    if (r < 0) {
+      return r;
+    }
+    rk->njac++;
+    a->hw = 0;
+    return 0;
+  }
   csRkRhs f = rk->fcolumn ? rk->fcolumn : rk->f;
   for (int j = 0; j < ni; j++) {
     int ij = a->idx[j];

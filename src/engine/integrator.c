@@ -65,6 +65,9 @@
 typedef struct csIntegrator Sim;
 
 // one coupled group of bodies with its own CVODE instance; CVODE's user_data
+// a free body's positions and speeds: quaternion and origin, angular and linear velocity
+enum { FREE_BLOCK = 13 };
+
 typedef struct Group {
   Sim* sim;
   int nused;               // states of the group in the data
@@ -104,6 +107,9 @@ typedef struct Group {
   // gives its own derivatives (csForceKind.mobilityJacobian)
   int schur_model;         // 1: in use
   int* parent_idx;         // (nbodies) index of each body's parent in bodies, -1: ground
+  // ark's Jacobian of a group that is one free body, from its elements (jacobian.c): where the
+  // body's q and u sit in ark's implicit block
+  int jac_iq[7], jac_iu[6];
 } Group;
 
 // everything the loop needs (no globals); it lives from one call to the next, so that a
@@ -516,6 +522,23 @@ static int groupRhsColumn(double t, const double* y, double* f, void* user_data)
   }
   d->stage = CS_STAGE_POSITION;
   return groupRates(g, f);
+}
+
+
+// ark's Jacobian of a group that is one free body (arkFreeJacobian set it up): the data
+// loaded with y and realized to velocity, then the elements' derivatives (jacobian.c)
+static int groupFreeJacobian(double t, const double* y, double* L, void* user_data) {
+  Group* g = user_data;
+  if (stopRequested(g->sim)) {
+    return -1;
+  }
+  const csModel* m = g->sim->m;
+  csData* d = g->sim->d;
+  loadState(g, t, y);
+  cs_realizeVelocity(m, d);
+  cs_freeJacobian(m, d, g->bodies[0], g->jac_iq, g->jac_iu,
+                  g->rk->atol / fmax(g->rk->rtol, DBL_EPSILON), L, FREE_BLOCK);
+  return 0;
 }
 
 
@@ -1376,6 +1399,32 @@ static int isElementState(const Group* g, int i) {
 }
 
 
+// Whether group g (ark's implicit block: the ni states idx[0..ni) of the group's vector) is one
+// free body whose Jacobian jacobian.c can form from its elements; if so, where its q and u sit
+// in the block (g->jac_iq, g->jac_iu)
+static int arkFreeJacobian(Group* g, int ni, const int* idx) {
+  const csModel* m = g->sim->m;
+  const csData* d = g->sim->d;
+  if (ni != FREE_BLOCK || g->nbodies != 1 ||
+      !cs_freeJacobianUsable(m, d, g->bodies[0], g->forces, g->nforces, g->planes, g->nplanes)) {
+    return 0;
+  }
+  const csBody* body = &m->body[g->bodies[0]];
+  int found = 0;
+  for (int k = 0; k < ni; k++) {
+    const double* slot = g->slot[idx[k]];
+    if (slot >= d->q + body->qadr && slot < d->q + body->qadr + 7) {
+      g->jac_iq[slot - (d->q + body->qadr)] = k;
+      found++;
+    } else if (slot >= d->u + body->uadr && slot < d->u + body->uadr + 6) {
+      g->jac_iu[slot - (d->u + body->uadr)] = k;
+      found++;
+    }
+  }
+  return found == FREE_BLOCK;
+}
+
+
 // the most positions and speeds of one group that ark takes (its dense Jacobian and LU each
 // step): a 15-body walker has 111
 enum { ARK_MAX_BLOCK = 200 };
@@ -1425,6 +1474,7 @@ static int createRk(Group* g, double t0, csError* err) {
                   "which bodies that cannot influence each other form groups of their own");
       return CS_ERR_INPUT;
     }
+    int free_jac = idx && arkFreeJacobian(g, ni, idx);
     csArkTable tab;
     int r = !idx ? CS_ERR_MEMORY
                  : cs_arkTableLoad(&tab) != 0 ? CS_ERR_SOLVER
@@ -1440,6 +1490,9 @@ static int createRk(Group* g, double t0, csError* err) {
       return CS_ERR_SOLVER;
     }
     g->rk->fcolumn = groupRhsColumn;
+    if (free_jac) {
+      g->rk->fjac = groupFreeJacobian;
+    }
   }
   return CS_OK;
 }

@@ -14,12 +14,6 @@
 #include "contactsim/contactsim.h"
 #include "engine/kinematics.h"
 
-// Pull of the quaternion kinematics back toward unit length, 1/s. The BDF integrator projects
-// quaternions onto the unit sphere after every step, so this only matters for Adams, where it
-// turns the slow random walk of |q| into a decay with a time constant of 1/(2*rate).
-#define CS_QUAT_STABILIZATION 1.0
-
-
 // X_FM(q) of a mobilizer: the rotation about z (pin), translation along x (slider), the
 // quaternion's rotation (ball), or rotation and translation (free). Quaternions are normalised
 // here rather than in the state so that the state's norm error stays visible to the projection.

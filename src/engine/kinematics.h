@@ -16,6 +16,12 @@
 
 #include "contactsim/contactsim.h"
 
+// Pull of the quaternion kinematics back toward unit length, 1/s (kinematics.c's rates, and
+// jacobian.c's derivatives of them). The BDF integrator projects quaternions onto the unit
+// sphere after every step, so this only matters for Adams, where it turns the slow random walk
+// of |q| into a decay with a time constant of 1/(2*rate).
+#define CS_QUAT_STABILIZATION 1.0
+
 // Position in Ground of a station given in the body frame (the data realized to position).
 static inline csVec3 csu_stationPosition(const csModel* m, const csData* d, int body,
                                          csVec3 station_B) {

@@ -8,6 +8,11 @@
 // at this y (the step is retried four times shorter, as CVODE does), < 0 to stop.
 typedef int (*csRkRhs)(double t, const double* y, double* ydot, void* ctx);
 
+// ark's Jacobian by other means than difference quotients of f: L (ni x ni, column-major) of
+// f's implicit block (the ni states cs_rkArkInit was given, in that order) at (t, y). Returns
+// 0, or < 0 to stop. Its evaluations of the elements are not counted as f's.
+typedef int (*csRkJac)(double t, const double* y, double* L, void* ctx);
+
 typedef enum csRkStatus {
   CS_RK_OK = 0,
   CS_RK_RHS_FAIL,          // f returned < 0
@@ -49,6 +54,7 @@ typedef struct csRk {
   long njac, nrhs_jac;     // ark: Jacobians, and the evaluations they took
   csRkRhs fcolumn;         // ark (nullable): f for the Jacobian's difference quotients, which
                            // change one entry of the state last evaluated at a time
+  csRkJac fjac;            // ark (nullable): the Jacobian formed by the caller instead
   double* k;               // (7 n) stages
   double* ynew;            // (n)
   double* dense;           // (5 n) the last step's interpolation coefficients

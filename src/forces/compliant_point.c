@@ -98,18 +98,24 @@ static csPairMaterial resolveMaterial(const double* P) {
 }
 
 
-// Stribeck friction coefficient at slip speed v (file header)
-// (mu holds the current static, dynamic and viscous coefficients)
-static double frictionCoefficient(const double* mu, double v, double vt) {
+// Stribeck friction coefficient at slip speed v (file header), and its slope in v into slope
+// (nullable) (mu holds the current static, dynamic and viscous coefficients)
+static double frictionCoefficient(const double* mu, double v, double vt, double* slope) {
   double us = mu[CS_FRICTION_STATIC], ud = mu[CS_FRICTION_DYNAMIC];
   double r = v / vt;
-  double coef;
+  double coef, dcoef = 0;
   if (r < 1) {
     coef = us * csu_step5(r);
+    dcoef = us * 30 * r * r * (1 - r) * (1 - r) / vt;  // step5' = 30 s^2 (1 - s)^2
   } else if (r < 3) {
-    coef = us - (us - ud) * csu_step5(0.5 * (r - 1));
+    double s = 0.5 * (r - 1);
+    coef = us - (us - ud) * csu_step5(s);
+    dcoef = -(us - ud) * 15 * s * s * (1 - s) * (1 - s) / vt;
   } else {
     coef = ud;
+  }
+  if (slope) {
+    *slope = dcoef + mu[CS_FRICTION_VISCOUS];
   }
   return coef + mu[CS_FRICTION_VISCOUS] * v;
 }
@@ -117,9 +123,10 @@ static double frictionCoefficient(const double* mu, double v, double vt) {
 
 // the station against the plane at the realized state; `apart` 0 skips the velocities when the
 // surfaces do not touch (apply: no force, and the statistics read only the normal force), 1
-// computes them for the report's columns
+// computes them for the report's columns; the force's slopes into slope (nullable) while the
+// surfaces touch
 static void evaluate(const csModel* m, const csData* d, const csForce* f, int apart,
-                     csContactEval* out) {
+                     csContactEval* out, csContactSlope* slope) {
   const double* P = f->param;
   int body = f->ref[CS_REF_BODY];
   int plane = f->ref[CS_REF_PLANE];
@@ -152,24 +159,43 @@ static void evaluate(const csModel* m, const csData* d, const csForce* f, int ap
   double fel = k * x;
   out->pe = 0.5 * fel * x;
   double fn = fel * (1 + c * xdot);
-  double mu = frictionCoefficient(d->disc + f->discadr, slip, P[SLOT_VT]);
+  double dmu = 0;
+  double mu = frictionCoefficient(d->disc + f->discadr, slip, P[SLOT_VT], slope ? &dmu : NULL);
 
   // normal force out of the plane (never pulling), friction opposite the slip
   csu_contactFinish(out, nout, vtan, fn, fel, mu);
+  if (slope) {
+    *slope = (csContactSlope){.station = station, .nout = nout, .vtan = vtan, .mu = mu,
+                              .dfn_dx = k * (1 + c * xdot), .dfn_dxdot = k * c * x,
+                              .dmu_dslip = dmu, .share = share};
+  }
 }
 
 
 static void compliantApply(const csModel* m, csData* d, int e) {
   csContactEval c;
-  evaluate(m, d, &m->force[e], 0, &c);
+  evaluate(m, d, &m->force[e], 0, &c, NULL);
   cs_applyContact(m, d, e, &c);
+}
+
+
+static void compliantBodyJacobian(const csModel* m, const csData* d, int e, int body,
+                                  double* dQdX, double* dQdV) {
+  const csForce* f = &m->force[e];
+  if (f->ref[CS_REF_BODY] != body) {
+    return;
+  }
+  csContactEval c;
+  csContactSlope s;
+  evaluate(m, d, f, 0, &c, &s);
+  csu_contactBodyJacobian(d, body, &c, &s, dQdX, dQdV);
 }
 
 
 static void compliantReport(const csModel* m, const csData* d, int e, csContactReport* r,
                             double* extra) {
   csContactEval c;
-  evaluate(m, d, &m->force[e], 1, &c);
+  evaluate(m, d, &m->force[e], 1, &c, NULL);
   csu_fillContactReport(&c, r, extra);
 }
 
@@ -226,4 +252,5 @@ const csForceKind cs_kindCompliantPoint = {
     .report = compliantReport,
     .setDiscrete = compliantSetDiscrete,
     .prepare = compliantPrepare,
+    .bodyJacobian = compliantBodyJacobian,
 };

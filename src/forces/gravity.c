@@ -40,9 +40,23 @@ static void gravityJacobian(const csModel* m, const csData* d, int e, double* df
 }
 
 
+// The same for a free body's Jacobian (the moment about the origin turns with the body):
+// nothing to add.
+static void gravityBodyJacobian(const csModel* m, const csData* d, int e, int body,
+                                double* dQdX, double* dQdV) {
+  (void)m;
+  (void)d;
+  (void)e;
+  (void)body;
+  (void)dQdX;
+  (void)dQdV;
+}
+
+
 const csForceKind cs_kindGravity = {
     .name = "gravity",
     .doc = "uniform gravity (the scene's \"gravity\" vector) at every body's centre of mass",
     .apply = gravityApply,
     .mobilityJacobian = gravityJacobian,
+    .bodyJacobian = gravityBodyJacobian,
 };

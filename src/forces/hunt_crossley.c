@@ -103,9 +103,10 @@ static csPairMaterial resolveMaterial(const double* P) {
 
 // the sphere against the plane at the realized state; `apart` 0 skips the velocities when the
 // surfaces do not touch (apply: no force, and the statistics read only the normal force), 1
-// computes them for the report's columns
+// computes them for the report's columns; the force's slopes into slope (nullable) while the
+// surfaces touch
 static void evaluate(const csModel* m, const csData* d, const csForce* f, int apart,
-                     csContactEval* out) {
+                     csContactEval* out, csContactSlope* slope) {
   const double* P = f->param;
   double R = P[SLOT_RADIUS];
   // the pair's stiffness, dissipation and share of the deformation (huntCrossleyPrepare)
@@ -149,20 +150,41 @@ static void evaluate(const csModel* m, const csData* d, const csForce* f, int ap
 
   // normal force out of the plane (never pulling), friction opposite the slip
   csu_contactFinish(out, csu_neg(n), vtan, fn, fH, coef);
+  if (slope) {
+    // fn = fH (1 + 3/2 c xdot) with fH ~ x^(3/2); the coefficient's slope in the slip speed
+    double dcoef = vr < 1 ? ud + 2 * (us - ud) * (1 - vr * vr) / ((1 + vr * vr) * (1 + vr * vr))
+                          : -4 * (us - ud) * vr / ((1 + vr * vr) * (1 + vr * vr));
+    *slope = (csContactSlope){.station = center, .nout = csu_neg(n), .vtan = vtan, .mu = coef,
+                              .dfn_dx = 1.5 * fn / x, .dfn_dxdot = 1.5 * c * fH,
+                              .dmu_dslip = dcoef / P[SLOT_VT] + uv, .share = share};
+  }
 }
 
 
 static void huntCrossleyApply(const csModel* m, csData* d, int e) {
   csContactEval c;
-  evaluate(m, d, &m->force[e], 0, &c);
+  evaluate(m, d, &m->force[e], 0, &c, NULL);
   cs_applyContact(m, d, e, &c);
+}
+
+
+static void huntCrossleyBodyJacobian(const csModel* m, const csData* d, int e, int body,
+                                     double* dQdX, double* dQdV) {
+  const csForce* f = &m->force[e];
+  if (f->ref[CS_REF_BODY] != body) {
+    return;
+  }
+  csContactEval c;
+  csContactSlope s;
+  evaluate(m, d, f, 0, &c, &s);
+  csu_contactBodyJacobian(d, body, &c, &s, dQdX, dQdV);
 }
 
 
 static void huntCrossleyReport(const csModel* m, const csData* d, int e, csContactReport* r,
                                double* extra) {
   csContactEval c;
-  evaluate(m, d, &m->force[e], 1, &c);
+  evaluate(m, d, &m->force[e], 1, &c, NULL);
   csu_fillContactReport(&c, r, extra);
 }
 
@@ -218,4 +240,5 @@ const csForceKind cs_kindHuntCrossley = {
     .report = huntCrossleyReport,
     .setDiscrete = huntCrossleySetDiscrete,
     .prepare = huntCrossleyPrepare,
+    .bodyJacobian = huntCrossleyBodyJacobian,
 };

@@ -93,6 +93,121 @@ int cs_validateSphereContact(const csModel* m, const csForce* f, csError* err) {
 }
 
 
+// [a]x, the matrix of a x .
+static void crossMatrix(double out[3][3], csVec3 a) {
+  out[0][0] = 0;
+  out[0][1] = -a.z;
+  out[0][2] = a.y;
+  out[1][0] = a.z;
+  out[1][1] = 0;
+  out[1][2] = -a.x;
+  out[2][0] = -a.y;
+  out[2][1] = a.x;
+  out[2][2] = 0;
+}
+
+
+// out = A B (3 x 3)
+static void mul33(double out[3][3], const double A[3][3], const double B[3][3]) {
+  for (int i = 0; i < 3; i++) {
+    for (int j = 0; j < 3; j++) {
+      out[i][j] = A[i][0] * B[0][j] + A[i][1] * B[1][j] + A[i][2] * B[2][j];
+    }
+  }
+}
+
+
+void csu_contactBodyJacobian(const csData* d, int body, const csContactEval* c,
+                             const csContactSlope* s, double* dQdX, double* dQdV) {
+  if (!c->active || !(c->fn > 0)) {
+    return;  // no force (apart, or a normal force clamped at zero): nothing changes it
+  }
+  const double n[3] = {s->nout.x, s->nout.y, s->nout.z};
+  double t[3] = {0, 0, 0};
+  if (c->slip > 0) {
+    t[0] = s->vtan.x / c->slip;
+    t[1] = s->vtan.y / c->slip;
+    t[2] = s->vtan.z / c->slip;
+  }
+  // the force is fn g, g = nout - mu t. Its derivative in the station's position (the
+  // penetration x = -nout . station + const) is Ap, in the point's velocity (the rate
+  // xdot = -nout . v, the slip velocity P v with P = 1 - nout nout^T) Av: the friction
+  // fn mu(|vt|) vt / |vt| changes across the slip as fn mu / |vt| and along it as fn mu'
+  // (at no slip, fn mu' in every tangential direction)
+  double g[3], Ap[3][3], Av[3][3];
+  double across = c->slip > 0 ? s->mu / c->slip : s->dmu_dslip;
+  for (int i = 0; i < 3; i++) {
+    g[i] = n[i] - s->mu * t[i];
+  }
+  for (int i = 0; i < 3; i++) {
+    for (int j = 0; j < 3; j++) {
+      double P = (i == j) - n[i] * n[j];
+      double tt = t[i] * t[j];
+      Ap[i][j] = -s->dfn_dx * g[i] * n[j];
+      Av[i][j] = -s->dfn_dxdot * g[i] * n[j] -
+                 c->fn * (c->slip > 0 ? across * (P - tt) + s->dmu_dslip * tt : across * P);
+    }
+  }
+  // the body's motion (dtheta, dp_O): the station moves by ds = -[rs]x dtheta + dp_O, and the
+  // point with it, less the share of the penetration's change the point takes along the normal
+  // (a sphere's contact point stays below its centre as the body turns about it; a station's
+  // slides along the normal with the penetration): the point's offset from the origin changes
+  // by dr = Pm ds - dp_O, Pm = 1 - share nout nout^T. Its velocity v_O + w x rp changes by
+  // -[rp]x dw + dv_O and, with the pose, by [w]x dr; the moment rp x F by [rp]x dF - [F]x dr.
+  const csTransform* X = &d->body_pose[body];
+  csVec3 rp = csu_sub(c->point, X->p), rs = csu_sub(s->station, X->p);
+  double Rp[3][3], Rs[3][3], W[3][3], Fx[3][3], Pm[3][3];
+  crossMatrix(Rp, rp);
+  crossMatrix(Rs, rs);
+  crossMatrix(W, d->body_vel[body].w);
+  crossMatrix(Fx, c->force);
+  for (int i = 0; i < 3; i++) {
+    for (int j = 0; j < 3; j++) {
+      Pm[i][j] = (i == j) - s->share * n[i] * n[j];
+    }
+  }
+  // Js = ds/d(theta, p_O) and Jr = dr/d(theta, p_O) (3 x 6)
+  double Js[3][6], Jr[3][6], PmRs[3][3];
+  mul33(PmRs, Pm, Rs);
+  for (int i = 0; i < 3; i++) {
+    for (int j = 0; j < 3; j++) {
+      Js[i][j] = -Rs[i][j];
+      Js[i][3 + j] = (i == j);
+      Jr[i][j] = -PmRs[i][j];
+      Jr[i][3 + j] = Pm[i][j] - (i == j);
+    }
+  }
+  // the force's rows, dF/d(w, v_O) = Av [-[rp]x, 1] and dF/d(theta, p_O) = Ap Js + Av [w]x Jr
+  double AvW[3][3], FV[3][6], FX[3][6];
+  mul33(AvW, Av, W);
+  for (int i = 0; i < 3; i++) {
+    for (int j = 0; j < 6; j++) {
+      double fv = 0, fx = 0;
+      for (int k = 0; k < 3; k++) {
+        fv += Av[i][k] * (j < 3 ? -Rp[k][j] : (k == j - 3));
+        fx += Ap[i][k] * Js[k][j] + AvW[i][k] * Jr[k][j];
+      }
+      FV[i][j] = fv;
+      FX[i][j] = fx;
+    }
+  }
+  // the moment's rows, then the force's
+  for (int i = 0; i < 3; i++) {
+    for (int j = 0; j < 6; j++) {
+      double mv = 0, mx = 0;
+      for (int k = 0; k < 3; k++) {
+        mv += Rp[i][k] * FV[k][j];
+        mx += Rp[i][k] * FX[k][j] - Fx[i][k] * Jr[k][j];
+      }
+      dQdV[6 * i + j] += mv;
+      dQdX[6 * i + j] += mx;
+      dQdV[6 * (3 + i) + j] += FV[i][j];
+      dQdX[6 * (3 + i) + j] += FX[i][j];
+    }
+  }
+}
+
+
 void csu_fillContactReport(const csContactEval* c, csContactReport* r, double* extra) {
   // the force acts at the contact point: no moment about it
   r->point = c->point;

@@ -170,6 +170,32 @@ static inline void cs_applyContact(const csModel* m, csData* d, int e, const csC
 }
 
 
+// How an evaluated contact's force changes (bodyJacobian): the kind's slopes of its normal force
+// and friction coefficient, and the geometry they act along.
+typedef struct csContactSlope {
+  csVec3 station;          // the body point whose height sets the penetration (the station, a
+                           // sphere's centre), in Ground, m
+  csVec3 nout;             // the plane's outward unit normal, in Ground
+  csVec3 vtan;             // the slip velocity at the contact point, in Ground, m/s
+  double mu;               // friction coefficient at the slip speed
+  double dfn_dx;           // d(normal force)/d(penetration), N/m
+  double dfn_dxdot;        // d(normal force)/d(penetration rate), N s/m
+  double dmu_dslip;        // d(friction coefficient)/d(slip speed), s/m
+  double share;            // d(contact point)/d(penetration) along nout: the share of the
+                           // deformation the body's surface takes
+} csContactSlope;
+
+// Add to dQdX and dQdV (csForceKind.bodyJacobian) the derivatives of the spatial force that an
+// evaluated contact c applies to `body` (its touching body): the force fn (nout - mu t) at
+// c->point, t the slip direction, with fn depending on the penetration (the station's height)
+// and its rate (the normal component of the point's velocity), the friction on the slip velocity
+// (the tangential component). Nothing when c exerts no force. The point moves with the station
+// and along the normal by share times the penetration's change (a sphere's contact point stays
+// below its centre as the body turns about it); the moment's lever and the point's velocity
+// follow it. The plane's motion is not included.
+void csu_contactBodyJacobian(const csData* d, int body, const csContactEval* c,
+                             const csContactSlope* s, double* dQdX, double* dQdV);
+
 // Fill a contact report from an evaluated contact: point, force on the touching body with zero
 // moment about the point, pe and power; and extra[0..4] = x, xdot, fn, ff, slip.
 void csu_fillContactReport(const csContactEval* c, csContactReport* r, double* extra);

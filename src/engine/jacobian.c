@@ -1,0 +1,236 @@
+// jacobian.c: the Jacobian of a free body's right-hand side from its force elements alone, for
+// the linearly implicit integrator ark (ark.c).
+//
+// A free body hanging from ground with nothing hanging from it (a block, a ball, a foot) and
+// frames that need no turning (F parallel to Ground, M = B) has the state q = (quaternion of
+// R_GB, origin position), u = (w, v_O) in Ground, and the right-hand side
+//   qdot = (1/2 (0, w) * q - s (|q|^2 - 1) q,  v_O),     udot = M^-1 (Q(q, u) - velocity products)
+// with M the spatial inertia about the origin and Q the elements' spatial force (moment about
+// the origin, force). What makes it stiff is Q: contact stiffness and damping, and the friction
+// regularized in the slip speed. So L is formed from
+//   - the rows of qdot exactly (they are linear in u and in q);
+//   - M^-1 dQ/du and M^-1 dQ/dq, dQ by forward differences of the elements alone: each of the
+//     six directions of the body's spatial velocity and of its pose (a turn about a Ground axis
+//     through the origin, a move along one) perturbs the realized kinematics, and every element
+//     of the group is applied again. A quaternion's column follows from the turn its change
+//     makes, dtheta = 2 vec(dq * conj(q)) / |q|^2 (its component along q turns nothing).
+// Left out: the pose's effect on M^-1 and the velocity products (gyroscopic moment, the
+// origin's centripetal acceleration), which vary as slowly as the motion itself. ark's split
+// f = [f - L (y - y_n)] + L (y - y_n) is exact for any L, so they stay in its explicit part,
+// as the elements' own states do.
+//
+// Twelve applications of the elements replace thirteen whole evaluations (kinematics, every
+// element, the body's dynamics): on a ball in Hunt-Crossley contact a tenth of the work.
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include "contactsim/contactsim.h"
+#include "engine/dynamics.h"
+#include "engine/kinematics.h"
+
+int cs_freeJacobianUsable(const csModel* m, const csData* d, int b, const int* forces, int nf,
+                          const int* planes, int np) {
+  if (b <= 0 || b >= m->nbody || !d->aba_freeLeaf[b] || !d->aba_plainPF[b] ||
+      !d->aba_plainMB[b]) {
+    return 0;
+  }
+  // planes that move with the body would need their poses perturbed too
+  for (int i = 0; i < np; i++) {
+    if (m->plane[planes[i]].body != 0) {
+      return 0;
+    }
+  }
+  // elements that read the coordinates themselves rather than the body's kinematics
+  for (int i = 0; i < nf; i++) {
+    int kind = m->force[forces[i]].kind;
+    if (kind == CS_FORCE_LINEAR_STOP || kind == CS_FORCE_MOBILITY_SPRING ||
+        kind == CS_FORCE_MOBILITY_DAMPER) {
+      return 0;
+    }
+  }
+  return 1;
+}
+
+
+// every active element that the quotients cover (those without a bodyJacobian, or all of them
+// when `all`) applied at the data's kinematics; the spatial force on body b into Q (moment about
+// the origin, then force; Ground)
+static void elementForce(const csModel* m, csData* d, int b, int all, double* Q) {
+  d->body_force[b].w = csu_vec3(0, 0, 0);
+  d->body_force[b].v = csu_vec3(0, 0, 0);
+  for (int i = 0; i < d->nact_force; i++) {
+    int e = d->act_force[i];
+    const csForceKind* k = cs_forceKind(m->force[e].kind);
+    if (all || !k->bodyJacobian) {
+      k->apply(m, d, e);
+    }
+  }
+  csu_vec3ToArray(Q, d->body_force[b].w);
+  csu_vec3ToArray(Q + 3, d->body_force[b].v);
+}
+
+
+void cs_bodyForceJacobian(const csModel* m, csData* d, int b, double scale, int quotients,
+                          double* dQdX, double* dQdV) {
+  memset(dQdX, 0, 36 * sizeof(double));
+  memset(dQdV, 0, 36 * sizeof(double));
+  int nquot = 0;
+  for (int i = 0; i < d->nact_force; i++) {
+    int e = d->act_force[i];
+    const csForceKind* k = cs_forceKind(m->force[e].kind);
+    if (!quotients && k->bodyJacobian) {
+      k->bodyJacobian(m, d, e, b, dQdX, dQdV);
+    } else {
+      nquot++;
+    }
+  }
+  if (nquot == 0) {
+    return;
+  }
+  // the rest by forward differences: the body's velocity, then its pose, perturbed in each
+  // direction and the elements applied again
+  const csBody* body = &m->body[b];
+  csTransform pose = d->body_pose[b];
+  csVec3 com = d->body_com[b];
+  csSpatialVec vel = d->body_vel[b];
+  double Q0[6], Q[6];
+  elementForce(m, d, b, quotients, Q0);
+  for (int k = 0; k < 12; k++) {
+    double inc;
+    if (k < 6) {
+      // a speed: w_k, then v_O,k
+      double* v = (double*)&d->body_vel[b];
+      double vk = v[k];
+      inc = sqrt(DBL_EPSILON) * fmax(fabs(vk), scale);
+      v[k] = vk + inc;
+      inc = v[k] - vk;
+    } else if (k < 9) {
+      // a turn about Ground's axis k - 6 through the origin: R' = (1 + inc [e]x) R
+      int a = k - 6;
+      inc = sqrt(DBL_EPSILON) * fmax(1.0, scale);
+      csVec3 e = csu_vec3(a == 0, a == 1, a == 2);
+      csMat33* R = &d->body_pose[b].R;
+      for (int j = 0; j < 3; j++) {
+        csVec3 cj = csu_vec3(pose.R.m[0][j], pose.R.m[1][j], pose.R.m[2][j]);
+        csVec3 nj = csu_addScaled(cj, inc, csu_cross(e, cj));
+        R->m[0][j] = nj.x;
+        R->m[1][j] = nj.y;
+        R->m[2][j] = nj.z;
+      }
+      d->body_com[b] = csu_transformPoint(&d->body_pose[b], body->com);
+    } else {
+      // a move of the origin along Ground's axis k - 9
+      int a = k - 9;
+      double* p = (double*)&d->body_pose[b].p;
+      double pk = p[a];
+      inc = sqrt(DBL_EPSILON) * fmax(fabs(pk), scale);
+      p[a] = pk + inc;
+      inc = p[a] - pk;
+      double* c = (double*)&d->body_com[b];
+      c[a] = ((const double*)&com)[a] + inc;
+    }
+    elementForce(m, d, b, quotients, Q);
+    d->body_pose[b] = pose;
+    d->body_com[b] = com;
+    d->body_vel[b] = vel;
+    double* out = k < 6 ? dQdV : dQdX;
+    int j = k < 6 ? k : k - 6;
+    for (int i = 0; i < 6; i++) {
+      double q = (Q[i] - Q0[i]) / inc;
+      out[6 * i + j] += isfinite(q) ? q : 0;  // a failed quotient: that direction explicit
+    }
+  }
+}
+
+
+// (alpha, a_O) = M^-1 (tau_O, F) for the rigid body at rest: a_com = F / m,
+// alpha = Ic^-1 (tau_O - c x F) with Ic the central inertia in Ground, a_O = a_com + c x alpha
+static void massSolve(const csModel* m, const csData* d, int b, const double* Q, double* out) {
+  const csBody* body = &m->body[b];
+  const csMat33* R = &d->body_pose[b].R;
+  const double* inv = d->aba_Iinv + 9 * b;
+  csVec3 c = csu_sub(d->body_com[b], d->body_pose[b].p);
+  csVec3 F = csu_vec3FromArray(Q + 3);
+  csVec3 tau_B = csu_mulMtV(R, csu_sub(csu_vec3FromArray(Q), csu_cross(c, F)));
+  csVec3 alpha_B = csu_vec3(inv[0] * tau_B.x + inv[1] * tau_B.y + inv[2] * tau_B.z,
+                            inv[3] * tau_B.x + inv[4] * tau_B.y + inv[5] * tau_B.z,
+                            inv[6] * tau_B.x + inv[7] * tau_B.y + inv[8] * tau_B.z);
+  csVec3 alpha = csu_mulMV(R, alpha_B);
+  csVec3 a = csu_add(csu_scale(1.0 / body->mass, F), csu_cross(c, alpha));
+  csu_vec3ToArray(out, alpha);
+  csu_vec3ToArray(out + 3, a);
+}
+
+
+void cs_freeJacobian(const csModel* m, csData* d, int b, const int* iq, const int* iu,
+                     double scale, double* L, int ni) {
+  const csBody* body = &m->body[b];
+  const double* q = d->q + body->qadr;
+  const double* u = d->u + body->uadr;
+  memset(L, 0, sizeof(double) * (size_t)ni * (size_t)ni);
+#define LL(row, col) L[(size_t)(col) * (size_t)ni + (size_t)(row)]
+
+  // the rows of qdot: 1/2 (0, w) * q - s (|q|^2 - 1) q and v_O
+  double qq = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+  const double wx = u[0], wy = u[1], wz = u[2];
+  const double Lw[4][4] = {{0, -wx, -wy, -wz}, {wx, 0, -wz, wy}, {wy, wz, 0, -wx},
+                           {wz, -wy, wx, 0}};
+  for (int i = 0; i < 4; i++) {
+    for (int j = 0; j < 4; j++) {
+      LL(iq[i], iq[j]) = 0.5 * Lw[i][j] - CS_QUAT_STABILIZATION * ((i == j) * (qq - 1) + 2 * q[i] * q[j]);
+    }
+  }
+  // d/dw_k of 1/2 (0, w) * q: 1/2 (0, e_k) * q = 1/2 (-e_k . v, s e_k + e_k x v), q = (s, v)
+  const double Eq[4][3] = {{-q[1], -q[2], -q[3]},
+                           {q[0], q[3], -q[2]},
+                           {-q[3], q[0], q[1]},
+                           {q[2], -q[1], q[0]}};
+  for (int i = 0; i < 4; i++) {
+    for (int k = 0; k < 3; k++) {
+      LL(iq[i], iu[k]) = 0.5 * Eq[i][k];
+    }
+  }
+  for (int k = 0; k < 3; k++) {
+    LL(iq[4 + k], iu[3 + k]) = 1;
+  }
+
+  // the elements' derivatives, each column through M^-1
+  double dQdX[36], dQdV[36], Q[6], col[6];
+  cs_bodyForceJacobian(m, d, b, scale, 0, dQdX, dQdV);
+  double dtheta[3][6];  // M^-1 dQ / dtheta_k, the body turned about Ground's axis k
+  for (int k = 0; k < 12; k++) {
+    const double* dQ = k < 6 ? dQdV : dQdX;
+    int j = k < 6 ? k : k - 6;
+    for (int i = 0; i < 6; i++) {
+      Q[i] = dQ[6 * i + j];
+    }
+    massSolve(m, d, b, Q, col);
+    if (k < 6) {
+      for (int i = 0; i < 6; i++) {
+        LL(iu[i], iu[k]) = col[i];
+      }
+    } else if (k < 9) {
+      memcpy(dtheta[k - 6], col, sizeof(col));
+    } else {
+      for (int i = 0; i < 6; i++) {
+        LL(iu[i], iq[4 + k - 9]) = col[i];
+      }
+    }
+  }
+  // a quaternion's columns through the turn its change makes:
+  // dtheta = (2 / |q|^2) (-v ds + s dv + v x dv) for dq = (ds, dv), q = (s, v)
+  const double G[3][4] = {{-q[1], q[0], -q[3], q[2]},
+                          {-q[2], q[3], q[0], -q[1]},
+                          {-q[3], -q[2], q[1], q[0]}};
+  double g = qq > 0 ? 2.0 / qq : 0;
+  for (int j = 0; j < 4; j++) {
+    for (int i = 0; i < 6; i++) {
+      LL(iu[i], iq[j]) =
+          g * (dtheta[0][i] * G[0][j] + dtheta[1][i] * G[1][j] + dtheta[2][i] * G[2][j]);
+    }
+  }
+#undef LL
+  // the elements wrote their energies and report values for perturbed states
+  cs_invalidate(d);
+}
