@@ -191,9 +191,15 @@ static int jacobian(csRk* rk, double t, const double* f0) {
 }
 
 
-// W = I - hg L, factored; < 0 when singular
-static int factor(csArk* a, double hg) {
+// W = I - hg L, factored (by the caller's solver when it has one); < 0 when singular
+static int factor(csRk* rk, double hg) {
+  csArk* a = rk->ark;
   int ni = a->ni;
+  if (rk->wfactor) {
+    int ok = rk->wfactor(rk->ctx, a->L, hg) == 0;
+    a->hw = ok ? hg : 0;
+    return ok ? 0 : -1;
+  }
   for (int j = 0; j < ni; j++) {
     for (int i = 0; i < ni; i++) {
       a->W[(size_t)j * ni + i] = (i == j) - hg * a->L[(size_t)j * ni + i];
@@ -202,6 +208,16 @@ static int factor(csArk* a, double hg) {
   int ok = cs_luFactor(a->W, ni, a->piv, NULL, NULL) == 0;
   a->hw = ok ? hg : 0;
   return ok ? 0 : -1;
+}
+
+
+// x = W^-1 x
+static void solve(csRk* rk, double* x) {
+  if (rk->wsolve) {
+    rk->wsolve(rk->ctx, x);
+  } else {
+    cs_luSolve(rk->ark->W, rk->ark->ni, rk->ark->piv, x);
+  }
 }
 
 
@@ -230,7 +246,7 @@ csRkStatus cs_rkArkStep(csRk* rk, double tstop) {
       return CS_RK_STEP_TOO_SMALL;
     }
     double t = rk->t;
-    if (ni > 0 && a->hw != h * gamma && factor(a, h * gamma) != 0) {
+    if (ni > 0 && a->hw != h * gamma && factor(rk, h * gamma) != 0) {
       // I - h gamma L singular at this step (h gamma is an inverse eigenvalue of L): a
       // shorter one, as after a failed error test
       h = cs_rkReject(rk, h, INFINITY);
@@ -265,7 +281,7 @@ csRkStatus cs_rkArkStep(csRk* rk, double tstop) {
       double* rhs = a->work;
       memcpy(rhs, fi, sizeof(double) * (size_t)ni);
       if (ni > 0) {
-        cs_luSolve(a->W, ni, a->piv, fi);
+        solve(rk, fi);
       }
       double hg = h * gamma;
       for (int k = 0; k < ni; k++) {
@@ -305,7 +321,7 @@ csRkStatus cs_rkArkStep(csRk* rk, double tstop) {
         for (int k = 0; k < ni; k++) {
           eu[k] = ev[a->idx[k]];
         }
-        cs_luSolve(a->W, ni, a->piv, eu);
+        solve(rk, eu);
         for (int k = 0; k < ni; k++) {
           ev[a->idx[k]] = eu[k];
         }

@@ -45,30 +45,4 @@ int cs_chainFactor(const csChainBody* cb, const int* parent, int nb, const doubl
 void cs_chainSolve(const csChainBody* cb, const int* parent, int nb, const double* U,
                    const double* D, double* x, double* scratch);
 
-// jacobian.c: the Jacobian ark uses for a group that is one free body (see there).
-// 1 when body b's group, with the elements forces[0..nf) and the planes planes[0..np), can have
-// its Jacobian formed by cs_freeJacobian: b is a free body on ground with nothing hanging from
-// it, its frames need no turning (F parallel to Ground, M = B), every plane is on ground and no
-// element reads the coordinates themselves (stops, mobility springs and dampers); else 0.
-int cs_freeJacobianUsable(const csModel* m, const csData* d, int b, const int* forces, int nf,
-                          const int* planes, int np);
-
-// The derivatives of the spatial force the active elements apply to body b (moment about its
-// origin, then force; Ground) with respect to its pose (a turn about each Ground axis through
-// the origin, then a move of the origin along each) and its spatial velocity (angular velocity,
-// then the origin's velocity), row-major 6 x 6, at the data's state realized to velocity: from
-// the elements' bodyJacobian where they have one, otherwise (or for all of them when
-// `quotients`) by forward differences of their apply, increments relative to no less than
-// `scale`. Leaves the data's forces stale. Allocates nothing.
-void cs_bodyForceJacobian(const csModel* m, csData* d, int b, double scale, int quotients,
-                          double* dQdX, double* dQdV);
-
-// L (ni x ni, column-major), the Jacobian of the rates of body b's positions and speeds in the
-// rows and columns iq[0..7) (its q: quaternion, then origin) and iu[0..6) (its u), zero
-// elsewhere, at the data's state realized to velocity with the group active. scale is the
-// smallest magnitude a difference quotient's increment is taken relative to (atol / rtol).
-// Leaves the data's forces stale (invalidated). Allocates nothing.
-void cs_freeJacobian(const csModel* m, csData* d, int b, const int* iq, const int* iu,
-                     double scale, double* L, int ni);
-
 #endif  // CONTACTSIM_DYNAMICS_H

@@ -49,6 +49,7 @@
 #include "engine/dynamics.h"
 #include "engine/error.h"
 #include "engine/integrator.h"
+#include "engine/jacobian.h"
 #include "engine/rk.h"
 #include "engine/sundials_ops.h"
 
@@ -107,9 +108,10 @@ typedef struct Group {
   // gives its own derivatives (csForceKind.mobilityJacobian)
   int schur_model;         // 1: in use
   int* parent_idx;         // (nbodies) index of each body's parent in bodies, -1: ground
-  // ark's Jacobian of a group that is one free body, from its elements (jacobian.c): where the
-  // body's q and u sit in ark's implicit block
+  // ark's Jacobian of a group that is one free body, from its elements, and its linear systems
+  // (jacobian.c): where the body's q and u sit in ark's implicit block
   int jac_iq[7], jac_iu[6];
+  csFreeSystem* free;      // NULL: ark's own dense LU (or not ark)
 } Group;
 
 // everything the loop needs (no globals); it lives from one call to the next, so that a
@@ -539,6 +541,18 @@ static int groupFreeJacobian(double t, const double* y, double* L, void* user_da
   cs_freeJacobian(m, d, g->bodies[0], g->jac_iq, g->jac_iu,
                   g->rk->atol / fmax(g->rk->rtol, DBL_EPSILON), L, FREE_BLOCK);
   return 0;
+}
+
+
+static int groupFreeFactor(void* user_data, const double* L, double hg) {
+  Group* g = user_data;
+  return cs_freeFactor(g->free, L, FREE_BLOCK, hg);
+}
+
+
+static void groupFreeSolve(void* user_data, double* x) {
+  Group* g = user_data;
+  cs_freeSolve(g->free, x);
 }
 
 
@@ -1491,7 +1505,14 @@ static int createRk(Group* g, double t0, csError* err) {
     }
     g->rk->fcolumn = groupRhsColumn;
     if (free_jac) {
+      g->free = cs_freeSystemNew(g->jac_iq, g->jac_iu);
+      if (!g->free) {
+        cs_setError(err, CS_ERR_MEMORY, "", "out of memory creating the integrator");
+        return CS_ERR_MEMORY;
+      }
       g->rk->fjac = groupFreeJacobian;
+      g->rk->wfactor = groupFreeFactor;
+      g->rk->wsolve = groupFreeSolve;
     }
   }
   return CS_OK;
@@ -1616,6 +1637,8 @@ static int createSolver(Group* g, double t0, csError* err) {
 static void destroySolver(Group* g) {
   cs_rkFree(g->rk);
   g->rk = NULL;
+  cs_freeSystemDelete(g->free);
+  g->free = NULL;
   CVodeFree(&g->mem);
   SUNNonlinSolFree(g->NLS);
   SUNLinSolFree(g->LS);

@@ -26,8 +26,9 @@
 #include <string.h>
 
 #include "contactsim/contactsim.h"
-#include "engine/dynamics.h"
+#include "engine/jacobian.h"
 #include "engine/kinematics.h"
+#include "engine/sundials_ops.h"
 
 int cs_freeJacobianUsable(const csModel* m, const csData* d, int b, const int* forces, int nf,
                           const int* planes, int np) {
@@ -233,4 +234,116 @@ void cs_freeJacobian(const csModel* m, csData* d, int b, const int* iq, const in
 #undef LL
   // the elements wrote their energies and report values for perturbed states
   cs_invalidate(d);
+}
+
+
+struct csFreeSystem {
+  int iq[7], iu[6];        // as for cs_freeJacobian
+  double hg;
+  double A[16];            // LU of 1 - hg L[quaternion, quaternion] (column-major)
+  sunindextype pa[4];
+  double X[12];            // A^-1 L[quaternion, w] (4 x 3)
+  double Lq[24], Lt[18];   // L[u, quaternion] (6 x 4) and L[u, origin] (6 x 3)
+  double S[36];            // LU of the speeds' system
+  sunindextype ps[6];
+};
+
+
+csFreeSystem* cs_freeSystemNew(const int* iq, const int* iu) {
+  csFreeSystem* fs = csu_malloc(sizeof(csFreeSystem));
+  if (fs) {
+    memset(fs, 0, sizeof(*fs));
+    memcpy(fs->iq, iq, sizeof(fs->iq));
+    memcpy(fs->iu, iu, sizeof(fs->iu));
+  }
+  return fs;
+}
+
+
+void cs_freeSystemDelete(csFreeSystem* fs) {
+  csu_free(fs, sizeof(csFreeSystem));
+}
+
+
+// With A = 1 - hg L[Q,Q] (Q the quaternion, T the origin, W and V the angular and linear
+// speeds, U both), the rows of Q and T read
+//   x_Q = A^-1 (r_Q + hg L[Q,W] x_W),   x_T = r_T + hg x_V,
+// and put into the speeds' rows
+//   S x_U = r_U + hg (L[U,Q] A^-1 r_Q + L[U,T] r_T),
+//   S = 1 - hg L[U,U] - hg^2 [L[U,Q] A^-1 L[Q,W] | L[U,T]]   (the W and V columns)
+int cs_freeFactor(csFreeSystem* fs, const double* L, int ni, double hg) {
+#define LL(row, col) L[(size_t)(col) * (size_t)ni + (size_t)(row)]
+  const int* iq = fs->iq;
+  const int* iu = fs->iu;
+  fs->hg = hg;
+  for (int j = 0; j < 4; j++) {
+    for (int i = 0; i < 4; i++) {
+      fs->A[4 * j + i] = (i == j) - hg * LL(iq[i], iq[j]);
+    }
+  }
+  if (cs_luFactor(fs->A, 4, fs->pa, NULL, NULL) != 0) {
+    return -1;
+  }
+  for (int k = 0; k < 3; k++) {
+    for (int i = 0; i < 4; i++) {
+      fs->X[4 * k + i] = LL(iq[i], iu[k]);
+    }
+    cs_luSolve(fs->A, 4, fs->pa, fs->X + 4 * k);
+  }
+  for (int i = 0; i < 6; i++) {
+    for (int j = 0; j < 4; j++) {
+      fs->Lq[6 * j + i] = LL(iu[i], iq[j]);
+    }
+    for (int j = 0; j < 3; j++) {
+      fs->Lt[6 * j + i] = LL(iu[i], iq[4 + j]);
+    }
+  }
+  double hg2 = hg * hg;
+  for (int j = 0; j < 6; j++) {
+    for (int i = 0; i < 6; i++) {
+      double c = 0;
+      if (j < 3) {
+        for (int k = 0; k < 4; k++) {
+          c += fs->Lq[6 * k + i] * fs->X[4 * j + k];
+        }
+      } else {
+        c = fs->Lt[6 * (j - 3) + i];
+      }
+      fs->S[6 * j + i] = (i == j) - hg * LL(iu[i], iu[j]) - hg2 * c;
+    }
+  }
+#undef LL
+  return cs_luFactor(fs->S, 6, fs->ps, NULL, NULL) == 0 ? 0 : -1;
+}
+
+
+void cs_freeSolve(const csFreeSystem* fs, double* x) {
+  const int* iq = fs->iq;
+  const int* iu = fs->iu;
+  double hg = fs->hg;
+  double t[4], r[6];
+  for (int i = 0; i < 4; i++) {
+    t[i] = x[iq[i]];
+  }
+  cs_luSolve(fs->A, 4, fs->pa, t);
+  for (int i = 0; i < 6; i++) {
+    double c = 0;
+    for (int k = 0; k < 4; k++) {
+      c += fs->Lq[6 * k + i] * t[k];
+    }
+    for (int k = 0; k < 3; k++) {
+      c += fs->Lt[6 * k + i] * x[iq[4 + k]];
+    }
+    r[i] = x[iu[i]] + hg * c;
+  }
+  cs_luSolve(fs->S, 6, fs->ps, r);
+  for (int i = 0; i < 6; i++) {
+    x[iu[i]] = r[i];
+  }
+  for (int i = 0; i < 4; i++) {
+    x[iq[i]] = t[i] + hg * (fs->X[i] * r[0] + fs->X[4 + i] * r[1] + fs->X[8 + i] * r[2]);
+  }
+  for (int k = 0; k < 3; k++) {
+    x[iq[4 + k]] += hg * r[3 + k];
+  }
 }

@@ -55,6 +55,10 @@ typedef struct csRk {
   csRkRhs fcolumn;         // ark (nullable): f for the Jacobian's difference quotients, which
                            // change one entry of the state last evaluated at a time
   csRkJac fjac;            // ark (nullable): the Jacobian formed by the caller instead
+  // ark (nullable, both or neither): (I - hg L) x = r solved by the caller instead of a dense
+  // LU; wfactor returns 0, or -1 when singular; wsolve overwrites r with x
+  int (*wfactor)(void* ctx, const double* L, double hg);
+  void (*wsolve)(void* ctx, double* x);
   double* k;               // (7 n) stages
   double* ynew;            // (n)
   double* dense;           // (5 n) the last step's interpolation coefficients
