@@ -269,12 +269,14 @@ csRkStatus cs_rkArkStep(csRk* rk, double tstop) {
       }
       double* fi = a->FI + (size_t)st * ni;
       for (int k = 0; k < ni; k++) {
-        int i = a->idx[k];
-        double acc = 0;
-        for (int j = 1; j < st; j++) {
-          acc += (a->tab.ai[st][j] - a->tab.ae[st][j]) * a->FI[(size_t)j * ni + k];
+        fi[k] = z[a->idx[k]] - y[a->idx[k]];  // becomes delta = z_u - u_n after the solve
+      }
+      for (int j = 1; j < st; j++) {
+        const double* restrict FIj = a->FI + (size_t)j * ni;
+        double coef = h * (a->tab.ai[st][j] - a->tab.ae[st][j]);
+        for (int k = 0; k < ni; k++) {
+          fi[k] += coef * FIj[k];
         }
-        fi[k] = z[i] + h * acc - y[i];  // becomes delta = z_u - u_n after the solve
       }
       // (I - hg L) delta = rhs, so the implicit part at the stage, L delta, is
       // (delta - rhs) / hg
@@ -283,10 +285,10 @@ csRkStatus cs_rkArkStep(csRk* rk, double tstop) {
       if (ni > 0) {
         solve(rk, fi);
       }
-      double hg = h * gamma;
+      double hg_inv = 1.0 / (h * gamma);
       for (int k = 0; k < ni; k++) {
         z[a->idx[k]] = y[a->idx[k]] + fi[k];
-        fi[k] = (fi[k] - rhs[k]) / hg;
+        fi[k] = (fi[k] - rhs[k]) * hg_inv;
       }
       // a stage state millions of times its own scale away from the step's start: the step
       // diverges (a long step in free flight that meets a stiff contact, where L knew none),

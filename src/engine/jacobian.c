@@ -28,7 +28,6 @@
 #include "contactsim/contactsim.h"
 #include "engine/jacobian.h"
 #include "engine/kinematics.h"
-#include "engine/sundials_ops.h"
 
 int cs_freeJacobianUsable(const csModel* m, const csData* d, int b, const int* forces, int nf,
                           const int* planes, int np) {
@@ -240,12 +239,10 @@ void cs_freeJacobian(const csModel* m, csData* d, int b, const int* iq, const in
 struct csFreeSystem {
   int iq[7], iu[6];        // as for cs_freeJacobian
   double hg;
-  double A[16];            // LU of 1 - hg L[quaternion, quaternion] (column-major)
-  sunindextype pa[4];
-  double X[12];            // A^-1 L[quaternion, w] (4 x 3)
+  double Ai[16];           // (1 - hg L[quaternion, quaternion])^-1 (column-major)
+  double X[12];            // Ai L[quaternion, w] (4 x 3)
   double Lq[24], Lt[18];   // L[u, quaternion] (6 x 4) and L[u, origin] (6 x 3)
-  double S[36];            // LU of the speeds' system
-  sunindextype ps[6];
+  double Si[36];           // the speeds' system, inverted
 };
 
 
@@ -265,6 +262,60 @@ void cs_freeSystemDelete(csFreeSystem* fs) {
 }
 
 
+// a (n x n, column-major, n <= 6) inverted in place by Gauss-Jordan elimination with partial
+// pivoting; -1 when singular. The systems here are a handful of unknowns solved several times
+// per factorization, where a product with the inverse costs less than the two triangular solves.
+static int invertSmall(double* a, int n) {
+  int perm[6];
+  for (int k = 0; k < n; k++) {
+    // the pivot: the largest entry of column k on or below the diagonal
+    int p = k;
+    for (int i = k + 1; i < n; i++) {
+      p = fabs(a[n * k + i]) > fabs(a[n * k + p]) ? i : p;
+    }
+    perm[k] = p;
+    if (!(a[n * k + p] != 0) || !isfinite(a[n * k + p])) {
+      return -1;
+    }
+    if (p != k) {
+      for (int j = 0; j < n; j++) {
+        double t = a[n * j + k];
+        a[n * j + k] = a[n * j + p];
+        a[n * j + p] = t;
+      }
+    }
+    // row k scaled to a unit pivot, then removed from every other row; column k of the
+    // inverse takes the place of column k of a
+    double inv = 1.0 / a[n * k + k];
+    a[n * k + k] = 1;
+    for (int j = 0; j < n; j++) {
+      a[n * j + k] *= inv;
+    }
+    for (int i = 0; i < n; i++) {
+      if (i == k) {
+        continue;
+      }
+      double f = a[n * k + i];
+      a[n * k + i] = 0;
+      for (int j = 0; j < n; j++) {
+        a[n * j + i] -= f * a[n * j + k];
+      }
+    }
+  }
+  // the row swaps undone on the inverse's columns, last first
+  for (int k = n - 1; k >= 0; k--) {
+    if (perm[k] != k) {
+      for (int i = 0; i < n; i++) {
+        double t = a[n * k + i];
+        a[n * k + i] = a[n * perm[k] + i];
+        a[n * perm[k] + i] = t;
+      }
+    }
+  }
+  return 0;
+}
+
+
 // With A = 1 - hg L[Q,Q] (Q the quaternion, T the origin, W and V the angular and linear
 // speeds, U both), the rows of Q and T read
 //   x_Q = A^-1 (r_Q + hg L[Q,W] x_W),   x_T = r_T + hg x_V,
@@ -278,17 +329,20 @@ int cs_freeFactor(csFreeSystem* fs, const double* L, int ni, double hg) {
   fs->hg = hg;
   for (int j = 0; j < 4; j++) {
     for (int i = 0; i < 4; i++) {
-      fs->A[4 * j + i] = (i == j) - hg * LL(iq[i], iq[j]);
+      fs->Ai[4 * j + i] = (i == j) - hg * LL(iq[i], iq[j]);
     }
   }
-  if (cs_luFactor(fs->A, 4, fs->pa, NULL, NULL) != 0) {
+  if (invertSmall(fs->Ai, 4) != 0) {
     return -1;
   }
   for (int k = 0; k < 3; k++) {
     for (int i = 0; i < 4; i++) {
-      fs->X[4 * k + i] = LL(iq[i], iu[k]);
+      double c = 0;
+      for (int j = 0; j < 4; j++) {
+        c += fs->Ai[4 * j + i] * LL(iq[j], iu[k]);
+      }
+      fs->X[4 * k + i] = c;
     }
-    cs_luSolve(fs->A, 4, fs->pa, fs->X + 4 * k);
   }
   for (int i = 0; i < 6; i++) {
     for (int j = 0; j < 4; j++) {
@@ -309,11 +363,11 @@ int cs_freeFactor(csFreeSystem* fs, const double* L, int ni, double hg) {
       } else {
         c = fs->Lt[6 * (j - 3) + i];
       }
-      fs->S[6 * j + i] = (i == j) - hg * LL(iu[i], iu[j]) - hg2 * c;
+      fs->Si[6 * j + i] = (i == j) - hg * LL(iu[i], iu[j]) - hg2 * c;
     }
   }
 #undef LL
-  return cs_luFactor(fs->S, 6, fs->ps, NULL, NULL) == 0 ? 0 : -1;
+  return invertSmall(fs->Si, 6);
 }
 
 
@@ -321,11 +375,14 @@ void cs_freeSolve(const csFreeSystem* fs, double* x) {
   const int* iq = fs->iq;
   const int* iu = fs->iu;
   double hg = fs->hg;
-  double t[4], r[6];
+  double rq[4], t[4], r[6], xu[6];
   for (int i = 0; i < 4; i++) {
-    t[i] = x[iq[i]];
+    rq[i] = x[iq[i]];
   }
-  cs_luSolve(fs->A, 4, fs->pa, t);
+  for (int i = 0; i < 4; i++) {
+    t[i] = fs->Ai[i] * rq[0] + fs->Ai[4 + i] * rq[1] + fs->Ai[8 + i] * rq[2] +
+           fs->Ai[12 + i] * rq[3];
+  }
   for (int i = 0; i < 6; i++) {
     double c = 0;
     for (int k = 0; k < 4; k++) {
@@ -336,14 +393,18 @@ void cs_freeSolve(const csFreeSystem* fs, double* x) {
     }
     r[i] = x[iu[i]] + hg * c;
   }
-  cs_luSolve(fs->S, 6, fs->ps, r);
   for (int i = 0; i < 6; i++) {
-    x[iu[i]] = r[i];
+    double c = 0;
+    for (int k = 0; k < 6; k++) {
+      c += fs->Si[6 * k + i] * r[k];
+    }
+    xu[i] = c;
+    x[iu[i]] = c;
   }
   for (int i = 0; i < 4; i++) {
-    x[iq[i]] = t[i] + hg * (fs->X[i] * r[0] + fs->X[4 + i] * r[1] + fs->X[8 + i] * r[2]);
+    x[iq[i]] = t[i] + hg * (fs->X[i] * xu[0] + fs->X[4 + i] * xu[1] + fs->X[8 + i] * xu[2]);
   }
   for (int k = 0; k < 3; k++) {
-    x[iq[4 + k]] += hg * r[3 + k];
+    x[iq[4 + k]] += hg * xu[3 + k];
   }
 }

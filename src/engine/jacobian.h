@@ -32,7 +32,7 @@ void cs_freeJacobian(const csModel* m, csData* d, int b, const int* iq, const in
 
 // (I - hg L) x = r for cs_freeJacobian's L, by its structure: the rates of the quaternion
 // depend on it and on w only, the origin's rate is v_O, so the system reduces to the six
-// speeds (the Schur complement), with a 4 x 4 and a 6 x 6 LU in place of a 13 x 13 one.
+// speeds (the Schur complement): a 4 x 4 and a 6 x 6 system in place of a 13 x 13 one.
 typedef struct csFreeSystem csFreeSystem;
 
 // A system for the block layout iq, iu (as for cs_freeJacobian); NULL when out of memory.
