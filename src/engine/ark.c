@@ -11,7 +11,9 @@
 // The method splits the right-hand side exactly, at each step's start y_n,
 //   f(y) = [f(y) - L (y - y_n)] + L (y - y_n),
 // with L the Jacobian of f in the group's positions and speeds (difference quotients, one
-// evaluation per state; a speed's column keeps the position stage), and integrates the first
+// evaluation per state, a speed's column keeping the position stage; or the caller's own: for
+// a group that is one free body, jacobian.c forms it from the force elements' derivatives and
+// solves its linear systems by their structure), and integrates the first
 // part, the nonlinear remainder, with the explicit table and the second, linear part with the
 // implicit (ESDIRK) table of Kennedy and Carpenter's additive pair ARK4(3)6L[2]SA ("Additive
 // Runge-Kutta schemes for convection-diffusion-reaction equations", Appl. Numer. Math. 44,
@@ -29,7 +31,7 @@
 // that realization); the dense output is the cubic Hermite interpolant of the step's ends. Step
 // control as in rk.c (weighted RMS norm, Hairer's PI controller with the embedded order).
 //
-// Measured choices (docs/performance.md, "ark"): L is evaluated afresh every step. L of the
+// Measured choices (docs/performance.md, "ark"): L is formed afresh every step. L of the
 // speeds alone (6 of a free body's 13 columns) leaves the positions' stiff coupling to the
 // damping explicit, and the error estimate then misses the order reduction: x'' + 10001 x' +
 // 1e4 x = 0 ended 180 times the tolerance off. L kept for several steps saves little and lets
