@@ -65,10 +65,10 @@
 
 typedef struct csIntegrator Sim;
 
-// one coupled group of bodies with its own CVODE instance; CVODE's user_data
 // a free body's positions and speeds: quaternion and origin, angular and linear velocity
 enum { FREE_BLOCK = 13 };
 
+// one coupled group of bodies with its own CVODE instance; CVODE's user_data
 typedef struct Group {
   Sim* sim;
   int nused;               // states of the group in the data
