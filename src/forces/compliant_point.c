@@ -98,35 +98,37 @@ static csPairMaterial resolveMaterial(const double* P) {
 }
 
 
-// Stribeck friction coefficient at slip speed v (file header), and its slope in v into slope
-// (nullable) (mu holds the current static, dynamic and viscous coefficients)
-static double frictionCoefficient(const double* mu, double v, double vt, double* slope) {
+// Stribeck friction coefficient at slip speed v (file header)
+// (mu holds the current static, dynamic and viscous coefficients)
+static double frictionCoefficient(const double* mu, double v, double vt) {
   double us = mu[CS_FRICTION_STATIC], ud = mu[CS_FRICTION_DYNAMIC];
   double r = v / vt;
-  double coef, dcoef = 0;
+  double coef;
   if (r < 1) {
     coef = us * csu_step5(r);
-    dcoef = us * 30 * r * r * (1 - r) * (1 - r) / vt;  // step5' = 30 s^2 (1 - s)^2
   } else if (r < 3) {
-    double s = 0.5 * (r - 1);
-    coef = us - (us - ud) * csu_step5(s);
-    dcoef = -(us - ud) * 15 * s * s * (1 - s) * (1 - s) / vt;
+    coef = us - (us - ud) * csu_step5(0.5 * (r - 1));
   } else {
     coef = ud;
-  }
-  if (slope) {
-    *slope = dcoef + mu[CS_FRICTION_VISCOUS];
   }
   return coef + mu[CS_FRICTION_VISCOUS] * v;
 }
 
 
+// its slope in v, s/m (step5' = 30 s^2 (1 - s)^2)
+static double frictionSlope(const double* mu, double v, double vt) {
+  double us = mu[CS_FRICTION_STATIC], ud = mu[CS_FRICTION_DYNAMIC];
+  double r = v / vt, s = r < 1 ? r : 0.5 * (r - 1);
+  double d5 = r < 3 ? 30 * s * s * (1 - s) * (1 - s) / vt : 0;
+  return (r < 1 ? us * d5 : -(us - ud) * 0.5 * d5) + mu[CS_FRICTION_VISCOUS];
+}
+
+
 // the station against the plane at the realized state; `apart` 0 skips the velocities when the
 // surfaces do not touch (apply: no force, and the statistics read only the normal force), 1
-// computes them for the report's columns; the force's slopes into slope (nullable) while the
-// surfaces touch
+// computes them for the report's columns
 static void evaluate(const csModel* m, const csData* d, const csForce* f, int apart,
-                     csContactEval* out, csContactSlope* slope) {
+                     csContactEval* out) {
   const double* P = f->param;
   int body = f->ref[CS_REF_BODY];
   int plane = f->ref[CS_REF_PLANE];
@@ -159,22 +161,35 @@ static void evaluate(const csModel* m, const csData* d, const csForce* f, int ap
   double fel = k * x;
   out->pe = 0.5 * fel * x;
   double fn = fel * (1 + c * xdot);
-  double dmu = 0;
-  double mu = frictionCoefficient(d->disc + f->discadr, slip, P[SLOT_VT], slope ? &dmu : NULL);
+  double mu = frictionCoefficient(d->disc + f->discadr, slip, P[SLOT_VT]);
 
   // normal force out of the plane (never pulling), friction opposite the slip
   csu_contactFinish(out, nout, vtan, fn, fel, mu);
-  if (slope) {
-    *slope = (csContactSlope){.station = station, .nout = nout, .vtan = vtan, .mu = mu,
-                              .dfn_dx = k * (1 + c * xdot), .dfn_dxdot = k * c * x,
-                              .dmu_dslip = dmu, .share = share};
-  }
+}
+
+
+// The slopes of the force that evaluate computed into ev (bodyJacobian): its geometry again,
+// then fn = k x (1 + c xdot) and the friction coefficient's slope
+static void slopes(const csModel* m, const csData* d, const csForce* f, const csContactEval* ev,
+                   csContactSlope* out) {
+  int body = f->ref[CS_REF_BODY], plane = f->ref[CS_REF_PLANE];
+  double k = f->derived[CS_DERIVED_K], c = f->derived[CS_DERIVED_C];
+  csVec3 nout, vtan;
+  csVec3 station = csu_stationPosition(m, d, body, csu_vec3FromArray(f->param + SLOT_STATION));
+  cs_planeHeight(d, plane, station, &nout);
+  cs_contactVelocity(m, d, body, plane, ev->point, nout, &vtan);
+  *out = (csContactSlope){.station = station, .nout = nout, .vtan = vtan,
+                          .mu = ev->fn > 0 ? ev->ff / ev->fn : 0,
+                          .dfn_dx = k * (1 + c * ev->xdot), .dfn_dxdot = k * c * ev->x,
+                          .dmu_dslip = frictionSlope(d->disc + f->discadr, ev->slip,
+                                                     f->param[SLOT_VT]),
+                          .share = f->derived[CS_DERIVED_S]};
 }
 
 
 static void compliantApply(const csModel* m, csData* d, int e) {
   csContactEval c;
-  evaluate(m, d, &m->force[e], 0, &c, NULL);
+  evaluate(m, d, &m->force[e], 0, &c);
   cs_applyContact(m, d, e, &c);
 }
 
@@ -187,7 +202,11 @@ static void compliantBodyJacobian(const csModel* m, const csData* d, int e, int 
   }
   csContactEval c;
   csContactSlope s;
-  evaluate(m, d, f, 0, &c, &s);
+  evaluate(m, d, f, 0, &c);
+  if (!c.active || !(c.fn > 0)) {
+    return;  // no force: nothing changes it
+  }
+  slopes(m, d, f, &c, &s);
   csu_contactBodyJacobian(d, body, &c, &s, dQdX, dQdV);
 }
 
@@ -195,7 +214,7 @@ static void compliantBodyJacobian(const csModel* m, const csData* d, int e, int 
 static void compliantReport(const csModel* m, const csData* d, int e, csContactReport* r,
                             double* extra) {
   csContactEval c;
-  evaluate(m, d, &m->force[e], 1, &c, NULL);
+  evaluate(m, d, &m->force[e], 1, &c);
   csu_fillContactReport(&c, r, extra);
 }
 

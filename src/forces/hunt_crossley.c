@@ -103,10 +103,9 @@ static csPairMaterial resolveMaterial(const double* P) {
 
 // the sphere against the plane at the realized state; `apart` 0 skips the velocities when the
 // surfaces do not touch (apply: no force, and the statistics read only the normal force), 1
-// computes them for the report's columns; the force's slopes into slope (nullable) while the
-// surfaces touch
+// computes them for the report's columns
 static void evaluate(const csModel* m, const csData* d, const csForce* f, int apart,
-                     csContactEval* out, csContactSlope* slope) {
+                     csContactEval* out) {
   const double* P = f->param;
   double R = P[SLOT_RADIUS];
   // the pair's stiffness, dissipation and share of the deformation (huntCrossleyPrepare)
@@ -150,20 +149,36 @@ static void evaluate(const csModel* m, const csData* d, const csForce* f, int ap
 
   // normal force out of the plane (never pulling), friction opposite the slip
   csu_contactFinish(out, csu_neg(n), vtan, fn, fH, coef);
-  if (slope) {
-    // fn = fH (1 + 3/2 c xdot) with fH ~ x^(3/2); the coefficient's slope in the slip speed
-    double dcoef = vr < 1 ? ud + 2 * (us - ud) * (1 - vr * vr) / ((1 + vr * vr) * (1 + vr * vr))
-                          : -4 * (us - ud) * vr / ((1 + vr * vr) * (1 + vr * vr));
-    *slope = (csContactSlope){.station = center, .nout = csu_neg(n), .vtan = vtan, .mu = coef,
-                              .dfn_dx = 1.5 * fn / x, .dfn_dxdot = 1.5 * c * fH,
-                              .dmu_dslip = dcoef / P[SLOT_VT] + uv, .share = share};
-  }
+}
+
+
+// The slopes of the force that evaluate computed into c (bodyJacobian): its geometry again,
+// then fn = fH (1 + 3/2 c xdot) with fH ~ x^(3/2), and the coefficient's slope in the slip
+// speed (the law above, differentiated)
+static void slopes(const csModel* m, const csData* d, const csForce* f, const csContactEval* ev,
+                   csContactSlope* out) {
+  const double* P = f->param;
+  double c = f->derived[CS_DERIVED_C];
+  csVec3 n, center, vtan;
+  cs_spherePenetration(m, d, f, &center, &n);
+  cs_contactVelocity(m, d, f->ref[CS_REF_BODY], f->ref[CS_REF_PLANE], ev->point, n, &vtan);
+  const double* mu = d->disc + f->discadr;
+  double us = mu[CS_FRICTION_STATIC], ud = mu[CS_FRICTION_DYNAMIC];
+  double vr = ev->slip / P[SLOT_VT], q = (1 + vr * vr) * (1 + vr * vr);
+  double dcoef = vr < 1 ? ud + 2 * (us - ud) * (1 - vr * vr) / q : -4 * (us - ud) * vr / q;
+  double fH = ev->x > 0 ? ev->fn / (1 + 1.5 * c * ev->xdot) : 0;
+  *out = (csContactSlope){.station = center, .nout = csu_neg(n), .vtan = vtan,
+                          .mu = ev->fn > 0 ? ev->ff / ev->fn : 0,
+                          .dfn_dx = ev->x > 0 ? 1.5 * ev->fn / ev->x : 0,
+                          .dfn_dxdot = 1.5 * c * fH,
+                          .dmu_dslip = dcoef / P[SLOT_VT] + mu[CS_FRICTION_VISCOUS],
+                          .share = f->derived[CS_DERIVED_S]};
 }
 
 
 static void huntCrossleyApply(const csModel* m, csData* d, int e) {
   csContactEval c;
-  evaluate(m, d, &m->force[e], 0, &c, NULL);
+  evaluate(m, d, &m->force[e], 0, &c);
   cs_applyContact(m, d, e, &c);
 }
 
@@ -176,7 +191,11 @@ static void huntCrossleyBodyJacobian(const csModel* m, const csData* d, int e, i
   }
   csContactEval c;
   csContactSlope s;
-  evaluate(m, d, f, 0, &c, &s);
+  evaluate(m, d, f, 0, &c);
+  if (!c.active || !(c.fn > 0)) {
+    return;  // no force: nothing changes it
+  }
+  slopes(m, d, f, &c, &s);
   csu_contactBodyJacobian(d, body, &c, &s, dQdX, dQdV);
 }
 
@@ -184,7 +203,7 @@ static void huntCrossleyBodyJacobian(const csModel* m, const csData* d, int e, i
 static void huntCrossleyReport(const csModel* m, const csData* d, int e, csContactReport* r,
                                double* extra) {
   csContactEval c;
-  evaluate(m, d, &m->force[e], 1, &c, NULL);
+  evaluate(m, d, &m->force[e], 1, &c);
   csu_fillContactReport(&c, r, extra);
 }
 
