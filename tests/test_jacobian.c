@@ -27,9 +27,12 @@ static csModel* slab(const char* model, double vt) {
            "     \"transition_velocity\": %g},"
            "   \"hunt_crossley\": {\"plane_strain_modulus\": 1e9, \"dissipation\": 0.5,"
            "     \"mu_static\": 0.7, \"mu_dynamic\": 0.5, \"mu_viscous\": 0.1,"
+           "     \"transition_velocity\": %g},"
+           "   \"smooth_sphere_half_space\": {\"plane_strain_modulus\": 1e9, \"dissipation\": 0.5,"
+           "     \"mu_static\": 0.7, \"mu_dynamic\": 0.5, \"mu_viscous\": 0.1,"
            "     \"transition_velocity\": %g}},"
            " \"simulation\": {\"duration\": 1}}",
-           model, vt, vt);
+           model, vt, vt, vt);
   return th_loadString(json);
 }
 
@@ -60,25 +63,26 @@ static double relDiff(const double* A, const double* B) {
 // The kinds' derivatives against difference quotients of their forces, in each friction regime
 // (no slip, slip below the transition speed, in the Stribeck blend, beyond it), still and
 // turning: on a slab touching at four corners, tilted so that they press unequally (points, and
-// small spheres on the corners), and on the bench's ball (a sphere as large as its body, whose
+// small Hunt-Crossley and smooth spheres on the corners), and on the bench's ball (a sphere as large as its body, whose
 // contact point stays below its centre as it turns and rides up a share of the penetration).
 // They agree to the quotients' own accuracy (at most 7.4e-6 of the largest entry: the Hertz
 // law's curvature over an increment); leaving out the contact point's ride with the
 // penetration read 1.7e-3 on the ball.
 static void test_contact_derivatives(void** state) {
   (void)state;
-  const char* models[3] = {"compliant_point", "hunt_crossley", "ball"};
+  const char* models[4] = {"compliant_point", "hunt_crossley", "smooth_sphere_half_space",
+                           "ball"};
   double vt = 0.01;
   double slips[4] = {0, 0.3 * vt, 2 * vt, 10 * vt};
-  for (int k = 0; k < 3; k++) {
-    csModel* m = k < 2 ? slab(models[k], vt) : th_loadFile("scenes/bench/sphere_bounce_roll.json");
+  for (int k = 0; k < 4; k++) {
+    csModel* m = k < 3 ? slab(models[k], vt) : th_loadFile("scenes/bench/sphere_bounce_roll.json");
     csData* d = cs_makeData(m);
     for (int turning = 0; turning <= 1; turning++) {
       for (int i = 0; i < 4; i++) {
-        if (k < 2) {
+        if (k < 3) {
           csVec3 v = csu_vec3(slips[i] * 0.8, slips[i] * 0.6, -0.002);
           csVec3 w = turning ? csu_vec3(0.3, -0.5, 2.0) : csu_vec3(0, 0, 0);
-          place(m, d, 2e-4, 0.002, v, w, k == 1 ? 0.005 : 0);
+          place(m, d, 2e-4, 0.002, v, w, k > 0 ? 0.005 : 0);
         } else {
           // rolling along x at 0.13 m/s (w_y r) plus the slip, 50 um deep
           csVec3 w = csu_vec3(turning ? 0.5 : 0, 1.3, turning ? 2.0 : 0);

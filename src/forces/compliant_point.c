@@ -178,7 +178,7 @@ static void slopes(const csModel* m, const csData* d, const csForce* f, const cs
   csVec3 station = csu_stationPosition(m, d, body, csu_vec3FromArray(f->param + SLOT_STATION));
   cs_planeHeight(d, plane, station, &nout);
   cs_contactVelocity(m, d, body, plane, ev->point, nout, &vtan);
-  *out = (csContactSlope){.station = station, .nout = nout, .vtan = vtan,
+  *out = (csContactSlope){.station = station, .nout = nout, .vtan = vtan, .slip = ev->slip,
                           .mu = ev->fn > 0 ? ev->ff / ev->fn : 0,
                           .dfn_dx = k * (1 + c * ev->xdot), .dfn_dxdot = k * c * ev->x,
                           .dmu_dslip = frictionSlope(d->disc + f->discadr, ev->slip,

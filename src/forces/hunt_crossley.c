@@ -167,7 +167,7 @@ static void slopes(const csModel* m, const csData* d, const csForce* f, const cs
   double vr = ev->slip / P[SLOT_VT], q = (1 + vr * vr) * (1 + vr * vr);
   double dcoef = vr < 1 ? ud + 2 * (us - ud) * (1 - vr * vr) / q : -4 * (us - ud) * vr / q;
   double fH = ev->x > 0 ? ev->fn / (1 + 1.5 * c * ev->xdot) : 0;
-  *out = (csContactSlope){.station = center, .nout = csu_neg(n), .vtan = vtan,
+  *out = (csContactSlope){.station = center, .nout = csu_neg(n), .vtan = vtan, .slip = ev->slip,
                           .mu = ev->fn > 0 ? ev->ff / ev->fn : 0,
                           .dfn_dx = ev->x > 0 ? 1.5 * ev->fn / ev->x : 0,
                           .dfn_dxdot = 1.5 * c * fH,

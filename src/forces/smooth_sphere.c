@@ -146,6 +146,64 @@ static void smoothApply(const csModel* m, csData* d, int e) {
 }
 
 
+// The slopes of the force evaluate computed into ev (bodyJacobian): the smoothed Hertz force
+// and its Hunt-Crossley factor differentiated in x and xdot, the friction coefficient in the
+// smoothed slip speed sqrt(|vt|^2 + cf), along which the friction is directed
+static void slopes(const csModel* m, const csData* d, const csForce* f, const csContactEval* ev,
+                   csContactSlope* out) {
+  const double* P = f->param;
+  csVec3 n, center, vtan;
+  double x = cs_spherePenetration(m, d, f, &center, &n);
+  double xdot =
+      cs_contactVelocity(m, d, f->ref[CS_REF_BODY], f->ref[CS_REF_PLANE], ev->point, n, &vtan);
+  double cf = P[SLOT_CF], bd = P[SLOT_BD];
+  double A = f->derived[0];
+  double s2 = x * x + cf;
+  double s2q = sqrt(sqrt(s2));
+  double fhPos = A * s2 / s2q;
+  double th = tanh(bd * x);
+  double S = 0.5 + 0.5 * th;
+  double fh = fhPos * S;
+  double dfh = 1.5 * A * x / s2q * S + fhPos * 0.5 * bd * (1 - th * th);
+  // fhc = fh (1 + 3/2 c xdot) B(xdot), B = 1/2 + 1/2 tanh(bv (xdot + 2 / (3 c)))
+  double c = P[SLOT_DISSIPATION];
+  double dfn_dx = dfh, dfn_dxdot = 0;
+  if (c > 0) {
+    double tb = tanh(P[SLOT_BV] * (xdot + 2.0 / (3.0 * c)));
+    double B = 0.5 + 0.5 * tb, H = 1 + 1.5 * c * xdot;
+    dfn_dx = dfh * H * B;
+    dfn_dxdot = fh * (1.5 * c * B + H * 0.5 * P[SLOT_BV] * (1 - tb * tb));
+  }
+  const double* mu = d->disc + f->discadr;
+  double us = mu[CS_FRICTION_STATIC], ud = mu[CS_FRICTION_DYNAMIC];
+  double vs = sqrt(csu_dot(vtan, vtan) + cf);
+  double vr = vs / P[SLOT_VT], q = (1 + vr * vr) * (1 + vr * vr);
+  double dcoef = vr < 1 ? ud + 2 * (us - ud) * (1 - vr * vr) / q : -4 * (us - ud) * vr / q;
+  *out = (csContactSlope){.station = center, .nout = csu_neg(n), .vtan = vtan, .slip = vs,
+                          .mu = ev->fn > 0 ? ev->ff / ev->fn : 0, .dfn_dx = dfn_dx,
+                          .dfn_dxdot = dfn_dxdot,
+                          .dmu_dslip = dcoef / P[SLOT_VT] + mu[CS_FRICTION_VISCOUS],
+                          .share = 0.5};
+}
+
+
+static void smoothBodyJacobian(const csModel* m, const csData* d, int e, int body,
+                               double* dQdX, double* dQdV) {
+  const csForce* f = &m->force[e];
+  if (f->ref[CS_REF_BODY] != body) {
+    return;
+  }
+  csContactEval c;
+  csContactSlope s;
+  evaluate(m, d, f, &c);
+  if (!(c.fn > 0)) {
+    return;  // no force: nothing changes it
+  }
+  slopes(m, d, f, &c, &s);
+  csu_contactBodyJacobian(d, body, &c, &s, dQdX, dQdV);
+}
+
+
 static void smoothReport(const csModel* m, const csData* d, int e, csContactReport* r,
                          double* extra) {
   csContactEval c;
@@ -201,6 +259,7 @@ const csForceKind cs_kindSmoothSphere = {
     .validate = smoothValidate,
     .init = smoothInit,
     .apply = smoothApply,
+    .bodyJacobian = smoothBodyJacobian,
     .report = smoothReport,
     .setDiscrete = smoothSetDiscrete,
     .prepare = smoothSpherePrepare,

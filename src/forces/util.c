@@ -124,18 +124,19 @@ void csu_contactBodyJacobian(const csData* d, int body, const csContactEval* c,
   }
   const double n[3] = {s->nout.x, s->nout.y, s->nout.z};
   double t[3] = {0, 0, 0};
-  if (c->slip > 0) {
-    t[0] = s->vtan.x / c->slip;
-    t[1] = s->vtan.y / c->slip;
-    t[2] = s->vtan.z / c->slip;
+  if (s->slip > 0) {
+    t[0] = s->vtan.x / s->slip;
+    t[1] = s->vtan.y / s->slip;
+    t[2] = s->vtan.z / s->slip;
   }
   // the force is fn g, g = nout - mu t. Its derivative in the station's position (the
   // penetration x = -nout . station + const) is Ap, in the point's velocity (the rate
   // xdot = -nout . v, the slip velocity P v with P = 1 - nout nout^T) Av: the friction
-  // fn mu(|vt|) vt / |vt| changes across the slip as fn mu / |vt| and along it as fn mu'
-  // (at no slip, fn mu' in every tangential direction)
+  // fn mu(s) vt / s, s = |vt| (or sqrt(|vt|^2 + eps), smoothed), changes by
+  // fn [(mu / s) (P - t t^T) + mu' t t^T] with t = vt / s (at no slip, fn mu' in every
+  // tangential direction)
   double g[3], Ap[3][3], Av[3][3];
-  double across = c->slip > 0 ? s->mu / c->slip : s->dmu_dslip;
+  double across = s->slip > 0 ? s->mu / s->slip : s->dmu_dslip;
   for (int i = 0; i < 3; i++) {
     g[i] = n[i] - s->mu * t[i];
   }
@@ -145,7 +146,7 @@ void csu_contactBodyJacobian(const csData* d, int body, const csContactEval* c,
       double tt = t[i] * t[j];
       Ap[i][j] = -s->dfn_dx * g[i] * n[j];
       Av[i][j] = -s->dfn_dxdot * g[i] * n[j] -
-                 c->fn * (c->slip > 0 ? across * (P - tt) + s->dmu_dslip * tt : across * P);
+                 c->fn * (s->slip > 0 ? across * (P - tt) + s->dmu_dslip * tt : across * P);
     }
   }
   // the body's motion (dtheta, dp_O): the station moves by ds = -[rs]x dtheta + dp_O, and the

@@ -177,7 +177,9 @@ typedef struct csContactSlope {
                            // sphere's centre), in Ground, m
   csVec3 nout;             // the plane's outward unit normal, in Ground
   csVec3 vtan;             // the slip velocity at the contact point, in Ground, m/s
-  double mu;               // friction coefficient at the slip speed
+  double slip;             // the speed the friction's direction divides it by (|vtan|, or a
+                           // smoothed one), m/s
+  double mu;               // friction coefficient at that speed
   double dfn_dx;           // d(normal force)/d(penetration), N/m
   double dfn_dxdot;        // d(normal force)/d(penetration rate), N s/m
   double dmu_dslip;        // d(friction coefficient)/d(slip speed), s/m
@@ -187,7 +189,7 @@ typedef struct csContactSlope {
 
 // Add to dQdX and dQdV (csForceKind.bodyJacobian) the derivatives of the spatial force that an
 // evaluated contact c applies to `body` (its touching body): the force fn (nout - mu t) at
-// c->point, t the slip direction, with fn depending on the penetration (the station's height)
+// c->point, t = vtan / slip, with fn depending on the penetration (the station's height)
 // and its rate (the normal component of the point's velocity), the friction on the slip velocity
 // (the tangential component). Nothing when c exerts no force. The point moves with the station
 // and along the normal by share times the penetration's change (a sphere's contact point stays
