@@ -312,6 +312,71 @@ static void test_aba_matches_kane_ball_chain(void** state) {
 }
 
 
+// Pins on ground with nothing hanging from them (pendulums): with the axis through the body
+// origin (tilted, and with the origin offset along the axis) they take the fast path, udot =
+// (tau + s . n_O) / (s^T A s); with the origin off the axis, the general one. Loaded by gravity,
+// mobility springs and dampers and a constant force, all against Kane's equations; and the
+// bench's chain_1 (a pin with a stop)
+static void test_aba_matches_kane_pin_leaves(void** state) {
+  (void)state;
+  csModel* m = cs_newModel("pendulums");
+  m->gravity = csu_vec3(0.3, -0.2, -9.81);
+  csTransform XBM[3] = {csu_transformIdentity(), frame(0, 0, 0.05, 0, 0, 1, 0.7),
+                        frame(0.03, 0.01, 0, 0, 0, 1, 0.2)};
+  int ids[3];
+  for (int i = 0; i < 3; i++) {
+    ids[i] = th_addBody(m, NULL, 0, CS_JOINT_PIN, frame(0.1 * i, 0.2, 1.0, 1, 1, 0, 1.2 + i),
+                        XBM[i], 0.1 + 0.1 * i, csu_vec3(0.05, 0.01, 0.02 * i),
+                        tiltedInertia(0.1 + 0.1 * i, 0.05, 0.01, 0.02, 0.3 + i));
+    char name[32];
+    snprintf(name, sizeof(name), "spring%d", i);
+    int e = th_addForce(m, CS_FORCE_MOBILITY_SPRING, name);
+    th_setParam(m, e, "body", ids[i]);
+    th_setParam(m, e, "stiffness", 0.5 + i);
+    th_setParam(m, e, "q0", 0.1);
+    snprintf(name, sizeof(name), "damper%d", i);
+    e = th_addForce(m, CS_FORCE_MOBILITY_DAMPER, name);
+    th_setParam(m, e, "body", ids[i]);
+    th_setParam(m, e, "damping", 0.02 * (i + 1));
+  }
+  th_addForce(m, CS_FORCE_GRAVITY, "gravity");
+  int f = th_addForce(m, CS_FORCE_CONSTANT, "push");
+  th_setParam(m, f, "body", ids[0]);
+  double cparam[9] = {0.02, 0.01, -0.03, 0.3, -0.2, 0.1, 0.01, 0.02, -0.03};
+  for (int i = 0; i < 9; i++) {
+    m->force[f].param[i] = cparam[i];
+  }
+  th_finalize(m);
+  csData* d = cs_makeData(m);
+  csData* w = cs_makeData(m);
+  assert_true(d->aba_pinLeaf[ids[0]] > 0 && d->aba_pinLeaf[ids[1]] > 0);
+  assert_true(d->aba_pinLeaf[ids[2]] == 0);
+  unsigned seed = 11u;
+  double worst = 0;
+  for (int trial = 0; trial < 20; trial++) {
+    randomState(m, d, &seed);
+    worst = fmax(worst, kaneDifference(m, d, w));
+  }
+  cs_deleteData(d);
+  cs_deleteData(w);
+  cs_deleteModel(m);
+  m = th_loadFile("scenes/bench/chain_1.json");
+  d = cs_makeData(m);
+  w = cs_makeData(m);
+  assert_true(d->aba_pinLeaf[1] > 0);
+  for (int trial = 0; trial < 10; trial++) {
+    randomState(m, d, &seed);
+    worst = fmax(worst, kaneDifference(m, d, w));
+  }
+  print_message("pins on ground: largest relative difference of udot from Kane's equations: %.3g\n",
+                worst);
+  assert_true(worst < 1e-7);
+  cs_deleteData(d);
+  cs_deleteData(w);
+  cs_deleteModel(m);
+}
+
+
 // the bench chain itself (pins with stops), at states where some stops are engaged
 static void test_aba_matches_kane_chain(void** state) {
   (void)state;
@@ -481,6 +546,7 @@ int main(void) {
       cmocka_unit_test(test_aba_matches_kane_aligned_frames),
       cmocka_unit_test(test_aba_matches_kane_ball_chain),
       cmocka_unit_test(test_aba_matches_kane_chain),
+      cmocka_unit_test(test_aba_matches_kane_pin_leaves),
       cmocka_unit_test(test_chain_mass_matrix_and_solve),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -445,6 +445,9 @@ struct csData {
   double* aba_utau;        // (nu) tau - S^T pA
   double* aba_Iinv;        // (nbody x 9) inverse central inertia, body coords (free leaves)
   int* aba_freeLeaf;       // (nbody) 1: free mobilizer on ground with no children (fast path)
+  double* aba_pinLeaf;     // (nbody) a pin on ground, its axis through the body origin, with no
+                           // children (fast path): 1 / the moment of inertia about the axis;
+                           // 0 for every other body
   double* aba_Sbody;       // (nu x 6) pin and slider motion subspace in body coordinates (constant)
   int* aba_plainMB;        // (nbody) 1: X_MB is the identity (body frame = mobilizer frame M)
   int* aba_plainPF;        // (nbody) 1: X_PF has no rotation (F parallel to the parent frame)

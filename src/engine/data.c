@@ -47,6 +47,7 @@
   X(double, aba_utau, m->nu, 1)                            \
   X(double, aba_Iinv, m->nbody, 9)                         \
   X(int, aba_freeLeaf, m->nbody, 1)                        \
+  X(double, aba_pinLeaf, m->nbody, 1)                      \
   X(double, aba_Sbody, m->nu, 6)                           \
   X(int, aba_plainMB, m->nbody, 1)                         \
   X(int, aba_plainPF, m->nbody, 1)                         \

@@ -106,6 +106,28 @@ void cs_spatialInertias(const csModel* m, csData* d) {
     }
     d->aba_diagI0[b] = I[1] == 0 && I[2] == 0 && I[3] == 0 && I[5] == 0 && I[6] == 0 && I[7] == 0;
   }
+  // a pin on ground whose axis passes through the body origin, with nothing hanging from it (a
+  // pendulum, a door): its moment of inertia about the axis is constant, and the fast path
+  // divides by it
+  for (int b = 1; b < m->nbody; b++) {
+    const csBody* body = &m->body[b];
+    const double* Sb = d->aba_Sbody + 6 * body->uadr;
+    const double* I = d->aba_I0 + 9 * b;
+    d->aba_pinLeaf[b] = 0;
+    if (body->joint == CS_JOINT_PIN && body->parent == 0 && Sb[3] == 0 && Sb[4] == 0 &&
+        Sb[5] == 0) {
+      double Iaxis = 0;
+      for (int i = 0; i < 3; i++) {
+        for (int j = 0; j < 3; j++) {
+          Iaxis += Sb[i] * I[3 * i + j] * Sb[j];
+        }
+      }
+      d->aba_pinLeaf[b] = Iaxis > 0 ? 1.0 / Iaxis : 0;
+    }
+  }
+  for (int b = 1; b < m->nbody; b++) {
+    d->aba_pinLeaf[m->body[b].parent] = 0;
+  }
 }
 
 
@@ -308,6 +330,23 @@ static void freeLeafAcceleration(const csModel* m, csData* d, int b) {
   // spatial acceleration at the body origin, in Ground: (alpha, a_origin - w x v_origin)
   d->body_acc[b].w = alpha_G;
   d->body_acc[b].v = csu_sub(aO_G, csu_cross(d->body_vel[b].w, d->body_vel[b].v));
+}
+
+
+// A pin on ground whose axis s passes through the body origin, with no children: the origin
+// is fixed and w = s u, so the gyroscopic moment w x (A w) has no component along s and
+//   udot = (tau + s . n_O) / (s^T A s),
+// n_O the elements' moment about the origin, A the rigid inertia about it (s^T A s is the same
+// in every pose: cs_spatialInertias); the spatial acceleration is (s udot, 0).
+static void pinLeafAcceleration(const csModel* m, csData* d, int b) {
+  const csBody* body = &m->body[b];
+  const double* S = d->aba_S + 6 * body->uadr;  // (s, 0) in Ground (the velocity stage)
+  const csVec3 n = d->body_force[b].w;
+  double udot = (d->mobility_force[body->uadr] + S[0] * n.x + S[1] * n.y + S[2] * n.z) *
+                d->aba_pinLeaf[b];
+  d->udot[body->uadr] = udot;
+  d->body_acc[b].w = csu_vec3(S[0] * udot, S[1] * udot, S[2] * udot);
+  d->body_acc[b].v = csu_vec3(0, 0, 0);
 }
 
 
@@ -562,7 +601,7 @@ void cs_realizeAcceleration(const csModel* m, csData* d) {
   // axes about each body's origin (body_vel and body_force are already expressed that way)
   for (int ib = 0; ib < d->nact_body; ib++) {
     int b = d->act_body[ib];
-    if (d->aba_freeLeaf[b]) {
+    if (d->aba_freeLeaf[b] || d->aba_pinLeaf[b] > 0) {
       continue;
     }
     double* IA = d->aba_IA + PK_SIZE * b;
@@ -587,7 +626,7 @@ void cs_realizeAcceleration(const csModel* m, csData* d) {
   // mobilizer can absorb, to its parent
   for (int ib = d->nact_body - 1; ib >= 0; ib--) {
     int b = d->act_body[ib];
-    if (d->aba_freeLeaf[b]) {
+    if (d->aba_freeLeaf[b] || d->aba_pinLeaf[b] > 0) {
       continue;
     }
     const csBody* body = &m->body[b];
@@ -619,6 +658,10 @@ void cs_realizeAcceleration(const csModel* m, csData* d) {
     int b = d->act_body[ib];
     if (d->aba_freeLeaf[b]) {
       freeLeafAcceleration(m, d, b);
+      continue;
+    }
+    if (d->aba_pinLeaf[b] > 0) {
+      pinLeafAcceleration(m, d, b);
       continue;
     }
     const csBody* body = &m->body[b];
