@@ -30,7 +30,10 @@ static csModel* slab(const char* model, double vt) {
            "     \"transition_velocity\": %g},"
            "   \"smooth_sphere_half_space\": {\"plane_strain_modulus\": 1e9, \"dissipation\": 0.5,"
            "     \"mu_static\": 0.7, \"mu_dynamic\": 0.5, \"mu_viscous\": 0.1,"
-           "     \"transition_velocity\": %g}},"
+           "     \"transition_velocity\": %g},"
+           "   \"exponential_spring\": {\"mu_static\": 0.7, \"mu_dynamic\": 0.5}},"
+           " \"forces\": [{\"type\": \"constant\", \"name\": \"push\", \"body\": \"slab\","
+           "   \"station\": [0.1, 0.05, 0.05], \"force\": [3, -2, 1], \"torque\": [0.1, 0, 0.2]}],"
            " \"simulation\": {\"duration\": 1}}",
            model, vt, vt, vt);
   return th_loadString(json);
@@ -115,10 +118,11 @@ static void test_contact_derivatives(void** state) {
 // contacts': within 1e-3 of the largest entry, turning at 2 rad/s. The largest of those terms
 // here is the turn of the inverse inertia under the net moment of the slab tilted onto two
 // corners (6.8e-4 of the largest entry); a sign or lever wrong in the contacts' part would be
-// of the order of the entries.
-static void test_whole_jacobian(void** state) {
-  (void)state;
-  csModel* m = slab("compliant_point", 0.01);
+// of the order of the entries. The same on exponential springs, which have no bodyJacobian:
+// their part (and the constant force's, pushing at a point of the slab) by difference quotients
+// of their apply alone.
+static void wholeJacobian(const char* model) {
+  csModel* m = slab(model, 0.01);
   csData* d = cs_makeData(m);
   place(m, d, 2e-4, 0.002, csu_vec3(0.004, 0.003, -0.002), csu_vec3(0.3, -0.5, 2.0), 0);
   int n = 13, iq[7], iu[6];
@@ -167,12 +171,18 @@ static void test_whole_jacobian(void** state) {
       }
     }
   }
-  print_message("largest entry %.3g; largest difference %.3g (%.2g of it), in the position rows "
-                "%.3g\n", scale, diff, diff / scale, qrows);
+  print_message("%s: largest entry %.3g; largest difference %.3g (%.2g of it), in the position "
+                "rows %.3g\n", model, scale, diff, diff / scale, qrows);
   assert_true(diff < 1e-3 * scale);
   assert_true(qrows < 1e-6);
   cs_deleteData(d);
   cs_deleteModel(m);
+}
+
+static void test_whole_jacobian(void** state) {
+  (void)state;
+  wholeJacobian("compliant_point");
+  wholeJacobian("exponential_spring");
 }
 
 
