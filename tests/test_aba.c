@@ -246,6 +246,21 @@ static double kaneDifference(const csModel* m, csData* d, csData* w) {
 }
 
 
+// the largest kaneDifference over `trials` random states of m
+static double kaneWorst(const csModel* m, unsigned seed, int trials) {
+  csData* d = cs_makeData(m);
+  csData* w = cs_makeData(m);
+  double worst = 0;
+  for (int trial = 0; trial < trials; trial++) {
+    randomState(m, d, &seed);
+    worst = fmax(worst, kaneDifference(m, d, w));
+  }
+  cs_deleteData(d);
+  cs_deleteData(w);
+  return worst;
+}
+
+
 static void checkTree(int plain) {
   csModel* m = mixedTree(plain);
   csData* d = cs_makeData(m);
@@ -348,31 +363,19 @@ static void test_aba_matches_kane_pin_leaves(void** state) {
   }
   th_finalize(m);
   csData* d = cs_makeData(m);
-  csData* w = cs_makeData(m);
   assert_true(d->aba_pinLeaf[ids[0]] > 0 && d->aba_pinLeaf[ids[1]] > 0);
   assert_true(d->aba_pinLeaf[ids[2]] == 0);
-  unsigned seed = 11u;
-  double worst = 0;
-  for (int trial = 0; trial < 20; trial++) {
-    randomState(m, d, &seed);
-    worst = fmax(worst, kaneDifference(m, d, w));
-  }
   cs_deleteData(d);
-  cs_deleteData(w);
+  double worst = kaneWorst(m, 11u, 20);
   cs_deleteModel(m);
   m = th_loadFile("scenes/bench/chain_1.json");
   d = cs_makeData(m);
-  w = cs_makeData(m);
   assert_true(d->aba_pinLeaf[1] > 0);
-  for (int trial = 0; trial < 10; trial++) {
-    randomState(m, d, &seed);
-    worst = fmax(worst, kaneDifference(m, d, w));
-  }
+  cs_deleteData(d);
+  worst = fmax(worst, kaneWorst(m, 12u, 10));
   print_message("pins on ground: largest relative difference of udot from Kane's equations: %.3g\n",
                 worst);
   assert_true(worst < 1e-7);
-  cs_deleteData(d);
-  cs_deleteData(w);
   cs_deleteModel(m);
 }
 

@@ -121,6 +121,14 @@ static void test_contact_derivatives(void** state) {
 // of the order of the entries. The same on exponential springs, which have no bodyJacobian:
 // their part (and the constant force's, pushing at a point of the slab) by difference quotients
 // of their apply alone.
+// (qdot, udot) of the slab at the data's state
+static void rates(const csModel* m, csData* d, double* f) {
+  cs_invalidate(d);
+  assert_int_equal(cs_forward(m, d), 0);
+  memcpy(f, d->qdot, 7 * sizeof(double));
+  memcpy(f + 7, d->udot, 6 * sizeof(double));
+}
+
 static void wholeJacobian(const char* model) {
   csModel* m = slab(model, 0.01);
   csData* d = cs_makeData(m);
@@ -134,27 +142,17 @@ static void wholeJacobian(const char* model) {
   }
   double L[169], Q[169];
   cs_freeJacobian(m, d, 1, iq, iu, 1.0, L, n);
-  // forward differences of (qdot, udot) in each of q and u
+  // central differences of (qdot, udot) in each of q and u
   double y[13], f0[13], f1[13];
   memcpy(y, d->q, 7 * sizeof(double));
   memcpy(y + 7, d->u, 6 * sizeof(double));
-  cs_invalidate(d);
-  assert_int_equal(cs_forward(m, d), 0);
-  memcpy(f0, d->qdot, 7 * sizeof(double));
-  memcpy(f0 + 7, d->udot, 6 * sizeof(double));
   for (int j = 0; j < n; j++) {
     double inc = 1e-7 * fmax(1.0, fabs(y[j]));
     double* s = j < 7 ? &d->q[j] : &d->u[j - 7];
     *s = y[j] + inc;
-    cs_invalidate(d);
-    assert_int_equal(cs_forward(m, d), 0);
-    memcpy(f1, d->qdot, 7 * sizeof(double));
-    memcpy(f1 + 7, d->udot, 6 * sizeof(double));
+    rates(m, d, f1);
     *s = y[j] - inc;
-    cs_invalidate(d);
-    assert_int_equal(cs_forward(m, d), 0);
-    memcpy(f0, d->qdot, 7 * sizeof(double));
-    memcpy(f0 + 7, d->udot, 6 * sizeof(double));
+    rates(m, d, f0);
     *s = y[j];
     for (int i = 0; i < n; i++) {
       Q[j * n + i] = (f1[i] - f0[i]) / (2 * inc);
