@@ -228,8 +228,9 @@ typedef struct csForceKind {
   // pose (a turn about each Ground axis through the origin, rad, then a move of the origin along
   // each, m) and to its spatial velocity (angular velocity, then the origin's velocity; Ground),
   // at the realized state (velocity stage), every other body held still. Terms that vary only
-  // as slowly as the motion itself may be left out, as for mobilityJacobian. Nullable: the
-  // integrator then forms the element's part by difference quotients of apply.
+  // as slowly as the motion itself may be left out, as for mobilityJacobian, and so may a
+  // uniform field's (gravity's), whose turning with the body the inverse inertia's cancels.
+  // Nullable: the integrator then forms the element's part by difference quotients of apply.
   void (*bodyJacobian)(const csModel* m, const csData* d, int e, int body, double* dQdX,
                        double* dQdV);
 } csForceKind;

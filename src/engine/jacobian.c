@@ -9,18 +9,22 @@
 // the origin, force). What makes it stiff is Q: contact stiffness and damping, and the friction
 // regularized in the slip speed. So L is formed from
 //   - the rows of qdot exactly (they are linear in u and in q);
-//   - M^-1 dQ/du and M^-1 dQ/dq, dQ by forward differences of the elements alone: each of the
-//     six directions of the body's spatial velocity and of its pose (a turn about a Ground axis
-//     through the origin, a move along one) perturbs the realized kinematics, and every element
-//     of the group is applied again. A quaternion's column follows from the turn its change
-//     makes, dtheta = 2 vec(dq * conj(q)) / |q|^2 (its component along q turns nothing).
+//   - M^-1 dQ/du and M^-1 dQ/dq, with dQ in the six directions of the body's spatial velocity
+//     and of its pose (a turn about a Ground axis through the origin, a move along one) from
+//     each element's bodyJacobian (the contact kinds' slopes, src/forces/util.c), or, for a
+//     kind without one, by forward differences of those elements alone: each direction
+//     perturbs the realized kinematics and they are applied again. A quaternion's column follows
+//     from the turn its change makes, dtheta = 2 vec(dq * conj(q)) / |q|^2 (its component along
+//     q turns nothing).
 // Left out: the pose's effect on M^-1 and the velocity products (gyroscopic moment, the
-// origin's centripetal acceleration), which vary as slowly as the motion itself. ark's split
-// f = [f - L (y - y_n)] + L (y - y_n) is exact for any L, so they stay in its explicit part,
-// as the elements' own states do.
+// origin's centripetal acceleration), which vary as slowly as the motion itself. (Gravity's
+// moment about the origin turns with the body exactly as M^-1 does, so that M^-1 Q_gravity =
+// (0, g) in every pose: its bodyJacobian adds nothing, and leaving out both is exact.) ark's
+// split f = [f - L (y - y_n)] + L (y - y_n) is exact for any L, so they stay in its explicit
+// part, as the elements' own states do.
 //
-// Twelve applications of the elements replace thirteen whole evaluations (kinematics, every
-// element, the body's dynamics): on a ball in Hunt-Crossley contact a tenth of the work.
+// A few evaluations of the contact laws replace thirteen whole evaluations (kinematics, every
+// element, the body's dynamics).
 #include <float.h>
 #include <math.h>
 #include <string.h>
@@ -41,12 +45,24 @@ int cs_freeJacobianUsable(const csModel* m, const csData* d, int b, const int* f
       return 0;
     }
   }
-  // elements that read the coordinates themselves rather than the body's kinematics
+  // elements whose forces depend on the state only through the bodies' poses and velocities
+  // (what the quotients perturb), not on the coordinates themselves (stops, mobility springs
+  // and dampers); a kind not listed here keeps the difference quotients of the whole
+  // right-hand side
   for (int i = 0; i < nf; i++) {
-    int kind = m->force[forces[i]].kind;
-    if (kind == CS_FORCE_LINEAR_STOP || kind == CS_FORCE_MOBILITY_SPRING ||
-        kind == CS_FORCE_MOBILITY_DAMPER) {
-      return 0;
+    switch (m->force[forces[i]].kind) {
+      case CS_FORCE_GRAVITY:
+      case CS_FORCE_SPRING:
+      case CS_FORCE_CONSTANT:
+      case CS_FORCE_EXP_SPRING:
+      case CS_FORCE_SMOOTH_SPHERE:
+      case CS_FORCE_HUNT_CROSSLEY:
+      case CS_FORCE_COMPLIANT_POINT:
+      case CS_FORCE_LINEAR_BUSHING:
+      case CS_FORCE_COUNTER:
+        break;
+      default:
+        return 0;
     }
   }
   return 1;
@@ -141,6 +157,8 @@ void cs_bodyForceJacobian(const csModel* m, csData* d, int b, double scale, int 
       out[6 * i + j] += isfinite(q) ? q : 0;  // a failed quotient: that direction explicit
     }
   }
+  // the elements wrote forces, energies and report values for perturbed states
+  cs_invalidate(d);
 }
 
 
@@ -206,6 +224,13 @@ void cs_freeJacobian(const csModel* m, csData* d, int b, const int* iq, const in
       Q[i] = dQ[6 * i + j];
     }
     massSolve(m, d, b, Q, col);
+    int finite = 1;
+    for (int i = 0; i < 6; i++) {
+      finite = finite && isfinite(col[i]);
+    }
+    if (!finite) {
+      memset(col, 0, sizeof(col));  // that direction integrated explicitly, as ark does
+    }
     if (k < 6) {
       for (int i = 0; i < 6; i++) {
         LL(iu[i], iu[k]) = col[i];
@@ -231,8 +256,6 @@ void cs_freeJacobian(const csModel* m, csData* d, int b, const int* iq, const in
     }
   }
 #undef LL
-  // the elements wrote their energies and report values for perturbed states
-  cs_invalidate(d);
 }
 
 

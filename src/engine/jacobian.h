@@ -7,8 +7,9 @@
 
 // 1 when body b's group, with the elements forces[0..nf) and the planes planes[0..np), can have
 // its Jacobian formed by cs_freeJacobian: b is a free body on ground with nothing hanging from
-// it, its frames need no turning (F parallel to Ground, M = B), every plane is on ground and no
-// element reads the coordinates themselves (stops, mobility springs and dampers); else 0.
+// it, its frames need no turning (F parallel to Ground, M = B), every plane is on ground and
+// every element is of a kind whose forces depend on the poses and velocities of bodies alone
+// (not stops, mobility springs and dampers, which read the coordinates); else 0.
 int cs_freeJacobianUsable(const csModel* m, const csData* d, int b, const int* forces, int nf,
                           const int* planes, int np);
 
@@ -18,7 +19,8 @@ int cs_freeJacobianUsable(const csModel* m, const csData* d, int b, const int* f
 // then the origin's velocity), row-major 6 x 6, at the data's state realized to velocity: from
 // the elements' bodyJacobian where they have one, otherwise (or for all of them when
 // `quotients`) by forward differences of their apply, increments relative to no less than
-// `scale`. Leaves the data's forces stale. Allocates nothing.
+// `scale` (the data is then invalidated: its forces are a perturbed state's). Allocates
+// nothing.
 void cs_bodyForceJacobian(const csModel* m, csData* d, int b, double scale, int quotients,
                           double* dQdX, double* dQdV);
 
@@ -26,7 +28,7 @@ void cs_bodyForceJacobian(const csModel* m, csData* d, int b, double scale, int 
 // rows and columns iq[0..7) (its q: quaternion, then origin) and iu[0..6) (its u), zero
 // elsewhere, at the data's state realized to velocity with the group active. scale is the
 // smallest magnitude a difference quotient's increment is taken relative to (atol / rtol).
-// Leaves the data's forces stale (invalidated). Allocates nothing.
+// A column that comes out not finite is left zero. Allocates nothing.
 void cs_freeJacobian(const csModel* m, csData* d, int b, const int* iq, const int* iu,
                      double scale, double* L, int ni);
 

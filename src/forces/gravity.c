@@ -40,8 +40,10 @@ static void gravityJacobian(const csModel* m, const csData* d, int e, double* df
 }
 
 
-// The same for a free body's Jacobian (the moment about the origin turns with the body):
-// nothing to add.
+// The same for a free body's Jacobian: m g at the centre of mass has a moment about the origin
+// that turns with the body, dQ/dtheta = [F]x [c]x, but the body's inverse inertia about the
+// origin turns with it so that M^-1 Q is (0, g) in every pose; the integrator leaves the pose's
+// effect on M^-1 out, and leaving this out as well is exact.
 static void gravityBodyJacobian(const csModel* m, const csData* d, int e, int body,
                                 double* dQdX, double* dQdV) {
   (void)m;
