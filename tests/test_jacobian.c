@@ -236,6 +236,52 @@ static void test_slab_stops(void** state) {
 }
 
 
+// A ball rolling down a 20 degree ramp (a plane on a body welded to ground, which stands still,
+// so the free body's Jacobian still applies): rolling, it covers (1/2) (5/7) g sin(20) t^2 =
+// 1.1982 m in 1 s, and its contact point hardly slips (the regularized friction lets it creep
+// at a fraction of the transition speed, about 1 mm/s, what holds it at the friction's
+// (2/7) m g sin(20) needs).
+static void test_ball_rolls_down_ramp(void** state) {
+  (void)state;
+  csModel* m = th_loadString(
+      "{\"gravity\": [0, 0, -9.81],"
+      " \"bodies\": [{\"name\": \"ramp\", \"mass\": 10, \"inertia\": {\"box\": [1, 1, 0.1]},"
+      "   \"joint\": {\"type\": \"weld\", \"parent_frame\": {\"rotation\": {\"axis\": [0, 1, 0],"
+      "   \"angle_deg\": 20}}}},"
+      "  {\"name\": \"ball\", \"mass\": 1, \"inertia\": {\"sphere\": 0.1},"
+      "   \"joint\": {\"type\": \"free\", \"initial\": {\"position\": [0.0342020143, 0,"
+      "   0.0939692621]}}}],"
+      " \"planes\": [{\"name\": \"slope\", \"body\": \"ramp\"}],"
+      " \"contacts\": [{\"name\": \"c\", \"body\": \"ball\", \"plane\": \"slope\","
+      "   \"points\": [[0, 0, 0]], \"radius\": 0.1}],"
+      " \"contact_models\": {\"default\": \"hunt_crossley\", \"hunt_crossley\": {"
+      "   \"plane_strain_modulus\": 1e10, \"dissipation\": 0.5, \"mu_static\": 0.8,"
+      "   \"mu_dynamic\": 0.6, \"transition_velocity\": 0.01}},"
+      " \"simulation\": {\"duration\": 1, \"integrator\": \"ark\", \"rtol\": 1e-6,"
+      "   \"atol\": 1e-6}}");
+  csSimOptions o = cs_modelOptions(m);
+  csData* d = th_run(m, &o, NULL);
+  const csBody* ball = &m->body[2];
+  double th = 20 * acos(-1.0) / 180, sn = sin(th), cs = cos(th);
+  // the centre's travel down the slope (the ramp's x axis in Ground, (cos, 0, -sin)), and the
+  // speed of the contact point along it: v - w x (r n) with n the slope's normal (sin, 0, cos)
+  const double* q = d->q + ball->qadr;
+  const double* u = d->u + ball->uadr;
+  double travel = (q[4] - 0.0342020143) * cs - (q[6] - 0.0939692621) * sn;
+  double v = u[3] * cs - u[5] * sn;
+  double w = u[1];  // about y: rolling down +x_ramp turns the ball about +y
+  double expect = 0.5 * (5.0 / 7.0) * 9.81 * sn;
+  print_message("travel %.5f m (rolling: %.5f), speed %.5f, slip %.2g m/s, %ld steps, %ld "
+                "evaluations, %ld for Jacobians\n", travel, expect, v, v - 0.1 * w,
+                d->stat.nsteps, d->stat.nrhs, d->stat.nrhs_jac);
+  th_assertClose(travel, expect, 3e-3, 0, "distance rolled");
+  assert_true(fabs(v - 0.1 * w) < 3e-3);
+  assert_int_equal(d->stat.nrhs_jac, 0);
+  cs_deleteData(d);
+  cs_deleteModel(m);
+}
+
+
 // The free body's linear systems (I - hg L) x = r by the speeds' Schur complement, against
 // Gaussian elimination of the whole 13 x 13 system, for the slab's L in contact, for steps
 // from 1 us to 1 s (hg L up to 1e6), in a shuffled state order
@@ -306,6 +352,7 @@ int main(void) {
       cmocka_unit_test(test_whole_jacobian),
       cmocka_unit_test(test_free_system),
       cmocka_unit_test(test_slab_stops),
+      cmocka_unit_test(test_ball_rolls_down_ramp),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -39,9 +39,10 @@ int cs_freeJacobianUsable(const csModel* m, const csData* d, int b, const int* f
       !d->aba_plainMB[b]) {
     return 0;
   }
-  // planes that move with the body would need their poses perturbed too
+  // planes that move (with this body or another) would need their poses perturbed too; those
+  // on ground or on bodies welded to it stand still
   for (int i = 0; i < np; i++) {
-    if (m->plane[planes[i]].body != 0) {
+    if (!m->body[m->plane[planes[i]].body].fixed) {
       return 0;
     }
   }

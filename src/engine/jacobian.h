@@ -7,7 +7,8 @@
 
 // 1 when body b's group, with the elements forces[0..nf) and the planes planes[0..np), can have
 // its Jacobian formed by cs_freeJacobian: b is a free body on ground with nothing hanging from
-// it, its frames need no turning (F parallel to Ground, M = B), every plane is on ground and
+// it, its frames need no turning (F parallel to Ground, M = B), every plane is on ground (or a
+// body welded to it) and
 // every element is of a kind whose forces depend on the poses and velocities of bodies alone
 // (not stops, mobility springs and dampers, which read the coordinates); else 0.
 int cs_freeJacobianUsable(const csModel* m, const csData* d, int b, const int* forces, int nf,
