@@ -67,10 +67,10 @@ static double relDiff(const double* A, const double* B) {
 // The kinds' derivatives against difference quotients of their forces, in each friction regime
 // (no slip, slip below the transition speed, in the Stribeck blend, beyond it), still and
 // turning: on a slab touching at four corners, tilted so that they press unequally (points, and
-// small Hunt-Crossley and smooth spheres on the corners), and on the bench's ball (a sphere as large as its body, whose
-// contact point stays below its centre as it turns and rides up a share of the penetration).
-// They agree to the quotients' own accuracy (at most 7.4e-6 of the largest entry: the Hertz
-// law's curvature over an increment); leaving out the contact point's ride with the
+// small Hunt-Crossley and smooth spheres on the corners), and on the bench's ball (a sphere as
+// large as its body, whose contact point stays below its centre as it turns and rides up a share of
+// the penetration). They agree to the quotients' own accuracy (at most 7.4e-6 of the largest entry:
+// the Hertz law's curvature over an increment); leaving out the contact point's ride with the
 // penetration read 1.7e-3 on the ball.
 static void test_contact_derivatives(void** state) {
   (void)state;
@@ -79,7 +79,8 @@ static void test_contact_derivatives(void** state) {
   double vt = 0.01;
   double slips[4] = {0, 0.3 * vt, 2 * vt, 10 * vt};
   for (int k = 0; k < 4; k++) {
-    csModel* m = k < 3 ? slab(models[k], vt, 0) : th_loadFile("scenes/bench/sphere_bounce_roll.json");
+    csModel* m =
+        k < 3 ? slab(models[k], vt, 0) : th_loadFile("scenes/bench/sphere_bounce_roll.json");
     csData* d = cs_makeData(m);
     for (int turning = 0; turning <= 1; turning++) {
       for (int i = 0; i < 4; i++) {

@@ -197,7 +197,8 @@ void cs_freeJacobian(const csModel* m, csData* d, int b, const int* iq, const in
                            {wz, -wy, wx, 0}};
   for (int i = 0; i < 4; i++) {
     for (int j = 0; j < 4; j++) {
-      LL(iq[i], iq[j]) = 0.5 * Lw[i][j] - CS_QUAT_STABILIZATION * ((i == j) * (qq - 1) + 2 * q[i] * q[j]);
+      LL(iq[i], iq[j]) =
+          0.5 * Lw[i][j] - CS_QUAT_STABILIZATION * ((i == j) * (qq - 1) + 2 * q[i] * q[j]);
     }
   }
   // d/dw_k of 1/2 (0, w) * q: 1/2 (0, e_k) * q = 1/2 (-e_k . v, s e_k + e_k x v), q = (s, v)
