@@ -162,17 +162,13 @@ static void slopes(const csModel* m, const csData* d, const csForce* f, const cs
   csVec3 n, center, vtan;
   cs_spherePenetration(m, d, f, &center, &n);
   cs_contactVelocity(m, d, f->ref[CS_REF_BODY], f->ref[CS_REF_PLANE], ev->point, n, &vtan);
-  const double* mu = d->disc + f->discadr;
-  double us = mu[CS_FRICTION_STATIC], ud = mu[CS_FRICTION_DYNAMIC];
-  double vr = ev->slip / P[SLOT_VT], q = (1 + vr * vr) * (1 + vr * vr);
-  double dcoef = vr < 1 ? ud + 2 * (us - ud) * (1 - vr * vr) / q : -4 * (us - ud) * vr / q;
   double fH = ev->x > 0 ? ev->fn / (1 + 1.5 * c * ev->xdot) : 0;
-  *out = (csContactSlope){.station = center, .nout = csu_neg(n), .vtan = vtan, .slip = ev->slip,
-                          .mu = ev->fn > 0 ? ev->ff / ev->fn : 0,
-                          .dfn_dx = ev->x > 0 ? 1.5 * ev->fn / ev->x : 0,
-                          .dfn_dxdot = 1.5 * c * fH,
-                          .dmu_dslip = dcoef / P[SLOT_VT] + mu[CS_FRICTION_VISCOUS],
-                          .share = f->derived[CS_DERIVED_S]};
+  *out = (csContactSlope){
+      .station = center, .nout = csu_neg(n), .vtan = vtan, .slip = ev->slip,
+      .mu = ev->fn > 0 ? ev->ff / ev->fn : 0, .dfn_dx = ev->x > 0 ? 1.5 * ev->fn / ev->x : 0,
+      .dfn_dxdot = 1.5 * c * fH,
+      .dmu_dslip = csu_simbodyFrictionSlope(d->disc + f->discadr, ev->slip, P[SLOT_VT]),
+      .share = f->derived[CS_DERIVED_S]};
 }
 
 

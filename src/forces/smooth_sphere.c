@@ -174,16 +174,12 @@ static void slopes(const csModel* m, const csData* d, const csForce* f, const cs
     dfn_dx = dfh * H * B;
     dfn_dxdot = fh * (1.5 * c * B + H * 0.5 * P[SLOT_BV] * (1 - tb * tb));
   }
-  const double* mu = d->disc + f->discadr;
-  double us = mu[CS_FRICTION_STATIC], ud = mu[CS_FRICTION_DYNAMIC];
   double vs = sqrt(csu_dot(vtan, vtan) + cf);
-  double vr = vs / P[SLOT_VT], q = (1 + vr * vr) * (1 + vr * vr);
-  double dcoef = vr < 1 ? ud + 2 * (us - ud) * (1 - vr * vr) / q : -4 * (us - ud) * vr / q;
-  *out = (csContactSlope){.station = center, .nout = csu_neg(n), .vtan = vtan, .slip = vs,
-                          .mu = ev->fn > 0 ? ev->ff / ev->fn : 0, .dfn_dx = dfn_dx,
-                          .dfn_dxdot = dfn_dxdot,
-                          .dmu_dslip = dcoef / P[SLOT_VT] + mu[CS_FRICTION_VISCOUS],
-                          .share = 0.5};
+  *out = (csContactSlope){
+      .station = center, .nout = csu_neg(n), .vtan = vtan, .slip = vs,
+      .mu = ev->fn > 0 ? ev->ff / ev->fn : 0, .dfn_dx = dfn_dx, .dfn_dxdot = dfn_dxdot,
+      .dmu_dslip = csu_simbodyFrictionSlope(d->disc + f->discadr, vs, P[SLOT_VT]),
+      .share = 0.5};
 }
 
 

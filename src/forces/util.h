@@ -219,6 +219,16 @@ void csu_setFriction(double* mu, int nmu, int index, double value);
 // 2ab/(a+b), the combination Simbody uses for friction coefficients; 0 when a + b = 0.
 double csu_harmonicMean(double a, double b);
 
+// The slope in the slip speed v (s/m) of Simbody's friction coefficient, which Hunt-Crossley and
+// the smooth sphere use: min(v/vt, 1) (ud + 2 (us - ud) / (1 + (v/vt)^2)) + uv v, mu holding
+// the current static, dynamic and viscous coefficients (CS_FRICTION_*).
+static inline double csu_simbodyFrictionSlope(const double* mu, double v, double vt) {
+  double us = mu[CS_FRICTION_STATIC], ud = mu[CS_FRICTION_DYNAMIC];
+  double vr = v / vt, q = (1 + vr * vr) * (1 + vr * vr);
+  double dcoef = vr < 1 ? ud + 2 * (us - ud) * (1 - vr * vr) / q : -4 * (us - ud) * vr / q;
+  return dcoef / vt + mu[CS_FRICTION_VISCOUS];
+}
+
 // Offsets within a material block of parameters: a stiffness-like value (penalty stiffness or
 // plane-strain modulus), the dissipation, then the three friction coefficients.
 enum { CS_MAT_K = 0, CS_MAT_C, CS_MAT_US, CS_MAT_UD, CS_MAT_UV, CS_MAT_COUNT };
