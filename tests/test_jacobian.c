@@ -152,7 +152,10 @@ static void wholeJacobian(const char* model) {
     iu[i] = 7 + i;
   }
   double L[169], Q[169];
-  cs_freeJacobian(m, d, 1, iq, iu, 1.0, L, n);
+  csFreeSystem* fs = cs_freeSystemNew(iq, iu);
+  assert_non_null(fs);
+  cs_freeJacobian(m, d, 1, fs, 1.0, L, n);
+  cs_freeSystemDelete(fs);
   // central differences of (qdot, udot) in each of q and u
   double y[13], f0[13], f1[13];
   memcpy(y, d->q, 7 * sizeof(double));
@@ -295,7 +298,7 @@ static void test_free_system(void** state) {
   csFreeSystem* fs = cs_freeSystemNew(order, order + 7);
   assert_non_null(fs);
   double L[169];
-  cs_freeJacobian(m, d, 1, order, order + 7, 1.0, L, n);
+  cs_freeJacobian(m, d, 1, fs, 1.0, L, n);
   for (double hg = 1e-6; hg <= 1.0; hg *= 10) {
     // W = I - hg L and r, solved by elimination with partial pivoting
     double W[13][14], r[13], x[13];

@@ -109,9 +109,8 @@ typedef struct Group {
   int schur_model;         // 1: in use
   int* parent_idx;         // (nbodies) index of each body's parent in bodies, -1: ground
   // ark's Jacobian of a group that is one free body, from its elements, and its linear systems
-  // (jacobian.c): where the body's q and u sit in ark's implicit block
-  int jac_iq[7], jac_iu[6];
-  csFreeSystem* free;      // NULL: ark's own dense LU (or not ark)
+  // (jacobian.c); NULL: ark's own difference quotients and dense LU (or not ark)
+  csFreeSystem* free;
 } Group;
 
 // everything the loop needs (no globals); it lives from one call to the next, so that a
@@ -527,7 +526,7 @@ static int groupRhsColumn(double t, const double* y, double* f, void* user_data)
 }
 
 
-// ark's Jacobian of a group that is one free body (arkFreeJacobian set it up): the data
+// ark's Jacobian of a group that is one free body (arkFreeSystem set it up): the data
 // loaded with y and realized to velocity, then the elements' derivatives (jacobian.c)
 static int groupFreeJacobian(double t, const double* y, double* L, void* user_data) {
   Group* g = user_data;
@@ -538,8 +537,8 @@ static int groupFreeJacobian(double t, const double* y, double* L, void* user_da
   csData* d = g->sim->d;
   loadState(g, t, y);
   cs_realizeVelocity(m, d);
-  cs_freeJacobian(m, d, g->bodies[0], g->jac_iq, g->jac_iu,
-                  g->rk->atol / fmax(g->rk->rtol, DBL_EPSILON), L, FREE_BLOCK);
+  cs_freeJacobian(m, d, g->bodies[0], g->free, g->rk->atol / fmax(g->rk->rtol, DBL_EPSILON), L,
+                  FREE_BLOCK);
   return 0;
 }
 
@@ -1413,29 +1412,33 @@ static int isElementState(const Group* g, int i) {
 }
 
 
-// Whether group g (ark's implicit block: the ni states idx[0..ni) of the group's vector) is one
-// free body whose Jacobian jacobian.c can form from its elements; if so, where its q and u sit
-// in the block (g->jac_iq, g->jac_iu)
-static int arkFreeJacobian(Group* g, int ni, const int* idx) {
+// When group g (ark's implicit block: the ni states idx[0..ni) of the group's vector) is one
+// free body whose Jacobian jacobian.c can form from its elements, g->free for where its q and
+// u sit in the block; CS_OK (g->free NULL for any other group) or CS_ERR_MEMORY
+static int arkFreeSystem(Group* g, int ni, const int* idx) {
   const csModel* m = g->sim->m;
   const csData* d = g->sim->d;
   if (ni != FREE_BLOCK || g->nbodies != 1 ||
       !cs_freeJacobianUsable(m, d, g->bodies[0], g->forces, g->nforces, g->planes, g->nplanes)) {
-    return 0;
+    return CS_OK;
   }
   const csBody* body = &m->body[g->bodies[0]];
-  int found = 0;
+  int iq[7], iu[6], found = 0;
   for (int k = 0; k < ni; k++) {
     const double* slot = g->slot[idx[k]];
     if (slot >= d->q + body->qadr && slot < d->q + body->qadr + 7) {
-      g->jac_iq[slot - (d->q + body->qadr)] = k;
+      iq[slot - (d->q + body->qadr)] = k;
       found++;
     } else if (slot >= d->u + body->uadr && slot < d->u + body->uadr + 6) {
-      g->jac_iu[slot - (d->u + body->uadr)] = k;
+      iu[slot - (d->u + body->uadr)] = k;
       found++;
     }
   }
-  return found == FREE_BLOCK;
+  if (found != FREE_BLOCK) {
+    return CS_OK;
+  }
+  g->free = cs_freeSystemNew(iq, iu);
+  return g->free ? CS_OK : CS_ERR_MEMORY;
 }
 
 
@@ -1488,11 +1491,11 @@ static int createRk(Group* g, double t0, csError* err) {
                   "which bodies that cannot influence each other form groups of their own");
       return CS_ERR_INPUT;
     }
-    int free_jac = idx && arkFreeJacobian(g, ni, idx);
     csArkTable tab;
     int r = !idx ? CS_ERR_MEMORY
-                 : cs_arkTableLoad(&tab) != 0 ? CS_ERR_SOLVER
-                                              : cs_rkArkInit(g->rk, &tab, ni, idx);
+            : arkFreeSystem(g, ni, idx) != CS_OK ? CS_ERR_MEMORY
+            : cs_arkTableLoad(&tab) != 0 ? CS_ERR_SOLVER
+                                         : cs_rkArkInit(g->rk, &tab, ni, idx);
     csu_free(idx, 0);
     if (r == CS_ERR_MEMORY) {
       cs_setError(err, CS_ERR_MEMORY, "", "out of memory creating the integrator");
@@ -1504,12 +1507,7 @@ static int createRk(Group* g, double t0, csError* err) {
       return CS_ERR_SOLVER;
     }
     g->rk->fcolumn = groupRhsColumn;
-    if (free_jac) {
-      g->free = cs_freeSystemNew(g->jac_iq, g->jac_iu);
-      if (!g->free) {
-        cs_setError(err, CS_ERR_MEMORY, "", "out of memory creating the integrator");
-        return CS_ERR_MEMORY;
-      }
+    if (g->free) {
       g->rk->fjac = groupFreeJacobian;
       g->rk->wfactor = groupFreeFactor;
       g->rk->wsolve = groupFreeSolve;

@@ -163,6 +163,32 @@ void cs_bodyForceJacobian(const csModel* m, csData* d, int b, double scale, int 
 }
 
 
+struct csFreeSystem {
+  int iq[7], iu[6];        // the layout of ark's block (jacobian.h)
+  double hg;
+  double Ai[16];           // (1 - hg L[quaternion, quaternion])^-1 (column-major)
+  double X[12];            // Ai L[quaternion, w] (4 x 3)
+  double Lq[24], Lt[18];   // L[u, quaternion] (6 x 4) and L[u, origin] (6 x 3)
+  double Si[36];           // the speeds' system, inverted
+};
+
+
+csFreeSystem* cs_freeSystemNew(const int* iq, const int* iu) {
+  csFreeSystem* fs = csu_malloc(sizeof(csFreeSystem));
+  if (fs) {
+    memset(fs, 0, sizeof(*fs));
+    memcpy(fs->iq, iq, sizeof(fs->iq));
+    memcpy(fs->iu, iu, sizeof(fs->iu));
+  }
+  return fs;
+}
+
+
+void cs_freeSystemDelete(csFreeSystem* fs) {
+  csu_free(fs, sizeof(csFreeSystem));
+}
+
+
 // (alpha, a_O) = M^-1 (tau_O, F) for the rigid body at rest: a_com = F / m,
 // alpha = Ic^-1 (tau_O - c x F) with Ic the central inertia in Ground, a_O = a_com + c x alpha
 static void massSolve(const csModel* m, const csData* d, int b, const double* Q, double* out) {
@@ -182,8 +208,10 @@ static void massSolve(const csModel* m, const csData* d, int b, const double* Q,
 }
 
 
-void cs_freeJacobian(const csModel* m, csData* d, int b, const int* iq, const int* iu,
-                     double scale, double* L, int ni) {
+void cs_freeJacobian(const csModel* m, csData* d, int b, const csFreeSystem* fs, double scale,
+                     double* L, int ni) {
+  const int* iq = fs->iq;
+  const int* iu = fs->iu;
   const csBody* body = &m->body[b];
   const double* q = d->q + body->qadr;
   const double* u = d->u + body->uadr;
@@ -258,32 +286,6 @@ void cs_freeJacobian(const csModel* m, csData* d, int b, const int* iq, const in
     }
   }
 #undef LL
-}
-
-
-struct csFreeSystem {
-  int iq[7], iu[6];        // as for cs_freeJacobian
-  double hg;
-  double Ai[16];           // (1 - hg L[quaternion, quaternion])^-1 (column-major)
-  double X[12];            // Ai L[quaternion, w] (4 x 3)
-  double Lq[24], Lt[18];   // L[u, quaternion] (6 x 4) and L[u, origin] (6 x 3)
-  double Si[36];           // the speeds' system, inverted
-};
-
-
-csFreeSystem* cs_freeSystemNew(const int* iq, const int* iu) {
-  csFreeSystem* fs = csu_malloc(sizeof(csFreeSystem));
-  if (fs) {
-    memset(fs, 0, sizeof(*fs));
-    memcpy(fs->iq, iq, sizeof(fs->iq));
-    memcpy(fs->iu, iu, sizeof(fs->iu));
-  }
-  return fs;
-}
-
-
-void cs_freeSystemDelete(csFreeSystem* fs) {
-  csu_free(fs, sizeof(csFreeSystem));
 }
 
 

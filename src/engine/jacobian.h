@@ -25,22 +25,24 @@ int cs_freeJacobianUsable(const csModel* m, const csData* d, int b, const int* f
 void cs_bodyForceJacobian(const csModel* m, csData* d, int b, double scale, int quotients,
                           double* dQdX, double* dQdV);
 
-// L (ni x ni, column-major), the Jacobian of the rates of body b's positions and speeds in the
-// rows and columns iq[0..7) (its q: quaternion, then origin) and iu[0..6) (its u), zero
-// elsewhere, at the data's state realized to velocity with the group active. scale is the
-// smallest magnitude a difference quotient's increment is taken relative to (atol / rtol).
-// A column that comes out not finite is left zero. Allocates nothing.
-void cs_freeJacobian(const csModel* m, csData* d, int b, const int* iq, const int* iu,
-                     double scale, double* L, int ni);
-
 // (I - hg L) x = r for cs_freeJacobian's L, by its structure: the rates of the quaternion
 // depend on it and on w only, the origin's rate is v_O, so the system reduces to the six
-// speeds (the Schur complement): a 4 x 4 and a 6 x 6 system in place of a 13 x 13 one.
+// speeds (the Schur complement): a 4 x 4 and a 6 x 6 system in place of a 13 x 13 one. The
+// system also holds the layout of ark's implicit block: where body b's q (iq[0..7):
+// quaternion, then origin) and u (iu[0..6)) sit in it.
 typedef struct csFreeSystem csFreeSystem;
 
-// A system for the block layout iq, iu (as for cs_freeJacobian); NULL when out of memory.
+// A system for the block layout iq, iu; NULL when out of memory.
 csFreeSystem* cs_freeSystemNew(const int* iq, const int* iu);
 void cs_freeSystemDelete(csFreeSystem* fs);
+
+// L (ni x ni, column-major), the Jacobian of the rates of body b's positions and speeds in the
+// rows and columns fs lays out, zero elsewhere, at the data's state realized to velocity with
+// the group active. scale is the smallest magnitude a difference quotient's increment is taken
+// relative to (atol / rtol). A column that comes out not finite is left zero. Allocates
+// nothing.
+void cs_freeJacobian(const csModel* m, csData* d, int b, const csFreeSystem* fs, double scale,
+                     double* L, int ni);
 
 // Factor for L (ni x ni, column-major, cs_freeJacobian's) and hg. Returns 0, or -1 when
 // singular.
