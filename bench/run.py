@@ -19,7 +19,10 @@ For every scene (scenes/bench/, the contact model named below) it
    whole process (getrusage of the child), and their ratio contactsim / peer;
 4. for MuJoCo at its defaults (2 ms, Euler), the contactsim tolerance is the loosest one that
    keeps every body within 1 mm of contactsim's converged trajectory, and the same interleaved
-   timing is done against MuJoCo.
+   timing is done against MuJoCo;
+5. MuJoCo held to the same rule: for Euler and RK4, the longest step of MUJOCO_STEPS at which
+   (and at every shorter one) every body stays within 1 mm of MuJoCo's converged run, timed the
+   same way against contactsim at its 1 mm tolerance; the summary takes the faster integrator.
 
 --integrator NAME runs contactsim with that integrator (bdf, adams, rk) instead of each scene's
 own (the converged reference keeps the scene's). --integrators NAME,... compares integrators on
@@ -69,6 +72,10 @@ LADDER = [1e-2] + LADDER
 COARSE = [1e-2, 3e-3, 1e-3, 3e-4, 1e-4, 3e-5, 1e-5, 3e-6, 1e-6, 3e-7, 1e-7, 3e-8, 1e-8]
 ONE_MM = 1e-3
 MUJOCO_REF_STEP = "1e-4"   # MuJoCo's converged run: RK4 at a 0.1 ms step (20x below its default)
+# MuJoCo at matched accuracy: the steps tried (each divides the 0.01 s report interval), longest
+# first; RK4 stops short of the reference's own step
+MUJOCO_STEPS = {"Euler": ["2e-3", "1e-3", "5e-4", "2e-4", "1e-4"],
+                "RK4": ["2e-3", "1e-3", "5e-4", "2e-4"]}
 
 
 def run_timed(cmd, timeout=900):
@@ -294,15 +301,48 @@ def bench_scene(args, scene, model, tmp, have_sb, have_mj, simbody, mujoco):
                                        MUJOCO_REF_STEP]).trajectory(tmp, "ref")
         peer = Peer(mujoco, scene, [])
         traj, _ = peer.trajectory(tmp, "default")
-        entry = {"engine": "mujoco 2 ms Euler", "error": traj_error(traj, mref),
-                 "cs_tol": tol_1mm}
+        entry = {"engine": "mujoco 2 ms Euler", "kind": "mujoco default",
+                 "error": traj_error(traj, mref), "cs_tol": tol_1mm}
         if tol_1mm is not None:
             (ci, cp), (pi, pp) = interleaved(cs, tol_1mm, peer, args.reps)
             entry.update(cs_cpu=ci, cs_proc=cp, peer_cpu=pi, peer_proc=pp,
                          cs_error=errors[tol_1mm])
         row["peers"].append(entry)
         print(json.dumps({"scene": scene, **entry}), flush=True)
+        row["mujoco_errors"] = {}
+        for integ, steps in MUJOCO_STEPS.items():
+            entry = mujoco_matched(args, scene, mujoco, integ, steps, mref, cs, tol_1mm, tmp)
+            if "cs_cpu" in entry:
+                entry["cs_error"] = errors[tol_1mm]
+            row["mujoco_errors"][integ] = entry.pop("errors")
+            row["peers"].append(entry)
+            print(json.dumps({"scene": scene, **entry}), flush=True)
     return row
+
+
+def mujoco_matched(args, scene, mujoco, integ, steps, mref, cs, tol_1mm, tmp):
+    """MuJoCo at matched accuracy with one integrator: the longest of steps at which, and at
+    every shorter one, every body stays within 1 mm of MuJoCo's converged run (the rule
+    contactsim's tolerance is held to), timed interleaved with contactsim at its own."""
+    errors = {}
+    for h in steps:
+        traj, _ = Peer(mujoco, scene, ["--integrator", integ, "--timestep", h]).trajectory(
+            tmp, "%s_%s" % (integ, h))
+        errors[h] = traj_error(traj, mref)
+    chosen = None
+    for h in reversed(steps):
+        if errors[h] > ONE_MM:
+            break
+        chosen = h
+    entry = {"engine": "mujoco %s %g ms (within 1 mm)" % (integ, 1e3 * float(chosen))
+             if chosen else "mujoco %s (none within 1 mm)" % integ,
+             "kind": "mujoco matched", "timestep": chosen, "errors": errors,
+             "error": errors[chosen] if chosen else None, "cs_tol": tol_1mm}
+    if chosen and tol_1mm is not None:
+        peer = Peer(mujoco, scene, ["--integrator", integ, "--timestep", chosen])
+        (ci, cp), (pi, pp) = interleaved(cs, tol_1mm, peer, args.reps)
+        entry.update(cs_cpu=ci, cs_proc=cp, peer_cpu=pi, peer_proc=pp)
+    return entry
 
 
 
@@ -654,13 +694,38 @@ def main():
     both = []
     for row in results:
         for e in row["peers"]:
-            if e["engine"].startswith("mujoco") and e["error"] <= ONE_MM:
+            if e.get("kind") == "mujoco default" and e["error"] <= ONE_MM:
                 ratio = e["cs_cpu"] / e["peer_cpu"] if "cs_cpu" in e and e["peer_cpu"] > 0 \
                     else None
                 both.append("%s %s" % (row["scene"], fmt(ratio, 2)))
     if any(e["engine"].startswith("mujoco") for row in results for e in row["peers"]):
         print("\nMuJoCo within 1 mm of its own converged run (both engines converged; "
               "integration CPU ratio): %s" % (", ".join(both) or "none"))
+    # MuJoCo held to the rule contactsim is held to: its longest step within 1 mm of its own
+    # converged run, with the faster of its two integrators
+    matched = []
+    for row in results:
+        best = None
+        for e in row["peers"]:
+            if e.get("kind") == "mujoco matched" and "cs_cpu" in e and e["peer_cpu"] > 0:
+                if best is None or e["peer_cpu"] < best["peer_cpu"]:
+                    best = e
+        if best:
+            matched.append("%s %s (%s)" % (row["scene"], fmt(best["cs_cpu"] / best["peer_cpu"], 2),
+                                           best["engine"][len("mujoco "):-len(" (within 1 mm)")]))
+    if matched:
+        print("\nBoth engines within 1 mm of their own converged runs, MuJoCo at its longest such "
+              "step with the faster of Euler and RK4 (integration CPU ratio): %s"
+              % ", ".join(matched))
+        print("\nMuJoCo's error against its converged run (RK4 at %s s), m:" % MUJOCO_REF_STEP)
+        cols = [(i, h) for i, hs in MUJOCO_STEPS.items() for h in hs]
+        print("| scene | " + " | ".join("%s %g ms" % (i, 1e3 * float(h)) for i, h in cols)
+              + " |")
+        print("|---|" + "---:|" * len(cols))
+        for row in results:
+            if "mujoco_errors" in row:
+                print("| %s | " % row["scene"] + " | ".join(
+                    fmt(row["mujoco_errors"][i].get(h), 2) for i, h in cols) + " |")
 
 
 if __name__ == "__main__":
