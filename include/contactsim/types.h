@@ -233,6 +233,13 @@ typedef struct csForceKind {
   // Nullable: the integrator then forms the element's part by difference quotients of apply.
   void (*bodyJacobian)(const csModel* m, const csData* d, int e, int body, double* dQdX,
                        double* dQdV);
+  // Time until element e starts to act (its surfaces touch, its stop engages), s, predicted at
+  // the realized state (acceleration stage) from its gap, the gap's rate and its second
+  // derivative held constant: 0 when it acts already, INFINITY when that prediction never
+  // reaches it. The one-step integrators (rk, ark) end a step there instead of stepping across
+  // the onset, where the force's derivatives jump and a step's error estimate fails. Nullable:
+  // the element's force has no onset (an exponential spring, gravity, a bushing).
+  double (*onset)(const csModel* m, const csData* d, int e);
 } csForceKind;
 
 // A scheduled change of a discrete variable, applied between steps.

@@ -1716,6 +1716,31 @@ static int holdsStepEnd(const Group* g) {
 }
 
 
+// When one of the active group's elements is next predicted to start acting (csForceKind.onset),
+// from the step end the data holds (realized to accelerations here if it is not yet): rk and ark
+// end their next step there rather than step across it. INFINITY when no element has an onset.
+static double nextOnset(Group* g) {
+  const csModel* m = g->sim->m;
+  csData* d = g->sim->d;
+  double t = INFINITY;
+  for (int i = 0; i < d->nact_force; i++) {
+    int e = d->act_force[i];
+    const csForceKind* k = cs_forceKind(m->force[e].kind);
+    if (!k->onset) {
+      continue;
+    }
+    if (d->stage < CS_STAGE_ACCELERATION) {
+      cs_realizeAcceleration(m, d);
+    }
+    double te = k->onset(m, d, e);
+    if (te > 0 && te < t) {
+      t = te;
+    }
+  }
+  return g->t + t;
+}
+
+
 // the step just taken by the active group g is over: statistics hook, then auto-updates
 static void finishStep(Group* g) {
   Sim* sim = g->sim;
@@ -1734,6 +1759,9 @@ static void finishStep(Group* g) {
     } else {
       sim->rep->step(sim->rep->ctx, sim->m, d);
     }
+  }
+  if (sim->rk) {
+    g->rk->tonset = nextOnset(g);
   }
   // rk: the values before the commit, to tell whether it changed the right-hand side
   if (sim->rk) {

@@ -15,7 +15,14 @@
 //   growth at most 10x, shrink at most 5x), no growth right after a rejection;
 // - first step: from f at the start and one Euler step (one evaluation), the step whose Euler
 //   error is half the tolerance, as CVODE and ARKODE begin;
-// - dense output: Shampine's continuous extension of order 4, from the stages (no evaluation).
+// - dense output: Shampine's continuous extension of order 4, from the stages (no evaluation);
+// - onsets (shared with ark.c): where the caller predicts that a force element starts to act
+//   (rk->tonset: a contact's surfaces touch, a stop engages; csForceKind.onset), the force's
+//   derivatives jump and a step across it has an error estimate of the wrong order: the
+//   controller, seeing an exact flight, grows the step tenfold into the contact and shrinks it
+//   fivefold per rejection. A step that would cross the onset ends there instead, and the first
+//   step after it is no longer than the controller proposed after the last onset's first step
+//   (docs/performance.md, "Steps that end where a contact begins").
 #include <float.h>
 #include <math.h>
 #include <string.h>
@@ -76,6 +83,7 @@ csRk* cs_rkNew(int n, csRkRhs f, void* ctx, double t0, double* y, double rtol, d
   rk->y = y;
   rk->h = h0 > 0 ? h0 : 0;
   rk->facold = 1e-4;
+  rk->tonset = INFINITY;
   return rk;
 }
 
@@ -105,6 +113,8 @@ void cs_rkRestart(csRk* rk, double t, double h0) {
   rk->h = h0 > 0 ? h0 : 0;
   rk->facold = 1e-4;
   rk->reject = 0;
+  rk->tonset = INFINITY;
+  rk->capped = rk->entering = 0;
 }
 
 
@@ -192,6 +202,15 @@ int cs_rkTry(csRk* rk, double tstop, double* h, int* last) {
   double hcap = rk->hmax > 0 ? rk->hmax : INFINITY;
   *last = 0;
   *h = fmin(*h, fmin(hcap, tstop - rk->t));
+  // a force element predicted to start acting within the step (a contact's onset, a stop's):
+  // the step ends there, so that no step's error estimate spans the jump in the force's
+  // derivatives, unless the onset is within the step's first fifth (then the step is as long as
+  // the controller would make it after one rejection anyway: a contact step)
+  double ton = rk->tonset - rk->t;
+  rk->capped = ton < *h && ton >= FAC_SHRINK * *h;
+  if (rk->capped) {
+    *h = ton;
+  }
   if (rk->t + 1.01 * *h >= tstop && tstop - rk->t <= hcap) {
     *h = tstop - rk->t;
     *last = 1;
@@ -215,6 +234,19 @@ void cs_rkAccept(csRk* rk, double tnew, double err, double fac) {
   double hnew = h / fac;
   if (rk->reject) {
     hnew = fmin(hnew, h);
+  }
+  // a step that ended at an onset says nothing of the step the contact (or the stop) will
+  // allow, which the controller would find by rejections, each at most 5x shorter: the first
+  // step past the last onset tells it (what the controller proposed after it)
+  if (rk->entering) {
+    rk->hentry = hnew;
+    rk->entering = 0;
+  }
+  if (rk->capped) {
+    rk->entering = 1;
+    if (rk->hentry > 0) {
+      hnew = fmin(hnew, rk->hentry);
+    }
   }
   rk->reject = 0;
   rk->told = rk->t;

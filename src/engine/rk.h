@@ -49,6 +49,13 @@ typedef struct csRk {
   double facold;           // the controller's memory: last accepted error norm
   int fsal;                // 1: k[0] holds f(t, y) (the last step's last stage)
   int reject;              // 1: the last try was rejected (no growth on the next)
+  double tonset;           // when a force element is next predicted to start acting (the
+                           // caller's csForceKind.onset; INFINITY: none): a step that would
+                           // cross it ends there instead (cs_rkTry)
+  int capped;              // 1: the step being tried was cut to end at tonset
+  int entering;            // 1: the last accepted step ended at an onset
+  double hentry;           // the step proposed after the first step past the last onset
+                           // (0: none yet), tried first after the next one
   long nsteps, nrhs, netf; // successful steps, right-hand sides, error-test failures
   long nstiff;             // successful steps held by stability: h |lambda| > 3.25 (rk.c)
   long njac, nrhs_jac;     // ark: Jacobians, and the evaluations they took
@@ -107,7 +114,8 @@ int cs_arkTableLoad(csArkTable* tab);
 //   try, *h (estimated when rk->h is 0: cs_rkInitialStep, which uses k[1] and ynew as scratch);
 csRkStatus cs_rkBegin(csRk* rk, double tstop, double* h);
 int cs_rkInitialStep(csRk* rk, double hlimit, double* h);
-// - *h cut to the largest step and to tstop, stretched to end exactly at tstop when within 1 %
+// - *h cut to the largest step, to tstop and to the next onset (rk->tonset; not when that is
+//   within the step's first fifth), stretched to end exactly at tstop when within 1 %
 //   (*last then 1), and recorded in rk->h; -1 when it fell below round-off of t;
 int cs_rkTry(csRk* rk, double tstop, double* h, int* last);
 // - Hairer's PI controller for an error norm err of a method whose error goes as h^(1 / expo):

@@ -238,6 +238,16 @@ static int huntCrossleyValidate(const csModel* m, const csForce* f, csError* err
 }
 
 
+// the time until the sphere touches the plane (the Hertz force's onset: its slope in the
+// penetration grows as the square root)
+static double huntCrossleyOnset(const csModel* m, const csData* d, int e) {
+  const csForce* f = &m->force[e];
+  int body = f->ref[CS_REF_BODY];
+  csVec3 center = csu_stationPosition(m, d, body, csu_vec3FromArray(f->param + CS_SLOT_STATION));
+  return csu_planeOnset(m, d, body, f->ref[CS_REF_PLANE], center, f->param[CS_SLOT_RADIUS]);
+}
+
+
 const csForceKind cs_kindHuntCrossley = {
     .name = "hunt_crossley",
     .doc = "classic Hunt-Crossley (Hertz + dissipation) sphere / plane with Simbody friction",
@@ -256,4 +266,5 @@ const csForceKind cs_kindHuntCrossley = {
     .setDiscrete = huntCrossleySetDiscrete,
     .prepare = huntCrossleyPrepare,
     .bodyJacobian = huntCrossleyBodyJacobian,
+    .onset = huntCrossleyOnset,
 };

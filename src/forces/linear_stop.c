@@ -264,6 +264,20 @@ static void stopReport(const csModel* m, const csData* d, int e, csContactReport
 }
 
 
+// the time until the coordinate reaches the bound it moves toward (where the force sets in, its
+// slope jumping to k); 0 beyond either bound. A pin's or a slider's qdot is its u.
+static double stopOnset(const csModel* m, const csData* d, int e) {
+  const csForce* f = &m->force[e];
+  const csBody* body = &m->body[f->ref[REF_BODY]];
+  const double* v = d->disc + f->discadr;
+  int iu = body->uadr + f->ref[REF_COORD];
+  double q = d->q[body->qadr + f->ref[REF_COORD]], u = d->u[iu], udot = d->udot[iu];
+  double upper = csu_gapRoot(v[DISC_UPPER] - q, -u, -udot);
+  double lower = csu_gapRoot(q - v[DISC_LOWER], u, udot);
+  return upper < lower ? upper : lower;
+}
+
+
 const csForceKind cs_kindLinearStop = {
     .name = "linear_stop",
     .doc = "compliant stop keeping one pin or slider coordinate within bounds (Hunt-Crossley "
@@ -281,4 +295,5 @@ const csForceKind cs_kindLinearStop = {
     .report = stopReport,
     .setDiscrete = stopSetDiscrete,
     .mobilityJacobian = stopJacobian,
+    .onset = stopOnset,
 };

@@ -117,6 +117,74 @@ static void mul33(double out[3][3], const double A[3][3], const double B[3][3]) 
 }
 
 
+double csu_gapRoot(double g, double gdot, double gddot) {
+  if (!(g > 0)) {
+    return 0;
+  }
+  // a t^2 + b t + c = 0 with c > 0; the roots as c / q and q / a, q = -(b + sign(b) sqrt(D)) / 2,
+  // which loses no digits when b^2 >> |4 a c|
+  double a = 0.5 * gddot, b = gdot, c = g;
+  double disc = b * b - 4 * a * c;
+  if (!(disc >= 0)) {
+    return INFINITY;  // turns back before it gets there (or not finite)
+  }
+  double q = -0.5 * (b + copysign(sqrt(disc), b));
+  double t1 = q != 0 ? c / q : INFINITY;
+  double t2 = a != 0 ? q / a : INFINITY;
+  double t = INFINITY;
+  if (t1 > 0) {
+    t = t1;
+  }
+  if (t2 > 0 && t2 < t) {
+    t = t2;
+  }
+  return t;
+}
+
+
+void csu_planeHeightRates(const csModel* m, const csData* d, int body, int plane, csVec3 p_G,
+                          double* g) {
+  // height h = n . (p - o) of the body's material point p over the plane (origin o, outward
+  // normal n, both fixed in the plane's body P, origin O_P). With w = v_B(p) - v_P(p) the
+  // velocity of p relative to P's material point there, hdot = n . w, and
+  //   hddot = (wP x n) . w + n . (a_B(p) - aP),
+  //   aP = a(O_P) + alphaP x (p - O_P) + wP x (v_B(p) - v(O_P)),
+  // aP being the rate of v_P at the moving point p (P's point under p changes as p moves); on
+  // Ground hdot = n . v_B(p) and hddot = n . a_B(p). (body_acc holds spatial accelerations: a
+  // body origin's own acceleration is the linear part plus w x v.)
+  const csSpatialVec* V = &d->body_vel[body];
+  const csSpatialVec* A = &d->body_acc[body];
+  csVec3 r = csu_sub(p_G, d->body_pose[body].p);
+  csVec3 vB = csu_add(V->v, csu_cross(V->w, r));
+  csVec3 aO = csu_add(A->v, csu_cross(V->w, V->v));
+  csVec3 aB = csu_add(aO, csu_add(csu_cross(A->w, r), csu_cross(V->w, csu_cross(V->w, r))));
+  csVec3 n;
+  g[0] = cs_planeHeight(d, plane, p_G, &n);
+  int pb = m->plane[plane].body;
+  if (pb == 0) {
+    g[1] = csu_dot(n, vB);
+    g[2] = csu_dot(n, aB);
+  } else {
+    const csSpatialVec* VP = &d->body_vel[pb];
+    const csSpatialVec* AP = &d->body_acc[pb];
+    csVec3 rP = csu_sub(p_G, d->body_pose[pb].p);
+    csVec3 w = csu_sub(vB, csu_add(VP->v, csu_cross(VP->w, rP)));
+    csVec3 aPO = csu_add(AP->v, csu_cross(VP->w, VP->v));
+    csVec3 aP = csu_add(aPO, csu_add(csu_cross(AP->w, rP), csu_cross(VP->w, csu_sub(vB, VP->v))));
+    g[1] = csu_dot(n, w);
+    g[2] = csu_dot(csu_cross(VP->w, n), w) + csu_dot(n, csu_sub(aB, aP));
+  }
+}
+
+
+double csu_planeOnset(const csModel* m, const csData* d, int body, int plane, csVec3 p_G,
+                      double clearance) {
+  double g[3];
+  csu_planeHeightRates(m, d, body, plane, p_G, g);
+  return csu_gapRoot(g[0] - clearance, g[1], g[2]);
+}
+
+
 void csu_contactBodyJacobian(const csData* d, int body, const csContactEval* c,
                              const csContactSlope* s, double* dQdX, double* dQdV) {
   if (!c->active || !(c->fn > 0)) {

@@ -198,6 +198,23 @@ typedef struct csContactSlope {
 void csu_contactBodyJacobian(const csData* d, int body, const csContactEval* c,
                              const csContactSlope* s, double* dQdX, double* dQdV);
 
+// Height above plane `plane` of `body`'s material point now at p_G, and its first and second
+// time derivatives (g[0..2]; m, m/s, m/s^2), at the realized state (acceleration stage), the
+// plane's body's motion included.
+void csu_planeHeightRates(const csModel* m, const csData* d, int body, int plane, csVec3 p_G,
+                          double* g);
+
+// The onset callback (csForceKind.onset) of a contact between `body`'s station, now at p_G,
+// and plane `plane`: the time until the station's height above the plane falls to clearance (a
+// sphere's radius; 0 for a point), from csu_planeHeightRates. 0 when it is there already,
+// INFINITY when the prediction never gets there.
+double csu_planeOnset(const csModel* m, const csData* d, int body, int plane, csVec3 p_G,
+                      double clearance);
+
+// The smallest t > 0 at which g + gdot t + gddot t^2 / 2 = 0, for a gap g > 0 (0 when g <= 0,
+// INFINITY when there is none).
+double csu_gapRoot(double g, double gdot, double gddot);
+
 // Fill a contact report from an evaluated contact: point, force on the touching body with zero
 // moment about the point, pe and power; and extra[0..4] = x, xdot, fn, ff, slip.
 void csu_fillContactReport(const csContactEval* c, csContactReport* r, double* extra);
