@@ -36,6 +36,12 @@ static void test_gap_root(void** state) {
   assert_true(csu_gapRoot(-1e-3, 1.0, 0.0) == 0.0);
   // a gap far below the speed's scale keeps its digits (the naive formula gives 0 or 2e-12)
   th_assertClose(csu_gapRoot(1e-12, -1.0, -G), 1e-12, 1e-11, 0, "tiny gap");
+  // a speed whose square underflows, with no acceleration: still gap / speed
+  th_assertClose(csu_gapRoot(1e-300, -1e-300, 0.0), 1.0, 1e-15, 0, "tiny speed");
+  // an absent bound (infinitely far), or rates that are not numbers: never
+  assert_true(isinf(csu_gapRoot(INFINITY, -1.0, -G)));
+  assert_true(isinf(csu_gapRoot(1.0, NAN, -G)));
+  assert_true(isinf(csu_gapRoot(1.0, -1.0, NAN)));
 }
 
 
@@ -211,11 +217,52 @@ static void test_steps_end_at_onsets(void** state) {
 }
 
 
+// A slider thrown up its guide (gravity along -x) reaches its upper stop at
+// 0.2 = 3 t - g t^2 / 2; and one falling toward its lower stop at 0, which a scheduled change
+// moves to -1 m before it gets there: no step ends where the old stop would have begun (the
+// prediction made before the change is dropped) and one ends where the new one begins.
+static void test_upper_stop_and_changed_bound(void** state) {
+  (void)state;
+  const char* up =
+      "{\"gravity\": [-9.81, 0, 0],"
+      " \"bodies\": [{\"name\": \"block\", \"mass\": 1, \"inertia\": {\"box\": [0.05, 0.05, 0.05]},"
+      "   \"joint\": {\"type\": \"slider\", \"q\": [0], \"u\": [3]}}],"
+      " \"forces\": [{\"type\": \"linear_stop\", \"name\": \"stop\", \"body\": \"block\","
+      "   \"coordinate\": 0, \"upper_bound\": 0.2, \"stiffness\": 1e4, \"dissipation\": 0.1}],"
+      " \"simulation\": {\"duration\": 0.3, \"rtol\": 1e-4, \"atol\": 1e-4}}";
+  const char* moved =
+      "{\"gravity\": [-9.81, 0, 0],"
+      " \"bodies\": [{\"name\": \"block\", \"mass\": 1, \"inertia\": {\"box\": [0.05, 0.05, 0.05]},"
+      "   \"joint\": {\"type\": \"slider\", \"q\": [0.8], \"u\": [0]}}],"
+      " \"forces\": [{\"type\": \"linear_stop\", \"name\": \"stop\", \"body\": \"block\","
+      "   \"coordinate\": 0, \"lower_bound\": 0.0, \"stiffness\": 1e4, \"dissipation\": 0.1}],"
+      " \"changes\": [{\"time\": 0.2, \"force\": \"stop\", \"lower_bound\": -1.0}],"
+      " \"simulation\": {\"duration\": 0.8, \"rtol\": 1e-4, \"atol\": 1e-4}}";
+  const char* integrators[2] = {"rk", "ark"};
+  for (int k = 0; k < 2; k++) {
+    csStats st;
+    double t_up = (3.0 - sqrt(9.0 - 2.0 * G * 0.2)) / G;
+    double t = nearestStepEnd(up, integrators[k], t_up, &st);
+    print_message("upper stop with %s: a step ends at %.15f s, the stop engages at %.15f s\n",
+                  integrators[k], t, t_up);
+    th_assertClose(t, t_up, 0, 1e-12, "a step's end at the upper stop");
+    double t_old = sqrt(2 * 0.8 / G), t_new = sqrt(2 * 1.8 / G);
+    double near_old = nearestStepEnd(moved, integrators[k], t_old, &st);
+    double near_new = nearestStepEnd(moved, integrators[k], t_new, &st);
+    print_message("stop moved with %s: nearest step ends %.3g s from the old onset, %.3g s from "
+                  "the new one\n", integrators[k], fabs(near_old - t_old), fabs(near_new - t_new));
+    assert_true(fabs(near_old - t_old) > 1e-6);
+    th_assertClose(near_new, t_new, 0, 1e-12, "a step's end at the moved stop");
+  }
+}
+
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_gap_root),
       cmocka_unit_test(test_height_rates),
       cmocka_unit_test(test_steps_end_at_onsets),
+      cmocka_unit_test(test_upper_stop_and_changed_bound),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

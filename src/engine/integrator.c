@@ -1852,6 +1852,11 @@ static int stepGroup(Group* g, double tout, double tstop, csError* err) {
   // jumps) or past the end
   int flag = 0;
   if (sim->rk) {
+    if (isnan(g->rk->tonset)) {
+      // not known since the start, a restart or a change: from the step's start
+      loadState(g, g->t, N_VGetArrayPointer(g->y));
+      g->rk->tonset = nextOnset(g);
+    }
     csRkStatus status = cs_rkStep(g->rk, tstop);
     g->t = g->rk->t;
     if (status != CS_RK_OK && stopRequested(sim)) {
@@ -2037,6 +2042,7 @@ static int applyDueChanges(Sim* sim, double horizon, csError* err) {
     // and the counters are kept)
     if (sim->rk) {
       cs_rkReset(g->rk, g->t);
+      g->rk->tonset = NAN;  // predicted before the change
     } else {
       addCounters(g, &g->banked);
       if (check(CVodeReInit(g->mem, g->t, g->y), "CVodeReInit", sim, g->t, err)) {

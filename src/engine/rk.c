@@ -83,7 +83,7 @@ csRk* cs_rkNew(int n, csRkRhs f, void* ctx, double t0, double* y, double rtol, d
   rk->y = y;
   rk->h = h0 > 0 ? h0 : 0;
   rk->facold = 1e-4;
-  rk->tonset = INFINITY;
+  rk->tonset = NAN;
   return rk;
 }
 
@@ -113,8 +113,9 @@ void cs_rkRestart(csRk* rk, double t, double h0) {
   rk->h = h0 > 0 ? h0 : 0;
   rk->facold = 1e-4;
   rk->reject = 0;
-  rk->tonset = INFINITY;
+  rk->tonset = NAN;
   rk->capped = rk->entering = 0;
+  rk->hentry = 0;
 }
 
 
@@ -214,7 +215,9 @@ int cs_rkTry(csRk* rk, double tstop, double* h, int* last) {
   if (rk->t + 1.01 * *h >= tstop && tstop - rk->t <= hcap) {
     *h = tstop - rk->t;
     *last = 1;
+    rk->capped = 0;  // it ends at tstop (within 1 % past the onset, or short of it)
   }
+  rk->last = *last;
   rk->h = *h;  // what a failure reports as the step being tried
   return *h > 16 * DBL_EPSILON * fmax(fabs(rk->t), 1e-300) ? 0 : -1;
 }
@@ -237,8 +240,9 @@ void cs_rkAccept(csRk* rk, double tnew, double err, double fac) {
   }
   // a step that ended at an onset says nothing of the step the contact (or the stop) will
   // allow, which the controller would find by rejections, each at most 5x shorter: the first
-  // step past the last onset tells it (what the controller proposed after it)
-  if (rk->entering) {
+  // step past the last onset tells it (what the controller proposed after it), unless that
+  // step too ended at an onset or was cut short by tstop (then the next one tells)
+  if (rk->entering && !rk->capped && !rk->last) {
     rk->hentry = hnew;
     rk->entering = 0;
   }

@@ -50,9 +50,11 @@ typedef struct csRk {
   int fsal;                // 1: k[0] holds f(t, y) (the last step's last stage)
   int reject;              // 1: the last try was rejected (no growth on the next)
   double tonset;           // when a force element is next predicted to start acting (the
-                           // caller's csForceKind.onset; INFINITY: none): a step that would
-                           // cross it ends there instead (cs_rkTry)
+                           // caller's csForceKind.onset; INFINITY: none; NaN: not known since
+                           // the start, a restart or a change): a step that would cross it ends
+                           // there instead (cs_rkTry)
   int capped;              // 1: the step being tried was cut to end at tonset
+  int last;                // 1: the step being tried was stretched or cut to end at tstop
   int entering;            // 1: the last accepted step ended at an onset
   double hentry;           // the step proposed after the first step past the last onset
                            // (0: none yet), tried first after the next one

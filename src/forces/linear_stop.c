@@ -271,6 +271,9 @@ static double stopOnset(const csModel* m, const csData* d, int e) {
   const csBody* body = &m->body[f->ref[REF_BODY]];
   const double* v = d->disc + f->discadr;
   int iu = body->uadr + f->ref[REF_COORD];
+  if (!(v[DISC_K] > 0)) {
+    return INFINITY;  // a stop without stiffness never acts
+  }
   double q = d->q[body->qadr + f->ref[REF_COORD]], u = d->u[iu], udot = d->udot[iu];
   double upper = csu_gapRoot(v[DISC_UPPER] - q, -u, -udot);
   double lower = csu_gapRoot(q - v[DISC_LOWER], u, udot);

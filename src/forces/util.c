@@ -121,12 +121,19 @@ double csu_gapRoot(double g, double gdot, double gddot) {
   if (!(g > 0)) {
     return 0;
   }
+  if (!isfinite(g) || !isfinite(gdot) || !isfinite(gddot)) {
+    return INFINITY;  // an absent bound, or nothing to predict from
+  }
   // a t^2 + b t + c = 0 with c > 0; the roots as c / q and q / a, q = -(b + sign(b) sqrt(D)) / 2,
-  // which loses no digits when b^2 >> |4 a c|
+  // which loses no digits when b^2 >> |4 a c|; without acceleration (or with one too small to
+  // square against), c / -b
   double a = 0.5 * gddot, b = gdot, c = g;
   double disc = b * b - 4 * a * c;
+  if (a == 0 || !isfinite(disc)) {
+    return b < 0 ? c / -b : INFINITY;
+  }
   if (!(disc >= 0)) {
-    return INFINITY;  // turns back before it gets there (or not finite)
+    return INFINITY;  // turns back before it gets there
   }
   double q = -0.5 * (b + copysign(sqrt(disc), b));
   double t1 = q != 0 ? c / q : INFINITY;
