@@ -11,6 +11,7 @@
 
 #include "contactsim/contactsim.h"
 #include "engine/dynamics.h"
+#include "engine/kinematics.h"
 
 // Articulated inertias are symmetric, so they are kept packed: [A B; B^T C] with A and C
 // symmetric 3x3 blocks, as 21 numbers (the upper triangles of A and C row by row, B whole):
@@ -265,12 +266,6 @@ static int invertSPD(double* Dinv, const double* D, int n) {
 }
 
 
-// acceleration of the body point at r from the centre of mass: a_com + alpha x r + w x (w x r)
-static inline csVec3 pointAcceleration(csVec3 acom, csVec3 alpha, csVec3 w, csVec3 r) {
-  return csu_add(acom, csu_add(csu_cross(alpha, r), csu_cross(w, csu_cross(w, r))));
-}
-
-
 // A free body on ground with no children (a block, a ball) decouples from the rest of the tree:
 // its articulated inertia is its own rigid inertia, so instead of inverting the 6x6 joint
 // matrix the Newton-Euler equations are solved about the centre of mass, in body coordinates:
@@ -316,12 +311,12 @@ static void freeLeafAcceleration(const csModel* m, csData* d, int b) {
                           inv[6] * rhs.x + inv[7] * rhs.y + inv[8] * rhs.z);
   csVec3 acom = csu_scale(1.0 / body->mass, F_B);
   // acceleration of the body origin and of M's origin (body coordinates), then in Ground
-  csVec3 aO = pointAcceleration(acom, alpha, w, csu_neg(body->com));
+  csVec3 aO = csu_rigidAcceleration(acom, alpha, w, csu_neg(body->com));
   csVec3 alpha_G = csu_mulMV(R_GB, alpha);
   csVec3 aO_G = csu_mulMV(R_GB, aO);
   csVec3 aM_G = aO_G;
   if (!plainMB) {
-    aM_G = csu_mulMV(R_GB, pointAcceleration(acom, alpha, w, csu_sub(body->X_BM.p, body->com)));
+    aM_G = csu_mulMV(R_GB, csu_rigidAcceleration(acom, alpha, w, csu_sub(body->X_BM.p, body->com)));
   }
   // udot: the rate of w_FM and the acceleration of M's origin, both in F (F fixed in Ground)
   double* udot = d->udot + body->uadr;

@@ -1729,9 +1729,7 @@ static double nextOnset(Group* g) {
     if (!k->onset) {
       continue;
     }
-    if (d->stage < CS_STAGE_ACCELERATION) {
-      cs_realizeAcceleration(m, d);
-    }
+    cs_realizeAcceleration(m, d);  // nothing once the data holds accelerations
     double te = k->onset(m, d, e);
     if (te > 0 && te < t) {
       t = te;
@@ -1760,11 +1758,10 @@ static void finishStep(Group* g) {
       sim->rep->step(sim->rep->ctx, sim->m, d);
     }
   }
+  // rk: the next onset, and the values before the commit, to tell whether it changed the
+  // right-hand side
   if (sim->rk) {
     g->rk->tonset = nextOnset(g);
-  }
-  // rk: the values before the commit, to tell whether it changed the right-hand side
-  if (sim->rk) {
     for (int i = 0; i < d->nact_force; i++) {
       const csForce* f = &sim->m->force[d->act_force[i]];
       memcpy(sim->auto_before + f->autoadr, d->autoval + f->autoadr,

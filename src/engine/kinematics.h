@@ -53,4 +53,24 @@ static inline csVec3 csu_relativePointVelocity(const csModel* m, const csData* d
 }
 
 
+// Acceleration of a rigid body's point at r (from a point of the body whose acceleration is a),
+// the body turning at w and accelerating its turn at alpha: a + alpha x r + w x (w x r).
+static inline csVec3 csu_rigidAcceleration(csVec3 a, csVec3 alpha, csVec3 w, csVec3 r) {
+  return csu_add(a, csu_add(csu_cross(alpha, r), csu_cross(w, csu_cross(w, r))));
+}
+
+
+// Acceleration in Ground of body's material point currently at point_G (realized to
+// acceleration). body_acc holds spatial accelerations: the origin's own acceleration is their
+// linear part plus w x v.
+static inline csVec3 csu_pointAcceleration(const csModel* m, const csData* d, int body,
+                                           csVec3 point_G) {
+  (void)m;
+  const csSpatialVec* V = &d->body_vel[body];
+  const csSpatialVec* A = &d->body_acc[body];
+  return csu_rigidAcceleration(csu_add(A->v, csu_cross(V->w, V->v)), A->w, V->w,
+                               csu_sub(point_G, d->body_pose[body].p));
+}
+
+
 #endif  // CONTACTSIM_KINEMATICS_H

@@ -277,7 +277,7 @@ static double stopOnset(const csModel* m, const csData* d, int e) {
   double q = d->q[body->qadr + f->ref[REF_COORD]], u = d->u[iu], udot = d->udot[iu];
   double upper = csu_gapRoot(v[DISC_UPPER] - q, -u, -udot);
   double lower = csu_gapRoot(q - v[DISC_LOWER], u, udot);
-  return upper < lower ? upper : lower;
+  return fmin(upper, lower);
 }
 
 

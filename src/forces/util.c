@@ -152,34 +152,23 @@ double csu_gapRoot(double g, double gdot, double gddot) {
 void csu_planeHeightRates(const csModel* m, const csData* d, int body, int plane, csVec3 p_G,
                           double* g) {
   // height h = n . (p - o) of the body's material point p over the plane (origin o, outward
-  // normal n, both fixed in the plane's body P, origin O_P). With w = v_B(p) - v_P(p) the
-  // velocity of p relative to P's material point there, hdot = n . w, and
-  //   hddot = (wP x n) . w + n . (a_B(p) - aP),
-  //   aP = a(O_P) + alphaP x (p - O_P) + wP x (v_B(p) - v(O_P)),
-  // aP being the rate of v_P at the moving point p (P's point under p changes as p moves); on
-  // Ground hdot = n . v_B(p) and hddot = n . a_B(p). (body_acc holds spatial accelerations: a
-  // body origin's own acceleration is the linear part plus w x v.)
-  const csSpatialVec* V = &d->body_vel[body];
-  const csSpatialVec* A = &d->body_acc[body];
-  csVec3 r = csu_sub(p_G, d->body_pose[body].p);
-  csVec3 vB = csu_add(V->v, csu_cross(V->w, r));
-  csVec3 aO = csu_add(A->v, csu_cross(V->w, V->v));
-  csVec3 aB = csu_add(aO, csu_add(csu_cross(A->w, r), csu_cross(V->w, csu_cross(V->w, r))));
+  // normal n, both fixed in the plane's body P turning at wP). With w the velocity of p
+  // relative to P's material point there, hdot = n . w, and
+  //   hddot = (wP x n) . w + n . (a_B(p) - a_P(p) - wP x w),
+  // the last term because P's point under p changes as p moves over it; on Ground
+  // hdot = n . v_B(p) and hddot = n . a_B(p)
   csVec3 n;
   g[0] = cs_planeHeight(d, plane, p_G, &n);
   int pb = m->plane[plane].body;
+  csVec3 w = csu_relativePointVelocity(m, d, body, pb, p_G);
+  csVec3 a = csu_pointAcceleration(m, d, body, p_G);
+  g[1] = csu_dot(n, w);
   if (pb == 0) {
-    g[1] = csu_dot(n, vB);
-    g[2] = csu_dot(n, aB);
+    g[2] = csu_dot(n, a);
   } else {
-    const csSpatialVec* VP = &d->body_vel[pb];
-    const csSpatialVec* AP = &d->body_acc[pb];
-    csVec3 rP = csu_sub(p_G, d->body_pose[pb].p);
-    csVec3 w = csu_sub(vB, csu_add(VP->v, csu_cross(VP->w, rP)));
-    csVec3 aPO = csu_add(AP->v, csu_cross(VP->w, VP->v));
-    csVec3 aP = csu_add(aPO, csu_add(csu_cross(AP->w, rP), csu_cross(VP->w, csu_sub(vB, VP->v))));
-    g[1] = csu_dot(n, w);
-    g[2] = csu_dot(csu_cross(VP->w, n), w) + csu_dot(n, csu_sub(aB, aP));
+    csVec3 wP = d->body_vel[pb].w;
+    a = csu_sub(a, csu_add(csu_pointAcceleration(m, d, pb, p_G), csu_cross(wP, w)));
+    g[2] = csu_dot(csu_cross(wP, n), w) + csu_dot(n, a);
   }
 }
 
