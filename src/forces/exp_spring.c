@@ -396,6 +396,98 @@ static void expSpringApply(const csModel* m, csData* d, int e) {
 }
 
 
+// d sat(x)/dx and d sat(x)/dL of the friction's cap sat(x) = x if |x| <= L, else L x / |x|
+// (in-plane, 2 x 2 and 2), as evaluate caps model 1 and model 2
+static void capSlopes(const double x[2], double limit, double D[2][2], double dL[2]) {
+  double n2 = x[0] * x[0] + x[1] * x[1];
+  if (!(n2 > limit * limit)) {
+    D[0][0] = D[1][1] = 1;
+    D[0][1] = D[1][0] = 0;
+    dL[0] = dL[1] = 0;
+    return;
+  }
+  double n = sqrt(n2), u[2] = {x[0] / n, x[1] / n}, r = limit / n;
+  for (int i = 0; i < 2; i++) {
+    for (int j = 0; j < 2; j++) {
+      D[i][j] = r * ((i == j) - u[i] * u[j]);
+    }
+    dL[i] = u[i];
+  }
+}
+
+
+// The element's part of ark's Jacobian of a free body (csForceKind.bodyJacobian), from the
+// force law of evaluate differentiated in the plane frame, with the committed anchor and
+// Sliding held (they change only between steps). The normal force d1 exp(-d2 (pz - d0))
+// (1 - cz vz), where it is neither clipped at 0 nor capped at max_fz, has the slopes -d2 fz in
+// the height and -cz d1 exp(...) in its rate. The friction is (1 - k) sat(x2) + k sat(x1) with
+// x1 = -cxy vxy, x2 = -kxy (pxy - p0) - cxy vxy, k = Sliding and sat the cap at the limit
+// mu fz (anchor rule "limit": sat(x2) alone), so it changes with the station's in-plane motion
+// through the caps and with its height and rate through the limit. The plane is on Ground (ark
+// forms this Jacobian only then: cs_freeJacobianUsable), so the station's velocity relative to
+// it is its velocity.
+static void expSpringBodyJacobian(const csModel* m, const csData* d, int e, int body,
+                                  double* dQdX, double* dQdV) {
+  const csForce* f = &m->force[e];
+  if (f->ref[CS_REF_BODY] != body) {
+    return;
+  }
+  const double* prm = f->param;
+  expSpringEval s;
+  evaluate(m, d, e, &s);
+  // slopes in the plane frame: K = df_P/dp_P, C = df_P/dv_P
+  double K[3][3] = {{0}}, C[3][3] = {{0}};
+  double dfz_dz = 0, dfz_dvz = 0;
+  if (s.fz > 0 && s.fz < prm[SLOT_MAXFZ]) {
+    double fzRaw = prm[SLOT_D1] * exp(-prm[SLOT_D2] * (s.p_P.z - prm[SLOT_D0]));
+    dfz_dz = -prm[SLOT_D2] * s.fz;
+    dfz_dvz = -prm[SLOT_CZ] * fzRaw;
+  }
+  K[2][2] = dfz_dz;
+  C[2][2] = dfz_dvz;
+  if (!(s.limit < NEGLIGIBLE)) {
+    double kxy = prm[SLOT_KXY], cxy = frictionDamping(prm);
+    double k = s.limitRule ? 0.0 : s.sliding;
+    double x1[2] = {-cxy * s.v_P.x, -cxy * s.v_P.y};
+    double x2[2] = {-kxy * (s.p_P.x - s.p0[0]) - cxy * s.v_P.x,
+                    -kxy * (s.p_P.y - s.p0[1]) - cxy * s.v_P.y};
+    double D1[2][2], D2[2][2], dL1[2], dL2[2];
+    capSlopes(x1, s.limit, D1, dL1);
+    capSlopes(x2, s.limit, D2, dL2);
+    for (int i = 0; i < 2; i++) {
+      for (int j = 0; j < 2; j++) {
+        K[i][j] = -(1 - k) * kxy * D2[i][j];
+        C[i][j] = -cxy * ((1 - k) * D2[i][j] + k * D1[i][j]);
+      }
+      // the limit mu fz moves with the height and its rate
+      double dF_dL = (1 - k) * dL2[i] + k * dL1[i];
+      K[i][2] = dF_dL * s.mu * dfz_dz;
+      C[i][2] = dF_dL * s.mu * dfz_dvz;
+    }
+  }
+  if (!isfinite(K[2][2]) || !isfinite(C[2][2])) {
+    return;  // an exponential past the range of doubles: no slope to linearize
+  }
+  // into Ground: R K R^T, R C R^T (R K and R C first)
+  const csMat33* R = &d->plane_pose[f->ref[CS_REF_PLANE]].R;
+  double RK[3][3], RC[3][3], Ap[3][3], Av[3][3];
+  for (int i = 0; i < 3; i++) {
+    for (int j = 0; j < 3; j++) {
+      RK[i][j] = R->m[i][0] * K[0][j] + R->m[i][1] * K[1][j] + R->m[i][2] * K[2][j];
+      RC[i][j] = R->m[i][0] * C[0][j] + R->m[i][1] * C[1][j] + R->m[i][2] * C[2][j];
+    }
+  }
+  for (int i = 0; i < 3; i++) {
+    for (int j = 0; j < 3; j++) {
+      Ap[i][j] = RK[i][0] * R->m[j][0] + RK[i][1] * R->m[j][1] + RK[i][2] * R->m[j][2];
+      Av[i][j] = RC[i][0] * R->m[j][0] + RC[i][1] * R->m[j][1] + RC[i][2] * R->m[j][2];
+    }
+  }
+  csu_pointForceBodyJacobian(d, body, s.p_G, s.p_G, csu_vec3(0, 0, 1), 0.0, s.f_G, Ap, Av, dQdX,
+                             dQdV);
+}
+
+
 // Next anchor and Sliding state from the state at the end of a successful step (seeds/000
 // "Coefficients of Friction and the Sliding State"): the anchor speed over the step, scaled by
 // v_settle, through the quintic step-up. A zero-length interval or a negligible friction limit
@@ -544,6 +636,7 @@ const csForceKind cs_kindExpSpring = {
     .validate = expSpringValidate,
     .init = expSpringInit,
     .apply = expSpringApply,
+    .bodyJacobian = expSpringBodyJacobian,
     .update = expSpringUpdate,
     .report = expSpringReport,
     .setDiscrete = expSpringSetDiscrete,

@@ -213,6 +213,16 @@ void csu_contactBodyJacobian(const csData* d, int body, const csContactEval* c,
                  c->fn * (s->slip > 0 ? across * (P - tt) + s->dmu_dslip * tt : across * P);
     }
   }
+  csu_pointForceBodyJacobian(d, body, c->point, s->station, s->nout, s->share, c->force, Ap, Av,
+                             dQdX, dQdV);
+}
+
+
+void csu_pointForceBodyJacobian(const csData* d, int body, csVec3 point, csVec3 station,
+                                csVec3 nout, double share, csVec3 force,
+                                const double Ap[3][3], const double Av[3][3], double* dQdX,
+                                double* dQdV) {
+  const double n[3] = {nout.x, nout.y, nout.z};
   // the body's motion (dtheta, dp_O): the station moves by ds = -[rs]x dtheta + dp_O, and the
   // point with it, less the share of the penetration's change the point takes along the normal
   // (a sphere's contact point stays below its centre as the body turns about it; a station's
@@ -220,15 +230,15 @@ void csu_contactBodyJacobian(const csData* d, int body, const csContactEval* c,
   // by dr = Pm ds - dp_O, Pm = 1 - share nout nout^T. Its velocity v_O + w x rp changes by
   // -[rp]x dw + dv_O and, with the pose, by [w]x dr; the moment rp x F by [rp]x dF - [F]x dr.
   const csTransform* X = &d->body_pose[body];
-  csVec3 rp = csu_sub(c->point, X->p), rs = csu_sub(s->station, X->p);
+  csVec3 rp = csu_sub(point, X->p), rs = csu_sub(station, X->p);
   double Rp[3][3], Rs[3][3], W[3][3], Fx[3][3], Pm[3][3];
   crossMatrix(Rp, rp);
   crossMatrix(Rs, rs);
   crossMatrix(W, d->body_vel[body].w);
-  crossMatrix(Fx, c->force);
+  crossMatrix(Fx, force);
   for (int i = 0; i < 3; i++) {
     for (int j = 0; j < 3; j++) {
-      Pm[i][j] = (i == j) - s->share * n[i] * n[j];
+      Pm[i][j] = (i == j) - share * n[i] * n[j];
     }
   }
   // Js = ds/d(theta, p_O) and Jr = dr/d(theta, p_O) (3 x 6)
