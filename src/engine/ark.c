@@ -92,9 +92,11 @@ int cs_rkArkInit(csRk* rk, const csArkTable* tab, int ni, const int* idx) {
   size_t m = (size_t)(n > 0 ? n : 1), mi = (size_t)(ni > 0 ? ni : 1);
   a->ni = ni;
   a->idx = csu_malloc(sizeof(int) * mi);
-  a->L = csu_malloc(sizeof(double) * mi * mi);
-  a->W = csu_malloc(sizeof(double) * mi * mi);
-  a->piv = csu_malloc(sizeof(sunindextype) * mi);
+  // the dense Jacobian and its LU, unless the caller's solver keeps its own
+  size_t ml = rk->matrix_free ? 1 : mi;
+  a->L = csu_malloc(sizeof(double) * ml * ml);
+  a->W = csu_malloc(sizeof(double) * ml * ml);
+  a->piv = csu_malloc(sizeof(sunindextype) * ml);
   a->F = csu_malloc(sizeof(double) * (size_t)s * m);
   a->FI = csu_malloc(sizeof(double) * (size_t)s * mi);
   a->z = csu_malloc(sizeof(double) * m);

@@ -111,6 +111,9 @@ typedef struct Group {
   // ark's Jacobian of a group that is one free body, from its elements, and its linear systems
   // (jacobian.c); NULL: ark's own difference quotients and dense LU (or not ark)
   csFreeSystem* free;
+  // ark's Jacobian of a chain of pins and sliders, from its mass matrix (arkChainSystem); NULL:
+  // not such a chain, or not ark
+  struct ArkChain* arkchain;
 } Group;
 
 // everything the loop needs (no globals); it lives from one call to the next, so that a
@@ -1034,6 +1037,39 @@ static int schurLayout(Group* g) {
 }
 
 
+// the chain's bodies at the pose of y (t) and the diagonal derivatives of its elements'
+// generalized forces, df/dq into fq and df/du into fu (per body of the group): 0, or 1 when one
+// is not finite
+static int chainModelJac(Group* g, double t, const double* y, csChainBody* body, double* fq,
+                         double* fu) {
+  Sim* sim = g->sim;
+  const csModel* m = sim->m;
+  csData* d = sim->d;
+  int nb = g->nbodies;
+  loadState(g, t, y);
+  cs_realizeVelocity(m, d);
+  // about the first body's origin: among the bodies, wherever they are (cs_chainSnapshot)
+  cs_chainSnapshot(m, d, g->bodies, nb, d->body_pose[g->bodies[0]].p, body);
+  for (int k = 0; k < nb; k++) {
+    int iu = m->body[g->bodies[k]].uadr;
+    sim->dfdq[iu] = sim->dfdu[iu] = 0;
+  }
+  for (int i = 0; i < g->nforces; i++) {
+    int e = g->forces[i];
+    cs_forceKind(m->force[e].kind)->mobilityJacobian(m, d, e, sim->dfdq, sim->dfdu);
+  }
+  for (int k = 0; k < nb; k++) {
+    int iu = m->body[g->bodies[k]].uadr;
+    fq[k] = sim->dfdq[iu];
+    fu[k] = sim->dfdu[iu];
+    if (!isfinite(fq[k]) || !isfinite(fu[k])) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
+
 // The Jacobian of a chain from its mass matrix (CVodeSetJacFn, when g->schur_model): with the
 // generalized forces f(q, u) of the elements, udot = M^-1 (f - bias), and its stiff part is
 //   Jq = M^-1 df/dq,   Ju = M^-1 df/du,
@@ -1048,29 +1084,8 @@ static int schurLayout(Group* g) {
 // O(n) per factorisation and per solve, against 2 n right-hand sides (about 1,700 instructions
 // per link each) for difference quotients and O(n^3) for a dense factorisation.
 static int schurModelJac(Group* g, sunrealtype t, N_Vector y, ChainMatrix* c) {
-  Sim* sim = g->sim;
-  const csModel* m = sim->m;
-  csData* d = sim->d;
-  int nb = g->nbodies;
-  loadState(g, t, N_VGetArrayPointer(y));
-  cs_realizeVelocity(m, d);
-  // about the first body's origin: among the bodies, wherever they are (cs_chainSnapshot)
-  cs_chainSnapshot(m, d, g->bodies, nb, d->body_pose[g->bodies[0]].p, c->body);
-  for (int k = 0; k < nb; k++) {
-    int iu = m->body[g->bodies[k]].uadr;
-    sim->dfdq[iu] = sim->dfdu[iu] = 0;
-  }
-  for (int i = 0; i < g->nforces; i++) {
-    int e = g->forces[i];
-    cs_forceKind(m->force[e].kind)->mobilityJacobian(m, d, e, sim->dfdq, sim->dfdu);
-  }
-  for (int k = 0; k < nb; k++) {
-    int iu = m->body[g->bodies[k]].uadr;
-    c->fq[k] = sim->dfdq[iu];
-    c->fu[k] = sim->dfdu[iu];
-    if (!isfinite(c->fq[k]) || !isfinite(c->fu[k])) {
-      return 1;  // recoverable: CVODE retries with a smaller step
-    }
+  if (chainModelJac(g, t, N_VGetArrayPointer(y), c->body, c->fq, c->fu) != 0) {
+    return 1;  // recoverable: CVODE retries with a smaller step
   }
   c->qu = 1.0;
   c->shifted = 0;
@@ -1442,9 +1457,168 @@ static int arkFreeSystem(Group* g, int ni, const int* idx) {
 }
 
 
-// the most positions and speeds of one group that ark takes (its dense Jacobian and LU each
-// step): a 15-body walker has 111
+// the most positions and speeds of one group that ark takes with its dense Jacobian and LU
+// (each step): a 15-body walker has 111
 enum { ARK_MAX_BLOCK = 200 };
+
+
+// ark on a chain of pins and sliders whose elements all give their own derivatives (the
+// groups whose BDF Newton matrix comes from the mass matrix, schurModelLayout): its Jacobian
+//   L = [0 1; M^-1 df/dq  M^-1 df/du]   (rows and columns q, u)
+// kept as the chain's pose and the two diagonals, as BDF keeps it (schurModelJac: the pose
+// dependence of M and gravity and the velocity products left out, which ark's exact split
+// integrates explicitly), and (1 - hg L) x = b solved through the tree in O(n):
+//   (M - hg df/du - hg^2 df/dq) x_u = M b_u + hg df/dq b_q,   x_q = b_q + hg x_u,
+// where difference quotients would cost 2 n right-hand sides a step and a dense LU (2 n)^3 / 3.
+// The terms left out cost steps where they matter: a chain creeping under heavy joint damping
+// (its slow motion set by gravity's pose dependence) took 1.6-4.7x the steps of the
+// quotients' Jacobian at 1e-7 (docs/performance.md, "ark on chains"). From eight bodies the
+// quotients cost more than those steps do at every tolerance measured; below, they are kept.
+enum { ARK_CHAIN_MIN = 8 };
+
+typedef struct ArkChain {
+  int nb;
+  csChainBody* body;    // (nb) the bodies at the Jacobian's pose
+  double* fq;           // (nb) df/dq of each speed's force
+  double* fu;           // (nb) df/du
+  double* armature;     // (nb) -hg df/du - hg^2 df/dq
+  double* IA;           // (36 nb) cs_chainFactor's articulated inertias
+  double* U;            // (6 nb)
+  double* D;            // (nb)
+  double* r;            // (nb) the reduced right-hand side and solution
+  double* w;            // (nb) b_u
+  double* scratch;      // (12 nb)
+  int* bq;              // (nb) position of each body's coordinate in ark's implicit block
+  int* bu;              // (nb) and of its speed
+  double hg;
+} ArkChain;
+
+
+static void arkChainDelete(ArkChain* c) {
+  if (!c) {
+    return;
+  }
+  csu_free(c->body, 0);
+  csu_free(c->fq, 0);
+  csu_free(c->fu, 0);
+  csu_free(c->armature, 0);
+  csu_free(c->IA, 0);
+  csu_free(c->U, 0);
+  csu_free(c->D, 0);
+  csu_free(c->r, 0);
+  csu_free(c->w, 0);
+  csu_free(c->scratch, 0);
+  csu_free(c->bq, 0);
+  csu_free(c->bu, 0);
+  csu_free(c, 0);
+}
+
+
+// Group g's ArkChain for ark's implicit block idx[0..ni) when g is such a chain (g->arkchain
+// stays NULL otherwise): CS_OK or CS_ERR_MEMORY
+static int arkChainSystem(Group* g, int ni, const int* idx) {
+  if (g->sim->opt.linsol != CS_LINSOL_AUTO || g->free) {
+    return CS_OK;
+  }
+  if (!g->iq) {
+    g->schur = schurLayout(g);
+  }
+  int nb = g->nbodies;
+  if (!g->schur || !g->schur_model || ni != 2 * nb || (nb < ARK_CHAIN_MIN && ni <= ARK_MAX_BLOCK)) {
+    return CS_OK;
+  }
+  ArkChain* c = csu_malloc(sizeof(ArkChain));
+  if (!c) {
+    return CS_ERR_MEMORY;
+  }
+  memset(c, 0, sizeof(*c));
+  size_t n = (size_t)nb;
+  c->nb = nb;
+  c->body = csu_malloc(sizeof(csChainBody) * n);
+  c->fq = allocArray(n, sizeof(double));
+  c->fu = allocArray(n, sizeof(double));
+  c->armature = allocArray(n, sizeof(double));
+  c->IA = allocArray(36 * n, sizeof(double));
+  c->U = allocArray(6 * n, sizeof(double));
+  c->D = allocArray(n, sizeof(double));
+  c->r = allocArray(n, sizeof(double));
+  c->w = allocArray(n, sizeof(double));
+  c->scratch = allocArray(12 * n, sizeof(double));
+  c->bq = allocArray(n, sizeof(int));
+  c->bu = allocArray(n, sizeof(int));
+  if (!c->body || !c->fq || !c->fu || !c->armature || !c->IA || !c->U || !c->D || !c->r ||
+      !c->w || !c->scratch || !c->bq || !c->bu) {
+    arkChainDelete(c);
+    return CS_ERR_MEMORY;
+  }
+  // each body's coordinate and speed in the block (every one is there: ni = 2 nb)
+  for (int k = 0; k < nb; k++) {
+    c->bq[k] = c->bu[k] = -1;
+    for (int p = 0; p < ni; p++) {
+      if (idx[p] == g->iq[k]) {
+        c->bq[k] = p;
+      } else if (idx[p] == g->iu[k]) {
+        c->bu[k] = p;
+      }
+    }
+    if (c->bq[k] < 0 || c->bu[k] < 0) {
+      arkChainDelete(c);
+      return CS_OK;
+    }
+  }
+  g->arkchain = c;
+  return CS_OK;
+}
+
+
+// ark's Jacobian of a chain (arkChainSystem): the pose and the elements' derivatives at (t, y);
+// L is not used. A derivative that is not finite leaves its speed's force explicit.
+static int groupChainJacobian(double t, const double* y, double* L, void* user_data) {
+  (void)L;
+  Group* g = user_data;
+  if (stopRequested(g->sim)) {
+    return -1;
+  }
+  ArkChain* c = g->arkchain;
+  if (chainModelJac(g, t, y, c->body, c->fq, c->fu) != 0) {
+    for (int k = 0; k < c->nb; k++) {
+      if (!isfinite(c->fq[k]) || !isfinite(c->fu[k])) {
+        c->fq[k] = c->fu[k] = 0;
+      }
+    }
+  }
+  return 0;
+}
+
+
+static int groupChainFactor(void* user_data, const double* L, double hg) {
+  (void)L;
+  const Group* g = user_data;
+  ArkChain* c = g->arkchain;
+  for (int k = 0; k < c->nb; k++) {
+    c->armature[k] = -hg * c->fu[k] - hg * hg * c->fq[k];
+  }
+  c->hg = hg;
+  return cs_chainFactor(c->body, g->parent_idx, c->nb, c->armature, c->IA, c->U, c->D) ? -1 : 0;
+}
+
+
+static void groupChainSolve(void* user_data, double* x) {
+  const Group* g = user_data;
+  ArkChain* c = g->arkchain;
+  for (int k = 0; k < c->nb; k++) {
+    c->w[k] = x[c->bu[k]];
+  }
+  cs_chainMassTimes(c->body, g->parent_idx, c->nb, c->w, c->r, c->scratch);
+  for (int k = 0; k < c->nb; k++) {
+    c->r[k] += c->hg * c->fq[k] * x[c->bq[k]];
+  }
+  cs_chainSolve(c->body, g->parent_idx, c->nb, c->U, c->D, c->r, c->scratch);
+  for (int k = 0; k < c->nb; k++) {
+    x[c->bu[k]] = c->r[k];
+    x[c->bq[k]] += c->hg * c->r[k];
+  }
+}
 
 
 // Group g's rk instance at t0 (rk.c: Dormand-Prince 5(4)), from the data's current state, on
@@ -1478,24 +1652,39 @@ static int createRk(Group* g, double t0, csError* err) {
         idx[ni++] = i;
       }
     }
-    if (ni > ARK_MAX_BLOCK) {
+    // a free body forms its Jacobian from its elements; a chain of pins and sliders from its
+    // mass matrix, solving its systems through the tree at any size
+    if (!idx || arkFreeSystem(g, ni, idx) != CS_OK || arkChainSystem(g, ni, idx) != CS_OK) {
+      csu_free(idx, 0);
+      cs_setError(err, CS_ERR_MEMORY, "", "out of memory creating the integrator");
+      return CS_ERR_MEMORY;
+    }
+    if (ni > ARK_MAX_BLOCK && !g->arkchain) {
       csu_free(idx, 0);
       cs_setError(err, CS_ERR_INPUT, "simulation.integrator",
                   "ark forms a dense Jacobian of a group's positions and speeds at every step "
                   "(one evaluation per state and an LU of their number cubed), and %s has %d "
-                  "of them, more than %d: use bdf (a chain's Newton matrix in O(n), GMRES for "
-                  "other large groups) or rk%s",
+                  "of them, more than %d (chains of pins and sliders have no such limit): use "
+                  "bdf (a chain's Newton matrix in O(n), GMRES for other large groups) or rk%s",
                   opt->linsol == CS_LINSOL_AUTO ? "a group of this model" : "this model, as one "
                   "group with the linear_solver given,", ni, ARK_MAX_BLOCK,
                   opt->linsol == CS_LINSOL_AUTO ? "" : ", or the automatic linear_solver, with "
                   "which bodies that cannot influence each other form groups of their own");
       return CS_ERR_INPUT;
     }
+    g->rk->fcolumn = groupRhsColumn;
+    if (g->free) {
+      g->rk->fjac = groupFreeJacobian;
+      g->rk->wfactor = groupFreeFactor;
+      g->rk->wsolve = groupFreeSolve;
+    } else if (g->arkchain) {
+      g->rk->fjac = groupChainJacobian;
+      g->rk->wfactor = groupChainFactor;
+      g->rk->wsolve = groupChainSolve;
+      g->rk->matrix_free = 1;
+    }
     csArkTable tab;
-    int r = !idx ? CS_ERR_MEMORY
-            : arkFreeSystem(g, ni, idx) != CS_OK ? CS_ERR_MEMORY
-            : cs_arkTableLoad(&tab) != 0 ? CS_ERR_SOLVER
-                                         : cs_rkArkInit(g->rk, &tab, ni, idx);
+    int r = cs_arkTableLoad(&tab) != 0 ? CS_ERR_SOLVER : cs_rkArkInit(g->rk, &tab, ni, idx);
     csu_free(idx, 0);
     if (r == CS_ERR_MEMORY) {
       cs_setError(err, CS_ERR_MEMORY, "", "out of memory creating the integrator");
@@ -1505,12 +1694,6 @@ static int createRk(Group* g, double t0, csError* err) {
       cs_setError(err, CS_ERR_SOLVER, "",
                   "the SUNDIALS library lacks ARKODE's ARK4(3)6L[2]SA tables");
       return CS_ERR_SOLVER;
-    }
-    g->rk->fcolumn = groupRhsColumn;
-    if (g->free) {
-      g->rk->fjac = groupFreeJacobian;
-      g->rk->wfactor = groupFreeFactor;
-      g->rk->wsolve = groupFreeSolve;
     }
   }
   return CS_OK;
@@ -1637,6 +1820,8 @@ static void destroySolver(Group* g) {
   g->rk = NULL;
   cs_freeSystemDelete(g->free);
   g->free = NULL;
+  arkChainDelete(g->arkchain);
+  g->arkchain = NULL;
   CVodeFree(&g->mem);
   SUNNonlinSolFree(g->NLS);
   SUNLinSolFree(g->LS);

@@ -68,6 +68,8 @@ typedef struct csRk {
   // LU; wfactor returns 0, or -1 when singular; wsolve overwrites r with x
   int (*wfactor)(void* ctx, const double* L, double hg);
   void (*wsolve)(void* ctx, double* x);
+  int matrix_free;         // ark: fjac, wfactor and wsolve keep the Jacobian their own way, so
+                           // that ark allocates no dense L (set before cs_rkArkInit)
   double* k;               // (7 n) stages
   double* ynew;            // (n)
   double* dense;           // (5 n) the last step's interpolation coefficients
