@@ -1664,8 +1664,9 @@ static int createRk(Group* g, double t0, csError* err) {
       cs_setError(err, CS_ERR_INPUT, "simulation.integrator",
                   "ark forms a dense Jacobian of a group's positions and speeds at every step "
                   "(one evaluation per state and an LU of their number cubed), and %s has %d "
-                  "of them, more than %d (chains of pins and sliders have no such limit): use "
-                  "bdf (a chain's Newton matrix in O(n), GMRES for other large groups) or rk%s",
+                  "of them, more than %d (a chain of pins and sliders has no such limit with "
+                  "the automatic linear_solver): use bdf (a chain's Newton matrix in O(n), "
+                  "GMRES for other large groups) or rk%s",
                   opt->linsol == CS_LINSOL_AUTO ? "a group of this model" : "this model, as one "
                   "group with the linear_solver given,", ni, ARK_MAX_BLOCK,
                   opt->linsol == CS_LINSOL_AUTO ? "" : ", or the automatic linear_solver, with "
