@@ -1144,6 +1144,79 @@ static int schurJac(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix J, void* u
 }
 
 
+// The reduced system of 1 - gamma J for a chain whose J is [0 1; M^-1 Fq, M^-1 Fu] (rows and
+// columns q, u; Fq and Fu diagonal), given the matrix's own diagonals mq = -gamma Fq and
+// mu = -gamma Fu: (M + diag(mu + gamma mq)) x_u = M b_u - mq b_q, x_q = b_q + gamma x_u,
+// factored and solved through the tree (cs_chainFactor, cs_chainSolve) in O(n). BDF's Newton
+// matrix (schurSetup) and ark's 1 - hg L (groupChainFactor) both solve with it.
+typedef struct ChainSolve {
+  double* IA;           // (36 nb) articulated inertias
+  double* U;            // (6 nb)
+  double* D;            // (nb)
+  double* armature;     // (nb) mu + gamma mq
+  double* w;            // (nb) b_u
+  double* r;            // (nb) the reduced right-hand side, then x_u
+  double* scratch;      // (12 nb)
+  double gamma;
+} ChainSolve;
+
+
+// CS_OK or CS_ERR_MEMORY (what was allocated is freed by chainSolveFree)
+static int chainSolveAlloc(ChainSolve* s, size_t nb) {
+  s->IA = csu_malloc(sizeof(double) * 36 * nb);
+  s->U = csu_malloc(sizeof(double) * 6 * nb);
+  s->D = csu_malloc(sizeof(double) * nb);
+  s->armature = csu_malloc(sizeof(double) * nb);
+  s->w = csu_malloc(sizeof(double) * nb);
+  s->r = csu_malloc(sizeof(double) * nb);
+  s->scratch = csu_malloc(sizeof(double) * 12 * nb);
+  return s->IA && s->U && s->D && s->armature && s->w && s->r && s->scratch ? CS_OK
+                                                                            : CS_ERR_MEMORY;
+}
+
+
+static void chainSolveFree(ChainSolve* s) {
+  csu_free(s->IA, 0);
+  csu_free(s->U, 0);
+  csu_free(s->D, 0);
+  csu_free(s->armature, 0);
+  csu_free(s->w, 0);
+  csu_free(s->r, 0);
+  csu_free(s->scratch, 0);
+}
+
+
+// 0, or -1 when a pivot is not positive
+static int chainSolveFactor(ChainSolve* s, const csChainBody* body, const int* parent, int nb,
+                            const double* mq, const double* mu, double gamma) {
+  for (int k = 0; k < nb; k++) {
+    s->armature[k] = mu[k] + gamma * mq[k];
+  }
+  s->gamma = gamma;
+  return cs_chainFactor(body, parent, nb, s->armature, s->IA, s->U, s->D) ? -1 : 0;
+}
+
+
+// x = (1 - gamma J)^-1 b on the coordinates and speeds, body k's at iq[k] and iu[k] of b and x
+// (which may be one array)
+static void chainSolveSolve(ChainSolve* s, const csChainBody* body, const int* parent, int nb,
+                            const double* mq, const int* iq, const int* iu, const double* b,
+                            double* x) {
+  for (int k = 0; k < nb; k++) {
+    s->w[k] = b[iu[k]];
+  }
+  cs_chainMassTimes(body, parent, nb, s->w, s->r, s->scratch);
+  for (int k = 0; k < nb; k++) {
+    s->r[k] -= mq[k] * b[iq[k]];
+  }
+  cs_chainSolve(body, parent, nb, s->U, s->D, s->r, s->scratch);
+  for (int k = 0; k < nb; k++) {
+    x[iq[k]] = b[iq[k]] + s->gamma * s->r[k];
+    x[iu[k]] = s->r[k];
+  }
+}
+
+
 // content of the reduced linear solver
 typedef struct SchurSolver {
   Group* g;
@@ -1154,13 +1227,8 @@ typedef struct SchurSolver {
   int* zcol;            // (nz x 2 nb) nonzero q/u columns of each energy row, from setup
   double* zval;         // (nz x 2 nb) their entries of M
   int* znnz;            // (nz) how many
-  // mass-matrix form: the factors of M - gamma df/du - gamma^2 df/dq through the tree
-  double* IA;           // (36 nb) articulated inertias
-  double* U;            // (6 nb)
-  double* D;            // (nb)
-  double* armature;     // (nb) - gamma df/du - gamma^2 df/dq
-  double* r;            // (nb) M b_u, the reduced right-hand side
-  double* scratch;      // (12 nb)
+  // mass-matrix form: M - gamma df/du - gamma^2 df/dq factored through the tree
+  ChainSolve chain;
   double gamma;
   int last_flag;
 } SchurSolver;
@@ -1193,12 +1261,8 @@ static int schurSetup(SUNLinearSolver LS, SUNMatrix A) {
   double gamma = -M->qu;
   s->gamma = gamma;
   if (!M->a) {
-    // reduced system times the mass matrix: (M - gamma df/du - gamma^2 df/dq) x_u = ...; the
-    // matrix's diagonals are -gamma df/dq and -gamma df/du by now
-    for (int k = 0; k < nb; k++) {
-      s->armature[k] = M->fu[k] + gamma * M->fq[k];
-    }
-    int fail = cs_chainFactor(M->body, g->parent_idx, nb, s->armature, s->IA, s->U, s->D);
+    // the matrix's diagonals are -gamma df/dq and -gamma df/du by now
+    int fail = chainSolveFactor(&s->chain, M->body, g->parent_idx, nb, M->fq, M->fu, gamma);
     s->last_flag = fail ? SUNLS_LUFACT_FAIL : SUNLS_SUCCESS;
     return s->last_flag;
   }
@@ -1242,20 +1306,8 @@ static int schurSolve(SUNLinearSolver LS, SUNMatrix A, N_Vector x, N_Vector b, s
   const sunrealtype* bb = N_VGetArrayPointer(b);
   sunrealtype* xx = N_VGetArrayPointer(x);
   if (!M->a) {
-    // (M - gamma df/du - gamma^2 df/dq) x_u = M b_u + gamma df/dq b_q, where M->fq holds
-    // -gamma df/dq; x_q = b_q + gamma x_u; x_z = b_z (the energy rows are 0)
-    for (int k = 0; k < nb; k++) {
-      s->w[k] = bb[g->iu[k]];
-    }
-    cs_chainMassTimes(M->body, g->parent_idx, nb, s->w, s->r, s->scratch);
-    for (int k = 0; k < nb; k++) {
-      s->r[k] -= M->fq[k] * bb[g->iq[k]];
-    }
-    cs_chainSolve(M->body, g->parent_idx, nb, s->U, s->D, s->r, s->scratch);
-    for (int k = 0; k < nb; k++) {
-      xx[g->iu[k]] = s->r[k];
-      xx[g->iq[k]] = bb[g->iq[k]] + s->gamma * s->r[k];
-    }
+    // x_z = b_z (the energy rows are 0)
+    chainSolveSolve(&s->chain, M->body, g->parent_idx, nb, M->fq, g->iq, g->iu, bb, xx);
     for (int i = 0; i < g->nz_schur; i++) {
       xx[g->iz[i]] = bb[g->iz[i]];
     }
@@ -1310,12 +1362,7 @@ static int schurFree(SUNLinearSolver LS) {
     csu_free(s->zcol, 0);
     csu_free(s->zval, 0);
     csu_free(s->znnz, 0);
-    csu_free(s->IA, 0);
-    csu_free(s->U, 0);
-    csu_free(s->D, 0);
-    csu_free(s->armature, 0);
-    csu_free(s->r, 0);
-    csu_free(s->scratch, 0);
+    chainSolveFree(&s->chain);
     csu_free(s, 0);
   }
   LS->content = NULL;
@@ -1349,13 +1396,7 @@ static SUNLinearSolver schurNew(Group* g) {
   s->g = g;
   s->w = csu_malloc(sizeof(double) * nb);
   if (g->schur_model) {
-    s->IA = csu_malloc(sizeof(double) * 36 * nb);
-    s->U = csu_malloc(sizeof(double) * 6 * nb);
-    s->D = csu_malloc(sizeof(double) * nb);
-    s->armature = csu_malloc(sizeof(double) * nb);
-    s->r = csu_malloc(sizeof(double) * nb);
-    s->scratch = csu_malloc(sizeof(double) * 12 * nb);
-    if (!s->w || !s->IA || !s->U || !s->D || !s->armature || !s->r || !s->scratch) {
+    if (chainSolveAlloc(&s->chain, nb) != CS_OK) {
       schurFree(LS);
       return NULL;
     }
@@ -1481,16 +1522,11 @@ typedef struct ArkChain {
   csChainBody* body;    // (nb) the bodies at the Jacobian's pose
   double* fq;           // (nb) df/dq of each speed's force
   double* fu;           // (nb) df/du
-  double* armature;     // (nb) -hg df/du - hg^2 df/dq
-  double* IA;           // (36 nb) cs_chainFactor's articulated inertias
-  double* U;            // (6 nb)
-  double* D;            // (nb)
-  double* r;            // (nb) the reduced right-hand side and solution
-  double* w;            // (nb) b_u
-  double* scratch;      // (12 nb)
+  double* mq;           // (nb) -hg df/dq, the diagonals of 1 - hg L
+  double* mu;           // (nb) -hg df/du
   int* bq;              // (nb) position of each body's coordinate in ark's implicit block
   int* bu;              // (nb) and of its speed
-  double hg;
+  ChainSolve solve;
 } ArkChain;
 
 
@@ -1501,15 +1537,11 @@ static void arkChainDelete(ArkChain* c) {
   csu_free(c->body, 0);
   csu_free(c->fq, 0);
   csu_free(c->fu, 0);
-  csu_free(c->armature, 0);
-  csu_free(c->IA, 0);
-  csu_free(c->U, 0);
-  csu_free(c->D, 0);
-  csu_free(c->r, 0);
-  csu_free(c->w, 0);
-  csu_free(c->scratch, 0);
+  csu_free(c->mq, 0);
+  csu_free(c->mu, 0);
   csu_free(c->bq, 0);
   csu_free(c->bu, 0);
+  chainSolveFree(&c->solve);
   csu_free(c, 0);
 }
 
@@ -1537,17 +1569,12 @@ static int arkChainSystem(Group* g, int ni, const int* idx) {
   c->body = csu_malloc(sizeof(csChainBody) * n);
   c->fq = allocArray(n, sizeof(double));
   c->fu = allocArray(n, sizeof(double));
-  c->armature = allocArray(n, sizeof(double));
-  c->IA = allocArray(36 * n, sizeof(double));
-  c->U = allocArray(6 * n, sizeof(double));
-  c->D = allocArray(n, sizeof(double));
-  c->r = allocArray(n, sizeof(double));
-  c->w = allocArray(n, sizeof(double));
-  c->scratch = allocArray(12 * n, sizeof(double));
+  c->mq = allocArray(n, sizeof(double));
+  c->mu = allocArray(n, sizeof(double));
   c->bq = allocArray(n, sizeof(int));
   c->bu = allocArray(n, sizeof(int));
-  if (!c->body || !c->fq || !c->fu || !c->armature || !c->IA || !c->U || !c->D || !c->r ||
-      !c->w || !c->scratch || !c->bq || !c->bu) {
+  if (chainSolveAlloc(&c->solve, n) != CS_OK || !c->body || !c->fq || !c->fu || !c->mq ||
+      !c->mu || !c->bq || !c->bu) {
     arkChainDelete(c);
     return CS_ERR_MEMORY;
   }
@@ -1596,28 +1623,17 @@ static int groupChainFactor(void* user_data, const double* L, double hg) {
   const Group* g = user_data;
   ArkChain* c = g->arkchain;
   for (int k = 0; k < c->nb; k++) {
-    c->armature[k] = -hg * c->fu[k] - hg * hg * c->fq[k];
+    c->mq[k] = -hg * c->fq[k];
+    c->mu[k] = -hg * c->fu[k];
   }
-  c->hg = hg;
-  return cs_chainFactor(c->body, g->parent_idx, c->nb, c->armature, c->IA, c->U, c->D) ? -1 : 0;
+  return chainSolveFactor(&c->solve, c->body, g->parent_idx, c->nb, c->mq, c->mu, hg);
 }
 
 
 static void groupChainSolve(void* user_data, double* x) {
   const Group* g = user_data;
   ArkChain* c = g->arkchain;
-  for (int k = 0; k < c->nb; k++) {
-    c->w[k] = x[c->bu[k]];
-  }
-  cs_chainMassTimes(c->body, g->parent_idx, c->nb, c->w, c->r, c->scratch);
-  for (int k = 0; k < c->nb; k++) {
-    c->r[k] += c->hg * c->fq[k] * x[c->bq[k]];
-  }
-  cs_chainSolve(c->body, g->parent_idx, c->nb, c->U, c->D, c->r, c->scratch);
-  for (int k = 0; k < c->nb; k++) {
-    x[c->bu[k]] = c->r[k];
-    x[c->bq[k]] += c->hg * c->r[k];
-  }
+  chainSolveSolve(&c->solve, c->body, g->parent_idx, c->nb, c->mq, c->bq, c->bu, x, x);
 }
 
 
