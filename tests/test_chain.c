@@ -189,8 +189,8 @@ static void test_chain_far_from_origin(void** state) {
 
 // ark on chains of pins: from eight bodies its Jacobian comes from the mass matrix and the
 // elements' own derivatives (no right-hand side spent on difference quotients) and its systems
-// are solved through the tree. On chain_16 at 1e-8 over 1 s it follows Adams at 1e-9 and ark
-// with the dense difference-quotient Jacobian within 2e-6 rad, keeps KE + PE + dissipated within
+// are solved through the tree. On chain_16 at 1e-8 over 1 s it follows Adams at 1e-9 within
+// 2e-6 rad, as ark with the dense difference-quotient Jacobian does, keeps KE + PE + dissipated within
 // 1e-5 of the energy, and spends less than half the dense run's right-hand sides (rk, of order
 // five, takes half ark's steps there: the chain is not stiff). Where the solve matters: with
 // dampers of 2 N m s/rad on every pin (eigenvalues of some -6e4 1/s, which hold rk to steps of

@@ -1320,8 +1320,12 @@ static int openDirectory(Sweep* sw, int fresh) {
   snprintf(path, sizeof(path), "%s/sweep.json", sw->dir);
   // results or records without a manifest: the manifest was lost (the records may be another
   // study's, with nothing left to tell), or the directory was never a sweep's and its
-  // results.csv is someone else's, which writing the tables would replace
-  if (!fileExists(path) && !fresh) {
+  // results.csv is someone else's, which writing the tables would replace. The results and
+  // records are looked for first and the manifest after them: a sweep writes its manifest
+  // before any record, so a manifest missing once records are seen is missing indeed, even
+  // while workers started together on a new directory are writing both (looked at the other
+  // way round, a worker could see no manifest, then another worker's first record)
+  if (!fresh) {
     char other[SWEEP_PATH];
     const char* found = NULL;
     const char* ours[2] = {"results.csv", "results.json"};
@@ -1340,7 +1344,7 @@ static int openDirectory(Sweep* sw, int fresh) {
     if (d) {
       closedir(d);
     }
-    if (found) {
+    if (found && !fileExists(path)) {
       fprintf(stderr,
               "contactsim: error: %s holds %s but no manifest (sweep.json): it is not a "
               "sweep directory of this study; refusing to overwrite it. Use another --out "

@@ -1058,15 +1058,14 @@ static int chainModelJac(Group* g, double t, const double* y, csChainBody* body,
     int e = g->forces[i];
     cs_forceKind(m->force[e].kind)->mobilityJacobian(m, d, e, sim->dfdq, sim->dfdu);
   }
+  int finite = 1;
   for (int k = 0; k < nb; k++) {
     int iu = m->body[g->bodies[k]].uadr;
     fq[k] = sim->dfdq[iu];
     fu[k] = sim->dfdu[iu];
-    if (!isfinite(fq[k]) || !isfinite(fu[k])) {
-      return 1;
-    }
+    finite = finite && isfinite(fq[k]) && isfinite(fu[k]);
   }
-  return 0;
+  return finite ? 0 : 1;
 }
 
 
@@ -1394,7 +1393,6 @@ static SUNLinearSolver schurNew(Group* g) {
   }
   memset(s, 0, sizeof(*s));
   s->g = g;
-  s->w = csu_malloc(sizeof(double) * nb);
   if (g->schur_model) {
     if (chainSolveAlloc(&s->chain, nb) != CS_OK) {
       schurFree(LS);
@@ -1402,6 +1400,7 @@ static SUNLinearSolver schurNew(Group* g) {
     }
     return LS;
   }
+  s->w = csu_malloc(sizeof(double) * nb);
   s->S = csu_malloc(sizeof(double) * nb * nb);
   s->piv = csu_malloc(sizeof(sunindextype) * nb);
   s->zcol = csu_malloc(sizeof(int) * nz * 2 * nb);
@@ -1578,20 +1577,29 @@ static int arkChainSystem(Group* g, int ni, const int* idx) {
     arkChainDelete(c);
     return CS_ERR_MEMORY;
   }
-  // each body's coordinate and speed in the block (every one is there: ni = 2 nb)
+  // each body's coordinate and speed in the block (every one is there: ni = 2 nb), through the
+  // block position of each of the group's states
+  int* pos = allocArray((size_t)g->nused, sizeof(int));
+  if (!pos) {
+    arkChainDelete(c);
+    return CS_ERR_MEMORY;
+  }
+  for (int i = 0; i < g->nused; i++) {
+    pos[i] = -1;
+  }
+  for (int p = 0; p < ni; p++) {
+    pos[idx[p]] = p;
+  }
+  int complete = 1;
   for (int k = 0; k < nb; k++) {
-    c->bq[k] = c->bu[k] = -1;
-    for (int p = 0; p < ni; p++) {
-      if (idx[p] == g->iq[k]) {
-        c->bq[k] = p;
-      } else if (idx[p] == g->iu[k]) {
-        c->bu[k] = p;
-      }
-    }
-    if (c->bq[k] < 0 || c->bu[k] < 0) {
-      arkChainDelete(c);
-      return CS_OK;
-    }
+    c->bq[k] = pos[g->iq[k]];
+    c->bu[k] = pos[g->iu[k]];
+    complete = complete && c->bq[k] >= 0 && c->bu[k] >= 0;
+  }
+  csu_free(pos, 0);
+  if (!complete) {
+    arkChainDelete(c);
+    return CS_OK;
   }
   g->arkchain = c;
   return CS_OK;
@@ -1680,9 +1688,10 @@ static int createRk(Group* g, double t0, csError* err) {
       cs_setError(err, CS_ERR_INPUT, "simulation.integrator",
                   "ark forms a dense Jacobian of a group's positions and speeds at every step "
                   "(one evaluation per state and an LU of their number cubed), and %s has %d "
-                  "of them, more than %d (a chain of pins and sliders has no such limit with "
-                  "the automatic linear_solver): use bdf (a chain's Newton matrix in O(n), "
-                  "GMRES for other large groups) or rk%s",
+                  "of them, more than %d (with the automatic linear_solver a chain of pins and "
+                  "sliders whose elements all give their own derivatives has no such limit): "
+                  "use bdf (a chain's Newton matrix in O(n), GMRES for other large groups) or "
+                  "rk%s",
                   opt->linsol == CS_LINSOL_AUTO ? "a group of this model" : "this model, as one "
                   "group with the linear_solver given,", ni, ARK_MAX_BLOCK,
                   opt->linsol == CS_LINSOL_AUTO ? "" : ", or the automatic linear_solver, with "

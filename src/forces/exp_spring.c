@@ -465,9 +465,6 @@ static void expSpringBodyJacobian(const csModel* m, const csData* d, int e, int 
       C[i][2] = dF_dL * s.mu * dfz_dvz;
     }
   }
-  if (!isfinite(K[2][2]) || !isfinite(C[2][2])) {
-    return;  // an exponential past the range of doubles: no slope to linearize
-  }
   // into Ground: R K R^T, R C R^T (R K and R C first)
   const csMat33* R = &d->plane_pose[f->ref[CS_REF_PLANE]].R;
   double RK[3][3], RC[3][3], Ap[3][3], Av[3][3];
