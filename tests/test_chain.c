@@ -190,15 +190,15 @@ static void test_chain_far_from_origin(void** state) {
 // ark on chains of pins: from eight bodies its Jacobian comes from the mass matrix and the
 // elements' own derivatives (no right-hand side spent on difference quotients) and its systems
 // are solved through the tree. On chain_16 at 1e-8 over 1 s it follows Adams at 1e-9 within
-// 2e-6 rad, as ark with the dense difference-quotient Jacobian does, keeps KE + PE + dissipated within
-// 1e-5 of the energy, and spends less than half the dense run's right-hand sides (rk, of order
-// five, takes half ark's steps there: the chain is not stiff). Where the solve matters: with
-// dampers of 2 N m s/rad on every pin (eigenvalues of some -6e4 1/s, which hold rk to steps of
-// 50 us) it takes a fiftieth of rk's steps, and with stops 100 times stiffer fewer than 0.85 of
-// rk's (at 1e-5, where ark, rk and the dense ark are 0.7-2e-3 rad from Adams at 1e-9: the stiff
-// stops make the motion sensitive). A wrong sign on the solve's stiffness term read 0.10 and
-// 1.34 of rk's steps, hg for hg^2 in the armature 0.17, the coordinates' share of the solution
-// left out 0.95 on the stiff stops.
+// 2e-6 rad, as ark with the dense difference-quotient Jacobian does, keeps KE + PE + dissipated
+// within 1e-5 of the energy, and spends less than half the dense run's right-hand sides (rk, of
+// order five, takes half ark's steps there: the chain is not stiff). Where the solve matters:
+// with dampers of 2 N m s/rad on every pin (eigenvalues of some -6e4 1/s, which hold rk to
+// steps of 50 us) it takes a fiftieth of rk's steps, and with stops 100 times stiffer fewer
+// than 0.85 of rk's (at 1e-5, where ark, rk and the dense ark are 0.7-2e-3 rad from Adams at
+// 1e-9: the stiff stops make the motion sensitive). A wrong sign on the solve's stiffness term
+// read 0.10 and 1.34 of rk's steps, hg for hg^2 in the armature 0.17, the coordinates' share of
+// the solution left out 0.95 on the stiff stops.
 static void checkArkChain(const csModel* m, const char* what, double tol, double agree,
                           double steps_rk) {
   thTrace tree = {0}, dense = {0}, rk = {0}, ref = {0};
@@ -211,7 +211,8 @@ static void checkArkChain(const csModel* m, const char* what, double tol, double
     drift = fmax(drift, fabs(tree.ke[i] + tree.pe[i] + tree.diss[i] - e0));
     scale = fmax(scale, tree.ke[i] + tree.diss[i]);
   }
-  double vs_ref = maxDiff(&tree, &ref), vs_dense = maxDiff(&dense, &ref), vs_rk = maxDiff(&rk, &ref);
+  double vs_ref = maxDiff(&tree, &ref), vs_dense = maxDiff(&dense, &ref);
+  double vs_rk = maxDiff(&rk, &ref);
   print_message("%s, ark at %g: %ld steps, %ld right-hand sides (%ld on Jacobians); dense: %ld "
                 "steps, %ld + %ld; rk %ld steps. From Adams at 1e-9 %.3g rad (dense %.3g, rk "
                 "%.3g); energy drift %.3g J of %.3g J\n",

@@ -41,8 +41,9 @@ static csModel* slabWith(const char* model, double vt, int offset, const char* r
            " \"forces\": [{\"type\": \"constant\", \"name\": \"push\", \"body\": \"slab\","
            "   \"station\": [0.1, 0.05, 0.05], \"force\": [3, -2, 1], \"torque\": [0.1, 0, 0.2]}],"
            " \"simulation\": {\"duration\": 1}}",
-           offset ? "[0.05, -0.03, 0.02]" : "[0, 0, 0]", *floor ? ", \"frame\": {\"rotation\": " : "",
-           floor, *floor ? "}" : "", model, vt, vt, vt, rule);
+           offset ? "[0.05, -0.03, 0.02]" : "[0, 0, 0]",
+           *floor ? ", \"frame\": {\"rotation\": " : "", floor, *floor ? "}" : "", model, vt, vt,
+           vt, rule);
   return th_loadString(json);
 }
 
