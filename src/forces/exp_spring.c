@@ -436,15 +436,15 @@ static void expSpringBodyJacobian(const csModel* m, const csData* d, int e, int 
   expSpringEval s;
   evaluate(m, d, e, &s);
   // slopes in the plane frame: K = df_P/dp_P, C = df_P/dv_P
-  double K[3][3] = {{0}}, C[3][3] = {{0}};
+  csMat33 K = {{{0}}}, C = {{{0}}};
   double dfz_dz = 0, dfz_dvz = 0;
   if (s.fz > 0 && s.fz < prm[SLOT_MAXFZ]) {
     double fzRaw = prm[SLOT_D1] * exp(-prm[SLOT_D2] * (s.p_P.z - prm[SLOT_D0]));
     dfz_dz = -prm[SLOT_D2] * s.fz;
     dfz_dvz = -prm[SLOT_CZ] * fzRaw;
   }
-  K[2][2] = dfz_dz;
-  C[2][2] = dfz_dvz;
+  K.m[2][2] = dfz_dz;
+  C.m[2][2] = dfz_dvz;
   if (!(s.limit < NEGLIGIBLE)) {
     double kxy = prm[SLOT_KXY], cxy = frictionDamping(prm);
     double k = s.limitRule ? 0.0 : s.sliding;
@@ -456,32 +456,21 @@ static void expSpringBodyJacobian(const csModel* m, const csData* d, int e, int 
     capSlopes(x2, s.limit, D2, dL2);
     for (int i = 0; i < 2; i++) {
       for (int j = 0; j < 2; j++) {
-        K[i][j] = -(1 - k) * kxy * D2[i][j];
-        C[i][j] = -cxy * ((1 - k) * D2[i][j] + k * D1[i][j]);
+        K.m[i][j] = -(1 - k) * kxy * D2[i][j];
+        C.m[i][j] = -cxy * ((1 - k) * D2[i][j] + k * D1[i][j]);
       }
       // the limit mu fz moves with the height and its rate
       double dF_dL = (1 - k) * dL2[i] + k * dL1[i];
-      K[i][2] = dF_dL * s.mu * dfz_dz;
-      C[i][2] = dF_dL * s.mu * dfz_dvz;
+      K.m[i][2] = dF_dL * s.mu * dfz_dz;
+      C.m[i][2] = dF_dL * s.mu * dfz_dvz;
     }
   }
-  // into Ground: R K R^T, R C R^T (R K and R C first)
+  // into Ground: R K R^T, R C R^T
   const csMat33* R = &d->plane_pose[f->ref[CS_REF_PLANE]].R;
-  double RK[3][3], RC[3][3], Ap[3][3], Av[3][3];
-  for (int i = 0; i < 3; i++) {
-    for (int j = 0; j < 3; j++) {
-      RK[i][j] = R->m[i][0] * K[0][j] + R->m[i][1] * K[1][j] + R->m[i][2] * K[2][j];
-      RC[i][j] = R->m[i][0] * C[0][j] + R->m[i][1] * C[1][j] + R->m[i][2] * C[2][j];
-    }
-  }
-  for (int i = 0; i < 3; i++) {
-    for (int j = 0; j < 3; j++) {
-      Ap[i][j] = RK[i][0] * R->m[j][0] + RK[i][1] * R->m[j][1] + RK[i][2] * R->m[j][2];
-      Av[i][j] = RC[i][0] * R->m[j][0] + RC[i][1] * R->m[j][1] + RC[i][2] * R->m[j][2];
-    }
-  }
-  csu_pointForceBodyJacobian(d, body, s.p_G, s.p_G, csu_vec3(0, 0, 1), 0.0, s.f_G, Ap, Av, dQdX,
-                             dQdV);
+  csMat33 RT = csu_transpose(R), RK = csu_mulMM(R, &K), RC = csu_mulMM(R, &C);
+  csMat33 Ap = csu_mulMM(&RK, &RT), Av = csu_mulMM(&RC, &RT);
+  csu_pointForceBodyJacobian(d, body, s.p_G, s.p_G, csu_vec3(0, 0, 1), 0.0, s.f_G, &Ap, &Av,
+                             dQdX, dQdV);
 }
 
 

@@ -94,26 +94,9 @@ int cs_validateSphereContact(const csModel* m, const csForce* f, csError* err) {
 
 
 // [a]x, the matrix of a x .
-static void crossMatrix(double out[3][3], csVec3 a) {
-  out[0][0] = 0;
-  out[0][1] = -a.z;
-  out[0][2] = a.y;
-  out[1][0] = a.z;
-  out[1][1] = 0;
-  out[1][2] = -a.x;
-  out[2][0] = -a.y;
-  out[2][1] = a.x;
-  out[2][2] = 0;
-}
-
-
-// out = A B (3 x 3)
-static void mul33(double out[3][3], const double A[3][3], const double B[3][3]) {
-  for (int i = 0; i < 3; i++) {
-    for (int j = 0; j < 3; j++) {
-      out[i][j] = A[i][0] * B[0][j] + A[i][1] * B[1][j] + A[i][2] * B[2][j];
-    }
-  }
+static csMat33 crossMatrix(csVec3 a) {
+  csMat33 r = {{{0, -a.z, a.y}, {a.z, 0, -a.x}, {-a.y, a.x, 0}}};
+  return r;
 }
 
 
@@ -199,7 +182,8 @@ void csu_contactBodyJacobian(const csData* d, int body, const csContactEval* c,
   // fn mu(s) vt / s, s = |vt| (or sqrt(|vt|^2 + eps), smoothed), changes by
   // fn [(mu / s) (P - t t^T) + mu' t t^T] with t = vt / s (at no slip, fn mu' in every
   // tangential direction)
-  double g[3], Ap[3][3], Av[3][3];
+  double g[3];
+  csMat33 Ap, Av;
   double across = s->slip > 0 ? s->mu / s->slip : s->dmu_dslip;
   for (int i = 0; i < 3; i++) {
     g[i] = n[i] - s->mu * t[i];
@@ -208,20 +192,19 @@ void csu_contactBodyJacobian(const csData* d, int body, const csContactEval* c,
     for (int j = 0; j < 3; j++) {
       double P = (i == j) - n[i] * n[j];
       double tt = t[i] * t[j];
-      Ap[i][j] = -s->dfn_dx * g[i] * n[j];
-      Av[i][j] = -s->dfn_dxdot * g[i] * n[j] -
-                 c->fn * (s->slip > 0 ? across * (P - tt) + s->dmu_dslip * tt : across * P);
+      Ap.m[i][j] = -s->dfn_dx * g[i] * n[j];
+      Av.m[i][j] = -s->dfn_dxdot * g[i] * n[j] -
+                   c->fn * (s->slip > 0 ? across * (P - tt) + s->dmu_dslip * tt : across * P);
     }
   }
-  csu_pointForceBodyJacobian(d, body, c->point, s->station, s->nout, s->share, c->force, Ap, Av,
-                             dQdX, dQdV);
+  csu_pointForceBodyJacobian(d, body, c->point, s->station, s->nout, s->share, c->force, &Ap,
+                             &Av, dQdX, dQdV);
 }
 
 
 void csu_pointForceBodyJacobian(const csData* d, int body, csVec3 point, csVec3 station,
-                                csVec3 nout, double share, csVec3 force,
-                                const double Ap[3][3], const double Av[3][3], double* dQdX,
-                                double* dQdV) {
+                                csVec3 nout, double share, csVec3 force, const csMat33* Ap,
+                                const csMat33* Av, double* dQdX, double* dQdV) {
   const double n[3] = {nout.x, nout.y, nout.z};
   // the body's motion (dtheta, dp_O): the station moves by ds = -[rs]x dtheta + dp_O, and the
   // point with it, less the share of the penetration's change the point takes along the normal
@@ -231,36 +214,33 @@ void csu_pointForceBodyJacobian(const csData* d, int body, csVec3 point, csVec3 
   // -[rp]x dw + dv_O and, with the pose, by [w]x dr; the moment rp x F by [rp]x dF - [F]x dr.
   const csTransform* X = &d->body_pose[body];
   csVec3 rp = csu_sub(point, X->p), rs = csu_sub(station, X->p);
-  double Rp[3][3], Rs[3][3], W[3][3], Fx[3][3], Pm[3][3];
-  crossMatrix(Rp, rp);
-  crossMatrix(Rs, rs);
-  crossMatrix(W, d->body_vel[body].w);
-  crossMatrix(Fx, force);
+  csMat33 Rp = crossMatrix(rp), Rs = crossMatrix(rs), Fx = crossMatrix(force);
+  csMat33 W = crossMatrix(d->body_vel[body].w), Pm;
   for (int i = 0; i < 3; i++) {
     for (int j = 0; j < 3; j++) {
-      Pm[i][j] = (i == j) - share * n[i] * n[j];
+      Pm.m[i][j] = (i == j) - share * n[i] * n[j];
     }
   }
   // Js = ds/d(theta, p_O) and Jr = dr/d(theta, p_O) (3 x 6)
-  double Js[3][6], Jr[3][6], PmRs[3][3];
-  mul33(PmRs, Pm, Rs);
+  double Js[3][6], Jr[3][6];
+  csMat33 PmRs = csu_mulMM(&Pm, &Rs);
   for (int i = 0; i < 3; i++) {
     for (int j = 0; j < 3; j++) {
-      Js[i][j] = -Rs[i][j];
+      Js[i][j] = -Rs.m[i][j];
       Js[i][3 + j] = (i == j);
-      Jr[i][j] = -PmRs[i][j];
-      Jr[i][3 + j] = Pm[i][j] - (i == j);
+      Jr[i][j] = -PmRs.m[i][j];
+      Jr[i][3 + j] = Pm.m[i][j] - (i == j);
     }
   }
   // the force's rows, dF/d(w, v_O) = Av [-[rp]x, 1] and dF/d(theta, p_O) = Ap Js + Av [w]x Jr
-  double AvW[3][3], FV[3][6], FX[3][6];
-  mul33(AvW, Av, W);
+  double FV[3][6], FX[3][6];
+  csMat33 AvW = csu_mulMM(Av, &W);
   for (int i = 0; i < 3; i++) {
     for (int j = 0; j < 6; j++) {
       double fv = 0, fx = 0;
       for (int k = 0; k < 3; k++) {
-        fv += Av[i][k] * (j < 3 ? -Rp[k][j] : (k == j - 3));
-        fx += Ap[i][k] * Js[k][j] + AvW[i][k] * Jr[k][j];
+        fv += Av->m[i][k] * (j < 3 ? -Rp.m[k][j] : (k == j - 3));
+        fx += Ap->m[i][k] * Js[k][j] + AvW.m[i][k] * Jr[k][j];
       }
       FV[i][j] = fv;
       FX[i][j] = fx;
@@ -271,8 +251,8 @@ void csu_pointForceBodyJacobian(const csData* d, int body, csVec3 point, csVec3 
     for (int j = 0; j < 6; j++) {
       double mv = 0, mx = 0;
       for (int k = 0; k < 3; k++) {
-        mv += Rp[i][k] * FV[k][j];
-        mx += Rp[i][k] * FX[k][j] - Fx[i][k] * Jr[k][j];
+        mv += Rp.m[i][k] * FV[k][j];
+        mx += Rp.m[i][k] * FX[k][j] - Fx.m[i][k] * Jr[k][j];
       }
       dQdV[6 * i + j] += mv;
       dQdX[6 * i + j] += mx;

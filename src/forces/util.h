@@ -205,9 +205,8 @@ void csu_contactBodyJacobian(const csData* d, int body, const csContactEval* c,
 // times the station's motion along the unit normal nout (0 for a point fixed in the body, where
 // point and station are one; nout is then not read). The plane's motion is not included.
 void csu_pointForceBodyJacobian(const csData* d, int body, csVec3 point, csVec3 station,
-                                csVec3 nout, double share, csVec3 force,
-                                const double Ap[3][3], const double Av[3][3], double* dQdX,
-                                double* dQdV);
+                                csVec3 nout, double share, csVec3 force, const csMat33* Ap,
+                                const csMat33* Av, double* dQdX, double* dQdV);
 
 // Height above plane `plane` of `body`'s material point now at p_G, and its first and second
 // time derivatives (g[0..2]; m, m/s, m/s^2), at the realized state (acceleration stage), the
