@@ -98,7 +98,8 @@ typedef struct Group {
   csStats banked;          // CVODE counters from before re-initialisations
   // the reduced Newton system of a chain (schurLayout): per body the CVODE index of its
   // coordinate and speed, and the indices of the dissipated energies
-  int schur;               // 1: BDF solves the reduced system
+  int schur;               // 1: a chain of pins and sliders (schurLayout), whose reduced system
+                           // BDF solves (and ark, through ArkChain, when it has 8+ bodies)
   int* iq;                 // (nbodies)
   int* iu;                 // (nbodies)
   int* iz;                 // (nz_schur)
@@ -1511,9 +1512,10 @@ enum { ARK_MAX_BLOCK = 200 };
 //   (M - hg df/du - hg^2 df/dq) x_u = M b_u + hg df/dq b_q,   x_q = b_q + hg x_u,
 // where difference quotients would cost 2 n right-hand sides a step and a dense LU (2 n)^3 / 3.
 // The terms left out cost steps where they matter: a chain creeping under heavy joint damping
-// (its slow motion set by gravity's pose dependence) took 1.6-4.7x the steps of the
-// quotients' Jacobian at 1e-7 (docs/performance.md, "ark on chains"). From eight bodies the
-// quotients cost more than those steps do at every tolerance measured; below, they are kept.
+// (its slow motion set by gravity's pose dependence) took 4.7-5.8x the steps of the
+// quotients' Jacobian at 1e-7, 1.6-1.9x the CPU (docs/performance.md, "ark on chains"). From
+// eight bodies the quotients cost more than those steps everywhere else measured; below eight,
+// where the damped chain took 4.7x the CPU, they are kept.
 enum { ARK_CHAIN_MIN = 8 };
 
 typedef struct ArkChain {
