@@ -12,6 +12,7 @@
 #include "engine/error.h"
 #include "engine/kinematics.h"
 #include "forces/kinds.h"
+#include "forces/util.h"
 
 // ref: the body; param slots: station, force, torque (3 each)
 enum { REF_BODY = 0 };
@@ -70,6 +71,23 @@ static void constantApply(const csModel* m, csData* d, int e) {
 }
 
 
+// The element's part of ark's Jacobian of a free body (csForceKind.bodyJacobian): the force is
+// fixed in Ground and the torque too, so their only change with the state is the force's moment
+// about the body's origin as the station turns with the body, [F]x [R s]x per radian.
+static void constantBodyJacobian(const csModel* m, const csData* d, int e, int body, double* dQdX,
+                                 double* dQdV) {
+  const csForce* f = &m->force[e];
+  if (body != f->ref[REF_BODY]) {
+    return;
+  }
+  const double* v = d->disc + f->discadr;
+  csVec3 p = csu_stationPosition(m, d, body, csu_vec3FromArray(f->param + SLOT_STATION));
+  csMat33 zero = {{{0}}};
+  csu_pointForceBodyJacobian(d, body, p, p, csu_vec3(0, 0, 0), 0,
+                             csu_vec3FromArray(v + DISC_FORCE), &zero, &zero, dQdX, dQdV);
+}
+
+
 const csForceKind cs_kindConstant = {
     .name = "constant",
     .doc = "constant force at a station and constant torque on one body, fixed in Ground",
@@ -81,4 +99,5 @@ const csForceKind cs_kindConstant = {
     .validate = constantValidate,
     .init = constantInit,
     .apply = constantApply,
+    .bodyJacobian = constantBodyJacobian,
 };
