@@ -22,7 +22,10 @@ For every scene (scenes/bench/, the contact model named below) it
    timing is done against MuJoCo;
 5. MuJoCo held to the same rule: for Euler and RK4, the longest step of MUJOCO_STEPS at which
    (and at every shorter one) every body stays within 1 mm of MuJoCo's converged run, timed the
-   same way against contactsim at its 1 mm tolerance; the summary takes the faster integrator.
+   same way against contactsim at its 1 mm tolerance; the summary takes the faster integrator;
+6. MuJoCo's contact is neither of contactsim's models, so on a scene whose own contact model is
+   not the one Simbody is compared on (the blocks and inclines: exponential springs), 4 and 5 are
+   also done with contactsim running the scene as written (rows marked "(scene)").
 
 --integrator NAME runs contactsim with that integrator (bdf, adams, rk) instead of each scene's
 own (the converged reference keeps the scene's). --integrators NAME,... compares integrators on
@@ -317,7 +320,42 @@ def bench_scene(args, scene, model, tmp, have_sb, have_mj, simbody, mujoco):
             row["mujoco_errors"][integ] = entry.pop("errors")
             row["peers"].append(entry)
             print(json.dumps({"scene": scene, **entry}), flush=True)
+        own = cs.scene.get("contact_models", {}).get("default")
+        if model and own and own != model:
+            mujoco_scene_model(args, scene, own, peer, row, tmp)
     return row
+
+
+def mujoco_scene_model(args, scene, own, peer, row, tmp):
+    """MuJoCo's contact is neither of contactsim's models, so a scene whose own contact model
+    (its contact_models.default) is not the one Simbody is compared on is also compared with
+    MuJoCo as written: contactsim with the scene's model, held to the same 1 mm rule against its
+    own converged run, timed interleaved with MuJoCo at its default and at its step within 1 mm
+    (the entries already in row)."""
+    cs = Contactsim(args.build, scene, None, args.integrator)
+    ref = cs.trajectory(1e-10, tmp, None)
+    errors = {}
+    for tol in LADDER:
+        try:
+            errors[tol] = traj_error(cs.trajectory(tol, tmp), ref)
+        except RuntimeError as e:
+            print("  %s" % e, file=sys.stderr)
+    tol_1mm = matched_tolerance(errors, ONE_MM)
+    row["scene_model_errors"] = {"model": own, "errors": errors}
+    for e in list(row["peers"]):
+        if e.get("kind") not in ("mujoco default", "mujoco matched"):
+            continue
+        entry = {"engine": e["engine"], "kind": e["kind"], "model": own + " (scene)",
+                 "timestep": e.get("timestep"), "error": e["error"], "cs_tol": tol_1mm}
+        if tol_1mm is not None and (e["kind"] == "mujoco default" or e.get("timestep")):
+            extra = ["--integrator", e["engine"].split()[1], "--timestep", e["timestep"]] \
+                if e["kind"] == "mujoco matched" else []
+            p = Peer(peer.exe, scene, extra)
+            (ci, cp), (pi, pp) = interleaved(cs, tol_1mm, p, args.reps)
+            entry.update(cs_cpu=ci, cs_proc=cp, peer_cpu=pi, peer_proc=pp,
+                         cs_error=errors[tol_1mm])
+        row["peers"].append(entry)
+        print(json.dumps({"scene": scene, **entry}), flush=True)
 
 
 def mujoco_matched(args, scene, mujoco, integ, steps, mref, cs, tol_1mm, tmp):
@@ -674,7 +712,7 @@ def main():
             pratio = e["cs_proc"] / e["peer_proc"] if "cs_proc" in e and e["peer_proc"] > 0 \
                 else None
             print("| %s | %s | %s | %s | %s (%s) | %s | %s | %s | %s |" % (
-                row["scene"], row["model"], e["engine"], fmt(e["error"]),
+                row["scene"], e.get("model", row["model"]), e["engine"], fmt(e["error"]),
                 fmt(e["cs_tol"], 2), fmt(e.get("cs_error")), fmt(e.get("cs_cpu")),
                 fmt(e.get("peer_cpu")), fmt(ratio, 2), fmt(pratio, 2)))
     print()
@@ -689,6 +727,20 @@ def main():
                                   fmt(row.get("cross_engine"), 2)))
     print("\n(defaults: the scene run without its rtol, atol and integrator, i.e. at the "
           "library's defaults; compare with the Simbody 1e-5 errors above)")
+    # the target: MuJoCo at its default against contactsim at its 1 mm tolerance, with each
+    # contact model compared (the peers' and, where it differs, the scene's own)
+    default = []
+    for row in results:
+        for e in row["peers"]:
+            if e.get("kind") == "mujoco default":
+                ratio = e["cs_cpu"] / e["peer_cpu"] if "cs_cpu" in e and e["peer_cpu"] > 0 \
+                    else None
+                default.append("%s %s%s" % (row["scene"], fmt(ratio, 2),
+                                            " [%s]" % e["model"] if "model" in e else ""))
+    if default:
+        print("\nMuJoCo at its default (2 ms Euler) against contactsim at its loosest tolerance "
+              "within 1 mm (integration CPU ratio; -: no tolerance within 1 mm): %s"
+              % ", ".join(default))
     # the scenes where MuJoCo's default run is itself within 1 mm of MuJoCo's converged run:
     # where both engines are converged, the comparison the 1 mm rule makes is like for like
     both = []
@@ -697,7 +749,8 @@ def main():
             if e.get("kind") == "mujoco default" and e["error"] <= ONE_MM:
                 ratio = e["cs_cpu"] / e["peer_cpu"] if "cs_cpu" in e and e["peer_cpu"] > 0 \
                     else None
-                both.append("%s %s" % (row["scene"], fmt(ratio, 2)))
+                both.append("%s %s%s" % (row["scene"], fmt(ratio, 2),
+                                         " [%s]" % e["model"] if "model" in e else ""))
     if any(e["engine"].startswith("mujoco") for row in results for e in row["peers"]):
         print("\nMuJoCo within 1 mm of its own converged run (both engines converged; "
               "integration CPU ratio): %s" % (", ".join(both) or "none"))
@@ -705,14 +758,16 @@ def main():
     # converged run, with the faster of its two integrators
     matched = []
     for row in results:
-        best = None
+        best = {}
         for e in row["peers"]:
             if e.get("kind") == "mujoco matched" and "cs_cpu" in e and e["peer_cpu"] > 0:
-                if best is None or e["peer_cpu"] < best["peer_cpu"]:
-                    best = e
-        if best:
-            matched.append("%s %s (%s)" % (row["scene"], fmt(best["cs_cpu"] / best["peer_cpu"], 2),
-                                           best["engine"][len("mujoco "):-len(" (within 1 mm)")]))
+                k = e.get("model")
+                if k not in best or e["peer_cpu"] < best[k]["peer_cpu"]:
+                    best[k] = e
+        for k, e in best.items():
+            matched.append("%s %s (%s)%s" % (row["scene"], fmt(e["cs_cpu"] / e["peer_cpu"], 2),
+                                             e["engine"][len("mujoco "):-len(" (within 1 mm)")],
+                                             " [%s]" % k if k else ""))
     if matched:
         print("\nBoth engines within 1 mm of their own converged runs, MuJoCo at its longest such "
               "step with the faster of Euler and RK4 (integration CPU ratio): %s"
