@@ -434,7 +434,7 @@ def contactsim_alone(args):
     print("|---|---|---:|---:|---:|")
     at_rest = ["--set", "bodies.foot.joint.initial.position=[0,0,0.02521]"]
     for case, extra in (("dropped (the scenes)", []), ("set down at rest", at_rest)):
-        for integ in ("rk", "bdf"):
+        for integ in ("rk", "ark", "bdf"):
             cpus = {"foot_drop": [], "foot_push": []}
             steps = {}
             for _ in range(args.reps):
