@@ -168,6 +168,51 @@ static void test_initial_kick(void** state) {
 }
 
 
+// A contact set of four corners started deep in a soft floor (k = 300 N/m per corner, tilted so
+// that the second corner is the deepest): the kick is judged on the set's total (no corner alone
+// pushes twice the weight), with the force k x of each corner at rest, and the depth is
+// reported once, at the deepest corner.
+static void test_contact_set_notes(void** state) {
+  (void)state;
+  csModel* m = loadWith("tests/data/warn/sink_set.json", NULL, NULL);
+  csMetrics mt;
+  runWithMetrics(m, &mt);
+  assert_int_equal(mt.ncontact, 4);
+  // the corners' depths from the pose: centre 15 mm below the floor, turned 1 degree about y
+  double a = CS_PI / 180, total = 0, deepest = 0, maxpen = 0;
+  for (int i = 0; i < 4; i++) {
+    double x = (i % 2) ? 0.2 : -0.2, z = -0.025;
+    double depth = -(-0.015 - sin(a) * x + cos(a) * z);
+    th_assertClose(mt.contact[i].penetration0, depth, 1e-12, 1e-15, "start depth");
+    th_assertClose(mt.contact[i].fn0, 300 * depth, 1e-9, 0, "k x at rest");
+    assert_true(mt.contact[i].fn0 < 2 * mt.contact[i].weight);
+    total += 300 * depth;
+    deepest = fmax(deepest, depth);
+    maxpen = fmax(maxpen, mt.contact[i].max_penetration);
+  }
+  assert_true(mt.contact[1].max_penetration == maxpen);
+  const char* kick = noteWith(&mt, "kicked off");
+  const char* deep = noteWith(&mt, "deeper than 1 cm");
+  print_message("%s\n%s\n", kick ? kick : "(no kick note)", deep ? deep : "(no depth note)");
+  assert_non_null(kick);
+  char expect[96];
+  snprintf(expect, sizeof(expect), "starts %.3g mm inside plane 'floor': it pushes with %.4g N",
+           1e3 * deepest, total);
+  assert_non_null(strstr(kick, expect));
+  assert_non_null(deep);
+  snprintf(expect, sizeof(expect), "penetrated %.3g m", maxpen);
+  assert_non_null(strstr(deep, expect));
+  // one note per set
+  int n = 0;
+  for (int i = 0; i < mt.nnotes; i++) {
+    n += strstr(mt.notes[i], "deeper than 1 cm") != NULL;
+  }
+  assert_int_equal(n, 1);
+  cs_metricsFree(&mt);
+  cs_deleteModel(m);
+}
+
+
 // ---------------------------------------------------------------------------------------------
 // an under-damped normal direction
 
@@ -286,6 +331,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_float_above_plane),
       cmocka_unit_test(test_initial_kick),
+      cmocka_unit_test(test_contact_set_notes),
       cmocka_unit_test(test_underdamped_bounce),
       cmocka_unit_test(test_peak_force),
       cmocka_unit_test(test_bundled_scenes_quiet),

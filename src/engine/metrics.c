@@ -238,29 +238,40 @@ static void checkInitialKick(csMetrics* mt, const csModel* m) {
   double worst = 0;
   int at = -1;
   double fn = 0, depth = 0;
+  // each set's total and deepest start, in one pass (set_fn and set_peak as scratch, zeroed
+  // again below), and its first element
+  for (int s = 0; s < mt->nset; s++) {
+    mt->set_fn[s] = 0;
+    mt->set_peak[s] = -INFINITY;
+    mt->set_pick[s] = -1;
+  }
+  for (int i = 0; i < mt->ncontact; i++) {
+    const csMetricsContact* c = &mt->contact[i];
+    if (c->set >= 0) {
+      mt->set_fn[c->set] += c->fn0;
+      mt->set_peak[c->set] = fmax(mt->set_peak[c->set], c->penetration0);
+      if (mt->set_pick[c->set] < 0) {
+        mt->set_pick[c->set] = i;
+      }
+    }
+  }
   for (int i = 0; i < mt->ncontact; i++) {
     const csMetricsContact* c = &mt->contact[i];
     // the set's total at the start, counted at its first element
-    double total = 0, deepest = -INFINITY;
-    int first = 1;
-    for (int j = 0; j < mt->ncontact; j++) {
-      const csMetricsContact* o = &mt->contact[j];
-      if (j == i || (c->set >= 0 && o->set == c->set)) {
-        first &= j >= i;
-        total += o->fn0;
-        deepest = fmax(deepest, o->penetration0);
-      }
-    }
-    if (!first || !(c->weight > 0)) {
+    if ((c->set >= 0 && mt->set_pick[c->set] != i) || !(c->weight > 0)) {
       continue;
     }
+    double total = c->set >= 0 ? mt->set_fn[c->set] : c->fn0;
     double ratio = total / c->weight;
     if (ratio > CS_METRICS_KICK_RATIO && ratio > worst) {
       worst = ratio;
       at = i;
       fn = total;
-      depth = deepest;
+      depth = c->set >= 0 ? mt->set_peak[c->set] : c->penetration0;
     }
+  }
+  for (int s = 0; s < mt->nset; s++) {
+    mt->set_fn[s] = mt->set_peak[s] = 0;
   }
   if (at < 0) {
     return;
@@ -301,13 +312,16 @@ int cs_metricsInit(csMetrics* mt, const csModel* m, csData* d) {
   mt->nforce = m->nforce;
   mt->contact_of = csu_malloc(sizeof(int) * (size_t)(m->nforce + 1));
   mt->window = csu_malloc(sizeof(csMetricsWindow) * (size_t)(n + mt->nset + 1));
-  if (!mt->contact || !mt->set_fn || !mt->contact_of || !mt->window) {
+  mt->set_size = csu_malloc(sizeof(int) * (size_t)(2 * mt->nset + 1));
+  if (!mt->contact || !mt->set_fn || !mt->contact_of || !mt->window || !mt->set_size) {
     cs_metricsFree(mt);
     return -1;
   }
   mt->set_peak = mt->set_fn + mt->nset;
+  mt->set_pick = mt->set_size + mt->nset;
   for (int s = 0; s < mt->nset; s++) {
     mt->set_fn[s] = mt->set_peak[s] = 0;
+    mt->set_size[s] = 0;
   }
   // one record per contact element: geometry from the slot convention of forces.h
   double g = csu_norm(m->gravity);
@@ -326,6 +340,9 @@ int cs_metricsInit(csMetrics* mt, const csModel* m, csData* d) {
     c->body = f->ref[CS_REF_BODY];
     c->plane = f->ref[CS_REF_PLANE];
     c->set = f->group;
+    if (c->set >= 0) {
+      mt->set_size[c->set]++;
+    }
     c->fn_extra = -1;
     for (int x = 0; x < k->nextra; x++) {
       if (strcmp(k->extranames[x], "normal_force") == 0) {
@@ -570,10 +587,7 @@ static void checkNormalForces(csMetrics* mt, const csModel* m, const csData* d) 
     if (!(c->weight > 0)) {
       continue;
     }
-    int nset = 0;
-    for (int j = 0; j < mt->ncontact; j++) {
-      nset += j == i || (c->set >= 0 && mt->contact[j].set == c->set);
-    }
+    int nset = c->set >= 0 ? mt->set_size[c->set] : 1;
     // floating: loaded with a gap between the surfaces (the exponential spring rests above its
     // plane by design, d0 and d1 setting how far, so it is not judged by this)
     if (m->force[c->force].kind != CS_FORCE_EXP_SPRING && c->fn > 0.05 * c->weight / nset &&
@@ -666,20 +680,21 @@ static void checkNormalForces(csMetrics* mt, const csModel* m, const csData* d) 
 
 void cs_metricsFinish(csMetrics* mt, const csModel* m, const csData* d) {
   checkNormalForces(mt, m, d);
-  // penetration deeper than a sphere's radius, or than 1 cm for a point, per set
+  // penetration deeper than a sphere's radius, or than 1 cm for a point, per set: reported
+  // once, at the set's deepest element (the first of equals)
+  for (int s = 0; s < mt->nset; s++) {
+    mt->set_pick[s] = -1;
+  }
   for (int i = 0; i < mt->ncontact; i++) {
     const csMetricsContact* c = &mt->contact[i];
-    // report a set once, at its deepest element
-    int first = 1;
-    for (int j = 0; j < mt->ncontact && c->set >= 0; j++) {
-      const csMetricsContact* o = &mt->contact[j];
-      if (j != i && o->set == c->set &&
-          (o->max_penetration > c->max_penetration ||
-           (o->max_penetration == c->max_penetration && j < i))) {
-        first = 0;
-      }
+    int* pick = c->set >= 0 ? &mt->set_pick[c->set] : NULL;
+    if (pick && (*pick < 0 || c->max_penetration > mt->contact[*pick].max_penetration)) {
+      *pick = i;
     }
-    if (!first) {
+  }
+  for (int i = 0; i < mt->ncontact; i++) {
+    const csMetricsContact* c = &mt->contact[i];
+    if (c->set >= 0 && mt->set_pick[c->set] != i) {
       continue;
     }
     const char* kind = cs_forceKind(m->force[c->force].kind)->name;
@@ -758,10 +773,14 @@ void cs_metricsFree(csMetrics* mt) {
   if (mt->window) {
     csu_free(mt->window, sizeof(csMetricsWindow) * (size_t)(mt->ncontact + mt->nset + 1));
   }
+  if (mt->set_size) {
+    csu_free(mt->set_size, sizeof(int) * (size_t)(2 * mt->nset + 1));
+  }
   mt->window = NULL;
   // leave mt as zeroed, so that freeing twice is harmless
   mt->contact_of = NULL;
   mt->contact = NULL;
   mt->set_fn = mt->set_peak = NULL;
+  mt->set_size = mt->set_pick = NULL;
   mt->ncontact = mt->nset = 0;
 }

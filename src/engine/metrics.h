@@ -67,6 +67,8 @@ typedef struct csMetrics {
   int nset;                    // contact sets (m->ngroup)
   double* set_fn;              // (nset) scratch: total normal force of each set at one instant, N
   double* set_peak;            // (nset) peak of that total, N
+  int* set_size;               // (nset) elements in each set
+  int* set_pick;               // (nset) scratch: one element of each set (the first, the deepest)
   csMetricsWindow* window;     // (ncontact + nset) normal-force windows: each contact, then each
                                // set
   double stick_speed;          // m/s: steps whose mean slip speed is below this count as stuck
