@@ -370,6 +370,45 @@ def killed_run_keeps_only_complete_rows():
 
 
 @case
+def replay_run_writes_the_csv_as_it_goes():
+    import signal
+    import time
+    # run --replay writes the CSV asked for row by row, as run alone does: the same bytes, and
+    # whole rows already there when the run is killed
+    scene = os.path.join(ROOT, "scenes", "bench", "block_spin_slide.json")
+    d = tempfile.mkdtemp()
+    code, _, err = run("run", scene, "--duration", "1", "-q", "-o", os.path.join(d, "plain.csv"))
+    check(code == 0, err)
+    code, _, err = run("run", scene, "--duration", "1", "-q", "-o", os.path.join(d, "page.csv"),
+                       "--replay", os.path.join(d, "page.html"))
+    if code != 0 and "viewer" in err:
+        print("  (this build has no replay viewer: skipped)")
+        return
+    check(code == 0, err)
+    plain = open(os.path.join(d, "plain.csv"), "rb").read()
+    check(open(os.path.join(d, "page.csv"), "rb").read() == plain,
+          "run --replay wrote another CSV than run alone")
+    check(os.path.getsize(os.path.join(d, "page.html")) > 0, "no page")
+    check(sorted(os.listdir(d)) == ["page.csv", "page.html", "plain.csv"],
+          f"scratch files left: {os.listdir(d)}")
+    out = os.path.join(d, "killed.csv")
+    p = subprocess.Popen([EXE, "run", scene, "-q", *LONG, "-o", out, "--replay",
+                          os.path.join(d, "killed.html")], cwd=ROOT)
+    deadline = time.time() + 30
+    while time.time() < deadline and p.poll() is None and not (
+            os.path.exists(out) and os.path.getsize(out) > 100000):
+        time.sleep(0.02)
+    p.send_signal(signal.SIGKILL)
+    p.wait(timeout=30)
+    data = open(out, "rb").read()
+    check(len(data) > 100000, f"only {len(data)} bytes of the CSV written before the kill")
+    if not data.endswith(b"\n"):
+        check(len(data) % 4096 == 0, f"the last line is cut at byte {len(data)}")
+        data = data[:data.rindex(b"\n") + 1]
+    csv_rows_complete(data, "run --replay killed")
+
+
+@case
 def second_interrupt_exits_at_once_with_complete_rows():
     import signal
     import time

@@ -329,37 +329,6 @@ static void test_bad_csv(void** state) {
 }
 
 
-// the CSV a run asked for, copied out of one with every column: exactly the same bytes as the
-// library writes without --forces
-static void test_copy_columns(void** state) {
-  (void)state;
-  csModel* m = th_loadString(SCENE);
-  char full[512], plain[512], copy[512];
-  path(full, sizeof(full), "full.csv");
-  path(plain, sizeof(plain), "plain2.csv");
-  path(copy, sizeof(copy), "copy.csv");
-  writeCsv(m, full, 1);
-  writeCsv(m, plain, 0);
-  char* want = readText(plain);
-  FILE* in = fopen(full, "r");
-  FILE* out = fopen(copy, "w");
-  assert_int_equal(cs_replayCopyColumns(in, out, want), 0);
-  fclose(in);
-  fclose(out);
-  char* got = readText(copy);
-  assert_string_equal(got, want);
-  // a wanted column the input lacks is an error
-  in = fopen(plain, "r");
-  out = fopen(copy, "w");
-  assert_int_equal(cs_replayCopyColumns(in, out, "t,nothing.px\n"), -1);
-  fclose(in);
-  fclose(out);
-  free(got);
-  free(want);
-  cs_deleteModel(m);
-}
-
-
 // the template is found through the environment variable, which must name a readable file
 static void test_find_template(void** state) {
   (void)state;
@@ -381,7 +350,6 @@ int main(void) {
       cmocka_unit_test(test_page_holds_scene_and_csv),
       cmocka_unit_test(test_page_without_forces),
       cmocka_unit_test(test_bad_csv),
-      cmocka_unit_test(test_copy_columns),
       cmocka_unit_test(test_find_template),
   };
   return cmocka_run_group_tests(tests, setup, teardown);

@@ -245,8 +245,8 @@ int cs_cliRun(int argc, char** argv) {
   if (outFiles[2]) {
     fclose(outFiles[2]);
   }
-  // --replay: the run writes every column, forces included, to a scratch CSV for the page, and
-  // the CSV asked for is copied out of it afterwards (replay.c)
+  // --replay: the run writes every column, forces included, to a scratch CSV for the page as
+  // well as the CSV asked for (replay.c)
   char scratchPath[4096 + 16];
   FILE* scratch = replay ? cs_replayOpenScratch(replay, scratchPath, sizeof(scratchPath),
                                                 &replayErr)
@@ -262,22 +262,23 @@ int cs_cliRun(int argc, char** argv) {
     cs_cliFreeRun(&run);
     return CS_EXIT_USAGE;
   }
-  csCsvOptions csvopt = {.forces = forces || replay};
+  csCsvOptions csvopt = {.forces = forces}, fullopt = {.forces = 1};
   // from here on SIGINT, SIGTERM and SIGHUP stop the run cleanly (a second one removes the
   // scratch CSV)
   cs_cliTemporaryFile(0, scratch ? scratchPath : NULL);
   cs_cliCatchSignals();
   // simulate; the progress bar only when stderr is a terminal, so that logs stay free of it
-  cs_cliSimulate(&run, scratch ? scratch : csv, &csvopt, !quiet && isatty(STDERR_FILENO));
+  cs_cliSimulateTwo(&run, csv, &csvopt, scratch, &fullopt, !quiet && isatty(STDERR_FILENO));
   int status = run.status;
+  int pageFailed = 0;
   if (scratch) {
     csReplayRun page = {run.model, run.m, NULL};
-    csStatus s = cs_replayFinishRun(scratch, scratchPath, csv, forces, replay, replayTemplate,
-                                    &page, &replayErr);
+    csStatus s = cs_replayFinishRun(scratch, scratchPath, replay, replayTemplate, &page,
+                                    &replayErr);
     cs_cliTemporaryFile(0, NULL);
     if (s != CS_OK) {
       cs_cliPrintError(&replayErr);
-      status = status == CS_OK ? (int)s : status;
+      pageFailed = status == CS_OK;
     }
   }
   // every row written so far stays valid: rows are whole lines, flushed before we report
@@ -332,6 +333,10 @@ int cs_cliRun(int argc, char** argv) {
   // stopped by a signal exits as the shell reports one
   if (status == CS_STOPPED) {
     return cs_cliStopStatus();
+  }
+  // a page that could not be written fails the command, though the run and its CSV are whole
+  if (status == CS_OK && pageFailed) {
+    return CS_EXIT_FAILURE;
   }
   return status == CS_OK ? CS_EXIT_OK : status == CS_ERR_INPUT ? CS_EXIT_USAGE : CS_EXIT_FAILURE;
 }

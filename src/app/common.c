@@ -461,6 +461,8 @@ typedef struct RunOutput {
   CsvBlock csv;           // fd -1 without a CSV
   int csv_errno;          // why a row could not be written (0: it could), for the message
   const csCsvOptions* csv_opt;
+  CsvBlock also;          // the second CSV (fd -1: none)
+  const csCsvOptions* also_opt;
   int progress;           // draw a progress bar on stderr
   double wall0, last_draw;
   int drawn;
@@ -472,6 +474,9 @@ typedef struct RunOutput {
 static int writeRow(void* ctx, const csModel* m, csData* d) {
   RunOutput* out = ctx;
   int r = out->csv.fd >= 0 ? blockAppend(&out->csv, m, d, out->csv_opt) : 0;
+  if (r == 0 && out->also.fd >= 0) {
+    r = blockAppend(&out->also, m, d, out->also_opt);
+  }
   if (r != 0) {
     out->csv_errno = errno ? errno : EIO;
   }
@@ -549,6 +554,31 @@ void cs_cliFormatError(const csError* err, char* buf, size_t size) {
 // the CSV afterwards: the CSV is optional (compare may write none), and the step callback sees
 // every step, where the CSV holds only the report times.
 void cs_cliSimulate(csCliRun* r, FILE* csv, const csCsvOptions* csvopt, int progress) {
+  cs_cliSimulateTwo(r, csv, csvopt, NULL, NULL, progress);
+}
+
+
+// a CSV sink for the run: the stream's descriptor, written in blocks (a pipe's at most PIPE_BUF
+// bytes), its buffered contents flushed first; 0, or -1 when it cannot be set up
+static int blockOpen(CsvBlock* b, FILE* f) {
+  struct stat st;
+  int pipe = fstat(fileno(f), &st) == 0 && S_ISFIFO(st.st_mode);
+  b->fd = fileno(f);
+  b->cap = CSV_BLOCK;
+  b->limit = pipe ? PIPE_BUF : CSV_BLOCK;
+  b->buf = malloc(b->cap);
+  return fflush(f) != 0 || !b->buf ? -1 : 0;
+}
+
+
+// the header, written out at once
+static int blockHeader(CsvBlock* b, const csModel* m, const csCsvOptions* opt) {
+  return blockAppend(b, m, NULL, opt) != 0 || blockWrite(b, b->len) != 0 ? -1 : 0;
+}
+
+
+void cs_cliSimulateTwo(csCliRun* r, FILE* csv, const csCsvOptions* csvopt, FILE* also,
+                       const csCsvOptions* alsoopt, int progress) {
   // reset the outcome; the model and the options were set by the caller
   memset(&r->err, 0, sizeof(r->err));
   r->status = CS_OK;
@@ -587,24 +617,18 @@ void cs_cliSimulate(csCliRun* r, FILE* csv, const csCsvOptions* csvopt, int prog
   }
   // the reporter's context, on this stack frame for the whole run; the CSV is written to the
   // stream's descriptor directly (whatever the stream holds goes first), in blocks of rows
-  RunOutput out = {.run = r, .metrics = &r->metrics, .csv_opt = csvopt, .progress = progress,
-                   .wall0 = wallSeconds()};
+  RunOutput out = {.run = r, .metrics = &r->metrics, .csv_opt = csvopt, .also_opt = alsoopt,
+                   .progress = progress, .wall0 = wallSeconds()};
   out.csv.fd = -1;
-  if (r->status == CS_OK && csv) {
-    struct stat st;
-    int pipe = fstat(fileno(csv), &st) == 0 && S_ISFIFO(st.st_mode);
-    out.csv.fd = fileno(csv);
-    out.csv.cap = CSV_BLOCK;
-    out.csv.limit = pipe ? PIPE_BUF : CSV_BLOCK;
-    out.csv.buf = malloc(out.csv.cap);
-    if (fflush(csv) != 0 || !out.csv.buf) {
-      r->status = CS_ERR_IO;
-    }
+  out.also.fd = -1;
+  if (r->status == CS_OK && ((csv && blockOpen(&out.csv, csv) != 0) ||
+                             (also && blockOpen(&out.also, also) != 0))) {
+    r->status = CS_ERR_IO;
   }
-  // the header goes out before the run, so that a run failing at its first step still leaves a
-  // well-formed CSV
-  if (r->status == CS_OK && csv && (blockAppend(&out.csv, r->m, NULL, csvopt) != 0 ||
-                                    blockWrite(&out.csv, out.csv.len) != 0)) {
+  // the headers go out before the run, so that a run failing at its first step still leaves
+  // well-formed CSVs
+  if (r->status == CS_OK && ((csv && blockHeader(&out.csv, r->m, csvopt) != 0) ||
+                             (also && blockHeader(&out.also, r->m, alsoopt) != 0))) {
     r->status = CS_ERR_IO;
     snprintf(r->err.message, sizeof(r->err.message), "the CSV header could not be written: %s",
              strerror(errno));
@@ -628,13 +652,16 @@ void cs_cliSimulate(csCliRun* r, FILE* csv, const csCsvOptions* csvopt, int prog
     }
   }
   // the rows still in the block, whatever ended the run
-  if (out.csv.buf && out.csv.len > 0 && blockWrite(&out.csv, out.csv.len) != 0 &&
-      (r->status == CS_OK || r->status == CS_STOPPED)) {
-    r->status = CS_ERR_IO;
-    snprintf(r->err.message, sizeof(r->err.message), "the CSV could not be written: %s",
-             strerror(errno));
+  CsvBlock* blocks[2] = {&out.csv, &out.also};
+  for (int i = 0; i < 2; i++) {
+    if (blocks[i]->buf && blocks[i]->len > 0 && blockWrite(blocks[i], blocks[i]->len) != 0 &&
+        (r->status == CS_OK || r->status == CS_STOPPED)) {
+      r->status = CS_ERR_IO;
+      snprintf(r->err.message, sizeof(r->err.message), "the CSV could not be written: %s",
+               strerror(errno));
+    }
+    free(blocks[i]->buf);
   }
-  free(out.csv.buf);
   // wipe the progress bar, so that what follows starts on a clean line
   if (out.drawn) {
     fprintf(stderr, "\r%*s\r", 70, "");

@@ -127,6 +127,12 @@ typedef struct csCliRun {
 // Nullable: csv (no CSV is written; csvopt is then unused). csv stays open and owned by the
 // caller. cpu_seconds is CPU time in seconds.
 void cs_cliSimulate(csCliRun* r, FILE* csv, const csCsvOptions* csvopt, int progress);
+
+// The same, writing a second CSV as well, to also (nullable) with alsoopt: run --replay keeps
+// the CSV with every column for its page there, while csv gets the columns asked for, row by
+// row as without a page.
+void cs_cliSimulateTwo(csCliRun* r, FILE* csv, const csCsvOptions* csvopt, FILE* also,
+                       const csCsvOptions* alsoopt, int progress);
 // mkdir -p: create path and its missing parents (0777 less the umask); the whole must end up a
 // directory. Returns 0, or -1 with errno set (ENOTDIR when a file stands in the way). Not NULL.
 int cs_cliMakeDirectory(const char* path);

@@ -891,77 +891,6 @@ csStatus cs_replayWrite(const char* out, const char* template_path, const csRepl
 
 
 // ---------------------------------------------------------------------------------------------
-// a CSV without the force columns, from one with them
-
-int cs_replayCopyColumns(FILE* in, FILE* out, const char* header) {
-  // the wanted names, indexed
-  Columns want;
-  size_t hlen = strcspn(header, "\r\n");
-  if (columnsInit(&want, header, hlen) != 0) {
-    columnsFree(&want);
-    return -1;
-  }
-  char* line = NULL;
-  size_t cap = 0;
-  ssize_t len = getline(&line, &cap, in);
-  Columns have;
-  int status = len > 0 ? 0 : -1;
-  int* keep = NULL;
-  int nhave = 0;
-  if (status == 0) {
-    line[strcspn(line, "\r\n")] = 0;
-    status = columnsInit(&have, line, strlen(line));
-    nhave = have.ncol;
-    // keep[j]: column j of the input is wanted
-    keep = status == 0 ? calloc((size_t)have.ncol, sizeof(int)) : NULL;
-    status = keep ? 0 : -1;
-    int found = 0;
-    for (int j = 0; keep && j < have.ncol; j++) {
-      keep[j] = columnsFind(&want, have.name[j], NULL) >= 0;
-      found += keep[j];
-    }
-    // every wanted column must be there, or the copy would not be the CSV asked for
-    if (status == 0 && found != want.ncol) {
-      status = -1;
-    }
-    if (status == 0) {
-      fwrite(header, 1, hlen, out);
-      fputc('\n', out);
-    }
-    columnsFree(&have);
-  }
-  // rows: the fields of the kept columns, as they are (full precision, untouched)
-  while (status == 0 && (len = getline(&line, &cap, in)) > 0) {
-    int j = 0, first = 1;
-    const char* p = line;
-    for (;;) {
-      size_t n = strcspn(p, ",\r\n");
-      if (j < nhave && keep[j]) {
-        if (!first) {
-          fputc(',', out);
-        }
-        fwrite(p, 1, n, out);
-        first = 0;
-      }
-      j++;
-      if (p[n] != ',') {
-        break;
-      }
-      p += n + 1;
-    }
-    // a row cut short (the run stopped while writing it) stays cut short, as in the input
-    if (line[len - 1] == '\n') {
-      fputc('\n', out);
-    }
-  }
-  free(line);
-  free(keep);
-  columnsFree(&want);
-  return status == 0 && !ferror(in) && !ferror(out) ? 0 : -1;
-}
-
-
-// ---------------------------------------------------------------------------------------------
 // run --replay
 
 FILE* cs_replayOpenScratch(const char* page, char* path, size_t size, csError* err) {
@@ -984,29 +913,13 @@ FILE* cs_replayOpenScratch(const char* page, char* path, size_t size, csError* e
 }
 
 
-csStatus cs_replayFinishRun(FILE* scratch, const char* scratch_path, FILE* csv, int forces,
-                            const char* page, const char* template_path, const csReplayRun* run,
-                            csError* err) {
+csStatus cs_replayFinishRun(FILE* scratch, const char* scratch_path, const char* page,
+                            const char* template_path, const csReplayRun* run, csError* err) {
   memset(err, 0, sizeof(*err));
   csStatus status = CS_OK;
-  // 1. the CSV asked for: the scratch CSV's columns that a run with these options writes
-  char* header = NULL;
-  size_t hsize = 0;
-  FILE* h = open_memstream(&header, &hsize);
-  csCsvOptions opt = {.forces = forces};
-  if (!h || cs_csvHeader(h, run->m, &opt) != 0 || fclose(h) != 0) {
-    status = setError(err, CS_ERR_MEMORY, page, "out of memory");
-    h = NULL;
+  if (fclose(scratch) != 0) {
+    status = setError(err, CS_ERR_IO, scratch_path, "could not write the run's CSV for the page");
   }
-  if (status == CS_OK && (fflush(scratch) != 0 || fseek(scratch, 0, SEEK_SET) != 0)) {
-    status = setError(err, CS_ERR_IO, scratch_path, "cannot read back: %s", strerror(errno));
-  }
-  if (status == CS_OK && cs_replayCopyColumns(scratch, csv, header) != 0) {
-    status = setError(err, CS_ERR_IO, scratch_path, "could not copy the run's CSV out of it");
-  }
-  free(header);
-  fclose(scratch);
-  // 2. the page, from the scratch CSV with every column
   if (status == CS_OK) {
     csReplayRun r = *run;
     r.csv = scratch_path;

@@ -41,25 +41,16 @@ int cs_replayFindTemplate(char* path, size_t size, csError* err);
 csStatus cs_replayWrite(const char* out, const char* template_path, const csReplayRun* runs,
                         int nrun, csError* err);
 
-// Copy the CSV `in` (a header line, then rows) to `out` keeping only the columns named in the
-// header line `header` (comma-separated, as cs_csvHeader writes it), in the input's order, each
-// field as it is. Used by `run --replay` without --forces: the run writes its CSV with the force
-// columns for the page, and the user gets the CSV asked for. Returns 0, or -1 when a wanted
-// column is missing, memory runs out or a stream fails. Streams stay open and the caller's.
-int cs_replayCopyColumns(FILE* in, FILE* out, const char* header);
-
 // `run --replay PAGE`: a scratch CSV next to the page (PAGE.csv.XXXXXX, its path written into
-// path, size bytes), open for writing and reading; the run writes its CSV with the force columns
-// there. NULL with err filled when it cannot be made. The caller passes it to
-// cs_replayFinishRun, which closes and removes it.
+// path, size bytes), open for writing; the run writes its CSV with every column (the forces
+// included) there as well as the CSV asked for. NULL with err filled when it cannot be made.
+// The caller passes it to cs_replayFinishRun, which closes and removes it.
 FILE* cs_replayOpenScratch(const char* page, char* path, size_t size, csError* err);
 
-// After the run: copy the CSV the user asked for (force columns only when forces) from the
-// scratch CSV to csv (which stays open and the caller's), write the page from the scratch CSV,
-// then close and remove the scratch file. run->csv is ignored. Returns CS_OK, or a status with
-// err filled (the scratch file is removed in every case).
-csStatus cs_replayFinishRun(FILE* scratch, const char* scratch_path, FILE* csv, int forces,
-                            const char* page, const char* template_path, const csReplayRun* run,
-                            csError* err);
+// After the run: close the scratch CSV, write the page from it, then remove it. run->csv is
+// ignored. Returns CS_OK, or a status with err filled (the scratch file is removed in every
+// case).
+csStatus cs_replayFinishRun(FILE* scratch, const char* scratch_path, const char* page,
+                            const char* template_path, const csReplayRun* run, csError* err);
 
 #endif  // CONTACTSIM_REPLAY_H
