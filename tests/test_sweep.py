@@ -569,6 +569,12 @@ def bad_studies_exit_2_naming_the_path():
         ({"scene": SCENE, "paramters": []}, "paramters"),
         ({"scene": SCENE, "parameters": [{"key": "bodies.blok.mass", "values": [1]}]},
          "parameter 'bodies.blok.mass': the scene has no body named 'blok'"),
+        # points that overflow a double where the ends and parameters do not
+        ({"scene": SCENE, "parameters": [{"key": "bodies.block.mass", "range": {
+            "from": -1e308, "to": 1e308, "n": 3}}]}, "parameters[0].range: gives the value inf"),
+        ({"scene": SCENE, "seed": 1, "parameters": [{"random": {"n": 50, "parameters": [
+            {"key": "bodies.block.mass", "distribution": "normal", "mean": 0, "std": 1e308}]}}]},
+         "parameters[0].random.parameters[0]: gives the value"),
     ]
     for obj, where in cases:
         study = write_study(obj, d)
@@ -687,6 +693,41 @@ def damaged_records_count_as_missing_and_run_again():
     clean = os.path.join(d, "clean")
     check(run("sweep", study, "--out", clean, "-q")[0] == 0, "clean sweep")
     check(without_times(table(out)) == without_times(table(clean)), "repaired table differs")
+
+
+@case
+def another_studys_records_are_not_taken():
+    # the same run index of another study (other masses): its record copied in counts as
+    # missing, as a damaged one does
+    d = tempfile.mkdtemp()
+    study = write_study(small_study(), d)
+    other = small_study()
+    other["parameters"][1]["range"] = {"from": 2, "to": 200, "n": 3, "scale": "log"}
+    other_dir = os.path.join(d, "other")
+    os.mkdir(other_dir)
+    other_study = write_study(other, other_dir)
+    out, out_other = os.path.join(d, "out"), os.path.join(d, "out_other")
+    check(run("sweep", study, "--out", out, "-q")[0] == 0, "sweep")
+    check(run("sweep", other_study, "--out", out_other, "-q")[0] == 0, "other sweep")
+    rec = "00000005.rec"
+    open(os.path.join(out, "runs", rec), "w").write(
+        open(os.path.join(out_other, "runs", rec)).read())
+    code, _, err = run("sweep", "--gather", out)
+    check(code == 1 and "1 of 12 runs are missing: 5" in err, f"gather: {code}: {err}")
+    # two studies started on one new directory at the same moment: one of them gets it, the
+    # other is refused, and what is there is the first one's alone
+    for k in range(4):
+        both = os.path.join(d, "both%d" % k)
+        ps = [subprocess.Popen([EXE, "sweep", s_, "--out", both, "-q"], cwd=ROOT,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+              for s_ in (study, other_study)]
+        results = [(p.wait(timeout=300), p.stderr.read()) for p in ps]
+        codes = sorted(c for c, _ in results)
+        check(codes == [0, 2], f"round {k}: exits {results}")
+        winner = (study, other_study)[[c for c, _ in results].index(0)]
+        code, _, err = run("sweep", winner, "--out", both, "-q")
+        check(code == 0 and json.load(open(os.path.join(both, "results.json")))["summary"][
+            "executed"] == 0, f"round {k}: the winner's rerun: {code}: {err}")
 
 
 @case

@@ -145,13 +145,18 @@ static char* slurp(const char* path) {
 }
 
 
+static void writeRowStart(FILE* f, const Sweep* sw, long i);
+
 // What run i's record holds: RECORD_NONE when there is no record, or none that is whole and of
 // this run; else whether the run finished or failed.
 typedef enum RecordState { RECORD_NONE = 0, RECORD_OK, RECORD_FAILED } RecordState;
 
 
 // Read run i's record and check it is one: a status line, a CSV row that starts with the run's
-// index and point, and a JSON entry that is one whole JSON value of that index. The rename
+// index, point, model, repeat and parameter values as this study gives them (a record of
+// another study's run i, copied in or written by a sweep of another study started on the same
+// directory at the same moment, is not this run's), and a JSON entry that is one whole JSON
+// value of that index. The rename
 // makes records whole, but not every record that exists is: a node that lost power before its
 // disk held the renamed file's blocks (file systems do not order the data of a new file before
 // its name) leaves an empty or cut file, and files get copied and edited by hand. Such a record
@@ -166,11 +171,18 @@ static RecordState readRecord(const Sweep* sw, long i, char** text, char** row, 
   if (!t) {
     return RECORD_NONE;
   }
-  long point;
-  int model, repeat;
-  cs_studyDecode(sw->study, sw->nmodel, i, &point, &model, &repeat);
-  char rowStart[64], entryStart[64];
-  snprintf(rowStart, sizeof(rowStart), "%ld,%ld,", i, point);
+  char* rowStart = NULL;
+  size_t rowLen = 0;
+  FILE* f = open_memstream(&rowStart, &rowLen);
+  if (f) {
+    writeRowStart(f, sw, i);
+    fputc(',', f);
+  }
+  if (!f || fclose(f) != 0) {
+    free(t);
+    return RECORD_NONE;  // out of memory: the run is run again rather than trusted
+  }
+  char entryStart[64];
   snprintf(entryStart, sizeof(entryStart), "{\"index\": %ld, ", i);
   RecordState state = strncmp(t, "ok\n", 3) == 0       ? RECORD_OK
                       : strncmp(t, "failed\n", 7) == 0 ? RECORD_FAILED
@@ -184,8 +196,10 @@ static RecordState readRecord(const Sweep* sw, long i, char** text, char** row, 
   while (len > 0 && e[len - 1] == '\n') {
     len--;
   }
-  if (state == RECORD_NONE || !e || strncmp(r, rowStart, strlen(rowStart)) != 0 ||
-      strncmp(e, entryStart, strlen(entryStart)) != 0 || !csu_isJsonText(e, len)) {
+  int ours = state != RECORD_NONE && e && strncmp(r, rowStart, rowLen) == 0 &&
+             strncmp(e, entryStart, strlen(entryStart)) == 0 && csu_isJsonText(e, len);
+  free(rowStart);
+  if (!ours) {
     free(t);
     return RECORD_NONE;
   }
@@ -1247,7 +1261,10 @@ static int setUp(Sweep* sw, const char* studyPath) {
 
 
 // the manifest DIR/sweep.json: the study's identity, written when the directory is new
-static int writeManifest(const Sweep* sw) {
+// The manifest, written whole under a temporary name, then given its name: replacing the one
+// there (--new), or only where there is none (exclusive: link fails with EEXIST when another
+// sweep started on the same directory made its own first). 0, or -1 with errno set.
+static int writeManifest(const Sweep* sw, int replace) {
   char path[SWEEP_PATH];
   snprintf(path, sizeof(path), "%s/sweep.json", sw->dir);
   AtomicFile a;
@@ -1257,7 +1274,21 @@ static int writeManifest(const Sweep* sw) {
   fputs("{\n", a.f);
   writeProvenance(a.f, sw, "  ");
   fputs("\n}\n", a.f);
-  return atomicClose(&a);
+  if (replace) {
+    return atomicClose(&a);
+  }
+  int bad = ferror(a.f) != 0;
+  bad |= fclose(a.f) != 0;
+  int saved = 0;
+  if (!bad && link(a.tmp, a.path) != 0) {
+    saved = errno;
+    // a file system without hard links: the rename, which is not exclusive
+    bad = saved == EEXIST || (saved != EPERM && saved != ENOTSUP && saved != EOPNOTSUPP) ||
+          rename(a.tmp, a.path) != 0;
+  }
+  remove(a.tmp);
+  errno = saved ? saved : errno;
+  return bad ? -1 : 0;
 }
 
 
@@ -1296,6 +1327,8 @@ static int clearDirectory(const Sweep* sw) {
 }
 
 
+static int checkDirectory(Sweep* sw, const char* path, int fresh);
+
 // the directory and its manifest: a new directory gets one; an existing one must have been made
 // by this very study and scene, unless fresh (--new) clears it. Returns 0 or an exit code.
 static int openDirectory(Sweep* sw, int fresh) {
@@ -1318,6 +1351,30 @@ static int openDirectory(Sweep* sw, int fresh) {
     }
   }
   snprintf(path, sizeof(path), "%s/sweep.json", sw->dir);
+  // checked again when another sweep writes the manifest between the look and the write
+  for (int tries = 0;; tries++) {
+    int status = checkDirectory(sw, path, fresh);
+    if (status != -1) {
+      return status;
+    }
+    if (fresh && clearDirectory(sw) != 0) {
+      fprintf(stderr, "contactsim: error: cannot clear %s: %s\n", sw->dir, strerror(errno));
+      return CS_EXIT_USAGE;
+    }
+    if (writeManifest(sw, fresh) == 0) {
+      return 0;
+    }
+    if (errno != EEXIST || tries > 0) {
+      fprintf(stderr, "contactsim: error: cannot write %s: %s\n", path, strerror(errno));
+      return CS_EXIT_USAGE;
+    }
+  }
+}
+
+
+// openDirectory's checks of a directory made already: 0 when it is this study's (nothing to
+// write), -1 when the manifest is to be written (none yet, or --new), else an exit code
+static int checkDirectory(Sweep* sw, const char* path, int fresh) {
   // results or records without a manifest: the manifest was lost (the records may be another
   // study's, with nothing left to tell), or the directory was never a sweep's and its
   // results.csv is someone else's, which writing the tables would replace. The results and
@@ -1381,15 +1438,7 @@ static int openDirectory(Sweep* sw, int fresh) {
       return 0;
     }
   }
-  if (fresh && clearDirectory(sw) != 0) {
-    fprintf(stderr, "contactsim: error: cannot clear %s: %s\n", sw->dir, strerror(errno));
-    return CS_EXIT_USAGE;
-  }
-  if (writeManifest(sw) != 0) {
-    fprintf(stderr, "contactsim: error: cannot write %s: %s\n", path, strerror(errno));
-    return CS_EXIT_USAGE;
-  }
-  return 0;
+  return -1;
 }
 
 
@@ -1859,11 +1908,11 @@ int cs_cliSweep(int argc, char** argv) {
   }
 
   if (gather) {
-    long nfailed, nmissing;
-    code = mergeResults(&sw, -1, -1, &nfailed, &nmissing) != 0 ? CS_EXIT_FAILURE
-           : nfailed || nmissing                               ? CS_EXIT_FAILURE
-                                                               : CS_EXIT_OK;
-    if (!sw.quiet) {
+    long nfailed = 0, nmissing = 0;
+    int merged = mergeResults(&sw, -1, -1, &nfailed, &nmissing) == 0;
+    code = !merged || nfailed || nmissing ? CS_EXIT_FAILURE : CS_EXIT_OK;
+    // the tables not written: mergeResults said why, and there is nothing to count
+    if (!sw.quiet && merged) {
       fprintf(stderr,
               "contactsim: sweep: gathered %ld runs (%ld ok, %ld failed, %ld missing) "
               "into %s/results.csv\n",

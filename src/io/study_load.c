@@ -343,6 +343,11 @@ static int addValue(Reader* rd, const char* text, double number) {
 
 // a number as JSON text that reads back to the same double
 static int addNumber(Reader* rd, double x) {
+  // a range or a draw can overflow where its ends and parameters do not (from -1e308 to 1e308)
+  if (!isfinite(x)) {
+    return fail(rd, "gives the value %g, which is not a finite number: its values overflow a "
+                "double", x);
+  }
   char text[32];
   csu_shortestNumber(x, text, sizeof(text));
   return addValue(rd, text, x);
@@ -628,9 +633,13 @@ static int readRandomAxis(Reader* rd, const cJSON* obj, csStudyAxis* ax, csRando
           x = rp[k].a + rp[k].b * csu_randomNormal(rng);
           break;
       }
+      size_t o4 = pushKey(rd, "parameters");
+      size_t o5 = pushIndex(rd, k);
       if (addNumber(rd, x) != 0) {
         return -1;
       }
+      popPath(rd, o5);
+      popPath(rd, o4);
     }
   }
   popPath(rd, old);
