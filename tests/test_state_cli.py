@@ -286,13 +286,24 @@ def damaged_checkpoints_are_refused_at_the_bad_line():
         at = line_of(text, section) + 1  # the section's first value
         damaged = lines[:at - 1] + [bad + "  # damaged\n"] + lines[at:]
         refused("damaged.state", "".join(damaged), "'" + bad + "'", line=at)
-    # an infinite friction coefficient is a value (only NaN is not)
+    # values that are numbers but not a state the scene, its changes or a run could make: a
+    # friction coefficient that is infinite or negative, mu_dynamic above mu_static, an
+    # exponential spring's sliding outside [0, 1], a time before the start, a zero quaternion
     at = line_of(text, "discrete ") + 1
-    with open(tmp("inf.state"), "w") as f:
-        f.write("".join(lines[:at - 1] + ["inf\n"] + lines[at:]))
-    code, _, err = run("run", INCLINE, "-q", "--duration", "0.6", "-o", tmp("inf.csv"),
-                       "--initial-state", tmp("inf.state"))
-    check(code == 0, f"an infinite mu_static was refused: {err}")
+    auto = line_of(text, "auto ") + 1
+    q = line_of(text, "q ") + 1
+
+    def edit(at_line, values):
+        return "".join(lines[:at_line - 1] + [v + "\n" for v in values] +
+                       lines[at_line - 1 + len(values):])
+    refused("inf.state", edit(at, ["inf"]), "mu_static of 'block.0' must be finite and >= 0")
+    refused("neg.state", edit(at, ["-0x1p+0"]), "mu_static of 'block.0'", "not -1")
+    refused("mu.state", edit(at + 1, ["0x1.4p+2"]), "mu_dynamic = 5", "contradict")
+    refused("sliding.state", edit(auto + 2, ["0x1.4p+2"]), "sliding of 'block.0' must be in "
+            "[0, 1], not 5")
+    refused("time.state", text.replace("\nt 0x1p-1", "\nt -0x1p+3").replace(
+        "\nt_commit 0x1p-1", "\nt_commit -0x1p+3"), "before the start")
+    refused("quat.state", edit(q, ["0x0p+0"] * 4), "body 'block'", "zero quaternion")
     # a file cut anywhere says that it ends early, wherever it is cut
     for keep in (3, 5, line_of(text, "auto ") + 2):
         refused("cut.state", "".join(lines[:keep]), "ends", line=None)

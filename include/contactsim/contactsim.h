@@ -210,6 +210,22 @@ CS_API csVec3 cs_angularMomentum(const csModel* m, const csData* d);
 
 // Set discrete variable `index` of element e, applying the kind's rules.
 CS_API void cs_setDiscrete(const csModel* m, csData* d, int e, int index, double value);
+
+// Whether `value` may be given to discrete variable `index` of element e: not NaN, and within
+// the rule of the parameter that gives the variable its initial value (mu_static >= 0 and
+// finite, a stop's stiffness >= 0; a stop's bounds may be infinite). 0, or -1 with why (size
+// bytes) saying what is wrong.
+CS_API int cs_discreteProblem(const csModel* m, int e, int index, double value, char* why,
+                              size_t size);
+
+// Whether element e's discrete variables in disc (the model's whole discrete array, as in
+// csData.disc) and its auto-update values in autoval (likewise) are a state the element can be
+// in: each discrete value as cs_discreteProblem requires, the values together as the kind's
+// rules keep them (mu_dynamic <= mu_static, lower bound <= upper bound), each auto-update value
+// finite and within its kind's range (an exponential spring's sliding in [0, 1]). 0, or -1 with
+// why filled. disc is used as scratch and left as it was.
+CS_API int cs_elementStateProblem(const csModel* m, double* disc, const double* autoval, int e,
+                                  char* why, size_t size);
 // Fill the contact report of element e and its model-specific values (d->force_extra); returns 0,
 // or -1 if the element is not a contact. Requires the dynamics stage.
 CS_API int cs_contactReport(const csModel* m, csData* d, int e, csContactReport* r);

@@ -188,6 +188,8 @@ typedef struct csForceKind {
   int autonum;             // auto-update discrete variables
   const char* const* autonames;  // their names (checkpoints, the C API), autonum entries;
                                  // nullable: then "auto0", "auto1", ...
+  const double (*autorange)[2];  // the closed interval each may hold, autonum entries;
+                                 // nullable: any finite value
   int nextra;              // model-specific report values (CSV columns with --forces)
   const char* const* extranames; // their column suffixes, nextra entries
   // Check parameters after loading; fill err and return nonzero if they are unusable.

@@ -117,10 +117,15 @@ static int readChoice(PyObject* v, const char* name, const char* const* names, i
     }
   }
   PyErr_Clear();
-  if (n == 3) {
-    return optionError("%s must be 'bdf', 'adams' or 'rk'", name);
+  // the choices, as the list the message gives: 'a', 'b' or 'c'
+  char list[256] = "";
+  size_t len = 0;
+  for (int i = 0; i < n && len < sizeof(list); i++) {
+    int w = snprintf(list + len, sizeof(list) - len, "%s'%s'",
+                     i == 0 ? "" : i == n - 1 ? " or " : ", ", names[i]);
+    len += w > 0 ? (size_t)w : 0;
   }
-  return optionError("%s must be 'auto', 'dense', 'band' or 'gmres'", name);
+  return optionError("%s must be %s", name, list);
 }
 
 

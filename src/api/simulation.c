@@ -769,8 +769,48 @@ int cs_simSetState(csSimulation* s, csStateKind kind, const double* values, int 
       return CS_ERR_INPUT;
     }
   }
-  beginEdit(s);
   const csModel* m = s->m;
+  if (kind == CS_STATE_Q) {
+    // a quaternion that cannot be normalized
+    for (int b = 1; b < m->nbody; b++) {
+      const csBody* body = &m->body[b];
+      const double* e = values + body->qadr;
+      if ((body->joint == CS_JOINT_BALL || body->joint == CS_JOINT_FREE) &&
+          !(e[0] * e[0] + e[1] * e[1] + e[2] * e[2] + e[3] * e[3] > 0)) {
+        cs_setError(err, CS_ERR_INPUT, "", "q[%d..%d], the orientation of body '%s', is a zero "
+                    "quaternion", body->qadr, body->qadr + 3, body->name);
+        return CS_ERR_INPUT;
+      }
+    }
+  }
+  if (kind == CS_STATE_DISCRETE) {
+    for (int e = 0; e < m->nforce; e++) {
+      for (int i = 0; i < m->force[e].discnum; i++) {
+        char why[256];
+        if (cs_discreteProblem(m, e, i, values[m->force[e].discadr + i], why, sizeof(why))) {
+          cs_setError(err, CS_ERR_INPUT, "", "%s", why);
+          return CS_ERR_INPUT;
+        }
+      }
+    }
+  }
+  if (kind == CS_STATE_AUTO) {
+    // the whole array is checked against the elements' ranges (the discrete values are the
+    // data's, already valid)
+    for (int e = 0; e < m->nforce; e++) {
+      const csForceKind* k = cs_forceKind(m->force[e].kind);
+      for (int i = 0; k->autorange && i < m->force[e].autonum; i++) {
+        double a = values[m->force[e].autoadr + i];
+        if (a < k->autorange[i][0] || a > k->autorange[i][1]) {
+          cs_setError(err, CS_ERR_INPUT, "", "%s of '%s' must be in [%g, %g], not %g",
+                      k->autonames ? k->autonames[i] : "an auto-update value",
+                      m->force[e].name, k->autorange[i][0], k->autorange[i][1], a);
+          return CS_ERR_INPUT;
+        }
+      }
+    }
+  }
+  beginEdit(s);
   if (kind == CS_STATE_DISCRETE) {
     // through each kind's rules, element by element, in order
     for (int e = 0; e < m->nforce; e++) {
@@ -821,8 +861,9 @@ int cs_simSetDiscrete(csSimulation* s, int e, const char* name, double value, cs
                 m->force[e].name, cs_forceKind(m->force[e].kind)->name, name ? name : "(null)");
     return CS_ERR_INPUT;
   }
-  if (!isfinite(value)) {
-    cs_setError(err, CS_ERR_INPUT, "", "the value of %s.%s must be finite", m->force[e].name, name);
+  char why[256];
+  if (cs_discreteProblem(m, e, i, value, why, sizeof(why)) != 0) {
+    cs_setError(err, CS_ERR_INPUT, "", "%s", why);
     return CS_ERR_INPUT;
   }
   beginEdit(s);

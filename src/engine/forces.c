@@ -6,6 +6,8 @@
 // model: while the integrator advances one coupled group only that group's bodies and elements are
 // touched, so a step of one group costs the same however many other groups there are. Elements
 // that act on every body (gravity) are in every group's list and loop over the active bodies.
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "engine/assert.h"
@@ -159,6 +161,91 @@ void cs_setDiscrete(const csModel* m, csData* d, int e, int index, double value)
     d->disc[f->discadr + index] = value;
   }
   cs_invalidate(d);
+}
+
+
+// the parameter of kind k that gives discrete variable `index` its initial value (NULL: none)
+static const csParamInfo* paramOfDiscrete(const csForceKind* k, int index) {
+  const char* name = k->discnames ? k->discnames[index] : NULL;
+  for (int i = 0; name && i < k->nparams; i++) {
+    if (k->params[i].type == CS_PARAM_REAL && strcmp(k->params[i].key, name) == 0) {
+      return &k->params[i];
+    }
+  }
+  return NULL;
+}
+
+
+int cs_discreteProblem(const csModel* m, int e, int index, double value, char* why,
+                       size_t size) {
+  const csForce* f = &m->force[e];
+  const csForceKind* k = cs_forceKind(f->kind);
+  const char* name = k->discnames ? k->discnames[index] : "?";
+  const csParamInfo* p = paramOfDiscrete(k, index);
+  int sign = p ? p->flags & (CS_PARAM_POSITIVE | CS_PARAM_NONNEG) : 0;
+  if (isnan(value)) {
+    snprintf(why, size, "%s of '%s' is not a number", name, f->name);
+    return -1;
+  }
+  if (sign && (!isfinite(value) || value < 0 || ((sign & CS_PARAM_POSITIVE) && value == 0))) {
+    snprintf(why, size, "%s of '%s' must be finite and %s, not %g", name, f->name,
+             (sign & CS_PARAM_POSITIVE) ? "> 0" : ">= 0", value);
+    return -1;
+  }
+  return 0;
+}
+
+
+int cs_elementStateProblem(const csModel* m, double* disc, const double* autoval, int e,
+                           char* why, size_t size) {
+  const csForce* f = &m->force[e];
+  const csForceKind* k = cs_forceKind(f->kind);
+  double* v = disc + f->discadr;
+  for (int i = 0; i < f->discnum; i++) {
+    if (cs_discreteProblem(m, e, i, v[i], why, size) != 0) {
+      return -1;
+    }
+  }
+  // together: setting each value in turn by the kind's rules leaves them all as they are
+  if (k->setDiscrete && f->discnum <= CS_MAX_PARAM) {
+    double saved[CS_MAX_PARAM];
+    memcpy(saved, v, sizeof(double) * (size_t)f->discnum);
+    csData scratch;
+    memset(&scratch, 0, sizeof(scratch));
+    scratch.disc = disc;
+    int moved = -1, by = -1;
+    for (int i = 0; i < f->discnum && moved < 0; i++) {
+      k->setDiscrete(m, &scratch, e, i, saved[i]);
+      for (int j = 0; j < f->discnum && moved < 0; j++) {
+        if (v[j] != saved[j] && !(isnan(v[j]) && isnan(saved[j]))) {
+          moved = j;
+          by = i;
+        }
+      }
+    }
+    memcpy(v, saved, sizeof(double) * (size_t)f->discnum);
+    if (moved >= 0) {
+      snprintf(why, size, "%s = %g and %s = %g of '%s' contradict each other (the rules of "
+               "%s would change %s)", k->discnames[by], saved[by], k->discnames[moved],
+               saved[moved], f->name, k->name, k->discnames[moved]);
+      return -1;
+    }
+  }
+  const double* a = autoval + f->autoadr;
+  for (int i = 0; i < f->autonum; i++) {
+    double lo = k->autorange ? k->autorange[i][0] : -INFINITY;
+    double hi = k->autorange ? k->autorange[i][1] : INFINITY;
+    if (!isfinite(a[i]) || a[i] < lo || a[i] > hi) {
+      char range[64] = "finite";
+      if (k->autorange && (isfinite(lo) || isfinite(hi))) {
+        snprintf(range, sizeof(range), "in [%g, %g]", lo, hi);
+      }
+      snprintf(why, size, "%s of '%s' must be %s, not %g",
+               k->autonames ? k->autonames[i] : "an auto-update value", f->name, range, a[i]);
+      return -1;
+    }
+  }
+  return 0;
 }
 
 

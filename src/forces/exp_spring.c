@@ -58,6 +58,7 @@ enum { DISC_MUS = CS_FRICTION_STATIC, DISC_MUK = CS_FRICTION_DYNAMIC };
 enum { AUTO_P0X = 0, AUTO_P0Y = 1, AUTO_SLIDING = 2 };
 // the anchor in the plane frame (m) and Sliding (0 stuck .. 1 sliding), in that order
 static const char* const g_autoNames[] = {"p0_x", "p0_y", "sliding"};
+static const double g_autoRange[][2] = {{-INFINITY, INFINITY}, {-INFINITY, INFINITY}, {0, 1}};
 enum {
   EXTRA_FZ_ELASTIC = 0,
   EXTRA_FZ_DAMPING,
@@ -617,6 +618,7 @@ const csForceKind cs_kindExpSpring = {
     .discnames = cs_frictionNames,
     .autonum = 3,
     .autonames = g_autoNames,
+    .autorange = g_autoRange,
     .nextra = EXTRA_COUNT,
     .extranames = g_extraNames,
     .validate = expSpringValidate,

@@ -597,6 +597,30 @@ int cs_loadState(const csModel* m, csData* d, const char* path, csError* err) {
       status = fail(&r, "unexpected text after 'end'");
     }
   }
+  // the values together: a time that a run can have, quaternions that can be normalized, and
+  // each element's variables as the scene and its changes could have set them
+  if (status == CS_OK && t < 0) {
+    r.line = 0;
+    status = fail(&r, "t (%.17g s) is before the start of every run (t = 0)", t);
+  }
+  for (int b = 1; status == CS_OK && b < m->nbody; b++) {
+    const csBody* body = &m->body[b];
+    if (body->joint == CS_JOINT_BALL || body->joint == CS_JOINT_FREE) {
+      const double* e = q + body->qadr;
+      if (!(e[0] * e[0] + e[1] * e[1] + e[2] * e[2] + e[3] * e[3] > 0)) {
+        r.line = 0;
+        status = fail(&r, "q: the orientation of body '%s' (q[%d..%d]) is a zero quaternion",
+                      body->name, body->qadr, body->qadr + 3);
+      }
+    }
+  }
+  for (int e = 0; status == CS_OK && e < m->nforce; e++) {
+    char why[256];
+    if (cs_elementStateProblem(m, disc, autoval, e, why, sizeof(why)) != 0) {
+      r.line = 0;
+      status = fail(&r, "%s", why);
+    }
+  }
   // 4. all good: into the data, exactly as read (no normalization, which would change bits)
   if (status == CS_OK) {
     d->t = t;

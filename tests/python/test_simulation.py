@@ -113,6 +113,37 @@ def test_discrete_variable_lets_the_block_slide():
     assert s == pytest.approx(0.5 * G * (math.sin(a) - 0.2 * math.cos(a)) * 1.0 ** 2, rel=0.05)
 
 
+def test_values_no_scene_could_hold_are_refused():
+    # a negative friction coefficient (a scene or a change is refused it too), a zero quaternion
+    # (nothing to normalize), an exponential spring's sliding outside [0, 1]: refused at once,
+    # the state left as it was
+    sim = contactsim.Simulation(contactsim.loads(incline_block(20.0)))
+    sim.advance_to(0.1)
+    e = sim.model.contacts[0]
+    with pytest.raises(contactsim.SceneError, match="mu_static .* must be finite and >= 0"):
+        sim.set_discrete(e, "mu_static", -1.0)
+    assert sim.get_discrete(e, "mu_static") == 0.7
+    assert sim.get_discrete(e, "mu_dynamic") == 0.5
+    q = sim.q.copy()
+    with pytest.raises(contactsim.SceneError, match="zero quaternion"):
+        sim.q = np.concatenate([np.zeros(4), q[4:]])
+    np.testing.assert_array_equal(sim.q, q)
+    state = sim.get_state()
+    lines = state.checkpoint.splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if line.startswith("auto ")) + 3
+    bad = contactsim.State("".join(lines[:at] + ["0x1.4p+2\n"] + lines[at + 1:]), state.t,
+                           state.q, state.u, state.z, state.discrete, state.auto_update)
+    with pytest.raises(contactsim.SceneError, match=r"sliding of .* must be in \[0, 1\]"):
+        sim.set_state(bad)
+    np.testing.assert_array_equal(sim.auto_update, state.auto_update)
+    sim.advance_to(0.2)  # and it carries on
+
+
+def test_a_bad_integrator_name_lists_the_integrators():
+    with pytest.raises(ValueError, match="'bdf', 'adams', 'rk' or 'ark'"):
+        contactsim.run(contactsim.loads(pendulum(0.1)), 0.1, integrator="foo")
+
+
 def run_split(make_sim, t_split, t_end, via, tmp_path):
     """Run to t_split, checkpoint, continue in a fresh simulation to t_end."""
     a = make_sim()
