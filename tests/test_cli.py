@@ -370,6 +370,26 @@ def killed_run_keeps_only_complete_rows():
 
 
 @case
+def an_escaped_nul_in_a_string_is_refused():
+    # cJSON decodes \u0000 into a C string, which ends there: "pend\u0000ulum" would be read
+    # as "pend", a body "a\u0000rm" as "a". Refused at its line and column, in the scene and in
+    # --set; an escaped backslash before "u0000" is an ordinary string
+    d = tempfile.mkdtemp()
+    text = json.dumps(PENDULUM).replace('"arm"', '"a\\u0000rm"')
+    path = os.path.join(d, "nul.json")
+    with open(path, "w") as f:
+        f.write(text)
+    code, _, err = run("validate", path)
+    col = text.index("\\u0000") + 1
+    check(code == 2 and f"nul.json:1:{col}:" in err and "NUL character" in err, (code, err))
+    scene = write_scene(PENDULUM)
+    code, _, err = run("validate", scene, "--set", 'name="pend\\u0000ulum"')
+    check(code == 2 and "--set name" in err and "NUL character" in err, (code, err))
+    code, _, err = run("validate", scene, "--set", 'name="pend\\\\u0000ulum"')
+    check(code == 0, (code, err))
+
+
+@case
 def replay_run_writes_the_csv_as_it_goes():
     import signal
     import time

@@ -27,6 +27,7 @@
 #include "engine/forces.h"
 #include "forces/kinds.h"
 #include "engine/model.h"
+#include "io/study_load.h"
 
 #include "contactsim/contactsim.h"
 
@@ -2799,6 +2800,10 @@ static int applyOverride(Loader* ld, cJSON* root, int index) {
     return overrideFail(ld, index, "an override needs a key path and a value");
   }
   // the value first: JSON text, one value with nothing after it
+  if (csu_jsonNulEscape(o->value, strlen(o->value)) < strlen(o->value)) {
+    return overrideFail(ld, index, "the value holds the NUL character (\\u0000), which names "
+                        "and values cannot contain");
+  }
   const char* end = NULL;
   cJSON* value = cJSON_ParseWithOpts(o->value, &end, 1);
   if (!value) {
@@ -3047,6 +3052,14 @@ static cJSON* parseText(const char* text, size_t len, csError* err) {
     lineColumn(text, nul, &err->line, &err->column);
     cs_setError(err, CS_ERR_INPUT, "", "the file contains a NUL byte at line %d, column %d",
                 err->line, err->column);
+    return NULL;
+  }
+  // an escaped NUL in a string would cut it short where cJSON decodes it
+  size_t esc = csu_jsonNulEscape(text, len);
+  if (esc < len) {
+    lineColumn(text, esc, &err->line, &err->column);
+    cs_setError(err, CS_ERR_INPUT, "", "a string holds the NUL character (\\u0000) at line %d, "
+                "column %d: names and values cannot contain it", err->line, err->column);
     return NULL;
   }
   // require a NUL right after the value: anything after it (a second object) is an error

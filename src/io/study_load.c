@@ -751,11 +751,16 @@ static cJSON* parseFile(const char* path, uint64_t* hash, csError* err) {
   if (hash) {
     *hash = csu_fnv1a(CS_FNV_OFFSET, buf, n);
   }
-  // a NUL inside would end the parse early and hide the rest
+  // a NUL inside would end the parse early and hide the rest; an escaped one would cut a name
   cJSON* root = NULL;
+  size_t esc = csu_jsonNulEscape(buf, n);
   if (strlen(buf) < n) {
     lineColumn(buf, strlen(buf), &err->line, &err->column);
     cs_setError(err, CS_ERR_INPUT, "", "the file contains a NUL byte");
+  } else if (esc < n) {
+    lineColumn(buf, esc, &err->line, &err->column);
+    cs_setError(err, CS_ERR_INPUT, "", "a string holds the NUL character (\\u0000) at line %d, "
+                "column %d: names and values cannot contain it", err->line, err->column);
   } else {
     const char* end = NULL;
     root = cJSON_ParseWithLengthOpts(buf, n + 1, &end, 1);
@@ -1051,6 +1056,22 @@ int cs_studyOverrides(const csStudy* s, long point, csOverride* ov) {
 
 // ---------------------------------------------------------------------------------------------
 // the records and the manifest of a sweep directory
+
+size_t csu_jsonNulEscape(const char* text, size_t n) {
+  int inString = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (text[i] == '"') {
+      inString = !inString;
+    } else if (inString && text[i] == '\\' && i + 1 < n) {
+      if (text[i + 1] == 'u' && i + 5 < n && strncmp(text + i + 2, "0000", 4) == 0) {
+        return i;
+      }
+      i++;  // the escaped character (a quote among them) is not the string's end
+    }
+  }
+  return n;
+}
+
 
 int csu_isJsonText(const char* text, size_t n) {
   // cJSON reads up to n bytes and must end exactly there: nothing cut, nothing after

@@ -112,6 +112,11 @@ double csu_randomNormal(csRandom* r);
 // before it is copied into results.json), else 0.
 int csu_isJsonText(const char* text, size_t n);
 
+// The offset of the first escape \u0000 inside a JSON string of the n bytes of text, or n when
+// there is none. cJSON decodes it into a C string, which ends there: a name "a\u0000b" would
+// be read as "a", so the loaders refuse such text instead.
+size_t csu_jsonNulEscape(const char* text, size_t n);
+
 // What a sweep directory's manifest (DIR/sweep.json) records about the study that made it.
 typedef struct csSweepManifest {
   char study[4 * CS_MAX_PATH];  // absolute path of the study file
