@@ -2292,6 +2292,30 @@ static int validateElements(Loader* ld, const cJSON* root, int hasGravity, const
 }
 
 
+// Finite parameters and a finite initial state can still give an element an infinite
+// potential energy (a spring's q0 of 1e300, gravity of 1e300, a contact point 1e300 m away),
+// which every row of a run would then carry as inf or NaN: refused at the element's path.
+static int checkInitialEnergies(Loader* ld, const cJSON* root, int hasGravity,
+                                const char* model) {
+  csData* d = cs_makeData(ld->m);
+  if (!d) {
+    cs_setError(ld->err, CS_ERR_MEMORY, "", "out of memory");
+    return -1;
+  }
+  cs_realizeDynamics(ld->m, d);
+  int r = 0;
+  for (int e = 0; e < ld->m->nforce && !r; e++) {
+    if (!isfinite(d->force_pe[e])) {
+      elementPath(ld, root, hasGravity, model, e, "");
+      r = fail(ld, "the element's potential energy in the initial state is %g: its parameters "
+               "or the initial state are too large", d->force_pe[e]);
+    }
+  }
+  cs_deleteData(d);
+  return r;
+}
+
+
 // ---------------------------------------------------------------------------------------------
 // the whole scene
 
@@ -2676,6 +2700,10 @@ static csModel* buildModel(Loader* ld, const cJSON* root, const char* file,
   }
   // 7. every CSV column a distinct name
   if (checkColumnNames(ld, root, hasGravity, model)) {
+    goto cleanup;
+  }
+  // 8. every element's energy finite in the initial state
+  if (checkInitialEnergies(ld, root, hasGravity, model)) {
     goto cleanup;
   }
   ok = 1;
