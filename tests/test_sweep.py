@@ -569,6 +569,13 @@ def bad_studies_exit_2_naming_the_path():
         ({"scene": SCENE, "paramters": []}, "paramters"),
         ({"scene": SCENE, "parameters": [{"key": "bodies.blok.mass", "values": [1]}]},
          "parameter 'bodies.blok.mass': the scene has no body named 'blok'"),
+        # one scene value varied or set under two spellings
+        ({"scene": SCENE, "set": {"bodies[0].mass": 1}, "parameters": [
+            {"key": "bodies.block.mass", "values": [1, 2]}]},
+         "parameters[0].key: parameter 'bodies.block.mass': sets bodies[0].mass, and "
+         "'bodies[0].mass' sets bodies[0].mass"),
+        ({"scene": SCENE, "parameters": [{"keys": ["bodies.block.mass", "bodies[0].mass"],
+                                          "values": [[1, 2]]}]}, "parameters[0].keys[1]"),
         # points that overflow a double where the ends and parameters do not
         ({"scene": SCENE, "parameters": [{"key": "bodies.block.mass", "range": {
             "from": -1e308, "to": 1e308, "n": 3}}]}, "parameters[0].range: gives the value inf"),

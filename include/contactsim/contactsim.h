@@ -136,7 +136,10 @@ typedef struct csOverride {
 typedef struct csLoadOptions {
   const char* contact_model;   // override the scene's default contact model; nullable
   const csOverride* overrides; // noverrides parameters set by key path, in order; nullable
-  int noverrides;
+  int noverrides;              // (a later override of a value an earlier one set wins)
+  int distinct;                // 1: refuse two overrides of one value (a key spelled two ways,
+                               // bodies.arm.mass and bodies[0].mass), or of a value and one
+                               // inside it, as one of them would be lost (a sweep's axes)
 } csLoadOptions;
 
 // Load a scene file. Returns NULL with err filled (code, file, JSON path, line, column, message).

@@ -44,8 +44,14 @@ def _override_pairs(overrides):
     if overrides is None:
         return ()
     items = overrides.items() if hasattr(overrides, "items") else overrides
+    if isinstance(items, (str, bytes)) or not hasattr(items, "__iter__"):
+        raise TypeError("overrides must be a dict of key paths to values, or (key, value) pairs, "
+                        f"not {type(overrides).__name__}")
     pairs = []
-    for key, value in items:
+    for item in items:
+        if isinstance(item, (str, bytes)) or not hasattr(item, "__len__") or len(item) != 2:
+            raise TypeError(f"overrides: expected a (key path, value) pair, got {item!r}")
+        key, value = item
         if hasattr(value, "tolist"):  # numpy arrays and scalars
             value = value.tolist()
         try:

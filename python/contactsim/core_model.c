@@ -88,7 +88,7 @@ static PyObject* loadCommon(PyObject* pathobj, const char* text, const char* fil
   if (readOverrides(overrides, ov, &nov, &keep)) {
     return NULL;
   }
-  csLoadOptions lo = {cm, nov ? ov : NULL, nov};
+  csLoadOptions lo = {.contact_model = cm, .overrides = nov ? ov : NULL, .noverrides = nov};
   csError err = {0};
   csModel* m = NULL;
   const char* path = pathobj ? PyBytes_AS_STRING(pathobj) : NULL;
@@ -357,6 +357,11 @@ SIZE_FIELDS(SIZE_GETTER)
 // id of a body, force element or plane by name; KeyError when there is none
 static PyObject* idLookup(csPyModel* self, PyObject* arg,
                           int (*lookup)(const csModel*, const char*), const char* what) {
+  if (!PyUnicode_Check(arg)) {
+    PyErr_Format(PyExc_TypeError, "a %s is looked up by its name (a str), not %s", what,
+                 Py_TYPE(arg)->tp_name);
+    return NULL;
+  }
   const char* name = PyUnicode_AsUTF8(arg);
   if (!name) {
     return NULL;

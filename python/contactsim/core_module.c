@@ -79,6 +79,10 @@ static int optionError(const char* fmt, ...) {
 // anything with it (atol = inf would switch the error test off), so it is refused here, as the
 // command line refuses it.
 static int readReal(PyObject* v, const char* name, double* out) {
+  // True is an int to Python, not a duration or a tolerance to anyone
+  if (PyBool_Check(v)) {
+    return optionError("%s must be a number, not a bool", name);
+  }
   double x = PyFloat_AsDouble(v);
   if (x == -1.0 && PyErr_Occurred()) {
     PyErr_Clear();

@@ -49,6 +49,10 @@ static int checkInitialState(csCliRun* run, const char* state, const char* scene
 // (the file itself is written at the end, under a temporary name renamed into place)
 static int checkSaveState(const char* state, const char* scene, const char* output,
                           const char* stats, const char* replay) {
+  if (!state[0]) {
+    fprintf(stderr, "contactsim: error: --save-state needs a file name, not an empty one\n");
+    return -1;
+  }
   // the same file however it is spelled (./scene.json, a link to the CSV)
   const char* others[] = {scene, output, stats, replay};
   const char* what[] = {"scene", "CSV output", "statistics", "replay page"};

@@ -1161,6 +1161,8 @@ static int setUp(Sweep* sw, const char* studyPath) {
       snprintf(err.file, sizeof(err.file), "%s", s->scene);
     }
     cs_cliPrintError(&err);
+    fprintf(stderr, "contactsim: error: %s: scene: the study's scene %s cannot be read\n",
+            s->file, s->scene);
     return CS_EXIT_USAGE;
   }
   navailable = navailable > SWEEP_MAX_AVAILABLE ? SWEEP_MAX_AVAILABLE : navailable;
@@ -1236,13 +1238,16 @@ static int setUp(Sweep* sw, const char* studyPath) {
   }
   cs_deleteModel(m);
   // a key path the scene cannot have fails every run the same way: that is bad input, found
-  // here by loading the first point with each model. A value the scene refuses is not (it is the
+  // here by loading the first point with each model, as are two keys of one scene value (the
+  // table would show a value the run did not use). A value the scene refuses is not (it is the
   // run's failure, recorded when it runs): the loader tells the two apart by err.override
   csOverride all[CS_STUDY_MAX_SET + CS_STUDY_MAX_KEYS];
   int nall = cs_studyOverrides(s, 0, all);
   for (int k = 0; k < sw->nmodel; k++) {
-    csLoadOptions pre = {
-        .contact_model = sw->use_model ? sw->model[k] : NULL, .overrides = all, .noverrides = nall};
+    csLoadOptions pre = {.contact_model = sw->use_model ? sw->model[k] : NULL,
+                         .overrides = all,
+                         .noverrides = nall,
+                         .distinct = 1};
     memset(&err, 0, sizeof(err));
     csModel* mk = cs_loadScene(s->scene, &pre, &err);
     cs_deleteModel(mk);
@@ -1260,8 +1265,7 @@ static int setUp(Sweep* sw, const char* studyPath) {
 }
 
 
-// the manifest DIR/sweep.json: the study's identity, written when the directory is new
-// The manifest, written whole under a temporary name, then given its name: replacing the one
+// The manifest DIR/sweep.json (the study's identity), written whole under a temporary name, then given its name: replacing the one
 // there (--new), or only where there is none (exclusive: link fails with EEXIST when another
 // sweep started on the same directory made its own first). 0, or -1 with errno set.
 static int writeManifest(const Sweep* sw, int replace) {

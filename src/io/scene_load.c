@@ -82,6 +82,9 @@ typedef struct Loader {
   int noverrides;
   char (*created)[CS_MAX_JSON_PATH];  // (noverrides) JSON path of the first member each override
                                       // created, "" when it created none
+  char (*target)[CS_MAX_JSON_PATH];   // (noverrides, after created) with csLoadOptions.distinct,
+                                      // the JSON path of the value each override set, by index
+                                      // (bodies[0].mass); NULL otherwise
   int unknownKey;                // the error recorded is an unknown key (a created one is the
                                  // override's fault)
   NameIndex names[NAMES_COUNT];  // bodies, planes, force elements, contact sets by name
@@ -3001,6 +3004,22 @@ static int applyOverride(Loader* ld, cJSON* root, int index) {
       r = overrideFail(ld, index, "malformed key path after '%.*s'", (int)(rest - o->key), o->key);
     }
   }
+  // with csLoadOptions.distinct, the value it sets, by its JSON path: two overrides of one
+  // value (a key given twice, or spelled two ways: bodies.arm.mass and bodies[0].mass), or of
+  // a value and one inside it, would leave one of them without effect
+  if (!r && ld->target) {
+    snprintf(ld->target[index], sizeof(ld->target[index]), "%s", ld->path);
+    for (int j = 0; j < index && !r; j++) {
+      const char* a = ld->target[j];
+      const char* b = ld->target[index];
+      size_t na = strlen(a), nb = strlen(b), n = na < nb ? na : nb;
+      if (na > 0 && nb > 0 && strncmp(a, b, n) == 0 &&
+          (na == nb || (na < nb ? b[n] : a[n]) == '.' || (na < nb ? b[n] : a[n]) == '[')) {
+        r = overrideFail(ld, index, "sets %s, and '%s' sets %s: one of the two would have no "
+                         "effect; give each value once", b, ld->overrides[j].key, a);
+      }
+    }
+  }
   // the place exists: the value goes there (unless a created member took it already)
   if (!r && value) {
     if (node == root) {
@@ -3216,13 +3235,14 @@ static csModel* loadText(const char* text, size_t len, const char* file, const c
   if (opt && opt->noverrides > 0 && opt->overrides) {
     ld.overrides = opt->overrides;
     ld.noverrides = opt->noverrides;
-    createdBytes = sizeof(*ld.created) * (size_t)opt->noverrides;
+    createdBytes = 2 * sizeof(*ld.created) * (size_t)opt->noverrides;
     ld.created = csu_malloc(createdBytes);
     if (!ld.created) {
       cs_setError(err, CS_ERR_MEMORY, "", "out of memory applying the overrides");
       goto done;
     }
     memset(ld.created, 0, createdBytes);
+    ld.target = opt->distinct ? ld.created + opt->noverrides : NULL;
     if (applyOverrides(&ld, root)) {
       goto done;
     }
@@ -3342,12 +3362,14 @@ int cs_sceneContactModelsString(const char* text, const char* filename, const cs
   if (opt && opt->noverrides > 0 && opt->overrides) {
     ld.overrides = opt->overrides;
     ld.noverrides = opt->noverrides;
-    createdBytes = sizeof(*ld.created) * (size_t)opt->noverrides;
+    createdBytes = 2 * sizeof(*ld.created) * (size_t)opt->noverrides;
     ld.created = csu_malloc(createdBytes);
     if (!ld.created) {
       cs_setError(err, CS_ERR_MEMORY, "", "out of memory applying the overrides");
       goto done;
     }
+    memset(ld.created, 0, createdBytes);
+    ld.target = opt->distinct ? ld.created + opt->noverrides : NULL;
     if (applyOverrides(&ld, root)) {
       goto done;
     }

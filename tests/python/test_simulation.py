@@ -144,6 +144,18 @@ def test_a_bad_integrator_name_lists_the_integrators():
         contactsim.run(contactsim.loads(pendulum(0.1)), 0.1, integrator="foo")
 
 
+def test_arguments_of_the_wrong_kind_say_so():
+    model = contactsim.loads(pendulum(0.1))
+    with pytest.raises(ValueError, match="duration must be a number, not a bool"):
+        contactsim.run(model, True)
+    with pytest.raises(TypeError, match="by its name"):
+        model.body_id(None)
+    with pytest.raises(TypeError, match="overrides must be a dict"):
+        contactsim.loads(pendulum(0.1), overrides="abc")
+    with pytest.raises(TypeError, match="pair"):
+        contactsim.loads(pendulum(0.1), overrides=[("bodies.arm.mass",)])
+
+
 def run_split(make_sim, t_split, t_end, via, tmp_path):
     """Run to t_split, checkpoint, continue in a fresh simulation to t_end."""
     a = make_sim()
