@@ -266,10 +266,9 @@ def fmt(x, digits=3):
     return "%.*g" % (digits, x)
 
 
-def bench_scene(args, scene, model, tmp, have_sb, have_mj, simbody, mujoco):
-    """Errors, matched tolerances and interleaved timings of one scene (see the module doc)."""
-    cs = Contactsim(args.build, scene, model, args.integrator)
-    # the converged reference is the scene's own integrator's
+def ladder_errors(cs, tmp):
+    """The converged run (rtol = atol = 1e-10, the scene's own integrator) and the error of each
+    tolerance of the ladder against it (a run that fails is left out, and said so)."""
     ref = cs.trajectory(1e-10, tmp, None)
     errors = {}
     for tol in LADDER:
@@ -277,6 +276,13 @@ def bench_scene(args, scene, model, tmp, have_sb, have_mj, simbody, mujoco):
             errors[tol] = traj_error(cs.trajectory(tol, tmp), ref)
         except RuntimeError as e:
             print("  %s" % e, file=sys.stderr)
+    return ref, errors
+
+
+def bench_scene(args, scene, model, tmp, have_sb, have_mj, simbody, mujoco):
+    """Errors, matched tolerances and interleaved timings of one scene (see the module doc)."""
+    cs = Contactsim(args.build, scene, model, args.integrator)
+    ref, errors = ladder_errors(cs, tmp)
     row = {"scene": scene, "model": model or "scene", "cs_errors": errors, "peers": []}
     # what a user gets without choosing: the scene with its tolerances and integrator removed
     row["cs_default_error"] = default_error(cs, ref, tmp)
@@ -333,13 +339,7 @@ def mujoco_scene_model(args, scene, own, peer, row, tmp):
     own converged run, timed interleaved with MuJoCo at its default and at its step within 1 mm
     (the entries already in row)."""
     cs = Contactsim(args.build, scene, None, args.integrator)
-    ref = cs.trajectory(1e-10, tmp, None)
-    errors = {}
-    for tol in LADDER:
-        try:
-            errors[tol] = traj_error(cs.trajectory(tol, tmp), ref)
-        except RuntimeError as e:
-            print("  %s" % e, file=sys.stderr)
+    _, errors = ladder_errors(cs, tmp)
     tol_1mm = matched_tolerance(errors, ONE_MM)
     row["scene_model_errors"] = {"model": own, "errors": errors}
     for e in list(row["peers"]):
