@@ -576,6 +576,12 @@ def bad_studies_exit_2_naming_the_path():
          "'bodies[0].mass' sets bodies[0].mass"),
         ({"scene": SCENE, "parameters": [{"keys": ["bodies.block.mass", "bodies[0].mass"],
                                           "values": [[1, 2]]}]}, "parameters[0].keys[1]"),
+        # an object varied over a member set before it: the member's value would be lost
+        ({"scene": SCENE, "set": {"contact_models.exponential_spring.mu_static": 0.6},
+          "parameters": [{"key": "contact_models.exponential_spring",
+                          "values": [{"mu_static": 0.5, "mu_dynamic": 0.4}]}]},
+         "sets contact_models.exponential_spring, and "
+         "'contact_models.exponential_spring.mu_static' sets"),
         # points that overflow a double where the ends and parameters do not
         ({"scene": SCENE, "parameters": [{"key": "bodies.block.mass", "range": {
             "from": -1e308, "to": 1e308, "n": 3}}]}, "parameters[0].range: gives the value inf"),
@@ -735,6 +741,24 @@ def another_studys_records_are_not_taken():
         code, _, err = run("sweep", winner, "--out", both, "-q")
         check(code == 0 and json.load(open(os.path.join(both, "results.json")))["summary"][
             "executed"] == 0, f"round {k}: the winner's rerun: {code}: {err}")
+
+
+@case
+def an_object_set_and_a_member_varied():
+    # a member varied on an axis after its object is set in "set" refines it: nothing is lost,
+    # and the study runs (the reverse order, an object set over a member, is refused above)
+    d = tempfile.mkdtemp()
+    s = {"scene": SCENE, "models": ["exponential_spring"],
+         "set": {"simulation.duration": 0.1,
+                 "contact_models.exponential_spring": {"mu_static": 0.6, "mu_dynamic": 0.4}},
+         "parameters": [{"key": "contact_models.exponential_spring.mu_static",
+                         "values": [0.5, 0.9]}]}
+    study = write_study(s, d)
+    code, _, err = run("sweep", study, "--out", os.path.join(d, "out"), "-q")
+    check(code == 0, f"{code}: {err}")
+    rows = table(os.path.join(d, "out"))
+    check([r["contact_models.exponential_spring.mu_static"] for r in rows] == ["0.5", "0.9"],
+          f"{rows}")
 
 
 @case

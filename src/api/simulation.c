@@ -764,7 +764,8 @@ int cs_simSetState(csSimulation* s, csStateKind kind, const double* values, int 
     return CS_ERR_INPUT;
   }
   for (int i = 0; i < n; i++) {
-    if (!isfinite(values[i])) {
+    // a discrete variable may be infinite (a stop without a bound): cs_discreteProblem judges
+    if (isnan(values[i]) || (kind != CS_STATE_DISCRETE && !isfinite(values[i]))) {
       cs_setError(err, CS_ERR_INPUT, "", "%s[%d] is not finite", stateNames[kind], i);
       return CS_ERR_INPUT;
     }
@@ -800,8 +801,11 @@ int cs_simSetState(csSimulation* s, csStateKind kind, const double* values, int 
     for (int e = 0; e < m->nforce; e++) {
       const csForceKind* k = cs_forceKind(m->force[e].kind);
       for (int i = 0; k->autorange && i < m->force[e].autonum; i++) {
-        double a = values[m->force[e].autoadr + i];
-        if (a < k->autorange[i][0] || a > k->autorange[i][1]) {
+        double a = values[m->force[e].autoadr + i], lo = k->autorange[i][0];
+        double hi = k->autorange[i][1];
+        // with rounding's slack, as cs_elementStateProblem allows (the engine's smooth steps
+        // can end an ulp past a range's end)
+        if (a < lo - 1e-9 * fmax(1.0, fabs(lo)) || a > hi + 1e-9 * fmax(1.0, fabs(hi))) {
           cs_setError(err, CS_ERR_INPUT, "", "%s of '%s' must be in [%g, %g], not %g",
                       k->autonames ? k->autonames[i] : "an auto-update value",
                       m->force[e].name, k->autorange[i][0], k->autorange[i][1], a);
@@ -835,8 +839,9 @@ int cs_simSetState(csSimulation* s, csStateKind kind, const double* values, int 
 
 int cs_simSetTime(csSimulation* s, double t, csError* err) {
   cs_clearError(err);
-  if (!isfinite(t)) {
-    cs_setError(err, CS_ERR_INPUT, "", "the time must be finite");
+  if (!isfinite(t) || t < 0) {
+    cs_setError(err, CS_ERR_INPUT, "", "the time must be finite and >= 0 (every run starts at "
+                "t = 0), not %g", t);
     return CS_ERR_INPUT;
   }
   beginEdit(s);

@@ -235,10 +235,6 @@ int cs_cliRun(int argc, char** argv) {
   }
   run.keep_checkpoint = saveState != NULL;
 
-  // from here on SIGINT, SIGTERM and SIGHUP stop the run cleanly, before the outputs are
-  // opened: a signal between their truncation and the run would otherwise leave a CSV without
-  // even its header (a second signal ends the process at once, removing the scratch CSV)
-  cs_cliCatchSignals();
   // the outputs, opened before the run so that a bad path costs nothing; neither may be the
   // scene or the other, and neither is truncated unless both open
   const char* outPaths[3] = {output, stats, replay};
@@ -271,7 +267,11 @@ int cs_cliRun(int argc, char** argv) {
     return CS_EXIT_USAGE;
   }
   csCsvOptions csvopt = {.forces = forces}, fullopt = {.forces = 1};
+  // from here on SIGINT, SIGTERM and SIGHUP stop the run cleanly (a second one removes the
+  // scratch CSV). Not before the outputs are opened: opening a FIFO waits for its reader, and
+  // a handler that restarts the call would keep the first Ctrl-C from ending that wait
   cs_cliTemporaryFile(0, scratch ? scratchPath : NULL);
+  cs_cliCatchSignals();
   // simulate; the progress bar only when stderr is a terminal, so that logs stay free of it
   cs_cliSimulateTwo(&run, csv, &csvopt, scratch, &fullopt, !quiet && isatty(STDERR_FILENO));
   int status = run.status;

@@ -179,6 +179,7 @@ static RecordState readRecord(const Sweep* sw, long i, char** text, char** row, 
     fputc(',', f);
   }
   if (!f || fclose(f) != 0) {
+    free(rowStart);
     free(t);
     return RECORD_NONE;  // out of memory: the run is run again rather than trusted
   }
@@ -1161,7 +1162,7 @@ static int setUp(Sweep* sw, const char* studyPath) {
       snprintf(err.file, sizeof(err.file), "%s", s->scene);
     }
     cs_cliPrintError(&err);
-    fprintf(stderr, "contactsim: error: %s: scene: the study's scene %s cannot be read\n",
+    fprintf(stderr, "contactsim: error: %s: scene: the study's scene %s does not load\n",
             s->file, s->scene);
     return CS_EXIT_USAGE;
   }

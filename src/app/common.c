@@ -463,6 +463,7 @@ typedef struct RunOutput {
   const csCsvOptions* csv_opt;
   CsvBlock also;          // the second CSV (fd -1: none)
   const csCsvOptions* also_opt;
+  int also_failed;        // 1: the row that could not be written was the second CSV's
   int progress;           // draw a progress bar on stderr
   double wall0, last_draw;
   int drawn;
@@ -476,6 +477,7 @@ static int writeRow(void* ctx, const csModel* m, csData* d) {
   int r = out->csv.fd >= 0 ? blockAppend(&out->csv, m, d, out->csv_opt) : 0;
   if (r == 0 && out->also.fd >= 0) {
     r = blockAppend(&out->also, m, d, out->also_opt);
+    out->also_failed = r != 0;
   }
   if (r != 0) {
     out->csv_errno = errno ? errno : EIO;
@@ -647,8 +649,10 @@ void cs_cliSimulateTwo(csCliRun* r, FILE* csv, const csCsvOptions* csvopt, FILE*
     // reason (a full disk, a reader that went away) is ours
     if (r->status == CS_ERR_IO && out.csv_errno) {
       snprintf(r->err.message, sizeof(r->err.message),
-               "the CSV could not be written at t = %.9g s: %s", r->d->t,
-               strerror(out.csv_errno));
+               "the %s could not be written at t = %.9g s: %s",
+               out.also_failed ? "replay page's scratch CSV (every column, beside the page)"
+                               : "CSV",
+               r->d->t, strerror(out.csv_errno));
     }
   }
   // the rows still in the block, whatever ended the run

@@ -3004,17 +3004,18 @@ static int applyOverride(Loader* ld, cJSON* root, int index) {
       r = overrideFail(ld, index, "malformed key path after '%.*s'", (int)(rest - o->key), o->key);
     }
   }
-  // with csLoadOptions.distinct, the value it sets, by its JSON path: two overrides of one
-  // value (a key given twice, or spelled two ways: bodies.arm.mass and bodies[0].mass), or of
-  // a value and one inside it, would leave one of them without effect
+  // with csLoadOptions.distinct, the value it sets, by its JSON path: an override of a value
+  // an earlier one set (a key given twice, or spelled two ways: bodies.arm.mass and
+  // bodies[0].mass), or of a value holding one an earlier override set, would leave the earlier
+  // one without effect (a member set after its object refines it, and is kept)
   if (!r && ld->target) {
     snprintf(ld->target[index], sizeof(ld->target[index]), "%s", ld->path);
     for (int j = 0; j < index && !r; j++) {
       const char* a = ld->target[j];
       const char* b = ld->target[index];
-      size_t na = strlen(a), nb = strlen(b), n = na < nb ? na : nb;
-      if (na > 0 && nb > 0 && strncmp(a, b, n) == 0 &&
-          (na == nb || (na < nb ? b[n] : a[n]) == '.' || (na < nb ? b[n] : a[n]) == '[')) {
+      size_t na = strlen(a), nb = strlen(b);
+      if (na > 0 && nb > 0 && nb <= na && strncmp(a, b, nb) == 0 &&
+          (a[nb] == '\0' || a[nb] == '.' || a[nb] == '[')) {
         r = overrideFail(ld, index, "sets %s, and '%s' sets %s: one of the two would have no "
                          "effect; give each value once", b, ld->overrides[j].key, a);
       }

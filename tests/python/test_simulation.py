@@ -136,6 +136,13 @@ def test_values_no_scene_could_hold_are_refused():
     with pytest.raises(contactsim.SceneError, match=r"sliding of .* must be in \[0, 1\]"):
         sim.set_state(bad)
     np.testing.assert_array_equal(sim.auto_update, state.auto_update)
+    # the engine's own smooth step can end an ulp past 1: such a state is the engine's, and kept
+    ulp = contactsim.State("".join(lines[:at] + ["0x1.0000000000006p+0\n"] + lines[at + 1:]),
+                           state.t, state.q, state.u, state.z, state.discrete, state.auto_update)
+    sim.set_state(ulp)
+    assert sim.auto_update[2] == 1.0000000000000013
+    with pytest.raises(contactsim.SceneError, match="time must be finite and >= 0"):
+        sim.time = -1.0
     sim.advance_to(0.2)  # and it carries on
 
 
