@@ -303,6 +303,34 @@ static void test_bad_csv(void** state) {
   assert_int_equal(cs_replayWrite(page, tpl, &run, 1, &err), CS_ERR_INPUT);
   assert_non_null(strstr(err.message, "line 3 has 1 fields"));
 
+  // a time of nan in the third row (line 4), as a run that diverged can write: the page cannot
+  // draw it
+  const char* at = text;
+  for (int i = 0; i < 3; i++) {
+    at = strchr(at, '\n') + 1;
+  }
+  char* diverged = malloc(strlen(text) + 8);
+  sprintf(diverged, "%.*snan%s", (int)(at - text), text, strchr(at, ','));
+  writeText(bad, diverged);
+  assert_int_equal(cs_replayWrite(page, tpl, &run, 1, &err), CS_ERR_INPUT);
+  assert_non_null(strstr(err.message, "line 4, column 't': nan is not a finite number"));
+
+  // the second and third rows swapped: out of time order
+  char* swapped = strdup(text);
+  char* r2 = strchr(swapped, '\n') + 1;
+  char* r3 = strchr(r2, '\n') + 1;
+  char* r4 = strchr(r3, '\n') + 1;
+  size_t l2 = (size_t)(r3 - r2), l3 = (size_t)(r4 - r3);
+  char* keep = malloc(l2 + l3);
+  memcpy(keep, r3, l3);
+  memcpy(keep + l3, r2, l2);
+  memcpy(r2, keep, l2 + l3);
+  free(keep);
+  writeText(bad, swapped);
+  assert_int_equal(cs_replayWrite(page, tpl, &run, 1, &err), CS_ERR_INPUT);
+  assert_non_null(strstr(err.message, "line 3: t ="));
+  assert_non_null(strstr(err.message, "time order"));
+
   // the last row cut short (a run stopped while writing it): left out
   char* last = strdup(text);
   size_t n = strlen(last);
@@ -322,6 +350,8 @@ static void test_bad_csv(void** state) {
   assert_non_null(strstr(err.message, "placeholder"));
   free(renamed);
   free(garbled);
+  free(diverged);
+  free(swapped);
   free(cut);
   free(last);
   free(text);

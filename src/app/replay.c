@@ -518,7 +518,16 @@ static csStatus readRows(const char* text, const Columns* c, const csReplayRun* 
         q = stop;
       }
       if (feed[2 * j] >= 0) {
-        Series* s = &d->s[feed[2 * j]];
+        int which = feed[2 * j];
+        // the time and the bodies' poses are what the page draws: each a finite number (a run
+        // that diverged writes inf or nan; an energy or a force left out is drawn as missing)
+        if ((which == S_T || which == S_P || which == S_Q) && !isfinite(v)) {
+          status = setError(err, CS_ERR_INPUT, r->csv,
+                            "line %ld, column '%s': %s is not a finite number, which the page "
+                            "cannot draw", row + 2, c->name[j], isnan(v) ? "nan" : "inf");
+          break;
+        }
+        Series* s = &d->s[which];
         s->value[(size_t)row * (size_t)(s->count * s->width) + (size_t)feed[2 * j + 1]] = v;
       }
       j++;
@@ -538,6 +547,14 @@ static csStatus readRows(const char* text, const Columns* c, const csReplayRun* 
       }
       status = setError(err, CS_ERR_INPUT, r->csv, "line %ld has %d fields, the header %d", row + 2,
                         j, ncol);
+      break;
+    }
+    // the rows in time order, as a run writes them
+    const double* t = d->s[S_T].value;
+    if (row > 0 && d->s[S_T].col[0] >= 0 && !(t[row] > t[row - 1])) {
+      status = setError(err, CS_ERR_INPUT, r->csv,
+                        "line %ld: t = %.17g does not come after the line before's %.17g (the "
+                        "rows must be in time order)", row + 2, t[row], t[row - 1]);
       break;
     }
     row++;
