@@ -370,6 +370,19 @@ def killed_run_keeps_only_complete_rows():
 
 
 @case
+def stats_on_standard_output():
+    # --stats - prints the statistics, when the CSV has a file; with the CSV on standard output
+    # too it is refused before the run
+    d = tempfile.mkdtemp()
+    scene = write_scene(PENDULUM)
+    code, out, err = run("run", scene, "-q", "-o", os.path.join(d, "p.csv"), "--stats", "-")
+    check(code == 0 and json.loads(out)["status"] == "ok", (code, err))
+    check(not os.path.exists(os.path.join(ROOT, "-")), "a file named '-' was written")
+    code, out, err = run("run", scene, "-q", "--stats", "-")
+    check(code == 2 and "give the CSV a file" in err and out == "", (code, err))
+
+
+@case
 def an_escaped_nul_in_a_string_is_refused():
     # cJSON decodes \u0000 into a C string, which ends there: "pend\u0000ulum" would be read
     # as "pend", a body "a\u0000rm" as "a". Refused at its line and column, in the scene and in

@@ -156,7 +156,7 @@ int cs_cliRun(int argc, char** argv) {
       case 'm': bad = cs_cliParseNumber(optarg, "max-step", 1, &max_step); break;
       case 'c': contact_model = optarg; break;
       case 'f': forces = 1; break;
-      case 's': stats = optarg; break;
+      case 's': stats = optarg; break;  // - is stdout, when the CSV goes to a file
       case 'W': saveState = optarg; break;
       case 'I': initialState = optarg; break;
       case 'R': replay = optarg; break;
@@ -237,14 +237,22 @@ int cs_cliRun(int argc, char** argv) {
 
   // the outputs, opened before the run so that a bad path costs nothing; neither may be the
   // scene or the other, and neither is truncated unless both open
-  const char* outPaths[3] = {output, stats, replay};
+  // --stats -: the statistics on standard output, which the CSV must then leave free
+  int statsToStdout = stats && strcmp(stats, "-") == 0;
+  if (statsToStdout && !output) {
+    fprintf(stderr, "contactsim: error: --stats - writes the statistics to standard output, "
+                    "where the CSV goes too: give the CSV a file with -o\n");
+    cs_cliFreeRun(&run);
+    return CS_EXIT_USAGE;
+  }
+  const char* outPaths[3] = {output, statsToStdout ? NULL : stats, replay};
   FILE* outFiles[3];
   if (cs_cliOpenOutputs(path, outPaths, outFiles, 3) != 0) {
     cs_cliFreeRun(&run);
     return CS_EXIT_USAGE;
   }
   FILE* csv = output ? outFiles[0] : stdout;
-  FILE* statsFile = outFiles[1];
+  FILE* statsFile = statsToStdout ? stdout : outFiles[1];
   // the page is written after the run; it was opened above only to check its path
   if (outFiles[2]) {
     fclose(outFiles[2]);
