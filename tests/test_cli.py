@@ -383,6 +383,23 @@ def stats_on_standard_output():
 
 
 @case
+def an_infinite_initial_energy_is_refused_at_its_element():
+    # finite parameters whose energy overflows: a spring's rest angle of 1e300 rad
+    scene = os.path.join(ROOT, "scenes", "leg_knee_stop.json")
+    code, _, err = run("validate", scene, "--set", "forces.hip_spring.q0=1e300")
+    check(code == 2 and "forces[0]" in err and "potential energy in the initial state is inf"
+          in err, (code, err))
+    code, _, err = run("validate", scene, "--set", "forces.hip_spring.q0=1e3")
+    check(code == 0, (code, err))
+
+
+@case
+def save_state_needs_a_name():
+    code, _, err = run("run", write_scene(PENDULUM), "-q", "-o", os.devnull, "--save-state", "")
+    check(code == 2 and "needs a file name" in err, (code, err))
+
+
+@case
 def an_escaped_nul_in_a_string_is_refused():
     # cJSON decodes \u0000 into a C string, which ends there: "pend\u0000ulum" would be read
     # as "pend", a body "a\u0000rm" as "a". Refused at its line and column, in the scene and in

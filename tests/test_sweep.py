@@ -565,7 +565,7 @@ def bad_studies_exit_2_naming_the_path():
             {"key": "a", "distribution": "normal", "mean": 0, "max": 1}]}}]},
          "parameters[0].random.parameters[0].max"),
         ({"scene": SCENE, "models": ["no_such_model"]}, "models[0]"),
-        ({"scene": "missing.json"}, "missing.json"),
+        ({"scene": "missing.json"}, "study.json: scene: the study's scene"),
         ({"scene": SCENE, "paramters": []}, "paramters"),
         ({"scene": SCENE, "parameters": [{"key": "bodies.blok.mass", "values": [1]}]},
          "parameter 'bodies.blok.mass': the scene has no body named 'blok'"),
@@ -759,6 +759,18 @@ def an_object_set_and_a_member_varied():
     rows = table(os.path.join(d, "out"))
     check([r["contact_models.exponential_spring.mu_static"] for r in rows] == ["0.5", "0.9"],
           f"{rows}")
+
+
+@case
+def gather_that_cannot_write_counts_nothing():
+    d = tempfile.mkdtemp()
+    study = write_study(small_study(), d)
+    out = os.path.join(d, "out")
+    check(run("sweep", study, "--out", out, "-q")[0] == 0, "sweep")
+    os.remove(os.path.join(out, "results.csv"))
+    os.mkdir(os.path.join(out, "results.csv"))   # a directory where the table goes
+    code, _, err = run("sweep", "--gather", out)
+    check(code == 1 and "results.csv" in err and "gathered" not in err, f"{code}: {err}")
 
 
 @case
