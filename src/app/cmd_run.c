@@ -247,9 +247,13 @@ int cs_cliRun(int argc, char** argv) {
   }
   const char* outPaths[3] = {output, statsToStdout ? NULL : stats, replay};
   FILE* outFiles[3];
+  // the stop signals are caught from before the outputs are truncated, so that a signal between
+  // then and the run still leaves the CSV's header; a Ctrl-C while a FIFO output waits for its
+  // reader ends that wait and the command
+  cs_cliCatchSignalsWhileOpening();
   if (cs_cliOpenOutputs(path, outPaths, outFiles, 3) != 0) {
     cs_cliFreeRun(&run);
-    return CS_EXIT_USAGE;
+    return cs_cliStopSignal ? cs_cliStopStatus() : CS_EXIT_USAGE;
   }
   FILE* csv = output ? outFiles[0] : stdout;
   FILE* statsFile = statsToStdout ? stdout : outFiles[1];
@@ -275,9 +279,8 @@ int cs_cliRun(int argc, char** argv) {
     return CS_EXIT_USAGE;
   }
   csCsvOptions csvopt = {.forces = forces}, fullopt = {.forces = 1};
-  // from here on SIGINT, SIGTERM and SIGHUP stop the run cleanly (a second one removes the
-  // scratch CSV). Not before the outputs are opened: opening a FIFO waits for its reader, and
-  // a handler that restarts the call would keep the first Ctrl-C from ending that wait
+  // from here on SIGINT, SIGTERM and SIGHUP stop the run cleanly, and an interrupted write
+  // carries on (a second signal removes the scratch CSV)
   cs_cliTemporaryFile(0, scratch ? scratchPath : NULL);
   cs_cliCatchSignals();
   // simulate; the progress bar only when stderr is a terminal, so that logs stay free of it

@@ -882,7 +882,19 @@ static void onSignal(int sig) {
 }
 
 
+static void catchSignals(int restart);
+
 void cs_cliCatchSignals(void) {
+  catchSignals(1);
+}
+
+
+void cs_cliCatchSignalsWhileOpening(void) {
+  catchSignals(0);
+}
+
+
+static void catchSignals(int restart) {
   struct sigaction sa;
   memset(&sa, 0, sizeof(sa));
   sa.sa_handler = onSignal;
@@ -892,7 +904,7 @@ void cs_cliCatchSignals(void) {
   sigaddset(&sa.sa_mask, SIGTERM);
   sigaddset(&sa.sa_mask, SIGHUP);
   // SA_RESTART: a write blocked on a full pipe carries on rather than failing with EINTR
-  sa.sa_flags = SA_RESTART;
+  sa.sa_flags = restart ? SA_RESTART : 0;
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
   sigaction(SIGHUP, &sa, NULL);

@@ -175,6 +175,10 @@ extern volatile sig_atomic_t cs_cliStopSignal;
 // next step and writes what is due), a second one ends the process at once with status
 // 128 + signal, removing the temporary file registered with cs_cliTemporaryFile.
 void cs_cliCatchSignals(void);
+// The same while the outputs are being opened, without restarting an interrupted system call:
+// opening a FIFO waits for its reader, and a Ctrl-C there must end that wait (the open fails
+// with EINTR and cs_cliStopSignal is set). Call cs_cliCatchSignals once they are open.
+void cs_cliCatchSignalsWhileOpening(void);
 // The exit status of a command stopped by cs_cliStopSignal: 128 + its number.
 int cs_cliStopStatus(void);
 // "SIGINT", "SIGTERM", "SIGHUP" or "signal N" for sig, in a static buffer.
