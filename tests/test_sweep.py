@@ -774,6 +774,25 @@ def gather_that_cannot_write_counts_nothing():
 
 
 @case
+def a_moved_study_is_given_again():
+    # the study and its directory moved: gather says where the manifest looked and what to run;
+    # the sweep command with the study where it is now runs nothing and writes the tables
+    import shutil
+    d = tempfile.mkdtemp()
+    a = os.path.join(d, "a")
+    os.mkdir(a)
+    study = write_study(small_study(), a)
+    check(run("sweep", study, "--out", os.path.join(a, "out"), "-q")[0] == 0, "sweep")
+    b = os.path.join(d, "b")
+    shutil.move(a, b)
+    code, _, err = run("sweep", "--gather", os.path.join(b, "out"))
+    check(code == 2 and "which is not there" in err and "contactsim sweep STUDY.json --out" in err,
+          f"{code}: {err}")
+    code, _, err = run("sweep", os.path.join(b, "study.json"), "--out", os.path.join(b, "out"))
+    check(code == 0 and "0 to run, 12 done already" in err, f"{code}: {err}")
+
+
+@case
 def more_workers_than_open_files_allow():
     import resource
 

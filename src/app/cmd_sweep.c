@@ -1902,6 +1902,17 @@ int cs_cliSweep(int argc, char** argv) {
       return CS_EXIT_USAGE;
     }
     studyPath = man.study;
+    // moved with its directory, or away from it: the sweep command given the study where it is
+    // now does what a gather does when every run has a record (it runs none and writes the
+    // tables), after checking it is the same study
+    if (!fileExists(studyPath)) {
+      fprintf(stderr,
+              "contactsim: error: %s/sweep.json names the study %s, which is not there (moved or "
+              "removed); give the study where it is now: contactsim sweep STUDY.json --out %s "
+              "runs what is missing, if anything, and writes the tables\n",
+              cs_cliSafe(sw.dir), cs_cliSafe(studyPath), cs_cliSafe(sw.dir));
+      return CS_EXIT_USAGE;
+    }
   }
   int code = setUp(&sw, studyPath);
   if (code == 0) {
