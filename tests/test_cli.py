@@ -442,8 +442,11 @@ def replay_run_writes_the_csv_as_it_goes():
     check(sorted(os.listdir(d)) == ["page.csv", "page.html", "plain.csv"],
           f"scratch files left: {os.listdir(d)}")
     out = os.path.join(d, "killed.csv")
-    p = subprocess.Popen([EXE, "run", scene, "-q", *LONG, "-o", out, "--replay",
-                          os.path.join(d, "killed.html")], cwd=ROOT)
+    # the page is written whole at the end: until then an earlier page stays as it was
+    page = os.path.join(d, "killed.html")
+    with open(page, "w") as f:
+        f.write("<html>an earlier page</html>\n")
+    p = subprocess.Popen([EXE, "run", scene, "-q", *LONG, "-o", out, "--replay", page], cwd=ROOT)
     deadline = time.time() + 30
     while time.time() < deadline and p.poll() is None and not (
             os.path.exists(out) and os.path.getsize(out) > 100000):
@@ -456,6 +459,8 @@ def replay_run_writes_the_csv_as_it_goes():
         check(len(data) % 4096 == 0, f"the last line is cut at byte {len(data)}")
         data = data[:data.rindex(b"\n") + 1]
     csv_rows_complete(data, "run --replay killed")
+    check(open(page).read() == "<html>an earlier page</html>\n",
+          "the killed run's page is not the earlier one, whole")
 
 
 @case

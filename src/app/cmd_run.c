@@ -251,16 +251,14 @@ int cs_cliRun(int argc, char** argv) {
   // then and the run still leaves the CSV's header; a Ctrl-C while a FIFO output waits for its
   // reader ends that wait and the command
   cs_cliCatchSignalsWhileOpening();
-  if (cs_cliOpenOutputs(path, outPaths, outFiles, 3) != 0) {
+  // the page is only checked: it is written whole at the end, and keeps its old content till
+  // then (an interrupted writing of it leaves the old page, not an empty file)
+  if (cs_cliOpenOutputs(path, outPaths, outFiles, 3, 1u << 2) != 0) {
     cs_cliFreeRun(&run);
     return cs_cliStopSignal ? cs_cliStopStatus() : CS_EXIT_USAGE;
   }
   FILE* csv = output ? outFiles[0] : stdout;
   FILE* statsFile = statsToStdout ? stdout : outFiles[1];
-  // the page is written after the run; it was opened above only to check its path
-  if (outFiles[2]) {
-    fclose(outFiles[2]);
-  }
   // --replay: the run writes every column, forces included, to a scratch CSV for the page as
   // well as the CSV asked for (replay.c)
   char scratchPath[4096 + 16];

@@ -993,7 +993,8 @@ static int isRegularOrMissing(const char* path) {
 }
 
 
-int cs_cliOpenOutputs(const char* scene, const char* const* paths, FILE** files, int n) {
+int cs_cliOpenOutputs(const char* scene, const char* const* paths, FILE** files, int n,
+                      unsigned checkOnly) {
   for (int i = 0; i < n; i++) {
     files[i] = NULL;
   }
@@ -1044,9 +1045,19 @@ int cs_cliOpenOutputs(const char* scene, const char* const* paths, FILE** files,
       ok = 0;
     }
   }
-  // 3. all open: truncate the regular files and wrap the descriptors; otherwise undo
+  // 3. all open: truncate the regular files and wrap the descriptors; otherwise undo. One only
+  // checked is closed and, if this call made it, removed again
   for (int i = 0; i < n; i++) {
     if (fd[i] < 0) {
+      continue;
+    }
+    if (ok && (checkOnly >> i) & 1u) {
+      close(fd[i]);
+      fd[i] = -1;
+      if (created[i]) {
+        unlink(paths[i]);
+        created[i] = 0;
+      }
       continue;
     }
     struct stat st;

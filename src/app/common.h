@@ -195,8 +195,11 @@ const char* cs_cliStatusName(const csCliRun* r);
 // dev + inode where they exist and by their directory's real path where they do not; all are
 // opened before any is truncated, so that one that cannot be opened leaves every file as it was
 // (and removes the ones this call created). Returns 0, or -1 with the error printed. None of
-// scene, paths, files is NULL; the caller closes the files.
-int cs_cliOpenOutputs(const char* scene, const char* const* paths, FILE** files, int n);
+// scene, paths, files is NULL; the caller closes the files. Bit i of checkOnly: path i is only
+// checked (clashes, and that it can be opened for writing), then left as it was (files[i]
+// NULL): an output written whole at the end (the replay page) keeps its old content meanwhile.
+int cs_cliOpenOutputs(const char* scene, const char* const* paths, FILE** files, int n,
+                      unsigned checkOnly);
 // 1 when paths a and b name the same file (as cs_cliOpenOutputs judges it), else 0.
 int cs_cliSameFile(const char* a, const char* b);
 

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 
@@ -865,8 +866,31 @@ csStatus cs_replayWrite(const char* out, const char* template_path, const csRepl
     }
     free(text);
   }
-  // 3. the page: template, data, rest of the template
-  FILE* f = status == CS_OK ? fopen(out, "w") : NULL;
+  // 3. the page: template, data, rest of the template. A regular file (or a new one) is
+  // written under a temporary name beside it and renamed into place, so that a reader, or a
+  // writing stopped half way, sees the old page or the new one whole; anything else (a device,
+  // a pipe, a symbolic link, written through) in place
+  char tmp[4096 + 16] = "";
+  struct stat st;
+  int inPlace = lstat(out, &st) == 0 && !S_ISREG(st.st_mode);
+  FILE* f = NULL;
+  if (status == CS_OK && !inPlace && (size_t)snprintf(tmp, sizeof(tmp), "%s.XXXXXX", out) <
+                                         sizeof(tmp)) {
+    int fd = mkstemp(tmp);
+    mode_t mask = umask(0);
+    umask(mask);
+    f = fd >= 0 && fchmod(fd, 0666 & ~mask) == 0 ? fdopen(fd, "w") : NULL;
+    if (!f && fd >= 0) {
+      close(fd);
+      unlink(tmp);
+    }
+    if (!f) {
+      tmp[0] = '\0';  // no temporary file beside it (a directory that cannot be written)
+      f = fopen(out, "w");
+    }
+  } else if (status == CS_OK) {
+    f = fopen(out, "w");
+  }
   if (status == CS_OK && !f) {
     status = setError(err, CS_ERR_IO, out, "cannot write: %s", strerror(errno));
   }
@@ -894,7 +918,13 @@ csStatus cs_replayWrite(const char* out, const char* template_path, const csRepl
     fwrite(rest, 1, tlen - (size_t)(rest - tpl), f);
     int bad = ferror(f);
     bad |= fclose(f) != 0;
+    if (!bad && tmp[0] && rename(tmp, out) != 0) {
+      bad = 1;
+    }
     if (bad) {
+      if (tmp[0]) {
+        unlink(tmp);
+      }
       status = setError(err, CS_ERR_IO, out, "could not write the replay page");
     }
   }
