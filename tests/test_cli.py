@@ -380,6 +380,11 @@ def stats_on_standard_output():
     check(not os.path.exists(os.path.join(ROOT, "-")), "a file named '-' was written")
     code, out, err = run("run", scene, "-q", "--stats", "-")
     check(code == 2 and "give the CSV a file" in err and out == "", (code, err))
+    # -o naming the file standard output is (the statistics would write over the CSV)
+    with open(os.path.join(d, "both.txt"), "w") as f:
+        p = subprocess.run([EXE, "run", scene, "-q", "-o", "/dev/stdout", "--stats", "-"],
+                           stdout=f, stderr=subprocess.PIPE, text=True, timeout=60)
+    check(p.returncode == 2 and "give the CSV a file" in p.stderr, (p.returncode, p.stderr))
 
 
 @case
@@ -439,6 +444,16 @@ def replay_run_writes_the_csv_as_it_goes():
     check(open(os.path.join(d, "page.csv"), "rb").read() == plain,
           "run --replay wrote another CSV than run alone")
     check(os.path.getsize(os.path.join(d, "page.html")) > 0, "no page")
+    # written again: through a symbolic link to its target, keeping the page's mode
+    os.chmod(os.path.join(d, "page.html"), 0o600)
+    os.symlink("page.html", os.path.join(d, "link.html"))
+    code, _, err = run("run", scene, "--duration", "0.5", "-q", "-o", os.path.join(d, "page.csv"),
+                       "--replay", os.path.join(d, "link.html"))
+    check(code == 0 and os.path.islink(os.path.join(d, "link.html")), (code, err))
+    check(os.stat(os.path.join(d, "page.html")).st_mode & 0o777 == 0o600, "the page's mode")
+    os.remove(os.path.join(d, "link.html"))
+    code, _, err = run("run", scene, "--duration", "1", "-q", "-o", os.path.join(d, "page.csv"),
+                       "--replay", os.path.join(d, "page.html"))
     check(sorted(os.listdir(d)) == ["page.csv", "page.html", "plain.csv"],
           f"scratch files left: {os.listdir(d)}")
     out = os.path.join(d, "killed.csv")

@@ -304,6 +304,19 @@ def damaged_checkpoints_are_refused_at_the_bad_line():
     refused("time.state", text.replace("\nt 0x1p-1", "\nt -0x1p+3").replace(
         "\nt_commit 0x1p-1", "\nt_commit -0x1p+3"), "before the start")
     refused("quat.state", edit(q, ["0x0p+0"] * 4), "body 'block'", "zero quaternion")
+    # a stop's lower bound infinite above its finite upper one: contradictory, refused (an
+    # infinite bound is a value, a bound moved by the stop's rules is not rounding)
+    stop_scene = os.path.join(ROOT, "scenes", "pendulum_stop.json")
+    code, _, err = run("run", stop_scene, "-q", "--duration", "0.1", "-o", tmp("stop.csv"),
+                       "--save-state", tmp("stop.state"))
+    check(code == 0, err)
+    stop_lines = open(tmp("stop.state")).read().splitlines(keepends=True)
+    at = next(i for i, line in enumerate(stop_lines) if "stop.lower_bound" in line)
+    with open(tmp("stopbad.state"), "w") as f:
+        f.write("".join(stop_lines[:at] + ["inf\n"] + stop_lines[at + 1:]))
+    code, _, err = run("run", stop_scene, "-q", "-o", tmp("stopbad.csv"), "--initial-state",
+                       tmp("stopbad.state"))
+    check(code == 2 and "stopbad.state" in err and "contradict" in err, (code, err))
     # a file cut anywhere says that it ends early, wherever it is cut
     for keep in (3, 5, line_of(text, "auto ") + 2):
         refused("cut.state", "".join(lines[:keep]), "ends", line=None)

@@ -239,7 +239,10 @@ int cs_cliRun(int argc, char** argv) {
   // scene or the other, and neither is truncated unless both open
   // --stats -: the statistics on standard output, which the CSV must then leave free
   int statsToStdout = stats && strcmp(stats, "-") == 0;
-  if (statsToStdout && !output) {
+  struct stat outStat;
+  int outDevice = output && stat(output, &outStat) == 0 && S_ISCHR(outStat.st_mode);
+  if (statsToStdout &&
+      (!output || (!outDevice && cs_cliSameFile(output, "/dev/stdout")))) {
     fprintf(stderr, "contactsim: error: --stats - writes the statistics to standard output, "
                     "where the CSV goes too: give the CSV a file with -o\n");
     cs_cliFreeRun(&run);
@@ -287,9 +290,15 @@ int cs_cliRun(int argc, char** argv) {
   int pageFailed = 0;
   if (scratch) {
     csReplayRun page = {run.model, run.m, NULL};
+    // the page's temporary file too is removed if a second signal ends the process
+    char pageTmp[4096 + 32];
+    if (cs_replayTemporaryName(replay, pageTmp, sizeof(pageTmp)) == 0) {
+      cs_cliTemporaryFile(1, pageTmp);
+    }
     csStatus s = cs_replayFinishRun(scratch, scratchPath, replay, replayTemplate, &page,
                                     &replayErr);
     cs_cliTemporaryFile(0, NULL);
+    cs_cliTemporaryFile(1, NULL);
     if (s != CS_OK) {
       cs_cliPrintError(&replayErr);
       pageFailed = status == CS_OK;

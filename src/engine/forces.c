@@ -219,9 +219,11 @@ int cs_elementStateProblem(const csModel* m, double* disc, const double* autoval
       for (int j = 0; j < f->discnum && moved < 0; j++) {
         // beyond rounding: materials combined by a harmonic mean can leave mu_dynamic an ulp
         // above mu_static, which the kind's rules would move by as much
+        // (only between finite values: an infinite bound moved is moved)
         double scale = fmax(1.0, fmax(fabs(v[j]), fabs(saved[j])));
-        if (!(fabs(v[j] - saved[j]) <= 1e-12 * scale) && v[j] != saved[j] &&
-            !(isnan(v[j]) && isnan(saved[j]))) {
+        int rounding = isfinite(v[j]) && isfinite(saved[j]) &&
+                       fabs(v[j] - saved[j]) <= 1e-12 * scale;
+        if (!rounding && v[j] != saved[j] && !(isnan(v[j]) && isnan(saved[j]))) {
           moved = j;
           by = i;
         }
