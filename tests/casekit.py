@@ -3,8 +3,19 @@
 A script decorates its test functions with @case (each runs when it is defined, in file order,
 and a failed check or a crash fails that case only), checks with check(cond, msg), and ends with
 finish(), which prints the line tools/test.sh adds up, "N passed, N failed", and exits 1 when any
-case failed."""
+case failed.
+
+Every temporary directory a script makes (tempfile.mkdtemp, TemporaryDirectory) goes under one
+made for the script and removed when it ends: runs killed on purpose leave their scratch files,
+and scripts run again and again would otherwise fill the disk."""
+import atexit
+import shutil
 import sys
+import tempfile
+
+_session = tempfile.mkdtemp(prefix="contactsim-tests-")
+tempfile.tempdir = _session
+atexit.register(shutil.rmtree, _session, True)
 
 results = []  # (case name, exception or None), in the order the cases ran
 
