@@ -12,6 +12,7 @@
 // restart from it at the next advance. Edits are therefore cheap to make several at once.
 #include "engine/assert.h"
 #include "engine/error.h"
+#include "engine/forces.h"
 #include "engine/integrator.h"
 #include "engine/metrics.h"
 
@@ -771,18 +772,12 @@ int cs_simSetState(csSimulation* s, csStateKind kind, const double* values, int 
     }
   }
   const csModel* m = s->m;
-  if (kind == CS_STATE_Q) {
-    // a quaternion that cannot be normalized
-    for (int b = 1; b < m->nbody; b++) {
-      const csBody* body = &m->body[b];
-      const double* e = values + body->qadr;
-      if ((body->joint == CS_JOINT_BALL || body->joint == CS_JOINT_FREE) &&
-          !(e[0] * e[0] + e[1] * e[1] + e[2] * e[2] + e[3] * e[3] > 0)) {
-        cs_setError(err, CS_ERR_INPUT, "", "q[%d..%d], the orientation of body '%s', is a zero "
-                    "quaternion", body->qadr, body->qadr + 3, body->name);
-        return CS_ERR_INPUT;
-      }
-    }
+  int zero = kind == CS_STATE_Q ? cs_zeroQuaternionBody(m, values) : 0;
+  if (zero) {
+    const csBody* body = &m->body[zero];
+    cs_setError(err, CS_ERR_INPUT, "", "q[%d..%d], the orientation of body '%s', is a zero "
+                "quaternion", body->qadr, body->qadr + 3, body->name);
+    return CS_ERR_INPUT;
   }
   if (kind == CS_STATE_DISCRETE) {
     for (int e = 0; e < m->nforce; e++) {
@@ -795,22 +790,12 @@ int cs_simSetState(csSimulation* s, csStateKind kind, const double* values, int 
       }
     }
   }
-  if (kind == CS_STATE_AUTO) {
-    // the whole array is checked against the elements' ranges (the discrete values are the
-    // data's, already valid)
-    for (int e = 0; e < m->nforce; e++) {
-      const csForceKind* k = cs_forceKind(m->force[e].kind);
-      for (int i = 0; k->autorange && i < m->force[e].autonum; i++) {
-        double a = values[m->force[e].autoadr + i], lo = k->autorange[i][0];
-        double hi = k->autorange[i][1];
-        // with rounding's slack, as cs_elementStateProblem allows (the engine's smooth steps
-        // can end an ulp past a range's end)
-        if (a < lo - 1e-9 * fmax(1.0, fabs(lo)) || a > hi + 1e-9 * fmax(1.0, fabs(hi))) {
-          cs_setError(err, CS_ERR_INPUT, "", "%s of '%s' must be in [%g, %g], not %g",
-                      k->autonames ? k->autonames[i] : "an auto-update value",
-                      m->force[e].name, k->autorange[i][0], k->autorange[i][1], a);
-          return CS_ERR_INPUT;
-        }
+  for (int e = 0; kind == CS_STATE_AUTO && e < m->nforce; e++) {
+    for (int i = 0; i < m->force[e].autonum; i++) {
+      char why[256];
+      if (cs_autoProblem(m, e, i, values[m->force[e].autoadr + i], why, sizeof(why))) {
+        cs_setError(err, CS_ERR_INPUT, "", "%s", why);
+        return CS_ERR_INPUT;
       }
     }
   }

@@ -164,9 +164,7 @@ void cs_setDiscrete(const csModel* m, csData* d, int e, int index, double value)
 }
 
 
-// the parameter of kind k that gives discrete variable `index` its initial value (NULL: none)
-static const csParamInfo* paramOfDiscrete(const csForceKind* k, int index) {
-  const char* name = k->discnames ? k->discnames[index] : NULL;
+const csParamInfo* cs_paramOfVariable(const csForceKind* k, const char* name) {
   for (int i = 0; name && i < k->nparams; i++) {
     if (k->params[i].type == CS_PARAM_REAL && strcmp(k->params[i].key, name) == 0) {
       return &k->params[i];
@@ -176,12 +174,44 @@ static const csParamInfo* paramOfDiscrete(const csForceKind* k, int index) {
 }
 
 
+int cs_autoProblem(const csModel* m, int e, int index, double value, char* why, size_t size) {
+  const csForce* f = &m->force[e];
+  const csForceKind* k = cs_forceKind(f->kind);
+  double lo = k->autorange ? k->autorange[index][0] : -INFINITY;
+  double hi = k->autorange ? k->autorange[index][1] : INFINITY;
+  if (isfinite(value) && value >= lo - 1e-9 * fmax(1.0, fabs(lo)) &&
+      value <= hi + 1e-9 * fmax(1.0, fabs(hi))) {
+    return 0;
+  }
+  char range[64] = "finite";
+  if (isfinite(lo) || isfinite(hi)) {
+    snprintf(range, sizeof(range), "in [%g, %g]", lo, hi);
+  }
+  snprintf(why, size, "%s of '%s' must be %s, not %g",
+           k->autonames ? k->autonames[index] : "an auto-update value", f->name, range, value);
+  return -1;
+}
+
+
+int cs_zeroQuaternionBody(const csModel* m, const double* q) {
+  for (int b = 1; b < m->nbody; b++) {
+    const csBody* body = &m->body[b];
+    const double* e = q + body->qadr;
+    if ((body->joint == CS_JOINT_BALL || body->joint == CS_JOINT_FREE) &&
+        !(e[0] * e[0] + e[1] * e[1] + e[2] * e[2] + e[3] * e[3] > 0)) {
+      return b;
+    }
+  }
+  return 0;
+}
+
+
 int cs_discreteProblem(const csModel* m, int e, int index, double value, char* why,
                        size_t size) {
   const csForce* f = &m->force[e];
   const csForceKind* k = cs_forceKind(f->kind);
   const char* name = k->discnames ? k->discnames[index] : "?";
-  const csParamInfo* p = paramOfDiscrete(k, index);
+  const csParamInfo* p = k->discnames ? cs_paramOfVariable(k, k->discnames[index]) : NULL;
   int sign = p ? p->flags & (CS_PARAM_POSITIVE | CS_PARAM_NONNEG) : 0;
   if (isnan(value)) {
     snprintf(why, size, "%s of '%s' is not a number", name, f->name);
@@ -237,20 +267,8 @@ int cs_elementStateProblem(const csModel* m, double* disc, const double* autoval
       return -1;
     }
   }
-  const double* a = autoval + f->autoadr;
   for (int i = 0; i < f->autonum; i++) {
-    // a range's ends with rounding's slack: the engine's own smooth steps can end an ulp past
-    // them (an exponential spring's sliding at 1 + 1.3e-15)
-    double lo = k->autorange ? k->autorange[i][0] : -INFINITY;
-    double hi = k->autorange ? k->autorange[i][1] : INFINITY;
-    if (!isfinite(a[i]) || a[i] < lo - 1e-9 * fmax(1.0, fabs(lo)) ||
-        a[i] > hi + 1e-9 * fmax(1.0, fabs(hi))) {
-      char range[64] = "finite";
-      if (k->autorange && (isfinite(lo) || isfinite(hi))) {
-        snprintf(range, sizeof(range), "in [%g, %g]", lo, hi);
-      }
-      snprintf(why, size, "%s of '%s' must be %s, not %g",
-               k->autonames ? k->autonames[i] : "an auto-update value", f->name, range, a[i]);
+    if (cs_autoProblem(m, e, i, autoval[f->autoadr + i], why, size) != 0) {
       return -1;
     }
   }

@@ -29,6 +29,20 @@ enum {
 };
 
 
+// The parameter of kind k whose key is `name` (a real one): the parameter that gives the
+// discrete variable of that name its initial value. NULL: none.
+const csParamInfo* cs_paramOfVariable(const csForceKind* k, const char* name);
+
+// Whether `value` may be auto-update variable `index` of element e: finite and within its kind's
+// range, with rounding's slack at the range's ends (the engine's own smooth steps can end an ulp
+// past them: an exponential spring's sliding at 1 + 1.3e-15). 0, or -1 with why filled.
+int cs_autoProblem(const csModel* m, int e, int index, double value, char* why, size_t size);
+
+// The first body whose orientation in q (ball and free joints) is a zero quaternion, which
+// cannot be normalized; 0: none.
+int cs_zeroQuaternionBody(const csModel* m, const double* q);
+
+
 // Add a force at a point, both in Ground, to a body's accumulator as a spatial force about the
 // body's origin: moment r x F (r from the origin to the point) and force F. Anything applied to
 // ground (body 0) is dropped, so contact code can apply the reaction to a plane's body without

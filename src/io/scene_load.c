@@ -1773,16 +1773,6 @@ static int buildContact(Loader* ld, int ci, const ContactGeom* g, int kid, const
 
 // the table entry of kind k whose key is the discrete variable's name (the kinds name their
 // discrete variables after the parameters that give their initial values), or NULL
-static const csParamInfo* paramOfVariable(const csForceKind* k, const char* name) {
-  for (int i = 0; i < k->nparams; i++) {
-    if (k->params[i].type == CS_PARAM_REAL && strcmp(k->params[i].key, name) == 0) {
-      return &k->params[i];
-    }
-  }
-  return NULL;
-}
-
-
 // the values one change sets together must be consistent under the kind's own rules
 // (setDiscrete): each is set in turn, as the run does, starting from the element's initial
 // values, and a value that a later one of the same change moves (lower_bound 2 with upper_bound
@@ -1799,7 +1789,7 @@ static int checkChangeTogether(Loader* ld, int e, const int* index, const double
   // their initial values
   double disc[CS_MAX_KIND_PARAMS];
   for (int i = 0; i < k->discnum; i++) {
-    const csParamInfo* p = k->discnames ? paramOfVariable(k, k->discnames[i]) : NULL;
+    const csParamInfo* p = k->discnames ? cs_paramOfVariable(k, k->discnames[i]) : NULL;
     disc[i] = p ? f->param[p->slot] : 0.0;
   }
   // the element's discrete variables are put at the start of the scratch array for the calls
@@ -1948,7 +1938,7 @@ static int readChange(Loader* ld, const cJSON* item) {
       continue;
     }
     // the new value: a finite number with the sign rule of the parameter it replaces
-    const csParamInfo* p = paramOfVariable(k, key);
+    const csParamInfo* p = cs_paramOfVariable(k, key);
     int rule = !p                               ? RULE_ANY
                : (p->flags & CS_PARAM_POSITIVE) ? RULE_POSITIVE
                : (p->flags & CS_PARAM_NONNEG)   ? RULE_NONNEG
@@ -3036,8 +3026,25 @@ static int applyOverride(Loader* ld, cJSON* root, int index) {
 }
 
 
-// every override in order, each on the tree the ones before it left
-static int applyOverrides(Loader* ld, cJSON* root) {
+// every override of opt (nullable) in order, each on the tree the ones before it left, with
+// the loader's record of what each created and (csLoadOptions.distinct) set, *bytes of it
+// allocated for the caller to free; 0, or -1 with the error set
+static int applyLoadOverrides(Loader* ld, cJSON* root, const csLoadOptions* opt, size_t* bytes) {
+  *bytes = 0;
+  if (!opt || opt->noverrides <= 0 || !opt->overrides) {
+    return 0;
+  }
+  ld->overrides = opt->overrides;
+  ld->noverrides = opt->noverrides;
+  *bytes = 2 * sizeof(*ld->created) * (size_t)opt->noverrides;
+  ld->created = csu_malloc(*bytes);
+  if (!ld->created) {
+    *bytes = 0;
+    cs_setError(ld->err, CS_ERR_MEMORY, "", "out of memory applying the overrides");
+    return -1;
+  }
+  memset(ld->created, 0, *bytes);
+  ld->target = opt->distinct ? ld->created + opt->noverrides : NULL;
   if (!cJSON_IsObject(root)) {
     return 0;  // the checks report a root that is not an object
   }
@@ -3052,22 +3059,6 @@ static int applyOverrides(Loader* ld, cJSON* root) {
 
 // ---------------------------------------------------------------------------------------------
 // text and files
-
-// 1-based line and column of byte offset `pos` in text
-static void lineColumn(const char* text, size_t pos, int* line, int* column) {
-  int l = 1, c = 1;
-  for (size_t i = 0; i < pos && text[i]; i++) {
-    if (text[i] == '\n') {
-      l++;
-      c = 1;
-    } else {
-      c++;
-    }
-  }
-  *line = l;
-  *column = c;
-}
-
 
 // how many arrays and objects are open at byte `pos` of JSON text (strings skipped)
 static int nestingDepth(const char* text, size_t pos) {
@@ -3094,20 +3085,9 @@ static int nestingDepth(const char* text, size_t pos) {
 
 // parse text[0..len) (text[len] must be '\0') strictly: one JSON value, nothing after it
 static cJSON* parseText(const char* text, size_t len, csError* err) {
-  // a NUL inside the text would end cJSON's parse early and hide the rest: refuse it
-  size_t nul = strlen(text);
-  if (nul < len) {
-    lineColumn(text, nul, &err->line, &err->column);
-    cs_setError(err, CS_ERR_INPUT, "", "the file contains a NUL byte at line %d, column %d",
-                err->line, err->column);
-    return NULL;
-  }
-  // an escaped NUL in a string would cut it short where cJSON decodes it
-  size_t esc = csu_jsonNulEscape(text, len);
-  if (esc < len) {
-    lineColumn(text, esc, &err->line, &err->column);
-    cs_setError(err, CS_ERR_INPUT, "", "a string holds the NUL character (\\u0000) at line %d, "
-                "column %d: names and values cannot contain it", err->line, err->column);
+  // a NUL inside the text would end cJSON's parse early and hide the rest, an escaped one in a
+  // string would cut it short: refused where they are
+  if (csu_jsonNulProblem(text, len, err) != 0) {
     return NULL;
   }
   // require a NUL right after the value: anything after it (a second object) is an error
@@ -3116,7 +3096,7 @@ static cJSON* parseText(const char* text, size_t len, csError* err) {
   // where cJSON stopped is where the error is; at the end, the text ended too early
   if (!root) {
     size_t pos = (end && end >= text && end <= text + len) ? (size_t)(end - text) : len;
-    lineColumn(text, pos, &err->line, &err->column);
+    csu_lineColumn(text, pos, &err->line, &err->column);
     // cJSON refuses arrays and objects nested deeper than its limit as it does a syntax error:
     // say which it was, since the text may well be valid JSON
     int depth = nestingDepth(text, pos);
@@ -3233,20 +3213,8 @@ static csModel* loadText(const char* text, size_t len, const char* file, const c
   // the overrides edit the tree first, so everything after sees the edited scene
   csModel* m = NULL;
   size_t createdBytes = 0;
-  if (opt && opt->noverrides > 0 && opt->overrides) {
-    ld.overrides = opt->overrides;
-    ld.noverrides = opt->noverrides;
-    createdBytes = 2 * sizeof(*ld.created) * (size_t)opt->noverrides;
-    ld.created = csu_malloc(createdBytes);
-    if (!ld.created) {
-      cs_setError(err, CS_ERR_MEMORY, "", "out of memory applying the overrides");
-      goto done;
-    }
-    memset(ld.created, 0, createdBytes);
-    ld.target = opt->distinct ? ld.created + opt->noverrides : NULL;
-    if (applyOverrides(&ld, root)) {
-      goto done;
-    }
+  if (applyLoadOverrides(&ld, root, opt, &createdBytes)) {
+    goto done;
   }
   m = buildModel(&ld, root, file, opt);
   if (!m) {
@@ -3360,20 +3328,8 @@ int cs_sceneContactModelsString(const char* text, const char* filename, const cs
   int count = -1;
   size_t createdBytes = 0;
   // the overrides first, as in the load (they may add or change blocks)
-  if (opt && opt->noverrides > 0 && opt->overrides) {
-    ld.overrides = opt->overrides;
-    ld.noverrides = opt->noverrides;
-    createdBytes = 2 * sizeof(*ld.created) * (size_t)opt->noverrides;
-    ld.created = csu_malloc(createdBytes);
-    if (!ld.created) {
-      cs_setError(err, CS_ERR_MEMORY, "", "out of memory applying the overrides");
-      goto done;
-    }
-    memset(ld.created, 0, createdBytes);
-    ld.target = opt->distinct ? ld.created + opt->noverrides : NULL;
-    if (applyOverrides(&ld, root)) {
-      goto done;
-    }
+  if (applyLoadOverrides(&ld, root, opt, &createdBytes)) {
+    goto done;
   }
   count = contactModelsOfTree(&ld, root, names, maxnames, defaultname);
   if (count < 0) {
@@ -3421,11 +3377,7 @@ char* cs_readSceneText(const char* path, size_t* length, csError* err) {
     return NULL;
   }
   // a NUL inside the text would end every later parse early and hide the rest: refuse it here
-  size_t nul = strlen(buf);
-  if (nul < len) {
-    lineColumn(buf, nul, &err->line, &err->column);
-    cs_setError(err, CS_ERR_INPUT, "", "the file contains a NUL byte at line %d, column %d",
-                err->line, err->column);
+  if (csu_jsonNulProblem(buf, len, err) != 0) {
     csu_free(buf, size);
     return NULL;
   }

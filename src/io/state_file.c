@@ -14,6 +14,7 @@
 #include "engine/error.h"
 
 #include "contactsim/contactsim.h"
+#include "engine/forces.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -603,16 +604,11 @@ int cs_loadState(const csModel* m, csData* d, const char* path, csError* err) {
     r.line = 0;
     status = fail(&r, "t (%.17g s) is before the start of every run (t = 0)", t);
   }
-  for (int b = 1; status == CS_OK && b < m->nbody; b++) {
-    const csBody* body = &m->body[b];
-    if (body->joint == CS_JOINT_BALL || body->joint == CS_JOINT_FREE) {
-      const double* e = q + body->qadr;
-      if (!(e[0] * e[0] + e[1] * e[1] + e[2] * e[2] + e[3] * e[3] > 0)) {
-        r.line = 0;
-        status = fail(&r, "q: the orientation of body '%s' (q[%d..%d]) is a zero quaternion",
-                      body->name, body->qadr, body->qadr + 3);
-      }
-    }
+  int zero = status == CS_OK ? cs_zeroQuaternionBody(m, q) : 0;
+  if (zero) {
+    r.line = 0;
+    status = fail(&r, "q: the orientation of body '%s' (q[%d..%d]) is a zero quaternion",
+                  m->body[zero].name, m->body[zero].qadr, m->body[zero].qadr + 3);
   }
   for (int e = 0; status == CS_OK && e < m->nforce; e++) {
     char why[256];

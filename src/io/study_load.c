@@ -685,7 +685,7 @@ static int readAxis(Reader* rd, const cJSON* obj, csRandom* rng) {
 // ---------------------------------------------------------------------------------------------
 // text and files
 
-static void lineColumn(const char* text, size_t pos, int* line, int* column) {
+void csu_lineColumn(const char* text, size_t pos, int* line, int* column) {
   int l = 1, c = 1;
   for (size_t i = 0; i < pos && text[i]; i++) {
     if (text[i] == '\n') {
@@ -753,20 +753,12 @@ static cJSON* parseFile(const char* path, uint64_t* hash, csError* err) {
   }
   // a NUL inside would end the parse early and hide the rest; an escaped one would cut a name
   cJSON* root = NULL;
-  size_t esc = csu_jsonNulEscape(buf, n);
-  if (strlen(buf) < n) {
-    lineColumn(buf, strlen(buf), &err->line, &err->column);
-    cs_setError(err, CS_ERR_INPUT, "", "the file contains a NUL byte");
-  } else if (esc < n) {
-    lineColumn(buf, esc, &err->line, &err->column);
-    cs_setError(err, CS_ERR_INPUT, "", "a string holds the NUL character (\\u0000) at line %d, "
-                "column %d: names and values cannot contain it", err->line, err->column);
-  } else {
+  if (csu_jsonNulProblem(buf, n, err) == 0) {
     const char* end = NULL;
     root = cJSON_ParseWithLengthOpts(buf, n + 1, &end, 1);
     if (!root) {
       size_t pos = end && end >= buf && end <= buf + n ? (size_t)(end - buf) : n;
-      lineColumn(buf, pos, &err->line, &err->column);
+      csu_lineColumn(buf, pos, &err->line, &err->column);
       cs_setError(err, CS_ERR_INPUT, "", "malformed JSON at line %d, column %d%s", err->line,
                   err->column, pos >= n ? " (unexpected end of the text)" : "");
     }
@@ -1070,6 +1062,26 @@ size_t csu_jsonNulEscape(const char* text, size_t n) {
     }
   }
   return n;
+}
+
+
+int csu_jsonNulProblem(const char* text, size_t n, csError* err) {
+  size_t nul = strlen(text), esc = csu_jsonNulEscape(text, n);
+  if (nul >= n && esc >= n) {
+    return 0;
+  }
+  int line, column;
+  csu_lineColumn(text, nul < n ? nul : esc, &line, &column);
+  if (nul < n) {
+    cs_setError(err, CS_ERR_INPUT, "", "the file contains a NUL byte at line %d, column %d", line,
+                column);
+  } else {
+    cs_setError(err, CS_ERR_INPUT, "", "a string holds the NUL character (\\u0000) at line %d, "
+                "column %d: names and values cannot contain it", line, column);
+  }
+  err->line = line;
+  err->column = column;
+  return -1;
 }
 
 

@@ -117,6 +117,13 @@ int csu_isJsonText(const char* text, size_t n);
 // be read as "a", so the loaders refuse such text instead.
 size_t csu_jsonNulEscape(const char* text, size_t n);
 
+// JSON text of n bytes that cJSON would read cut short: a NUL byte in it, or the escape \u0000
+// in a string. 0, or -1 with err's message, line and column set at the first one.
+int csu_jsonNulProblem(const char* text, size_t n, csError* err);
+
+// The 1-based line and column of byte offset pos in text.
+void csu_lineColumn(const char* text, size_t pos, int* line, int* column);
+
 // What a sweep directory's manifest (DIR/sweep.json) records about the study that made it.
 typedef struct csSweepManifest {
   char study[4 * CS_MAX_PATH];  // absolute path of the study file
