@@ -241,6 +241,25 @@ static int atomicOpen(AtomicFile* a, const char* path) {
 }
 
 
+// close and give it its name only where there is none (a hard link fails with EEXIST when
+// another process made the file first; a file system without hard links gets the rename, which
+// is not exclusive); the temporary name removed either way. 0, or -1 with errno set
+static int atomicCloseNew(AtomicFile* a) {
+  int bad = ferror(a->f) != 0;
+  bad |= fclose(a->f) != 0;
+  a->f = NULL;
+  int saved = 0;
+  if (!bad && link(a->tmp, a->path) != 0) {
+    saved = errno;
+    bad = saved == EEXIST || (saved != EPERM && saved != ENOTSUP && saved != EOPNOTSUPP) ||
+          rename(a->tmp, a->path) != 0;
+  }
+  remove(a->tmp);
+  errno = saved ? saved : errno;
+  return bad ? -1 : 0;
+}
+
+
 // close and rename; on any error the temporary file is removed and -1 returned
 static int atomicClose(AtomicFile* a) {
   int bad = ferror(a->f) != 0;
@@ -1266,9 +1285,9 @@ static int setUp(Sweep* sw, const char* studyPath) {
 }
 
 
-// The manifest DIR/sweep.json (the study's identity), written whole under a temporary name, then given its name: replacing the one
-// there (--new), or only where there is none (exclusive: link fails with EEXIST when another
-// sweep started on the same directory made its own first). 0, or -1 with errno set.
+// The manifest DIR/sweep.json (the study's identity), written whole under a temporary name,
+// then given its name: replacing the one there (--new), or only where there is none, so that
+// of two sweeps started on one new directory one finds the other's. 0, or -1 with errno set.
 static int writeManifest(const Sweep* sw, int replace) {
   char path[SWEEP_PATH];
   snprintf(path, sizeof(path), "%s/sweep.json", sw->dir);
@@ -1279,21 +1298,7 @@ static int writeManifest(const Sweep* sw, int replace) {
   fputs("{\n", a.f);
   writeProvenance(a.f, sw, "  ");
   fputs("\n}\n", a.f);
-  if (replace) {
-    return atomicClose(&a);
-  }
-  int bad = ferror(a.f) != 0;
-  bad |= fclose(a.f) != 0;
-  int saved = 0;
-  if (!bad && link(a.tmp, a.path) != 0) {
-    saved = errno;
-    // a file system without hard links: the rename, which is not exclusive
-    bad = saved == EEXIST || (saved != EPERM && saved != ENOTSUP && saved != EOPNOTSUPP) ||
-          rename(a.tmp, a.path) != 0;
-  }
-  remove(a.tmp);
-  errno = saved ? saved : errno;
-  return bad ? -1 : 0;
+  return replace ? atomicClose(&a) : atomicCloseNew(&a);
 }
 
 
