@@ -12,6 +12,7 @@
 
 #include "app/common.h"
 #include "app/replay.h"
+#include "io/replace_file.h"
 
 
 // --initial-state: the checkpoint must load into this scene (it is read again by the run), and
@@ -75,22 +76,13 @@ static int checkSaveState(const char* state, const char* scene, const char* outp
   if (stat(state, &st) == 0 && !S_ISREG(st.st_mode)) {
     return 0;
   }
-  char* target = realpath(state, NULL);
-  const char* file = target ? target : state;
-  size_t size = strlen(file) + 5;
-  char* tmp = malloc(size);
-  FILE* f = NULL;
-  if (tmp) {
-    snprintf(tmp, size, "%s.tmp", file);
-    f = fopen(tmp, "w");
-  }
-  int saved = errno;
+  char tmp[PATH_MAX + 32];
+  FILE* f = csu_replaceTemporaryName(state, tmp, sizeof(tmp)) == 0 ? fopen(tmp, "w") : NULL;
+  int saved = f ? 0 : errno ? errno : ENAMETOOLONG;
   if (f) {
     fclose(f);
     remove(tmp);
   }
-  free(tmp);
-  free(target);
   if (!f) {
     fprintf(stderr, "contactsim: error: cannot write %s: %s\n", cs_cliSafe(state),
             strerror(saved));
@@ -291,8 +283,8 @@ int cs_cliRun(int argc, char** argv) {
   if (scratch) {
     csReplayRun page = {run.model, run.m, NULL};
     // the page's temporary file too is removed if a second signal ends the process
-    char pageTmp[4096 + 32];
-    if (cs_replayTemporaryName(replay, pageTmp, sizeof(pageTmp)) == 0) {
+    char pageTmp[PATH_MAX + 32];
+    if (csu_replaceTemporaryName(replay, pageTmp, sizeof(pageTmp)) == 0) {
       cs_cliTemporaryFile(1, pageTmp);
     }
     csStatus s = cs_replayFinishRun(scratch, scratchPath, replay, replayTemplate, &page,

@@ -9,8 +9,8 @@
 // mail. Nothing here computes physics: the page draws the CSV's poses, forces and centres of
 // pressure; the only derived value is whether a linear stop is engaged (its coordinate beyond a
 // bound, as the stop itself decides), because the CSV has no column for it.
-#define _XOPEN_SOURCE 700  // realpath, for a page that is a symbolic link
 #include "app/replay.h"
+#include "io/replace_file.h"
 
 #include <errno.h>
 #include <math.h>
@@ -18,9 +18,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <fcntl.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 
@@ -868,49 +866,13 @@ csStatus cs_replayWrite(const char* out, const char* template_path, const csRepl
     }
     free(text);
   }
-  // 3. the page: template, data, rest of the template. A regular file (or a new one; through a
-  // symbolic link, its target) is written under a temporary name beside it, with its mode, and
-  // renamed into place, so that a reader, or a writing stopped half way, sees the old page or
-  // the new one whole; anything else (a device, a pipe) in place
-  char tmp[4096 + 32] = "", target[4096] = "";
-  struct stat st;
-  int exists = stat(out, &st) == 0;
-  int inPlace = exists && !S_ISREG(st.st_mode);
-  if (!inPlace && exists && (lstat(out, &st) != 0 || S_ISLNK(st.st_mode))) {
-    char* real = realpath(out, NULL);
-    inPlace = !real || strlen(real) >= sizeof(target);
-    if (real && !inPlace) {
-      snprintf(target, sizeof(target), "%s", real);
-    }
-    free(real);
-    stat(out, &st);
-  }
-  const char* dest = target[0] ? target : out;
+  // 3. the page: template, data, rest of the template, written whole (replace_file.h: a reader,
+  // or a writing stopped half way, sees the old page or the new one)
+  csuReplace page;
   FILE* f = NULL;
-  if (status == CS_OK && !inPlace && exists && access(dest, W_OK) != 0) {
-    status = setError(err, CS_ERR_IO, out, "cannot write: %s", strerror(errno));
-  }
-  if (status == CS_OK && !inPlace && cs_replayTemporaryName(dest, tmp, sizeof(tmp)) == 0) {
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_TRUNC | O_CLOEXEC, 0666);
-    // an existing page keeps its mode; a new one gets 0666 less the umask, as fopen gives
-    if (fd >= 0 && exists && fchmod(fd, st.st_mode & 07777) != 0) {
-      close(fd);
-      unlink(tmp);
-      fd = -1;
-    }
-    f = fd >= 0 ? fdopen(fd, "w") : NULL;
-    if (!f && fd >= 0) {
-      close(fd);
-      unlink(tmp);
-    }
-    if (!f) {
-      tmp[0] = '\0';  // no temporary file beside it (a directory that cannot be written)
-      f = fopen(dest, "w");
-    }
+  if (status == CS_OK && csu_replaceOpen(&page, out) == 0) {
+    f = page.f;
   } else if (status == CS_OK) {
-    f = fopen(out, "w");
-  }
-  if (status == CS_OK && !f) {
     status = setError(err, CS_ERR_IO, out, "cannot write: %s", strerror(errno));
   }
   if (f) {
@@ -935,15 +897,7 @@ csStatus cs_replayWrite(const char* out, const char* template_path, const csRepl
     fputs("]}", f);
     const char* rest = mark + strlen(CS_REPLAY_PLACEHOLDER);
     fwrite(rest, 1, tlen - (size_t)(rest - tpl), f);
-    int bad = ferror(f);
-    bad |= fclose(f) != 0;
-    if (!bad && tmp[0] && rename(tmp, dest) != 0) {
-      bad = 1;
-    }
-    if (bad) {
-      if (tmp[0]) {
-        unlink(tmp);
-      }
+    if (csu_replaceClose(&page, 0) != 0) {
       status = setError(err, CS_ERR_IO, out, "could not write the replay page");
     }
   }
@@ -953,12 +907,6 @@ csStatus cs_replayWrite(const char* out, const char* template_path, const csRepl
   free(data);
   free(tpl);
   return status;
-}
-
-
-int cs_replayTemporaryName(const char* page, char* buf, size_t size) {
-  int n = snprintf(buf, size, "%s.tmp%ld", page, (long)getpid());
-  return n > 0 && (size_t)n < size ? 0 : -1;
 }
 
 

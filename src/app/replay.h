@@ -41,11 +41,6 @@ int cs_replayFindTemplate(char* path, size_t size, csError* err);
 csStatus cs_replayWrite(const char* out, const char* template_path, const csReplayRun* runs,
                         int nrun, csError* err);
 
-// The name a page is written under before it is renamed into place (PAGE.tmpPID), into buf
-// (size bytes): a caller that removes temporary files on a second signal registers it. 0, or
-// -1 when it does not fit.
-int cs_replayTemporaryName(const char* page, char* buf, size_t size);
-
 // `run --replay PAGE`: a scratch CSV next to the page (PAGE.csv.XXXXXX, its path written into
 // path, size bytes), open for writing; the run writes its CSV with every column (the forces
 // included) there as well as the CSV asked for. NULL with err filled when it cannot be made.

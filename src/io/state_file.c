@@ -14,6 +14,7 @@
 #include "engine/error.h"
 
 #include "contactsim/contactsim.h"
+#include "io/replace_file.h"
 #include "engine/forces.h"
 
 #include <errno.h>
@@ -213,38 +214,22 @@ __attribute__((format(printf, 3, 4))) static int ioError(csError* err, const cha
 }
 
 
-// the state into f and f closed; 0, or -1 with errno set. A regular file is synced before it is
-// renamed over the old checkpoint: otherwise a crash soon after could leave, on some file
-// systems, the new name pointing at a file whose data never reached the disk
-static int writeAndClose(FILE* f, const csModel* m, const csData* d, int sync) {
-  errno = 0;
-  writeState(f, m, d);
-  int bad = fflush(f) != 0 || ferror(f) || (sync && fsync(fileno(f)) != 0);
-  int saved = errno;
-  if (fclose(f) != 0) {
-    return -1;
-  }
-  // the first failure's reason; a stream error that left none is an I/O error
-  errno = saved ? saved : EIO;
-  return bad ? -1 : 0;
-}
-
-
 int cs_saveState(const csModel* m, const csData* d, const char* path, csError* err) {
   cs_clearError(err);
   if (!path) {
     cs_setError(err, CS_ERR_INPUT, "", "no checkpoint file was given");
     return CS_ERR_INPUT;
   }
-  // A symbolic link is written through, to the file it names: renaming over the link would
-  // replace the link itself and leave its target as it was (run as root, --save-state
-  // /dev/stdout replaced the machine's /dev/stdout link). A link to nothing yet is written in
-  // place, which creates its target.
+  // A symbolic link is written through, to the file it names (renaming over the link would
+  // replace the link itself: run as root, --save-state /dev/stdout replaced the machine's
+  // /dev/stdout link); a device, a pipe or a socket in place (renaming a file over /dev/null
+  // would turn it into a regular file for every program on the machine); a regular file under
+  // a temporary name, synced, then renamed over the old checkpoint, so that a crash leaves the
+  // old one or the new one (replace_file.h).
   char target[PATH_MAX];
   const char* file = path;
   struct stat st;
-  int link = lstat(path, &st) == 0 && S_ISLNK(st.st_mode);
-  if (link && realpath(path, target)) {
+  if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && realpath(path, target)) {
     file = target;
   }
   int exists = stat(file, &st) == 0;
@@ -260,36 +245,15 @@ int cs_saveState(const csModel* m, const csData* d, const char* path, csError* e
     return ioError(err, path, "refusing to write the checkpoint over the scene file %s",
                    m->file);
   }
-  // A device, a pipe or a socket is written in place: renaming a temporary file over it would
-  // replace the node itself (run as root, --save-state /dev/null would turn /dev/null into a
-  // regular file for every program on the machine), and a pipe's reader would get nothing.
-  if ((exists && !S_ISREG(st.st_mode)) || (link && file == path)) {
-    FILE* f = fopen(path, "w");
-    if (!f || writeAndClose(f, m, d, 0) != 0) {
-      return ioError(err, path, "could not write the checkpoint %s: %s", path, strerror(errno));
-    }
-    return CS_OK;
+  csuReplace out;
+  if (csu_replaceOpen(&out, path) != 0) {
+    return ioError(err, path, "cannot write the checkpoint %s: %s", path, strerror(errno));
   }
-  // a regular file (or a new one) is written under a temporary name, then renamed over the
-  // target in one step; the name is allocated, since a path may be as long as the system allows
-  size_t size = strlen(file) + 5;
-  char* tmp = csu_malloc(size);
-  if (!tmp) {
-    cs_setError(err, CS_ERR_MEMORY, "", "out of memory saving %s", path);
-    return CS_ERR_MEMORY;
+  writeState(out.f, m, d);
+  if (csu_replaceClose(&out, 1) != 0) {
+    return ioError(err, path, "could not write %s: %s", path, strerror(errno));
   }
-  snprintf(tmp, size, "%s.tmp", file);
-  int status = CS_OK;
-  FILE* f = fopen(tmp, "w");
-  if (!f) {
-    status = ioError(err, path, "cannot write %s (the checkpoint's temporary file): %s", tmp,
-                     strerror(errno));
-  } else if (writeAndClose(f, m, d, 1) != 0 || rename(tmp, file) != 0) {
-    status = ioError(err, path, "could not write %s: %s", path, strerror(errno));
-    remove(tmp);
-  }
-  csu_free(tmp, size);
-  return status;
+  return CS_OK;
 }
 
 

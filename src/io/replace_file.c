@@ -1,0 +1,99 @@
+// replace_file.c: a file written under a temporary name and renamed into place (replace_file.h).
+#define _XOPEN_SOURCE 700  // realpath
+#include "io/replace_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+// the file path stands for: the target of a symbolic link (a link to nothing yet: the link's
+// own path, written in place, which creates its target), else path; 0, or -1 when too long
+static int destination(const char* path, char* dest, size_t size, int* link) {
+  struct stat st;
+  *link = lstat(path, &st) == 0 && S_ISLNK(st.st_mode);
+  char* real = *link ? realpath(path, NULL) : NULL;
+  int n = snprintf(dest, size, "%s", real ? real : path);
+  *link = *link && !real;
+  free(real);
+  return n > 0 && (size_t)n < size ? 0 : -1;
+}
+
+
+int csu_replaceTemporaryName(const char* path, char* buf, size_t size) {
+  char dest[PATH_MAX];
+  int link;
+  if (destination(path, dest, sizeof(dest), &link) != 0) {
+    return -1;
+  }
+  int n = snprintf(buf, size, "%s.tmp%ld", dest, (long)getpid());
+  return n > 0 && (size_t)n < size ? 0 : -1;
+}
+
+
+int csu_replaceOpen(csuReplace* r, const char* path) {
+  memset(r, 0, sizeof(*r));
+  int danglingLink;
+  if (destination(path, r->dest, sizeof(r->dest), &danglingLink) != 0) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
+  struct stat st;
+  int exists = stat(r->dest, &st) == 0;
+  if (exists && S_ISDIR(st.st_mode)) {
+    errno = EISDIR;
+    return -1;
+  }
+  if ((exists && !S_ISREG(st.st_mode)) || danglingLink) {
+    r->f = fopen(path, "w");
+    return r->f ? 0 : -1;
+  }
+  if (exists && access(r->dest, W_OK) != 0) {
+    return -1;
+  }
+  if (csu_replaceTemporaryName(path, r->tmp, sizeof(r->tmp)) != 0) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
+  // an existing file keeps its mode; a new one gets 0666 less the umask, as fopen gives
+  int fd = open(r->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd >= 0 && exists && fchmod(fd, st.st_mode & 07777) != 0) {
+    int saved = errno;
+    close(fd);
+    unlink(r->tmp);
+    errno = saved;
+    return -1;
+  }
+  r->f = fd >= 0 ? fdopen(fd, "w") : NULL;
+  if (!r->f) {
+    int saved = errno;
+    if (fd >= 0) {
+      close(fd);
+      unlink(r->tmp);
+    }
+    errno = saved;
+    return -1;
+  }
+  return 0;
+}
+
+
+int csu_replaceClose(csuReplace* r, int sync) {
+  errno = 0;
+  int bad = fflush(r->f) != 0 || ferror(r->f) || (sync && r->tmp[0] && fsync(fileno(r->f)) != 0);
+  int saved = errno;
+  bad |= fclose(r->f) != 0;
+  r->f = NULL;
+  if (!bad && r->tmp[0] && rename(r->tmp, r->dest) != 0) {
+    saved = errno;
+    bad = 1;
+  }
+  if (bad && r->tmp[0]) {
+    unlink(r->tmp);
+  }
+  // the first failure's reason; a stream error that left none is an I/O error
+  errno = saved ? saved : EIO;
+  return bad ? -1 : 0;
+}

@@ -1,0 +1,34 @@
+// replace_file.h: a file written whole (private to the library and its programs): checkpoints
+// and replay pages. A reader, or a writing stopped half way, sees the old file or the new one,
+// never a part.
+#ifndef CONTACTSIM_IO_REPLACE_FILE_H
+#define CONTACTSIM_IO_REPLACE_FILE_H
+
+#include <limits.h>
+#include <stdio.h>
+
+typedef struct csuReplace {
+  FILE* f;                 // open for writing
+  char dest[PATH_MAX];     // the file replaced: the path, or the target of a symbolic link
+  char tmp[PATH_MAX + 32]; // its temporary name; "" when written in place
+} csuReplace;
+
+// Open path to be written whole:
+// - a regular file (or a new one) under a temporary name beside it, renamed over it by
+//   csu_replaceClose, keeping an existing file's mode (a file that cannot be written now is
+//   refused, as renaming over it would bypass its mode);
+// - through a symbolic link, its target (renaming over the link would replace the link);
+// - a device, a pipe or a socket in place (renaming over it would replace the node itself).
+// 0, or -1 with errno set and nothing left behind.
+int csu_replaceOpen(csuReplace* r, const char* path);
+
+// Close r (its data synced to the disk first when sync) and rename it into place; on failure
+// the temporary file is removed. 0, or -1 with errno set.
+int csu_replaceClose(csuReplace* r, int sync);
+
+// The temporary name csu_replaceOpen gives path (PATH.tmpPID, beside a link's target), into buf
+// (size bytes): a program that removes temporary files on a signal registers it. 0, or -1 when
+// it does not fit.
+int csu_replaceTemporaryName(const char* path, char* buf, size_t size);
+
+#endif
