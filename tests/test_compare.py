@@ -577,15 +577,18 @@ def failing_compare_output_leaves_earlier_tables_whole():
 
 @case
 def compare_never_writes_over_its_scene():
-    outdir = tempfile.mkdtemp()
-    scene = os.path.join(outdir, "compare.json")
+    # a scene named as one of the files the comparison writes: the tables, or the page
     with open(os.path.join(DATA, "compare_sphere_rest.json")) as f:
         text = f.read()
-    with open(scene, "w") as f:
-        f.write(text)
-    code, _, err = run("compare", scene, "-q", "--out-dir", outdir)
-    check(code == 2 and "scene" in err and err.startswith("contactsim: error:"), (code, err))
-    check(open(scene).read() == text, "the scene was overwritten")
+    for name, extra in (("compare.json", []), ("replay.html", ["--replay"])):
+        outdir = tempfile.mkdtemp()
+        scene = os.path.join(outdir, name)
+        with open(scene, "w") as f:
+            f.write(text)
+        code, _, err = run("compare", scene, "-q", "--out-dir", outdir, *extra)
+        check(code == 2 and "is the scene file" in err and err.startswith("contactsim: error:"),
+              (name, code, err))
+        check(open(scene).read() == text, "the scene %s was overwritten" % name)
 
 @case
 def unwritable_model_csv_is_refused_before_any_run():

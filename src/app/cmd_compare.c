@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "app/common.h"
+#include "io/study_load.h"
 #include "app/replay.h"
 
 // most models one comparison runs (more than there are contact kinds)
@@ -230,7 +231,7 @@ static void cutName(char* cell, int width) {
     if (chars == width - 1) {
       at = i;
     }
-    int n = cs_cliUtf8Length(p + i);
+    int n = csu_utf8Length(p + i);
     i += n > 0 ? (size_t)n : 1;
   }
   if (chars > width) {
@@ -314,7 +315,8 @@ static int writeTable(FILE* f, const char* scene, const char* path, const csCliR
   }
   // the title gives the scene and the simulated duration, the same for every run
   double duration = runs[0].opt.duration;
-  fprintf(f, "scene %s (%s): %d model%s, %.6g s each\n\n", cs_cliSafe(scene), cs_cliSafe(path),
+  fprintf(f, "scene %s (%s): %d model%s, %.6g s each\n\n", cs_cliSafe(scene),
+          cs_cliSafe(cs_cliSceneName(path)),
           nrun, nrun == 1 ? "" : "s", duration);
   // text aligned left, numbers right, padded by display width (names may be UTF-8)
   for (int i = -1; i < nrun; i++) {
@@ -790,7 +792,7 @@ int cs_cliCompare(int argc, char** argv) {
   memset(&err, 0, sizeof(err));
   csLoadOptions lo = {.overrides = sets.item, .noverrides = sets.n};
   int navailable =
-      cs_sceneContactModelsString(text, strcmp(path, "-") == 0 ? "<stdin>" : path, &lo,
+      cs_sceneContactModelsString(text, cs_cliSceneName(path), &lo,
                                   available, MAX_MODELS, defaultName, &err);
   // a scene whose blocks are bad is bad input; the error names the path
   if (navailable < 0) {
@@ -895,14 +897,16 @@ int cs_cliCompare(int argc, char** argv) {
             strerror(errno));
     exitCode = CS_EXIT_USAGE;
   }
-  // and none of the files it will hold may be the scene (a scene named compare.json there)
-  for (int i = 0; exitCode == CS_EXIT_OK && outDir && i < nrun + 2; i++) {
+  // and none of the files it will hold may be the scene (a scene named compare.json there, or
+  // replay.html with --replay)
+  static const char* const tables[3] = {"compare.csv", "compare.json", "replay.html"};
+  for (int i = 0; exitCode == CS_EXIT_OK && outDir && i < nrun + 2 + replay; i++) {
     char file[CS_MAX_PATH * 4 + CS_MAX_NAME + 8];
     char name[CS_MAX_NAME + 8];
     if (i < nrun) {
       snprintf(name, sizeof(name), "%s.csv", runs[i].model);
     } else {
-      snprintf(name, sizeof(name), "%s", i == nrun ? "compare.csv" : "compare.json");
+      snprintf(name, sizeof(name), "%s", tables[i - nrun]);
     }
     pathIn(file, sizeof(file), outDir, name);
     if (cs_cliSameFile(file, path)) {
