@@ -172,6 +172,16 @@ static void test_page_holds_scene_and_csv(void** state) {
   assert_null(strstr(html, "</script>"));
   free(html);
 
+  // a label (or a file name) with a byte that is not UTF-8: U+FFFD in the page, whose JSON
+  // must be UTF-8; valid UTF-8 passes through
+  csReplayRun odd = {"x\xff\xc3\xa9", m, csv};
+  assert_int_equal(cs_replayWrite(page, tpl, &odd, 1, &err), CS_OK);
+  html = readText(page);
+  assert_null(strchr(html, '\xff'));
+  assert_non_null(strstr(html, "\"x\\ufffd\xc3\xa9\""));
+  free(html);
+  assert_int_equal(cs_replayWrite(page, tpl, &run, 1, &err), CS_OK);
+
   cJSON* j = pageData(page);
   const cJSON* bodies = key(j, "bodies");
   assert_int_equal(cJSON_GetArraySize(bodies), 2);
@@ -341,6 +351,40 @@ static void test_bad_csv(void** state) {
   assert_int_equal(cJSON_GetArraySize(key(cJSON_GetArrayItem(key(j, "runs"), 0), "t")), NROWS - 1);
   cJSON_Delete(j);
 
+  // the last row cut within a number ("1e" of "1e-05", say): left out too
+  char* inNumber = malloc(strlen(text) + 8);
+  sprintf(inNumber, "%.*s1e", (int)(strrchr(text, ',') + 1 - text), text);
+  writeText(bad, inNumber);
+  assert_int_equal(cs_replayWrite(page, tpl, &run, 1, &err), CS_OK);
+
+  // the first row (line 2) with a field more than the header, or letters after its last
+  // number: refused, as a row short of fields is
+  const char* end2 = strchr(strchr(text, '\n') + 1, '\n');
+  char* longer = malloc(strlen(text) + 8);
+  sprintf(longer, "%.*s,5%s", (int)(end2 - text), text, end2);
+  writeText(bad, longer);
+  assert_int_equal(cs_replayWrite(page, tpl, &run, 1, &err), CS_ERR_INPUT);
+  assert_non_null(strstr(err.message, "line 2 has more than"));
+  char* trailing = malloc(strlen(text) + 8);
+  sprintf(trailing, "%.*sjunk%s", (int)(end2 - text), text, end2);
+  writeText(bad, trailing);
+  assert_int_equal(cs_replayWrite(page, tpl, &run, 1, &err), CS_ERR_INPUT);
+  assert_non_null(strstr(err.message, "line 2, column"));
+  assert_non_null(strstr(err.message, "junk' is not a number"));
+
+  // a CSV that is not there, and a page in a directory that is not there: bad input, as for
+  // `run` (the command line's exit status 2), not a failed write
+  char missing[512];
+  path(missing, sizeof(missing), "no-such.csv");
+  csReplayRun gone = {"m", m, missing};
+  assert_int_equal(cs_replayWrite(page, tpl, &gone, 1, &err), CS_ERR_INPUT);
+  assert_non_null(strstr(err.message, "cannot read"));
+  char nodir[512];
+  path(nodir, sizeof(nodir), "no-such-dir/page.html");
+  writeText(bad, text);
+  assert_int_equal(cs_replayWrite(nodir, tpl, &run, 1, &err), CS_ERR_INPUT);
+  assert_non_null(strstr(err.message, "cannot write"));
+
   // a template without the placeholder
   writeText(bad, text);
   char notpl[512];
@@ -354,6 +398,9 @@ static void test_bad_csv(void** state) {
   free(swapped);
   free(cut);
   free(last);
+  free(inNumber);
+  free(longer);
+  free(trailing);
   free(text);
   cs_deleteModel(m);
 }

@@ -11,6 +11,7 @@
 // bound, as the stop itself decides), because the CSV has no column for it.
 #include "app/replay.h"
 #include "io/replace_file.h"
+#include "io/study_load.h"
 
 #include <errno.h>
 #include <math.h>
@@ -503,7 +504,10 @@ static csStatus readRows(const char* text, const Columns* c, const csReplayRun* 
       p = next;
       continue;
     }
-    int j = 0;
+    // a last line without its newline is a row being written when the run stopped, cut
+    // anywhere (within a number too): whatever is wrong with it, it is left out
+    int last = !end || !*next;
+    int j = 0, extra = 0, cut = 0;
     const char* q = p;
     while (j < ncol) {
       char* stop = NULL;
@@ -511,12 +515,23 @@ static csStatus readRows(const char* text, const Columns* c, const csReplayRun* 
       // an empty field is a missing value
       if (*q != ',' && *q != '\n' && *q != '\r' && *q) {
         v = strtod(q, &stop);
-        if (stop == q) {
-          status = setError(err, CS_ERR_INPUT, r->csv, "line %ld, column '%s': not a number",
-                            row + 2, c->name[j]);
+        const char* after = stop;
+        while (after && (*after == ' ' || *after == '\t')) {
+          after++;
+        }
+        if (stop == q || (*after != ',' && *after != '\n' && *after != '\r' && *after)) {
+          cut = last;
+          if (!cut) {
+            const char* fieldEnd = strpbrk(q, ",\r\n");
+            int len = fieldEnd ? (int)(fieldEnd - q) : (int)strlen(q);
+            status = setError(err, CS_ERR_INPUT, r->csv,
+                              "line %ld, column '%s': '%s%.*s' is not a number", row + 2,
+                              c->name[j], len > 40 ? "..." : "", len > 40 ? 40 : len,
+                              len > 40 ? q + len - 40 : q);
+          }
           break;
         }
-        q = stop;
+        q = after;
       }
       if (feed[2 * j] >= 0) {
         int which = feed[2 * j];
@@ -532,22 +547,23 @@ static csStatus readRows(const char* text, const Columns* c, const csReplayRun* 
         s->value[(size_t)row * (size_t)(s->count * s->width) + (size_t)feed[2 * j + 1]] = v;
       }
       j++;
-      if (*q == ',') {
-        q++;
-      } else {
+      if (*q != ',') {
         break;
       }
+      // a comma after the header's last column: the row has more fields than the header
+      extra = j == ncol;
+      q++;
     }
-    if (status != CS_OK) {
+    if (status != CS_OK || cut) {
       break;
     }
-    if (j < ncol) {
+    if (j < ncol || extra) {
       // a short last line is a row being written when the run stopped: leave it out
-      if (!end || !*next) {
+      if (last) {
         break;
       }
-      status = setError(err, CS_ERR_INPUT, r->csv, "line %ld has %d fields, the header %d", row + 2,
-                        j, ncol);
+      status = setError(err, CS_ERR_INPUT, r->csv, "line %ld has %s%d fields, the header %d",
+                        row + 2, extra ? "more than " : "", j, ncol);
       break;
     }
     // the rows in time order, as a run writes them
@@ -585,19 +601,9 @@ static void jsonNumber(FILE* f, double x) {
 }
 
 
-// a string, escaped for JSON and for sitting inside an HTML <script> element
+// a JSON string literal (csu_jsonString, escaped for an HTML <script> element)
 static void jsonString(FILE* f, const char* s) {
-  fputc('"', f);
-  for (const unsigned char* p = (const unsigned char*)s; *p; p++) {
-    if (*p == '"' || *p == '\\') {
-      fprintf(f, "\\%c", *p);
-    } else if (*p < 0x20 || *p == '<' || *p == '>' || *p == '&') {
-      fprintf(f, "\\u%04x", *p);
-    } else {
-      fputc(*p, f);
-    }
-  }
-  fputc('"', f);
+  csu_jsonString(f, s, 1);
 }
 
 
@@ -846,7 +852,9 @@ csStatus cs_replayWrite(const char* out, const char* template_path, const csRepl
     size_t len = 0;
     char* text = readFile(runs[i].csv, &len);
     if (!text) {
-      status = setError(err, CS_ERR_IO, runs[i].csv, "cannot read: %s", strerror(errno));
+      // a missing or unreadable CSV is bad input, as a missing scene is
+      status = setError(err, errno == ENOMEM ? CS_ERR_MEMORY : CS_ERR_INPUT, runs[i].csv,
+                        "cannot read: %s", strerror(errno));
       break;
     }
     const char* nl = strchr(text, '\n');
@@ -873,7 +881,9 @@ csStatus cs_replayWrite(const char* out, const char* template_path, const csRepl
   if (status == CS_OK && csu_replaceOpen(&page, out) == 0) {
     f = page.f;
   } else if (status == CS_OK) {
-    status = setError(err, CS_ERR_IO, out, "cannot write: %s", strerror(errno));
+    // a page that cannot be created (no such directory, no permission) is a usage error, as
+    // an output of `run` that cannot be created is; a write that fails later is not
+    status = setError(err, CS_ERR_INPUT, out, "cannot write: %s", strerror(errno));
   }
   if (f) {
     const csModel* m = runs[0].m;
