@@ -132,9 +132,36 @@ def set_errors_name_the_override():
         # a bad value is the scene's error, at its JSON path
         code, _, err = run(cmd[0], path, *cmd[1:], "--set", "bodies.block.mass=-2")
         check(code == 2 and "bodies[0].mass: must be > 0" in err, (cmd, code, err))
-        # no '=' at all is a usage error
+        # no '=' at all is a usage error, said once (not also as an unknown option)
         code, _, err = run(cmd[0], path, *cmd[1:], "--set", "bodies.block.mass")
-        check(code == 2 and "KEY=VALUE" in err, (cmd, code, err))
+        check(code == 2 and "KEY=VALUE" in err and len(err.strip().splitlines()) == 1,
+              (cmd, code, err))
+
+
+@case
+def set_path_that_two_names_fit_is_refused():
+    # names may hold dots: with bodies 'arm' and 'arm.mass', bodies.arm.mass.x would be the body
+    # 'arm.mass' (the longest name) or the mass of 'arm'; taken silently, it set the wrong one
+    scene = load("scenes/pendulum.json")
+    body = scene["bodies"][0]
+    other = json.loads(json.dumps(body))
+    other["name"] = body["name"] + ".mass"
+    other["joint"]["parent"] = body["name"]
+    scene["bodies"].append(other)
+    path = write_scene(scene)
+    name = body["name"]
+    code, _, err = run("validate", path, "--set", f"bodies.{name}.mass=2")
+    check(code == 2 and "is ambiguous" in err and "bodies[1] or bodies[0].mass" in err
+          and path in err, (code, err))
+    # by index, each is set: the second body's mass, then (an error at its path) the first's
+    code, _, err = run("validate", path, "--set", "bodies[1].mass=2")
+    check(code == 0, err)
+    code, _, err = run("validate", path, "--set", "bodies[0].mass=-1")
+    check(code == 2 and "bodies[0].mass: must be > 0" in err, (code, err))
+    # a path only the longer name leads on (the first body's mass has no 'joint') is its
+    code, _, err = run("validate", path, "--set", f"bodies.{name}.mass.joint.q=[0.1]",
+                       "--set", f"bodies.{name}.mass.mass=-3")
+    check(code == 2 and "bodies[1].mass: must be > 0" in err, (code, err))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -230,7 +257,9 @@ def fifo_and_stdin_scenes_run_and_compare():
     check(code == 0 and [r.split(",")[:1] for r in out.splitlines()] == ref_cmp_rows,
           f"compare from stdin: exit {code}: {err}")
     code, out, err = run("validate", "-", stdin=text.encode())
-    check(code == 0, f"validate from stdin: exit {code}: {err}")
+    check(code == 0 and out.startswith("<stdin>: ok:"), f"validate from stdin: exit {code}: {err}")
+    code, out, err = run("compare", "-", "-q", *short, stdin=text.encode())
+    check(code == 0 and "(<stdin>)" in out.splitlines()[0], f"compare's title: {out}")
     # an error in a scene from standard input names it
     code, out, err = run("validate", "-", stdin=b'{"bodies": 3}')
     check(code == 2 and "<stdin>: bodies: expected an array" in err, err)

@@ -58,11 +58,6 @@ static const char* noteWith(const csMetrics* mt, const char* what) {
 }
 
 
-// the phrases that identify the four diagnostics
-static const char* const g_phrases[4] = {"above plane", "kicked off", "still bouncing",
-                                         "peak normal force of"};
-
-
 // load a scene file with the text `from` replaced by `to` (both NULL: as it is); the variants
 // of a scene differ by one value
 static csModel* loadWith(const char* rel, const char* from, const char* to) {
@@ -311,10 +306,15 @@ static void test_bundled_scenes_quiet(void** state) {
       csMetrics mt;
       runWithMetrics(m, &mt);
       runs++;
-      for (int p = 0; p < 4; p++) {
-        const char* note = noteWith(&mt, g_phrases[p]);
-        if (note) {
-          fail_msg("%s (%s): %s", ent->d_name, models[k] ? models[k] : "default", note);
+      // no diagnostic of any kind (docs/cli.md, "Diagnostics"): the contact ones of this file,
+      // the parameter checks, the integrator's. One is expected: exp_spring_incline's cube has
+      // the default friction damping, with which it would creep if it slid at mu_static 0.7
+      // (it is held, and slides only once a change lowers mu_static to 0.2)
+      for (int i = 0; i < mt.nnotes; i++) {
+        int expected = strcmp(ent->d_name, "exp_spring_incline.json") == 0 &&
+                       strstr(mt.notes[i], "creeps downhill") != NULL;
+        if (!expected) {
+          fail_msg("%s (%s): %s", ent->d_name, models[k] ? models[k] : "default", mt.notes[i]);
         }
       }
       cs_metricsFree(&mt);

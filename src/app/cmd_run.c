@@ -376,8 +376,12 @@ int cs_cliValidate(int argc, char** argv) {
   while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
     if (c == 'c') {
       contact_model = optarg;
-    } else if (c == 'S' && cs_cliAddSet(&sets, optarg) == 0) {
-      continue;
+    } else if (c == 'S') {
+      // a --set without KEY=VALUE has been said by cs_cliAddSet
+      if (cs_cliAddSet(&sets, optarg) != 0) {
+        cs_cliFreeSets(&sets);
+        return CS_EXIT_USAGE;
+      }
     } else if (c == 'h') {
       cs_cliCommandUsage(stdout, "validate");
       cs_cliFreeSets(&sets);
@@ -419,7 +423,7 @@ int cs_cliValidate(int argc, char** argv) {
   }
   // the body count leaves out ground, which every model has
   printf("%s: ok: %d bodies, %d coordinates, %d speeds, %d force elements, %d planes\n",
-         cs_cliSafe(path), m->nbody - 1, m->nq, m->nu, m->nforce, m->nplane);
+         cs_cliSafe(cs_cliSceneName(path)), m->nbody - 1, m->nq, m->nu, m->nforce, m->nplane);
   cs_deleteModel(m);
   return CS_EXIT_OK;
 }

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "app/common.h"
+#include "io/study_load.h"
 
 
 // The help texts, one per command; keep them in step with docs/cli.md and the option tables of
@@ -276,6 +277,11 @@ int cs_cliParseAtLeast(const char* text, const char* name, double min, double* o
 }
 
 
+const char* cs_cliSceneName(const char* path) {
+  return strcmp(path, "-") == 0 ? "<stdin>" : path;
+}
+
+
 // a load error without a file (one that could not be opened, say) still names the path, so
 // that every message starts with the scene it is about
 char* cs_cliReadScene(const char* path) {
@@ -299,8 +305,7 @@ csModel* cs_cliLoad(const char* text, const char* path, const char* contact_mode
                       .noverrides = sets ? sets->n : 0};
   csError err;
   memset(&err, 0, sizeof(err));
-  // messages name the file; standard input is "<stdin>"
-  csModel* m = cs_loadSceneString(text, strcmp(path, "-") == 0 ? "<stdin>" : path, &lo, &err);
+  csModel* m = cs_loadSceneString(text, cs_cliSceneName(path), &lo, &err);
   if (!m) {
     if (!err.file[0]) {
       snprintf(err.file, sizeof(err.file), "%s", path);
@@ -1092,30 +1097,6 @@ int cs_cliOpenOutputs(const char* scene, const char* const* paths, FILE** files,
 // ---------------------------------------------------------------------------------------------
 // safe text
 
-int cs_cliUtf8Length(const unsigned char* s) {
-  unsigned c = s[0];
-  // the sequence length from the lead byte; 0 for a continuation byte or 0xf8 and above
-  int n = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4
-                                                                                            : 0;
-  if (n <= 1) {
-    return n;
-  }
-  unsigned v = c & (0x7fu >> n);
-  for (int i = 1; i < n; i++) {
-    if ((s[i] & 0xc0) != 0x80) {
-      return 0;  // also stops at the terminating zero
-    }
-    v = v << 6 | (s[i] & 0x3fu);
-  }
-  // overlong forms, UTF-16 surrogates and values past U+10FFFF are not UTF-8
-  static const unsigned least[5] = {0, 0, 0x80, 0x800, 0x10000};
-  if (v < least[n] || (v >= 0xd800 && v <= 0xdfff) || v > 0x10ffff) {
-    return 0;
-  }
-  return n;
-}
-
-
 const char* cs_cliSafeText(const char* s, char* buf, size_t size) {
   size_t len = 0;
   const unsigned char* p = (const unsigned char*)s;
@@ -1123,7 +1104,7 @@ const char* cs_cliSafeText(const char* s, char* buf, size_t size) {
     char esc[8];
     const char* piece = esc;
     size_t n;
-    int u = cs_cliUtf8Length(p);
+    int u = csu_utf8Length(p);
     // C1 controls (U+0080..U+009F) move the cursor on some terminals as C0 ones do
     int c1 = u == 2 && p[0] == 0xc2 && p[1] < 0xa0;
     if (u == 1 && *p >= 0x20 && *p != 0x7f && *p != '\\') {

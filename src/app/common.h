@@ -25,6 +25,9 @@ int cs_cliReplay(int argc, char** argv);
 // Write the usage text of every command to f (stdout for --help, stderr after a usage error).
 void cs_cliUsage(FILE* f);
 
+// How messages and tables name the scene argument: "<stdin>" for "-", else the path.
+const char* cs_cliSceneName(const char* path);
+
 // Print err to stderr as "contactsim: error: FILE:LINE:COL: PATH: MESSAGE".
 // The parts that are not known (empty file or path, line 0) are left out. err is read only,
 // not NULL.
@@ -212,9 +215,6 @@ const char* cs_cliSafeText(const char* s, char* buf, size_t size);
 // printf may take several), cut to CS_CLI_SAFE_LEN bytes.
 #define CS_CLI_SAFE_LEN 1024
 const char* cs_cliSafe(const char* s);
-// Length in bytes of the valid UTF-8 sequence at s, or 0 when s does not start one (a lone
-// continuation byte, an overlong form, a surrogate, a value past U+10FFFF, a cut sequence).
-int cs_cliUtf8Length(const unsigned char* s);
 
 // The usage of one command ("run", "validate", "compare") to f, for COMMAND --help (stdout) and
 // after a usage error (stderr); the overview of every command for an unknown command.

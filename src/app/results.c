@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "app/common.h"
+#include "io/study_load.h"
 
 // the convergence check's distances, as named in the CSV and the JSON (docs/cli.md)
 const char* const cs_cliConvergenceKeys[CS_CLI_NCONVERGENCE] = {
@@ -28,29 +29,9 @@ const char* cs_cliStatusName(const csCliRun* r) {
 // ---------------------------------------------------------------------------------------------
 // JSON
 
-// a JSON string literal: quotes and backslashes escaped, other control characters as six-
-// character unicode escapes; valid UTF-8 passes through, and a byte that is not part of a valid
-// UTF-8 sequence (JSON text must be UTF-8, RFC 8259) becomes U+FFFD, the replacement character
+// a JSON string literal (csu_jsonString)
 static void jsonString(FILE* f, const char* s) {
-  fputc('"', f);
-  for (const unsigned char* p = (const unsigned char*)s; *p; p++) {
-    int n = cs_cliUtf8Length(p);
-    if (n > 1) {
-      fwrite(p, 1, (size_t)n, f);
-      p += n - 1;
-    } else if (n == 0) {
-      fputs("\\ufffd", f);
-    } else if (*p == '"' || *p == '\\') {
-      fprintf(f, "\\%c", *p);
-    } else if (*p == '\n') {
-      fputs("\\n", f);
-    } else if (*p < 0x20) {
-      fprintf(f, "\\u%04x", *p);
-    } else {
-      fputc(*p, f);
-    }
-  }
-  fputc('"', f);
+  csu_jsonString(f, s, 0);
 }
 
 

@@ -98,30 +98,6 @@ typedef struct Loader {
 // ---------------------------------------------------------------------------------------------
 // messages: what the scene wrote, made printable
 
-// length of the valid UTF-8 sequence at p (1 to 4), or 0 when p does not start one (a stray
-// continuation byte, an overlong form, a surrogate, beyond U+10FFFF, or cut short)
-static int utf8Length(const unsigned char* p) {
-  if (p[0] < 0x80) {
-    return 1;
-  }
-  int n = p[0] >= 0xf0 ? 4 : p[0] >= 0xe0 ? 3 : p[0] >= 0xc2 ? 2 : 0;
-  if (n == 0 || p[0] > 0xf4) {
-    return 0;
-  }
-  for (int i = 1; i < n; i++) {
-    if ((p[i] & 0xc0) != 0x80) {
-      return 0;
-    }
-  }
-  // the shortest form, no surrogates (U+D800..U+DFFF), nothing past U+10FFFF
-  if ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] >= 0xa0) ||
-      (p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] >= 0x90)) {
-    return 0;
-  }
-  return n;
-}
-
-
 // s[0..len) as printable text into out (size bytes, always terminated): printable ASCII and
 // valid UTF-8 as they are; control characters (C0, DEL, C1) and bytes that are not valid UTF-8
 // as \xNN, one per byte, so that a name with a terminal escape in it cannot act on the terminal
@@ -132,7 +108,7 @@ static size_t escapeText(char* out, size_t size, const char* s, size_t len) {
   const unsigned char* end = p + len;
   size_t n = 0;
   while (p < end && *p) {
-    int u = utf8Length(p);
+    int u = csu_utf8Length(p);
     // a sequence cut by the end of s counts as invalid
     if (u > 1 && p + u > end) {
       u = 0;
@@ -2772,6 +2748,50 @@ static const char* entryName(const cJSON* entry, const char* arrayKey, int index
 }
 
 
+// whether the rest of a key path (empty, or starting with '.' or '[') leads from node to a value
+// the tree holds, each step as the override's walk takes it (the longest key or name)
+static int pathExists(const cJSON* node, const char* rest) {
+  while (*rest) {
+    if (*rest == '[') {
+      char* stop = NULL;
+      long i = strtol(rest + 1, &stop, 10);
+      if (stop == rest + 1 || *stop != ']' || i < 0 || !cJSON_IsArray(node) ||
+          i >= cJSON_GetArraySize(node)) {
+        return 0;
+      }
+      node = cJSON_GetArrayItem(node, (int)i);
+      rest = stop + 1;
+      continue;
+    }
+    if (*rest != '.') {
+      return 0;
+    }
+    rest++;
+    const cJSON* best = NULL;
+    size_t bestLen = 0;
+    int i = 0;
+    for (const cJSON* c = node->child; c && (cJSON_IsObject(node) || cJSON_IsArray(node));
+         c = c->next, i++) {
+      char buf[CS_MAX_NAME + 16];
+      const char* name = cJSON_IsObject(node) ? c->string
+                         : cJSON_IsObject(c)  ? entryName(c, "", i, buf, sizeof(buf))
+                                              : NULL;
+      size_t n = segmentMatch(rest, name);
+      if (n > bestLen) {
+        best = c;
+        bestLen = n;
+      }
+    }
+    if (!best) {
+      return 0;
+    }
+    node = best;
+    rest += bestLen;
+  }
+  return 1;
+}
+
+
 static int overrideFail(Loader* ld, int index, const char* fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
@@ -2978,6 +2998,32 @@ static int applyOverride(Loader* ld, cJSON* root, int index) {
             r = overrideFail(ld, index, "'%.*s' has no entry named '%.*s' (use an index: [N])",
                              upto, o->key, (int)(n > 64 ? 64 : n), rest);
           }
+          break;
+        }
+        // names may hold dots, so a shorter name can match too: with forces 'f' and
+        // 'f.body_material', "f.body_material.mu_dynamic" could be either. It is ambiguous when
+        // the rest of the path leads to a value of the shorter name's entry as well
+        int other = -1;
+        size_t otherLen = 0;
+        i = 0;
+        for (cJSON* c = node->child; c && other < 0; c = c->next, i++) {
+          char buf[CS_MAX_NAME + 16];
+          const char* name = cJSON_IsObject(c)
+                                 ? entryName(c, parent == root ? arrayKey : "", i, buf, sizeof(buf))
+                                 : NULL;
+          size_t n = segmentMatch(rest, name);
+          if (n > 0 && n < bestLen && pathExists(c, rest + n)) {
+            other = i;
+            otherLen = n;
+          }
+        }
+        if (other >= 0) {
+          r = overrideFail(ld, index,
+                           "'%.*s' is ambiguous: it names the entry '%.*s' and a member of the "
+                           "entry '%.*s'; use an index: %.*s[%d]%s or %.*s[%d]%s",
+                           (int)(rest - o->key) + (int)bestLen, o->key, (int)bestLen, rest,
+                           (int)otherLen, rest, upto, o->key, bestIndex, rest + bestLen, upto,
+                           o->key, other, rest + otherLen);
           break;
         }
         pushIndex(ld, bestIndex);

@@ -685,6 +685,52 @@ static int readAxis(Reader* rd, const cJSON* obj, csRandom* rng) {
 // ---------------------------------------------------------------------------------------------
 // text and files
 
+int csu_utf8Length(const unsigned char* s) {
+  if (s[0] < 0x80) {
+    return 1;
+  }
+  int n = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 ? 2 : 0;
+  if (n == 0 || s[0] > 0xf4) {
+    return 0;
+  }
+  for (int i = 1; i < n; i++) {
+    // also stops at the terminating zero
+    if ((s[i] & 0xc0) != 0x80) {
+      return 0;
+    }
+  }
+  // the shortest form, no surrogates (U+D800..U+DFFF), nothing past U+10FFFF
+  if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0) ||
+      (s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] >= 0x90)) {
+    return 0;
+  }
+  return n;
+}
+
+
+void csu_jsonString(FILE* f, const char* s, int html) {
+  fputc('"', f);
+  for (const unsigned char* p = (const unsigned char*)s; *p; p++) {
+    int n = csu_utf8Length(p);
+    if (n > 1) {
+      fwrite(p, 1, (size_t)n, f);
+      p += n - 1;
+    } else if (n == 0) {
+      fputs("\\ufffd", f);
+    } else if (*p == '"' || *p == '\\') {
+      fprintf(f, "\\%c", *p);
+    } else if (*p == '\n') {
+      fputs("\\n", f);
+    } else if (*p < 0x20 || *p == 0x7f || (html && (*p == '<' || *p == '>' || *p == '&'))) {
+      fprintf(f, "\\u%04x", *p);
+    } else {
+      fputc(*p, f);
+    }
+  }
+  fputc('"', f);
+}
+
+
 void csu_lineColumn(const char* text, size_t pos, int* line, int* column) {
   int l = 1, c = 1;
   for (size_t i = 0; i < pos && text[i]; i++) {

@@ -12,6 +12,7 @@
 #include "contactsim/contactsim.h"
 
 #include <stdint.h>
+#include <stdio.h>
 
 #define CS_STUDY_MAX_MODELS 32       // contact models of one study
 #define CS_STUDY_MAX_KEYS 64         // parameter keys (over every axis) of one study
@@ -123,6 +124,17 @@ int csu_jsonNulProblem(const char* text, size_t n, csError* err);
 
 // The 1-based line and column of byte offset pos in text.
 void csu_lineColumn(const char* text, size_t pos, int* line, int* column);
+
+// The length of the valid UTF-8 sequence at s (1 to 4), or 0 when s does not start one (a stray
+// continuation byte, an overlong form, a surrogate, beyond U+10FFFF, or cut short by the end of
+// the string): what the loaders, messages and JSON writers pass through as text.
+int csu_utf8Length(const unsigned char* s);
+
+// s written to f as a JSON string literal: quotes and backslashes escaped, control characters
+// as \n or six-character unicode escapes, valid UTF-8 as it is, and a byte that is not part of
+// valid UTF-8 as U+FFFD (JSON text must be UTF-8, RFC 8259). With html, also '<', '>' and '&'
+// escaped, so that the literal can sit inside an HTML <script> element.
+void csu_jsonString(FILE* f, const char* s, int html);
 
 // What a sweep directory's manifest (DIR/sweep.json) records about the study that made it.
 typedef struct csSweepManifest {
