@@ -2422,6 +2422,10 @@ int cs_integratorAdvance(csIntegrator* sim, double t, double horizon, const csRe
     sim->group[gi].steps_since_report = 0;  // a new step budget per call, as per report
   }
   int status = advanceTo(sim, t, horizon, err);
+  // whatever the status, the stages work on the whole model again: a stop or a failure within
+  // a group's step left them narrowed to that group, and a caller realizing the data then (the
+  // state returned to a report, read or saved) would recompute that group's bodies only
+  cs_activateAll(sim->m, sim->d);
   sim->rep = NULL;
   addIntegrationTime(sim, cpu0, reporting0);
   return status;
@@ -2470,6 +2474,8 @@ int cs_integratorStep(csIntegrator* sim, double horizon, const csReporter* rep, 
     }
     status = gatherAt(sim, sim->tcur, err);
   }
+  // as after cs_integratorAdvance: the whole model active, whatever the status
+  cs_activateAll(sim->m, sim->d);
   sim->rep = NULL;
   addIntegrationTime(sim, cpu0, reporting0);
   return status;
@@ -2545,6 +2551,8 @@ int cs_integratorRun(csIntegrator* sim, double t_end, const csReporter* rep, csE
       sim->group[gi].steps_since_report = 0;
     }
   }
+  // as after cs_integratorAdvance: the whole model active, whatever the status
+  cs_activateAll(sim->m, sim->d);
   sim->rep = NULL;
   addIntegrationTime(sim, cpu0, reporting0);
   return status;

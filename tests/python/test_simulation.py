@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import contactsim
-from conftest import G, ball_drop, incline_block, pendulum
+from conftest import G, ball_drop, incline_block, pendulum, scene_path
 
 
 def test_step_and_advance_to():
@@ -365,6 +365,28 @@ def test_ctrl_c_stops_a_run_with_its_rows(how):
     with pytest.raises(KeyboardInterrupt):
         os.kill(os.getpid(), signal.SIGINT)
         time.sleep(1.0)
+
+
+def test_ctrl_c_leaves_every_body_at_the_last_report():
+    # ten blocks on a floor are ten groups, each stepping on its own: a run stopped within one
+    # group's step returns the state to the last report, and what is computed from it then
+    # (poses, energies) is of that state for every body, not of the group caught mid-step
+    model = contactsim.load(scene_path("bench/pile_10.json"))
+    sim = contactsim.Simulation(model, report_interval=0.1)
+    timer = _interrupt_after(0.3)
+    try:
+        with pytest.raises(KeyboardInterrupt) as e:
+            sim.run(1000.0)
+    finally:
+        timer.cancel()
+    traj = e.value.trajectory
+    assert sim.time == traj.t[-1] and len(traj) >= 2
+    assert sim.ke == pytest.approx(traj["ke"][-1], rel=1e-12, abs=1e-15)
+    for name in model.bodies[1:]:
+        p, _ = sim.body_pose(name)
+        qs, _ = model.body_coordinates(name)
+        # a free body's coordinates: the quaternion, then the position
+        np.testing.assert_array_equal(p, sim.q[qs][4:7])
 
 
 def test_ctrl_c_stops_advance_to_where_it_started():
