@@ -671,6 +671,95 @@ static void test_unusable_options(void** state) {
 }
 
 
+// what a caller can get wrong, each refused with a message (or ignored where documented as
+// nullable) rather than a crash, a hang or a wrong result
+static void test_misuse_is_refused(void** state) {
+  (void)state;
+  static const char* const BALL =
+      "{\"bodies\": [{\"name\": \"ball\", \"mass\": 1, \"inertia\": {\"sphere\": 0.1},\n"
+      "   \"joint\": {\"type\": \"free\", \"initial\": {\"position\": [0, 0, 1],\n"
+      "   \"velocity\": [0.5, 0, 0]}}}]}\n";
+  csError err;
+  // override lists: a negative count, a count without the array, a NULL key
+  csOverride o = {"bodies.ball.mass", "2"};
+  csLoadOptions lo = {.overrides = &o, .noverrides = -1};
+  assert_null(cs_loadSceneString(BALL, "a.json", &lo, &err));
+  assert_int_equal(err.code, CS_ERR_INPUT);
+  lo = (csLoadOptions){.overrides = NULL, .noverrides = 2};
+  assert_null(cs_loadSceneString(BALL, "a.json", &lo, &err));
+  assert_int_equal(err.code, CS_ERR_INPUT);
+  csOverride nokey = {NULL, "1"};
+  lo = (csLoadOptions){.overrides = &nokey, .noverrides = 1};
+  assert_null(cs_loadSceneString(BALL, "a.json", &lo, &err));
+  assert_non_null(strstr(err.message, "needs a key path"));
+
+  csModel* m = th_loadString(BALL);
+  // lookups by no name, outputs that are not wanted
+  assert_int_equal(cs_bodyId(m, NULL), -1);
+  assert_int_equal(cs_forceId(m, NULL), -1);
+  assert_int_equal(cs_planeId(m, NULL), -1);
+  cs_modelGravity(m, NULL);
+  // options the loader would refuse: a largest step too small to move the time
+  csSimOptions opt = cs_defaultSimOptions();
+  opt.max_step = 1e-300;
+  assert_null(cs_newSimulation(m, &opt, &err));
+  assert_non_null(strstr(err.message, "max_step"));
+  csSimulation* s = newSim(m);
+  assert_int_equal(cs_simSetOptions(s, NULL, &err), CS_ERR_INPUT);
+  assert_int_equal(cs_simBodyCom(s, 1, NULL), 0);
+  assert_int_equal(cs_simContact(s, 0, NULL), -1);
+  // no values for a part of the state, of length 0 or not
+  assert_int_equal(cs_simSetState(s, CS_STATE_AUTO, NULL, 0, &err), CS_OK);
+  assert_int_equal(cs_simSetState(s, CS_STATE_Q, NULL, 7, &err), CS_ERR_INPUT);
+  assert_non_null(strstr(err.message, "no values"));
+
+  // quaternions of any length are normalized (header: "quaternions are normalized"); lengths
+  // whose squares overflow or underflow too
+  const double lengths[3] = {3.0, 1e200, 1e-170};
+  for (int k = 0; k < 3; k++) {
+    double q[7] = {lengths[k], lengths[k], 0, 0, 0, 0, 1.1};
+    assert_int_equal(cs_simSetState(s, CS_STATE_Q, q, 7, &err), CS_OK);
+    const double* got = cs_simState(s, CS_STATE_Q);
+    th_assertClose(got[0], sqrt(0.5), 1e-15, 0, "q0 normalized");
+    th_assertClose(got[1], sqrt(0.5), 1e-15, 0, "q1 normalized");
+  }
+  // and the run goes on (a quaternion of length 3 made the next advance fail)
+  assert_int_equal(cs_simAdvanceTo(s, 0.1, &err), CS_OK);
+  cs_deleteSimulation(s);
+
+  // a failed advance leaves no state to save
+  s = newSim(m);
+  double u[6] = {0, 0, 0, 1e300, 0, 0};
+  assert_int_equal(cs_simSetState(s, CS_STATE_U, u, 6, &err), CS_OK);
+  assert_int_equal(cs_simAdvanceTo(s, 0.1, &err), CS_ERR_SOLVER);
+  char file[PATH_MAX_TEST];
+  scratch(file, "failed.state");
+  assert_int_equal(cs_simSaveState(s, file, &err), CS_ERR_INPUT);
+  assert_non_null(strstr(err.message, "not finite"));
+  assert_int_equal(access(file, F_OK), -1);
+  cs_deleteSimulation(s);
+
+  // times so large that the steps are lost in rounding: an error, not a run that stands still
+  // or a report loop that never ends
+  s = newSim(m);
+  assert_int_equal(cs_simSetTime(s, 1e12, &err), CS_OK);
+  assert_int_equal(cs_simStep(s, &err), CS_ERR_SOLVER);
+  assert_non_null(strstr(err.message, "lost in rounding"));
+  cs_deleteSimulation(s);
+  opt = cs_defaultSimOptions();
+  opt.report_interval = 1e-9;
+  s = cs_newSimulation(m, &opt, &err);
+  assert_non_null(s);
+  assert_int_equal(cs_simSetTime(s, 1e7, &err), CS_OK);
+  scratch(file, "far.csv");
+  assert_int_not_equal(cs_simRunCsv(s, 1e7 + 1e-8, file, NULL, &err), CS_OK);
+  assert_non_null(strstr(err.message, "2^52"));
+  unlink(file);
+  cs_deleteSimulation(s);
+  cs_deleteModel(m);
+}
+
+
 // two simulations in two threads share nothing: each ends exactly where a run alone ends
 typedef struct ThreadRun {
   const csModel* m;
@@ -963,6 +1052,7 @@ int main(void) {
       cmocka_unit_test(test_stop_flag),
       cmocka_unit_test(test_report_count),
       cmocka_unit_test(test_unusable_options),
+      cmocka_unit_test(test_misuse_is_refused),
       cmocka_unit_test(test_csv_cut_at_a_full_disk),
       cmocka_unit_test(test_threads_share_nothing),
       cmocka_unit_test(test_checkpoint_continues),

@@ -96,7 +96,11 @@ const char* cs_modelFile(const csModel* m) { return m->file; }
 csSimOptions cs_modelOptions(const csModel* m) { return m->opt; }
 
 
-void cs_modelGravity(const csModel* m, double g[3]) { csu_vec3ToArray(g, m->gravity); }
+void cs_modelGravity(const csModel* m, double g[3]) {
+  if (g) {
+    csu_vec3ToArray(g, m->gravity);
+  }
+}
 
 
 const char* cs_modelBodyName(const csModel* m, int body) {
@@ -526,6 +530,10 @@ csSimOptions cs_simOptions(const csSimulation* s) { return s->opt; }
 
 int cs_simSetOptions(csSimulation* s, const csSimOptions* opt, csError* err) {
   cs_clearError(err);
+  if (!opt) {
+    cs_setError(err, CS_ERR_INPUT, "", "no options were given");
+    return CS_ERR_INPUT;
+  }
   if (cs_validateSimOptions(opt, err)) {
     return CS_ERR_INPUT;
   }
@@ -760,8 +768,12 @@ int cs_simSetState(csSimulation* s, csStateKind kind, const double* values, int 
     cs_setError(err, CS_ERR_INPUT, "", "unknown part of the state (%d)", (int)kind);
     return CS_ERR_INPUT;
   }
-  if (n != len || (n > 0 && !values)) {
+  if (n != len) {
     cs_setError(err, CS_ERR_INPUT, "", "%s has %d values, not %d", stateNames[kind], len, n);
+    return CS_ERR_INPUT;
+  }
+  if (n > 0 && !values) {
+    cs_setError(err, CS_ERR_INPUT, "", "no values were given for %s (%d)", stateNames[kind], n);
     return CS_ERR_INPUT;
   }
   for (int i = 0; i < n; i++) {
@@ -807,17 +819,25 @@ int cs_simSetState(csSimulation* s, csStateKind kind, const double* values, int 
         cs_setDiscrete(m, s->d, e, i, values[m->force[e].discadr + i]);
       }
     }
-  } else {
+  } else if (n > 0) {
     memcpy(v, values, sizeof(double) * (size_t)n);
     if (kind == CS_STATE_AUTO) {
       memcpy(s->d->auto_cache, values, sizeof(double) * (size_t)n);
     }
   }
-  endEdit(s, -1);
-  // quaternions back on the unit sphere (the position stage normalizes them in place)
-  if (kind == CS_STATE_Q) {
-    cs_realizePosition(m, s->d);
+  // quaternions on the unit sphere, as the integrators keep them (q of norm 3 was taken as it
+  // was, and the next advance failed)
+  for (int b = 1; kind == CS_STATE_Q && b < m->nbody; b++) {
+    const csBody* body = &m->body[b];
+    if (body->joint == CS_JOINT_BALL || body->joint == CS_JOINT_FREE) {
+      double* e = v + body->qadr;
+      double norm = cs_quaternionNorm(e);
+      for (int i = 0; i < 4; i++) {
+        e[i] /= norm;
+      }
+    }
   }
+  endEdit(s, -1);
   return CS_OK;
 }
 
@@ -935,7 +955,9 @@ int cs_simBodyCom(csSimulation* s, int body, double com[3]) {
     return -1;
   }
   cs_realizePosition(s->m, s->d);
-  csu_vec3ToArray(com, s->d->body_com[body]);
+  if (com) {
+    csu_vec3ToArray(com, s->d->body_com[body]);
+  }
   return 0;
 }
 
@@ -949,7 +971,7 @@ void cs_simEnergy(csSimulation* s, double* kinetic, double* potential, double* d
 
 
 int cs_simContact(csSimulation* s, int e, csContactReport* r) {
-  if (cs_modelForceIsContact(s->m, e) != 1) {
+  if (cs_modelForceIsContact(s->m, e) != 1 || !r) {
     return -1;
   }
   return cs_contactReport(s->m, s->d, e, r);

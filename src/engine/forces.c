@@ -197,9 +197,40 @@ int cs_zeroQuaternionBody(const csModel* m, const double* q) {
   for (int b = 1; b < m->nbody; b++) {
     const csBody* body = &m->body[b];
     const double* e = q + body->qadr;
-    if ((body->joint == CS_JOINT_BALL || body->joint == CS_JOINT_FREE) &&
-        !(e[0] * e[0] + e[1] * e[1] + e[2] * e[2] + e[3] * e[3] > 0)) {
+    // each entry, not the sum of squares, which underflows for (1e-170, 1e-170, 0, 0)
+    if ((body->joint == CS_JOINT_BALL || body->joint == CS_JOINT_FREE) && e[0] == 0 &&
+        e[1] == 0 && e[2] == 0 && e[3] == 0) {
       return b;
+    }
+  }
+  return 0;
+}
+
+
+double cs_quaternionNorm(const double* e) {
+  // scaled by the largest entry first, so that neither (1e200, 1e200, 0, 0) overflows nor
+  // (1e-170, 1e-170, 0, 0) underflows
+  double big = fmax(fmax(fabs(e[0]), fabs(e[1])), fmax(fabs(e[2]), fabs(e[3])));
+  if (!(big > 0) || !isfinite(big)) {
+    return big;
+  }
+  double s = 0;
+  for (int i = 0; i < 4; i++) {
+    s += (e[i] / big) * (e[i] / big);
+  }
+  return big * sqrt(s);
+}
+
+
+int cs_nonUnitQuaternionBody(const csModel* m, const double* q, double tol, double* norm) {
+  for (int b = 1; b < m->nbody; b++) {
+    const csBody* body = &m->body[b];
+    if (body->joint == CS_JOINT_BALL || body->joint == CS_JOINT_FREE) {
+      double n = cs_quaternionNorm(q + body->qadr);
+      if (!(fabs(n - 1) <= tol)) {
+        *norm = n;
+        return b;
+      }
     }
   }
   return 0;

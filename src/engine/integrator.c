@@ -697,6 +697,41 @@ static double cpuClockCost(void) {
 }
 
 
+// (contactsim.h) the scene's max_step is checked with this one rule at load time, the command
+// line's before a run, the C API's when a simulation is made or given new options
+int cs_maxStepProblem(const csSimOptions* o, char* why, size_t size) {
+  char local[8];
+  if (!why) {
+    why = local;
+    size = sizeof(local);
+  }
+  if (!(o->max_step > 0)) {
+    return 0;  // unlimited
+  }
+  // the spacing of doubles at the end time: a smaller step leaves t where it is
+  double tend = fabs(o->duration);
+  double ulp = nextafter(tend, INFINITY) - tend;
+  if (o->max_step < CS_MIN_STEP_ULPS * ulp) {
+    snprintf(why, size,
+             "max_step %g s is too small to advance the time at the end of the run, t = %g s "
+             "(steps below %g s leave t unchanged there)",
+             o->max_step, tend, CS_MIN_STEP_ULPS * ulp);
+    return 1;
+  }
+  // steps of at most max_step to the first report; max_steps allows only so many
+  double first = fmin(o->report_interval, o->duration);
+  double steps = ceil(first / o->max_step);
+  if (steps > (double)o->max_steps) {
+    snprintf(why, size,
+             "max_step %g s needs at least %.0f steps to reach the first report at t = %g s, "
+             "more than max_steps (%ld) allows; raise max_step or max_steps",
+             o->max_step, steps, first, o->max_steps);
+    return 1;
+  }
+  return 0;
+}
+
+
 // options checked up front and explained in the user's terms, with the limits the scene loader
 // and the command line apply; !(x > 0) also rejects NaN, and no option means anything when
 // infinite (atol = inf would switch the error test off, an infinite duration never ends)
@@ -722,6 +757,10 @@ int cs_validateSimOptions(const csSimOptions* o, csError* err) {
     bad = "report_interval must be at least 1e-9 s (CS_MIN_REPORT_INTERVAL)";
   } else if (o->integrator < 0 || o->integrator >= CS_INTEGRATOR_COUNT) {
     bad = "integrator must be bdf, adams, rk or ark";
+  }
+  char why[256];
+  if (!bad && cs_maxStepProblem(o, why, sizeof(why))) {
+    bad = why;
   }
   if (bad) {
     cs_setError(err, CS_ERR_INPUT, "simulation", "%s", bad);
@@ -2061,6 +2100,7 @@ static int stepGroup(Group* g, double tout, double tstop, csError* err) {
   // the stop time keeps CVODE from stepping past the group's next change (where its right-hand side
   // jumps) or past the end
   int flag = 0;
+  const double t_before = g->t;
   if (sim->rk) {
     if (isnan(g->rk->tonset)) {
       // not known since the start, a restart or a change: from the step's start
@@ -2094,6 +2134,17 @@ static int stepGroup(Group* g, double tout, double tstop, csError* err) {
     sim->d->t = g->t;
     check(flag, "CVode", sim, g->t, err);
     collapseError(g, err, 1, "CVode failed with %s", flagName(flag));
+    return CS_ERR_SOLVER;
+  }
+  // a step that moved the state but not the time (t + h = t: the step is below the spacing of
+  // doubles at t, as at t = 1e12 s) would go on with the time standing still: a failure
+  if (!sim->rk && !(g->t > t_before)) {
+    double ulp = nextafter(t_before, INFINITY) - t_before;
+    cs_setError(err, CS_ERR_SOLVER, "",
+                "the step of %.3g s is lost in rounding at t = %.17g s, where doubles are %.3g s "
+                "apart: the time is too large for the steps this motion needs; count the time "
+                "from nearer 0", (double)lastStep(g), t_before, ulp);
+    err->time = t_before;
     return CS_ERR_SOLVER;
   }
   // CVODE's own step limit counts steps within one call, and every call here is one step,
@@ -2530,6 +2581,15 @@ int cs_integratorRun(csIntegrator* sim, double t_end, const csReporter* rep, csE
   status = gatherAt(sim, t0, err);
   if (status == CS_OK) {
     status = report(sim, err);
+  }
+  // report times k dt that doubles cannot tell apart (k beyond 2^52, where k + 1 may equal k:
+  // the loops below would never end)
+  if (status == CS_OK && !(t_end / dt < 0x1p52) && sim->tcur < t_end) {
+    cs_setError(err, CS_ERR_INPUT, "",
+                "the time %.17g s is %.3g report intervals of %g s from 0, beyond the 2^52 "
+                "that doubles count exactly: report times cannot be told apart; count the time "
+                "from nearer 0 or report less often", t_end, t_end / dt, dt);
+    status = CS_ERR_INPUT;
   }
   // the first grid point after the start (one within rounding of it is the start itself)
   double k = floor(t0 / dt) + 1;

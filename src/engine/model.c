@@ -420,7 +420,8 @@ int cs_finalizeModel(csModel* m, csError* err) {
 // stride is the struct's size. Lookups happen while loading, over tens of entries, so no index is
 // kept.
 static int findName(const char* names, size_t stride, int n, const char* name) {
-  for (int i = 0; i < n; i++) {
+  // no name is no element's (the lookups are documented to give -1 for a name not found)
+  for (int i = 0; name && i < n; i++) {
     if (strcmp(names + (size_t)i * stride, name) == 0) {
       return i;
     }

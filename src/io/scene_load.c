@@ -1953,41 +1953,6 @@ static int readChange(Loader* ld, const cJSON* item) {
 // ---------------------------------------------------------------------------------------------
 // simulation options
 
-// (contactsim.h) the scene's max_step is checked here at load time, the command line's before a
-// run, with this one rule
-int cs_maxStepProblem(const csSimOptions* o, char* why, size_t size) {
-  char local[8];
-  if (!why) {
-    why = local;
-    size = sizeof(local);
-  }
-  if (!(o->max_step > 0)) {
-    return 0;  // unlimited
-  }
-  // the spacing of doubles at the end time: a smaller step leaves t where it is
-  double tend = fabs(o->duration);
-  double ulp = nextafter(tend, INFINITY) - tend;
-  if (o->max_step < CS_MIN_STEP_ULPS * ulp) {
-    snprintf(why, size,
-             "max_step %g s is too small to advance the time at the end of the run, t = %g s "
-             "(steps below %g s leave t unchanged there)",
-             o->max_step, tend, CS_MIN_STEP_ULPS * ulp);
-    return 1;
-  }
-  // steps of at most max_step to the first report; max_steps allows only so many
-  double first = fmin(o->report_interval, o->duration);
-  double steps = ceil(first / o->max_step);
-  if (steps > (double)o->max_steps) {
-    snprintf(why, size,
-             "max_step %g s needs at least %.0f steps to reach the first report at t = %g s, "
-             "more than max_steps (%ld) allows; raise max_step or max_steps",
-             o->max_step, steps, first, o->max_steps);
-    return 1;
-  }
-  return 0;
-}
-
-
 // SIMULATION = the csSimOptions a scene may set; absent keys keep the defaults of cs_newModel
 static int readSimulation(Loader* ld, const cJSON* item, csSimOptions* o) {
   static const char* const keys[] = {
@@ -2806,7 +2771,8 @@ static int overrideFail(Loader* ld, int index, const char* fmt, ...) {
   // the key path and the message hold what the caller gave: both made printable
   char safe[CS_MAX_ERROR], key[CS_MAX_JSON_PATH];
   escapeText(safe, sizeof(safe), msg, strlen(msg));
-  escapeText(key, sizeof(key), ld->overrides[index].key, strlen(ld->overrides[index].key));
+  const char* given = ld->overrides[index].key ? ld->overrides[index].key : "";
+  escapeText(key, sizeof(key), given, strlen(given));
   cs_setError(ld->err, CS_ERR_INPUT, key, "%s", safe);
   ld->err->override = index + 1;
   return -1;
@@ -3249,6 +3215,13 @@ static void blameOverride(Loader* ld) {
 // parse, build, then free the tree (the model keeps no pointer into it)
 static csModel* loadText(const char* text, size_t len, const char* file, const csLoadOptions* opt,
                          csError* err) {
+  // the override list as the header describes it: a count of 0 or more, and the array when it
+  // is more (a negative count was kept with the model and overran its copy of the list later)
+  if (opt && (opt->noverrides < 0 || (opt->noverrides > 0 && !opt->overrides))) {
+    cs_setError(err, CS_ERR_INPUT, "", "csLoadOptions: %d overrides %s", opt->noverrides,
+                opt->noverrides < 0 ? "(the count must be 0 or more)" : "but no array of them");
+    return NULL;
+  }
   cJSON* root = parseText(text, len, err);
   if (!root) {
     return NULL;

@@ -30,6 +30,10 @@
 
 #define CS_STATE_MAGIC "contactsim-state"
 #define CS_STATE_VERSION 1
+// How far from unit length a checkpoint's quaternion may be: a run keeps them near 1 (rk within
+// 1e-9, BDF by its projection, Adams by a stabilizing term, to about its tolerance); a hand edit
+// to another length is a state no run makes
+#define QUAT_NORM_SLACK 1e-3
 
 
 // ---------------------------------------------------------------------------------------------
@@ -219,6 +223,22 @@ int cs_saveState(const csModel* m, const csData* d, const char* path, csError* e
   if (!path) {
     cs_setError(err, CS_ERR_INPUT, "", "no checkpoint file was given");
     return CS_ERR_INPUT;
+  }
+  // A state that is not finite (left by an advance that failed: the solver's last attempt) is
+  // no state to continue from, and would be refused when loaded: refused here instead
+  const double* parts[5] = {d->q, d->u, d->z, d->disc, d->autoval};
+  const int sizes[5] = {m->nq, m->nu, m->nz, m->ndisc, m->nauto};
+  static const char* const names[5] = {"q", "u", "z", "discrete", "auto"};
+  for (int k = 0; k < 5; k++) {
+    for (int i = 0; i < sizes[k]; i++) {
+      // a discrete variable may be infinite (a stop without a bound); none may be NaN
+      if (isnan(parts[k][i]) || (k != 3 && !isfinite(parts[k][i])) || !isfinite(d->t)) {
+        cs_setError(err, CS_ERR_INPUT, path, "the state is not finite (%s[%d] = %g at t = %g s): "
+                    "a failed advance leaves the solver's last attempt; reset the simulation or "
+                    "load a checkpoint first", names[k], i, parts[k][i], d->t);
+        return CS_ERR_INPUT;
+      }
+    }
   }
   // A symbolic link is written through, to the file it names (renaming over the link would
   // replace the link itself: run as root, --save-state /dev/stdout replaced the machine's
@@ -573,6 +593,14 @@ int cs_loadState(const csModel* m, csData* d, const char* path, csError* err) {
     r.line = 0;
     status = fail(&r, "q: the orientation of body '%s' (q[%d..%d]) is a zero quaternion",
                   m->body[zero].name, m->body[zero].qadr, m->body[zero].qadr + 3);
+  }
+  double norm = 0;
+  int far = status == CS_OK ? cs_nonUnitQuaternionBody(m, q, QUAT_NORM_SLACK, &norm) : 0;
+  if (far) {
+    r.line = 0;
+    status = fail(&r, "q: the orientation of body '%s' (q[%d..%d]) has length %.17g, where a "
+                  "run keeps it at 1 (within %g)", m->body[far].name, m->body[far].qadr,
+                  m->body[far].qadr + 3, norm, QUAT_NORM_SLACK);
   }
   for (int e = 0; status == CS_OK && e < m->nforce; e++) {
     char why[256];
