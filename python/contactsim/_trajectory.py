@@ -69,6 +69,11 @@ class Trajectory:
         self.model = model
         self._index = {name: i for i, name in enumerate(self.columns)}
 
+    def __reduce__(self):
+        # pickled as what it is made from, so that a copy's table is read-only too (numpy's own
+        # pickling of the array does not keep the flag)
+        return (type(self), (self.columns, self.data, self.statistics, self.model))
+
     def __getitem__(self, name):
         """Column `name` (a CSV column name) as a read-only 1-D view, one value per report; a
         list of names gives those columns side by side, shape (rows, len(names)), a copy."""

@@ -153,16 +153,22 @@ PyObject* csPy_loads(PyObject* self, PyObject* args, PyObject* kw) {
 // with the path it was first loaded from
 PyObject* csPy_modelFromSource(PyObject* self, PyObject* args) {
   (void)self;
-  const char* text = NULL;
-  const char* filename = NULL;
+  // the text and the file name as bytes (a scene may hold bytes that are not UTF-8, a path
+  // anything but NUL); str is taken too, as the filesystem encoding gives it
+  PyObject* text = NULL;
+  PyObject* filename = NULL;
   PyObject* contact_model = NULL;
   PyObject* overrides = NULL;
   PyObject* source = NULL;
-  if (!PyArg_ParseTuple(args, "ssOOO:_model_from_source", &text, &filename, &contact_model,
-                        &overrides, &source)) {
+  if (!PyArg_ParseTuple(args, "O&O&OOO:_model_from_source", PyUnicode_FSConverter, &text,
+                        PyUnicode_FSConverter, &filename, &contact_model, &overrides, &source)) {
+    Py_XDECREF(text);
     return NULL;
   }
-  csPyModel* model = (csPyModel*)loadCommon(NULL, text, filename, contact_model, overrides);
+  csPyModel* model = (csPyModel*)loadCommon(NULL, PyBytes_AS_STRING(text),
+                                            PyBytes_AS_STRING(filename), contact_model, overrides);
+  Py_DECREF(text);
+  Py_DECREF(filename);
   if (model) {
     Py_INCREF(source);
     Py_SETREF(model->source, source);
@@ -392,6 +398,17 @@ static PyObject* modelPlaneId(csPyModel* self, PyObject* arg) {
 
 
 // the addresses of a body's coordinates and speeds in q and u
+// slice(start, stop): PySlice_New takes its own references, so the integers are released here
+static PyObject* slice(long start, long stop) {
+  PyObject* a = PyLong_FromLong(start);
+  PyObject* b = PyLong_FromLong(stop);
+  PyObject* s = a && b ? PySlice_New(a, b, NULL) : NULL;
+  Py_XDECREF(a);
+  Py_XDECREF(b);
+  return s;
+}
+
+
 static PyObject* modelBodyCoordinates(csPyModel* self, PyObject* arg) {
   PyObject* idobj = modelBodyId(self, arg);
   if (!idobj) {
@@ -400,10 +417,8 @@ static PyObject* modelBodyCoordinates(csPyModel* self, PyObject* arg) {
   int b = (int)PyLong_AsLong(idobj);
   Py_DECREF(idobj);
   const csBody* body = &self->m->body[b];
-  return Py_BuildValue(
-      "(NN)",
-      PySlice_New(PyLong_FromLong(body->qadr), PyLong_FromLong(body->qadr + body->qnum), NULL),
-      PySlice_New(PyLong_FromLong(body->uadr), PyLong_FromLong(body->uadr + body->unum), NULL));
+  return Py_BuildValue("(NN)", slice(body->qadr, body->qadr + body->qnum),
+                       slice(body->uadr, body->uadr + body->unum));
 }
 
 
@@ -419,7 +434,7 @@ static PyObject* modelReduce(csPyModel* self, PyObject* unused) {
   }
   // the text, then zero-terminated the contact model and each override's key and value
   const char* p = m->source;
-  PyObject* text = PyUnicode_DecodeUTF8(p, (Py_ssize_t)m->source_len, "strict");
+  PyObject* text = PyBytes_FromStringAndSize(p, (Py_ssize_t)m->source_len);
   p += m->source_len + 1;
   p += strlen(p) + 1;
   PyObject* overrides = PyTuple_New(m->source_noverride);
@@ -436,7 +451,7 @@ static PyObject* modelReduce(csPyModel* self, PyObject* unused) {
   }
   PyObject* core = PyImport_ImportModule("contactsim._core");
   PyObject* load = core ? PyObject_GetAttrString(core, "_model_from_source") : NULL;
-  PyObject* file = PyUnicode_DecodeFSDefault(m->file);
+  PyObject* file = PyBytes_FromString(m->file);
   PyObject* result = NULL;
   if (text && overrides && load && file) {
     result = Py_BuildValue("(O(OOOOO))", load, text, file, self->contact_model, overrides,

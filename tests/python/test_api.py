@@ -375,3 +375,38 @@ def test_models_trajectories_and_failures_pickle():
     assert err.time == e.value.time and err.file == "ball.json"
     np.testing.assert_array_equal(err.trajectory.data, e.value.trajectory.data)
     assert err.trajectory.model.source is None and err.trajectory.model.file == "ball.json"
+    # a copy's table is read-only, as the original's
+    with pytest.raises(ValueError):
+        traj["block.px"][0] = 99.0
+
+
+def test_models_with_bytes_that_are_not_utf8_pickle(tmp_path):
+    # a scene may hold bytes that are not UTF-8 (a description in Latin-1) and a path any byte
+    # but NUL: the copy is the same model all the same
+    import pickle
+
+    text = open(scene_path("pendulum.json"), "rb").read()
+    text = text.replace(b'"description": "', b'"description": "caf\xe9 ', 1)
+    path = os.path.join(os.fsencode(tmp_path), b"p\xff.json")
+    with open(path, "wb") as f:
+        f.write(text)
+    model = contactsim.load(path)
+    again = pickle.loads(pickle.dumps(model))
+    assert again.file == model.file and again.source == model.source
+    a = contactsim.run(model, duration=0.1)
+    b = pickle.loads(pickle.dumps(a))
+    np.testing.assert_array_equal(b.data, a.data)
+    np.testing.assert_array_equal(contactsim.run(b.model, duration=0.1).data, a.data)
+
+
+def test_body_coordinates_keep_no_references():
+    # each call's slices own their integers: 10,000 calls leave the count of the integers in them
+    # where it was (it grew by two a call)
+    import sys
+
+    model = contactsim.load(scene_path("pendulum.json"))
+    qs, _ = model.body_coordinates("arm")
+    before = sys.getrefcount(qs.stop)
+    for _ in range(10000):
+        model.body_coordinates("arm")
+    assert sys.getrefcount(qs.stop) - before < 10
