@@ -58,12 +58,13 @@ def compare(path, models=None, duration=None, rtol=None, atol=None, integrator=N
                 + (f" (it has {', '.join(available)})" if available else ""),
                 file=path, path="contact_models")
         loaded.append((name or "scene", _core.load(path, name, ())))
-    options = {"rtol": rtol, "atol": atol, "integrator": integrator}
+    # checked as run() checks them (a duration of 0 is refused, as by the command line)
+    options = {"duration": duration, "rtol": rtol, "atol": atol, "integrator": integrator}
     options = {k: v for k, v in options.items() if v is not None}
     rows = []
     for name, model in loaded:
         sim = Simulation(model, **options)
-        span = duration if duration is not None else sim.options["duration"]
+        span = sim.options["duration"]
         error = None
         try:
             sim.run(span)

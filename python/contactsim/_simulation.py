@@ -6,6 +6,7 @@ import tempfile
 import numpy as np
 
 from . import _core
+from ._errors import SceneError
 from ._trajectory import Trajectory
 
 __all__ = ["ContactReport", "Simulation", "State"]
@@ -141,7 +142,13 @@ class Simulation(_core.Simulation):
             path = os.path.join(d, "state")
             with open(path, "w", encoding="utf-8") as f:
                 f.write(state.checkpoint)
-            self.load_state(path)
+            try:
+                self.load_state(path)
+            except SceneError as e:
+                # the file is gone once this returns: the error names the State (its line and
+                # column are those of state.checkpoint)
+                raise SceneError(e.message, file="<State>", path=e.path, line=e.line,
+                                 column=e.column) from None
 
     def __repr__(self):
         return (f"<contactsim.Simulation of '{self.model.name}' at t = {self.time:g} s>")

@@ -115,17 +115,39 @@ static PyObject* stateView(csPySimulation* self, double* data, int n, int writab
 
 static int simInit(csPySimulation* self, PyObject* args, PyObject* kw) {
   PyObject* model = NULL;
-  if (!PyArg_ParseTuple(args, "O!:Simulation", &csPy_ModelType, &model)) {
+  // the model by position, or as model=; the other keywords are options
+  PyObject* given = kw ? PyDict_GetItemString(kw, "model") : NULL;
+  PyObject* options = kw;
+  if (given && PyTuple_GET_SIZE(args) == 0) {
+    if (!PyObject_TypeCheck(given, &csPy_ModelType)) {
+      PyErr_Format(PyExc_TypeError, "Simulation() argument 'model' must be contactsim.Model, "
+                   "not %.100s", Py_TYPE(given)->tp_name);
+      return -1;
+    }
+    model = given;
+    options = PyDict_Copy(kw);
+    if (!options || PyDict_DelItemString(options, "model") != 0) {
+      Py_XDECREF(options);
+      return -1;
+    }
+  } else if (!PyArg_ParseTuple(args, "O!:Simulation", &csPy_ModelType, &model)) {
     return -1;
   }
   if (self->s) {
     PyErr_SetString(PyExc_RuntimeError, "Simulation.__init__ was already called");
+    if (options != kw) {
+      Py_DECREF(options);
+    }
     return -1;
   }
   const csModel* m = ((csPyModel*)model)->m;
   csSimOptions base = cs_modelOptions(m);
   csSimOptions opt;
-  if (csPy_readOptions(kw, &base, &opt)) {
+  int bad = csPy_readOptions(options, &base, &opt);
+  if (options != kw) {
+    Py_DECREF(options);
+  }
+  if (bad) {
     return -1;
   }
   csError err = {0};
@@ -448,7 +470,16 @@ static PyObject* simContactSet(csPySimulation* self, PyObject* key) {
   const csModel* m = cs_simModel(self->s);
   int set = -1;
   int n = cs_modelCount(m, CS_COUNT_CONTACT_SET);
-  const char* name = PyUnicode_Check(key) ? PyUnicode_AsUTF8(key) : NULL;
+  // sets are named (contacts[].name), never numbered
+  if (!PyUnicode_Check(key)) {
+    PyErr_Format(PyExc_TypeError, "a contact set is named by a str, not %.100s",
+                 Py_TYPE(key)->tp_name);
+    return NULL;
+  }
+  const char* name = PyUnicode_AsUTF8(key);
+  if (!name) {
+    return NULL;
+  }
   for (int i = 0; name && i < n; i++) {
     if (strcmp(cs_modelContactSetName(m, i), name) == 0) {
       set = i;
@@ -629,9 +660,21 @@ static int setPart(csPySimulation* self, PyObject* value, csStateKind kind, int 
   if (prepare(self)) {
     return -1;
   }
-  // numbers that convert to doubles exactly as numpy's safe casting says (integers, bools,
-  // floats); complex values are refused rather than cut to their real parts
-  PyArrayObject* a = (PyArrayObject*)PyArray_FROMANY(value, NPY_DOUBLE, 1, 1, NPY_ARRAY_IN_ARRAY);
+  // numbers only (bools, integers, floats): numpy would also parse strings ("1") into doubles,
+  // and complex values would lose their imaginary parts
+  PyArrayObject* raw = (PyArrayObject*)PyArray_FROM_O(value);
+  if (!raw) {
+    return -1;
+  }
+  if (!strchr("biuf", PyArray_DESCR(raw)->kind)) {
+    PyErr_Format(PyExc_TypeError, "%s needs numbers, not an array of %R",
+                 kind == CS_STATE_Q ? "q" : "u", (PyObject*)PyArray_DESCR(raw));
+    Py_DECREF(raw);
+    return -1;
+  }
+  PyArrayObject* a =
+      (PyArrayObject*)PyArray_FROMANY((PyObject*)raw, NPY_DOUBLE, 1, 1, NPY_ARRAY_IN_ARRAY);
+  Py_DECREF(raw);
   if (!a) {
     return -1;
   }

@@ -759,11 +759,13 @@ int cs_validateSimOptions(const csSimOptions* o, csError* err) {
     bad = "integrator must be bdf, adams, rk or ark";
   }
   char why[256];
+  const char* path = "simulation";
   if (!bad && cs_maxStepProblem(o, why, sizeof(why))) {
     bad = why;
+    path = "simulation.max_step";
   }
   if (bad) {
-    cs_setError(err, CS_ERR_INPUT, "simulation", "%s", bad);
+    cs_setError(err, CS_ERR_INPUT, path, "%s", bad);
     return -1;
   }
   return 0;

@@ -449,3 +449,39 @@ def test_bodies_and_elements_by_numpy_integer_id():
             sim.body_pose(bad)
     with pytest.raises(TypeError):
         sim.body_pose(True)
+
+
+def test_arguments_of_the_wrong_kind_are_type_errors():
+    model = contactsim.loads(pendulum(0.1))
+    # the model by keyword as by position
+    sim = contactsim.Simulation(model=model, rtol=1e-6)
+    assert sim.options["rtol"] == 1e-6
+    with pytest.raises(TypeError):
+        contactsim.Simulation(model=3)
+    # contact sets are named, never numbered
+    for key in (1.0, None, 0):
+        with pytest.raises(TypeError):
+            sim.contact_set(key)
+    # the state takes numbers only: numpy would parse "1" into 1.0
+    for bad in (["1"], [1j]):
+        with pytest.raises(TypeError):
+            sim.q = bad
+    sim.q = [0.2]
+    assert sim.q[0] == 0.2
+
+
+def test_set_state_errors_name_the_state():
+    # set_state goes through a temporary file, gone by the time the error is read: the error
+    # names the State, with the line of its checkpoint text
+    a = contactsim.Simulation(contactsim.loads(pendulum(0.1)))
+    b = contactsim.Simulation(contactsim.loads(ball_drop()))
+    with pytest.raises(contactsim.SceneError) as e:
+        b.set_state(a.get_state())
+    assert e.value.file == "<State>" and str(e.value).startswith("<State>:")
+
+
+def test_compare_refuses_a_duration_of_zero(tmp_path):
+    path = tmp_path / "ball.json"
+    path.write_text(ball_drop())
+    with pytest.raises(contactsim.SceneError):
+        contactsim.compare(path, duration=0)
