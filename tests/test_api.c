@@ -760,6 +760,38 @@ static void test_misuse_is_refused(void** state) {
 }
 
 
+// a block at rest on exponential springs, stepped one step at a time with no end in sight:
+// BDF's steps grow to minutes (138 s at t = 247 s), and the step after the longest failed its
+// error test down to 1 ms, ending the run at t = 385 s, unless CVODE is restarted there
+static void test_step_loop_after_a_long_rest(void** state) {
+  (void)state;
+  csModel* m = th_loadFile("scenes/exp_spring_block.json");
+  csSimulation* s = newSim(m);
+  csError err;
+  assert_int_equal(cs_simAdvanceTo(s, 0.5, &err), CS_OK);
+  while (cs_simTime(s) < 1000) {
+    int status = cs_simStep(s, &err);
+    if (status != CS_OK) {
+      fail_msg("t = %g s: %s", cs_simTime(s), err.message);
+    }
+  }
+  // at rest where a simulation advanced to t = 1000 s in one call rests (held by its anchors)
+  double p[3], w[3], v[3], pref[3];
+  cs_simBodyPose(s, 1, p, NULL);
+  cs_simBodyVelocity(s, 1, w, v);
+  csSimulation* ref = newSim(m);
+  assert_int_equal(cs_simAdvanceTo(ref, 1000, &err), CS_OK);
+  cs_simBodyPose(ref, 1, pref, NULL);
+  for (int i = 0; i < 3; i++) {
+    th_assertClose(p[i], pref[i], 0, 1e-6, "the resting position");
+    assert_true(fabs(v[i]) < 1e-9 && fabs(w[i]) < 1e-9);
+  }
+  cs_deleteSimulation(ref);
+  cs_deleteSimulation(s);
+  cs_deleteModel(m);
+}
+
+
 // two simulations in two threads share nothing: each ends exactly where a run alone ends
 typedef struct ThreadRun {
   const csModel* m;
@@ -1053,6 +1085,7 @@ int main(void) {
       cmocka_unit_test(test_report_count),
       cmocka_unit_test(test_unusable_options),
       cmocka_unit_test(test_misuse_is_refused),
+      cmocka_unit_test(test_step_loop_after_a_long_rest),
       cmocka_unit_test(test_csv_cut_at_a_full_disk),
       cmocka_unit_test(test_threads_share_nothing),
       cmocka_unit_test(test_checkpoint_continues),

@@ -818,8 +818,9 @@ def collapsing_step_size_is_reported_as_such():
     # the BDF failure carries CVODE's own message
     check("CVODE said: CVode: At t = " in err and "error test failed repeatedly" in err, err)
     # Late in a long run the same collapse reaches the rounding of t itself: continued from a
-    # checkpoint at t = 1e6 s (where one unit in the last place of t is 1.2e-10 s), CVODE warns
-    # that t + h = t, and the error and the summary quote it
+    # checkpoint at t = 1e6 s (where one unit in the last place of t is 1.2e-10 s), a step no
+    # longer moves the time: the run stops there, saying so, instead of going on with the time
+    # standing still
     d = os.path.dirname(path)
     state = os.path.join(d, "early.state")
     code, _, err = run("run", path, "-q", "-o", "/dev/null", "--duration", "0.01",
@@ -835,9 +836,8 @@ def collapsing_step_size_is_reported_as_such():
                        str(1e6 + 0.3), "--report-interval", "1", "--integrator", "adams",
                        "--max-steps", "20000")
     check(code == 1, (code, err))
-    check(re.search(r"the step size collapsed to h = [0-9.e-]+ s at t = 1000000\.[0-9]+ s", err)
-          and "CVODE warned: Internal t = 1e+06 and h = " in err and "t + h = t" in err, err)
-    check(re.search(r"warning: CVODE warned [0-9]+ times, first: Internal t = 1e\+06", err), err)
+    check(re.search(r"the step of [0-9.e-]+ s is lost in rounding at t = 1000000\.[0-9]+ s, "
+                    r"where doubles are 1\.16e-10 s apart", err), err)
     # CPU per simulated second counts the time simulated after the checkpoint, not since t = 0
     m = re.search(r"; ([0-9.e-]+) s CPU for the integration \(([0-9.e-]+) CPU s per simulated s\)", err)
     check(m and float(m.group(2)) > float(m.group(1)), err)

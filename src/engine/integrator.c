@@ -94,6 +94,8 @@ typedef struct Group {
   int pending;             // its last step ended at or after a report: commit after reporting
   int changed;             // a scheduled change touched it: re-initialise
   int fresh;               // no step taken since CVodeInit or CVodeReInit: nothing to restart
+  int retried;             // a failing step was restarted (stepGroup), at t_retried
+  double t_retried;
   long steps_since_report;
   csStats banked;          // CVODE counters from before re-initialisations
   // the reduced Newton system of a chain (schurLayout): per body the CVODE index of its
@@ -2095,6 +2097,10 @@ static int stoppedInStep(Group* g, csError* err) {
 }
 
 
+// steps since CVODE's last (re)start below which a failing step is not retried from a restart
+enum { RETRY_MIN_STEPS = 50 };
+
+
 // advance the active group g one step toward tout, never past tstop; returns CS_OK or fills err
 static int stepGroup(Group* g, double tout, double tstop, csError* err) {
   Sim* sim = g->sim;
@@ -2126,7 +2132,28 @@ static int stepGroup(Group* g, double tout, double tstop, csError* err) {
     if (check(CVodeSetStopTime(g->mem, tstop), "CVodeSetStopTime", sim, g->t, err)) {
       return CS_ERR_SOLVER;
     }
+    int fresh = g->fresh;
     flag = CVode(g->mem, tout, g->y, &g->t, CV_ONE_STEP);
+    // A step whose error test (or Newton iteration) fails over and over after a long history:
+    // CVODE extrapolates from a history that no longer fits (a block at rest for minutes,
+    // stepping 138 s at a time, failed down to 1 ms when the next step needed short ones). It
+    // is restarted once, at order 1 from the last accepted state (where CVODE leaves y and t on
+    // failing), before the failure counts. A failure within RETRY_MIN_STEPS of a (re)start, or
+    // within a report interval of the last restart, is the failure, with CVODE's message: the
+    // motion itself cannot be followed there.
+    long nst = 0;
+    if ((flag == CV_ERR_FAILURE || flag == CV_CONV_FAILURE) && !fresh && !stopRequested(sim) &&
+        (!g->retried || g->t >= g->t_retried + sim->opt.report_interval) &&
+        CVodeGetNumSteps(g->mem, &nst) == CV_SUCCESS && nst >= RETRY_MIN_STEPS) {
+      g->retried = 1;
+      g->t_retried = g->t;
+      addCounters(g, &g->banked);
+      if (check(CVodeReInit(g->mem, g->t, g->y), "CVodeReInit", sim, g->t, err)) {
+        return CS_ERR_SOLVER;
+      }
+      sim->nrestart++;
+      flag = CVode(g->mem, tout, g->y, &g->t, CV_ONE_STEP);
+    }
   }
   g->fresh = 0;
   if (flag < 0 && stopRequested(sim)) {
