@@ -620,6 +620,7 @@ static void test_csv_cut_at_a_full_disk(void** state) {
   setrlimit(RLIMIT_FSIZE, &old);
   signal(SIGXFSZ, oldHandler);
   assert_int_equal(status, CS_ERR_IO);
+  assert_string_equal(err.file, path);
   FILE* f = fopen(path, "rb");
   assert_non_null(f);
   char text[20001];

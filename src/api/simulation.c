@@ -702,6 +702,10 @@ int cs_simRunCsv(csSimulation* s, double t_end, const char* path, const csCsvOpt
   }
   if (status == CS_ERR_IO) {
     cutToLastLine(path);
+    // the file the failed write was to (a report callback's error names none)
+    if (err && !err->file[0]) {
+      snprintf(err->file, sizeof(err->file), "%s", path);
+    }
   }
   return status;
 }
