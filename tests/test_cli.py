@@ -799,6 +799,14 @@ def names_in_messages_are_escaped_and_json_stays_utf8():
     check(doc["scene"] == "ev\ufffdil \u009b2J" and doc["file"] == path, doc["scene"])
     p = subprocess.run([EXE, "compare", path, "-q", "--format", "json"], capture_output=True, cwd=ROOT)
     check(json.loads(p.stdout.decode("utf-8"))["scene"] == "ev\ufffdil \u009b2J", p.stdout)
+    # a backslash in a file name is shown as \\ in error messages too, as in the other output,
+    # so that a file named "a\x1b.json" (backslash, x, 1, b) cannot pass for one with an ESC
+    odd = os.path.join(d, "a\\x1b.json")
+    with open(odd, "wb") as f:
+        f.write(raw.replace(b'"duration": 0.2', b'"duration": -1'))
+    for args in (["validate", odd], ["run", odd, "-q"]):
+        p = subprocess.run([EXE, *args], capture_output=True, cwd=ROOT)
+        check(p.returncode == 2 and b"a\\\\x1b.json" in p.stderr, (args, p.stderr))
 
 
 @case

@@ -351,6 +351,13 @@ static void test_bad_csv(void** state) {
   assert_int_equal(cJSON_GetArraySize(key(cJSON_GetArrayItem(key(j, "runs"), 0), "t")), NROWS - 1);
   cJSON_Delete(j);
 
+  // a last row that ends in its newline is whole: a letter in it is refused, not left out
+  char* badLast = malloc(strlen(text) + 8);
+  sprintf(badLast, "%.*sx%s", (int)(strrchr(text, ',') + 1 - text), text, "\n");
+  writeText(bad, badLast);
+  assert_int_equal(cs_replayWrite(page, tpl, &run, 1, &err), CS_ERR_INPUT);
+  assert_non_null(strstr(err.message, "not a number"));
+
   // the last row cut within a number ("1e" of "1e-05", say): left out too
   char* inNumber = malloc(strlen(text) + 8);
   sprintf(inNumber, "%.*s1e", (int)(strrchr(text, ',') + 1 - text), text);
@@ -399,6 +406,7 @@ static void test_bad_csv(void** state) {
   free(cut);
   free(last);
   free(inNumber);
+  free(badLast);
   free(longer);
   free(trailing);
   free(text);

@@ -358,6 +358,17 @@ def too_many_rows_are_refused_up_front():
     check(code == 2, "--max-rows 0 accepted")
     code, _, err = run("validate", path, "--set", "simulation.max_rows=0")
     check(code == 2 and "simulation.max_rows" in err, err)
+    # validate refuses what run refuses before it starts: too many rows, and an integrator the
+    # model cannot have (ark's dense Jacobian for 100 blocks as one group of 1300 states)
+    code, _, err = run("validate", path, "--set", "simulation.max_rows=150")
+    check(code == 2 and "201 report rows" in err, (code, err))
+    pile = os.path.join(ROOT, "scenes", "bench", "pile_100.json")
+    dense = ["--set", 'simulation.integrator="ark"', "--set", 'simulation.linear_solver="dense"']
+    code, _, err = run("validate", pile, *dense)
+    check(code == 2 and "simulation.integrator" in err and "ark forms a dense Jacobian" in err,
+          (code, err))
+    code, _, err = run("run", pile, "-q", "-o", os.devnull, "--duration", "0.001", *dense)
+    check(code == 2 and "ark forms a dense Jacobian" in err, (code, err))
 
 
 # ---------------------------------------------------------------------------------------------

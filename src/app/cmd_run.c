@@ -421,6 +421,24 @@ int cs_cliValidate(int argc, char** argv) {
   if (!m) {
     return CS_EXIT_USAGE;
   }
+  // and what `run` refuses before it starts: more report rows than the limit, a largest step
+  // that cannot work, an integrator the model's groups cannot have (ark's dense Jacobian of a
+  // large group), found by making the simulation as `run` makes it
+  csError err;
+  memset(&err, 0, sizeof(err));
+  csSimulation* sim = NULL;
+  if (cs_cliCheckRows(&m->opt, path, NULL, "simulation.max_step") != 0 ||
+      !(sim = cs_newSimulation(m, NULL, &err))) {
+    if (!sim && err.code != CS_OK && err.message[0]) {
+      if (!err.file[0]) {
+        snprintf(err.file, sizeof(err.file), "%s", cs_cliSceneName(path));
+      }
+      cs_cliPrintError(&err);
+    }
+    cs_deleteModel(m);
+    return CS_EXIT_USAGE;
+  }
+  cs_deleteSimulation(sim);
   // the body count leaves out ground, which every model has
   printf("%s: ok: %d bodies, %d coordinates, %d speeds, %d force elements, %d planes\n",
          cs_cliSafe(cs_cliSceneName(path)), m->nbody - 1, m->nq, m->nu, m->nforce, m->nplane);

@@ -506,7 +506,7 @@ static csStatus readRows(const char* text, const Columns* c, const csReplayRun* 
     }
     // a last line without its newline is a row being written when the run stopped, cut
     // anywhere (within a number too): whatever is wrong with it, it is left out
-    int last = !end || !*next;
+    int last = !end;
     int j = 0, extra = 0, cut = 0;
     const char* q = p;
     while (j < ncol) {
