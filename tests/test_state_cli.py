@@ -304,6 +304,19 @@ def damaged_checkpoints_are_refused_at_the_bad_line():
     refused("time.state", text.replace("\nt 0x1p-1", "\nt -0x1p+3").replace(
         "\nt_commit 0x1p-1", "\nt_commit -0x1p+3"), "before the start")
     refused("quat.state", edit(q, ["0x0p+0"] * 4), "body 'block'", "zero quaternion")
+    # a quaternion of length 3 (no run makes one, and the integrators fail from it)
+    refused("long.state", edit(q, ["0x1.8p+1", "0x0p+0", "0x0p+0", "0x0p+0"]), "body 'block'",
+            "has length 3")
+    # while what a run writes always loads: Adams at rtol 1e-2 keeps a spinning top's quaternion
+    # only near unit length (4e-3 off after 20 s)
+    top = os.path.join(ROOT, "scenes", "spinning_top_free.json")
+    code, _, err = run("run", top, "-q", "-o", os.devnull, "--integrator", "adams", "--rtol",
+                       "1e-2", "--atol", "1e-2", "--duration", "20", "--save-state",
+                       tmp("top.state"))
+    check(code == 0, err)
+    code, _, err = run("run", top, "-q", "-o", os.devnull, "--initial-state", tmp("top.state"),
+                       "--duration", "20.5")
+    check(code == 0, err)
     # a stop's lower bound infinite above its finite upper one: contradictory, refused (an
     # infinite bound is a value, a bound moved by the stop's rules is not rounding)
     stop_scene = os.path.join(ROOT, "scenes", "pendulum_stop.json")
