@@ -747,6 +747,21 @@ static void test_misuse_is_refused(void** state) {
   assert_int_equal(cs_simStep(s, &err), CS_ERR_SOLVER);
   assert_non_null(strstr(err.message, "lost in rounding"));
   cs_deleteSimulation(s);
+  // at 1e14 s CVODE took its stop time, 1 s on, as reached after one step of 5e-5 s (within its
+  // rounding there, 2.2 s): the ball had moved 2.4e-5 m of its 0.5 m, and the advance said CS_OK
+  s = newSim(m);
+  assert_int_equal(cs_simSetTime(s, 1e14, &err), CS_OK);
+  assert_int_equal(cs_simAdvanceTo(s, 1e14 + 1, &err), CS_ERR_SOLVER);
+  assert_non_null(strstr(err.message, "lost in rounding"));
+  cs_deleteSimulation(s);
+  // while at 1e6 s (doubles 1.2e-10 s apart) the same second of flight is right
+  s = newSim(m);
+  assert_int_equal(cs_simSetTime(s, 1e6, &err), CS_OK);
+  assert_int_equal(cs_simAdvanceTo(s, 1e6 + 1, &err), CS_OK);
+  double p[3];
+  cs_simBodyPose(s, 1, p, NULL);
+  th_assertClose(p[0], 0.5, 1e-6, 0, "x after 1 s at 0.5 m/s");
+  cs_deleteSimulation(s);
   opt = cs_defaultSimOptions();
   opt.report_interval = 1e-9;
   s = cs_newSimulation(m, &opt, &err);

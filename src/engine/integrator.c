@@ -2099,6 +2099,9 @@ static int stoppedInStep(Group* g, csError* err) {
 
 // steps since CVODE's last (re)start below which a failing step is not retried from a restart
 enum { RETRY_MIN_STEPS = 50 };
+// how far the time may move beyond the step CVODE integrated (its stop time reached within its
+// rounding), s
+static const double TIME_SLIP = 1e-9;
 
 
 // advance the active group g one step toward tout, never past tstop; returns CS_OK or fills err
@@ -2165,14 +2168,20 @@ static int stepGroup(Group* g, double tout, double tstop, csError* err) {
     collapseError(g, err, 1, "CVode failed with %s", flagName(flag));
     return CS_ERR_SOLVER;
   }
-  // a step that moved the state but not the time (t + h = t: the step is below the spacing of
-  // doubles at t, as at t = 1e12 s) would go on with the time standing still: a failure
-  if (!sim->rk && !(g->t > t_before)) {
-    double ulp = nextafter(t_before, INFINITY) - t_before;
+  // A step whose length the time does not follow: one that moved the state but not the time
+  // (t + h = t: the step is below the spacing of doubles at t, as at t = 1e12 s) would go on
+  // with the time standing still, and CVODE counts a stop time as reached within 100 rounding
+  // units of t (2.2 s at t = 1e14 s: one step of 5e-5 s "reached" t + 1 s). Either is a
+  // failure: the time is too far from 0 for the steps the motion needs. (Near 0 that rounding
+  // is picoseconds, below TIME_SLIP, whatever the step.)
+  double hu = sim->rk ? 0 : (double)lastStep(g);
+  double moved = (double)g->t - t_before;
+  if (!sim->rk && (!(moved > 0) || (moved > 2 * hu && moved - hu > TIME_SLIP))) {
+    double ulp = nextafter(fabs(t_before), INFINITY) - fabs(t_before);
     cs_setError(err, CS_ERR_SOLVER, "",
                 "the step of %.3g s is lost in rounding at t = %.17g s, where doubles are %.3g s "
-                "apart: the time is too large for the steps this motion needs; count the time "
-                "from nearer 0", (double)lastStep(g), t_before, ulp);
+                "apart (the time moved by %.3g s): the time is too large for the steps this "
+                "motion needs; count the time from nearer 0", hu, t_before, ulp, moved);
     err->time = t_before;
     return CS_ERR_SOLVER;
   }
