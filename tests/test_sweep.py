@@ -11,6 +11,7 @@ import io
 import json
 import math
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -933,6 +934,47 @@ def a_directory_of_other_results_is_not_overwritten():
     # a file, not a directory
     code, _, err = run("sweep", study, "--out", study, "-q")
     check(code == 2 and "Not a directory" in err, f"exit {code}: {err}")
+
+
+@case
+def records_of_another_study_or_scene_count_as_missing():
+    # Two studies that differ only in "set" give the same rows (index, point, model, values): a
+    # record copied from one to the other was taken as the other's, with the other duration.
+    # Records now carry the hashes of the study and of the scene they were made from.
+    d = tempfile.mkdtemp()
+    scene = os.path.join(d, "scene.json")
+    shutil.copy(SCENE, scene)
+    base = {"scene": scene, "models": ["compliant_point"],
+            "parameters": [{"key": "bodies.block.mass", "values": [1, 2]}]}
+    os.makedirs(os.path.join(d, "a"))
+    os.makedirs(os.path.join(d, "b"))
+    qa = write_study(dict(base, set={"simulation.duration": 0.1}), os.path.join(d, "a"))
+    qb = write_study(dict(base, set={"simulation.duration": 0.2}), os.path.join(d, "b"))
+    outa, outb = os.path.join(d, "outa"), os.path.join(d, "outb")
+    for study, out in ((qa, outa), (qb, outb)):
+        code, _, err = run("sweep", study, "--out", out, "-q")
+        check(code == 0, err)
+    shutil.copy(os.path.join(outa, "runs", "00000000.rec"), os.path.join(outb, "runs"))
+    code, _, err = run("sweep", "--gather", outb)
+    rows = table(outb)
+    check(code == 1 and rows[0]["status"] == "missing" and rows[1]["status"] == "ok", (code, err))
+    # the rerun makes run 0 again, with this study's duration
+    code, _, err = run("sweep", qb, "--out", outb, "-q")
+    check(code == 0 and float(table(outb)[0]["simulated"]) == 0.2, (code, err))
+    # a record made from the scene edited (here: in another directory, then copied in) is not
+    # this study's either: the table does not mix two scenes
+    with open(scene) as f:
+        text = f.read()
+    with open(scene, "w") as f:
+        f.write(text.replace("-9.81", "-1.62", 1))
+    outc = os.path.join(d, "outc")
+    code, _, err = run("sweep", qb, "--out", outc, "-q")
+    check(code == 0, err)
+    shutil.copy(os.path.join(outc, "runs", "00000001.rec"), os.path.join(outb, "runs"))
+    with open(scene, "w") as f:
+        f.write(text)
+    code, _, err = run("sweep", "--gather", outb)
+    check(code == 1 and table(outb)[1]["status"] == "missing", (code, err))
 
 
 @case

@@ -147,6 +147,13 @@ static char* slurp(const char* path) {
 
 static void writeRowStart(FILE* f, const Sweep* sw, long i);
 
+
+// a record's second line: the hashes of the study and of the scene text its run was made from
+static void recordIdentity(FILE* f, uint64_t studyHash, uint64_t sceneHash) {
+  fprintf(f, "study fnv1a64:%016" PRIx64 " scene fnv1a64:%016" PRIx64 "\n", studyHash,
+          sceneHash);
+}
+
 // What run i's record holds: RECORD_NONE when there is no record, or none that is whole and of
 // this run; else whether the run finished or failed.
 typedef enum RecordState { RECORD_NONE = 0, RECORD_OK, RECORD_FAILED } RecordState;
@@ -188,8 +195,21 @@ static RecordState readRecord(const Sweep* sw, long i, char** text, char** row, 
   RecordState state = strncmp(t, "ok\n", 3) == 0       ? RECORD_OK
                       : strncmp(t, "failed\n", 7) == 0 ? RECORD_FAILED
                                                        : RECORD_NONE;
+  // the identity line: this study's bytes, and the scene's bytes as the study began
+  char identity[96];
+  FILE* id = fmemopen(identity, sizeof(identity), "w");
+  if (id) {
+    recordIdentity(id, sw->study->hash, sw->scene_hash);
+    fputc('\0', id);
+    fclose(id);
+  }
   char* r = strchr(t, '\n');
   r = r ? r + 1 : NULL;
+  if (!id || !r || strncmp(r, identity, strlen(identity)) != 0) {
+    state = RECORD_NONE;
+  } else {
+    r += strlen(identity);
+  }
   char* e = r ? strchr(r, '\n') : NULL;
   e = e ? e + 1 : NULL;
   // the entry without the newlines after it
@@ -197,7 +217,7 @@ static RecordState readRecord(const Sweep* sw, long i, char** text, char** row, 
   while (len > 0 && e[len - 1] == '\n') {
     len--;
   }
-  int ours = state != RECORD_NONE && e && strncmp(r, rowStart, rowLen) == 0 &&
+  int ours = state != RECORD_NONE && r && e && strncmp(r, rowStart, rowLen) == 0 &&
              strncmp(e, entryStart, strlen(entryStart)) == 0 && csu_isJsonText(e, len);
   free(rowStart);
   if (!ours) {
@@ -266,7 +286,9 @@ static int atomicClose(AtomicFile* a) {
   bad |= fclose(a->f) != 0;
   a->f = NULL;
   if (bad || rename(a->tmp, a->path) != 0) {
+    int saved = errno;  // the failure's reason, for the message
     remove(a->tmp);
+    errno = saved;
     return -1;
   }
   return 0;
@@ -409,8 +431,8 @@ static void joinNotes(const csMetrics* mt, char* buf, size_t size) {
 // run's row of results.csv on the second line, and its entry of results.json after that.
 // r may have no model or data (a scene that did not load with the run's overrides, a worker
 // that died): its statistics are then empty. Returns 0 or -1.
-static int writeRecord(const Sweep* sw, long i, const csCliRun* r, double runCpu, double wall,
-                       const char* host) {
+static int writeRecord(const Sweep* sw, long i, const csCliRun* r, uint64_t sceneHash,
+                       double runCpu, double wall, const char* host) {
   char path[SWEEP_PATH];
   recordPath(sw, i, path, sizeof(path));
   AtomicFile a;
@@ -420,6 +442,8 @@ static int writeRecord(const Sweep* sw, long i, const csCliRun* r, double runCpu
   FILE* f = a.f;
   int ok = r->status == CS_OK;
   fprintf(f, "%s\n", ok ? "ok" : "failed");
+  // what the run was made of: the study's bytes and the scene's bytes it read (readRecord)
+  recordIdentity(f, sw->study->hash, sceneHash);
   // the CSV row: identity and parameters, outcome and cost
   writeRowStart(f, sw, i);
   const csStats* s = r->d ? &r->d->stat : NULL;
@@ -509,8 +533,14 @@ static int runOne(const Sweep* sw, long i, const char* host) {
   csCliRun r;
   memset(&r, 0, sizeof(r));
   snprintf(r.model, sizeof(r.model), "%s", sw->model[model]);
-  // a value the scene refuses fails this run only, with the loader's message
-  r.m = cs_loadScene(sw->study->scene, &lo, &r.err);
+  // a value the scene refuses fails this run only, with the loader's message. The scene is read
+  // once per run and its bytes' hash goes into the record: a scene edited while the sweep runs
+  // makes records that are not this study's, rather than a table that mixes two scenes
+  size_t len = 0;
+  char* text = cs_readSceneText(sw->study->scene, &len, &r.err);
+  uint64_t sceneHash = text ? csu_fnv1a(CS_FNV_OFFSET, text, len) : 0;
+  r.m = text ? cs_loadSceneString(text, sw->study->scene, &lo, &r.err) : NULL;
+  cs_freeSceneText(text);
   if (!r.m) {
     r.status = r.err.code != CS_OK ? (int)r.err.code : CS_ERR_INPUT;
     if (!r.err.file[0]) {
@@ -535,7 +565,10 @@ static int runOne(const Sweep* sw, long i, const char* host) {
     }
   }
   int status = r.status == CS_OK ? 0 : 1;
-  if (writeRecord(sw, i, &r, cpuNow() - cpu0, wallNow() - wall0, host) != 0) {
+  if (writeRecord(sw, i, &r, sceneHash, cpuNow() - cpu0, wallNow() - wall0, host) != 0) {
+    // said here, where the reason is known; the parent counts the run as missing
+    fprintf(stderr, "contactsim: error: cannot write the record of run %ld in %s/runs: %s\n", i,
+            cs_cliSafe(sw->dir), strerror(errno ? errno : EIO));
     status = 3;
   }
   cs_cliFreeRun(&r);
@@ -592,24 +625,20 @@ static void tellFailure(const Sweep* sw, long i, long nfailed) {
   if (sw->quiet || nfailed > SWEEP_MAX_PRINTED) {
     return;
   }
-  char path[SWEEP_PATH];
-  recordPath(sw, i, path, sizeof(path));
-  // the message is the record's error cell; reading it back keeps one source for it
+  // the message is the record's error cell; reading it back keeps one source for it: the JSON
+  // entry, whose "error" is on its first line
   char msg[1024] = "";
-  FILE* f = fopen(path, "r");
-  if (f) {
-    char line[8192];
-    // line 1 status, line 2 the CSV row, then the JSON entry whose "error" is on its first line
-    for (int k = 0; k < 3 && fgets(line, sizeof(line), f); k++) {
-      const char* e = k == 2 ? strstr(line, "\"error\": \"") : NULL;
-      if (e) {
-        e += 10;
-        const char* end = strstr(e, "\", \"run_cpu_seconds\"");
-        snprintf(msg, sizeof(msg), "%.*s", end ? (int)(end - e) : 200, e);
-      }
+  char *text = NULL, *row = NULL, *entry = NULL;
+  if (readRecord(sw, i, &text, &row, &entry) != RECORD_NONE) {
+    const char* nl = strchr(entry, '\n');
+    const char* e = strstr(entry, "\"error\": \"");
+    if (e && (!nl || e < nl)) {
+      e += 10;
+      const char* end = strstr(e, "\", \"run_cpu_seconds\"");
+      snprintf(msg, sizeof(msg), "%.*s", end ? (int)(end - e) : 200, e);
     }
-    fclose(f);
   }
+  free(text);
   // the case: the study, and the run's model and values, which the scene's message cannot name
   long point;
   int model, repeat;
@@ -917,18 +946,22 @@ static long runPool(const Sweep* sw, const long* todo, long ntodo, int jobs, con
                    "the run's worker process exited with status %d",
                    WIFEXITED(status) ? WEXITSTATUS(status) : -1);
         }
-        code = writeRecord(sw, i, &r, NAN, NAN, host) != 0 ? 3 : 1;
+        code = 1;
+        if (writeRecord(sw, i, &r, sw->scene_hash, NAN, NAN, host) != 0) {
+          fprintf(stderr, "contactsim: error: cannot write the record of run %ld in %s/runs: %s\n",
+                  i, cs_cliSafe(sw->dir), strerror(errno ? errno : EIO));
+          code = 3;
+        }
       } else {
         w[k].run = -1;
       }
-      // 0 finished, 1 failed (recorded either way), 3 the record could not be written
+      // 0 finished, 1 failed (recorded either way), 3 the record could not be written (the
+      // worker said why): the run is missing, not failed, and the sweep ends with an error
       if (code == 3) {
-        fprintf(stderr, "contactsim: error: cannot write the record of run %ld in %s/runs\n", i,
-                sw->dir);
         ioError = 1;
       }
       p.done++;
-      if (code != 0) {
+      if (code == 1) {
         failed++;
         p.failed++;
         if (p.drawn) {
