@@ -978,6 +978,34 @@ def records_of_another_study_or_scene_count_as_missing():
 
 
 @case
+def resumes_make_what_is_missing_and_tasks_answer_for_their_runs():
+    d = tempfile.mkdtemp()
+    study = write_study({"scene": SCENE, "models": ["compliant_point"],
+                         "set": {"simulation.duration": 0.05},
+                         "parameters": [{"key": "bodies.block.mass", "values": [-1, 2]}]}, d)
+    out = os.path.join(d, "out")
+    # run 0 fails (a negative mass); the task of run 1 alone succeeds, and says so even though
+    # it is the task that completes the set and writes tables that hold a failure
+    code, _, err = run("sweep", study, "--out", out, "-q", "--task-range", "0:1")
+    check(code == 1, (code, err))
+    code, _, err = run("sweep", study, "--out", out, "-q", "--task-range", "1:2")
+    check(code == 0 and [r["status"] for r in table(out)] == ["failed", "ok"], (code, err))
+    # --trajectories given on a rerun: the runs recorded without a trajectory run again to make
+    # theirs (the failed run's is its CSV up to the failure: the header)
+    code, _, err = run("sweep", study, "--out", out, "-q", "--trajectories")
+    trajectories = os.path.join(out, "trajectories")
+    check(os.path.exists(os.path.join(trajectories, "00000001.csv")), (code, err,
+          os.listdir(out)))
+    # a temporary file left by a sweep killed outright: removed once its run has a record
+    stale = os.path.join(trajectories, ".00000001.csv.tmp999999")
+    open(stale, "w").close()
+    stale_rec = os.path.join(out, "runs", ".00000001.rec.tmp999999")
+    open(stale_rec, "w").close()
+    code, _, err = run("sweep", "--gather", out)
+    check(not os.path.exists(stale) and not os.path.exists(stale_rec), os.listdir(trajectories))
+
+
+@case
 def messages_name_the_study_path_and_the_run():
     d = tempfile.mkdtemp()
     # a key the scene cannot have, in a "keys" axis and among random parameters

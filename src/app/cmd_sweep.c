@@ -238,7 +238,14 @@ static RecordState readRecord(const Sweep* sw, long i, char** text, char** row, 
 // 1 when run i still has to run: it has no record, or (with --retry-failed) a failed one
 static int isPending(const Sweep* sw, long i) {
   RecordState state = readRecord(sw, i, NULL, NULL, NULL);
-  return state == RECORD_NONE || (sw->retry_failed && state == RECORD_FAILED);
+  if (state == RECORD_NONE || (sw->retry_failed && state == RECORD_FAILED)) {
+    return 1;
+  }
+  // with --trajectories, a run recorded without its trajectory (run before the option was
+  // given, or the file removed since) runs again to make it
+  char path[SWEEP_PATH];
+  snprintf(path, sizeof(path), "%s/trajectories/%08ld.csv", sw->dir, i);
+  return sw->trajectories && !fileExists(path);
 }
 
 
@@ -786,6 +793,33 @@ static void removeTemporaries(const Sweep* sw, long i, pid_t pid) {
 }
 
 
+// Temporary files left by processes that were killed outright (kill -9 of the whole sweep, a
+// node lost): those of runs that have a record by now are removed. A run without one may still
+// be writing them (an array task on another node), so its files are left for its rerun.
+static void removeStaleTemporaries(const Sweep* sw) {
+  static const char* const sub[2] = {"runs", "trajectories"};
+  for (int k = 0; k < 2; k++) {
+    char dirPath[SWEEP_PATH];
+    snprintf(dirPath, sizeof(dirPath), "%s/%s", sw->dir, sub[k]);
+    DIR* dir = opendir(dirPath);
+    for (struct dirent* e; dir && (e = readdir(dir)) != NULL;) {
+      char* end = NULL;
+      long i = e->d_name[0] == '.' ? strtol(e->d_name + 1, &end, 10) : -1;
+      if (i < 0 || i >= sw->nrun || !end || end != e->d_name + 9 || !strstr(end, ".tmp") ||
+          readRecord(sw, i, NULL, NULL, NULL) == RECORD_NONE) {
+        continue;
+      }
+      char path[SWEEP_PATH + 300];
+      snprintf(path, sizeof(path), "%s/%s", dirPath, e->d_name);
+      remove(path);
+    }
+    if (dir) {
+      closedir(dir);
+    }
+  }
+}
+
+
 // hand run i to worker w; -1 when the worker is gone (its pipe broken)
 static int assignRun(Worker* w, long i) {
   w->run = i;
@@ -1070,6 +1104,7 @@ static void printRanges(FILE* f, const unsigned char* missing, long n, int limit
 // *nmissing. executed and reused describe this invocation (-1: a gather). Returns 0 or -1.
 static int mergeResults(const Sweep* sw, long executed, long reused, long* nfailed,
                         long* nmissing) {
+  removeStaleTemporaries(sw);
   char csvPath[SWEEP_PATH], jsonPath[SWEEP_PATH];
   snprintf(csvPath, sizeof(csvPath), "%s/results.csv", sw->dir);
   snprintf(jsonPath, sizeof(jsonPath), "%s/results.json", sw->dir);
@@ -2043,7 +2078,10 @@ int cs_cliSweep(int argc, char** argv) {
               sw.nrun, sw.nrun - nfailed - nmissing, nfailed, nmissing, sw.dir);
     }
     code = nfailed || nmissing ? CS_EXIT_FAILURE : CS_EXIT_OK;
-  } else {
+  }
+  // an array task answers for its own runs, whether or not it is the one that wrote the tables
+  // (a task whose runs all succeeded showed as FAILED for failures in other tasks)
+  if (rangeA >= 0) {
     code = failed ? CS_EXIT_FAILURE : CS_EXIT_OK;
   }
   cs_deleteStudy(sw.study);
