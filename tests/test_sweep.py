@@ -562,6 +562,8 @@ def bad_studies_exit_2_naming_the_path():
         ({"scene": SCENE, "parameters": [{"key": "a", "values": [1]},
                                          {"key": "a", "values": [2]}]}, "parameters[1].key"),
         ({"scene": SCENE, "seed": 1.5}, "seed"),
+        # above 2^53 - 1 a seed is read rounded (9007199254740993 as 2^53): another seed
+        ({"scene": SCENE, "seed": 9007199254740993}, "seed"),
         ({"scene": SCENE, "parameters": [{"random": {"n": 3, "parameters": [
             {"key": "a", "distribution": "normal", "mean": 0, "max": 1}]}}]},
          "parameters[0].random.parameters[0].max"),

@@ -711,6 +711,28 @@ static void stopSignals(int install) {
 static int isStopSignal(int sig) { return sig == SIGINT || sig == SIGTERM || sig == SIGHUP; }
 
 
+// a stop signal pending (blocked outside ppoll): taken as if delivered, and cleared
+static void stopPending(void) {
+  sigset_t pending;
+  if (sweepStop || sigpending(&pending) != 0) {
+    return;
+  }
+  static const int sigs[3] = {SIGINT, SIGTERM, SIGHUP};
+  for (int k = 0; k < 3; k++) {
+    if (sigismember(&pending, sigs[k]) == 1) {
+      sweepStop = sigs[k];
+      // consumed, so that it is not delivered again later
+      sigset_t one;
+      sigemptyset(&one);
+      sigaddset(&one, sigs[k]);
+      int got = 0;
+      sigwait(&one, &got);
+      return;
+    }
+  }
+}
+
+
 // One worker process: the pipes it is fed through, and the run it has in hand.
 typedef struct Worker {
   pid_t pid;  // 0: no process in this slot
@@ -837,7 +859,9 @@ static int assignRun(Worker* w, long i) {
 // dynamic linker's lazy binding of every library function it calls, about 1 ms per run in all
 // (docs/performance.md, "Sweeps"). Runs share nothing through the process: the library keeps no
 // global state, and each run loads its own model and data and frees them.
-static long runPool(const Sweep* sw, const long* todo, long ntodo, int jobs, const char* host) {
+static long runPool(const Sweep* sw, const long* todo, long ntodo, int jobs, const char* host,
+                    long* ran) {
+  *ran = 0;
   jobs = ntodo < jobs ? (int)(ntodo > 0 ? ntodo : 1) : jobs;
   Worker* w = calloc((size_t)jobs, sizeof(Worker));
   // the live workers' outputs, packed (poll refuses more entries than the open-file limit,
@@ -871,6 +895,9 @@ static long runPool(const Sweep* sw, const long* todo, long ntodo, int jobs, con
       }
       forwarded = 1;
     }
+    // a stop signal that arrived while the workers were being read is still blocked (they are
+    // delivered in ppoll only): taken now, before a new run starts
+    stopPending();
     // every idle slot gets a run (and a worker, when it has none), until none are left
     for (int k = 0; k < jobs && next < ntodo && !sweepStop && !ioError; k++) {
       if (w[k].pid < 0 || (w[k].pid > 0 && w[k].run >= 0)) {
@@ -1021,6 +1048,7 @@ static long runPool(const Sweep* sw, const long* todo, long ntodo, int jobs, con
   free(w);
   free(fds);
   free(slot);
+  *ran = p.done;
   return ioError ? -1 : failed;
 }
 
@@ -2044,7 +2072,8 @@ int cs_cliSweep(int argc, char** argv) {
     fprintf(stderr, "; %ld to run, %ld done already; %d workers\n", ntodo, (b - a) - ntodo, jobs);
   }
   double wall0 = wallNow();
-  long failed = runPool(&sw, todo, ntodo, jobs, host);
+  long ran = 0;
+  long failed = runPool(&sw, todo, ntodo, jobs, host, &ran);
   double wall = wallNow() - wall0;
   free(todo);
   if (failed < 0) {
@@ -2057,7 +2086,7 @@ int cs_cliSweep(int argc, char** argv) {
     return 128 + (int)sweepStop;
   }
   if (!sw.quiet) {
-    fprintf(stderr, "contactsim: sweep: ran %ld runs (%ld failed) in %.3f s wall\n", ntodo, failed,
+    fprintf(stderr, "contactsim: sweep: ran %ld runs (%ld failed) in %.3f s wall\n", ran, failed,
             wall);
   }
   // the merged tables: after a whole sweep, and after the task that completes the set
@@ -2067,7 +2096,7 @@ int cs_cliSweep(int argc, char** argv) {
   }
   long nfailed = 0, nmissing = sw.nrun - present;
   if (rangeA < 0 || present == sw.nrun) {
-    if (mergeResults(&sw, ntodo, (b - a) - ntodo, &nfailed, &nmissing) != 0) {
+    if (mergeResults(&sw, ran, (b - a) - ntodo, &nfailed, &nmissing) != 0) {
       cs_deleteStudy(sw.study);
       return CS_EXIT_FAILURE;
     }

@@ -237,7 +237,8 @@ const char* cs_cliSceneArgument(int argc, char** argv, const char* command) {
   // exactly one positional argument: the scene; otherwise the help goes to stderr, since the
   // command line is what is wrong
   if (optind != argc - 1) {
-    fprintf(stderr, "contactsim: error: %s takes exactly one scene file\n", command);
+    fprintf(stderr, "contactsim: error: %s takes exactly one %s file\n", command,
+            strcmp(command, "sweep") == 0 ? "study" : "scene");
     cs_cliCommandUsage(stderr, command);
     return NULL;
   }

@@ -954,7 +954,9 @@ static int readStudy(Reader* rd, const cJSON* root) {
   s->seed = 0;
   if (cJSON_GetObjectItemCaseSensitive(root, "seed")) {
     long seed;
-    if (memberInteger(rd, root, "seed", 0, 9007199254740992.0, &seed) != 0) {
+    // up to 2^53 - 1, every integer a double holds exactly: a seed written above it would be
+    // read rounded (9007199254740993 as 2^53), another seed than the one written
+    if (memberInteger(rd, root, "seed", 0, 9007199254740991.0, &seed) != 0) {
       return -1;
     }
     s->seed = (uint64_t)seed;
