@@ -793,6 +793,9 @@ def a_moved_study_is_given_again():
           f"{code}: {err}")
     code, _, err = run("sweep", os.path.join(b, "study.json"), "--out", os.path.join(b, "out"))
     check(code == 0 and "0 to run, 12 done already" in err, f"{code}: {err}")
+    # which puts the study's new place in the manifest: --gather finds it from then on
+    code, _, err = run("sweep", "--gather", os.path.join(b, "out"))
+    check(code == 0, f"{code}: {err}")
 
 
 @case

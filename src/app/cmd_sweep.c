@@ -1538,9 +1538,20 @@ static int checkDirectory(Sweep* sw, const char* path, int fresh) {
               : strcmp(man.study_hash, studyHash) != 0 ? "the study file has changed since"
               : strcmp(man.scene_hash, sceneHash) != 0 ? "the scene file has changed since"
                                                        : "the number of runs differs");
+      if (readable && strcmp(man.study_hash, studyHash) == 0 &&
+          strcmp(man.scene_hash, sceneHash) != 0) {
+        fprintf(stderr, "  (the scene: %s)\n", cs_cliSafe(sw->study->scene));
+      }
       return CS_EXIT_USAGE;
     }
     if (same && !fresh) {
+      // the same study given from where it is now (moved with its directory, or away from
+      // it): the manifest says so from now on, so that --gather finds it
+      if (strcmp(man.study, sw->study_abs) != 0 && writeManifest(sw, 1) != 0) {
+        fprintf(stderr, "contactsim: error: cannot update %s: %s\n", cs_cliSafe(path),
+                strerror(errno));
+        return CS_EXIT_FAILURE;
+      }
       return 0;
     }
   }
