@@ -1011,6 +1011,32 @@ def resumes_make_what_is_missing_and_tasks_answer_for_their_runs():
 
 
 @case
+def a_second_sweep_on_a_busy_directory_is_refused():
+    # two sweeps of one study started on one directory both ran every run; the second is now
+    # refused while the first runs, and runs what is left once it has ended
+    d = tempfile.mkdtemp()
+    study = write_study({"scene": SCENE, "models": ["compliant_point"],
+                         "set": {"simulation.duration": 30.0, "simulation.rtol": 1e-10,
+                                 "simulation.atol": 1e-10},
+                         "parameters": [{"key": "bodies.block.mass", "values": [1, 2, 3, 4]}]}, d)
+    out = os.path.join(d, "out")
+    first = subprocess.Popen([EXE, "sweep", study, "--out", out, "-q", "-j", "1"], cwd=ROOT,
+                             stderr=subprocess.PIPE, text=True)
+    t0 = time.time()
+    while not os.path.exists(os.path.join(out, "sweep.json")) and time.time() - t0 < 30:
+        time.sleep(0.05)
+    code, _, err = run("sweep", study, "--out", out, "-q")
+    still = first.poll() is None
+    first.send_signal(signal.SIGINT)
+    first.communicate(timeout=60)
+    if still:
+        check(code == 2 and "another sweep is running" in err, (code, err))
+    check(still, "the first sweep ended before the second started: make its runs longer")
+    code, _, err = run("sweep", study, "--out", out, "-q")
+    check(code == 0 and len(table(out)) == 4, (code, err))
+
+
+@case
 def messages_name_the_study_path_and_the_run():
     d = tempfile.mkdtemp()
     # a key the scene cannot have, in a "keys" axis and among random parameters

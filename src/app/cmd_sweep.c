@@ -30,6 +30,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -39,6 +40,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -2055,6 +2057,23 @@ int cs_cliSweep(int argc, char** argv) {
     return code;
   }
 
+  // One sweep of the whole study at a time per directory: it holds DIR/.lock exclusively while
+  // it runs, array tasks (--task-range, which share a directory by design) hold it shared. Two
+  // sweeps of the study started together on one directory both ran every run; now the second
+  // is refused. (Advisory locks are not honoured by every network file system: there the
+  // records' checks still keep the table whole.)
+  char lockPath[SWEEP_PATH];
+  snprintf(lockPath, sizeof(lockPath), "%s/.lock", sw.dir);
+  int lock = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+  if (lock >= 0 && flock(lock, (rangeA >= 0 ? LOCK_SH : LOCK_EX) | LOCK_NB) != 0 &&
+      errno == EWOULDBLOCK) {
+    fprintf(stderr, "contactsim: error: %s: another sweep is running in this directory%s; "
+            "wait for it to end, or use another --out directory\n", cs_cliSafe(sw.dir),
+            rangeA >= 0 ? " (of the whole study)" : "");
+    close(lock);
+    cs_deleteStudy(sw.study);
+    return CS_EXIT_USAGE;
+  }
   // the runs of this invocation: a range, or all; those with a record are done already
   long a = rangeA >= 0 ? rangeA : 0;
   long b = rangeA >= 0 ? (rangeB < sw.nrun ? rangeB : sw.nrun) : sw.nrun;
