@@ -79,6 +79,7 @@ typedef struct Sweep {
   long nrun;
   int nfree;  // free bodies of the scene (pose columns)
   char free_name[SWEEP_MAX_FREE][CS_MAX_NAME];
+  int lock;          // how openDirectory locks DIR/.lock: 0 not, LOCK_SH, LOCK_EX
   int trajectories;  // write DIR/trajectories/NNNNNNNN.csv
   int retry_failed;  // run again the runs whose record says failed
   int quiet;
@@ -1445,7 +1446,22 @@ static int openDirectory(Sweep* sw, int fresh) {
             strerror(errno));
     return CS_EXIT_USAGE;
   }
+  // One sweep of the whole study at a time per directory: it holds DIR/.lock exclusively while
+  // it runs, array tasks (--task-range, which share a directory by design) hold it shared, from
+  // before anything in the directory is looked at or cleared (--new) until the process ends.
+  // Two sweeps of the study started together on one directory both ran every run; now the
+  // second is refused. (Advisory locks are not honoured by every network file system: there
+  // the records' checks still keep the table whole.)
   char path[SWEEP_PATH];
+  snprintf(path, sizeof(path), "%s/.lock", sw->dir);
+  int lock = sw->lock ? open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666) : -1;
+  if (lock >= 0 && flock(lock, sw->lock | LOCK_NB) != 0 && errno == EWOULDBLOCK) {
+    fprintf(stderr, "contactsim: error: %s: another sweep is running in this directory%s; "
+            "wait for it to end, or use another --out directory\n", cs_cliSafe(sw->dir),
+            sw->lock == LOCK_SH ? " (of the whole study)" : "");
+    close(lock);
+    return CS_EXIT_USAGE;
+  }
   snprintf(path, sizeof(path), "%s/runs", sw->dir);
   if (cs_cliMakeDirectory(path) != 0) {
     fprintf(stderr, "contactsim: error: cannot create directory %s: %s\n", path, strerror(errno));
@@ -2029,6 +2045,7 @@ int cs_cliSweep(int argc, char** argv) {
     }
   }
   int code = setUp(&sw, studyPath);
+  sw.lock = gather ? 0 : rangeA >= 0 ? LOCK_SH : LOCK_EX;
   if (code == 0) {
     code = openDirectory(&sw, fresh && !gather);
   }
@@ -2057,23 +2074,6 @@ int cs_cliSweep(int argc, char** argv) {
     return code;
   }
 
-  // One sweep of the whole study at a time per directory: it holds DIR/.lock exclusively while
-  // it runs, array tasks (--task-range, which share a directory by design) hold it shared. Two
-  // sweeps of the study started together on one directory both ran every run; now the second
-  // is refused. (Advisory locks are not honoured by every network file system: there the
-  // records' checks still keep the table whole.)
-  char lockPath[SWEEP_PATH];
-  snprintf(lockPath, sizeof(lockPath), "%s/.lock", sw.dir);
-  int lock = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-  if (lock >= 0 && flock(lock, (rangeA >= 0 ? LOCK_SH : LOCK_EX) | LOCK_NB) != 0 &&
-      errno == EWOULDBLOCK) {
-    fprintf(stderr, "contactsim: error: %s: another sweep is running in this directory%s; "
-            "wait for it to end, or use another --out directory\n", cs_cliSafe(sw.dir),
-            rangeA >= 0 ? " (of the whole study)" : "");
-    close(lock);
-    cs_deleteStudy(sw.study);
-    return CS_EXIT_USAGE;
-  }
   // the runs of this invocation: a range, or all; those with a record are done already
   long a = rangeA >= 0 ? rangeA : 0;
   long b = rangeA >= 0 ? (rangeB < sw.nrun ? rangeB : sw.nrun) : sw.nrun;
