@@ -1054,6 +1054,16 @@ def messages_name_the_study_path_and_the_run():
     study = write_study({"scene": SCENE, "set": {"bodies.blok.mass": 1}}, d)
     code, _, err = run("sweep", study, "--out", os.path.join(d, "out"), "-q")
     check(code == 2 and f"{study}: set.bodies.blok.mass:" in err, f"exit {code}: {err}")
+    # a scene that does not load at all, in a study without "set": the scene is blamed
+    bad = os.path.join(d, "bad.json")
+    with open(bad, "w") as f:
+        f.write('{"bodies": 3}')
+    study = write_study({"scene": bad, "parameters": [{"key": "simulation.rtol",
+                                                       "values": [1e-5]}]}, d)
+    code, _, err = run("sweep", study, "--out", os.path.join(d, "out3"), "-q")
+    check(code == 2 and f"{bad}: bodies: expected an array" in err
+          and f"{study}: scene: the study's scene does not load" in err and "set" not in err,
+          f"exit {code}: {err}")
     # a value the scene refuses fails its run; the message names the study, the run, its values
     study = write_study({"scene": SCENE, "models": ["compliant_point"],
                          "set": {"simulation.duration": 0.01},

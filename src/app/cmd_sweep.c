@@ -1343,10 +1343,16 @@ static int setUp(Sweep* sw, const char* studyPath) {
     if (err.override > 0 && err.override <= s->nset) {
       studyKeyPath(s, err.override - 1, where, sizeof(where));
     }
-    fprintf(stderr,
-            "contactsim: error: %s: %s: the scene does not load with the study's \"set\" "
-            "and model '%s'\n",
-            s->file, where, sw->model[0]);
+    if (err.override > 0 || s->nset > 0) {
+      fprintf(stderr,
+              "contactsim: error: %s: %s: the scene does not load with the study's \"set\" "
+              "and model '%s'\n",
+              cs_cliSafe(s->file), where, sw->model[0]);
+    } else {
+      // no "set" to blame: the scene itself (or its model's block) is at fault
+      fprintf(stderr, "contactsim: error: %s: scene: the study's scene does not load with "
+              "model '%s'\n", cs_cliSafe(s->file), sw->model[0]);
+    }
     return CS_EXIT_USAGE;
   }
   snprintf(sw->scene_name, sizeof(sw->scene_name), "%s", m->name);
