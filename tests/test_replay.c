@@ -155,7 +155,8 @@ static int teardown(void** state) {
 }
 
 
-// shapes, planes, contacts and the CSV's values, rounded to 6 significant digits
+// shapes, planes, contacts and the CSV's values, rounded to 6 significant digits (positions to
+// 7, what the page's float32 arrays hold)
 static void test_page_holds_scene_and_csv(void** state) {
   (void)state;
   csModel* m = th_loadString(SCENE);
@@ -164,7 +165,7 @@ static void test_page_holds_scene_and_csv(void** state) {
   path(tpl, sizeof(tpl), "template.html");
   path(page, sizeof(page), "run.html");
   writeCsv(m, csv, 1);
-  csReplayRun run = {"a</script><b>&\"x\"", m, csv};
+  csReplayRun run = {.model = "a</script><b>&\"x\"", .m = m, .csv = csv};
   csError err;
   assert_int_equal(cs_replayWrite(page, tpl, &run, 1, &err), CS_OK);
   // a label cannot end the script element: '<' is escaped
@@ -174,7 +175,7 @@ static void test_page_holds_scene_and_csv(void** state) {
 
   // a label (or a file name) with a byte that is not UTF-8: U+FFFD in the page, whose JSON
   // must be UTF-8; valid UTF-8 passes through
-  csReplayRun odd = {"x\xff\xc3\xa9", m, csv};
+  csReplayRun odd = {.model = "x\xff\xc3\xa9", .m = m, .csv = csv};
   assert_int_equal(cs_replayWrite(page, tpl, &odd, 1, &err), CS_OK);
   html = readText(page);
   assert_null(strchr(html, '\xff'));
@@ -213,11 +214,12 @@ static void test_page_holds_scene_and_csv(void** state) {
   assert_int_equal(key(c1, "plane")->valueint, 0);
   assert_string_equal(key(c1, "type")->valuestring, "point");
   assertNumber(num(key(c1, "station"), 0), -0.1);
-  // series: NROWS rows; the block's height is 0.123456789 rounded to 6 digits
+  // series: NROWS rows; the block's height is 0.123456789 rounded to 7 digits (a position: at 6,
+  // a body 10 km from the origin moved in 0.1 m steps)
   assert_int_equal(cJSON_GetArraySize(key(r, "t")), NROWS);
   const cJSON* p = key(r, "p");
   assert_int_equal(cJSON_GetArraySize(p), NROWS * 2 * 3);
-  assertNumber(num(p, 3 * 1 + 2), 0.123457);
+  assertNumber(num(p, 3 * 1 + 2), 0.1234568);
   assertNumber(num(p, 3 * 1 + 0), 1);
   // the arm's origin stays at the pin; its orientation is a rotation by the angle about z
   for (int i = 0; i < NROWS; i++) {
@@ -251,7 +253,7 @@ static void test_page_without_forces(void** state) {
   path(tpl, sizeof(tpl), "template.html");
   path(page, sizeof(page), "plain.html");
   writeCsv(m, csv, 0);
-  csReplayRun run = {"exponential_spring", m, csv};
+  csReplayRun run = {.model = "exponential_spring", .m = m, .csv = csv};
   csError err;
   assert_int_equal(cs_replayWrite(page, tpl, &run, 1, &err), CS_OK);
   cJSON* j = pageData(page);
@@ -282,7 +284,7 @@ static void test_bad_csv(void** state) {
   writeCsv(m, csv, 0);
   char* text = readText(csv);
   csError err;
-  csReplayRun run = {"m", m, bad};
+  csReplayRun run = {.model = "m", .m = m, .csv = bad};
 
   // the block's height renamed
   char* renamed = strdup(text);
@@ -383,7 +385,7 @@ static void test_bad_csv(void** state) {
   // `run` (the command line's exit status 2), not a failed write
   char missing[512];
   path(missing, sizeof(missing), "no-such.csv");
-  csReplayRun gone = {"m", m, missing};
+  csReplayRun gone = {.model = "m", .m = m, .csv = missing};
   assert_int_equal(cs_replayWrite(page, tpl, &gone, 1, &err), CS_ERR_INPUT);
   assert_non_null(strstr(err.message, "cannot read"));
   char nodir[512];

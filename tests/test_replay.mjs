@@ -54,6 +54,15 @@ cs('run', 'scenes/pendulum_stop.json', '--duration', '4', '-o', `${work}/stop.cs
 cs('replay', 'scenes/pendulum_stop.json', `${work}/stop.csv`, '-o', `${work}/stop.html`);
 cs('compare', bss, '--duration', '2', '--out-dir', `${work}/cmp`, '--replay', '-q');
 cs('run', 'scenes/bench/pile_100.json', '--duration', '0.3', '-o', `${work}/pile.csv`, '--replay', `${work}/pile.html`, '-q');
+// a box falling 5 m (a tall motion) and a ball gliding 10 km from the origin
+cs('run', 'scenes/free_fall.json', '-o', `${work}/ff.csv`, '--replay', `${work}/ff.html`, '-q');
+fs.writeFileSync(`${work}/far.json`, JSON.stringify({
+  name: 'far', gravity: [0, 0, 0],
+  bodies: [{ name: 'ball', mass: 1, inertia: { sphere: 0.1 },
+    joint: { type: 'free', initial: { position: [10000, -10000, 10000], velocity: [0.2, 0, 0] } } }],
+  simulation: { duration: 1, report_interval: 0.01 },
+}));
+cs('run', `${work}/far.json`, '-o', `${work}/far.csv`, '--replay', `${work}/far.html`, '-q');
 
 // the page's CSV and the forces CSV of the same run agree on every shared column
 function readCsv(file) {
@@ -276,6 +285,9 @@ try {
     const counts = await page.evaluate(() => window.__replay.counts(0));
     const disabled = await page.evaluate(() => document.getElementById('show-forces').disabled);
     check(counts.normal === 0 && disabled, 'without force columns no arrows are drawn and the toggle says why');
+    // the pendulum has no contacts: the note says so, not that --forces is missing
+    const note = await page.evaluate(() => document.getElementById('force-note').textContent);
+    check(/no contacts/.test(note) && !/--forces/.test(note), 'a scene without contacts is said to have none', note);
     check(problems.length === 0, 'no console errors and no network requests (replay subcommand)', problems.join('; '));
     await page.close();
   }
@@ -358,6 +370,52 @@ try {
     const b = await pixels(page, bare, pts);
     check(a.every((c, i) => differs(c, b[i])), 'blocks are in the screenshot where the CSV puts them', JSON.stringify([a, b]));
     check(problems.length === 0, 'no console errors and no network requests (many bodies)', problems.join('; '));
+    await page.close();
+  }
+
+  // ---- framing: reset view keeps the whole motion in sight, clear of the panel ----
+  {
+    const { page, problems } = await open(`${work}/ff.html`);
+    const csv = readCsv(`${work}/ff.csv`);
+    const info = await page.evaluate(() => {
+      const r = document.getElementById('panel').getBoundingClientRect();
+      const v = document.getElementById('view').getBoundingClientRect();
+      return { panel: r.right, width: v.width, height: v.height };
+    });
+    let outside = 0;
+    const ts = csv.col('t').filter((t, i) => i % 5 === 0);
+    for (const t of ts) {
+      const xy = await page.evaluate((tt) => {
+        window.__replay.seek(tt);
+        return window.__replay.project(window.__replay.bodyPose(0, 0).p);
+      }, t);
+      outside += !(xy[0] > info.panel && xy[0] < info.width && xy[1] > 0 && xy[1] < info.height);
+    }
+    check(outside === 0, 'a 5 m fall stays in sight, clear of the panel, at every report',
+      `${outside} of ${ts.length} times outside (panel to x = ${info.panel})`);
+    // the page names the CSV asked for, not the scratch copy it was read from
+    const named = await page.evaluate(() => JSON.parse(document.getElementById('replay-data').textContent).runs[0].csv);
+    check(named === `${work}/ff.csv`, 'run --replay names the CSV it wrote', named);
+    check(problems.length === 0, 'no console errors and no network requests (framing)', problems.join('; '));
+    await page.close();
+  }
+
+  // ---- far from the origin: positions to float32 precision, not 6 digits (0.1 m at 10 km) ----
+  {
+    const { page, problems } = await open(`${work}/far.html`);
+    const csv = readCsv(`${work}/far.csv`);
+    let worst = 0;
+    for (const t of [0, 0.13, 0.5, 0.77, 1]) {
+      const x = await page.evaluate((tt) => {
+        window.__replay.seek(tt);
+        return window.__replay.bodyPose(0, 0).p[0];
+      }, t);
+      worst = Math.max(worst, Math.abs(x - at(csv, 'ball.px', t)));
+    }
+    // float32 through the drawn pose's matrix (a few of its 1 mm spacings there), where the
+    // 6-digit positions drew the ball in 0.1 m steps
+    check(worst < 1e-2, 'a ball 10 km from the origin is drawn within float32 precision of the CSV', `worst ${worst} m`);
+    check(problems.length === 0, 'no console errors and no network requests (far)', problems.join('; '));
     await page.close();
   }
 

@@ -634,7 +634,7 @@ static int writeReplay(const char* outDir, const char* tpl, const csCliRun* runs
   char csv[MAX_MODELS][CS_MAX_PATH * 4 + CS_MAX_NAME];
   for (int i = 0; i < nrun; i++) {
     snprintf(csv[i], sizeof(csv[i]), "%s/%s.csv", outDir, runs[i].model);
-    page[i] = (csReplayRun){runs[i].model, runs[i].m, csv[i]};
+    page[i] = (csReplayRun){.model = runs[i].model, .m = runs[i].m, .csv = csv[i]};
   }
   char file[CS_MAX_PATH * 4 + 16];
   snprintf(file, sizeof(file), "%s/replay.html", outDir);

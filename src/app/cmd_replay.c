@@ -127,7 +127,7 @@ int cs_cliReplay(int argc, char** argv) {
       status = CS_EXIT_USAGE;
       break;
     }
-    runs[i] = (csReplayRun){labels[i], models[i], csv[i]};
+    runs[i] = (csReplayRun){.model = labels[i], .m = models[i], .csv = csv[i]};
   }
   cs_freeSceneText(text);
   cs_cliFreeSets(&sets);

@@ -281,7 +281,8 @@ int cs_cliRun(int argc, char** argv) {
   int status = run.status;
   int pageFailed = 0;
   if (scratch) {
-    csReplayRun page = {run.model, run.m, NULL};
+    // the page names the CSV asked for (standard output: "-"), not the scratch copy it reads
+    csReplayRun page = {run.model, run.m, NULL, output ? output : "-"};
     // the page's temporary file too is removed if a second signal ends the process
     char pageTmp[PATH_MAX + 32];
     if (csu_replaceTemporaryName(replay, pageTmp, sizeof(pageTmp)) == 0) {

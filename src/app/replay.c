@@ -4,9 +4,9 @@
 // The trajectories are read back from the CSV files the runs wrote rather than collected while
 // they run: `replay` works after the fact on any CSV from `run` or `compare`, and `run --replay`
 // and `compare --replay` take the same path, so the page always shows what the CSV holds. The
-// numbers are rounded to 6 significant digits (what a float32 on the page holds anyway) and
-// values below 1e-9 in magnitude are written as 0, which keeps a typical replay small enough to
-// mail. Nothing here computes physics: the page draws the CSV's poses, forces and centres of
+// numbers are rounded to 6 significant digits (positions to 7, what a float32 on the page holds;
+// the time to 10) and values below 1e-9 in magnitude are written as 0, which keeps a typical
+// replay small enough to mail. Nothing here computes physics: the page draws the CSV's poses, forces and centres of
 // pressure; the only derived value is whether a linear stop is engaged (its coordinate beyond a
 // bound, as the stop itself decides), because the CSV has no column for it.
 #include "app/replay.h"
@@ -589,16 +589,20 @@ static csStatus readRows(const char* text, const Columns* c, const csReplayRun* 
 // ---------------------------------------------------------------------------------------------
 // writing JSON
 
-// a number rounded to 6 significant digits; |x| < 1e-9 as 0, non-finite as null
-static void jsonNumber(FILE* f, double x) {
+// a number rounded to `digits` significant digits; |x| < 1e-9 as 0, non-finite as null
+static void jsonNumberDigits(FILE* f, double x, int digits) {
   if (!isfinite(x)) {
     fputs("null", f);
   } else if (fabs(x) < 1e-9) {
     fputc('0', f);
   } else {
-    fprintf(f, "%.6g", x);
+    fprintf(f, "%.*g", digits, x);
   }
 }
+
+
+// most numbers: 6 significant digits
+static void jsonNumber(FILE* f, double x) { jsonNumberDigits(f, x, 6); }
 
 
 // a JSON string literal (csu_jsonString, escaped for an HTML <script> element)
@@ -737,15 +741,23 @@ static void writeContacts(FILE* f, const csModel* m) {
 }
 
 
-// one series as a flat JSON array
+// one series as a flat JSON array. Positions (bodies, contact points, centres of pressure) get
+// 7 significant digits, what the page's float32 arrays hold: at 6, a body 10 km from the origin
+// moved in 0.1 m steps. The time gets 10 (the page keeps it in float64): at 6, the reports of a
+// long run (t = 12345.67 s) would run together.
 static void writeSeries(FILE* f, const Series* s, long rows) {
   fprintf(f, "\"%s\":[", s->key);
+  int digits = strcmp(s->key, "t") == 0 ? 10
+               : strcmp(s->key, "p") == 0 || strcmp(s->key, "cp") == 0 ||
+                       strcmp(s->key, "cop") == 0
+                   ? 7
+                   : 6;
   size_t n = (size_t)rows * (size_t)(s->count * s->width);
   for (size_t i = 0; i < n; i++) {
     if (i) {
       fputc(',', f);
     }
-    jsonNumber(f, s->value[i]);
+    jsonNumberDigits(f, s->value[i], digits);
   }
   fputc(']', f);
 }
@@ -796,7 +808,7 @@ static void writeRun(FILE* f, const csReplayRun* r, const RunData* d) {
   fputs("{\"model\":", f);
   jsonString(f, r->model);
   fputs(",\"csv\":", f);
-  jsonString(f, r->csv);
+  jsonString(f, r->shown ? r->shown : r->csv);
   fprintf(f, ",\"forces\":%s,\"bushing_forces\":%s,", d->forces ? "true" : "false",
           d->bushingForces ? "true" : "false");
   writeContacts(f, r->m);

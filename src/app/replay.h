@@ -22,6 +22,8 @@ typedef struct csReplayRun {
   const csModel* m;   // the model the CSV was written from (contact elements, stops)
   const char* csv;    // path of the CSV written by `run` or `compare`, with or without
                       // the --forces columns
+  const char* shown;  // the CSV's name as the page gives it, when not csv (nullable: csv;
+                      // run --replay reads a scratch copy and names the CSV asked for)
 } csReplayRun;
 
 // Find the page template: the file named by $CONTACTSIM_REPLAY_TEMPLATE, else the one built

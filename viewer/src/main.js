@@ -88,6 +88,14 @@ function main() {
   const ui = buildUi(replay, state, multi, duration, start);
 
   // ---- camera ----
+  // The panel covers the left of the canvas: the view is centred on the rest of it, by rendering
+  // the canvas as the left part of a wider image whose centre is the free part's centre (a view
+  // offset), when the canvas is wide enough to spare the panel's width.
+  function panelWidth() {
+    const panel = document.getElementById('panel');
+    const right = panel ? panel.getBoundingClientRect().right : 0;
+    return right > 0 && right < canvas.clientWidth / 2 ? right : 0;
+  }
   function fitCamera() {
     const lo = ext.lo.slice();
     const hi = ext.hi.slice();
@@ -96,7 +104,13 @@ function main() {
     }
     const c = new THREE.Vector3((lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2, (lo[2] + hi[2]) / 2);
     const r = 0.5 * Math.hypot(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]);
-    const dist = (r / Math.sin(THREE.MathUtils.degToRad(camera.fov / 2))) * 0.75;
+    // the whole motion's bounding sphere within the free part of the view, vertically and
+    // across, with a margin (it was drawn 0.75 times as far, and a fall left the picture)
+    const h = Math.max(canvas.clientHeight, 1);
+    const free = Math.max(canvas.clientWidth - panelWidth(), 1);
+    const tanV = Math.tan(THREE.MathUtils.degToRad(camera.fov / 2));
+    const half = Math.min(Math.atan(tanV), Math.atan((tanV * free) / h));
+    const dist = (1.05 * r) / Math.sin(half);
     const dir = new THREE.Vector3(0.45, -1, 0.6).normalize();
     camera.position.copy(c).addScaledVector(dir, dist);
     camera.near = dist / 1000;
@@ -111,9 +125,15 @@ function main() {
 
   function resize() {
     const w = canvas.clientWidth;
-    const h = canvas.clientHeight;
+    const h = Math.max(canvas.clientHeight, 1);
+    const p = panelWidth();
     renderer.setSize(w, h, false);
-    camera.aspect = w / Math.max(h, 1);
+    camera.aspect = (w + p) / h;
+    if (p > 0) {
+      camera.setViewOffset(w + p, h, 0, 0, w, h);
+    } else {
+      camera.clearViewOffset();
+    }
     camera.updateProjectionMatrix();
     state.dirty = true;
   }
@@ -418,12 +438,27 @@ function buildUi(replay, state, multi, duration, start) {
     });
   }
   const hasForces = replay.runs.some((r) => r.forces || r.bf);
+  // what has forces to draw: the contacts of each run, the scene's bushings
+  const drawable = (r) => r.contacts.length > 0 || (replay.bushings || []).length > 0;
+  const note = $('force-note');
   if (!hasForces) {
-    $('forces-row').title = 'the CSV has no force columns: run with --forces to see contact forces';
+    const none = !replay.runs.some(drawable);
+    note.textContent = none ? 'no contacts or bushings in the scene: no forces to draw'
+                            : 'no force columns in the CSV (run with --forces)';
+    $('forces-row').title = none ? 'the scene has no contacts or bushings'
+                                 : 'the CSV has no force columns: run with --forces to see contact forces';
     $('show-forces').disabled = true;
     $('show-totals').disabled = true;
     $('scale-row').style.display = 'none';
-    $('force-note').style.display = '';
+    note.style.display = '';
+  } else {
+    // a comparison where some CSVs have no force columns: those runs draw no arrows, said here
+    const without = replay.runs.filter((r) => drawable(r) && !r.forces && !r.bf);
+    if (without.length) {
+      note.textContent = `no force columns in the CSV of ${without.map((r) => r.model).join(', ')}` +
+                         ' (run with --forces): no arrows for it';
+      note.style.display = '';
+    }
   }
   $('layout').addEventListener('change', (e) => {
     state.layout = e.target.value;
