@@ -716,8 +716,8 @@ static void test_misuse_is_refused(void** state) {
 
   // quaternions of any length are normalized (header: "quaternions are normalized"); lengths
   // whose squares overflow or underflow too
-  const double lengths[3] = {3.0, 1e200, 1e-170};
-  for (int k = 0; k < 3; k++) {
+  const double lengths[4] = {3.0, 1e200, 1e-170, 1.7e308};
+  for (int k = 0; k < 4; k++) {
     double q[7] = {lengths[k], lengths[k], 0, 0, 0, 0, 1.1};
     assert_int_equal(cs_simSetState(s, CS_STATE_Q, q, 7, &err), CS_OK);
     const double* got = cs_simState(s, CS_STATE_Q);

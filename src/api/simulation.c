@@ -834,11 +834,7 @@ int cs_simSetState(csSimulation* s, csStateKind kind, const double* values, int 
   for (int b = 1; kind == CS_STATE_Q && b < m->nbody; b++) {
     const csBody* body = &m->body[b];
     if (body->joint == CS_JOINT_BALL || body->joint == CS_JOINT_FREE) {
-      double* e = v + body->qadr;
-      double norm = cs_quaternionNorm(e);
-      for (int i = 0; i < 4; i++) {
-        e[i] /= norm;
-      }
+      cs_quaternionNormalize(v + body->qadr);
     }
   }
   endEdit(s, -1);

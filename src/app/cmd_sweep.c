@@ -208,10 +208,16 @@ static RecordState readRecord(const Sweep* sw, long i, char** text, char** row, 
   }
   char* r = strchr(t, '\n');
   r = r ? r + 1 : NULL;
-  if (!id || !r || strncmp(r, identity, strlen(identity)) != 0) {
+  if (!id || !r) {
     state = RECORD_NONE;
-  } else {
-    r += strlen(identity);
+  } else if (strncmp(r, "study ", 6) == 0) {
+    // a record names its study and scene (records written before records did are judged by
+    // their row alone)
+    if (strncmp(r, identity, strlen(identity)) != 0) {
+      state = RECORD_NONE;
+    } else {
+      r += strlen(identity);
+    }
   }
   char* e = r ? strchr(r, '\n') : NULL;
   e = e ? e + 1 : NULL;
@@ -238,17 +244,23 @@ static RecordState readRecord(const Sweep* sw, long i, char** text, char** row, 
 }
 
 
+static int hasTrajectory(const Sweep* sw, long i) {
+  char path[SWEEP_PATH];
+  snprintf(path, sizeof(path), "%s/trajectories/%08ld.csv", sw->dir, i);
+  return fileExists(path);
+}
+
+
 // 1 when run i still has to run: it has no record, or (with --retry-failed) a failed one
 static int isPending(const Sweep* sw, long i) {
   RecordState state = readRecord(sw, i, NULL, NULL, NULL);
   if (state == RECORD_NONE || (sw->retry_failed && state == RECORD_FAILED)) {
     return 1;
   }
-  // with --trajectories, a run recorded without its trajectory (run before the option was
-  // given, or the file removed since) runs again to make it
-  char path[SWEEP_PATH];
-  snprintf(path, sizeof(path), "%s/trajectories/%08ld.csv", sw->dir, i);
-  return sw->trajectories && !fileExists(path);
+  // with --trajectories, a run recorded ok without its trajectory (run before the option was
+  // given, or the file removed since) runs again to make it; a failed run may have none (its
+  // scene did not load, its worker crashed) and is run again only with --retry-failed
+  return state == RECORD_OK && sw->trajectories && !hasTrajectory(sw, i);
 }
 
 
@@ -819,9 +831,15 @@ static void removeTemporaries(const Sweep* sw, long i, pid_t pid) {
 
 
 // Temporary files left by processes that were killed outright (kill -9 of the whole sweep, a
-// node lost): those of runs that have a record by now are removed. A run without one may still
-// be writing them (an array task on another node), so its files are left for its rerun.
+// node lost): those of runs that are finished for every sweep, recorded ok with their
+// trajectory when there is a trajectories directory, are removed. Any other run may still be
+// writing them (an array task on another node, a rerun with --retry-failed or --trajectories),
+// so its files are left for its rerun.
 static void removeStaleTemporaries(const Sweep* sw) {
+  char trajDir[SWEEP_PATH];
+  snprintf(trajDir, sizeof(trajDir), "%s/trajectories", sw->dir);
+  struct stat st;
+  int withTrajectories = stat(trajDir, &st) == 0 && S_ISDIR(st.st_mode);
   static const char* const sub[2] = {"runs", "trajectories"};
   for (int k = 0; k < 2; k++) {
     char dirPath[SWEEP_PATH];
@@ -831,7 +849,8 @@ static void removeStaleTemporaries(const Sweep* sw) {
       char* end = NULL;
       long i = e->d_name[0] == '.' ? strtol(e->d_name + 1, &end, 10) : -1;
       if (i < 0 || i >= sw->nrun || !end || end != e->d_name + 9 || !strstr(end, ".tmp") ||
-          readRecord(sw, i, NULL, NULL, NULL) == RECORD_NONE) {
+          readRecord(sw, i, NULL, NULL, NULL) != RECORD_OK ||
+          (withTrajectories && !hasTrajectory(sw, i))) {
         continue;
       }
       char path[SWEEP_PATH + 300];
@@ -888,6 +907,9 @@ static long runPool(const Sweep* sw, const long* todo, long ntodo, int jobs, con
   sigaction(SIGPIPE, &ignore, &oldPipe);
   drawProgress(&p, 1);
   for (;;) {
+    // a stop signal that arrived while the workers were being read is still blocked (they are
+    // delivered in ppoll only): taken now, before it is forwarded and before a new run starts
+    stopPending();
     // a stop signal: no new runs; the workers get the signal too (a terminal's Ctrl-C reaches
     // them anyway, a kill of the parent alone does not)
     if (sweepStop && !forwarded) {
@@ -898,9 +920,6 @@ static long runPool(const Sweep* sw, const long* todo, long ntodo, int jobs, con
       }
       forwarded = 1;
     }
-    // a stop signal that arrived while the workers were being read is still blocked (they are
-    // delivered in ppoll only): taken now, before a new run starts
-    stopPending();
     // every idle slot gets a run (and a worker, when it has none), until none are left
     for (int k = 0; k < jobs && next < ntodo && !sweepStop && !ioError; k++) {
       if (w[k].pid < 0 || (w[k].pid > 0 && w[k].run >= 0)) {

@@ -457,8 +457,9 @@ static csStatus mapColumns(const Columns* c, const csReplayRun* r, RunData* d, c
 }
 
 
-// Read every row of the CSV text (after the header) into the series. A row with fewer fields
-// than the header is an error, except a last row cut short (a run stopped while writing).
+// Read every row of the CSV text (after the header) into the series. A row with fewer or more
+// fields than the header, or a field that is not a number, is an error; a last line without
+// its newline is a row cut short (a run stopped while writing it) and is left out.
 static csStatus readRows(const char* text, const Columns* c, const csReplayRun* r, RunData* d,
                          csError* err) {
   // which series value each column feeds: one column may feed none (most) or one
@@ -496,6 +497,7 @@ static csStatus readRows(const char* text, const Columns* c, const csReplayRun* 
   long row = 0;
   const char* p = text;
   csStatus status = CS_OK;
+  int cutLast = 0;
   while (*p) {
     const char* end = strchr(p, '\n');
     const char* next = end ? end + 1 : p + strlen(p);
@@ -505,9 +507,13 @@ static csStatus readRows(const char* text, const Columns* c, const csReplayRun* 
       continue;
     }
     // a last line without its newline is a row being written when the run stopped, cut
-    // anywhere (within a number too): whatever is wrong with it, it is left out
-    int last = !end;
-    int j = 0, extra = 0, cut = 0;
+    // anywhere (within a number too: "222.2" of "222.219"): it is left out, even when it looks
+    // whole (a writer ends every row with its newline)
+    if (!end) {
+      cutLast = 1;
+      break;
+    }
+    int j = 0, extra = 0;
     const char* q = p;
     while (j < ncol) {
       char* stop = NULL;
@@ -520,15 +526,12 @@ static csStatus readRows(const char* text, const Columns* c, const csReplayRun* 
           after++;
         }
         if (stop == q || (*after != ',' && *after != '\n' && *after != '\r' && *after)) {
-          cut = last;
-          if (!cut) {
-            const char* fieldEnd = strpbrk(q, ",\r\n");
-            int len = fieldEnd ? (int)(fieldEnd - q) : (int)strlen(q);
-            status = setError(err, CS_ERR_INPUT, r->csv,
-                              "line %ld, column '%s': '%s%.*s' is not a number", row + 2,
-                              c->name[j], len > 40 ? "..." : "", len > 40 ? 40 : len,
-                              len > 40 ? q + len - 40 : q);
-          }
+          const char* fieldEnd = strpbrk(q, ",\r\n");
+          int len = fieldEnd ? (int)(fieldEnd - q) : (int)strlen(q);
+          status = setError(err, CS_ERR_INPUT, r->csv,
+                            "line %ld, column '%s': '%s%.*s' is not a number", row + 2,
+                            c->name[j], len > 40 ? "..." : "", len > 40 ? 40 : len,
+                            len > 40 ? q + len - 40 : q);
           break;
         }
         q = after;
@@ -554,14 +557,10 @@ static csStatus readRows(const char* text, const Columns* c, const csReplayRun* 
       extra = j == ncol;
       q++;
     }
-    if (status != CS_OK || cut) {
+    if (status != CS_OK) {
       break;
     }
     if (j < ncol || extra) {
-      // a short last line is a row being written when the run stopped: leave it out
-      if (last) {
-        break;
-      }
       status = setError(err, CS_ERR_INPUT, r->csv, "line %ld has %s%d fields, the header %d",
                         row + 2, extra ? "more than " : "", j, ncol);
       break;
@@ -580,7 +579,10 @@ static csStatus readRows(const char* text, const Columns* c, const csReplayRun* 
   free(feed);
   d->rows = row;
   if (status == CS_OK && row == 0) {
-    status = setError(err, CS_ERR_INPUT, r->csv, "has a header but no rows");
+    status = setError(err, CS_ERR_INPUT, r->csv, "has a header but no rows%s",
+                      cutLast ? " (its only row has no newline at its end: taken as a row cut "
+                                "short by a run that stopped while writing it)"
+                              : "");
   }
   return status;
 }

@@ -222,6 +222,26 @@ double cs_quaternionNorm(const double* e) {
 }
 
 
+int cs_quaternionNormalize(double* e) {
+  double big = fmax(fmax(fabs(e[0]), fabs(e[1])), fmax(fabs(e[2]), fabs(e[3])));
+  if (!(big > 0) || !isfinite(big)) {
+    return -1;
+  }
+  // by the largest entry first, then by the scaled length: no product overflows (1.7e308 twice
+  // made the length infinite and the quaternion zero) or underflows
+  double s = 0;
+  for (int i = 0; i < 4; i++) {
+    e[i] /= big;
+    s += e[i] * e[i];
+  }
+  double r = sqrt(s);
+  for (int i = 0; i < 4; i++) {
+    e[i] /= r;
+  }
+  return 0;
+}
+
+
 int cs_nonUnitQuaternionBody(const csModel* m, const double* q, double tol, double* norm) {
   for (int b = 1; b < m->nbody; b++) {
     const csBody* body = &m->body[b];

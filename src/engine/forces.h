@@ -41,8 +41,11 @@ int cs_autoProblem(const csModel* m, int e, int index, double value, char* why, 
 // The first body whose orientation in q (ball and free joints) is a zero quaternion, which
 // cannot be normalized; 0: none.
 int cs_zeroQuaternionBody(const csModel* m, const double* q);
-// The norm of the quaternion e[0..3], computed without overflow or underflow.
+// The norm of the quaternion e[0..3], computed without underflow (inf when it overflows).
 double cs_quaternionNorm(const double* e);
+// e[0..3] scaled to unit length without overflow or underflow; 0, or -1 (e unchanged) when it
+// is zero or not finite.
+int cs_quaternionNormalize(double* e);
 // The first body (1, 2, ...) of a ball or free joint whose quaternion in q has a norm further
 // than tol from 1 (that norm in *norm), or 0 when there is none.
 int cs_nonUnitQuaternionBody(const csModel* m, const double* q, double tol, double* norm);

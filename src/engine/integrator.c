@@ -2099,9 +2099,12 @@ static int stoppedInStep(Group* g, csError* err) {
 
 // steps since CVODE's last (re)start below which a failing step is not retried from a restart
 enum { RETRY_MIN_STEPS = 50 };
-// how far the time may move beyond the step CVODE integrated (its stop time reached within its
-// rounding), s
-static const double TIME_SLIP = 1e-9;
+// How far the time may move beyond the step CVODE integrated (its stop time taken as reached
+// within its rounding, 100 units of t): TIME_SLIP s, or TIME_SLIP_REPORTS of the report
+// interval when that is more. The physics does not notice either (1e-6 s at the default
+// report interval; CVODE's rounding reaches it only beyond t = 4.5e7 s), while a stop time
+// taken as reached a whole step or more early (1 s at t = 1e14 s) is refused.
+static const double TIME_SLIP = 1e-9, TIME_SLIP_REPORTS = 1e-4;
 
 
 // advance the active group g one step toward tout, never past tstop; returns CS_OK or fills err
@@ -2173,10 +2176,11 @@ static int stepGroup(Group* g, double tout, double tstop, csError* err) {
   // with the time standing still, and CVODE counts a stop time as reached within 100 rounding
   // units of t (2.2 s at t = 1e14 s: one step of 5e-5 s "reached" t + 1 s). Either is a
   // failure: the time is too far from 0 for the steps the motion needs. (Near 0 that rounding
-  // is picoseconds, below TIME_SLIP, whatever the step.)
+  // is picoseconds, far below the slip allowed, whatever the step.)
   double hu = sim->rk ? 0 : (double)lastStep(g);
   double moved = (double)g->t - t_before;
-  if (!sim->rk && (!(moved > 0) || (moved > 2 * hu && moved - hu > TIME_SLIP))) {
+  double slip = fmax(TIME_SLIP, TIME_SLIP_REPORTS * sim->opt.report_interval);
+  if (!sim->rk && (!(moved > 0) || (moved > 2 * hu && moved - hu > slip))) {
     double ulp = nextafter(fabs(t_before), INFINITY) - fabs(t_before);
     cs_setError(err, CS_ERR_SOLVER, "",
                 "the step of %.3g s is lost in rounding at t = %.17g s, where doubles are %.3g s "
