@@ -23,3 +23,10 @@ if [ "$(command -v contactsim || true)" != "$PREFIX/bin/contactsim" ]; then
   echo "to run it as 'contactsim', add its directory to your PATH (e.g. in ~/.bashrc):"
   echo "  export PATH=\"$PREFIX/bin:\$PATH\""
 fi
+# and how programs find the library, when the prefix is not one the system searches
+LIBDIR=$(dirname "$(find "$PREFIX" -name contactsim.pc -path '*pkgconfig*' | head -n 1)")
+if [ -n "$LIBDIR" ] && ! pkg-config --exists contactsim 2>/dev/null; then
+  echo "to build programs against libcontactsim (pkg-config) and run them (e.g. in ~/.bashrc):"
+  echo "  export PKG_CONFIG_PATH=\"$LIBDIR:\$PKG_CONFIG_PATH\""
+  echo "  export LD_LIBRARY_PATH=\"$(dirname "$LIBDIR"):\$LD_LIBRARY_PATH\""
+fi

@@ -72,12 +72,14 @@ int cs_replayFindTemplate(char* path, size_t size, csError* err) {
     snprintf(path, size, "%s", env);
     return 0;
   }
-  // 2. next to the executable: the build directory, or an install's bin/../share/contactsim
+  // 2. next to the executable: the build directory, an install's bin/../share/contactsim, or
+  // a Python wheel's (pip puts the command in VENV/bin and data files in VENV/contactsim)
   char dir[4096];
   executableDir(dir, sizeof(dir));
   static const char* const relative[] = {"viewer/replay_template.html",
-                                         "../share/contactsim/replay_template.html"};
-  for (int i = 0; dir[0] && i < 2; i++) {
+                                         "../share/contactsim/replay_template.html",
+                                         "../contactsim/replay_template.html"};
+  for (int i = 0; dir[0] && i < 3; i++) {
     snprintf(path, size, "%s/%s", dir, relative[i]);
     if (access(path, R_OK) == 0) {
       return 0;
