@@ -351,6 +351,27 @@ def creep_diagnostic_for_low_friction_damping():
 
 
 @case
+def a_ball_rolling_without_slipping_does_not_slide():
+    # a Hunt-Crossley ball (R = 0.1 m) pressed 0.14 mm into the floor by its weight, rolling at
+    # 1 m/s: its contact point does not slip. Taking the sphere's lowest point instead, 0.14 mm
+    # below the surface, made it slip at omega delta / 2 and slide 0.7 mm in the second.
+    with open(os.path.join(ROOT, "scenes", "sphere_drop.json")) as f:
+        scene = json.load(f)
+    scene["bodies"][0]["joint"]["initial"] = {"position": [0, 0, 0.1], "velocity": [0, 0, 0]}
+    scene["simulation"]["duration"] = 2.0
+    code, doc, _ = compare_json(write_scene(scene, "settle.json"), "--models", "hunt_crossley")
+    z = doc["models"][0]["final_pose"]["ball"]["position"][2]
+    check(0.0998 < z < 0.1, z)
+    scene["bodies"][0]["joint"]["initial"] = {"position": [0, 0, z], "velocity": [1, 0, 0],
+                                              "angular_velocity": [0, 1 / z, 0]}
+    scene["simulation"]["duration"] = 1.0
+    code, doc, _ = compare_json(write_scene(scene, "roll.json"), "--models", "hunt_crossley")
+    row = doc["models"][0]
+    check(code == 0 and row["sliding_distance"] < 5e-5 and row["stuck_drift"] < 5e-5,
+          (row["sliding_distance"], row["stuck_drift"]))
+
+
+@case
 def sliding_and_stuck_drift_of_a_creeping_block():
     # pure friction damping (Sliding = 1) on a plate whose contacts sit at the height of its
     # centre of mass: launched at the creep speed v = m g sin(theta) / (4 cxy) it keeps it, so
@@ -443,6 +464,18 @@ def origin_distances(csv_a, csv_b, body):
     check(len(rows[0]) == len(rows[1]), "the runs report at different times")
     d = [math.dist(a, b) for a, b in zip(*rows)]
     return max(d), d[-1]
+
+
+@case
+def convergence_check_sees_a_body_whose_origin_never_moves():
+    # a pendulum's origin sits on its pin: compared by origins, a run at rtol 0.1 read as
+    # converged. Its centre of mass ends 0.13 m from the tighter run's.
+    code, doc, _ = compare_json(os.path.join(ROOT, "scenes", "pendulum.json"), "--convergence",
+                                "--rtol", "0.1", "--atol", "0.1")
+    m = doc["models"][0]
+    c = m["convergence"]
+    check(c["tighter_max_distance"] > 0.05 and
+          any("not converged" in n for n in m["diagnostics"]), (c, m["diagnostics"]))
 
 
 @case

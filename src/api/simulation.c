@@ -1051,6 +1051,10 @@ static void updateStatistics(csSimulation* s) {
 
 
 void cs_simStatistics(csSimulation* s, csRunStatistics* out) {
+  // the steps that ended at the current time are finished first (their metrics sampled, their
+  // auto-updates committed, as the next step would do): without it the last step was missing
+  // from the sliding distance and the rest (a block gliding 1 m showed 0.68 m)
+  beginEdit(s);
   updateStatistics(s);
   const csStats* st = &s->d->stat;
   const csMetrics* mt = &s->metrics;

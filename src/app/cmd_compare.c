@@ -375,10 +375,10 @@ static int writeTable(FILE* f, const char* scene, const char* path, const csCliR
 #define CONVERGENCE_PERTURBATION 1e-9  // m/s or rad/s, added to every generalized speed
 #define SENSITIVE_FRACTION 0.1          // perturbed distance / tighter distance for "sensitive"
 
-// values per report in a track: the time, then three coordinates per body but ground
-static size_t trackWidth(const csModel* m) {
-  return 1 + 3 * (size_t)(m->nbody - 1);
-}
+// values per report in a track: the time, then per body but ground its origin and its centre
+// of mass (a pendulum's origin sits on its pin and never moves: the origins alone called any
+// run of it converged)
+static size_t trackWidth(const csModel* m) { return cs_cliTrackWidth(m); }
 
 
 // a track for every report r's options produce (the start, one per interval, the end); 0 or -1
@@ -397,8 +397,8 @@ static int allocTrack(csCliRun* r) {
 
 
 // a and b report by report (same model and report times): the largest distance between the
-// origins of one body, over the run, at the last report, and the first time it exceeds
-// CS_CLI_CONVERGENCE_DISTANCE (NAN if never)
+// origins or the centres of mass of one body, over the run, at the last report, and the first
+// time it exceeds CS_CLI_CONVERGENCE_DISTANCE (NAN if never)
 static void compareTracks(const csCliRun* a, const csCliRun* b, double* largest, double* last,
                           double* horizon) {
   size_t w = trackWidth(a->m);

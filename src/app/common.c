@@ -291,6 +291,9 @@ int cs_cliParseAtLeast(const char* text, const char* name, double min, double* o
 }
 
 
+size_t cs_cliTrackWidth(const csModel* m) { return 1 + 6 * (size_t)(m->nbody - 1); }
+
+
 const char* cs_cliSceneName(const char* path) {
   return strcmp(path, "-") == 0 ? "<stdin>" : path;
 }
@@ -502,13 +505,16 @@ static int writeRow(void* ctx, const csModel* m, csData* d) {
     out->csv_errno = errno ? errno : EIO;
   }
   cs_metricsReport(out->metrics, m, d);
-  // the body origins, for a convergence check that compares runs report by report
+  // the body origins and centres of mass, for a convergence check that compares runs report
+  // by report
   csCliRun* run = out->run;
   if (run->track && run->track_used < run->track_rows) {
-    double* row = run->track + run->track_used++ * (1 + 3 * (m->nbody - 1));
+    double* row = run->track + (size_t)run->track_used++ * cs_cliTrackWidth(m);
     row[0] = d->t;
+    cs_realizePosition(m, d);
     for (int b = 1; b < m->nbody; b++) {
-      csu_vec3ToArray(row + 1 + 3 * (b - 1), d->body_pose[b].p);
+      csu_vec3ToArray(row + 1 + 6 * (b - 1), d->body_pose[b].p);
+      csu_vec3ToArray(row + 4 + 6 * (b - 1), d->body_com[b]);
     }
   }
   // the state of this report, for a checkpoint of an interrupted run (a copy, no allocation)

@@ -28,6 +28,10 @@ void cs_cliUsage(FILE* f);
 // How messages and tables name the scene argument: "<stdin>" for "-", else the path.
 const char* cs_cliSceneName(const char* path);
 
+// Values per report in a run's track (the convergence check): the time, then per body but
+// ground its origin and its centre of mass in Ground.
+size_t cs_cliTrackWidth(const csModel* m);
+
 // Print err to stderr as "contactsim: error: FILE:LINE:COL: PATH: MESSAGE".
 // The parts that are not known (empty file or path, line 0) are left out. err is read only,
 // not NULL.

@@ -111,8 +111,18 @@ static void sampleContact(const csModel* m, csData* d, const csMetricsContact* c
   s->xy[1] = p_P.y;
 
   // slip: velocity of the body's material point at the contact relative to the plane's point
-  // there (the lowest point of a sphere; the station itself for point kinds)
-  csVec3 point_G = c->sphere ? csu_addScaled(station_G, -c->radius, n_G) : station_G;
+  // there: the station itself for point kinds; for a sphere in contact, the contact point its
+  // kind reports (inside the sphere by part of the penetration: taking the lowest point, a ball
+  // rolling without slipping on a contact pressed in by delta slipped at omega times about
+  // delta / 2), else its lowest point
+  csVec3 point_G = station_G;
+  if (c->sphere && s->penetration > 0) {
+    csContactReport r;
+    cs_contactReport(m, d, c->force, &r);
+    point_G = r.point;
+  } else if (c->sphere) {
+    point_G = csu_addScaled(station_G, -c->radius, n_G);
+  }
   csVec3 v_G = csu_relativePointVelocity(m, d, c->body, m->plane[c->plane].body, point_G);
   csVec3 v_P = csu_mulMtV(&X_GP->R, v_G);
   s->slip[0] = v_P.x;

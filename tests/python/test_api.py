@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import contactsim
-from conftest import ROOT, ball_drop, incline_block, pendulum, scene_path
+from conftest import G, ROOT, ball_drop, incline_block, pendulum, scene_path
 
 
 # ---------------------------------------------------------------------------------------------
@@ -415,3 +415,14 @@ def test_body_coordinates_keep_no_references():
     grown = tracemalloc.get_traced_memory()[0] - before
     tracemalloc.stop()
     assert grown < 200_000, grown
+
+
+def test_compare_counts_the_last_step(tmp_path):
+    # a frictionless block on a 20 degree slope slides g sin(theta) T^2 / 2 in T. compare's
+    # statistics were read before the run's last step was finished (its metrics sampled), and
+    # its 0.46 m of 1.68 m were missing
+    path = tmp_path / "slope.json"
+    path.write_text(incline_block(20.0, mu_static=0.0, mu_dynamic=0.0, duration=1.0))
+    row = contactsim.compare(path)[0]
+    expected = 0.5 * G * math.sin(math.radians(20.0))
+    assert row["sliding_distance"] == pytest.approx(expected, rel=1e-4)
