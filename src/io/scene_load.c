@@ -2713,6 +2713,33 @@ static const char* entryName(const cJSON* entry, const char* arrayKey, int index
 }
 
 
+// The child of node whose key (an object's member) or name (an array's entry: entryName, with
+// arrayKey for the names of unnamed top-level entries) is the longest that rest starts with as a
+// whole segment, as an override's walk takes it (names and keys may hold dots); NULL when none.
+// Its length in *len, its position in *index.
+static cJSON* longestChild(const cJSON* node, const char* rest, const char* arrayKey,
+                           size_t* len, int* index) {
+  cJSON* best = NULL;
+  *len = 0;
+  *index = -1;
+  int i = 0;
+  for (cJSON* c = node->child; c && (cJSON_IsObject(node) || cJSON_IsArray(node));
+       c = c->next, i++) {
+    char buf[CS_MAX_NAME + 16];
+    const char* name = cJSON_IsObject(node) ? c->string
+                       : cJSON_IsObject(c)  ? entryName(c, arrayKey, i, buf, sizeof(buf))
+                                            : NULL;
+    size_t n = segmentMatch(rest, name);
+    if (n > *len) {
+      best = c;
+      *len = n;
+      *index = i;
+    }
+  }
+  return best;
+}
+
+
 // whether the rest of a key path (empty, or starting with '.' or '[') leads from node to a value
 // the tree holds, each step as the override's walk takes it (the longest key or name)
 static int pathExists(const cJSON* node, const char* rest) {
@@ -2731,27 +2758,13 @@ static int pathExists(const cJSON* node, const char* rest) {
     if (*rest != '.') {
       return 0;
     }
-    rest++;
-    const cJSON* best = NULL;
-    size_t bestLen = 0;
-    int i = 0;
-    for (const cJSON* c = node->child; c && (cJSON_IsObject(node) || cJSON_IsArray(node));
-         c = c->next, i++) {
-      char buf[CS_MAX_NAME + 16];
-      const char* name = cJSON_IsObject(node) ? c->string
-                         : cJSON_IsObject(c)  ? entryName(c, "", i, buf, sizeof(buf))
-                                              : NULL;
-      size_t n = segmentMatch(rest, name);
-      if (n > bestLen) {
-        best = c;
-        bestLen = n;
-      }
-    }
-    if (!best) {
+    size_t len;
+    int index;
+    node = longestChild(node, rest + 1, "", &len, &index);
+    if (!node) {
       return 0;
     }
-    node = best;
-    rest += bestLen;
+    rest += 1 + len;
   }
   return 1;
 }
@@ -2871,15 +2884,9 @@ static int applyOverride(Loader* ld, cJSON* root, int index) {
       }
       if (cJSON_IsObject(node)) {
         // the longest member key that the rest starts with (keys may hold dots)
-        cJSON* best = NULL;
-        size_t bestLen = 0;
-        for (cJSON* c = node->child; c; c = c->next) {
-          size_t n = segmentMatch(rest, c->string);
-          if (n > bestLen) {
-            best = c;
-            bestLen = n;
-          }
-        }
+        size_t bestLen;
+        int unused;
+        cJSON* best = longestChild(node, rest, "", &bestLen, &unused);
         if (!best) {
           // a member the scene does not have: created (an object when the path goes on); the
           // normal checks then judge whether it is a valid key here
@@ -2935,21 +2942,10 @@ static int applyOverride(Loader* ld, cJSON* root, int index) {
         rest += bestLen;
       } else if (cJSON_IsArray(node)) {
         // an entry of an array of objects, by its name
-        cJSON* best = NULL;
-        size_t bestLen = 0;
-        int bestIndex = -1, i = 0;
-        for (cJSON* c = node->child; c; c = c->next, i++) {
-          char buf[CS_MAX_NAME + 16];
-          const char* name = cJSON_IsObject(c)
-                                 ? entryName(c, parent == root ? arrayKey : "", i, buf, sizeof(buf))
-                                 : NULL;
-          size_t n = segmentMatch(rest, name);
-          if (n > bestLen) {
-            best = c;
-            bestLen = n;
-            bestIndex = i;
-          }
-        }
+        size_t bestLen;
+        int bestIndex;
+        cJSON* best =
+            longestChild(node, rest, parent == root ? arrayKey : "", &bestLen, &bestIndex);
         if (!best) {
           size_t n = strcspn(rest, ".[");
           int top = parent == root;
@@ -2971,7 +2967,7 @@ static int applyOverride(Loader* ld, cJSON* root, int index) {
         // the rest of the path leads to a value of the shorter name's entry as well
         int other = -1;
         size_t otherLen = 0;
-        i = 0;
+        int i = 0;
         for (cJSON* c = node->child; c && other < 0; c = c->next, i++) {
           char buf[CS_MAX_NAME + 16];
           const char* name = cJSON_IsObject(c)
