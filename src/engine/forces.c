@@ -207,36 +207,38 @@ int cs_zeroQuaternionBody(const csModel* m, const double* q) {
 }
 
 
-double cs_quaternionNorm(const double* e) {
-  // scaled by the largest entry first, so that neither (1e200, 1e200, 0, 0) overflows nor
-  // (1e-170, 1e-170, 0, 0) underflows
-  double big = fmax(fmax(fabs(e[0]), fabs(e[1])), fmax(fabs(e[2]), fabs(e[3])));
-  if (!(big > 0) || !isfinite(big)) {
-    return big;
+// The length of e[0..3] / big, with big its largest entry in magnitude (returned in *big): the
+// scaling keeps the squares from overflowing (1e200, 1.7e308) or underflowing (1e-170). NAN
+// when e is zero or not finite.
+static double scaledLength(const double* e, double* big) {
+  *big = fmax(fmax(fabs(e[0]), fabs(e[1])), fmax(fabs(e[2]), fabs(e[3])));
+  if (!(*big > 0) || !isfinite(*big)) {
+    return NAN;
   }
   double s = 0;
   for (int i = 0; i < 4; i++) {
-    s += (e[i] / big) * (e[i] / big);
+    s += (e[i] / *big) * (e[i] / *big);
   }
-  return big * sqrt(s);
+  return sqrt(s);
+}
+
+
+double cs_quaternionNorm(const double* e) {
+  double big;
+  double r = scaledLength(e, &big);
+  return isnan(r) ? big : big * r;
 }
 
 
 int cs_quaternionNormalize(double* e) {
-  double big = fmax(fmax(fabs(e[0]), fabs(e[1])), fmax(fabs(e[2]), fabs(e[3])));
-  if (!(big > 0) || !isfinite(big)) {
+  double big;
+  double r = scaledLength(e, &big);
+  if (isnan(r)) {
     return -1;
   }
-  // by the largest entry first, then by the scaled length: no product overflows (1.7e308 twice
-  // made the length infinite and the quaternion zero) or underflows
-  double s = 0;
+  // by the largest entry, then by the scaled length: big * r overflows for 1.7e308 twice
   for (int i = 0; i < 4; i++) {
-    e[i] /= big;
-    s += e[i] * e[i];
-  }
-  double r = sqrt(s);
-  for (int i = 0; i < 4; i++) {
-    e[i] /= r;
+    e[i] = (e[i] / big) / r;
   }
   return 0;
 }

@@ -94,8 +94,7 @@ typedef struct Group {
   int pending;             // its last step ended at or after a report: commit after reporting
   int changed;             // a scheduled change touched it: re-initialise
   int fresh;               // no step taken since CVodeInit or CVodeReInit: nothing to restart
-  int retried;             // a failing step was restarted (stepGroup), at t_retried
-  double t_retried;
+  double t_retried;        // when a failing step was last restarted (stepGroup); -inf: never
   long steps_since_report;
   csStats banked;          // CVODE counters from before re-initialisations
   // the reduced Newton system of a chain (schurLayout): per body the CVODE index of its
@@ -287,6 +286,7 @@ static int layoutGroups(Sim* sim, int single) {
   for (int gi = 0; ok && gi < sim->ngroup; gi++) {
     Group* g = &sim->group[gi];
     memset(g, 0, sizeof(*g));
+    g->t_retried = -INFINITY;
     g->sim = sim;
     // sizes
     int nbod = 0, nfor = 0, npl = 0, nst = 0, nq = 0;
@@ -2149,9 +2149,8 @@ static int stepGroup(Group* g, double tout, double tstop, csError* err) {
     // motion itself cannot be followed there.
     long nst = 0;
     if ((flag == CV_ERR_FAILURE || flag == CV_CONV_FAILURE) && !fresh && !stopRequested(sim) &&
-        (!g->retried || g->t >= g->t_retried + sim->opt.report_interval) &&
+        g->t >= g->t_retried + sim->opt.report_interval &&
         CVodeGetNumSteps(g->mem, &nst) == CV_SUCCESS && nst >= RETRY_MIN_STEPS) {
-      g->retried = 1;
       g->t_retried = g->t;
       addCounters(g, &g->banked);
       if (check(CVodeReInit(g->mem, g->t, g->y), "CVodeReInit", sim, g->t, err)) {
@@ -2177,17 +2176,20 @@ static int stepGroup(Group* g, double tout, double tstop, csError* err) {
   // units of t (2.2 s at t = 1e14 s: one step of 5e-5 s "reached" t + 1 s). Either is a
   // failure: the time is too far from 0 for the steps the motion needs. (Near 0 that rounding
   // is picoseconds, far below the slip allowed, whatever the step.)
-  double hu = sim->rk ? 0 : (double)lastStep(g);
-  double moved = (double)g->t - t_before;
-  double slip = fmax(TIME_SLIP, TIME_SLIP_REPORTS * sim->opt.report_interval);
-  if (!sim->rk && (!(moved > 0) || (moved > 2 * hu && moved - hu > slip))) {
-    double ulp = nextafter(fabs(t_before), INFINITY) - fabs(t_before);
-    cs_setError(err, CS_ERR_SOLVER, "",
-                "the step of %.3g s is lost in rounding at t = %.17g s, where doubles are %.3g s "
-                "apart (the time moved by %.3g s): the time is too large for the steps this "
-                "motion needs; count the time from nearer 0", hu, t_before, ulp, moved);
-    err->time = t_before;
-    return CS_ERR_SOLVER;
+  // (rk refuses a step below 16 roundings of t itself: cs_rkTry)
+  if (!sim->rk) {
+    double hu = lastStep(g);
+    double moved = (double)g->t - t_before;
+    double slip = fmax(TIME_SLIP, TIME_SLIP_REPORTS * sim->opt.report_interval);
+    if (!(moved > 0) || (moved > 2 * hu && moved - hu > slip)) {
+      double ulp = nextafter(fabs(t_before), INFINITY) - fabs(t_before);
+      cs_setError(err, CS_ERR_SOLVER, "",
+                  "the step of %.3g s is lost in rounding at t = %.17g s, where doubles are "
+                  "%.3g s apart (the time moved by %.3g s): the time is too large for the steps "
+                  "this motion needs; count the time from nearer 0", hu, t_before, ulp, moved);
+      err->time = t_before;
+      return CS_ERR_SOLVER;
+    }
   }
   // CVODE's own step limit counts steps within one call, and every call here is one step,
   // so the limit between two reports is enforced here

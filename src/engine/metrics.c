@@ -90,13 +90,14 @@ static void sampleContact(const csModel* m, csData* d, const csMetricsContact* c
 
   // normal force: what the element's apply left in its report values at this dynamics stage,
   // or else the contact report's force on the touching body along the plane normal
-  if (c->fn_extra >= 0) {
-    cs_realizeDynamics(m, d);
-    s->fn = d->force_extra[f->repadr + c->fn_extra];
-  } else {
-    csContactReport r;
+  csContactReport r;
+  int reported = c->fn_extra < 0;
+  if (reported) {
     cs_contactReport(m, d, c->force, &r);
     s->fn = csu_dot(r.force.v, n_G);
+  } else {
+    cs_realizeDynamics(m, d);
+    s->fn = d->force_extra[f->repadr + c->fn_extra];
   }
 
   // height of the station (or sphere centre) in the plane frame
@@ -117,8 +118,9 @@ static void sampleContact(const csModel* m, csData* d, const csMetricsContact* c
   // delta / 2), else its lowest point
   csVec3 point_G = station_G;
   if (c->sphere && s->penetration > 0) {
-    csContactReport r;
-    cs_contactReport(m, d, c->force, &r);
+    if (!reported) {
+      cs_contactReport(m, d, c->force, &r);
+    }
     point_G = r.point;
   } else if (c->sphere) {
     point_G = csu_addScaled(station_G, -c->radius, n_G);
