@@ -348,22 +348,8 @@ static void csvNumber(FILE* f, double x) {
 }
 
 
-// a JSON string literal
-static void jsonText(FILE* f, const char* s) {
-  fputc('"', f);
-  for (const unsigned char* p = (const unsigned char*)s; *p; p++) {
-    if (*p == '"' || *p == '\\') {
-      fprintf(f, "\\%c", *p);
-    } else if (*p == '\n') {
-      fputs("\\n", f);
-    } else if (*p < 0x20) {
-      fprintf(f, "\\u%04x", *p);
-    } else {
-      fputc(*p, f);
-    }
-  }
-  fputc('"', f);
-}
+// a JSON string literal (csu_jsonString: a byte that is not UTF-8 as U+FFFD)
+static void jsonText(FILE* f, const char* s) { csu_jsonString(f, s, 0); }
 
 
 static void jsonNumber(FILE* f, double x) {

@@ -226,17 +226,18 @@ int cs_saveState(const csModel* m, const csData* d, const char* path, csError* e
     return CS_ERR_INPUT;
   }
   // A state that is not finite (left by an advance that failed: the solver's last attempt) is
-  // no state to continue from, and would be refused when loaded: refused here instead
-  const double* parts[5] = {d->q, d->u, d->z, d->disc, d->autoval};
-  const int sizes[5] = {m->nq, m->nu, m->nz, m->ndisc, m->nauto};
-  static const char* const names[5] = {"q", "u", "z", "discrete", "auto"};
+  // no state to continue from, and would be refused when loaded: refused here instead. A
+  // discrete variable may be infinite (a stop without a bound); none may be NaN.
+  const double* parts[5] = {d->q, d->u, d->z, d->autoval, d->disc};
+  const int sizes[5] = {m->nq, m->nu, m->nz, m->nauto, m->ndisc};
+  static const char* const names[5] = {"q", "u", "z", "auto", "discrete"};
   for (int k = 0; k < 5; k++) {
     for (int i = 0; i < sizes[k]; i++) {
-      // a discrete variable may be infinite (a stop without a bound); none may be NaN
-      if (isnan(parts[k][i]) || (k != 3 && !isfinite(parts[k][i])) || !isfinite(d->t)) {
+      double v = parts[k][i];
+      if (parts[k] == d->disc ? isnan(v) : !isfinite(v)) {
         cs_setError(err, CS_ERR_INPUT, path, "the state is not finite (%s[%d] = %g at t = %g s): "
                     "a failed advance leaves the solver's last attempt; reset the simulation or "
-                    "load a checkpoint first", names[k], i, parts[k][i], d->t);
+                    "load a checkpoint first", names[k], i, v, d->t);
         return CS_ERR_INPUT;
       }
     }
