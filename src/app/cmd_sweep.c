@@ -151,10 +151,12 @@ static char* slurp(const char* path) {
 static void writeRowStart(FILE* f, const Sweep* sw, long i);
 
 
-// a record's second line: the hashes of the study and of the scene text its run was made from
-static void recordIdentity(FILE* f, uint64_t studyHash, uint64_t sceneHash) {
-  fprintf(f, "study fnv1a64:%016" PRIx64 " scene fnv1a64:%016" PRIx64 "\n", studyHash,
-          sceneHash);
+// a record's second line, into buf: the hashes of the study and of the scene text its run was
+// made from
+#define RECORD_IDENTITY_SIZE 64
+static void recordIdentity(char* buf, uint64_t studyHash, uint64_t sceneHash) {
+  snprintf(buf, RECORD_IDENTITY_SIZE, "study fnv1a64:%016" PRIx64 " scene fnv1a64:%016" PRIx64 "\n",
+           studyHash, sceneHash);
 }
 
 // What run i's record holds: RECORD_NONE when there is no record, or none that is whole and of
@@ -199,16 +201,11 @@ static RecordState readRecord(const Sweep* sw, long i, char** text, char** row, 
                       : strncmp(t, "failed\n", 7) == 0 ? RECORD_FAILED
                                                        : RECORD_NONE;
   // the identity line: this study's bytes, and the scene's bytes as the study began
-  char identity[96];
-  FILE* id = fmemopen(identity, sizeof(identity), "w");
-  if (id) {
-    recordIdentity(id, sw->study->hash, sw->scene_hash);
-    fputc('\0', id);
-    fclose(id);
-  }
+  char identity[RECORD_IDENTITY_SIZE];
+  recordIdentity(identity, sw->study->hash, sw->scene_hash);
   char* r = strchr(t, '\n');
   r = r ? r + 1 : NULL;
-  if (!id || !r) {
+  if (!r) {
     state = RECORD_NONE;
   } else if (strncmp(r, "study ", 6) == 0) {
     // a record names its study and scene (records written before records did are judged by
@@ -439,8 +436,8 @@ static void joinNotes(const csMetrics* mt, char* buf, size_t size) {
 // run's row of results.csv on the second line, and its entry of results.json after that.
 // r may have no model or data (a scene that did not load with the run's overrides, a worker
 // that died): its statistics are then empty. Returns 0 or -1.
-static int writeRecord(const Sweep* sw, long i, const csCliRun* r, uint64_t sceneHash,
-                       double runCpu, double wall, const char* host) {
+static int writeRecordFile(const Sweep* sw, long i, const csCliRun* r, uint64_t sceneHash,
+                           double runCpu, double wall, const char* host) {
   char path[SWEEP_PATH];
   recordPath(sw, i, path, sizeof(path));
   AtomicFile a;
@@ -451,7 +448,9 @@ static int writeRecord(const Sweep* sw, long i, const csCliRun* r, uint64_t scen
   int ok = r->status == CS_OK;
   fprintf(f, "%s\n", ok ? "ok" : "failed");
   // what the run was made of: the study's bytes and the scene's bytes it read (readRecord)
-  recordIdentity(f, sw->study->hash, sceneHash);
+  char identity[RECORD_IDENTITY_SIZE];
+  recordIdentity(identity, sw->study->hash, sceneHash);
+  fputs(identity, f);
   // the CSV row: identity and parameters, outcome and cost
   writeRowStart(f, sw, i);
   const csStats* s = r->d ? &r->d->stat : NULL;
@@ -523,6 +522,19 @@ static int writeRecord(const Sweep* sw, long i, const csCliRun* r, uint64_t scen
 }
 
 
+// run i's record (writeRecordFile); a record that cannot be written is said here, with the
+// system's reason (the run is then missing, not failed). 0, or -1
+static int writeRecord(const Sweep* sw, long i, const csCliRun* r, uint64_t sceneHash,
+                       double runCpu, double wall, const char* host) {
+  if (writeRecordFile(sw, i, r, sceneHash, runCpu, wall, host) != 0) {
+    fprintf(stderr, "contactsim: error: cannot write the record of run %ld in %s/runs: %s\n", i,
+            cs_cliSafe(sw->dir), strerror(errno ? errno : EIO));
+    return -1;
+  }
+  return 0;
+}
+
+
 // ---------------------------------------------------------------------------------------------
 // one run, in a worker process
 
@@ -574,10 +586,7 @@ static int runOne(const Sweep* sw, long i, const char* host) {
   }
   int status = r.status == CS_OK ? 0 : 1;
   if (writeRecord(sw, i, &r, sceneHash, cpuNow() - cpu0, wallNow() - wall0, host) != 0) {
-    // said here, where the reason is known; the parent counts the run as missing
-    fprintf(stderr, "contactsim: error: cannot write the record of run %ld in %s/runs: %s\n", i,
-            cs_cliSafe(sw->dir), strerror(errno ? errno : EIO));
-    status = 3;
+    status = 3;  // the parent counts the run as missing
   }
   cs_cliFreeRun(&r);
   return status;
@@ -1015,12 +1024,7 @@ static long runPool(const Sweep* sw, const long* todo, long ntodo, int jobs, con
                    "the run's worker process exited with status %d",
                    WIFEXITED(status) ? WEXITSTATUS(status) : -1);
         }
-        code = 1;
-        if (writeRecord(sw, i, &r, sw->scene_hash, NAN, NAN, host) != 0) {
-          fprintf(stderr, "contactsim: error: cannot write the record of run %ld in %s/runs: %s\n",
-                  i, cs_cliSafe(sw->dir), strerror(errno ? errno : EIO));
-          code = 3;
-        }
+        code = writeRecord(sw, i, &r, sw->scene_hash, NAN, NAN, host) != 0 ? 3 : 1;
       } else {
         w[k].run = -1;
       }

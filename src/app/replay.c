@@ -6,9 +6,10 @@
 // and `compare --replay` take the same path, so the page always shows what the CSV holds. The
 // numbers are rounded to 6 significant digits (positions to 7, what a float32 on the page holds;
 // the time to 10) and values below 1e-9 in magnitude are written as 0, which keeps a typical
-// replay small enough to mail. Nothing here computes physics: the page draws the CSV's poses, forces and centres of
-// pressure; the only derived value is whether a linear stop is engaged (its coordinate beyond a
-// bound, as the stop itself decides), because the CSV has no column for it.
+// replay small enough to mail. Nothing here computes physics: the page draws the CSV's poses,
+// forces and centres of pressure; the only derived value is whether a linear stop is engaged
+// (its coordinate beyond a bound, as the stop itself decides), because the CSV has no column for
+// it.
 #include "app/replay.h"
 #include "io/replace_file.h"
 #include "io/study_load.h"
