@@ -375,17 +375,11 @@ static int writeTable(FILE* f, const char* scene, const char* path, const csCliR
 #define CONVERGENCE_PERTURBATION 1e-9  // m/s or rad/s, added to every generalized speed
 #define SENSITIVE_FRACTION 0.1          // perturbed distance / tighter distance for "sensitive"
 
-// values per report in a track: the time, then per body but ground its origin and its centre
-// of mass (a pendulum's origin sits on its pin and never moves: the origins alone called any
-// run of it converged)
-static size_t trackWidth(const csModel* m) { return cs_cliTrackWidth(m); }
-
-
 // a track for every report r's options produce (the start, one per interval, the end); 0 or -1
 static int allocTrack(csCliRun* r) {
   // a count too large for memory is refused before it can overflow the size computation
   double reports = cs_reportCount(0, r->opt.duration, r->opt.report_interval);
-  size_t rowBytes = trackWidth(r->m) * sizeof(double);
+  size_t rowBytes = cs_cliTrackWidth(r->m) * sizeof(double);
   if (!(reports < 1e12) || (size_t)reports > SIZE_MAX / rowBytes) {
     return -1;
   }
@@ -401,7 +395,7 @@ static int allocTrack(csCliRun* r) {
 // time it exceeds CS_CLI_CONVERGENCE_DISTANCE (NAN if never)
 static void compareTracks(const csCliRun* a, const csCliRun* b, double* largest, double* last,
                           double* horizon) {
-  size_t w = trackWidth(a->m);
+  size_t w = cs_cliTrackWidth(a->m);
   long rows = a->track_used < b->track_used ? a->track_used : b->track_used;
   *largest = *last = 0;
   *horizon = NAN;

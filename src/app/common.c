@@ -198,22 +198,13 @@ int cs_cliParseCount(const char* text, const char* name, long* out) {
 // than printed empty, so a message without a location still reads as a plain sentence; the
 // line is made safe as a whole (file names and names in messages are free text)
 void cs_cliPrintError(const csError* err) {
-  // the file name is the caller's text: made safe whole (a backslash in it shown as \\, as
-  // everywhere else), then the rest of the line without it
-  csError rest = *err;
-  rest.file[0] = '\0';
+  // the file name is the caller's text: made safe first (a backslash in it shown as \\, as
+  // everywhere else), so that the backslashes below are all escapes
+  csError safe = *err;
+  snprintf(safe.file, sizeof(safe.file), "%s", cs_cliSafe(err->file));
   char line[CS_MAX_ERROR_LINE];
-  cs_cliFormatError(&rest, line, sizeof(line));
+  cs_cliFormatError(&safe, line, sizeof(line));
   fprintf(stderr, "contactsim: error: ");
-  if (err->file[0]) {
-    fprintf(stderr, "%s", cs_cliSafe(err->file));
-    if (err->line > 0 && err->column > 0) {
-      fprintf(stderr, ":%d:%d", err->line, err->column);
-    } else if (err->line > 0) {
-      fprintf(stderr, ":%d", err->line);
-    }
-    fprintf(stderr, ": ");
-  }
   // the loader already writes a scene's names and keys as \xNN where it builds its messages:
   // the backslashes are kept as they are (escaping them again would print \\xNN), and
   // everything between them is made safe as before

@@ -29,7 +29,8 @@ void cs_cliUsage(FILE* f);
 const char* cs_cliSceneName(const char* path);
 
 // Values per report in a run's track (the convergence check): the time, then per body but
-// ground its origin and its centre of mass in Ground.
+// ground its origin and its centre of mass in Ground (a pendulum's origin sits on its pin and
+// never moves: the origins alone called any run of it converged).
 size_t cs_cliTrackWidth(const csModel* m);
 
 // Print err to stderr as "contactsim: error: FILE:LINE:COL: PATH: MESSAGE".
