@@ -525,7 +525,7 @@ static csStatus readRows(const char* text, const Columns* c, const csReplayRun* 
       if (*q != ',' && *q != '\n' && *q != '\r' && *q) {
         v = strtod(q, &stop);
         const char* after = stop;
-        while (after && (*after == ' ' || *after == '\t')) {
+        while (*after == ' ' || *after == '\t') {
           after++;
         }
         if (stop == q || (*after != ',' && *after != '\n' && *after != '\r' && *after)) {

@@ -9,8 +9,6 @@
 // from another scene fail to load with a clear message instead of being poured into the wrong
 // variables. The file is written under a temporary name and renamed, so that a run interrupted
 // while saving never leaves half a checkpoint behind.
-// realpath and PATH_MAX are XSI (the build asks only for POSIX 2008)
-#define _XOPEN_SOURCE 700
 #include "engine/error.h"
 
 #include "contactsim/contactsim.h"
@@ -19,7 +17,6 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -248,13 +245,9 @@ int cs_saveState(const csModel* m, const csData* d, const char* path, csError* e
   // would turn it into a regular file for every program on the machine); a regular file under
   // a temporary name, synced, then renamed over the old checkpoint, so that a crash leaves the
   // old one or the new one (replace_file.h).
-  char target[PATH_MAX];
-  const char* file = path;
+  // (stat follows a link to the file it names, which is what is checked here)
   struct stat st;
-  if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && realpath(path, target)) {
-    file = target;
-  }
-  int exists = stat(file, &st) == 0;
+  int exists = stat(path, &st) == 0;
   if (exists && S_ISDIR(st.st_mode)) {
     return ioError(err, path, "cannot write the checkpoint %s: it is a directory", path);
   }
