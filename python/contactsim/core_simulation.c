@@ -114,10 +114,16 @@ static PyObject* stateView(csPySimulation* self, double* data, int n, int writab
 // construction
 
 static int simInit(csPySimulation* self, PyObject* args, PyObject* kw) {
+  if (self->s) {
+    PyErr_SetString(PyExc_RuntimeError, "Simulation.__init__ was already called");
+    return -1;
+  }
+  // the model by position, or as model=; the other keywords are options (without model=, a
+  // copy of them: the one reference this function owns)
   PyObject* model = NULL;
-  // the model by position, or as model=; the other keywords are options
   PyObject* given = kw ? PyDict_GetItemString(kw, "model") : NULL;
   PyObject* options = kw;
+  PyObject* copy = NULL;
   if (given && PyTuple_GET_SIZE(args) == 0) {
     if (!PyObject_TypeCheck(given, &csPy_ModelType)) {
       PyErr_Format(PyExc_TypeError, "Simulation() argument 'model' must be contactsim.Model, "
@@ -125,28 +131,20 @@ static int simInit(csPySimulation* self, PyObject* args, PyObject* kw) {
       return -1;
     }
     model = given;
-    options = PyDict_Copy(kw);
-    if (!options || PyDict_DelItemString(options, "model") != 0) {
-      Py_XDECREF(options);
+    copy = PyDict_Copy(kw);
+    if (!copy || PyDict_DelItemString(copy, "model") != 0) {
+      Py_XDECREF(copy);
       return -1;
     }
+    options = copy;
   } else if (!PyArg_ParseTuple(args, "O!:Simulation", &csPy_ModelType, &model)) {
-    return -1;
-  }
-  if (self->s) {
-    PyErr_SetString(PyExc_RuntimeError, "Simulation.__init__ was already called");
-    if (options != kw) {
-      Py_DECREF(options);
-    }
     return -1;
   }
   const csModel* m = ((csPyModel*)model)->m;
   csSimOptions base = cs_modelOptions(m);
   csSimOptions opt;
   int bad = csPy_readOptions(options, &base, &opt);
-  if (options != kw) {
-    Py_DECREF(options);
-  }
+  Py_XDECREF(copy);
   if (bad) {
     return -1;
   }
