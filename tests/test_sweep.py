@@ -53,6 +53,16 @@ def table(d):
         return list(csv.DictReader(f))
 
 
+def finished_sweep(study=None):
+    """A study (small_study() unless given) swept to the end in a directory of its own: the
+    directory, the study file and the sweep's --out."""
+    d = tempfile.mkdtemp()
+    path = write_study(study or small_study(), d)
+    out = os.path.join(d, "out")
+    check(run("sweep", path, "--out", out, "-q")[0] == 0, "sweep")
+    return d, path, out
+
+
 def without_times(rows):
     return [{k: v for k, v in r.items() if k not in TIME_COLUMNS} for r in rows]
 
@@ -429,10 +439,7 @@ def resume_runs_only_what_is_missing():
 
 @case
 def a_changed_study_is_refused():
-    d = tempfile.mkdtemp()
-    study = write_study(small_study(), d)
-    out = os.path.join(d, "out")
-    check(run("sweep", study, "--out", out, "-q")[0] == 0, "first sweep")
+    d, study, out = finished_sweep()
     s = small_study()
     s["parameters"][0]["values"] = [0.5, 0.8]
     write_study(s, d)
@@ -533,12 +540,9 @@ def slurm_dry_run_writes_the_batch_script():
 
 @case
 def trajectories_on_request():
-    d = tempfile.mkdtemp()
     s = small_study()
     s["parameters"] = s["parameters"][:1]
-    study = write_study(s, d)
-    out = os.path.join(d, "out")
-    check(run("sweep", study, "--out", out, "-q")[0] == 0, "sweep")
+    d, study, out = finished_sweep(s)
     check(not os.path.exists(os.path.join(out, "trajectories")), "trajectories unasked")
     out = os.path.join(d, "out2")
     check(run("sweep", study, "--out", out, "--trajectories", "-q")[0] == 0, "sweep")
@@ -681,10 +685,7 @@ def gather_takes_no_running_options():
 
 @case
 def damaged_records_count_as_missing_and_run_again():
-    d = tempfile.mkdtemp()
-    study = write_study(small_study(), d)
-    out = os.path.join(d, "out")
-    check(run("sweep", study, "--out", out, "-q")[0] == 0, "sweep")
+    d, study, out = finished_sweep()
     runs = os.path.join(out, "runs")
     good = {f: open(os.path.join(runs, f)).read() for f in sorted(os.listdir(runs))}
     # an empty file (a node that lost power), one cut in its JSON entry, one without its entry
@@ -766,10 +767,7 @@ def an_object_set_and_a_member_varied():
 
 @case
 def gather_that_cannot_write_counts_nothing():
-    d = tempfile.mkdtemp()
-    study = write_study(small_study(), d)
-    out = os.path.join(d, "out")
-    check(run("sweep", study, "--out", out, "-q")[0] == 0, "sweep")
+    d, study, out = finished_sweep()
     os.remove(os.path.join(out, "results.csv"))
     os.mkdir(os.path.join(out, "results.csv"))   # a directory where the table goes
     code, _, err = run("sweep", "--gather", out)
