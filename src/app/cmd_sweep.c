@@ -1638,6 +1638,113 @@ static void sbatchQuote(FILE* f, const char* s) {
 }
 
 
+// Run a Slurm command (args[0] found on PATH) and keep the first outSize - 1 bytes of its
+// standard output in out (its standard error too when withErr; otherwise that goes to ours);
+// the rest is read and dropped, so the command never blocks on a full pipe. Returns its exit
+// status, 127 when it could not be run, -1 when it did not exit.
+static int runSlurmCommand(char* const args[], int withErr, char* out, size_t outSize) {
+  int pipefd[2];
+  out[0] = '\0';
+  if (pipe(pipefd) != 0) {
+    return -1;
+  }
+  fflush(stdout);
+  fflush(stderr);
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(pipefd[1], STDOUT_FILENO);
+    if (withErr) {
+      dup2(pipefd[1], STDERR_FILENO);
+    }
+    close(pipefd[0]);
+    close(pipefd[1]);
+    execvp(args[0], args);
+    fprintf(stderr, "contactsim: error: cannot run %s: %s\n", args[0], strerror(errno));
+    _exit(127);
+  }
+  close(pipefd[1]);
+  size_t got = 0;
+  char drop[4096];
+  ssize_t r;
+  for (;;) {
+    int keep = got < outSize - 1;
+    r = keep ? read(pipefd[0], out + got, outSize - 1 - got) : read(pipefd[0], drop, sizeof(drop));
+    if (r > 0) {
+      got += keep ? (size_t)r : 0;
+    } else if (r == 0 || errno != EINTR) {
+      break;
+    }
+  }
+  out[got] = '\0';
+  close(pipefd[0]);
+  int status = 0;
+  while (pid > 0 && waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) {
+      return -1;
+    }
+  }
+  return pid > 0 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+
+// Before a second submission: the job the last --slurm submitted (DIR/slurm/job_id) must have
+// left the queue, or its tasks and the new ones would run the same runs side by side. The
+// directory's lock keeps out a submission while a task runs, but not while tasks wait in the
+// queue. Returns an exit code (CS_EXIT_OK: nothing of it is queued or running).
+static int checkEarlierJob(const Sweep* sw) {
+  char idPath[SWEEP_PATH + 16], job[64] = "";
+  snprintf(idPath, sizeof(idPath), "%s/slurm/job_id", sw->dir);
+  FILE* f = fopen(idPath, "r");
+  if (!f) {
+    return CS_EXIT_OK;  // never submitted from here
+  }
+  int got = fgets(job, sizeof(job), f) != NULL;
+  fclose(f);
+  job[strcspn(job, ";\r\n")] = '\0';  // sbatch --parsable: "ID" or "ID;CLUSTER"
+  if (!got || !job[0] || strspn(job, "0123456789") != strlen(job)) {
+    return CS_EXIT_OK;  // not a job id: nothing to ask about
+  }
+  // one line per queued or running entry (a pending array's tasks may share one), its state
+  char* args[] = {"squeue", "--noheader", "--jobs", job, "--format=%T", NULL};
+  char out[4096];
+  int status = runSlurmCommand(args, 1, out, sizeof(out));
+  if (status == 0) {
+    // anything but tasks already finishing (COMPLETING) can still run a run
+    for (char* line = strtok(out, "\n"); line; line = strtok(NULL, "\n")) {
+      line[strcspn(line, " \t\r")] = '\0';
+      if (line[0] && strcmp(line, "COMPLETING") != 0) {
+        fprintf(stderr,
+                "contactsim: error: job %s, submitted earlier for %s, is still in Slurm's "
+                "queue (%s); its tasks would run the same runs again beside the new ones. "
+                "Wait for it to end, or cancel it (scancel %s), then submit again\n",
+                job, cs_cliSafe(sw->dir), line, job);
+        return CS_EXIT_FAILURE;
+      }
+    }
+    return CS_EXIT_OK;
+  }
+  // a job that ended long enough ago is forgotten by the controller
+  if (status == 1 && strstr(out, "Invalid job id")) {
+    return CS_EXIT_OK;
+  }
+  // its last line says most (squeue's "fatal: ..." after the lines leading to it)
+  size_t end = strlen(out);
+  while (end > 0 && (out[end - 1] == '\n' || out[end - 1] == '\r')) {
+    out[--end] = '\0';
+  }
+  char* last = strrchr(out, '\n');
+  last = last ? last + 1 : out;
+  fprintf(stderr,
+          "contactsim: error: cannot ask Slurm whether job %s, submitted earlier for %s, is "
+          "still queued (squeue %s%s%s); if it has ended, remove %s and submit again\n",
+          job, cs_cliSafe(sw->dir),
+          status == 127 ? "not found" : status < 0 ? "did not exit" : "failed",
+          last[0] && status != 127 ? ": " : "", status != 127 ? cs_cliSafe(last) : "",
+          cs_cliSafe(idPath));
+  return CS_EXIT_FAILURE;
+}
+
+
 // Write DIR/slurm/sweep.sbatch and submit the array of bundles that still have missing runs
 // (all of them for a new sweep). Returns an exit code.
 static int submitSlurm(const Sweep* sw, long perTask, char** slurmOpts, int nslurmOpt, int dryRun) {
@@ -1778,54 +1885,27 @@ static int submitSlurm(const Sweep* sw, long perTask, char** slurmOpts, int nslu
   fputc('\n', stderr);
   int code = CS_EXIT_OK;
   if (!dryRun) {
-    // run sbatch and read the job id it prints
-    int pipefd[2];
-    if (pipe(pipefd) != 0) {
+    // run sbatch and read the job id it prints (its errors go to the user as they are)
+    char out[256];
+    int status = runSlurmCommand(args, 0, out, sizeof(out));
+    if (status != 0) {
+      fprintf(stderr, "contactsim: error: sbatch failed%s\n",
+              status == 127 ? " (is Slurm installed?)" : "");
       code = CS_EXIT_FAILURE;
     } else {
-      fflush(stdout);
-      fflush(stderr);
-      pid_t pid = fork();
-      if (pid == 0) {
-        dup2(pipefd[1], STDOUT_FILENO);
-        close(pipefd[0]);
-        close(pipefd[1]);
-        execvp("sbatch", args);
-        fprintf(stderr, "contactsim: error: cannot run sbatch: %s\n", strerror(errno));
-        _exit(127);
-      }
-      close(pipefd[1]);
-      char out[256] = "";
-      size_t got = 0;
-      ssize_t r;
-      while (got < sizeof(out) - 1 && (r = read(pipefd[0], out + got, sizeof(out) - 1 - got)) > 0) {
-        got += (size_t)r;
-      }
-      out[got] = '\0';
-      close(pipefd[0]);
-      int status = 0;
-      if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
-          WEXITSTATUS(status) != 0) {
-        fprintf(stderr, "contactsim: error: sbatch failed%s\n",
-                pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 127
-                    ? " (is Slurm installed?)"
-                    : "");
-        code = CS_EXIT_FAILURE;
-      } else {
-        out[strcspn(out, ";\n")] = '\0';
-        printf("%s\n", out);
-        fprintf(stderr,
-                "contactsim: sweep: submitted job %s; when it ends, results.csv is in "
-                "%s (or run: contactsim sweep --gather %s)\n",
-                out, sw->dir, sw->dir);
-        // the job id, for scripts
-        char idPath[SWEEP_PATH + 16];
-        snprintf(idPath, sizeof(idPath), "%s/job_id", slurmDir);
-        FILE* idf = fopen(idPath, "w");
-        if (idf) {
-          fprintf(idf, "%s\n", out);
-          fclose(idf);
-        }
+      out[strcspn(out, ";\n")] = '\0';
+      printf("%s\n", out);
+      fprintf(stderr,
+              "contactsim: sweep: submitted job %s; when it ends, results.csv is in "
+              "%s (or run: contactsim sweep --gather %s)\n",
+              out, sw->dir, sw->dir);
+      // the job id, for scripts and for the next submission's check (checkEarlierJob)
+      char idPath[SWEEP_PATH + 16];
+      snprintf(idPath, sizeof(idPath), "%s/job_id", slurmDir);
+      FILE* idf = fopen(idPath, "w");
+      if (idf) {
+        fprintf(idf, "%s\n", out);
+        fclose(idf);
       }
     }
   } else {
@@ -2061,6 +2141,9 @@ int cs_cliSweep(int argc, char** argv) {
   }
   int code = setUp(&sw, studyPath);
   sw.lock = gather ? 0 : rangeA >= 0 ? LOCK_SH : LOCK_EX;
+  if (code == 0 && slurm && !dryRun) {
+    code = checkEarlierJob(&sw);
+  }
   if (code == 0) {
     code = openDirectory(&sw, fresh && !gather);
   }

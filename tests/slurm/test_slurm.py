@@ -280,6 +280,39 @@ try:
             summary = json.load(f)["summary"]
         check(summary["executed"] == 3 and summary["reused"] == 2, f"{summary}")
 
+    @case
+    def a_second_submission_waits_for_the_first():
+        # a job held in the queue: none of its tasks runs, so nothing locks the directory
+        held = os.path.join(work, "held")
+        q = subprocess.run([EXE, "sweep", study, "--out", held, "--slurm", "--runs-per-task",
+                            "12", "--slurm-opt=--hold"], env=cluster.env, capture_output=True,
+                           text=True, timeout=60)
+        check(q.returncode == 0, f"submission: {q.stderr}")
+        job = q.stdout.strip()
+        again = [EXE, "sweep", study, "--out", held, "--slurm", "--runs-per-task", "12"]
+        r = subprocess.run(again, env=cluster.env, capture_output=True, text=True, timeout=60)
+        check(r.returncode == 1 and f"job {job}, submitted earlier" in r.stderr
+              and "(PENDING)" in r.stderr and f"scancel {job}" in r.stderr, r.stderr)
+        queued = subprocess.run(["squeue", "-h", "-o", "%i"], env=cluster.env,
+                                capture_output=True, text=True, timeout=10).stdout.split()
+        check(queued and all(j.startswith(job + "_") for j in queued),
+              f"only job {job} should be queued: {queued}")
+        # Slurm that cannot be asked (its configuration unreadable): refused with the reason,
+        # not submitted blindly
+        bad = os.path.join(work, "empty.conf")
+        open(bad, "w").close()
+        env = dict(cluster.env, SLURM_CONF=bad)
+        r = subprocess.run(again, env=env, capture_output=True, text=True, timeout=60)
+        check(r.returncode == 1 and f"cannot ask Slurm whether job {job}" in r.stderr
+              and "configuration file" in r.stderr and "slurm/job_id" in r.stderr, r.stderr)
+        # cancelled, it has left the queue: the next submission runs every run
+        subprocess.run(["scancel", job], env=cluster.env, capture_output=True, timeout=10)
+        cluster.wait(job, 30)
+        r = subprocess.run(again, env=cluster.env, capture_output=True, text=True, timeout=60)
+        check(r.returncode == 0 and "--array=0-1 " in r.stderr, r.stderr)
+        cluster.wait(r.stdout.strip(), DEADLINE - (time.time() - T0))
+        check(table(held) == table(local), "the table after the cancelled job differs")
+
     shutil.rmtree(work, ignore_errors=True)
 finally:
     cluster.stop()
