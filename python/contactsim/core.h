@@ -31,6 +31,7 @@ typedef struct csPyModel {
 
 extern PyTypeObject csPy_ModelType;
 extern PyTypeObject csPy_SimulationType;
+extern PyTypeObject csPy_StateOwnerType;
 
 // Raise the Python exception for err: SceneError for bad input and unreadable files (with
 // file, path, line, column and message), SimulationError for a solver failure (with the time;

@@ -373,7 +373,8 @@ PyMODINIT_FUNC PyInit__core(void) {
   if (!csPy_SceneError || !csPy_SimulationError) {
     return NULL;
   }
-  if (PyType_Ready(&csPy_ModelType) < 0 || PyType_Ready(&csPy_SimulationType) < 0) {
+  if (PyType_Ready(&csPy_ModelType) < 0 || PyType_Ready(&csPy_SimulationType) < 0 ||
+      PyType_Ready(&csPy_StateOwnerType) < 0) {
     return NULL;
   }
   PyObject* mod = PyModule_Create(&moduledef);

@@ -17,10 +17,39 @@
 #include <math.h>
 #include <string.h>
 
+// The library's simulation and the model it reads, owned by this small object rather than by
+// the Simulation: the numpy views of the state (sim.q, sim.u, ...) keep the owner alive, not the
+// Simulation. A view kept on the Simulation itself (sim.saved = sim.q) then makes no reference
+// cycle (numpy's arrays take no part in garbage collection, so such a cycle was never freed),
+// and a view that outlives its Simulation still reads valid memory.
+typedef struct csPyStateOwner {
+  PyObject ob_base;
+  csSimulation* s;  // owned
+  PyObject* model;  // the csPyModel simulated (kept alive: s reads it)
+} csPyStateOwner;
+
+
+static void ownerDealloc(csPyStateOwner* self) {
+  cs_deleteSimulation(self->s);
+  Py_XDECREF(self->model);
+  Py_TYPE(self)->tp_free((PyObject*)self);
+}
+
+
+PyTypeObject csPy_StateOwnerType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "contactsim._core._StateOwner",
+    .tp_basicsize = sizeof(csPyStateOwner),
+    .tp_dealloc = (destructor)ownerDealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "the memory behind a Simulation's state views",
+};
+
+
 typedef struct csPySimulation {
   PyObject ob_base;  // the object header (what PyObject_HEAD declares)
-  csSimulation* s;   // owned
-  PyObject* model;   // the csPyModel simulated (kept alive: s reads it)
+  csSimulation* s;   // the owner's
+  PyObject* owner;   // the csPyStateOwner holding s and the model
+  PyObject* model;   // the csPyModel simulated
   double* shadow;    // (nq + nu) q then u as the library last left them
   double* scratch;   // (nq + nu) the edited arrays handed to cs_simSetState
   int nq, nu;        // lengths of q and u
@@ -91,7 +120,8 @@ static int ready(csPySimulation* self) {
 }
 
 
-// a 1-D view of n doubles of the simulation's data, writable or not; the view keeps self alive
+// a 1-D view of n doubles of the simulation's data, writable or not; the view keeps the data's
+// owner alive
 static PyObject* stateView(csPySimulation* self, double* data, int n, int writable) {
   npy_intp dims[1] = {n};
   PyObject* a = PyArray_SimpleNewFromData(1, dims, NPY_DOUBLE, data);
@@ -101,8 +131,8 @@ static PyObject* stateView(csPySimulation* self, double* data, int n, int writab
   if (!writable) {
     PyArray_CLEARFLAGS((PyArrayObject*)a, NPY_ARRAY_WRITEABLE);
   }
-  Py_INCREF(self);
-  if (PyArray_SetBaseObject((PyArrayObject*)a, (PyObject*)self) < 0) {
+  Py_INCREF(self->owner);
+  if (PyArray_SetBaseObject((PyArrayObject*)a, self->owner) < 0) {
     Py_DECREF(a);
     return NULL;
   }
@@ -148,15 +178,27 @@ static int simInit(csPySimulation* self, PyObject* args, PyObject* kw) {
   if (bad) {
     return -1;
   }
+  csPyStateOwner* owner = PyObject_New(csPyStateOwner, &csPy_StateOwnerType);
+  if (!owner) {
+    return -1;
+  }
+  owner->s = NULL;
+  owner->model = NULL;
   csError err = {0};
-  self->s = cs_newSimulation(m, &opt, &err);
-  if (!self->s) {
+  csSimulation* sim = cs_newSimulation(m, &opt, &err);
+  if (!sim) {
+    Py_DECREF(owner);
     if (!err.file[0]) {
       snprintf(err.file, sizeof(err.file), "%s", cs_modelFile(m));
     }
     csPy_raise(&err, NULL);
     return -1;
   }
+  Py_INCREF(model);
+  owner->s = sim;
+  owner->model = model;
+  self->owner = (PyObject*)owner;
+  self->s = sim;
   self->nq = cs_modelCount(m, CS_COUNT_Q);
   self->nu = cs_modelCount(m, CS_COUNT_U);
   self->shadow = PyMem_Calloc((size_t)(self->nq + self->nu) + 1, sizeof(double));
@@ -173,7 +215,7 @@ static int simInit(csPySimulation* self, PyObject* args, PyObject* kw) {
 
 
 static void simDealloc(csPySimulation* self) {
-  cs_deleteSimulation(self->s);
+  Py_XDECREF(self->owner);  // the simulation itself goes with the last view of its state
   PyMem_Free(self->shadow);
   PyMem_Free(self->scratch);
   Py_XDECREF(self->model);

@@ -1,11 +1,13 @@
 """Stepping a Simulation from Python: steps and exact advances, the state as numpy views that
 can be edited, contact reports against statics, discrete variables, checkpoints, threads."""
+import gc
 import math
 import os
 import pickle
 import signal
 import threading
 import time
+import weakref
 
 import numpy as np
 import pytest
@@ -41,6 +43,27 @@ def test_state_views_follow_the_simulation():
     # energy at any time: the swing started at rest at 0.01 rad
     assert sim.e_total == pytest.approx(-G * math.cos(0.01), rel=1e-9)
     assert not sim.z.flags.writeable
+
+
+def test_a_view_kept_on_the_simulation_does_not_keep_it_alive():
+    # numpy's arrays take no part in garbage collection: a view whose base was the Simulation,
+    # kept on that Simulation, made a cycle nothing freed (not even gc.collect())
+    model = contactsim.loads(pendulum(0.1))
+    sim = contactsim.Simulation(model)
+    sim.saved = sim.q
+    sim.also = [sim.u, sim.z]
+    gone = weakref.ref(sim)
+    del sim
+    assert gone() is None  # by reference counting alone: there is no cycle
+    # a view that outlives its Simulation still reads the state it last had
+    sim = contactsim.Simulation(model)
+    q = sim.q
+    sim.advance_to(0.2)
+    last = float(q[0])
+    del sim
+    gc.collect()
+    assert q[0] == last and q[0] != 0.1
+    q[0] = 1.0  # writes into memory still owned, reaching no simulation
 
 
 def test_editing_the_state_takes_effect():
