@@ -390,6 +390,45 @@ static void test_bad_csv(void** state) {
   assert_non_null(strstr(err.message, "line 2, column"));
   assert_non_null(strstr(err.message, "junk' is not a number"));
 
+  // the first row's last field a blank: a missing value, as an empty field is (the number
+  // reader skipped the line break after it and took the next row's time as a field too many)
+  const char* lastComma2 = end2;
+  while (lastComma2[-1] != ',') {
+    lastComma2--;
+  }
+  char* blankLast = malloc(strlen(text) + 8);
+  sprintf(blankLast, "%.*s %s", (int)(lastComma2 - text), text, end2);
+  writeText(bad, blankLast);
+  assert_int_equal(cs_replayWrite(page, tpl, &run, 1, &err), CS_OK);
+  j = pageData(page);
+  assert_int_equal(cJSON_GetArraySize(key(cJSON_GetArrayItem(key(j, "runs"), 0), "t")), NROWS);
+  cJSON_Delete(j);
+  // a blank where a position belongs: refused, and said to be no value (not "nan")
+  int pzCol = 0;
+  for (const char* h = text; h < strstr(text, "block.pz"); h++) {
+    pzCol += *h == ',';
+  }
+  const char* pz = strchr(text, '\n') + 1;
+  for (int k = 0; k < pzCol; k++) {
+    pz = strchr(pz, ',') + 1;
+  }
+  char* blankPose = malloc(strlen(text) + 8);
+  sprintf(blankPose, "%.*s %s", (int)(pz - text), text, strchr(pz, ','));
+  writeText(bad, blankPose);
+  assert_int_equal(cs_replayWrite(page, tpl, &run, 1, &err), CS_ERR_INPUT);
+  assert_non_null(strstr(err.message, "line 2, column 'block.pz': no value"));
+  // a NUL byte after the first row: refused, not read as the end of the file
+  FILE* withNul = fopen(bad, "wb");
+  assert_non_null(withNul);
+  fwrite(text, 1, (size_t)(end2 + 1 - text), withNul);
+  fputc(0, withNul);
+  fputs(end2 + 1, withNul);
+  assert_int_equal(fclose(withNul), 0);
+  assert_int_equal(cs_replayWrite(page, tpl, &run, 1, &err), CS_ERR_INPUT);
+  assert_non_null(strstr(err.message, "line 3 holds a NUL byte"));
+  free(blankLast);
+  free(blankPose);
+
   // a CSV that is not there, and a page in a directory that is not there: bad input, as for
   // `run` (the command line's exit status 2), not a failed write
   char missing[512];

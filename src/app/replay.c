@@ -521,7 +521,11 @@ static csStatus readRows(const char* text, const Columns* c, const csReplayRun* 
     while (j < ncol) {
       char* stop = NULL;
       double v = NAN;
-      // an empty field is a missing value
+      // an empty field (or one of blanks alone) is a missing value; blanks are skipped here,
+      // since strtod would skip a line break too and read the next row's first field
+      while (*q == ' ' || *q == '\t') {
+        q++;
+      }
       if (*q != ',' && *q != '\n' && *q != '\r' && *q) {
         v = strtod(q, &stop);
         const char* after = stop;
@@ -545,8 +549,9 @@ static csStatus readRows(const char* text, const Columns* c, const csReplayRun* 
         // that diverged writes inf or nan; an energy or a force left out is drawn as missing)
         if ((which == S_T || which == S_P || which == S_Q) && !isfinite(v)) {
           status = setError(err, CS_ERR_INPUT, r->csv,
-                            "line %ld, column '%s': %s is not a finite number, which the page "
-                            "cannot draw", row + 2, c->name[j], isnan(v) ? "nan" : "inf");
+                            "line %ld, column '%s': %s, which the page cannot draw", row + 2,
+                            c->name[j], !stop ? "no value" : isnan(v) ? "nan is not a finite number"
+                                                            : "inf is not a finite number");
           break;
         }
         Series* s = &d->s[which];
@@ -875,8 +880,18 @@ csStatus cs_replayWrite(const char* out, const char* template_path, const csRepl
       break;
     }
     const char* nl = strchr(text, '\n');
-    Columns cols;
-    if (!nl) {
+    // a NUL byte would end the text there, and the rows after it would be dropped unsaid
+    const char* nul = memchr(text, 0, len);
+    Columns cols = {0};
+    if (nul) {
+      long line = 1;
+      for (const char* p = text; p < nul; p++) {
+        line += *p == '\n';
+      }
+      status = setError(err, CS_ERR_INPUT, runs[i].csv,
+                        "line %ld holds a NUL byte (byte %zu): not a CSV that run writes", line,
+                        (size_t)(nul - text) + 1);
+    } else if (!nl) {
       status = setError(err, CS_ERR_INPUT, runs[i].csv, "has no header line");
     } else if (columnsInit(&cols, text, (size_t)(nl - text)) != 0) {
       status = setError(err, CS_ERR_MEMORY, runs[i].csv, "out of memory");
@@ -886,9 +901,7 @@ csStatus cs_replayWrite(const char* out, const char* template_path, const csRepl
         status = readRows(nl + 1, &cols, &runs[i], &data[i], err);
       }
     }
-    if (nl) {
-      columnsFree(&cols);
-    }
+    columnsFree(&cols);
     free(text);
   }
   // 3. the page: template, data, rest of the template, written whole (replace_file.h: a reader,
