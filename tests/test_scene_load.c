@@ -1090,6 +1090,19 @@ static void test_messages(void** state) {
   assert_non_null(strstr(err.message, "nested more than 1000 levels"));
   assert_int_equal(err.line, 1);
   assert_int_equal(err.column, 1 + 11 + 1000 - 1);  // the bracket that opens level 1001
+  // exactly at the limit, a bracket after a value is a missing comma, not more nesting
+  n = (size_t)sprintf(deep, "{\"x\": ");
+  for (size_t i = 0; i < 999; i++) {
+    deep[n++] = '[';
+  }
+  n += (size_t)sprintf(deep + n, "1 [2]");
+  for (size_t i = 0; i < 999; i++) {
+    deep[n++] = ']';
+  }
+  strcpy(deep + n, "}");
+  assert_null(cs_loadSceneString(deep, "comma.json", NULL, &err));
+  assert_non_null(strstr(err.message, "malformed JSON"));
+  assert_int_equal(err.column, 6 + 999 + 3);  // the bracket after "1 "
   free(deep);
   // a malformed text is still called malformed
   assert_null(cs_loadSceneString("{\"a\": [[[1,]]]}", "m.json", NULL, &err));

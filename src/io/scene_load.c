@@ -3107,8 +3107,15 @@ static cJSON* parseText(const char* text, size_t len, csError* err) {
     csu_lineColumn(text, pos, &err->line, &err->column);
     // cJSON refuses arrays and objects nested deeper than its limit as it does a syntax error:
     // say which it was, since the text may well be valid JSON
+    // (the bracket must stand where a value may: after '[', ',' or ':'; after a value it is a
+    // syntax error, a missing comma, whatever the depth)
     int depth = nestingDepth(text, pos);
-    if (depth >= CJSON_NESTING_LIMIT && (text[pos] == '[' || text[pos] == '{')) {
+    size_t before = pos;
+    while (before > 0 && strchr(" \t\r\n", text[before - 1])) {
+      before--;
+    }
+    int valueHere = before > 0 && strchr("[,:", text[before - 1]) != NULL;
+    if (depth >= CJSON_NESTING_LIMIT && valueHere && (text[pos] == '[' || text[pos] == '{')) {
       cs_setError(err, CS_ERR_INPUT, "",
                   "the JSON is nested more than %d levels deep at line %d, column %d (arrays "
                   "and objects inside each other); the parser refuses deeper nesting",
