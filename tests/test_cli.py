@@ -158,6 +158,42 @@ def solver_failure_exits_1_and_keeps_valid_csv():
 
 
 @case
+def a_failed_run_reports_the_state_it_reached():
+    # forces of 1e308 N (finite, so the scene loads) give NaN trial states on the first step:
+    # the summary's energies are those of the last completed state (rest at t = 0), not the
+    # failed try's NaN, with every integrator
+    scene = {"bodies": [{"name": "b", "mass": 1.0, "inertia": {"diag": [0.1, 0.1, 0.1]},
+                         "joint": {"type": "free", "parent": "ground"}}],
+             "forces": [{"type": "constant", "name": "push", "body": "b",
+                         "force": [1e308, 0, 0]}],
+             "simulation": {"duration": 1}}
+    path = write_scene(scene)
+    out = os.path.join(os.path.dirname(path), "out.csv")
+    for integrator in ("bdf", "adams", "rk", "ark"):
+        code, _, err = run("run", path, "-o", out, "--integrator", integrator)
+        check(code == 1 and "collapsed to h = 0 s at t = 0 s" in err, (integrator, code, err))
+        check("energy: KE 0 J, PE 0 J, dissipated 0 J" in err and "nan" not in err,
+              (integrator, err))
+
+
+@case
+def a_report_interval_of_1e200_runs():
+    # CVODE's first step is scaled by the distance to the next report: at 1e200 s its estimate
+    # overflowed to NaN and the run failed at t = 0, blaming the forces
+    scene = json.loads(json.dumps(PENDULUM))
+    scene["simulation"].update({"duration": 1e200, "report_interval": 1e200})
+    scene["bodies"][0]["joint"].update({"q": [0.0], "u": [0.0]})
+    scene["gravity"] = [0, 0, 0]  # at rest: nothing to follow over the 1e200 s
+    path = write_scene(scene)
+    out = os.path.join(os.path.dirname(path), "out.csv")
+    for integrator in ("bdf", "adams", "rk"):
+        code, _, err = run("run", path, "-o", out, "-q", "--integrator", integrator)
+        check(code == 0, (integrator, err))
+        _, rows = read_csv(out)
+        check([r[0] for r in rows] == [0.0, 1e200], (integrator, [r[0] for r in rows]))
+
+
+@case
 def same_run_same_bytes():
     path = write_scene(PENDULUM)
     d = os.path.dirname(path)
@@ -396,6 +432,37 @@ def an_infinite_initial_energy_is_refused_at_its_element():
           in err, (code, err))
     code, _, err = run("validate", scene, "--set", "forces.hip_spring.q0=1e3")
     check(code == 0, (code, err))
+
+
+@case
+def forces_and_accelerations_that_overflow_are_refused_where_they_arise():
+    # validate passed these and run failed at its first step, naming no place
+    # gravity on a body of 1e308 kg at the origin (its potential energy there is 0): the
+    # gravity element's force on that body
+    heavy = {"gravity": [0, 0, -9.81],
+             "bodies": [{"name": "lead", "mass": 1e308, "inertia": {"diag": [1, 1, 1]},
+                         "joint": {"type": "free", "parent": "ground"}}]}
+    code, _, err = run("validate", write_scene(heavy))
+    check(code == 2 and "gravity: the element's force on body 'lead' in the initial state is "
+          "not finite" in err, (code, err))
+    code, _, err = run("validate", write_scene(dict(heavy, gravity=[0, 0, 0])))
+    check(code == 0, (code, err))  # without gravity nothing overflows
+    # a bushing of 1e308 N/m and N m/rad, displaced: each force finite, the accelerations not
+    scene = os.path.join(ROOT, "scenes", "bushing_hang.json")
+    huge = ["--set", "forces.mount.translational_stiffness=[1e308,1e308,1e308]",
+            "--set", "forces.mount.rotational_stiffness=[1e308,1e308,1e308]"]
+    code, _, err = run("validate", scene, *huge)
+    check(code == 2 and "bodies[0]: the accelerations in the initial state are not finite "
+          "(body 'block')" in err, (code, err))
+    code, _, err = run("run", scene, "-o", os.devnull, *huge)
+    check(code == 2 and "bodies[0]" in err, (code, err))
+    # a contact element whose energy overflows under one contact model only: the message names
+    # the model, and "nan" carries no sign
+    sphere = os.path.join(ROOT, "scenes", "sphere_drop.json")
+    far = ["--set", "contacts.ball_floor.points=[[1e308,1e308,1e308]]"]
+    code, _, err = run("validate", sphere, *far)
+    check(code == 2 and "contacts[0]: the element's potential energy in the initial state is "
+          "nan (contact model 'smooth_sphere_half_space')" in err, (code, err))
 
 
 @case

@@ -2127,7 +2127,8 @@ static int stepGroup(Group* g, double tout, double tstop, csError* err) {
       return stoppedInStep(g, err);
     }
     if (status != CS_RK_OK) {
-      sim->d->t = g->t;
+      // the data at the last completed step (not the failed try's last stage), as after a stop
+      loadState(g, g->t, N_VGetArrayPointer(g->y));
       cs_setError(err, CS_ERR_SOLVER, "", "the rk step failed with %s at t = %.9g s",
                   rkStatusName(status), (double)g->t);
       err->time = g->t;
@@ -2139,6 +2140,10 @@ static int stepGroup(Group* g, double tout, double tstop, csError* err) {
       return CS_ERR_SOLVER;
     }
     int fresh = g->fresh;
+    // tout only scales CVODE's first step, whose estimate multiplies distances to tout: beyond
+    // about 1e154 s away (a report interval of 1e200 s) the product overflows and the first
+    // trial state is NaN. A scale of 1e100 s is as good a hint and stays finite.
+    tout = fmin(tout, (double)g->t + 1e100);
     flag = CVode(g->mem, tout, g->y, &g->t, CV_ONE_STEP);
     // A step whose error test (or Newton iteration) fails over and over after a long history:
     // CVODE extrapolates from a history that no longer fits (a block at rest for minutes,
@@ -2165,7 +2170,9 @@ static int stepGroup(Group* g, double tout, double tstop, csError* err) {
     return stoppedInStep(g, err);
   }
   if (flag < 0) {
-    sim->d->t = g->t;
+    // the data at the last completed step, where CVODE leaves y on failing (not at the failed
+    // try's last evaluation, which can be all NaN), as after a stop
+    loadState(g, g->t, N_VGetArrayPointer(g->y));
     check(flag, "CVode", sim, g->t, err);
     collapseError(g, err, 1, "CVode failed with %s", flagName(flag));
     return CS_ERR_SOLVER;
@@ -2181,6 +2188,14 @@ static int stepGroup(Group* g, double tout, double tstop, csError* err) {
     double hu = lastStep(g);
     double moved = (double)g->t - t_before;
     double slip = fmax(TIME_SLIP, TIME_SLIP_REPORTS * sim->opt.report_interval);
+    if (!(hu > 0) && !(moved > 0)) {
+      // no step at all (CVODE's first step estimated as 0 under forces near the largest double)
+      cs_setError(err, CS_ERR_SOLVER, "",
+                  "the step size collapsed to h = 0 s at t = %.9g s: the forces are too large "
+                  "to take a step from (accelerations near the largest double)", t_before);
+      err->time = t_before;
+      return CS_ERR_SOLVER;
+    }
     if (!(moved > 0) || (moved > 2 * hu && moved - hu > slip)) {
       double ulp = nextafter(fabs(t_before), INFINITY) - fabs(t_before);
       cs_setError(err, CS_ERR_SOLVER, "",

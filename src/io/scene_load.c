@@ -2137,7 +2137,8 @@ static int setInitialState(Loader* ld, const BodyInit* init) {
       pushIndex(ld, bad - 1);
       pushKey(ld, "joint");
     }
-    fail(ld, "the initial state's %s energy is not finite%s%s%s: speeds or coordinates too large",
+    fail(ld, "the initial state's %s energy is not finite%s%s%s: masses, speeds or coordinates "
+         "too large",
          isfinite(ke) ? "potential" : "kinetic", bad ? " (body '" : "",
          bad ? m->body[bad].name : "", bad ? "')" : "");
     bad = bad ? bad : 1;
@@ -2226,23 +2227,111 @@ static int validateElements(Loader* ld, const cJSON* root, int hasGravity, const
 }
 
 
+// 1 when the n values are all finite
+static int allFinite(const double* x, size_t n) {
+  double probe = 0;
+  for (size_t i = 0; i < n; i++) {
+    probe += x[i] * 0.0;  // NaN exactly when some x[i] is not finite
+  }
+  return probe == 0;
+}
+
+
+// " (contact model 'X')" for an element of a contact (its path names the contact entry, which
+// each contact model reads, so the message says which one was being loaded), "" otherwise
+static const char* modelNote(const cJSON* root, int hasGravity, const char* model, int e,
+                             char* buf, size_t size) {
+  int nforces = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(root, "forces"));
+  buf[0] = '\0';
+  if (model && model[0] && e - hasGravity >= nforces) {
+    snprintf(buf, size, " (contact model '%.64s')", model);
+  }
+  return buf;
+}
+
+
 // Finite parameters and a finite initial state can still give an element an infinite
-// potential energy (a spring's q0 of 1e300, gravity of 1e300, a contact point 1e300 m away),
-// which every row of a run would then carry as inf or NaN: refused at the element's path.
-static int checkInitialEnergies(Loader* ld, const cJSON* root, int hasGravity,
-                                const char* model) {
-  csData* d = cs_makeData(ld->m);
+// potential energy, force or power (a spring's q0 of 1e300, gravity of 1e300, a contact point
+// 1e300 m away, a bushing's stiffness of 1e308), which every row of a run would then carry as
+// inf or NaN, or which would stop the run at its first step with no place named: refused at the
+// element's path. Then the accelerations, which masses and inertias near the largest double
+// (1e308 kg) overflow: refused at the first body whose acceleration is not finite.
+static int checkInitialForces(Loader* ld, const cJSON* root, int hasGravity, const char* model) {
+  const csModel* m = ld->m;
+  csData* d = cs_makeData(m);
   if (!d) {
     cs_setError(ld->err, CS_ERR_MEMORY, "", "out of memory");
     return -1;
   }
-  cs_realizeDynamics(ld->m, d);
+  cs_realizeDynamics(m, d);
+  char note[96];
   int r = 0;
-  for (int e = 0; e < ld->m->nforce && !r; e++) {
+  for (int e = 0; e < m->nforce && !r; e++) {
     if (!isfinite(d->force_pe[e])) {
       elementPath(ld, root, hasGravity, model, e, "");
-      r = fail(ld, "the element's potential energy in the initial state is %g: its parameters "
-               "or the initial state are too large", d->force_pe[e]);
+      double pe = d->force_pe[e];
+      r = fail(ld, "the element's potential energy in the initial state is %s%s: its "
+               "parameters or the initial state are too large",
+               isnan(pe) ? "nan" : pe > 0 ? "inf" : "-inf",
+               modelNote(root, hasGravity, model, e, note, sizeof(note)));
+    }
+  }
+  size_t nbf = 6 * (size_t)m->nbody;
+  int forcesFinite = allFinite((const double*)d->body_force, nbf) &&
+                     allFinite(d->mobility_force, (size_t)m->nu) &&
+                     allFinite(d->force_power, (size_t)m->nforce) &&
+                     allFinite(d->zdot, (size_t)m->nz);
+  // which element: each applied alone (only when the sum is not finite, so a large scene's load
+  // does not pay elements times bodies)
+  for (int e = 0; e < m->nforce && !r && !forcesFinite; e++) {
+    memset(d->body_force, 0, sizeof(double) * nbf);
+    memset(d->mobility_force, 0, sizeof(double) * (size_t)m->nu);
+    memset(d->zdot, 0, sizeof(double) * (size_t)m->nz);
+    d->force_power[e] = 0;
+    cs_forceKind(m->force[e].kind)->apply(m, d, e);
+    if (!allFinite((const double*)d->body_force, nbf) ||
+        !allFinite(d->mobility_force, (size_t)m->nu) || !isfinite(d->force_power[e]) ||
+        !allFinite(d->zdot, (size_t)m->nz)) {
+      // the body it pushes too hard (gravity on a body of 1e308 kg), when it is one body's
+      int on = 0;
+      for (int b = 1; b < m->nbody && !on; b++) {
+        const csBody* body = &m->body[b];
+        if (!allFinite((const double*)&d->body_force[b], 6) ||
+            !allFinite(d->mobility_force + body->uadr, (size_t)body->unum)) {
+          on = b;
+        }
+      }
+      elementPath(ld, root, hasGravity, model, e, "");
+      r = fail(ld, "the element's force%s%s%s in the initial state is not finite%s: its "
+               "parameters, the bodies' masses or the initial state are too large",
+               on ? " on body '" : "", on ? m->body[on].name : "", on ? "'" : "",
+               modelNote(root, hasGravity, model, e, note, sizeof(note)));
+    }
+  }
+  if (!r && !forcesFinite) {
+    // finite alone, not finite together: the sum overflows
+    popPath(ld, 0);
+    r = fail(ld, "the forces in the initial state add up to more than the largest number: "
+             "parameters too large");
+  }
+  if (!r) {
+    cs_invalidate(d);
+    if (cs_forward(m, d) != 0) {
+      int bad = 0;
+      for (int b = 1; b < m->nbody && !bad; b++) {
+        const csBody* body = &m->body[b];
+        if (!allFinite(d->udot + body->uadr, (size_t)body->unum)) {
+          bad = b;
+        }
+      }
+      popPath(ld, 0);
+      pushKey(ld, "bodies");
+      if (bad) {
+        pushIndex(ld, bad - 1);
+      }
+      r = fail(ld, "the accelerations in the initial state are not finite%s%s%s: masses, "
+               "inertias, distances or forces too large for double precision",
+               bad ? " (body '" : "", bad ? m->body[bad].name : "", bad ? "')" : "");
     }
   }
   cs_deleteData(d);
@@ -2636,8 +2725,8 @@ static csModel* buildModel(Loader* ld, const cJSON* root, const char* file,
   if (checkColumnNames(ld, root, hasGravity, model)) {
     goto cleanup;
   }
-  // 8. every element's energy finite in the initial state
-  if (checkInitialEnergies(ld, root, hasGravity, model)) {
+  // 8. every element's energy and force, and every acceleration, finite in the initial state
+  if (checkInitialForces(ld, root, hasGravity, model)) {
     goto cleanup;
   }
   ok = 1;
