@@ -857,6 +857,57 @@ static void test_threads_share_nothing(void** state) {
 }
 
 
+// threads saving checkpoints to one path at once: each save whole (they shared one temporary
+// file, named by the process alone: saves failed, and the file left could be no one's)
+typedef struct ThreadSave {
+  const csModel* m;
+  const char* path;
+  double t;  // where this thread's simulation stands when it saves
+  int failures;
+} ThreadSave;
+
+
+static void* saveInThread(void* arg) {
+  ThreadSave* r = arg;
+  csError err;
+  csSimulation* s = cs_newSimulation(r->m, NULL, &err);
+  if (!s || cs_simAdvanceTo(s, r->t, &err) != CS_OK) {
+    r->failures = -1;
+  }
+  for (int k = 0; s && r->failures >= 0 && k < 100; k++) {
+    r->failures += cs_simSaveState(s, r->path, &err) != CS_OK;
+  }
+  cs_deleteSimulation(s);
+  return NULL;
+}
+
+
+static void test_threads_save_to_one_path(void** state) {
+  (void)state;
+  csModel* m = th_loadFile("scenes/sphere_drop.json");
+  char path[PATH_MAX_TEST];
+  scratch(path, "shared.state");
+  ThreadSave r[4];
+  pthread_t th[4];
+  for (int i = 0; i < 4; i++) {
+    r[i] = (ThreadSave){.m = m, .path = path, .t = 0.1 * (i + 1)};
+    assert_int_equal(pthread_create(&th[i], NULL, saveInThread, &r[i]), 0);
+  }
+  for (int i = 0; i < 4; i++) {
+    pthread_join(th[i], NULL);
+    assert_int_equal(r[i].failures, 0);
+  }
+  // the file is one thread's whole checkpoint
+  csError err;
+  csSimulation* s = newSim(m);
+  assert_int_equal(cs_simLoadState(s, path, &err), CS_OK);
+  double t = cs_simTime(s);
+  assert_true(t == 0.1 || t == 0.2 || t == 0.1 * 3 || t == 0.4);
+  cs_deleteSimulation(s);
+  cs_deleteModel(m);
+}
+
+
 // ---------------------------------------------------------------------------------------------
 // checkpoints
 
@@ -1112,6 +1163,7 @@ int main(void) {
       cmocka_unit_test(test_step_loop_after_a_long_rest),
       cmocka_unit_test(test_csv_cut_at_a_full_disk),
       cmocka_unit_test(test_threads_share_nothing),
+      cmocka_unit_test(test_threads_save_to_one_path),
       cmocka_unit_test(test_checkpoint_continues),
       cmocka_unit_test(test_checkpoint_refusals),
       cmocka_unit_test(test_checkpoint_malformed),

@@ -1,5 +1,6 @@
 // replace_file.c: a file written under a temporary name and renamed into place (replace_file.h).
 #define _XOPEN_SOURCE 700  // realpath
+#define _DEFAULT_SOURCE    // syscall
 #include "io/replace_file.h"
 
 #include <errno.h>
@@ -7,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 // the file path stands for: the target of a symbolic link (a link to nothing yet: the link's
@@ -28,7 +30,10 @@ int csu_replaceTemporaryName(const char* path, char* buf, size_t size) {
   if (destination(path, dest, sizeof(dest), &link) != 0) {
     return -1;
   }
-  int n = snprintf(buf, size, "%s.tmp%ld", dest, (long)getpid());
+  // the thread's id as well as the process's: threads writing the same path at once
+  // (checkpoints of two simulations) each write their own temporary file. A process's first
+  // thread has the process's id, so a one-threaded program's names stay predictable.
+  int n = snprintf(buf, size, "%s.tmp%ld.%ld", dest, (long)getpid(), (long)syscall(SYS_gettid));
   return n > 0 && (size_t)n < size ? 0 : -1;
 }
 

@@ -26,9 +26,9 @@ int csu_replaceOpen(csuReplace* r, const char* path);
 // the temporary file is removed. 0, or -1 with errno set.
 int csu_replaceClose(csuReplace* r, int sync);
 
-// The temporary name csu_replaceOpen gives path (PATH.tmpPID, beside a link's target), into buf
-// (size bytes): a program that removes temporary files on a signal registers it. 0, or -1 when
-// it does not fit.
+// The temporary name csu_replaceOpen gives path in the calling thread (PATH.tmpPID.TID, beside
+// a link's target), into buf (size bytes): a program that removes temporary files on a signal
+// registers it. 0, or -1 when it does not fit.
 int csu_replaceTemporaryName(const char* path, char* buf, size_t size);
 
 #endif
