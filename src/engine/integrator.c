@@ -677,10 +677,12 @@ static int check(int flag, const char* function, const Sim* sim, double t, csErr
 }
 
 
-// process CPU time: other processes on a shared machine do not count
+// the calling thread's CPU time: neither other processes on a shared machine nor other threads
+// of this one (simulations run side by side from Python threads) count; in a one-threaded
+// program it is the process's
 static double cpuSeconds(void) {
   struct timespec ts;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 

@@ -295,6 +295,30 @@ def test_threads_run_simulations_at_once():
         np.testing.assert_array_equal(out[k], alone)
 
 
+def test_cpu_seconds_count_the_runs_own_thread():
+    # cpu_seconds counted the whole process: with a second simulation running in another
+    # thread, a run's own figure doubled (on two cores)
+    from conftest import scene_path
+
+    busy = contactsim.Simulation(contactsim.load(scene_path("bench/chain_64.json")))
+    started = threading.Event()
+
+    def work():
+        started.set()
+        busy.advance_to(10.0)
+
+    th = threading.Thread(target=work)
+    th.start()
+    started.wait()
+    c0 = time.thread_time()
+    traj = contactsim.run(contactsim.load(scene_path("bench/pile_10.json")))
+    own = time.thread_time() - c0
+    still_busy = th.is_alive()
+    th.join()
+    assert still_busy  # the other thread ran all the while
+    assert 0 < traj.statistics["cpu_seconds"] <= own * 1.05 + 1e-3
+
+
 def test_advance_to_releases_the_gil():
     # while one thread integrates in advance_to, another runs Python code; were the GIL held,
     # the main thread could not take a single turn until the call returned
