@@ -18,7 +18,7 @@ packages=(build-essential g++ pkg-config meson ninja-build libsundials-dev libcj
           libcmocka-dev libsuitesparse-dev help2man
           python3 python3-dev python3-numpy python3-scipy python3-matplotlib python3-pytest
           python3-mesonpy patchelf python3-pip python3-venv
-          slurm-wlm munge chromium
+          slurm-wlm munge chromium locales
           libsimbody-dev libmujoco-dev clang libclang-rt-14-dev)
 
 missing=()

@@ -7,6 +7,7 @@
 #define CS_PY_IMPORT_ARRAY
 #include "core.h"
 
+#include <locale.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -286,6 +287,10 @@ int csPy_rowWriterOpen(csPyRowWriter* w, int ncol, int forces) {
 }
 
 
+// the C locale, made once when the module is imported (NULL if it could not be)
+static locale_t cLocale;
+
+
 int csPy_rowWriterFill(csPyRowWriter* w, const csModel* m, csData* d, double* row) {
   csCsvOptions opt = {w->forces};
   size_t n = cs_csvFormatRow(w->text, w->size, m, d, &opt);
@@ -299,7 +304,10 @@ int csPy_rowWriterFill(csPyRowWriter* w, const csModel* m, csData* d, double* ro
     w->size = n + 1;
     cs_csvFormatRow(w->text, w->size, m, d, &opt);
   }
-  // the row ends with a newline; strtod stops at each comma
+  // the row ends with a newline; strtod stops at each comma. The row's numbers are C's (a
+  // '.'), read in the C locale whatever the program set (a GUI toolkit's setlocale(LC_ALL, "")
+  // in a German locale made strtod stop at the '.'): this thread only, for this row
+  locale_t old = cLocale ? uselocale(cLocale) : (locale_t)0;
   const char* p = w->text;
   for (int i = 0; i < w->ncol; i++) {
     char* end = NULL;
@@ -309,6 +317,9 @@ int csPy_rowWriterFill(csPyRowWriter* w, const csModel* m, csData* d, double* ro
       row[i] = NAN;
     }
     p = (*end == ',') ? end + 1 : end;
+  }
+  if (cLocale) {
+    uselocale(old);
   }
   return 0;
 }
@@ -361,6 +372,9 @@ static struct PyModuleDef moduledef = {
 
 PyMODINIT_FUNC PyInit__core(void);
 PyMODINIT_FUNC PyInit__core(void) {
+  if (!cLocale) {
+    cLocale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+  }
   import_array();
   // the exception classes are defined in Python (contactsim._errors)
   PyObject* errors = PyImport_ImportModule("contactsim._errors");

@@ -17,6 +17,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <locale.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -216,7 +217,7 @@ __attribute__((format(printf, 3, 4))) static int ioError(csError* err, const cha
 }
 
 
-int cs_saveState(const csModel* m, const csData* d, const char* path, csError* err) {
+static int saveState(const csModel* m, const csData* d, const char* path, csError* err) {
   cs_clearError(err);
   if (!path) {
     cs_setError(err, CS_ERR_INPUT, "", "no checkpoint file was given");
@@ -482,7 +483,7 @@ static int readFileText(Reader* r, size_t limit) {
 
 
 // everything parsed into one scratch block first; the data changes only when all of it is good
-int cs_loadState(const csModel* m, csData* d, const char* path, csError* err) {
+static int loadState(const csModel* m, csData* d, const char* path, csError* err) {
   cs_clearError(err);
   if (!path) {
     cs_setError(err, CS_ERR_INPUT, "", "no checkpoint file was given");
@@ -620,4 +621,40 @@ int cs_loadState(const csModel* m, csData* d, const char* path, csError* err) {
   csu_free(v, sizeof(double) * nvals);
   csu_free(r.text, r.size);
   return status;
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// The numbers are C's ("%a" with a '.', read by strtod), whatever locale the program set: a
+// program that calls setlocale(LC_ALL, "") in a German locale (a GUI toolkit does) would write
+// "0x1,8p+1", which no other process reads, and read "0x1.8p+1" as 0x1. The calling thread uses
+// the C locale while it writes or reads a checkpoint (uselocale: other threads keep theirs).
+
+static locale_t cLocaleEnter(locale_t* c) {
+  *c = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+  return *c ? uselocale(*c) : (locale_t)0;
+}
+
+
+static void cLocaleLeave(locale_t c, locale_t old) {
+  if (c) {
+    uselocale(old);
+    freelocale(c);
+  }
+}
+
+
+int cs_saveState(const csModel* m, const csData* d, const char* path, csError* err) {
+  locale_t c, old = cLocaleEnter(&c);
+  int r = saveState(m, d, path, err);
+  cLocaleLeave(c, old);
+  return r;
+}
+
+
+int cs_loadState(const csModel* m, csData* d, const char* path, csError* err) {
+  locale_t c, old = cLocaleEnter(&c);
+  int r = loadState(m, d, path, err);
+  cLocaleLeave(c, old);
+  return r;
 }

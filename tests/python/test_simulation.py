@@ -319,6 +319,49 @@ def test_cpu_seconds_count_the_runs_own_thread():
     assert 0 < traj.statistics["cpu_seconds"] <= own * 1.05 + 1e-3
 
 
+LOCALE_CHILD = r"""
+import locale, sys
+import numpy as np
+import contactsim
+m = contactsim.load(sys.argv[1])
+ref = contactsim.run(m, duration=0.3)
+# what a GUI toolkit does at start: the user's locale, here one with a decimal comma
+locale.setlocale(locale.LC_ALL, "de_DE.UTF-8")
+assert locale.localeconv()["decimal_point"] == ","
+table = contactsim.run(m, duration=0.3)
+assert np.array_equal(table.data, ref.data), "the table read back differs"
+sim = contactsim.Simulation(m)
+sim.advance_to(0.3)
+sim.save_state(sys.argv[2])
+text = open(sys.argv[2]).read()
+assert "," not in text.split("\nq ")[1].split("\n")[1], "a decimal comma in the checkpoint"
+other = contactsim.Simulation(m)
+other.load_state(sys.argv[2])
+assert np.array_equal(other.q, sim.q) and np.array_equal(other.u, sim.u)
+print("same")
+"""
+
+
+def test_numbers_do_not_follow_the_programs_locale(tmp_path):
+    # with LC_NUMERIC in a decimal-comma locale, the rows run() reads back came out NaN and
+    # checkpoints were written with commas that no other process reads
+    import subprocess
+    import sys
+
+    from conftest import scene_path
+
+    locales = tmp_path / "locales"
+    locales.mkdir()
+    made = subprocess.run(["localedef", "-i", "de_DE", "-f", "UTF-8",
+                           str(locales / "de_DE.UTF-8")], capture_output=True, text=True)
+    assert made.returncode in (0, 1), made.stderr  # 1: made, with warnings
+    env = dict(os.environ, LOCPATH=str(locales))
+    child = subprocess.run([sys.executable, "-c", LOCALE_CHILD, scene_path("pendulum.json"),
+                            str(tmp_path / "de.state")], env=env, capture_output=True,
+                           text=True, timeout=60)
+    assert child.returncode == 0 and child.stdout.strip() == "same", child.stderr
+
+
 def test_advance_to_releases_the_gil():
     # while one thread integrates in advance_to, another runs Python code; were the GIL held,
     # the main thread could not take a single turn until the call returned
