@@ -151,4 +151,12 @@ class Simulation(_core.Simulation):
                                  column=e.column) from None
 
     def __repr__(self):
-        return (f"<contactsim.Simulation of '{self.model.name}' at t = {self.time:g} s>")
+        try:
+            name = self.model.name
+        except RuntimeError:
+            return "<contactsim.Simulation (not initialised)>"
+        try:
+            at = f"at t = {self.time:g} s"
+        except RuntimeError:
+            at = "(being advanced by another thread)"
+        return f"<contactsim.Simulation of '{name}' {at}>"

@@ -120,6 +120,22 @@ static int ready(csPySimulation* self) {
 }
 
 
+// the getters of the state and the options check this: ready, and not being advanced by another
+// thread at the moment (its time and arrays are the integrator's trial values then)
+static int readable(csPySimulation* self) {
+  if (!ready(self)) {
+    return 0;
+  }
+  if (self->busy) {
+    PyErr_SetString(PyExc_RuntimeError,
+                    "this Simulation is being advanced by another thread; use one Simulation "
+                    "per thread");
+    return 0;
+  }
+  return 1;
+}
+
+
 // a 1-D view of n doubles of the simulation's data, writable or not; the view keeps the data's
 // owner alive
 static PyObject* stateView(csPySimulation* self, double* data, int n, int writable) {
@@ -616,7 +632,7 @@ static PyObject* simSetOptions(csPySimulation* self, PyObject* args, PyObject* k
 
 static PyObject* simGetTime(csPySimulation* self, void* closure) {
   (void)closure;
-  if (!ready(self)) {
+  if (!readable(self)) {
     return NULL;
   }
   return PyFloat_FromDouble(cs_simTime(self->s));
@@ -644,7 +660,7 @@ static int simSetTime(csPySimulation* self, PyObject* value, void* closure) {
 
 static PyObject* simGetQ(csPySimulation* self, void* closure) {
   (void)closure;
-  if (!ready(self)) {
+  if (!readable(self)) {
     return NULL;
   }
   return stateView(self, cs_simData(self->s)->q, self->nq, 1);
@@ -653,7 +669,7 @@ static PyObject* simGetQ(csPySimulation* self, void* closure) {
 
 static PyObject* simGetU(csPySimulation* self, void* closure) {
   (void)closure;
-  if (!ready(self)) {
+  if (!readable(self)) {
     return NULL;
   }
   return stateView(self, cs_simData(self->s)->u, self->nu, 1);
@@ -663,7 +679,7 @@ static PyObject* simGetU(csPySimulation* self, void* closure) {
 // the auxiliary, discrete and auto-update variables: read-only views (set_discrete, load_state)
 static PyObject* simGetZ(csPySimulation* self, void* closure) {
   (void)closure;
-  if (!ready(self)) {
+  if (!readable(self)) {
     return NULL;
   }
   csData* d = cs_simData(self->s);
@@ -673,7 +689,7 @@ static PyObject* simGetZ(csPySimulation* self, void* closure) {
 
 static PyObject* simGetDisc(csPySimulation* self, void* closure) {
   (void)closure;
-  if (!ready(self)) {
+  if (!readable(self)) {
     return NULL;
   }
   csData* d = cs_simData(self->s);
@@ -683,7 +699,7 @@ static PyObject* simGetDisc(csPySimulation* self, void* closure) {
 
 static PyObject* simGetAuto(csPySimulation* self, void* closure) {
   (void)closure;
-  if (!ready(self)) {
+  if (!readable(self)) {
     return NULL;
   }
   csData* d = cs_simData(self->s);
@@ -792,7 +808,7 @@ static PyObject* simGetStatistics(csPySimulation* self, void* closure) {
 
 static PyObject* simGetOptions(csPySimulation* self, void* closure) {
   (void)closure;
-  if (!ready(self)) {
+  if (!readable(self)) {
     return NULL;
   }
   csSimOptions o = cs_simOptions(self->s);

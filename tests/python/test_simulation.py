@@ -397,14 +397,24 @@ def test_advance_to_releases_the_gil():
     t2 = threading.Thread(target=hold)
     t2.start()
     entered.wait()
-    refused = False
-    while not finished.is_set() and not refused:
-        try:
-            sim.statistics
-        except RuntimeError:
-            refused = True
+    refused = set()
+    getters = {"statistics": lambda: sim.statistics, "time": lambda: sim.time,
+               "q": lambda: sim.q, "u": lambda: sim.u, "z": lambda: sim.z,
+               "discrete": lambda: sim.discrete, "auto_update": lambda: sim.auto_update,
+               "options": lambda: sim.options}
+    reprs = set()
+    while not finished.is_set() and len(refused) < len(getters):
+        for name, get in getters.items():
+            try:
+                get()
+            except RuntimeError:
+                refused.add(name)
+        reprs.add(repr(sim))  # never raises
     t2.join()
-    assert refused
+    # (the time and the state arrays, read mid-run, were the integrator's trial values)
+    assert refused == set(getters)
+    assert "<contactsim.Simulation of 'block_spin_slide' (being advanced by another " \
+           "thread)>" in reprs
     assert sim.time == 24.0
 
 
