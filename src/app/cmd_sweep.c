@@ -1709,10 +1709,12 @@ static int checkEarlierJob(const Sweep* sw) {
   char out[4096];
   int status = runSlurmCommand(args, 1, out, sizeof(out));
   if (status == 0) {
-    // anything but tasks already finishing (COMPLETING) can still run a run
+    // anything but tasks already finishing (COMPLETING) can still run a run; a line that is
+    // not a state (a warning squeue wrote to its standard error) is no task
     for (char* line = strtok(out, "\n"); line; line = strtok(NULL, "\n")) {
       line[strcspn(line, " \t\r")] = '\0';
-      if (line[0] && strcmp(line, "COMPLETING") != 0) {
+      int state = line[0] && strspn(line, "ABCDEFGHIJKLMNOPQRSTUVWXYZ_") == strlen(line);
+      if (state && strcmp(line, "COMPLETING") != 0) {
         fprintf(stderr,
                 "contactsim: error: job %s, submitted earlier for %s, is still in Slurm's "
                 "queue (%s); its tasks would run the same runs again beside the new ones. "
