@@ -819,9 +819,15 @@ void cs_cliSummary(const csCliRun* r) {
   double w = cs_dissipatedEnergy(m, d);
   double drift = ke + pe + w - e0;
   double scale = fmax(fmax(fabs(e0), fabs(ke) + fabs(pe)), 1e-300);
-  fprintf(stderr, "  energy: KE %.6g J, PE %.6g J, dissipated %.6g J; KE+PE+dissipated drifted "
-                  "%.3g J (%.2g relative) since the start\n",
-          ke, pe, w, drift, drift / scale);
+  if (isfinite(drift)) {
+    fprintf(stderr, "  energy: KE %.6g J, PE %.6g J, dissipated %.6g J; KE+PE+dissipated drifted "
+                    "%.3g J (%.2g relative) since the start\n",
+            ke, pe, w, drift, drift / scale);
+  } else {
+    // a failed step leaves the state of its last try, which need not be finite
+    fprintf(stderr, "  energy: not finite in the state the run %s\n",
+            r->status == CS_OK ? "ended in" : "stopped in (the failed step's last try)");
+  }
   contactSummary(r);
   // exponential springs break the balance by design (their anchors jump between steps): say so,
   // rather than let the drift look like a fault of the integration

@@ -2129,8 +2129,7 @@ static int stepGroup(Group* g, double tout, double tstop, csError* err) {
       return stoppedInStep(g, err);
     }
     if (status != CS_RK_OK) {
-      // the data at the last completed step (not the failed try's last stage), as after a stop
-      loadState(g, g->t, N_VGetArrayPointer(g->y));
+      sim->d->t = g->t;
       cs_setError(err, CS_ERR_SOLVER, "", "the rk step failed with %s at t = %.9g s",
                   rkStatusName(status), (double)g->t);
       err->time = g->t;
@@ -2172,9 +2171,7 @@ static int stepGroup(Group* g, double tout, double tstop, csError* err) {
     return stoppedInStep(g, err);
   }
   if (flag < 0) {
-    // the data at the last completed step, where CVODE leaves y on failing (not at the failed
-    // try's last evaluation, which can be all NaN), as after a stop
-    loadState(g, g->t, N_VGetArrayPointer(g->y));
+    sim->d->t = g->t;
     check(flag, "CVode", sim, g->t, err);
     collapseError(g, err, 1, "CVode failed with %s", flagName(flag));
     return CS_ERR_SOLVER;
