@@ -80,9 +80,10 @@ void csPy_rowWriterClose(csPyRowWriter* w);
 // the rows reached, or -1 with a Python exception set and nothing returned. A run of the main
 // thread stops at a signal that has a Python handler (Ctrl-C): when the handler raises, the
 // status is CS_STOPPED, s stands at its last report and *raised holds the exception (new
-// reference, else NULL); when it returns, the run goes on.
+// reference, else NULL); when it returns, the run goes on. busy (nullable): the Simulation's
+// flag, cleared while the handler runs, so that it can read the simulation.
 int csPy_record(csSimulation* s, double t_end, int forces, PyObject** columns, PyObject** table,
-                PyObject** raised, csError* err);
+                PyObject** raised, csError* err, int* busy);
 // What run() and Simulation._record return: (columns, table, statistics, failure), failure None,
 // (message, time, file) of a solver failure or the exception `raised` of a stopped run; for
 // other statuses an exception is raised (NULL).
@@ -95,6 +96,8 @@ PyObject* csPy_recordResult(csSimulation* s, int status, const csError* err, PyO
 // Python's handlers back; then PyErr_CheckSignals runs them. The GIL is held for both.
 const volatile sig_atomic_t* csPy_stopBegin(void);
 void csPy_stopEnd(const volatile sig_atomic_t* flag);
+// PyErr_CheckSignals with the Simulation's busy flag (nullable) cleared while the handlers run
+int csPy_checkSignals(int* busy);
 
 // module-level functions of core_model.c and core_run.c
 PyObject* csPy_load(PyObject* self, PyObject* args, PyObject* kw);

@@ -167,6 +167,19 @@ void csPy_stopEnd(const volatile sig_atomic_t* flag) {
 }
 
 
+int csPy_checkSignals(int* busy) {
+  int was = busy ? *busy : 0;
+  if (busy) {
+    *busy = 0;  // the handler runs in this thread, between steps: it may read the simulation
+  }
+  int r = PyErr_CheckSignals();
+  if (busy) {
+    *busy = was;
+  }
+  return r;
+}
+
+
 // Fill err as bad input with a JSON path and a sentence (file, line and column left empty).
 static void setInputError(csError* err, const char* path, const char* fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -191,7 +204,7 @@ static npy_intp expectedRows(double rows) {
 
 
 int csPy_record(csSimulation* s, double t_end, int forces, PyObject** columns, PyObject** table,
-                PyObject** raised, csError* err) {
+                PyObject** raised, csError* err, int* busy) {
   const csModel* m = cs_simModel(s);
   *columns = NULL;
   *table = NULL;
@@ -256,8 +269,10 @@ int csPy_record(csSimulation* s, double t_end, int forces, PyObject** columns, P
     if (status != CS_STOPPED) {
       break;
     }
-    // stopped by a signal, at the last report: its Python handler runs now
-    if (PyErr_CheckSignals() != 0) {
+    // stopped by a signal, at the last report: its Python handler runs now (and may read the
+    // simulation, which stands there)
+    int stopped = csPy_checkSignals(busy);
+    if (stopped) {
       PyObject *type, *value, *tb;
       PyErr_Fetch(&type, &value, &tb);
       PyErr_NormalizeException(&type, &value, &tb);
@@ -355,7 +370,8 @@ PyObject* csPy_run(PyObject* self, PyObject* args, PyObject* kw) {
   PyObject* table = NULL;
   PyObject* raised = NULL;
   int status =
-      csPy_record(s, cs_simTime(s) + opt.duration, forces, &columns, &table, &raised, &err);
+      csPy_record(s, cs_simTime(s) + opt.duration, forces, &columns, &table, &raised, &err,
+                  NULL);
   PyObject* result =
       status < 0 ? NULL : csPy_recordResult(s, status, &err, columns, table, raised);
   Py_XDECREF(columns);

@@ -290,7 +290,7 @@ static PyObject* simAdvanceTo(csPySimulation* self, PyObject* arg) {
     Py_BEGIN_ALLOW_THREADS status = cs_simAdvanceTo(self->s, t, &err);
     Py_END_ALLOW_THREADS cs_simSetStop(self->s, NULL);
     csPy_stopEnd(stop);
-    if (status != CS_STOPPED || PyErr_CheckSignals() != 0) {
+    if (status != CS_STOPPED || csPy_checkSignals(&self->busy) != 0) {
       break;
     }
     // the signal's handler returned: the advance goes on (from its start)
@@ -318,7 +318,7 @@ static PyObject* simRecord(csPySimulation* self, PyObject* args) {
   PyObject* raised = NULL;
   csError err = {0};
   self->busy = 1;
-  int status = csPy_record(self->s, t_end, forces, &columns, &table, &raised, &err);
+  int status = csPy_record(self->s, t_end, forces, &columns, &table, &raised, &err, &self->busy);
   self->busy = 0;
   refreshShadow(self);
   PyObject* result =
