@@ -397,7 +397,7 @@ static void test_bad_csv(void** state) {
     lastComma2--;
   }
   char* blankLast = malloc(strlen(text) + 8);
-  sprintf(blankLast, "%.*s %s", (int)(lastComma2 - text), text, end2);
+  sprintf(blankLast, "%.*s \v\f%s", (int)(lastComma2 - text), text, end2);
   writeText(bad, blankLast);
   assert_int_equal(cs_replayWrite(page, tpl, &run, 1, &err), CS_OK);
   j = pageData(page);

@@ -1658,6 +1658,19 @@ static int runSlurmCommand(char* const args[], int withErr, char* out, size_t ou
     }
     close(pipefd[0]);
     close(pipefd[1]);
+    // the user's defaults for squeue's listing (SQUEUE_STATES=all, SQUEUE_USERS, ...) would
+    // add finished jobs or hide queued ones: the listing asked for alone
+    if (strcmp(args[0], "squeue") == 0) {
+      for (char** e = environ; *e;) {
+        if (strncmp(*e, "SQUEUE_", 7) == 0) {
+          char name[256];
+          snprintf(name, sizeof(name), "%.*s", (int)strcspn(*e, "="), *e);
+          unsetenv(name);  // shifts environ down: look at the same place again
+        } else {
+          e++;
+        }
+      }
+    }
     execvp(args[0], args);
     fprintf(stderr, "contactsim: error: cannot run %s: %s\n", args[0], strerror(errno));
     _exit(127);
@@ -1709,12 +1722,18 @@ static int checkEarlierJob(const Sweep* sw) {
   char out[4096];
   int status = runSlurmCommand(args, 1, out, sizeof(out));
   if (status == 0) {
-    // anything but tasks already finishing (COMPLETING) can still run a run; a line that is
-    // not a state (a warning squeue wrote to its standard error) is no task
+    // anything but a task that has finished or is finishing can still run a run; a line that
+    // is not a state (a warning squeue wrote to its standard error) is no task
+    static const char* const ended[] = {"COMPLETING", "COMPLETED", "CANCELLED", "FAILED",
+                                        "TIMEOUT", "NODE_FAIL", "PREEMPTED", "BOOT_FAIL",
+                                        "DEADLINE", "OUT_OF_MEMORY", NULL};
     for (char* line = strtok(out, "\n"); line; line = strtok(NULL, "\n")) {
       line[strcspn(line, " \t\r")] = '\0';
       int state = line[0] && strspn(line, "ABCDEFGHIJKLMNOPQRSTUVWXYZ_") == strlen(line);
-      if (state && strcmp(line, "COMPLETING") != 0) {
+      for (int k = 0; state && ended[k]; k++) {
+        state = strcmp(line, ended[k]) != 0;
+      }
+      if (state) {
         fprintf(stderr,
                 "contactsim: error: job %s, submitted earlier for %s, is still in Slurm's "
                 "queue (%s); its tasks would run the same runs again beside the new ones. "

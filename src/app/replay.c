@@ -523,7 +523,7 @@ static csStatus readRows(const char* text, const Columns* c, const csReplayRun* 
       double v = NAN;
       // an empty field (or one of blanks alone) is a missing value; blanks are skipped here,
       // since strtod would skip a line break too and read the next row's first field
-      while (*q == ' ' || *q == '\t') {
+      while (*q == ' ' || *q == '\t' || *q == '\v' || *q == '\f') {
         q++;
       }
       if (*q != ',' && *q != '\n' && *q != '\r' && *q) {

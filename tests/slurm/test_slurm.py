@@ -270,9 +270,11 @@ try:
             os.remove(os.path.join(out, "runs", f"{i:08d}.rec"))
         g = subprocess.run([EXE, "sweep", "--gather", out], capture_output=True, text=True)
         check(g.returncode == 1 and "3 of 24 runs are missing: 11-13" in g.stderr, g.stderr)
-        # resubmitting runs only tasks 2 (runs 10-14): the others have every record
+        # resubmitting runs only tasks 2 (runs 10-14): the others have every record. The first
+        # job has ended; a user's SQUEUE_STATES=all, which lists it as COMPLETED, is no obstacle
         q = subprocess.run([EXE, "sweep", study, "--out", out, "--slurm", "--runs-per-task",
-                            "5"], env=cluster.env, capture_output=True, text=True, timeout=60)
+                            "5"], env=dict(cluster.env, SQUEUE_STATES="all"),
+                           capture_output=True, text=True, timeout=60)
         check(q.returncode == 0 and "--array=2 " in q.stderr, q.stderr)
         cluster.wait(q.stdout.strip(), DEADLINE - (time.time() - T0))
         check(table(out) == table(local), "the table after the resubmission differs")
@@ -290,7 +292,10 @@ try:
         check(q.returncode == 0, f"submission: {q.stderr}")
         job = q.stdout.strip()
         again = [EXE, "sweep", study, "--out", held, "--slurm", "--runs-per-task", "12"]
-        r = subprocess.run(again, env=cluster.env, capture_output=True, text=True, timeout=60)
+        # (a user's squeue defaults that would hide the job do not)
+        r = subprocess.run(again, env=dict(cluster.env, SQUEUE_USERS="nobody",
+                                           SQUEUE_PARTITION="nope"),
+                           capture_output=True, text=True, timeout=60)
         check(r.returncode == 1 and f"job {job}, submitted earlier" in r.stderr
               and "(PENDING)" in r.stderr and f"scancel {job}" in r.stderr, r.stderr)
         queued = subprocess.run(["squeue", "-h", "-o", "%i"], env=cluster.env,
