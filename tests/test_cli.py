@@ -447,6 +447,14 @@ def forces_and_accelerations_that_overflow_are_refused_where_they_arise():
           "not finite" in err, (code, err))
     code, _, err = run("validate", write_scene(dict(heavy, gravity=[0, 0, 0])))
     check(code == 0, (code, err))  # without gravity nothing overflows
+    # welded to Ground, the same body takes its infinite weight without moving: it loads and runs
+    anvil = json.loads(json.dumps(heavy))
+    anvil["bodies"][0]["joint"] = {"type": "weld", "parent": "ground"}
+    anvil["bodies"].append({"name": "box", "mass": 2.0, "inertia": {"diag": [1, 1, 1]},
+                            "joint": {"type": "free", "parent": "ground"}})
+    anvil["simulation"] = {"duration": 0.1}
+    code, _, err = run("run", write_scene(anvil), "-q", "-o", os.devnull)
+    check(code == 0, (code, err))
     # a bushing of 1e308 N/m and N m/rad, displaced: each force finite, the accelerations not
     scene = os.path.join(ROOT, "scenes", "bushing_hang.json")
     huge = ["--set", "forces.mount.translational_stiffness=[1e308,1e308,1e308]",

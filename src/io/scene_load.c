@@ -2237,6 +2237,31 @@ static int allFinite(const double* x, size_t n) {
 }
 
 
+// 1 when body b can move: it or a body it hangs from has a mobility (a body welded to Ground,
+// directly or through other welds, takes whatever force it is given)
+static int bodyMoves(const csModel* m, int b) {
+  for (; b > 0; b = m->body[b].parent) {
+    if (m->body[b].unum > 0) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
+
+// 1 when the forces on every body that can move are finite
+static int movingForcesFinite(const csModel* m, const csData* d) {
+  for (int b = 1; b < m->nbody; b++) {
+    const csBody* body = &m->body[b];
+    if (bodyMoves(m, b) && (!allFinite((const double*)&d->body_force[b], 6) ||
+                            !allFinite(d->mobility_force + body->uadr, (size_t)body->unum))) {
+      return 0;
+    }
+  }
+  return 1;
+}
+
+
 // " (contact model 'X')" for an element of a contact (its path names the contact entry, which
 // each contact model reads, so the message says which one was being loaded), "" otherwise
 static const char* modelNote(const cJSON* root, int hasGravity, const char* model, int e,
@@ -2277,9 +2302,7 @@ static int checkInitialForces(Loader* ld, const cJSON* root, int hasGravity, con
     }
   }
   size_t nbf = 6 * (size_t)m->nbody;
-  int forcesFinite = allFinite((const double*)d->body_force, nbf) &&
-                     allFinite(d->mobility_force, (size_t)m->nu) &&
-                     allFinite(d->force_power, (size_t)m->nforce) &&
+  int forcesFinite = movingForcesFinite(m, d) && allFinite(d->force_power, (size_t)m->nforce) &&
                      allFinite(d->zdot, (size_t)m->nz);
   // which element: each applied alone (only when the sum is not finite, so a large scene's load
   // does not pay elements times bodies)
@@ -2289,15 +2312,14 @@ static int checkInitialForces(Loader* ld, const cJSON* root, int hasGravity, con
     memset(d->zdot, 0, sizeof(double) * (size_t)m->nz);
     d->force_power[e] = 0;
     cs_forceKind(m->force[e].kind)->apply(m, d, e);
-    if (!allFinite((const double*)d->body_force, nbf) ||
-        !allFinite(d->mobility_force, (size_t)m->nu) || !isfinite(d->force_power[e]) ||
+    if (!movingForcesFinite(m, d) || !isfinite(d->force_power[e]) ||
         !allFinite(d->zdot, (size_t)m->nz)) {
       // the body it pushes too hard (gravity on a body of 1e308 kg), when it is one body's
       int on = 0;
       for (int b = 1; b < m->nbody && !on; b++) {
         const csBody* body = &m->body[b];
-        if (!allFinite((const double*)&d->body_force[b], 6) ||
-            !allFinite(d->mobility_force + body->uadr, (size_t)body->unum)) {
+        if (bodyMoves(m, b) && (!allFinite((const double*)&d->body_force[b], 6) ||
+                                !allFinite(d->mobility_force + body->uadr, (size_t)body->unum))) {
           on = b;
         }
       }
