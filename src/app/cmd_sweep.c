@@ -80,6 +80,7 @@ typedef struct Sweep {
   int nfree;  // free bodies of the scene (pose columns)
   char free_name[SWEEP_MAX_FREE][CS_MAX_NAME];
   int lock;          // how openDirectory locks DIR/.lock: 0 not, LOCK_SH, LOCK_EX
+  int submitting;    // 1: a Slurm submission (openDirectory checks the job submitted before)
   int trajectories;  // write DIR/trajectories/NNNNNNNN.csv
   int retry_failed;  // run again the runs whose record says failed
   int quiet;
@@ -1452,6 +1453,7 @@ static int clearDirectory(const Sweep* sw) {
 
 
 static int checkDirectory(Sweep* sw, const char* path, int fresh);
+static int checkEarlierJob(const Sweep* sw);
 
 // the directory and its manifest: a new directory gets one; an existing one must have been made
 // by this very study and scene, unless fresh (--new) clears it. Returns 0 or an exit code.
@@ -1476,6 +1478,11 @@ static int openDirectory(Sweep* sw, int fresh) {
             sw->lock == LOCK_SH ? " (of the whole study)" : "");
     close(lock);
     return CS_EXIT_USAGE;
+  }
+  // under the lock, before anything is cleared: two submissions at once see each other's job
+  int earlier = sw->submitting ? checkEarlierJob(sw) : CS_EXIT_OK;
+  if (earlier != CS_EXIT_OK) {
+    return earlier;
   }
   snprintf(path, sizeof(path), "%s/runs", sw->dir);
   if (cs_cliMakeDirectory(path) != 0) {
@@ -2162,9 +2169,7 @@ int cs_cliSweep(int argc, char** argv) {
   }
   int code = setUp(&sw, studyPath);
   sw.lock = gather ? 0 : rangeA >= 0 ? LOCK_SH : LOCK_EX;
-  if (code == 0 && slurm && !dryRun) {
-    code = checkEarlierJob(&sw);
-  }
+  sw.submitting = slurm && !dryRun;
   if (code == 0) {
     code = openDirectory(&sw, fresh && !gather);
   }
