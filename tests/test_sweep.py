@@ -392,6 +392,22 @@ def a_stop_signal_leaves_interrupted_runs_to_the_rerun():
     check(summary["reused"] == len(recs) and summary["ok"] == 12, f"{summary}")
 
 
+def lock_released(out, limit=10.0):
+    """wait until no process holds DIR/.lock (a killed worker exits a moment after the signal)"""
+    import fcntl
+
+    t0 = time.time()
+    with open(os.path.join(out, ".lock")) as f:
+        while time.time() - t0 < limit:
+            try:
+                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                fcntl.flock(f, fcntl.LOCK_UN)
+                return
+            except BlockingIOError:
+                time.sleep(0.01)
+    raise AssertionError(f"{out}/.lock still held {limit} s after the kill")
+
+
 @case
 def resume_runs_only_what_is_missing():
     d = tempfile.mkdtemp()
@@ -412,6 +428,8 @@ def resume_runs_only_what_is_missing():
         time.sleep(0.01)
     os.killpg(p.pid, signal.SIGKILL)
     p.wait()
+    # its worker too has exited (it shares the directory's lock until it does)
+    lock_released(out)
     before = {f: open(os.path.join(runs, f)).read() for f in os.listdir(runs)
               if f.endswith(".rec")}
     check(5 <= len(before) < 24, f"{len(before)} runs recorded before the kill")
