@@ -2249,16 +2249,16 @@ static int bodyMoves(const csModel* m, int b) {
 }
 
 
-// 1 when the forces on every body that can move are finite
-static int movingForcesFinite(const csModel* m, const csData* d) {
+// the first body that can move whose force is not finite, 0 when there is none
+static int nonFiniteForceBody(const csModel* m, const csData* d) {
   for (int b = 1; b < m->nbody; b++) {
     const csBody* body = &m->body[b];
     if (bodyMoves(m, b) && (!allFinite((const double*)&d->body_force[b], 6) ||
                             !allFinite(d->mobility_force + body->uadr, (size_t)body->unum))) {
-      return 0;
+      return b;
     }
   }
-  return 1;
+  return 0;
 }
 
 
@@ -2302,7 +2302,7 @@ static int checkInitialForces(Loader* ld, const cJSON* root, int hasGravity, con
     }
   }
   size_t nbf = 6 * (size_t)m->nbody;
-  int forcesFinite = movingForcesFinite(m, d) && allFinite(d->force_power, (size_t)m->nforce) &&
+  int forcesFinite = !nonFiniteForceBody(m, d) && allFinite(d->force_power, (size_t)m->nforce) &&
                      allFinite(d->zdot, (size_t)m->nz);
   // which element: each applied alone (only when the sum is not finite, so a large scene's load
   // does not pay elements times bodies)
@@ -2312,17 +2312,9 @@ static int checkInitialForces(Loader* ld, const cJSON* root, int hasGravity, con
     memset(d->zdot, 0, sizeof(double) * (size_t)m->nz);
     d->force_power[e] = 0;
     cs_forceKind(m->force[e].kind)->apply(m, d, e);
-    if (!movingForcesFinite(m, d) || !isfinite(d->force_power[e]) ||
-        !allFinite(d->zdot, (size_t)m->nz)) {
-      // the body it pushes too hard (gravity on a body of 1e308 kg), when it is one body's
-      int on = 0;
-      for (int b = 1; b < m->nbody && !on; b++) {
-        const csBody* body = &m->body[b];
-        if (bodyMoves(m, b) && (!allFinite((const double*)&d->body_force[b], 6) ||
-                                !allFinite(d->mobility_force + body->uadr, (size_t)body->unum))) {
-          on = b;
-        }
-      }
+    // the body it pushes too hard (gravity on a body of 1e308 kg), when it is one body's
+    int on = nonFiniteForceBody(m, d);
+    if (on || !isfinite(d->force_power[e]) || !allFinite(d->zdot, (size_t)m->nz)) {
       elementPath(ld, root, hasGravity, model, e, "");
       r = fail(ld, "the element's force%s%s%s in the initial state is not finite%s: its "
                "parameters, the bodies' masses or the initial state are too large",
