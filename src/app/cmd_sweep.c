@@ -1647,9 +1647,11 @@ static void sbatchQuote(FILE* f, const char* s) {
 
 // Run a Slurm command (args[0] found on PATH) and keep the first outSize - 1 bytes of its
 // standard output in out (its standard error too when withErr; otherwise that goes to ours);
-// the rest is read and dropped, so the command never blocks on a full pipe. Returns its exit
-// status, 127 when it could not be run, -1 when it did not exit.
-static int runSlurmCommand(char* const args[], int withErr, char* out, size_t outSize) {
+// the rest is read and dropped, so the command never blocks on a full pipe. The environment
+// variables whose names start with unsetPrefix (nullable) are left out of the command's.
+// Returns its exit status, 127 when it could not be run, -1 when it did not exit.
+static int runSlurmCommand(char* const args[], int withErr, const char* unsetPrefix, char* out,
+                           size_t outSize) {
   int pipefd[2];
   out[0] = '\0';
   if (pipe(pipefd) != 0) {
@@ -1665,17 +1667,14 @@ static int runSlurmCommand(char* const args[], int withErr, char* out, size_t ou
     }
     close(pipefd[0]);
     close(pipefd[1]);
-    // the user's defaults for squeue's listing (SQUEUE_STATES=all, SQUEUE_USERS, ...) would
-    // add finished jobs or hide queued ones: the listing asked for alone
-    if (strcmp(args[0], "squeue") == 0) {
-      for (char** e = environ; *e;) {
-        if (strncmp(*e, "SQUEUE_", 7) == 0) {
-          char name[256];
-          snprintf(name, sizeof(name), "%.*s", (int)strcspn(*e, "="), *e);
-          unsetenv(name);  // shifts environ down: look at the same place again
-        } else {
-          e++;
-        }
+    size_t plen = unsetPrefix ? strlen(unsetPrefix) : 0;
+    for (char** e = environ; plen && *e;) {
+      if (strncmp(*e, unsetPrefix, plen) == 0) {
+        char name[256];
+        snprintf(name, sizeof(name), "%.*s", (int)strcspn(*e, "="), *e);
+        unsetenv(name);  // shifts environ down: look at the same place again
+      } else {
+        e++;
       }
     }
     execvp(args[0], args);
@@ -1727,7 +1726,9 @@ static int checkEarlierJob(const Sweep* sw) {
   // one line per queued or running entry (a pending array's tasks may share one), its state
   char* args[] = {"squeue", "--noheader", "--jobs", job, "--format=%T", NULL};
   char out[4096];
-  int status = runSlurmCommand(args, 1, out, sizeof(out));
+  // without the user's defaults for squeue's listing (SQUEUE_STATES=all, SQUEUE_USERS, ...),
+  // which would add finished jobs or hide queued ones: the listing asked for alone
+  int status = runSlurmCommand(args, 1, "SQUEUE_", out, sizeof(out));
   if (status == 0) {
     // anything but a task that has finished or is finishing can still run a run; a line that
     // is not a state (a warning squeue wrote to its standard error) is no task
@@ -1915,7 +1916,7 @@ static int submitSlurm(const Sweep* sw, long perTask, char** slurmOpts, int nslu
   if (!dryRun) {
     // run sbatch and read the job id it prints (its errors go to the user as they are)
     char out[256];
-    int status = runSlurmCommand(args, 0, out, sizeof(out));
+    int status = runSlurmCommand(args, 0, NULL, out, sizeof(out));
     if (status != 0) {
       fprintf(stderr, "contactsim: error: sbatch failed%s\n",
               status == 127 ? " (is Slurm installed?)" : "");
