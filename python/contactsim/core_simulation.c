@@ -68,19 +68,38 @@ static void refreshShadow(csPySimulation* self) {
 }
 
 
-// Edits made through the q and u views reach the integrator; 0 or -1 with an exception set.
-// Also refuses a simulation that another thread is running. Both arrays are taken before
-// either is handed over: setting one part of the state may rewrite the other from the
-// integrator's copy. On a refusal (a non-finite value) the arrays are put back as they were.
-static int prepare(csPySimulation* self) {
+// the getters of attributes check this (methods go through prepare): __init__ may have failed
+static int ready(csPySimulation* self) {
   if (!self->s) {
     PyErr_SetString(PyExc_RuntimeError, "the Simulation was not initialised");
-    return -1;
+    return 0;
+  }
+  return 1;
+}
+
+
+// the getters of the state and the options check this: ready, and not being advanced by another
+// thread at the moment (its time and arrays are the integrator's trial values then)
+static int readable(csPySimulation* self) {
+  if (!ready(self)) {
+    return 0;
   }
   if (self->busy) {
     PyErr_SetString(PyExc_RuntimeError,
                     "this Simulation is being advanced by another thread; use one Simulation "
                     "per thread");
+    return 0;
+  }
+  return 1;
+}
+
+
+// Edits made through the q and u views reach the integrator; 0 or -1 with an exception set.
+// Also refuses a simulation that another thread is running. Both arrays are taken before
+// either is handed over: setting one part of the state may rewrite the other from the
+// integrator's copy. On a refusal (a non-finite value) the arrays are put back as they were.
+static int prepare(csPySimulation* self) {
+  if (!readable(self)) {
     return -1;
   }
   csData* d = cs_simData(self->s);
@@ -110,30 +129,6 @@ static int prepare(csPySimulation* self) {
 }
 
 
-// the getters of attributes check this (methods go through prepare): __init__ may have failed
-static int ready(csPySimulation* self) {
-  if (!self->s) {
-    PyErr_SetString(PyExc_RuntimeError, "the Simulation was not initialised");
-    return 0;
-  }
-  return 1;
-}
-
-
-// the getters of the state and the options check this: ready, and not being advanced by another
-// thread at the moment (its time and arrays are the integrator's trial values then)
-static int readable(csPySimulation* self) {
-  if (!ready(self)) {
-    return 0;
-  }
-  if (self->busy) {
-    PyErr_SetString(PyExc_RuntimeError,
-                    "this Simulation is being advanced by another thread; use one Simulation "
-                    "per thread");
-    return 0;
-  }
-  return 1;
-}
 
 
 // a 1-D view of n doubles of the simulation's data, writable or not; the view keeps the data's
