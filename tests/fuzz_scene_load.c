@@ -10,7 +10,8 @@
 //   3. the run's statistics written as `run --stats` JSON, and the header and a row as CSV, to
 //      memory.
 // Built with libFuzzer by `meson setup build-fuzz -Dfuzz=true` (clang; docs/testing.md), and
-// always as tests/fuzz_replay, which feeds it the bad-input corpus and the bundled scenes.
+// always as tests/fuzz_scene_files (fuzz_driver.c), which feeds it the bad-input corpus and
+// the bundled scenes.
 #include "app/common.h"
 
 #include "contactsim/contactsim.h"

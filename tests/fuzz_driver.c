@@ -1,14 +1,21 @@
-// fuzz_replay.c: the fuzz target's entry function (fuzz_scene_load.c) fed with files, without
-// libFuzzer, so that the test suite runs it everywhere (and under AddressSanitizer and
-// UndefinedBehaviorSanitizer in the sanitizer build): every file named, and every *.json file
-// in every directory named, in name order. A crash or a sanitizer report fails the test; each
-// file that comes back counts as passed. Prints one line per file and "N passed, N failed".
+// fuzz_driver.c: a libFuzzer target's entry function fed with files, without libFuzzer, so that
+// the test suite runs it everywhere (and under AddressSanitizer and UndefinedBehaviorSanitizer
+// in the sanitizer build): every file named, and every file ending in FUZZ_SUFFIX (".json" for
+// the scene target, ".csv" for the replay CSV target) in every directory named, in name order.
+// A crash or a sanitizer report fails the test; each file that comes back counts as passed.
+// Prints one line per file and "N passed, N failed". Linked with one target per executable
+// (tests/meson.build): fuzz_scene_files with fuzz_scene_load.c, fuzz_replay_csv_files with
+// fuzz_replay_csv.c.
 #include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
+#ifndef FUZZ_SUFFIX
+#define FUZZ_SUFFIX ".json"
+#endif
 
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 
@@ -64,13 +71,14 @@ int main(int argc, char** argv) {
       r ? failed++ : passed++;
       continue;
     }
-    // the directory's *.json files, sorted
+    // the directory's files ending in FUZZ_SUFFIX, sorted
     DIR* dir = opendir(argv[i]);
     char** files = NULL;
     size_t nfile = 0, cap = 0;
     for (struct dirent* e = dir ? readdir(dir) : NULL; e; e = readdir(dir)) {
       size_t len = strlen(e->d_name);
-      if (len < 5 || strcmp(e->d_name + len - 5, ".json") != 0) {
+      size_t slen = strlen(FUZZ_SUFFIX);
+      if (len <= slen || strcmp(e->d_name + len - slen, FUZZ_SUFFIX) != 0) {
         continue;
       }
       if (nfile == cap) {
