@@ -1719,12 +1719,25 @@ static int checkEarlierJob(const Sweep* sw) {
   }
   int got = fgets(job, sizeof(job), f) != NULL;
   fclose(f);
-  job[strcspn(job, ";\r\n")] = '\0';  // sbatch --parsable: "ID" or "ID;CLUSTER"
+  // sbatch --parsable: "ID", or "ID;CLUSTER" for a job submitted to another cluster
+  // (--slurm-opt=--clusters=NAME), whose queue is asked with --clusters too
+  job[strcspn(job, "\r\n")] = '\0';
+  char* cluster = strchr(job, ';');
+  if (cluster) {
+    *cluster++ = '\0';
+  }
   if (!got || !job[0] || strspn(job, "0123456789") != strlen(job)) {
     return CS_EXIT_OK;  // not a job id: nothing to ask about
   }
-  // one line per queued or running entry (a pending array's tasks may share one), its state
-  char* args[] = {"squeue", "--noheader", "--jobs", job, "--format=%T", NULL};
+  char clusterOpt[96] = "", scancelOpt[96] = "";
+  if (cluster && cluster[0]) {
+    snprintf(clusterOpt, sizeof(clusterOpt), "--clusters=%s", cluster);
+    snprintf(scancelOpt, sizeof(scancelOpt), "--clusters=%s ", cluster);
+  }
+  // one line per queued or running entry (a pending array's tasks may share one), its state;
+  // squeue --clusters heads its listing with a "CLUSTER: NAME" line, which is no state
+  char* args[] = {"squeue", "--noheader", "--jobs", job, "--format=%T",
+                  clusterOpt[0] ? clusterOpt : NULL, NULL};
   char out[4096];
   // without the user's defaults for squeue's listing (SQUEUE_STATES=all, SQUEUE_USERS, ...),
   // which would add finished jobs or hide queued ones: the listing asked for alone
@@ -1745,8 +1758,8 @@ static int checkEarlierJob(const Sweep* sw) {
         fprintf(stderr,
                 "contactsim: error: job %s, submitted earlier for %s, is still in Slurm's "
                 "queue (%s); its tasks would run the same runs again beside the new ones. "
-                "Wait for it to end, or cancel it (scancel %s), then submit again\n",
-                job, cs_cliSafe(sw->dir), line, job);
+                "Wait for it to end, or cancel it (scancel %s%s), then submit again\n",
+                job, cs_cliSafe(sw->dir), line, cs_cliSafe(scancelOpt), job);
         return CS_EXIT_FAILURE;
       }
     }
@@ -1922,12 +1935,13 @@ static int submitSlurm(const Sweep* sw, long perTask, char** slurmOpts, int nslu
               status == 127 ? " (is Slurm installed?)" : "");
       code = CS_EXIT_FAILURE;
     } else {
-      out[strcspn(out, ";\n")] = '\0';
-      printf("%s\n", out);
+      // "ID" or "ID;CLUSTER": the id alone to the user, both to the file
+      out[strcspn(out, "\r\n")] = '\0';
+      printf("%.*s\n", (int)strcspn(out, ";"), out);
       fprintf(stderr,
-              "contactsim: sweep: submitted job %s; when it ends, results.csv is in "
+              "contactsim: sweep: submitted job %.*s; when it ends, results.csv is in "
               "%s (or run: contactsim sweep --gather %s)\n",
-              out, sw->dir, sw->dir);
+              (int)strcspn(out, ";"), out, sw->dir, sw->dir);
       // the job id, for scripts and for the next submission's check (checkEarlierJob)
       char idPath[SWEEP_PATH + 16];
       snprintf(idPath, sizeof(idPath), "%s/job_id", slurmDir);

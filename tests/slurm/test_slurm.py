@@ -298,6 +298,21 @@ try:
                            capture_output=True, text=True, timeout=60)
         check(r.returncode == 1 and f"job {job}, submitted earlier" in r.stderr
               and "(PENDING)" in r.stderr and f"scancel {job}" in r.stderr, r.stderr)
+        # a job sbatch reported with its cluster ("ID;CLUSTER", --clusters=NAME among the
+        # options) is looked for in that cluster's queue. Slurm names clusters through its
+        # database daemon, which this one-node Slurm does not run, so squeue cannot reach the
+        # cluster: the submission is refused with squeue's reason, which names the cluster
+        # asked for
+        id_file = os.path.join(held, "slurm", "job_id")
+        with open(id_file) as f:
+            check(f.read() == job + "\n", "job_id should hold what sbatch printed")
+        with open(id_file, "w") as f:
+            f.write(f"{job};contactsimtest\n")
+        r = subprocess.run(again, env=cluster.env, capture_output=True, text=True, timeout=60)
+        check(r.returncode == 1 and f"cannot ask Slurm whether job {job}," in r.stderr
+              and "'contactsimtest'" in r.stderr, r.stderr)
+        with open(id_file, "w") as f:
+            f.write(job + "\n")
         queued = subprocess.run(["squeue", "-h", "-o", "%i"], env=cluster.env,
                                 capture_output=True, text=True, timeout=10).stdout.split()
         check(queued and all(j.startswith(job + "_") for j in queued),
