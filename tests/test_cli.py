@@ -786,7 +786,9 @@ def every_usage_error_starts_with_contactsim_error():
            ["validate"], ["validate", path, "--duration", "1"], ["validate", path, "--bogus"],
            ["compare"], ["compare", path, "--format", "xml"], ["compare", path, "--models", "a,,b"],
            ["compare", path, "--bogus"], ["compare", path, "--out-dir"], ["compare", path, "--max-steps", "0"],
-           ["run", "no/such.json"], ["compare", "no/such.json"], ["validate", "no/such.json"]]
+           ["run", "no/such.json"], ["compare", "no/such.json"], ["validate", "no/such.json"],
+           ["sweep", "--bogus"], ["sweep", path, "--out"], ["sweep", "-x"], ["sweep", "-j"],
+           ["replay", path, "--bogus"], ["replay", path, "-o"], ["help", "frobnicate"]]
     for args in bad:
         code, out, err = run(*args)
         check(code == 2, (args, code, err))

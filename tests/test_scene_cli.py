@@ -390,6 +390,13 @@ def messages_escape_and_name_the_step():
     code, out, err = run("run", scene, "-q", "--max-step", "1e-9", timeout=20)
     check(code == 2 and out == "" and "--max-step: max_step 1e-09 s needs at least 10000000 "
           "steps" in err, err)
+    # at the boundary: 1e5 steps of 1e-8 s add up to less than 1e-3 s, so the run takes one
+    # more; max_steps equal to the count is refused up front, one more runs to the end
+    tight = ["--duration", "0.001", "--max-step", "1e-8", "-o", os.devnull]
+    code, out, err = run("run", scene, *tight, "--max-steps", "100000", timeout=20)
+    check(code == 2 and "needs at least 100000 steps" in err, err)
+    code, out, err = run("run", scene, *tight, "--max-steps", "100001", timeout=60)
+    check(code == 0 and "finished at t = 0.001 s" in err, err)
     code, out, err = run("validate", scene, "--set", "simulation.max_step=1e-20", timeout=20)
     check(code == 2 and "simulation.max_step: max_step 1e-20 s is too small" in err, err)
     # JSON nested past the parser's limit says so

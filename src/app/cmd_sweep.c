@@ -2022,8 +2022,10 @@ int cs_cliSweep(int argc, char** argv) {
   char* slurmOpts[64];
   int nslurmOpt = 0;
   int c;
+  // getopt's state reset, its messages ours (cs_cliOptionError), as in the other commands
   optind = 1;
-  while ((c = getopt_long(argc, argv, "o:j:qh", longopts, NULL)) != -1) {
+  opterr = 0;
+  while ((c = getopt_long(argc, argv, ":o:j:qh", longopts, NULL)) != -1) {
     long count;
     switch (c) {
       case 'o':
@@ -2089,7 +2091,7 @@ int cs_cliSweep(int argc, char** argv) {
         cs_cliCommandUsage(stdout, "sweep");
         return CS_EXIT_OK;
       default:
-        return CS_EXIT_USAGE;
+        return cs_cliOptionError(c, argv, "sweep");
     }
   }
   // the study: the one positional argument, or the one recorded in the directory (--gather)

@@ -85,7 +85,7 @@ static const char usageSweep[] =
     "run a parameter study (docs/sweep-format.md) on local cores or as a Slurm job array\n"
     "\n"
     "sweep options:\n"
-    "      --out DIR             results directory (a rerun runs only what is missing)\n"
+    "  -o, --out DIR             results directory (a rerun runs only what is missing)\n"
     "  -j, --jobs N              worker processes (default: every core this process has)\n"
     "      --new                 discard the records of an earlier, different study in DIR\n"
     "      --retry-failed        run the runs recorded as failed again (not only missing ones)\n"
@@ -145,6 +145,16 @@ void cs_cliUsage(FILE* f) {
   }
   fprintf(f, "\nexit status: 0 success, 1 simulation failure, 2 bad input or usage,\n"
              "128 + N stopped by signal N (SIGINT, SIGTERM, SIGHUP)\n");
+}
+
+
+int cs_cliIsCommand(const char* command) {
+  for (int i = 0; i < NCOMMAND_USAGE; i++) {
+    if (strcmp(command, commandUsage[i].name) == 0) {
+      return 1;
+    }
+  }
+  return 0;
 }
 
 

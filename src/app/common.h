@@ -224,6 +224,8 @@ const char* cs_cliSafe(const char* s);
 // The usage of one command ("run", "validate", "compare") to f, for COMMAND --help (stdout) and
 // after a usage error (stderr); the overview of every command for an unknown command.
 void cs_cliCommandUsage(FILE* f, const char* command);
+// 1 when command names one of the commands (run, validate, compare, sweep, replay), else 0.
+int cs_cliIsCommand(const char* command);
 // Report getopt_long's '?' or ':' for command as a usage error (opterr must be 0 and the option
 // string start with ':'): "contactsim: error: run: unknown option '--x'" or "option '-o' needs a
 // value". Returns CS_EXIT_USAGE.

@@ -16,6 +16,11 @@ int main(int argc, char** argv) {
   const char* cmd = argv[1];
   // `contactsim help COMMAND` is `contactsim COMMAND --help`
   if (strcmp(cmd, "help") == 0 && argc > 2) {
+    if (!cs_cliIsCommand(argv[2])) {
+      fprintf(stderr, "contactsim: error: help: unknown command '%s'\n", cs_cliSafe(argv[2]));
+      cs_cliUsage(stderr);
+      return CS_EXIT_USAGE;
+    }
     cs_cliCommandUsage(stdout, argv[2]);
     return CS_EXIT_OK;
   }

@@ -722,13 +722,16 @@ int cs_maxStepProblem(const csSimOptions* o, char* why, size_t size) {
              o->max_step, tend, CS_MIN_STEP_ULPS * ulp);
     return 1;
   }
-  // steps of at most max_step to the first report; max_steps allows only so many
+  // steps of at most max_step to the first report; max_steps allows only so many, and one more
+  // is needed whenever rounding leaves the last of them short of the report (the sum of
+  // 100000 steps of 1e-8 s falls short of 1e-3 s), so as many as max_steps is too many
   double first = fmin(o->report_interval, o->duration);
   double steps = ceil(first / o->max_step);
-  if (steps > (double)o->max_steps) {
+  if (steps >= (double)o->max_steps) {
     snprintf(why, size,
              "max_step %g s needs at least %.0f steps to reach the first report at t = %g s, "
-             "more than max_steps (%ld) allows; raise max_step or max_steps",
+             "and max_steps (%ld) must allow more (rounding can add one); raise max_step or "
+             "max_steps",
              o->max_step, steps, first, o->max_steps);
     return 1;
   }
