@@ -315,6 +315,10 @@ def a_failing_run_is_recorded_and_the_study_goes_on():
     # mass -2 fails at load; 3 steps cannot reach 0.05 s
     check(status == ["ok", "failed", "failed", "failed", "ok", "failed"], f"statuses {status}")
     check("mass" in rows[2]["error"] and "run 2 failed" in err, f"message: {rows[2]['error']}")
+    # a run that never started has no outcome: its columns from simulated on are empty
+    never = rows[2]
+    outcome = list(never)[list(never).index("simulated"):list(never).index("error")]
+    check(all(never[k] == "" for k in outcome), f"a run that never started: {never}")
     check("too much work: more than 3 steps since the last report" in rows[1]["error"] and
           float(rows[1]["simulated"]) < 0.05, f"step limit: {rows[1]}")
     check(rows[0]["error"] == "" and float(rows[0]["simulated"]) == 0.05, "ok run")

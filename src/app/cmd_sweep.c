@@ -461,14 +461,15 @@ static int writeRecordFile(const Sweep* sw, long i, const csCliRun* r, uint64_t 
   csvNumber(f, simulated > 0 ? r->cpu_seconds / simulated : NAN);
   csvNumber(f, runCpu);
   csvNumber(f, wall);
-  csvNumber(f, simulated);
+  // from here on, empty for a run that never started (its scene did not load)
+  csvNumber(f, s ? simulated : NAN);
   if (s) {
     fprintf(f, ",%ld,%ld,%ld,%ld,%ld,%s", s->nsteps, s->nrhs, s->nrhs_jac, s->nrhs + s->nrhs_jac,
             s->netf, cs_cliLinearSolverName(r));
   } else {
     fputs(",,,,,,", f);
   }
-  // the metrics, empty for a run that never started
+  // the metrics
   const csMetrics* mt = &r->metrics;
   csvNumber(f, s ? mt->max_penetration : NAN);
   csvNumber(f, s ? mt->peak_normal_force : NAN);
