@@ -54,7 +54,8 @@ CS_API double csu_step5(double x);
 CS_API csSimOptions cs_defaultSimOptions(void);
 // 0 when the largest step o->max_step (0: unlimited) lets a run with options o start; 1 when it
 // is so small that the run cannot: below CS_MIN_STEP_ULPS spacings of doubles at the end time
-// (t + h == t), or needing more than o->max_steps steps to reach the first report. The reason,
+// (t + h == t), or needing as many steps as o->max_steps allows or more to reach the first
+// report (rounding can leave the last of them short, and the run then needs one more). The reason,
 // one sentence naming the numbers, goes to why (size bytes, nullable).
 CS_API int cs_maxStepProblem(const csSimOptions* o, char* why, size_t size);
 // The number of reports a run from t0 to t_end makes with this report interval: one at t0, one
@@ -263,6 +264,10 @@ typedef struct csReporter {
 // Statistics land in d->stat. Nullable rep.
 CS_API int cs_simulate(const csModel* m, csData* d, const csSimOptions* opt,
                        const csReporter* rep, csError* err);
+// The linear solver a run with options opt used, as `run` and `compare` name it: "none" (adams,
+// rk), "dense" (ark; bdf's groups of up to 100 states), "band" or "gmres" (bdf; d->stat.linsol,
+// the largest group's). A static string. opt not NULL; d nullable (no run yet: bdf's "dense").
+CS_API const char* cs_linearSolverUsed(const csSimOptions* opt, const csData* d);
 
 
 // ---------------------------------------------------------------------------------------------

@@ -261,6 +261,11 @@ typedef struct csRunStatistics {
   double energy_error;       // largest |E - E0| / scale seen, relative
   double energy_initial;     // KE + PE + dissipated at t_start, J
   int nnotes;                // diagnostics in plain words (cs_simNote)
+  // since 0.2.0:
+  double cpu_statistics;     // CPU time of the per-step statistics (part of cpu_seconds), s
+  double stick_speed;        // m/s: steps whose mean slip speed is below it count as stuck
+  long nstuck;               // steps counted as stuck
+  const char* linear_solver; // "none", "dense", "band" or "gmres" (cs_linearSolverUsed)
 } csRunStatistics;
 
 // Fill st with the statistics so far. s and st not NULL.
@@ -271,6 +276,9 @@ CS_API const char* cs_simNote(csSimulation* s, int i);
 // -1 when e is not a contact. Nullable: outputs.
 CS_API int cs_simContactStatistics(csSimulation* s, int e, double* peak_normal_force,
                                    double* max_penetration);
+// Peak total normal force, N, of contact set `set` (cs_modelContactSetName) so far. Returns 0,
+// or -1 for a bad set. Nullable: peak_normal_force.
+CS_API int cs_simContactSetStatistics(csSimulation* s, int set, double* peak_normal_force);
 
 
 // ---------------------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 """compare(): one scene run once per contact model, the table of `contactsim compare`."""
 
+import math
 import os
 
 from . import _core
@@ -19,7 +20,13 @@ def _free_bodies(model):
     return free
 
 
-def compare(path, models=None, duration=None, rtol=None, atol=None, integrator=None):
+def _json_number(x):
+    # as the command's JSON writes a number: a value that is not finite is null
+    return x if math.isfinite(x) else None
+
+
+def compare(path, models=None, duration=None, rtol=None, atol=None, integrator=None,
+            max_steps=None, overrides=None):
     """Run a scene once per contact model, from the same geometry and initial state, and
     return one row per model, as ``contactsim compare --format json`` does.
 
@@ -27,23 +34,32 @@ def compare(path, models=None, duration=None, rtol=None, atol=None, integrator=N
         path: the scene file.
         models: contact model names (None: every model the scene gives a block for; a scene
             without "contact_models" runs once, as model "scene").
-        duration (s), rtol, atol, integrator: override the scene's options for every model.
+        duration (s), rtol, atol, integrator, max_steps: override the scene's options for
+            every model (as the command's --duration, --rtol, --atol, --max-steps).
+        overrides: scene parameters set by key path for every model, as for load() (the
+            command's --set).
 
     Returns:
-        a list of dicts, one per model, with the keys of the command's JSON: model, status
-        ("ok" or "failed"), error (None or the message), cpu_seconds, cpu_per_sim_second,
-        simulated (s), steps, rhs_evals, rhs_evals_jacobian, rhs_total, error_test_failures,
-        nonlinear_failures, jacobian_evaluations, integrator, max_penetration (m),
+        a list of dicts, one per model, with the keys and values of the command's JSON
+        (docs/cli.md, "JSON"): model, status ("ok" or "failed"), error (None or the message),
+        cpu_seconds, statistics_cpu_seconds, cpu_per_sim_second, simulated (s), steps,
+        rhs_evals, rhs_evals_jacobian, rhs_total, error_test_failures, nonlinear_failures,
+        jacobian_evaluations, integrator, linear_solver, max_penetration (m),
         peak_normal_force (N), final_pose ({body: {"position": [x, y, z] (m, Ground),
         "quaternion": [w, x, y, z] (Ground)}} for free bodies), sliding_distance (m),
-        stuck_drift (m), energy_error (relative), diagnostics (list of str).
+        stuck_drift (m), stick_speed (m/s), stuck_steps, energy_error (relative),
+        peak_normal_force_sets, peak_normal_force_elements, max_penetration_elements
+        ({name: N or m}), convergence (None: the command's --convergence has no counterpart
+        here), diagnostics (list of str). A number that is not finite is None, as JSON's null.
 
     Raises:
         SceneError: the scene or one model's parameter block is bad (before anything runs).
     """
     from ._simulation import Simulation  # the package's Simulation, with run()
+    from . import _override_pairs
 
     path = os.fspath(path)
+    pairs = _override_pairs(overrides)
     available, _default = _core.scene_contact_models(path)
     if models is None:
         models = list(available) or [None]
@@ -57,9 +73,10 @@ def compare(path, models=None, duration=None, rtol=None, atol=None, integrator=N
                 f"the scene has no contact model '{name}'"
                 + (f" (it has {', '.join(available)})" if available else ""),
                 file=path, path="contact_models")
-        loaded.append((name or "scene", _core.load(path, name, ())))
+        loaded.append((name or "scene", _core.load(path, name, pairs)))
     # checked as run() checks them (a duration of 0 is refused, as by the command line)
-    options = {"duration": duration, "rtol": rtol, "atol": atol, "integrator": integrator}
+    options = {"duration": duration, "rtol": rtol, "atol": atol, "integrator": integrator,
+               "max_steps": max_steps}
     options = {k: v for k, v in options.items() if v is not None}
     rows = []
     for name, model in loaded:
@@ -75,14 +92,22 @@ def compare(path, models=None, duration=None, rtol=None, atol=None, integrator=N
         pose = {}
         for body in _free_bodies(model):
             p, q = sim.body_pose(body)
-            pose[body] = {"position": p.tolist(), "quaternion": q.tolist()}
+            pose[body] = {"position": [_json_number(x) for x in p.tolist()],
+                          "quaternion": [_json_number(x) for x in q.tolist()]}
+        number = {k: _json_number(st[k]) for k in (
+            "cpu_seconds", "statistics_cpu_seconds", "max_penetration", "peak_normal_force",
+            "sliding_distance", "stuck_drift", "stick_speed", "energy_error")}
+        peaks = {k: {n: _json_number(v) for n, v in st[k].items()} for k in (
+            "peak_normal_force_sets", "peak_normal_force_elements", "max_penetration_elements")}
         rows.append({
             "model": name,
             "status": "ok" if error is None else "failed",
             "error": error,
-            "cpu_seconds": st["cpu_seconds"],
-            "cpu_per_sim_second": st["cpu_seconds"] / simulated if simulated > 0 else float("nan"),
-            "simulated": simulated,
+            "cpu_seconds": number["cpu_seconds"],
+            "statistics_cpu_seconds": number["statistics_cpu_seconds"],
+            "cpu_per_sim_second":
+                _json_number(st["cpu_seconds"] / simulated) if simulated > 0 else None,
+            "simulated": _json_number(simulated),
             "steps": st["steps"],
             "rhs_evals": st["rhs_evals"],
             "rhs_evals_jacobian": st["rhs_evals_jacobian"],
@@ -91,12 +116,17 @@ def compare(path, models=None, duration=None, rtol=None, atol=None, integrator=N
             "nonlinear_failures": st["nonlinear_failures"],
             "jacobian_evaluations": st["jacobian_evaluations"],
             "integrator": sim.options["integrator"],
-            "max_penetration": st["max_penetration"],
-            "peak_normal_force": st["peak_normal_force"],
+            "linear_solver": st["linear_solver"],
+            "max_penetration": number["max_penetration"],
+            "peak_normal_force": number["peak_normal_force"],
             "final_pose": pose,
-            "sliding_distance": st["sliding_distance"],
-            "stuck_drift": st["stuck_drift"],
-            "energy_error": st["energy_error"],
+            "sliding_distance": number["sliding_distance"],
+            "stuck_drift": number["stuck_drift"],
+            "stick_speed": number["stick_speed"],
+            "stuck_steps": st["stuck_steps"],
+            "energy_error": number["energy_error"],
+            **peaks,
+            "convergence": None,
             "diagnostics": st["diagnostics"],
         })
     return rows

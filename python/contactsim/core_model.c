@@ -342,10 +342,14 @@ static PyObject* modelGetSource(csPyModel* self, void* closure) {
 }
 
 
+// the model the contact elements were built with: the one asked for, else the scene's own
+// choice; None for a scene without contacts (the one asked for is kept for pickling)
 static PyObject* modelGetContactModel(csPyModel* self, void* closure) {
   (void)closure;
-  Py_INCREF(self->contact_model);
-  return self->contact_model;
+  if (!self->m->contact_model[0]) {
+    Py_RETURN_NONE;
+  }
+  return PyUnicode_FromString(self->m->contact_model);
 }
 
 
@@ -492,7 +496,8 @@ static PyGetSetDef modelGetset[] = {
     {"source", (getter)modelGetSource, NULL,
      "Path given to load(), or None for a model loaded from text.", NULL},
     {"contact_model", (getter)modelGetContactModel, NULL,
-     "Contact model asked for when loading, or None for the scene's own choice.", NULL},
+     "Contact model the scene's contacts use (the one asked for when loading, else the "
+     "scene's default), or None for a scene without contacts.", NULL},
     {"bodies", (getter)modelGetBodies, NULL, "Body names by id; bodies[0] is 'ground'.", NULL},
     {"forces", (getter)modelGetForces, NULL, "Force element names by id (gravity included).", NULL},
     {"planes", (getter)modelGetPlanes, NULL, "Plane names by id.", NULL},

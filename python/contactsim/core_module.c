@@ -209,6 +209,30 @@ int csPy_readOptions(PyObject* kw, const csSimOptions* base, csSimOptions* out) 
 }
 
 
+// {name: value} of the contact sets' peak normal forces (elements 0), or of each contact
+// element's peak normal force (1) or deepest penetration (2); NULL with an exception set
+static PyObject* contactPeaks(csSimulation* s, int what) {
+  const csModel* m = cs_simModel(s);
+  PyObject* out = PyDict_New();
+  int n = cs_modelCount(m, what == 0 ? CS_COUNT_CONTACT_SET : CS_COUNT_FORCE);
+  for (int i = 0; out && i < n; i++) {
+    double peak = 0, depth = 0;
+    int got = what == 0 ? cs_simContactSetStatistics(s, i, &peak)
+                        : cs_simContactStatistics(s, i, &peak, &depth);
+    if (got != 0) {
+      continue;  // not a contact element
+    }
+    PyObject* v = PyFloat_FromDouble(what == 2 ? depth : peak);
+    const char* name = what == 0 ? cs_modelContactSetName(m, i) : cs_modelForceName(m, i);
+    if (!v || PyDict_SetItemString(out, name, v) != 0) {
+      Py_CLEAR(out);
+    }
+    Py_XDECREF(v);
+  }
+  return out;
+}
+
+
 PyObject* csPy_statistics(csSimulation* s) {
   csRunStatistics st;
   cs_simStatistics(s, &st);
@@ -221,19 +245,31 @@ PyObject* csPy_statistics(csSimulation* s) {
     }
     Py_XDECREF(str);
   }
-  if (!notes) {
+  PyObject* sets = notes ? contactPeaks(s, 0) : NULL;
+  PyObject* peaks = sets ? contactPeaks(s, 1) : NULL;
+  PyObject* depths = peaks ? contactPeaks(s, 2) : NULL;
+  if (!depths) {
+    Py_XDECREF(notes);
+    Py_XDECREF(sets);
+    Py_XDECREF(peaks);
     return NULL;
   }
-  // the keys of `contactsim run --stats` and `compare --format json`
+  // the keys of `contactsim run --stats` and `compare --format json` (and t_start, t, the
+  // commits, restarts, groups and the initial energy, which those do not write)
   return Py_BuildValue(
-      "{s:d,s:d,s:l,s:l,s:l,s:l,s:l,s:l,s:l,s:l,s:l,s:i,s:d,s:d,s:d,s:d,s:d,s:d,s:d,s:N}",
+      "{s:d,s:d,s:l,s:l,s:l,s:l,s:l,s:l,s:l,s:l,s:l,s:i,s:d,s:d,s:s,s:d,s:d,s:d,s:d,s:d,s:l,"
+      "s:d,s:d,s:N,s:N,s:N,s:N}",
       "t_start", st.t_start, "t", st.t, "steps", st.nsteps, "rhs_evals", st.nrhs,
       "rhs_evals_jacobian", st.nrhs_jac, "rhs_total", st.nrhs + st.nrhs_jac, "jacobian_evaluations",
       st.njac, "error_test_failures", st.netf, "nonlinear_failures", st.nncf, "auto_update_commits",
       st.ncommit, "restarts", st.nrestart, "groups", st.ngroup, "cpu_seconds", st.cpu_seconds,
+      "statistics_cpu_seconds", st.cpu_statistics, "linear_solver", st.linear_solver,
       "max_penetration", st.max_penetration, "peak_normal_force", st.peak_normal_force,
-      "sliding_distance", st.sliding_distance, "stuck_drift", st.stuck_drift, "energy_error",
-      st.energy_error, "energy_initial", st.energy_initial, "diagnostics", notes);
+      "sliding_distance", st.sliding_distance, "stuck_drift", st.stuck_drift, "stick_speed",
+      st.stick_speed, "stuck_steps", st.nstuck, "energy_error", st.energy_error,
+      "energy_initial", st.energy_initial, "peak_normal_force_sets", sets,
+      "peak_normal_force_elements", peaks, "max_penetration_elements", depths, "diagnostics",
+      notes);
 }
 
 

@@ -902,9 +902,10 @@ static PyGetSetDef simGetset[] = {
     {"e_total", (getter)simGetTotal, NULL,
      "ke + pe + dissipated, J: constant up to the integration error.", NULL},
     {"statistics", (getter)simGetStatistics, NULL,
-     "Statistics since creation, reset or load_state (dict): steps, rhs_evals, cpu_seconds,\n"
-     "max_penetration (m), peak_normal_force (N), sliding_distance (m), stuck_drift (m),\n"
-     "energy_error (relative), diagnostics (list of str), ...",
+     "Statistics since creation, reset or load_state (dict): the keys of run --stats\n"
+     "(steps, rhs_evals, cpu_seconds, max_penetration (m), peak_normal_force (N),\n"
+     "sliding_distance (m), stuck_drift (m), energy_error (relative), the per-set and\n"
+     "per-element peaks, diagnostics (list of str), ...) and t_start, t, restarts, groups.",
      NULL},
     {"options", (getter)simGetOptions, NULL, "Integrator options in use (dict).", NULL},
     {"model", (getter)simGetModel, NULL, "The Model simulated.", NULL},

@@ -372,6 +372,7 @@ static int newIntegrator(csSimulation* s, int nchange_done, csError* err) {
     s->base.netf += st.netf;
     s->base.nncf += st.nncf;
     s->base.nstiff += st.nstiff;
+    s->base.cpu_step_hook += st.cpu_step_hook;
     s->cpu_base += cs_integratorCpu(s->it);
     s->restart_base += cs_integratorRestarts(s->it);
     cs_integratorFree(s->it);
@@ -1028,6 +1029,7 @@ static void updateStatistics(csSimulation* s) {
     cur.netf += live.netf;
     cur.nncf += live.nncf;
     cur.nstiff += live.nstiff;
+    cur.cpu_step_hook += live.cpu_step_hook;
     cur.last_step = live.last_step;
     cur.linsol = live.linsol;
     cur.bandwidth = live.bandwidth;
@@ -1040,6 +1042,7 @@ static void updateStatistics(csSimulation* s) {
   st->netf = cur.netf;
   st->nncf = cur.nncf;
   st->nstiff = cur.nstiff;
+  st->cpu_step_hook = cur.cpu_step_hook;
   st->last_step = cur.last_step;
   st->linsol = cur.linsol;
   st->bandwidth = cur.bandwidth;
@@ -1078,6 +1081,10 @@ void cs_simStatistics(csSimulation* s, csRunStatistics* out) {
   out->energy_error = mt->energy_error;
   out->energy_initial = mt->e0;
   out->nnotes = mt->nnotes;
+  out->cpu_statistics = st->cpu_step_hook;
+  out->stick_speed = mt->stick_speed;
+  out->nstuck = mt->nstuck;
+  out->linear_solver = cs_linearSolverUsed(&s->opt, s->d);
 }
 
 
@@ -1088,6 +1095,9 @@ const char* cs_simNote(csSimulation* s, int i) {
 
 int cs_simContactStatistics(csSimulation* s, int e, double* peak_normal_force,
                             double* max_penetration) {
+  // the last step's metrics sampled first, as cs_simStatistics does
+  beginEdit(s);
+  updateStatistics(s);
   const csMetrics* mt = &s->metrics;
   if (e < 0 || e >= mt->nforce || mt->contact_of[e] < 0) {
     return -1;
@@ -1095,6 +1105,18 @@ int cs_simContactStatistics(csSimulation* s, int e, double* peak_normal_force,
   const csMetricsContact* c = &mt->contact[mt->contact_of[e]];
   if (peak_normal_force) *peak_normal_force = c->peak_fn;
   if (max_penetration) *max_penetration = c->max_penetration;
+  return 0;
+}
+
+
+int cs_simContactSetStatistics(csSimulation* s, int set, double* peak_normal_force) {
+  beginEdit(s);
+  updateStatistics(s);
+  const csMetrics* mt = &s->metrics;
+  if (set < 0 || set >= mt->nset) {
+    return -1;
+  }
+  if (peak_normal_force) *peak_normal_force = mt->set_peak[set];
   return 0;
 }
 

@@ -737,17 +737,7 @@ void cs_cliFreeRun(csCliRun* r) {
 // Jacobian of the positions and speeds; BDF reports the solver the run used, and a run without
 // data reports dense, what the automatic choice starts from
 const char* cs_cliLinearSolverName(const csCliRun* r) {
-  if (r->opt.integrator == CS_INTEGRATOR_ADAMS || r->opt.integrator == CS_INTEGRATOR_RK) {
-    return "none";
-  }
-  if (r->opt.integrator == CS_INTEGRATOR_ARK) {
-    return "dense";
-  }
-  switch (r->d ? r->d->stat.linsol : CS_LINSOL_AUTO) {
-    case CS_LINSOL_BAND: return "band";
-    case CS_LINSOL_GMRES: return "gmres";
-    default: return "dense";
-  }
+  return cs_linearSolverUsed(&r->opt, r->d);
 }
 
 

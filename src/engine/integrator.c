@@ -739,6 +739,21 @@ int cs_maxStepProblem(const csSimOptions* o, char* why, size_t size) {
 }
 
 
+const char* cs_linearSolverUsed(const csSimOptions* opt, const csData* d) {
+  if (opt->integrator == CS_INTEGRATOR_ADAMS || opt->integrator == CS_INTEGRATOR_RK) {
+    return "none";
+  }
+  if (opt->integrator == CS_INTEGRATOR_ARK) {
+    return "dense";
+  }
+  switch (d ? d->stat.linsol : CS_LINSOL_AUTO) {
+    case CS_LINSOL_BAND: return "band";
+    case CS_LINSOL_GMRES: return "gmres";
+    default: return "dense";
+  }
+}
+
+
 // options checked up front and explained in the user's terms, with the limits the scene loader
 // and the command line apply; !(x > 0) also rejects NaN, and no option means anything when
 // infinite (atol = inf would switch the error test off, an infinite duration never ends)

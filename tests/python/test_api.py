@@ -5,6 +5,7 @@ import json
 import math
 import os
 import re
+import subprocess
 
 import numpy as np
 import pytest
@@ -64,6 +65,14 @@ def test_unknown_key_is_refused():
     with pytest.raises(contactsim.SceneError) as e:
         contactsim.loads(json.dumps(scene))
     assert "mas" in e.value.path or "mas" in e.value.message
+
+
+def test_contact_model_is_the_one_in_use():
+    # asked for, the scene's default, none for a scene without contacts
+    assert contactsim.loads(incline_block()).contact_model == "exponential_spring"
+    assert contactsim.load(scene_path("bench/incline_stick.json"),
+                           contact_model="hunt_crossley").contact_model == "hunt_crossley"
+    assert contactsim.loads(pendulum(0.1)).contact_model is None
 
 
 def test_unknown_contact_model():
@@ -311,6 +320,36 @@ def test_compare_runs_every_model():
     assert [r["model"] for r in one] == ["hunt_crossley"]
     with pytest.raises(contactsim.SceneError):
         contactsim.compare(scene_path("bench/incline_stick.json"), models=["nope"])
+
+
+def test_compare_rows_are_the_commands_json():
+    # the same runs through the module and through `contactsim compare --format json`: the same
+    # keys in the same order, and the same values but for the CPU times (the engine is
+    # deterministic); the options and overrides reach every model
+    exe = os.environ.get("CONTACTSIM_EXE") or os.path.join(ROOT, "build", "contactsim")
+    if not os.path.exists(exe):
+        pytest.skip("no contactsim command built (CONTACTSIM_EXE)")
+    scene = scene_path("bench/incline_stick.json")
+    rows = contactsim.compare(scene, duration=0.3, rtol=1e-6, atol=1e-7, max_steps=50000,
+                              overrides={"bodies.block.mass": 12})
+    p = subprocess.run([exe, "compare", scene, "--format", "json", "--duration", "0.3",
+                        "--rtol", "1e-6", "--atol", "1e-7", "--max-steps", "50000",
+                        "--set", "bodies.block.mass=12"], capture_output=True, text=True,
+                       timeout=120)
+    assert p.returncode == 0, p.stderr
+    cli = json.loads(p.stdout)["models"]
+    assert [r["model"] for r in rows] == [c["model"] for c in cli]
+    timing = {"cpu_seconds", "statistics_cpu_seconds", "cpu_per_sim_second"}
+    for r, c in zip(rows, cli):
+        assert list(r) == list(c)
+        assert {k: v for k, v in r.items() if k not in timing} == \
+            {k: v for k, v in c.items() if k not in timing}
+        assert all(r[k] >= 0 for k in timing)
+    # the overridden mass shows in the physics: 12 kg against the scene's 10 kg
+    base = contactsim.compare(scene, models=["hunt_crossley"], duration=0.3, rtol=1e-6,
+                              atol=1e-7)[0]
+    heavy = [r for r in rows if r["model"] == "hunt_crossley"][0]
+    assert heavy["peak_normal_force"] > 1.1 * base["peak_normal_force"]
 
 
 def test_compare_reports_a_failed_model_and_runs_the_others():

@@ -536,22 +536,25 @@ def test_a_signal_handler_that_returns_lets_the_run_go_on():
 @pytest.mark.parametrize("how", ["advance_to", "Simulation.run"])
 def test_a_signal_handler_can_read_the_simulation(how):
     # the handler runs in the simulation's own thread, between steps: reading the simulation
-    # there is no other thread's access (it raised "being advanced by another thread")
-    model = contactsim.loads(pendulum(1.0, duration=300.0, report_interval=0.5))
+    # there is no other thread's access (it raised "being advanced by another thread"). The
+    # run must outlast the timer: 3000 s of pendulum take about 0.7 s here (300 s took 66 ms,
+    # and the signal then came after the end)
+    model = contactsim.loads(pendulum(1.0, duration=3000.0, report_interval=5.0,
+                                      max_steps=10000000))
     sim = contactsim.Simulation(model)
     seen = []
     old = signal.signal(signal.SIGHUP, lambda sig, frame: seen.append((sim.time, sim.q[0])))
     try:
         timer = _interrupt_after(0.05, signal.SIGHUP)
         if how == "advance_to":
-            sim.advance_to(300.0)
+            sim.advance_to(3000.0)
         else:
-            sim.run(300.0)
+            sim.run(3000.0)
         timer.join()
     finally:
         signal.signal(signal.SIGHUP, old)
-    assert len(seen) == 1 and 0 <= seen[0][0] < 300.0 and math.isfinite(seen[0][1])
-    assert sim.time == 300.0
+    assert len(seen) == 1 and 0 <= seen[0][0] < 3000.0 and math.isfinite(seen[0][1])
+    assert sim.time == 3000.0
 
 
 def test_bodies_and_elements_by_numpy_integer_id():
