@@ -39,6 +39,13 @@ __all__ = [
 ]
 
 
+def _plain(value):
+    # numpy arrays and scalars, at any depth of a value, as the lists and numbers JSON writes
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
 def _override_pairs(overrides):
     # {key path: value} (or (key, value) pairs) as (key path, JSON text) pairs for the library
     if overrides is None:
@@ -52,10 +59,8 @@ def _override_pairs(overrides):
         if isinstance(item, (str, bytes)) or not hasattr(item, "__len__") or len(item) != 2:
             raise TypeError(f"overrides: expected a (key path, value) pair, got {item!r}")
         key, value = item
-        if hasattr(value, "tolist"):  # numpy arrays and scalars
-            value = value.tolist()
         try:
-            text = _json.dumps(value, allow_nan=False)
+            text = _json.dumps(value, allow_nan=False, default=_plain)
         except (TypeError, ValueError) as e:
             raise SceneError(f"the override of '{key}' cannot be written as JSON: {e}",
                              path=str(key)) from None

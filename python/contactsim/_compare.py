@@ -86,7 +86,7 @@ def compare(path, models=None, duration=None, rtol=None, atol=None, integrator=N
         try:
             sim.run(span)
         except SimulationError as e:
-            error = e.message
+            error = str(e)  # "FILE: MESSAGE", as the command's JSON gives it
         st = sim.statistics
         simulated = sim.time - st["t_start"]
         pose = {}

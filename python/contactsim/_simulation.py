@@ -113,10 +113,13 @@ class Simulation(_core.Simulation):
         if t_end is None:
             if duration is None:
                 duration = self.options["duration"]
-            t_end = self.time + duration
+            # counted from the time at the start of the run, read in the same call
+            record = self._record(float(duration), bool(forces), True)
         elif duration is not None:
             raise TypeError("give duration or t_end, not both")
-        return Trajectory._of_run(self._record(float(t_end), bool(forces)), self.model)
+        else:
+            record = self._record(float(t_end), bool(forces))
+        return Trajectory._of_run(record, self.model)
 
     def contacts(self):
         """Contact reports of every contact element at the current time (list of
@@ -127,11 +130,11 @@ class Simulation(_core.Simulation):
         """The complete state at the current time, as a State (see set_state)."""
         with tempfile.TemporaryDirectory(prefix="contactsim-") as d:
             path = os.path.join(d, "state")
-            self.save_state(path)
+            # the checkpoint and the arrays in one call, so that they hold the same state
+            t, q, u, z, discrete, auto_update = self._get_state(path)
             with open(path, "r", encoding="utf-8") as f:
                 text = f.read()
-        return State(text, self.time, np.array(self.q), np.array(self.u), np.array(self.z),
-                     np.array(self.discrete), np.array(self.auto_update))
+        return State(text, t, q, u, z, discrete, auto_update)
 
     def set_state(self, state):
         """Continue from a State taken by get_state (of this or another simulation of the same

@@ -27,6 +27,7 @@ typedef struct csPyModel {
   csModel* m;               // owned; never written after loading
   PyObject* contact_model;  // the contact model asked for (str) or None: the scene's default
   PyObject* source;         // scene file path (str) or None for text
+  PyObject* weakrefs;       // the weak references to it (weakref.ref(model), caches keyed so)
 } csPyModel;
 
 extern PyTypeObject csPy_ModelType;

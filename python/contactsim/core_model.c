@@ -59,6 +59,7 @@ static PyObject* wrapModel(csModel* m, PyObject* contact_model, PyObject* source
     return NULL;
   }
   self->m = m;
+  self->weakrefs = NULL;
   Py_INCREF(contact_model);
   self->contact_model = contact_model;
   Py_INCREF(source);
@@ -214,6 +215,9 @@ PyObject* csPy_sceneContactModels(PyObject* self, PyObject* arg) {
 // the Model type
 
 static void modelDealloc(csPyModel* self) {
+  if (self->weakrefs) {
+    PyObject_ClearWeakRefs((PyObject*)self);
+  }
   cs_deleteModel(self->m);
   Py_XDECREF(self->contact_model);
   Py_XDECREF(self->source);
@@ -524,6 +528,7 @@ static PyGetSetDef modelGetset[] = {
 PyTypeObject csPy_ModelType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "contactsim.Model",
     .tp_basicsize = sizeof(csPyModel),
+    .tp_weaklistoffset = offsetof(csPyModel, weakrefs),
     .tp_dealloc = (destructor)modelDealloc,
     .tp_repr = (reprfunc)modelRepr,
     .tp_flags = Py_TPFLAGS_DEFAULT,

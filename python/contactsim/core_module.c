@@ -27,6 +27,13 @@ static PyObject* text(const char* s) {
 }
 
 
+// a file name as the file system's encoding decodes it (surrogateescape), as os.fsdecode and
+// Model.file do, so that the error's file opens the same file again
+static PyObject* fileText(const char* s) {
+  return PyUnicode_DecodeFSDefaultAndSize(s, (Py_ssize_t)strnlen(s, CS_MAX_FILE));
+}
+
+
 PyObject* csPy_raise(const csError* err, PyObject* trajectory) {
   if (err->code == CS_ERR_MEMORY) {
     return PyErr_NoMemory();
@@ -37,12 +44,12 @@ PyObject* csPy_raise(const csError* err, PyObject* trajectory) {
   // a solver failure: the time and the partial trajectory; anything else is bad input
   if (err->code == CS_ERR_SOLVER) {
     kw = Py_BuildValue("{s:d,s:O,s:N}", "time", err->time, "trajectory",
-                       trajectory ? trajectory : Py_None, "file", text(err->file));
+                       trajectory ? trajectory : Py_None, "file", fileText(err->file));
     if (args && kw) {
       exc = PyObject_Call(csPy_SimulationError, args, kw);
     }
   } else {
-    kw = Py_BuildValue("{s:N,s:N,s:i,s:i}", "file", text(err->file), "path", text(err->path),
+    kw = Py_BuildValue("{s:N,s:N,s:i,s:i}", "file", fileText(err->file), "path", text(err->path),
                        "line", err->line, "column", err->column);
     if (args && kw) {
       exc = PyObject_Call(csPy_SceneError, args, kw);
@@ -75,19 +82,28 @@ static int optionError(const char* fmt, ...) {
 // ---------------------------------------------------------------------------------------------
 // options
 
-// a real option: a finite Python number (int, float, numpy scalar); anything else is a
+// a real option: a finite Python number (int, float, numpy scalar). Another type (a str, a
+// bool) is a TypeError, as the docs say of wrong Python types; a number out of range is a
 // SceneError. The library's checks (> 0, >= 0) let infinity through, and no option means
 // anything with it (atol = inf would switch the error test off), so it is refused here, as the
 // command line refuses it.
 static int readReal(PyObject* v, const char* name, double* out) {
   // True is an int to Python, not a duration or a tolerance to anyone
   if (PyBool_Check(v)) {
-    return optionError("%s must be a number, not a bool", name);
+    PyErr_Format(PyExc_TypeError, "%s must be a number, not a bool", name);
+    return -1;
   }
   double x = PyFloat_AsDouble(v);
   if (x == -1.0 && PyErr_Occurred()) {
+    if (PyErr_ExceptionMatches(PyExc_OverflowError)) {
+      PyErr_Clear();
+      return optionError("%s must be a finite number, got an integer too large for a double",
+                         name);
+    }
     PyErr_Clear();
-    return optionError("%s must be a number", name);
+    PyErr_Format(PyExc_TypeError, "%s must be a number, not %.100s", name,
+                 Py_TYPE(v)->tp_name);
+    return -1;
   }
   if (!isfinite(x)) {
     return optionError("%s must be a finite number, got %g", name, x);
@@ -114,7 +130,11 @@ static int readCount(PyObject* v, const char* name, long* out) {
 
 // a name among n choices; the index in *out
 static int readChoice(PyObject* v, const char* name, const char* const* names, int n, int* out) {
-  const char* s = PyUnicode_Check(v) ? PyUnicode_AsUTF8(v) : NULL;
+  if (!PyUnicode_Check(v)) {
+    PyErr_Format(PyExc_TypeError, "%s must be a str, not %.100s", name, Py_TYPE(v)->tp_name);
+    return -1;
+  }
+  const char* s = PyUnicode_AsUTF8(v);
   for (int i = 0; s && i < n; i++) {
     if (strcmp(s, names[i]) == 0) {
       *out = i;

@@ -222,7 +222,8 @@ int csPy_record(csSimulation* s, double t_end, int forces, PyObject** columns, P
   // command line refuses it (reports at the start, every interval and at the end)
   double rows = cs_reportCount(t, t_end, opt.report_interval);
   long limit = opt.max_rows > 0 ? opt.max_rows : CS_DEFAULT_MAX_ROWS;
-  if (t_end > t && rows > (double)limit) {
+  // an end that is not finite is the library's to refuse (checkEndTime), not a count of rows
+  if (isfinite(t_end) && t_end > t && rows > (double)limit) {
     Py_DECREF(names);
     // a count as an integer while doubles hold it exactly, beyond that in three digits
     char count[32];

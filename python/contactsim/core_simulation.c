@@ -95,7 +95,9 @@ static int readable(csPySimulation* self) {
 
 
 // Edits made through the q and u views reach the integrator; 0 or -1 with an exception set.
-// Also refuses a simulation that another thread is running. Both arrays are taken before
+// Also refuses a simulation that another thread is running. Callers convert their arguments
+// first and call the library right after: a conversion may run Python code (__index__,
+// __float__, __array__), during which another thread can start advancing the simulation. Both arrays are taken before
 // either is handed over: setting one part of the state may rewrite the other from the
 // integrator's copy. On a refusal (a non-finite value) the arrays are put back as they were.
 static int prepare(csPySimulation* self) {
@@ -115,10 +117,21 @@ static int prepare(csPySimulation* self) {
   memcpy(d->u, self->shadow + self->nq, ubytes);
   csError err = {0};
   int rc = 0;
-  if (qchanged && cs_simSetState(self->s, CS_STATE_Q, self->scratch, self->nq, &err) != CS_OK) {
+  // the speeds can be refused only for a value that is not finite: checked before either part
+  // is handed over, so that a refusal leaves both as they were (q, handed over first, can also
+  // be refused for a zero quaternion, and then nothing has changed yet)
+  for (int i = 0; uchanged && i < self->nu && !rc; i++) {
+    if (!isfinite(self->scratch[self->nq + i])) {
+      err.code = CS_ERR_INPUT;
+      snprintf(err.message, sizeof(err.message), "u[%d] is not finite", i);
+      rc = -1;
+    }
+  }
+  if (!rc && qchanged &&
+      cs_simSetState(self->s, CS_STATE_Q, self->scratch, self->nq, &err) != CS_OK) {
     rc = -1;
-  } else if (uchanged && cs_simSetState(self->s, CS_STATE_U, self->scratch + self->nq, self->nu,
-                                        &err) != CS_OK) {
+  } else if (!rc && uchanged && cs_simSetState(self->s, CS_STATE_U, self->scratch + self->nq,
+                                               self->nu, &err) != CS_OK) {
     rc = -1;
   }
   refreshShadow(self);
@@ -165,7 +178,11 @@ static int simInit(csPySimulation* self, PyObject* args, PyObject* kw) {
   PyObject* given = kw ? PyDict_GetItemString(kw, "model") : NULL;
   PyObject* options = kw;
   PyObject* copy = NULL;
-  if (given && PyTuple_GET_SIZE(args) == 0) {
+  if (given && PyTuple_GET_SIZE(args) > 0) {
+    PyErr_SetString(PyExc_TypeError, "Simulation() got multiple values for argument 'model'");
+    return -1;
+  }
+  if (given) {
     if (!PyObject_TypeCheck(given, &csPy_ModelType)) {
       PyErr_Format(PyExc_TypeError, "Simulation() argument 'model' must be contactsim.Model, "
                    "not %.100s", Py_TYPE(given)->tp_name);
@@ -268,6 +285,11 @@ static PyObject* simStep(csPySimulation* self, PyObject* unused) {
 
 
 static PyObject* simAdvanceTo(csPySimulation* self, PyObject* arg) {
+  // True is an int to Python, not a time to anyone (the run options refuse it too)
+  if (PyBool_Check(arg)) {
+    PyErr_SetString(PyExc_TypeError, "advance_to needs a time in seconds, not a bool");
+    return NULL;
+  }
   double t = PyFloat_AsDouble(arg);
   if (t == -1.0 && PyErr_Occurred()) {
     return NULL;
@@ -304,9 +326,14 @@ static PyObject* simAdvanceTo(csPySimulation* self, PyObject* arg) {
 
 static PyObject* simRecord(csPySimulation* self, PyObject* args) {
   double t_end = 0;
-  int forces = 0;
-  if (!PyArg_ParseTuple(args, "dp:_record", &t_end, &forces) || prepare(self)) {
+  int forces = 0, relative = 0;
+  if (!PyArg_ParseTuple(args, "dp|p:_record", &t_end, &forces, &relative) || prepare(self)) {
     return NULL;
+  }
+  // a duration counts from the time read here, in the same call (another thread stepping the
+  // simulation between a read of sim.time and this call would otherwise shift the end)
+  if (relative) {
+    t_end += cs_simTime(self->s);
   }
   PyObject* columns = NULL;
   PyObject* table = NULL;
@@ -358,6 +385,35 @@ static PyObject* simSaveState(csPySimulation* self, PyObject* arg) {
     return csPy_raise(&err, NULL);
   }
   Py_RETURN_NONE;
+}
+
+
+static PyObject* vec(const double* v, int n);
+
+
+// a checkpoint and copies of the state it holds, taken together (get_state): no other call on
+// the simulation comes between them
+static PyObject* simGetState(csPySimulation* self, PyObject* arg) {
+  PyObject* path = NULL;
+  if (!PyUnicode_FSConverter(arg, &path)) {
+    return NULL;
+  }
+  csError err = {0};
+  int status = CS_ERR_INPUT;
+  if (prepare(self) == 0) {
+    status = cs_simSaveState(self->s, PyBytes_AS_STRING(path), &err);
+    refreshShadow(self);
+  }
+  Py_DECREF(path);
+  if (PyErr_Occurred()) {
+    return NULL;
+  }
+  if (status != CS_OK) {
+    return csPy_raise(&err, NULL);
+  }
+  csData* d = cs_simData(self->s);
+  return Py_BuildValue("(dNNNNN)", cs_simTime(self->s), vec(d->q, self->nq), vec(d->u, self->nu),
+                       vec(d->z, d->nz), vec(d->disc, d->ndisc), vec(d->autoval, d->nauto));
 }
 
 
@@ -429,10 +485,14 @@ static PyObject* vec(const double* v, int n) {
 }
 
 
-// the body named or numbered by key, with the state's edits applied first (prepare); -1 with a
+// the body named or numbered by key, then the state's edits applied (prepare); -1 with a
 // Python exception set when either fails
 static int preparedBody(csPySimulation* self, PyObject* key) {
-  return prepare(self) ? -1 : idOf(self, key, cs_bodyId, CS_COUNT_BODY, "body");
+  if (!ready(self)) {
+    return -1;
+  }
+  int b = idOf(self, key, cs_bodyId, CS_COUNT_BODY, "body");
+  return b < 0 || prepare(self) ? -1 : b;
 }
 
 
@@ -567,11 +627,11 @@ static PyObject* simGetDiscrete(csPySimulation* self, PyObject* args) {
   PyObject* force = NULL;
   const char* name = NULL;
   int index = 0;
-  if (!PyArg_ParseTuple(args, "Os:get_discrete", &force, &name) || prepare(self)) {
+  if (!PyArg_ParseTuple(args, "Os:get_discrete", &force, &name) || !ready(self)) {
     return NULL;
   }
   int e = discreteOf(self, force, name, &index);
-  if (e < 0) {
+  if (e < 0 || prepare(self)) {
     return NULL;
   }
   int adr = 0;
@@ -585,11 +645,11 @@ static PyObject* simSetDiscrete(csPySimulation* self, PyObject* args) {
   const char* name = NULL;
   double value = 0;
   int index = 0;
-  if (!PyArg_ParseTuple(args, "Osd:set_discrete", &force, &name, &value) || prepare(self)) {
+  if (!PyArg_ParseTuple(args, "Osd:set_discrete", &force, &name, &value) || !ready(self)) {
     return NULL;
   }
   int e = discreteOf(self, force, name, &index);
-  if (e < 0) {
+  if (e < 0 || prepare(self)) {
     return NULL;
   }
   csError err = {0};
@@ -606,12 +666,13 @@ static PyObject* simSetOptions(csPySimulation* self, PyObject* args, PyObject* k
     PyErr_SetString(PyExc_TypeError, "set_options takes keyword arguments only");
     return NULL;
   }
-  if (prepare(self)) {
+  if (!ready(self)) {
     return NULL;
   }
+  // the options change only here, with the GIL held: reading them before prepare is safe
   csSimOptions base = cs_simOptions(self->s);
   csSimOptions opt;
-  if (csPy_readOptions(kw, &base, &opt)) {
+  if (csPy_readOptions(kw, &base, &opt) || prepare(self)) {
     return NULL;
   }
   csError err = {0};
@@ -636,11 +697,15 @@ static PyObject* simGetTime(csPySimulation* self, void* closure) {
 
 static int simSetTime(csPySimulation* self, PyObject* value, void* closure) {
   (void)closure;
-  double t = value ? PyFloat_AsDouble(value) : NAN;
   if (!value) {
     PyErr_SetString(PyExc_AttributeError, "the time cannot be deleted");
     return -1;
   }
+  if (PyBool_Check(value)) {
+    PyErr_SetString(PyExc_TypeError, "the time is a number of seconds, not a bool");
+    return -1;
+  }
+  double t = PyFloat_AsDouble(value);
   if ((t == -1.0 && PyErr_Occurred()) || prepare(self)) {
     return -1;
   }
@@ -708,7 +773,7 @@ static int setPart(csPySimulation* self, PyObject* value, csStateKind kind, int 
     PyErr_SetString(PyExc_AttributeError, "the state cannot be deleted");
     return -1;
   }
-  if (prepare(self)) {
+  if (!ready(self)) {
     return -1;
   }
   // numbers only (bools, integers, floats): numpy would also parse strings ("1") into doubles,
@@ -723,10 +788,22 @@ static int setPart(csPySimulation* self, PyObject* value, csStateKind kind, int 
     Py_DECREF(raw);
     return -1;
   }
+  if (PyArray_NDIM(raw) != 1) {
+    PyErr_Format(PyExc_ValueError, "%s needs %d values (one dimension), got an array of %d "
+                 "dimensions", kind == CS_STATE_Q ? "q" : "u", n, PyArray_NDIM(raw));
+    Py_DECREF(raw);
+    return -1;
+  }
   PyArrayObject* a =
       (PyArrayObject*)PyArray_FROMANY((PyObject*)raw, NPY_DOUBLE, 1, 1, NPY_ARRAY_IN_ARRAY);
   Py_DECREF(raw);
   if (!a) {
+    return -1;
+  }
+  // converted (which may have run Python code): now the other part's edits, and no other
+  // thread advancing
+  if (prepare(self)) {
+    Py_DECREF(a);
     return -1;
   }
   csError err = {0};
@@ -833,7 +910,11 @@ static PyMethodDef simMethods[] = {
      "Advance to time t, s, exactly (t >= time). Releases the GIL while it integrates.\n"
      "Raises SceneError for a t before the current time, SimulationError on failure."},
     {"_record", (PyCFunction)simRecord, METH_VARARGS,
-     "_record(t_end, forces) -> (columns, table, statistics, failure); see Simulation.run."},
+     "_record(t_end, forces, relative=False) -> (columns, table, statistics, failure); see\n"
+     "Simulation.run. relative: t_end is a duration from the current time."},
+    {"_get_state", (PyCFunction)simGetState, METH_O,
+     "_get_state(path) -> (t, q, u, z, discrete, auto_update): save_state(path) and copies of\n"
+     "the arrays it saved, in one call; see Simulation.get_state."},
     {"reset", (PyCFunction)simReset, METH_NOARGS,
      "reset()\n\nBack to the model's initial state at t = 0; the statistics start over."},
     {"save_state", (PyCFunction)simSaveState, METH_O,

@@ -103,10 +103,49 @@ def test_bad_run_options():
     assert "rtol" in e.value.message
     with pytest.raises(contactsim.SceneError):
         contactsim.run(model, integrator="euler")
-    with pytest.raises(contactsim.SceneError):
+    # a value of the wrong Python type is a TypeError, as the docs say; a number out of range
+    # is bad input
+    with pytest.raises(TypeError, match="duration must be a number, not str"):
         contactsim.run(model, duration="long")
+    with pytest.raises(TypeError, match="integrator must be a str, not int"):
+        contactsim.run(model, integrator=3)
+    with pytest.raises(contactsim.SceneError, match="too large for a double"):
+        contactsim.run(model, rtol=10**400)
     with pytest.raises(TypeError):
         contactsim.run(model, contact_model="hunt_crossley")
+    with pytest.raises(TypeError, match="multiple values for argument 'model'"):
+        contactsim.Simulation(model, model=model)
+    sim = contactsim.Simulation(model)
+    with pytest.raises(TypeError, match="not a bool"):
+        sim.advance_to(True)
+    with pytest.raises(TypeError, match="not a bool"):
+        sim.time = True
+    # an end that is not finite is refused as such, not as a count of rows
+    with pytest.raises(contactsim.SceneError, match="cannot run to t = inf"):
+        sim.run(t_end=float("inf"))
+    assert sim.time == 0.0
+
+
+def test_numpy_values_inside_an_override_are_json():
+    scene = scene_path("exp_spring_block.json")
+    plain = contactsim.load(scene, overrides={"bodies.block.joint.u": [0.0, 0, 1, 0.5, 0, 0]})
+    arrays = contactsim.load(scene, overrides={
+        "bodies.block.joint.u": [np.float64(0), np.int64(0), np.int32(1), np.float32(0.5),
+                                 np.int8(0), 0]})
+    assert np.array_equal(plain.u0, arrays.u0)
+    with pytest.raises(contactsim.SceneError, match="cannot be written as JSON"):
+        contactsim.load(scene, overrides={"bodies.block.mass": [np.float64("nan")]})
+
+
+def test_a_model_can_be_weakly_referenced():
+    import gc
+    import weakref
+    model = contactsim.loads(pendulum(0.1))
+    ref = weakref.ref(model)
+    assert ref() is model
+    del model
+    gc.collect()
+    assert ref() is None
 
 
 def test_too_many_rows_are_refused_before_the_run():
@@ -329,22 +368,30 @@ def test_compare_rows_are_the_commands_json():
     exe = os.environ.get("CONTACTSIM_EXE") or os.path.join(ROOT, "build", "contactsim")
     if not os.path.exists(exe):
         pytest.skip("no contactsim command built (CONTACTSIM_EXE)")
+    def same(scene, code, max_steps, **more):
+        rows = contactsim.compare(scene, duration=0.3, rtol=1e-6, atol=1e-7,
+                                  max_steps=max_steps, **more)
+        sets = [a for k, v in more.get("overrides", {}).items() for a in ("--set", f"{k}={v}")]
+        p = subprocess.run([exe, "compare", scene, "--format", "json", "--duration", "0.3",
+                            "--rtol", "1e-6", "--atol", "1e-7", "--max-steps", str(max_steps),
+                            *sets], capture_output=True, text=True, timeout=120)
+        assert p.returncode == code, p.stderr
+        cli = json.loads(p.stdout)["models"]
+        assert [r["model"] for r in rows] == [c["model"] for c in cli]
+        timing = {"cpu_seconds", "statistics_cpu_seconds", "cpu_per_sim_second"}
+        for r, c in zip(rows, cli):
+            assert list(r) == list(c)
+            assert {k: v for k, v in r.items() if k not in timing} == \
+                {k: v for k, v in c.items() if k not in timing}
+            assert all(r[k] is None or r[k] >= 0 for k in timing)
+        return rows
+
     scene = scene_path("bench/incline_stick.json")
-    rows = contactsim.compare(scene, duration=0.3, rtol=1e-6, atol=1e-7, max_steps=50000,
-                              overrides={"bodies.block.mass": 12})
-    p = subprocess.run([exe, "compare", scene, "--format", "json", "--duration", "0.3",
-                        "--rtol", "1e-6", "--atol", "1e-7", "--max-steps", "50000",
-                        "--set", "bodies.block.mass=12"], capture_output=True, text=True,
-                       timeout=120)
-    assert p.returncode == 0, p.stderr
-    cli = json.loads(p.stdout)["models"]
-    assert [r["model"] for r in rows] == [c["model"] for c in cli]
-    timing = {"cpu_seconds", "statistics_cpu_seconds", "cpu_per_sim_second"}
-    for r, c in zip(rows, cli):
-        assert list(r) == list(c)
-        assert {k: v for k, v in r.items() if k not in timing} == \
-            {k: v for k, v in c.items() if k not in timing}
-        assert all(r[k] >= 0 for k in timing)
+    rows = same(scene, 0, 50000, overrides={"bodies.block.mass": 12})
+    # runs that fail: the error as "FILE: MESSAGE", the statistics so far
+    failed = same(scene_path("sphere_drop.json"), 1, 2)
+    assert all(r["status"] == "failed" and r["error"].startswith(
+        scene_path("sphere_drop.json") + ": too much work") for r in failed)
     # the overridden mass shows in the physics: 12 kg against the scene's 10 kg
     base = contactsim.compare(scene, models=["hunt_crossley"], duration=0.3, rtol=1e-6,
                               atol=1e-7)[0]

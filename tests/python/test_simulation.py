@@ -176,7 +176,7 @@ def test_a_bad_integrator_name_lists_the_integrators():
 
 def test_arguments_of_the_wrong_kind_say_so():
     model = contactsim.loads(pendulum(0.1))
-    with pytest.raises(ValueError, match="duration must be a number, not a bool"):
+    with pytest.raises(TypeError, match="duration must be a number, not a bool"):
         contactsim.run(model, True)
     with pytest.raises(TypeError, match="by its name"):
         model.body_id(None)
@@ -609,3 +609,119 @@ def test_compare_refuses_a_duration_of_zero(tmp_path):
     path.write_text(ball_drop())
     with pytest.raises(contactsim.SceneError):
         contactsim.compare(path, duration=0)
+
+
+def _long_advance():
+    # about 0.7 s of integration here (a pendulum for 3000 s at rtol 1e-10), more with the
+    # sanitizers: long enough for another thread to act while it runs
+    return contactsim.Simulation(contactsim.loads(
+        pendulum(1.0, duration=3000.0, report_interval=5.0, max_steps=10**7)))
+
+
+def _wait_until_busy(sim, limit=10.0):
+    # another thread is advancing sim once reading it raises RuntimeError
+    t0 = time.time()
+    while time.time() - t0 < limit:
+        try:
+            sim.time
+        except RuntimeError:
+            return
+        time.sleep(0.001)
+    raise AssertionError("the advance did not start")
+
+
+@pytest.mark.parametrize("how", ["q", "body_pose", "set_options"])
+def test_an_argument_converted_while_another_thread_advances_is_refused(how):
+    # converting an argument may run Python code (__array__, __index__), which lets another
+    # thread start advancing; the call must then refuse, not write into or read the state the
+    # integrator is using (the edit was lost and the advance disturbed)
+    sim = _long_advance()
+    q0 = np.array(sim.q)
+    started = threading.Event()
+
+    class Slow:
+        def __array__(self, dtype=None, copy=None):
+            started.set()
+            _wait_until_busy(sim)
+            return q0 + 0.5
+
+        def __index__(self):
+            started.set()
+            _wait_until_busy(sim)
+            return 1
+
+        def __float__(self):
+            started.set()
+            _wait_until_busy(sim)
+            return 1e-10
+
+    outcome = []
+
+    def edit():
+        try:
+            if how == "q":
+                sim.q = Slow()
+            elif how == "body_pose":
+                sim.body_pose(Slow())
+            else:
+                sim.set_options(rtol=Slow())
+            outcome.append("returned")
+        except RuntimeError as e:
+            outcome.append(str(e))
+
+    thread = threading.Thread(target=edit)
+    thread.start()
+    started.wait(10)
+    sim.advance_to(3000.0)
+    thread.join()
+    assert len(outcome) == 1 and "being advanced by another thread" in outcome[0], outcome
+    # and the advance went undisturbed: the same end as a run left alone
+    alone = _long_advance()
+    alone.advance_to(3000.0)
+    np.testing.assert_array_equal(sim.q, alone.q)
+    assert sim.statistics["restarts"] == 0
+
+
+def test_get_state_is_one_state_while_another_thread_steps():
+    # the checkpoint and the arrays of a State come from one call: a thread stepping the
+    # simulation between them gave States whose t disagreed with their own checkpoint
+    sim = contactsim.Simulation(contactsim.loads(pendulum(1.0, duration=1e4)))
+    stop = threading.Event()
+
+    def stepper():
+        while not stop.is_set():
+            sim.step()
+
+    thread = threading.Thread(target=stepper)
+    thread.start()
+    try:
+        states = [sim.get_state() for _ in range(300)]
+    finally:
+        stop.set()
+        thread.join()
+    for st in states:
+        line = next(x for x in st.checkpoint.splitlines() if x.startswith("t "))
+        assert float.fromhex(line.split()[1]) == st.t
+    assert len({st.t for st in states}) > 1  # the stepper did run between them
+
+
+def test_a_refused_edit_puts_both_arrays_back(tmp_path):
+    # a q edit and a u edit made together: when one is refused, neither is applied
+    sim = contactsim.Simulation(contactsim.load(os.path.join(
+        os.path.dirname(__file__), "..", "..", "scenes", "sphere_drop.json")))
+    q0, u0 = np.array(sim.q), np.array(sim.u)
+    sim.q[6] = 2.0
+    sim.u[0] = np.nan
+    with pytest.raises(contactsim.SceneError, match=r"u\[0\] is not finite"):
+        sim.step()
+    np.testing.assert_array_equal(sim.q, q0)
+    np.testing.assert_array_equal(sim.u, u0)
+    # the other way round: a zero quaternion refused, a good speed edit dropped with it
+    sim.q[0:4] = 0.0
+    sim.u[5] = -1.0
+    with pytest.raises(contactsim.SceneError, match="zero quaternion"):
+        sim.step()
+    np.testing.assert_array_equal(sim.q, q0)
+    np.testing.assert_array_equal(sim.u, u0)
+    assert sim.statistics["restarts"] == 0
+    sim.step()  # and it goes on
