@@ -559,6 +559,92 @@ static void test_stop_flag(void** state) {
 }
 
 
+// counts the steps of a run and those before each report; sets the stop flag at a step
+typedef struct StepCount {
+  long steps, stopAt;
+  long atReport[64];
+  int reports;
+  volatile sig_atomic_t flag;
+} StepCount;
+
+
+static void countStep(void* ctx, const csModel* m, csData* d) {
+  (void)m;
+  (void)d;
+  StepCount* c = ctx;
+  if (++c->steps == c->stopAt) {
+    c->flag = 1;
+  }
+}
+
+
+static int markReport(void* ctx, const csModel* m, csData* d) {
+  (void)m;
+  (void)d;
+  StepCount* c = ctx;
+  if (c->reports < 64) {
+    c->atReport[c->reports++] = c->steps;
+  }
+  return 0;
+}
+
+
+// A stopped call gives its steps back: the simulation returns to its last report, and the
+// statistics with it. A ball sliding on Hunt-Crossley contact, stopped mid-way between two
+// reports and run on: the steps counted are those up to the report it returned to and those
+// of the run after it, as the step hooks counted them, not the discarded ones too.
+static void test_stopped_statistics_go_back(void** state) {
+  (void)state;
+  csModel* m = th_loadString(
+      "{\"gravity\": [0, 0, -9.81],\n"
+      " \"bodies\": [{\"name\": \"ball\", \"mass\": 1, \"inertia\": {\"sphere\": 0.1},\n"
+      "   \"joint\": {\"type\": \"free\", \"initial\": {\"position\": [0, 0, 0.099],\n"
+      "                                        \"velocity\": [2, 0, 0]}}}],\n"
+      " \"planes\": [{\"name\": \"floor\"}],\n"
+      " \"contacts\": [{\"name\": \"c\", \"body\": \"ball\", \"plane\": \"floor\",\n"
+      "                 \"points\": [[0, 0, 0]], \"radius\": 0.1}],\n"
+      " \"contact_models\": {\"hunt_crossley\": {\"plane_strain_modulus\": 3e6,\n"
+      "   \"dissipation\": 0.3, \"mu_static\": 0.5, \"mu_dynamic\": 0.4}},\n"
+      " \"simulation\": {\"duration\": 0.5, \"rtol\": 1e-8, \"atol\": 1e-10,\n"
+      "                \"report_interval\": 0.05}}\n");
+  csError err;
+  // the steps before each report of the whole run; the stop comes half way from the third
+  // report to the fourth
+  csSimulation* probe = newSim(m);
+  StepCount p = {.stopAt = -1};
+  csReporter prep = {.report = markReport, .step = countStep, .ctx = &p};
+  assert_int_equal(cs_simRun(probe, 0.5, &prep, &err), CS_OK);
+  // a run counts one step more than its step hooks saw: the step that reaches its end is
+  // finished after the last report, without them (so is the one that reaches a report, before
+  // the next step)
+  csRunStatistics pst;
+  cs_simStatistics(probe, &pst);
+  assert_int_equal(pst.nsteps, p.steps + 1);
+  cs_deleteSimulation(probe);
+  assert_true(p.reports == 11 && p.atReport[3] - p.atReport[2] >= 4);
+
+  csSimulation* s = newSim(m);
+  StepCount c = {.stopAt = (p.atReport[2] + p.atReport[3]) / 2};
+  csReporter rep = {.report = markReport, .step = countStep, .ctx = &c, .stop = &c.flag};
+  assert_int_equal(cs_simRun(s, 0.5, &rep, &err), CS_STOPPED);
+  assert_true(cs_simTime(s) == 0.1);
+  long kept = c.atReport[2];
+  assert_true(kept < c.steps);
+  csRunStatistics st;
+  cs_simStatistics(s, &st);
+  assert_int_equal(st.nsteps, kept + 1);  // and the step that reached the report
+  // run on: the hooks count the new run's steps
+  c.flag = 0;
+  c.stopAt = -1;
+  long before = c.steps;
+  assert_int_equal(cs_simRun(s, 0.5, &rep, &err), CS_OK);
+  cs_simStatistics(s, &st);
+  assert_int_equal(st.nsteps, kept + 1 + (c.steps - before) + 1);
+  cs_deleteSimulation(s);
+  cs_deleteModel(m);
+}
+
+
 // cs_reportCount against the reports runs make, from starts on and off the report grid, to
 // ends on and off it
 static void test_report_count(void** state) {
@@ -1149,6 +1235,7 @@ int main(void) {
       cmocka_unit_test(test_set_discrete_slides),
       cmocka_unit_test(test_stopped_run_continues),
       cmocka_unit_test(test_stop_flag),
+      cmocka_unit_test(test_stopped_statistics_go_back),
       cmocka_unit_test(test_report_count),
       cmocka_unit_test(test_unusable_options),
       cmocka_unit_test(test_misuse_is_refused),

@@ -44,6 +44,13 @@ struct csSimulation {
   csData* snap;         // owned: the state at the last consistent point (the start of the
                         // call in progress, or its last report), where a stopped call returns
   int snap_nchange;     // scheduled changes applied at that point
+  // the statistics at that point, kept while a call can be stopped (stoppable), so that they
+  // go back with the state: the counters then, the metrics then, and what was given back
+  int stoppable;        // the call in progress polls a stop flag
+  int snap_stats;       // snap_totals and snap_metrics hold the statistics at the snapshot
+  csStats snap_totals;  // step counters (banked and live) at the snapshot
+  csMetricsSaved snap_metrics;
+  csStats discard;      // step counters of the steps given back since t_start
   const volatile sig_atomic_t* stop;  // cs_simSetStop's flag (nullable)
 };
 
@@ -288,11 +295,36 @@ csModel* cs_modelWithParameter(const csModel* m, const char* key, const char* va
 // ---------------------------------------------------------------------------------------------
 // feeding the statistics
 
+// the step counters so far: those of the integrators freed since t_start and the live one's
+static void counters(const csSimulation* s, csStats* out) {
+  *out = s->base;
+  out->ncommit = s->d->stat.ncommit;
+  if (s->it) {
+    csStats live;
+    memset(&live, 0, sizeof(live));
+    cs_integratorStats(s->it, &live);
+    out->nsteps += live.nsteps;
+    out->nrhs += live.nrhs;
+    out->nrhs_jac += live.nrhs_jac;
+    out->njac += live.njac;
+    out->netf += live.netf;
+    out->nncf += live.nncf;
+    out->nstiff += live.nstiff;
+  }
+}
+
+
 // the state at a consistent point (every group at the data's time), to return to when a call is
-// stopped on request between two such points; a copy, no allocation
+// stopped on request between two such points; a copy, allocating nothing once the statistics'
+// copy exists (made by the first stoppable call's start, before anything integrates)
 static void snapshot(csSimulation* s) {
   cs_copyState(s->m, s->snap, s->d);
   s->snap_nchange = s->it ? cs_integratorChangesDone(s->it) : -1;
+  s->snap_stats = 0;
+  if (s->stoppable && cs_metricsSave(&s->snap_metrics, &s->metrics) == 0) {
+    counters(s, &s->snap_totals);
+    s->snap_stats = 1;
+  }
 }
 
 
@@ -347,6 +379,8 @@ static csReporter hooks(Hooks* h, csSimulation* s, const csReporter* user) {
 static int startStatistics(csSimulation* s) {
   cs_metricsFree(&s->metrics);
   memset(&s->base, 0, sizeof(s->base));
+  memset(&s->discard, 0, sizeof(s->discard));
+  s->snap_stats = 0;
   s->cpu_base = 0;
   s->restart_base = 0;
   s->t_start = s->d->t;
@@ -419,6 +453,21 @@ static void returnToSnapshot(csSimulation* s) {
   cs_copyState(s->m, s->d, s->snap);
   s->dirty = 1;
   s->nchange_restart = s->snap_nchange;
+  // the steps given back are no part of the trajectory the statistics describe (the CPU time
+  // they took stays counted: it was spent)
+  if (s->snap_stats) {
+    csStats now;
+    counters(s, &now);
+    s->discard.nsteps += now.nsteps - s->snap_totals.nsteps;
+    s->discard.nrhs += now.nrhs - s->snap_totals.nrhs;
+    s->discard.nrhs_jac += now.nrhs_jac - s->snap_totals.nrhs_jac;
+    s->discard.njac += now.njac - s->snap_totals.njac;
+    s->discard.netf += now.netf - s->snap_totals.netf;
+    s->discard.nncf += now.nncf - s->snap_totals.nncf;
+    s->discard.nstiff += now.nstiff - s->snap_totals.nstiff;
+    s->discard.ncommit += now.ncommit - s->snap_totals.ncommit;
+    cs_metricsRestore(&s->metrics, &s->snap_metrics);
+  }
 }
 
 
@@ -504,6 +553,7 @@ void cs_deleteSimulation(csSimulation* s) {
   }
   cs_integratorFree(s->it);
   cs_metricsFree(&s->metrics);
+  cs_metricsSavedFree(&s->snap_metrics);
   cs_deleteData(s->d);
   cs_deleteData(s->snap);
   csu_free(s, sizeof(*s));
@@ -554,6 +604,7 @@ void cs_simSetStop(csSimulation* s, const volatile sig_atomic_t* stop) { s->stop
 
 int cs_simStep(csSimulation* s, csError* err) {
   cs_clearError(err);
+  s->stoppable = s->stop != NULL;
   int status = prepare(s, err);
   if (status != CS_OK) {
     return status;
@@ -591,6 +642,7 @@ int cs_simAdvanceTo(csSimulation* s, double t, csError* err) {
   if (checkEndTime(s, t, "advance", err) != CS_OK) {
     return CS_ERR_INPUT;
   }
+  s->stoppable = s->stop != NULL;
   int status = prepare(s, err);
   if (status != CS_OK) {
     return status;
@@ -606,6 +658,7 @@ int cs_simRun(csSimulation* s, double t_end, const csReporter* rep, csError* err
   if (checkEndTime(s, t_end, "run", err) != CS_OK) {
     return CS_ERR_INPUT;
   }
+  s->stoppable = s->stop != NULL || (rep && rep->stop);
   int status = prepare(s, err);
   if (status != CS_OK) {
     return status;
@@ -1035,13 +1088,14 @@ static void updateStatistics(csSimulation* s) {
     cur.bandwidth = live.bandwidth;
     cur.ngroup = live.ngroup;
   }
-  st->nsteps = cur.nsteps;
-  st->nrhs = cur.nrhs;
-  st->nrhs_jac = cur.nrhs_jac;
-  st->njac = cur.njac;
-  st->netf = cur.netf;
-  st->nncf = cur.nncf;
-  st->nstiff = cur.nstiff;
+  // less the steps given back by stopped calls (returnToSnapshot)
+  st->nsteps = cur.nsteps - s->discard.nsteps;
+  st->nrhs = cur.nrhs - s->discard.nrhs;
+  st->nrhs_jac = cur.nrhs_jac - s->discard.nrhs_jac;
+  st->njac = cur.njac - s->discard.njac;
+  st->netf = cur.netf - s->discard.netf;
+  st->nncf = cur.nncf - s->discard.nncf;
+  st->nstiff = cur.nstiff - s->discard.nstiff;
   st->cpu_step_hook = cur.cpu_step_hook;
   st->last_step = cur.last_step;
   st->linsol = cur.linsol;
@@ -1070,7 +1124,7 @@ void cs_simStatistics(csSimulation* s, csRunStatistics* out) {
   out->njac = st->njac;
   out->netf = st->netf;
   out->nncf = st->nncf;
-  out->ncommit = st->ncommit;
+  out->ncommit = st->ncommit - s->discard.ncommit;
   out->nrestart = s->restart_base + (s->it ? cs_integratorRestarts(s->it) : 0);
   out->ngroup = st->ngroup;
   out->cpu_seconds = st->cpu_seconds;

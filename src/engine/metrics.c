@@ -796,3 +796,69 @@ void cs_metricsFree(csMetrics* mt) {
   mt->set_size = mt->set_pick = NULL;
   mt->ncontact = mt->nset = 0;
 }
+
+
+// ---------------------------------------------------------------------------------------------
+// saved results
+
+void cs_metricsSavedFree(csMetricsSaved* sv) {
+  if (sv->contact) {
+    csu_free(sv->contact, sizeof(csMetricsContact) * (size_t)(sv->ncontact + 1));
+  }
+  if (sv->set_peak) {
+    csu_free(sv->set_peak, sizeof(double) * (size_t)(sv->nset + 1));
+  }
+  if (sv->window) {
+    csu_free(sv->window, sizeof(csMetricsWindow) * (size_t)(sv->ncontact + sv->nset + 1));
+  }
+  memset(sv, 0, sizeof(*sv));
+}
+
+
+int cs_metricsSave(csMetricsSaved* sv, const csMetrics* mt) {
+  if (sv->contact && (sv->ncontact != mt->ncontact || sv->nset != mt->nset)) {
+    cs_metricsSavedFree(sv);
+  }
+  if (!sv->contact) {
+    sv->ncontact = mt->ncontact;
+    sv->nset = mt->nset;
+    sv->contact = csu_malloc(sizeof(csMetricsContact) * (size_t)(mt->ncontact + 1));
+    sv->set_peak = csu_malloc(sizeof(double) * (size_t)(mt->nset + 1));
+    sv->window = csu_malloc(sizeof(csMetricsWindow) * (size_t)(mt->ncontact + mt->nset + 1));
+    if (!sv->contact || !sv->set_peak || !sv->window) {
+      cs_metricsSavedFree(sv);
+      return -1;
+    }
+  }
+  memcpy(sv->contact, mt->contact, sizeof(csMetricsContact) * (size_t)mt->ncontact);
+  memcpy(sv->set_peak, mt->set_peak, sizeof(double) * (size_t)mt->nset);
+  memcpy(sv->window, mt->window, sizeof(csMetricsWindow) * (size_t)(mt->ncontact + mt->nset));
+  sv->max_penetration = mt->max_penetration;
+  sv->peak_normal_force = mt->peak_normal_force;
+  sv->sliding_distance = mt->sliding_distance;
+  sv->stuck_drift = mt->stuck_drift;
+  sv->energy_error = mt->energy_error;
+  sv->energy_gain = mt->energy_gain;
+  sv->energy_seen = mt->energy_seen;
+  sv->nsteps = mt->nsteps;
+  sv->nstuck = mt->nstuck;
+  sv->nnotes = mt->nnotes;
+  return 0;
+}
+
+
+void cs_metricsRestore(csMetrics* mt, const csMetricsSaved* sv) {
+  memcpy(mt->contact, sv->contact, sizeof(csMetricsContact) * (size_t)mt->ncontact);
+  memcpy(mt->set_peak, sv->set_peak, sizeof(double) * (size_t)mt->nset);
+  memcpy(mt->window, sv->window, sizeof(csMetricsWindow) * (size_t)(mt->ncontact + mt->nset));
+  mt->max_penetration = sv->max_penetration;
+  mt->peak_normal_force = sv->peak_normal_force;
+  mt->sliding_distance = sv->sliding_distance;
+  mt->stuck_drift = sv->stuck_drift;
+  mt->energy_error = sv->energy_error;
+  mt->energy_gain = sv->energy_gain;
+  mt->energy_seen = sv->energy_seen;
+  mt->nsteps = sv->nsteps;
+  mt->nstuck = sv->nstuck;
+  mt->nnotes = sv->nnotes;
+}

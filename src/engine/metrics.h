@@ -114,6 +114,28 @@ void cs_metricsReport(csMetrics* mt, const csModel* m, csData* d);
 void cs_metricsFinish(csMetrics* mt, const csModel* m, const csData* d);
 // Free the arrays (mt may be zeroed or already freed).
 void cs_metricsFree(csMetrics* mt);
+
+// What the steps and reports of a run change in a csMetrics, kept so that it can be given back
+// when those steps are discarded (a simulation stopped on request goes back to its last
+// consistent point, and the statistics go back with it).
+typedef struct csMetricsSaved {
+  int ncontact, nset;          // the sizes the arrays were made for
+  csMetricsContact* contact;   // (ncontact)
+  double* set_peak;            // (nset)
+  csMetricsWindow* window;     // (ncontact + nset)
+  double max_penetration, peak_normal_force, sliding_distance, stuck_drift;
+  double energy_error, energy_gain, energy_seen;
+  long nsteps, nstuck;
+  int nnotes;
+} csMetricsSaved;
+
+// Keep mt's results in sv, making sv's arrays for mt's sizes the first time (sv zeroed, or
+// made for the same sizes). Returns 0, or -1 when out of memory (sv then holds nothing).
+int cs_metricsSave(csMetricsSaved* sv, const csMetrics* mt);
+// Give mt back the results kept in sv (saved from mt). Allocates nothing.
+void cs_metricsRestore(csMetrics* mt, const csMetricsSaved* sv);
+// Free sv's arrays (sv may be zeroed or already freed).
+void cs_metricsSavedFree(csMetricsSaved* sv);
 // Append a diagnostic in plain words (printf format) to mt's notes; past CS_METRICS_MAX_NOTES
 // it is dropped. A longer text than CS_METRICS_NOTE_LEN is cut. mt and fmt not NULL.
 __attribute__((format(printf, 2, 3))) void cs_metricsNote(csMetrics* mt, const char* fmt, ...);

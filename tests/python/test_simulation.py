@@ -725,3 +725,32 @@ def test_a_refused_edit_puts_both_arrays_back(tmp_path):
     np.testing.assert_array_equal(sim.u, u0)
     assert sim.statistics["restarts"] == 0
     sim.step()  # and it goes on
+
+
+def test_an_interrupted_advance_gives_its_statistics_back():
+    # Ctrl-C puts the simulation back where advance_to started; the statistics go back with it,
+    # so that the advance made again afterwards counts as if it had never been interrupted
+    # (the steps, the metrics: sliding, stuck steps; not the CPU time, which was spent)
+    model = contactsim.load(os.path.join(os.path.dirname(__file__), "..", "..", "scenes",
+                                         "bench", "pile_10.json"))
+    t_end = 3.0
+    a = contactsim.Simulation(model)
+    t0 = time.process_time()
+    a.advance_to(t_end)
+    took = time.process_time() - t0
+    b = contactsim.Simulation(model)
+    timer = _interrupt_after(0.4 * took)
+    with pytest.raises(KeyboardInterrupt):
+        b.advance_to(t_end)
+        timer.join()
+        pytest.skip("the advance ended before the interrupt")
+    timer.join()
+    assert b.time == 0.0
+    stopped = b.statistics
+    assert stopped["steps"] == 0 and stopped["sliding_distance"] == 0.0, stopped
+    b.advance_to(t_end)
+    np.testing.assert_array_equal(a.q, b.q)
+    sa, sb = a.statistics, b.statistics
+    skip = {"cpu_seconds", "statistics_cpu_seconds", "restarts"}
+    assert {k: v for k, v in sa.items() if k not in skip} == \
+        {k: v for k, v in sb.items() if k not in skip}
