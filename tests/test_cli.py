@@ -406,6 +406,38 @@ def killed_run_keeps_only_complete_rows():
 
 
 @case
+def a_file_size_limit_is_an_output_error_with_whole_files():
+    # ulimit -f: the system refuses writes past the limit (SIGXFSZ, ignored: EFBIG). The run
+    # fails with exit 1, the CSV ends with its last whole row, the statistics and the checkpoint
+    # are written; compare writes its tables and runs every model
+    import resource
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (100 * 1024, resource.RLIM_INFINITY))
+
+    d = tempfile.mkdtemp()
+    scene = os.path.join(ROOT, "scenes", "bench", "incline_slide.json")
+    csv_path, stats, ck = (os.path.join(d, n) for n in ("a.csv", "a.json", "a.ck"))
+    p = subprocess.run([EXE, "run", scene, "--duration", "30", "-q", "-o", csv_path, "--stats",
+                        stats, "--save-state", ck], capture_output=True, text=True, timeout=120,
+                       preexec_fn=limit)
+    check(p.returncode == 1 and "File too large" in p.stderr, (p.returncode, p.stderr))
+    data = open(csv_path).read()
+    check(data.endswith("\n") and 0 < len(data) <= 100 * 1024, len(data))
+    header, rows = read_csv(csv_path)
+    check(all(len(r) == len(header) for r in rows), "a cut row")
+    s = json.load(open(stats))
+    check(s["status"] == "failed" and "File too large" in s["error"], s)
+    check(os.path.getsize(ck) > 0, "no checkpoint")
+    out = os.path.join(d, "cmp")
+    p = subprocess.run([EXE, "compare", scene, "--duration", "30", "-q", "--out-dir", out],
+                       capture_output=True, text=True, timeout=300, preexec_fn=limit)
+    table = json.load(open(os.path.join(out, "compare.json")))
+    check(p.returncode == 1 and len(table["models"]) == 4 and
+          all(m["status"] == "failed" for m in table["models"]), (p.returncode, p.stderr[-500:]))
+
+
+@case
 def stats_on_standard_output():
     # --stats - prints the statistics, when the CSV has a file; with the CSV on standard output
     # too it is refused before the run

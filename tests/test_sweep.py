@@ -1096,4 +1096,39 @@ def messages_name_the_study_path_and_the_run():
           f"{SCENE}: bodies[0].mass: must be > 0" in err, f"exit {code}: {err}")
 
 
+@case
+def a_run_with_too_many_report_rows_fails_up_front():
+    # the limit run and compare apply: a run that would write more rows than max_rows is
+    # recorded as failed at once (it ran for many minutes at 100 % CPU before), the others run
+    d = tempfile.mkdtemp()
+    study = write_study({
+        "scene": SCENE, "models": ["compliant_point"], "set": {"simulation.duration": 0.2},
+        "parameters": [{"key": "simulation.report_interval", "values": [1e-9, 0.01]}]}, d)
+    out = os.path.join(d, "out")
+    t0 = time.time()
+    code, _, err = run("sweep", study, "--out", out, "-j", "1", "-q", timeout=120)
+    rows = table(out)
+    check(code == 1 and [r["status"] for r in rows] == ["failed", "ok"], (code, err))
+    check("simulation.max_rows: the run would write 200000001 report rows" in rows[0]["error"]
+          and rows[0]["simulated"] == "", rows[0])
+    check(time.time() - t0 < 60, "the refused run took long")
+
+
+@case
+def a_reader_of_its_messages_that_goes_away_does_not_stop_the_tables():
+    # `sweep ... 2>&1 | head -1`: the progress lines meet a closed pipe; the sweep still writes
+    # results.csv and results.json and ends with its own status, not killed by SIGPIPE
+    d = tempfile.mkdtemp()
+    study = write_study(small_study(), d)
+    out = os.path.join(d, "out")
+    p = subprocess.Popen([EXE, "sweep", study, "--out", out, "-j", "2"], cwd=ROOT,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    p.stderr.readline()
+    p.stderr.close()
+    code = p.wait(timeout=300)
+    check(code == 0, f"exit {code}")
+    check(len(table(out)) == 12 and os.path.exists(os.path.join(out, "results.json")),
+          os.listdir(out))
+
+
 finish()

@@ -555,6 +555,7 @@ static int runOne(const Sweep* sw, long i, const char* host) {
   csCliRun r;
   memset(&r, 0, sizeof(r));
   snprintf(r.model, sizeof(r.model), "%s", sw->model[model]);
+  const char* what = "";
   // a value the scene refuses fails this run only, with the loader's message. The scene is read
   // once per run and its bytes' hash goes into the record: a scene edited while the sweep runs
   // makes records that are not this study's, rather than a table that mixes two scenes
@@ -568,6 +569,15 @@ static int runOne(const Sweep* sw, long i, const char* host) {
     if (!r.err.file[0]) {
       snprintf(r.err.file, sizeof(r.err.file), "%s", sw->study->scene);
     }
+  } else if (cs_cliRowsProblem(&r.m->opt, "simulation.max_step",
+                               "simulation.max_rows (in the study's set or parameters)", &what,
+                               r.err.message, sizeof(r.err.message))) {
+    // a run compare would refuse before it starts (more report rows than max_rows, a largest
+    // step that cannot reach the first report) fails here as bad input, without running
+    r.status = CS_ERR_INPUT;
+    r.err.code = CS_ERR_INPUT;
+    snprintf(r.err.file, sizeof(r.err.file), "%s", sw->study->scene);
+    snprintf(r.err.path, sizeof(r.err.path), "%s", what);
   } else {
     r.opt = r.m->opt;
     // the trajectory, when asked for, next to the record and renamed into place the same way

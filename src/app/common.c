@@ -1163,21 +1163,19 @@ const char* cs_cliSafe(const char* s) {
 }
 
 
-int cs_cliCheckRows(const csSimOptions* o, const char* path, const char* model,
-                    const char* stepName) {
-  char who[CS_MAX_NAME + 16] = "";
-  if (model) {
-    snprintf(who, sizeof(who), " (%s)", model);
-  }
-  char why[CS_MAX_ERROR];
-  if (cs_maxStepProblem(o, why, sizeof(why))) {
-    fprintf(stderr, "contactsim: error: %s%s: %s: %s\n", cs_cliSafe(path), who, stepName, why);
-    return -1;
+int cs_cliRowsProblem(const csSimOptions* o, const char* stepName, const char* raise,
+                      const char** what, char* why, size_t size) {
+  char step[CS_MAX_ERROR];
+  if (cs_maxStepProblem(o, step, sizeof(step))) {
+    *what = stepName;
+    snprintf(why, size, "%s", step);
+    return 1;
   }
   if (!(o->report_interval >= CS_MIN_REPORT_INTERVAL)) {
-    fprintf(stderr, "contactsim: error: %s%s: the report interval %g s is below the smallest, %g s\n",
-            cs_cliSafe(path), who, o->report_interval, CS_MIN_REPORT_INTERVAL);
-    return -1;
+    *what = "simulation.report_interval";
+    snprintf(why, size, "the report interval %g s is below the smallest, %g s",
+             o->report_interval, CS_MIN_REPORT_INTERVAL);
+    return 1;
   }
   double rows = cs_reportCount(0, o->duration, o->report_interval);
   long limit = o->max_rows > 0 ? o->max_rows : CS_DEFAULT_MAX_ROWS;
@@ -1185,12 +1183,32 @@ int cs_cliCheckRows(const csSimOptions* o, const char* path, const char* model,
     // a count as an integer while doubles hold it exactly, beyond that in three digits
     char count[32];
     snprintf(count, sizeof(count), rows < 1e15 ? "%.0f" : "%.3g", rows);
-    fprintf(stderr,
-            "contactsim: error: %s%s: the run would write %s report rows (%g s, one row every "
-            "%g s), more than the limit of %ld; raise it with %s, or report less often\n",
-            cs_cliSafe(path), who, count, o->duration, o->report_interval, limit,
-            // compare has no --max-rows: its runs take the limit from the scene
-            model ? "--set simulation.max_rows=N" : "--max-rows N or simulation.max_rows");
+    *what = "simulation.max_rows";
+    snprintf(why, size,
+             "the run would write %s report rows (%g s, one row every %g s), more than the "
+             "limit of %ld; raise it with %s, or report less often",
+             count, o->duration, o->report_interval, limit, raise);
+    return 1;
+  }
+  return 0;
+}
+
+
+int cs_cliCheckRows(const csSimOptions* o, const char* path, const char* model,
+                    const char* stepName) {
+  char who[CS_MAX_NAME + 16] = "";
+  if (model) {
+    snprintf(who, sizeof(who), " (%s)", model);
+  }
+  char why[CS_MAX_ERROR];
+  const char* what = "";
+  // compare has no --max-rows: its runs take the limit from the scene
+  if (cs_cliRowsProblem(o, stepName,
+                        model ? "--set simulation.max_rows=N" : "--max-rows N or simulation.max_rows",
+                        &what, why, sizeof(why))) {
+    // the step's problem is named by the option or key at fault; the others by the sentence
+    fprintf(stderr, "contactsim: error: %s%s: %s%s%s\n", cs_cliSafe(path), who,
+            what == stepName ? stepName : "", what == stepName ? ": " : "", why);
     return -1;
   }
   return 0;

@@ -241,5 +241,10 @@ int cs_cliParseCount(const char* text, const char* name, long* out);
 // ("--max-step" or "simulation.max_step").
 int cs_cliCheckRows(const csSimOptions* o, const char* path, const char* model,
                     const char* stepName);
+// The test of cs_cliCheckRows without printing: 1 with the sentence in why (size bytes) and the
+// option or key at fault in *what (stepName, "simulation.report_interval" or
+// "simulation.max_rows"), 0 when the run may go ahead. raise says how to raise the row limit.
+int cs_cliRowsProblem(const csSimOptions* o, const char* stepName, const char* raise,
+                      const char** what, char* why, size_t size);
 
 #endif  // CONTACTSIM_CLI_H

@@ -1,5 +1,6 @@
 // main.c: the contactsim command: dispatch to a subcommand; the only place that chooses exit
 // codes.
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -8,6 +9,12 @@
 
 
 int main(int argc, char** argv) {
+  // A write the system refuses is an output error like any other, reported with the rows and
+  // files written so far left whole: a reader that went away (`| head`) fails the write with
+  // EPIPE instead of SIGPIPE killing the process, and a file-size limit (ulimit -f) with EFBIG
+  // instead of SIGXFSZ. A sweep's workers take SIGPIPE back (cmd_sweep.c).
+  signal(SIGPIPE, SIG_IGN);
+  signal(SIGXFSZ, SIG_IGN);
   if (argc < 2) {
     fprintf(stderr, "contactsim: error: no command given\n");
     cs_cliUsage(stderr);
