@@ -366,7 +366,13 @@ def killed_run_keeps_only_complete_rows():
             scene = os.path.join(ROOT, "scenes", "bench", "block_spin_slide.json")
             d = tempfile.mkdtemp()
             out = os.path.join(d, "out.csv")
-            args = [EXE, "run", scene, "-q", *LONG] + ([] if to_pipe else ["-o", out])
+            # the statistics of an earlier run stay whole: the new ones replace them at the end
+            stats = os.path.join(d, "stats.json")
+            old_stats = '{"scene": "an earlier run"}\n'
+            with open(stats, "w") as f:
+                f.write(old_stats)
+            args = [EXE, "run", scene, "-q", *LONG, "--stats", stats] + \
+                ([] if to_pipe else ["-o", out])
             p = subprocess.Popen(args, stdout=subprocess.PIPE if to_pipe else subprocess.DEVNULL,
                                  cwd=ROOT)
             chunks = []
@@ -403,6 +409,10 @@ def killed_run_keeps_only_complete_rows():
                       f"{what}: the last line is cut at byte {len(data)}, not at a page boundary")
                 data = data[:data.rindex(b"\n") + 1]
             csv_rows_complete(data, what)
+            check(open(stats).read() == old_stats,
+                  f"{what}: the earlier statistics were not left whole")
+            check(sorted(os.listdir(d)) == sorted(["stats.json"] + ([] if to_pipe else ["out.csv"])),
+                  f"{what}: files left: {os.listdir(d)}")
 
 
 @case
@@ -435,6 +445,27 @@ def a_file_size_limit_is_an_output_error_with_whole_files():
     table = json.load(open(os.path.join(out, "compare.json")))
     check(p.returncode == 1 and len(table["models"]) == 4 and
           all(m["status"] == "failed" for m in table["models"]), (p.returncode, p.stderr[-500:]))
+
+
+@case
+def an_output_may_not_overwrite_the_checkpoint_the_run_starts_from():
+    d = tempfile.mkdtemp()
+    scene = write_scene(PENDULUM)
+    ck = os.path.join(d, "ck")
+    code, _, err = run("run", scene, "-q", "-o", os.path.join(d, "a.csv"), "--duration", "0.5",
+                       "--save-state", ck)
+    check(code == 0, err)
+    saved = open(ck).read()
+    for option, name in (("-o", ck), ("--stats", ck), ("--replay", "./" + os.path.relpath(ck, ROOT))):
+        args = ["-o", os.path.join(d, "b.csv")] if option != "-o" else []
+        code, _, err = run("run", scene, "-q", *args, option, name, "--initial-state", ck)
+        check(code == 2 and "would overwrite the checkpoint the run starts from" in err,
+              (option, code, err))
+        check(open(ck).read() == saved, f"{option}: the checkpoint was changed")
+    # --save-state may name it: the run's end state replaces it whole
+    code, _, err = run("run", scene, "-q", "-o", os.path.join(d, "c.csv"), "--initial-state", ck,
+                       "--save-state", ck)
+    check(code == 0 and open(ck).read() != saved and "t 0x1p+1" in open(ck).read(), err)
 
 
 @case

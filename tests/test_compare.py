@@ -696,4 +696,15 @@ def csv_cells_with_a_carriage_return_are_quoted():
           and "spin\rslide.json: interrupted by SIGINT" in row["error"], row)
 
 
+@case
+def a_fifo_in_the_output_directory_is_refused_up_front():
+    # the writability check would open and close it (its reader seeing an empty stream) and the
+    # model's turn then wait for a reader forever, deaf to the first Ctrl-C
+    d = tempfile.mkdtemp()
+    os.mkfifo(os.path.join(d, "hunt_crossley.csv"))
+    code, out, err = run("compare", os.path.join(ROOT, "scenes", "sphere_drop.json"), "--out-dir",
+                         d, timeout=30)
+    check(code == 2 and "hunt_crossley.csv: it is a FIFO" in err, (code, err))
+
+
 finish()

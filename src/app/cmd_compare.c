@@ -571,6 +571,15 @@ static void pathIn(char* file, size_t size, const char* dir, const char* name) {
 // whole until its model runs again (a comparison interrupted before then leaves it as it was);
 // one created here is removed again. 0, or -1 with the message printed.
 static int checkWritable(const char* file) {
+  // a FIFO or a socket would be opened here, its reader would see an empty stream when it is
+  // closed again, and the model's turn would then wait for a reader that is gone: refused, as
+  // the tables' files (written whole under a temporary name) could not be one either
+  struct stat pre;
+  if (stat(file, &pre) == 0 && (S_ISFIFO(pre.st_mode) || S_ISSOCK(pre.st_mode))) {
+    fprintf(stderr, "contactsim: error: cannot write %s: it is a %s; compare --out-dir writes "
+            "regular files\n", cs_cliSafe(file), S_ISFIFO(pre.st_mode) ? "FIFO" : "socket");
+    return -1;
+  }
   int fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_NOCTTY | O_CLOEXEC, 0666);
   int created = fd >= 0;
   if (fd < 0 && errno == EEXIST) {

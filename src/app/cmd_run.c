@@ -241,14 +241,29 @@ int cs_cliRun(int argc, char** argv) {
     return CS_EXIT_USAGE;
   }
   const char* outPaths[3] = {output, statsToStdout ? NULL : stats, replay};
+  // the checkpoint the run starts from is an input: an output of that name would destroy it
+  // (--save-state may name it: the run's end replaces it whole, as continuing a run wants)
+  static const char* const outNames[3] = {"-o", "--stats", "--replay"};
+  for (int i = 0; initialState && i < 3; i++) {
+    if (outPaths[i] && cs_cliSameFile(outPaths[i], initialState)) {
+      fprintf(stderr, "contactsim: error: %s %s would overwrite the checkpoint the run starts "
+              "from (--initial-state)\n", outNames[i], cs_cliSafe(outPaths[i]));
+      cs_cliFreeRun(&run);
+      return CS_EXIT_USAGE;
+    }
+  }
   FILE* outFiles[3];
   // the stop signals are caught from before the outputs are truncated, so that a signal between
   // then and the run still leaves the CSV's header; a Ctrl-C while a FIFO output waits for its
   // reader ends that wait and the command
   cs_cliCatchSignalsWhileOpening();
   // the page is only checked: it is written whole at the end, and keeps its old content till
-  // then (an interrupted writing of it leaves the old page, not an empty file)
-  if (cs_cliOpenOutputs(path, outPaths, outFiles, 3, 1u << 2) != 0) {
+  // then (an interrupted writing of it leaves the old page, not an empty file); so are the
+  // statistics in a regular file (or a new one), while a device or a FIFO is opened now and
+  // written in place at the end
+  struct stat statsStat;
+  int statsWhole = outPaths[1] && (stat(stats, &statsStat) != 0 || S_ISREG(statsStat.st_mode));
+  if (cs_cliOpenOutputs(path, outPaths, outFiles, 3, 1u << 2 | (unsigned)statsWhole << 1) != 0) {
     cs_cliFreeRun(&run);
     return cs_cliStopSignal ? cs_cliStopStatus() : CS_EXIT_USAGE;
   }
@@ -314,15 +329,36 @@ int cs_cliRun(int argc, char** argv) {
     }
     cs_cliPrintError(&run.err);
   }
-  // the statistics are written for a failed run too: they describe how far it got
-  if (statsFile) {
-    int bad = cs_cliWriteRunJson(statsFile, run.m->name, path, &run) != 0;
-    bad |= fclose(statsFile) != 0;
-    if (bad) {
-      fprintf(stderr, "contactsim: error: could not write %s\n", cs_cliSafe(stats));
+  // the statistics are written for a failed run too: they describe how far it got. A regular
+  // file is written whole under a temporary name (removed if a second signal ends the process),
+  // so that a run killed before its end leaves the old statistics, not an empty file
+  csuReplace whole;
+  if (statsWhole) {
+    char tmp[PATH_MAX + 32];
+    if (csu_replaceTemporaryName(stats, tmp, sizeof(tmp)) == 0) {
+      cs_cliTemporaryFile(1, tmp);
+    }
+    statsFile = csu_replaceOpen(&whole, stats) == 0 ? whole.f : NULL;
+    if (!statsFile) {
+      fprintf(stderr, "contactsim: error: could not write %s: %s\n", cs_cliSafe(stats),
+              strerror(errno));
       status = status == CS_OK ? CS_ERR_IO : status;
     }
   }
+  if (statsFile) {
+    errno = 0;
+    int bad = cs_cliWriteRunJson(statsFile, run.m->name, path, &run) != 0;
+    int err = errno;
+    bad |= statsWhole ? csu_replaceClose(&whole, 0) != 0 : fclose(statsFile) != 0;
+    err = err ? err : errno;
+    if (bad) {
+      fprintf(stderr, "contactsim: error: could not write %s%s%s\n",
+              statsToStdout ? "the statistics to standard output" : cs_cliSafe(stats),
+              err ? ": " : "", err ? strerror(err) : "");
+      status = status == CS_OK ? CS_ERR_IO : status;
+    }
+  }
+  cs_cliTemporaryFile(1, NULL);
   // the checkpoint: the end state of a finished run; the state of the last CSV row of one that
   // was interrupted or failed (so that it can be continued, with other options if need be)
   if (saveState && run.d &&
