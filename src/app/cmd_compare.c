@@ -947,7 +947,9 @@ int cs_cliCompare(int argc, char** argv) {
               nrun);
     }
     csCsvOptions csvopt = {.forces = 1};
+    r->csv_name = csv ? file : NULL;
     cs_cliSimulate(r, csv, &csvopt, !quiet && isatty(STDERR_FILENO));
+    r->csv_name = NULL;  // file is this iteration's
     // a CSV that fails to close turns a finished run into an I/O failure
     if (csv && fclose(csv) != 0 && r->status == CS_OK) {
       r->status = CS_ERR_IO;

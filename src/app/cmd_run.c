@@ -226,6 +226,7 @@ int cs_cliRun(int argc, char** argv) {
     return CS_EXIT_USAGE;
   }
   run.keep_checkpoint = saveState != NULL;
+  run.csv_name = output ? output : "standard output";
 
   // the outputs, opened before the run so that a bad path costs nothing; neither may be the
   // scene or the other, and neither is truncated unless both open
@@ -480,5 +481,12 @@ int cs_cliValidate(int argc, char** argv) {
   printf("%s: ok: %d bodies, %d coordinates, %d speeds, %d force elements, %d planes\n",
          cs_cliSafe(cs_cliSceneName(path)), m->nbody - 1, m->nq, m->nu, m->nforce, m->nplane);
   cs_deleteModel(m);
+  // the verdict is the output: one that could not be written (a full disk, a closed standard
+  // output) is no verdict, and a script reading it must not take the exit status alone
+  if (fflush(stdout) != 0 || ferror(stdout)) {
+    fprintf(stderr, "contactsim: error: could not write the result to standard output: %s\n",
+            strerror(errno));
+    return CS_EXIT_FAILURE;
+  }
   return CS_EXIT_OK;
 }

@@ -2158,7 +2158,11 @@ int cs_cliSweep(int argc, char** argv) {
         writeRowStart(stdout, &sw, i);
         fputc('\n', stdout);
       }
-      code = fflush(stdout) != 0 ? CS_EXIT_FAILURE : CS_EXIT_OK;
+      if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "contactsim: error: could not write the runs to standard output: %s\n",
+                strerror(errno));
+        code = CS_EXIT_FAILURE;
+      }
     }
     cs_deleteStudy(sw.study);
     return code;

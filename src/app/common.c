@@ -658,8 +658,10 @@ void cs_cliSimulateTwo(csCliRun* r, FILE* csv, const csCsvOptions* csvopt, FILE*
   if (r->status == CS_OK && ((csv && blockHeader(&out.csv, r->m, csvopt) != 0) ||
                              (also && blockHeader(&out.also, r->m, alsoopt) != 0))) {
     r->status = CS_ERR_IO;
-    snprintf(r->err.message, sizeof(r->err.message), "the CSV header could not be written: %s",
-             strerror(errno));
+    int e = errno;
+    snprintf(r->err.message, sizeof(r->err.message),
+             "the CSV header could not be written%s%s: %s", r->csv_name ? " to " : "",
+             r->csv_name ? r->csv_name : "", strerror(e));
   }
   // integrate; from here on any error is the integrator's (with the time it stopped at); a stop
   // signal ends the run before its next step
@@ -675,10 +677,12 @@ void cs_cliSimulateTwo(csCliRun* r, FILE* csv, const csCsvOptions* csvopt, FILE*
     // reason (a full disk, a reader that went away) is ours
     if (r->status == CS_ERR_IO && out.csv_errno) {
       snprintf(r->err.message, sizeof(r->err.message),
-               "the %s could not be written at t = %.9g s: %s",
+               "the %s could not be written%s%s at t = %.9g s: %s",
                out.also_failed ? "replay page's scratch CSV (every column, beside the page)"
                                : "CSV",
-               r->d->t, strerror(out.csv_errno));
+               !out.also_failed && r->csv_name ? " to " : "",
+               !out.also_failed && r->csv_name ? r->csv_name : "", r->d->t,
+               strerror(out.csv_errno));
     }
   }
   // the rows still in the block, whatever ended the run
@@ -687,8 +691,9 @@ void cs_cliSimulateTwo(csCliRun* r, FILE* csv, const csCsvOptions* csvopt, FILE*
     if (blocks[i]->buf && blocks[i]->len > 0 && blockWrite(blocks[i], blocks[i]->len) != 0 &&
         (r->status == CS_OK || r->status == CS_STOPPED)) {
       r->status = CS_ERR_IO;
-      snprintf(r->err.message, sizeof(r->err.message), "the CSV could not be written: %s",
-               strerror(errno));
+      const char* name = i == 0 ? r->csv_name : "the replay page's scratch copy";
+      snprintf(r->err.message, sizeof(r->err.message), "the CSV could not be written%s%s: %s",
+               name ? " to " : "", name ? name : "", strerror(errno));
     }
     free(blocks[i]->buf);
   }

@@ -122,6 +122,8 @@ typedef struct csCliRun {
   int keep_checkpoint;         // 1: keep the state of the last report in checkpoint
   csData* checkpoint;          // the state at the last report (owned; NULL unless asked for),
                                // what run --save-state writes for an interrupted run
+  const char* csv_name;        // nullable: the CSV's name for messages (a file, or "standard
+                               // output")
 } csCliRun;
 
 // Simulate r->m from its initial state with r->opt: make r->d, feed the statistics, write the
