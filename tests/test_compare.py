@@ -707,4 +707,33 @@ def a_fifo_in_the_output_directory_is_refused_up_front():
     check(code == 2 and "hunt_crossley.csv: it is a FIFO" in err, (code, err))
 
 
+@case
+def a_convergence_check_interrupted_says_so_not_that_the_model_failed_it():
+    # SIGINT during the check's reruns: the comparison ends (130) with its table, and the
+    # model's note says the check was interrupted, not that a rerun of the model failed
+    scene = os.path.join(ROOT, "scenes", "double_pendulum.json")
+    p = subprocess.Popen([EXE, "compare", scene, "--convergence", "--format", "json",
+                          "--duration", "20000", "--set", "simulation.report_interval=1",
+                          "--rtol", "1e-4", "--atol", "1e-4", "--max-steps", "100000000"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT, text=True)
+    seen = ""
+    while "convergence check (two reruns)" not in seen:
+        line = p.stderr.readline()
+        if not line:
+            break
+        seen += line
+    time.sleep(0.2)
+    p.send_signal(signal.SIGINT)
+    try:
+        out, err = p.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.communicate()
+        raise
+    check(p.returncode == 130, (p.returncode, seen + err))
+    notes = json.loads(out)["models"][0]["diagnostics"]
+    check(any("convergence check was interrupted (SIGINT)" in n for n in notes) and
+          not any("could not run" in n for n in notes), notes)
+
+
 finish()

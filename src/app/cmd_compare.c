@@ -449,7 +449,13 @@ static void checkConvergence(csCliRun* r) {
     }
     cs_cliSimulate(x, NULL, NULL, 0);
     c->cpu_seconds += x->cpu_seconds;
-    if (x->status != CS_OK) {
+    if (x->status == CS_STOPPED) {
+      // a stop signal is the user's, not the model's: the check was not made, and says so
+      cs_metricsNote(&r->metrics, "the convergence check was interrupted (%s) during the rerun "
+                     "with %s; run compare --convergence again for its verdict",
+                     cs_cliSignalName(cs_cliStopSignal), what[k]);
+      ok = 0;
+    } else if (x->status != CS_OK) {
       char msg[CS_MAX_ERROR_LINE];
       cs_cliFormatError(&x->err, msg, sizeof(msg));
       cs_metricsNote(&r->metrics, "the convergence check could not run: the rerun with %s "
