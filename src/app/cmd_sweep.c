@@ -1230,10 +1230,15 @@ static int mergeResults(const Sweep* sw, long executed, long reused, long* nfail
     fprintf(j.f, ", \"executed\": %ld, \"reused\": %ld", executed, reused);
   }
   fputs("}\n}\n", j.f);
-  int bad = atomicClose(&c) != 0;
-  bad |= atomicClose(&j) != 0;
-  if (bad) {
-    fprintf(stderr, "contactsim: error: could not write %s and %s\n", csvPath, jsonPath);
+  // each table that could not be written is named, with the reason
+  int bad = 0;
+  AtomicFile* tables[2] = {&c, &j};
+  for (int k = 0; k < 2; k++) {
+    if (atomicClose(tables[k]) != 0) {
+      fprintf(stderr, "contactsim: error: could not write %s: %s\n", cs_cliSafe(tables[k]->path),
+              strerror(errno));
+      bad = 1;
+    }
   }
   if (*nmissing > 0 && !sw->quiet) {
     fprintf(stderr, "contactsim: sweep: %ld of %ld runs are missing: ", *nmissing, sw->nrun);

@@ -3238,6 +3238,7 @@ static char* readStream(FILE* f, const char* name, size_t* size, size_t* len, cs
   // and special files work too; the buffer doubles, and the size limit is checked before each
   // growth so that an endless input costs at most CS_MAX_SCENE_BYTES
   size_t cap = 4096, n = 0;
+  int readErrno = 0;
   char* buf = csu_malloc(cap);
   while (buf) {
     if (n + 1 >= cap) {
@@ -3257,7 +3258,9 @@ static char* readStream(FILE* f, const char* name, size_t* size, size_t* len, cs
       cap *= 2;
     }
     // fill the rest of the buffer, keeping one byte for the NUL; a read of nothing is the end
+    errno = 0;
     size_t got = fread(buf + n, 1, cap - 1 - n, f);
+    readErrno = got == 0 && errno ? errno : readErrno;
     n += got;
     if (got == 0) {
       break;
@@ -3269,7 +3272,9 @@ static char* readStream(FILE* f, const char* name, size_t* size, size_t* len, cs
   }
   // a read error is not the end of the file: report it rather than load a truncated scene
   if (ferror(f)) {
-    cs_setError(err, CS_ERR_IO, "", "cannot read '%s'", name);
+    // with the system's reason: a directory (EISDIR), a closed standard input (EBADF)
+    cs_setError(err, CS_ERR_IO, "", "cannot read '%s'%s%s", name, readErrno ? ": " : "",
+                readErrno ? strerror(readErrno) : "");
     csu_free(buf, cap);
     return NULL;
   }

@@ -757,6 +757,7 @@ static cJSON* parseFile(const char* path, uint64_t* hash, csError* err) {
   }
   // the whole file, with a terminating NUL; the size limit caps what a wrong path can cost
   size_t cap = 4096, n = 0;
+  int readErrno = 0;
   char* buf = csu_malloc(cap);
   for (;;) {
     if (!buf) {
@@ -780,7 +781,9 @@ static cJSON* parseFile(const char* path, uint64_t* hash, csError* err) {
       cap *= 2;
       continue;
     }
+    errno = 0;
     size_t got = fread(buf + n, 1, cap - 1 - n, f);
+    readErrno = got == 0 && errno ? errno : readErrno;
     n += got;
     if (got == 0) {
       break;
@@ -790,7 +793,9 @@ static cJSON* parseFile(const char* path, uint64_t* hash, csError* err) {
   fclose(f);
   if (bad) {
     csu_free(buf, cap);
-    cs_setError(err, CS_ERR_IO, "", "cannot read '%s'", path);
+    // with the system's reason (a directory: EISDIR)
+    cs_setError(err, CS_ERR_IO, "", "cannot read '%s'%s%s", path, readErrno ? ": " : "",
+                readErrno ? strerror(readErrno) : "");
     return NULL;
   }
   buf[n] = '\0';
