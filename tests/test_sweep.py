@@ -1102,7 +1102,8 @@ def a_run_with_too_many_report_rows_fails_up_front():
     # recorded as failed at once (it ran for many minutes at 100 % CPU before), the others run
     d = tempfile.mkdtemp()
     study = write_study({
-        "scene": SCENE, "models": ["compliant_point"], "set": {"simulation.duration": 0.2},
+        "scene": SCENE, "models": ["compliant_point"],
+        "set": {"simulation.duration": 0.2, "simulation.integrator": "rk"},
         "parameters": [{"key": "simulation.report_interval", "values": [1e-9, 0.01]}]}, d)
     out = os.path.join(d, "out")
     t0 = time.time()
@@ -1112,6 +1113,12 @@ def a_run_with_too_many_report_rows_fails_up_front():
     check("simulation.max_rows: the run would write 200000001 report rows" in rows[0]["error"]
           and rows[0]["simulated"] == "", rows[0])
     check(time.time() - t0 < 60, "the refused run took long")
+    # its JSON entry: the run's own options, and no simulated time (null, as the CSV's cell)
+    runs = json.load(open(os.path.join(out, "results.json")))["runs"]
+    refused, ran = runs[0]["result"], runs[1]["result"]
+    check(refused["integrator"] == ran["integrator"] == "rk" and
+          refused["linear_solver"] == ran["linear_solver"] == "none" and
+          refused["simulated"] is None and ran["simulated"] == 0.2, (refused, ran))
 
 
 @case
@@ -1121,10 +1128,12 @@ def a_reader_of_its_messages_that_goes_away_does_not_stop_the_tables():
     d = tempfile.mkdtemp()
     study = write_study(small_study(), d)
     out = os.path.join(d, "out")
+    # the pipe's reading end is closed before the sweep starts: every message meets EPIPE
+    r, w = os.pipe()
+    os.close(r)
     p = subprocess.Popen([EXE, "sweep", study, "--out", out, "-j", "2"], cwd=ROOT,
-                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    p.stderr.readline()
-    p.stderr.close()
+                         stdout=subprocess.DEVNULL, stderr=w)
+    os.close(w)
     code = p.wait(timeout=300)
     check(code == 0, f"exit {code}")
     check(len(table(out)) == 12 and os.path.exists(os.path.join(out, "results.json")),

@@ -205,6 +205,10 @@ CS_API int cs_simGetState(const csSimulation* s, csStateKind kind, double* out, 
 // CS_ERR_INPUT with err filled (wrong n, a non-finite value).
 CS_API int cs_simSetState(csSimulation* s, csStateKind kind, const double* values, int n,
                           csError* err);
+// Whether cs_simSetState would take these values, without setting them: CS_OK, or CS_ERR_INPUT
+// with err filled as cs_simSetState fills it (for editing several parts together, all or none).
+CS_API int cs_simStateProblem(const csSimulation* s, csStateKind kind, const double* values,
+                              int n, csError* err);
 // Set the current time, s (finite). Scheduled changes before it are not replayed.
 CS_API int cs_simSetTime(csSimulation* s, double t, csError* err);
 // Set discrete variable `name` of force element e between steps (the kind's rules apply, e.g.

@@ -1,5 +1,6 @@
 """Simulation: a model's state and integrator, stepped from Python; contact reports; states."""
 
+import numbers
 import os
 import tempfile
 
@@ -44,6 +45,14 @@ class ContactReport:
         p = ", ".join(f"{x:.6g}" for x in self.point)
         return (f"<ContactReport {self.name}: force ({f}) N at ({p}) m, pe {self.pe:.6g} J, "
                 f"power {self.power:.6g} W>")
+
+
+def _seconds(name, value):
+    # a time as the run options take one: a number (numpy's too), not a bool or a str, which
+    # float() would take (True as 1 s, "0.5" as 0.5 s)
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number of seconds, not {type(value).__name__}")
+    return float(value)
 
 
 class State:
@@ -114,11 +123,11 @@ class Simulation(_core.Simulation):
             if duration is None:
                 duration = self.options["duration"]
             # counted from the time at the start of the run, read in the same call
-            record = self._record(float(duration), bool(forces), True)
+            record = self._record(_seconds("duration", duration), bool(forces), True)
         elif duration is not None:
             raise TypeError("give duration or t_end, not both")
         else:
-            record = self._record(float(t_end), bool(forces))
+            record = self._record(_seconds("t_end", t_end), bool(forces))
         return Trajectory._of_run(record, self.model)
 
     def contacts(self):

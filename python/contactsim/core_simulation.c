@@ -117,15 +117,13 @@ static int prepare(csPySimulation* self) {
   memcpy(d->u, self->shadow + self->nq, ubytes);
   csError err = {0};
   int rc = 0;
-  // the speeds can be refused only for a value that is not finite: checked before either part
-  // is handed over, so that a refusal leaves both as they were (q, handed over first, can also
-  // be refused for a zero quaternion, and then nothing has changed yet)
-  for (int i = 0; uchanged && i < self->nu && !rc; i++) {
-    if (!isfinite(self->scratch[self->nq + i])) {
-      err.code = CS_ERR_INPUT;
-      snprintf(err.message, sizeof(err.message), "u[%d] is not finite", i);
-      rc = -1;
-    }
+  // both parts checked before either is handed over, so that a refusal leaves both as they
+  // were
+  if ((qchanged &&
+       cs_simStateProblem(self->s, CS_STATE_Q, self->scratch, self->nq, &err) != CS_OK) ||
+      (uchanged && cs_simStateProblem(self->s, CS_STATE_U, self->scratch + self->nq, self->nu,
+                                      &err) != CS_OK)) {
+    rc = -1;
   }
   if (!rc && qchanged &&
       cs_simSetState(self->s, CS_STATE_Q, self->scratch, self->nq, &err) != CS_OK) {

@@ -295,7 +295,8 @@ csModel* cs_modelWithParameter(const csModel* m, const char* key, const char* va
 // ---------------------------------------------------------------------------------------------
 // feeding the statistics
 
-// the step counters so far: those of the integrators freed since t_start and the live one's
+// the integrators' counters so far: those of the integrators freed since t_start and the live
+// one's (which also gives the last step, the linear solver and the groups), and the commits
 static void counters(const csSimulation* s, csStats* out) {
   *out = s->base;
   out->ncommit = s->d->stat.ncommit;
@@ -310,6 +311,11 @@ static void counters(const csSimulation* s, csStats* out) {
     out->netf += live.netf;
     out->nncf += live.nncf;
     out->nstiff += live.nstiff;
+    out->cpu_step_hook += live.cpu_step_hook;
+    out->last_step = live.last_step;
+    out->linsol = live.linsol;
+    out->bandwidth = live.bandwidth;
+    out->ngroup = live.ngroup;
   }
 }
 
@@ -818,10 +824,11 @@ int cs_simGetState(const csSimulation* s, csStateKind kind, double* out, int n) 
 static const char* const stateNames[] = {"q", "u", "z", "discrete", "auto-update"};
 
 
-int cs_simSetState(csSimulation* s, csStateKind kind, const double* values, int n, csError* err) {
+int cs_simStateProblem(const csSimulation* s, csStateKind kind, const double* values, int n,
+                       csError* err) {
   cs_clearError(err);
   int len;
-  double* v = statePart(s, kind, &len);
+  const double* v = statePart(s, kind, &len);
   if (!v) {
     cs_setError(err, CS_ERR_INPUT, "", "unknown part of the state (%d)", (int)kind);
     return CS_ERR_INPUT;
@@ -869,6 +876,18 @@ int cs_simSetState(csSimulation* s, csStateKind kind, const double* values, int 
       }
     }
   }
+  return CS_OK;
+}
+
+
+int cs_simSetState(csSimulation* s, csStateKind kind, const double* values, int n, csError* err) {
+  int status = cs_simStateProblem(s, kind, values, n, err);
+  if (status != CS_OK) {
+    return status;
+  }
+  const csModel* m = s->m;
+  int len;
+  double* v = statePart(s, kind, &len);
   beginEdit(s);
   if (kind == CS_STATE_DISCRETE) {
     // through each kind's rules, element by element, in order
@@ -1070,24 +1089,8 @@ int cs_simContactSet(csSimulation* s, int set, double force[3], double cop[3]) {
 // recomputed from those found at the start
 static void updateStatistics(csSimulation* s) {
   csStats* st = &s->d->stat;
-  csStats cur = s->base;
-  if (s->it) {
-    csStats live;
-    memset(&live, 0, sizeof(live));
-    cs_integratorStats(s->it, &live);
-    cur.nsteps += live.nsteps;
-    cur.nrhs += live.nrhs;
-    cur.nrhs_jac += live.nrhs_jac;
-    cur.njac += live.njac;
-    cur.netf += live.netf;
-    cur.nncf += live.nncf;
-    cur.nstiff += live.nstiff;
-    cur.cpu_step_hook += live.cpu_step_hook;
-    cur.last_step = live.last_step;
-    cur.linsol = live.linsol;
-    cur.bandwidth = live.bandwidth;
-    cur.ngroup = live.ngroup;
-  }
+  csStats cur;
+  counters(s, &cur);
   // less the steps given back by stopped calls (returnToSnapshot)
   st->nsteps = cur.nsteps - s->discard.nsteps;
   st->nrhs = cur.nrhs - s->discard.nrhs;

@@ -302,11 +302,17 @@ static int atomicCloseNew(AtomicFile* a) {
 
 // close and rename; on any error the temporary file is removed and -1 returned
 static int atomicClose(AtomicFile* a) {
-  int bad = ferror(a->f) != 0;
-  bad |= fclose(a->f) != 0;
+  // the failure's reason, for the message: a write that failed earlier left only the stream's
+  // error flag (its errno is long gone), so that one reads as EIO
+  int saved = ferror(a->f) ? EIO : 0;
+  if (fclose(a->f) != 0) {
+    saved = errno ? errno : EIO;
+  }
   a->f = NULL;
-  if (bad || rename(a->tmp, a->path) != 0) {
-    int saved = errno;  // the failure's reason, for the message
+  if (!saved && rename(a->tmp, a->path) != 0) {
+    saved = errno ? errno : EIO;
+  }
+  if (saved) {
     remove(a->tmp);
     errno = saved;
     return -1;
@@ -555,7 +561,6 @@ static int runOne(const Sweep* sw, long i, const char* host) {
   csCliRun r;
   memset(&r, 0, sizeof(r));
   snprintf(r.model, sizeof(r.model), "%s", sw->model[model]);
-  const char* what = "";
   // a value the scene refuses fails this run only, with the loader's message. The scene is read
   // once per run and its bytes' hash goes into the record: a scene edited while the sweep runs
   // makes records that are not this study's, rather than a table that mixes two scenes
@@ -569,31 +574,34 @@ static int runOne(const Sweep* sw, long i, const char* host) {
     if (!r.err.file[0]) {
       snprintf(r.err.file, sizeof(r.err.file), "%s", sw->study->scene);
     }
-  } else if (cs_cliRowsProblem(&r.m->opt, "simulation.max_step",
-                               "simulation.max_rows (in the study's set or parameters)", &what,
-                               r.err.message, sizeof(r.err.message))) {
-    // a run compare would refuse before it starts (more report rows than max_rows, a largest
-    // step that cannot reach the first report) fails here as bad input, without running
-    r.status = CS_ERR_INPUT;
-    r.err.code = CS_ERR_INPUT;
-    snprintf(r.err.file, sizeof(r.err.file), "%s", sw->study->scene);
-    snprintf(r.err.path, sizeof(r.err.path), "%s", what);
   } else {
     r.opt = r.m->opt;
-    // the trajectory, when asked for, next to the record and renamed into place the same way
-    AtomicFile traj = {0};
-    if (sw->trajectories) {
-      char path[SWEEP_PATH];
-      snprintf(path, sizeof(path), "%s/trajectories/%08ld.csv", sw->dir, i);
-      if (atomicOpen(&traj, path) != 0) {
-        traj.f = NULL;
+    // a run compare would refuse before it starts (more report rows than max_rows, a largest
+    // step that cannot reach the first report) fails here as bad input, without running
+    const char* what = "";
+    if (cs_cliRowsProblem(&r.opt, "simulation.max_step",
+                          "simulation.max_rows (in the study's set or parameters)", &what,
+                          r.err.message, sizeof(r.err.message))) {
+      r.status = CS_ERR_INPUT;
+      r.err.code = CS_ERR_INPUT;
+      snprintf(r.err.file, sizeof(r.err.file), "%s", sw->study->scene);
+      snprintf(r.err.path, sizeof(r.err.path), "%s", what);
+    } else {
+      // the trajectory, when asked for, next to the record and renamed into place the same way
+      AtomicFile traj = {0};
+      if (sw->trajectories) {
+        char path[SWEEP_PATH];
+        snprintf(path, sizeof(path), "%s/trajectories/%08ld.csv", sw->dir, i);
+        if (atomicOpen(&traj, path) != 0) {
+          traj.f = NULL;
+        }
       }
-    }
-    csCsvOptions csvopt = {.forces = 1};
-    cs_cliSimulate(&r, traj.f, &csvopt, 0);
-    if (traj.f && atomicClose(&traj) != 0 && r.status == CS_OK) {
-      r.status = CS_ERR_IO;
-      snprintf(r.err.message, sizeof(r.err.message), "could not write the trajectory");
+      csCsvOptions csvopt = {.forces = 1};
+      cs_cliSimulate(&r, traj.f, &csvopt, 0);
+      if (traj.f && atomicClose(&traj) != 0 && r.status == CS_OK) {
+        r.status = CS_ERR_IO;
+        snprintf(r.err.message, sizeof(r.err.message), "could not write the trajectory");
+      }
     }
   }
   int status = r.status == CS_OK ? 0 : 1;
@@ -804,8 +812,9 @@ static int startWorker(const Sweep* sw, Worker* w, int k, int jobs, const char* 
   if (pid == 0) {
     // the worker keeps only its own two ends: the other workers' pipes must see their end of
     // input when the parent closes them, so no copy of their ends may stay open here
+    // SIGPIPE stays ignored (main.c): a worker whose parent is gone ends on its failed write to
+    // it (workerLoop), and one whose messages' reader is gone keeps recording its runs
     stopSignals(0);
-    signal(SIGPIPE, SIG_DFL);
     for (int j = 0; j < jobs; j++) {
       if (j != k && w[j].pid > 0) {
         close(w[j].to);
@@ -907,11 +916,9 @@ static long runPool(const Sweep* sw, const long* todo, long ntodo, int jobs, con
   Progress p = {.total = ntodo, .wall0 = wallNow(), .tty = tty, .lines = !sw->quiet && !tty};
   long next = 0, failed = 0, interrupted = 0;
   int ioError = 0, forwarded = 0, restarts = 0;
+  // (a worker that died leaves a broken pipe: the write fails with EPIPE, SIGPIPE being
+  // ignored for the whole program, main.c)
   stopSignals(1);
-  // a worker that died leaves a broken pipe: the write fails with EPIPE instead of killing us
-  struct sigaction ignore = {.sa_handler = SIG_IGN}, oldPipe;
-  sigemptyset(&ignore.sa_mask);
-  sigaction(SIGPIPE, &ignore, &oldPipe);
   drawProgress(&p, 1);
   for (;;) {
     // a stop signal that arrived while the workers were being read is still blocked (they are
@@ -1060,7 +1067,6 @@ static long runPool(const Sweep* sw, const long* todo, long ntodo, int jobs, con
   if (p.drawn) {
     fputc('\n', stderr);
   }
-  sigaction(SIGPIPE, &oldPipe, NULL);
   stopSignals(0);
   if (interrupted > 0 || sweepStop) {
     fprintf(stderr,
@@ -1683,6 +1689,9 @@ static int runSlurmCommand(char* const args[], int withErr, const char* unsetPre
     }
     close(pipefd[0]);
     close(pipefd[1]);
+    // the signals main() ignores are the program's own choice, not the Slurm command's
+    signal(SIGPIPE, SIG_DFL);
+    signal(SIGXFSZ, SIG_DFL);
     size_t plen = unsetPrefix ? strlen(unsetPrefix) : 0;
     for (char** e = environ; plen && *e;) {
       if (strncmp(*e, unsetPrefix, plen) == 0) {

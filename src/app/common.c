@@ -655,13 +655,17 @@ void cs_cliSimulateTwo(csCliRun* r, FILE* csv, const csCsvOptions* csvopt, FILE*
   }
   // the headers go out before the run, so that a run failing at its first step still leaves
   // well-formed CSVs
-  if (r->status == CS_OK && ((csv && blockHeader(&out.csv, r->m, csvopt) != 0) ||
-                             (also && blockHeader(&out.also, r->m, alsoopt) != 0))) {
+  int headerFailed = r->status == CS_OK && csv && blockHeader(&out.csv, r->m, csvopt) != 0;
+  int alsoFailed = r->status == CS_OK && !headerFailed && also &&
+                   blockHeader(&out.also, r->m, alsoopt) != 0;
+  if (headerFailed || alsoFailed) {
     r->status = CS_ERR_IO;
     int e = errno;
+    const char* name = alsoFailed ? "the replay page's scratch CSV (beside the page)"
+                                  : r->csv_name;
     snprintf(r->err.message, sizeof(r->err.message),
-             "the CSV header could not be written%s%s: %s", r->csv_name ? " to " : "",
-             r->csv_name ? r->csv_name : "", strerror(e));
+             "the CSV header could not be written%s%s: %s", name ? " to " : "", name ? name : "",
+             strerror(e));
   }
   // integrate; from here on any error is the integrator's (with the time it stopped at); a stop
   // signal ends the run before its next step
@@ -935,10 +939,8 @@ static void catchSignals(int restart) {
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
   sigaction(SIGHUP, &sa, NULL);
-  // a reader that goes away (`contactsim run scene.json | head`) makes the next CSV write fail
-  // with EPIPE, an output error like any other (exit 1), instead of SIGPIPE killing the process
-  // before the statistics and the checkpoint are written
-  signal(SIGPIPE, SIG_IGN);
+  // (SIGPIPE is ignored for the whole program, main.c: a reader that goes away makes the next
+  // CSV write fail with EPIPE, an output error like any other)
 }
 
 

@@ -99,7 +99,7 @@ static void jsonRun(FILE* f, const csCliRun* r, const char* outer, const char* s
   // how far it got, then the integrator's counters (csStats); rhs_total is the sum by which
   // the cost of a model is best judged
   jsonKey(f, in, "simulated");
-  jsonNumber(f, simulated);
+  jsonNumber(f, d ? simulated : NAN);  // null for a run that never started, as its CSV cell
   jsonKey(f, in, "steps");
   fprintf(f, "%ld", s ? s->nsteps : 0L);
   jsonKey(f, in, "rhs_evals");

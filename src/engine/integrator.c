@@ -729,10 +729,10 @@ int cs_maxStepProblem(const csSimOptions* o, char* why, size_t size) {
   double steps = ceil(first / o->max_step);
   if (steps >= (double)o->max_steps) {
     snprintf(why, size,
-             "max_step %g s needs at least %.0f steps to reach the first report at t = %g s, "
+             "max_step %g s needs at least %.0f step%s to reach the first report at t = %g s, "
              "and max_steps (%ld) must allow more (rounding can add one); raise max_step or "
              "max_steps",
-             o->max_step, steps, first, o->max_steps);
+             o->max_step, steps, steps == 1 ? "" : "s", first, o->max_steps);
     return 1;
   }
   return 0;

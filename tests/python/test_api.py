@@ -120,10 +120,15 @@ def test_bad_run_options():
         sim.advance_to(True)
     with pytest.raises(TypeError, match="not a bool"):
         sim.time = True
+    with pytest.raises(TypeError, match="duration must be a number of seconds, not bool"):
+        sim.run(True)
+    with pytest.raises(TypeError, match="t_end must be a number of seconds, not str"):
+        sim.run(t_end="0.5")
+    assert len(sim.run(np.float64(0.02))) == 21  # reports every 1 ms (the pendulum scene)
     # an end that is not finite is refused as such, not as a count of rows
     with pytest.raises(contactsim.SceneError, match="cannot run to t = inf"):
         sim.run(t_end=float("inf"))
-    assert sim.time == 0.0
+    assert sim.time == 0.02
 
 
 def test_numpy_values_inside_an_override_are_json():
