@@ -656,6 +656,35 @@ def plot_sweep_figures():
     check("failed" in p.stdout, f"the failed runs are reported: {p.stdout}")
 
 
+@case
+def plot_sweep_takes_an_axis_of_several_keys_as_one_parameter():
+    # both models' friction set together is one axis: one figure per metric for it, and the
+    # heat map over it and the mass; a parameter of lists is named, not dropped unsaid
+    d = tempfile.mkdtemp()
+    study = write_study({
+        "scene": SCENE, "models": ["exponential_spring", "compliant_point"],
+        "set": {"simulation.duration": 0.05},
+        "parameters": [
+            {"keys": ["contact_models.exponential_spring.mu_static",
+                      "contact_models.compliant_point.body_material.mu_static"],
+             "values": [[0.6, 0.6], [0.9, 0.9]]},
+            {"key": "bodies.block.mass", "values": [5, 10]},
+            {"key": "gravity", "values": [[0, 0, -9.81], [0, 0, -9.7]]}]}, d)
+    out = os.path.join(d, "out")
+    code, _, err = run("sweep", study, "--out", out, "-q")
+    check(code == 0, err)
+    figs = os.path.join(d, "figs")
+    p = subprocess.run([PYTHON, "tools/plot.py", "--sweep", out, "--metric", "sliding_distance",
+                        "-o", figs], cwd=ROOT, capture_output=True, text=True)
+    check(p.returncode == 0, p.stderr)
+    pngs = sorted(f for f in os.listdir(figs) if f.endswith(".png"))
+    check(pngs == ["sweep_sliding_distance_map.png",
+                   "sweep_sliding_distance_vs_bodies.block.mass.png",
+                   "sweep_sliding_distance_vs_contact_models.exponential_spring.mu_static.png"],
+          pngs)
+    check("parameter gravity is not a number" in p.stderr, p.stderr)
+
+
 # ---------------------------------------------------------------------------------------------
 # hardening: sizes, damaged directories, worker limits, paths
 

@@ -19,7 +19,9 @@
         sliding_distance, energy_error) and each parameter that varies, the metric against
         that parameter with one line per model (the mean over the other parameters and the
         repeats; each run is a faint dot); for the first two varying parameters, a heat map
-        per model. Failed and missing runs are drawn as crosses at the bottom of a line plot
+        per model. Keys that a study's axis sets together are one parameter, named by its
+        first key; a parameter whose values are lists or strings gets no figure (said on
+        standard error). Failed and missing runs are drawn as crosses at the bottom of a line plot
         and as crossed cells of a heat map, never dropped. Writes
         OUTDIR/sweep_<metric>_vs_<parameter>.png and OUTDIR/sweep_<metric>_map.png (default
         OUTDIR: DIR/figures) and prints each path, then how many runs failed.
@@ -389,9 +391,28 @@ def plot_sweep(directory, metrics, outdir, title):
     if missing:
         sys.exit("plot.py: no column %s in %s/results.csv" % (", ".join(missing), directory))
     models = list(dict.fromkeys(r["model"] for r in rows))
-    # the parameters that vary and are numbers; the others (strings, lists) cannot be an axis
-    varying = [k for k in keys if len({r[k] for r in rows}) > 1 and
-               all(as_number(r[k]) is not None for r in rows)]
+    # the parameters that vary and are numbers; the others (strings, lists) cannot be an axis,
+    # and are named so rather than left out unsaid
+    changing = [k for k in keys if len({r[k] for r in rows}) > 1]
+    varying = [k for k in changing if all(as_number(r[k]) is not None for r in rows)]
+    for k in changing:
+        if k not in varying:
+            print("plot.py: parameter %s is not a number in every run (a list or a string): no "
+                  "figure for it (a list's element, %s[0], can be an axis)" % (k, k),
+                  file=sys.stderr)
+    # keys set together (a study's axis of several keys: both models' friction) are one axis,
+    # named by its first key
+    axes = []
+    for k in varying:
+        column = [r[k] for r in rows]
+        for group in axes:
+            first = [r[group[0]] for r in rows]
+            if len(set(zip(first, column))) == len(set(first)) == len(set(column)):
+                group.append(k)
+                break
+        else:
+            axes.append([k])
+    varying = [group[0] for group in axes]
     outdir = outdir or os.path.join(directory, "figures")
     os.makedirs(outdir, exist_ok=True)
     title = title or os.path.basename(os.path.normpath(directory))
