@@ -271,6 +271,71 @@ static void test_page_without_forces(void** state) {
 }
 
 
+// The values of a series are kept to 6 digits of its own size: the energies of a tiny body
+// (1e-12 J) are not written as 0 (an absolute cut-off at 1e-9 did), while values a billionth
+// of a series' largest are (rounding noise).
+static void test_small_values_kept(void** state) {
+  (void)state;
+  csModel* m = th_loadString(SCENE);
+  char csv[512], tpl[512], page[512], small[512];
+  path(csv, sizeof(csv), "energies.csv");
+  path(tpl, sizeof(tpl), "template.html");
+  path(page, sizeof(page), "small.html");
+  path(small, sizeof(small), "small.csv");
+  writeCsv(m, csv, 0);
+  char* text = readText(csv);
+  // the header's columns: which are the energies
+  int col[4] = {-1, -1, -1, -1}, ncol = 0;
+  static const char* const names[4] = {"ke", "pe", "dissipated", "e_total"};
+  char* nl = strchr(text, '\n');
+  *nl = 0;
+  char* header = strdup(text);
+  *nl = '\n';
+  for (char* f = strtok(header, ","); f; f = strtok(NULL, ","), ncol++) {
+    for (int k = 0; k < 4; k++) {
+      col[k] = strcmp(f, names[k]) == 0 ? ncol : col[k];
+    }
+  }
+  free(header);
+  // every row's energies replaced: ke 5.9e-12 J at row 0, 1e-21 J (a billionth of that, and
+  // less) at row 1
+  FILE* out = fopen(small, "w");
+  assert_non_null(out);
+  fwrite(text, 1, (size_t)(nl - text) + 1, out);
+  int row = 0;
+  for (char* line = nl + 1; *line; row++) {
+    char* end = strchr(line, '\n');
+    *end = 0;
+    int c = 0;
+    for (char* f = line;; c++) {
+      char* comma = strchr(f, ',');
+      if (comma) {
+        *comma = 0;
+      }
+      int energy = c == col[0] || c == col[1] || c == col[2] || c == col[3];
+      fprintf(out, "%s%s", c ? "," : "", energy ? (row == 1 ? "1e-21" : "5.9e-12") : f);
+      if (!comma) {
+        break;
+      }
+      f = comma + 1;
+    }
+    fputc('\n', out);
+    line = end + 1;
+  }
+  assert_int_equal(fclose(out), 0);
+  free(text);
+  csReplayRun run = {.model = "exponential_spring", .m = m, .csv = small};
+  csError err;
+  assert_int_equal(cs_replayWrite(page, tpl, &run, 1, &err), CS_OK);
+  cJSON* j = pageData(page);
+  const cJSON* e = key(cJSON_GetArrayItem(key(j, "runs"), 0), "energy");
+  assertNumber(num(e, 0), 5.9e-12);  // row 0's kinetic energy
+  assertNumber(num(e, 4), 0);        // row 1's: a billionth of the largest, and less
+  cJSON_Delete(j);
+  cs_deleteModel(m);
+}
+
+
 // a CSV missing a body's column, with a malformed number, or with a row short of fields (not
 // the last) is refused with the file, the line and the column; a last row cut short is left out
 static void test_bad_csv(void** state) {
@@ -485,6 +550,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_page_holds_scene_and_csv),
       cmocka_unit_test(test_page_without_forces),
+      cmocka_unit_test(test_small_values_kept),
       cmocka_unit_test(test_bad_csv),
       cmocka_unit_test(test_find_template),
   };

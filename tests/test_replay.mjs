@@ -63,6 +63,22 @@ fs.writeFileSync(`${work}/far.json`, JSON.stringify({
   simulation: { duration: 1, report_interval: 0.01 },
 }));
 cs('run', `${work}/far.json`, '-o', `${work}/far.csv`, '--replay', `${work}/far.html`, '-q');
+// a comparison whose first model fails at 0.3 s of 0.5 (exit 1: a model failed)
+try {
+  cs('compare', 'tests/data/compare_fail.json', '--out-dir', `${work}/cfail`, '--replay', '-q');
+} catch (e) {
+  if (e.status !== 1) throw e;
+}
+// a run with one force that is not finite (a run that diverged there)
+{
+  const lines = fs.readFileSync(`${work}/bss_forces.csv`, 'utf8').split('\n');
+  const col = lines[0].split(',').indexOf('corners.0.fz');
+  const row = lines[5].split(',');
+  row[col] = 'nan';
+  lines[5] = row.join(',');
+  fs.writeFileSync(`${work}/nanforce.csv`, lines.join('\n'));
+  cs('replay', bss, `${work}/nanforce.csv`, '-o', `${work}/nanforce.html`);
+}
 
 // the page's CSV and the forces CSV of the same run agree on every shared column
 function readCsv(file) {
@@ -416,6 +432,36 @@ try {
     // 6-digit positions drew the ball in 0.1 m steps
     check(worst < 1e-2, 'a ball 10 km from the origin is drawn within float32 precision of the CSV', `worst ${worst} m`);
     check(problems.length === 0, 'no console errors and no network requests (far)', problems.join('; '));
+    await page.close();
+  }
+
+  // ---- a failed first model: the steps go on to the end of the longest run ----
+  {
+    const { page, problems } = await open(`${work}/cfail/replay.html`);
+    const t = await page.evaluate(() => {
+      const ends = [];
+      window.__replay.seek(0.295);
+      for (let i = 0; i < 4; i++) {
+        document.getElementById('next').click();
+        ends.push(window.__replay.time());
+      }
+      return ends;
+    });
+    check(t[3] > t[2] && t[2] > t[1] && t[1] > t[0], 'step goes past the end of a run that failed early', t.join(', '));
+    check(problems.length === 0, 'no console errors and no network requests (failed model)', problems.join('; '));
+    await page.close();
+  }
+
+  // ---- a force that is not finite sets no scale ----
+  {
+    const { page, problems } = await open(`${work}/nanforce.html`);
+    const withNan = await page.evaluate(() => window.__replay.forceUnit());
+    // the same run's page without the NaN (run --replay reads every column, forces included)
+    const ref = await open(`${work}/bss.html`);
+    const unit = await ref.page.evaluate(() => window.__replay.forceUnit());
+    await ref.page.close();
+    check(withNan === unit && unit > 1, 'one force that is not finite leaves the force scale as it was', `${withNan} N against ${unit} N`);
+    check(problems.length === 0, 'no console errors and no network requests (nan force)', problems.join('; '));
     await page.close();
   }
 

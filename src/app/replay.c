@@ -599,11 +599,11 @@ static csStatus readRows(const char* text, const Columns* c, const csReplayRun* 
 // ---------------------------------------------------------------------------------------------
 // writing JSON
 
-// a number rounded to `digits` significant digits; |x| < 1e-9 as 0, non-finite as null
-static void jsonNumberDigits(FILE* f, double x, int digits) {
+// a number rounded to `digits` significant digits; |x| below tiny as 0, non-finite as null
+static void jsonNumberDigits(FILE* f, double x, int digits, double tiny) {
   if (!isfinite(x)) {
     fputs("null", f);
-  } else if (fabs(x) < 1e-9) {
+  } else if (fabs(x) < tiny) {
     fputc('0', f);
   } else {
     fprintf(f, "%.*g", digits, x);
@@ -611,8 +611,8 @@ static void jsonNumberDigits(FILE* f, double x, int digits) {
 }
 
 
-// most numbers: 6 significant digits
-static void jsonNumber(FILE* f, double x) { jsonNumberDigits(f, x, 6); }
+// most numbers (the scene's geometry): 6 significant digits
+static void jsonNumber(FILE* f, double x) { jsonNumberDigits(f, x, 6, 0); }
 
 
 // a JSON string literal (csu_jsonString, escaped for an HTML <script> element)
@@ -763,11 +763,20 @@ static void writeSeries(FILE* f, const Series* s, long rows) {
                    ? 7
                    : 6;
   size_t n = (size_t)rows * (size_t)(s->count * s->width);
+  // what is a billionth of the series' largest value is rounding noise (a force of 1e-17 N
+  // beside one of 10 N), written as 0 to keep the page small; a series of small values (the
+  // energies of a 1e-9 kg body, 1e-12 J) keeps them all
+  double largest = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (isfinite(s->value[i])) {
+      largest = fmax(largest, fabs(s->value[i]));
+    }
+  }
   for (size_t i = 0; i < n; i++) {
     if (i) {
       fputc(',', f);
     }
-    jsonNumberDigits(f, s->value[i], digits);
+    jsonNumberDigits(f, s->value[i], digits, 1e-9 * largest);
   }
   fputc(']', f);
 }

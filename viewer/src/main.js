@@ -67,7 +67,9 @@ function main() {
   for (const run of replay.runs) {
     for (const s of [run.cf, run.bf]) {
       for (let i = 0; s && i < s.length; i += 3) {
-        fmax = Math.max(fmax, Math.hypot(s[i], s[i + 1], s[i + 2]));
+        // a force that is not finite (a run that diverged) is drawn as none and sets no scale
+        const f = Math.hypot(s[i], s[i + 1], s[i + 2]);
+        if (Number.isFinite(f)) fmax = Math.max(fmax, f);
       }
     }
   }
@@ -238,9 +240,11 @@ function main() {
     state.playing = !state.playing;
     state.dirty = true;
   });
-  const rows = replay.runs[0].t;
+  // the report times of the run with the most rows: runs of one comparison share the report
+  // grid, and one that failed early (listed first, say) would stop the steps at its end
+  const rows = replay.runs.reduce((a, r) => (r.t.length > a.length ? r.t : a), replay.runs[0].t);
   ui.on('step', (dir) => {
-    // to the next (or previous) report row of the first run
+    // to the next (or previous) report row
     state.playing = false;
     let i = 0;
     if (dir > 0) {

@@ -505,7 +505,8 @@ export class RunView {
     this.bushingMax = 0;
     if (run.bf) {
       for (let i = 0; i < run.bf.length; i += 3) {
-        this.bushingMax = Math.max(this.bushingMax, Math.hypot(run.bf[i], run.bf[i + 1], run.bf[i + 2]));
+        const f = Math.hypot(run.bf[i], run.bf[i + 1], run.bf[i + 2]);
+        if (Number.isFinite(f)) this.bushingMax = Math.max(this.bushingMax, f);
       }
     }
     this.bushingLines.frustumCulled = false;
