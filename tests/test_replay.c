@@ -336,6 +336,47 @@ static void test_small_values_kept(void** state) {
 }
 
 
+// A --forces CSV that does not fit the scene's contacts: the forces of some contact elements and
+// not of others (written with other --set values), or without the contact model's own columns
+// (written under another contact model), is refused, saying which.
+static void test_forces_of_another_run(void** state) {
+  (void)state;
+  csModel* m = th_loadString(SCENE);
+  char csv[512], tpl[512], page[512], bad[512];
+  path(csv, sizeof(csv), "forces.csv");
+  path(tpl, sizeof(tpl), "template.html");
+  path(page, sizeof(page), "forces.html");
+  path(bad, sizeof(bad), "other.csv");
+  writeCsv(m, csv, 1);
+  char* text = readText(csv);
+  csReplayRun run = {.model = "exponential_spring", .m = m, .csv = bad};
+  csError err;
+  // the second corner's force columns gone (renamed: a corner the other run did not have)
+  char* fewer = strdup(text);
+  for (char* at = fewer; (at = strstr(at, "corners.1.f")) != NULL; at++) {
+    memcpy(at, "cornerz", 7);
+  }
+  writeText(bad, fewer);
+  assert_int_equal(cs_replayWrite(page, tpl, &run, 1, &err), CS_ERR_INPUT);
+  assert_string_equal(err.file, bad);
+  assert_non_null(strstr(err.message, "1 of the scene's 2 contact elements but none of "
+                                      "'corners.1'"));
+  // the exponential spring's own values gone: another contact model's CSV
+  char* other = strdup(text);
+  char* sliding = strstr(other, "corners.0.sliding");
+  assert_non_null(sliding);
+  memcpy(sliding, "corners.0.slidinx", 17);
+  writeText(bad, other);
+  assert_int_equal(cs_replayWrite(page, tpl, &run, 1, &err), CS_ERR_INPUT);
+  assert_non_null(strstr(err.message, "no column 'corners.0.sliding' of contact model "
+                                      "'exponential_spring'"));
+  free(fewer);
+  free(other);
+  free(text);
+  cs_deleteModel(m);
+}
+
+
 // a CSV missing a body's column, with a malformed number, or with a row short of fields (not
 // the last) is refused with the file, the line and the column; a last row cut short is left out
 static void test_bad_csv(void** state) {
@@ -551,6 +592,7 @@ int main(void) {
       cmocka_unit_test(test_page_holds_scene_and_csv),
       cmocka_unit_test(test_page_without_forces),
       cmocka_unit_test(test_small_values_kept),
+      cmocka_unit_test(test_forces_of_another_run),
       cmocka_unit_test(test_bad_csv),
       cmocka_unit_test(test_find_template),
   };

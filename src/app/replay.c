@@ -387,16 +387,40 @@ static csStatus mapColumns(const Columns* c, const csReplayRun* r, RunData* d, c
                     missing, named ? " with contact model '" : "", named ? r->model : "",
                     named ? "'" : "");
   }
-  // optional: forces and points of every contact, totals and centres of pressure of the sets
-  int i = 0;
+  // optional: forces and points of every contact, totals and centres of pressure of the sets.
+  // All or none: a CSV with some contacts' forces and not others' was written from another
+  // geometry (other --set values) than the scene's
+  int i = 0, withForces = 0, firstWithout = -1, firstWith = -1;
   d->forces = nc > 0;
   for (int e = 0; e < m->nforce; e++) {
     if (!isContact(m, e)) {
       continue;
     }
-    d->forces &= !findColumns(c, &d->s[S_CF], i, m->force[e].name, fKeys, NULL, 0);
-    d->forces &= !findColumns(c, &d->s[S_CP], i, m->force[e].name, pKeys, NULL, 0);
+    int has = !findColumns(c, &d->s[S_CF], i, m->force[e].name, fKeys, NULL, 0) &&
+              !findColumns(c, &d->s[S_CP], i, m->force[e].name, pKeys, NULL, 0);
+    d->forces &= has;
+    withForces += has;
+    firstWithout = !has && firstWithout < 0 ? e : firstWithout;
+    firstWith = has && firstWith < 0 ? e : firstWith;
     i++;
+  }
+  if (withForces > 0 && firstWithout >= 0) {
+    return setError(err, CS_ERR_INPUT, r->csv,
+                    "has the force columns of %d of the scene's %d contact elements but none of "
+                    "'%s': was it written with other --set values (give them to replay too)?",
+                    withForces, nc, m->force[firstWithout].name);
+  }
+  // with the forces come the contact model's own values (E.<name>): a CSV without them was
+  // written under another contact model than the one the page would draw
+  for (int k = 0; d->forces && firstWith >= 0 && k < cs_modelContactValueCount(m, firstWith);
+       k++) {
+    const char* value = cs_modelContactValueName(m, firstWith, k);
+    if (columnsFind(c, m->force[firstWith].name, value) < 0) {
+      return setError(err, CS_ERR_INPUT, r->csv,
+                      "has no column '%s.%s' of contact model '%s': was it written with another "
+                      "contact model (give that one with --contact-model)?",
+                      m->force[firstWith].name, value, m->contact_model);
+    }
   }
   for (int g = 0; g < m->ngroup && d->forces; g++) {
     d->forces &= !findColumns(c, &d->s[S_SF], g, m->group_name[g], fKeys, NULL, 0);
