@@ -448,6 +448,12 @@ try {
       return ends;
     });
     check(t[3] > t[2] && t[2] > t[1] && t[1] > t[0], 'step goes past the end of a run that failed early', t.join(', '));
+    // past its end the failed run shows no numbers and says where it ended
+    await page.evaluate(() => window.__replay.seek(0.45));
+    await page.waitForFunction(() => /the run ends at t = 0\.3 s/.test(document.getElementById('stops').textContent), { timeout: 5000 })
+      .catch(() => {});
+    const note = await page.evaluate(() => document.getElementById('stops').textContent);
+    check(/smooth_sphere_half_space: the run ends at t = 0\.3 s/.test(note), 'a run that ended early says where', note);
     check(problems.length === 0, 'no console errors and no network requests (failed model)', problems.join('; '));
     await page.close();
   }
