@@ -336,6 +336,70 @@ static void test_small_values_kept(void** state) {
 }
 
 
+// Positions far from the origin keep the digits the page's float32 arrays hold (at 1e6 m, 7
+// digits moved a body in steps of a metre); one beyond what the page can draw (a run that
+// diverged to 1e40 m gave a blank page) is refused.
+static void test_far_positions(void** state) {
+  (void)state;
+  csModel* m = th_loadString(SCENE);
+  char csv[512], tpl[512], page[512], far[512];
+  path(csv, sizeof(csv), "near.csv");
+  path(tpl, sizeof(tpl), "template.html");
+  path(page, sizeof(page), "far.html");
+  path(far, sizeof(far), "far.csv");
+  writeCsv(m, csv, 0);
+  char* text = readText(csv);
+  // the header's block.px column
+  char* nl = strchr(text, '\n');
+  int col = 0;
+  for (const char* h = text; h < strstr(text, "block.px"); h++) {
+    col += *h == ',';
+  }
+  // every row's block.px replaced: 1000000.277 m, then 1e40 m
+  for (int pass = 0; pass < 2; pass++) {
+    FILE* out = fopen(far, "w");
+    assert_non_null(out);
+    fwrite(text, 1, (size_t)(nl - text) + 1, out);
+    for (const char* line = nl + 1; *line;) {
+      const char* end = strchr(line, '\n');
+      int c = 0;
+      for (const char* q = line; q < end; c++) {
+        const char* comma = memchr(q, ',', (size_t)(end - q));
+        const char* stop = comma ? comma : end;
+        if (c) {
+          fputc(',', out);
+        }
+        if (c == col) {
+          fputs(pass == 0 ? "1000000.277" : "1e40", out);
+        } else {
+          fwrite(q, 1, (size_t)(stop - q), out);
+        }
+        q = comma ? comma + 1 : end;
+      }
+      fputc('\n', out);
+      line = end + 1;
+    }
+    assert_int_equal(fclose(out), 0);
+    csReplayRun run = {.model = "exponential_spring", .m = m, .csv = far};
+    csError err;
+    if (pass == 0) {
+      assert_int_equal(cs_replayWrite(page, tpl, &run, 1, &err), CS_OK);
+      cJSON* j = pageData(page);
+      const cJSON* p = key(cJSON_GetArrayItem(key(j, "runs"), 0), "p");
+      // the block is the second body: its px is the fourth value of a row
+      assertNumber(num(p, 3), 1000000.28);
+      cJSON_Delete(j);
+    } else {
+      assert_int_equal(cs_replayWrite(page, tpl, &run, 1, &err), CS_ERR_INPUT);
+      assert_non_null(strstr(err.message, "column 'block.px': 1e+40 m is farther from the origin "
+                                          "than the page can draw"));
+    }
+  }
+  free(text);
+  cs_deleteModel(m);
+}
+
+
 // A --forces CSV that does not fit the scene's contacts: the forces of some contact elements and
 // not of others (written with other --set values), or without the contact model's own columns
 // (written under another contact model), is refused, saying which.
@@ -593,6 +657,7 @@ int main(void) {
       cmocka_unit_test(test_page_without_forces),
       cmocka_unit_test(test_small_values_kept),
       cmocka_unit_test(test_forces_of_another_run),
+      cmocka_unit_test(test_far_positions),
       cmocka_unit_test(test_bad_csv),
       cmocka_unit_test(test_find_template),
   };

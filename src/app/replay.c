@@ -24,6 +24,10 @@
 #include <unistd.h>
 
 
+// the largest distance from the origin of a body, a contact point or a centre of pressure the
+// page draws, m: float32 holds far more, but a camera framing such a scene does not
+#define CS_REPLAY_MAX_POSITION 1e15
+
 // ---------------------------------------------------------------------------------------------
 // errors
 
@@ -578,6 +582,14 @@ static csStatus readRows(const char* text, const Columns* c, const csReplayRun* 
                                                             : "inf is not a finite number");
           break;
         }
+        // a position the page's float32 arrays and its camera cannot hold (a run that diverged
+        // to 1e40 m showed a blank page): refused as a value that is not finite is
+        if (which == S_P && fabs(v) > CS_REPLAY_MAX_POSITION) {
+          status = setError(err, CS_ERR_INPUT, r->csv,
+                            "line %ld, column '%s': %g m is farther from the origin than the page "
+                            "can draw (%g m)", row + 2, c->name[j], v, CS_REPLAY_MAX_POSITION);
+          break;
+        }
         Series* s = &d->s[which];
         s->value[(size_t)row * (size_t)(s->count * s->width) + (size_t)feed[2 * j + 1]] = v;
       }
@@ -781,11 +793,9 @@ static void writeContacts(FILE* f, const csModel* m) {
 // long run (t = 12345.67 s) would run together.
 static void writeSeries(FILE* f, const Series* s, long rows) {
   fprintf(f, "\"%s\":[", s->key);
-  int digits = strcmp(s->key, "t") == 0 ? 10
-               : strcmp(s->key, "p") == 0 || strcmp(s->key, "cp") == 0 ||
-                       strcmp(s->key, "cop") == 0
-                   ? 7
-                   : 6;
+  int position = strcmp(s->key, "p") == 0 || strcmp(s->key, "cp") == 0 ||
+                 strcmp(s->key, "cop") == 0;
+  int digits = strcmp(s->key, "t") == 0 ? 10 : position ? 7 : 6;
   size_t n = (size_t)rows * (size_t)(s->count * s->width);
   // what is a billionth of the series' largest value is rounding noise (a force of 1e-17 N
   // beside one of 10 N), written as 0 to keep the page small; a series of small values (the
@@ -795,6 +805,11 @@ static void writeSeries(FILE* f, const Series* s, long rows) {
     if (isfinite(s->value[i])) {
       largest = fmax(largest, fabs(s->value[i]));
     }
+  }
+  // positions far from the origin (1e6 m) keep 9 digits: at 7, a body there moved in steps of
+  // a metre, where the page's float32 arrays hold 6 cm
+  if (position && largest >= 1e4) {
+    digits = 9;
   }
   for (size_t i = 0; i < n; i++) {
     if (i) {
