@@ -19,8 +19,8 @@
         sliding_distance, energy_error) and each parameter that varies, the metric against
         that parameter with one line per model (the mean over the other parameters and the
         repeats; each run is a faint dot); for the first two varying parameters, a heat map
-        per model. Keys that a study's axis sets together are one parameter, named by its
-        first key; a parameter whose values are lists or strings gets no figure (said on
+        per model. Keys set to the same value in every run (a study's axis of several keys)
+        are one parameter, named by its first key; a parameter whose values are lists or strings gets no figure (said on
         standard error). Failed and missing runs are drawn as crosses at the bottom of a line plot
         and as crossed cells of a heat map, never dropped. Writes
         OUTDIR/sweep_<metric>_vs_<parameter>.png and OUTDIR/sweep_<metric>_map.png (default
@@ -400,14 +400,13 @@ def plot_sweep(directory, metrics, outdir, title):
             print("plot.py: parameter %s is not a number in every run (a list or a string): no "
                   "figure for it (a list's element, %s[0], can be an axis)" % (k, k),
                   file=sys.stderr)
-    # keys set together (a study's axis of several keys: both models' friction) are one axis,
-    # named by its first key
+    # keys set to the same value in every run (a study's axis of several keys: both models'
+    # friction) are one axis, named by its first key; keys that merely vary together (two
+    # parameters of one random axis) stay apart
     axes = []
     for k in varying:
-        column = [r[k] for r in rows]
         for group in axes:
-            first = [r[group[0]] for r in rows]
-            if len(set(zip(first, column))) == len(set(first)) == len(set(column)):
+            if all(as_number(r[k]) == as_number(r[group[0]]) for r in rows):
                 group.append(k)
                 break
         else:

@@ -46,6 +46,17 @@ static int checkInitialState(csCliRun* run, const char* state, const char* scene
 }
 
 
+// 1 when a file can be created beside path (its temporary name, for writing it whole): a
+// regular file in a directory that is not writable is written in place instead
+static int directoryWritable(const char* path) {
+  char dir[PATH_MAX];
+  const char* slash = strrchr(path, '/');
+  int n = slash ? snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path) + 1, path)
+                : snprintf(dir, sizeof(dir), ".");
+  return n > 0 && (size_t)n < sizeof(dir) && access(dir, W_OK) == 0;
+}
+
+
 // --save-state: not the scene or another output, and writable now rather than after a long run
 // (the file itself is written at the end, under a temporary name renamed into place)
 static int checkSaveState(const char* state, const char* scene, const char* output,
@@ -263,7 +274,8 @@ int cs_cliRun(int argc, char** argv) {
   // statistics in a regular file (or a new one), while a device or a FIFO is opened now and
   // written in place at the end
   struct stat statsStat;
-  int statsWhole = outPaths[1] && (stat(stats, &statsStat) != 0 || S_ISREG(statsStat.st_mode));
+  int statsWhole = outPaths[1] && (stat(stats, &statsStat) != 0 || S_ISREG(statsStat.st_mode)) &&
+                   directoryWritable(stats);
   if (cs_cliOpenOutputs(path, outPaths, outFiles, 3, 1u << 2 | (unsigned)statsWhole << 1) != 0) {
     cs_cliFreeRun(&run);
     return cs_cliStopSignal ? cs_cliStopStatus() : CS_EXIT_USAGE;

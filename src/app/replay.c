@@ -24,8 +24,8 @@
 #include <unistd.h>
 
 
-// the largest distance from the origin of a body, a contact point or a centre of pressure the
-// page draws, m: float32 holds far more, but a camera framing such a scene does not
+// the largest coordinate of a body's position the page draws, m: float32 holds far more, but a
+// camera framing such a scene does not
 #define CS_REPLAY_MAX_POSITION 1e15
 
 // ---------------------------------------------------------------------------------------------
@@ -410,8 +410,9 @@ static csStatus mapColumns(const Columns* c, const csReplayRun* r, RunData* d, c
   }
   if (withForces > 0 && firstWithout >= 0) {
     return setError(err, CS_ERR_INPUT, r->csv,
-                    "has the force columns of %d of the scene's %d contact elements but none of "
-                    "'%s': was it written with other --set values (give them to replay too)?",
+                    "has the force columns of %d of the scene's %d contact elements but not "
+                    "those of '%s': was it written with other --set values (give them to replay "
+                    "too)?",
                     withForces, nc, m->force[firstWithout].name);
   }
   // with the forces come the contact model's own values (E.<name>): a CSV without them was
@@ -586,8 +587,8 @@ static csStatus readRows(const char* text, const Columns* c, const csReplayRun* 
         // to 1e40 m showed a blank page): refused as a value that is not finite is
         if (which == S_P && fabs(v) > CS_REPLAY_MAX_POSITION) {
           status = setError(err, CS_ERR_INPUT, r->csv,
-                            "line %ld, column '%s': %g m is farther from the origin than the page "
-                            "can draw (%g m)", row + 2, c->name[j], v, CS_REPLAY_MAX_POSITION);
+                            "line %ld, column '%s': %g m is beyond the coordinates the page can "
+                            "draw (up to %g m)", row + 2, c->name[j], v, CS_REPLAY_MAX_POSITION);
           break;
         }
         Series* s = &d->s[which];
@@ -797,25 +798,35 @@ static void writeSeries(FILE* f, const Series* s, long rows) {
                  strcmp(s->key, "cop") == 0;
   int digits = strcmp(s->key, "t") == 0 ? 10 : position ? 7 : 6;
   size_t n = (size_t)rows * (size_t)(s->count * s->width);
-  // what is a billionth of the series' largest value is rounding noise (a force of 1e-17 N
-  // beside one of 10 N), written as 0 to keep the page small; a series of small values (the
-  // energies of a 1e-9 kg body, 1e-12 J) keeps them all
+  // positions far from the origin (1e6 m) keep 9 digits: at 7, a body there moved in steps of
+  // a metre, where the page's float32 arrays hold 6 cm
   double largest = 0;
-  for (size_t i = 0; i < n; i++) {
+  for (size_t i = 0; position && i < n; i++) {
     if (isfinite(s->value[i])) {
       largest = fmax(largest, fabs(s->value[i]));
     }
   }
-  // positions far from the origin (1e6 m) keep 9 digits: at 7, a body there moved in steps of
-  // a metre, where the page's float32 arrays hold 6 cm
-  if (position && largest >= 1e4) {
+  if (largest >= 1e4) {
     digits = 9;
   }
-  for (size_t i = 0; i < n; i++) {
-    if (i) {
-      fputc(',', f);
+  // a component below a billionth of the largest of its vector (one body's or contact's values
+  // in one row: a force of 1e-17 N beside one of 10 N) is rounding noise, written as 0 to keep
+  // the page small. Each vector on its own scale: the energies of a 1e-9 kg body (1e-12 J) stay,
+  // and a value that blew up in one row leaves the other rows as they are
+  size_t w = s->width > 0 ? (size_t)s->width : 1;
+  for (size_t i = 0; i < n; i += w) {
+    double scale = 0;
+    for (size_t k = i; k < i + w && k < n; k++) {
+      if (isfinite(s->value[k])) {
+        scale = fmax(scale, fabs(s->value[k]));
+      }
     }
-    jsonNumberDigits(f, s->value[i], digits, 1e-9 * largest);
+    for (size_t k = i; k < i + w && k < n; k++) {
+      if (k) {
+        fputc(',', f);
+      }
+      jsonNumberDigits(f, s->value[k], digits, 1e-9 * scale);
+    }
   }
   fputc(']', f);
 }

@@ -240,9 +240,9 @@ function main() {
     state.playing = !state.playing;
     state.dirty = true;
   });
-  // the report times of the run with the most rows: runs of one comparison share the report
-  // grid, and one that failed early (listed first, say) would stop the steps at its end
-  const rows = replay.runs.reduce((a, r) => (r.t.length > a.length ? r.t : a), replay.runs[0].t);
+  // the report times of every run, merged: a run that failed early (listed first, say) would
+  // stop the steps at its end, and runs of `replay` may report on different grids
+  const rows = Float64Array.from(new Set(replay.runs.flatMap((r) => Array.from(r.t)))).sort();
   ui.on('step', (dir) => {
     // to the next (or previous) report row
     state.playing = false;
