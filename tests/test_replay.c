@@ -429,6 +429,18 @@ static void test_forces_of_another_run(void** state) {
   assert_string_equal(err.file, bad);
   assert_non_null(strstr(err.message, "1 of the scene's 2 contact elements but not those of "
                                       "'corners.1'"));
+  // a contact the scene does not have (a CSV of more corners)
+  char* more = strdup(text);
+  // (one of the spring's own columns renamed to the force column of a third corner: the
+  // scene's two keep all theirs)
+  char* own = strstr(more, "corners.1.fxy_elastic_x");
+  assert_non_null(own);
+  memcpy(own, "xxxxxxxxxxxcorners.7.fx", 23);
+  writeText(bad, more);
+  assert_int_equal(cs_replayWrite(page, tpl, &run, 1, &err), CS_ERR_INPUT);
+  assert_non_null(strstr(err.message, "force columns of 'xxxxxxxxxxxcorners.7', which the scene "
+                                      "does not"));
+  free(more);
   // the exponential spring's own values gone: another contact model's CSV
   char* other = strdup(text);
   char* sliding = strstr(other, "corners.0.sliding");

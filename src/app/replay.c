@@ -415,6 +415,27 @@ static csStatus mapColumns(const Columns* c, const csReplayRun* r, RunData* d, c
                     "too)?",
                     withForces, nc, m->force[firstWithout].name);
   }
+  // and no forces of contacts the scene does not have (a CSV of more corners than the scene's)
+  for (int j = 0; withForces > 0 && j < c->ncol; j++) {
+    const char* name = c->name[j];
+    size_t len = strlen(name);
+    if (len < 4 || strcmp(name + len - 3, ".fx") != 0 || len - 3 >= CS_MAX_NAME) {
+      continue;
+    }
+    char owner[CS_MAX_NAME];
+    snprintf(owner, sizeof(owner), "%.*s", (int)(len - 3), name);
+    int e = cs_forceId(m, owner);
+    int known = e >= 0 && isContact(m, e);
+    for (int g = 0; g < m->ngroup && !known; g++) {
+      known = strcmp(m->group_name[g], owner) == 0;
+    }
+    if (!known) {
+      return setError(err, CS_ERR_INPUT, r->csv,
+                      "has the force columns of '%s', which the scene does not have: was it "
+                      "written with other --set values (give them to replay too)?",
+                      owner);
+    }
+  }
   // with the forces come the contact model's own values (E.<name>): a CSV without them was
   // written under another contact model than the one the page would draw
   for (int k = 0; d->forces && firstWith >= 0 && k < cs_modelContactValueCount(m, firstWith);
