@@ -51,13 +51,6 @@ struct csSimulation {
   csStats snap_totals;  // step counters (banked and live) at the snapshot
   csMetricsSaved snap_metrics;
   csStats discard;      // step counters of the steps given back since t_start
-  // an advance stopped on request is paused, not yet given back: the data shows the snapshot
-  // (the call's start), resume holds the data where the integrator stopped, and the same
-  // advance called again before anything else continues from there (a signal handler that
-  // returns lets the call go on without starting it over); anything else settles it first
-  int paused;           // 1 while paused
-  double paused_t;      // the end time of the paused advance
-  csData* resume;       // owned: the data where it stopped
   const volatile sig_atomic_t* stop;  // cs_simSetStop's flag (nullable)
 };
 
@@ -430,74 +423,8 @@ static int newIntegrator(csSimulation* s, int nchange_done, csError* err) {
 }
 
 
-// A call stopped on request (csReporter.stop) leaves the groups at different times, between
-// steps; the simulation goes back to the last point where they were together (the start of the
-// call or its last report) and restarts there, so that it can be read, saved and continued.
-// giveBack: the data is at that point; the integrator restarts there at the next advance
-static void giveBack(csSimulation* s) {
-  s->dirty = 1;
-  s->nchange_restart = s->snap_nchange;
-  // the steps given back are no part of the trajectory the statistics describe (the CPU time
-  // they took stays counted: it was spent)
-  if (s->snap_stats) {
-    csStats now;
-    counters(s, &now);
-    s->discard.nsteps += now.nsteps - s->snap_totals.nsteps;
-    s->discard.nrhs += now.nrhs - s->snap_totals.nrhs;
-    s->discard.nrhs_jac += now.nrhs_jac - s->snap_totals.nrhs_jac;
-    s->discard.njac += now.njac - s->snap_totals.njac;
-    s->discard.netf += now.netf - s->snap_totals.netf;
-    s->discard.nncf += now.nncf - s->snap_totals.nncf;
-    s->discard.nstiff += now.nstiff - s->snap_totals.nstiff;
-    s->discard.ncommit += now.ncommit - s->snap_totals.ncommit;
-    cs_metricsRestore(&s->metrics, &s->snap_metrics);
-  }
-}
-
-
-static void returnToSnapshot(csSimulation* s) {
-  cs_copyState(s->m, s->d, s->snap);
-  giveBack(s);
-}
-
-
-// an advance to t stopped on request: paused rather than given back at once (settle gives it
-// back; resumeAdvance continues it)
-static void pauseAdvance(csSimulation* s, double t) {
-  cs_copyState(s->m, s->resume, s->d);
-  cs_copyState(s->m, s->d, s->snap);
-  s->paused = 1;
-  s->paused_t = t;
-}
-
-
-// 1 when nothing has changed the data since the pause: it still holds the snapshot exactly
-static int untouchedSincePause(const csSimulation* s) {
-  const csData* a = s->d;
-  const csData* b = s->snap;
-  const csModel* m = s->m;
-  return a->t == b->t && a->t_commit == b->t_commit &&
-         memcmp(a->q, b->q, sizeof(double) * (size_t)m->nq) == 0 &&
-         memcmp(a->u, b->u, sizeof(double) * (size_t)m->nu) == 0 &&
-         memcmp(a->z, b->z, sizeof(double) * (size_t)a->nz) == 0 &&
-         memcmp(a->disc, b->disc, sizeof(double) * (size_t)a->ndisc) == 0 &&
-         memcmp(a->autoval, b->autoval, sizeof(double) * (size_t)a->nauto) == 0;
-}
-
-
-// a paused advance (the data already showing its snapshot, perhaps edited since) given back:
-// the integrator restarts from the data, and the statistics go back to the snapshot's
-static void settle(csSimulation* s) {
-  if (s->paused) {
-    s->paused = 0;
-    giveBack(s);
-  }
-}
-
-
 // what every advance does first: refuse after a failure, restart after edits
 static int prepare(csSimulation* s, csError* err) {
-  settle(s);
   if (s->failed) {
     cs_setError(err, CS_ERR_SOLVER, "",
                 "the simulation failed at t = %.9g s; reset it, set its state or load a "
@@ -525,6 +452,31 @@ static int prepare(csSimulation* s, csError* err) {
 }
 
 
+// A call stopped on request (csReporter.stop) leaves the groups at different times, between
+// steps; the simulation goes back to the last point where they were together (the start of the
+// call or its last report) and restarts there, so that it can be read, saved and continued.
+static void returnToSnapshot(csSimulation* s) {
+  cs_copyState(s->m, s->d, s->snap);
+  s->dirty = 1;
+  s->nchange_restart = s->snap_nchange;
+  // the steps given back are no part of the trajectory the statistics describe (the CPU time
+  // they took stays counted: it was spent)
+  if (s->snap_stats) {
+    csStats now;
+    counters(s, &now);
+    s->discard.nsteps += now.nsteps - s->snap_totals.nsteps;
+    s->discard.nrhs += now.nrhs - s->snap_totals.nrhs;
+    s->discard.nrhs_jac += now.nrhs_jac - s->snap_totals.nrhs_jac;
+    s->discard.njac += now.njac - s->snap_totals.njac;
+    s->discard.netf += now.netf - s->snap_totals.netf;
+    s->discard.nncf += now.nncf - s->snap_totals.nncf;
+    s->discard.nstiff += now.nstiff - s->snap_totals.nstiff;
+    s->discard.ncommit += now.ncommit - s->snap_totals.ncommit;
+    cs_metricsRestore(&s->metrics, &s->snap_metrics);
+  }
+}
+
+
 // after every advance: the energy balance at the new time, and a failure remembered
 static int finish(csSimulation* s, int status) {
   if (status == CS_STOPPED) {
@@ -545,7 +497,6 @@ static int finish(csSimulation* s, int status) {
 // when the data was edited already, or returned to a snapshot: it no longer holds the
 // integrator's state, and the restart to come drops those steps)
 static void beginEdit(csSimulation* s) {
-  settle(s);
   if (s->it && !s->failed && !s->dirty) {
     Hooks h;
     csReporter r = hooks(&h, s, NULL);
@@ -588,8 +539,7 @@ csSimulation* cs_newSimulation(const csModel* m, const csSimOptions* opt, csErro
   s->nchange_restart = -1;
   s->d = cs_makeData(m);
   s->snap = cs_makeData(m);
-  s->resume = cs_makeData(m);
-  if (!s->d || !s->snap || !s->resume || startStatistics(s) != 0) {
+  if (!s->d || !s->snap || startStatistics(s) != 0) {
     cs_setError(err, CS_ERR_MEMORY, "", "out of memory creating the simulation");
     cs_deleteSimulation(s);
     return NULL;
@@ -612,13 +562,11 @@ void cs_deleteSimulation(csSimulation* s) {
   cs_metricsSavedFree(&s->snap_metrics);
   cs_deleteData(s->d);
   cs_deleteData(s->snap);
-  cs_deleteData(s->resume);
   csu_free(s, sizeof(*s));
 }
 
 
 void cs_simReset(csSimulation* s) {
-  s->paused = 0;
   cs_integratorFree(s->it);
   s->it = NULL;
   cs_resetData(s->m, s->d);
@@ -701,26 +649,13 @@ int cs_simAdvanceTo(csSimulation* s, double t, csError* err) {
     return CS_ERR_INPUT;
   }
   s->stoppable = s->stop != NULL;
-  Hooks h;
-  csReporter r = hooks(&h, s, NULL);
-  // the same advance again, right after it was stopped: on from where it stopped (the snapshot
-  // stays the call's start, for another stop)
-  if (s->paused && t == s->paused_t && untouchedSincePause(s)) {
-    s->paused = 0;
-    cs_copyState(s->m, s->d, s->resume);
-    cs_invalidate(s->d);
-  } else {
-    int status = prepare(s, err);
-    if (status != CS_OK) {
-      return status;
-    }
-  }
-  int status = cs_integratorAdvance(s->it, t, t, &r, err);
-  if (status == CS_STOPPED && s->stoppable) {
-    pauseAdvance(s, t);
+  int status = prepare(s, err);
+  if (status != CS_OK) {
     return status;
   }
-  return finish(s, status);
+  Hooks h;
+  csReporter r = hooks(&h, s, NULL);
+  return finish(s, cs_integratorAdvance(s->it, t, t, &r, err));
 }
 
 

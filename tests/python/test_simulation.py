@@ -760,36 +760,3 @@ def test_an_interrupted_advance_gives_its_statistics_back():
     skip = {"cpu_seconds", "statistics_cpu_seconds", "restarts"}
     assert {k: v for k, v in sa.items() if k not in skip} == \
         {k: v for k, v in sb.items() if k not in skip}
-
-
-def test_a_handler_that_returns_lets_the_advance_go_on_from_where_it_stopped():
-    # a signal whose handler returns (SIGHUP, say) stops the integration, runs the handler, and
-    # the advance goes on from where it stopped: not started over, so the same steps as an
-    # advance left alone, bit for bit, and the same statistics (ten blocks: ten groups, which
-    # stand at different times when the signal comes)
-    model = contactsim.load(os.path.join(os.path.dirname(__file__), "..", "..", "scenes",
-                                         "bench", "pile_10.json"))
-    t_end = 3.0
-    a = contactsim.Simulation(model)
-    t0 = time.process_time()
-    a.advance_to(t_end)
-    took = time.process_time() - t0
-    b = contactsim.Simulation(model)
-    seen = []
-    old = signal.signal(signal.SIGHUP, lambda sig, frame: seen.append((b.time, b.q[2])))
-    try:
-        timer = _interrupt_after(0.4 * took, signal.SIGHUP)
-        b.advance_to(t_end)
-        timer.join()
-    finally:
-        signal.signal(signal.SIGHUP, old)
-    if not seen or seen[0][0] == t_end:
-        pytest.skip("the advance ended before the signal")
-    # the handler saw the simulation where the call started (every group at one time)
-    assert seen[0][0] == 0.0
-    np.testing.assert_array_equal(a.q, b.q)
-    np.testing.assert_array_equal(a.u, b.u)
-    skip = {"cpu_seconds", "statistics_cpu_seconds"}
-    sa, sb = a.statistics, b.statistics
-    assert {k: v for k, v in sa.items() if k not in skip} == \
-        {k: v for k, v in sb.items() if k not in skip}
