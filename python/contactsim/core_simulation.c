@@ -364,10 +364,12 @@ static PyObject* simReset(csPySimulation* self, PyObject* unused) {
 // ---------------------------------------------------------------------------------------------
 // checkpoints
 
-static PyObject* simSaveState(csPySimulation* self, PyObject* arg) {
+// save_state(path): 0, or -1 with an exception set (the shared part of save_state and
+// get_state)
+static int saveTo(csPySimulation* self, PyObject* arg) {
   PyObject* path = NULL;
   if (!PyUnicode_FSConverter(arg, &path)) {
-    return NULL;
+    return -1;
   }
   csError err = {0};
   int status = CS_OK;
@@ -377,10 +379,19 @@ static PyObject* simSaveState(csPySimulation* self, PyObject* arg) {
   }
   Py_DECREF(path);
   if (PyErr_Occurred()) {
-    return NULL;
+    return -1;
   }
   if (status != CS_OK) {
-    return csPy_raise(&err, NULL);
+    csPy_raise(&err, NULL);
+    return -1;
+  }
+  return 0;
+}
+
+
+static PyObject* simSaveState(csPySimulation* self, PyObject* arg) {
+  if (saveTo(self, arg) != 0) {
+    return NULL;
   }
   Py_RETURN_NONE;
 }
@@ -392,22 +403,8 @@ static PyObject* vec(const double* v, int n);
 // a checkpoint and copies of the state it holds, taken together (get_state): no other call on
 // the simulation comes between them
 static PyObject* simGetState(csPySimulation* self, PyObject* arg) {
-  PyObject* path = NULL;
-  if (!PyUnicode_FSConverter(arg, &path)) {
+  if (saveTo(self, arg) != 0) {
     return NULL;
-  }
-  csError err = {0};
-  int status = CS_ERR_INPUT;
-  if (prepare(self) == 0) {
-    status = cs_simSaveState(self->s, PyBytes_AS_STRING(path), &err);
-    refreshShadow(self);
-  }
-  Py_DECREF(path);
-  if (PyErr_Occurred()) {
-    return NULL;
-  }
-  if (status != CS_OK) {
-    return csPy_raise(&err, NULL);
   }
   csData* d = cs_simData(self->s);
   return Py_BuildValue("(dNNNNN)", cs_simTime(self->s), vec(d->q, self->nq), vec(d->u, self->nu),
