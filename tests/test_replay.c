@@ -271,6 +271,60 @@ static void test_page_without_forces(void** state) {
 }
 
 
+// Write the CSV text to file with some cells replaced: value(ctx, row, column name) gives a cell's
+// new text (row 0 is the first after the header), or NULL to keep it.
+typedef const char* (*CellValue)(void* ctx, int row, const char* column);
+
+static void rewriteCsv(const char* text, const char* file, CellValue value, void* ctx) {
+  const char* nl = strchr(text, '\n');
+  assert_non_null(nl);
+  char* header = strndup(text, (size_t)(nl - text));
+  char* names[256];
+  int ncol = 0;
+  for (char* f = strtok(header, ","); f && ncol < 256; f = strtok(NULL, ",")) {
+    names[ncol++] = f;
+  }
+  FILE* out = fopen(file, "w");
+  assert_non_null(out);
+  fwrite(text, 1, (size_t)(nl - text) + 1, out);
+  int row = 0;
+  for (const char* line = nl + 1; *line; row++) {
+    const char* end = strchr(line, '\n');
+    int c = 0;
+    for (const char* q = line; q < end; c++) {
+      const char* comma = memchr(q, ',', (size_t)(end - q));
+      const char* stop = comma ? comma : end;
+      const char* v = c < ncol ? value(ctx, row, names[c]) : NULL;
+      fprintf(out, "%s%.*s", c ? "," : "", v ? (int)strlen(v) : (int)(stop - q), v ? v : q);
+      q = comma ? comma + 1 : end;
+    }
+    fputc('\n', out);
+    line = end + 1;
+  }
+  assert_int_equal(fclose(out), 0);
+  free(header);
+}
+
+
+// the energies of test_small_values_kept: ke 1e-21 J in row 1 beside the others' 5.9e-12 J, every
+// energy 1e20 J in the last row
+static const char* tinyEnergies(void* ctx, int row, const char* column) {
+  (void)ctx;
+  if (strcmp(column, "ke") && strcmp(column, "pe") && strcmp(column, "dissipated") &&
+      strcmp(column, "e_total")) {
+    return NULL;
+  }
+  return row == NROWS - 1 ? "1e20" : row == 1 && !strcmp(column, "ke") ? "1e-21" : "5.9e-12";
+}
+
+
+// block.px of test_far_positions: ctx is its text
+static const char* farBlock(void* ctx, int row, const char* column) {
+  (void)row;
+  return strcmp(column, "block.px") == 0 ? ctx : NULL;
+}
+
+
 // The values of a series are kept to 6 digits of their own size: the energies of a tiny body
 // (1e-12 J) are not written as 0 (an absolute cut-off at 1e-9 did), nor are a row's values
 // when a later row blew up (1e20 J), while a value below a billionth of the largest of its
@@ -285,47 +339,7 @@ static void test_small_values_kept(void** state) {
   path(small, sizeof(small), "small.csv");
   writeCsv(m, csv, 0);
   char* text = readText(csv);
-  // the header's columns: which are the energies
-  int col[4] = {-1, -1, -1, -1}, ncol = 0;
-  static const char* const names[4] = {"ke", "pe", "dissipated", "e_total"};
-  char* nl = strchr(text, '\n');
-  *nl = 0;
-  char* header = strdup(text);
-  *nl = '\n';
-  for (char* f = strtok(header, ","); f; f = strtok(NULL, ","), ncol++) {
-    for (int k = 0; k < 4; k++) {
-      col[k] = strcmp(f, names[k]) == 0 ? ncol : col[k];
-    }
-  }
-  free(header);
-  // every row's energies replaced: ke 5.9e-12 J at row 0, 1e-21 J (a billionth of that, and
-  // less) at row 1
-  FILE* out = fopen(small, "w");
-  assert_non_null(out);
-  fwrite(text, 1, (size_t)(nl - text) + 1, out);
-  int row = 0;
-  for (char* line = nl + 1; *line; row++) {
-    char* end = strchr(line, '\n');
-    *end = 0;
-    int c = 0;
-    for (char* f = line;; c++) {
-      char* comma = strchr(f, ',');
-      if (comma) {
-        *comma = 0;
-      }
-      int energy = c == col[0] || c == col[1] || c == col[2] || c == col[3];
-      const char* value = row == NROWS - 1 ? "1e20" : row == 1 && c == col[0] ? "1e-21"
-                                                                              : "5.9e-12";
-      fprintf(out, "%s%s", c ? "," : "", energy ? value : f);
-      if (!comma) {
-        break;
-      }
-      f = comma + 1;
-    }
-    fputc('\n', out);
-    line = end + 1;
-  }
-  assert_int_equal(fclose(out), 0);
+  rewriteCsv(text, small, tinyEnergies, NULL);
   free(text);
   csReplayRun run = {.model = "exponential_spring", .m = m, .csv = small};
   csError err;
@@ -353,37 +367,9 @@ static void test_far_positions(void** state) {
   path(far, sizeof(far), "far.csv");
   writeCsv(m, csv, 0);
   char* text = readText(csv);
-  // the header's block.px column
-  char* nl = strchr(text, '\n');
-  int col = 0;
-  for (const char* h = text; h < strstr(text, "block.px"); h++) {
-    col += *h == ',';
-  }
   // every row's block.px replaced: 1000000.277 m, then 1e40 m
   for (int pass = 0; pass < 2; pass++) {
-    FILE* out = fopen(far, "w");
-    assert_non_null(out);
-    fwrite(text, 1, (size_t)(nl - text) + 1, out);
-    for (const char* line = nl + 1; *line;) {
-      const char* end = strchr(line, '\n');
-      int c = 0;
-      for (const char* q = line; q < end; c++) {
-        const char* comma = memchr(q, ',', (size_t)(end - q));
-        const char* stop = comma ? comma : end;
-        if (c) {
-          fputc(',', out);
-        }
-        if (c == col) {
-          fputs(pass == 0 ? "1000000.277" : "1e40", out);
-        } else {
-          fwrite(q, 1, (size_t)(stop - q), out);
-        }
-        q = comma ? comma + 1 : end;
-      }
-      fputc('\n', out);
-      line = end + 1;
-    }
-    assert_int_equal(fclose(out), 0);
+    rewriteCsv(text, far, farBlock, pass == 0 ? "1000000.277" : "1e40");
     csReplayRun run = {.model = "exponential_spring", .m = m, .csv = far};
     csError err;
     if (pass == 0) {
