@@ -1,8 +1,9 @@
-// test_rk.c: the one-step integrators, "rk" (Dormand-Prince 5(4), rk.c) and "ark" (additive
-// Runge-Kutta, ark.c), against analytic answers and conservation laws, with auto-update commits,
-// scheduled changes, checkpoints, interrupted runs and their statistics. The tests of the
-// integration loop run once per integrator (the groups at the end); those of Dormand-Prince
-// itself run with rk only, and ark's own are in test_ark.c.
+// test_rk.c: the one-step integrators, "rk" (Dormand-Prince 5(4), rk.c), "rk23" (Bogacki-Shampine
+// 3(2), rk.c) and "ark" (additive Runge-Kutta, ark.c), against analytic answers and conservation
+// laws, with auto-update commits, scheduled changes, checkpoints, interrupted runs and their
+// statistics. The tests of the integration loop run once per integrator (the groups at the
+// end); those of the explicit pairs themselves run once per pair, and ark's own are in
+// test_ark.c.
 #include "helpers.h"
 
 #include "engine/rk.h"
@@ -22,6 +23,12 @@ static csIntegratorType g_integ = CS_INTEGRATOR_RK;
 static int useRk(void** state) {
   (void)state;
   g_integ = CS_INTEGRATOR_RK;
+  return 0;
+}
+
+static int useRk23(void** state) {
+  (void)state;
+  g_integ = CS_INTEGRATOR_RK23;
   return 0;
 }
 
@@ -290,8 +297,8 @@ static void test_ball_chain_conserves_energy(void** state) {
                 integName(), c.max_de, c.max_qnorm_err, d->stat.nsteps, d->stat.nrhs);
   assert_true(c.max_de < 1e-7);
   // at the step ends within the renormalisation's 1e-9; between them rk's interpolant is of
-  // order 4, ark's the cubic Hermite one
-  assert_true(c.max_qnorm_err < (g_integ == CS_INTEGRATOR_ARK ? 1e-9 : 1e-10));
+  // order 4, ark's and rk23's the cubic Hermite one
+  assert_true(c.max_qnorm_err < (g_integ == CS_INTEGRATOR_RK ? 1e-10 : 1e-9));
   th_assertClose(cs_angularMomentum(m, d).z, h0.z, 1e-6, 1e-9, "vertical angular momentum");
   cs_deleteData(d);
   cs_deleteModel(m);
@@ -301,7 +308,7 @@ static void test_ball_chain_conserves_energy(void** state) {
 // the commit counter (an auto-update variable counting commits) advances once per successful
 // step, never on rejected trials, and the statistics are a one-step method's: at least six
 // right-hand sides per step (Dormand-Prince, first same as last; ark's five stages and the step's
-// end), no Newton iteration; Jacobians none with rk, one per step with ark, of one evaluation
+// end; three for Bogacki-Shampine), no Newton iteration; Jacobians none with rk, one per step with ark, of one evaluation
 // per position and speed
 static void test_commits_and_statistics(void** state) {
   (void)state;
@@ -324,10 +331,11 @@ static void test_commits_and_statistics(void** state) {
   assert_true(st->nsteps > 100);
   assert_int_equal((long)d->autoval[m->force[e].autoadr], st->nsteps);
   assert_int_equal(st->ncommit, st->nsteps);
-  assert_true(st->nrhs >= 6 * st->nsteps);
-  // at most seven per attempt (six stages and a fresh first stage after a commit) and one per
-  // interpolated report
-  assert_true(st->nrhs <= 7 * (st->nsteps + st->netf) + 2 * st->nreport + 10);
+  long per = g_integ == CS_INTEGRATOR_RK23 ? 3 : 6;
+  assert_true(st->nrhs >= per * st->nsteps);
+  // at most one more per attempt (the stages and a fresh first stage after a commit) and one
+  // per interpolated report
+  assert_true(st->nrhs <= (per + 1) * (st->nsteps + st->netf) + 2 * st->nreport + 10);
   long jac = g_integ == CS_INTEGRATOR_ARK ? st->nsteps : 0;
   assert_int_equal(st->njac, jac);
   assert_int_equal(st->nrhs_jac, jac * (m->nq + m->nu));
@@ -485,7 +493,7 @@ static void test_stopped_run_continues(void** state) {
   csRunStatistics st;
   cs_simStatistics(a, &st);
   assert_int_equal(st.ngroup, 2);
-  assert_true(st.nsteps > 0 && st.nrhs >= 6 * st.nsteps);
+  assert_true(st.nsteps > 0 && st.nrhs >= (g_integ == CS_INTEGRATOR_RK23 ? 3 : 6) * st.nsteps);
   for (int after = 15; after <= 45; after += 15) {
     csSimulation* b = cs_newSimulation(m, &o, &err);
     StopAfter c = {.after = after};
@@ -597,11 +605,12 @@ static int oscillator(double t, const double* y, double* ydot, void* ctx) {
 
 // the largest error at the step ends and at three points inside every step (dense output) over
 // [0, 2 pi], with steps of exactly h (tolerances so loose that every step passes, hmax = h)
-static void fixedStepErrors(double h, double* at_steps, double* inside) {
+static void fixedStepErrors(csRkMethod method, double h, double* at_steps, double* inside) {
   double y[2] = {1, 0}, yi[2];
   long calls = 0;
   csRk* rk = cs_rkNew(2, oscillator, &calls, 0, y, 1e6, 1e6, h, h);
   assert_non_null(rk);
+  rk->method = method;
   *at_steps = *inside = 0;
   double T = 2 * PI;
   while (rk->t < T) {
@@ -613,10 +622,11 @@ static void fixedStepErrors(double h, double* at_steps, double* inside) {
       *inside = fmax(*inside, hypot(yi[0] - cos(t), yi[1] + sin(t)));
     }
   }
-  // the last step ends exactly at the stop time; seven stages a step, the first shared
+  // the last step ends exactly at the stop time; seven stages a step (Bogacki-Shampine: four),
+  // the first shared
   assert_true(rk->t == T);
   assert_int_equal(calls, rk->nrhs);
-  assert_int_equal(rk->nrhs, 6 * rk->nsteps + 1);
+  assert_int_equal(rk->nrhs, (method == CS_RK_BS32 ? 3 : 6) * rk->nsteps + 1);
   cs_rkFree(rk);
 }
 
@@ -628,8 +638,8 @@ static void fixedStepErrors(double h, double* at_steps, double* inside) {
 static void test_rk_order_and_dense_output(void** state) {
   (void)state;
   double s1, i1, s2, i2;
-  fixedStepErrors(0.1, &s1, &i1);
-  fixedStepErrors(0.05, &s2, &i2);
+  fixedStepErrors(CS_RK_DOPRI54, 0.1, &s1, &i1);
+  fixedStepErrors(CS_RK_DOPRI54, 0.05, &s2, &i2);
   print_message("fixed steps 0.1 / 0.05: error at the steps %.3g / %.3g (ratio %.1f), inside "
                 "the steps %.3g / %.3g (ratio %.1f)\n",
                 s1, s2, s1 / s2, i1, i2, i1 / i2);
@@ -669,10 +679,65 @@ static void test_rk_order_and_dense_output(void** state) {
 }
 
 
+// Bogacki-Shampine is of order 3 (the global error falls 8-fold when h halves), and so is its
+// dense output (Hermite's cubic from the step's ends and their derivatives, local O(h^4)); with
+// error control the global error follows the tolerance (over three periods, within a hundred
+// times it: the error per step is controlled), inside the steps as at their ends. At 1e-2 it
+// takes fewer evaluations than Dormand-Prince; from 1e-5 on, more, and ever more
+static long adaptiveRun(csRkMethod method, double tol, double* worst) {
+  double y[2] = {1, 0}, yi[2];
+  long calls = 0;
+  csRk* rk = cs_rkNew(2, oscillator, &calls, 0, y, tol, tol, 0, 0);
+  assert_non_null(rk);
+  rk->method = method;
+  double T = 20;
+  *worst = 0;
+  while (rk->t < T) {
+    assert_int_equal(cs_rkStep(rk, T), CS_RK_OK);
+    for (int k = 0; k <= 4; k++) {
+      double t = rk->told + 0.25 * k * (rk->t - rk->told);
+      cs_rkInterpolate(rk, t, yi);
+      *worst = fmax(*worst, hypot(yi[0] - cos(t), yi[1] + sin(t)));
+    }
+  }
+  long n = rk->nrhs;
+  cs_rkFree(rk);
+  return n;
+}
+
+static void test_rk23_order_and_dense_output(void** state) {
+  (void)state;
+  double s1, i1, s2, i2;
+  fixedStepErrors(CS_RK_BS32, 0.1, &s1, &i1);
+  fixedStepErrors(CS_RK_BS32, 0.05, &s2, &i2);
+  print_message("fixed steps 0.1 / 0.05: error at the steps %.3g / %.3g (ratio %.1f), inside "
+                "the steps %.3g / %.3g (ratio %.1f)\n",
+                s1, s2, s1 / s2, i1, i2, i1 / i2);
+  assert_true(s1 / s2 > 7 && s1 / s2 < 9.5);
+  assert_true(i1 / i2 > 7);
+  assert_true(i2 < 1.5 * s2);
+  double ratio = 0;
+  for (double tol = 1e-2; tol >= 1e-11; tol *= 1e-3) {
+    double worst, worst5;
+    long n = adaptiveRun(CS_RK_BS32, tol, &worst);
+    long n5 = adaptiveRun(CS_RK_DOPRI54, tol, &worst5);
+    print_message("rtol = atol = %g: %ld evaluations (Dormand-Prince %ld), largest error over "
+                  "20 s %.3g (%.3g)\n", tol, n, n5, worst, worst5);
+    assert_true(worst < 100 * tol);
+    if (tol > 1e-3) {
+      assert_true(n < n5);
+    } else {
+      assert_true(n > n5 && (double)n / (double)n5 > ratio);
+      ratio = (double)n / (double)n5;
+    }
+  }
+}
+
+
 // Stiffness: a slider of 1 kg on a damper of 1e4 N s/m, set moving at 1 m/s, has one eigenvalue
 // lambda = -1e4 1/s and comes to rest at x = u0 m / c = 1e-4 m within a millisecond. After that
 // the tolerance asks for almost nothing, so rk's step is held by stability alone: near
-// 3.3 / |lambda| (the boundary of Dormand-Prince on the negative real axis). Such steps are
+// 3.3 / |lambda| (the boundary of Dormand-Prince on the negative real axis; rk23's: 2.51). Such steps are
 // counted as stiff and the run gets a diagnostic pointing to bdf and ark; with a damper of 1 N s/m
 // (lambda = -1 1/s) no step is stiff and there is no diagnostic. ark integrates the damping
 // implicitly: its steps grow as the tolerance allows, whatever the damping (1e4 or 1e8 N s/m).
@@ -719,11 +784,21 @@ static void test_stiffness_detected(void** state) {
   assert_true(steps > 1e4 / 3.4 && steps < 1e4 / 2.0);
   assert_true(stiff > 0.8 * (double)steps);
   assert_true(note);
-  stiffRun("rk", 1.0, &steps, &stiff, &note, &x);
-  print_message("lambda = -1 1/s: %ld steps, %ld stiff\n", steps, stiff);
-  th_assertClose(x, 1.0 - exp(-1.0), 1e-5, 0, "x(1) = u0 (1 - e^-1) / |lambda|");
-  assert_true(stiff == 0);
-  assert_false(note);
+  stiffRun("rk23", 1e4, &steps, &stiff, &note, &x);
+  print_message("rk23, lambda = -1e4 1/s: %ld steps over 1 s (mean h |lambda| = %.2f), %ld of "
+                "them stiff\n", steps, 1e4 / (double)steps, stiff);
+  th_assertClose(x, 1e-4, 1e-5, 0, "rest position u0 m / c");
+  assert_true(steps > 1e4 / 2.6 && steps < 1e4 / 1.5);
+  assert_true(stiff > 0.8 * (double)steps);
+  assert_true(note);
+  for (int i = 0; i < 2; i++) {
+    const char* integ = i ? "rk23" : "rk";
+    stiffRun(integ, 1.0, &steps, &stiff, &note, &x);
+    print_message("%s, lambda = -1 1/s: %ld steps, %ld stiff\n", integ, steps, stiff);
+    th_assertClose(x, 1.0 - exp(-1.0), 1e-5, 0, "x(1) = u0 (1 - e^-1) / |lambda|");
+    assert_true(stiff == 0);
+    assert_false(note);
+  }
   for (double c = 1e4; c <= 1e8; c *= 1e4) {
     stiffRun("ark", c, &steps, &stiff, &note, &x);
     print_message("ark, lambda = -%g 1/s: %ld steps\n", c, steps);
@@ -811,7 +886,7 @@ static void test_step_end_realization_reused(void** state) {
 
 
 int main(void) {
-  // the integration loop, with either one-step integrator
+  // the integration loop, with each one-step integrator
   const struct CMUnitTest loop[] = {
       cmocka_unit_test(test_pendulum_period_large_amplitude),
       cmocka_unit_test(test_projectile_spinning),
@@ -826,13 +901,15 @@ int main(void) {
       cmocka_unit_test(test_nonfinite_forces_are_retried_then_fail),
       cmocka_unit_test(test_step_end_realization_reused),
   };
-  // Dormand-Prince itself
-  const struct CMUnitTest dopri[] = {
+  // the explicit pairs themselves
+  const struct CMUnitTest pairs[] = {
       cmocka_unit_test(test_rk_order_and_dense_output),
+      cmocka_unit_test(test_rk23_order_and_dense_output),
       cmocka_unit_test(test_stiffness_detected),
   };
   int failed = cmocka_run_group_tests_name("rk", loop, useRk, NULL);
+  failed += cmocka_run_group_tests_name("rk23", loop, useRk23, NULL);
   failed += cmocka_run_group_tests_name("ark", loop, useArk, NULL);
-  failed += cmocka_run_group_tests_name("Dormand-Prince", dopri, useRk, NULL);
+  failed += cmocka_run_group_tests_name("explicit pairs", pairs, useRk, NULL);
   return failed;
 }

@@ -262,12 +262,13 @@ typedef enum csIntegratorType {
   CS_INTEGRATOR_RK,        // explicit Runge-Kutta, Dormand-Prince 5(4)
   CS_INTEGRATOR_ARK,       // additive Runge-Kutta ARK4(3)6L[2]SA, linearly implicit: the
                            // linearization in q and u implicit, the remainder explicit
+  CS_INTEGRATOR_RK23,      // explicit Runge-Kutta, Bogacki-Shampine 3(2): for loose tolerances
   CS_INTEGRATOR_COUNT
 } csIntegratorType;
 
 // the integrators' names in scene files, on the command line and in Python, indexed like
 // csIntegratorType: static const char* const names[] = CS_INTEGRATOR_NAMES;
-#define CS_INTEGRATOR_NAMES {"bdf", "adams", "rk", "ark"}
+#define CS_INTEGRATOR_NAMES {"bdf", "adams", "rk", "ark", "rk23"}
 
 typedef enum csLinearSolver {
   CS_LINSOL_AUTO = 0,      // each independent group of bodies on its own, dense solver each

@@ -18,15 +18,16 @@
 // particular linear solver (dense, band, gmres) integrates the whole system as one group
 // instead, ordered body by body so that decoupled bodies give a banded Jacobian.
 //
-// The third integrator, "rk", is the explicit Dormand-Prince 5(4) pair of rk.c with the same
-// loop: one step at a time, reports from its dense output, the same commit after each step. A
-// one-step method keeps no history that a commit could invalidate, but it keeps the derivative
-// at the end of the step for the first stage of the next one; when the commit (or the
-// quaternions' renormalisation, for which an explicit method has no projection) changes the
-// right-hand side, the group is reset at its current state (the step size and the controller's
-// memory are kept), so that the next step starts from a fresh derivative. The fourth, "ark",
-// is the same object with ark.c's linearly implicit additive pair in place of Dormand-Prince
-// (its tables loaded here from ARKODE, cs_arkTableLoad).
+// The third integrator, "rk", is the explicit Dormand-Prince 5(4) pair of rk.c (and "rk23" its
+// Bogacki-Shampine 3(2) pair) with the same loop: one step at a time, reports from its dense
+// output, the same commit after each step. A one-step method keeps no history that a commit
+// could invalidate, but it keeps the derivative at the end of the step for the first stage of
+// the next one; when the commit (or the quaternions' renormalisation, for which an explicit
+// method has no projection) changes the right-hand side, the group is reset at its current
+// state (the step size and the controller's memory are kept), so that the next step starts
+// from a fresh derivative. The fourth, "ark", is the same object with ark.c's linearly implicit
+// additive pair in place of the explicit one (its tables loaded here from ARKODE,
+// cs_arkTableLoad).
 #include <float.h>
 #include <stdarg.h>
 #include <stdio.h>  // also for arkode_butcher.h, which uses FILE without including it
@@ -740,7 +741,8 @@ int cs_maxStepProblem(const csSimOptions* o, char* why, size_t size) {
 
 
 const char* cs_linearSolverUsed(const csSimOptions* opt, const csData* d) {
-  if (opt->integrator == CS_INTEGRATOR_ADAMS || opt->integrator == CS_INTEGRATOR_RK) {
+  if (opt->integrator == CS_INTEGRATOR_ADAMS || opt->integrator == CS_INTEGRATOR_RK ||
+      opt->integrator == CS_INTEGRATOR_RK23) {
     return "none";
   }
   if (opt->integrator == CS_INTEGRATOR_ARK) {
@@ -778,7 +780,7 @@ int cs_validateSimOptions(const csSimOptions* o, csError* err) {
   } else if (o->report_interval < CS_MIN_REPORT_INTERVAL) {
     bad = "report_interval must be at least 1e-9 s (CS_MIN_REPORT_INTERVAL)";
   } else if (o->integrator < 0 || o->integrator >= CS_INTEGRATOR_COUNT) {
-    bad = "integrator must be bdf, adams, rk or ark";
+    bad = "integrator must be bdf, adams, rk, rk23 or ark";
   }
   char why[256];
   const char* path = "simulation";
@@ -1731,6 +1733,9 @@ static int createRk(Group* g, double t0, csError* err) {
     cs_setError(err, CS_ERR_MEMORY, "", "out of memory creating the integrator");
     return CS_ERR_MEMORY;
   }
+  if (opt->integrator == CS_INTEGRATOR_RK23) {
+    g->rk->method = CS_RK_BS32;
+  }
   if (opt->integrator == CS_INTEGRATOR_ARK) {
     // the implicit block: the group's positions and speeds (the elements' own states, such as
     // dissipated energies, which nothing depends on, stay explicit)
@@ -2469,7 +2474,8 @@ csIntegrator* cs_integratorNew(const csModel* m, csData* d, const csSimOptions* 
   sim->opt = *opt;
   sim->tcur = d->t;
   sim->clock_cost = cpuClockCost();
-  sim->rk = opt->integrator == CS_INTEGRATOR_RK || opt->integrator == CS_INTEGRATOR_ARK;
+  sim->rk = opt->integrator == CS_INTEGRATOR_RK || opt->integrator == CS_INTEGRATOR_RK23 ||
+            opt->integrator == CS_INTEGRATOR_ARK;
   int status = CS_OK;
   if (sim->rk) {
     sim->auto_before = allocArray((size_t)m->nauto, sizeof(double));

@@ -738,11 +738,12 @@ void cs_metricsFinish(csMetrics* mt, const csModel* m, const csData* d) {
             "use bdf, and read the contact diagnostics in that light",
             mt->energy_gain, mt->e0);
   }
-  // rk held at its stability limit for most of a long run (only rk counts such steps)
+  // rk or rk23 held at its stability limit for most of a long run (only they count such steps)
   if (d->stat.nsteps >= 1000 && 2 * d->stat.nstiff >= d->stat.nsteps) {
     cs_metricsNote(mt,
-            "rk's step was held by its stability limit rather than by the tolerance on %ld of "
-            "its %ld steps (h |lambda| > 3.25 in Dormand and Prince's stiffness test): the "
+            "the explicit integrator's step was held by its stability limit rather than by the "
+            "tolerance on %ld of its %ld steps (h |lambda| beyond the method's stability "
+            "boundary in Dormand and Prince's stiffness test): the "
             "equations are stiff here (stiff contacts, the friction dampers of a body held "
             "still, stops on light links); bdf is not bound by stability and may need fewer "
             "steps, nor is ark, a linearly implicit one-step method (docs/scene-format.md, "

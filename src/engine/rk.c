@@ -1,5 +1,14 @@
-// rk.c: the explicit Runge-Kutta integrator "rk": Dormand-Prince 5(4) (Dormand and Prince 1980;
-// MATLAB's ode45, SciPy's RK45), 7 stages of which the last is the first of the next step.
+// rk.c: the explicit Runge-Kutta integrators "rk", Dormand-Prince 5(4) (Dormand and Prince 1980;
+// MATLAB's ode45, SciPy's RK45), 7 stages of which the last is the first of the next step, and
+// "rk23", Bogacki-Shampine 3(2) (Bogacki and Shampine 1989; MATLAB's ode23, SciPy's RK23), 4
+// stages of which the last is the first of the next.
+//
+// Why the second pair: where a loose tolerance is enough (a millimetre over a run) or the steps
+// are held by stability (stops on light links), the error asked for does not need 5th order,
+// and a step of three evaluations goes further per evaluation than one of six: the pair's
+// stability boundary on the negative real axis is 2.51 for 3 evaluations against 3.3 for 6.
+// chain_4 within 1 mm takes 2,921 evaluations with it against 4,490 with Dormand-Prince
+// (docs/performance.md, "rk23"). At tight tolerances its 3rd order costs more steps.
 //
 // Why our own rather than SUNDIALS' ARKODE (ERKStep, the same method): the integrator's
 // arithmetic is a few hundred lines of textbook code, while Debian's libsundials is built
@@ -8,14 +17,16 @@
 // sphere_bounce_roll 109 of the run's 177 million instructions were ERKStep's, for 68 in the
 // forces and dynamics. Everything here is allocated once, in cs_rkNew.
 //
-// The method (Hairer, Norsett and Wanner, "Solving ODEs I", II.5 and the code DOPRI5):
+// The methods (Hairer, Norsett and Wanner, "Solving ODEs I", II.4-5 and the code DOPRI5):
 // - error: the difference of the 5th- and 4th-order solutions, in the weighted RMS norm CVODE
 //   uses, weights 1 / (rtol max(|y_old|, |y_new|) + atol); a step passes at norm <= 1;
 // - step size: Hairer's PI controller (exponents 0.2 - 0.75 beta and beta = 0.04, safety 0.9,
 //   growth at most 10x, shrink at most 5x), no growth right after a rejection;
 // - first step: from f at the start and one Euler step (one evaluation), the step whose Euler
 //   error is half the tolerance, as CVODE and ARKODE begin;
-// - dense output: Shampine's continuous extension of order 4, from the stages (no evaluation);
+// - dense output: Shampine's continuous extension of order 4 (Dormand-Prince), the cubic
+//   Hermite interpolant of the step's ends and their derivatives (Bogacki-Shampine), from the
+//   stages (no evaluation);
 // - onsets (shared with ark.c): where the caller predicts that a force element starts to act
 //   (rk->tonset: a contact's surfaces touch, a stop engages; csForceKind.onset), the force's
 //   derivatives jump and a step across it has an error estimate of the wrong order: the
@@ -49,10 +60,19 @@ static const double D1 = -12715105075.0 / 11282082432.0, D3 = 87487479700.0 / 32
                     D4 = -10690763975.0 / 1880347072.0, D5 = 701980252875.0 / 199316789632.0,
                     D6 = -1453857185.0 / 822651844.0, D7 = 69997945.0 / 29380423.0;
 
+// Bogacki-Shampine: nodes, the 3rd-order solution (the last row: first same as last), and b - b*
+// (3rd minus 2nd order), the error estimate
+static const double BS_C2 = 1.0 / 2, BS_C3 = 3.0 / 4;
+static const double BS_A21 = 1.0 / 2, BS_A32 = 3.0 / 4;
+static const double BS_A41 = 2.0 / 9, BS_A42 = 1.0 / 3, BS_A43 = 4.0 / 9;
+static const double BS_E1 = -5.0 / 72, BS_E2 = 1.0 / 12, BS_E3 = 1.0 / 9, BS_E4 = -1.0 / 8;
+
 // the controller (DOPRI5's defaults)
 static const double BETA = 0.04, SAFE = 0.9, FAC_GROW = 10.0, FAC_SHRINK = 0.2;
-// h |lambda| above which a step counts as held by stability (DOPRI5's stiffness test)
-static const double STIFF_BOUND = 3.25;
+// h |lambda| above which a step counts as held by stability (DOPRI5's stiffness test), just
+// inside each method's stability boundary on the negative real axis (3.31 and 2.51: the real
+// roots of |R(z)| = 1 for the two stability polynomials)
+static const double STIFF_BOUND = 3.25, STIFF_BOUND_BS = 2.45;
 // a right-hand side that cannot be evaluated: the step is cut by this, at most this many times
 static const double RHS_CUT = 0.25;
 enum { RHS_TRIES = 10 };
@@ -299,10 +319,7 @@ double cs_rkReject(csRk* rk, double h, double fac11) {
 // ---------------------------------------------------------------------------------------------
 // Dormand-Prince
 
-csRkStatus cs_rkStep(csRk* rk, double tstop) {
-  if (rk->ark) {
-    return cs_rkArkStep(rk, tstop);
-  }
+static csRkStatus dopriStep(csRk* rk, double tstop) {
   int n = rk->n;
   double* y = rk->y;
   double* k1 = rk->k;
@@ -405,6 +422,98 @@ csRkStatus cs_rkStep(csRk* rk, double tstop) {
     }
     h = cs_rkReject(rk, h, fac11);
   }
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// Bogacki-Shampine
+
+static csRkStatus bsStep(csRk* rk, double tstop) {
+  int n = rk->n;
+  double* y = rk->y;
+  double* k1 = rk->k;
+  double* k2 = k1 + n;
+  double* k3 = k2 + n;
+  double* k4 = k3 + n;
+  double* yn = rk->ynew;
+  double h;
+  csRkStatus begun = cs_rkBegin(rk, tstop, &h);
+  if (begun != CS_RK_OK) {
+    return begun;
+  }
+  int rhs_fails = 0;
+  for (;;) {
+    int last = 0;
+    if (cs_rkTry(rk, tstop, &h, &last) != 0) {
+      return CS_RK_STEP_TOO_SMALL;
+    }
+    double t = rk->t;
+    // stages 2..4 (k4 = f at the 3rd-order solution: the next step's first stage)
+    int r = 0;
+    for (int i = 0; i < n; i++) {
+      yn[i] = y[i] + h * BS_A21 * k1[i];
+    }
+    r = stage(rk, t + BS_C2 * h, yn, k2);
+    for (int i = 0; r == 0 && i < n; i++) {
+      yn[i] = y[i] + h * BS_A32 * k2[i];
+    }
+    r = r ? r : stage(rk, t + BS_C3 * h, yn, k3);
+    for (int i = 0; r == 0 && i < n; i++) {
+      yn[i] = y[i] + h * (BS_A41 * k1[i] + BS_A42 * k2[i] + BS_A43 * k3[i]);
+    }
+    double tnew = last ? tstop : t + h;
+    r = r ? r : stage(rk, tnew, yn, k4);
+    if (r < 0) {
+      return CS_RK_RHS_FAIL;
+    }
+    if (r > 0) {
+      if (cs_rkRetryShorter(rk, &rhs_fails, &h) != 0) {
+        return CS_RK_RHS_REPEATED;
+      }
+      continue;
+    }
+    double s = 0;
+    for (int i = 0; i < n; i++) {
+      double e = h * (BS_E1 * k1[i] + BS_E2 * k2[i] + BS_E3 * k3[i] + BS_E4 * k4[i]);
+      double w = rk->rtol * csu_max(fabs(y[i]), fabs(yn[i])) + rk->atol;
+      s += (e / w) * (e / w);
+    }
+    double err = n > 0 ? sqrt(s / n) : 0.0;
+    if (!isfinite(err)) {
+      err = 1e10;
+    }
+    double fac11, fac = cs_rkController(rk, err, 1.0 / 3, &fac11);
+    if (err <= 1.0) {
+      // accepted. Stiffness, as DOPRI5 tests it but from stages a quarter step apart (no two
+      // stages of this pair share a node): h |lambda| ~ h |k4 - k3| / |y4 - y3|, y3 the third
+      // stage's state; a smooth component's |k4 - k3| is of order h, a stiff one's is
+      // |lambda| |y4 - y3|
+      double num = 0, den = 0;
+      for (int i = 0; i < n; i++) {
+        double dk = k4[i] - k3[i];
+        double dy = BS_A41 * k1[i] + (BS_A42 - BS_A32) * k2[i] + BS_A43 * k3[i];
+        num += dk * dk;
+        den += dy * dy;
+      }
+      if (den > 0 && num > STIFF_BOUND_BS * STIFF_BOUND_BS * den) {
+        rk->nstiff++;
+      }
+      cs_rkHermite(rk, yn, k1, k4, h);
+      memcpy(y, yn, sizeof(double) * (size_t)n);
+      memcpy(k1, k4, sizeof(double) * (size_t)n);
+      cs_rkAccept(rk, tnew, err, fac);
+      return CS_RK_OK;
+    }
+    h = cs_rkReject(rk, h, fac11);
+  }
+}
+
+
+csRkStatus cs_rkStep(csRk* rk, double tstop) {
+  if (rk->ark) {
+    return cs_rkArkStep(rk, tstop);
+  }
+  return rk->method == CS_RK_BS32 ? bsStep(rk, tstop) : dopriStep(rk, tstop);
 }
 
 

@@ -1,6 +1,7 @@
-// rk.h: the explicit Runge-Kutta integrator "rk" (private to the library): Dormand-Prince 5(4)
-// with first-same-as-last stages, error control in the weighted RMS norm CVODE uses, Hairer's
-// PI step-size controller and Shampine's 4th-order dense output (rk.c).
+// rk.h: the explicit Runge-Kutta integrators "rk" and "rk23" (private to the library):
+// Dormand-Prince 5(4) and Bogacki-Shampine 3(2), both with first-same-as-last stages, error
+// control in the weighted RMS norm CVODE uses, Hairer's PI step-size controller, and dense
+// output of order 4 (Shampine's) and 3 (Hermite's) (rk.c).
 #ifndef CONTACTSIM_ENGINE_RK_H
 #define CONTACTSIM_ENGINE_RK_H
 
@@ -34,8 +35,15 @@ typedef struct csArkTable {
   double b[CS_ARK_MAX_STAGES], d[CS_ARK_MAX_STAGES];
 } csArkTable;
 
+// the explicit pair of cs_rkStep
+typedef enum csRkMethod {
+  CS_RK_DOPRI54 = 0,       // Dormand-Prince 5(4), 6 evaluations a step ("rk")
+  CS_RK_BS32,              // Bogacki-Shampine 3(2), 3 evaluations a step ("rk23")
+} csRkMethod;
+
 typedef struct csRk {
   int n;                   // states
+  csRkMethod method;       // the explicit pair (CS_RK_DOPRI54 unless set after cs_rkNew)
   csRkRhs f;
   void* ctx;
   double rtol, atol;       // weights 1 / (rtol |y| + atol)
@@ -59,7 +67,8 @@ typedef struct csRk {
   double hentry;           // the step proposed after the first step past the last onset
                            // (0: none yet), tried first after the next one
   long nsteps, nrhs, netf; // successful steps, right-hand sides, error-test failures
-  long nstiff;             // successful steps held by stability: h |lambda| > 3.25 (rk.c)
+  long nstiff;             // successful steps held by stability: h |lambda| beyond the
+                           // method's stability boundary on the negative real axis (rk.c)
   long njac, nrhs_jac;     // ark: Jacobians, and the evaluations they took
   csRkRhs fcolumn;         // ark (nullable): f for the Jacobian's difference quotients, which
                            // change one entry of the state last evaluated at a time
@@ -73,7 +82,8 @@ typedef struct csRk {
   double* k;               // (7 n) stages
   double* ynew;            // (n)
   double* dense;           // (5 n) the last step's interpolation coefficients
-  csArk* ark;              // NULL: Dormand-Prince; otherwise the additive method of ark.c
+  csArk* ark;              // NULL: the explicit pair of method; otherwise the additive
+                           // method of ark.c
 } csRk;
 
 // An integrator for n states at (t0, y), y being the caller's n-array that the steps update in

@@ -117,7 +117,7 @@ def test_energy_balance_of_a_damped_pendulum():
     assert traj["dissipated"][-1] > 0.01
 
 
-@pytest.mark.parametrize("integrator", ["rk", "ark"])
+@pytest.mark.parametrize("integrator", ["rk", "rk23", "ark"])
 def test_one_step_integrators_pendulum_and_held_block(integrator):
     # the one-step integrators through the module: the large-angle period, and the block held
     # on the incline by its friction anchors, committed after every step

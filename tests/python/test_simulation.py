@@ -170,7 +170,7 @@ def test_values_no_scene_could_hold_are_refused():
 
 
 def test_a_bad_integrator_name_lists_the_integrators():
-    with pytest.raises(ValueError, match="'bdf', 'adams', 'rk' or 'ark'"):
+    with pytest.raises(ValueError, match="'bdf', 'adams', 'rk', 'ark' or 'rk23'"):
         contactsim.run(contactsim.loads(pendulum(0.1)), 0.1, integrator="foo")
 
 
