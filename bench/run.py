@@ -27,9 +27,10 @@ For every scene (scenes/bench/, the contact model named below) it
    not the one Simbody is compared on (the blocks and inclines: exponential springs), 4 and 5 are
    also done with contactsim running the scene as written (rows marked "(scene)").
 
---integrator NAME runs contactsim with that integrator (bdf, adams, rk) instead of each scene's
-own (the converged reference keeps the scene's). --integrators NAME,... compares integrators on
-the bench scenes with their own contact models instead (see integrator_comparison).
+--integrator NAME runs contactsim with that integrator (bdf, adams, rk, rk23, ark) instead of
+each scene's own (the converged reference keeps the scene's). --integrators NAME,... compares
+integrators on the bench scenes with their own contact models instead (see
+integrator_comparison).
 
 The peers are bench/simbody_peer and bench/mujoco_peer in the build directory (built when
 libsimbody-dev and libmujoco-dev are installed). Use a release build:
@@ -434,7 +435,7 @@ def contactsim_alone(args):
     print("|---|---|---:|---:|---:|")
     at_rest = ["--set", "bodies.foot.joint.initial.position=[0,0,0.02521]"]
     for case, extra in (("dropped (the scenes)", []), ("set down at rest", at_rest)):
-        for integ in ("rk", "ark", "bdf"):
+        for integ in ("rk", "rk23", "ark", "bdf"):
             cpus = {"foot_drop": [], "foot_push": []}
             steps = {}
             for _ in range(args.reps):
@@ -656,7 +657,7 @@ def main():
     ap.add_argument("--skip-simbody", action="store_true")
     ap.add_argument("--skip-mujoco", action="store_true")
     ap.add_argument("--json", default="")
-    ap.add_argument("--integrator", default=None, choices=("bdf", "adams", "rk", "ark"),
+    ap.add_argument("--integrator", default=None, choices=("bdf", "adams", "rk", "rk23", "ark"),
                     help="contactsim's integrator on every scene (default: each scene's own)")
     ap.add_argument("--integrators", default="",
                     help="compare the scenes' own integrators with these (e.g. rk) instead")
