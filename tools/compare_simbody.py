@@ -445,7 +445,7 @@ def main():
     ap.add_argument("--no-free-damper", action="store_true",
                     help="no mobility dampers on free joints")
     ap.add_argument("--sb-extra", default="", help="extra simbody_scene options, space separated")
-    ap.add_argument("--one-step", default="rk", choices=("rk", "ark"),
+    ap.add_argument("--one-step", default="rk", choices=("rk", "rk23", "ark"),
                     help="the one-step integrator run beside bdf (default rk)")
     args = ap.parse_args()
     global ONE_STEP
