@@ -103,7 +103,7 @@ static void test_pendulum_period_large_amplitude(void** state) {
   assert_true(crossings >= 2);
   th_assertClose((last - first) / crossings, period, 1e-7, 0, "large-amplitude period");
   // no damping: the energy stays where it started, to about ten times rtol over the 3.2
-  // periods (the reports come from the 4th-order dense output)
+  // periods (the reports come from the dense output: of order 4 with rk, 3 with rk23 and ark)
   for (int i = 0; i < tr.n; i++) {
     th_assertClose(tr.ke[i] + tr.pe[i], tr.ke[0] + tr.pe[0], 2e-9, 0, "pendulum energy");
   }
@@ -307,9 +307,9 @@ static void test_ball_chain_conserves_energy(void** state) {
 
 // the commit counter (an auto-update variable counting commits) advances once per successful
 // step, never on rejected trials, and the statistics are a one-step method's: at least six
-// right-hand sides per step (Dormand-Prince, first same as last; ark's five stages and the step's
-// end; three for Bogacki-Shampine), no Newton iteration; Jacobians none with rk, one per step with ark, of one evaluation
-// per position and speed
+// right-hand sides per step (Dormand-Prince, first same as last; ark's five stages and the
+// step's end; three for Bogacki-Shampine), no Newton iteration; Jacobians none with rk and
+// rk23, one per step with ark, of one evaluation per position and speed
 static void test_commits_and_statistics(void** state) {
   (void)state;
   csModel* m = cs_newModel("pendulum");
@@ -681,8 +681,8 @@ static void test_rk_order_and_dense_output(void** state) {
 
 // Bogacki-Shampine is of order 3 (the global error falls 8-fold when h halves), and so is its
 // dense output (Hermite's cubic from the step's ends and their derivatives, local O(h^4)); with
-// error control the global error follows the tolerance (over three periods, within a hundred
-// times it: the error per step is controlled), inside the steps as at their ends. At 1e-2 it
+// error control the global error follows the tolerance (over three periods, within 60 times
+// it: the error per step is controlled), inside the steps as at their ends. At 1e-2 it
 // takes fewer evaluations than Dormand-Prince; from 1e-5 on, more, and ever more
 static long adaptiveRun(csRkMethod method, double tol, double* worst) {
   double y[2] = {1, 0}, yi[2];
@@ -723,7 +723,7 @@ static void test_rk23_order_and_dense_output(void** state) {
     long n5 = adaptiveRun(CS_RK_DOPRI54, tol, &worst5);
     print_message("rtol = atol = %g: %ld evaluations (Dormand-Prince %ld), largest error over "
                   "20 s %.3g (%.3g)\n", tol, n, n5, worst, worst5);
-    assert_true(worst < 100 * tol);
+    assert_true(worst < 60 * tol);
     if (tol > 1e-3) {
       assert_true(n < n5);
     } else {
@@ -737,10 +737,11 @@ static void test_rk23_order_and_dense_output(void** state) {
 // Stiffness: a slider of 1 kg on a damper of 1e4 N s/m, set moving at 1 m/s, has one eigenvalue
 // lambda = -1e4 1/s and comes to rest at x = u0 m / c = 1e-4 m within a millisecond. After that
 // the tolerance asks for almost nothing, so rk's step is held by stability alone: near
-// 3.3 / |lambda| (the boundary of Dormand-Prince on the negative real axis; rk23's: 2.51). Such steps are
-// counted as stiff and the run gets a diagnostic pointing to bdf and ark; with a damper of 1 N s/m
-// (lambda = -1 1/s) no step is stiff and there is no diagnostic. ark integrates the damping
-// implicitly: its steps grow as the tolerance allows, whatever the damping (1e4 or 1e8 N s/m).
+// 3.3 / |lambda| (the boundary of Dormand-Prince on the negative real axis; rk23's: 2.51).
+// Such steps are counted as stiff and the run gets a diagnostic pointing to bdf and ark; with a
+// damper of 1 N s/m (lambda = -1 1/s) no step is stiff and there is no diagnostic. ark
+// integrates the damping implicitly: its steps grow as the tolerance allows, whatever the
+// damping (1e4 or 1e8 N s/m).
 static void stiffRun(const char* integrator, double damping, long* steps, long* stiff, int* note,
                      double* x) {
   char json[512];

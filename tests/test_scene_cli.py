@@ -202,7 +202,8 @@ def integrator_rk_by_set_and_by_option():
             check(abs(a - b) <= 1e-5 * (1 + abs(b)), (integ, a, b))
     code, _, err = run("run", "scenes/pendulum.json", "-q", "-o", os.devnull, "--set",
                        'simulation.integrator="rk4"')
-    check(code == 2 and "simulation.integrator" in err and "(bdf, adams, rk, ark, rk23)" in err, err)
+    check(code == 2 and "simulation.integrator" in err and "(bdf, adams, rk, ark, rk23)" in err,
+          err)
     code, _, err = run("run", "scenes/pendulum.json", "-q", "-o", os.devnull, "--integrator",
                        "rk4")
     check(code == 2 and "integrator" in err, err)

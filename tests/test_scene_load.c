@@ -146,15 +146,18 @@ static void test_simulation_options(void** state) {
     cs_deleteModel(m);
   }
   // the integrators by name
-  const char* integrators[] = {"bdf", "adams", "rk"};
-  for (int i = 0; i < 3; i++) {
+  const char* integrators[] = {"bdf", "adams", "rk", "ark", "rk23"};
+  for (int i = 0; i < 5; i++) {
     char json[256];
     snprintf(json, sizeof(json), "{\"simulation\": {\"integrator\": \"%s\"}}", integrators[i]);
     m = th_loadString(json);
     assert_int_equal(m->opt.integrator, i);
     cs_deleteModel(m);
   }
+  // the values of the public enum stay where they were as integrators are added
   assert_int_equal(CS_INTEGRATOR_RK, 2);
+  assert_int_equal(CS_INTEGRATOR_ARK, 3);
+  assert_int_equal(CS_INTEGRATOR_RK23, 4);
 }
 
 

@@ -6,7 +6,8 @@
     /usr/bin/python3 tools/compare_simbody.py scenes [--duration T]
     /usr/bin/python3 tools/compare_simbody.py one SCENE.json [--duration T] [--contact-model M]
 
-Each scene is run by contactsim converged (--rtol 1e-10 --atol 1e-10, with bdf and with rk) and
+Each scene is run by contactsim converged (--rtol 1e-10 --atol 1e-10, with bdf and with the
+--one-step integrator, rk unless told) and
 by simbody_scene converged (RK-Merson, accuracy 1e-10). Reported per scene: the largest
 difference of body origin positions (m) between Simbody and each contactsim run, the largest
 difference of orientations (|q1 - q2| of the w >= 0 quaternions) and of pin/slider coordinates,
@@ -23,7 +24,7 @@ floor that is sometimes tilted, or on a platform body (a slider along its normal
 mobility spring, so the contact's reaction and the relative velocity of a moving plane count).
 
 A scene is flagged "!!" when Simbody differs from contactsim bdf by more than --threshold while
-contactsim's bdf and rk agree within threshold/10 (both converged), "??" when Simbody differs
+contactsim's bdf and one-step runs agree within threshold/10 (both converged), "??" when Simbody differs
 but contactsim's two integrators disagree too. Timeouts and failures are counted per engine.
 
 Needs a build with the Simbody peers (libsimbody-dev installed): BUILD/contactsim and

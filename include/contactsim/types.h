@@ -392,7 +392,8 @@ typedef struct csStats {
   int ngroup;              // independently integrated coupled groups of bodies
   long warnings_cvode;     // warnings CVODE issued during the run (such as t + h = t)
   char cvode_warning[CS_MAX_ERROR];  // the first of them, "" when there was none
-  long nstiff;             // rk steps held by stability rather than accuracy (DOPRI5's test)
+  long nstiff;             // rk and rk23 steps held by stability rather than accuracy
+                           // (DOPRI5's test, against each pair's stability boundary)
 } csStats;
 
 // A realized pair of a body: everything a force element may read.

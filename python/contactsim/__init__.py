@@ -110,7 +110,7 @@ def run(model_or_path, duration=None, rtol=None, atol=None, *, integrator=None,
             overrides).
         duration: simulated time, s (None: the scene's).
         rtol, atol: integrator tolerances (None: the scene's).
-        integrator: "bdf", "adams", "rk", "rk23" or "ark"; report_interval: s between rows;
+        integrator: "bdf", "adams", "rk", "ark" or "rk23"; report_interval: s between rows;
             max_step: s (0: unlimited); initial_step: s (0: automatic); max_steps: steps
             allowed between two reports; max_rows: the most report rows the run may make (a run
             that would make more is refused before it starts, as on the command line);

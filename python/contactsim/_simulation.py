@@ -97,7 +97,7 @@ class Simulation(_core.Simulation):
     Args:
         model: a Model (contactsim.load or loads).
         options: integrator options overriding the scene's: rtol, atol, integrator ("bdf",
-            "adams", "rk", "rk23" or "ark"), linear_solver, max_step (s), initial_step (s),
+            "adams", "rk", "ark" or "rk23"), linear_solver, max_step (s), initial_step (s),
             max_steps, report_interval (s, for run()), max_rows (for run()).
 
     Starts from the model's initial state at t = 0. Step it with step() (one integrator step)

@@ -47,7 +47,7 @@ extern PyObject* csPy_SceneError;
 extern PyObject* csPy_SimulationError;
 
 // Read a run's options: start from base and overwrite those given (non-None) in the keyword
-// dict kw: duration, rtol, atol, integrator ("bdf"/"adams"/"rk"/"rk23"/"ark"), linear_solver,
+// dict kw: duration, rtol, atol, integrator ("bdf"/"adams"/"rk"/"ark"/"rk23"), linear_solver,
 // report_interval, max_step, initial_step, max_steps. Raises SceneError for unknown names and
 // bad types; values are checked by the library. Returns 0 or -1 with an exception set.
 int csPy_readOptions(PyObject* kw, const csSimOptions* base, csSimOptions* out);

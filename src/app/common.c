@@ -32,7 +32,7 @@ static const char usageRun[] =
     "run options:\n"
     "  -o, --output FILE         CSV file to write (default, or -: standard output)\n"
     "      --duration T          simulated time, s\n"
-    "      --integrator NAME     bdf (default), adams, rk, rk23 or ark\n"
+    "      --integrator NAME     bdf (default), adams, rk, ark or rk23\n"
     "      --rtol R, --atol A    relative and absolute tolerances\n"
     "      --report-interval DT  time between CSV rows, s\n"
     "      --max-step H          largest step, s (0: unlimited)\n"

@@ -780,7 +780,7 @@ int cs_validateSimOptions(const csSimOptions* o, csError* err) {
   } else if (o->report_interval < CS_MIN_REPORT_INTERVAL) {
     bad = "report_interval must be at least 1e-9 s (CS_MIN_REPORT_INTERVAL)";
   } else if (o->integrator < 0 || o->integrator >= CS_INTEGRATOR_COUNT) {
-    bad = "integrator must be bdf, adams, rk, rk23 or ark";
+    bad = "integrator must be bdf, adams, rk, ark or rk23";
   }
   char why[256];
   const char* path = "simulation";

@@ -743,11 +743,10 @@ void cs_metricsFinish(csMetrics* mt, const csModel* m, const csData* d) {
     cs_metricsNote(mt,
             "the explicit integrator's step was held by its stability limit rather than by the "
             "tolerance on %ld of its %ld steps (h |lambda| beyond the method's stability "
-            "boundary in Dormand and Prince's stiffness test): the "
-            "equations are stiff here (stiff contacts, the friction dampers of a body held "
-            "still, stops on light links); bdf is not bound by stability and may need fewer "
-            "steps, nor is ark, a linearly implicit one-step method (docs/scene-format.md, "
-            "\"Choosing the integrator\")",
+            "boundary in Dormand and Prince's stiffness test): the equations are stiff here "
+            "(stiff contacts, the friction dampers of a body held still, stops on light links); "
+            "bdf is not bound by stability and may need fewer steps, nor is ark, a linearly "
+            "implicit one-step method (docs/scene-format.md, \"Choosing the integrator\")",
             d->stat.nstiff, d->stat.nsteps);
   }
   // a transition velocity so small that the run needs tens of thousands of steps

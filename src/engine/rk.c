@@ -18,10 +18,12 @@
 // forces and dynamics. Everything here is allocated once, in cs_rkNew.
 //
 // The methods (Hairer, Norsett and Wanner, "Solving ODEs I", II.4-5 and the code DOPRI5):
-// - error: the difference of the 5th- and 4th-order solutions, in the weighted RMS norm CVODE
-//   uses, weights 1 / (rtol max(|y_old|, |y_new|) + atol); a step passes at norm <= 1;
-// - step size: Hairer's PI controller (exponents 0.2 - 0.75 beta and beta = 0.04, safety 0.9,
-//   growth at most 10x, shrink at most 5x), no growth right after a rejection;
+// - error: the difference of the 5th- and 4th-order solutions (Bogacki-Shampine: 3rd and 2nd),
+//   in the weighted RMS norm CVODE uses, weights 1 / (rtol max(|y_old|, |y_new|) + atol); a
+//   step passes at norm <= 1;
+// - step size: Hairer's PI controller (exponents 0.2 - 0.75 beta, Bogacki-Shampine 1/3 - 0.75
+//   beta, and beta = 0.04, safety 0.9, growth at most 10x, shrink at most 5x), no growth right
+//   after a rejection;
 // - first step: from f at the start and one Euler step (one evaluation), the step whose Euler
 //   error is half the tolerance, as CVODE and ARKODE begin;
 // - dense output: Shampine's continuous extension of order 4 (Dormand-Prince), the cubic

@@ -125,6 +125,11 @@ def test_one_step_integrators_pendulum_and_held_block(integrator):
     sim = contactsim.Simulation(contactsim.loads(pendulum(theta0)), integrator=integrator)
     assert sim.options["integrator"] == integrator
     traj = contactsim.run(contactsim.loads(pendulum(theta0)), integrator=integrator)
+    st = traj.statistics
+    # evaluations per step: six stages and more for Dormand-Prince and ark, three (and a few
+    # rejections) for Bogacki-Shampine
+    per = st["rhs_evals"] / st["steps"]
+    assert (3 <= per < 4) if integrator == "rk23" else per >= 6
     T = 4 * math.sqrt(1.001 / G) * ellipk(math.sin(theta0 / 2) ** 2)
     assert measured_period(traj) == pytest.approx(T, rel=2e-5)
     held = contactsim.run(contactsim.loads(incline_block(20.0)), integrator=integrator)
