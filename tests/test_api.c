@@ -754,6 +754,95 @@ static void test_unusable_options(void** state) {
       fail_msg("option %d: '%s' does not name %s", i, err.message, names[i]);
     }
   }
+  // enumerations out of range, at creation and later: a linear solver of 9 had put the model
+  // into one system, unchecked
+  for (int i = 0; i < 4; i++) {
+    csSimOptions o = cs_defaultSimOptions();
+    if (i < 2) {
+      o.linsol = (csLinearSolver)(i ? -1 : CS_LINSOL_COUNT);
+    } else {
+      o.integrator = (csIntegratorType)(i == 3 ? -1 : CS_INTEGRATOR_COUNT);
+    }
+    csError err;
+    assert_null(cs_newSimulation(m, &o, &err));
+    assert_non_null(strstr(err.message, i < 2 ? "linear_solver" : "integrator"));
+    csSimulation* s = cs_newSimulation(m, NULL, &err);
+    assert_non_null(s);
+    assert_int_equal(cs_simSetOptions(s, &o, &err), CS_ERR_INPUT);
+    cs_deleteSimulation(s);
+  }
+  cs_deleteModel(m);
+}
+
+
+// The discrete state set as a whole is checked as a whole, as the loaders check it: values the
+// elements' rules would move (a stop's lower bound above its upper one, mu_dynamic above
+// mu_static) are refused, and the state is left as it was; values that agree are taken as given
+static void test_discrete_state_checked_together(void** state) {
+  (void)state;
+  csModel* m = th_loadFile("scenes/pendulum_stop.json");
+  csSimulation* s = newSim(m);
+  csError err;
+  int n = cs_simGetState(s, CS_STATE_DISCRETE, NULL, 0);
+  assert_true(n >= 2 && n <= 16);
+  int adr = -1;
+  for (int e = 0; e < cs_modelCount(m, CS_COUNT_FORCE) && adr < 0; e++) {
+    int a, num;
+    if (cs_modelForceState(m, e, CS_STATE_DISCRETE, &a, &num) == 0 && num == 4) {
+      adr = a;  // the stop: lower, upper, stiffness, dissipation
+    }
+  }
+  assert_true(adr >= 0);
+  double before[16], d[16], after[16];
+  cs_simGetState(s, CS_STATE_DISCRETE, before, n);
+  memcpy(d, before, sizeof(double) * (size_t)n);
+  d[adr] = 1.0;
+  d[adr + 1] = 0.5;
+  assert_int_equal(cs_simStateProblem(s, CS_STATE_DISCRETE, d, n, &err), CS_ERR_INPUT);
+  assert_int_equal(cs_simSetState(s, CS_STATE_DISCRETE, d, n, &err), CS_ERR_INPUT);
+  assert_non_null(strstr(err.message, "contradict"));
+  cs_simGetState(s, CS_STATE_DISCRETE, after, n);
+  assert_memory_equal(after, before, sizeof(double) * (size_t)n);
+  d[adr] = -0.25;
+  d[adr + 1] = 0.75;
+  assert_int_equal(cs_simSetState(s, CS_STATE_DISCRETE, d, n, &err), CS_OK);
+  cs_simGetState(s, CS_STATE_DISCRETE, after, n);
+  assert_memory_equal(after, d, sizeof(double) * (size_t)n);
+  cs_deleteSimulation(s);
+  cs_deleteModel(m);
+}
+
+
+// A speed set by hand puts energy into the system that no integration error made: the energy
+// balance measures from the edited state on. The undamped pendulum at tight tolerances keeps
+// KE + PE to 1e-6 of its scale before and after the edit, and energy_error says so, while
+// energy_initial stays the energy at the start
+static void test_energy_error_ignores_edits(void** state) {
+  (void)state;
+  csModel* m = th_loadFile("scenes/pendulum.json");
+  csSimOptions o = cs_modelOptions(m);
+  o.rtol = 1e-10;
+  o.atol = 1e-12;
+  csError err;
+  csSimulation* s = cs_newSimulation(m, &o, &err);
+  assert_non_null(s);
+  assert_int_equal(cs_simAdvanceTo(s, 0.5, &err), CS_OK);
+  double ke0, pe0;
+  cs_simEnergy(s, &ke0, &pe0, NULL);
+  double u = 2.0;
+  assert_int_equal(cs_simSetState(s, CS_STATE_U, &u, 1, &err), CS_OK);
+  double ke1, pe1;
+  cs_simEnergy(s, &ke1, &pe1, NULL);
+  assert_true(ke1 + pe1 > ke0 + pe0 + 0.1);
+  assert_int_equal(cs_simAdvanceTo(s, 2.0, &err), CS_OK);
+  double ke2, pe2;
+  cs_simEnergy(s, &ke2, &pe2, NULL);
+  th_assertClose(ke2 + pe2, ke1 + pe1, 0, 1e-6, "KE + PE after the edit");
+  csRunStatistics st;
+  cs_simStatistics(s, &st);
+  assert_true(st.energy_error < 1e-6);
+  assert_true(fabs(st.energy_initial - (ke0 + pe0)) < 1e-6);
+  cs_deleteSimulation(s);
   cs_deleteModel(m);
 }
 
@@ -1238,6 +1327,8 @@ int main(void) {
       cmocka_unit_test(test_stopped_statistics_go_back),
       cmocka_unit_test(test_report_count),
       cmocka_unit_test(test_unusable_options),
+      cmocka_unit_test(test_discrete_state_checked_together),
+      cmocka_unit_test(test_energy_error_ignores_edits),
       cmocka_unit_test(test_misuse_is_refused),
       cmocka_unit_test(test_step_loop_after_a_long_rest),
       cmocka_unit_test(test_csv_cut_at_a_full_disk),

@@ -63,7 +63,8 @@ typedef enum csCount {
 CS_API int cs_modelCount(const csModel* m, csCount what);
 // The scene's name (static for the model's life). m not NULL.
 CS_API const char* cs_modelName(const csModel* m);
-// The scene file the model was loaded from, or "" for a scene loaded from a string.
+// The scene file the model was loaded from; for a scene loaded from a string, the filename
+// cs_loadSceneString was given ("" for none).
 CS_API const char* cs_modelFile(const csModel* m);
 // The simulation options the scene gives (its "simulation" block with defaults filled in).
 CS_API csSimOptions cs_modelOptions(const csModel* m);
@@ -211,8 +212,10 @@ CS_API int cs_simStateProblem(const csSimulation* s, csStateKind kind, const dou
                               int n, csError* err);
 // Set the current time, s (finite). Scheduled changes before it are not replayed.
 CS_API int cs_simSetTime(csSimulation* s, double t, csError* err);
-// Set discrete variable `name` of force element e between steps (the kind's rules apply, e.g.
-// mu_kinetic <= mu_static), as a scene's "changes" entry would at the current time; the groups it
+// Set discrete variable `name` of force element e between steps (the kind's rules apply, as in
+// Simbody: mu_dynamic <= mu_static, so a mu_static set below mu_dynamic lowers mu_dynamic with
+// it and a mu_dynamic set above mu_static raises mu_static; a stop's bound set past the other
+// bound moves it along), as a scene's "changes" entry would at the current time; the groups it
 // touches restart there. Returns CS_OK, or CS_ERR_INPUT (bad id, unknown name, non-finite).
 CS_API int cs_simSetDiscrete(csSimulation* s, int e, const char* name, double value, csError* err);
 
@@ -291,7 +294,8 @@ CS_API int cs_simContactSetStatistics(csSimulation* s, int set, double* peak_nor
 // Write the complete state at the current time (t, q, u, z, every discrete and auto-update
 // variable, the time of the last auto-update commit) to path, doubles as hexadecimal floats so
 // that they are read back exactly, with the format version and the model's fingerprint. The step
-// that ended at the current time is committed first. Returns CS_OK or CS_ERR_IO.
+// that ended at the current time is committed first. Returns CS_OK, CS_ERR_INPUT (a state that
+// is not finite, which could not be read back) or CS_ERR_IO.
 CS_API int cs_simSaveState(csSimulation* s, const char* path, csError* err);
 // Read a state written by cs_simSaveState (or `contactsim run --save-state`) for this scene and
 // continue from it: the time, every variable exactly as saved; statistics start over. Refuses

@@ -47,8 +47,10 @@ typedef struct csError {
   int column;                  // 1-based column in the file, 0 when unknown
   double time;                 // simulation time of a solver failure
   char message[CS_MAX_ERROR];  // one sentence saying what is wrong
-  int override;                // 1-based index of the csLoadOptions override at fault (path is
-                               // then its key path), 0 when the error is not an override's
+  int override;                // 1-based index of the csLoadOptions override whose key path is
+                               // at fault (path is then that key path: a key the scene cannot
+                               // have, a malformed path), 0 otherwise; a value an override set
+                               // that the scene refuses is reported at its JSON path with 0
 } csError;
 
 

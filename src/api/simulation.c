@@ -40,6 +40,7 @@ struct csSimulation {
   int dirty;            // the data was edited: the integrator restarts before advancing
   int nchange_restart;  // scheduled changes applied, for that restart (-1: keep the count)
   int failed;           // the integrator failed: only a reset or a new state continues
+  double edit_energy;   // KE + PE + dissipated just before the edit in progress, J
   double fail_time;     // s
   csData* snap;         // owned: the state at the last consistent point (the start of the
                         // call in progress, or its last report), where a stopped call returns
@@ -427,8 +428,8 @@ static int newIntegrator(csSimulation* s, int nchange_done, csError* err) {
 static int prepare(csSimulation* s, csError* err) {
   if (s->failed) {
     cs_setError(err, CS_ERR_SOLVER, "",
-                "the simulation failed at t = %.9g s; reset it, set its state or load a "
-                "checkpoint to go on",
+                "the simulation failed at t = %.9g s; reset it, set its state or options, or "
+                "load a checkpoint to go on",
                 s->fail_time);
     return CS_ERR_SOLVER;
   }
@@ -496,17 +497,33 @@ static int finish(csSimulation* s, int status) {
 // before an edit of the state: the steps that ended now are finished with the old values (not
 // when the data was edited already, or returned to a snapshot: it no longer holds the
 // integrator's state, and the restart to come drops those steps)
+// KE + PE + dissipated energy of the data as it stands
+static double totalEnergy(csSimulation* s) {
+  cs_realizeDynamics(s->m, s->d);
+  return cs_kineticEnergy(s->m, s->d) + cs_potentialEnergy(s->m, s->d) +
+         cs_dissipatedEnergy(s->m, s->d);
+}
+
+
 static void beginEdit(csSimulation* s) {
   if (s->it && !s->failed && !s->dirty) {
     Hooks h;
     csReporter r = hooks(&h, s, NULL);
     cs_integratorSettle(s->it, &r);
   }
+  s->edit_energy = totalEnergy(s);
 }
 
 
+// The edit is made. The energy it gave or took (a speed set, a spring stiffened) is the user's,
+// not the integration's: the energy balance's reference moves by as much, so that
+// energy_error keeps measuring what the integration alone lost or gained.
 static void endEdit(csSimulation* s, int nchange_done) {
   cs_invalidate(s->d);
+  double jump = totalEnergy(s) - s->edit_energy;
+  if (isfinite(jump)) {
+    s->metrics.e_edit += jump;
+  }
   s->dirty = 1;
   s->failed = 0;
   if (nchange_done >= 0) {
@@ -856,16 +873,25 @@ int cs_simStateProblem(const csSimulation* s, csStateKind kind, const double* va
                 "quaternion", body->qadr, body->qadr + 3, body->name);
     return CS_ERR_INPUT;
   }
-  if (kind == CS_STATE_DISCRETE) {
+  if (kind == CS_STATE_DISCRETE && n > 0) {
+    // each value, then each element's values together (a lower bound above the upper one,
+    // mu_dynamic above mu_static), as the scene and checkpoint loaders check them: values that
+    // the elements' rules would move are refused rather than stored moved
+    double* scratch = csu_malloc(sizeof(double) * (size_t)n);
+    if (!scratch) {
+      cs_setError(err, CS_ERR_MEMORY, "", "out of memory checking the discrete state");
+      return CS_ERR_MEMORY;
+    }
+    memcpy(scratch, values, sizeof(double) * (size_t)n);
     for (int e = 0; e < m->nforce; e++) {
-      for (int i = 0; i < m->force[e].discnum; i++) {
-        char why[256];
-        if (cs_discreteProblem(m, e, i, values[m->force[e].discadr + i], why, sizeof(why))) {
-          cs_setError(err, CS_ERR_INPUT, "", "%s", why);
-          return CS_ERR_INPUT;
-        }
+      char why[256];
+      if (cs_elementStateProblem(m, scratch, s->d->autoval, e, why, sizeof(why)) != 0) {
+        cs_setError(err, CS_ERR_INPUT, "", "%s", why);
+        csu_free(scratch, sizeof(double) * (size_t)n);
+        return CS_ERR_INPUT;
       }
     }
+    csu_free(scratch, sizeof(double) * (size_t)n);
   }
   for (int e = 0; kind == CS_STATE_AUTO && e < m->nforce; e++) {
     for (int i = 0; i < m->force[e].autonum; i++) {
@@ -890,7 +916,8 @@ int cs_simSetState(csSimulation* s, csStateKind kind, const double* values, int 
   double* v = statePart(s, kind, &len);
   beginEdit(s);
   if (kind == CS_STATE_DISCRETE) {
-    // through each kind's rules, element by element, in order
+    // through each kind's rules, element by element, in order (checked above to leave every
+    // value as given)
     for (int e = 0; e < m->nforce; e++) {
       for (int i = 0; i < m->force[e].discnum; i++) {
         cs_setDiscrete(m, s->d, e, i, values[m->force[e].discadr + i]);

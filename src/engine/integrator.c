@@ -781,6 +781,8 @@ int cs_validateSimOptions(const csSimOptions* o, csError* err) {
     bad = "report_interval must be at least 1e-9 s (CS_MIN_REPORT_INTERVAL)";
   } else if (o->integrator < 0 || o->integrator >= CS_INTEGRATOR_COUNT) {
     bad = "integrator must be bdf, adams, rk, ark or rk23";
+  } else if (o->linsol < 0 || o->linsol >= CS_LINSOL_COUNT) {
+    bad = "linear_solver must be auto, dense, band or gmres";
   }
   char why[256];
   const char* path = "simulation";

@@ -387,6 +387,7 @@ int cs_metricsInit(csMetrics* mt, const csModel* m, csData* d) {
   cs_realizeDynamics(m, d);
   double ke = cs_kineticEnergy(m, d), pe = cs_potentialEnergy(m, d);
   mt->e0 = ke + pe + cs_dissipatedEnergy(m, d);
+  mt->e_edit = 0;
   mt->escale = fmax(fmax(fabs(mt->e0), ke + fabs(pe)), 1e-12);
   for (int j = 0; j < mt->ncontact + mt->nset; j++) {
     memset(&mt->window[j], 0, sizeof(csMetricsWindow));
@@ -550,7 +551,7 @@ void cs_metricsReport(csMetrics* mt, const csModel* m, csData* d) {
   }
   // energy balance
   double ke = cs_kineticEnergy(m, d), pe = cs_potentialEnergy(m, d), w = cs_dissipatedEnergy(m, d);
-  double e = ke + pe + w;
+  double e = ke + pe + w - mt->e_edit;
   double err = fabs(e - mt->e0) / mt->escale;
   // a NaN energy must show up as the error, not be skipped by the comparison
   if (err > mt->energy_error || isnan(err)) {

@@ -73,6 +73,8 @@ typedef struct csMetrics {
                                // set
   double stick_speed;          // m/s: steps whose mean slip speed is below this count as stuck
   double e0;                   // KE + PE + dissipated at the start, J
+  double e_edit;               // what edits of the state between calls gave (> 0) or took, J:
+                               // the balance counts the integration's gains and losses only
   double escale;               // max(|E0|, KE0 + |PE0|, 1e-12), J
   double creep_speed;          // worst creep speed found by the exponential-spring check, m/s
 
