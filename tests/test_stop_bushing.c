@@ -1008,6 +1008,20 @@ static void test_bushing_singularity(void** state) {
     assert_true(allFinite(m, d));
     assert_int_equal(cs_forward(m, d), 0);
   }
+  // with no rotational stiffness nor damping the rotational forces are zero at any angle: no
+  // warning (the translational ones do not depend on the angles' rates)
+  csForce* f = &m->force[s.e2];
+  memset(f->param + slotOf(CS_FORCE_LINEAR_BUSHING, "rotational_stiffness"), 0,
+         3 * sizeof(double));
+  memset(f->param + slotOf(CS_FORCE_LINEAR_BUSHING, "rotational_damping"), 0, 3 * sizeof(double));
+  double eu[3] = {0.3, 90.0 * PI / 180, -0.2};
+  placeTwoBodies(&s, d->q, d->u, (double[3]){0, 0, 0}, csu_vec3(0, 0, 0), eu,
+                 csu_vec3(0.01, 0, 0), 1);
+  long before = d->stat.warnings_bushing;
+  cs_invalidate(d);
+  cs_realizeDynamics(m, d);
+  assert_int_equal(d->stat.warnings_bushing, before);
+  assert_true(allFinite(m, d));
   cs_deleteData(d);
   cs_deleteModel(s.m);
 }

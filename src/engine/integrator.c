@@ -51,6 +51,7 @@
 #include "engine/error.h"
 #include "engine/integrator.h"
 #include "engine/jacobian.h"
+#include "engine/metrics.h"
 #include "engine/rk.h"
 #include "engine/sundials_ops.h"
 
@@ -2097,6 +2098,24 @@ __attribute__((format(printf, 4, 5))) static void collapseError(Group* g, csErro
 }
 
 
+// A multistep method that failed on exponential springs with the blended anchor rule: that rule
+// moves the anchor by a fraction of the stretch at every commit whatever the step's length, so
+// short steps read a large anchor speed, Sliding jumps and the friction force with it, and the
+// steps shrink on (docs/contact-models.md, "The anchor rule"). The message says what runs such
+// scenes, since raising max_steps or tightening the tolerances does not.
+static void blendedAnchorHint(const Sim* sim, csError* err) {
+  if (sim->rk || !cs_metricsBlendedAnchors(sim->m)) {
+    return;
+  }
+  size_t len = strlen(err->message);
+  snprintf(err->message + len, sizeof(err->message) - len,
+           "; on exponential springs with the blended anchor rule (the default), bdf's and "
+           "adams's steps can collapse at tight tolerances: the one-step integrators rk and ark "
+           "run such scenes, or anchor_rule \"limit\" (docs/contact-models.md, \"The anchor "
+           "rule\")");
+}
+
+
 // what a failed rk step (rk.c) means, for the messages
 static const char* rkStatusName(csRkStatus status) {
   switch (status) {
@@ -2199,6 +2218,7 @@ static int stepGroup(Group* g, double tout, double tstop, csError* err) {
     sim->d->t = g->t;
     check(flag, "CVode", sim, g->t, err);
     collapseError(g, err, 1, "CVode failed with %s", flagName(flag));
+    blendedAnchorHint(sim, err);
     return CS_ERR_SOLVER;
   }
   // A step whose length the time does not follow: one that moved the state but not the time
@@ -2240,6 +2260,7 @@ static int stepGroup(Group* g, double tout, double tstop, csError* err) {
                 sim->opt.max_steps, g->t, (double)hlast);
     err->time = g->t;
     collapseError(g, err, 0, "more than %ld steps since the last report", sim->opt.max_steps);
+    blendedAnchorHint(sim, err);
     return CS_ERR_SOLVER;
   }
   return CS_OK;

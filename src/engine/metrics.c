@@ -47,6 +47,19 @@ static const char* choiceParam(const csForce* f, const char* key) {
 }
 
 
+int cs_metricsBlendedAnchors(const csModel* m) {
+  for (int e = 0; e < m->nforce; e++) {
+    const char* rule = m->force[e].kind == CS_FORCE_EXP_SPRING
+                           ? choiceParam(&m->force[e], "anchor_rule")
+                           : NULL;
+    if (rule && strcmp(rule, "blended") == 0) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
+
 // append one diagnostic; past CS_METRICS_MAX_NOTES the rest are dropped, since a run with that
 // many problems is already plainly misconfigured and the first notes are the useful ones
 void cs_metricsNote(csMetrics* mt, const char* fmt, ...) {

@@ -146,5 +146,7 @@ __attribute__((format(printf, 2, 3))) void cs_metricsNote(csMetrics* mt, const c
 // The value is in the units of the scene key (SI); f is read only, not NULL, and key is a
 // top-level or dotted key of the table ("v_settle", "body_material.stiffness").
 double cs_metricsParam(const csForce* f, const char* key);
+// 1 when some exponential spring of m moves its anchor by the blended rule (the default)
+int cs_metricsBlendedAnchors(const csModel* m);
 
 #endif  // CONTACTSIM_METRICS_H

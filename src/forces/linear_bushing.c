@@ -24,7 +24,8 @@
 // f_trans . v_FM, including the part due to F's rotation).
 //
 // Singularity: when q1 nears +-90 degrees, c1 -> 0 and qdot0, qdot2 are unbounded. Each
-// evaluation with |cos q1| < CS_BUSHING_WARN_COS is counted in d->stat.warnings_bushing, and the
+// evaluation with |cos q1| < CS_BUSHING_WARN_COS is counted in d->stat.warnings_bushing (unless
+// every rotational stiffness and damping is zero, when the rotational forces are too), and the
 // divisor is kept at least CS_BUSHING_MIN_COS in size so the forces stay finite (the caller then
 // knows from the count that they are not to be trusted).
 #include <math.h>
@@ -185,8 +186,12 @@ static void evaluate(const csModel* m, const csData* d, int e, bushingEval* out,
   q[5] = p_FM.z;
   double s0 = sin(q[0]), c0 = cos(q[0]), s1 = sin(q[1]), c1 = cos(q[1]);
 
-  // near gimbal lock: tell the caller and keep the divisor away from zero
-  *nearLock = fabs(c1) < CS_BUSHING_WARN_COS;
+  // near gimbal lock: tell the caller (unless the bushing has no rotational stiffness or
+  // damping: its rotational forces are then zero at any angle) and keep the divisor away from
+  // zero
+  int rotational = kr[0] != 0 || kr[1] != 0 || kr[2] != 0 || cr[0] != 0 || cr[1] != 0 ||
+                   cr[2] != 0;
+  *nearLock = rotational && fabs(c1) < CS_BUSHING_WARN_COS;
   double c1safe = (fabs(c1) < CS_BUSHING_MIN_COS) ? CS_BUSHING_MIN_COS : c1;
 
   // relative velocities: w_FM and v_FM (derivative of p_FM taken in F), both in F
