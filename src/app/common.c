@@ -779,12 +779,18 @@ static void contactSummary(const csCliRun* r) {
   fprintf(stderr, "  contacts (%s): max penetration %.4g m (%s); peak normal force %.4g N",
           cs_cliSafe(r->model), mt->max_penetration,
           cs_cliSafe(m->force[mt->contact[deepest].force].name), mt->peak_normal_force);
-  if (strongestSet >= 0) {
+  // (the overall peak is a set's sum, or a lone element's when one outside the sets pushed
+  // harder than any set)
+  if (strongestSet >= 0 && mt->set_peak[strongestSet] >= mt->peak_normal_force) {
     fprintf(stderr, " (sum over contact set %s), %.4g N on one element (%s)",
             cs_cliSafe(m->group_name[strongestSet]), mt->contact[strongest].peak_fn,
             cs_cliSafe(m->force[mt->contact[strongest].force].name));
   } else {
     fprintf(stderr, " (%s)", cs_cliSafe(m->force[mt->contact[strongest].force].name));
+    if (strongestSet >= 0) {
+      fprintf(stderr, ", %.4g N summed over contact set %s",
+              mt->set_peak[strongestSet], cs_cliSafe(m->group_name[strongestSet]));
+    }
   }
   // sliding and drift while stuck (defined in metrics.h), then the worst energy balance seen
   fprintf(stderr, "\n  sliding %.4g m in total, %.4g m of it while stuck (%ld of %ld steps with "
@@ -821,13 +827,14 @@ void cs_cliSummary(const csCliRun* r) {
                   "linear solver %s\n",
           s->nsteps, s->nrhs, s->nrhs_jac, s->njac, s->netf, s->nncf, s->last_step,
           cs_cliLinearSolverName(r));
-  // energy audit: KE + PE + dissipated should keep its initial value; the scale guards the
-  // relative figure against a total of zero (a body at rest at the zero of its potential)
+  // energy audit: KE + PE + dissipated should keep its initial value; relative to the scale
+  // energy_error uses (the largest energy the balance held), which a total of zero (a body at
+  // rest at the zero of its potential) does not make meaningless
   double e0 = r->metrics.e0;
   double ke = cs_kineticEnergy(m, d), pe = cs_potentialEnergy(m, d);
   double w = cs_dissipatedEnergy(m, d);
-  double drift = ke + pe + w - e0;
-  double scale = fmax(fmax(fabs(e0), fabs(ke) + fabs(pe)), 1e-300);
+  double drift = ke + pe + w - r->metrics.e_edit - e0;
+  double scale = fmax(cs_metricsEnergyScale(&r->metrics), fabs(ke) + fabs(pe) + fabs(w));
   if (isfinite(drift)) {
     fprintf(stderr, "  energy: KE %.6g J, PE %.6g J, dissipated %.6g J; KE+PE+dissipated drifted "
                     "%.3g J (%.2g relative) since the start\n",

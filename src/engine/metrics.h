@@ -146,6 +146,9 @@ __attribute__((format(printf, 2, 3))) void cs_metricsNote(csMetrics* mt, const c
 // The value is in the units of the scene key (SI); f is read only, not NULL, and key is a
 // top-level or dotted key of the table ("v_settle", "body_material.stiffness").
 double cs_metricsParam(const csForce* f, const char* key);
+// The energy balance's scale, J (energy_error is relative to it): the largest of |E0|,
+// KE0 + |PE0| and KE + |PE| + |dissipated| over the reports so far, at least 1e-12 J
+double cs_metricsEnergyScale(const csMetrics* mt);
 // 1 when some exponential spring of m moves its anchor by the blended rule (the default)
 int cs_metricsBlendedAnchors(const csModel* m);
 
