@@ -136,6 +136,19 @@ def set_errors_name_the_override():
         code, _, err = run(cmd[0], path, *cmd[1:], "--set", "bodies.block.mass")
         check(code == 2 and "KEY=VALUE" in err and len(err.strip().splitlines()) == 1,
               (cmd, code, err))
+    # in a scene without a simulation block the override creates it: an unknown key inside it,
+    # or a created member of the wrong type, is still the override's; a bad value inside it is
+    # the scene's, at its path (a sweep then records the run as failed)
+    scene = load("scenes/compliant_block.json")
+    scene.pop("simulation", None)
+    scene.pop("name", None)
+    path = write_scene(scene)
+    for key, value, text in (("simulation.rtool", "1e-6", "--set simulation.rtool: unknown key"),
+                             ("name.x", "1", "--set name.x: expected a string"),
+                             ("simulation.rtol", "-1", ": simulation.rtol: must be > 0")):
+        code, _, err = run("validate", path, "--set", f"{key}={value}")
+        check(code == 2 and text in err, (key, code, err))
+    check("--set simulation.rtol" not in err, err)
 
 
 @case

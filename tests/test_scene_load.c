@@ -269,8 +269,13 @@ static void test_rotation_forms(void** state) {
       "{\"axis\": [1, 1, 1], \"angle\": 2.0943951023931957}",
       "{\"axis\": [2, 2, 2], \"angle_deg\": 120}",
       "{\"quaternion\": [1, 1, 1, 1]}",  // normalised to (1/2)(1, 1, 1, 1)
+      // any non-zero length, however large or small (its square would overflow or underflow)
+      "{\"axis\": [1e160, 1e160, 1e160], \"angle_deg\": 120}",
+      "{\"axis\": [1e-160, 1e-160, 1e-160], \"angle_deg\": 120}",
+      "{\"quaternion\": [1e200, 1e200, 1e200, 1e200]}",
+      "{\"quaternion\": [3e-170, 3e-170, 3e-170, 3e-170]}",
   };
-  for (int i = 0; i < 3; i++) {
+  for (int i = 0; i < 7; i++) {
     char json[512];
     snprintf(json, sizeof(json),
              "{\"bodies\": [{\"name\": \"b\", \"mass\": 1, " BODY_INERTIA

@@ -82,6 +82,8 @@ typedef struct Loader {
   int noverrides;
   char (*created)[CS_MAX_JSON_PATH];  // (noverrides) JSON path of the first member each override
                                       // created, "" when it created none
+  int* createdObject;                 // (noverrides) 1: that member is an object made on the way
+                                      // to the value, 0: it is the value itself
   char (*target)[CS_MAX_JSON_PATH];   // (noverrides, after created) with csLoadOptions.distinct,
                                       // the JSON path of the value each override set, by index
                                       // (bodies[0].mass); NULL otherwise
@@ -706,15 +708,34 @@ static int memberPlane(Loader* ld, const cJSON* obj, const char* key, int* id) {
 // ---------------------------------------------------------------------------------------------
 // rotations and frames
 
+// v (n numbers) divided by its largest magnitude, so that its length can be taken without
+// overflow or underflow (an axis of 1e160 or 1e-160 is as good as one of 1); 0 when v is zero
+// or not finite
+static int scaleToUnitRange(double* v, int n) {
+  double big = 0;
+  for (int i = 0; i < n; i++) {
+    big = fmax(big, fabs(v[i]));
+  }
+  if (!(big > 0) || !isfinite(big)) {
+    return 0;
+  }
+  for (int i = 0; i < n; i++) {
+    v[i] /= big;
+  }
+  return 1;
+}
+
+
 // quaternion (w,x,y,z) from 4 numbers; a zero quaternion is an error, others are normalised
 static int quatFromNumbers(Loader* ld, const double* a, csQuat* out) {
   // normalising is kinder than insisting on unit length: hand-typed quaternions such as
   // [0.7071, 0, 0, 0.7071] are a rounding away from it
-  double n = sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2] + a[3] * a[3]);
-  if (!(n > 1e-12) || !isfinite(n)) {
+  double s[4] = {a[0], a[1], a[2], a[3]};
+  if (!scaleToUnitRange(s, 4)) {
     return fail(ld, "the quaternion must have a non-zero, finite length");
   }
-  *out = csu_quat(a[0] / n, a[1] / n, a[2] / n, a[3] / n);
+  double n = sqrt(s[0] * s[0] + s[1] * s[1] + s[2] * s[2] + s[3] * s[3]);
+  *out = csu_quat(s[0] / n, s[1] / n, s[2] / n, s[3] / n);
   return 0;
 }
 
@@ -747,9 +768,11 @@ static int readRotation(Loader* ld, const cJSON* item, csQuat* out) {
   csVec3 v;
   size_t p = pushKey(ld, "axis");
   int r = expectVec3(ld, axis, &v);
-  if (!r && !(csu_norm(v) > 1e-12 && isfinite(csu_norm(v)))) {
+  double a[3] = {v.x, v.y, v.z};
+  if (!r && !scaleToUnitRange(a, 3)) {
     r = fail(ld, "the rotation axis must be a non-zero, finite vector");
   }
+  v = csu_vec3(a[0], a[1], a[2]);
   popPath(ld, p);
   if (r) {
     return -1;
@@ -1708,8 +1731,15 @@ static int buildContact(Loader* ld, int ci, const ContactGeom* g, int kid, const
     snprintf(name, sizeof(name), "%s.%d", g->name, i);
     // the numbered element name must fit as well, not only the contact's
     if (strlen(name) >= CS_MAX_NAME) {
-      return failContact(ld, ci, "name", "the contact name is too long to number its %d points",
-                         g->npoints);
+      // the last point's number is the longest suffix
+      char last[32];
+      int suffix = snprintf(last, sizeof(last), ".%d", g->npoints - 1);
+      return failContact(ld, ci, "name",
+                         "the contact name is too long to number its %d points: each point "
+                         "is an element named '<contact>.<i>', at most %d bytes, so with %d "
+                         "points the name may have at most %d bytes, not %zu",
+                         g->npoints, CS_MAX_NAME - 1, g->npoints, CS_MAX_NAME - 1 - suffix,
+                         strlen(g->name));
     }
     // a force entry may already use a name of that form
     if (forceId(ld, name) >= 0) {
@@ -3024,6 +3054,7 @@ static int applyOverride(Loader* ld, cJSON* root, int index) {
           if (!ld->created[index][0]) {
             pushKey(ld, key);
             snprintf(ld->created[index], sizeof(ld->created[index]), "%s", ld->path);
+            ld->createdObject[index] = made != value;
           } else {
             pushKey(ld, key);
           }
@@ -3147,7 +3178,9 @@ static int applyLoadOverrides(Loader* ld, cJSON* root, const csLoadOptions* opt,
   }
   ld->overrides = opt->overrides;
   ld->noverrides = opt->noverrides;
-  *bytes = 2 * sizeof(*ld->created) * (size_t)opt->noverrides;
+  // created, then target, then createdObject, in one block (the paths' size keeps the ints
+  // aligned)
+  *bytes = (2 * sizeof(*ld->created) + sizeof(int)) * (size_t)opt->noverrides;
   ld->created = csu_malloc(*bytes);
   if (!ld->created) {
     *bytes = 0;
@@ -3156,6 +3189,7 @@ static int applyLoadOverrides(Loader* ld, cJSON* root, const csLoadOptions* opt,
   }
   memset(ld->created, 0, *bytes);
   ld->target = opt->distinct ? ld->created + opt->noverrides : NULL;
+  ld->createdObject = (int*)(void*)(ld->created + 2 * opt->noverrides);
   if (!cJSON_IsObject(root)) {
     return 0;  // the checks report a root that is not an object
   }
@@ -3310,15 +3344,36 @@ static void clearError(csError* err, const char* file) {
 
 
 // an unknown key that an override created is that override's mistake, not the file's: the error
-// is then given the override's key path and index
+// is then given the override's key path and index. So is an unknown key inside a member it
+// created (simulation.rtool where the scene had no simulation block: the block is created, and
+// the unknown key is found inside it), and any error about that member itself (name.x = 1 where
+// the scene had no name: the created object is not a string). A bad value, inside a created
+// member or created itself (simulation.rtol = -1 or "tight"), is reported at its path with no
+// override, as one the file held: sweep records such a run as failed instead of refusing the
+// study.
+static int createdBy(const char* created, const char* at) {
+  size_t n = strlen(created);
+  return n > 0 && strncmp(at, created, n) == 0 && (at[n] == '\0' || at[n] == '.' || at[n] == '[');
+}
+
 static void blameOverride(Loader* ld) {
-  for (int i = 0; ld->unknownKey && i < ld->noverrides; i++) {
-    if (ld->created[i][0] && strcmp(ld->created[i], ld->err->path) == 0) {
-      const char* key = ld->overrides[i].key;
-      escapeText(ld->err->path, sizeof(ld->err->path), key, strlen(key));
-      ld->err->override = i + 1;
-      return;
+  // the override that created the innermost member holding the error (one override can create
+  // the simulation block, a later one a key inside it)
+  int blamed = -1;
+  size_t depth = 0;
+  for (int i = 0; i < ld->noverrides; i++) {
+    size_t n = strlen(ld->created[i]);
+    if (n > depth && createdBy(ld->created[i], ld->err->path) &&
+        (ld->unknownKey ||
+         (ld->createdObject[i] && strcmp(ld->created[i], ld->err->path) == 0))) {
+      blamed = i;
+      depth = n;
     }
+  }
+  if (blamed >= 0) {
+    const char* key = ld->overrides[blamed].key;
+    escapeText(ld->err->path, sizeof(ld->err->path), key, strlen(key));
+    ld->err->override = blamed + 1;
   }
 }
 
