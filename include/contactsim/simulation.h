@@ -207,7 +207,8 @@ CS_API int cs_simGetState(const csSimulation* s, csStateKind kind, double* out, 
 CS_API int cs_simSetState(csSimulation* s, csStateKind kind, const double* values, int n,
                           csError* err);
 // Whether cs_simSetState would take these values, without setting them: CS_OK, or CS_ERR_INPUT
-// with err filled as cs_simSetState fills it (for editing several parts together, all or none).
+// with err filled as cs_simSetState fills it (for editing several parts together, all or none);
+// CS_ERR_MEMORY when checking a discrete set could not allocate its scratch copy.
 CS_API int cs_simStateProblem(const csSimulation* s, csStateKind kind, const double* values,
                               int n, csError* err);
 // Set the current time, s (finite). Scheduled changes before it are not replayed.
@@ -265,7 +266,8 @@ typedef struct csRunStatistics {
   double peak_normal_force;  // largest total normal force of any contact set, N
   double sliding_distance;   // distance slid while loaded, m
   double stuck_drift;        // distance moved while counted as stuck, m
-  double energy_error;       // largest |E - E0| / scale seen, relative
+  double energy_error;       // largest |E - E0| / scale seen, relative: E less what state edits
+                             // gave or took, the scale the most energy held (docs/cli.md)
   double energy_initial;     // KE + PE + dissipated at t_start, J
   int nnotes;                // diagnostics in plain words (cs_simNote)
   // since 0.2.0:

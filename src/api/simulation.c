@@ -517,11 +517,18 @@ static void beginEdit(csSimulation* s) {
 
 // The edit is made. The energy it gave or took (a speed set, a spring stiffened) is the user's,
 // not the integration's: the energy balance's reference moves by as much, so that
-// energy_error keeps measuring what the integration alone lost or gained.
+// energy_error keeps measuring what the integration alone lost or gained. After a failure the
+// state before the edit is the failed step's last try, whose energy means nothing: the balance
+// then goes on from where it stood at the last report, as a stopped call's does.
 static void endEdit(csSimulation* s, int nchange_done) {
   cs_invalidate(s->d);
-  double jump = totalEnergy(s) - s->edit_energy;
-  if (isfinite(jump)) {
+  double after = totalEnergy(s);
+  double jump = after - s->edit_energy;
+  if (s->failed || !isfinite(s->edit_energy)) {
+    if (isfinite(after)) {
+      s->metrics.e_edit = after - s->metrics.e0 - s->metrics.balance_last;
+    }
+  } else if (isfinite(jump)) {
     s->metrics.e_edit += jump;
   }
   s->dirty = 1;

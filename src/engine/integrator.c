@@ -2098,15 +2098,29 @@ __attribute__((format(printf, 4, 5))) static void collapseError(Group* g, csErro
 }
 
 
-// A multistep method that failed on exponential springs with the blended anchor rule: that rule
-// moves the anchor by a fraction of the stretch at every commit whatever the step's length, so
-// short steps read a large anchor speed, Sliding jumps and the friction force with it, and the
-// steps shrink on (docs/contact-models.md, "The anchor rule"). The message says what runs such
-// scenes, since raising max_steps or tightening the tolerances does not.
-static void blendedAnchorHint(const Sim* sim, csError* err) {
-  if (sim->rk || !cs_metricsBlendedAnchors(sim->m)) {
-    return;
+// A multistep method whose steps collapsed in a group with exponential springs on the blended
+// anchor rule: that rule moves the anchor by a fraction of the stretch at every commit whatever
+// the step's length, so short steps read a large anchor speed, Sliding jumps and the friction
+// force with it, and the steps shrink on (docs/contact-models.md, "The anchor rule"). Not a
+// failure of forces that are not finite (the state of the failed try is then not finite).
+static int blendedAnchorsFailed(const Group* g) {
+  const Sim* sim = g->sim;
+  if (sim->rk || !cs_metricsBlendedAnchors(sim->m, g->forces, g->nforces)) {
+    return 0;
   }
+  const double* y = N_VGetArrayPointer(g->y);
+  for (int i = 0; i < g->nstate; i++) {
+    if (!isfinite(y[i])) {
+      return 0;
+    }
+  }
+  return 1;
+}
+
+
+// The message then says what runs such scenes, since raising max_steps or tightening the
+// tolerances does not.
+static void blendedAnchorHint(csError* err) {
   size_t len = strlen(err->message);
   snprintf(err->message + len, sizeof(err->message) - len,
            "; on exponential springs with the blended anchor rule (the default), bdf's and "
@@ -2218,7 +2232,9 @@ static int stepGroup(Group* g, double tout, double tstop, csError* err) {
     sim->d->t = g->t;
     check(flag, "CVode", sim, g->t, err);
     collapseError(g, err, 1, "CVode failed with %s", flagName(flag));
-    blendedAnchorHint(sim, err);
+    if (flag == CV_ERR_FAILURE && blendedAnchorsFailed(g)) {
+      blendedAnchorHint(err);
+    }
     return CS_ERR_SOLVER;
   }
   // A step whose length the time does not follow: one that moved the state but not the time
@@ -2254,13 +2270,17 @@ static int stepGroup(Group* g, double tout, double tstop, csError* err) {
   // so the limit between two reports is enforced here
   if (++g->steps_since_report > sim->opt.max_steps) {
     double hlast = lastStep(g);
+    int blended = blendedAnchorsFailed(g);
     cs_setError(err, CS_ERR_SOLVER, "",
                 "too much work: more than %ld steps since the last report, at t = %.9g s "
-                "(last step %.3g s); raise max_steps or loosen the tolerances",
-                sim->opt.max_steps, g->t, (double)hlast);
+                "(last step %.3g s)%s",
+                sim->opt.max_steps, g->t, (double)hlast,
+                blended ? "" : "; raise max_steps or loosen the tolerances");
     err->time = g->t;
     collapseError(g, err, 0, "more than %ld steps since the last report", sim->opt.max_steps);
-    blendedAnchorHint(sim, err);
+    if (blended) {
+      blendedAnchorHint(err);
+    }
     return CS_ERR_SOLVER;
   }
   return CS_OK;

@@ -47,8 +47,9 @@ static const char* choiceParam(const csForce* f, const char* key) {
 }
 
 
-int cs_metricsBlendedAnchors(const csModel* m) {
-  for (int e = 0; e < m->nforce; e++) {
+int cs_metricsBlendedAnchors(const csModel* m, const int* forces, int n) {
+  for (int i = 0; i < n; i++) {
+    int e = forces[i];
     const char* rule = m->force[e].kind == CS_FORCE_EXP_SPRING
                            ? choiceParam(&m->force[e], "anchor_rule")
                            : NULL;
@@ -400,7 +401,7 @@ int cs_metricsInit(csMetrics* mt, const csModel* m, csData* d) {
   cs_realizeDynamics(m, d);
   double ke = cs_kineticEnergy(m, d), pe = cs_potentialEnergy(m, d);
   mt->e0 = ke + pe + cs_dissipatedEnergy(m, d);
-  mt->e_edit = 0;
+  mt->e_edit = mt->balance_last = 0;
   mt->escale = fmax(fmax(fabs(mt->e0), ke + fabs(pe)), 1e-12);
   for (int j = 0; j < mt->ncontact + mt->nset; j++) {
     memset(&mt->window[j], 0, sizeof(csMetricsWindow));
@@ -569,6 +570,7 @@ void cs_metricsReport(csMetrics* mt, const csModel* m, csData* d) {
   // energy balance
   double ke = cs_kineticEnergy(m, d), pe = cs_potentialEnergy(m, d), w = cs_dissipatedEnergy(m, d);
   double e = ke + pe + w - mt->e_edit;
+  mt->balance_last = e - mt->e0;
   mt->energy_seen = csu_max(mt->energy_seen, ke + fabs(pe) + fabs(w));
   double err = fabs(e - mt->e0) / cs_metricsEnergyScale(mt);
   // a NaN energy must show up as the error, not be skipped by the comparison

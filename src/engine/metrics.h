@@ -75,6 +75,7 @@ typedef struct csMetrics {
   double e0;                   // KE + PE + dissipated at the start, J
   double e_edit;               // what edits of the state between calls gave (> 0) or took, J:
                                // the balance counts the integration's gains and losses only
+  double balance_last;         // KE + PE + dissipated - e_edit - e0 at the last report, J
   double escale;               // max(|E0|, KE0 + |PE0|, 1e-12), J
   double creep_speed;          // worst creep speed found by the exponential-spring check, m/s
 
@@ -109,7 +110,8 @@ void cs_metricsStep(csMetrics* mt, const csModel* m, csData* d);
 // that only the hook would have read (a scene without auto-update variables).
 int cs_metricsSamplesSteps(const csMetrics* mt);
 // Sample the state at a report time (data realized to dynamics): peaks and the energy balance.
-// Allocates nothing; the energy error is relative to mt->escale (J / J). None may be NULL.
+// Allocates nothing; the energy error is relative to cs_metricsEnergyScale (J / J). None may be
+// NULL.
 void cs_metricsReport(csMetrics* mt, const csModel* m, csData* d);
 // After the run: add the diagnostics that depend on how it went (penetration, step count).
 // d holds the final state (of a failed run: the last one tried); only read. Not NULL.
@@ -149,7 +151,8 @@ double cs_metricsParam(const csForce* f, const char* key);
 // The energy balance's scale, J (energy_error is relative to it): the largest of |E0|,
 // KE0 + |PE0| and KE + |PE| + |dissipated| over the reports so far, at least 1e-12 J
 double cs_metricsEnergyScale(const csMetrics* mt);
-// 1 when some exponential spring of m moves its anchor by the blended rule (the default)
-int cs_metricsBlendedAnchors(const csModel* m);
+// 1 when one of the n force elements `forces` of m is an exponential spring moving its anchor by
+// the blended rule (the default)
+int cs_metricsBlendedAnchors(const csModel* m, const int* forces, int n);
 
 #endif  // CONTACTSIM_METRICS_H
