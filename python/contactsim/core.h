@@ -42,6 +42,12 @@ extern PyTypeObject csPy_StateOwnerType;
 // with replacement characters rather than failing.
 PyObject* csPy_raise(const csError* err, PyObject* trajectory);
 
+// A number given from Python for `what` (a time, a value): any real number (int, float, numpy
+// scalar) but a bool, Python's or numpy's (True is an int to Python, not a number of seconds to
+// anyone), which is a TypeError as another type is; an int too large for a double is a
+// SceneError (a number out of range). 0, or -1 with the exception set.
+int csPy_number(PyObject* v, const char* what, double* out);
+
 // The exception classes of contactsim._errors, looked up once at import (borrowed).
 extern PyObject* csPy_SceneError;
 extern PyObject* csPy_SimulationError;

@@ -87,22 +87,35 @@ static int optionError(const char* fmt, ...) {
 // SceneError. The library's checks (> 0, >= 0) let infinity through, and no option means
 // anything with it (atol = inf would switch the error test off), so it is refused here, as the
 // command line refuses it.
-static int readReal(PyObject* v, const char* name, double* out) {
-  // True is an int to Python, not a duration or a tolerance to anyone
-  if (PyBool_Check(v)) {
-    PyErr_Format(PyExc_TypeError, "%s must be a number, not a bool", name);
+int csPy_number(PyObject* v, const char* what, double* out) {
+  if (PyBool_Check(v) || PyArray_IsScalar(v, Bool)) {
+    PyErr_Format(PyExc_TypeError, "%s must be a number, not a bool", what);
     return -1;
   }
   double x = PyFloat_AsDouble(v);
   if (x == -1.0 && PyErr_Occurred()) {
     if (PyErr_ExceptionMatches(PyExc_OverflowError)) {
       PyErr_Clear();
-      return optionError("%s must be a finite number, got an integer too large for a double",
-                         name);
+      csError err = {0};
+      err.code = CS_ERR_INPUT;
+      snprintf(err.message, sizeof(err.message),
+               "%s must be a finite number, got an integer too large for a double", what);
+      csPy_raise(&err, NULL);
+      return -1;
     }
     PyErr_Clear();
-    PyErr_Format(PyExc_TypeError, "%s must be a number, not %.100s", name,
+    PyErr_Format(PyExc_TypeError, "%s must be a number, not %.100s", what,
                  Py_TYPE(v)->tp_name);
+    return -1;
+  }
+  *out = x;
+  return 0;
+}
+
+
+static int readReal(PyObject* v, const char* name, double* out) {
+  double x = 0;
+  if (csPy_number(v, name, &x)) {
     return -1;
   }
   if (!isfinite(x)) {
@@ -121,7 +134,7 @@ static int readCount(PyObject* v, const char* name, long* out) {
     return -1;
   }
   if (!(x == floor(x) && x >= 1 && x <= 1e15)) {
-    return optionError("%s must be a whole number from 1 to 1e15, got %g", name, x);
+    return optionError("%s must be a whole number from 1 to 1e15, got %.17g", name, x);
   }
   *out = (long)x;
   return 0;

@@ -283,13 +283,8 @@ static PyObject* simStep(csPySimulation* self, PyObject* unused) {
 
 
 static PyObject* simAdvanceTo(csPySimulation* self, PyObject* arg) {
-  // True is an int to Python, not a time to anyone (the run options refuse it too)
-  if (PyBool_Check(arg)) {
-    PyErr_SetString(PyExc_TypeError, "advance_to needs a time in seconds, not a bool");
-    return NULL;
-  }
-  double t = PyFloat_AsDouble(arg);
-  if (t == -1.0 && PyErr_Occurred()) {
+  double t = 0;
+  if (csPy_number(arg, "advance_to's time", &t)) {
     return NULL;
   }
   if (prepare(self)) {
@@ -638,9 +633,11 @@ static PyObject* simGetDiscrete(csPySimulation* self, PyObject* args) {
 static PyObject* simSetDiscrete(csPySimulation* self, PyObject* args) {
   PyObject* force = NULL;
   const char* name = NULL;
+  PyObject* given = NULL;
   double value = 0;
   int index = 0;
-  if (!PyArg_ParseTuple(args, "Osd:set_discrete", &force, &name, &value) || !ready(self)) {
+  if (!PyArg_ParseTuple(args, "OsO:set_discrete", &force, &name, &given) ||
+      csPy_number(given, "set_discrete's value", &value) || !ready(self)) {
     return NULL;
   }
   int e = discreteOf(self, force, name, &index);
@@ -696,12 +693,8 @@ static int simSetTime(csPySimulation* self, PyObject* value, void* closure) {
     PyErr_SetString(PyExc_AttributeError, "the time cannot be deleted");
     return -1;
   }
-  if (PyBool_Check(value)) {
-    PyErr_SetString(PyExc_TypeError, "the time is a number of seconds, not a bool");
-    return -1;
-  }
-  double t = PyFloat_AsDouble(value);
-  if ((t == -1.0 && PyErr_Occurred()) || prepare(self)) {
+  double t = 0;
+  if (csPy_number(value, "the time", &t) || prepare(self)) {
     return -1;
   }
   csError err = {0};

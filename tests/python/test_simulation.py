@@ -184,6 +184,20 @@ def test_arguments_of_the_wrong_kind_say_so():
         contactsim.loads(pendulum(0.1), overrides="abc")
     with pytest.raises(TypeError, match="pair"):
         contactsim.loads(pendulum(0.1), overrides=[("bodies.arm.mass",)])
+    # numpy's bool is a bool too, wherever a time or a value is taken; an int too large for a
+    # double is a number out of range (SceneError), not an OverflowError
+    sim = contactsim.Simulation(model)
+    block = contactsim.Simulation(contactsim.loads(incline_block(20.0)))
+    corner = block.model.contacts[0]
+    for call in (lambda v: contactsim.run(model, v), sim.advance_to,
+                 lambda v: setattr(sim, "time", v),
+                 lambda v: block.set_discrete(corner, "mu_static", v)):
+        with pytest.raises(TypeError, match="bool"):
+            call(np.bool_(True))
+        with pytest.raises(contactsim.SceneError, match="too large for a double"):
+            call(10 ** 400)
+    with pytest.raises(contactsim.SceneError, match="got 1000000000000001"):
+        contactsim.run(model, 0.1, max_rows=10 ** 15 + 1)
 
 
 def run_split(make_sim, t_split, t_end, via, tmp_path):
