@@ -638,6 +638,28 @@ static void test_contacts_errors(void** state) {
            "%s \"contacts\": [{\"body\": \"block\", \"plane\": \"floor\", \"points\": [[0,0,0]]}]}",
            head);
   expectError(json, "contacts");
+  // an unknown force type lists the kinds a force entry takes, the contact kinds too (one
+  // element each), and a contact kind there loads
+  snprintf(json, sizeof(json), "%s \"forces\": [{\"type\": \"hunt_crosley\"}]}", head);
+  csError err;
+  memset(&err, 0, sizeof(err));
+  csModel* bad = cs_loadSceneString(json, "s.json", NULL, &err);
+  assert_null(bad);
+  assert_string_equal(err.path, "forces[0].type");
+  assert_non_null(strstr(err.message, "linear_stop"));
+  assert_non_null(strstr(err.message, "hunt_crossley"));
+  snprintf(json, sizeof(json),
+           "%s \"forces\": [{\"type\": \"hunt_crossley\", \"name\": \"hc\", \"body\": \"block\","
+           " \"plane\": \"floor\", \"radius\": 0.1, \"plane_strain_modulus\": 1e7}]}",
+           head);
+  csModel* one = th_loadString(json);
+  int hc = -1;
+  for (int e = 0; e < one->nforce; e++) {
+    hc = strcmp(one->force[e].name, "hc") == 0 ? e : hc;
+  }
+  assert_true(hc >= 0);
+  assert_int_equal(cs_modelForceIsContact(one, hc), 1);
+  cs_deleteModel(one);
   // no points; a bad point; a name taken by a force element
   snprintf(json, sizeof(json),
            "%s \"contacts\": [{\"body\": \"block\", \"plane\": \"floor\", \"points\": []}],"

@@ -1483,11 +1483,14 @@ static int readForce(Loader* ld, const cJSON* item, int index) {
   if (kid == CS_FORCE_GRAVITY) {
     return failAt(ld, "type", "gravity is not a force entry: set the top-level \"gravity\" vector");
   }
-  // unknown: list the kinds a force entry is meant for (the contact kinds have "contacts")
+  // unknown: list the kinds a force entry takes, the contact kinds apart (a contact kind here is
+  // one element of its own; "contacts" is their usual place)
   if (kid < 0) {
-    char list[CS_MAX_ERROR / 2];
+    char list[CS_MAX_ERROR / 2], contacts[CS_MAX_ERROR / 4];
     kindList(list, sizeof(list), 0);
-    return failAt(ld, "type", "unknown force type '%.64s' (known: %s)", type, list);
+    kindList(contacts, sizeof(contacts), 1);
+    return failAt(ld, "type", "unknown force type '%.64s' (known: %s; contact kinds, one "
+                  "element each: %s)", type, list, contacts);
   }
   const csForceKind* k = cs_forceKind(kid);
   char fallback[CS_MAX_NAME];
