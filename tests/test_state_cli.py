@@ -326,6 +326,8 @@ def damaged_checkpoints_are_refused_at_the_bad_line():
             "[0, 1], not 5")
     refused("time.state", text.replace("\nt 0x1p-1", "\nt -0x1p+3").replace(
         "\nt_commit 0x1p-1", "\nt_commit -0x1p+3"), "before the start")
+    refused("commit.state", text.replace("\nt_commit 0x1p-1", "\nt_commit -0x1.4p+2"),
+            "t_commit (-5 s) is before the start")
     refused("quat.state", edit(q, ["0x0p+0"] * 4), "body 'block'", "zero quaternion")
     # a quaternion of length 3 (no run makes one, and the integrators fail from it)
     refused("long.state", edit(q, ["0x1.8p+1", "0x0p+0", "0x0p+0", "0x0p+0"]), "body 'block'",

@@ -565,6 +565,11 @@ static int loadState(const csModel* m, csData* d, const char* path, csError* err
     status = fail(&r, "t_commit (%.17g s) is after t (%.17g s): the last auto-update commit "
                   "cannot come after the state's time", t_commit, t);
   }
+  // runs start at t = 0, and the first commit is at the start or after it
+  if (status == CS_OK && t_commit < 0) {
+    status = fail(&r, "t_commit (%.17g s) is before the start: runs start at t = 0, and no "
+                  "auto-update commit comes before", t_commit);
+  }
   if (status == CS_OK) status = readArray(&r, "q", q, m->nq, VALUES_FINITE);
   if (status == CS_OK) status = readArray(&r, "u", u, m->nu, VALUES_FINITE);
   if (status == CS_OK) status = readArray(&r, "z", z, m->nz, VALUES_FINITE);
