@@ -114,6 +114,14 @@ static void test_name_and_gravity(void** state) {
   assertVec3(m->gravity, 1.5, -2, 3, 0, "gravity");
   assert_int_equal(cs_forceId(m, "gravity"), 0);
   cs_deleteModel(m);
+
+  // any text names a scene, in UTF-8 up to 63 bytes, but C0 control characters and DEL, which
+  // would break the one-line messages (other bytes are escaped where messages print them)
+  m = th_loadString("{\"name\": \"r\\u00e9sum\\u00e9 \\u20ac\"}");
+  assert_string_equal(m->name, "r\xc3\xa9sum\xc3\xa9 \xe2\x82\xac");
+  cs_deleteModel(m);
+  expectError("{\"name\": \"a\\u007fb\"}", "name");
+  expectError("{\"name\": \"a\\u001bb\"}", "name");
 }
 
 
