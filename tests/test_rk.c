@@ -631,59 +631,8 @@ static void fixedStepErrors(csRkMethod method, double h, double* at_steps, doubl
 }
 
 
-// Dormand-Prince is of order 5 (the global error falls 32-fold when h halves) and its dense
-// output of order 4 (the error inside the steps, local O(h^5), falls as much, and stays within a
-// few times the error at the step ends); with error control the global error follows the
-// tolerance, and reports inside the steps are as good as the steps
-static void test_rk_order_and_dense_output(void** state) {
-  (void)state;
-  double s1, i1, s2, i2;
-  fixedStepErrors(CS_RK_DOPRI54, 0.1, &s1, &i1);
-  fixedStepErrors(CS_RK_DOPRI54, 0.05, &s2, &i2);
-  print_message("fixed steps 0.1 / 0.05: error at the steps %.3g / %.3g (ratio %.1f), inside "
-                "the steps %.3g / %.3g (ratio %.1f)\n",
-                s1, s2, s1 / s2, i1, i2, i1 / i2);
-  assert_true(s1 / s2 > 25 && s1 / s2 < 40);
-  assert_true(i1 / i2 > 16);
-  assert_true(i2 < 3 * s2 + 1e-12);
-
-  for (double tol = 1e-4; tol >= 1e-10; tol *= 1e-3) {
-    double y[2] = {1, 0}, yi[2];
-    long calls = 0;
-    csRk* rk = cs_rkNew(2, oscillator, &calls, 0, y, tol, tol, 0, 0);
-    double worst = 0, T = 20;
-    while (rk->t < T) {
-      assert_int_equal(cs_rkStep(rk, T), CS_RK_OK);
-      for (int k = 0; k <= 4; k++) {
-        double t = rk->told + 0.25 * k * (rk->t - rk->told);
-        cs_rkInterpolate(rk, t, yi);
-        worst = fmax(worst, hypot(yi[0] - cos(t), yi[1] + sin(t)));
-      }
-    }
-    print_message("rtol = atol = %g: %ld steps, largest error over 20 s (about 3 periods) %.3g\n",
-                  tol, rk->nsteps, worst);
-    assert_true(worst < 30 * tol);
-    cs_rkFree(rk);
-  }
-
-  // the largest step holds even where stretching the step by 1 % would reach the stop time, and
-  // the stop time is then reached by one more step, exactly
-  double y[2] = {1, 0};
-  long calls = 0;
-  csRk* rk = cs_rkNew(2, oscillator, &calls, 0, y, 1e6, 1e6, 0.1, 0.1);
-  assert_int_equal(cs_rkStep(rk, 0.1005), CS_RK_OK);
-  assert_true(rk->t <= 0.1 && rk->hlast <= 0.1);
-  assert_int_equal(cs_rkStep(rk, 0.1005), CS_RK_OK);
-  assert_true(rk->t == 0.1005);
-  cs_rkFree(rk);
-}
-
-
-// Bogacki-Shampine is of order 3 (the global error falls 8-fold when h halves), and so is its
-// dense output (Hermite's cubic from the step's ends and their derivatives, local O(h^4)); with
-// error control the global error follows the tolerance (over three periods, within 60 times
-// it: the error per step is controlled), inside the steps as at their ends. At 1e-2 it
-// takes fewer evaluations than Dormand-Prince; from 1e-5 on, more, and ever more
+// the oscillator over 20 s (about three periods) with error control at rtol = atol = tol: the
+// largest error at the step ends and at three points inside every step, and the evaluations
 static long adaptiveRun(csRkMethod method, double tol, double* worst) {
   double y[2] = {1, 0}, yi[2];
   long calls = 0;
@@ -705,6 +654,48 @@ static long adaptiveRun(csRkMethod method, double tol, double* worst) {
   return n;
 }
 
+// Dormand-Prince is of order 5 (the global error falls 32-fold when h halves) and its dense
+// output of order 4 (the error inside the steps, local O(h^5), falls as much, and stays within a
+// few times the error at the step ends); with error control the global error follows the
+// tolerance, and reports inside the steps are as good as the steps
+static void test_rk_order_and_dense_output(void** state) {
+  (void)state;
+  double s1, i1, s2, i2;
+  fixedStepErrors(CS_RK_DOPRI54, 0.1, &s1, &i1);
+  fixedStepErrors(CS_RK_DOPRI54, 0.05, &s2, &i2);
+  print_message("fixed steps 0.1 / 0.05: error at the steps %.3g / %.3g (ratio %.1f), inside "
+                "the steps %.3g / %.3g (ratio %.1f)\n",
+                s1, s2, s1 / s2, i1, i2, i1 / i2);
+  assert_true(s1 / s2 > 25 && s1 / s2 < 40);
+  assert_true(i1 / i2 > 16);
+  assert_true(i2 < 3 * s2 + 1e-12);
+
+  for (double tol = 1e-4; tol >= 1e-10; tol *= 1e-3) {
+    double worst;
+    long n = adaptiveRun(CS_RK_DOPRI54, tol, &worst);
+    print_message("rtol = atol = %g: %ld evaluations, largest error over 20 s (about 3 periods) "
+                  "%.3g\n", tol, n, worst);
+    assert_true(worst < 30 * tol);
+  }
+
+  // the largest step holds even where stretching the step by 1 % would reach the stop time, and
+  // the stop time is then reached by one more step, exactly
+  double y[2] = {1, 0};
+  long calls = 0;
+  csRk* rk = cs_rkNew(2, oscillator, &calls, 0, y, 1e6, 1e6, 0.1, 0.1);
+  assert_int_equal(cs_rkStep(rk, 0.1005), CS_RK_OK);
+  assert_true(rk->t <= 0.1 && rk->hlast <= 0.1);
+  assert_int_equal(cs_rkStep(rk, 0.1005), CS_RK_OK);
+  assert_true(rk->t == 0.1005);
+  cs_rkFree(rk);
+}
+
+
+// Bogacki-Shampine is of order 3 (the global error falls 8-fold when h halves), and so is its
+// dense output (Hermite's cubic from the step's ends and their derivatives, local O(h^4)); with
+// error control the global error follows the tolerance (over three periods, within 60 times
+// it: the error per step is controlled), inside the steps as at their ends. At 1e-2 it
+// takes fewer evaluations than Dormand-Prince; from 1e-5 on, more, and ever more
 static void test_rk23_order_and_dense_output(void** state) {
   (void)state;
   double s1, i1, s2, i2;

@@ -298,6 +298,23 @@ csModel* cs_modelWithParameter(const csModel* m, const char* key, const char* va
 
 // the integrators' counters so far: those of the integrators freed since t_start and the live
 // one's (which also gives the last step, the linear solver and the groups), and the commits
+// The step counters of csStats, to += sign (a - b) (b NULL: zero): the one list of them that
+// banking, the live sum and the steps given back all go through
+static void addStepCounts(csStats* to, const csStats* a, const csStats* b, long sign) {
+  static const csStats zero;
+  if (!b) {
+    b = &zero;
+  }
+  to->nsteps += sign * (a->nsteps - b->nsteps);
+  to->nrhs += sign * (a->nrhs - b->nrhs);
+  to->nrhs_jac += sign * (a->nrhs_jac - b->nrhs_jac);
+  to->njac += sign * (a->njac - b->njac);
+  to->netf += sign * (a->netf - b->netf);
+  to->nncf += sign * (a->nncf - b->nncf);
+  to->nstiff += sign * (a->nstiff - b->nstiff);
+}
+
+
 static void counters(const csSimulation* s, csStats* out) {
   *out = s->base;
   out->ncommit = s->d->stat.ncommit;
@@ -305,13 +322,7 @@ static void counters(const csSimulation* s, csStats* out) {
     csStats live;
     memset(&live, 0, sizeof(live));
     cs_integratorStats(s->it, &live);
-    out->nsteps += live.nsteps;
-    out->nrhs += live.nrhs;
-    out->nrhs_jac += live.nrhs_jac;
-    out->njac += live.njac;
-    out->netf += live.netf;
-    out->nncf += live.nncf;
-    out->nstiff += live.nstiff;
+    addStepCounts(out, &live, NULL, 1);
     out->cpu_step_hook += live.cpu_step_hook;
     out->last_step = live.last_step;
     out->linsol = live.linsol;
@@ -406,13 +417,7 @@ static int newIntegrator(csSimulation* s, int nchange_done, csError* err) {
     csStats st;
     memset(&st, 0, sizeof(st));
     cs_integratorStats(s->it, &st);
-    s->base.nsteps += st.nsteps;
-    s->base.nrhs += st.nrhs;
-    s->base.nrhs_jac += st.nrhs_jac;
-    s->base.njac += st.njac;
-    s->base.netf += st.netf;
-    s->base.nncf += st.nncf;
-    s->base.nstiff += st.nstiff;
+    addStepCounts(&s->base, &st, NULL, 1);
     s->base.cpu_step_hook += st.cpu_step_hook;
     s->cpu_base += cs_integratorCpu(s->it);
     s->restart_base += cs_integratorRestarts(s->it);
@@ -465,13 +470,7 @@ static void returnToSnapshot(csSimulation* s) {
   if (s->snap_stats) {
     csStats now;
     counters(s, &now);
-    s->discard.nsteps += now.nsteps - s->snap_totals.nsteps;
-    s->discard.nrhs += now.nrhs - s->snap_totals.nrhs;
-    s->discard.nrhs_jac += now.nrhs_jac - s->snap_totals.nrhs_jac;
-    s->discard.njac += now.njac - s->snap_totals.njac;
-    s->discard.netf += now.netf - s->snap_totals.netf;
-    s->discard.nncf += now.nncf - s->snap_totals.nncf;
-    s->discard.nstiff += now.nstiff - s->snap_totals.nstiff;
+    addStepCounts(&s->discard, &now, &s->snap_totals, 1);
     s->discard.ncommit += now.ncommit - s->snap_totals.ncommit;
     cs_metricsRestore(&s->metrics, &s->snap_metrics);
   }
@@ -499,9 +498,9 @@ static int finish(csSimulation* s, int status) {
 // integrator's state, and the restart to come drops those steps)
 // KE + PE + dissipated energy of the data as it stands
 static double totalEnergy(csSimulation* s) {
-  cs_realizeDynamics(s->m, s->d);
-  return cs_kineticEnergy(s->m, s->d) + cs_potentialEnergy(s->m, s->d) +
-         cs_dissipatedEnergy(s->m, s->d);
+  double ke, pe, w;
+  cs_simEnergy(s, &ke, &pe, &w);
+  return ke + pe + w;
 }
 
 
@@ -1126,13 +1125,8 @@ static void updateStatistics(csSimulation* s) {
   csStats cur;
   counters(s, &cur);
   // less the steps given back by stopped calls (returnToSnapshot)
-  st->nsteps = cur.nsteps - s->discard.nsteps;
-  st->nrhs = cur.nrhs - s->discard.nrhs;
-  st->nrhs_jac = cur.nrhs_jac - s->discard.nrhs_jac;
-  st->njac = cur.njac - s->discard.njac;
-  st->netf = cur.netf - s->discard.netf;
-  st->nncf = cur.nncf - s->discard.nncf;
-  st->nstiff = cur.nstiff - s->discard.nstiff;
+  st->nsteps = st->nrhs = st->nrhs_jac = st->njac = st->netf = st->nncf = st->nstiff = 0;
+  addStepCounts(st, &cur, &s->discard, 1);
   st->cpu_step_hook = cur.cpu_step_hook;
   st->last_step = cur.last_step;
   st->linsol = cur.linsol;

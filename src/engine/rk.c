@@ -318,6 +318,16 @@ double cs_rkReject(csRk* rk, double h, double fac11) {
 }
 
 
+// A try of an explicit pair passed (its dense output already formed from the old state): the
+// new state, its derivative (the last stage) as the next step's first, and the controller
+static csRkStatus acceptFsal(csRk* rk, const double* klast, double tnew, double err, double fac) {
+  memcpy(rk->y, rk->ynew, sizeof(double) * (size_t)rk->n);
+  memcpy(rk->k, klast, sizeof(double) * (size_t)rk->n);
+  cs_rkAccept(rk, tnew, err, fac);
+  return CS_RK_OK;
+}
+
+
 // ---------------------------------------------------------------------------------------------
 // Dormand-Prince
 
@@ -417,10 +427,7 @@ static csRkStatus dopriStep(csRk* rk, double tstop) {
       for (int i = 0; i < n; i++) {
         c4[i] = h * (D1 * k1[i] + D3 * k3[i] + D4 * k4[i] + D5 * k5[i] + D6 * k6[i] + D7 * k7[i]);
       }
-      memcpy(y, yn, sizeof(double) * (size_t)n);
-      memcpy(k1, k7, sizeof(double) * (size_t)n);
-      cs_rkAccept(rk, tnew, err, fac);
-      return CS_RK_OK;
+      return acceptFsal(rk, k7, tnew, err, fac);
     }
     h = cs_rkReject(rk, h, fac11);
   }
@@ -501,10 +508,7 @@ static csRkStatus bsStep(csRk* rk, double tstop) {
         rk->nstiff++;
       }
       cs_rkHermite(rk, yn, k1, k4, h);
-      memcpy(y, yn, sizeof(double) * (size_t)n);
-      memcpy(k1, k4, sizeof(double) * (size_t)n);
-      cs_rkAccept(rk, tnew, err, fac);
-      return CS_RK_OK;
+      return acceptFsal(rk, k4, tnew, err, fac);
     }
     h = cs_rkReject(rk, h, fac11);
   }
