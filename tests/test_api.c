@@ -1177,6 +1177,138 @@ static void test_checkpoint_continues(void** state) {
 // a checkpoint of the same scene with another friction coefficient loads (parameters are not
 // part of the fingerprint); one of another scene, of another version or malformed does not, and
 // leaves the simulation as it was
+// What a reporter's callbacks may do: read the simulation, not change it. Each call that
+// would change the advance in progress (free or restart the integrator calling back, move the
+// time it integrates from) is refused with CS_ERR_INPUT, cs_simReset does nothing, and the run
+// ends where it was asked to, on the parabola.
+typedef struct Reentry {
+  csSimulation* s;
+  const char* path;  // a scratch checkpoint
+  int calls;         // callbacks made
+  int refused;       // calls refused as they should be
+  int wrong;         // calls that were not
+} Reentry;
+
+
+static void tryEverything(Reentry* r) {
+  csSimulation* s = r->s;
+  csError err;
+  double t = cs_simTime(s);
+  double u[6];
+  cs_simGetState(s, CS_STATE_U, u, 6);
+  csSimOptions opt = cs_simOptions(s);
+  int codes[] = {
+      cs_simStep(s, &err),
+      cs_simAdvanceTo(s, t + 0.1, &err),
+      cs_simRun(s, t + 0.1, NULL, &err),
+      cs_simRunCsv(s, t + 0.1, "/dev/null", NULL, &err),
+      cs_simSetOptions(s, &opt, &err),
+      cs_simSetState(s, CS_STATE_U, u, 6, &err),
+      cs_simSetTime(s, 5.0, &err),
+      cs_simSaveState(s, r->path, &err),
+      cs_simLoadState(s, r->path, &err),
+  };
+  for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++) {
+    if (codes[i] == CS_ERR_INPUT) {
+      r->refused++;
+    } else {
+      r->wrong++;
+    }
+  }
+  assert_non_null(strstr(err.message, "while the simulation is advancing"));
+  cs_simReset(s);
+  // reading is allowed, and reads the report's state
+  double com[3];
+  cs_simBodyCom(s, 1, com);
+  assert_true(cs_simTime(s) == t);
+  r->calls++;
+}
+
+
+static int reentryReport(void* ctx, const csModel* m, csData* d) {
+  (void)m;
+  (void)d;
+  tryEverything(ctx);
+  return 0;
+}
+
+
+static void reentryStep(void* ctx, const csModel* m, csData* d) {
+  (void)m;
+  (void)d;
+  tryEverything(ctx);
+}
+
+
+static void test_callbacks_cannot_change_the_run(void** state) {
+  (void)state;
+  csModel* m = th_loadFile("scenes/free_fall.json");
+  char path[PATH_MAX_TEST];
+  scratch(path, "reentry.state");
+  csError err;
+  csSimulation* s = newSim(m);
+  // a checkpoint to load (at t = 0.05), so that loading it would move the run back
+  assert_int_equal(cs_simAdvanceTo(s, 0.05, &err), CS_OK);
+  assert_int_equal(cs_simSaveState(s, path, &err), CS_OK);
+  Reentry r = {.s = s, .path = path};
+  csReporter rep = {.report = reentryReport, .step = reentryStep, .ctx = &r};
+  assert_int_equal(cs_simRun(s, 0.5, &rep, &err), CS_OK);
+  assert_true(r.calls > 10);
+  assert_int_equal(r.wrong, 0);
+  assert_int_equal(r.refused, 9 * r.calls);
+  assert_true(cs_simTime(s) == 0.5);
+  checkParabola(s, m, 1e-6);
+  // and once the run is over, the same calls work again
+  assert_int_equal(cs_simAdvanceTo(s, 0.6, &err), CS_OK);
+  checkParabola(s, m, 1e-6);
+  assert_int_equal(cs_simLoadState(s, path, &err), CS_OK);
+  assert_true(cs_simTime(s) == 0.05);
+  cs_simReset(s);
+  assert_true(cs_simTime(s) == 0);
+  remove(path);
+  cs_deleteSimulation(s);
+  cs_deleteModel(m);
+}
+
+
+// cs_simRunCsv never writes over the scene its model was loaded from, however the path is
+// spelled, as a checkpoint never does
+static void test_csv_never_over_the_scene(void** state) {
+  (void)state;
+  char* text = readText("scenes/free_fall.json");
+  char path[PATH_MAX_TEST], other[PATH_MAX_TEST + 8];
+  scratch(path, "scene.json");
+  FILE* f = fopen(path, "w");
+  assert_non_null(f);
+  fputs(text, f);
+  fclose(f);
+  csError err;
+  csModel* m = cs_loadScene(path, NULL, &err);
+  assert_non_null(m);
+  csSimulation* s = newSim(m);
+  const char* slash = strrchr(path, '/');
+  snprintf(other, sizeof(other), "%.*s/./%s", (int)(slash - path), path, slash + 1);
+  const char* spellings[] = {path, other};
+  for (int i = 0; i < 2; i++) {
+    assert_int_equal(cs_simRunCsv(s, 0.1, spellings[i], NULL, &err), CS_ERR_IO);
+    assert_non_null(strstr(err.message, "over the scene file"));
+    assert_true(cs_simTime(s) == 0);
+  }
+  char* after = NULL;
+  f = fopen(path, "rb");
+  assert_non_null(f);
+  after = calloc(strlen(text) + 2, 1);
+  assert_int_equal(fread(after, 1, strlen(text) + 1, f), strlen(text));
+  fclose(f);
+  assert_string_equal(after, text);
+  free(after);
+  free(text);
+  remove(path);
+  cs_deleteSimulation(s);
+  cs_deleteModel(m);
+}
+
+
 static void test_checkpoint_refusals(void** state) {
   (void)state;
   csModel* m = th_loadFile("scenes/exp_spring_incline.json");
@@ -1375,6 +1507,8 @@ int main(void) {
       cmocka_unit_test(test_threads_share_nothing),
       cmocka_unit_test(test_threads_save_to_one_path),
       cmocka_unit_test(test_checkpoint_continues),
+      cmocka_unit_test(test_callbacks_cannot_change_the_run),
+      cmocka_unit_test(test_csv_never_over_the_scene),
       cmocka_unit_test(test_checkpoint_refusals),
       cmocka_unit_test(test_checkpoint_malformed),
       cmocka_unit_test(test_model_with_overrides),

@@ -143,7 +143,8 @@ CS_API uint64_t cs_modelFingerprint(const csModel* m);
 CS_API csSimulation* cs_newSimulation(const csModel* m, const csSimOptions* opt, csError* err);
 // Free the simulation (nullable). The model stays.
 CS_API void cs_deleteSimulation(csSimulation* s);
-// Back to the model's initial state; the statistics start over.
+// Back to the model's initial state; the statistics start over. Does nothing when called from
+// a callback of an advance in progress (see "From a callback" below).
 CS_API void cs_simReset(csSimulation* s);
 // The model simulated.
 CS_API const csModel* cs_simModel(const csSimulation* s);
@@ -185,10 +186,17 @@ CS_API int cs_simAdvanceTo(csSimulation* s, double t, csError* err);
 // returns CS_STOPPED, the simulation back at its last report (where every group
 // of bodies stands), ready to be read, saved or run on. Returns CS_OK, CS_ERR_INPUT,
 // CS_ERR_SOLVER, CS_STOPPED or CS_ERR_IO (a report returned nonzero).
+// From a callback: rep's callbacks may read the simulation (time, state, poses, energies,
+// contacts, statistics), which stands at the report or step they are called for. The calls that
+// would change the advance in progress (cs_simStep, cs_simAdvanceTo, cs_simRun, cs_simRunCsv,
+// cs_simSetOptions, cs_simSetState, cs_simSetTime, cs_simSetDiscrete, cs_simSaveState,
+// cs_simLoadState) return CS_ERR_INPUT, cs_simReset does nothing, and cs_deleteSimulation must
+// not be called: stop the run (rep->stop) and do it once the call has returned.
 CS_API int cs_simRun(csSimulation* s, double t_end, const csReporter* rep, csError* err);
 // cs_simRun with a CSV file written at path (the header, then one row per report, the layout of
 // `contactsim run`). Nullable: opt (no per-contact columns). The rows written before a failure
-// stay in the file. Returns as cs_simRun, or CS_ERR_IO when the file cannot be written.
+// stay in the file. Returns as cs_simRun, or CS_ERR_IO when the file cannot be written or is
+// the scene file the model was loaded from (which is never written over).
 CS_API int cs_simRunCsv(csSimulation* s, double t_end, const char* path, const csCsvOptions* opt,
                         csError* err);
 

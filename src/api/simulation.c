@@ -53,7 +53,24 @@ struct csSimulation {
   csMetricsSaved snap_metrics;
   csStats discard;      // step counters of the steps given back since t_start
   const volatile sig_atomic_t* stop;  // cs_simSetStop's flag (nullable)
+  int running;          // an advance is in progress: its reporter's callbacks may read the
+                        // simulation, not change it (the integrator they would free or
+                        // restart is the one calling them)
 };
+
+
+// CS_ERR_INPUT when called from inside an advance (a reporter's callback), for the calls that
+// would change what the advance is integrating
+static int refuseWhileRunning(const csSimulation* s, const char* what, csError* err) {
+  if (!s->running) {
+    return CS_OK;
+  }
+  cs_setError(err, CS_ERR_INPUT, "",
+              "cannot %s while the simulation is advancing (from a report or step callback); "
+              "return from the callback first, or stop the run and do it then",
+              what);
+  return CS_ERR_INPUT;
+}
 
 
 // ---------------------------------------------------------------------------------------------
@@ -590,6 +607,9 @@ void cs_deleteSimulation(csSimulation* s) {
 
 
 void cs_simReset(csSimulation* s) {
+  if (s->running) {
+    return;  // from a callback of the advance in progress (documented): nothing to reset to
+  }
   cs_integratorFree(s->it);
   s->it = NULL;
   cs_resetData(s->m, s->d);
@@ -614,7 +634,7 @@ int cs_simSetOptions(csSimulation* s, const csSimOptions* opt, csError* err) {
     cs_setError(err, CS_ERR_INPUT, "", "no options were given");
     return CS_ERR_INPUT;
   }
-  if (cs_validateSimOptions(opt, err)) {
+  if (cs_validateSimOptions(opt, err) || refuseWhileRunning(s, "change the options", err)) {
     return CS_ERR_INPUT;
   }
   beginEdit(s);
@@ -633,6 +653,9 @@ void cs_simSetStop(csSimulation* s, const volatile sig_atomic_t* stop) { s->stop
 
 int cs_simStep(csSimulation* s, csError* err) {
   cs_clearError(err);
+  if (refuseWhileRunning(s, "step", err) != CS_OK) {
+    return CS_ERR_INPUT;
+  }
   s->stoppable = s->stop != NULL;
   int status = prepare(s, err);
   if (status != CS_OK) {
@@ -640,7 +663,10 @@ int cs_simStep(csSimulation* s, csError* err) {
   }
   Hooks h;
   csReporter r = hooks(&h, s, NULL);
-  return finish(s, cs_integratorStep(s->it, DBL_MAX, &r, err));
+  s->running = 1;
+  status = cs_integratorStep(s->it, DBL_MAX, &r, err);
+  s->running = 0;
+  return finish(s, status);
 }
 
 
@@ -668,7 +694,8 @@ static int checkEndTime(const csSimulation* s, double t, const char* verb, csErr
 
 int cs_simAdvanceTo(csSimulation* s, double t, csError* err) {
   cs_clearError(err);
-  if (checkEndTime(s, t, "advance", err) != CS_OK) {
+  if (refuseWhileRunning(s, "advance", err) != CS_OK ||
+      checkEndTime(s, t, "advance", err) != CS_OK) {
     return CS_ERR_INPUT;
   }
   s->stoppable = s->stop != NULL;
@@ -678,13 +705,16 @@ int cs_simAdvanceTo(csSimulation* s, double t, csError* err) {
   }
   Hooks h;
   csReporter r = hooks(&h, s, NULL);
-  return finish(s, cs_integratorAdvance(s->it, t, t, &r, err));
+  s->running = 1;
+  status = cs_integratorAdvance(s->it, t, t, &r, err);
+  s->running = 0;
+  return finish(s, status);
 }
 
 
 int cs_simRun(csSimulation* s, double t_end, const csReporter* rep, csError* err) {
   cs_clearError(err);
-  if (checkEndTime(s, t_end, "run", err) != CS_OK) {
+  if (refuseWhileRunning(s, "run", err) != CS_OK || checkEndTime(s, t_end, "run", err) != CS_OK) {
     return CS_ERR_INPUT;
   }
   s->stoppable = s->stop != NULL || (rep && rep->stop);
@@ -694,7 +724,9 @@ int cs_simRun(csSimulation* s, double t_end, const csReporter* rep, csError* err
   }
   Hooks h;
   csReporter r = hooks(&h, s, rep);
+  s->running = 1;
   status = cs_integratorRun(s->it, t_end, &r, err);
+  s->running = 0;
   // the reports sampled the energy balance already; a stopped run returns to its last report
   if (status == CS_STOPPED) {
     returnToSnapshot(s);
@@ -758,6 +790,21 @@ static void cutToLastLine(const char* path) {
 int cs_simRunCsv(csSimulation* s, double t_end, const char* path, const csCsvOptions* opt,
                  csError* err) {
   cs_clearError(err);
+  if (refuseWhileRunning(s, "run", err) != CS_OK) {
+    return CS_ERR_INPUT;
+  }
+  // never over the scene the model was loaded from (a path spelled another way, ./scene.json,
+  // is the same file), as a checkpoint never is: the scene would be lost for its own output
+  struct stat st, scene;
+  if (path && s->m->file[0] && stat(path, &st) == 0 && stat(s->m->file, &scene) == 0 &&
+      st.st_dev == scene.st_dev && st.st_ino == scene.st_ino) {
+    cs_setError(err, CS_ERR_IO, "", "refusing to write the CSV over the scene file %s",
+                s->m->file);
+    if (err) {
+      snprintf(err->file, sizeof(err->file), "%s", path);
+    }
+    return CS_ERR_IO;
+  }
   csCsvOptions none = {0};
   CsvOut c = {.opt = opt ? opt : &none};
   c.f = path ? fopen(path, "w") : NULL;
@@ -917,6 +964,9 @@ int cs_simSetState(csSimulation* s, csStateKind kind, const double* values, int 
   if (status != CS_OK) {
     return status;
   }
+  if (refuseWhileRunning(s, "set the state", err) != CS_OK) {
+    return CS_ERR_INPUT;
+  }
   const csModel* m = s->m;
   int len;
   double* v = statePart(s, kind, &len);
@@ -955,6 +1005,9 @@ int cs_simSetTime(csSimulation* s, double t, csError* err) {
                 "t = 0), not %g", t);
     return CS_ERR_INPUT;
   }
+  if (refuseWhileRunning(s, "set the time", err) != CS_OK) {
+    return CS_ERR_INPUT;
+  }
   beginEdit(s);
   s->d->t = t;
   s->d->t_commit = t;
@@ -980,6 +1033,9 @@ int cs_simSetDiscrete(csSimulation* s, int e, const char* name, double value, cs
   char why[256];
   if (cs_discreteProblem(m, e, i, value, why, sizeof(why)) != 0) {
     cs_setError(err, CS_ERR_INPUT, "", "%s", why);
+    return CS_ERR_INPUT;
+  }
+  if (refuseWhileRunning(s, "set a discrete variable", err) != CS_OK) {
     return CS_ERR_INPUT;
   }
   beginEdit(s);
@@ -1211,6 +1267,10 @@ int cs_simContactSetStatistics(csSimulation* s, int set, double* peak_normal_for
 
 int cs_simSaveState(csSimulation* s, const char* path, csError* err) {
   cs_clearError(err);
+  // the steps that ended now are finished first, which an advance in progress is doing
+  if (refuseWhileRunning(s, "save a checkpoint", err) != CS_OK) {
+    return CS_ERR_INPUT;
+  }
   beginEdit(s);
   return cs_saveState(s->m, s->d, path, err);
 }
@@ -1218,6 +1278,9 @@ int cs_simSaveState(csSimulation* s, const char* path, csError* err) {
 
 int cs_simLoadState(csSimulation* s, const char* path, csError* err) {
   cs_clearError(err);
+  if (refuseWhileRunning(s, "load a checkpoint", err) != CS_OK) {
+    return CS_ERR_INPUT;
+  }
   // read into the scratch data first (cs_loadState changes nothing unless the whole file is
   // good), so that a refused file leaves the simulation exactly as it was
   int status = cs_loadState(s->m, s->snap, path, err);
