@@ -427,4 +427,25 @@ def messages_escape_and_name_the_step():
     check(code == 2 and "nested more than 1000 levels" in err, err)
 
 
+@case
+def scene_of_exactly_the_size_limit_loads():
+    # 64 MiB is the largest scene read (whitespace padding a small scene): exactly that loads,
+    # from a file and from standard input, and one byte more is refused with the limit named
+    limit = 64 * 1024 * 1024
+    text = read(os.path.join(ROOT, "scenes/free_fall.json"))
+    d = tempfile.mkdtemp()
+    path = os.path.join(d, "padded.json")
+    for size, ok in ((limit - 1, True), (limit, True), (limit + 1, False)):
+        with open(path, "wb") as f:
+            f.write(text + b" " * (size - len(text)))
+        for args, stdin in ((("validate", path), None), (("validate", "-"), read(path))):
+            code, out, err = run(*args, stdin=stdin)
+            if ok:
+                check(code == 0 and "ok" in out, (size, args[1], code, err))
+            else:
+                check(code == 2 and "is larger than 67108864 bytes" in err, (size, code, err))
+    os.remove(path)
+    os.rmdir(d)
+
+
 finish()

@@ -3277,22 +3277,26 @@ static char* readStream(FILE* f, const char* name, size_t* size, size_t* len, cs
   size_t cap = 4096, n = 0;
   int readErrno = 0;
   char* buf = csu_malloc(cap);
+  // the buffer at its largest holds a file of the limit, its NUL and one byte more, which is
+  // how a larger file is told from one of exactly the limit
+  const size_t most = (size_t)CS_MAX_SCENE_BYTES + 2;
   while (buf) {
     if (n + 1 >= cap) {
-      if (cap >= (size_t)CS_MAX_SCENE_BYTES) {
+      if (cap >= most) {
         cs_setError(err, CS_ERR_INPUT, "", "'%s' is larger than %ld bytes", name,
                     CS_MAX_SCENE_BYTES);
         csu_free(buf, cap);
         return NULL;
       }
-      char* grown = csu_realloc(buf, cap, 2 * cap);
+      size_t next = 2 * cap < most ? 2 * cap : most;
+      char* grown = csu_realloc(buf, cap, next);
       if (!grown) {
         csu_free(buf, cap);
         buf = NULL;
         break;
       }
       buf = grown;
-      cap *= 2;
+      cap = next;
     }
     // fill the rest of the buffer, keeping one byte for the NUL; a read of nothing is the end
     errno = 0;
