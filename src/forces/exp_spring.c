@@ -288,18 +288,20 @@ static void evaluate(const csModel* m, const csData* d, int e, expSpringEval* s)
       double n = hypot(s->spring[0], s->spring[1]);
       // A commit leaves a dragged anchor exactly limit / kxy behind the station, up to the
       // rounding of the positions it is computed from: a spring that short of the limit is
-      // still at it. Otherwise a sliding station's every step would begin on the held branch
-      // of the dissipated power (the friction power less the spring's, a jump of limit |v|)
-      // and go on dragged, and the error test on the dissipated energy, seeing that jump
-      // within the step, cut the steps of the one-step methods to nothing at tight tolerances.
+      // still at it, for the energy bookkeeping (the anchor moves only past the limit).
+      // Otherwise a sliding station's every step would begin on the held branch of the
+      // dissipated power (the friction power less the spring's, a jump of limit |v|) and go
+      // on dragged, and the error test on the dissipated energy, seeing that jump within the
+      // step, cut the steps of the one-step methods to nothing at tight tolerances.
       double slack = 8 * DBL_EPSILON * kxy *
                      (fabs(pxy[0]) + fabs(pxy[1]) + fabs(s->p0[0]) + fabs(s->p0[1]));
-      s->dragged = n > s->limit - slack;
-      double scale = s->dragged ? s->limit / n : 1.0;
+      int over = n > s->limit;
+      s->dragged = over || (n > 0 && n > s->limit - slack);
+      double scale = over ? s->limit / n : 1.0;
       for (int i = 0; i < 2; i++) {
         s->elastic[i] = elas2[i];
         s->damping[i] = damp2[i];
-        s->p0new[i] = s->dragged ? pxy[i] + scale * s->spring[i] / kxy : s->p0[i];
+        s->p0new[i] = over ? pxy[i] + scale * s->spring[i] / kxy : s->p0[i];
       }
     }
   }
