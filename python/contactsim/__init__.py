@@ -59,6 +59,11 @@ def _override_pairs(overrides):
         if isinstance(item, (str, bytes)) or not hasattr(item, "__len__") or len(item) != 2:
             raise TypeError(f"overrides: expected a (key path, value) pair, got {item!r}")
         key, value = item
+        # a key path is a str: another type is the caller's mistake, not a key the scene lacks
+        # (str(1) would be looked up as the key "1")
+        if not isinstance(key, str):
+            raise TypeError(f"overrides: a key path must be a str, not {type(key).__name__} "
+                            f"({key!r})")
         try:
             text = _json.dumps(value, allow_nan=False, default=_plain)
         except (TypeError, ValueError) as e:
@@ -76,7 +81,7 @@ def load(path, contact_model=None, overrides=None):
         contact_model: name of the contact model to use, one of the scene's
             "contact_models" blocks (e.g. "exponential_spring", "hunt_crossley"); None for
             the scene's default.
-        overrides: scene parameters set by key path, as if the file had been edited: a dict
+        overrides: scene parameters set by key path (a str), as if the file had been edited: a dict
             such as ``{"contact_models.exponential_spring.mu_static": 0.6,
             "simulation.rtol": 1e-8, "bodies.block.mass": 2.0}``. Values are Python numbers,
             lists, strings or bools (written as JSON).

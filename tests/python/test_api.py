@@ -96,6 +96,22 @@ def test_bad_override_names_its_key_path():
     assert "mu_static" in e.value.path
 
 
+def test_an_override_key_path_that_is_not_a_str_is_a_type_error():
+    # a key path is a str: 1 is a wrong Python type (it was looked up as the key "1", a
+    # SceneError), in load, loads and compare alike
+    for bad in ({1: 2}, {None: 2}, [(b"simulation.rtol", 1e-8)], {("simulation", "rtol"): 1e-8}):
+        with pytest.raises(TypeError, match="key path must be a str"):
+            contactsim.loads(pendulum(0.1), overrides=bad)
+    path = scene_path("pendulum.json")
+    with pytest.raises(TypeError, match="key path must be a str"):
+        contactsim.load(path, overrides={1: 2})
+    with pytest.raises(TypeError, match="key path must be a str"):
+        contactsim.compare(path, overrides={1: 2})
+    # numpy's str is a str
+    model = contactsim.loads(pendulum(0.1), overrides={np.str_("simulation.rtol"): 1e-8})
+    assert model.options["rtol"] == 1e-8
+
+
 def test_bad_run_options():
     model = contactsim.loads(pendulum(0.1))
     with pytest.raises(contactsim.SceneError) as e:
