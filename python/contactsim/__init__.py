@@ -26,7 +26,7 @@ import os as _os
 from . import _core
 from ._compare import compare
 from ._errors import Error, SceneError, SimulationError
-from ._simulation import ContactReport, Simulation, State
+from ._simulation import ContactReport, Simulation, State, _flag
 from ._trajectory import Trajectory
 
 Model = _core.Model
@@ -120,8 +120,8 @@ def run(model_or_path, duration=None, rtol=None, atol=None, *, integrator=None,
             allowed between two reports; max_rows: the most report rows the run may make (a run
             that would make more is refused before it starts, as on the command line);
             linear_solver: "auto", "dense", "band" or "gmres". None keeps the scene's.
-        forces: also the per-contact columns (force, moment, point, pe, power, model values)
-            and per contact set the total force and centre of pressure.
+        forces (bool): also the per-contact columns (force, moment, point, pe, power, model
+            values) and per contact set the total force and centre of pressure.
         contact_model, overrides: as for load(), when a path is given.
 
     Returns:
@@ -137,6 +137,7 @@ def run(model_or_path, duration=None, rtol=None, atol=None, *, integrator=None,
 
     The integration runs with the GIL released, so threads can run several at once.
     """
+    forces = _flag("forces", forces)
     if isinstance(model_or_path, Model):
         if contact_model is not None or overrides is not None:
             raise TypeError("contact_model and overrides apply when loading: pass a path to run(), "
@@ -148,4 +149,4 @@ def run(model_or_path, duration=None, rtol=None, atol=None, *, integrator=None,
                    report_interval=report_interval, max_step=max_step,
                    initial_step=initial_step, max_steps=max_steps, max_rows=max_rows,
                    linear_solver=linear_solver)
-    return Trajectory._of_run(_core.run(model, bool(forces), **options), model)
+    return Trajectory._of_run(_core.run(model, forces, **options), model)

@@ -147,6 +147,28 @@ def test_bad_run_options():
     assert sim.time == 0.02
 
 
+def test_the_forces_flag_takes_a_bool():
+    # forces="yes" was taken as true (and "no" would have been too): a flag takes a bool,
+    # Python's or numpy's, and anything else is a TypeError, as a bool is for a number
+    model = contactsim.loads(pendulum(0.1, duration=0.01))
+    sim = contactsim.Simulation(model)
+    for bad in ("yes", "no", 1, 0, None, [True]):
+        with pytest.raises(TypeError, match="forces must be a bool"):
+            contactsim.run(model, forces=bad)
+        with pytest.raises(TypeError, match="forces must be a bool"):
+            contactsim.run(scene_path("pendulum.json"), forces=bad)
+        with pytest.raises(TypeError, match="forces must be a bool"):
+            sim.run(0.01, forces=bad)
+        with pytest.raises(TypeError, match="forces must be a bool"):
+            sim.run(t_end=0.01, forces=bad)
+    assert sim.time == 0.0
+    ball = contactsim.loads(ball_drop(duration=0.01))
+    plain = contactsim.run(ball, forces=np.bool_(False))
+    full = contactsim.run(ball, forces=np.bool_(True))
+    assert "ball_floor.0.fz" in full.columns and "ball_floor.0.fz" not in plain.columns
+    assert contactsim.Simulation(ball).run(0.01, forces=True).columns == full.columns
+
+
 def test_numpy_values_inside_an_override_are_json():
     scene = scene_path("exp_spring_block.json")
     plain = contactsim.load(scene, overrides={"bodies.block.joint.u": [0.0, 0, 1, 0.5, 0, 0]})
