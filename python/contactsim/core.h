@@ -82,15 +82,16 @@ int csPy_rowWriterFill(csPyRowWriter* w, const csModel* m, csData* d, double* ro
 void csPy_rowWriterClose(csPyRowWriter* w);
 
 // Run simulation s to t_end with the GIL released, one row per report into a new table
-// (rows x columns, float64) with the CSV's column names (forces: the contact columns too).
+// (rows x columns, float64) with the CSV's column names (forces: the contact columns too);
+// keep 0: the same run and reports (the statistics sample them), no row kept (an empty table).
 // Returns the library's status with err filled, and *columns, *table (new references) holding
 // the rows reached, or -1 with a Python exception set and nothing returned. A run of the main
 // thread stops at a signal that has a Python handler (Ctrl-C): when the handler raises, the
 // status is CS_STOPPED, s stands at its last report and *raised holds the exception (new
 // reference, else NULL); when it returns, the run goes on. busy (nullable): the Simulation's
 // flag, cleared while the handler runs, so that it can read the simulation.
-int csPy_record(csSimulation* s, double t_end, int forces, PyObject** columns, PyObject** table,
-                PyObject** raised, csError* err, int* busy);
+int csPy_record(csSimulation* s, double t_end, int forces, int keep, PyObject** columns,
+                PyObject** table, PyObject** raised, csError* err, int* busy);
 // What run() and Simulation._record return: (columns, table, statistics, failure), failure None,
 // (message, time, file) of a solver failure or the exception `raised` of a stopped run; for
 // other statuses an exception is raised (NULL).

@@ -319,8 +319,9 @@ static PyObject* simAdvanceTo(csPySimulation* self, PyObject* arg) {
 
 static PyObject* simRecord(csPySimulation* self, PyObject* args) {
   double t_end = 0;
-  int forces = 0, relative = 0;
-  if (!PyArg_ParseTuple(args, "dp|p:_record", &t_end, &forces, &relative) || prepare(self)) {
+  int forces = 0, relative = 0, keep = 1;
+  if (!PyArg_ParseTuple(args, "dp|pp:_record", &t_end, &forces, &relative, &keep) ||
+      prepare(self)) {
     return NULL;
   }
   // a duration counts from the time read here, in the same call (another thread stepping the
@@ -333,7 +334,8 @@ static PyObject* simRecord(csPySimulation* self, PyObject* args) {
   PyObject* raised = NULL;
   csError err = {0};
   self->busy = 1;
-  int status = csPy_record(self->s, t_end, forces, &columns, &table, &raised, &err, &self->busy);
+  int status =
+      csPy_record(self->s, t_end, forces, keep, &columns, &table, &raised, &err, &self->busy);
   self->busy = 0;
   refreshShadow(self);
   PyObject* result =
@@ -898,8 +900,9 @@ static PyMethodDef simMethods[] = {
      "Advance to time t, s, exactly (t >= time). Releases the GIL while it integrates.\n"
      "Raises SceneError for a t before the current time, SimulationError on failure."},
     {"_record", (PyCFunction)simRecord, METH_VARARGS,
-     "_record(t_end, forces, relative=False) -> (columns, table, statistics, failure); see\n"
-     "Simulation.run. relative: t_end is a duration from the current time."},
+     "_record(t_end, forces, relative=False, rows=True) -> (columns, table, statistics,\n"
+     "failure); see Simulation.run. relative: t_end is a duration from the current time;\n"
+     "rows False: the same run and reports, no row kept (the table is empty)."},
     {"_get_state", (PyCFunction)simGetState, METH_O,
      "_get_state(path) -> (t, q, u, z, discrete, auto_update): save_state(path) and copies of\n"
      "the arrays it saved, in one call; see Simulation.get_state."},

@@ -431,6 +431,9 @@ def test_compare_rows_are_the_commands_json():
 
     scene = scene_path("bench/incline_stick.json")
     rows = same(scene, 0, 50000, overrides={"bodies.block.mass": 12})
+    # reports every 0.1 ms, 3001 of them: the energy balance is sampled at each (energy_error
+    # differs from a run reporting every 10 ms), and the module keeps no rows of them
+    same(scene, 0, 50000, overrides={"simulation.report_interval": 1e-4})
     # runs that fail: the error as "FILE: MESSAGE", the statistics so far
     failed = same(scene_path("sphere_drop.json"), 1, 2)
     assert all(r["status"] == "failed" and r["error"].startswith(
@@ -440,6 +443,26 @@ def test_compare_rows_are_the_commands_json():
                               atol=1e-7)[0]
     heavy = [r for r in rows if r["model"] == "hunt_crossley"][0]
     assert heavy["peak_normal_force"] > 1.1 * base["peak_normal_force"]
+
+
+def test_compare_keeps_no_trajectory(tmp_path):
+    # the command keeps only each model's numbers; compare() kept every report's row until the
+    # run was over (here 100001 rows of 20 columns, 16 MB, for nothing), so that a run
+    # reporting often ran out of memory where the command did not
+    import tracemalloc
+    peaks = []
+    for interval in (1e-3, 1e-5):
+        path = tmp_path / f"pendulum_{interval:g}.json"
+        path.write_text(pendulum(1.0, duration=1.0, report_interval=interval))
+        tracemalloc.start()
+        try:
+            row = contactsim.compare(path)[0]
+            peaks.append(tracemalloc.get_traced_memory()[1])
+        finally:
+            tracemalloc.stop()
+        assert row["status"] == "ok" and row["simulated"] == 1.0
+    # 100 times the reports, no more memory (both take a few kB)
+    assert peaks[1] < 1_000_000 and peaks[1] < peaks[0] + 100_000, peaks
 
 
 def test_compare_reports_a_failed_model_and_runs_the_others():
