@@ -126,7 +126,8 @@ class Simulation(_core.Simulation):
         Raises SimulationError with the partial trajectory when the integration fails. Ctrl-C
         (in the main thread) stops the run after its current step and raises KeyboardInterrupt
         with the reports so far as .trajectory; the simulation then stands at the last of them,
-        ready to run on.
+        ready to run on. A signal handler of your own that returns lets the run go on; while it
+        runs, the simulation can be read but not changed (RuntimeError, docs/python.md).
         """
         if t_end is None:
             if duration is None:

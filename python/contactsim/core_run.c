@@ -167,19 +167,6 @@ void csPy_stopEnd(const volatile sig_atomic_t* flag) {
 }
 
 
-int csPy_checkSignals(int* busy) {
-  int was = busy ? *busy : 0;
-  if (busy) {
-    *busy = 0;  // the handler runs in this thread, between steps: it may read the simulation
-  }
-  int r = PyErr_CheckSignals();
-  if (busy) {
-    *busy = was;
-  }
-  return r;
-}
-
-
 // Fill err as bad input with a JSON path and a sentence (file, line and column left empty).
 static void setInputError(csError* err, const char* path, const char* fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -204,7 +191,7 @@ static npy_intp expectedRows(double rows) {
 
 
 int csPy_record(csSimulation* s, double t_end, int forces, int keep, PyObject** columns,
-                PyObject** table, PyObject** raised, csError* err, int* busy) {
+                PyObject** table, PyObject** raised, csError* err, const csPyPause* pause) {
   const csModel* m = cs_simModel(s);
   *columns = NULL;
   *table = NULL;
@@ -274,7 +261,7 @@ int csPy_record(csSimulation* s, double t_end, int forces, int keep, PyObject** 
     }
     // stopped by a signal, at the last report: its Python handler runs now (and may read the
     // simulation, which stands there)
-    int stopped = csPy_checkSignals(busy);
+    int stopped = pause ? pause->handle(pause->ctx) : PyErr_CheckSignals();
     if (stopped) {
       PyObject *type, *value, *tb;
       PyErr_Fetch(&type, &value, &tb);
