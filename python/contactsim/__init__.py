@@ -26,7 +26,7 @@ import os as _os
 from . import _core
 from ._compare import compare
 from ._errors import Error, SceneError, SimulationError
-from ._simulation import ContactReport, Simulation, State
+from ._simulation import ContactReport, Simulation, State, _flag
 from ._trajectory import Trajectory
 
 Model = _core.Model
@@ -59,6 +59,11 @@ def _override_pairs(overrides):
         if isinstance(item, (str, bytes)) or not hasattr(item, "__len__") or len(item) != 2:
             raise TypeError(f"overrides: expected a (key path, value) pair, got {item!r}")
         key, value = item
+        # a key path is a str: another type is the caller's mistake, not a key the scene lacks
+        # (str(1) would be looked up as the key "1")
+        if not isinstance(key, str):
+            raise TypeError(f"overrides: a key path must be a str, not {type(key).__name__} "
+                            f"({key!r})")
         try:
             text = _json.dumps(value, allow_nan=False, default=_plain)
         except (TypeError, ValueError) as e:
@@ -76,7 +81,7 @@ def load(path, contact_model=None, overrides=None):
         contact_model: name of the contact model to use, one of the scene's
             "contact_models" blocks (e.g. "exponential_spring", "hunt_crossley"); None for
             the scene's default.
-        overrides: scene parameters set by key path, as if the file had been edited: a dict
+        overrides: scene parameters set by key path (a str), as if the file had been edited: a dict
             such as ``{"contact_models.exponential_spring.mu_static": 0.6,
             "simulation.rtol": 1e-8, "bodies.block.mass": 2.0}``. Values are Python numbers,
             lists, strings or bools (written as JSON).
@@ -115,8 +120,8 @@ def run(model_or_path, duration=None, rtol=None, atol=None, *, integrator=None,
             allowed between two reports; max_rows: the most report rows the run may make (a run
             that would make more is refused before it starts, as on the command line);
             linear_solver: "auto", "dense", "band" or "gmres". None keeps the scene's.
-        forces: also the per-contact columns (force, moment, point, pe, power, model values)
-            and per contact set the total force and centre of pressure.
+        forces (bool): also the per-contact columns (force, moment, point, pe, power, model
+            values) and per contact set the total force and centre of pressure.
         contact_model, overrides: as for load(), when a path is given.
 
     Returns:
@@ -132,6 +137,7 @@ def run(model_or_path, duration=None, rtol=None, atol=None, *, integrator=None,
 
     The integration runs with the GIL released, so threads can run several at once.
     """
+    forces = _flag("forces", forces)
     if isinstance(model_or_path, Model):
         if contact_model is not None or overrides is not None:
             raise TypeError("contact_model and overrides apply when loading: pass a path to run(), "
@@ -143,4 +149,4 @@ def run(model_or_path, duration=None, rtol=None, atol=None, *, integrator=None,
                    report_interval=report_interval, max_step=max_step,
                    initial_step=initial_step, max_steps=max_steps, max_rows=max_rows,
                    linear_solver=linear_solver)
-    return Trajectory._of_run(_core.run(model, bool(forces), **options), model)
+    return Trajectory._of_run(_core.run(model, forces, **options), model)

@@ -55,6 +55,14 @@ def _seconds(name, value):
     return float(value)
 
 
+def _flag(name, value):
+    # a yes/no option: a bool, Python's or numpy's. Another type is a TypeError, as a bool is
+    # where a number is due: bool("no") and bool([]) would guess, and a number is no answer
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be a bool, not {type(value).__name__}")
+    return bool(value)
+
+
 class State:
     """A complete state of a simulation at one time, from Simulation.get_state().
 
@@ -113,21 +121,23 @@ class Simulation(_core.Simulation):
         """Advance for `duration` seconds (or to `t_end`, s), reporting at the current time, at
         every multiple of the report interval and at the end; return the Trajectory.
 
-        duration None and t_end None: the scene's duration. forces: also the contact columns.
+        duration None and t_end None: the scene's duration. forces (bool): also the contact
+        columns.
         Raises SimulationError with the partial trajectory when the integration fails. Ctrl-C
         (in the main thread) stops the run after its current step and raises KeyboardInterrupt
         with the reports so far as .trajectory; the simulation then stands at the last of them,
-        ready to run on.
+        ready to run on. A signal handler of your own that returns lets the run go on; while it
+        runs, the simulation can be read but not changed (RuntimeError, docs/python.md).
         """
         if t_end is None:
             if duration is None:
                 duration = self.options["duration"]
             # counted from the time at the start of the run, read in the same call
-            record = self._record(_seconds("duration", duration), bool(forces), True)
+            record = self._record(_seconds("duration", duration), _flag("forces", forces), True)
         elif duration is not None:
             raise TypeError("give duration or t_end, not both")
         else:
-            record = self._record(_seconds("t_end", t_end), bool(forces))
+            record = self._record(_seconds("t_end", t_end), _flag("forces", forces))
         return Trajectory._of_run(record, self.model)
 
     def contacts(self):

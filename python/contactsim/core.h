@@ -81,16 +81,26 @@ int csPy_rowWriterOpen(csPyRowWriter* w, int ncol, int forces);
 int csPy_rowWriterFill(csPyRowWriter* w, const csModel* m, csData* d, double* row);
 void csPy_rowWriterClose(csPyRowWriter* w);
 
+// What a Simulation does while one of its calls stands stopped for a signal's Python handlers
+// (core_run.c runs them between steps, in the call's thread): run them (PyErr_CheckSignals)
+// under its own rules, returning nonzero with an exception set when a handler raised (or the
+// Simulation refuses what one did). The call goes on when it returns 0.
+typedef struct csPyPause {
+  int (*handle)(void* ctx);  // runs the handlers: 0, or nonzero with an exception set
+  void* ctx;                 // the Simulation (csPySimulation*)
+} csPyPause;
+
 // Run simulation s to t_end with the GIL released, one row per report into a new table
-// (rows x columns, float64) with the CSV's column names (forces: the contact columns too).
+// (rows x columns, float64) with the CSV's column names (forces: the contact columns too);
+// keep 0: the same run and reports (the statistics sample them), no row kept (an empty table).
 // Returns the library's status with err filled, and *columns, *table (new references) holding
 // the rows reached, or -1 with a Python exception set and nothing returned. A run of the main
 // thread stops at a signal that has a Python handler (Ctrl-C): when the handler raises, the
 // status is CS_STOPPED, s stands at its last report and *raised holds the exception (new
-// reference, else NULL); when it returns, the run goes on. busy (nullable): the Simulation's
-// flag, cleared while the handler runs, so that it can read the simulation.
-int csPy_record(csSimulation* s, double t_end, int forces, PyObject** columns, PyObject** table,
-                PyObject** raised, csError* err, int* busy);
+// reference, else NULL); when it returns, the run goes on. pause (nullable: the handlers run
+// as they are) runs the handlers for the Simulation that owns s.
+int csPy_record(csSimulation* s, double t_end, int forces, int keep, PyObject** columns,
+                PyObject** table, PyObject** raised, csError* err, const csPyPause* pause);
 // What run() and Simulation._record return: (columns, table, statistics, failure), failure None,
 // (message, time, file) of a solver failure or the exception `raised` of a stopped run; for
 // other statuses an exception is raised (NULL).
@@ -103,8 +113,6 @@ PyObject* csPy_recordResult(csSimulation* s, int status, const csError* err, PyO
 // Python's handlers back; then PyErr_CheckSignals runs them. The GIL is held for both.
 const volatile sig_atomic_t* csPy_stopBegin(void);
 void csPy_stopEnd(const volatile sig_atomic_t* flag);
-// PyErr_CheckSignals with the Simulation's busy flag (nullable) cleared while the handlers run
-int csPy_checkSignals(int* busy);
 
 // module-level functions of core_model.c and core_run.c
 PyObject* csPy_load(PyObject* self, PyObject* args, PyObject* kw);

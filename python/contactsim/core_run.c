@@ -167,19 +167,6 @@ void csPy_stopEnd(const volatile sig_atomic_t* flag) {
 }
 
 
-int csPy_checkSignals(int* busy) {
-  int was = busy ? *busy : 0;
-  if (busy) {
-    *busy = 0;  // the handler runs in this thread, between steps: it may read the simulation
-  }
-  int r = PyErr_CheckSignals();
-  if (busy) {
-    *busy = was;
-  }
-  return r;
-}
-
-
 // Fill err as bad input with a JSON path and a sentence (file, line and column left empty).
 static void setInputError(csError* err, const char* path, const char* fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -203,8 +190,8 @@ static npy_intp expectedRows(double rows) {
 }
 
 
-int csPy_record(csSimulation* s, double t_end, int forces, PyObject** columns, PyObject** table,
-                PyObject** raised, csError* err, int* busy) {
+int csPy_record(csSimulation* s, double t_end, int forces, int keep, PyObject** columns,
+                PyObject** table, PyObject** raised, csError* err, const csPyPause* pause) {
   const csModel* m = cs_simModel(s);
   *columns = NULL;
   *table = NULL;
@@ -247,10 +234,12 @@ int csPy_record(csSimulation* s, double t_end, int forces, PyObject** columns, P
     setInputError(err, "simulation.max_step", "%s", why);
     return CS_ERR_INPUT;
   }
-  r.cap = expectedRows(rows);
+  // without rows, the library's reports still happen at the same times (the statistics
+  // sample the energy balance there) but nothing is kept of them: the table stays empty
+  r.cap = keep ? expectedRows(rows) : 0;
   npy_intp shape[2] = {r.cap, r.ncol};
   r.table = (PyArrayObject*)PyArray_SimpleNew(2, shape, NPY_DOUBLE);
-  if (!r.table || csPy_rowWriterOpen(&r.writer, r.ncol, forces) != 0) {
+  if (!r.table || (keep && csPy_rowWriterOpen(&r.writer, r.ncol, forces) != 0)) {
     Py_DECREF(names);
     Py_XDECREF(r.table);
     csPy_rowWriterClose(&r.writer);
@@ -258,7 +247,7 @@ int csPy_record(csSimulation* s, double t_end, int forces, PyObject** columns, P
   }
 
   // the integration, without the GIL: other threads may run their own simulations meanwhile
-  csReporter rep = {.report = reportRow, .ctx = &r};
+  csReporter rep = {.report = keep ? reportRow : NULL, .ctx = &r};
   int status;
   for (;;) {
     rep.stop = csPy_stopBegin();
@@ -272,7 +261,7 @@ int csPy_record(csSimulation* s, double t_end, int forces, PyObject** columns, P
     }
     // stopped by a signal, at the last report: its Python handler runs now (and may read the
     // simulation, which stands there)
-    int stopped = csPy_checkSignals(busy);
+    int stopped = pause ? pause->handle(pause->ctx) : PyErr_CheckSignals();
     if (stopped) {
       PyObject *type, *value, *tb;
       PyErr_Fetch(&type, &value, &tb);
@@ -371,7 +360,7 @@ PyObject* csPy_run(PyObject* self, PyObject* args, PyObject* kw) {
   PyObject* table = NULL;
   PyObject* raised = NULL;
   int status =
-      csPy_record(s, cs_simTime(s) + opt.duration, forces, &columns, &table, &raised, &err,
+      csPy_record(s, cs_simTime(s) + opt.duration, forces, 1, &columns, &table, &raised, &err,
                   NULL);
   PyObject* result =
       status < 0 ? NULL : csPy_recordResult(s, status, &err, columns, table, raised);

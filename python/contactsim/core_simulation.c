@@ -11,7 +11,8 @@
 //
 // step() keeps the GIL: one step takes microseconds, and releasing and taking back the GIL
 // would cost a noticeable part of that. advance_to() and _record() release it. A flag refuses a
-// second thread that calls into a simulation while it runs without the GIL.
+// second thread that calls into a simulation while it runs without the GIL, and any change to a
+// simulation whose call is paused for a signal's Python handler (pauseForHandlers).
 #include "core.h"
 
 #include <math.h>
@@ -45,6 +46,14 @@ PyTypeObject csPy_StateOwnerType = {
 };
 
 
+// what a Simulation's call is doing (csPySimulation.busy)
+enum {
+  SIM_IDLE = 0,  // no call under way
+  SIM_RUNNING,   // advance_to or _record integrating without the GIL
+  SIM_PAUSED,    // that call stopped between steps while a signal's Python handler runs
+};
+
+
 typedef struct csPySimulation {
   PyObject ob_base;  // the object header (what PyObject_HEAD declares)
   csSimulation* s;   // the owner's
@@ -53,7 +62,7 @@ typedef struct csPySimulation {
   double* shadow;    // (nq + nu) q then u as the library last left them
   double* scratch;   // (nq + nu) the edited arrays handed to cs_simSetState
   int nq, nu;        // lengths of q and u
-  int busy;          // 1 while a call runs without the GIL
+  int busy;          // SIM_IDLE, SIM_RUNNING or SIM_PAUSED
 } csPySimulation;
 
 
@@ -84,13 +93,48 @@ static int readable(csPySimulation* self) {
   if (!ready(self)) {
     return 0;
   }
-  if (self->busy) {
+  if (self->busy == SIM_RUNNING) {
     PyErr_SetString(PyExc_RuntimeError,
                     "this Simulation is being advanced by another thread; use one Simulation "
                     "per thread");
     return 0;
   }
   return 1;
+}
+
+
+// why a paused call's simulation cannot be changed (pauseForHandlers), and what became of an
+// edit made through the q and u views meanwhile
+static const char pausedMessage[] =
+    "this Simulation is paused in the middle of run() or advance_to() while a signal handler "
+    "runs: it can be read, not changed, until that call returns (raise from the handler to stop "
+    "the call)";
+static const char pausedEditMessage[] =
+    "q or u was written while this Simulation was paused in the middle of run() or advance_to() "
+    "for a signal handler: the edit is undone (it can be read, not changed, until that call "
+    "returns; raise from the handler to stop the call)";
+
+
+// the methods and setters that change the simulation (advance it, set its state, time,
+// discrete variables or options) check this: readable, and not paused for a signal handler
+static int changeable(csPySimulation* self) {
+  if (!readable(self)) {
+    return 0;
+  }
+  if (self->busy == SIM_PAUSED) {
+    PyErr_SetString(PyExc_RuntimeError, pausedMessage);
+    return 0;
+  }
+  return 1;
+}
+
+
+// the q and u views put back as the library last left them (the shadow), after an edit that a
+// paused call cannot take
+static void undoEdits(csPySimulation* self) {
+  csData* d = cs_simData(self->s);
+  memcpy(d->q, self->shadow, sizeof(double) * (size_t)self->nq);
+  memcpy(d->u, self->shadow + self->nq, sizeof(double) * (size_t)self->nu);
 }
 
 
@@ -110,6 +154,12 @@ static int prepare(csPySimulation* self) {
   int uchanged = memcmp(d->u, self->shadow + self->nq, ubytes) != 0;
   if (!qchanged && !uchanged) {
     return 0;
+  }
+  // an edit made while a call is paused would splice another state into that call's run
+  if (self->busy == SIM_PAUSED) {
+    undoEdits(self);
+    PyErr_SetString(PyExc_RuntimeError, pausedEditMessage);
+    return -1;
   }
   memcpy(self->scratch, d->q, qbytes);
   memcpy(self->scratch + self->nq, d->u, ubytes);
@@ -135,6 +185,40 @@ static int prepare(csPySimulation* self) {
   refreshShadow(self);
   if (rc) {
     csPy_raise(&err, NULL);
+  }
+  return rc;
+}
+
+
+// prepare, for a call that changes the simulation
+static int prepareChange(csPySimulation* self) {
+  return changeable(self) ? prepare(self) : -1;
+}
+
+
+// A call of this simulation stopped for a signal (core_run.c) runs the signal's Python handlers
+// here, in its own thread, between steps. The simulation stands at the call's start or its last
+// report, and the call goes on from there when the handlers return: a handler may read it
+// (time, state, energies, statistics, a checkpoint), but a change (reset, set_state, the time,
+// set_discrete, set_options, another advance) would splice a second run into the first, so
+// changeable() refuses it. Writes into the q and u views, which no call sees, are found against
+// the shadow taken here, undone, and refused when the handlers are done.
+static int pauseForHandlers(void* ctx) {
+  csPySimulation* self = ctx;
+  refreshShadow(self);
+  int was = self->busy;
+  self->busy = SIM_PAUSED;
+  int rc = PyErr_CheckSignals();
+  self->busy = was;
+  csData* d = cs_simData(self->s);
+  if (memcmp(d->q, self->shadow, sizeof(double) * (size_t)self->nq) != 0 ||
+      memcmp(d->u, self->shadow + self->nq, sizeof(double) * (size_t)self->nu) != 0) {
+    undoEdits(self);
+    // a handler's own exception stands (it stops the call all the same)
+    if (rc == 0) {
+      PyErr_SetString(PyExc_RuntimeError, pausedEditMessage);
+      rc = -1;
+    }
   }
   return rc;
 }
@@ -264,7 +348,7 @@ static PyObject* advanceFailed(csPySimulation* self, csError* err) {
 
 static PyObject* simStep(csPySimulation* self, PyObject* unused) {
   (void)unused;
-  if (prepare(self)) {
+  if (prepareChange(self)) {
     return NULL;
   }
   // the parts the library may leave unset are cleared one by one: zeroing the whole record
@@ -287,12 +371,12 @@ static PyObject* simAdvanceTo(csPySimulation* self, PyObject* arg) {
   if (csPy_number(arg, "advance_to's time", &t)) {
     return NULL;
   }
-  if (prepare(self)) {
+  if (prepareChange(self)) {
     return NULL;
   }
   csError err = {0};
   int status;
-  self->busy = 1;
+  self->busy = SIM_RUNNING;
   for (;;) {
     // Ctrl-C (main thread) stops the advance; the simulation is back where it started
     const volatile sig_atomic_t* stop = csPy_stopBegin();
@@ -300,12 +384,12 @@ static PyObject* simAdvanceTo(csPySimulation* self, PyObject* arg) {
     Py_BEGIN_ALLOW_THREADS status = cs_simAdvanceTo(self->s, t, &err);
     Py_END_ALLOW_THREADS cs_simSetStop(self->s, NULL);
     csPy_stopEnd(stop);
-    if (status != CS_STOPPED || csPy_checkSignals(&self->busy) != 0) {
+    if (status != CS_STOPPED || pauseForHandlers(self) != 0) {
       break;
     }
     // the signal's handler returned: the advance goes on (from its start)
   }
-  self->busy = 0;
+  self->busy = SIM_IDLE;
   refreshShadow(self);
   if (status == CS_STOPPED) {
     return NULL;  // the handler's exception (KeyboardInterrupt)
@@ -319,8 +403,9 @@ static PyObject* simAdvanceTo(csPySimulation* self, PyObject* arg) {
 
 static PyObject* simRecord(csPySimulation* self, PyObject* args) {
   double t_end = 0;
-  int forces = 0, relative = 0;
-  if (!PyArg_ParseTuple(args, "dp|p:_record", &t_end, &forces, &relative) || prepare(self)) {
+  int forces = 0, relative = 0, keep = 1;
+  if (!PyArg_ParseTuple(args, "dp|pp:_record", &t_end, &forces, &relative, &keep) ||
+      prepareChange(self)) {
     return NULL;
   }
   // a duration counts from the time read here, in the same call (another thread stepping the
@@ -332,9 +417,10 @@ static PyObject* simRecord(csPySimulation* self, PyObject* args) {
   PyObject* table = NULL;
   PyObject* raised = NULL;
   csError err = {0};
-  self->busy = 1;
-  int status = csPy_record(self->s, t_end, forces, &columns, &table, &raised, &err, &self->busy);
-  self->busy = 0;
+  csPyPause pause = {.handle = pauseForHandlers, .ctx = self};
+  self->busy = SIM_RUNNING;
+  int status = csPy_record(self->s, t_end, forces, keep, &columns, &table, &raised, &err, &pause);
+  self->busy = SIM_IDLE;
   refreshShadow(self);
   PyObject* result =
       status < 0 ? NULL : csPy_recordResult(self->s, status, &err, columns, table, raised);
@@ -347,7 +433,7 @@ static PyObject* simRecord(csPySimulation* self, PyObject* args) {
 
 static PyObject* simReset(csPySimulation* self, PyObject* unused) {
   (void)unused;
-  if (prepare(self)) {
+  if (prepareChange(self)) {
     return NULL;
   }
   cs_simReset(self->s);
@@ -414,7 +500,7 @@ static PyObject* simLoadState(csPySimulation* self, PyObject* arg) {
   }
   csError err = {0};
   int status = CS_OK;
-  if (prepare(self) == 0) {
+  if (prepareChange(self) == 0) {
     status = cs_simLoadState(self->s, PyBytes_AS_STRING(path), &err);
     refreshShadow(self);
   }
@@ -641,7 +727,7 @@ static PyObject* simSetDiscrete(csPySimulation* self, PyObject* args) {
     return NULL;
   }
   int e = discreteOf(self, force, name, &index);
-  if (e < 0 || prepare(self)) {
+  if (e < 0 || prepareChange(self)) {
     return NULL;
   }
   csError err = {0};
@@ -664,7 +750,7 @@ static PyObject* simSetOptions(csPySimulation* self, PyObject* args, PyObject* k
   // the options change only here, with the GIL held: reading them before prepare is safe
   csSimOptions base = cs_simOptions(self->s);
   csSimOptions opt;
-  if (csPy_readOptions(kw, &base, &opt) || prepare(self)) {
+  if (csPy_readOptions(kw, &base, &opt) || prepareChange(self)) {
     return NULL;
   }
   csError err = {0};
@@ -694,7 +780,7 @@ static int simSetTime(csPySimulation* self, PyObject* value, void* closure) {
     return -1;
   }
   double t = 0;
-  if (csPy_number(value, "the time", &t) || prepare(self)) {
+  if (csPy_number(value, "the time", &t) || prepareChange(self)) {
     return -1;
   }
   csError err = {0};
@@ -790,7 +876,7 @@ static int setPart(csPySimulation* self, PyObject* value, csStateKind kind, int 
   }
   // converted (which may have run Python code): now the other part's edits, and no other
   // thread advancing
-  if (prepare(self)) {
+  if (prepareChange(self)) {
     Py_DECREF(a);
     return -1;
   }
@@ -898,8 +984,9 @@ static PyMethodDef simMethods[] = {
      "Advance to time t, s, exactly (t >= time). Releases the GIL while it integrates.\n"
      "Raises SceneError for a t before the current time, SimulationError on failure."},
     {"_record", (PyCFunction)simRecord, METH_VARARGS,
-     "_record(t_end, forces, relative=False) -> (columns, table, statistics, failure); see\n"
-     "Simulation.run. relative: t_end is a duration from the current time."},
+     "_record(t_end, forces, relative=False, rows=True) -> (columns, table, statistics,\n"
+     "failure); see Simulation.run. relative: t_end is a duration from the current time;\n"
+     "rows False: the same run and reports, no row kept (the table is empty)."},
     {"_get_state", (PyCFunction)simGetState, METH_O,
      "_get_state(path) -> (t, q, u, z, discrete, auto_update): save_state(path) and copies of\n"
      "the arrays it saved, in one call; see Simulation.get_state."},

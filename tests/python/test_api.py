@@ -96,6 +96,22 @@ def test_bad_override_names_its_key_path():
     assert "mu_static" in e.value.path
 
 
+def test_an_override_key_path_that_is_not_a_str_is_a_type_error():
+    # a key path is a str: 1 is a wrong Python type (it was looked up as the key "1", a
+    # SceneError), in load, loads and compare alike
+    for bad in ({1: 2}, {None: 2}, [(b"simulation.rtol", 1e-8)], {("simulation", "rtol"): 1e-8}):
+        with pytest.raises(TypeError, match="key path must be a str"):
+            contactsim.loads(pendulum(0.1), overrides=bad)
+    path = scene_path("pendulum.json")
+    with pytest.raises(TypeError, match="key path must be a str"):
+        contactsim.load(path, overrides={1: 2})
+    with pytest.raises(TypeError, match="key path must be a str"):
+        contactsim.compare(path, overrides={1: 2})
+    # numpy's str is a str
+    model = contactsim.loads(pendulum(0.1), overrides={np.str_("simulation.rtol"): 1e-8})
+    assert model.options["rtol"] == 1e-8
+
+
 def test_bad_run_options():
     model = contactsim.loads(pendulum(0.1))
     with pytest.raises(contactsim.SceneError) as e:
@@ -129,6 +145,28 @@ def test_bad_run_options():
     with pytest.raises(contactsim.SceneError, match="cannot run to t = inf"):
         sim.run(t_end=float("inf"))
     assert sim.time == 0.02
+
+
+def test_the_forces_flag_takes_a_bool():
+    # forces="yes" was taken as true (and "no" would have been too): a flag takes a bool,
+    # Python's or numpy's, and anything else is a TypeError, as a bool is for a number
+    model = contactsim.loads(pendulum(0.1, duration=0.01))
+    sim = contactsim.Simulation(model)
+    for bad in ("yes", "no", 1, 0, None, [True]):
+        with pytest.raises(TypeError, match="forces must be a bool"):
+            contactsim.run(model, forces=bad)
+        with pytest.raises(TypeError, match="forces must be a bool"):
+            contactsim.run(scene_path("pendulum.json"), forces=bad)
+        with pytest.raises(TypeError, match="forces must be a bool"):
+            sim.run(0.01, forces=bad)
+        with pytest.raises(TypeError, match="forces must be a bool"):
+            sim.run(t_end=0.01, forces=bad)
+    assert sim.time == 0.0
+    ball = contactsim.loads(ball_drop(duration=0.01))
+    plain = contactsim.run(ball, forces=np.bool_(False))
+    full = contactsim.run(ball, forces=np.bool_(True))
+    assert "ball_floor.0.fz" in full.columns and "ball_floor.0.fz" not in plain.columns
+    assert contactsim.Simulation(ball).run(0.01, forces=True).columns == full.columns
 
 
 def test_numpy_values_inside_an_override_are_json():
@@ -393,6 +431,9 @@ def test_compare_rows_are_the_commands_json():
 
     scene = scene_path("bench/incline_stick.json")
     rows = same(scene, 0, 50000, overrides={"bodies.block.mass": 12})
+    # reports every 0.1 ms, 3001 of them: the energy balance is sampled at each (energy_error
+    # differs from a run reporting every 10 ms), and the module keeps no rows of them
+    same(scene, 0, 50000, overrides={"simulation.report_interval": 1e-4})
     # runs that fail: the error as "FILE: MESSAGE", the statistics so far
     failed = same(scene_path("sphere_drop.json"), 1, 2)
     assert all(r["status"] == "failed" and r["error"].startswith(
@@ -402,6 +443,26 @@ def test_compare_rows_are_the_commands_json():
                               atol=1e-7)[0]
     heavy = [r for r in rows if r["model"] == "hunt_crossley"][0]
     assert heavy["peak_normal_force"] > 1.1 * base["peak_normal_force"]
+
+
+def test_compare_keeps_no_trajectory(tmp_path):
+    # the command keeps only each model's numbers; compare() kept every report's row until the
+    # run was over (here 100001 rows of 20 columns, 16 MB, for nothing), so that a run
+    # reporting often ran out of memory where the command did not
+    import tracemalloc
+    peaks = []
+    for interval in (1e-3, 1e-5):
+        path = tmp_path / f"pendulum_{interval:g}.json"
+        path.write_text(pendulum(1.0, duration=1.0, report_interval=interval))
+        tracemalloc.start()
+        try:
+            row = contactsim.compare(path)[0]
+            peaks.append(tracemalloc.get_traced_memory()[1])
+        finally:
+            tracemalloc.stop()
+        assert row["status"] == "ok" and row["simulated"] == 1.0
+    # 100 times the reports, no more memory (both take a few kB)
+    assert peaks[1] < 1_000_000 and peaks[1] < peaks[0] + 100_000, peaks
 
 
 def test_compare_reports_a_failed_model_and_runs_the_others():

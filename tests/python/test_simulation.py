@@ -1,6 +1,7 @@
 """Stepping a Simulation from Python: steps and exact advances, the state as numpy views that
 can be edited, contact reports against statics, discrete variables, checkpoints, threads."""
 import gc
+import json
 import math
 import os
 import pickle
@@ -569,6 +570,106 @@ def test_a_signal_handler_can_read_the_simulation(how):
         signal.signal(signal.SIGHUP, old)
     assert len(seen) == 1 and 0 <= seen[0][0] < 3000.0 and math.isfinite(seen[0][1])
     assert sim.time == 3000.0
+
+
+def _pendulum_with_a_load():
+    # the pendulum of the tests above, with a constant load of zero on the arm (its discrete
+    # variables force_x .. torque_z give set_discrete something to set)
+    scene = json.loads(pendulum(1.0, duration=3000.0, report_interval=5.0, max_steps=10000000))
+    scene["forces"] = [{"type": "constant", "name": "load", "body": "arm"}]
+    return contactsim.loads(json.dumps(scene))
+
+
+@pytest.mark.parametrize("how", ["advance_to", "Simulation.run"])
+def test_a_signal_handler_cannot_change_the_simulation(how, tmp_path):
+    # a handler that returns lets the call go on from where it stands. A change made there
+    # spliced a second run into the first: after sim.reset() the trajectory went back to t = 0
+    # and had extra rows, with no error. While the call is paused each change is refused with
+    # RuntimeError; reading is allowed, and the call goes on as if nothing had been tried
+    model = _pendulum_with_a_load()
+    sim = contactsim.Simulation(model)
+    start = contactsim.Simulation(model)
+    state = start.get_state()
+    start.save_state(tmp_path / "start.state")
+    changes = {
+        "reset": sim.reset,
+        "set_state": lambda: sim.set_state(state),
+        "load_state": lambda: sim.load_state(tmp_path / "start.state"),
+        "time": lambda: setattr(sim, "time", 0.0),
+        "q": lambda: setattr(sim, "q", [0.5]),
+        "u": lambda: setattr(sim, "u", [0.0]),
+        "set_discrete": lambda: sim.set_discrete("load", "force_x", 1.0),
+        "set_options": lambda: sim.set_options(rtol=1e-6),
+        "step": sim.step,
+        "advance_to": lambda: sim.advance_to(sim.time + 1.0),
+        "run": lambda: sim.run(1.0),
+    }
+    refused, seen = {}, []
+
+    def handler(sig, frame):
+        seen.append((sim.time, sim.q[0], sim.ke, sim.statistics["steps"], sim.get_state().t,
+                     sim.get_discrete("load", "force_x")))
+        for name, change in changes.items():
+            try:
+                change()
+            except RuntimeError as e:
+                refused[name] = str(e)
+
+    old = signal.signal(signal.SIGHUP, handler)
+    try:
+        timer = _interrupt_after(0.05, signal.SIGHUP)
+        traj = sim.advance_to(3000.0) if how == "advance_to" else sim.run(3000.0)
+        timer.join()
+    finally:
+        signal.signal(signal.SIGHUP, old)
+    assert len(seen) == 1 and 0 <= seen[0][0] < 3000.0 and seen[0][4] == seen[0][0]
+    assert seen[0][5] == 0.0
+    assert sorted(refused) == sorted(changes)
+    assert all("paused in the middle of run() or advance_to()" in m for m in refused.values())
+    assert sim.time == 3000.0 and sim.get_discrete("load", "force_x") == 0.0
+    assert sim.options["rtol"] == 1e-10
+    if how == "Simulation.run":
+        # every report once, in order; the rows are the uninterrupted run's but for the
+        # integrator's restart at the pause (2e-4 rad apart after 3000 s, with or without a
+        # handler), and the pendulum's energy is E(0) = -m g L cos(1) throughout
+        ref = contactsim.run(model)
+        np.testing.assert_array_equal(traj.t, ref.t)
+        np.testing.assert_allclose(traj.data, ref.data, rtol=0, atol=2e-3)
+        np.testing.assert_allclose(traj["e_total"], -G * math.cos(1.0), rtol=0, atol=2e-5)
+
+
+@pytest.mark.parametrize("how", ["advance_to", "Simulation.run"])
+def test_a_signal_handler_that_writes_into_q_stops_the_call(how):
+    # a write into the q view is plain memory, which the call would have gone on from (an
+    # unnormalised, unrecorded edit): it is undone, and once the handler returns the call
+    # raises RuntimeError, standing where the handler found it
+    model = _pendulum_with_a_load()
+    sim = contactsim.Simulation(model)
+    sim.advance_to(1.0)
+    seen = []
+
+    def handler(sig, frame):
+        seen.append((sim.time, sim.q[0]))
+        sim.q[0] += 0.01
+
+    old = signal.signal(signal.SIGHUP, handler)
+    try:
+        timer = _interrupt_after(0.05, signal.SIGHUP)
+        with pytest.raises(RuntimeError, match="q or u was written while this Simulation was paused") as e:
+            sim.advance_to(3000.0) if how == "advance_to" else sim.run(3000.0)
+        timer.join()
+    finally:
+        signal.signal(signal.SIGHUP, old)
+    assert len(seen) == 1
+    assert (sim.time, sim.q[0]) == seen[0]
+    if how == "advance_to":
+        assert sim.time == 1.0
+    else:
+        traj = e.value.trajectory
+        assert traj.t[-1] == sim.time and traj["arm.q0"][-1] == sim.q[0]
+        assert np.all(np.diff(traj.t) > 0)
+    # and it goes on from there
+    sim.advance_to(sim.time + 1.0)
 
 
 def test_bodies_and_elements_by_numpy_integer_id():
