@@ -1169,4 +1169,35 @@ def a_reader_of_its_messages_that_goes_away_does_not_stop_the_tables():
           os.listdir(out))
 
 
+@case
+def a_record_that_cannot_be_written_stops_the_sweep_cleanly():
+    # a file size limit between a failed run's record (about 1.5 kB) and an ok run's (about
+    # 2.2 kB) stands for a full disk: run 0's record is written, run 1's is not; the sweep
+    # starts no more runs, says what it recorded and what it did not start, writes no tables,
+    # and exits 1; the rerun runs the rest
+    import resource
+
+    def small_files():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (2000, 2000))
+
+    d = tempfile.mkdtemp()
+    study = write_study({"scene": SCENE, "models": ["compliant_point"],
+                         "set": {"simulation.duration": 0.05},
+                         "parameters": [{"key": "bodies.block.mass",
+                                         "values": [-1, 2, -3, 4, 5]}]}, d)
+    out = os.path.join(d, "out")
+    runs = os.path.join(out, "runs")
+    code, _, err = run("sweep", study, "--out", out, "-j", "1", "-q", preexec_fn=small_files)
+    check(code == 1 and "cannot write the record of run 1" in err and "File too large" in err,
+          f"exit {code}: {err}")
+    check("of 2 runs run" in err and "1 were recorded (1 failed) and 1 could not be; 3 were "
+          "not started" in err and "run the same command again" in err, err)
+    check(sorted(os.listdir(runs)) == ["00000000.rec"], os.listdir(runs))
+    check(not os.path.exists(os.path.join(out, "results.csv")), "tables of a stopped sweep")
+    code, _, err = run("sweep", study, "--out", out, "-q")
+    summary = json.load(open(os.path.join(out, "results.json")))["summary"]
+    check(code == 1 and summary["executed"] == 4 and summary["failed"] == 2 and
+          summary["ok"] == 3, f"rerun: exit {code}: {summary} {err}")
+
+
 finish()

@@ -887,19 +887,32 @@ static int assignRun(Worker* w, long i) {
 }
 
 
+// What runPool did with the runs it was given.
+typedef struct PoolCounts {
+  long ran;        // runs that finished (recorded or not)
+  long failed;     // of those, recorded as failed
+  long unwritten;  // of those, whose record could not be written (missing)
+  long unstarted;  // runs never handed to a worker (a stop signal, a record not written)
+} PoolCounts;
+
+
 // Run the pending runs (their indices in todo) on up to jobs worker processes, each running one
 // simulation at a time and fed run indices through a pipe. A worker that dies (a crash, a kill)
 // takes only its run in hand with it: that run gets a failed record saying so, and a new worker
-// takes its place. Returns the failures among the runs, or -1 when a record could not be written.
+// takes its place. A record that cannot be written (a full disk, a file size limit) stops the
+// pool as a stop signal does, but gently: no new run starts, the runs in hand finish (their
+// records may still be written), and the counts in *out say what was and was not recorded. A
+// full disk would fail every later record too: going on would only run simulations whose
+// results are thrown away. Returns 0, or -1 when the pool could not run (no worker started).
 //
 // The workers live for many runs rather than one process per run: a fresh process per run paid
 // for its fork, its exit, the page faults that map the program's text into it again and the
 // dynamic linker's lazy binding of every library function it calls, about 1 ms per run in all
 // (docs/performance.md, "Sweeps"). Runs share nothing through the process: the library keeps no
 // global state, and each run loads its own model and data and frees them.
-static long runPool(const Sweep* sw, const long* todo, long ntodo, int jobs, const char* host,
-                    long* ran) {
-  *ran = 0;
+static int runPool(const Sweep* sw, const long* todo, long ntodo, int jobs, const char* host,
+                   PoolCounts* out) {
+  *out = (PoolCounts){0};
   jobs = ntodo < jobs ? (int)(ntodo > 0 ? ntodo : 1) : jobs;
   Worker* w = calloc((size_t)jobs, sizeof(Worker));
   // the live workers' outputs, packed (poll refuses more entries than the open-file limit,
@@ -914,7 +927,7 @@ static long runPool(const Sweep* sw, const long* todo, long ntodo, int jobs, con
   }
   int tty = !sw->quiet && isatty(STDERR_FILENO);
   Progress p = {.total = ntodo, .wall0 = wallNow(), .tty = tty, .lines = !sw->quiet && !tty};
-  long next = 0, failed = 0, interrupted = 0;
+  long next = 0, failed = 0, interrupted = 0, unwritten = 0;
   int ioError = 0, forwarded = 0, restarts = 0;
   // (a worker that died leaves a broken pipe: the write fails with EPIPE, SIGPIPE being
   // ignored for the whole program, main.c)
@@ -935,7 +948,7 @@ static long runPool(const Sweep* sw, const long* todo, long ntodo, int jobs, con
       forwarded = 1;
     }
     // every idle slot gets a run (and a worker, when it has none), until none are left
-    for (int k = 0; k < jobs && next < ntodo && !sweepStop && !ioError; k++) {
+    for (int k = 0; k < jobs && next < ntodo && !sweepStop && !ioError && !unwritten; k++) {
       if (w[k].pid < 0 || (w[k].pid > 0 && w[k].run >= 0)) {
         continue;
       }
@@ -970,7 +983,7 @@ static long runPool(const Sweep* sw, const long* todo, long ntodo, int jobs, con
     // idle workers are done when nothing is left: closing their input ends them
     int busy = 0;
     for (int k = 0; k < jobs; k++) {
-      if (w[k].pid > 0 && w[k].run < 0 && (next >= ntodo || sweepStop || ioError)) {
+      if (w[k].pid > 0 && w[k].run < 0 && (next >= ntodo || sweepStop || ioError || unwritten)) {
         close(w[k].to);
         close(w[k].from);
         waitpid(w[k].pid, NULL, 0);
@@ -984,8 +997,8 @@ static long runPool(const Sweep* sw, const long* todo, long ntodo, int jobs, con
     if (busy == 0) {
       // none busy: the end, or a worker that died before taking its run (it is started again,
       // but not forever: a worker that cannot live through a single read is a broken system)
-      if (next >= ntodo || sweepStop || ioError || ++restarts > 100) {
-        ioError |= next < ntodo && !sweepStop;
+      if (next >= ntodo || sweepStop || ioError || unwritten || ++restarts > 100) {
+        ioError |= next < ntodo && !sweepStop && !unwritten;
         break;
       }
       continue;
@@ -1048,9 +1061,9 @@ static long runPool(const Sweep* sw, const long* todo, long ntodo, int jobs, con
         w[k].run = -1;
       }
       // 0 finished, 1 failed (recorded either way), 3 the record could not be written (the
-      // worker said why): the run is missing, not failed, and the sweep ends with an error
+      // worker said why): the run is missing, not failed, and no new run starts
       if (code == 3) {
-        ioError = 1;
+        unwritten++;
       }
       p.done++;
       if (code == 1) {
@@ -1078,8 +1091,9 @@ static long runPool(const Sweep* sw, const long* todo, long ntodo, int jobs, con
   free(w);
   free(fds);
   free(slot);
-  *ran = p.done;
-  return ioError ? -1 : failed;
+  *out = (PoolCounts){
+      .ran = p.done, .failed = failed, .unwritten = unwritten, .unstarted = ntodo - next};
+  return ioError ? -1 : 0;
 }
 
 
@@ -2272,11 +2286,12 @@ int cs_cliSweep(int argc, char** argv) {
     fprintf(stderr, "; %ld to run, %ld done already; %d workers\n", ntodo, (b - a) - ntodo, jobs);
   }
   double wall0 = wallNow();
-  long ran = 0;
-  long failed = runPool(&sw, todo, ntodo, jobs, host, &ran);
+  PoolCounts pool;
+  int poolBroken = runPool(&sw, todo, ntodo, jobs, host, &pool) != 0;
+  long ran = pool.ran, failed = pool.failed;
   double wall = wallNow() - wall0;
   free(todo);
-  if (failed < 0) {
+  if (poolBroken) {
     cs_deleteStudy(sw.study);
     return CS_EXIT_FAILURE;
   }
@@ -2284,6 +2299,18 @@ int cs_cliSweep(int argc, char** argv) {
   if (sweepStop) {
     cs_deleteStudy(sw.study);
     return 128 + (int)sweepStop;
+  }
+  // stopped because a record could not be written (each worker said why): the same, with the
+  // counts, said even with -q since the sweep did not do what it was asked
+  if (pool.unwritten > 0) {
+    fprintf(stderr,
+            "contactsim: sweep: stopped, a record could not be written: of %ld runs run in "
+            "%.3f s wall, %ld were recorded (%ld failed) and %ld could not be; %ld were not "
+            "started, and the tables are not written. Make room (or raise the file size "
+            "limit) and run the same command again: it runs the runs without a record\n",
+            ran, wall, ran - pool.unwritten, failed, pool.unwritten, pool.unstarted);
+    cs_deleteStudy(sw.study);
+    return CS_EXIT_FAILURE;
   }
   if (!sw.quiet) {
     fprintf(stderr, "contactsim: sweep: ran %ld runs (%ld failed) in %.3f s wall\n", ran, failed,
