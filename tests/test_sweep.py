@@ -221,6 +221,22 @@ def random_samples_have_the_distributions_moments():
     check(abs(inside - 0.9545) < 0.015, f"normal: {inside} within 2 std")
 
 
+@case
+def values_are_the_shortest_text_that_reads_back():
+    # as the trajectory CSV writes its numbers: subnormals too (5e-324 was written
+    # 4.94065645841247e-324, which reads back the same but is not the shortest)
+    values = [5e-324, 1e-320, 0.1, 1e300, -0.0, 10.000000000000002, 1e5]
+    texts = ["5e-324", "1e-320", "0.1", "1e+300", "-0", "10.000000000000002", "1e+05"]
+    study = write_study({"scene": SCENE, "models": ["compliant_point"],
+                         "parameters": [{"key": "simulation.duration", "values": values}]})
+    rows = plan(study)
+    got = [r["simulation.duration"] for r in rows]
+    check(got == texts, f"{got}")
+    check([float(t) for t in got] == values and math.copysign(1, float(got[4])) == -1,
+          "the texts do not read back to the values")
+
+
+
 # ---------------------------------------------------------------------------------------------
 # running
 
