@@ -546,9 +546,13 @@ def task_ranges_and_gather_with_a_missing_task():
     check([r["status"] for r in rows[4:8]] == ["missing"] * 4 and rows[3]["status"] == "ok",
           "missing rows")
     check(rows[5]["bodies.block.mass"] != "", "a missing row keeps its parameters")
-    # the last task completes the set and merges by itself
+    # the last task completes the set and merges by itself: it ran 4 runs and took the other
+    # tasks' 8 records
     code, _, err = run("sweep", study, "--out", out, "--task-range", "4:8", "-q")
     check(code == 0, err)
+    summary = json.load(open(os.path.join(out, "results.json")))["summary"]
+    check(summary["executed"] == 4 and summary["reused"] == 8 and summary["missing"] == 0,
+          f"{summary}")
     clean = os.path.join(d, "clean")
     check(run("sweep", study, "--out", clean, "-q")[0] == 0, "clean sweep")
     check(without_times(table(out)) == without_times(table(clean)), "gathered table differs")

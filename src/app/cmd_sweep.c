@@ -1173,9 +1173,9 @@ static void printRanges(FILE* f, const unsigned char* missing, long n, int limit
 
 // Merge every record into DIR/results.csv and DIR/results.json (each written atomically), in run
 // order; a run without a record gets a row with status "missing". Counts go to *nfailed and
-// *nmissing. executed and reused describe this invocation (-1: a gather). Returns 0 or -1.
-static int mergeResults(const Sweep* sw, long executed, long reused, long* nfailed,
-                        long* nmissing) {
+// *nmissing. executed is the number of runs this invocation ran (-1: a gather, which runs
+// none and says nothing of the kind). Returns 0 or -1.
+static int mergeResults(const Sweep* sw, long executed, long* nfailed, long* nmissing) {
   removeStaleTemporaries(sw);
   char csvPath[SWEEP_PATH], jsonPath[SWEEP_PATH];
   snprintf(csvPath, sizeof(csvPath), "%s/results.csv", sw->dir);
@@ -1246,8 +1246,13 @@ static int mergeResults(const Sweep* sw, long executed, long reused, long* nfail
           "  ],\n  \"summary\": {\"runs\": %ld, \"ok\": %ld, \"failed\": %ld, \"missing\": "
           "%ld",
           sw->nrun, sw->nrun - *nfailed - *nmissing, *nfailed, *nmissing);
+  // reused: the records in the table this invocation did not make, whether it found them when
+  // it started or other array tasks wrote them meanwhile, so that executed + reused + missing
+  // is the number of runs (the task that writes the tables counted only its own range's, and
+  // reported "reused 0" for a table of other tasks' records)
   if (executed >= 0) {
-    fprintf(j.f, ", \"executed\": %ld, \"reused\": %ld", executed, reused);
+    long reused = sw->nrun - *nmissing - executed;
+    fprintf(j.f, ", \"executed\": %ld, \"reused\": %ld", executed, reused > 0 ? reused : 0);
   }
   fputs("}\n}\n", j.f);
   // each table that could not be written is named, with the reason
@@ -2240,7 +2245,7 @@ int cs_cliSweep(int argc, char** argv) {
 
   if (gather) {
     long nfailed = 0, nmissing = 0;
-    int merged = mergeResults(&sw, -1, -1, &nfailed, &nmissing) == 0;
+    int merged = mergeResults(&sw, -1, &nfailed, &nmissing) == 0;
     code = !merged || nfailed || nmissing ? CS_EXIT_FAILURE : CS_EXIT_OK;
     // the tables not written: mergeResults said why, and there is nothing to count
     if (!sw.quiet && merged) {
@@ -2323,7 +2328,7 @@ int cs_cliSweep(int argc, char** argv) {
   }
   long nfailed = 0, nmissing = sw.nrun - present;
   if (rangeA < 0 || present == sw.nrun) {
-    if (mergeResults(&sw, ran, (b - a) - ntodo, &nfailed, &nmissing) != 0) {
+    if (mergeResults(&sw, ran, &nfailed, &nmissing) != 0) {
       cs_deleteStudy(sw.study);
       return CS_EXIT_FAILURE;
     }
