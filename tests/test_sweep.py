@@ -142,6 +142,7 @@ def grid_is_the_product_of_the_axes():
     check([r["bodies.block.mass"] for r in rows[:32]] == ["1"] * 32, "first axis slowest")
     check(rows[0]["model"] == "exponential_spring" and rows[2]["model"] == "compliant_point"
           and rows[1]["repeat"] == "1", "model, then repeat, vary fastest")
+    # (the range gives no scale: linear is the default)
     rtol = sorted({float(r["simulation.rtol"]) for r in rows})
     steps = [b - a for a, b in zip(rtol, rtol[1:])]
     check(rtol[0] == 1e-6 and rtol[-1] == 1e-3, f"linear range ends {rtol}")
@@ -639,6 +640,8 @@ def bad_studies_exit_2_naming_the_path():
         ({"scene": SCENE, "models": ["no_such_model"]}, "models[0]"),
         ({"scene": "missing.json"}, "study.json: scene: the study's scene"),
         ({"scene": SCENE, "paramters": []}, "paramters"),
+        ({"scene": SCENE, "description": 5}, "study.json: description: expected a string"),
+        ({"scene": SCENE, "description": {"text": "x"}}, "study.json: description:"),
         ({"scene": SCENE, "parameters": [{"key": "bodies.blok.mass", "values": [1]}]},
          "parameter 'bodies.blok.mass': the scene has no body named 'blok'"),
         # one scene value varied or set under two spellings

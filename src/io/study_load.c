@@ -873,9 +873,17 @@ static int readStudy(Reader* rd, const cJSON* root) {
   if (checkKeys(rd, root, keys) != 0) {
     return -1;
   }
+  // the description: free text for the reader, ignored, but text (a number or an object there
+  // is a study written wrong, as any other key of the wrong type is)
+  const cJSON* description = cJSON_GetObjectItemCaseSensitive(root, "description");
+  size_t old = pushKey(rd, "description");
+  if (description && !cJSON_IsString(description)) {
+    return fail(rd, "expected a string (free text)");
+  }
+  popPath(rd, old);
   // the scene, relative to the study's folder unless absolute
   const cJSON* scene = cJSON_GetObjectItemCaseSensitive(root, "scene");
-  size_t old = pushKey(rd, "scene");
+  old = pushKey(rd, "scene");
   if (!cJSON_IsString(scene) || !scene->valuestring[0]) {
     return fail(rd, scene ? "expected the scene file's path" : "missing: the scene file's path");
   }
