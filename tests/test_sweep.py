@@ -1169,6 +1169,11 @@ def messages_name_the_study_path_and_the_run():
     code, _, err = run("sweep", study, "--out", os.path.join(d, "out2"))
     check(code == 1 and f"{study}: run 1 failed (model compliant_point, bodies.block.mass=-2): "
           f"{SCENE}: bodies[0].mass: must be > 0" in err, f"exit {code}: {err}")
+    # -q silences the progress and the summaries, not the failures
+    code, _, err = run("sweep", study, "--out", os.path.join(d, "out4"), "-q")
+    check(code == 1 and f"{study}: run 1 failed (model compliant_point, bodies.block.mass=-2): "
+          f"{SCENE}: bodies[0].mass: must be > 0" in err and "ran 2 runs" not in err,
+          f"-q: exit {code}: {err}")
 
 
 @case

@@ -657,9 +657,11 @@ static void drawProgress(Progress* p, int force) {
 }
 
 
-// a failed run, told on standard error: the first few with their message, then a count
+// a failed run, told on standard error: the first few with their message, then a count. Also
+// with -q, which silences progress and summaries, not errors: a failed run is one the user
+// must see
 static void tellFailure(const Sweep* sw, long i, long nfailed) {
-  if (sw->quiet || nfailed > SWEEP_MAX_PRINTED) {
+  if (nfailed > SWEEP_MAX_PRINTED) {
     return;
   }
   // the message is the record's error cell; reading it back keeps one source for it: the JSON
