@@ -541,6 +541,12 @@ def task_ranges_and_gather_with_a_missing_task():
         check(code == 0, f"--task-range {r}: {err}")
     check(not os.path.exists(os.path.join(out, "results.csv")),
           "results written before every task ran")
+    # a range with no run of the study runs nothing and says so (it said "runs 12 to 11")
+    for r, said in (("50:60", "this task: no runs (--task-range 50:60 starts past the last "
+                              "run, 11)"),
+                    ("3:3", "this task: no runs (--task-range 3:3 is empty)")):
+        code, _, err = run("sweep", study, "--out", out, "--task-range", r)
+        check(code == 0 and said in err and "0 to run" in err, f"--task-range {r}: {err}")
     code, _, err = run("sweep", "--gather", out)
     check(code == 1 and "4 of 12 runs are missing: 4-7" in err, f"gather: {code}: {err}")
     rows = table(out)

@@ -2287,8 +2287,15 @@ int cs_cliSweep(int argc, char** argv) {
   if (!sw.quiet) {
     fprintf(stderr, "contactsim: sweep: %s: %ld runs (%ld points x %d models x %d repeats)",
             sw.study_arg, sw.nrun, sw.study->npoint, sw.nmodel, sw.study->repeats);
-    if (rangeA >= 0) {
+    // an empty range (A:A, or one past the last run) is no error, but is said as one: the
+    // runs from A to A - 1 read as a mistake of the sweep's own
+    if (rangeA >= 0 && a < b) {
       fprintf(stderr, "; this task: runs %ld to %ld", a, b - 1);
+    } else if (rangeA >= 0 && rangeA >= sw.nrun) {
+      fprintf(stderr, "; this task: no runs (--task-range %ld:%ld starts past the last run, %ld)",
+              rangeA, rangeB, sw.nrun - 1);
+    } else if (rangeA >= 0) {
+      fprintf(stderr, "; this task: no runs (--task-range %ld:%ld is empty)", rangeA, rangeB);
     }
     fprintf(stderr, "; %ld to run, %ld done already; %d workers\n", ntodo, (b - a) - ntodo, jobs);
   }
