@@ -1175,6 +1175,13 @@ def messages_name_the_study_path_and_the_run():
     code, _, err = run("sweep", study, "--out", os.path.join(d, "out2"))
     check(code == 1 and f"{study}: run 1 failed (model compliant_point, bodies.block.mass=-2): "
           f"{SCENE}: bodies[0].mass: must be > 0" in err, f"exit {code}: {err}")
+    # counts of one in the singular
+    check("2 runs (2 points x 1 model x 1 repeat)" in err and "; 1 worker\n" not in err and
+          "ran 2 runs (1 failed)" in err, err)
+    code, _, err = run("sweep", study, "--out", os.path.join(d, "out2"), "--task-range", "1:2",
+                       "-j", "1", "--retry-failed")
+    check("this task: run 1; 1 to run, 0 done already; 1 worker\n" in err and
+          "ran 1 run (1 failed)" in err, err)
     # -q silences the progress and the summaries, not the failures
     code, _, err = run("sweep", study, "--out", os.path.join(d, "out4"), "-q")
     check(code == 1 and f"{study}: run 1 failed (model compliant_point, bodies.block.mass=-2): "
@@ -1247,8 +1254,8 @@ def a_record_that_cannot_be_written_stops_the_sweep_cleanly():
     code, _, err = run("sweep", study, "--out", out, "-j", "1", "-q", preexec_fn=small_files)
     check(code == 1 and "cannot write the record of run 1" in err and "File too large" in err,
           f"exit {code}: {err}")
-    check("of 2 runs run" in err and "1 were recorded (1 failed) and 1 could not be; 3 were "
-          "not started" in err and "run the same command again" in err, err)
+    check("ran 2 runs" in err and "1 recorded (1 failed) and 1 not; 3 not started; no tables "
+          "written" in err and "run the same command again" in err, err)
     check(sorted(os.listdir(runs)) == ["00000000.rec"], os.listdir(runs))
     check(not os.path.exists(os.path.join(out, "results.csv")), "tables of a stopped sweep")
     code, _, err = run("sweep", study, "--out", out, "-q")

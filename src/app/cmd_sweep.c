@@ -103,6 +103,10 @@ static double cpuNow(void) {
 }
 
 
+// the plural ending of a count's noun: "1 run", "2 runs"
+static const char* plural(long n) { return n == 1 ? "" : "s"; }
+
+
 static int fileExists(const char* path) {
   struct stat st;
   return stat(path, &st) == 0;
@@ -968,7 +972,8 @@ static int runPool(const Sweep* sw, const long* todo, long ntodo, int jobs, cons
         for (int j = 0; j < jobs; j++) {
           w[j].pid = w[j].pid == 0 ? -1 : w[j].pid;
         }
-        fprintf(stderr, "contactsim: sweep: going on with the %d workers started\n", alive);
+        fprintf(stderr, "contactsim: sweep: going on with the %d worker%s started\n", alive,
+                plural(alive));
         continue;
       }
       // a worker that cannot take the run died while idle: the run goes back to the queue and
@@ -1085,10 +1090,10 @@ static int runPool(const Sweep* sw, const long* todo, long ntodo, int jobs, cons
   stopSignals(0);
   if (interrupted > 0 || sweepStop) {
     fprintf(stderr,
-            "contactsim: sweep: %s: %ld runs finished, %ld interrupted and %ld not started are "
+            "contactsim: sweep: %s: %ld run%s finished, %ld interrupted and %ld not started are "
             "left without a record; run the same command again to run them\n",
             sweepStop ? cs_cliSignalName(sweepStop) : "workers stopped by a signal", p.done,
-            interrupted, ntodo - next);
+            plural(p.done), interrupted, ntodo - next);
   }
   free(w);
   free(fds);
@@ -1367,9 +1372,10 @@ static int setUp(Sweep* sw, const char* studyPath) {
   // (and a manifest with more runs than the limit could not be read back by the rerun)
   if (sw->nrun > CS_STUDY_MAX_RUNS) {
     fprintf(stderr,
-            "contactsim: error: %s: the study has %ld runs (%ld points x %d models of the scene x "
-            "%d repeats); a study has at most %ld runs\n",
-            s->file, sw->nrun, s->npoint, sw->nmodel, s->repeats, CS_STUDY_MAX_RUNS);
+            "contactsim: error: %s: the study has %ld runs (%ld point%s x %d model%s of the scene "
+            "x %d repeat%s); a study has at most %ld runs\n",
+            s->file, sw->nrun, s->npoint, plural(s->npoint), sw->nmodel, plural(sw->nmodel),
+            s->repeats, plural(s->repeats), CS_STUDY_MAX_RUNS);
     return CS_EXIT_USAGE;
   }
   // the scene's identity, and its free bodies as loaded with the fixed overrides
@@ -1964,9 +1970,9 @@ static int submitSlurm(const Sweep* sw, long perTask, char** slurmOpts, int nslu
   args[argc++] = script;
   args[argc] = NULL;
   fprintf(stderr,
-          "contactsim: sweep: %ld runs in %ld array tasks of up to %ld runs (%ld to "
+          "contactsim: sweep: %ld run%s in %ld array task%s of up to %ld run%s (%ld to "
           "submit)\n  ",
-          sw->nrun, ntask, perTask, nsubmit);
+          sw->nrun, plural(sw->nrun), ntask, plural(ntask), perTask, plural(perTask), nsubmit);
   for (int k = 0; k < argc; k++) {
     fprintf(stderr, "%s%s", k ? " " : "", args[k]);
   }
@@ -2252,9 +2258,9 @@ int cs_cliSweep(int argc, char** argv) {
     // the tables not written: mergeResults said why, and there is nothing to count
     if (!sw.quiet && merged) {
       fprintf(stderr,
-              "contactsim: sweep: gathered %ld runs (%ld ok, %ld failed, %ld missing) "
+              "contactsim: sweep: gathered %ld run%s (%ld ok, %ld failed, %ld missing) "
               "into %s/results.csv\n",
-              sw.nrun, sw.nrun - nfailed - nmissing, nfailed, nmissing, sw.dir);
+              sw.nrun, plural(sw.nrun), sw.nrun - nfailed - nmissing, nfailed, nmissing, sw.dir);
     }
     cs_deleteStudy(sw.study);
     return code;
@@ -2285,11 +2291,14 @@ int cs_cliSweep(int argc, char** argv) {
   char host[256] = "";
   gethostname(host, sizeof(host) - 1);
   if (!sw.quiet) {
-    fprintf(stderr, "contactsim: sweep: %s: %ld runs (%ld points x %d models x %d repeats)",
-            sw.study_arg, sw.nrun, sw.study->npoint, sw.nmodel, sw.study->repeats);
+    fprintf(stderr, "contactsim: sweep: %s: %ld run%s (%ld point%s x %d model%s x %d repeat%s)",
+            sw.study_arg, sw.nrun, plural(sw.nrun), sw.study->npoint, plural(sw.study->npoint),
+            sw.nmodel, plural(sw.nmodel), sw.study->repeats, plural(sw.study->repeats));
     // an empty range (A:A, or one past the last run) is no error, but is said as one: the
     // runs from A to A - 1 read as a mistake of the sweep's own
-    if (rangeA >= 0 && a < b) {
+    if (rangeA >= 0 && a + 1 == b) {
+      fprintf(stderr, "; this task: run %ld", a);
+    } else if (rangeA >= 0 && a < b) {
       fprintf(stderr, "; this task: runs %ld to %ld", a, b - 1);
     } else if (rangeA >= 0 && rangeA >= sw.nrun) {
       fprintf(stderr, "; this task: no runs (--task-range %ld:%ld starts past the last run, %ld)",
@@ -2297,7 +2306,8 @@ int cs_cliSweep(int argc, char** argv) {
     } else if (rangeA >= 0) {
       fprintf(stderr, "; this task: no runs (--task-range %ld:%ld is empty)", rangeA, rangeB);
     }
-    fprintf(stderr, "; %ld to run, %ld done already; %d workers\n", ntodo, (b - a) - ntodo, jobs);
+    fprintf(stderr, "; %ld to run, %ld done already; %d worker%s\n", ntodo, (b - a) - ntodo, jobs,
+            plural(jobs));
   }
   double wall0 = wallNow();
   PoolCounts pool;
@@ -2318,17 +2328,17 @@ int cs_cliSweep(int argc, char** argv) {
   // counts, said even with -q since the sweep did not do what it was asked
   if (pool.unwritten > 0) {
     fprintf(stderr,
-            "contactsim: sweep: stopped, a record could not be written: of %ld runs run in "
-            "%.3f s wall, %ld were recorded (%ld failed) and %ld could not be; %ld were not "
-            "started, and the tables are not written. Make room (or raise the file size "
-            "limit) and run the same command again: it runs the runs without a record\n",
-            ran, wall, ran - pool.unwritten, failed, pool.unwritten, pool.unstarted);
+            "contactsim: sweep: stopped, a record could not be written: ran %ld run%s in %.3f s "
+            "wall, %ld recorded (%ld failed) and %ld not; %ld not started; no tables written. "
+            "Make room (or raise the file size limit) and run the same command again: it runs "
+            "the runs without a record\n",
+            ran, plural(ran), wall, ran - pool.unwritten, failed, pool.unwritten, pool.unstarted);
     cs_deleteStudy(sw.study);
     return CS_EXIT_FAILURE;
   }
   if (!sw.quiet) {
-    fprintf(stderr, "contactsim: sweep: ran %ld runs (%ld failed) in %.3f s wall\n", ran, failed,
-            wall);
+    fprintf(stderr, "contactsim: sweep: ran %ld run%s (%ld failed) in %.3f s wall\n", ran,
+            plural(ran), failed, wall);
   }
   // the merged tables: after a whole sweep, and after the task that completes the set
   long present = 0;
@@ -2343,9 +2353,9 @@ int cs_cliSweep(int argc, char** argv) {
     }
     if (!sw.quiet) {
       fprintf(stderr,
-              "contactsim: sweep: %ld runs: %ld ok, %ld failed, %ld missing; results "
+              "contactsim: sweep: %ld run%s: %ld ok, %ld failed, %ld missing; results "
               "in %s/results.csv and results.json\n",
-              sw.nrun, sw.nrun - nfailed - nmissing, nfailed, nmissing, sw.dir);
+              sw.nrun, plural(sw.nrun), sw.nrun - nfailed - nmissing, nfailed, nmissing, sw.dir);
     }
     code = nfailed || nmissing ? CS_EXIT_FAILURE : CS_EXIT_OK;
   }
