@@ -915,6 +915,9 @@ def more_workers_than_open_files_allow():
     # each worker holds two pipe ends in the parent: 30 workers need more than 24 files
     code, _, err = run("sweep", study, "--out", out, "-j", "30", preexec_fn=few_files)
     check(code == 0 and "going on with the" in err, f"exit {code}: {err}")
+    # the sweep goes on: a warning, not an error
+    check("contactsim: sweep: warning: cannot start another worker (Too many open files)" in err
+          and "error:" not in err, err)
     rows = table(out)
     check(len(rows) == 30 and all(r["status"] == "ok" for r in rows), "30 ok runs")
 

@@ -790,17 +790,18 @@ static void workerLoop(const Sweep* sw, int in, int out, const char* host) {
 }
 
 
-// start the worker of slot k (pipes, fork); returns 0 or -1 (message printed)
+// start the worker of slot k (pipes, fork); returns 0 or -1 with errno set (the caller says
+// whether that is an error or a warning: the sweep goes on when other workers run)
 static int startWorker(const Sweep* sw, Worker* w, int k, int jobs, const char* host) {
   int to[2], from[2];
   if (pipe(to) != 0) {
-    fprintf(stderr, "contactsim: error: cannot start a worker: %s\n", strerror(errno));
     return -1;
   }
   if (pipe(from) != 0) {
-    fprintf(stderr, "contactsim: error: cannot start a worker: %s\n", strerror(errno));
+    int saved = errno;
     close(to[0]);
     close(to[1]);
+    errno = saved;
     return -1;
   }
   // nothing buffered may be written twice, by the parent and by a copy in the child
@@ -808,11 +809,12 @@ static int startWorker(const Sweep* sw, Worker* w, int k, int jobs, const char* 
   fflush(stderr);
   pid_t pid = fork();
   if (pid < 0) {
-    fprintf(stderr, "contactsim: error: cannot start a worker: %s\n", strerror(errno));
+    int saved = errno;
     close(to[0]);
     close(to[1]);
     close(from[0]);
     close(from[1]);
+    errno = saved;
     return -1;
   }
   if (pid == 0) {
@@ -960,20 +962,25 @@ static int runPool(const Sweep* sw, const long* todo, long ntodo, int jobs, cons
       }
       if (w[k].pid == 0 && startWorker(sw, w, k, jobs, host) != 0) {
         // no pipe or process for one more worker (-j beyond the open-file or process limit):
-        // the workers already running carry on with the study, one fewer for good
+        // the workers already running carry on with the study, one fewer for good: a warning,
+        // where no worker at all is an error that ends the sweep
+        int reason = errno;
         int alive = 0;
         for (int j = 0; j < jobs; j++) {
           alive += w[j].pid > 0;
         }
         if (alive == 0) {
+          fprintf(stderr, "contactsim: error: cannot start a worker: %s\n", strerror(reason));
           ioError = 1;
           break;
         }
         for (int j = 0; j < jobs; j++) {
           w[j].pid = w[j].pid == 0 ? -1 : w[j].pid;
         }
-        fprintf(stderr, "contactsim: sweep: going on with the %d worker%s started\n", alive,
-                plural(alive));
+        fprintf(stderr,
+                "contactsim: sweep: warning: cannot start another worker (%s); going on with "
+                "the %d worker%s started\n",
+                strerror(reason), alive, plural(alive));
         continue;
       }
       // a worker that cannot take the run died while idle: the run goes back to the queue and
