@@ -261,6 +261,22 @@ def results_json_keeps_the_values_types_the_csv_cannot():
 
 
 
+@case
+def a_plan_read_in_part_ends_quietly():
+    # `sweep --dry-run | head`: the plan meets a closed pipe; no error message, exit 0
+    study = write_study({"scene": SCENE, "parameters": [
+        {"key": "bodies.block.mass", "range": {"from": 1, "to": 2, "n": 20000}}]})
+    p = subprocess.Popen([EXE, "sweep", study, "--dry-run"], cwd=ROOT, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    first = p.stdout.readline()
+    p.stdout.close()
+    err = p.stderr.read()
+    code = p.wait(timeout=60)
+    check(first.startswith("index,point,model,repeat") and code == 0 and err == "",
+          f"exit {code}: {err}")
+
+
+
 # ---------------------------------------------------------------------------------------------
 # running
 

@@ -2202,14 +2202,19 @@ int cs_cliSweep(int argc, char** argv) {
         csvText(stdout, sw.study->key[k]);
       }
       fputc('\n', stdout);
-      for (long i = 0; i < sw.nrun; i++) {
+      // a reader that stops reading (| head) ends the plan: quietly, as head's users expect
+      // (SIGPIPE is ignored, main.c, so the write fails with EPIPE instead of killing us)
+      int failed = 0;
+      for (long i = 0; i < sw.nrun && !failed; i++) {
         writeRowStart(stdout, &sw, i);
-        fputc('\n', stdout);
+        failed = fputc('\n', stdout) == EOF;
       }
-      if (fflush(stdout) != 0 || ferror(stdout)) {
-        fprintf(stderr, "contactsim: error: could not write the runs to standard output: %s\n",
-                strerror(errno));
-        code = CS_EXIT_FAILURE;
+      if (failed || fflush(stdout) != 0 || ferror(stdout)) {
+        if (errno != EPIPE) {
+          fprintf(stderr, "contactsim: error: could not write the runs to standard output: %s\n",
+                  strerror(errno));
+          code = CS_EXIT_FAILURE;
+        }
       }
     }
     cs_deleteStudy(sw.study);
