@@ -989,8 +989,14 @@ def slurm_script_with_spaces_and_percent_in_paths():
     study = write_study(small_study(), d)
     out = os.path.join(d, "out dir")
     code, _, err = run("sweep", study, "--out", out, "--slurm", "--runs-per-task", "5",
-                       "--dry-run")
+                       "--dry-run", "--slurm-opt=--comment=a b")
     check(code == 0, err)
+    # the sbatch command printed is one a shell reads back as the arguments it has
+    import shlex
+    command = [ln.strip() for ln in err.split("\n") if ln.strip().startswith("sbatch ")]
+    check(len(command) == 1 and shlex.split(command[0]) ==
+          ["sbatch", "--parsable", "--array=0-2", "--comment=a b",
+           os.path.join(out, "slurm", "sweep.sbatch")], err)
     script = open(os.path.join(out, "slurm", "sweep.sbatch")).read()
     lines = [ln for ln in script.split("\n") if ln.startswith("#SBATCH --output")]
     check(len(lines) == 1, script)

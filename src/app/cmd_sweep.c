@@ -1683,6 +1683,18 @@ static void shellQuote(FILE* f, const char* s) {
 }
 
 
+// a shell word as it must be typed: as it is when it holds only characters the shell takes
+// literally, else quoted (shellQuote), so that a command printed for the user can be pasted
+static void shellWord(FILE* f, const char* s) {
+  const char* plain = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_@%+=:,./-";
+  if (s[0] && strspn(s, plain) == strlen(s)) {
+    fputs(s, f);
+  } else {
+    shellQuote(f, s);
+  }
+}
+
+
 // a value of an #SBATCH line, as sbatch reads it: sbatch splits these lines at white space
 // unless quoted, and takes a backslash as an escape (so a directory with a space in its name
 // gave an --output of its first word); then, in a file name, it replaces % patterns, so a
@@ -1980,8 +1992,11 @@ static int submitSlurm(const Sweep* sw, long perTask, char** slurmOpts, int nslu
           "contactsim: sweep: %ld run%s in %ld array task%s of up to %ld run%s (%ld to "
           "submit)\n  ",
           sw->nrun, plural(sw->nrun), ntask, plural(ntask), perTask, plural(perTask), nsubmit);
+  // as a shell command, quoted where it must be (a directory with a space or a quote in its
+  // name), so that it can be pasted
   for (int k = 0; k < argc; k++) {
-    fprintf(stderr, "%s%s", k ? " " : "", args[k]);
+    fputs(k ? " " : "", stderr);
+    shellWord(stderr, args[k]);
   }
   fputc('\n', stderr);
   int code = CS_EXIT_OK;
