@@ -523,6 +523,15 @@ def a_changed_study_is_refused():
     write_study(s, d)
     code, _, err = run("sweep", study, "--out", out, "-q")
     check(code == 2 and "study file has changed" in err and "--new" in err, f"{code}: {err}")
+    # another study file given for the directory: the directory is said to be that study's
+    other = os.path.join(d, "other")
+    os.mkdir(other)
+    s3 = small_study()
+    s3["parameters"][0]["values"] = [0.5, 0.7]
+    study3 = write_study(s3, other)
+    code, _, err = run("sweep", study3, "--out", out, "-q")
+    check(code == 2 and f"belongs to another study file, {os.path.realpath(study)}" in err and
+          "has changed" not in err and "--new" in err, f"{code}: {err}")
     # a changed scene too
     scene = json.load(open(SCENE))
     scene["name"] = "incline_slide_copy"

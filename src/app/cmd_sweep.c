@@ -1625,6 +1625,18 @@ static int checkDirectory(Sweep* sw, const char* path, int fresh) {
       if (!readable) {
         cs_cliPrintError(&err);
       }
+      // another study file given for the directory (not the same file edited): the directory
+      // is named as that other study's, rather than "the study file has changed since"
+      // naming the file that has not
+      if (readable && strcmp(man.study_hash, studyHash) != 0 &&
+          strcmp(man.study, sw->study_abs) != 0) {
+        fprintf(stderr,
+                "contactsim: error: %s belongs to another study file, %s (%s is not that "
+                "study); refusing to mix their runs. Use another --out directory, or --new "
+                "to discard its runs\n",
+                cs_cliSafe(sw->dir), cs_cliSafe(man.study), cs_cliSafe(sw->study_abs));
+        return CS_EXIT_USAGE;
+      }
       fprintf(stderr,
               "contactsim: error: %s holds the runs of a different study or scene "
               "(%s): %s; refusing to mix them. Use --new to discard them, or another "
