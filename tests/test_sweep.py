@@ -809,6 +809,12 @@ def gather_takes_no_running_options():
         check(code == 2 and "--gather DIR takes no study" in err, f"{extra}: exit {code}: {err}")
     code, _, err = run("sweep", "--gather", out)
     check(code == 1 and "10 of 12 runs are missing" in err, f"plain gather: {code}: {err}")
+    # nor does the plan (--dry-run without --slurm), which ignored them unsaid
+    for extra in (["--out", out], ["--trajectories"], ["-j", "2"], ["--task-range", "0:2"],
+                  ["--new"], ["--retry-failed"]):
+        code, stdout, err = run("sweep", study, "--dry-run", *extra)
+        check(code == 2 and "--dry-run prints the plan and runs nothing" in err and stdout == "",
+              f"{extra}: exit {code}: {err}")
 
 
 @case

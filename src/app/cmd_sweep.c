@@ -2197,6 +2197,16 @@ int cs_cliSweep(int argc, char** argv) {
     if (!studyPath) {
       return CS_EXIT_USAGE;
     }
+    // the plan alone (--dry-run without --slurm) runs nothing and reads no directory: options
+    // about running or about the directory would be silently ignored
+    if (dryRun && !slurm &&
+        (out || jobs || fresh || sw.trajectories || sw.retry_failed || rangeA >= 0)) {
+      fprintf(stderr,
+              "contactsim: error: sweep STUDY.json --dry-run prints the plan and runs nothing; it "
+              "takes none of --out, -j, --new, --trajectories, --retry-failed, --task-range "
+              "(with --slurm, --dry-run writes the batch script into --out DIR)\n");
+      return CS_EXIT_USAGE;
+    }
     if (!out && !(dryRun && !slurm)) {
       fprintf(stderr, "contactsim: error: sweep needs --out DIR, the directory of its results\n");
       return CS_EXIT_USAGE;
