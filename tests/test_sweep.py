@@ -1274,6 +1274,29 @@ def a_reader_of_its_messages_that_goes_away_does_not_stop_the_tables():
 
 
 @case
+def a_renamed_body_has_its_pose_in_results_json():
+    # the pose columns are named by the scene's bodies: a run that renames the block has them
+    # empty (as sweep-format.md says), and its pose under the new name in results.json
+    d = tempfile.mkdtemp()
+    study = write_study({"scene": SCENE, "models": ["compliant_point"],
+                         "set": {"simulation.duration": 0.01},
+                         "parameters": [{"keys": ["bodies.block.name", "contacts[0].body"],
+                                         "values": [["block", "block"], ["brick", "brick"]]}]},
+                        d)
+    out = os.path.join(d, "out")
+    code, _, err = run("sweep", study, "--out", out, "-q")
+    check(code == 0, f"exit {code}: {err}")
+    rows = table(out)
+    check(rows[0]["block.px"] != "" and rows[1]["status"] == "ok" and
+          all(rows[1]["block." + c] == "" for c in ("px", "py", "pz", "qw", "qx", "qy", "qz"))
+          and "brick.px" not in rows[1], f"{rows}")
+    runs = json.load(open(os.path.join(out, "results.json")))["runs"]
+    poses = [r["result"]["final_pose"] for r in runs]
+    check(list(poses[0]) == ["block"] and list(poses[1]) == ["brick"] and
+          poses[1]["brick"]["position"] == poses[0]["block"]["position"], f"{poses}")
+
+
+@case
 def a_record_that_cannot_be_written_stops_the_sweep_cleanly():
     # a file size limit between a failed run's record (about 1.5 kB) and an ok run's (about
     # 2.2 kB) stands for a full disk: run 0's record is written, run 1's is not; the sweep
