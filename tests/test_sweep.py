@@ -142,6 +142,7 @@ def grid_is_the_product_of_the_axes():
     check([r["bodies.block.mass"] for r in rows[:32]] == ["1"] * 32, "first axis slowest")
     check(rows[0]["model"] == "exponential_spring" and rows[2]["model"] == "compliant_point"
           and rows[1]["repeat"] == "1", "model, then repeat, vary fastest")
+    # (the range gives no scale: linear is the default)
     rtol = sorted({float(r["simulation.rtol"]) for r in rows})
     steps = [b - a for a, b in zip(rtol, rtol[1:])]
     check(rtol[0] == 1e-6 and rtol[-1] == 1e-3, f"linear range ends {rtol}")
@@ -219,6 +220,61 @@ def random_samples_have_the_distributions_moments():
     # the normal's tails: about 95.4 % within two standard deviations
     inside = sum(abs(x - 1.5) < 0.4 for x in g) / n
     check(abs(inside - 0.9545) < 0.015, f"normal: {inside} within 2 std")
+
+
+@case
+def values_are_the_shortest_text_that_reads_back():
+    # as the trajectory CSV writes its numbers: subnormals too (5e-324 was written
+    # 4.94065645841247e-324, which reads back the same but is not the shortest)
+    values = [5e-324, 1e-320, 0.1, 1e300, -0.0, 10.000000000000002, 1e5]
+    texts = ["5e-324", "1e-320", "0.1", "1e+300", "-0", "10.000000000000002", "1e+05"]
+    study = write_study({"scene": SCENE, "models": ["compliant_point"],
+                         "parameters": [{"key": "simulation.duration", "values": values}]})
+    rows = plan(study)
+    got = [r["simulation.duration"] for r in rows]
+    check(got == texts, f"{got}")
+    check([float(t) for t in got] == values and math.copysign(1, float(got[4])) == -1,
+          "the texts do not read back to the values")
+
+
+
+@case
+def results_json_keeps_the_values_types_the_csv_cannot():
+    # a string and a number or array written the same way share their CSV text; results.json
+    # keeps them apart, as docs/sweep-format.md says (the number and array fail their runs:
+    # a scene's name is a string)
+    values = ["1", 1, "-0", -0.0, "[0,0,1]", [0, 0, 1], 'a"b']
+    d = tempfile.mkdtemp()
+    study = write_study({"scene": SCENE, "models": ["compliant_point"],
+                         "set": {"simulation.duration": 0.01},
+                         "parameters": [{"key": "name", "values": values}]}, d)
+    out = os.path.join(d, "out")
+    code, _, err = run("sweep", study, "--out", out, "-q")
+    check(code == 1, f"exit {code}: {err}")
+    cells = [r["name"] for r in table(out)]
+    check(cells == ["1", "1", "-0", "-0", "[0,0,1]", "[0,0,1]", '"a\\"b"'], f"{cells}")
+    text = open(os.path.join(out, "results.json")).read()
+    for v in ('"1"', "1", '"-0"', "-0", '"[0,0,1]"', "[0,0,1]"):
+        check('"parameters": {"name": %s}' % v in text, f"results.json lacks {v}")
+    runs = json.loads(text)["runs"]
+    check([r["parameters"]["name"] for r in runs] == values, "results.json values")
+
+
+
+@case
+def a_plan_read_in_part_ends_quietly():
+    # `sweep --dry-run | head`: the plan meets a closed pipe; no error message, exit 0
+    study = write_study({"scene": SCENE, "parameters": [
+        {"key": "bodies.block.mass", "range": {"from": 1, "to": 2, "n": 20000}}]})
+    p = subprocess.Popen([EXE, "sweep", study, "--dry-run"], cwd=ROOT, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    first = p.stdout.readline()
+    p.stdout.close()
+    err = p.stderr.read()
+    code = p.wait(timeout=60)
+    check(first.startswith("index,point,model,repeat") and code == 0 and err == "",
+          f"exit {code}: {err}")
+
 
 
 # ---------------------------------------------------------------------------------------------
@@ -467,6 +523,15 @@ def a_changed_study_is_refused():
     write_study(s, d)
     code, _, err = run("sweep", study, "--out", out, "-q")
     check(code == 2 and "study file has changed" in err and "--new" in err, f"{code}: {err}")
+    # another study file given for the directory: the directory is said to be that study's
+    other = os.path.join(d, "other")
+    os.mkdir(other)
+    s3 = small_study()
+    s3["parameters"][0]["values"] = [0.5, 0.7]
+    study3 = write_study(s3, other)
+    code, _, err = run("sweep", study3, "--out", out, "-q")
+    check(code == 2 and f"belongs to another study file, {os.path.realpath(study)}" in err and
+          "has changed" not in err and "--new" in err, f"{code}: {err}")
     # a changed scene too
     scene = json.load(open(SCENE))
     scene["name"] = "incline_slide_copy"
@@ -501,15 +566,25 @@ def task_ranges_and_gather_with_a_missing_task():
         check(code == 0, f"--task-range {r}: {err}")
     check(not os.path.exists(os.path.join(out, "results.csv")),
           "results written before every task ran")
+    # a range with no run of the study runs nothing and says so (it said "runs 12 to 11")
+    for r, said in (("50:60", "this task: no runs (--task-range 50:60 starts past the last "
+                              "run, 11)"),
+                    ("3:3", "this task: no runs (--task-range 3:3 is empty)")):
+        code, _, err = run("sweep", study, "--out", out, "--task-range", r)
+        check(code == 0 and said in err and "0 to run" in err, f"--task-range {r}: {err}")
     code, _, err = run("sweep", "--gather", out)
     check(code == 1 and "4 of 12 runs are missing: 4-7" in err, f"gather: {code}: {err}")
     rows = table(out)
     check([r["status"] for r in rows[4:8]] == ["missing"] * 4 and rows[3]["status"] == "ok",
           "missing rows")
     check(rows[5]["bodies.block.mass"] != "", "a missing row keeps its parameters")
-    # the last task completes the set and merges by itself
+    # the last task completes the set and merges by itself: it ran 4 runs and took the other
+    # tasks' 8 records
     code, _, err = run("sweep", study, "--out", out, "--task-range", "4:8", "-q")
     check(code == 0, err)
+    summary = json.load(open(os.path.join(out, "results.json")))["summary"]
+    check(summary["executed"] == 4 and summary["reused"] == 8 and summary["missing"] == 0,
+          f"{summary}")
     clean = os.path.join(d, "clean")
     check(run("sweep", study, "--out", clean, "-q")[0] == 0, "clean sweep")
     check(without_times(table(out)) == without_times(table(clean)), "gathered table differs")
@@ -596,6 +671,8 @@ def bad_studies_exit_2_naming_the_path():
         ({"scene": SCENE, "models": ["no_such_model"]}, "models[0]"),
         ({"scene": "missing.json"}, "study.json: scene: the study's scene"),
         ({"scene": SCENE, "paramters": []}, "paramters"),
+        ({"scene": SCENE, "description": 5}, "study.json: description: expected a string"),
+        ({"scene": SCENE, "description": {"text": "x"}}, "study.json: description:"),
         ({"scene": SCENE, "parameters": [{"key": "bodies.blok.mass", "values": [1]}]},
          "parameter 'bodies.blok.mass': the scene has no body named 'blok'"),
         # one scene value varied or set under two spellings
@@ -732,6 +809,12 @@ def gather_takes_no_running_options():
         check(code == 2 and "--gather DIR takes no study" in err, f"{extra}: exit {code}: {err}")
     code, _, err = run("sweep", "--gather", out)
     check(code == 1 and "10 of 12 runs are missing" in err, f"plain gather: {code}: {err}")
+    # nor does the plan (--dry-run without --slurm), which ignored them unsaid
+    for extra in (["--out", out], ["--trajectories"], ["-j", "2"], ["--task-range", "0:2"],
+                  ["--new"], ["--retry-failed"]):
+        code, stdout, err = run("sweep", study, "--dry-run", *extra)
+        check(code == 2 and "--dry-run prints the plan and runs nothing" in err and stdout == "",
+              f"{extra}: exit {code}: {err}")
 
 
 @case
@@ -863,6 +946,9 @@ def more_workers_than_open_files_allow():
     # each worker holds two pipe ends in the parent: 30 workers need more than 24 files
     code, _, err = run("sweep", study, "--out", out, "-j", "30", preexec_fn=few_files)
     check(code == 0 and "going on with the" in err, f"exit {code}: {err}")
+    # the sweep goes on: a warning, not an error
+    check("contactsim: sweep: warning: cannot start another worker (Too many open files)" in err
+          and "error:" not in err, err)
     rows = table(out)
     check(len(rows) == 30 and all(r["status"] == "ok" for r in rows), "30 ok runs")
 
@@ -918,8 +1004,14 @@ def slurm_script_with_spaces_and_percent_in_paths():
     study = write_study(small_study(), d)
     out = os.path.join(d, "out dir")
     code, _, err = run("sweep", study, "--out", out, "--slurm", "--runs-per-task", "5",
-                       "--dry-run")
+                       "--dry-run", "--slurm-opt=--comment=a b")
     check(code == 0, err)
+    # the sbatch command printed is one a shell reads back as the arguments it has
+    import shlex
+    command = [ln.strip() for ln in err.split("\n") if ln.strip().startswith("sbatch ")]
+    check(len(command) == 1 and shlex.split(command[0]) ==
+          ["sbatch", "--parsable", "--array=0-2", "--comment=a b",
+           os.path.join(out, "slurm", "sweep.sbatch")], err)
     script = open(os.path.join(out, "slurm", "sweep.sbatch")).read()
     lines = [ln for ln in script.split("\n") if ln.startswith("#SBATCH --output")]
     check(len(lines) == 1, script)
@@ -1123,6 +1215,18 @@ def messages_name_the_study_path_and_the_run():
     code, _, err = run("sweep", study, "--out", os.path.join(d, "out2"))
     check(code == 1 and f"{study}: run 1 failed (model compliant_point, bodies.block.mass=-2): "
           f"{SCENE}: bodies[0].mass: must be > 0" in err, f"exit {code}: {err}")
+    # counts of one in the singular
+    check("2 runs (2 points x 1 model x 1 repeat)" in err and "; 1 worker\n" not in err and
+          "ran 2 runs (1 failed)" in err, err)
+    code, _, err = run("sweep", study, "--out", os.path.join(d, "out2"), "--task-range", "1:2",
+                       "-j", "1", "--retry-failed")
+    check("this task: run 1; 1 to run, 0 done already; 1 worker\n" in err and
+          "ran 1 run (1 failed)" in err, err)
+    # -q silences the progress and the summaries, not the failures
+    code, _, err = run("sweep", study, "--out", os.path.join(d, "out4"), "-q")
+    check(code == 1 and f"{study}: run 1 failed (model compliant_point, bodies.block.mass=-2): "
+          f"{SCENE}: bodies[0].mass: must be > 0" in err and "ran 2 runs" not in err,
+          f"-q: exit {code}: {err}")
 
 
 @case
@@ -1167,6 +1271,60 @@ def a_reader_of_its_messages_that_goes_away_does_not_stop_the_tables():
     check(code == 0, f"exit {code}")
     check(len(table(out)) == 12 and os.path.exists(os.path.join(out, "results.json")),
           os.listdir(out))
+
+
+@case
+def a_renamed_body_has_its_pose_in_results_json():
+    # the pose columns are named by the scene's bodies: a run that renames the block has them
+    # empty (as sweep-format.md says), and its pose under the new name in results.json
+    d = tempfile.mkdtemp()
+    study = write_study({"scene": SCENE, "models": ["compliant_point"],
+                         "set": {"simulation.duration": 0.01},
+                         "parameters": [{"keys": ["bodies.block.name", "contacts[0].body"],
+                                         "values": [["block", "block"], ["brick", "brick"]]}]},
+                        d)
+    out = os.path.join(d, "out")
+    code, _, err = run("sweep", study, "--out", out, "-q")
+    check(code == 0, f"exit {code}: {err}")
+    rows = table(out)
+    check(rows[0]["block.px"] != "" and rows[1]["status"] == "ok" and
+          all(rows[1]["block." + c] == "" for c in ("px", "py", "pz", "qw", "qx", "qy", "qz"))
+          and "brick.px" not in rows[1], f"{rows}")
+    runs = json.load(open(os.path.join(out, "results.json")))["runs"]
+    poses = [r["result"]["final_pose"] for r in runs]
+    check(list(poses[0]) == ["block"] and list(poses[1]) == ["brick"] and
+          poses[1]["brick"]["position"] == poses[0]["block"]["position"], f"{poses}")
+
+
+@case
+def a_record_that_cannot_be_written_stops_the_sweep_cleanly():
+    # a file size limit between a failed run's record (about 1.5 kB) and an ok run's (about
+    # 2.2 kB) stands for a full disk: run 0's record is written, run 1's is not; the sweep
+    # starts no more runs, says what it recorded and what it did not start, writes no tables,
+    # and exits 1; the rerun runs the rest
+    import resource
+
+    def small_files():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (2000, 2000))
+
+    d = tempfile.mkdtemp()
+    study = write_study({"scene": SCENE, "models": ["compliant_point"],
+                         "set": {"simulation.duration": 0.05},
+                         "parameters": [{"key": "bodies.block.mass",
+                                         "values": [-1, 2, -3, 4, 5]}]}, d)
+    out = os.path.join(d, "out")
+    runs = os.path.join(out, "runs")
+    code, _, err = run("sweep", study, "--out", out, "-j", "1", "-q", preexec_fn=small_files)
+    check(code == 1 and "cannot write the record of run 1" in err and "File too large" in err,
+          f"exit {code}: {err}")
+    check("ran 2 runs" in err and "1 recorded (1 failed) and 1 not; 3 not started; no tables "
+          "written" in err and "run the same command again" in err, err)
+    check(sorted(os.listdir(runs)) == ["00000000.rec"], os.listdir(runs))
+    check(not os.path.exists(os.path.join(out, "results.csv")), "tables of a stopped sweep")
+    code, _, err = run("sweep", study, "--out", out, "-q")
+    summary = json.load(open(os.path.join(out, "results.json")))["summary"]
+    check(code == 1 and summary["executed"] == 4 and summary["failed"] == 2 and
+          summary["ok"] == 3, f"rerun: exit {code}: {summary} {err}")
 
 
 finish()

@@ -103,6 +103,10 @@ static double cpuNow(void) {
 }
 
 
+// the plural ending of a count's noun: "1 run", "2 runs"
+static const char* plural(long n) { return n == 1 ? "" : "s"; }
+
+
 static int fileExists(const char* path) {
   struct stat st;
   return stat(path, &st) == 0;
@@ -657,9 +661,11 @@ static void drawProgress(Progress* p, int force) {
 }
 
 
-// a failed run, told on standard error: the first few with their message, then a count
+// a failed run, told on standard error: the first few with their message, then a count. Also
+// with -q, which silences progress and summaries, not errors: a failed run is one the user
+// must see
 static void tellFailure(const Sweep* sw, long i, long nfailed) {
-  if (sw->quiet || nfailed > SWEEP_MAX_PRINTED) {
+  if (nfailed > SWEEP_MAX_PRINTED) {
     return;
   }
   // the message is the record's error cell; reading it back keeps one source for it: the JSON
@@ -784,17 +790,18 @@ static void workerLoop(const Sweep* sw, int in, int out, const char* host) {
 }
 
 
-// start the worker of slot k (pipes, fork); returns 0 or -1 (message printed)
+// start the worker of slot k (pipes, fork); returns 0 or -1 with errno set (the caller says
+// whether that is an error or a warning: the sweep goes on when other workers run)
 static int startWorker(const Sweep* sw, Worker* w, int k, int jobs, const char* host) {
   int to[2], from[2];
   if (pipe(to) != 0) {
-    fprintf(stderr, "contactsim: error: cannot start a worker: %s\n", strerror(errno));
     return -1;
   }
   if (pipe(from) != 0) {
-    fprintf(stderr, "contactsim: error: cannot start a worker: %s\n", strerror(errno));
+    int saved = errno;
     close(to[0]);
     close(to[1]);
+    errno = saved;
     return -1;
   }
   // nothing buffered may be written twice, by the parent and by a copy in the child
@@ -802,11 +809,12 @@ static int startWorker(const Sweep* sw, Worker* w, int k, int jobs, const char* 
   fflush(stderr);
   pid_t pid = fork();
   if (pid < 0) {
-    fprintf(stderr, "contactsim: error: cannot start a worker: %s\n", strerror(errno));
+    int saved = errno;
     close(to[0]);
     close(to[1]);
     close(from[0]);
     close(from[1]);
+    errno = saved;
     return -1;
   }
   if (pid == 0) {
@@ -887,19 +895,32 @@ static int assignRun(Worker* w, long i) {
 }
 
 
+// What runPool did with the runs it was given.
+typedef struct PoolCounts {
+  long ran;        // runs that finished (recorded or not)
+  long failed;     // of those, recorded as failed
+  long unwritten;  // of those, whose record could not be written (missing)
+  long unstarted;  // runs never handed to a worker (a stop signal, a record not written)
+} PoolCounts;
+
+
 // Run the pending runs (their indices in todo) on up to jobs worker processes, each running one
 // simulation at a time and fed run indices through a pipe. A worker that dies (a crash, a kill)
 // takes only its run in hand with it: that run gets a failed record saying so, and a new worker
-// takes its place. Returns the failures among the runs, or -1 when a record could not be written.
+// takes its place. A record that cannot be written (a full disk, a file size limit) stops the
+// pool as a stop signal does, but gently: no new run starts, the runs in hand finish (their
+// records may still be written), and the counts in *out say what was and was not recorded. A
+// full disk would fail every later record too: going on would only run simulations whose
+// results are thrown away. Returns 0, or -1 when the pool could not run (no worker started).
 //
 // The workers live for many runs rather than one process per run: a fresh process per run paid
 // for its fork, its exit, the page faults that map the program's text into it again and the
 // dynamic linker's lazy binding of every library function it calls, about 1 ms per run in all
 // (docs/performance.md, "Sweeps"). Runs share nothing through the process: the library keeps no
 // global state, and each run loads its own model and data and frees them.
-static long runPool(const Sweep* sw, const long* todo, long ntodo, int jobs, const char* host,
-                    long* ran) {
-  *ran = 0;
+static int runPool(const Sweep* sw, const long* todo, long ntodo, int jobs, const char* host,
+                   PoolCounts* out) {
+  *out = (PoolCounts){0};
   jobs = ntodo < jobs ? (int)(ntodo > 0 ? ntodo : 1) : jobs;
   Worker* w = calloc((size_t)jobs, sizeof(Worker));
   // the live workers' outputs, packed (poll refuses more entries than the open-file limit,
@@ -914,7 +935,7 @@ static long runPool(const Sweep* sw, const long* todo, long ntodo, int jobs, con
   }
   int tty = !sw->quiet && isatty(STDERR_FILENO);
   Progress p = {.total = ntodo, .wall0 = wallNow(), .tty = tty, .lines = !sw->quiet && !tty};
-  long next = 0, failed = 0, interrupted = 0;
+  long next = 0, failed = 0, interrupted = 0, unwritten = 0;
   int ioError = 0, forwarded = 0, restarts = 0;
   // (a worker that died leaves a broken pipe: the write fails with EPIPE, SIGPIPE being
   // ignored for the whole program, main.c)
@@ -935,25 +956,31 @@ static long runPool(const Sweep* sw, const long* todo, long ntodo, int jobs, con
       forwarded = 1;
     }
     // every idle slot gets a run (and a worker, when it has none), until none are left
-    for (int k = 0; k < jobs && next < ntodo && !sweepStop && !ioError; k++) {
+    for (int k = 0; k < jobs && next < ntodo && !sweepStop && !ioError && !unwritten; k++) {
       if (w[k].pid < 0 || (w[k].pid > 0 && w[k].run >= 0)) {
         continue;
       }
       if (w[k].pid == 0 && startWorker(sw, w, k, jobs, host) != 0) {
         // no pipe or process for one more worker (-j beyond the open-file or process limit):
-        // the workers already running carry on with the study, one fewer for good
+        // the workers already running carry on with the study, one fewer for good: a warning,
+        // where no worker at all is an error that ends the sweep
+        int reason = errno;
         int alive = 0;
         for (int j = 0; j < jobs; j++) {
           alive += w[j].pid > 0;
         }
         if (alive == 0) {
+          fprintf(stderr, "contactsim: error: cannot start a worker: %s\n", strerror(reason));
           ioError = 1;
           break;
         }
         for (int j = 0; j < jobs; j++) {
           w[j].pid = w[j].pid == 0 ? -1 : w[j].pid;
         }
-        fprintf(stderr, "contactsim: sweep: going on with the %d workers started\n", alive);
+        fprintf(stderr,
+                "contactsim: sweep: warning: cannot start another worker (%s); going on with "
+                "the %d worker%s started\n",
+                strerror(reason), alive, plural(alive));
         continue;
       }
       // a worker that cannot take the run died while idle: the run goes back to the queue and
@@ -970,7 +997,7 @@ static long runPool(const Sweep* sw, const long* todo, long ntodo, int jobs, con
     // idle workers are done when nothing is left: closing their input ends them
     int busy = 0;
     for (int k = 0; k < jobs; k++) {
-      if (w[k].pid > 0 && w[k].run < 0 && (next >= ntodo || sweepStop || ioError)) {
+      if (w[k].pid > 0 && w[k].run < 0 && (next >= ntodo || sweepStop || ioError || unwritten)) {
         close(w[k].to);
         close(w[k].from);
         waitpid(w[k].pid, NULL, 0);
@@ -984,8 +1011,8 @@ static long runPool(const Sweep* sw, const long* todo, long ntodo, int jobs, con
     if (busy == 0) {
       // none busy: the end, or a worker that died before taking its run (it is started again,
       // but not forever: a worker that cannot live through a single read is a broken system)
-      if (next >= ntodo || sweepStop || ioError || ++restarts > 100) {
-        ioError |= next < ntodo && !sweepStop;
+      if (next >= ntodo || sweepStop || ioError || unwritten || ++restarts > 100) {
+        ioError |= next < ntodo && !sweepStop && !unwritten;
         break;
       }
       continue;
@@ -1048,9 +1075,9 @@ static long runPool(const Sweep* sw, const long* todo, long ntodo, int jobs, con
         w[k].run = -1;
       }
       // 0 finished, 1 failed (recorded either way), 3 the record could not be written (the
-      // worker said why): the run is missing, not failed, and the sweep ends with an error
+      // worker said why): the run is missing, not failed, and no new run starts
       if (code == 3) {
-        ioError = 1;
+        unwritten++;
       }
       p.done++;
       if (code == 1) {
@@ -1070,16 +1097,17 @@ static long runPool(const Sweep* sw, const long* todo, long ntodo, int jobs, con
   stopSignals(0);
   if (interrupted > 0 || sweepStop) {
     fprintf(stderr,
-            "contactsim: sweep: %s: %ld runs finished, %ld interrupted and %ld not started are "
+            "contactsim: sweep: %s: %ld run%s finished, %ld interrupted and %ld not started are "
             "left without a record; run the same command again to run them\n",
             sweepStop ? cs_cliSignalName(sweepStop) : "workers stopped by a signal", p.done,
-            interrupted, ntodo - next);
+            plural(p.done), interrupted, ntodo - next);
   }
   free(w);
   free(fds);
   free(slot);
-  *ran = p.done;
-  return ioError ? -1 : failed;
+  *out = (PoolCounts){
+      .ran = p.done, .failed = failed, .unwritten = unwritten, .unstarted = ntodo - next};
+  return ioError ? -1 : 0;
 }
 
 
@@ -1159,9 +1187,9 @@ static void printRanges(FILE* f, const unsigned char* missing, long n, int limit
 
 // Merge every record into DIR/results.csv and DIR/results.json (each written atomically), in run
 // order; a run without a record gets a row with status "missing". Counts go to *nfailed and
-// *nmissing. executed and reused describe this invocation (-1: a gather). Returns 0 or -1.
-static int mergeResults(const Sweep* sw, long executed, long reused, long* nfailed,
-                        long* nmissing) {
+// *nmissing. executed is the number of runs this invocation ran (-1: a gather, which runs
+// none and says nothing of the kind). Returns 0 or -1.
+static int mergeResults(const Sweep* sw, long executed, long* nfailed, long* nmissing) {
   removeStaleTemporaries(sw);
   char csvPath[SWEEP_PATH], jsonPath[SWEEP_PATH];
   snprintf(csvPath, sizeof(csvPath), "%s/results.csv", sw->dir);
@@ -1232,8 +1260,13 @@ static int mergeResults(const Sweep* sw, long executed, long reused, long* nfail
           "  ],\n  \"summary\": {\"runs\": %ld, \"ok\": %ld, \"failed\": %ld, \"missing\": "
           "%ld",
           sw->nrun, sw->nrun - *nfailed - *nmissing, *nfailed, *nmissing);
+  // reused: the records in the table this invocation did not make, whether it found them when
+  // it started or other array tasks wrote them meanwhile, so that executed + reused + missing
+  // is the number of runs (the task that writes the tables counted only its own range's, and
+  // reported "reused 0" for a table of other tasks' records)
   if (executed >= 0) {
-    fprintf(j.f, ", \"executed\": %ld, \"reused\": %ld", executed, reused);
+    long reused = sw->nrun - *nmissing - executed;
+    fprintf(j.f, ", \"executed\": %ld, \"reused\": %ld", executed, reused > 0 ? reused : 0);
   }
   fputs("}\n}\n", j.f);
   // each table that could not be written is named, with the reason
@@ -1346,9 +1379,10 @@ static int setUp(Sweep* sw, const char* studyPath) {
   // (and a manifest with more runs than the limit could not be read back by the rerun)
   if (sw->nrun > CS_STUDY_MAX_RUNS) {
     fprintf(stderr,
-            "contactsim: error: %s: the study has %ld runs (%ld points x %d models of the scene x "
-            "%d repeats); a study has at most %ld runs\n",
-            s->file, sw->nrun, s->npoint, sw->nmodel, s->repeats, CS_STUDY_MAX_RUNS);
+            "contactsim: error: %s: the study has %ld runs (%ld point%s x %d model%s of the scene "
+            "x %d repeat%s); a study has at most %ld runs\n",
+            s->file, sw->nrun, s->npoint, plural(s->npoint), sw->nmodel, plural(sw->nmodel),
+            s->repeats, plural(s->repeats), CS_STUDY_MAX_RUNS);
     return CS_EXIT_USAGE;
   }
   // the scene's identity, and its free bodies as loaded with the fixed overrides
@@ -1591,6 +1625,18 @@ static int checkDirectory(Sweep* sw, const char* path, int fresh) {
       if (!readable) {
         cs_cliPrintError(&err);
       }
+      // another study file given for the directory (not the same file edited): the directory
+      // is named as that other study's, rather than "the study file has changed since"
+      // naming the file that has not
+      if (readable && strcmp(man.study_hash, studyHash) != 0 &&
+          strcmp(man.study, sw->study_abs) != 0) {
+        fprintf(stderr,
+                "contactsim: error: %s belongs to another study file, %s (%s is not that "
+                "study); refusing to mix their runs. Use another --out directory, or --new "
+                "to discard its runs\n",
+                cs_cliSafe(sw->dir), cs_cliSafe(man.study), cs_cliSafe(sw->study_abs));
+        return CS_EXIT_USAGE;
+      }
       fprintf(stderr,
               "contactsim: error: %s holds the runs of a different study or scene "
               "(%s): %s; refusing to mix them. Use --new to discard them, or another "
@@ -1646,6 +1692,18 @@ static void shellQuote(FILE* f, const char* s) {
     }
   }
   fputc('\'', f);
+}
+
+
+// a shell word as it must be typed: as it is when it holds only characters the shell takes
+// literally, else quoted (shellQuote), so that a command printed for the user can be pasted
+static void shellWord(FILE* f, const char* s) {
+  const char* plain = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_@%+=:,./-";
+  if (s[0] && strspn(s, plain) == strlen(s)) {
+    fputs(s, f);
+  } else {
+    shellQuote(f, s);
+  }
 }
 
 
@@ -1943,11 +2001,14 @@ static int submitSlurm(const Sweep* sw, long perTask, char** slurmOpts, int nslu
   args[argc++] = script;
   args[argc] = NULL;
   fprintf(stderr,
-          "contactsim: sweep: %ld runs in %ld array tasks of up to %ld runs (%ld to "
+          "contactsim: sweep: %ld run%s in %ld array task%s of up to %ld run%s (%ld to "
           "submit)\n  ",
-          sw->nrun, ntask, perTask, nsubmit);
+          sw->nrun, plural(sw->nrun), ntask, plural(ntask), perTask, plural(perTask), nsubmit);
+  // as a shell command, quoted where it must be (a directory with a space or a quote in its
+  // name), so that it can be pasted
   for (int k = 0; k < argc; k++) {
-    fprintf(stderr, "%s%s", k ? " " : "", args[k]);
+    fputs(k ? " " : "", stderr);
+    shellWord(stderr, args[k]);
   }
   fputc('\n', stderr);
   int code = CS_EXIT_OK;
@@ -2136,6 +2197,16 @@ int cs_cliSweep(int argc, char** argv) {
     if (!studyPath) {
       return CS_EXIT_USAGE;
     }
+    // the plan alone (--dry-run without --slurm) runs nothing and reads no directory: options
+    // about running or about the directory would be silently ignored
+    if (dryRun && !slurm &&
+        (out || jobs || fresh || sw.trajectories || sw.retry_failed || rangeA >= 0)) {
+      fprintf(stderr,
+              "contactsim: error: sweep STUDY.json --dry-run prints the plan and runs nothing; it "
+              "takes none of --out, -j, --new, --trajectories, --retry-failed, --task-range "
+              "(with --slurm, --dry-run writes the batch script into --out DIR)\n");
+      return CS_EXIT_USAGE;
+    }
     if (!out && !(dryRun && !slurm)) {
       fprintf(stderr, "contactsim: error: sweep needs --out DIR, the directory of its results\n");
       return CS_EXIT_USAGE;
@@ -2168,14 +2239,19 @@ int cs_cliSweep(int argc, char** argv) {
         csvText(stdout, sw.study->key[k]);
       }
       fputc('\n', stdout);
-      for (long i = 0; i < sw.nrun; i++) {
+      // a reader that stops reading (| head) ends the plan: quietly, as head's users expect
+      // (SIGPIPE is ignored, main.c, so the write fails with EPIPE instead of killing us)
+      int failed = 0;
+      for (long i = 0; i < sw.nrun && !failed; i++) {
         writeRowStart(stdout, &sw, i);
-        fputc('\n', stdout);
+        failed = fputc('\n', stdout) == EOF;
       }
-      if (fflush(stdout) != 0 || ferror(stdout)) {
-        fprintf(stderr, "contactsim: error: could not write the runs to standard output: %s\n",
-                strerror(errno));
-        code = CS_EXIT_FAILURE;
+      if (failed || fflush(stdout) != 0 || ferror(stdout)) {
+        if (errno != EPIPE) {
+          fprintf(stderr, "contactsim: error: could not write the runs to standard output: %s\n",
+                  strerror(errno));
+          code = CS_EXIT_FAILURE;
+        }
       }
     }
     cs_deleteStudy(sw.study);
@@ -2226,14 +2302,14 @@ int cs_cliSweep(int argc, char** argv) {
 
   if (gather) {
     long nfailed = 0, nmissing = 0;
-    int merged = mergeResults(&sw, -1, -1, &nfailed, &nmissing) == 0;
+    int merged = mergeResults(&sw, -1, &nfailed, &nmissing) == 0;
     code = !merged || nfailed || nmissing ? CS_EXIT_FAILURE : CS_EXIT_OK;
     // the tables not written: mergeResults said why, and there is nothing to count
     if (!sw.quiet && merged) {
       fprintf(stderr,
-              "contactsim: sweep: gathered %ld runs (%ld ok, %ld failed, %ld missing) "
+              "contactsim: sweep: gathered %ld run%s (%ld ok, %ld failed, %ld missing) "
               "into %s/results.csv\n",
-              sw.nrun, sw.nrun - nfailed - nmissing, nfailed, nmissing, sw.dir);
+              sw.nrun, plural(sw.nrun), sw.nrun - nfailed - nmissing, nfailed, nmissing, sw.dir);
     }
     cs_deleteStudy(sw.study);
     return code;
@@ -2264,19 +2340,31 @@ int cs_cliSweep(int argc, char** argv) {
   char host[256] = "";
   gethostname(host, sizeof(host) - 1);
   if (!sw.quiet) {
-    fprintf(stderr, "contactsim: sweep: %s: %ld runs (%ld points x %d models x %d repeats)",
-            sw.study_arg, sw.nrun, sw.study->npoint, sw.nmodel, sw.study->repeats);
-    if (rangeA >= 0) {
+    fprintf(stderr, "contactsim: sweep: %s: %ld run%s (%ld point%s x %d model%s x %d repeat%s)",
+            sw.study_arg, sw.nrun, plural(sw.nrun), sw.study->npoint, plural(sw.study->npoint),
+            sw.nmodel, plural(sw.nmodel), sw.study->repeats, plural(sw.study->repeats));
+    // an empty range (A:A, or one past the last run) is no error, but is said as one: the
+    // runs from A to A - 1 read as a mistake of the sweep's own
+    if (rangeA >= 0 && a + 1 == b) {
+      fprintf(stderr, "; this task: run %ld", a);
+    } else if (rangeA >= 0 && a < b) {
       fprintf(stderr, "; this task: runs %ld to %ld", a, b - 1);
+    } else if (rangeA >= 0 && rangeA >= sw.nrun) {
+      fprintf(stderr, "; this task: no runs (--task-range %ld:%ld starts past the last run, %ld)",
+              rangeA, rangeB, sw.nrun - 1);
+    } else if (rangeA >= 0) {
+      fprintf(stderr, "; this task: no runs (--task-range %ld:%ld is empty)", rangeA, rangeB);
     }
-    fprintf(stderr, "; %ld to run, %ld done already; %d workers\n", ntodo, (b - a) - ntodo, jobs);
+    fprintf(stderr, "; %ld to run, %ld done already; %d worker%s\n", ntodo, (b - a) - ntodo, jobs,
+            plural(jobs));
   }
   double wall0 = wallNow();
-  long ran = 0;
-  long failed = runPool(&sw, todo, ntodo, jobs, host, &ran);
+  PoolCounts pool;
+  int poolBroken = runPool(&sw, todo, ntodo, jobs, host, &pool) != 0;
+  long ran = pool.ran, failed = pool.failed;
   double wall = wallNow() - wall0;
   free(todo);
-  if (failed < 0) {
+  if (poolBroken) {
     cs_deleteStudy(sw.study);
     return CS_EXIT_FAILURE;
   }
@@ -2285,9 +2373,21 @@ int cs_cliSweep(int argc, char** argv) {
     cs_deleteStudy(sw.study);
     return 128 + (int)sweepStop;
   }
+  // stopped because a record could not be written (each worker said why): the same, with the
+  // counts, said even with -q since the sweep did not do what it was asked
+  if (pool.unwritten > 0) {
+    fprintf(stderr,
+            "contactsim: sweep: stopped, a record could not be written: ran %ld run%s in %.3f s "
+            "wall, %ld recorded (%ld failed) and %ld not; %ld not started; no tables written. "
+            "Make room (or raise the file size limit) and run the same command again: it runs "
+            "the runs without a record\n",
+            ran, plural(ran), wall, ran - pool.unwritten, failed, pool.unwritten, pool.unstarted);
+    cs_deleteStudy(sw.study);
+    return CS_EXIT_FAILURE;
+  }
   if (!sw.quiet) {
-    fprintf(stderr, "contactsim: sweep: ran %ld runs (%ld failed) in %.3f s wall\n", ran, failed,
-            wall);
+    fprintf(stderr, "contactsim: sweep: ran %ld run%s (%ld failed) in %.3f s wall\n", ran,
+            plural(ran), failed, wall);
   }
   // the merged tables: after a whole sweep, and after the task that completes the set
   long present = 0;
@@ -2296,15 +2396,15 @@ int cs_cliSweep(int argc, char** argv) {
   }
   long nfailed = 0, nmissing = sw.nrun - present;
   if (rangeA < 0 || present == sw.nrun) {
-    if (mergeResults(&sw, ran, (b - a) - ntodo, &nfailed, &nmissing) != 0) {
+    if (mergeResults(&sw, ran, &nfailed, &nmissing) != 0) {
       cs_deleteStudy(sw.study);
       return CS_EXIT_FAILURE;
     }
     if (!sw.quiet) {
       fprintf(stderr,
-              "contactsim: sweep: %ld runs: %ld ok, %ld failed, %ld missing; results "
+              "contactsim: sweep: %ld run%s: %ld ok, %ld failed, %ld missing; results "
               "in %s/results.csv and results.json\n",
-              sw.nrun, sw.nrun - nfailed - nmissing, nfailed, nmissing, sw.dir);
+              sw.nrun, plural(sw.nrun), sw.nrun - nfailed - nmissing, nfailed, nmissing, sw.dir);
     }
     code = nfailed || nmissing ? CS_EXIT_FAILURE : CS_EXIT_OK;
   }

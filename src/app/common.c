@@ -97,7 +97,8 @@ static const char usageSweep[] =
     "      --slurm               submit the study to Slurm as a job array\n"
     "      --slurm-opt OPT       pass OPT to sbatch (repeatable)\n"
     "      --runs-per-task N     runs per array task (default: max(10, runs/100))\n"
-    "  -q, --quiet               no progress on standard error\n"
+    "  -q, --quiet               no progress or summary on standard error (errors and\n"
+    "                            failed runs are still printed)\n"
     "  -h, --help                this help\n";
 
 static const char usageReplay[] =

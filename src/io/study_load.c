@@ -17,6 +17,7 @@
 
 #include "cJSON.h"
 #include "engine/error.h"
+#include "io/shortest.h"
 
 #include <errno.h>
 #include <math.h>
@@ -65,14 +66,14 @@ int csu_hashFile(const char* path, uint64_t* hash) {
 }
 
 
-// the fewest significant digits (15, 16 or 17) that read back to x: 0.9 rather than
-// 0.90000000000000002, which names the same double
+// the shortest text that reads back to x, as the CSV writer prints its numbers (shortest.cc):
+// 0.9 rather than 0.90000000000000002, and 5e-324 rather than 4.94065645841247e-324 (trying
+// 15, 16 and 17 significant digits with printf found the first, not the second: a subnormal
+// holds fewer digits than 15)
 void csu_shortestNumber(double x, char* buf, size_t size) {
-  for (int digits = 15; digits <= 17; digits++) {
-    snprintf(buf, size, "%.*g", digits, x);
-    if (strtod(buf, NULL) == x) {
-      return;
-    }
+  size_t n = size > 0 ? cs_formatShortest(buf, size - 1, x) : 0;
+  if (size > 0) {
+    buf[n] = '\0';
   }
 }
 
@@ -872,9 +873,17 @@ static int readStudy(Reader* rd, const cJSON* root) {
   if (checkKeys(rd, root, keys) != 0) {
     return -1;
   }
+  // the description: free text for the reader, ignored, but text (a number or an object there
+  // is a study written wrong, as any other key of the wrong type is)
+  const cJSON* description = cJSON_GetObjectItemCaseSensitive(root, "description");
+  size_t old = pushKey(rd, "description");
+  if (description && !cJSON_IsString(description)) {
+    return fail(rd, "expected a string (free text)");
+  }
+  popPath(rd, old);
   // the scene, relative to the study's folder unless absolute
   const cJSON* scene = cJSON_GetObjectItemCaseSensitive(root, "scene");
-  size_t old = pushKey(rd, "scene");
+  old = pushKey(rd, "scene");
   if (!cJSON_IsString(scene) || !scene->valuestring[0]) {
     return fail(rd, scene ? "expected the scene file's path" : "missing: the scene file's path");
   }

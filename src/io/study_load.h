@@ -91,8 +91,8 @@ uint64_t csu_fnv1a(uint64_t h, const void* bytes, size_t n);
 // FNV-1a 64 of a file's bytes; returns 0 and sets *hash, or -1 when it cannot be read.
 int csu_hashFile(const char* path, uint64_t* hash);
 
-// x as the shortest decimal text (15 to 17 significant digits) that reads back to the same
-// double, into buf (size >= 32).
+// x as the shortest decimal text that reads back to the same double (cs_formatShortest, the
+// CSV writer's), zero-terminated, into buf (size >= CS_SHORTEST_MAX).
 void csu_shortestNumber(double x, char* buf, size_t size);
 
 // A small random generator, the same on every machine: xoshiro256** seeded through splitmix64
