@@ -430,26 +430,34 @@ def contactsim_alone(args):
     # case). With rk the unloaded foot at rest is exactly symmetric, so the friction dampers'
     # mode (-2,756 1/s, which bounds an explicit step at 1.2 ms) is never excited, while any
     # tangential load excites it (docs/performance.md, "Stiction").
+    # Both anchor rules: the scenes' default "blended" (Simbody's) and "limit", the rule
+    # contact-models.md recommends for bodies that must stand under load.
     print("\n### Stiction: the foot, unloaded and pushed (rtol 1e-6)\n")
-    print("| case | integrator | unloaded CPU s (steps) | pushed CPU s (steps) | pushed / unloaded |")
-    print("|---|---|---:|---:|---:|")
+    print("| case | anchor rule | integrator | unloaded CPU s (steps, RHS) "
+          "| pushed CPU s (steps, RHS) | pushed / unloaded: CPU, RHS |")
+    print("|---|---|---|---:|---:|---:|")
     at_rest = ["--set", "bodies.foot.joint.initial.position=[0,0,0.02521]"]
+    limit = ["--set", 'contact_models.exponential_spring.anchor_rule="limit"']
     for case, extra in (("dropped (the scenes)", []), ("set down at rest", at_rest)):
-        for integ in ("rk", "rk23", "ark", "bdf"):
-            cpus = {"foot_drop": [], "foot_push": []}
-            steps = {}
-            for _ in range(args.reps):
-                for name in ("foot_drop", "foot_push"):
-                    path = os.path.join(ROOT, "scenes", "bench", name + ".json")
-                    cpu, _, text = median_runs([exe, "run", path, "-o", "/dev/null",
-                                                "--integrator", integ] + extra, 1, cpu_pat)
-                    cpus[name].append(cpu)
-                    steps[name] = re.search(r"steps (\d+)", text).group(1)
-            a = statistics.median(cpus["foot_drop"])
-            b = statistics.median(cpus["foot_push"])
-            print("| %s | %s | %s (%s) | %s (%s) | %.2f |" % (case, integ, fmt(a),
-                                                          steps["foot_drop"], fmt(b),
-                                                          steps["foot_push"], b / a))
+        for rule, rule_args in (("blended", []), ("limit", limit)):
+            for integ in ("rk", "rk23", "ark", "bdf"):
+                cpus = {"foot_drop": [], "foot_push": []}
+                steps, rhs = {}, {}
+                for _ in range(args.reps):
+                    for name in ("foot_drop", "foot_push"):
+                        path = os.path.join(ROOT, "scenes", "bench", name + ".json")
+                        cpu, _, text = median_runs([exe, "run", path, "-o", "/dev/null",
+                                                    "--integrator", integ] + extra + rule_args,
+                                                   1, cpu_pat)
+                        cpus[name].append(cpu)
+                        m = re.search(r"steps (\d+), RHS evaluations (\d+)", text)
+                        steps[name], rhs[name] = m.group(1), m.group(2)
+                a = statistics.median(cpus["foot_drop"])
+                b = statistics.median(cpus["foot_push"])
+                print("| %s | %s | %s | %s (%s, %s) | %s (%s, %s) | %.2f, %.2f |"
+                      % (case, rule, integ, fmt(a), steps["foot_drop"], rhs["foot_drop"],
+                         fmt(b), steps["foot_push"], rhs["foot_push"], b / a,
+                         int(rhs["foot_push"]) / int(rhs["foot_drop"])))
 
     print("\n### block_spin_slide with exponential springs (rtol = atol = 1e-5, the scene)\n")
     path = os.path.join(ROOT, "scenes", "bench", "block_spin_slide.json")
