@@ -189,6 +189,13 @@ static void test_exp_spring_derivatives(void** state) {
           snprintf(what, sizeof(what), "%s floor, %s, %s, slip %.3g m/s", fl ? "turned" : "level",
                    rules[r], turning ? "turning" : "not turning", slips[i]);
           for (int o = 0; o < 2; o++) {
+            // The limit rule caps a spring stretched past the limit at the limit, and then caps
+            // the spring and damper's sum: with no slip at all (no turning, no in-plane speed)
+            // that sum lies exactly on the cap's edge, where the force has no derivative in the
+            // velocity (the quotients average its two sides). Not a point to compare at.
+            if (r == 1 && o == 1 && i == 0 && !turning) {
+              continue;
+            }
             for (int k = 0; k < 3; k++) {
               worst = fmax(worst, expSpringAgrees(m, d, offsets[o], slidings[k], what));
             }

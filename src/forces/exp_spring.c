@@ -273,10 +273,12 @@ static void evaluate(const csModel* m, const csData* d, int e, expSpringEval* s)
       s->p0new[i] = pxy[i] + s->elastic[i] / kxy;
     }
     if (f->ref[REF_ANCHOR_RULE] == ANCHOR_LIMIT) {
-      // The friction is model 2 alone (the damped spring to the anchor, both parts scaled down
-      // together to the limit) and Sliding only sets mu. The anchor stays unless the spring
-      // alone pulls harder than the limit; then it is dragged along the spring to where the
-      // spring pulls with exactly the limit. So below the limit nothing moves it and a held
+      // The friction is the damped spring to the anchor (model 2), the spring capped at the
+      // limit first, then the sum capped at it, and Sliding only sets mu. The anchor stays
+      // unless the spring alone pulls harder than the limit; then it is dragged along the
+      // spring to where the spring pulls with exactly the limit, which is the pull the capped
+      // spring already had: a commit while sliding leaves the force as it was, and the pull
+      // does not grow with the step's length. So below the limit nothing moves it and a held
       // station stays held (Sliding decays to 0); at the limit it trails the station at
       // limit / kxy and moves over a step as far as the station slips in it, so its speed is
       // the slip speed whatever the step's length; and while sliding the friction is mu fz at
@@ -298,9 +300,14 @@ static void evaluate(const csModel* m, const csData* d, int e, expSpringEval* s)
       int over = n > s->limit;
       s->dragged = over || (n > 0 && n > s->limit - slack);
       double scale = over ? s->limit / n : 1.0;
+      double es[2] = {scale * s->spring[0], scale * s->spring[1]};
+      double ds[2] = {-cxy * vxy[0], -cxy * vxy[1]};
+      double tx = es[0] + ds[0], ty = es[1] + ds[1];
+      double nt2 = tx * tx + ty * ty;
+      double sc = nt2 > limit2 ? s->limit / sqrt(nt2) : 1.0;
       for (int i = 0; i < 2; i++) {
-        s->elastic[i] = elas2[i];
-        s->damping[i] = damp2[i];
+        s->elastic[i] = sc * es[i];
+        s->damping[i] = sc * ds[i];
         s->p0new[i] = over ? pxy[i] + scale * s->spring[i] / kxy : s->p0[i];
       }
     }
@@ -434,7 +441,8 @@ static void capSlopes(const double x[2], double limit, double D[2][2], double dL
 // (1 - cz vz), where it is neither clipped at 0 nor capped at max_fz, has the slopes -d2 fz in
 // the height and -cz d1 exp(...) in its rate. The friction is (1 - k) sat(x2) + k sat(x1) with
 // x1 = -cxy vxy, x2 = -kxy (pxy - p0) - cxy vxy, k = Sliding and sat the cap at the limit
-// mu fz (anchor rule "limit": sat(x2) alone), so it changes with the station's in-plane motion
+// mu fz (anchor rule "limit": sat(x2) alone, with the spring term of x2 capped first), so it
+// changes with the station's in-plane motion
 // through the caps and with its height and rate through the limit. The plane is on Ground (ark
 // forms this Jacobian only then: cs_freeJacobianUsable), so the station's velocity relative to
 // it is its velocity.
@@ -463,16 +471,28 @@ static void expSpringBodyJacobian(const csModel* m, const csData* d, int e, int 
     double x1[2] = {-cxy * s.v_P.x, -cxy * s.v_P.y};
     double x2[2] = {-kxy * (s.p_P.x - s.p0[0]) - cxy * s.v_P.x,
                     -kxy * (s.p_P.y - s.p0[1]) - cxy * s.v_P.y};
+    // the spring to the anchor, capped at the limit first under the limit rule (Ds, dLs its
+    // slopes; 1 and 0 under the blended rule, whose spring is capped only with the damping)
+    double Ds[2][2] = {{1, 0}, {0, 1}}, dLs[2] = {0, 0};
+    if (s.limitRule) {
+      double spring[2] = {s.spring[0], s.spring[1]};
+      capSlopes(spring, s.limit, Ds, dLs);
+      double n = hypot(spring[0], spring[1]);
+      double scale = n > s.limit ? s.limit / n : 1.0;
+      x2[0] = scale * spring[0] - cxy * s.v_P.x;
+      x2[1] = scale * spring[1] - cxy * s.v_P.y;
+    }
     double D1[2][2], D2[2][2], dL1[2], dL2[2];
     capSlopes(x1, s.limit, D1, dL1);
     capSlopes(x2, s.limit, D2, dL2);
     for (int i = 0; i < 2; i++) {
       for (int j = 0; j < 2; j++) {
-        K.m[i][j] = -(1 - k) * kxy * D2[i][j];
+        double D2Ds = D2[i][0] * Ds[0][j] + D2[i][1] * Ds[1][j];
+        K.m[i][j] = -(1 - k) * kxy * D2Ds;
         C.m[i][j] = -cxy * ((1 - k) * D2[i][j] + k * D1[i][j]);
       }
       // the limit mu fz moves with the height and its rate
-      double dF_dL = (1 - k) * dL2[i] + k * dL1[i];
+      double dF_dL = (1 - k) * (dL2[i] + D2[i][0] * dLs[0] + D2[i][1] * dLs[1]) + k * dL1[i];
       K.m[i][2] = dF_dL * s.mu * dfz_dz;
       C.m[i][2] = dF_dL * s.mu * dfz_dvz;
     }
