@@ -1187,6 +1187,7 @@ typedef struct Reentry {
   int calls;         // callbacks made
   int refused;       // calls refused as they should be
   int wrong;         // calls that were not
+  int reports;       // report callbacks
 } Reentry;
 
 
@@ -1217,9 +1218,15 @@ static void tryEverything(Reentry* r) {
   }
   assert_non_null(strstr(err.message, "while the simulation is advancing"));
   cs_simReset(s);
-  // reading is allowed, and reads the report's state
-  double com[3];
+  // reading is allowed, and reads the report's state; the statistics too, without ending the
+  // run's reports (they took the run's reporter away)
+  double com[3], peak;
   cs_simBodyCom(s, 1, com);
+  csRunStatistics st;
+  cs_simStatistics(s, &st);
+  assert_true(st.t == t);
+  cs_simContactSetStatistics(s, 0, &peak);
+  cs_simContactStatistics(s, 0, &peak, NULL);
   assert_true(cs_simTime(s) == t);
   r->calls++;
 }
@@ -1229,6 +1236,7 @@ static int reentryReport(void* ctx, const csModel* m, csData* d) {
   (void)m;
   (void)d;
   tryEverything(ctx);
+  ((Reentry*)ctx)->reports++;
   return 0;
 }
 
@@ -1253,6 +1261,8 @@ static void test_callbacks_cannot_change_the_run(void** state) {
   Reentry r = {.s = s, .path = path};
   csReporter rep = {.report = reentryReport, .step = reentryStep, .ctx = &r};
   assert_int_equal(cs_simRun(s, 0.5, &rep, &err), CS_OK);
+  // a report at 0.05 and at every multiple of the scene's 0.01 s interval after it, to 0.5
+  assert_int_equal(r.reports, 46);
   assert_true(r.calls > 10);
   assert_int_equal(r.wrong, 0);
   assert_int_equal(r.refused, 9 * r.calls);

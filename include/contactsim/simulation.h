@@ -187,7 +187,8 @@ CS_API int cs_simAdvanceTo(csSimulation* s, double t, csError* err);
 // of bodies stands), ready to be read, saved or run on. Returns CS_OK, CS_ERR_INPUT,
 // CS_ERR_SOLVER, CS_STOPPED or CS_ERR_IO (a report returned nonzero).
 // From a callback: rep's callbacks may read the simulation (time, state, poses, energies,
-// contacts, statistics), which stands at the report or step they are called for. The calls that
+// contacts, statistics: those sampled so far), which stands at the report or step they are
+// called for. The calls that
 // would change the advance in progress (cs_simStep, cs_simAdvanceTo, cs_simRun, cs_simRunCsv,
 // cs_simSetOptions, cs_simSetState, cs_simSetTime, cs_simSetDiscrete, cs_simSaveState,
 // cs_simLoadState) return CS_ERR_INPUT, cs_simReset does nothing, and cs_deleteSimulation must

@@ -1194,12 +1194,21 @@ static void updateStatistics(csSimulation* s) {
 }
 
 
-void cs_simStatistics(csSimulation* s, csRunStatistics* out) {
-  // the steps that ended at the current time are finished first (their metrics sampled, their
-  // auto-updates committed, as the next step would do): without it the last step was missing
-  // from the sliding distance and the rest (a block gliding 1 m showed 0.68 m)
-  beginEdit(s);
+// Before the statistics are read, the steps that ended at the current time are finished (their
+// metrics sampled, their auto-updates committed, as the next step would do): without it the
+// last step was missing from the sliding distance and the rest (a block gliding 1 m showed
+// 0.68 m). Not from a callback of an advance in progress, which is finishing them itself (and
+// whose reporter a settle would replace): the statistics are then those sampled so far.
+static void settleForStatistics(csSimulation* s) {
+  if (!s->running) {
+    beginEdit(s);
+  }
   updateStatistics(s);
+}
+
+
+void cs_simStatistics(csSimulation* s, csRunStatistics* out) {
+  settleForStatistics(s);
   const csStats* st = &s->d->stat;
   const csMetrics* mt = &s->metrics;
   memset(out, 0, sizeof(*out));
@@ -1237,8 +1246,7 @@ const char* cs_simNote(csSimulation* s, int i) {
 int cs_simContactStatistics(csSimulation* s, int e, double* peak_normal_force,
                             double* max_penetration) {
   // the last step's metrics sampled first, as cs_simStatistics does
-  beginEdit(s);
-  updateStatistics(s);
+  settleForStatistics(s);
   const csMetrics* mt = &s->metrics;
   if (e < 0 || e >= mt->nforce || mt->contact_of[e] < 0) {
     return -1;
@@ -1251,8 +1259,7 @@ int cs_simContactStatistics(csSimulation* s, int e, double* peak_normal_force,
 
 
 int cs_simContactSetStatistics(csSimulation* s, int set, double* peak_normal_force) {
-  beginEdit(s);
-  updateStatistics(s);
+  settleForStatistics(s);
   const csMetrics* mt = &s->metrics;
   if (set < 0 || set >= mt->nset) {
     return -1;
