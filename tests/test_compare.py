@@ -588,6 +588,8 @@ def interrupted_compare_writes_whole_consistent_tables():
         rows = list(csv.DictReader(f))
     check([(r["model"], r["status"]) for r in rows] == [(m["model"], m["status"]) for m in doc["models"]], rows)
     check(not [n for n in os.listdir(outdir) if n.endswith(".tmp")], os.listdir(outdir))
+    # the earlier comparison's model CSVs, still there, are named as not this comparison's
+    check(b"hunt_crossley.csv" in err and b"from an earlier comparison" in err, err)
     # the model's trajectory holds whole rows
     data_ = open(os.path.join(outdir, doc["models"][0]["model"] + ".csv"), "rb").read()
     check(data_.endswith(b"\n"), "torn last row")
@@ -606,6 +608,27 @@ def failing_compare_output_leaves_earlier_tables_whole():
     check(code == 1 and "compare.json" in err and err.startswith("contactsim: error:"), (code, err))
     check(open(os.path.join(outdir, "compare.csv")).read() == old_csv, "compare.csv was replaced alone")
     check(not [n for n in os.listdir(outdir) if n.endswith(".tmp")], os.listdir(outdir))
+
+
+@case
+def files_of_an_earlier_comparison_are_named():
+    # a comparison of one model in a directory that holds both models' CSVs and a replay page
+    # from before: they stay, and are named, so that they are not taken for this comparison's
+    outdir = tempfile.mkdtemp()
+    stale_outputs(outdir)
+    with open(os.path.join(outdir, "replay.html"), "w") as f:
+        f.write("<html></html>\n")
+    code, _, err = run("compare", data("compare_sphere_rest.json"), "-q", "--out-dir", outdir,
+                       "--models", "hunt_crossley")
+    check(code == 0, err)
+    check("from an earlier comparison" in err and "smooth_sphere_half_space.csv" in err
+          and "replay.html" in err and "hunt_crossley.csv" not in err, err)
+    doc = json.load(open(os.path.join(outdir, "compare.json")))
+    check([m["model"] for m in doc["models"]] == ["hunt_crossley"], doc["models"])
+    # every model run again, and no page: nothing to name
+    os.remove(os.path.join(outdir, "replay.html"))
+    code, _, err = run("compare", data("compare_sphere_rest.json"), "-q", "--out-dir", outdir)
+    check(code == 0 and err == "", err)
 
 
 @case

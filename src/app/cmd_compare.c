@@ -12,6 +12,7 @@
 // csModel of its own, loaded from the scene with that model chosen, rather than one model whose
 // contact elements are swapped between runs: a model is immutable during a run, and the loader
 // is the one place that builds contact elements from a parameter block and checks them.
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -704,6 +705,58 @@ static int writeTables(const char* dir, const char* scene, const char* path,
 }
 
 
+// Files of DIR this comparison did not write that an earlier one may have: trajectory CSVs
+// (first line "t,...") of models that did not run now, and replay.html without --replay. They
+// are named on standard error rather than removed: the command removes nothing it did not
+// write, and a model's earlier CSV may be wanted; compare.json lists this comparison's models
+// (tools/plot.py --compare draws only those).
+static void noteStaleFiles(const char* dir, const csCliRun* runs, int nrun, int replay) {
+  DIR* dp = opendir(dir);
+  if (!dp) {
+    return;
+  }
+  char list[1024];
+  size_t len = 0;
+  int count = 0;
+  list[0] = '\0';
+  for (struct dirent* e; (e = readdir(dp)) != NULL;) {
+    const char* name = e->d_name;
+    size_t n = strlen(name);
+    int stale = !replay && strcmp(name, "replay.html") == 0;
+    if (n > 4 && strcmp(name + n - 4, ".csv") == 0 && strcmp(name, "compare.csv") != 0) {
+      // a model's trajectory, unless it is one of this comparison's
+      int ours = 0;
+      for (int i = 0; i < nrun && !ours; i++) {
+        ours = strlen(runs[i].model) == n - 4 && strncmp(runs[i].model, name, n - 4) == 0;
+      }
+      // only a regular file is read (opening a FIFO would wait for a writer)
+      char file[CS_MAX_PATH * 4 + 300];
+      pathIn(file, sizeof(file), dir, name);
+      struct stat st;
+      FILE* f = !ours && stat(file, &st) == 0 && S_ISREG(st.st_mode) ? fopen(file, "r") : NULL;
+      if (f) {
+        char head[3] = "";
+        stale = fgets(head, sizeof(head), f) && strcmp(head, "t,") == 0;
+        fclose(f);
+      }
+    }
+    // the names that fit the line; a name cut short is dropped whole
+    if (stale) {
+      int w = snprintf(list + len, sizeof(list) - len, "%s%s", count++ ? ", " : "",
+                       cs_cliSafe(name));
+      len = w > 0 && len + (size_t)w < sizeof(list) ? len + (size_t)w : len;
+      list[len] = '\0';
+    }
+  }
+  closedir(dp);
+  if (count) {
+    fprintf(stderr, "contactsim: compare: %s also holds %s from an earlier comparison, not "
+            "rewritten by this one (compare.json lists this comparison's models)\n",
+            cs_cliSafe(dir), list);
+  }
+}
+
+
 // `contactsim compare`: run the scene once per contact model and tabulate the results.
 // Returns the exit status: 2 bad input, 1 a failed run or output, 0 otherwise.
 int cs_cliCompare(int argc, char** argv) {
@@ -1030,6 +1083,9 @@ int cs_cliCompare(int argc, char** argv) {
     // the replay page of every model, from their CSVs (a failed run shows as far as it got)
     if (replay) {
       bad |= writeReplay(outDir, replayTemplate, runs, ndone) != 0;
+    }
+    if (outDir) {
+      noteStaleFiles(outDir, runs, ndone, replay);
     }
     // a failed output fails the command, even when every run finished
     if (bad) {
