@@ -19,9 +19,20 @@ EXE = os.path.abspath(sys.argv[1])
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def run(*args, timeout=120):
-    p = subprocess.run([EXE, *args], capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+def run(*args, timeout=120, env=None):
+    p = subprocess.run([EXE, *args], capture_output=True, text=True, timeout=timeout, cwd=ROOT,
+                       env=env)
     return p.returncode, p.stdout, p.stderr
+
+
+def replay_env():
+    """The environment with CONTACTSIM_REPLAY_TEMPLATE naming a minimal page template (the data
+    placeholder alone), so that what --replay refuses is checked whether or not this build has
+    the replay viewer."""
+    path = os.path.join(tempfile.mkdtemp(), "template.html")
+    with open(path, "w") as f:
+        f.write("<html><script>/*CONTACTSIM_REPLAY_DATA*/</script></html>\n")
+    return dict(os.environ, CONTACTSIM_REPLAY_TEMPLATE=path)
 
 
 def write_scene(obj, name="scene.json"):
@@ -526,7 +537,8 @@ def an_output_may_not_overwrite_the_checkpoint_the_run_starts_from():
     replay = "./" + os.path.relpath(ck, ROOT)
     for option, name in (("-o", ck), ("--stats", ck), ("--replay", replay)):
         args = ["-o", os.path.join(d, "b.csv")] if option != "-o" else []
-        code, _, err = run("run", scene, "-q", *args, option, name, "--initial-state", ck)
+        code, _, err = run("run", scene, "-q", *args, option, name, "--initial-state", ck,
+                           env=replay_env())
         check(code == 2 and "would overwrite the checkpoint the run starts from" in err,
               (option, code, err))
         check(open(ck).read() == saved, f"{option}: the checkpoint was changed")

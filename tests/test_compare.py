@@ -29,9 +29,20 @@ MODEL_KEYS = ["model", "status", "error", "cpu_seconds", "cpu_per_sim_second", "
 CPU_KEYS = ("cpu_seconds", "cpu_per_sim_second", "statistics_cpu_seconds")
 
 
-def run(*args, timeout=300):
-    p = subprocess.run([EXE, *args], capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+def run(*args, timeout=300, env=None):
+    p = subprocess.run([EXE, *args], capture_output=True, text=True, timeout=timeout, cwd=ROOT,
+                       env=env)
     return p.returncode, p.stdout, p.stderr
+
+
+def replay_env():
+    """The environment with CONTACTSIM_REPLAY_TEMPLATE naming a minimal page template (the data
+    placeholder alone), so that what --replay refuses is checked whether or not this build has
+    the replay viewer."""
+    path = os.path.join(tempfile.mkdtemp(), "template.html")
+    with open(path, "w") as f:
+        f.write("<html><script>/*CONTACTSIM_REPLAY_DATA*/</script></html>\n")
+    return dict(os.environ, CONTACTSIM_REPLAY_TEMPLATE=path)
 
 
 def close(a, b, rel, what):
@@ -641,7 +652,7 @@ def compare_never_writes_over_its_scene():
         scene = os.path.join(outdir, name)
         with open(scene, "w") as f:
             f.write(text)
-        code, _, err = run("compare", scene, "-q", "--out-dir", outdir, *extra)
+        code, _, err = run("compare", scene, "-q", "--out-dir", outdir, *extra, env=replay_env())
         check(code == 2 and "is the scene file" in err and err.startswith("contactsim: error:"),
               (name, code, err))
         check(open(scene).read() == text, "the scene %s was overwritten" % name)
