@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -387,9 +388,10 @@ static double wallSeconds(void) {
 // Rows are therefore formatted into a block of our own and the block goes out in one write(2)
 // of complete rows: when the next row would take it past CSV_BLOCK bytes (PIPE_BUF on a pipe,
 // where writes up to that size are atomic: a reader never sees half of one), when its oldest row
-// has waited CSV_FLUSH_SECONDS of wall time (so that a reader following the file sees it grow,
-// and a kill -9 loses at most the rows of the last quarter second), and when the run ends. One
-// write per row was rejected: measured, it adds about a tenth to the CSV's cost (5 us per write
+// has waited CSV_FLUSH_SECONDS of wall time, whether or not another row comes (the flusher
+// thread below: so that a reader following the file sees it grow, and a kill -9 loses at most
+// the rows of the last quarter second), and when the run ends; the first row goes out at once.
+// One write per row was rejected: measured, it adds about a tenth to the CSV's cost (5 us per write
 // against 46 us to format a row of 30 numbers), and the CSV is a large share of a run's time.
 // What remains: Linux stops a write(2) to a regular file that SIGKILL interrupts at the next page
 // of the file, so a kill -9 during the call (tens of microseconds for a block) can leave a last
@@ -403,6 +405,8 @@ typedef struct CsvBlock {
   size_t cap, len;
   size_t limit;           // write before a row would take len past this
   double oldest;          // wall time at which the oldest row in buf was formatted, s
+  long nrow;              // rows added so far (the header not counted)
+  int failed;             // errno of a write the flusher could not make (0: none)
 } CsvBlock;
 
 
@@ -437,6 +441,11 @@ static int blockWrite(CsvBlock* b, size_t n) {
 // append the header (d NULL) or a row to the block, writing the block first or after as above;
 // 0 or -1 on a write error or when memory runs out
 static int blockAppend(CsvBlock* b, const csModel* m, csData* d, const csCsvOptions* opt) {
+  // a write the flusher could not make fails the row after it, with its reason
+  if (b->failed) {
+    errno = b->failed;
+    return -1;
+  }
   size_t room = b->cap - b->len;
   size_t n = d ? cs_csvFormatRow(b->buf + b->len, room, m, d, opt)
                : cs_csvFormatHeader(b->buf + b->len, room, m, opt);
@@ -469,10 +478,112 @@ static int blockAppend(CsvBlock* b, const csModel* m, csData* d, const csCsvOpti
   } else {
     b->len += n;
   }
-  if (b->len >= b->limit || now - b->oldest >= CSV_FLUSH_SECONDS) {
+  // the first row goes out at once, as the header did: the next report may be far off
+  int first = d && b->nrow++ == 0;
+  if (first || b->len >= b->limit || now - b->oldest >= CSV_FLUSH_SECONDS) {
     return blockWrite(b, b->len);
   }
   return 0;
+}
+
+
+// The flusher: a thread that writes a block once its oldest row has waited CSV_FLUSH_SECONDS,
+// whether or not another row comes. Reports may be seconds of wall time apart (a pile of a
+// hundred bodies, a long report interval), and a row kept until the next report was lost to a
+// kill -9 long after it was formatted. Checking the clock from the step callback was rejected:
+// in a scene without contacts the callback costs a realization of the state after every step
+// (measured: 4 to 20% of such a run), and one step of a large scene may itself take longer than
+// the wait. The thread sleeps until the oldest row is due (a quarter second while the blocks
+// are empty), holds the lock only to look and to write, and blocks every signal, which stay the
+// main thread's. The right-hand side and the integrator know nothing of it.
+typedef struct CsvFlusher {
+  pthread_mutex_t lock;   // guards both blocks and quit while the thread runs
+  pthread_cond_t wake;    // signalled when the run ends
+  pthread_t thread;
+  int started;            // 1: the thread runs (0: none could be made; rows go out at reports)
+  int quit;               // 1: the run has ended
+  CsvBlock* block[2];     // the run's CSV and its second CSV (fd -1: none)
+} CsvFlusher;
+
+
+static void* flushLoop(void* arg) {
+  CsvFlusher* fl = arg;
+  pthread_mutex_lock(&fl->lock);
+  while (!fl->quit) {
+    // write the blocks that are due; sleep until the next one is
+    double now = wallSeconds(), next = now + CSV_FLUSH_SECONDS;
+    for (int i = 0; i < 2; i++) {
+      CsvBlock* b = fl->block[i];
+      if (b->fd < 0 || b->len == 0 || b->failed) {
+        continue;
+      }
+      if (now - b->oldest >= CSV_FLUSH_SECONDS) {
+        b->failed = blockWrite(b, b->len) != 0 ? (errno ? errno : EIO) : 0;
+      } else if (b->oldest + CSV_FLUSH_SECONDS < next) {
+        next = b->oldest + CSV_FLUSH_SECONDS;
+      }
+    }
+    // the condition's clock is CLOCK_MONOTONIC, wallSeconds' clock
+    time_t sec = (time_t)next;
+    long nsec = (long)((next - (double)sec) * 1e9);
+    struct timespec until = {.tv_sec = sec, .tv_nsec = nsec < 999999999 ? nsec : 999999999};
+    pthread_cond_timedwait(&fl->wake, &fl->lock, &until);
+  }
+  pthread_mutex_unlock(&fl->lock);
+  return NULL;
+}
+
+
+// start the flusher of blocks a and b (fd -1: none) when there is a CSV; without a thread the
+// rows still go out, at the reports
+static void flusherStart(CsvFlusher* fl, CsvBlock* a, CsvBlock* b) {
+  memset(fl, 0, sizeof(*fl));
+  fl->block[0] = a;
+  fl->block[1] = b;
+  if (a->fd < 0 && b->fd < 0) {
+    return;
+  }
+  pthread_condattr_t attr;
+  if (pthread_condattr_init(&attr) != 0) {
+    return;
+  }
+  int ok = pthread_condattr_setclock(&attr, CLOCK_MONOTONIC) == 0 &&
+           pthread_cond_init(&fl->wake, &attr) == 0;
+  pthread_condattr_destroy(&attr);
+  if (!ok) {
+    return;
+  }
+  if (pthread_mutex_init(&fl->lock, NULL) != 0) {
+    pthread_cond_destroy(&fl->wake);
+    return;
+  }
+  // the thread starts with every signal blocked, so that SIGINT and the others reach the
+  // main thread's handler
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  fl->started = pthread_create(&fl->thread, NULL, flushLoop, fl) == 0;
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  if (!fl->started) {
+    pthread_mutex_destroy(&fl->lock);
+    pthread_cond_destroy(&fl->wake);
+  }
+}
+
+
+// the run has ended: the thread goes, leaving the blocks to the caller
+static void flusherStop(CsvFlusher* fl) {
+  if (!fl->started) {
+    return;
+  }
+  pthread_mutex_lock(&fl->lock);
+  fl->quit = 1;
+  pthread_cond_signal(&fl->wake);
+  pthread_mutex_unlock(&fl->lock);
+  pthread_join(fl->thread, NULL);
+  pthread_mutex_destroy(&fl->lock);
+  pthread_cond_destroy(&fl->wake);
+  fl->started = 0;
 }
 
 
@@ -486,6 +597,7 @@ typedef struct RunOutput {
   const csCsvOptions* csv_opt;
   CsvBlock also;          // the second CSV (fd -1: none)
   const csCsvOptions* also_opt;
+  CsvFlusher flusher;     // writes the rows that have waited, between reports
   int also_failed;        // 1: the row that could not be written was the second CSV's
   int progress;           // draw a progress bar on stderr
   double wall0, last_draw;
@@ -497,6 +609,10 @@ typedef struct RunOutput {
 // balance); a nonzero return stops the run with an I/O error
 static int writeRow(void* ctx, const csModel* m, csData* d) {
   RunOutput* out = ctx;
+  // the blocks are shared with the flusher
+  if (out->flusher.started) {
+    pthread_mutex_lock(&out->flusher.lock);
+  }
   int r = out->csv.fd >= 0 ? blockAppend(&out->csv, m, d, out->csv_opt) : 0;
   if (r == 0 && out->also.fd >= 0) {
     r = blockAppend(&out->also, m, d, out->also_opt);
@@ -504,6 +620,9 @@ static int writeRow(void* ctx, const csModel* m, csData* d) {
   }
   if (r != 0) {
     out->csv_errno = errno ? errno : EIO;
+  }
+  if (out->flusher.started) {
+    pthread_mutex_unlock(&out->flusher.lock);
   }
   cs_metricsReport(out->metrics, m, d);
   // the body origins and centres of mass, for a convergence check that compares runs report
@@ -672,11 +791,13 @@ void cs_cliSimulateTwo(csCliRun* r, FILE* csv, const csCsvOptions* csvopt, FILE*
   if (r->status == CS_OK) {
     // a scene without contacts has nothing to sample after a step: no hook, and so no
     // realization after every step only for it
+    flusherStart(&out.flusher, &out.csv, &out.also);
     csReporter rep = {.report = writeRow,
                       .step = cs_metricsSamplesSteps(&r->metrics) ? sampleStep : NULL,
                       .progress = drawProgress,
                       .ctx = &out, .stop = &cs_cliStopSignal};
     r->status = cs_simulate(r->m, r->d, &r->opt, &rep, &r->err);
+    flusherStop(&out.flusher);
     // a report the CSV could not take: the library knows only that the reporter refused, the
     // reason (a full disk, a reader that went away) is ours
     if (r->status == CS_ERR_IO && out.csv_errno) {
