@@ -7,9 +7,9 @@
     tools/plot.py --compare DIR [-y COL[,COL...]] [-o PREFIX] [--title TEXT]
         overlay the runs DIR/<model>.csv written by `contactsim compare --out-dir DIR`, one line
         per model of the comparison DIR/compare.json describes (CSVs of other models in DIR, left
-        by an earlier comparison, are not drawn). Without -y, four panels: the height of the first free body's origin (pz), the
-        horizontal path length of that origin (how far the body travelled, not how far its
-        contacts slipped), the normal force of every contact set (the force along its plane's
+        by an earlier comparison, are not drawn). Without -y, four panels: the height of the
+        first free body's origin (pz), the horizontal path length of that origin (how far the
+        body travelled, not how far its contacts slipped), the normal force of every contact set (the force along its plane's
         normal, summed over the set's elements: needs CSVs with force columns) and the change of
         the total energy e_total since t = 0. With -y, one panel per chosen column instead.
         Writes PREFIX.png (default DIR/compare.png).

@@ -391,8 +391,9 @@ static double wallSeconds(void) {
 // has waited CSV_FLUSH_SECONDS of wall time, whether or not another row comes (the flusher
 // thread below: so that a reader following the file sees it grow, and a kill -9 loses at most
 // the rows of the last quarter second), and when the run ends; the first row goes out at once.
-// One write per row was rejected: measured, it adds about a tenth to the CSV's cost (5 us per write
-// against 46 us to format a row of 30 numbers), and the CSV is a large share of a run's time.
+// One write per row was rejected: measured, it adds about a tenth to the CSV's cost (5 us per
+// write against 46 us to format a row of 30 numbers), and the CSV is a large share of a run's
+// time.
 // What remains: Linux stops a write(2) to a regular file that SIGKILL interrupts at the next page
 // of the file, so a kill -9 during the call (tens of microseconds for a block) can leave a last
 // line cut at a multiple of 4096 bytes (docs/cli.md; tests/test_cli.py checks exactly that).
