@@ -764,6 +764,35 @@ def rows_reach_the_file_within_a_quarter_second_between_distant_reports():
 
 
 @case
+def replay_reads_a_bounded_csv():
+    import resource
+    # /dev/zero and /dev/urandom as the CSV were read without end (6 GB in 5 s); now the first
+    # NUL byte ends the reading, and a file larger than 4 GiB is refused by its size. The memory
+    # is capped so that a regression fails here rather than filling the machine.
+    def cap():
+        resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+    scene = os.path.join(ROOT, "scenes", "pendulum.json")
+    d = tempfile.mkdtemp()
+    page = os.path.join(d, "page.html")
+    for dev in ("/dev/zero", "/dev/urandom"):
+        p = subprocess.run([EXE, "replay", scene, dev, "-o", page], capture_output=True,
+                           text=True, timeout=60, cwd=ROOT, env=replay_env(), preexec_fn=cap)
+        check(p.returncode == 2 and p.stderr.startswith("contactsim: error: " + dev + ": ")
+              and "NUL byte" in p.stderr, (dev, p.returncode, p.stderr))
+    # sparse files: one byte over the limit is refused before anything is read; one of exactly
+    # the limit is read (to its first byte, a NUL)
+    big = os.path.join(d, "big.csv")
+    for size, what in ((4 * 2**30 + 1, "is larger than 4294967296 bytes (4 GiB)"),
+                       (4 * 2**30, "line 1 holds a NUL byte (byte 1)")):
+        with open(big, "wb") as f:
+            f.truncate(size)
+        p = subprocess.run([EXE, "replay", scene, big, "-o", page], capture_output=True,
+                           text=True, timeout=60, cwd=ROOT, env=replay_env(), preexec_fn=cap)
+        check(p.returncode == 2 and (big + ": " + what) in p.stderr, (size, p.returncode, p.stderr))
+    check(not os.path.exists(page), "a page was written")
+
+
+@case
 def a_signal_at_the_start_leaves_the_header():
     import signal
     import time

@@ -21,12 +21,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 
 // the largest coordinate of a body's position the page draws, m: float32 holds far more, but a
 // camera framing such a scene does not
 #define CS_REPLAY_MAX_POSITION 1e15
+
+// The most bytes a file the page is made from may hold (4 GiB). The page holds a sixth to a
+// half as many bytes as the CSV it shows (measured: 2.5 to 6.5 times fewer: 6 digits where the
+// CSV has up to 17, only the columns the page draws), so a larger CSV makes a page of more than
+// 600 MB, past what a browser's script can hold (Chrome's JavaScript engine: strings up to
+// 512 MiB). Without a limit, /dev/zero or an endless pipe was read until memory ran out.
+#define CS_REPLAY_MAX_FILE_BYTES ((size_t)4 << 30)
 
 // ---------------------------------------------------------------------------------------------
 // errors
@@ -116,17 +124,38 @@ int cs_replayFindTemplate(char* path, size_t size, csError* err) {
 // ---------------------------------------------------------------------------------------------
 // reading a CSV: the header's names, and the wanted columns of every row
 
-// the whole file as one zero-terminated string (owned by the caller), NULL on failure
-static char* readFile(const char* path, size_t* len) {
+// The whole file as one zero-terminated string of *len bytes (owned by the caller), or NULL
+// with errno set: EFBIG for a file of more than CS_REPLAY_MAX_FILE_BYTES, told from a regular
+// file's size before anything is read and from what a pipe or a device gave once it is more.
+// With stopAtNul the reading ends just after the first NUL byte, which *len then includes (the
+// caller names it): no CSV holds one, and /dev/zero is all of them.
+static char* readFile(const char* path, int stopAtNul, size_t* len) {
   FILE* f = fopen(path, "rb");
   if (!f) {
     return NULL;
   }
+  struct stat st;
+  if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) &&
+      (uintmax_t)st.st_size > CS_REPLAY_MAX_FILE_BYTES) {
+    fclose(f);
+    errno = EFBIG;
+    return NULL;
+  }
   char* buf = NULL;
   size_t cap = 0, n = 0;
-  for (;;) {
+  int nul = 0;
+  while (!nul) {
     if (n + 65536 + 1 > cap) {
-      cap = cap ? 2 * cap : 1 << 20;
+      // the buffer at its largest holds the limit, one byte more (to tell a larger stream) and
+      // the terminating zero
+      if (n > CS_REPLAY_MAX_FILE_BYTES) {
+        free(buf);
+        fclose(f);
+        errno = EFBIG;
+        return NULL;
+      }
+      size_t most = CS_REPLAY_MAX_FILE_BYTES + 2;
+      cap = !cap ? 1 << 20 : 2 * cap < most ? 2 * cap : most;
       char* grown = realloc(buf, cap);
       if (!grown) {
         free(buf);
@@ -137,15 +166,22 @@ static char* readFile(const char* path, size_t* len) {
       buf = grown;
     }
     size_t got = fread(buf + n, 1, cap - n - 1, f);
-    n += got;
+    char* zero = stopAtNul ? memchr(buf + n, 0, got) : NULL;
+    nul = zero != NULL;
+    n = zero ? (size_t)(zero - buf) + 1 : n + got;
     if (got == 0) {
       break;
     }
   }
-  int bad = ferror(f);
+  int bad = ferror(f) && !nul;
   fclose(f);
   if (bad) {
     free(buf);
+    return NULL;
+  }
+  if (n > CS_REPLAY_MAX_FILE_BYTES) {
+    free(buf);
+    errno = EFBIG;
     return NULL;
   }
   buf[n] = 0;
@@ -932,7 +968,7 @@ csStatus cs_replayWrite(const char* out, const char* template_path, const csRepl
   memset(err, 0, sizeof(*err));
   // 1. the template, split at the placeholder
   size_t tlen = 0;
-  char* tpl = readFile(template_path, &tlen);
+  char* tpl = readFile(template_path, 0, &tlen);
   if (!tpl) {
     return setError(err, CS_ERR_IO, template_path, "cannot read the replay template: %s",
                     strerror(errno));
@@ -952,7 +988,13 @@ csStatus cs_replayWrite(const char* out, const char* template_path, const csRepl
   csStatus status = CS_OK;
   for (int i = 0; i < nrun && status == CS_OK; i++) {
     size_t len = 0;
-    char* text = readFile(runs[i].csv, &len);
+    char* text = readFile(runs[i].csv, 1, &len);
+    if (!text && errno == EFBIG) {
+      status = setError(err, CS_ERR_INPUT, runs[i].csv, "is larger than %zu bytes (4 GiB), "
+                        "the most a replay reads: its page would be more than a browser opens; "
+                        "write the run with a longer --report-interval", CS_REPLAY_MAX_FILE_BYTES);
+      break;
+    }
     if (!text) {
       // a missing or unreadable CSV is bad input, as a missing scene is
       status = setError(err, errno == ENOMEM ? CS_ERR_MEMORY : CS_ERR_INPUT, runs[i].csv,
