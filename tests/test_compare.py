@@ -612,13 +612,40 @@ def interrupted_compare_writes_whole_consistent_tables():
 def failing_compare_output_leaves_earlier_tables_whole():
     outdir = tempfile.mkdtemp()
     old_csv, old_json = stale_outputs(outdir)
-    # compare.json cannot be replaced (a directory took its name): neither table changes
+    # compare.json cannot be replaced: a directory takes its name while the models run, so the
+    # failure comes only when the tables are written (exit 1); neither table changes
+    p = subprocess.Popen([EXE, "compare", data("compare_incline.json"), "--duration", "50",
+                          "--out-dir", outdir], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, cwd=ROOT)
+    first = p.stderr.readline()
     os.remove(os.path.join(outdir, "compare.json"))
     os.mkdir(os.path.join(outdir, "compare.json"))
-    code, _, err = run("compare", data("compare_incline.json"), "-q", "--out-dir", outdir)
-    check(code == 1 and "compare.json" in err and err.startswith("contactsim: error:"), (code, err))
+    _, err = p.communicate(timeout=300)
+    check("(1 of 2)" in first and p.poll() is not None, first)
+    check(p.returncode == 1 and "compare.json" in err and "contactsim: error:" in err,
+          (p.returncode, err))
     check(open(os.path.join(outdir, "compare.csv")).read() == old_csv, "compare.csv was replaced alone")
     check(not [n for n in os.listdir(outdir) if n.endswith(".tmp")], os.listdir(outdir))
+
+
+@case
+def unwritable_tables_are_refused_before_any_run():
+    # compare.json, compare.csv or (with --replay) replay.html that cannot be written were found
+    # only after every model had run (exit 1, the time spent for nothing): now exit 2 before
+    for name, extra in (("compare.json", []), ("compare.csv", []), ("replay.html", ["--replay"])):
+        outdir = tempfile.mkdtemp()
+        os.mkdir(os.path.join(outdir, name))
+        code, out, err = run("compare", data("compare_sphere_rest.json"), "--out-dir", outdir,
+                             *extra, env=replay_env())
+        check(code == 2 and err.startswith("contactsim: error: cannot write ")
+              and name in err and "(1 of" not in err and out == "", (name, code, err))
+        check(os.listdir(outdir) == [name], (name, os.listdir(outdir)))
+    # a table that is a link is refused as it would be at the end (the tables are renamed over
+    # regular files only)
+    outdir = tempfile.mkdtemp()
+    os.symlink("elsewhere.json", os.path.join(outdir, "compare.json"))
+    code, _, err = run("compare", data("compare_sphere_rest.json"), "-q", "--out-dir", outdir)
+    check(code == 2 and "compare.json: it is not a regular file" in err, (code, err))
 
 
 @case

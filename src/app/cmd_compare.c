@@ -611,6 +611,30 @@ static int checkWritable(const char* file) {
 }
 
 
+// A table (compare.csv, compare.json) or the page (replay.html) must be replaceable before the
+// first model runs: found otherwise only once every model had run (a directory of that name,
+// say), the comparison's time was spent for nothing. The tables are renamed over their files,
+// which must be regular files (writeTables refuses anything else, a link included); the page is
+// replaced as the replay writer does it, which refuses a directory and a file it may not write.
+// 0, or -1 with the message printed.
+static int checkReplaceable(const char* file, int page) {
+  struct stat st;
+  const char* why = NULL;
+  if (!page && lstat(file, &st) == 0 && !S_ISREG(st.st_mode)) {
+    why = "it is not a regular file";
+  } else if (page && stat(file, &st) == 0) {
+    why = S_ISDIR(st.st_mode) ? strerror(EISDIR)
+          : access(file, W_OK) != 0 ? strerror(errno)
+                                    : NULL;
+  }
+  if (why) {
+    fprintf(stderr, "contactsim: error: cannot write %s: %s\n", cs_cliSafe(file), why);
+    return -1;
+  }
+  return 0;
+}
+
+
 // write the table as CSV or JSON (format) to the temporary file tmp; 0 or -1 (message printed,
 // tmp removed)
 static int writeTemporary(const char* tmp, const char* file, const char* scene, const char* path,
@@ -960,7 +984,7 @@ int cs_cliCompare(int argc, char** argv) {
     exitCode = CS_EXIT_USAGE;
   }
   // and none of the files it will hold may be the scene (a scene named compare.json there, or
-  // replay.html with --replay)
+  // replay.html with --replay), and each must be one the comparison can write
   static const char* const tables[3] = {"compare.csv", "compare.json", "replay.html"};
   for (int i = 0; exitCode == CS_EXIT_OK && outDir && i < nrun + 2 + replay; i++) {
     char file[CS_MAX_PATH * 4 + CS_MAX_NAME + 8];
@@ -975,7 +999,7 @@ int cs_cliCompare(int argc, char** argv) {
       fprintf(stderr, "contactsim: error: %s is the scene file; refusing to write over it\n",
               cs_cliSafe(file));
       exitCode = CS_EXIT_USAGE;
-    } else if (i < nrun && checkWritable(file) != 0) {
+    } else if (i < nrun ? checkWritable(file) != 0 : checkReplaceable(file, i == nrun + 2) != 0) {
       exitCode = CS_EXIT_USAGE;
     }
   }
