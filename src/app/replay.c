@@ -124,20 +124,15 @@ int cs_replayFindTemplate(char* path, size_t size, csError* err) {
 // ---------------------------------------------------------------------------------------------
 // reading a CSV: the header's names, and the wanted columns of every row
 
-// The whole file as one zero-terminated string of *len bytes (owned by the caller), or NULL
-// with errno set: EFBIG for a file of more than CS_REPLAY_MAX_FILE_BYTES, told from a regular
-// file's size before anything is read and from what a pipe or a device gave once it is more.
-// With stopAtNul the reading ends just after the first NUL byte, which *len then includes (the
-// caller names it): no CSV holds one, and /dev/zero is all of them.
-static char* readFile(const char* path, int stopAtNul, size_t* len) {
-  FILE* f = fopen(path, "rb");
-  if (!f) {
-    return NULL;
-  }
+// The rest of stream f as one zero-terminated string of *len bytes (owned by the caller), or
+// NULL with errno set: EFBIG for a file of more than CS_REPLAY_MAX_FILE_BYTES, told from a
+// regular file's size before anything is read and from what a pipe or a device gave once it is
+// more. With stopAtNul the reading ends just after the first NUL byte, which *len then includes
+// (the caller names it): no CSV holds one, and /dev/zero is all of them. f is not closed.
+static char* readStream(FILE* f, int stopAtNul, size_t* len) {
   struct stat st;
   if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) &&
       (uintmax_t)st.st_size > CS_REPLAY_MAX_FILE_BYTES) {
-    fclose(f);
     errno = EFBIG;
     return NULL;
   }
@@ -150,7 +145,6 @@ static char* readFile(const char* path, int stopAtNul, size_t* len) {
       // the terminating zero
       if (n > CS_REPLAY_MAX_FILE_BYTES) {
         free(buf);
-        fclose(f);
         errno = EFBIG;
         return NULL;
       }
@@ -159,7 +153,6 @@ static char* readFile(const char* path, int stopAtNul, size_t* len) {
       char* grown = realloc(buf, cap);
       if (!grown) {
         free(buf);
-        fclose(f);
         errno = ENOMEM;
         return NULL;
       }
@@ -173,10 +166,9 @@ static char* readFile(const char* path, int stopAtNul, size_t* len) {
       break;
     }
   }
-  int bad = ferror(f) && !nul;
-  fclose(f);
-  if (bad) {
+  if (ferror(f) && !nul) {
     free(buf);
+    errno = errno ? errno : EIO;
     return NULL;
   }
   if (n > CS_REPLAY_MAX_FILE_BYTES) {
@@ -187,6 +179,20 @@ static char* readFile(const char* path, int stopAtNul, size_t* len) {
   buf[n] = 0;
   *len = n;
   return buf;
+}
+
+
+// the whole file at path, as readStream reads it
+static char* readFile(const char* path, int stopAtNul, size_t* len) {
+  FILE* f = fopen(path, "rb");
+  if (!f) {
+    return NULL;
+  }
+  char* text = readStream(f, stopAtNul, len);
+  int saved = errno;
+  fclose(f);
+  errno = saved;
+  return text;
 }
 
 
@@ -988,7 +994,11 @@ csStatus cs_replayWrite(const char* out, const char* template_path, const csRepl
   csStatus status = CS_OK;
   for (int i = 0; i < nrun && status == CS_OK; i++) {
     size_t len = 0;
-    char* text = readFile(runs[i].csv, 1, &len);
+    // a stream is read from its start (run --replay's scratch CSV, written and still open)
+    errno = 0;
+    char* text = !runs[i].stream ? readFile(runs[i].csv, 1, &len)
+                 : fseek(runs[i].stream, 0, SEEK_SET) == 0 ? readStream(runs[i].stream, 1, &len)
+                                                             : NULL;
     if (!text && errno == EFBIG) {
       status = setError(err, CS_ERR_INPUT, runs[i].csv, "is larger than %zu bytes (4 GiB), "
                         "the most a replay reads: its page would be more than a browser opens; "
@@ -1082,13 +1092,18 @@ FILE* cs_replayOpenScratch(const char* page, char* path, size_t size, csError* e
     setError(err, CS_ERR_INPUT, page, "the replay page's path is too long");
     return NULL;
   }
+  // removed as soon as it is made: the descriptor keeps it, and the page is made from it through
+  // that, so no kill leaves it behind (a name kept until the end stayed, megabytes of it, after a
+  // kill -9)
   int fd = mkstemp(path);
+  if (fd >= 0) {
+    unlink(path);
+  }
   FILE* f = fd >= 0 ? fdopen(fd, "w+") : NULL;
   if (!f) {
     setError(err, CS_ERR_IO, path, "cannot create the replay's scratch CSV: %s", strerror(errno));
     if (fd >= 0) {
       close(fd);
-      unlink(path);
     }
   }
   return f;
@@ -1099,14 +1114,15 @@ csStatus cs_replayFinishRun(FILE* scratch, const char* scratch_path, const char*
                             const char* template_path, const csReplayRun* run, csError* err) {
   memset(err, 0, sizeof(*err));
   csStatus status = CS_OK;
-  if (fclose(scratch) != 0) {
+  if (fflush(scratch) != 0 || ferror(scratch)) {
     status = setError(err, CS_ERR_IO, scratch_path, "could not write the run's CSV for the page");
   }
   if (status == CS_OK) {
     csReplayRun r = *run;
     r.csv = scratch_path;
+    r.stream = scratch;
     status = cs_replayWrite(page, template_path, &r, 1, err);
   }
-  unlink(scratch_path);
+  fclose(scratch);
   return status;
 }
