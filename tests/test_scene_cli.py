@@ -292,6 +292,40 @@ def fifo_and_stdin_scenes_run_and_compare():
 # validate checks every contact model the scene could run under
 
 @case
+def a_scene_on_standard_input_is_not_overwritten():
+    # `run - -o sc.json < sc.json` wrote the CSV over the scene it was reading: standard input
+    # redirected from a file is that file, refused as an output as the named scene is
+    src = os.path.join(ROOT, "scenes", "pendulum.json")
+    text = read(src)
+    d = tempfile.mkdtemp()
+    scene = os.path.join(d, "sc.json")
+    other = os.path.join(d, "x.csv")
+    page = os.path.join(d, "replay.html")
+    cases = [(["run", "-", "-q", "-o", scene], "sc.json is the scene file"),
+             (["run", "-", "-q", "-o", other, "--stats", scene], "sc.json is the scene file"),
+             (["run", "-", "-q", "-o", other, "--save-state", scene], "would overwrite the scene"),
+             (["compare", "-", "-q", "--out-dir", d], "compare.json is the scene file"),
+             (["replay", "-", other, "-o", scene], "would overwrite the scene (standard input)")]
+    with open(other, "w") as f:
+        f.write("t\n")
+    for args, what in cases:
+        target = os.path.join(d, "compare.json") if args[0] == "compare" else scene
+        with open(target, "wb") as f:
+            f.write(text)
+        with open(target, "rb") as f:
+            env = dict(os.environ, CONTACTSIM_REPLAY_TEMPLATE=src)  # any file: refused first
+            p = subprocess.run([EXE, *args, "--duration", "0.05"] if args[0] != "replay" else
+                               [EXE, *args], stdin=f, capture_output=True, text=True,
+                               timeout=60, cwd=ROOT, env=env)
+        check(p.returncode == 2 and what in p.stderr, (args, p.returncode, p.stderr))
+        check(read(target) == text, f"{args}: the scene was changed")
+        check(not os.path.exists(page), "a page was written")
+    # from a pipe standard input is no file: the run goes ahead
+    code, _, err = run("run", "-", "-q", "--duration", "0.05", "-o", other, stdin=text)
+    check(code == 0, err)
+
+
+@case
 def validate_checks_every_model_block_and_change():
     scene = load("scenes/bench/block_spin_slide.json")
     # a compliant_point block with a negative penalty_stiffness: not the default model, but compare runs it

@@ -995,7 +995,7 @@ int cs_cliCompare(int argc, char** argv) {
       snprintf(name, sizeof(name), "%s", tables[i - nrun]);
     }
     pathIn(file, sizeof(file), outDir, name);
-    if (cs_cliSameFile(file, path)) {
+    if (cs_cliIsScene(file, path)) {
       fprintf(stderr, "contactsim: error: %s is the scene file; refusing to write over it\n",
               cs_cliSafe(file));
       exitCode = CS_EXIT_USAGE;

@@ -1144,6 +1144,18 @@ int cs_cliSameFile(const char* a, const char* b) {
 }
 
 
+int cs_cliIsScene(const char* path, const char* scene) {
+  if (strcmp(scene, "-") != 0) {
+    return cs_cliSameFile(path, scene);
+  }
+  // standard input redirected from a file (`run - -o sc.json < sc.json`) is that file; a pipe or
+  // a terminal is no file an output could name
+  struct stat in, st;
+  return fstat(STDIN_FILENO, &in) == 0 && S_ISREG(in.st_mode) && stat(path, &st) == 0 &&
+         in.st_dev == st.st_dev && in.st_ino == st.st_ino;
+}
+
+
 // a regular file; devices such as /dev/null may be named twice
 static int isRegularOrMissing(const char* path) {
   struct stat st;
@@ -1161,7 +1173,7 @@ int cs_cliOpenOutputs(const char* scene, const char* const* paths, FILE** files,
     if (!paths[i]) {
       continue;
     }
-    if (cs_cliSameFile(paths[i], scene)) {
+    if (cs_cliIsScene(paths[i], scene)) {
       fprintf(stderr, "contactsim: error: %s is the scene file; refusing to write over it\n",
               cs_cliSafe(paths[i]));
       return -1;
