@@ -353,6 +353,44 @@ def validate_checks_every_model_block_and_change():
     check(code == 0, err)
 
 
+@case
+def validate_with_a_model_checks_every_block_and_that_model_rules():
+    # what docs/cli.md says validate --contact-model checks: every block's values one by one,
+    # chosen or not (as scene-format.md says), the rules between one block's values only for
+    # the model chosen
+    with open(os.path.join(ROOT, "docs", "cli.md")) as f:
+        doc = f.read()
+    check("only that model is checked" not in doc and
+          "every block's values are still\nchecked one by one, chosen or not" in doc,
+          "docs/cli.md on validate --contact-model")
+    scene = load("scenes/sphere_drop.json")
+    bad = json.loads(json.dumps(scene))
+    bad["contact_models"]["smooth_sphere_half_space"]["mu_static"] = -1
+    code, _, err = run("validate", write_scene(bad), "--contact-model", "hunt_crossley")
+    check(code == 2 and "contact_models.smooth_sphere_half_space.mu_static: must be >= 0" in err,
+          (code, err))
+    rule = json.loads(json.dumps(scene))
+    rule["contact_models"]["smooth_sphere_half_space"].update(mu_static=0.2, mu_dynamic=0.5)
+    path = write_scene(rule)
+    code, out, err = run("validate", path, "--contact-model", "hunt_crossley")
+    check(code == 0 and ": ok:" in out, (code, err))
+    code, _, err = run("validate", path)
+    check(code == 2 and "must not exceed mu_static" in err, (code, err))
+
+
+@case
+def duration_has_the_documented_lower_limit():
+    # docs/cli.md said "(> 0)"; the limit is 1e-9 s, for --duration as for simulation.duration
+    with open(os.path.join(ROOT, "docs", "cli.md")) as f:
+        line = next(l for l in f if l.startswith("| `--duration T` |"))
+    check("at least 1e-9" in line and "(> 0)" not in line, line)
+    for cmd in ("run", "compare"):
+        code, _, err = run(cmd, "scenes/pendulum.json", "-q", "--duration", "9.9e-10")
+        check(code == 2 and "--duration must be at least 1e-09 s" in err, (cmd, code, err))
+    code, _, err = run("run", "scenes/pendulum.json", "-q", "--duration", "1e-9", "-o", os.devnull)
+    check(code == 0, err)
+
+
 # ---------------------------------------------------------------------------------------------
 # limits on the output: the smallest report interval, the most rows
 

@@ -57,8 +57,8 @@ static const char usageValidate[] =
     "load and check a scene without running it\n"
     "\n"
     "validate options:\n"
-    "      --contact-model NAME  check the scene with this model's parameter block only\n"
-    "                            (default: every block the scene has)\n"
+    "      --contact-model NAME  load the scene with this model only (default: with every\n"
+    "                            model it has a block for; every block's values are checked)\n"
     "      --set KEY=VALUE       set a scene parameter by key path (repeatable)\n"
     "  -h, --help                this help\n";
 
