@@ -226,6 +226,9 @@ def solver_failure_exits_1_and_keeps_valid_csv():
     code, _, err = run("run", path, "-o", out)
     check(code == 1, (code, err))
     check("too much work" in err and "t = " in err, err)
+    # the hint says where the limit is raised, in a scene and on the command line
+    check("raise max_steps (simulation.max_steps in the scene, --max-steps on the command line)"
+          in err, err)
     with open(out) as f:
         text = f.read()
     check(text.endswith("\n"), "last line incomplete")
