@@ -1046,6 +1046,17 @@ def contact_model_on_a_scene_without_contacts_is_an_error():
 
 
 @case
+def a_replay_page_that_cannot_be_written_says_why():
+    path = write_scene(PENDULUM)
+    d = tempfile.mkdtemp()
+    out = os.path.join(d, "p.csv")
+    code, _, err = run("run", path, "-q", "-o", out, "--duration", "0.1")
+    check(code == 0, err)
+    code, _, err = run("replay", path, out, "-o", "/dev/full", env=replay_env())
+    check(code == 1 and "could not write the replay page: No space left on device" in err, err)
+
+
+@case
 def every_usage_error_starts_with_contactsim_error():
     path = write_scene(PENDULUM)
     bad = [[], ["frobnicate"], ["run"], ["run", path, path], ["run", path, "--bogus"], ["run", path, "-x"],

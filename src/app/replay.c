@@ -1070,7 +1070,8 @@ csStatus cs_replayWrite(const char* out, const char* template_path, const csRepl
     const char* rest = mark + strlen(CS_REPLAY_PLACEHOLDER);
     fwrite(rest, 1, tlen - (size_t)(rest - tpl), f);
     if (csu_replaceClose(&page, 0) != 0) {
-      status = setError(err, CS_ERR_IO, out, "could not write the replay page");
+      status = setError(err, CS_ERR_IO, out, "could not write the replay page: %s",
+                        strerror(errno));
     }
   }
   for (int i = 0; i < nrun; i++) {
@@ -1115,7 +1116,8 @@ csStatus cs_replayFinishRun(FILE* scratch, const char* scratch_path, const char*
   memset(err, 0, sizeof(*err));
   csStatus status = CS_OK;
   if (fflush(scratch) != 0 || ferror(scratch)) {
-    status = setError(err, CS_ERR_IO, scratch_path, "could not write the run's CSV for the page");
+    status = setError(err, CS_ERR_IO, scratch_path, "could not write the run's CSV for the page: "
+                      "%s", strerror(errno ? errno : EIO));
   }
   if (status == CS_OK) {
     csReplayRun r = *run;
