@@ -1046,6 +1046,16 @@ def contact_model_on_a_scene_without_contacts_is_an_error():
 
 
 @case
+def an_option_given_a_value_it_does_not_take_is_named_so():
+    # --quiet=1 was called an unknown option
+    path = write_scene(PENDULUM)
+    code, _, err = run("run", path, "--quiet=1")
+    check(code == 2 and err == "contactsim: error: run: option '--quiet' takes no value\n", err)
+    code, _, err = run("run", path, "--bogus=1")
+    check(code == 2 and "unknown option '--bogus'" in err, err)
+
+
+@case
 def a_replay_page_that_cannot_be_written_says_why():
     path = write_scene(PENDULUM)
     d = tempfile.mkdtemp()

@@ -183,6 +183,11 @@ int cs_cliOptionError(int c, char** argv, const char* command) {
   if (c == ':') {
     fprintf(stderr, "contactsim: error: %s: option '%.*s' needs a value\n", command, len,
             cs_cliSafe(name));
+  } else if (optopt && name == arg && name[len] == '=') {
+    // getopt_long gives '?' for a known long option given a value it does not take
+    // (--quiet=1) too, with optopt set to the option; an unknown one leaves optopt 0
+    fprintf(stderr, "contactsim: error: %s: option '%.*s' takes no value\n", command, len,
+            cs_cliSafe(name));
   } else {
     fprintf(stderr, "contactsim: error: %s: unknown option '%.*s' (contactsim %s --help lists "
             "the options)\n", command, len, cs_cliSafe(name), command);
