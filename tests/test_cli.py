@@ -1046,6 +1046,19 @@ def contact_model_on_a_scene_without_contacts_is_an_error():
 
 
 @case
+def standard_output_that_cannot_be_written_is_an_error():
+    # the help and the version written to a full device (or a closed descriptor) exited 0
+    for args in (["--help"], ["--version"], ["run", "--help"], ["help", "compare"]):
+        with open("/dev/full", "w") as full:
+            p = subprocess.run([EXE, *args], stdout=full, stderr=subprocess.PIPE, text=True,
+                               timeout=60)
+        check(p.returncode == 1 and p.stderr == "contactsim: error: could not write to "
+              "standard output: No space left on device\n", (args, p.returncode, p.stderr))
+    p = subprocess.run([EXE, "--version"], stdout=subprocess.DEVNULL, timeout=60)
+    check(p.returncode == 0, "--version to /dev/null")
+
+
+@case
 def an_option_given_a_value_it_does_not_take_is_named_so():
     # --quiet=1 was called an unknown option
     path = write_scene(PENDULUM)

@@ -1,5 +1,6 @@
 // main.c: the contactsim command: dispatch to a subcommand; the only place that chooses exit
 // codes.
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -8,7 +9,30 @@
 #include "app/sweep.h"
 
 
+// What a command leaves in standard output's buffer (the help, the version, anything printed
+// with stdio) goes out here, at the latest: a write the system refuses (a full disk,
+// /dev/full, a closed standard output) turns a success into an output error, said, rather than
+// an exit 0 with nothing written. A command that already failed keeps its own status.
+static int finish(int code) {
+  errno = 0;
+  if ((fflush(stdout) != 0 || ferror(stdout)) && code == CS_EXIT_OK) {
+    fprintf(stderr, "contactsim: error: could not write to standard output: %s\n",
+            strerror(errno ? errno : EIO));
+    return CS_EXIT_FAILURE;
+  }
+  return code;
+}
+
+
+static int dispatch(int argc, char** argv);
+
+
 int main(int argc, char** argv) {
+  return finish(dispatch(argc, argv));
+}
+
+
+static int dispatch(int argc, char** argv) {
   // A write the system refuses is an output error like any other, reported with the rows and
   // files written so far left whole: a reader that went away (`| head`) fails the write with
   // EPIPE instead of SIGPIPE killing the process, and a file-size limit (ulimit -f) with EFBIG
