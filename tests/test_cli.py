@@ -1059,6 +1059,18 @@ def standard_output_that_cannot_be_written_is_an_error():
 
 
 @case
+def version_arguments_and_unknown_commands_are_one_line_errors():
+    # --version with an argument was taken as --version alone
+    code, out, err = run("--version", "extra")
+    check(code == 2 and out == "" and "--version takes no arguments, not 'extra'" in err, err)
+    # an unknown command: one line, not the whole help on standard error
+    for args in (["frobnicate"], ["help", "frobnicate"]):
+        code, out, err = run(*args)
+        check(code == 2 and err.count("\n") == 1 and "contactsim --help" in err and out == "",
+              (args, code, err))
+
+
+@case
 def an_option_given_a_value_it_does_not_take_is_named_so():
     # --quiet=1 was called an unknown option
     path = write_scene(PENDULUM)

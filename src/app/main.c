@@ -48,8 +48,8 @@ static int dispatch(int argc, char** argv) {
   // `contactsim help COMMAND` is `contactsim COMMAND --help`
   if (strcmp(cmd, "help") == 0 && argc > 2) {
     if (!cs_cliIsCommand(argv[2])) {
-      fprintf(stderr, "contactsim: error: help: unknown command '%s'\n", cs_cliSafe(argv[2]));
-      cs_cliUsage(stderr);
+      fprintf(stderr, "contactsim: error: help: unknown command '%s' (contactsim --help lists "
+              "the commands)\n", cs_cliSafe(argv[2]));
       return CS_EXIT_USAGE;
     }
     cs_cliCommandUsage(stdout, argv[2]);
@@ -60,6 +60,11 @@ static int dispatch(int argc, char** argv) {
     return CS_EXIT_OK;
   }
   if (strcmp(cmd, "--version") == 0) {
+    if (argc > 2) {
+      fprintf(stderr, "contactsim: error: --version takes no arguments, not '%s'\n",
+              cs_cliSafe(argv[2]));
+      return CS_EXIT_USAGE;
+    }
     printf("contactsim %s\n", cs_versionString());
     return CS_EXIT_OK;
   }
@@ -79,7 +84,8 @@ static int dispatch(int argc, char** argv) {
   if (strcmp(cmd, "replay") == 0) {
     return cs_cliReplay(argc - 1, argv + 1);
   }
-  fprintf(stderr, "contactsim: error: unknown command '%s'\n", cs_cliSafe(cmd));
-  cs_cliUsage(stderr);
+  // one line, not the whole help: the help goes to standard output when asked for
+  fprintf(stderr, "contactsim: error: unknown command '%s' (contactsim --help lists the "
+          "commands)\n", cs_cliSafe(cmd));
   return CS_EXIT_USAGE;
 }
