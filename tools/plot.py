@@ -9,9 +9,9 @@
         per model of the comparison DIR/compare.json describes (CSVs of other models in DIR, left
         by an earlier comparison, are not drawn). Without -y, four panels: the height of the
         first free body's origin (pz), the horizontal path length of that origin (how far the
-        body travelled, not how far its contacts slipped), the normal force of every contact set (the force along its plane's
-        normal, summed over the set's elements: needs CSVs with force columns) and the change of
-        the total energy e_total since t = 0. With -y, one panel per chosen column instead.
+        body travelled, not how far its contacts slipped), the normal force of every contact set
+        (the force along its plane's normal, summed over the set's elements: needs CSVs with
+        force columns) and the change of the total energy e_total since t = 0. With -y, one panel per chosen column instead.
         Writes PREFIX.png (default DIR/compare.png).
 
     tools/plot.py --sweep DIR [--metric NAME[,NAME...]] [-o OUTDIR] [--title TEXT]
