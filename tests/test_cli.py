@@ -19,9 +19,20 @@ EXE = os.path.abspath(sys.argv[1])
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def run(*args, timeout=120):
-    p = subprocess.run([EXE, *args], capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+def run(*args, timeout=120, env=None):
+    p = subprocess.run([EXE, *args], capture_output=True, text=True, timeout=timeout, cwd=ROOT,
+                       env=env)
     return p.returncode, p.stdout, p.stderr
+
+
+def replay_env():
+    """The environment with CONTACTSIM_REPLAY_TEMPLATE naming a minimal page template (the data
+    placeholder alone), so that what --replay refuses is checked whether or not this build has
+    the replay viewer."""
+    path = os.path.join(tempfile.mkdtemp(), "template.html")
+    with open(path, "w") as f:
+        f.write("<html><script>/*CONTACTSIM_REPLAY_DATA*/</script></html>\n")
+    return dict(os.environ, CONTACTSIM_REPLAY_TEMPLATE=path)
 
 
 def write_scene(obj, name="scene.json"):
@@ -215,6 +226,9 @@ def solver_failure_exits_1_and_keeps_valid_csv():
     code, _, err = run("run", path, "-o", out)
     check(code == 1, (code, err))
     check("too much work" in err and "t = " in err, err)
+    # the hint says where the limit is raised, in a scene and on the command line
+    check("raise max_steps (simulation.max_steps in the scene, --max-steps on the command line)"
+          in err, err)
     with open(out) as f:
         text = f.read()
     check(text.endswith("\n"), "last line incomplete")
@@ -526,7 +540,8 @@ def an_output_may_not_overwrite_the_checkpoint_the_run_starts_from():
     replay = "./" + os.path.relpath(ck, ROOT)
     for option, name in (("-o", ck), ("--stats", ck), ("--replay", replay)):
         args = ["-o", os.path.join(d, "b.csv")] if option != "-o" else []
-        code, _, err = run("run", scene, "-q", *args, option, name, "--initial-state", ck)
+        code, _, err = run("run", scene, "-q", *args, option, name, "--initial-state", ck,
+                           env=replay_env())
         check(code == 2 and "would overwrite the checkpoint the run starts from" in err,
               (option, code, err))
         check(open(ck).read() == saved, f"{option}: the checkpoint was changed")
@@ -684,6 +699,126 @@ def replay_run_writes_the_csv_as_it_goes():
           "the killed run's page is not the earlier one, whole")
 
 
+def watch_rows(path, proc, until, timeout=30):
+    """Poll the CSV at path every 5 ms while proc runs: [(seconds since the call, data rows)]
+    for each change, until until(rows) holds, proc ends or timeout passes."""
+    import time
+    t0, seen, last = time.time(), [], None
+    while proc.poll() is None and time.time() - t0 < timeout:
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except FileNotFoundError:
+            data = b""
+        # whole lines only; the header is not a row
+        rows = data[:data.rfind(b"\n") + 1].decode().splitlines()[1:]
+        if rows != last:
+            seen.append((time.time() - t0, rows))
+            last = rows
+            if until(rows):
+                break
+        time.sleep(0.005)
+    return seen
+
+
+@case
+def rows_reach_the_file_within_a_quarter_second_between_distant_reports():
+    import signal
+    # a report every 100 s of a pile of 100 bodies, seconds of wall time apart: the t = 0 row
+    # stayed in the writer's block until the next report, and a kill -9 left a header alone
+    scene = os.path.join(ROOT, "scenes", "bench", "pile_100.json")
+    d = tempfile.mkdtemp()
+    out = os.path.join(d, "pile.csv")
+    p = subprocess.Popen([EXE, "run", scene, "-q", "--duration", "1000", "--report-interval",
+                          "100", "-o", out], cwd=ROOT)
+    try:
+        seen = watch_rows(out, p, lambda rows: len(rows) >= 1, timeout=10)
+        running = p.poll() is None
+    finally:
+        p.send_signal(signal.SIGKILL)
+        p.wait(timeout=30)
+    check(running and seen and seen[-1][1][:1] and seen[-1][1][0].startswith("0,"),
+          f"no t = 0 row while the run went on: {[(t, len(r)) for t, r in seen]}")
+    header_at = next(t for t, _ in seen)
+    check(seen[-1][0] - header_at < 0.5, f"the t = 0 row came {seen[-1][0] - header_at:.2f} s "
+          "after the header")
+    data = open(out, "rb").read()
+    check(data.count(b"\n") == 2 and data.endswith(b"\n"), f"killed: {data[:60]!r}...")
+    # a row after the first, with the next report a second of wall time off: it reaches the file
+    # on its own, about a quarter second after it was formatted, not with the next row. A chain
+    # held to tiny steps runs at a steady pace, measured first on this machine.
+    import time
+    base = ["run", os.path.join(ROOT, "scenes", "bench", "chain_4.json"), "-q", "--max-step",
+            "1e-6", "--max-steps", "100000000"]
+    t0 = time.time()
+    code, _, err = run(*base, "--duration", "0.1", "-o", os.devnull)
+    check(code == 0, err)
+    interval = 0.1 / max(time.time() - t0, 0.01)  # simulated seconds per wall second
+    out = os.path.join(d, "chain.csv")
+    p = subprocess.Popen([EXE, *base, "--duration", "%.6g" % (20 * interval),
+                          "--report-interval", "%.6g" % interval, "-o", out], cwd=ROOT)
+    try:
+        seen = watch_rows(out, p, lambda rows: len(rows) >= 3)
+    finally:
+        p.send_signal(signal.SIGKILL)
+        p.wait(timeout=30)
+    counts = [(round(t, 3), len(r)) for t, r in seen]
+    check(2 in [n for _, n in counts], f"the second row came only with the third: {counts}")
+
+
+@case
+def replay_reads_a_bounded_csv():
+    import resource
+    # /dev/zero and /dev/urandom as the CSV were read without end (6 GB in 5 s); now the first
+    # NUL byte ends the reading, and a file larger than 4 GiB is refused by its size. The memory
+    # is capped so that a regression fails here rather than filling the machine.
+    def cap():
+        resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+    scene = os.path.join(ROOT, "scenes", "pendulum.json")
+    d = tempfile.mkdtemp()
+    page = os.path.join(d, "page.html")
+    for dev in ("/dev/zero", "/dev/urandom"):
+        p = subprocess.run([EXE, "replay", scene, dev, "-o", page], capture_output=True,
+                           text=True, timeout=60, cwd=ROOT, env=replay_env(), preexec_fn=cap)
+        check(p.returncode == 2 and p.stderr.startswith("contactsim: error: " + dev + ": ")
+              and "NUL byte" in p.stderr, (dev, p.returncode, p.stderr))
+    # sparse files: one byte over the limit is refused before anything is read; one of exactly
+    # the limit is read (to its first byte, a NUL)
+    big = os.path.join(d, "big.csv")
+    for size, what in ((4 * 2**30 + 1, "is larger than 4294967296 bytes (4 GiB)"),
+                       (4 * 2**30, "line 1 holds a NUL byte (byte 1)")):
+        with open(big, "wb") as f:
+            f.truncate(size)
+        p = subprocess.run([EXE, "replay", scene, big, "-o", page], capture_output=True,
+                           text=True, timeout=60, cwd=ROOT, env=replay_env(), preexec_fn=cap)
+        check(p.returncode == 2 and (big + ": " + what) in p.stderr, (size, p.returncode, p.stderr))
+    check(not os.path.exists(page), "a page was written")
+
+
+@case
+def run_replay_leaves_no_scratch_file_when_killed():
+    import signal
+    import time
+    # the page's scratch CSV (every column, beside the page) was named until the end, and a kill
+    # -9 left megabytes of it for good; now it has no name once made. SIGINT still ends the run
+    # with the page of what was written.
+    scene = os.path.join(ROOT, "scenes", "bench", "pile_100.json")
+    for sig, code in ((signal.SIGKILL, -9), (signal.SIGINT, 130)):
+        d = tempfile.mkdtemp()
+        out, page = os.path.join(d, "a.csv"), os.path.join(d, "a.html")
+        p = subprocess.Popen([EXE, "run", scene, "-q", "-o", out, "--replay", page], cwd=ROOT,
+                             env=replay_env(), stderr=subprocess.PIPE)
+        seen = watch_rows(out, p, lambda rows: len(rows) >= 2)
+        check(p.poll() is None and seen and len(seen[-1][1]) >= 2, f"{sig}: too fast: {seen}")
+        p.send_signal(sig)
+        err = p.communicate(timeout=60)[1].decode()
+        check(p.returncode == code, (sig, p.returncode, err))
+        left = sorted(os.listdir(d))
+        check(left == (["a.csv"] if code < 0 else ["a.csv", "a.html"]), f"{sig}: {left}")
+        if code > 0:
+            check(open(page).read().count('"format":"contactsim-replay"') == 1, "no page data")
+
+
 @case
 def a_signal_at_the_start_leaves_the_header():
     import signal
@@ -802,13 +937,15 @@ def a_full_disk_leaves_complete_rows():
 
 @case
 def a_closed_pipe_is_an_output_error():
-    # the reader goes away after the header: the run ends with exit 1 (not SIGPIPE) and still
-    # writes its statistics and checkpoint, the state where the output failed
+    # the reader goes away after the header and the t = 0 row (which goes out at once): the run
+    # ends with exit 1 (not SIGPIPE) and still writes its statistics and checkpoint, the state
+    # where the output failed
     path = write_scene(PENDULUM)
     d = os.path.dirname(path)
     stats, state = os.path.join(d, "s.json"), os.path.join(d, "s.state")
     p = subprocess.Popen([EXE, "run", path, "-q", "--stats", stats, "--save-state", state, *LONG],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+    p.stdout.readline()
     p.stdout.readline()
     p.stdout.close()
     err = p.stderr.read().decode()
@@ -906,6 +1043,52 @@ def contact_model_on_a_scene_without_contacts_is_an_error():
         code, _, err = run(*args)
         check(code == 2 and err.startswith("contactsim: error:") and "contacts" in err
               and "hunt_crossley" in err and path in err, (cmd, code, err))
+
+
+@case
+def standard_output_that_cannot_be_written_is_an_error():
+    # the help and the version written to a full device (or a closed descriptor) exited 0
+    for args in (["--help"], ["--version"], ["run", "--help"], ["help", "compare"]):
+        with open("/dev/full", "w") as full:
+            p = subprocess.run([EXE, *args], stdout=full, stderr=subprocess.PIPE, text=True,
+                               timeout=60)
+        check(p.returncode == 1 and p.stderr == "contactsim: error: could not write to "
+              "standard output: No space left on device\n", (args, p.returncode, p.stderr))
+    p = subprocess.run([EXE, "--version"], stdout=subprocess.DEVNULL, timeout=60)
+    check(p.returncode == 0, "--version to /dev/null")
+
+
+@case
+def version_arguments_and_unknown_commands_are_one_line_errors():
+    # --version with an argument was taken as --version alone
+    code, out, err = run("--version", "extra")
+    check(code == 2 and out == "" and "--version takes no arguments, not 'extra'" in err, err)
+    # an unknown command: one line, not the whole help on standard error
+    for args in (["frobnicate"], ["help", "frobnicate"]):
+        code, out, err = run(*args)
+        check(code == 2 and err.count("\n") == 1 and "contactsim --help" in err and out == "",
+              (args, code, err))
+
+
+@case
+def an_option_given_a_value_it_does_not_take_is_named_so():
+    # --quiet=1 was called an unknown option
+    path = write_scene(PENDULUM)
+    code, _, err = run("run", path, "--quiet=1")
+    check(code == 2 and err == "contactsim: error: run: option '--quiet' takes no value\n", err)
+    code, _, err = run("run", path, "--bogus=1")
+    check(code == 2 and "unknown option '--bogus'" in err, err)
+
+
+@case
+def a_replay_page_that_cannot_be_written_says_why():
+    path = write_scene(PENDULUM)
+    d = tempfile.mkdtemp()
+    out = os.path.join(d, "p.csv")
+    code, _, err = run("run", path, "-q", "-o", out, "--duration", "0.1")
+    check(code == 0, err)
+    code, _, err = run("replay", path, out, "-o", "/dev/full", env=replay_env())
+    check(code == 1 and "could not write the replay page: No space left on device" in err, err)
 
 
 @case

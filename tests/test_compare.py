@@ -29,9 +29,20 @@ MODEL_KEYS = ["model", "status", "error", "cpu_seconds", "cpu_per_sim_second", "
 CPU_KEYS = ("cpu_seconds", "cpu_per_sim_second", "statistics_cpu_seconds")
 
 
-def run(*args, timeout=300):
-    p = subprocess.run([EXE, *args], capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+def run(*args, timeout=300, env=None):
+    p = subprocess.run([EXE, *args], capture_output=True, text=True, timeout=timeout, cwd=ROOT,
+                       env=env)
     return p.returncode, p.stdout, p.stderr
+
+
+def replay_env():
+    """The environment with CONTACTSIM_REPLAY_TEMPLATE naming a minimal page template (the data
+    placeholder alone), so that what --replay refuses is checked whether or not this build has
+    the replay viewer."""
+    path = os.path.join(tempfile.mkdtemp(), "template.html")
+    with open(path, "w") as f:
+        f.write("<html><script>/*CONTACTSIM_REPLAY_DATA*/</script></html>\n")
+    return dict(os.environ, CONTACTSIM_REPLAY_TEMPLATE=path)
 
 
 def close(a, b, rel, what):
@@ -588,6 +599,8 @@ def interrupted_compare_writes_whole_consistent_tables():
         rows = list(csv.DictReader(f))
     check([(r["model"], r["status"]) for r in rows] == [(m["model"], m["status"]) for m in doc["models"]], rows)
     check(not [n for n in os.listdir(outdir) if n.endswith(".tmp")], os.listdir(outdir))
+    # the earlier comparison's model CSVs, still there, are named as not this comparison's
+    check(b"hunt_crossley.csv" in err and b"from an earlier comparison" in err, err)
     # the model's trajectory holds whole rows
     data_ = open(os.path.join(outdir, doc["models"][0]["model"] + ".csv"), "rb").read()
     check(data_.endswith(b"\n"), "torn last row")
@@ -599,13 +612,61 @@ def interrupted_compare_writes_whole_consistent_tables():
 def failing_compare_output_leaves_earlier_tables_whole():
     outdir = tempfile.mkdtemp()
     old_csv, old_json = stale_outputs(outdir)
-    # compare.json cannot be replaced (a directory took its name): neither table changes
+    # compare.json cannot be replaced: a directory takes its name while the models run, so the
+    # failure comes only when the tables are written (exit 1); neither table changes
+    p = subprocess.Popen([EXE, "compare", data("compare_incline.json"), "--duration", "50",
+                          "--out-dir", outdir], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, cwd=ROOT)
+    first = p.stderr.readline()
     os.remove(os.path.join(outdir, "compare.json"))
     os.mkdir(os.path.join(outdir, "compare.json"))
-    code, _, err = run("compare", data("compare_incline.json"), "-q", "--out-dir", outdir)
-    check(code == 1 and "compare.json" in err and err.startswith("contactsim: error:"), (code, err))
+    _, err = p.communicate(timeout=300)
+    check("(1 of 2)" in first and p.poll() is not None, first)
+    check(p.returncode == 1 and "compare.json" in err and "contactsim: error:" in err,
+          (p.returncode, err))
     check(open(os.path.join(outdir, "compare.csv")).read() == old_csv, "compare.csv was replaced alone")
     check(not [n for n in os.listdir(outdir) if n.endswith(".tmp")], os.listdir(outdir))
+
+
+@case
+def unwritable_tables_are_refused_before_any_run():
+    # compare.json, compare.csv or (with --replay) replay.html that cannot be written were found
+    # only after every model had run (exit 1, the time spent for nothing): now exit 2 before
+    for name, extra in (("compare.json", []), ("compare.csv", []), ("replay.html", ["--replay"])):
+        outdir = tempfile.mkdtemp()
+        os.mkdir(os.path.join(outdir, name))
+        code, out, err = run("compare", data("compare_sphere_rest.json"), "--out-dir", outdir,
+                             *extra, env=replay_env())
+        check(code == 2 and err.startswith("contactsim: error: cannot write ")
+              and name in err and "(1 of" not in err and out == "", (name, code, err))
+        check(os.listdir(outdir) == [name], (name, os.listdir(outdir)))
+    # a table that is a link is refused as it would be at the end (the tables are renamed over
+    # regular files only)
+    outdir = tempfile.mkdtemp()
+    os.symlink("elsewhere.json", os.path.join(outdir, "compare.json"))
+    code, _, err = run("compare", data("compare_sphere_rest.json"), "-q", "--out-dir", outdir)
+    check(code == 2 and "compare.json: it is not a regular file" in err, (code, err))
+
+
+@case
+def files_of_an_earlier_comparison_are_named():
+    # a comparison of one model in a directory that holds both models' CSVs and a replay page
+    # from before: they stay, and are named, so that they are not taken for this comparison's
+    outdir = tempfile.mkdtemp()
+    stale_outputs(outdir)
+    with open(os.path.join(outdir, "replay.html"), "w") as f:
+        f.write("<html></html>\n")
+    code, _, err = run("compare", data("compare_sphere_rest.json"), "-q", "--out-dir", outdir,
+                       "--models", "hunt_crossley")
+    check(code == 0, err)
+    check("from an earlier comparison" in err and "smooth_sphere_half_space.csv" in err
+          and "replay.html" in err and "hunt_crossley.csv" not in err, err)
+    doc = json.load(open(os.path.join(outdir, "compare.json")))
+    check([m["model"] for m in doc["models"]] == ["hunt_crossley"], doc["models"])
+    # every model run again, and no page: nothing to name
+    os.remove(os.path.join(outdir, "replay.html"))
+    code, _, err = run("compare", data("compare_sphere_rest.json"), "-q", "--out-dir", outdir)
+    check(code == 0 and err == "", err)
 
 
 @case
@@ -618,7 +679,7 @@ def compare_never_writes_over_its_scene():
         scene = os.path.join(outdir, name)
         with open(scene, "w") as f:
             f.write(text)
-        code, _, err = run("compare", scene, "-q", "--out-dir", outdir, *extra)
+        code, _, err = run("compare", scene, "-q", "--out-dir", outdir, *extra, env=replay_env())
         check(code == 2 and "is the scene file" in err and err.startswith("contactsim: error:"),
               (name, code, err))
         check(open(scene).read() == text, "the scene %s was overwritten" % name)

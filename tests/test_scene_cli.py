@@ -292,6 +292,40 @@ def fifo_and_stdin_scenes_run_and_compare():
 # validate checks every contact model the scene could run under
 
 @case
+def a_scene_on_standard_input_is_not_overwritten():
+    # `run - -o sc.json < sc.json` wrote the CSV over the scene it was reading: standard input
+    # redirected from a file is that file, refused as an output as the named scene is
+    src = os.path.join(ROOT, "scenes", "pendulum.json")
+    text = read(src)
+    d = tempfile.mkdtemp()
+    scene = os.path.join(d, "sc.json")
+    other = os.path.join(d, "x.csv")
+    page = os.path.join(d, "replay.html")
+    cases = [(["run", "-", "-q", "-o", scene], "sc.json is the scene file"),
+             (["run", "-", "-q", "-o", other, "--stats", scene], "sc.json is the scene file"),
+             (["run", "-", "-q", "-o", other, "--save-state", scene], "would overwrite the scene"),
+             (["compare", "-", "-q", "--out-dir", d], "compare.json is the scene file"),
+             (["replay", "-", other, "-o", scene], "would overwrite the scene (standard input)")]
+    with open(other, "w") as f:
+        f.write("t\n")
+    for args, what in cases:
+        target = os.path.join(d, "compare.json") if args[0] == "compare" else scene
+        with open(target, "wb") as f:
+            f.write(text)
+        with open(target, "rb") as f:
+            env = dict(os.environ, CONTACTSIM_REPLAY_TEMPLATE=src)  # any file: refused first
+            p = subprocess.run([EXE, *args, "--duration", "0.05"] if args[0] != "replay" else
+                               [EXE, *args], stdin=f, capture_output=True, text=True,
+                               timeout=60, cwd=ROOT, env=env)
+        check(p.returncode == 2 and what in p.stderr, (args, p.returncode, p.stderr))
+        check(read(target) == text, f"{args}: the scene was changed")
+        check(not os.path.exists(page), "a page was written")
+    # from a pipe standard input is no file: the run goes ahead
+    code, _, err = run("run", "-", "-q", "--duration", "0.05", "-o", other, stdin=text)
+    check(code == 0, err)
+
+
+@case
 def validate_checks_every_model_block_and_change():
     scene = load("scenes/bench/block_spin_slide.json")
     # a compliant_point block with a negative penalty_stiffness: not the default model, but compare runs it
@@ -316,6 +350,44 @@ def validate_checks_every_model_block_and_change():
     check(code == 2 and "changes[0].mu_static" in err, (code, out, err))
     # the scene as shipped validates (both its models load)
     code, out, err = run("validate", os.path.join(ROOT, "scenes/bench/block_spin_slide.json"))
+    check(code == 0, err)
+
+
+@case
+def validate_with_a_model_checks_every_block_and_that_model_rules():
+    # what docs/cli.md says validate --contact-model checks: every block's values one by one,
+    # chosen or not (as scene-format.md says), the rules between one block's values only for
+    # the model chosen
+    with open(os.path.join(ROOT, "docs", "cli.md")) as f:
+        doc = f.read()
+    check("only that model is checked" not in doc and
+          "every block's values are still\nchecked one by one, chosen or not" in doc,
+          "docs/cli.md on validate --contact-model")
+    scene = load("scenes/sphere_drop.json")
+    bad = json.loads(json.dumps(scene))
+    bad["contact_models"]["smooth_sphere_half_space"]["mu_static"] = -1
+    code, _, err = run("validate", write_scene(bad), "--contact-model", "hunt_crossley")
+    check(code == 2 and "contact_models.smooth_sphere_half_space.mu_static: must be >= 0" in err,
+          (code, err))
+    rule = json.loads(json.dumps(scene))
+    rule["contact_models"]["smooth_sphere_half_space"].update(mu_static=0.2, mu_dynamic=0.5)
+    path = write_scene(rule)
+    code, out, err = run("validate", path, "--contact-model", "hunt_crossley")
+    check(code == 0 and ": ok:" in out, (code, err))
+    code, _, err = run("validate", path)
+    check(code == 2 and "must not exceed mu_static" in err, (code, err))
+
+
+@case
+def duration_has_the_documented_lower_limit():
+    # docs/cli.md said "(> 0)"; the limit is 1e-9 s, for --duration as for simulation.duration
+    with open(os.path.join(ROOT, "docs", "cli.md")) as f:
+        line = next(l for l in f if l.startswith("| `--duration T` |"))
+    check("at least 1e-9" in line and "(> 0)" not in line, line)
+    for cmd in ("run", "compare"):
+        code, _, err = run(cmd, "scenes/pendulum.json", "-q", "--duration", "9.9e-10")
+        check(code == 2 and "--duration must be at least 1e-09 s" in err, (cmd, code, err))
+    code, _, err = run("run", "scenes/pendulum.json", "-q", "--duration", "1e-9", "-o", os.devnull)
     check(code == 0, err)
 
 

@@ -195,6 +195,42 @@ def columns_with_compare():
 
 
 @case
+def compare_overlay_draws_only_the_models_of_its_comparison():
+    # a second comparison in the same directory runs one model with a heavier block: the other
+    # model's CSV, left there by the first, was drawn as if it belonged to the second
+    out = two_blocks_compare()
+    scene = os.path.join(os.path.dirname(out), "two_blocks.json")
+    p = subprocess.run([EXE, "compare", scene, "--out-dir", out, "--quiet", "--models",
+                        "compliant_point", "--set", "bodies.heavy.mass=8"], cwd=ROOT,
+                       capture_output=True, text=True)
+    check(p.returncode == 0, p.stderr)
+    # compare says the earlier model's CSV is there and is not this comparison's
+    check("exponential_spring.csv from an earlier comparison" in p.stderr, p.stderr)
+    panel = [ax for ax in inspect("compare", out) if ax["y"].startswith("normal force")][0]
+    lines = {ln["label"]: ln["y"] for ln in panel["lines"]}
+    check(sorted(lines) == ["compliant_point: heavy_feet", "compliant_point: light_feet"],
+          sorted(lines))
+    # the heavy block of this comparison: 8 kg at rest at the end
+    check(abs(lines["compliant_point: heavy_feet"][-1] - 8 * 9.81) < 0.01 * 8 * 9.81,
+          lines["compliant_point: heavy_feet"][-1])
+    # a listed CSV written after compare.json (a later comparison stopped before its tables)
+    # is drawn with a warning naming it
+    later = os.path.join(out, "compliant_point.csv")
+    st = os.stat(os.path.join(out, "compare.json"))
+    os.utime(later, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
+    p = subprocess.run([PYTHON, "tools/plot.py", "--compare", out, "-o",
+                        os.path.join(out, "later")], cwd=ROOT, capture_output=True, text=True)
+    check(p.returncode == 0 and "warning: " + later + " was written after" in p.stderr,
+          (p.returncode, p.stderr))
+    # without compare.json the directory is not a comparison's: said, nothing drawn
+    os.remove(os.path.join(out, "compare.json"))
+    p = subprocess.run([PYTHON, "tools/plot.py", "--compare", out, "-o",
+                        os.path.join(out, "none")], cwd=ROOT, capture_output=True, text=True)
+    check(p.returncode != 0 and "compare.json" in p.stderr and "Traceback" not in p.stderr,
+          (p.returncode, p.stderr))
+
+
+@case
 def missing_matplotlib_says_what_to_install():
     d = tempfile.mkdtemp()
     csv_path = os.path.join(d, "run.csv")

@@ -6,11 +6,12 @@
 
     tools/plot.py --compare DIR [-y COL[,COL...]] [-o PREFIX] [--title TEXT]
         overlay the runs DIR/<model>.csv written by `contactsim compare --out-dir DIR`, one line
-        per model. Without -y, four panels: the height of the first free body's origin (pz), the
-        horizontal path length of that origin (how far the body travelled, not how far its
-        contacts slipped), the normal force of every contact set (the force along its plane's
-        normal, summed over the set's elements: needs CSVs with force columns) and the change of
-        the total energy e_total since t = 0. With -y, one panel per chosen column instead.
+        per model of the comparison DIR/compare.json describes (CSVs of other models in DIR, left
+        by an earlier comparison, are not drawn). Without -y, four panels: the height of the
+        first free body's origin (pz), the horizontal path length of that origin (how far the
+        body travelled, not how far its contacts slipped), the normal force of every contact set
+        (the force along its plane's normal, summed over the set's elements: needs CSVs with
+        force columns) and the change of the total energy e_total since t = 0. With -y, one panel per chosen column instead.
         Writes PREFIX.png (default DIR/compare.png).
 
     tools/plot.py --sweep DIR [--metric NAME[,NAME...]] [-o OUTDIR] [--title TEXT]
@@ -32,7 +33,7 @@ python3-matplotlib).
 
 import argparse
 import csv
-import glob
+import json
 import math
 import os
 import sys
@@ -441,16 +442,41 @@ def load_run(path, columns=()):
 
 
 def load_compare(directory, columns=()):
-    """The runs of a compare --out-dir, one per model CSV (compare.csv, the table, skipped)."""
+    """The runs of a compare --out-dir: the models DIR/compare.json lists, each from its
+    DIR/<model>.csv. compare.json is written last, for the models that ran, so a CSV it does not
+    list (an earlier comparison's model, one skipped by an interrupted comparison) is left out;
+    a CSV written after it (a later comparison that never finished) is read with a warning."""
+    manifest = os.path.join(directory, "compare.json")
+    try:
+        with open(manifest) as f:
+            models = [m["model"] for m in json.load(f)["models"]]
+    except OSError as e:
+        sys.exit("plot.py: cannot read %s (%s): --compare takes a directory written by "
+                 "contactsim compare --out-dir" % (manifest, e.strerror))
+    except (ValueError, KeyError, TypeError):
+        sys.exit("plot.py: %s is not the compare.json of contactsim compare --out-dir"
+                 % manifest)
+    written = os.stat(manifest).st_mtime_ns
     runs = []
-    for path in sorted(glob.glob(os.path.join(directory, "*.csv"))):
-        with open(path, newline="") as f:
-            first = f.readline()
+    for model in models:
+        path = os.path.join(directory, model + ".csv")
+        try:
+            with open(path, newline="") as f:
+                first = f.readline()
+            newer = os.stat(path).st_mtime_ns > written
+        except OSError as e:
+            print("plot.py: %s: skipped: %s" % (path, e.strerror), file=sys.stderr)
+            continue
         if not first.startswith("t,"):
-            continue  # not a trajectory
+            # a model whose CSV could not be written (its failure is in compare.json)
+            print("plot.py: %s: skipped: not a trajectory CSV" % path, file=sys.stderr)
+            continue
+        if newer:
+            print("plot.py: warning: %s was written after %s: it may be from a later "
+                  "comparison that did not finish" % (path, manifest), file=sys.stderr)
         runs.append(load_run(path, columns))
     if not runs:
-        sys.exit("plot.py: no trajectory CSV files in %s" % directory)
+        sys.exit("plot.py: no trajectory CSV of the models in %s" % manifest)
     return runs
 
 

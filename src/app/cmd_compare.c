@@ -12,6 +12,7 @@
 // csModel of its own, loaded from the scene with that model chosen, rather than one model whose
 // contact elements are swapped between runs: a model is immutable during a run, and the loader
 // is the one place that builds contact elements from a parameter block and checks them.
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -610,6 +611,30 @@ static int checkWritable(const char* file) {
 }
 
 
+// A table (compare.csv, compare.json) or the page (replay.html) must be replaceable before the
+// first model runs: found otherwise only once every model had run (a directory of that name,
+// say), the comparison's time was spent for nothing. The tables are renamed over their files,
+// which must be regular files (writeTables refuses anything else, a link included); the page is
+// replaced as the replay writer does it, which refuses a directory and a file it may not write.
+// 0, or -1 with the message printed.
+static int checkReplaceable(const char* file, int page) {
+  struct stat st;
+  const char* why = NULL;
+  if (!page && lstat(file, &st) == 0 && !S_ISREG(st.st_mode)) {
+    why = "it is not a regular file";
+  } else if (page && stat(file, &st) == 0) {
+    why = S_ISDIR(st.st_mode) ? strerror(EISDIR)
+          : access(file, W_OK) != 0 ? strerror(errno)
+                                    : NULL;
+  }
+  if (why) {
+    fprintf(stderr, "contactsim: error: cannot write %s: %s\n", cs_cliSafe(file), why);
+    return -1;
+  }
+  return 0;
+}
+
+
 // write the table as CSV or JSON (format) to the temporary file tmp; 0 or -1 (message printed,
 // tmp removed)
 static int writeTemporary(const char* tmp, const char* file, const char* scene, const char* path,
@@ -701,6 +726,58 @@ static int writeTables(const char* dir, const char* scene, const char* path,
     cs_cliTemporaryFile(k, NULL);
   }
   return ok ? 0 : -1;
+}
+
+
+// Files of DIR this comparison did not write that an earlier one may have: trajectory CSVs
+// (first line "t,...") of models that did not run now, and replay.html without --replay. They
+// are named on standard error rather than removed: the command removes nothing it did not
+// write, and a model's earlier CSV may be wanted; compare.json lists this comparison's models
+// (tools/plot.py --compare draws only those).
+static void noteStaleFiles(const char* dir, const csCliRun* runs, int nrun, int replay) {
+  DIR* dp = opendir(dir);
+  if (!dp) {
+    return;
+  }
+  char list[1024];
+  size_t len = 0;
+  int count = 0;
+  list[0] = '\0';
+  for (struct dirent* e; (e = readdir(dp)) != NULL;) {
+    const char* name = e->d_name;
+    size_t n = strlen(name);
+    int stale = !replay && strcmp(name, "replay.html") == 0;
+    if (n > 4 && strcmp(name + n - 4, ".csv") == 0 && strcmp(name, "compare.csv") != 0) {
+      // a model's trajectory, unless it is one of this comparison's
+      int ours = 0;
+      for (int i = 0; i < nrun && !ours; i++) {
+        ours = strlen(runs[i].model) == n - 4 && strncmp(runs[i].model, name, n - 4) == 0;
+      }
+      // only a regular file is read (opening a FIFO would wait for a writer)
+      char file[CS_MAX_PATH * 4 + 300];
+      pathIn(file, sizeof(file), dir, name);
+      struct stat st;
+      FILE* f = !ours && stat(file, &st) == 0 && S_ISREG(st.st_mode) ? fopen(file, "r") : NULL;
+      if (f) {
+        char head[3] = "";
+        stale = fgets(head, sizeof(head), f) && strcmp(head, "t,") == 0;
+        fclose(f);
+      }
+    }
+    // the names that fit the line; a name cut short is dropped whole
+    if (stale) {
+      int w = snprintf(list + len, sizeof(list) - len, "%s%s", count++ ? ", " : "",
+                       cs_cliSafe(name));
+      len = w > 0 && len + (size_t)w < sizeof(list) ? len + (size_t)w : len;
+      list[len] = '\0';
+    }
+  }
+  closedir(dp);
+  if (count) {
+    fprintf(stderr, "contactsim: compare: %s also holds %s from an earlier comparison, not "
+            "rewritten by this one (compare.json lists this comparison's models)\n",
+            cs_cliSafe(dir), list);
+  }
 }
 
 
@@ -907,7 +984,7 @@ int cs_cliCompare(int argc, char** argv) {
     exitCode = CS_EXIT_USAGE;
   }
   // and none of the files it will hold may be the scene (a scene named compare.json there, or
-  // replay.html with --replay)
+  // replay.html with --replay), and each must be one the comparison can write
   static const char* const tables[3] = {"compare.csv", "compare.json", "replay.html"};
   for (int i = 0; exitCode == CS_EXIT_OK && outDir && i < nrun + 2 + replay; i++) {
     char file[CS_MAX_PATH * 4 + CS_MAX_NAME + 8];
@@ -918,11 +995,11 @@ int cs_cliCompare(int argc, char** argv) {
       snprintf(name, sizeof(name), "%s", tables[i - nrun]);
     }
     pathIn(file, sizeof(file), outDir, name);
-    if (cs_cliSameFile(file, path)) {
+    if (cs_cliIsScene(file, path)) {
       fprintf(stderr, "contactsim: error: %s is the scene file; refusing to write over it\n",
               cs_cliSafe(file));
       exitCode = CS_EXIT_USAGE;
-    } else if (i < nrun && checkWritable(file) != 0) {
+    } else if (i < nrun ? checkWritable(file) != 0 : checkReplaceable(file, i == nrun + 2) != 0) {
       exitCode = CS_EXIT_USAGE;
     }
   }
@@ -1030,6 +1107,9 @@ int cs_cliCompare(int argc, char** argv) {
     // the replay page of every model, from their CSVs (a failed run shows as far as it got)
     if (replay) {
       bad |= writeReplay(outDir, replayTemplate, runs, ndone) != 0;
+    }
+    if (outDir) {
+      noteStaleFiles(outDir, runs, ndone, replay);
     }
     // a failed output fails the command, even when every run finished
     if (bad) {

@@ -146,9 +146,10 @@ int cs_cliReplay(int argc, char** argv) {
   // the page must not be the scene or one of the CSVs it is made from
   for (int i = 0; status == CS_EXIT_OK && i <= ncsv; i++) {
     const char* other = i == ncsv ? scene : csv[i];
-    if (cs_cliSameFile(output, other)) {
+    if (i == ncsv ? cs_cliIsScene(output, scene) : cs_cliSameFile(output, other)) {
       fprintf(stderr, "contactsim: error: the replay page %s would overwrite %s\n",
-              cs_cliSafe(output), cs_cliSafe(other));
+              cs_cliSafe(output), strcmp(other, "-") ? cs_cliSafe(other)
+                                                     : "the scene (standard input)");
       status = CS_EXIT_USAGE;
     }
   }

@@ -69,7 +69,7 @@ static int checkSaveState(const char* state, const char* scene, const char* outp
   const char* others[] = {scene, output, stats, replay};
   const char* what[] = {"scene", "CSV output", "statistics", "replay page"};
   for (int i = 0; i < 4; i++) {
-    if (others[i] && cs_cliSameFile(others[i], state)) {
+    if (others[i] && (i ? cs_cliSameFile(others[i], state) : cs_cliIsScene(state, scene))) {
       fprintf(stderr, "contactsim: error: --save-state %s would overwrite the %s\n",
               cs_cliSafe(state), what[i]);
       return -1;
@@ -301,8 +301,7 @@ int cs_cliRun(int argc, char** argv) {
   }
   csCsvOptions csvopt = {.forces = forces}, fullopt = {.forces = 1};
   // from here on SIGINT, SIGTERM and SIGHUP stop the run cleanly, and an interrupted write
-  // carries on (a second signal removes the scratch CSV)
-  cs_cliTemporaryFile(0, scratch ? scratchPath : NULL);
+  // carries on (the scratch CSV has no name to remove: it went when it was made)
   cs_cliCatchSignals();
   // simulate; the progress bar only when stderr is a terminal, so that logs stay free of it
   cs_cliSimulateTwo(&run, csv, &csvopt, scratch, &fullopt, !quiet && isatty(STDERR_FILENO));
@@ -310,7 +309,7 @@ int cs_cliRun(int argc, char** argv) {
   int pageFailed = 0;
   if (scratch) {
     // the page names the CSV asked for (standard output: "-"), not the scratch copy it reads
-    csReplayRun page = {run.model, run.m, NULL, output ? output : "-"};
+    csReplayRun page = {run.model, run.m, NULL, output ? output : "-", NULL};
     // the page's temporary file too is removed if a second signal ends the process
     char pageTmp[PATH_MAX + 32];
     if (csu_replaceTemporaryName(replay, pageTmp, sizeof(pageTmp)) == 0) {
@@ -318,7 +317,6 @@ int cs_cliRun(int argc, char** argv) {
     }
     csStatus s = cs_replayFinishRun(scratch, scratchPath, replay, replayTemplate, &page,
                                     &replayErr);
-    cs_cliTemporaryFile(0, NULL);
     cs_cliTemporaryFile(1, NULL);
     if (s != CS_OK) {
       cs_cliPrintError(&replayErr);

@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,8 +57,8 @@ static const char usageValidate[] =
     "load and check a scene without running it\n"
     "\n"
     "validate options:\n"
-    "      --contact-model NAME  check the scene with this model's parameter block only\n"
-    "                            (default: every block the scene has)\n"
+    "      --contact-model NAME  load the scene with this model only (default: with every\n"
+    "                            model it has a block for; every block's values are checked)\n"
     "      --set KEY=VALUE       set a scene parameter by key path (repeatable)\n"
     "  -h, --help                this help\n";
 
@@ -182,6 +183,11 @@ int cs_cliOptionError(int c, char** argv, const char* command) {
   int len = (int)strcspn(name, "=");
   if (c == ':') {
     fprintf(stderr, "contactsim: error: %s: option '%.*s' needs a value\n", command, len,
+            cs_cliSafe(name));
+  } else if (optopt && name == arg && name[len] == '=') {
+    // getopt_long gives '?' for a known long option given a value it does not take
+    // (--quiet=1) too, with optopt set to the option; an unknown one leaves optopt 0
+    fprintf(stderr, "contactsim: error: %s: option '%.*s' takes no value\n", command, len,
             cs_cliSafe(name));
   } else {
     fprintf(stderr, "contactsim: error: %s: unknown option '%.*s' (contactsim %s --help lists "
@@ -388,10 +394,12 @@ static double wallSeconds(void) {
 // Rows are therefore formatted into a block of our own and the block goes out in one write(2)
 // of complete rows: when the next row would take it past CSV_BLOCK bytes (PIPE_BUF on a pipe,
 // where writes up to that size are atomic: a reader never sees half of one), when its oldest row
-// has waited CSV_FLUSH_SECONDS of wall time (so that a reader following the file sees it grow,
-// and a kill -9 loses at most the rows of the last quarter second), and when the run ends. One
-// write per row was rejected: measured, it adds about a tenth to the CSV's cost (5 us per write
-// against 46 us to format a row of 30 numbers), and the CSV is a large share of a run's time.
+// has waited CSV_FLUSH_SECONDS of wall time, whether or not another row comes (the flusher
+// thread below: so that a reader following the file sees it grow, and a kill -9 loses at most
+// the rows of the last quarter second), and when the run ends; the first row goes out at once.
+// One write per row was rejected: measured, it adds about a tenth to the CSV's cost (5 us per
+// write against 46 us to format a row of 30 numbers), and the CSV is a large share of a run's
+// time.
 // What remains: Linux stops a write(2) to a regular file that SIGKILL interrupts at the next page
 // of the file, so a kill -9 during the call (tens of microseconds for a block) can leave a last
 // line cut at a multiple of 4096 bytes (docs/cli.md; tests/test_cli.py checks exactly that).
@@ -404,6 +412,8 @@ typedef struct CsvBlock {
   size_t cap, len;
   size_t limit;           // write before a row would take len past this
   double oldest;          // wall time at which the oldest row in buf was formatted, s
+  long nrow;              // rows added so far (the header not counted)
+  int failed;             // errno of a write the flusher could not make (0: none)
 } CsvBlock;
 
 
@@ -438,6 +448,11 @@ static int blockWrite(CsvBlock* b, size_t n) {
 // append the header (d NULL) or a row to the block, writing the block first or after as above;
 // 0 or -1 on a write error or when memory runs out
 static int blockAppend(CsvBlock* b, const csModel* m, csData* d, const csCsvOptions* opt) {
+  // a write the flusher could not make fails the row after it, with its reason
+  if (b->failed) {
+    errno = b->failed;
+    return -1;
+  }
   size_t room = b->cap - b->len;
   size_t n = d ? cs_csvFormatRow(b->buf + b->len, room, m, d, opt)
                : cs_csvFormatHeader(b->buf + b->len, room, m, opt);
@@ -470,10 +485,112 @@ static int blockAppend(CsvBlock* b, const csModel* m, csData* d, const csCsvOpti
   } else {
     b->len += n;
   }
-  if (b->len >= b->limit || now - b->oldest >= CSV_FLUSH_SECONDS) {
+  // the first row goes out at once, as the header did: the next report may be far off
+  int first = d && b->nrow++ == 0;
+  if (first || b->len >= b->limit || now - b->oldest >= CSV_FLUSH_SECONDS) {
     return blockWrite(b, b->len);
   }
   return 0;
+}
+
+
+// The flusher: a thread that writes a block once its oldest row has waited CSV_FLUSH_SECONDS,
+// whether or not another row comes. Reports may be seconds of wall time apart (a pile of a
+// hundred bodies, a long report interval), and a row kept until the next report was lost to a
+// kill -9 long after it was formatted. Checking the clock from the step callback was rejected:
+// in a scene without contacts the callback costs a realization of the state after every step
+// (measured: 4 to 20% of such a run), and one step of a large scene may itself take longer than
+// the wait. The thread sleeps until the oldest row is due (a quarter second while the blocks
+// are empty), holds the lock only to look and to write, and blocks every signal, which stay the
+// main thread's. The right-hand side and the integrator know nothing of it.
+typedef struct CsvFlusher {
+  pthread_mutex_t lock;   // guards both blocks and quit while the thread runs
+  pthread_cond_t wake;    // signalled when the run ends
+  pthread_t thread;
+  int started;            // 1: the thread runs (0: none could be made; rows go out at reports)
+  int quit;               // 1: the run has ended
+  CsvBlock* block[2];     // the run's CSV and its second CSV (fd -1: none)
+} CsvFlusher;
+
+
+static void* flushLoop(void* arg) {
+  CsvFlusher* fl = arg;
+  pthread_mutex_lock(&fl->lock);
+  while (!fl->quit) {
+    // write the blocks that are due; sleep until the next one is
+    double now = wallSeconds(), next = now + CSV_FLUSH_SECONDS;
+    for (int i = 0; i < 2; i++) {
+      CsvBlock* b = fl->block[i];
+      if (b->fd < 0 || b->len == 0 || b->failed) {
+        continue;
+      }
+      if (now - b->oldest >= CSV_FLUSH_SECONDS) {
+        b->failed = blockWrite(b, b->len) != 0 ? (errno ? errno : EIO) : 0;
+      } else if (b->oldest + CSV_FLUSH_SECONDS < next) {
+        next = b->oldest + CSV_FLUSH_SECONDS;
+      }
+    }
+    // the condition's clock is CLOCK_MONOTONIC, wallSeconds' clock
+    time_t sec = (time_t)next;
+    long nsec = (long)((next - (double)sec) * 1e9);
+    struct timespec until = {.tv_sec = sec, .tv_nsec = nsec < 999999999 ? nsec : 999999999};
+    pthread_cond_timedwait(&fl->wake, &fl->lock, &until);
+  }
+  pthread_mutex_unlock(&fl->lock);
+  return NULL;
+}
+
+
+// start the flusher of blocks a and b (fd -1: none) when there is a CSV; without a thread the
+// rows still go out, at the reports
+static void flusherStart(CsvFlusher* fl, CsvBlock* a, CsvBlock* b) {
+  memset(fl, 0, sizeof(*fl));
+  fl->block[0] = a;
+  fl->block[1] = b;
+  if (a->fd < 0 && b->fd < 0) {
+    return;
+  }
+  pthread_condattr_t attr;
+  if (pthread_condattr_init(&attr) != 0) {
+    return;
+  }
+  int ok = pthread_condattr_setclock(&attr, CLOCK_MONOTONIC) == 0 &&
+           pthread_cond_init(&fl->wake, &attr) == 0;
+  pthread_condattr_destroy(&attr);
+  if (!ok) {
+    return;
+  }
+  if (pthread_mutex_init(&fl->lock, NULL) != 0) {
+    pthread_cond_destroy(&fl->wake);
+    return;
+  }
+  // the thread starts with every signal blocked, so that SIGINT and the others reach the
+  // main thread's handler
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  fl->started = pthread_create(&fl->thread, NULL, flushLoop, fl) == 0;
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  if (!fl->started) {
+    pthread_mutex_destroy(&fl->lock);
+    pthread_cond_destroy(&fl->wake);
+  }
+}
+
+
+// the run has ended: the thread goes, leaving the blocks to the caller
+static void flusherStop(CsvFlusher* fl) {
+  if (!fl->started) {
+    return;
+  }
+  pthread_mutex_lock(&fl->lock);
+  fl->quit = 1;
+  pthread_cond_signal(&fl->wake);
+  pthread_mutex_unlock(&fl->lock);
+  pthread_join(fl->thread, NULL);
+  pthread_mutex_destroy(&fl->lock);
+  pthread_cond_destroy(&fl->wake);
+  fl->started = 0;
 }
 
 
@@ -487,6 +604,7 @@ typedef struct RunOutput {
   const csCsvOptions* csv_opt;
   CsvBlock also;          // the second CSV (fd -1: none)
   const csCsvOptions* also_opt;
+  CsvFlusher flusher;     // writes the rows that have waited, between reports
   int also_failed;        // 1: the row that could not be written was the second CSV's
   int progress;           // draw a progress bar on stderr
   double wall0, last_draw;
@@ -498,6 +616,10 @@ typedef struct RunOutput {
 // balance); a nonzero return stops the run with an I/O error
 static int writeRow(void* ctx, const csModel* m, csData* d) {
   RunOutput* out = ctx;
+  // the blocks are shared with the flusher
+  if (out->flusher.started) {
+    pthread_mutex_lock(&out->flusher.lock);
+  }
   int r = out->csv.fd >= 0 ? blockAppend(&out->csv, m, d, out->csv_opt) : 0;
   if (r == 0 && out->also.fd >= 0) {
     r = blockAppend(&out->also, m, d, out->also_opt);
@@ -505,6 +627,9 @@ static int writeRow(void* ctx, const csModel* m, csData* d) {
   }
   if (r != 0) {
     out->csv_errno = errno ? errno : EIO;
+  }
+  if (out->flusher.started) {
+    pthread_mutex_unlock(&out->flusher.lock);
   }
   cs_metricsReport(out->metrics, m, d);
   // the body origins and centres of mass, for a convergence check that compares runs report
@@ -673,11 +798,13 @@ void cs_cliSimulateTwo(csCliRun* r, FILE* csv, const csCsvOptions* csvopt, FILE*
   if (r->status == CS_OK) {
     // a scene without contacts has nothing to sample after a step: no hook, and so no
     // realization after every step only for it
+    flusherStart(&out.flusher, &out.csv, &out.also);
     csReporter rep = {.report = writeRow,
                       .step = cs_metricsSamplesSteps(&r->metrics) ? sampleStep : NULL,
                       .progress = drawProgress,
                       .ctx = &out, .stop = &cs_cliStopSignal};
     r->status = cs_simulate(r->m, r->d, &r->opt, &rep, &r->err);
+    flusherStop(&out.flusher);
     // a report the CSV could not take: the library knows only that the reporter refused, the
     // reason (a full disk, a reader that went away) is ours
     if (r->status == CS_ERR_IO && out.csv_errno) {
@@ -1023,6 +1150,18 @@ int cs_cliSameFile(const char* a, const char* b) {
 }
 
 
+int cs_cliIsScene(const char* path, const char* scene) {
+  if (strcmp(scene, "-") != 0) {
+    return cs_cliSameFile(path, scene);
+  }
+  // standard input redirected from a file (`run - -o sc.json < sc.json`) is that file; a pipe or
+  // a terminal is no file an output could name
+  struct stat in, st;
+  return fstat(STDIN_FILENO, &in) == 0 && S_ISREG(in.st_mode) && stat(path, &st) == 0 &&
+         in.st_dev == st.st_dev && in.st_ino == st.st_ino;
+}
+
+
 // a regular file; devices such as /dev/null may be named twice
 static int isRegularOrMissing(const char* path) {
   struct stat st;
@@ -1040,7 +1179,7 @@ int cs_cliOpenOutputs(const char* scene, const char* const* paths, FILE** files,
     if (!paths[i]) {
       continue;
     }
-    if (cs_cliSameFile(paths[i], scene)) {
+    if (cs_cliIsScene(paths[i], scene)) {
       fprintf(stderr, "contactsim: error: %s is the scene file; refusing to write over it\n",
               cs_cliSafe(paths[i]));
       return -1;

@@ -1,5 +1,6 @@
 // main.c: the contactsim command: dispatch to a subcommand; the only place that chooses exit
 // codes.
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -8,7 +9,30 @@
 #include "app/sweep.h"
 
 
+// What a command leaves in standard output's buffer (the help, the version, anything printed
+// with stdio) goes out here, at the latest: a write the system refuses (a full disk,
+// /dev/full, a closed standard output) turns a success into an output error, said, rather than
+// an exit 0 with nothing written. A command that already failed keeps its own status.
+static int finish(int code) {
+  errno = 0;
+  if ((fflush(stdout) != 0 || ferror(stdout)) && code == CS_EXIT_OK) {
+    fprintf(stderr, "contactsim: error: could not write to standard output: %s\n",
+            strerror(errno ? errno : EIO));
+    return CS_EXIT_FAILURE;
+  }
+  return code;
+}
+
+
+static int dispatch(int argc, char** argv);
+
+
 int main(int argc, char** argv) {
+  return finish(dispatch(argc, argv));
+}
+
+
+static int dispatch(int argc, char** argv) {
   // A write the system refuses is an output error like any other, reported with the rows and
   // files written so far left whole: a reader that went away (`| head`) fails the write with
   // EPIPE instead of SIGPIPE killing the process, and a file-size limit (ulimit -f) with EFBIG
@@ -24,8 +48,8 @@ int main(int argc, char** argv) {
   // `contactsim help COMMAND` is `contactsim COMMAND --help`
   if (strcmp(cmd, "help") == 0 && argc > 2) {
     if (!cs_cliIsCommand(argv[2])) {
-      fprintf(stderr, "contactsim: error: help: unknown command '%s'\n", cs_cliSafe(argv[2]));
-      cs_cliUsage(stderr);
+      fprintf(stderr, "contactsim: error: help: unknown command '%s' (contactsim --help lists "
+              "the commands)\n", cs_cliSafe(argv[2]));
       return CS_EXIT_USAGE;
     }
     cs_cliCommandUsage(stdout, argv[2]);
@@ -36,6 +60,11 @@ int main(int argc, char** argv) {
     return CS_EXIT_OK;
   }
   if (strcmp(cmd, "--version") == 0) {
+    if (argc > 2) {
+      fprintf(stderr, "contactsim: error: --version takes no arguments, not '%s'\n",
+              cs_cliSafe(argv[2]));
+      return CS_EXIT_USAGE;
+    }
     printf("contactsim %s\n", cs_versionString());
     return CS_EXIT_OK;
   }
@@ -55,7 +84,8 @@ int main(int argc, char** argv) {
   if (strcmp(cmd, "replay") == 0) {
     return cs_cliReplay(argc - 1, argv + 1);
   }
-  fprintf(stderr, "contactsim: error: unknown command '%s'\n", cs_cliSafe(cmd));
-  cs_cliUsage(stderr);
+  // one line, not the whole help: the help goes to standard output when asked for
+  fprintf(stderr, "contactsim: error: unknown command '%s' (contactsim --help lists the "
+          "commands)\n", cs_cliSafe(cmd));
   return CS_EXIT_USAGE;
 }

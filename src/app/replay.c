@@ -21,12 +21,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 
 // the largest coordinate of a body's position the page draws, m: float32 holds far more, but a
 // camera framing such a scene does not
 #define CS_REPLAY_MAX_POSITION 1e15
+
+// The most bytes a file the page is made from may hold (4 GiB). The page holds a sixth to a
+// half as many bytes as the CSV it shows (measured: 2.5 to 6.5 times fewer: 6 digits where the
+// CSV has up to 17, only the columns the page draws), so a larger CSV makes a page of more than
+// 600 MB, past what a browser's script can hold (Chrome's JavaScript engine: strings up to
+// 512 MiB). Without a limit, /dev/zero or an endless pipe was read until memory ran out.
+#define CS_REPLAY_MAX_FILE_BYTES ((size_t)4 << 30)
 
 // ---------------------------------------------------------------------------------------------
 // errors
@@ -116,41 +124,75 @@ int cs_replayFindTemplate(char* path, size_t size, csError* err) {
 // ---------------------------------------------------------------------------------------------
 // reading a CSV: the header's names, and the wanted columns of every row
 
-// the whole file as one zero-terminated string (owned by the caller), NULL on failure
-static char* readFile(const char* path, size_t* len) {
-  FILE* f = fopen(path, "rb");
-  if (!f) {
+// The rest of stream f as one zero-terminated string of *len bytes (owned by the caller), or
+// NULL with errno set: EFBIG for a file of more than CS_REPLAY_MAX_FILE_BYTES, told from a
+// regular file's size before anything is read and from what a pipe or a device gave once it is
+// more. With stopAtNul the reading ends just after the first NUL byte, which *len then includes
+// (the caller names it): no CSV holds one, and /dev/zero is all of them. f is not closed.
+static char* readStream(FILE* f, int stopAtNul, size_t* len) {
+  struct stat st;
+  if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) &&
+      (uintmax_t)st.st_size > CS_REPLAY_MAX_FILE_BYTES) {
+    errno = EFBIG;
     return NULL;
   }
   char* buf = NULL;
   size_t cap = 0, n = 0;
-  for (;;) {
+  int nul = 0;
+  while (!nul) {
     if (n + 65536 + 1 > cap) {
-      cap = cap ? 2 * cap : 1 << 20;
+      // the buffer at its largest holds the limit, one byte more (to tell a larger stream) and
+      // the terminating zero
+      if (n > CS_REPLAY_MAX_FILE_BYTES) {
+        free(buf);
+        errno = EFBIG;
+        return NULL;
+      }
+      size_t most = CS_REPLAY_MAX_FILE_BYTES + 2;
+      cap = !cap ? 1 << 20 : 2 * cap < most ? 2 * cap : most;
       char* grown = realloc(buf, cap);
       if (!grown) {
         free(buf);
-        fclose(f);
         errno = ENOMEM;
         return NULL;
       }
       buf = grown;
     }
     size_t got = fread(buf + n, 1, cap - n - 1, f);
-    n += got;
+    char* zero = stopAtNul ? memchr(buf + n, 0, got) : NULL;
+    nul = zero != NULL;
+    n = zero ? (size_t)(zero - buf) + 1 : n + got;
     if (got == 0) {
       break;
     }
   }
-  int bad = ferror(f);
-  fclose(f);
-  if (bad) {
+  if (ferror(f) && !nul) {
     free(buf);
+    errno = errno ? errno : EIO;
+    return NULL;
+  }
+  if (n > CS_REPLAY_MAX_FILE_BYTES) {
+    free(buf);
+    errno = EFBIG;
     return NULL;
   }
   buf[n] = 0;
   *len = n;
   return buf;
+}
+
+
+// the whole file at path, as readStream reads it
+static char* readFile(const char* path, int stopAtNul, size_t* len) {
+  FILE* f = fopen(path, "rb");
+  if (!f) {
+    return NULL;
+  }
+  char* text = readStream(f, stopAtNul, len);
+  int saved = errno;
+  fclose(f);
+  errno = saved;
+  return text;
 }
 
 
@@ -932,7 +974,7 @@ csStatus cs_replayWrite(const char* out, const char* template_path, const csRepl
   memset(err, 0, sizeof(*err));
   // 1. the template, split at the placeholder
   size_t tlen = 0;
-  char* tpl = readFile(template_path, &tlen);
+  char* tpl = readFile(template_path, 0, &tlen);
   if (!tpl) {
     return setError(err, CS_ERR_IO, template_path, "cannot read the replay template: %s",
                     strerror(errno));
@@ -952,7 +994,17 @@ csStatus cs_replayWrite(const char* out, const char* template_path, const csRepl
   csStatus status = CS_OK;
   for (int i = 0; i < nrun && status == CS_OK; i++) {
     size_t len = 0;
-    char* text = readFile(runs[i].csv, &len);
+    // a stream is read from its start (run --replay's scratch CSV, written and still open)
+    errno = 0;
+    char* text = !runs[i].stream ? readFile(runs[i].csv, 1, &len)
+                 : fseek(runs[i].stream, 0, SEEK_SET) == 0 ? readStream(runs[i].stream, 1, &len)
+                                                             : NULL;
+    if (!text && errno == EFBIG) {
+      status = setError(err, CS_ERR_INPUT, runs[i].csv, "is larger than %zu bytes (4 GiB), "
+                        "the most a replay reads: its page would be more than a browser opens; "
+                        "write the run with a longer --report-interval", CS_REPLAY_MAX_FILE_BYTES);
+      break;
+    }
     if (!text) {
       // a missing or unreadable CSV is bad input, as a missing scene is
       status = setError(err, errno == ENOMEM ? CS_ERR_MEMORY : CS_ERR_INPUT, runs[i].csv,
@@ -1018,7 +1070,8 @@ csStatus cs_replayWrite(const char* out, const char* template_path, const csRepl
     const char* rest = mark + strlen(CS_REPLAY_PLACEHOLDER);
     fwrite(rest, 1, tlen - (size_t)(rest - tpl), f);
     if (csu_replaceClose(&page, 0) != 0) {
-      status = setError(err, CS_ERR_IO, out, "could not write the replay page");
+      status = setError(err, CS_ERR_IO, out, "could not write the replay page: %s",
+                        strerror(errno));
     }
   }
   for (int i = 0; i < nrun; i++) {
@@ -1040,13 +1093,18 @@ FILE* cs_replayOpenScratch(const char* page, char* path, size_t size, csError* e
     setError(err, CS_ERR_INPUT, page, "the replay page's path is too long");
     return NULL;
   }
+  // removed as soon as it is made: the descriptor keeps it, and the page is made from it through
+  // that, so no kill leaves it behind (a name kept until the end stayed, megabytes of it, after a
+  // kill -9)
   int fd = mkstemp(path);
+  if (fd >= 0) {
+    unlink(path);
+  }
   FILE* f = fd >= 0 ? fdopen(fd, "w+") : NULL;
   if (!f) {
     setError(err, CS_ERR_IO, path, "cannot create the replay's scratch CSV: %s", strerror(errno));
     if (fd >= 0) {
       close(fd);
-      unlink(path);
     }
   }
   return f;
@@ -1057,14 +1115,16 @@ csStatus cs_replayFinishRun(FILE* scratch, const char* scratch_path, const char*
                             const char* template_path, const csReplayRun* run, csError* err) {
   memset(err, 0, sizeof(*err));
   csStatus status = CS_OK;
-  if (fclose(scratch) != 0) {
-    status = setError(err, CS_ERR_IO, scratch_path, "could not write the run's CSV for the page");
+  if (fflush(scratch) != 0 || ferror(scratch)) {
+    status = setError(err, CS_ERR_IO, scratch_path, "could not write the run's CSV for the page: "
+                      "%s", strerror(errno ? errno : EIO));
   }
   if (status == CS_OK) {
     csReplayRun r = *run;
     r.csv = scratch_path;
+    r.stream = scratch;
     status = cs_replayWrite(page, template_path, &r, 1, err);
   }
-  unlink(scratch_path);
+  fclose(scratch);
   return status;
 }

@@ -24,6 +24,8 @@ typedef struct csReplayRun {
                       // the --forces columns
   const char* shown;  // the CSV's name as the page gives it, when not csv (nullable: csv;
                       // run --replay reads a scratch copy and names the CSV asked for)
+  FILE* stream;       // nullable: read the CSV from this stream, from its start, rather than
+                      // open csv (which then only names it in messages); not closed
 } csReplayRun;
 
 // Find the page template: the file named by $CONTACTSIM_REPLAY_TEMPLATE, else the one built
@@ -43,15 +45,17 @@ int cs_replayFindTemplate(char* path, size_t size, csError* err);
 csStatus cs_replayWrite(const char* out, const char* template_path, const csReplayRun* runs,
                         int nrun, csError* err);
 
-// `run --replay PAGE`: a scratch CSV next to the page (PAGE.csv.XXXXXX, its path written into
-// path, size bytes), open for writing; the run writes its CSV with every column (the forces
-// included) there as well as the CSV asked for. NULL with err filled when it cannot be made.
-// The caller passes it to cs_replayFinishRun, which closes and removes it.
+// `run --replay PAGE`: a scratch CSV next to the page, open for reading and writing, and
+// already removed from the directory (made as PAGE.csv.XXXXXX, the name written into path, size
+// bytes, for messages), so that nothing is left behind however the process ends, a kill -9
+// included; the run writes its CSV with every column (the forces included) there as well as
+// the CSV asked for. NULL with err filled when it cannot be made. The caller passes it to
+// cs_replayFinishRun, which reads it back and closes it.
 FILE* cs_replayOpenScratch(const char* page, char* path, size_t size, csError* err);
 
-// After the run: close the scratch CSV, write the page from it, then remove it. run->csv is
-// ignored. Returns CS_OK, or a status with err filled (the scratch file is removed in every
-// case).
+// After the run: write the page from the scratch CSV, read back through its stream, then close
+// it. run->csv and run->stream are ignored. Returns CS_OK, or a status with err filled (the
+// scratch stream is closed in every case).
 csStatus cs_replayFinishRun(FILE* scratch, const char* scratch_path, const char* page,
                             const char* template_path, const csReplayRun* run, csError* err);
 
