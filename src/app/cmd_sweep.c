@@ -2251,6 +2251,8 @@ int cs_cliSweep(int argc, char** argv) {
           fprintf(stderr, "contactsim: error: could not write the runs to standard output: %s\n",
                   strerror(errno));
           code = CS_EXIT_FAILURE;
+        } else {
+          clearerr(stdout);  // said: the reader went away (main.c's last flush agrees)
         }
       }
     }

@@ -12,10 +12,11 @@
 // What a command leaves in standard output's buffer (the help, the version, anything printed
 // with stdio) goes out here, at the latest: a write the system refuses (a full disk,
 // /dev/full, a closed standard output) turns a success into an output error, said, rather than
-// an exit 0 with nothing written. A command that already failed keeps its own status.
+// an exit 0 with nothing written. A command that already failed keeps its own status, and a
+// reader that went away (EPIPE: `| head` has what it wanted) is no error.
 static int finish(int code) {
   errno = 0;
-  if ((fflush(stdout) != 0 || ferror(stdout)) && code == CS_EXIT_OK) {
+  if ((fflush(stdout) != 0 || ferror(stdout)) && code == CS_EXIT_OK && errno != EPIPE) {
     fprintf(stderr, "contactsim: error: could not write to standard output: %s\n",
             strerror(errno ? errno : EIO));
     return CS_EXIT_FAILURE;
