@@ -239,6 +239,44 @@ def values_are_the_shortest_text_that_reads_back():
 
 
 @case
+def records_of_earlier_versions_still_count():
+    # earlier builds wrote a number with the fewest of 15, 16 or 17 significant digits that
+    # read it back (0.0001, 100000), now as the shortest text (1e-04, 1e+05): a study directory
+    # made then keeps its records, the rerun runs none of them again and its table writes the
+    # values the new way
+    study = small_study(parameters=[{"key": "simulation.rtol", "values": [0.0001, 1e-6]},
+                                    {"key": "bodies.block.mass", "values": [100000, 2]}])
+    d, path, out = finished_sweep(study)
+    new_table = table(out)
+    runs = os.path.join(out, "runs")
+    old = {"1e-04,": "0.0001,", "1e-06,": "9.9999999999999995e-07,", "1e+05,": "100000,"}
+    check(repr(1e-6) == "1e-06" and "%.15g" % 1e-6 == "1e-06", "the legacy texts assumed")
+    old["1e-06,"] = "1e-06,"  # 15 digits read 1e-6 back: unchanged
+    changed = 0
+    for name in sorted(os.listdir(runs)):
+        p = os.path.join(runs, name)
+        with open(p) as f:
+            status, identity, row, rest = f.read().split("\n", 3)
+        cells = row.split(",")
+        # index, point, model, repeat, then the two parameters
+        for k in (4, 5):
+            text = cells[k] + ","
+            cells[k] = old.get(text, text)[:-1]
+        if ",".join(cells) != row:
+            changed += 1
+        with open(p, "w") as f:
+            f.write("\n".join([status, identity, ",".join(cells), rest]))
+    # 8 runs (2 models), 6 of them with a value whose text changed
+    check(len(os.listdir(runs)) == 8 and changed == 6, f"{changed} records rewritten")
+    code, _, err = run("sweep", path, "--out", out)
+    check(code == 0 and "8 done already" in err, f"exit {code}: {err}")
+    check(without_times(table(out)) == without_times(new_table),
+          "the table made from the earlier records differs")
+    check({r["simulation.rtol"] for r in table(out)} == {"1e-04", "1e-06"}
+          and {r["bodies.block.mass"] for r in table(out)} == {"1e+05", "2"}, "the values' text")
+
+
+@case
 def results_json_keeps_the_values_types_the_csv_cannot():
     # a string and a number or array written the same way share their CSV text; results.json
     # keeps them apart, as docs/sweep-format.md says (the number and array fail their runs:
@@ -532,6 +570,18 @@ def a_changed_study_is_refused():
     code, _, err = run("sweep", study3, "--out", out, "-q")
     check(code == 2 and f"belongs to another study file, {os.path.realpath(study)}" in err and
           "has changed" not in err and "--new" in err, f"{code}: {err}")
+    # a study moved with its directory and then edited is the same study changed: the file the
+    # manifest names is gone, and the message does not name it
+    moved = d + "-moved"
+    shutil.move(d, moved)
+    s["parameters"][0]["values"] = [0.5, 0.6]
+    moved_study = write_study(s, moved)
+    code, _, err = run("sweep", moved_study, "--out", os.path.join(moved, "out"), "-q")
+    check(code == 2 and "study file has changed" in err and "belongs to" not in err,
+          f"{code}: {err}")
+    shutil.move(moved, d)
+    s["parameters"][0]["values"] = [0.5, 0.8]
+    write_study(s, d)
     # a changed scene too
     scene = json.load(open(SCENE))
     scene["name"] = "incline_slide_copy"

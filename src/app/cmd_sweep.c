@@ -154,6 +154,7 @@ static char* slurp(const char* path) {
 
 
 static void writeRowStart(FILE* f, const Sweep* sw, long i);
+static void writeRowStartAs(FILE* f, const Sweep* sw, long i, int legacy);
 
 
 // a record's second line, into buf: the hashes of the study and of the scene text its run was
@@ -188,18 +189,24 @@ static RecordState readRecord(const Sweep* sw, long i, char** text, char** row, 
   if (!t) {
     return RECORD_NONE;
   }
-  char* rowStart = NULL;
-  size_t rowLen = 0;
-  FILE* f = open_memstream(&rowStart, &rowLen);
-  if (f) {
-    writeRowStart(f, sw, i);
-    fputc(',', f);
+  // the row's first cells as this version writes them, and as earlier ones did
+  char* starts[2] = {NULL, NULL};
+  size_t lens[2] = {0, 0};
+  for (int legacy = 0; legacy < 2; legacy++) {
+    FILE* f = open_memstream(&starts[legacy], &lens[legacy]);
+    if (f) {
+      writeRowStartAs(f, sw, i, legacy);
+      fputc(',', f);
+    }
+    if (!f || fclose(f) != 0) {
+      free(starts[0]);
+      free(starts[1]);
+      free(t);
+      return RECORD_NONE;  // out of memory: the run is run again rather than trusted
+    }
   }
-  if (!f || fclose(f) != 0) {
-    free(rowStart);
-    free(t);
-    return RECORD_NONE;  // out of memory: the run is run again rather than trusted
-  }
+  char* rowStart = starts[0];
+  size_t rowLen = lens[0];
   char entryStart[64];
   snprintf(entryStart, sizeof(entryStart), "{\"index\": %ld, ", i);
   RecordState state = strncmp(t, "ok\n", 3) == 0       ? RECORD_OK
@@ -228,9 +235,29 @@ static RecordState readRecord(const Sweep* sw, long i, char** text, char** row, 
   while (len > 0 && e[len - 1] == '\n') {
     len--;
   }
-  int ours = state != RECORD_NONE && r && e && strncmp(r, rowStart, rowLen) == 0 &&
+  int current = r && strncmp(r, rowStart, rowLen) == 0;
+  int legacy = !current && r && strncmp(r, starts[1], lens[1]) == 0;
+  int ours = state != RECORD_NONE && r && e && (current || legacy) &&
              strncmp(e, entryStart, strlen(entryStart)) == 0 && csu_isJsonText(e, len);
-  free(rowStart);
+  if (ours && legacy && text) {
+    // an earlier version's record: its row is given the first cells as written now, so that a
+    // table's column reads one way
+    size_t head = (size_t)(r - t), rest = strlen(r + lens[1]);
+    char* u = malloc(head + rowLen + rest + 1);
+    if (!u) {
+      ours = 0;
+    } else {
+      memcpy(u, t, head);
+      memcpy(u + head, rowStart, rowLen);
+      memcpy(u + head + rowLen, r + lens[1], rest + 1);
+      e = u + head + rowLen + (size_t)(e - (r + lens[1]));
+      r = u + head;
+      free(t);
+      t = u;
+    }
+  }
+  free(starts[0]);
+  free(starts[1]);
   if (!ours) {
     free(t);
     return RECORD_NONE;
@@ -390,7 +417,10 @@ static void writeHeader(FILE* f, const Sweep* sw) {
 
 
 // the first cells of a row: index, point, model, repeat and the parameter values
-static void writeRowStart(FILE* f, const Sweep* sw, long i) {
+// Run i's first cells with its numbers as earlier builds wrote them (legacy): the fewest of 15,
+// 16 or 17 significant digits that read back to the value (100000 where the shortest text is
+// 1e+05, 0.0001 for 1e-04), so that their records still count as the runs they are.
+static void writeRowStartAs(FILE* f, const Sweep* sw, long i, int legacy) {
   long point;
   int model, repeat;
   cs_studyDecode(sw->study, sw->nmodel, i, &point, &model, &repeat);
@@ -402,7 +432,16 @@ static void writeRowStart(FILE* f, const Sweep* sw, long i) {
     const char* text = cs_studyValue(sw->study, point, k, &x);
     fputc(',', f);
     // numbers as they are, strings without their quotes, anything else as JSON text
-    if (isfinite(x)) {
+    if (isfinite(x) && legacy) {
+      char old[32];
+      for (int digits = 15; digits <= 17; digits++) {
+        snprintf(old, sizeof(old), "%.*g", digits, x);
+        if (strtod(old, NULL) == x) {
+          break;
+        }
+      }
+      fputs(old, f);
+    } else if (isfinite(x)) {
       fputs(text, f);  // the shortest text that reads back to the value
     } else if (text[0] == '"' && strlen(text) >= 2 && !strchr(text + 1, '\\')) {
       char s[CS_STUDY_MAX_VALUE];
@@ -412,6 +451,11 @@ static void writeRowStart(FILE* f, const Sweep* sw, long i) {
       csvText(f, text);
     }
   }
+}
+
+
+static void writeRowStart(FILE* f, const Sweep* sw, long i) {
+  writeRowStartAs(f, sw, i, 0);
 }
 
 
@@ -1627,9 +1671,11 @@ static int checkDirectory(Sweep* sw, const char* path, int fresh) {
       }
       // another study file given for the directory (not the same file edited): the directory
       // is named as that other study's, rather than "the study file has changed since"
-      // naming the file that has not
+      // naming the file that has not. Only while that file is there: a study moved with its
+      // directory and then edited is the same study changed, and a file that is gone is no
+      // other study to name
       if (readable && strcmp(man.study_hash, studyHash) != 0 &&
-          strcmp(man.study, sw->study_abs) != 0) {
+          strcmp(man.study, sw->study_abs) != 0 && fileExists(man.study)) {
         fprintf(stderr,
                 "contactsim: error: %s belongs to another study file, %s (%s is not that "
                 "study); refusing to mix their runs. Use another --out directory, or --new "
