@@ -863,6 +863,85 @@ def opensim_expression_coordinate_force():
         check(abs(r["ball.py"] - h) < 1e-6, f"t = {t}: y {r['ball.py']}, analytic {h}")
 
 
+# ------------------------------------------------------------------------------------------------
+# OpenSim Moco, OpenSim/Moco/Test/testMocoContact.cpp, createBallHalfSpaceModel(): a 1 kg ball
+# (inertia 1) on a planar joint to Ground whose rotation is prescribed at 0, a contact sphere of
+# radius 0.1 at its centre against the y = 0 ground half space, SmoothSphereHalfSpaceForce
+# stiffness 1e4, dissipation 1, static and dynamic friction 0.7, no viscous friction, transition
+# velocity 0.05, cf 1e-5, bd 300, bv 50, gravity -9.80665 (OpenSim's default). The planar joint
+# is written here as a slider along x carrying a slider along y (the reference's own point-mass
+# model in that file is built the same way); contactsim wants a positive mass on the carrier
+# body, so it has 1e-9 kg, which changes the x motion by a part in 1e9.
+MOCO_G = 9.80665
+
+
+def moco_ball(name, y0, vx0, sim):
+    tiny = 1e-9
+    return {"name": name, "gravity": [0, -MOCO_G, 0],
+            "bodies": [{"name": "carrier", "mass": tiny, "inertia": {"diag": [tiny] * 3},
+                        "joint": {"type": "slider", "u": [vx0]}},
+                       {"name": "ball", "mass": 1.0, "inertia": {"diag": [1, 1, 1]},
+                        "joint": dict(SLIDER_Y, parent="carrier", q=[y0])}],
+            "planes": [{"name": "ground",
+                        "frame": {"rotation": {"quaternion": Q_HALF_SPACE_FLOOR}}}],
+            "contacts": [{"name": "contact", "body": "ball", "plane": "ground",
+                          "points": [[0, 0, 0]], "radius": 0.1}],
+            "contact_models": {"smooth_sphere_half_space": {
+                "plane_strain_modulus": 1e4, "dissipation": 1.0, "mu_static": 0.7,
+                "mu_dynamic": 0.7, "mu_viscous": 0.0, "transition_velocity": 0.05,
+                "constant_contact_force": 1e-5, "hertz_smoothing": 300,
+                "hunt_crossley_smoothing": 50}},
+            "simulation": sim}
+
+
+_moco_settled = []
+
+
+def moco_settled():
+    """The last row of testSmoothSphereHalfSpaceForce_NormalForce's run (shared by both cases)."""
+    if not _moco_settled:
+        sim = {"duration": 2.0, "report_interval": 0.1, "integrator": "rk", "rtol": 1e-6}
+        _moco_settled.append(run(moco_ball("moco_normal", 0.5, 0.0, sim))[0][-1])
+    return _moco_settled[0]
+
+
+# testSmoothSphereHalfSpaceForce_NormalForce(), time stepping: dropped from y = 0.5 at rest and
+# run for 2 s at accuracy 1e-6, the ball has settled: the contact force on it is its weight
+# (Approx(weight).margin(1e-4)), with no horizontal force and no torque (each within 1e-4). The
+# margin is tight: the ball still rings at 2 s, a vertical oscillation of period 0.3 s whose
+# force shrinks about 3.5 times each half period (2.5e-4 N off the weight at 1.85 s, 7.7e-5 N at
+# 2.0 s, 2.1e-5 N at 2.15 s; BDF at its defaults ends 1e-6 N from rk). The check is at the
+# reference's own 2 s with its margin taken alone (Catch's Approx would also pass 1.17e-4, its
+# relative epsilon of 1.19e-5 times the weight).
+@case
+def moco_smooth_sphere_normal_force():
+    r = moco_settled()
+    f = vec(r, "contact.0.f")
+    M = cross(sub(vec(r, "contact.0.p"), vec(r, "ball.p")), f)
+    check(r["t"] == 2.0, f"ended at {r['t']}")
+    check(abs(f[1] - MOCO_G) < 1e-4, f"fy {f[1]}, weight {MOCO_G} (|err| {abs(f[1] - MOCO_G):.3g})")
+    check(abs(f[0]) < 1e-4 and abs(f[2]) < 1e-4, f"horizontal force {f}")
+    check(all(abs(a) < 1e-4 for a in M), f"torque about the centre {M}")
+
+
+# testSmoothSphereHalfSpaceForce_FrictionForce(), time stepping: the ball starts at the height it
+# settled to above, sliding at vx0 = 2.5 m/s, and runs for 0.5 s with the Manager's default
+# integrator (Runge-Kutta-Merson at Simbody's default accuracy, 1e-3). Friction mu m g stops it
+# at t = vx0 / (mu g) = 0.364 s (< 0.5 s) after x = vx0^2 / (2 mu g) = 0.4552 m: the final x
+# within 5e-3 m, and every speed within 1e-3 m/s of zero (OpenSim_CHECK_MATRIX_ABSTOL on U).
+@case
+def moco_smooth_sphere_friction_force():
+    mu, vx0 = 0.7, 2.5
+    check(vx0 / (mu * MOCO_G) < 0.5, "the ball would not stop within the run")
+    sim = {"duration": 0.5, "report_interval": 0.01, "integrator": "rk", "rtol": 1e-3}
+    rows, _ = run(moco_ball("moco_friction", moco_settled()["ball.q0"], vx0, sim), forces=False)
+    r = rows[-1]
+    x = vx0 ** 2 / (2 * mu * MOCO_G)
+    check(r["t"] == 0.5 and abs(r["carrier.q0"] - x) < 5e-3, f"x {r['carrier.q0']}, expected {x}")
+    u = [r["carrier.u0"], r["ball.u0"]]
+    check(all(abs(a) < 1e-3 for a in u), f"speeds {u} at rest")
+
+
 if not failures():
     shutil.rmtree(TMP, ignore_errors=True)  # kept after a failure, to look at the scenes and CSVs
 else:
