@@ -499,6 +499,67 @@ def simbody_exponential_spring_anchor_and_mu_rules():
             check(abs(r[e + "limit"] - r[e + "mu"] * r[e + "normal_force"]) < 1e-9, f"{e}: limit")
 
 
+# Simbody, TestExponentialSpring.cpp, testInitialization(), the rest of it. (1) Critical damping:
+# setElasticityAndViscosityForCriticalDamping(kxy = 1e5) makes cxy = 2 sqrt(kxy m) with the
+# default m = 1 kg, and with m = 20 kg; SimTK_TEST_EQ, so within SignificantReal = eps^(7/8)
+# (2e-14) relative. Here mass_for_damping (docs/contact-models.md), read back as the friction
+# damping -cxy v of a station slipping at v = 1 mm/s on the floor at t = 0 (Sliding is 1 at the
+# start, and the limit, 522 N, is far above the force). (2) The anchor reset on a 10 kg body at
+# (0, 0.2, 0), station (0.1, -0.1, 0.1), against the plane X = (Rz(45 deg), (1, 0, 0)) with every
+# parameter 0.1 above its default (d0 then puts the station inside the spring's range: fz
+# 1,241 N, limit 744 N): the anchor is the station projected onto the plane, in the plane's
+# frame and in Ground (the reference compares with its own arithmetic exactly; here with
+# independent arithmetic, within 2e-14), and the elastic part of the friction is zero (2e-14).
+SIGNIFICANT = sys.float_info.epsilon ** 0.875
+
+
+@case
+def simbody_exponential_spring_critical_damping_and_anchor():
+    def body(name, position, velocity):
+        return {"name": name, "mass": 10.0, "inertia": {"diag": [1, 1, 1]},
+                "joint": {"type": "free", "initial": {"position": position, "velocity": velocity}}}
+
+    defaults = {"d0": 0.0065905, "d1": 0.5336, "d2": 1150.0, "cz": 0.5, "max_fz": 100000.0,
+                "kxy": 20000.0, "cxy": 2 * math.sqrt(20000.0), "v_settle": 0.01, "mu_static": 0.7,
+                "mu_dynamic": 0.5}
+    tilt = qaxis([0, 0, 1], math.pi / 4)
+    station = [0.1, -0.1, 0.1]
+    v, kxy, masses = 1e-3, 1e5, (1.0, 20.0)
+    scene = {"name": "exp_initialization", "gravity": [0, -9.8, 0],
+             "bodies": [body(f"m{m:g}", [0, 0, 0], [v, 0, 0]) for m in masses]
+                       + [body("block", [0, 0.2, 0], [0, 0, 0])],
+             "planes": [{"name": "floor",
+                         "frame": {"rotation": {"axis": [1, 0, 0], "angle_deg": -90}}},
+                        {"name": "tilted",
+                         "frame": {"position": [1, 0, 0], "rotation": {"quaternion": tilt}}}],
+             "forces": [{"type": "exponential_spring", "name": f"c{m:g}", "body": f"m{m:g}",
+                         "plane": "floor", "station": [0, 0, 0], "kxy": kxy, "mass_for_damping": m}
+                        for m in masses]
+                       + [dict({k: x + 0.1 for k, x in defaults.items()}, type="exponential_spring",
+                               name="spr", body="block", plane="tilted", station=station)],
+             "simulation": AT_T0}
+    rows, _ = run(scene)
+    r = rows[0]
+    for m in masses:
+        e = f"c{m:g}."
+        cxy = -r[e + "fxy_damping_x"] / v
+        check(r[e + "sliding"] == 1 and abs(r[e + "fxy_damping_x"]) < r[e + "limit"],
+              f"{e}: not sliding freely at t = 0")
+        check(near(cxy, 2 * math.sqrt(kxy * m), SIGNIFICANT),
+              f"mass {m}: cxy {cxy}, expected {2 * math.sqrt(kxy * m)}")
+    R = rotmat(tilt)
+    s_G = [0.1, 0.2 - 0.1, 0.1]                  # the station in Ground
+    s_P = mv(tr(R), sub(s_G, [1, 0, 0]))         # in the plane's frame
+    p0 = [r["spr.p0_x"], r["spr.p0_y"], r["spr.p0_z"]]
+    check(r["spr.limit"] > 1, f"no friction to speak of: limit {r['spr.limit']}")
+    check(all(near(a, b, SIGNIFICANT) for a, b in zip(p0, s_P[:2] + [0.0])),
+          f"anchor {p0}, the station's projection {s_P[:2] + [0.0]}")
+    p0_G, projected_G = add([1, 0, 0], mv(R, p0)), sub(s_G, [s_P[2] * a for a in mv(R, [0, 0, 1])])
+    check(all(near(a, b, SIGNIFICANT) for a, b in zip(p0_G, projected_G)),
+          f"anchor in Ground {p0_G}, the station's projection {projected_G}")
+    fe = [r["spr.fxy_elastic_x"], r["spr.fxy_elastic_y"]]
+    check(all(abs(a) < SIGNIFICANT for a in fe), f"elastic friction {fe} after the reset")
+
 # ------------------------------------------------------------------------------------------------
 # Simbody, Simbody/tests/TestLinearBushing.cpp, testKinematicsAndEnergyConservation() and
 # ...UsingBushingMobilizer(): body 1 on a Free mobilizer (parent frame X_GA, child frame X_B2M),
