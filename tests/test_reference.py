@@ -569,7 +569,8 @@ def simbody_exponential_spring_critical_damping_and_anchor():
 # centre of mass (.1, .2, .3), inertia 1.234 (1, 1.1, 1.2, 0.01, 0.02, 0.03); no gravity; 5 s at
 # accuracy 1e-6. Asserted: the bushing's q and qdot equal the kinematics of the joint between F
 # and M (body-fixed x-y-z Euler angles of R_FM and p_FM in F, and their rates) at the start and
-# the end; KE + PE + dissipated at 5 s equals the initial energy within 10 * 1e-6 (relative).
+# the end; the dissipated energy is exactly 0 after initialisation; KE + PE + dissipated at 5 s
+# equals the initial energy within 10 * 1e-6 (relative).
 # And Simbody/tests/TestLinearBushing.cpp, testForces(), with the bushing "reversed" (F on the
 # moving body, M on Ground at (1, 1, 1)) and random positive k, c: the bushing's force equals the
 # reaction of an equivalent 6-dof mobilizer driven by mobility springs and dampers, i.e.
@@ -656,6 +657,8 @@ def simbody_linear_bushing():
                   f"{at}: F_GM {F_GM} != {tau + force}")
             check(all(near(a, b_, 1e-10) for a, b_ in zip(F_GF, mF + [-x for x in force])),
                   f"{at}: F_GF {F_GF} is not the opposite of F_GM")
+    check(rows[0]["t"] == 0 and rows[0]["dissipated"] == 0,
+          f"dissipated {rows[0]['dissipated']} at 0 s")
     E0, E1 = rows[0]["e_total"], rows[-1]["e_total"]
     check(rows[-1]["dissipated"] > 1, "the dampers did not work")
     check(near(E1, E0, 10 * 1e-6), f"KE + PE + dissipated {E0} at 0 s, {E1} at 5 s")
