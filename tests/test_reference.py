@@ -499,6 +499,67 @@ def simbody_exponential_spring_anchor_and_mu_rules():
             check(abs(r[e + "limit"] - r[e + "mu"] * r[e + "normal_force"]) < 1e-9, f"{e}: limit")
 
 
+# Simbody, TestExponentialSpring.cpp, testInitialization(), the rest of it. (1) Critical damping:
+# setElasticityAndViscosityForCriticalDamping(kxy = 1e5) makes cxy = 2 sqrt(kxy m) with the
+# default m = 1 kg, and with m = 20 kg; SimTK_TEST_EQ, so within SignificantReal = eps^(7/8)
+# (2e-14) relative. Here mass_for_damping (docs/contact-models.md), read back as the friction
+# damping -cxy v of a station slipping at v = 1 mm/s on the floor at t = 0 (Sliding is 1 at the
+# start, and the limit, 522 N, is far above the force). (2) The anchor reset on a 10 kg body at
+# (0, 0.2, 0), station (0.1, -0.1, 0.1), against the plane X = (Rz(45 deg), (1, 0, 0)) with every
+# parameter 0.1 above its default (d0 then puts the station inside the spring's range: fz
+# 1,241 N, limit 744 N): the anchor is the station projected onto the plane, in the plane's
+# frame and in Ground (the reference compares with its own arithmetic exactly; here with
+# independent arithmetic, within 2e-14), and the elastic part of the friction is zero (2e-14).
+SIGNIFICANT = sys.float_info.epsilon ** 0.875
+
+
+@case
+def simbody_exponential_spring_critical_damping_and_anchor():
+    def body(name, position, velocity):
+        return {"name": name, "mass": 10.0, "inertia": {"diag": [1, 1, 1]},
+                "joint": {"type": "free", "initial": {"position": position, "velocity": velocity}}}
+
+    defaults = {"d0": 0.0065905, "d1": 0.5336, "d2": 1150.0, "cz": 0.5, "max_fz": 100000.0,
+                "kxy": 20000.0, "cxy": 2 * math.sqrt(20000.0), "v_settle": 0.01, "mu_static": 0.7,
+                "mu_dynamic": 0.5}
+    tilt = qaxis([0, 0, 1], math.pi / 4)
+    station = [0.1, -0.1, 0.1]
+    v, kxy, masses = 1e-3, 1e5, (1.0, 20.0)
+    scene = {"name": "exp_initialization", "gravity": [0, -9.8, 0],
+             "bodies": [body(f"m{m:g}", [0, 0, 0], [v, 0, 0]) for m in masses]
+                       + [body("block", [0, 0.2, 0], [0, 0, 0])],
+             "planes": [{"name": "floor",
+                         "frame": {"rotation": {"axis": [1, 0, 0], "angle_deg": -90}}},
+                        {"name": "tilted",
+                         "frame": {"position": [1, 0, 0], "rotation": {"quaternion": tilt}}}],
+             "forces": [{"type": "exponential_spring", "name": f"c{m:g}", "body": f"m{m:g}",
+                         "plane": "floor", "station": [0, 0, 0], "kxy": kxy, "mass_for_damping": m}
+                        for m in masses]
+                       + [dict({k: x + 0.1 for k, x in defaults.items()}, type="exponential_spring",
+                               name="spr", body="block", plane="tilted", station=station)],
+             "simulation": AT_T0}
+    rows, _ = run(scene)
+    r = rows[0]
+    for m in masses:
+        e = f"c{m:g}."
+        cxy = -r[e + "fxy_damping_x"] / v
+        check(r[e + "sliding"] == 1 and abs(r[e + "fxy_damping_x"]) < r[e + "limit"],
+              f"{e}: not sliding freely at t = 0")
+        check(near(cxy, 2 * math.sqrt(kxy * m), SIGNIFICANT),
+              f"mass {m}: cxy {cxy}, expected {2 * math.sqrt(kxy * m)}")
+    R = rotmat(tilt)
+    s_G = [0.1, 0.2 - 0.1, 0.1]                  # the station in Ground
+    s_P = mv(tr(R), sub(s_G, [1, 0, 0]))         # in the plane's frame
+    p0 = [r["spr.p0_x"], r["spr.p0_y"], r["spr.p0_z"]]
+    check(r["spr.limit"] > 1, f"no friction to speak of: limit {r['spr.limit']}")
+    check(all(near(a, b, SIGNIFICANT) for a, b in zip(p0, s_P[:2] + [0.0])),
+          f"anchor {p0}, the station's projection {s_P[:2] + [0.0]}")
+    p0_G, projected_G = add([1, 0, 0], mv(R, p0)), sub(s_G, [s_P[2] * a for a in mv(R, [0, 0, 1])])
+    check(all(near(a, b, SIGNIFICANT) for a, b in zip(p0_G, projected_G)),
+          f"anchor in Ground {p0_G}, the station's projection {projected_G}")
+    fe = [r["spr.fxy_elastic_x"], r["spr.fxy_elastic_y"]]
+    check(all(abs(a) < SIGNIFICANT for a in fe), f"elastic friction {fe} after the reset")
+
 # ------------------------------------------------------------------------------------------------
 # Simbody, Simbody/tests/TestLinearBushing.cpp, testKinematicsAndEnergyConservation() and
 # ...UsingBushingMobilizer(): body 1 on a Free mobilizer (parent frame X_GA, child frame X_B2M),
@@ -508,7 +569,8 @@ def simbody_exponential_spring_anchor_and_mu_rules():
 # centre of mass (.1, .2, .3), inertia 1.234 (1, 1.1, 1.2, 0.01, 0.02, 0.03); no gravity; 5 s at
 # accuracy 1e-6. Asserted: the bushing's q and qdot equal the kinematics of the joint between F
 # and M (body-fixed x-y-z Euler angles of R_FM and p_FM in F, and their rates) at the start and
-# the end; KE + PE + dissipated at 5 s equals the initial energy within 10 * 1e-6 (relative).
+# the end; the dissipated energy is exactly 0 after initialisation; KE + PE + dissipated at 5 s
+# equals the initial energy within 10 * 1e-6 (relative).
 # And Simbody/tests/TestLinearBushing.cpp, testForces(), with the bushing "reversed" (F on the
 # moving body, M on Ground at (1, 1, 1)) and random positive k, c: the bushing's force equals the
 # reaction of an equivalent 6-dof mobilizer driven by mobility springs and dampers, i.e.
@@ -595,11 +657,37 @@ def simbody_linear_bushing():
                   f"{at}: F_GM {F_GM} != {tau + force}")
             check(all(near(a, b_, 1e-10) for a, b_ in zip(F_GF, mF + [-x for x in force])),
                   f"{at}: F_GF {F_GF} is not the opposite of F_GM")
+    check(rows[0]["t"] == 0 and rows[0]["dissipated"] == 0,
+          f"dissipated {rows[0]['dissipated']} at 0 s")
     E0, E1 = rows[0]["e_total"], rows[-1]["e_total"]
     check(rows[-1]["dissipated"] > 1, "the dampers did not work")
     check(near(E1, E0, 10 * 1e-6), f"KE + PE + dissipated {E0} at 0 s, {E1} at 5 s")
     check(not stats["diagnostics"], stats["diagnostics"])
 
+
+# Simbody, Simbody/tests/TestForces.cpp, testDisabling(): two 1 kg bodies (inertia 1) on Free
+# mobilizers at rest at (0, 1, 0) and (1, 1, 0), a TwoPointLinearSpring of stiffness 2 and rest
+# length 0.5 between their origins, uniform gravity (0, -2, 0). The system's energy with both
+# forces is 0.5 k (1 - 0.5)^2 + 2 m g y = 0.25 + 4 = 4.25 J; with the spring disabled 4, with
+# both disabled 0, with only gravity disabled 0.25 (ASSERT_EQUAL: within 1e-10 J). contactsim has
+# no switch to disable a force: a disabled spring is a scene without it, disabled gravity a scene
+# with zero gravity. (The force on body 1, also asserted there, is not among the CSV columns.)
+@case
+def simbody_forces_disabling():
+    def scene(spring, gravity):
+        return {"name": "disabling", "gravity": [0, -2.0 if gravity else 0.0, 0],
+                "bodies": [{"name": n, "mass": 1.0, "inertia": {"diag": [1, 1, 1]},
+                            "joint": {"type": "free", "initial": {"position": p}}}
+                           for n, p in (("b1", [0, 1, 0]), ("b2", [1, 1, 0]))],
+                "forces": [{"type": "spring", "name": "spring", "body1": "b1", "body2": "b2",
+                            "stiffness": 2.0, "rest_length": 0.5}] if spring else [],
+                "simulation": AT_T0}
+
+    for spring, gravity, want in ((1, 1, 4.25), (0, 1, 4.0), (0, 0, 0.0), (1, 0, 0.25)):
+        r = run(scene(spring, gravity), forces=False)[0][0]
+        E = r["ke"] + r["pe"]
+        check(abs(E - want) < 1e-10,
+              f"spring {spring}, gravity {gravity}: energy {E}, expected {want}")
 
 # ------------------------------------------------------------------------------------------------
 # OpenSim, OpenSim/Simulation/Test/testForces.cpp, testHuntCrossleyForce() and
@@ -861,6 +949,85 @@ def opensim_expression_coordinate_force():
         h = math.exp(-z * w * t) * ((h0 - dh) * math.cos(wd * t)
                                     + z * w * (h0 - dh) / wd * math.sin(wd * t)) + dh
         check(abs(r["ball.py"] - h) < 1e-6, f"t = {t}: y {r['ball.py']}, analytic {h}")
+
+
+# ------------------------------------------------------------------------------------------------
+# OpenSim Moco, OpenSim/Moco/Test/testMocoContact.cpp, createBallHalfSpaceModel(): a 1 kg ball
+# (inertia 1) on a planar joint to Ground whose rotation is prescribed at 0, a contact sphere of
+# radius 0.1 at its centre against the y = 0 ground half space, SmoothSphereHalfSpaceForce
+# stiffness 1e4, dissipation 1, static and dynamic friction 0.7, no viscous friction, transition
+# velocity 0.05, cf 1e-5, bd 300, bv 50, gravity -9.80665 (OpenSim's default). The planar joint
+# is written here as a slider along x carrying a slider along y (the reference's own point-mass
+# model in that file is built the same way); contactsim wants a positive mass on the carrier
+# body, so it has 1e-9 kg, which changes the x motion by a part in 1e9.
+MOCO_G = 9.80665
+
+
+def moco_ball(name, y0, vx0, sim):
+    tiny = 1e-9
+    return {"name": name, "gravity": [0, -MOCO_G, 0],
+            "bodies": [{"name": "carrier", "mass": tiny, "inertia": {"diag": [tiny] * 3},
+                        "joint": {"type": "slider", "u": [vx0]}},
+                       {"name": "ball", "mass": 1.0, "inertia": {"diag": [1, 1, 1]},
+                        "joint": dict(SLIDER_Y, parent="carrier", q=[y0])}],
+            "planes": [{"name": "ground",
+                        "frame": {"rotation": {"quaternion": Q_HALF_SPACE_FLOOR}}}],
+            "contacts": [{"name": "contact", "body": "ball", "plane": "ground",
+                          "points": [[0, 0, 0]], "radius": 0.1}],
+            "contact_models": {"smooth_sphere_half_space": {
+                "plane_strain_modulus": 1e4, "dissipation": 1.0, "mu_static": 0.7,
+                "mu_dynamic": 0.7, "mu_viscous": 0.0, "transition_velocity": 0.05,
+                "constant_contact_force": 1e-5, "hertz_smoothing": 300,
+                "hunt_crossley_smoothing": 50}},
+            "simulation": sim}
+
+
+_moco_settled = []
+
+
+def moco_settled():
+    """The last row of testSmoothSphereHalfSpaceForce_NormalForce's run (shared by both cases)."""
+    if not _moco_settled:
+        sim = {"duration": 2.0, "report_interval": 0.1, "integrator": "rk", "rtol": 1e-6}
+        _moco_settled.append(run(moco_ball("moco_normal", 0.5, 0.0, sim))[0][-1])
+    return _moco_settled[0]
+
+
+# testSmoothSphereHalfSpaceForce_NormalForce(), time stepping: dropped from y = 0.5 at rest and
+# run for 2 s at accuracy 1e-6, the ball has settled: the contact force on it is its weight
+# (Approx(weight).margin(1e-4)), with no horizontal force and no torque (each within 1e-4). The
+# margin is tight: the ball still rings at 2 s, a vertical oscillation of period 0.3 s whose
+# force shrinks about 3.5 times each half period (2.5e-4 N off the weight at 1.85 s, 7.7e-5 N at
+# 2.0 s, 2.1e-5 N at 2.15 s; BDF at its defaults ends 1e-6 N from rk). The check is at the
+# reference's own 2 s with its margin taken alone (Catch's Approx would also pass 1.17e-4, its
+# relative epsilon of 1.19e-5 times the weight).
+@case
+def moco_smooth_sphere_normal_force():
+    r = moco_settled()
+    f = vec(r, "contact.0.f")
+    M = cross(sub(vec(r, "contact.0.p"), vec(r, "ball.p")), f)
+    check(r["t"] == 2.0, f"ended at {r['t']}")
+    check(abs(f[1] - MOCO_G) < 1e-4, f"fy {f[1]}, weight {MOCO_G} (|err| {abs(f[1] - MOCO_G):.3g})")
+    check(abs(f[0]) < 1e-4 and abs(f[2]) < 1e-4, f"horizontal force {f}")
+    check(all(abs(a) < 1e-4 for a in M), f"torque about the centre {M}")
+
+
+# testSmoothSphereHalfSpaceForce_FrictionForce(), time stepping: the ball starts at the height it
+# settled to above, sliding at vx0 = 2.5 m/s, and runs for 0.5 s with the Manager's default
+# integrator (Runge-Kutta-Merson at Simbody's default accuracy, 1e-3). Friction mu m g stops it
+# at t = vx0 / (mu g) = 0.364 s (< 0.5 s) after x = vx0^2 / (2 mu g) = 0.4552 m: the final x
+# within 5e-3 m, and every speed within 1e-3 m/s of zero (OpenSim_CHECK_MATRIX_ABSTOL on U).
+@case
+def moco_smooth_sphere_friction_force():
+    mu, vx0 = 0.7, 2.5
+    check(vx0 / (mu * MOCO_G) < 0.5, "the ball would not stop within the run")
+    sim = {"duration": 0.5, "report_interval": 0.01, "integrator": "rk", "rtol": 1e-3}
+    rows, _ = run(moco_ball("moco_friction", moco_settled()["ball.q0"], vx0, sim), forces=False)
+    r = rows[-1]
+    x = vx0 ** 2 / (2 * mu * MOCO_G)
+    check(r["t"] == 0.5 and abs(r["carrier.q0"] - x) < 5e-3, f"x {r['carrier.q0']}, expected {x}")
+    u = [r["carrier.u0"], r["ball.u0"]]
+    check(all(abs(a) < 1e-3 for a in u), f"speeds {u} at rest")
 
 
 if not failures():
