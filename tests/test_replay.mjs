@@ -17,6 +17,7 @@ import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import fs from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 const [contactsim, viewerDir, workArg] = process.argv.slice(2);
 if (!contactsim || !viewerDir || !workArg) {
@@ -25,8 +26,10 @@ if (!contactsim || !viewerDir || !workArg) {
 }
 const shotArg = process.argv.indexOf('--screenshot');
 const screenshotOut = shotArg > 0 ? process.argv[shotArg + 1] : null;
+// puppeteer-core is an ES module: found from viewer/ and imported (require() of an ES module
+// needs Node.js 20.19 or later)
 const require = createRequire(path.resolve(viewerDir, 'package.json'));
-const puppeteer = require('puppeteer-core');
+const puppeteer = (await import(pathToFileURL(require.resolve('puppeteer-core')).href)).default;
 const work = path.resolve(workArg);
 fs.rmSync(work, { recursive: true, force: true });
 fs.mkdirSync(work, { recursive: true });
