@@ -23,6 +23,13 @@ if [ "$(command -v contactsim || true)" != "$PREFIX/bin/contactsim" ]; then
   echo "to run it as 'contactsim', add its directory to your PATH (e.g. in ~/.bashrc):"
   echo "  export PATH=\"$PREFIX/bin:\$PATH\""
 fi
+# and how Python finds the module, when the prefix is not one Debian's python3 searches
+PYDIR=$(dirname "$(find "$PREFIX" -path '*contactsim/__init__.py' | head -n 1)")
+PYDIR=$(dirname "$PYDIR")
+if [ "$PYDIR" != "." ] && ! /usr/bin/python3 -c 'import contactsim' 2>/dev/null; then
+  echo "to import contactsim in Debian's python3 (e.g. in ~/.bashrc):"
+  echo "  export PYTHONPATH=\"$PYDIR:\$PYTHONPATH\""
+fi
 # and how programs find the library, when the prefix is not one the system searches
 LIBDIR=$(dirname "$(find "$PREFIX" -name contactsim.pc -path '*pkgconfig*' | head -n 1)")
 if [ -n "$LIBDIR" ] && ! pkg-config --exists contactsim 2>/dev/null; then
