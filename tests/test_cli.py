@@ -772,9 +772,10 @@ def replay_reads_a_bounded_csv():
     # /dev/zero and /dev/urandom as the CSV were read without end (6 GB in 5 s); now the first
     # NUL byte ends the reading, and a file larger than 4 GiB is refused by its size. The memory
     # is capped so that a regression fails here rather than filling the machine (not in a build
-    # with AddressSanitizer, which reserves terabytes of address space for its shadow memory).
+    # with AddressSanitizer or ThreadSanitizer, which reserve terabytes of address space).
     with open(EXE, "rb") as f:
-        asan = b"__asan_init" in f.read()
+        text = f.read()
+        asan = b"__asan_init" in text or b"__tsan_init" in text
 
     def cap():
         if not asan:

@@ -769,6 +769,40 @@ def a_fifo_in_the_output_directory_is_refused_up_front():
 
 
 @case
+def a_directory_without_room_for_the_tables_is_refused_up_front():
+    # compare.csv and compare.json are written under temporary names in the directory and
+    # renamed: a directory the user may not create files in was found only after every model
+    # had run. Checked as another user (nobody), since root may write anywhere; skipped when
+    # the test cannot change user.
+    if os.geteuid() != 0:
+        return
+    d = tempfile.mkdtemp()
+    os.chmod(d, 0o755)
+    scene = os.path.join(d, "scene.json")
+    with open(os.path.join(ROOT, "scenes", "sphere_drop.json")) as f:
+        text = f.read()
+    with open(scene, "w") as f:
+        f.write(text)
+    os.chmod(scene, 0o644)
+    # the models' own CSVs may be written (they exist and belong to nobody); the tables may not
+    import pwd
+    nobody = pwd.getpwnam("nobody")
+    for m in ("hunt_crossley", "smooth_sphere_half_space"):
+        path = os.path.join(d, m + ".csv")
+        open(path, "w").close()
+        os.chown(path, nobody.pw_uid, nobody.pw_gid)
+    # the path from / to the executable and the scene must be open to nobody
+    p = subprocess.run(["setpriv", "--reuid=nobody", "--regid=" + str(nobody.pw_gid),
+                        "--clear-groups", EXE, "compare", scene, "--out-dir", d, "-q"],
+                       capture_output=True, text=True, timeout=60, cwd="/")
+    if "Permission denied" in p.stderr and "compare.csv" not in p.stderr:
+        return  # the build or the scene is not readable by nobody here
+    check(p.returncode == 2 and "compare.csv: no file can be created in" in p.stderr,
+          (p.returncode, p.stderr))
+    check(os.path.getsize(os.path.join(d, "hunt_crossley.csv")) == 0, "a model ran first")
+
+
+@case
 def a_convergence_check_interrupted_says_so_not_that_the_model_failed_it():
     # SIGINT during the check's reruns: the comparison ends (130) with its table, and the
     # model's note says the check was interrupted, not that a rerun of the model failed

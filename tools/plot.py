@@ -11,7 +11,8 @@
         first free body's origin (pz), the horizontal path length of that origin (how far the
         body travelled, not how far its contacts slipped), the normal force of every contact set
         (the force along its plane's normal, summed over the set's elements: needs CSVs with
-        force columns) and the change of the total energy e_total since t = 0. With -y, one panel per chosen column instead.
+        force columns) and the change of the total energy e_total since t = 0. With -y, one
+        panel per chosen column instead.
         Writes PREFIX.png (default DIR/compare.png).
 
     tools/plot.py --sweep DIR [--metric NAME[,NAME...]] [-o OUTDIR] [--title TEXT]
@@ -21,9 +22,10 @@
         that parameter with one line per model (the mean over the other parameters and the
         repeats; each run is a faint dot); for the first two varying parameters, a heat map
         per model. Keys set to the same value in every run (a study's axis of several keys)
-        are one parameter, named by its first key; a parameter whose values are lists or strings gets no figure (said on
-        standard error). Failed and missing runs are drawn as crosses at the bottom of a line plot
-        and as crossed cells of a heat map, never dropped. Writes
+        are one parameter, named by its first key; a parameter whose values are lists or
+        strings gets no figure (said on standard error). Failed and missing runs are drawn as
+        crosses at the bottom of a line plot and as crossed cells of a heat map, never
+        dropped. Writes
         OUTDIR/sweep_<metric>_vs_<parameter>.png and OUTDIR/sweep_<metric>_map.png (default
         OUTDIR: DIR/figures) and prints each path, then how many runs failed.
 

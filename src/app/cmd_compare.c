@@ -617,15 +617,25 @@ static int checkWritable(const char* file) {
 // which must be regular files (writeTables refuses anything else, a link included); the page is
 // replaced as the replay writer does it, which refuses a directory and a file it may not write.
 // 0, or -1 with the message printed.
-static int checkReplaceable(const char* file, int page) {
-  struct stat st;
+// Both are made under a temporary name in dir and renamed (a page through a link, or onto a
+// device, is written where it points), so dir must let a file be created in it.
+static int checkReplaceable(const char* file, const char* dir, int page) {
+  struct stat st, lst;
   const char* why = NULL;
-  if (!page && lstat(file, &st) == 0 && !S_ISREG(st.st_mode)) {
+  int exists = lstat(file, &lst) == 0;
+  if (!page && exists && !S_ISREG(lst.st_mode)) {
     why = "it is not a regular file";
   } else if (page && stat(file, &st) == 0) {
     why = S_ISDIR(st.st_mode) ? strerror(EISDIR)
           : access(file, W_OK) != 0 ? strerror(errno)
                                     : NULL;
+  }
+  if (!why && (!exists || S_ISREG(lst.st_mode)) && access(dir, W_OK) != 0) {
+    char reason[CS_MAX_PATH * 4 + 96];
+    snprintf(reason, sizeof(reason), "no file can be created in %s (%s)", cs_cliSafe(dir),
+             strerror(errno));
+    fprintf(stderr, "contactsim: error: cannot write %s: %s\n", cs_cliSafe(file), reason);
+    return -1;
   }
   if (why) {
     fprintf(stderr, "contactsim: error: cannot write %s: %s\n", cs_cliSafe(file), why);
@@ -999,7 +1009,8 @@ int cs_cliCompare(int argc, char** argv) {
       fprintf(stderr, "contactsim: error: %s is the scene file; refusing to write over it\n",
               cs_cliSafe(file));
       exitCode = CS_EXIT_USAGE;
-    } else if (i < nrun ? checkWritable(file) != 0 : checkReplaceable(file, i == nrun + 2) != 0) {
+    } else if (i < nrun ? checkWritable(file) != 0
+                        : checkReplaceable(file, outDir, i == nrun + 2) != 0) {
       exitCode = CS_EXIT_USAGE;
     }
   }

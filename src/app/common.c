@@ -420,7 +420,8 @@ typedef struct CsvBlock {
 // write the first n bytes of the block (complete rows) and keep the rest; 0 or -1 (errno set).
 // A write that fails part way (a full disk takes what fits, then ENOSPC) is undone in a file
 // that can seek, so that it still ends with a complete row; a pipe never takes part of a write
-// of up to PIPE_BUF bytes, the most a block holds there.
+// of up to PIPE_BUF bytes, the most a block holds there, unless one row is longer (a block then
+// holds that row alone, and a pipe may take part of it before a kill -9 or a second signal).
 static int blockWrite(CsvBlock* b, size_t n) {
   size_t done = 0;
   off_t start = lseek(b->fd, 0, SEEK_CUR);
@@ -1027,7 +1028,7 @@ double cs_cliSimulatedSpan(const csCliRun* r) {
 // summary printed and the exit status 128 + signal, as a shell reports a signal. A second
 // signal means "now": the handler removes the temporary file being written, if any, and ends
 // the process with _exit (both async-signal-safe); the CSV then ends at the last block written,
-// which holds only complete rows.
+// which holds only complete rows (on a pipe, a row longer than PIPE_BUF may be cut: cli.md).
 
 volatile sig_atomic_t cs_cliStopSignal = 0;
 // the temporary files to remove on a second signal ("" for none); written only outside the
