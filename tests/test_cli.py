@@ -1070,10 +1070,15 @@ def version_arguments_and_unknown_commands_are_one_line_errors():
     code, out, err = run("--version", "extra")
     check(code == 2 and out == "" and "--version takes no arguments, not 'extra'" in err, err)
     # an unknown command: one line, not the whole help on standard error
-    for args in (["frobnicate"], ["help", "frobnicate"]):
+    for args in (["frobnicate"], ["help", "frobnicate"], ["--help", "frobnicate"],
+                 ["-h", "frobnicate"]):
         code, out, err = run(*args)
         check(code == 2 and err.count("\n") == 1 and "contactsim --help" in err and out == "",
               (args, code, err))
+    # --help COMMAND and -h COMMAND are help COMMAND (they printed the general help)
+    for first in ("help", "--help", "-h"):
+        code, out, err = run(first, "run")
+        check(code == 0 and out.startswith("usage: contactsim run SCENE.json"), (first, out[:80]))
 
 
 @case

@@ -46,17 +46,18 @@ static int dispatch(int argc, char** argv) {
     return CS_EXIT_USAGE;
   }
   const char* cmd = argv[1];
-  // `contactsim help COMMAND` is `contactsim COMMAND --help`
-  if (strcmp(cmd, "help") == 0 && argc > 2) {
+  // `contactsim help COMMAND` (or --help COMMAND, -h COMMAND) is `contactsim COMMAND --help`
+  int asksHelp = strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0;
+  if (asksHelp && argc > 2) {
     if (!cs_cliIsCommand(argv[2])) {
-      fprintf(stderr, "contactsim: error: help: unknown command '%s' (contactsim --help lists "
-              "the commands)\n", cs_cliSafe(argv[2]));
+      fprintf(stderr, "contactsim: error: %s: unknown command '%s' (contactsim --help lists "
+              "the commands)\n", cs_cliSafe(cmd), cs_cliSafe(argv[2]));
       return CS_EXIT_USAGE;
     }
     cs_cliCommandUsage(stdout, argv[2]);
     return CS_EXIT_OK;
   }
-  if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+  if (asksHelp) {
     cs_cliUsage(stdout);
     return CS_EXIT_OK;
   }
