@@ -1089,6 +1089,9 @@ def an_option_given_a_value_it_does_not_take_is_named_so():
     check(code == 2 and err == "contactsim: error: run: option '--quiet' takes no value\n", err)
     code, _, err = run("run", path, "--bogus=1")
     check(code == 2 and "unknown option '--bogus'" in err, err)
+    # the short form too (-q=1 was called an unknown option '-')
+    code, _, err = run("run", path, "-q=1")
+    check(code == 2 and err == "contactsim: error: run: option '-q' takes no value\n", err)
 
 
 @case

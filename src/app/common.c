@@ -181,6 +181,14 @@ int cs_cliOptionError(int c, char** argv, const char* command) {
   // a short option is named by its letter; a long one by the argument, cut at '='
   const char* name = optopt && optopt < 128 && strncmp(arg, "--", 2) != 0 ? shortopt : arg;
   int len = (int)strcspn(name, "=");
+  // a flag written with a value (-q=1): getopt took the flag and stopped at the '=', in the
+  // argument it is still reading (argv[optind], the group not finished)
+  const char* group = optopt == '=' ? argv[optind] : NULL;
+  if (group && group[0] == '-' && group[1] != '-' && group[1] != '=' && strchr(group, '=')) {
+    fprintf(stderr, "contactsim: error: %s: option '%.*s' takes no value\n", command,
+            (int)strcspn(group, "="), cs_cliSafe(group));
+    return CS_EXIT_USAGE;
+  }
   if (c == ':') {
     fprintf(stderr, "contactsim: error: %s: option '%.*s' needs a value\n", command, len,
             cs_cliSafe(name));
