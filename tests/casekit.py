@@ -9,6 +9,7 @@ Every temporary directory a script makes (tempfile.mkdtemp, TemporaryDirectory) 
 made for the script and removed when it ends: runs killed on purpose leave their scratch files,
 and scripts run again and again would otherwise fill the disk."""
 import atexit
+import os
 import shutil
 import sys
 import tempfile
@@ -18,6 +19,16 @@ tempfile.tempdir = _session
 atexit.register(shutil.rmtree, _session, True)
 
 results = []  # (case name, exception or None), in the order the cases ran
+
+
+def replay_env():
+    """The environment with CONTACTSIM_REPLAY_TEMPLATE naming a minimal page template (the data
+    placeholder alone), so that what --replay refuses is checked whether or not this build has
+    the replay viewer."""
+    path = os.path.join(tempfile.mkdtemp(), "template.html")
+    with open(path, "w") as f:
+        f.write("<html><script>/*CONTACTSIM_REPLAY_DATA*/</script></html>\n")
+    return dict(os.environ, CONTACTSIM_REPLAY_TEMPLATE=path)
 
 
 def case(fn):

@@ -13,7 +13,7 @@ import subprocess
 import sys
 import tempfile
 
-from casekit import case, check, finish
+from casekit import case, check, finish, replay_env
 
 EXE = os.path.abspath(sys.argv[1])
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -23,16 +23,6 @@ def run(*args, timeout=120, env=None):
     p = subprocess.run([EXE, *args], capture_output=True, text=True, timeout=timeout, cwd=ROOT,
                        env=env)
     return p.returncode, p.stdout, p.stderr
-
-
-def replay_env():
-    """The environment with CONTACTSIM_REPLAY_TEMPLATE naming a minimal page template (the data
-    placeholder alone), so that what --replay refuses is checked whether or not this build has
-    the replay viewer."""
-    path = os.path.join(tempfile.mkdtemp(), "template.html")
-    with open(path, "w") as f:
-        f.write("<html><script>/*CONTACTSIM_REPLAY_DATA*/</script></html>\n")
-    return dict(os.environ, CONTACTSIM_REPLAY_TEMPLATE=path)
 
 
 def write_scene(obj, name="scene.json"):

@@ -15,7 +15,7 @@ import sys
 import tempfile
 import time
 
-from casekit import case, check, finish
+from casekit import case, check, finish, replay_env
 
 EXE = os.path.abspath(sys.argv[1])
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -33,16 +33,6 @@ def run(*args, timeout=300, env=None):
     p = subprocess.run([EXE, *args], capture_output=True, text=True, timeout=timeout, cwd=ROOT,
                        env=env)
     return p.returncode, p.stdout, p.stderr
-
-
-def replay_env():
-    """The environment with CONTACTSIM_REPLAY_TEMPLATE naming a minimal page template (the data
-    placeholder alone), so that what --replay refuses is checked whether or not this build has
-    the replay viewer."""
-    path = os.path.join(tempfile.mkdtemp(), "template.html")
-    with open(path, "w") as f:
-        f.write("<html><script>/*CONTACTSIM_REPLAY_DATA*/</script></html>\n")
-    return dict(os.environ, CONTACTSIM_REPLAY_TEMPLATE=path)
 
 
 def close(a, b, rel, what):
