@@ -349,12 +349,10 @@ csRkStatus cs_rkArkStep(csRk* rk, double tstop) {
         }
       }
     }
-    if (r < 0) {
-      return CS_RK_RHS_FAIL;
-    }
-    if (r > 0) {
-      if (cs_rkRetryShorter(rk, &rhs_fails, &h) != 0) {
-        return CS_RK_RHS_REPEATED;
+    if (r != 0) {
+      csRkStatus st = cs_rkRetryShorter(rk, r, &rhs_fails, &h);
+      if (st != CS_RK_OK) {
+        return st;
       }
       continue;
     }

@@ -283,14 +283,17 @@ void cs_rkAccept(csRk* rk, double tnew, double err, double fac) {
 }
 
 
-int cs_rkRetryShorter(csRk* rk, int* fails, double* h) {
+csRkStatus cs_rkRetryShorter(csRk* rk, int r, int* fails, double* h) {
+  if (r < 0) {
+    return CS_RK_RHS_FAIL;
+  }
   // forces not finite inside the step: a shorter one, up to RHS_TRIES times
   if (++*fails > RHS_TRIES) {
-    return -1;
+    return CS_RK_RHS_REPEATED;
   }
   *h *= RHS_CUT;
   rk->reject = 1;
-  return 0;
+  return CS_RK_OK;
 }
 
 
@@ -381,12 +384,10 @@ static csRkStatus dopriStep(csRk* rk, double tstop) {
     }
     double tnew = last ? tstop : t + h;
     r = r ? r : stage(rk, tnew, yn, k7);
-    if (r < 0) {
-      return CS_RK_RHS_FAIL;
-    }
-    if (r > 0) {
-      if (cs_rkRetryShorter(rk, &rhs_fails, &h) != 0) {
-        return CS_RK_RHS_REPEATED;
+    if (r != 0) {
+      csRkStatus st = cs_rkRetryShorter(rk, r, &rhs_fails, &h);
+      if (st != CS_RK_OK) {
+        return st;
       }
       continue;
     }
@@ -472,12 +473,10 @@ static csRkStatus bsStep(csRk* rk, double tstop) {
     }
     double tnew = last ? tstop : t + h;
     r = r ? r : stage(rk, tnew, yn, k4);
-    if (r < 0) {
-      return CS_RK_RHS_FAIL;
-    }
-    if (r > 0) {
-      if (cs_rkRetryShorter(rk, &rhs_fails, &h) != 0) {
-        return CS_RK_RHS_REPEATED;
+    if (r != 0) {
+      csRkStatus st = cs_rkRetryShorter(rk, r, &rhs_fails, &h);
+      if (st != CS_RK_OK) {
+        return st;
       }
       continue;
     }

@@ -140,9 +140,10 @@ double cs_rkController(const csRk* rk, double err, double expo, double* fac11);
 void cs_rkAccept(csRk* rk, double tnew, double err, double fac);
 // - the try of h failed its error test: the next, shorter one;
 double cs_rkReject(csRk* rk, double h, double fac11);
-// - the forces were not finite inside the try: *h a quarter as long, the *fails-th time (up to
-//   ten; -1 after that);
-int cs_rkRetryShorter(csRk* rk, int* fails, double* h);
+// - the try's evaluations returned r != 0: r < 0 (asked to stop) ends the step with
+//   CS_RK_RHS_FAIL; r > 0 (forces not finite inside the try) makes *h a quarter as long, the
+//   *fails-th time, and returns CS_RK_OK for the shorter try (CS_RK_RHS_REPEATED after ten);
+csRkStatus cs_rkRetryShorter(csRk* rk, int r, int* fails, double* h);
 // - the dense output of the passed try of h from rk->y to yn, the cubic Hermite interpolant of
 //   the derivatives f0 and f1 at its ends (rk.c adds Shampine's fifth coefficient).
 void cs_rkHermite(csRk* rk, const double* yn, const double* f0, const double* f1, double h);
