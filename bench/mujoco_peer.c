@@ -2,7 +2,7 @@
 // timing MuJoCo at its defaults on the same bodies.
 //
 //   mujoco_peer SCENE [--timestep H] [--integrator Euler|RK4] [--traj FILE.csv]
-//                     [--report-interval DT]
+//                     [--report-interval DT] [--stops mujoco|scene]
 //
 // SCENE: block_spin_slide, incline_stick, incline_slide, sphere_bounce_roll, pendulum_stop,
 // bushing_hang, chain_N (N >= 1). Masses, inertias, geometry, initial states and joint ranges
@@ -10,7 +10,12 @@
 // constraints with its default solref/solimp and one friction coefficient: the kinetic one,
 // 0.5, 0.6 for the ball), since MuJoCo has no penalty springs or Stribeck curves: the motion
 // differs from contactsim's in detail, and each engine's error is measured against its own
-// converged run. The bushing is expressed exactly: three slide and three hinge joints (x-y-z
+// converged run.
+//
+// The joint stops of pendulum_stop and chain_N can instead be the scene's own (--stops scene):
+// the joints unlimited, and the scene's linear stops (seeds/002, src/forces/linear_stop.c:
+// beyond a bound, f = -k x (1 + d qdot), never pulling) added to MuJoCo's passive forces by its
+// mjcb_passive callback, so that both engines integrate the same equations. The bushing is expressed exactly: three slide and three hinge joints (x-y-z
 // body-fixed Euler angles, as the bushing's gimbal) with joint stiffness and damping.
 //
 // Defaults: timestep 2 ms, Euler (MuJoCo's defaults). Prints one line of key=value pairs with
@@ -79,11 +84,52 @@ static void sphereBounceRoll(Scene* s) {
   s->duration = 3.0;
 }
 
-static void pendulumStop(Scene* s) {
-  // contactsim's pin axis is Ground -y; the arm's mass centre 1 m below the pin at q = 0
-  add(s, "<body name=\"arm\" pos=\"0 0 2\">"
-         "<joint type=\"hinge\" axis=\"0 -1 0\" limited=\"true\" range=\"-0.5 0.8\"/>"
-         "<inertial pos=\"0 0 -1\" mass=\"1\" diaginertia=\"0.001 0.001 0.001\"/></body>");
+// the scene's stops, for --stops scene: per degree of freedom, bounds (rad), k and d
+enum { STOPS_MAX = 4096 };
+static int g_nstop;
+static double g_stop[STOPS_MAX][4];
+
+static void addStop(double lower, double upper, double k, double d) {
+  if (g_nstop < STOPS_MAX) {
+    g_stop[g_nstop][0] = lower;
+    g_stop[g_nstop][1] = upper;
+    g_stop[g_nstop][2] = k;
+    g_stop[g_nstop][3] = d;
+    g_nstop++;
+  }
+}
+
+// mjcb_passive: the linear stop of contactsim's linear_stop.c on hinge dof i (one per joint)
+static void stopPassive(const mjModel* m, mjData* d) {
+  for (int i = 0; i < g_nstop && i < m->nv; i++) {
+    double q = d->qpos[m->jnt_qposadr[i]], qd = d->qvel[m->jnt_dofadr[i]];
+    double k = g_stop[i][2], c = g_stop[i][3], f = 0;
+    if (q > g_stop[i][1]) {
+      f = fmin(0, -k * (q - g_stop[i][1]) * (1 + c * qd));
+    } else if (q < g_stop[i][0]) {
+      f = fmax(0, -k * (q - g_stop[i][0]) * (1 - c * qd));
+    }
+    d->qfrc_passive[m->jnt_dofadr[i]] += f;
+  }
+}
+
+// a hinge about Ground -y (contactsim's pin axis in these scenes) from lower to upper rad:
+// MuJoCo's limit (the compiler reads degrees), or none and the scene's stop
+static void stopJoint(Scene* s, int sceneStops, double lower, double upper, double k, double d) {
+  if (sceneStops) {
+    add(s, "<joint type=\"hinge\" axis=\"0 -1 0\"/>");
+    addStop(lower, upper, k, d);
+  } else {
+    add(s, "<joint type=\"hinge\" axis=\"0 -1 0\" limited=\"true\" range=\"%.17g %.17g\"/>",
+        lower * 180 / 3.14159265358979323846, upper * 180 / 3.14159265358979323846);
+  }
+}
+
+static void pendulumStop(Scene* s, int sceneStops) {
+  // the arm's mass centre 1 m below the pin at q = 0; stops at -0.5 and 0.8 rad
+  add(s, "<body name=\"arm\" pos=\"0 0 2\">");
+  stopJoint(s, sceneStops, -0.5, 0.8, 300, 0.1);
+  add(s, "<inertial pos=\"0 0 -1\" mass=\"1\" diaginertia=\"0.001 0.001 0.001\"/></body>");
   s->duration = 5.0;
 }
 
@@ -140,13 +186,11 @@ static void bushingInitial(const mjModel* m, mjData* d) {
   }
 }
 
-static void chain(Scene* s, int n) {
+static void chain(Scene* s, int n, int sceneStops) {
   for (int i = 0; i < n; i++) {
-    add(s, "<body name=\"link%d\" pos=\"%s\">"
-           "<joint type=\"hinge\" axis=\"0 -1 0\" limited=\"true\" range=\"-28.6478897565412 "
-           "28.6478897565412\"/>"
-           "<inertial pos=\"0.05 0 0\" mass=\"0.1\" diaginertia=\"1e-5 1e-4 1e-4\"/>",
-        i, i == 0 ? "0 0 1" : "0.1 0 0");
+    add(s, "<body name=\"link%d\" pos=\"%s\">", i, i == 0 ? "0 0 1" : "0.1 0 0");
+    stopJoint(s, sceneStops, -0.5, 0.5, 50, 0.2);
+    add(s, "<inertial pos=\"0.05 0 0\" mass=\"0.1\" diaginertia=\"1e-5 1e-4 1e-4\"/>");
   }
   for (int i = 0; i < n; i++) {
     add(s, "</body>");
@@ -157,13 +201,14 @@ static void chain(Scene* s, int n) {
 int main(int argc, char** argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: mujoco_peer SCENE [--timestep H] [--integrator Euler|RK4] "
-                    "[--traj FILE.csv] [--report-interval DT]\n");
+                    "[--traj FILE.csv] [--report-interval DT] [--stops mujoco|scene]\n");
     return 2;
   }
   const char* name = argv[1];
   const char* integrator = "Euler";
   const char* traj = NULL;
   double h = 0.002, dt = 0.01;
+  int sceneStops = 0;
   for (int i = 2; i < argc; i++) {
     int more = i + 1 < argc;
     if (!strcmp(argv[i], "--timestep") && more) {
@@ -174,6 +219,9 @@ int main(int argc, char** argv) {
       traj = argv[++i];
     } else if (!strcmp(argv[i], "--report-interval") && more) {
       dt = atof(argv[++i]);
+    } else if (!strcmp(argv[i], "--stops") && more &&
+               (!strcmp(argv[i + 1], "mujoco") || !strcmp(argv[i + 1], "scene"))) {
+      sceneStops = !strcmp(argv[++i], "scene");
     } else {
       fprintf(stderr, "mujoco_peer: unknown or incomplete option '%s'\n", argv[i]);
       return 2;
@@ -191,11 +239,11 @@ int main(int argc, char** argv) {
   } else if (!strcmp(name, "sphere_bounce_roll")) {
     sphereBounceRoll(&s);
   } else if (!strcmp(name, "pendulum_stop")) {
-    pendulumStop(&s);
+    pendulumStop(&s, sceneStops);
   } else if (!strcmp(name, "bushing_hang")) {
     bushingHang(&s);
   } else if (!strncmp(name, "chain_", 6) && atoi(name + 6) > 0) {
-    chain(&s, atoi(name + 6));
+    chain(&s, atoi(name + 6), sceneStops);
   } else {
     fprintf(stderr, "mujoco_peer: unknown scene '%s'\n", name);
     return 2;
@@ -215,6 +263,9 @@ int main(int argc, char** argv) {
     return 1;
   }
   mjData* d = mj_makeData(m);
+  if (g_nstop > 0) {
+    mjcb_passive = stopPassive;
+  }
 
   // initial velocities and coordinates of the scene
   if (!strcmp(name, "block_spin_slide")) {
@@ -251,8 +302,8 @@ int main(int argc, char** argv) {
   }
   double cpu = cpuSeconds() - t0;
 
-  printf("scene=%s integrator=%s timestep=%g t=%.17g steps=%ld cpu_integration=%.6f qpos=", name,
-         integrator, m->opt.timestep, d->time, nsteps, cpu);
+  printf("scene=%s stops=%s integrator=%s timestep=%g t=%.17g steps=%ld cpu_integration=%.6f qpos=", name,
+         sceneStops ? "scene" : "mujoco", integrator, m->opt.timestep, d->time, nsteps, cpu);
   for (int i = 0; i < m->nq; i++) {
     printf("%s%.17g", i ? "," : "", d->qpos[i]);
   }

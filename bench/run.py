@@ -25,7 +25,13 @@ For every scene (scenes/bench/, the contact model named below) it
    same way against contactsim at its 1 mm tolerance; the summary takes the faster integrator;
 6. MuJoCo's contact is neither of contactsim's models, so on a scene whose own contact model is
    not the one Simbody is compared on (the blocks and inclines: exponential springs), 4 and 5 are
-   also done with contactsim running the scene as written (rows marked "(scene)").
+   also done with contactsim running the scene as written (rows marked "(scene)");
+7. MuJoCo's joint limits are its own soft constraints, much softer than the scenes' linear
+   stops, so on the scenes with stops (pendulum_stop, chain_N) 4 and 5 are also done with MuJoCo
+   integrating the scene's own stops (mujoco_peer --stops scene: unlimited joints and the
+   stops' force law added to its passive forces; rows marked "[MuJoCo: the scene's stops]"),
+   its converged run RK4 at MUJOCO_REF_STEP_STOPS and its steps MUJOCO_STEPS_STOPS, as those
+   stops are stiffer than MuJoCo's limits.
 
 --integrator NAME runs contactsim with that integrator (bdf, adams, rk, rk23, ark) instead of
 each scene's own (the converged reference keeps the scene's). --integrators NAME,... compares
@@ -80,6 +86,13 @@ MUJOCO_REF_STEP = "1e-4"   # MuJoCo's converged run: RK4 at a 0.1 ms step (20x b
 # first; RK4 stops short of the reference's own step
 MUJOCO_STEPS = {"Euler": ["2e-3", "1e-3", "5e-4", "2e-4", "1e-4"],
                 "RK4": ["2e-3", "1e-3", "5e-4", "2e-4"]}
+# the same with the scenes' own stops in MuJoCo (a chain's stiffest mode, a stop struck deep,
+# is about -22,000 /s: RK4 is stable below 0.13 ms), on these scenes
+STOP_SCENES = {"pendulum_stop", "chain_1", "chain_4", "chain_16", "chain_64"}
+MUJOCO_REF_STEP_STOPS = "1e-5"
+MUJOCO_STEPS_STOPS = {"Euler": ["2e-3", "1e-3", "5e-4", "2e-4", "1e-4", "5e-5", "2e-5"],
+                      "RK4": ["2e-3", "1e-3", "5e-4", "2e-4", "1e-4", "5e-5", "2e-5"]}
+SCENE_STOPS = "MuJoCo: the scene's stops"
 
 
 def run_timed(cmd, timeout=900):
@@ -259,6 +272,12 @@ def matched_tolerance(errors, target):
     return best
 
 
+def tag(e):
+    """A peer entry's label in the summaries: the contact model contactsim ran, when it is not
+    the one the peers are compared on, and the peer's own variant."""
+    return "".join(" [%s]" % e[k] for k in ("model", "peer_model") if k in e)
+
+
 def fmt(x, digits=3):
     if x is None:
         return "-"
@@ -330,7 +349,35 @@ def bench_scene(args, scene, model, tmp, have_sb, have_mj, simbody, mujoco):
         own = cs.scene.get("contact_models", {}).get("default")
         if model and own and own != model:
             mujoco_scene_model(args, scene, own, peer, row, tmp)
+        if scene in STOP_SCENES:
+            mujoco_scene_stops(args, scene, mujoco, cs, errors, tol_1mm, row, tmp)
     return row
+
+
+def mujoco_scene_stops(args, scene, mujoco, cs, errors, tol_1mm, row, tmp):
+    """Steps 4 and 5 of the module doc with MuJoCo integrating the scene's own stops
+    (mujoco_peer --stops scene), each engine against its own converged run."""
+    extra = ["--stops", "scene"]
+    mref, _ = Peer(mujoco, scene, ["--integrator", "RK4", "--timestep", MUJOCO_REF_STEP_STOPS]
+                   + extra).trajectory(tmp, "ref_stops")
+    peer = Peer(mujoco, scene, extra)
+    traj, _ = peer.trajectory(tmp, "default_stops")
+    entry = {"engine": "mujoco 2 ms Euler", "kind": "mujoco default", "peer_model": SCENE_STOPS,
+             "error": traj_error(traj, mref), "cs_tol": tol_1mm}
+    if tol_1mm is not None:
+        (ci, cp), (pi, pp) = interleaved(cs, tol_1mm, peer, args.reps)
+        entry.update(cs_cpu=ci, cs_proc=cp, peer_cpu=pi, peer_proc=pp, cs_error=errors[tol_1mm])
+    row["peers"].append(entry)
+    print(json.dumps({"scene": scene, **entry}), flush=True)
+    row["mujoco_errors_stops"] = {}
+    for integ, steps in MUJOCO_STEPS_STOPS.items():
+        entry = mujoco_matched(args, scene, mujoco, integ, steps, mref, cs, tol_1mm, tmp, extra)
+        entry["peer_model"] = SCENE_STOPS
+        if "cs_cpu" in entry:
+            entry["cs_error"] = errors[tol_1mm]
+        row["mujoco_errors_stops"][integ] = entry.pop("errors")
+        row["peers"].append(entry)
+        print(json.dumps({"scene": scene, **entry}), flush=True)
 
 
 def mujoco_scene_model(args, scene, own, peer, row, tmp):
@@ -359,14 +406,15 @@ def mujoco_scene_model(args, scene, own, peer, row, tmp):
         print(json.dumps({"scene": scene, **entry}), flush=True)
 
 
-def mujoco_matched(args, scene, mujoco, integ, steps, mref, cs, tol_1mm, tmp):
+def mujoco_matched(args, scene, mujoco, integ, steps, mref, cs, tol_1mm, tmp, extra=()):
     """MuJoCo at matched accuracy with one integrator: the longest of steps at which, and at
     every shorter one, every body stays within 1 mm of MuJoCo's converged run (the rule
-    contactsim's tolerance is held to), timed interleaved with contactsim at its own."""
+    contactsim's tolerance is held to), timed interleaved with contactsim at its own. extra:
+    more of mujoco_peer's options (--stops scene)."""
     errors = {}
     for h in steps:
-        traj, _ = Peer(mujoco, scene, ["--integrator", integ, "--timestep", h]).trajectory(
-            tmp, "%s_%s" % (integ, h))
+        traj, _ = Peer(mujoco, scene, ["--integrator", integ, "--timestep", h] + list(extra)
+                       ).trajectory(tmp, "%s_%s" % (integ, h))
         errors[h] = traj_error(traj, mref)
     chosen = None
     for h in reversed(steps):
@@ -378,7 +426,7 @@ def mujoco_matched(args, scene, mujoco, integ, steps, mref, cs, tol_1mm, tmp):
              "kind": "mujoco matched", "timestep": chosen, "errors": errors,
              "error": errors[chosen] if chosen else None, "cs_tol": tol_1mm}
     if chosen and tol_1mm is not None:
-        peer = Peer(mujoco, scene, ["--integrator", integ, "--timestep", chosen])
+        peer = Peer(mujoco, scene, ["--integrator", integ, "--timestep", chosen] + list(extra))
         (ci, cp), (pi, pp) = interleaved(cs, tol_1mm, peer, args.reps)
         entry.update(cs_cpu=ci, cs_proc=cp, peer_cpu=pi, peer_proc=pp)
     return entry
@@ -720,8 +768,9 @@ def main():
             ratio = e["cs_cpu"] / e["peer_cpu"] if "cs_cpu" in e and e["peer_cpu"] > 0 else None
             pratio = e["cs_proc"] / e["peer_proc"] if "cs_proc" in e and e["peer_proc"] > 0 \
                 else None
+            engine = e["engine"] + (" [%s]" % e["peer_model"] if "peer_model" in e else "")
             print("| %s | %s | %s | %s | %s (%s) | %s | %s | %s | %s |" % (
-                row["scene"], e.get("model", row["model"]), e["engine"], fmt(e["error"]),
+                row["scene"], e.get("model", row["model"]), engine, fmt(e["error"]),
                 fmt(e["cs_tol"], 2), fmt(e.get("cs_error")), fmt(e.get("cs_cpu")),
                 fmt(e.get("peer_cpu")), fmt(ratio, 2), fmt(pratio, 2)))
     print()
@@ -744,8 +793,7 @@ def main():
             if e.get("kind") == "mujoco default":
                 ratio = e["cs_cpu"] / e["peer_cpu"] if "cs_cpu" in e and e["peer_cpu"] > 0 \
                     else None
-                default.append("%s %s%s" % (row["scene"], fmt(ratio, 2),
-                                            " [%s]" % e["model"] if "model" in e else ""))
+                default.append("%s %s%s" % (row["scene"], fmt(ratio, 2), tag(e)))
     if default:
         print("\nMuJoCo at its default (2 ms Euler) against contactsim at its loosest tolerance "
               "within 1 mm (integration CPU ratio; -: no tolerance within 1 mm): %s"
@@ -758,8 +806,7 @@ def main():
             if e.get("kind") == "mujoco default" and e["error"] <= ONE_MM:
                 ratio = e["cs_cpu"] / e["peer_cpu"] if "cs_cpu" in e and e["peer_cpu"] > 0 \
                     else None
-                both.append("%s %s%s" % (row["scene"], fmt(ratio, 2),
-                                         " [%s]" % e["model"] if "model" in e else ""))
+                both.append("%s %s%s" % (row["scene"], fmt(ratio, 2), tag(e)))
     if any(e["engine"].startswith("mujoco") for row in results for e in row["peers"]):
         print("\nMuJoCo within 1 mm of its own converged run (both engines converged; "
               "integration CPU ratio): %s" % (", ".join(both) or "none"))
@@ -770,13 +817,13 @@ def main():
         best = {}
         for e in row["peers"]:
             if e.get("kind") == "mujoco matched" and "cs_cpu" in e and e["peer_cpu"] > 0:
-                k = e.get("model")
+                k = (e.get("model"), e.get("peer_model"))
                 if k not in best or e["peer_cpu"] < best[k]["peer_cpu"]:
                     best[k] = e
-        for k, e in best.items():
+        for e in best.values():
             matched.append("%s %s (%s)%s" % (row["scene"], fmt(e["cs_cpu"] / e["peer_cpu"], 2),
                                              e["engine"][len("mujoco "):-len(" (within 1 mm)")],
-                                             " [%s]" % k if k else ""))
+                                             tag(e)))
     if matched:
         print("\nBoth engines within 1 mm of their own converged runs, MuJoCo at its longest such "
               "step with the faster of Euler and RK4 (integration CPU ratio): %s"
@@ -790,6 +837,17 @@ def main():
             if "mujoco_errors" in row:
                 print("| %s | " % row["scene"] + " | ".join(
                     fmt(row["mujoco_errors"][i].get(h), 2) for i, h in cols) + " |")
+    if any("mujoco_errors_stops" in row for row in results):
+        print("\nMuJoCo's error with the scene's stops against its converged run (RK4 at %s s), m:"
+              % MUJOCO_REF_STEP_STOPS)
+        cols = [(i, h) for i, hs in MUJOCO_STEPS_STOPS.items() for h in hs]
+        print("| scene | " + " | ".join("%s %g ms" % (i, 1e3 * float(h)) for i, h in cols)
+              + " |")
+        print("|---|" + "---:|" * len(cols))
+        for row in results:
+            if "mujoco_errors_stops" in row:
+                print("| %s | " % row["scene"] + " | ".join(
+                    fmt(row["mujoco_errors_stops"][i].get(h), 2) for i, h in cols) + " |")
 
 
 if __name__ == "__main__":

@@ -41,10 +41,18 @@ SIMBODY_CASES = [
     ("incline_slide", "hunt_crossley", 1e-6),       # 2.1e-8
 ]
 # MuJoCo expresses the bushing exactly (three slide and three hinge joints, the bushing's gimbal,
-# with joint stiffness and damping); its contacts and joint limits are soft constraints of
-# another law, so only the bushing is compared
+# with joint stiffness and damping), and the scenes' linear stops when it is given them as
+# passive forces (mujoco_peer --stops scene: unlimited joints, the stop's law in MuJoCo's
+# passive-force callback); its contacts and its own joint limits are soft constraints of another
+# law, so those are not compared. Scene, model, extra options, bound (m), as above; MuJoCo's
+# RK4 at a fixed step: 0.1 ms, and 10 us for the stiff stops (a chain's struck stop is a mode of
+# about -22,000 /s)
+STOPS = ["--stops", "scene", "--timestep", "1e-5"]
 MUJOCO_CASES = [
-    ("bushing_hang", None, 1e-8),         # 4.3e-10
+    ("bushing_hang", None, [], 1e-8),         # 4.3e-10
+    ("pendulum_stop", None, STOPS, 1e-6),     # 1.7e-7 (the stop's engagement times)
+    ("chain_1", None, STOPS, 1e-8),           # 2.4e-9
+    ("chain_4", None, STOPS, 2e-8),           # 4.1e-9
 ]
 
 
@@ -108,6 +116,19 @@ def scene_agreement(path, model, scene):
     return fn
 
 
+def mujoco_limits_in_radians():
+    """MuJoCo's own joint limits (no --stops) are the scene's bounds: the pendulum released at
+    1.2 rad is pushed back from its limit at 0.8 rad and swings between its limits at -0.5 and
+    0.8 rad (its mass centre, 1 m from the pin, between x = -0.48 and 0.72 m); read as degrees,
+    the limits held it within 0.014 rad of hanging straight down."""
+    theirs, _ = bench.Peer(MUJOCO, "pendulum_stop", []).trajectory(tempfile.mkdtemp(), "limits")
+    xs = [r[1][0][0] for r in theirs if r[0] >= 0.2]
+    print(f"  pendulum_stop in MuJoCo's limits: x from {min(xs):.3g} to {max(xs):.3g} m")
+    if not (min(xs) < -0.3 and max(xs) > 0.5 and max(abs(x) for x in xs) < 0.8):
+        raise AssertionError(f"the pendulum's mass centre spans x = {min(xs):.3g} to "
+                             f"{max(xs):.3g} m, not the swing between its limits")
+
+
 def main():
     if not (os.access(SIMBODY, os.X_OK) and os.access(MUJOCO, os.X_OK)):
         print("peers not built (libsimbody-dev and libmujoco-dev): skipped")
@@ -116,10 +137,12 @@ def main():
         case(f"simbody_{scene}", agreement(scene, model, SIMBODY,
                                            ["--integrator", "cpodes", "--accuracy", "1e-10"],
                                            bound))
-    for scene, model, bound in MUJOCO_CASES:
+    for scene, model, extra, bound in MUJOCO_CASES:
+        # the later --timestep wins
         case(f"mujoco_{scene}", agreement(scene, model, MUJOCO,
                                           ["--integrator", "RK4", "--timestep",
-                                           bench.MUJOCO_REF_STEP], bound))
+                                           bench.MUJOCO_REF_STEP] + extra, bound))
+    case("mujoco_limits_in_radians", mujoco_limits_in_radians)
     if compare_simbody and os.access(SIMBODY_SCENE, os.X_OK):
         compare_simbody.CS, compare_simbody.SB = EXE, SIMBODY_SCENE
         for name, model in BUNDLED:
