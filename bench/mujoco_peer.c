@@ -3,6 +3,7 @@
 //
 //   mujoco_peer SCENE [--timestep H] [--integrator Euler|RK4] [--traj FILE.csv]
 //                     [--report-interval DT] [--stops mujoco|scene]
+//                     [--contact mujoco|hunt_crossley]
 //
 // SCENE: block_spin_slide, incline_stick, incline_slide, sphere_bounce_roll, pendulum_stop,
 // bushing_hang, chain_N (N >= 1). Masses, inertias, geometry, initial states and joint ranges
@@ -15,7 +16,11 @@
 // The joint stops of pendulum_stop and chain_N can instead be the scene's own (--stops scene):
 // the joints unlimited, and the scene's linear stops (seeds/002, src/forces/linear_stop.c:
 // beyond a bound, f = -k x (1 + d qdot), never pulling) added to MuJoCo's passive forces by its
-// mjcb_passive callback, so that both engines integrate the same equations. The bushing is expressed exactly: three slide and three hinge joints (x-y-z
+// mjcb_passive callback, so that both engines integrate the same equations. In the same way the
+// contacts of incline_stick, incline_slide and sphere_bounce_roll can be the Hunt-Crossley
+// spheres contactsim's bench compares them on (--contact hunt_crossley; the law of
+// src/forces/hunt_crossley.c and Simbody's HuntCrossleyForce, each sphere's force applied at its
+// contact point), with MuJoCo's own contacts switched off. The bushing is expressed exactly: three slide and three hinge joints (x-y-z
 // body-fixed Euler angles, as the bushing's gimbal) with joint stiffness and damping.
 //
 // Defaults: timestep 2 ms, Euler (MuJoCo's defaults). Prints one line of key=value pairs with
@@ -83,6 +88,89 @@ static void sphereBounceRoll(Scene* s) {
          "<geom type=\"sphere\" size=\"0.1\" mass=\"1\" friction=\"0.6 0.005 0.0001\"/></body>");
   s->duration = 3.0;
 }
+
+// Hunt-Crossley spheres against a plane through the origin, for --contact hunt_crossley (both
+// surfaces of one material, as the bench scenes give it: k = E^(2/3) / 2, each surface taking
+// half of the overlap)
+enum { SPHERES_MAX = 16 };
+typedef struct Sphere {
+  double center[3];  // in the body frame, m
+  double radius, k, c, us, ud, uv, vt;
+  double nout[3];    // the plane's outward normal in Ground
+} Sphere;
+static int g_nsphere;
+static Sphere g_sphere[SPHERES_MAX];
+static int g_sphereBody = 1;  // the scenes' one body
+
+static void addSpheres(const double (*centers)[3], int n, double radius, double E, double c,
+                       double us, double ud, double vt, double planeDeg) {
+  double a = planeDeg * 3.14159265358979323846 / 180;
+  for (int i = 0; i < n && g_nsphere < SPHERES_MAX; i++) {
+    Sphere* sp = &g_sphere[g_nsphere++];
+    memcpy(sp->center, centers[i], sizeof(sp->center));
+    sp->radius = radius;
+    sp->k = pow(E, 2.0 / 3.0) / 2;
+    sp->c = c;
+    sp->us = us;
+    sp->ud = ud;
+    sp->uv = 0;
+    sp->vt = vt;
+    // the plane turned by planeDeg about Ground y, as the scenes' ramps
+    sp->nout[0] = sin(a);
+    sp->nout[1] = 0;
+    sp->nout[2] = cos(a);
+  }
+}
+
+// the spheres' forces, applied at their contact points through MuJoCo's Jacobians
+static void spherePassive(const mjModel* m, mjData* d) {
+  const double* xp = d->xpos + 3 * g_sphereBody;
+  const double* R = d->xmat + 9 * g_sphereBody;
+  for (int i = 0; i < g_nsphere; i++) {
+    const Sphere* sp = &g_sphere[i];
+    double ctr[3];
+    for (int r = 0; r < 3; r++) {
+      ctr[r] = xp[r] + R[3 * r] * sp->center[0] + R[3 * r + 1] * sp->center[1] +
+               R[3 * r + 2] * sp->center[2];
+    }
+    const double* no = sp->nout;
+    double x = sp->radius - (ctr[0] * no[0] + ctr[1] * no[1] + ctr[2] * no[2]);
+    if (!(x > 0)) {
+      continue;
+    }
+    // the contact point, half of the overlap into the sphere from its lowest point
+    double point[3];
+    for (int r = 0; r < 3; r++) {
+      point[r] = ctr[r] - (sp->radius - 0.5 * x) * no[r];
+    }
+    // the body's material point there: its velocity, the penetration rate and the slip
+    double jacp[3 * 64], v[3] = {0, 0, 0};
+    if (m->nv > 64) {
+      return;
+    }
+    mj_jac(m, d, jacp, NULL, point, g_sphereBody);
+    for (int r = 0; r < 3; r++) {
+      for (int j = 0; j < m->nv; j++) {
+        v[r] += jacp[r * m->nv + j] * d->qvel[j];
+      }
+    }
+    double xdot = -(v[0] * no[0] + v[1] * no[1] + v[2] * no[2]);
+    double vt[3] = {v[0] + xdot * no[0], v[1] + xdot * no[1], v[2] + xdot * no[2]};
+    double slip = sqrt(vt[0] * vt[0] + vt[1] * vt[1] + vt[2] * vt[2]);
+    double fH = (4.0 / 3.0) * sp->k * x * sqrt(sp->radius * sp->k * x);
+    double fn = fmax(0, fH * (1 + 1.5 * sp->c * xdot));
+    double vr = slip / sp->vt;
+    double mu = fmin(vr, 1.0) * (sp->ud + 2 * (sp->us - sp->ud) / (1 + vr * vr)) + sp->uv * slip;
+    double f[3], zero[3] = {0, 0, 0};
+    for (int r = 0; r < 3; r++) {
+      f[r] = fn * no[r] - (slip > 0 ? fn * mu / slip * vt[r] : 0);
+    }
+    mj_applyFT(m, d, f, zero, point, g_sphereBody, d->qfrc_passive);
+  }
+}
+
+static const double g_corners[4][3] = {
+    {-0.1, -0.1, -0.1}, {0.1, -0.1, -0.1}, {-0.1, 0.1, -0.1}, {0.1, 0.1, -0.1}};
 
 // the scene's stops, for --stops scene: per degree of freedom, bounds (rad), k and d
 enum { STOPS_MAX = 4096 };
@@ -201,14 +289,15 @@ static void chain(Scene* s, int n, int sceneStops) {
 int main(int argc, char** argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: mujoco_peer SCENE [--timestep H] [--integrator Euler|RK4] "
-                    "[--traj FILE.csv] [--report-interval DT] [--stops mujoco|scene]\n");
+                    "[--traj FILE.csv] [--report-interval DT] [--stops mujoco|scene] "
+                    "[--contact mujoco|hunt_crossley]\n");
     return 2;
   }
   const char* name = argv[1];
   const char* integrator = "Euler";
   const char* traj = NULL;
   double h = 0.002, dt = 0.01;
-  int sceneStops = 0;
+  int sceneStops = 0, hc = 0;
   for (int i = 2; i < argc; i++) {
     int more = i + 1 < argc;
     if (!strcmp(argv[i], "--timestep") && more) {
@@ -219,6 +308,9 @@ int main(int argc, char** argv) {
       traj = argv[++i];
     } else if (!strcmp(argv[i], "--report-interval") && more) {
       dt = atof(argv[++i]);
+    } else if (!strcmp(argv[i], "--contact") && more &&
+               (!strcmp(argv[i + 1], "mujoco") || !strcmp(argv[i + 1], "hunt_crossley"))) {
+      hc = !strcmp(argv[++i], "hunt_crossley");
     } else if (!strcmp(argv[i], "--stops") && more &&
                (!strcmp(argv[i + 1], "mujoco") || !strcmp(argv[i + 1], "scene"))) {
       sceneStops = !strcmp(argv[++i], "scene");
@@ -234,10 +326,20 @@ int main(int argc, char** argv) {
     blockSpinSlide(&s);
   } else if (!strcmp(name, "incline_stick")) {
     incline(&s, 20, 0.0353361756317, 0.0970853446381, 3.0);
+    if (hc) {
+      addSpheres(g_corners, 4, 0.002, 282842712.475, 1.0, 0.7, 0.5, 0.01, 20);
+    }
   } else if (!strcmp(name, "incline_slide")) {
     incline(&s, 40, 0.0665244866543, 0.0792807959657, 2.0);
+    if (hc) {
+      addSpheres(g_corners, 4, 0.002, 282842712.475, 1.0, 0.7, 0.5, 0.01, 40);
+    }
   } else if (!strcmp(name, "sphere_bounce_roll")) {
     sphereBounceRoll(&s);
+    if (hc) {
+      const double center[1][3] = {{0, 0, 0}};
+      addSpheres(center, 1, 0.1, 28284271.2475, 0.2, 0.8, 0.6, 0.01, 0);
+    }
   } else if (!strcmp(name, "pendulum_stop")) {
     pendulumStop(&s, sceneStops);
   } else if (!strcmp(name, "bushing_hang")) {
@@ -246,6 +348,11 @@ int main(int argc, char** argv) {
     chain(&s, atoi(name + 6), sceneStops);
   } else {
     fprintf(stderr, "mujoco_peer: unknown scene '%s'\n", name);
+    return 2;
+  }
+  if (hc && g_nsphere == 0) {
+    fprintf(stderr, "mujoco_peer: --contact hunt_crossley: scene '%s' has no such contacts\n",
+            name);
     return 2;
   }
   add(&s, "</worldbody></mujoco>");
@@ -265,6 +372,11 @@ int main(int argc, char** argv) {
   mjData* d = mj_makeData(m);
   if (g_nstop > 0) {
     mjcb_passive = stopPassive;
+  }
+  if (g_nsphere > 0) {
+    // the spheres' forces in place of MuJoCo's contacts
+    m->opt.disableflags |= mjDSBL_CONTACT;
+    mjcb_passive = spherePassive;
   }
 
   // initial velocities and coordinates of the scene
@@ -302,8 +414,8 @@ int main(int argc, char** argv) {
   }
   double cpu = cpuSeconds() - t0;
 
-  printf("scene=%s stops=%s integrator=%s timestep=%g t=%.17g steps=%ld cpu_integration=%.6f qpos=", name,
-         sceneStops ? "scene" : "mujoco", integrator, m->opt.timestep, d->time, nsteps, cpu);
+  printf("scene=%s stops=%s contact=%s integrator=%s timestep=%g t=%.17g steps=%ld cpu_integration=%.6f qpos=", name,
+         sceneStops ? "scene" : "mujoco", hc ? "hunt_crossley" : "mujoco", integrator, m->opt.timestep, d->time, nsteps, cpu);
   for (int i = 0; i < m->nq; i++) {
     printf("%s%.17g", i ? "," : "", d->qpos[i]);
   }

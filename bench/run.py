@@ -26,12 +26,13 @@ For every scene (scenes/bench/, the contact model named below) it
 6. MuJoCo's contact is neither of contactsim's models, so on a scene whose own contact model is
    not the one Simbody is compared on (the blocks and inclines: exponential springs), 4 and 5 are
    also done with contactsim running the scene as written (rows marked "(scene)");
-7. MuJoCo's joint limits are its own soft constraints, much softer than the scenes' linear
-   stops, so on the scenes with stops (pendulum_stop, chain_N) 4 and 5 are also done with MuJoCo
-   integrating the scene's own stops (mujoco_peer --stops scene: unlimited joints and the
-   stops' force law added to its passive forces; rows marked "[MuJoCo: the scene's stops]"),
-   its converged run RK4 at MUJOCO_REF_STEP_STOPS and its steps MUJOCO_STEPS_STOPS, as those
-   stops are stiffer than MuJoCo's limits.
+7. MuJoCo's joint limits and contacts are its own soft constraints, so 4 and 5 are also done
+   with MuJoCo integrating the same equations as contactsim: on the scenes with stops
+   (pendulum_stop, chain_N) the scene's own stops (mujoco_peer --stops scene: unlimited joints
+   and the stops' force law added to its passive forces; rows marked "[MuJoCo: the scene's
+   stops]"), and on the scenes compared on Hunt-Crossley the same Hunt-Crossley spheres
+   (mujoco_peer --contact hunt_crossley; "[MuJoCo: Hunt-Crossley spheres]"), its converged run
+   RK4 at a step short enough for those stiffer laws and its steps SAME_EQUATION_STEPS.
 
 --integrator NAME runs contactsim with that integrator (bdf, adams, rk, rk23, ark) instead of
 each scene's own (the converged reference keeps the scene's). --integrators NAME,... compares
@@ -89,10 +90,14 @@ MUJOCO_STEPS = {"Euler": ["2e-3", "1e-3", "5e-4", "2e-4", "1e-4"],
 # the same with the scenes' own stops in MuJoCo (a chain's stiffest mode, a stop struck deep,
 # is about -22,000 /s: RK4 is stable below 0.13 ms), on these scenes
 STOP_SCENES = {"pendulum_stop", "chain_1", "chain_4", "chain_16", "chain_64"}
-MUJOCO_REF_STEP_STOPS = "1e-5"
-MUJOCO_STEPS_STOPS = {"Euler": ["2e-3", "1e-3", "5e-4", "2e-4", "1e-4", "5e-5", "2e-5"],
-                      "RK4": ["2e-3", "1e-3", "5e-4", "2e-4", "1e-4", "5e-5", "2e-5"]}
-SCENE_STOPS = "MuJoCo: the scene's stops"
+SAME_EQUATION_STEPS = {"Euler": ["2e-3", "1e-3", "5e-4", "2e-4", "1e-4", "5e-5", "2e-5"],
+                       "RK4": ["2e-3", "1e-3", "5e-4", "2e-4", "1e-4", "5e-5", "2e-5"]}
+# MuJoCo with the same equations as contactsim: (label, mujoco_peer's options, the converged
+# run's RK4 step) for the scenes' stops, and for the Hunt-Crossley spheres on the scenes compared
+# on that model (the ball's bounce needs 5 us: at 10 us RK4 ends 7.8e-6 m from the 5 us run)
+SCENE_STOPS = ("MuJoCo: the scene's stops", ["--stops", "scene"], "1e-5")
+SCENE_HC = ("MuJoCo: Hunt-Crossley spheres", ["--contact", "hunt_crossley"], "5e-6")
+HC_SCENES = {"incline_stick", "incline_slide", "sphere_bounce_roll"}
 
 
 def run_timed(cmd, timeout=900):
@@ -350,32 +355,35 @@ def bench_scene(args, scene, model, tmp, have_sb, have_mj, simbody, mujoco):
         if model and own and own != model:
             mujoco_scene_model(args, scene, own, peer, row, tmp)
         if scene in STOP_SCENES:
-            mujoco_scene_stops(args, scene, mujoco, cs, errors, tol_1mm, row, tmp)
+            mujoco_same_equations(args, scene, mujoco, cs, errors, tol_1mm, row, tmp,
+                                  SCENE_STOPS)
+        if scene in HC_SCENES and model == "hunt_crossley":
+            mujoco_same_equations(args, scene, mujoco, cs, errors, tol_1mm, row, tmp, SCENE_HC)
     return row
 
 
-def mujoco_scene_stops(args, scene, mujoco, cs, errors, tol_1mm, row, tmp):
-    """Steps 4 and 5 of the module doc with MuJoCo integrating the scene's own stops
-    (mujoco_peer --stops scene), each engine against its own converged run."""
-    extra = ["--stops", "scene"]
-    mref, _ = Peer(mujoco, scene, ["--integrator", "RK4", "--timestep", MUJOCO_REF_STEP_STOPS]
-                   + extra).trajectory(tmp, "ref_stops")
+def mujoco_same_equations(args, scene, mujoco, cs, errors, tol_1mm, row, tmp, variant):
+    """Steps 4 and 5 of the module doc with MuJoCo integrating the same equations as contactsim
+    (variant: SCENE_STOPS or SCENE_HC), each engine against its own converged run."""
+    label, extra, ref_step = variant
+    mref, _ = Peer(mujoco, scene, ["--integrator", "RK4", "--timestep", ref_step]
+                   + extra).trajectory(tmp, "ref_same")
     peer = Peer(mujoco, scene, extra)
-    traj, _ = peer.trajectory(tmp, "default_stops")
-    entry = {"engine": "mujoco 2 ms Euler", "kind": "mujoco default", "peer_model": SCENE_STOPS,
+    traj, _ = peer.trajectory(tmp, "default_same")
+    entry = {"engine": "mujoco 2 ms Euler", "kind": "mujoco default", "peer_model": label,
              "error": traj_error(traj, mref), "cs_tol": tol_1mm}
     if tol_1mm is not None:
         (ci, cp), (pi, pp) = interleaved(cs, tol_1mm, peer, args.reps)
         entry.update(cs_cpu=ci, cs_proc=cp, peer_cpu=pi, peer_proc=pp, cs_error=errors[tol_1mm])
     row["peers"].append(entry)
     print(json.dumps({"scene": scene, **entry}), flush=True)
-    row["mujoco_errors_stops"] = {}
-    for integ, steps in MUJOCO_STEPS_STOPS.items():
+    row["mujoco_errors_same"] = {"label": label, "ref_step": ref_step}
+    for integ, steps in SAME_EQUATION_STEPS.items():
         entry = mujoco_matched(args, scene, mujoco, integ, steps, mref, cs, tol_1mm, tmp, extra)
-        entry["peer_model"] = SCENE_STOPS
+        entry["peer_model"] = label
         if "cs_cpu" in entry:
             entry["cs_error"] = errors[tol_1mm]
-        row["mujoco_errors_stops"][integ] = entry.pop("errors")
+        row["mujoco_errors_same"][integ] = entry.pop("errors")
         row["peers"].append(entry)
         print(json.dumps({"scene": scene, **entry}), flush=True)
 
@@ -837,17 +845,18 @@ def main():
             if "mujoco_errors" in row:
                 print("| %s | " % row["scene"] + " | ".join(
                     fmt(row["mujoco_errors"][i].get(h), 2) for i, h in cols) + " |")
-    if any("mujoco_errors_stops" in row for row in results):
-        print("\nMuJoCo's error with the scene's stops against its converged run (RK4 at %s s), m:"
-              % MUJOCO_REF_STEP_STOPS)
-        cols = [(i, h) for i, hs in MUJOCO_STEPS_STOPS.items() for h in hs]
-        print("| scene | " + " | ".join("%s %g ms" % (i, 1e3 * float(h)) for i, h in cols)
-              + " |")
-        print("|---|" + "---:|" * len(cols))
+    if any("mujoco_errors_same" in row for row in results):
+        print("\nMuJoCo integrating contactsim's equations: its error against its converged run "
+              "(RK4 at the step given), m:")
+        cols = [(i, h) for i, hs in SAME_EQUATION_STEPS.items() for h in hs]
+        print("| scene | MuJoCo | converged at | " + " | ".join(
+            "%s %g ms" % (i, 1e3 * float(h)) for i, h in cols) + " |")
+        print("|---|---|---:|" + "---:|" * len(cols))
         for row in results:
-            if "mujoco_errors_stops" in row:
-                print("| %s | " % row["scene"] + " | ".join(
-                    fmt(row["mujoco_errors_stops"][i].get(h), 2) for i, h in cols) + " |")
+            same = row.get("mujoco_errors_same")
+            if same:
+                print("| %s | %s | %s s | " % (row["scene"], same["label"], same["ref_step"])
+                      + " | ".join(fmt(same[i].get(h), 2) for i, h in cols) + " |")
 
 
 if __name__ == "__main__":

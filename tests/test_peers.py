@@ -44,15 +44,21 @@ SIMBODY_CASES = [
 # with joint stiffness and damping), and the scenes' linear stops when it is given them as
 # passive forces (mujoco_peer --stops scene: unlimited joints, the stop's law in MuJoCo's
 # passive-force callback); its contacts and its own joint limits are soft constraints of another
-# law, so those are not compared. Scene, model, extra options, bound (m), as above; MuJoCo's
+# law, so those are not compared. Scene, contactsim's model, extra options, bound (m); MuJoCo's
 # RK4 at a fixed step: 0.1 ms, and 10 us for the stiff stops (a chain's struck stop is a mode of
 # about -22,000 /s)
 STOPS = ["--stops", "scene", "--timestep", "1e-5"]
+# and the Hunt-Crossley spheres as forces applied at their contact points (--contact
+# hunt_crossley; MuJoCo's own contacts off), RK4 at 10 us, 5 us for the ball's bounce
+HC = ["--contact", "hunt_crossley", "--timestep", "1e-5"]
 MUJOCO_CASES = [
     ("bushing_hang", None, [], 1e-8),         # 4.3e-10
     ("pendulum_stop", None, STOPS, 1e-6),     # 1.7e-7 (the stop's engagement times)
     ("chain_1", None, STOPS, 1e-8),           # 2.4e-9
     ("chain_4", None, STOPS, 2e-8),           # 4.1e-9
+    ("incline_stick", "hunt_crossley", HC, 1e-7),   # 3.0e-8
+    ("incline_slide", "hunt_crossley", HC, 1e-7),   # 2.2e-8
+    ("sphere_bounce_roll", "hunt_crossley", HC + ["--timestep", "5e-6"], 1e-7),  # 1.7e-8
 ]
 
 
