@@ -20,8 +20,9 @@
 // contacts of incline_stick, incline_slide and sphere_bounce_roll can be the Hunt-Crossley
 // spheres contactsim's bench compares them on (--contact hunt_crossley; the law of
 // src/forces/hunt_crossley.c and Simbody's HuntCrossleyForce, each sphere's force applied at its
-// contact point), with MuJoCo's own contacts switched off. The bushing is expressed exactly: three slide and three hinge joints (x-y-z
-// body-fixed Euler angles, as the bushing's gimbal) with joint stiffness and damping.
+// contact point), with MuJoCo's own contacts switched off. The bushing is expressed exactly:
+// three slide and three hinge joints (x-y-z body-fixed Euler angles, as the bushing's gimbal)
+// with joint stiffness and damping.
 //
 // Defaults: timestep 2 ms, Euler (MuJoCo's defaults). Prints one line of key=value pairs with
 // steps and cpu_integration (process CPU seconds of the mj_step loop alone, no output) and the
@@ -143,11 +144,9 @@ static void spherePassive(const mjModel* m, mjData* d) {
     for (int r = 0; r < 3; r++) {
       point[r] = ctr[r] - (sp->radius - 0.5 * x) * no[r];
     }
-    // the body's material point there: its velocity, the penetration rate and the slip
-    double jacp[3 * 64], v[3] = {0, 0, 0};
-    if (m->nv > 64) {
-      return;
-    }
+    // the body's material point there: its velocity, the penetration rate and the slip (the
+    // scenes' one free body: nv = 6)
+    double jacp[3 * 6], v[3] = {0, 0, 0};
     mj_jac(m, d, jacp, NULL, point, g_sphereBody);
     for (int r = 0; r < 3; r++) {
       for (int j = 0; j < m->nv; j++) {
@@ -374,6 +373,10 @@ int main(int argc, char** argv) {
     mjcb_passive = stopPassive;
   }
   if (g_nsphere > 0) {
+    if (m->nv != 6) {
+      fprintf(stderr, "mujoco_peer: --contact hunt_crossley expects one free body\n");
+      return 2;
+    }
     // the spheres' forces in place of MuJoCo's contacts
     m->opt.disableflags |= mjDSBL_CONTACT;
     mjcb_passive = spherePassive;
