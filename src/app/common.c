@@ -745,6 +745,7 @@ void cs_cliSimulateTwo(csCliRun* r, FILE* csv, const csCsvOptions* csvopt, FILE*
   // reset the outcome; the model and the options were set by the caller
   memset(&r->err, 0, sizeof(r->err));
   r->status = CS_OK;
+  r->output_errno = 0;
   r->cpu_seconds = 0;
   r->track_used = 0;
   r->d = cs_makeData(r->m);
@@ -787,6 +788,7 @@ void cs_cliSimulateTwo(csCliRun* r, FILE* csv, const csCsvOptions* csvopt, FILE*
   if (r->status == CS_OK && ((csv && blockOpen(&out.csv, csv) != 0) ||
                              (also && blockOpen(&out.also, also) != 0))) {
     r->status = CS_ERR_IO;
+    r->output_errno = errno ? errno : EIO;
   }
   // the headers go out before the run, so that a run failing at its first step still leaves
   // well-formed CSVs
@@ -795,7 +797,8 @@ void cs_cliSimulateTwo(csCliRun* r, FILE* csv, const csCsvOptions* csvopt, FILE*
                    blockHeader(&out.also, r->m, alsoopt) != 0;
   if (headerFailed || alsoFailed) {
     r->status = CS_ERR_IO;
-    int e = errno;
+    int e = errno ? errno : EIO;
+    r->output_errno = e;
     const char* name = alsoFailed ? "the replay page's scratch CSV (beside the page)"
                                   : r->csv_name;
     snprintf(r->err.message, sizeof(r->err.message),
@@ -814,6 +817,7 @@ void cs_cliSimulateTwo(csCliRun* r, FILE* csv, const csCsvOptions* csvopt, FILE*
                       .ctx = &out, .stop = &cs_cliStopSignal};
     r->status = cs_simulate(r->m, r->d, &r->opt, &rep, &r->err);
     flusherStop(&out.flusher);
+    r->output_errno = out.csv_errno;
     // a report the CSV could not take: the library knows only that the reporter refused, the
     // reason (a full disk, a reader that went away) is ours
     if (r->status == CS_ERR_IO && out.csv_errno) {
@@ -828,13 +832,17 @@ void cs_cliSimulateTwo(csCliRun* r, FILE* csv, const csCsvOptions* csvopt, FILE*
   }
   // the rows still in the block, whatever ended the run
   CsvBlock* blocks[2] = {&out.csv, &out.also};
+  // (after a failed simulation too: its CSV then lacks rows, which output_errno says)
   for (int i = 0; i < 2; i++) {
-    if (blocks[i]->buf && blocks[i]->len > 0 && blockWrite(blocks[i], blocks[i]->len) != 0 &&
-        (r->status == CS_OK || r->status == CS_STOPPED)) {
-      r->status = CS_ERR_IO;
-      const char* name = i == 0 ? r->csv_name : "the replay page's scratch copy";
-      snprintf(r->err.message, sizeof(r->err.message), "the CSV could not be written%s%s: %s",
-               name ? " to " : "", name ? name : "", strerror(errno));
+    if (blocks[i]->buf && blocks[i]->len > 0 && blockWrite(blocks[i], blocks[i]->len) != 0) {
+      int e = errno ? errno : EIO;
+      r->output_errno = r->output_errno ? r->output_errno : e;
+      if (r->status == CS_OK || r->status == CS_STOPPED) {
+        r->status = CS_ERR_IO;
+        const char* name = i == 0 ? r->csv_name : "the replay page's scratch copy";
+        snprintf(r->err.message, sizeof(r->err.message), "the CSV could not be written%s%s: %s",
+                 name ? " to " : "", name ? name : "", strerror(e));
+      }
     }
     free(blocks[i]->buf);
   }

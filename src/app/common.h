@@ -124,6 +124,8 @@ typedef struct csCliRun {
                                // what run --save-state writes for an interrupted run
   const char* csv_name;        // nullable: the CSV's name for messages (a file, or "standard
                                // output")
+  int output_errno;            // why a CSV (either of cs_cliSimulateTwo's) could not be
+                               // written, whatever else ended the run; 0 when it could
 } csCliRun;
 
 // Simulate r->m from its initial state with r->opt: make r->d, feed the statistics, write the
@@ -135,7 +137,10 @@ typedef struct csCliRun {
 // With r->initial_data, or else r->initial_state, the run starts from that checkpoint (a bad
 // one fails the run with CS_ERR_INPUT); with r->keep_checkpoint each report's state is copied to r->checkpoint.
 // Nullable: csv (no CSV is written; csvopt is then unused). csv stays open and owned by the
-// caller. cpu_seconds is CPU time in seconds.
+// caller. cpu_seconds is CPU time in seconds. A CSV that could not be written (its header, a
+// row, or the last rows after a failure) sets r->output_errno, which tells an output error
+// from a failed simulation: the rows go to the stream's descriptor, so the stream's error flag
+// never shows it.
 void cs_cliSimulate(csCliRun* r, FILE* csv, const csCsvOptions* csvopt, int progress);
 
 // The same, writing a second CSV as well, to also (nullable) with alsoopt: run --replay keeps
