@@ -1093,6 +1093,15 @@ def a_replay_page_that_cannot_be_written_says_why():
     check(code == 0, err)
     code, _, err = run("replay", path, out, "-o", "/dev/full", env=replay_env())
     check(code == 1 and "could not write the replay page: No space left on device" in err, err)
+    # a template whose part after the data is long: its last write fails with nothing left in
+    # the stream for the close to fail on, so the reason is the one kept from the failed write
+    # (it read "Input/output error" when only the stream's error flag was left)
+    env = replay_env()
+    with open(env["CONTACTSIM_REPLAY_TEMPLATE"], "w") as f:
+        f.write("<html><script>/*CONTACTSIM_REPLAY_DATA*/</script><!--" + "x" * 100000 +
+                "--></html>\n")
+    code, _, err = run("replay", path, out, "-o", "/dev/full", env=env)
+    check(code == 1 and "could not write the replay page: No space left on device" in err, err)
 
 
 @case
