@@ -1093,6 +1093,56 @@ def a_replay_page_that_cannot_be_written_says_why():
     check(code == 0, err)
     code, _, err = run("replay", path, out, "-o", "/dev/full", env=replay_env())
     check(code == 1 and "could not write the replay page: No space left on device" in err, err)
+    # a template whose part after the data is long: its last write fails with nothing left in
+    # the stream for the close to fail on, so the reason is the one kept from the failed write
+    # (it read "Input/output error" when only the stream's error flag was left)
+    env = replay_env()
+    with open(env["CONTACTSIM_REPLAY_TEMPLATE"], "w") as f:
+        f.write("<html><script>/*CONTACTSIM_REPLAY_DATA*/</script><!--" + "x" * 100000 +
+                "--></html>\n")
+    code, _, err = run("replay", path, out, "-o", "/dev/full", env=env)
+    check(code == 1 and "could not write the replay page: No space left on device" in err, err)
+
+
+@case
+def outputs_are_written_through_a_symbolic_link_to_nothing_yet():
+    # -o and --stats write through a link whose target does not exist yet, creating the target
+    # as --save-state does (and as shell redirection does); they were refused with "No such file
+    # or directory" (O_EXCL refuses every link, and the link's target could not be opened)
+    path = write_scene(PENDULUM)
+    d = tempfile.mkdtemp()
+    for opt, made in (("-o", "trajectory.csv"), ("--stats", "stats.json"),
+                      ("--save-state", "end.state")):
+        os.symlink(made, os.path.join(d, "link-" + made))
+        args = ["-o", os.devnull] if opt != "-o" else []
+        code, _, err = run("run", path, "-q", "--duration", "0.1", *args, opt,
+                           os.path.join(d, "link-" + made))
+        check(code == 0 and os.path.islink(os.path.join(d, "link-" + made)) and
+              os.path.getsize(os.path.join(d, made)) > 0, (opt, code, err, os.listdir(d)))
+    check(open(os.path.join(d, "trajectory.csv")).readline().startswith("t,"), "the CSV")
+    check(json.load(open(os.path.join(d, "stats.json")))["scene"] == "pendulum", "the stats")
+    # the same-file checks see through such links: a link to nothing and the name it points to
+    # are one output, a chain of links included, and a link to the scene is the scene
+    os.symlink("new.csv", os.path.join(d, "a.csv"))
+    os.symlink("a.csv", os.path.join(d, "b.csv"))
+    for args in (["-o", "a.csv", "--stats", "new.csv"], ["-o", "b.csv", "--stats", "new.csv"],
+                 ["-o", "new.csv", "--save-state", "b.csv"]):
+        code, _, err = run("run", path, "-q", "--duration", "0.1",
+                           *[os.path.join(d, a) if a.endswith((".csv")) else a for a in args])
+        check(code == 2 and ("are the same file" in err or "would overwrite" in err) and
+              not os.path.exists(os.path.join(d, "new.csv")), (args, code, err))
+    os.symlink(path, os.path.join(d, "scene-link.csv"))
+    code, _, err = run("run", path, "-q", "-o", os.path.join(d, "scene-link.csv"))
+    check(code == 2 and "is the scene file" in err, err)
+    # an output that fails to open removes the target a link's run created, not the link
+    code, _, err = run("run", path, "-q", "-o", os.path.join(d, "a.csv"), "--stats",
+                       os.path.join(d, "missing", "s.json"))
+    check(code == 2 and os.path.islink(os.path.join(d, "a.csv")) and
+          not os.path.exists(os.path.join(d, "new.csv")), (code, err, os.listdir(d)))
+    # a link into a folder that does not exist is refused with the system's reason
+    os.symlink(os.path.join("missing", "x.csv"), os.path.join(d, "far.csv"))
+    code, _, err = run("run", path, "-q", "-o", os.path.join(d, "far.csv"))
+    check(code == 2 and "No such file or directory" in err, err)
 
 
 @case

@@ -1377,4 +1377,44 @@ def a_record_that_cannot_be_written_stops_the_sweep_cleanly():
           summary["ok"] == 3, f"rerun: exit {code}: {summary} {err}")
 
 
+@case
+def a_trajectory_that_cannot_be_written_stops_the_sweep_like_a_record():
+    # a file size limit (SIGXFSZ ignored: the write fails with EFBIG) above a failed run's
+    # trajectory and record (about 3.9 kB and 3 kB) and below an ok run's trajectory (about
+    # 54 kB) stands for a full disk: run 0 fails in the integrator and is recorded failed with
+    # its trajectory; run 1's trajectory cannot be written, so run 1 is left without a record
+    # and without a trajectory (its temporary file removed, not renamed into place) and the
+    # sweep stops as for a record; the rerun without the limit runs runs 1 and 2
+    import resource
+
+    def small_files():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (10000, 10000))
+
+    d = tempfile.mkdtemp()
+    study = write_study({"scene": SCENE, "models": ["compliant_point"],
+                         "set": {"simulation.duration": 0.5},
+                         "parameters": [{"key": "simulation.max_steps",
+                                         "values": [3, 100000, 100000]}]}, d)
+    out = os.path.join(d, "out")
+    runs, traj = os.path.join(out, "runs"), os.path.join(out, "trajectories")
+    code, _, err = run("sweep", study, "--out", out, "-j", "1", "-q", "--trajectories",
+                       preexec_fn=small_files)
+    check(code == 1 and "cannot write the trajectory of run 1 in" in err and
+          "File too large" in err and "run 0 failed" in err and "run 1 failed" not in err,
+          f"exit {code}: {err}")
+    check("ran 2 runs" in err and "1 recorded (1 failed) and 1 not; 1 not started; no tables "
+          "written" in err and "run the same command again" in err, err)
+    check(sorted(os.listdir(runs)) == ["00000000.rec"], os.listdir(runs))
+    check(sorted(os.listdir(traj)) == ["00000000.csv"], os.listdir(traj))
+    check(open(os.path.join(runs, "00000000.rec")).readline() == "failed\n", "run 0's record")
+    code, _, err = run("sweep", study, "--out", out, "-q", "--trajectories")
+    summary = json.load(open(os.path.join(out, "results.json")))["summary"]
+    check(code == 1 and summary["executed"] == 2 and summary["failed"] == 1 and
+          summary["ok"] == 2, f"rerun: exit {code}: {summary} {err}")
+    check(sorted(os.listdir(traj)) == [f"{i:08d}.csv" for i in range(3)], os.listdir(traj))
+    rows = list(csv.DictReader(open(os.path.join(traj, "00000001.csv"))))
+    check(abs(float(rows[-1]["t"]) - 0.5) < 1e-12, "run 1's trajectory is whole")
+
+
 finish()

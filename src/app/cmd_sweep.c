@@ -331,6 +331,14 @@ static int atomicCloseNew(AtomicFile* a) {
 }
 
 
+// close without a name: the temporary file is removed (a file known to be incomplete)
+static void atomicDiscard(AtomicFile* a) {
+  fclose(a->f);
+  a->f = NULL;
+  remove(a->tmp);
+}
+
+
 // close and rename; on any error the temporary file is removed and -1 returned
 static int atomicClose(AtomicFile* a) {
   // the failure's reason, for the message: a write that failed earlier left only the stream's
@@ -594,9 +602,17 @@ static int writeRecord(const Sweep* sw, long i, const csCliRun* r, uint64_t scen
 // ---------------------------------------------------------------------------------------------
 // one run, in a worker process
 
+// run i's trajectory that could not be written, said with the system's reason like a record
+// that cannot be (writeRecord); the run is then left without a record
+static void tellTrajectoryUnwritten(const Sweep* sw, long i, int reason) {
+  fprintf(stderr, "contactsim: error: cannot write the trajectory of run %ld in %s/trajectories: "
+          "%s\n", i, cs_cliSafe(sw->dir), strerror(reason));
+}
+
+
 // the run's scene: the study's overrides of its point, its model; simulated as compare does it.
 // Returns the status the worker reports: 0 the run finished, 1 it failed (recorded either way),
-// 3 its record could not be written.
+// 3 its record or its trajectory could not be written (no record: the run is missing).
 static int runOne(const Sweep* sw, long i, const char* host) {
   double wall0 = wallNow(), cpu0 = cpuNow();
   long point;
@@ -609,6 +625,7 @@ static int runOne(const Sweep* sw, long i, const char* host) {
   csCliRun r;
   memset(&r, 0, sizeof(r));
   snprintf(r.model, sizeof(r.model), "%s", sw->model[model]);
+  int trajErrno = 0;  // why the trajectory could not be written (0: it was, or none was asked)
   // a value the scene refuses fails this run only, with the loader's message. The scene is read
   // once per run and its bytes' hash goes into the record: a scene edited while the sweep runs
   // makes records that are not this study's, rather than a table that mixes two scenes
@@ -635,26 +652,38 @@ static int runOne(const Sweep* sw, long i, const char* host) {
       snprintf(r.err.file, sizeof(r.err.file), "%s", sw->study->scene);
       snprintf(r.err.path, sizeof(r.err.path), "%s", what);
     } else {
-      // the trajectory, when asked for, next to the record and renamed into place the same way
+      // The trajectory, when asked for, next to the record and renamed into place the same way.
+      // A trajectory that cannot be written (a full disk, a file size limit) is an output error
+      // like a record that cannot be, not a failure of the simulation: the run is left without
+      // a record, its temporary file removed, and the sweep stops. Recording it as failed was
+      // rejected: a rerun after making room would keep that record and never run it again.
       AtomicFile traj = {0};
       if (sw->trajectories) {
         char path[SWEEP_PATH];
         snprintf(path, sizeof(path), "%s/trajectories/%08ld.csv", sw->dir, i);
         if (atomicOpen(&traj, path) != 0) {
-          traj.f = NULL;
+          trajErrno = errno ? errno : EIO;
         }
       }
-      csCsvOptions csvopt = {.forces = 1};
-      cs_cliSimulate(&r, traj.f, &csvopt, 0);
-      if (traj.f && atomicClose(&traj) != 0 && r.status == CS_OK) {
-        r.status = CS_ERR_IO;
-        snprintf(r.err.message, sizeof(r.err.message), "could not write the trajectory");
+      if (!trajErrno) {
+        csCsvOptions csvopt = {.forces = 1};
+        cs_cliSimulate(&r, traj.f, &csvopt, 0);
+      }
+      // the rows go to the file's descriptor, so only the run knows whether they were written
+      if (traj.f && r.output_errno) {
+        trajErrno = r.output_errno;
+        atomicDiscard(&traj);
+      } else if (traj.f && atomicClose(&traj) != 0) {
+        trajErrno = errno ? errno : EIO;
       }
     }
   }
   int status = r.status == CS_OK ? 0 : 1;
-  if (writeRecord(sw, i, &r, sceneHash, cpuNow() - cpu0, wallNow() - wall0, host) != 0) {
+  if (trajErrno) {
+    tellTrajectoryUnwritten(sw, i, trajErrno);
     status = 3;  // the parent counts the run as missing
+  } else if (writeRecord(sw, i, &r, sceneHash, cpuNow() - cpu0, wallNow() - wall0, host) != 0) {
+    status = 3;
   }
   cs_cliFreeRun(&r);
   return status;
@@ -1118,8 +1147,8 @@ static int runPool(const Sweep* sw, const long* todo, long ntodo, int jobs, cons
       } else {
         w[k].run = -1;
       }
-      // 0 finished, 1 failed (recorded either way), 3 the record could not be written (the
-      // worker said why): the run is missing, not failed, and no new run starts
+      // 0 finished, 1 failed (recorded either way), 3 the record or the trajectory could not
+      // be written (the worker said why): the run is missing, not failed, and no new run starts
       if (code == 3) {
         unwritten++;
       }
@@ -2421,12 +2450,13 @@ int cs_cliSweep(int argc, char** argv) {
     cs_deleteStudy(sw.study);
     return 128 + (int)sweepStop;
   }
-  // stopped because a record could not be written (each worker said why): the same, with the
-  // counts, said even with -q since the sweep did not do what it was asked
+  // stopped because a record or a trajectory could not be written (each worker said why): the
+  // same, with the counts, said even with -q since the sweep did not do what it was asked
   if (pool.unwritten > 0) {
     fprintf(stderr,
-            "contactsim: sweep: stopped, a record could not be written: ran %ld run%s in %.3f s "
-            "wall, %ld recorded (%ld failed) and %ld not; %ld not started; no tables written. "
+            "contactsim: sweep: stopped, a run's record or trajectory could not be written: ran "
+            "%ld run%s in %.3f s wall, %ld recorded (%ld failed) and %ld not; %ld not started; "
+            "no tables written. "
             "Make room (or raise the file size limit) and run the same command again: it runs "
             "the runs without a record\n",
             ran, plural(ran), wall, ran - pool.unwritten, failed, pool.unwritten, pool.unstarted);

@@ -745,6 +745,7 @@ void cs_cliSimulateTwo(csCliRun* r, FILE* csv, const csCsvOptions* csvopt, FILE*
   // reset the outcome; the model and the options were set by the caller
   memset(&r->err, 0, sizeof(r->err));
   r->status = CS_OK;
+  r->output_errno = 0;
   r->cpu_seconds = 0;
   r->track_used = 0;
   r->d = cs_makeData(r->m);
@@ -787,6 +788,7 @@ void cs_cliSimulateTwo(csCliRun* r, FILE* csv, const csCsvOptions* csvopt, FILE*
   if (r->status == CS_OK && ((csv && blockOpen(&out.csv, csv) != 0) ||
                              (also && blockOpen(&out.also, also) != 0))) {
     r->status = CS_ERR_IO;
+    r->output_errno = errno ? errno : EIO;
   }
   // the headers go out before the run, so that a run failing at its first step still leaves
   // well-formed CSVs
@@ -795,7 +797,8 @@ void cs_cliSimulateTwo(csCliRun* r, FILE* csv, const csCsvOptions* csvopt, FILE*
                    blockHeader(&out.also, r->m, alsoopt) != 0;
   if (headerFailed || alsoFailed) {
     r->status = CS_ERR_IO;
-    int e = errno;
+    int e = errno ? errno : EIO;
+    r->output_errno = e;
     const char* name = alsoFailed ? "the replay page's scratch CSV (beside the page)"
                                   : r->csv_name;
     snprintf(r->err.message, sizeof(r->err.message),
@@ -814,6 +817,7 @@ void cs_cliSimulateTwo(csCliRun* r, FILE* csv, const csCsvOptions* csvopt, FILE*
                       .ctx = &out, .stop = &cs_cliStopSignal};
     r->status = cs_simulate(r->m, r->d, &r->opt, &rep, &r->err);
     flusherStop(&out.flusher);
+    r->output_errno = out.csv_errno;
     // a report the CSV could not take: the library knows only that the reporter refused, the
     // reason (a full disk, a reader that went away) is ours
     if (r->status == CS_ERR_IO && out.csv_errno) {
@@ -828,13 +832,17 @@ void cs_cliSimulateTwo(csCliRun* r, FILE* csv, const csCsvOptions* csvopt, FILE*
   }
   // the rows still in the block, whatever ended the run
   CsvBlock* blocks[2] = {&out.csv, &out.also};
+  // (after a failed simulation too: its CSV then lacks rows, which output_errno says)
   for (int i = 0; i < 2; i++) {
-    if (blocks[i]->buf && blocks[i]->len > 0 && blockWrite(blocks[i], blocks[i]->len) != 0 &&
-        (r->status == CS_OK || r->status == CS_STOPPED)) {
-      r->status = CS_ERR_IO;
-      const char* name = i == 0 ? r->csv_name : "the replay page's scratch copy";
-      snprintf(r->err.message, sizeof(r->err.message), "the CSV could not be written%s%s: %s",
-               name ? " to " : "", name ? name : "", strerror(errno));
+    if (blocks[i]->buf && blocks[i]->len > 0 && blockWrite(blocks[i], blocks[i]->len) != 0) {
+      int e = errno ? errno : EIO;
+      r->output_errno = r->output_errno ? r->output_errno : e;
+      if (r->status == CS_OK || r->status == CS_STOPPED) {
+        r->status = CS_ERR_IO;
+        const char* name = i == 0 ? r->csv_name : "the replay page's scratch copy";
+        snprintf(r->err.message, sizeof(r->err.message), "the CSV could not be written%s%s: %s",
+                 name ? " to " : "", name ? name : "", strerror(e));
+      }
     }
     free(blocks[i]->buf);
   }
@@ -1120,10 +1128,52 @@ void cs_cliTemporaryFile(int slot, const char* path) {
 // ---------------------------------------------------------------------------------------------
 // outputs: never the scene, never one another, nothing truncated until everything opened
 
+// The name a chain of symbolic links from path ends at when nothing has that name yet (a link
+// to nothing: opening it for writing creates that file, as shell redirection and cp do): 1 with
+// the name in out (a relative link read from its link's folder), else 0 (path is no link, its
+// target exists, the chain loops or a name does not fit).
+static int danglingLinkTarget(const char* path, char* out, size_t size) {
+  struct stat st;
+  if (lstat(path, &st) != 0 || !S_ISLNK(st.st_mode) || stat(path, &st) == 0 || errno != ENOENT) {
+    return 0;
+  }
+  char cur[PATH_MAX];
+  int len = snprintf(cur, sizeof(cur), "%s", path);
+  // the links followed one by one, at most 40 (the kernel's own limit, ELOOP)
+  for (int hop = 0; len > 0 && (size_t)len < sizeof(cur) && hop <= 40; hop++) {
+    if (lstat(cur, &st) != 0) {
+      // the end of the chain
+      int n = snprintf(out, size, "%s", cur);
+      return errno == ENOENT && n > 0 && (size_t)n < size;
+    }
+    char target[PATH_MAX];
+    ssize_t n = S_ISLNK(st.st_mode) ? readlink(cur, target, sizeof(target) - 1) : -1;
+    if (n <= 0) {
+      return 0;
+    }
+    target[n] = '\0';
+    char next[PATH_MAX];
+    const char* slash = strrchr(cur, '/');
+    len = target[0] == '/' || !slash
+              ? snprintf(next, sizeof(next), "%s", target)
+              : snprintf(next, sizeof(next), "%.*s/%s", (int)(slash - cur), cur, target);
+    if (len > 0 && (size_t)len < sizeof(cur)) {
+      memcpy(cur, next, (size_t)len + 1);
+    }
+  }
+  return 0;
+}
+
+
 // the absolute name of path without resolving its last component: its directory's real path
-// and its base name (a file that does not exist yet has no real path of its own); "" when the
+// and its base name (a file that does not exist yet has no real path of its own; a symbolic
+// link to nothing stands for the name it points to, which writing it creates); "" when the
 // directory does not exist
 static void canonicalName(const char* path, char* out, size_t size) {
+  char end[PATH_MAX];
+  if (danglingLinkTarget(path, end, sizeof(end))) {
+    path = end;
+  }
   char dir[PATH_MAX];
   const char* slash = strrchr(path, '/');
   const char* base = slash ? slash + 1 : path;
@@ -1139,7 +1189,10 @@ static void canonicalName(const char* path, char* out, size_t size) {
     out[0] = '\0';
     return;
   }
-  snprintf(out, size, "%s/%s", strcmp(real, "/") == 0 ? "" : real, base);
+  int n = snprintf(out, size, "%s/%s", strcmp(real, "/") == 0 ? "" : real, base);
+  if (n < 0 || (size_t)n >= size) {
+    out[0] = '\0';  // too long to compare
+  }
 }
 
 
@@ -1202,8 +1255,9 @@ int cs_cliOpenOutputs(const char* scene, const char* const* paths, FILE** files,
     }
   }
   // 2. open every one without truncating it, creating the missing ones (noted, so that a
-  // failure can remove them again)
+  // failure can remove them again: made[i] is the name created)
   int fd[8], created[8];
+  char made[8][PATH_MAX];
   int ok = n <= 8;
   for (int i = 0; i < n; i++) {
     fd[i] = -1;
@@ -1213,10 +1267,18 @@ int cs_cliOpenOutputs(const char* scene, const char* const* paths, FILE** files,
     if (!paths[i]) {
       continue;
     }
+    snprintf(made[i], sizeof(made[i]), "%s", paths[i]);
     fd[i] = open(paths[i], O_WRONLY | O_CREAT | O_EXCL | O_NOCTTY | O_CLOEXEC, 0666);
     created[i] = fd[i] >= 0;
     if (fd[i] < 0 && errno == EEXIST) {
       fd[i] = open(paths[i], O_WRONLY | O_NOCTTY | O_CLOEXEC);
+    }
+    // O_EXCL refuses every symbolic link; one to nothing yet is written through, creating its
+    // target, as --save-state, cp and shell redirection do (and the target is what a failure
+    // removes, not the link)
+    if (fd[i] < 0 && errno == ENOENT && danglingLinkTarget(paths[i], made[i], sizeof(made[i]))) {
+      fd[i] = open(made[i], O_WRONLY | O_CREAT | O_EXCL | O_NOCTTY | O_CLOEXEC, 0666);
+      created[i] = fd[i] >= 0;
     }
     struct stat st;
     if (fd[i] >= 0 && fstat(fd[i], &st) == 0 && S_ISDIR(st.st_mode)) {
@@ -1240,7 +1302,7 @@ int cs_cliOpenOutputs(const char* scene, const char* const* paths, FILE** files,
       close(fd[i]);
       fd[i] = -1;
       if (created[i]) {
-        unlink(paths[i]);
+        unlink(made[i]);
         created[i] = 0;
       }
       continue;
@@ -1265,7 +1327,7 @@ int cs_cliOpenOutputs(const char* scene, const char* const* paths, FILE** files,
         close(fd[i]);
       }
       if (created[i]) {
-        unlink(paths[i]);
+        unlink(made[i]);
       }
     }
     return -1;

@@ -124,6 +124,8 @@ typedef struct csCliRun {
                                // what run --save-state writes for an interrupted run
   const char* csv_name;        // nullable: the CSV's name for messages (a file, or "standard
                                // output")
+  int output_errno;            // why a CSV (either of cs_cliSimulateTwo's) could not be
+                               // written, whatever else ended the run; 0 when it could
 } csCliRun;
 
 // Simulate r->m from its initial state with r->opt: make r->d, feed the statistics, write the
@@ -135,7 +137,10 @@ typedef struct csCliRun {
 // With r->initial_data, or else r->initial_state, the run starts from that checkpoint (a bad
 // one fails the run with CS_ERR_INPUT); with r->keep_checkpoint each report's state is copied to r->checkpoint.
 // Nullable: csv (no CSV is written; csvopt is then unused). csv stays open and owned by the
-// caller. cpu_seconds is CPU time in seconds.
+// caller. cpu_seconds is CPU time in seconds. A CSV that could not be written (its header, a
+// row, or the last rows after a failure) sets r->output_errno, which tells an output error
+// from a failed simulation: the rows go to the stream's descriptor, so the stream's error flag
+// never shows it.
 void cs_cliSimulate(csCliRun* r, FILE* csv, const csCsvOptions* csvopt, int progress);
 
 // The same, writing a second CSV as well, to also (nullable) with alsoopt: run --replay keeps
@@ -202,8 +207,9 @@ const char* cs_cliStatusName(const csCliRun* r);
 
 // Open the n outputs named in paths (a NULL entry is skipped; files[i] is then NULL) for
 // writing, after making sure that none of them is the scene file or another of them, by
-// dev + inode where they exist and by their directory's real path where they do not; all are
-// opened before any is truncated, so that one that cannot be opened leaves every file as it was
+// dev + inode where they exist and by their directory's real path where they do not (a symbolic
+// link to nothing yet by the name it points to, which is created: such a link is written
+// through, as a shell's redirection writes it); all are opened before any is truncated, so that one that cannot be opened leaves every file as it was
 // (and removes the ones this call created). Returns 0, or -1 with the error printed. None of
 // scene, paths, files is NULL; the caller closes the files. Bit i of checkOnly: path i is only
 // checked (clashes, and that it can be opened for writing), then left as it was (files[i]

@@ -969,6 +969,15 @@ static void writeRun(FILE* f, const csReplayRun* r, const RunData* d) {
 // ---------------------------------------------------------------------------------------------
 // the page
 
+// the first reason the writes to f failed for: errno, read while it still holds the failed
+// write's (the caller clears it before the writes), once the stream's error flag is set
+static void keepWriteError(FILE* f, int* reason) {
+  if (!*reason && ferror(f)) {
+    *reason = errno ? errno : EIO;
+  }
+}
+
+
 csStatus cs_replayWrite(const char* out, const char* template_path, const csReplayRun* runs,
                         int nrun, csError* err) {
   memset(err, 0, sizeof(*err));
@@ -1048,8 +1057,14 @@ csStatus cs_replayWrite(const char* out, const char* template_path, const csRepl
     status = setError(err, CS_ERR_INPUT, out, "cannot write: %s", strerror(errno));
   }
   if (f) {
+    // the reason of a write that fails, read from errno right after the writes that set the
+    // stream's error flag: the flag outlives errno, and the failed write drops what it held,
+    // leaving the close nothing to fail on and so no reason of its own
+    int reason = 0;
+    errno = 0;
     const csModel* m = runs[0].m;
     fwrite(tpl, 1, (size_t)(mark - tpl), f);
+    keepWriteError(f, &reason);
     fputs("{\"format\":\"contactsim-replay\",\"version\":1,\"scene\":", f);
     jsonString(f, m->name);
     fputs(",\"file\":", f);
@@ -1059,19 +1074,22 @@ csStatus cs_replayWrite(const char* out, const char* template_path, const csRepl
     jsonVec3(f, g);
     fputc(',', f);
     writeScene(f, m);
+    keepWriteError(f, &reason);
     fputs(",\"runs\":[", f);
     for (int i = 0; i < nrun; i++) {
       if (i) {
         fputc(',', f);
       }
       writeRun(f, &runs[i], &data[i]);
+      keepWriteError(f, &reason);
     }
     fputs("]}", f);
     const char* rest = mark + strlen(CS_REPLAY_PLACEHOLDER);
     fwrite(rest, 1, tlen - (size_t)(rest - tpl), f);
+    keepWriteError(f, &reason);
     if (csu_replaceClose(&page, 0) != 0) {
       status = setError(err, CS_ERR_IO, out, "could not write the replay page: %s",
-                        strerror(errno));
+                        strerror(reason ? reason : errno));
     }
   }
   for (int i = 0; i < nrun; i++) {
