@@ -431,6 +431,9 @@ def a_killed_worker_fails_only_its_run():
     d = tempfile.mkdtemp()
     s = small_study()
     s["set"]["simulation.duration"] = 3.0
+    # runs of about 0.3 s (the scene's own steps take a few milliseconds: run 0 could end
+    # before the poll below saw it)
+    s["set"]["simulation.max_step"] = 5e-5
     study = write_study(s, d)
     out = os.path.join(d, "out")
     p = subprocess.Popen([EXE, "sweep", study, "--out", out, "-j", "1", "-q", "--trajectories"],
@@ -465,6 +468,9 @@ def a_stop_signal_leaves_interrupted_runs_to_the_rerun():
     d = tempfile.mkdtemp()
     s = small_study()
     s["set"]["simulation.duration"] = 1.0
+    # runs of about 0.1 s, so that the signal comes while runs are in progress (at the scene's
+    # own steps the whole sweep could end between two polls)
+    s["set"]["simulation.max_step"] = 5e-5
     study = write_study(s, d)
     out = os.path.join(d, "out")
     runs = os.path.join(out, "runs")
@@ -512,6 +518,10 @@ def resume_runs_only_what_is_missing():
     s = small_study()
     s["parameters"][0]["values"] = [0.5, 0.6, 0.7, 0.9]
     s["set"]["simulation.duration"] = 1.0
+    # about 0.1 s a run (20,000 steps), so that the poll below sees the first five records
+    # long before the last: at the scene's own steps a run took 2 ms, and a loaded machine let
+    # the whole sweep finish between two polls
+    s["set"]["simulation.max_step"] = 5e-5
     study = write_study(s, d)          # 24 runs
     out = os.path.join(d, "out")
     runs = os.path.join(out, "runs")
@@ -1089,6 +1099,7 @@ def stopped_and_killed_workers_leave_no_temporary_files():
     d = tempfile.mkdtemp()
     s = small_study()
     s["set"]["simulation.duration"] = 40.0
+    s["set"]["simulation.max_step"] = 1e-4   # runs of seconds: two are surely in progress
     study = write_study(s, d)
     out = os.path.join(d, "out")
     runs, traj = os.path.join(out, "runs"), os.path.join(out, "trajectories")
