@@ -308,6 +308,12 @@ static int atomicOpen(AtomicFile* a, const char* path) {
   int dirlen = slash ? (int)(slash - path) + 1 : 0;
   snprintf(a->tmp, sizeof(a->tmp), "%.*s.%s.tmp%ld", dirlen, path, path + dirlen, (long)getpid());
   a->f = fopen(a->tmp, "w");
+  // a buffer that holds a whole record (a few kilobytes): its one write is then fclose's, whose
+  // failure keeps its reason (ENOSPC, EFBIG); a write that fails earlier, as a long table's can,
+  // leaves only the stream's error flag, and atomicClose can only say EIO
+  if (a->f) {
+    setvbuf(a->f, NULL, _IOFBF, 256 * 1024);
+  }
   return a->f ? 0 : -1;
 }
 
