@@ -296,9 +296,28 @@ static int isPending(const Sweep* sw, long i) {
 // write to a temporary name in the same folder and rename: readers see the whole file or none
 typedef struct AtomicFile {
   FILE* f;
+  char* buf;  // the stream's buffer (NULL: stdio's own)
   char tmp[SWEEP_PATH + 32];
   char path[SWEEP_PATH];
 } AtomicFile;
+
+// a buffer that holds a whole record (kilobytes; a pile of 100 bodies, 52 kB): its one write is
+// then fclose's, whose failure keeps its reason (ENOSPC, EFBIG). A write that fails earlier, as
+// a long table's can, leaves only the stream's error flag, and atomicClose can only say EIO.
+// (glibc takes the size given to setvbuf only with a buffer of the caller's.)
+enum { ATOMIC_BUFFER = 256 * 1024 };
+
+
+// fclose, then the buffer freed; fclose's result, with its errno
+static int atomicFclose(AtomicFile* a) {
+  int r = fclose(a->f);
+  int saved = errno;
+  a->f = NULL;
+  free(a->buf);
+  a->buf = NULL;
+  errno = saved;
+  return r;
+}
 
 
 static int atomicOpen(AtomicFile* a, const char* path) {
@@ -308,11 +327,10 @@ static int atomicOpen(AtomicFile* a, const char* path) {
   int dirlen = slash ? (int)(slash - path) + 1 : 0;
   snprintf(a->tmp, sizeof(a->tmp), "%.*s.%s.tmp%ld", dirlen, path, path + dirlen, (long)getpid());
   a->f = fopen(a->tmp, "w");
-  // a buffer that holds a whole record (a few kilobytes): its one write is then fclose's, whose
-  // failure keeps its reason (ENOSPC, EFBIG); a write that fails earlier, as a long table's can,
-  // leaves only the stream's error flag, and atomicClose can only say EIO
-  if (a->f) {
-    setvbuf(a->f, NULL, _IOFBF, 256 * 1024);
+  a->buf = a->f ? malloc(ATOMIC_BUFFER) : NULL;
+  if (a->buf && setvbuf(a->f, a->buf, _IOFBF, ATOMIC_BUFFER) != 0) {
+    free(a->buf);
+    a->buf = NULL;
   }
   return a->f ? 0 : -1;
 }
@@ -323,8 +341,7 @@ static int atomicOpen(AtomicFile* a, const char* path) {
 // is not exclusive); the temporary name removed either way. 0, or -1 with errno set
 static int atomicCloseNew(AtomicFile* a) {
   int bad = ferror(a->f) != 0;
-  bad |= fclose(a->f) != 0;
-  a->f = NULL;
+  bad |= atomicFclose(a) != 0;
   int saved = 0;
   if (!bad && link(a->tmp, a->path) != 0) {
     saved = errno;
@@ -339,8 +356,7 @@ static int atomicCloseNew(AtomicFile* a) {
 
 // close without a name: the temporary file is removed (a file known to be incomplete)
 static void atomicDiscard(AtomicFile* a) {
-  fclose(a->f);
-  a->f = NULL;
+  atomicFclose(a);
   remove(a->tmp);
 }
 
@@ -350,10 +366,10 @@ static int atomicClose(AtomicFile* a) {
   // the failure's reason, for the message: a write that failed earlier left only the stream's
   // error flag (its errno is long gone), so that one reads as EIO
   int saved = ferror(a->f) ? EIO : 0;
-  if (fclose(a->f) != 0) {
+  errno = 0;
+  if (atomicFclose(a) != 0) {
     saved = errno ? errno : EIO;
   }
-  a->f = NULL;
   if (!saved && rename(a->tmp, a->path) != 0) {
     saved = errno ? errno : EIO;
   }
@@ -1280,16 +1296,13 @@ static int mergeResults(const Sweep* sw, long executed, long* nfailed, long* nmi
   }
   if (atomicOpen(&j, jsonPath) != 0) {
     fprintf(stderr, "contactsim: error: cannot write %s: %s\n", jsonPath, strerror(errno));
-    fclose(c.f);
-    remove(c.tmp);
+    atomicDiscard(&c);
     return -1;
   }
   unsigned char* missing = calloc((size_t)sw->nrun + 1, 1);
   if (!missing) {
-    fclose(c.f);
-    fclose(j.f);
-    remove(c.tmp);
-    remove(j.tmp);
+    atomicDiscard(&c);
+    atomicDiscard(&j);
     return -1;
   }
   writeHeader(c.f, sw);

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "app/common.h"
+#include "io/replace_file.h"
 #include "io/study_load.h"
 
 
@@ -1128,50 +1129,13 @@ void cs_cliTemporaryFile(int slot, const char* path) {
 // ---------------------------------------------------------------------------------------------
 // outputs: never the scene, never one another, nothing truncated until everything opened
 
-// The name a chain of symbolic links from path ends at when nothing has that name yet (a link
-// to nothing: opening it for writing creates that file, as shell redirection and cp do): 1 with
-// the name in out (a relative link read from its link's folder), else 0 (path is no link, its
-// target exists, the chain loops or a name does not fit).
-static int danglingLinkTarget(const char* path, char* out, size_t size) {
-  struct stat st;
-  if (lstat(path, &st) != 0 || !S_ISLNK(st.st_mode) || stat(path, &st) == 0 || errno != ENOENT) {
-    return 0;
-  }
-  char cur[PATH_MAX];
-  int len = snprintf(cur, sizeof(cur), "%s", path);
-  // the links followed one by one, at most 40 (the kernel's own limit, ELOOP)
-  for (int hop = 0; len > 0 && (size_t)len < sizeof(cur) && hop <= 40; hop++) {
-    if (lstat(cur, &st) != 0) {
-      // the end of the chain
-      int n = snprintf(out, size, "%s", cur);
-      return errno == ENOENT && n > 0 && (size_t)n < size;
-    }
-    char target[PATH_MAX];
-    ssize_t n = S_ISLNK(st.st_mode) ? readlink(cur, target, sizeof(target) - 1) : -1;
-    if (n <= 0) {
-      return 0;
-    }
-    target[n] = '\0';
-    char next[PATH_MAX];
-    const char* slash = strrchr(cur, '/');
-    len = target[0] == '/' || !slash
-              ? snprintf(next, sizeof(next), "%s", target)
-              : snprintf(next, sizeof(next), "%.*s/%s", (int)(slash - cur), cur, target);
-    if (len > 0 && (size_t)len < sizeof(cur)) {
-      memcpy(cur, next, (size_t)len + 1);
-    }
-  }
-  return 0;
-}
-
-
 // the absolute name of path without resolving its last component: its directory's real path
 // and its base name (a file that does not exist yet has no real path of its own; a symbolic
 // link to nothing stands for the name it points to, which writing it creates); "" when the
 // directory does not exist
 static void canonicalName(const char* path, char* out, size_t size) {
   char end[PATH_MAX];
-  if (danglingLinkTarget(path, end, sizeof(end))) {
+  if (csu_danglingLinkTarget(path, end, sizeof(end))) {
     path = end;
   }
   char dir[PATH_MAX];
@@ -1276,7 +1240,7 @@ int cs_cliOpenOutputs(const char* scene, const char* const* paths, FILE** files,
     // O_EXCL refuses every symbolic link; one to nothing yet is written through, creating its
     // target, as --save-state, cp and shell redirection do (and the target is what a failure
     // removes, not the link)
-    if (fd[i] < 0 && errno == ENOENT && danglingLinkTarget(paths[i], made[i], sizeof(made[i]))) {
+    if (fd[i] < 0 && errno == ENOENT && csu_danglingLinkTarget(paths[i], made[i], sizeof(made[i]))) {
       fd[i] = open(made[i], O_WRONLY | O_CREAT | O_EXCL | O_NOCTTY | O_CLOEXEC, 0666);
       created[i] = fd[i] >= 0;
     }

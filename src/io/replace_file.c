@@ -5,21 +5,65 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-// the file path stands for: the target of a symbolic link (a link to nothing yet: the link's
-// own path, written in place, which creates its target), else path; 0, or -1 when too long
+int csu_danglingLinkTarget(const char* path, char* out, size_t size) {
+  struct stat st;
+  if (lstat(path, &st) != 0 || !S_ISLNK(st.st_mode) || stat(path, &st) == 0 || errno != ENOENT) {
+    return 0;
+  }
+  char cur[PATH_MAX];
+  int len = snprintf(cur, sizeof(cur), "%s", path);
+  // the links followed one by one, at most 40 (the kernel's own limit, ELOOP)
+  for (int hop = 0; len > 0 && (size_t)len < sizeof(cur) && hop <= 40; hop++) {
+    if (lstat(cur, &st) != 0) {
+      // the end of the chain
+      int n = snprintf(out, size, "%s", cur);
+      return errno == ENOENT && n > 0 && (size_t)n < size;
+    }
+    char target[PATH_MAX];
+    ssize_t n = S_ISLNK(st.st_mode) ? readlink(cur, target, sizeof(target) - 1) : -1;
+    if (n <= 0) {
+      return 0;
+    }
+    target[n] = '\0';
+    char next[PATH_MAX];
+    const char* slash = strrchr(cur, '/');
+    len = target[0] == '/' || !slash
+              ? snprintf(next, sizeof(next), "%s", target)
+              : snprintf(next, sizeof(next), "%.*s/%s", (int)(slash - cur), cur, target);
+    if (len > 0 && (size_t)len < sizeof(cur)) {
+      memcpy(cur, next, (size_t)len + 1);
+    }
+  }
+  return 0;
+}
+
+
+// the file path stands for: the target of a symbolic link (a link to nothing yet: the name its
+// chain ends at, which writing creates), else path; *link is 1 for a link that leads nowhere
+// writable (a loop, a name that does not fit: written in place, to fail as opening it fails);
+// 0, or -1 when too long
 static int destination(const char* path, char* dest, size_t size, int* link) {
   struct stat st;
   *link = lstat(path, &st) == 0 && S_ISLNK(st.st_mode);
   char* real = *link ? realpath(path, NULL) : NULL;
   int n = snprintf(dest, size, "%s", real ? real : path);
-  *link = *link && !real;
   free(real);
+  if (*link && !real) {
+    if (csu_danglingLinkTarget(path, dest, size)) {
+      *link = 0;
+      return 0;
+    }
+    n = snprintf(dest, size, "%s", path);
+  } else {
+    *link = 0;
+  }
   return n > 0 && (size_t)n < size ? 0 : -1;
 }
 

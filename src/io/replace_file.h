@@ -17,7 +17,8 @@ typedef struct csuReplace {
 // - a regular file (or a new one) under a temporary name beside it, renamed over it by
 //   csu_replaceClose, keeping an existing file's mode (a file that cannot be written now is
 //   refused, as renaming over it would bypass its mode);
-// - through a symbolic link, its target (renaming over the link would replace the link);
+// - through a symbolic link, its target (renaming over the link would replace the link); a link
+//   to nothing yet, the name its chain ends at, created by the rename;
 // - a device, a pipe or a socket in place (renaming over it would replace the node itself).
 // 0, or -1 with errno set and nothing left behind.
 int csu_replaceOpen(csuReplace* r, const char* path);
@@ -30,5 +31,11 @@ int csu_replaceClose(csuReplace* r, int sync);
 // a link's target), into buf (size bytes): a program that removes temporary files on a signal
 // registers it. 0, or -1 when it does not fit.
 int csu_replaceTemporaryName(const char* path, char* buf, size_t size);
+
+// The name a chain of symbolic links from path ends at when nothing has that name yet (a link
+// to nothing: opening it for writing creates that file, as shell redirection and cp do): 1 with
+// the name in out (a relative link read from its link's folder), else 0 (path is no link, its
+// target exists, the chain loops or a name does not fit).
+int csu_danglingLinkTarget(const char* path, char* out, size_t size);
 
 #endif
