@@ -188,7 +188,7 @@ static void addStop(double lower, double upper, double k, double d) {
 
 // mjcb_passive: the linear stop of contactsim's linear_stop.c on hinge dof i (one per joint)
 static void stopPassive(const mjModel* m, mjData* d) {
-  for (int i = 0; i < g_nstop && i < m->nv; i++) {
+  for (int i = 0; i < g_nstop && i < m->njnt; i++) {
     double q = d->qpos[m->jnt_qposadr[i]], qd = d->qvel[m->jnt_dofadr[i]];
     double k = g_stop[i][2], c = g_stop[i][3], f = 0;
     if (q > g_stop[i][1]) {
@@ -285,6 +285,12 @@ static void chain(Scene* s, int n, int sceneStops) {
   s->duration = 2.0;
 }
 
+// MuJoCo's warnings (an unstable run's reset among them) on standard error, where by default
+// they would also go to MUJOCO_LOG.TXT in the working directory
+static void warningToStderr(const char* msg) {
+  fprintf(stderr, "mujoco_peer: MuJoCo warning: %s\n", msg);
+}
+
 int main(int argc, char** argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: mujoco_peer SCENE [--timestep H] [--integrator Euler|RK4] "
@@ -349,6 +355,10 @@ int main(int argc, char** argv) {
     fprintf(stderr, "mujoco_peer: unknown scene '%s'\n", name);
     return 2;
   }
+  if (sceneStops && g_nstop == 0) {
+    fprintf(stderr, "mujoco_peer: --stops scene: scene '%s' has no stops\n", name);
+    return 2;
+  }
   if (hc && g_nsphere == 0) {
     fprintf(stderr, "mujoco_peer: --contact hunt_crossley: scene '%s' has no such contacts\n",
             name);
@@ -356,6 +366,7 @@ int main(int argc, char** argv) {
   }
   add(&s, "</worldbody></mujoco>");
 
+  mju_user_warning = warningToStderr;
   // MuJoCo 2.2 loads XML from a file or a virtual file system
   mjVFS vfs;
   mj_defaultVFS(&vfs);
@@ -417,8 +428,10 @@ int main(int argc, char** argv) {
   }
   double cpu = cpuSeconds() - t0;
 
-  printf("scene=%s stops=%s contact=%s integrator=%s timestep=%g t=%.17g steps=%ld cpu_integration=%.6f qpos=", name,
-         sceneStops ? "scene" : "mujoco", hc ? "hunt_crossley" : "mujoco", integrator, m->opt.timestep, d->time, nsteps, cpu);
+  printf("scene=%s stops=%s contact=%s integrator=%s timestep=%g t=%.17g steps=%ld "
+         "cpu_integration=%.6f qpos=",
+         name, sceneStops ? "scene" : "mujoco", hc ? "hunt_crossley" : "mujoco", integrator,
+         m->opt.timestep, d->time, nsteps, cpu);
   for (int i = 0; i < m->nq; i++) {
     printf("%s%.17g", i ? "," : "", d->qpos[i]);
   }
