@@ -126,7 +126,7 @@ def mujoco_limits_in_radians():
     """MuJoCo's own joint limits (no --stops) are the scene's bounds: the pendulum released at
     1.2 rad is pushed back from its limit at 0.8 rad and swings between its limits at -0.5 and
     0.8 rad (its mass centre, 1 m from the pin, between x = -0.48 and 0.72 m); read as degrees,
-    the limits held it within 0.014 rad of hanging straight down."""
+    the limits held it near hanging straight down (within 23 mm)."""
     theirs, _ = bench.Peer(MUJOCO, "pendulum_stop", []).trajectory(tempfile.mkdtemp(), "limits")
     xs = [r[1][0][0] for r in theirs if r[0] >= 0.2]
     print(f"  pendulum_stop in MuJoCo's limits: x from {min(xs):.3g} to {max(xs):.3g} m")

@@ -209,8 +209,9 @@ const char* cs_cliStatusName(const csCliRun* r);
 // writing, after making sure that none of them is the scene file or another of them, by
 // dev + inode where they exist and by their directory's real path where they do not (a symbolic
 // link to nothing yet by the name it points to, which is created: such a link is written
-// through, as a shell's redirection writes it); all are opened before any is truncated, so that one that cannot be opened leaves every file as it was
-// (and removes the ones this call created). Returns 0, or -1 with the error printed. None of
+// through, as a shell's redirection writes it); all are opened before any is truncated, so
+// that one that cannot be opened leaves every file as it was (and removes the ones this call
+// created). Returns 0, or -1 with the error printed. None of
 // scene, paths, files is NULL; the caller closes the files. Bit i of checkOnly: path i is only
 // checked (clashes, and that it can be opened for writing), then left as it was (files[i]
 // NULL): an output written whole at the end (the replay page) keeps its old content meanwhile.
