@@ -1240,7 +1240,8 @@ int cs_cliOpenOutputs(const char* scene, const char* const* paths, FILE** files,
     // O_EXCL refuses every symbolic link; one to nothing yet is written through, creating its
     // target, as --save-state, cp and shell redirection do (and the target is what a failure
     // removes, not the link)
-    if (fd[i] < 0 && errno == ENOENT && csu_danglingLinkTarget(paths[i], made[i], sizeof(made[i]))) {
+    if (fd[i] < 0 && errno == ENOENT &&
+        csu_danglingLinkTarget(paths[i], made[i], sizeof(made[i]))) {
       fd[i] = open(made[i], O_WRONLY | O_CREAT | O_EXCL | O_NOCTTY | O_CLOEXEC, 0666);
       created[i] = fd[i] >= 0;
     }
