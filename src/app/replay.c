@@ -93,8 +93,10 @@ int cs_replayFindTemplate(char* path, size_t size, csError* err) {
                                          "../share/contactsim/replay_template.html",
                                          "../contactsim/replay_template.html"};
   for (int i = 0; dir[0] && i < 3; i++) {
-    snprintf(path, size, "%s/%s", dir, relative[i]);
-    if (access(path, R_OK) == 0) {
+    char candidate[sizeof(dir) + 64];
+    snprintf(candidate, sizeof(candidate), "%s/%s", dir, relative[i]);
+    if (access(candidate, R_OK) == 0) {
+      snprintf(path, size, "%s", candidate);
       return 0;
     }
   }
