@@ -970,6 +970,12 @@ def save_state_never_overwrites_an_input_or_output():
     os.mkdir(os.path.join(d, "dir"))
     code, _, err = run("run", path, "-q", "-o", out, "--save-state", os.path.join(d, "dir"))
     check(code == 2 and "directory" in err, (code, err))
+    # a loop of symbolic links is refused before the run, not after it
+    os.symlink("loop_b", os.path.join(d, "loop_a"))
+    os.symlink("loop_a", os.path.join(d, "loop_b"))
+    fresh = os.path.join(d, "fresh.csv")
+    code, _, err = run("run", path, "-q", "-o", fresh, "--save-state", os.path.join(d, "loop_a"))
+    check(code == 2 and "symbolic links" in err and not os.path.exists(fresh), (code, err))
 
 
 @case

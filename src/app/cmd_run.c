@@ -81,6 +81,13 @@ static int checkSaveState(const char* state, const char* scene, const char* outp
             cs_cliSafe(state));
     return -1;
   }
+  // a name that cannot be followed (a loop of symbolic links, a folder that cannot be searched,
+  // a file where a folder should be) would fail only at the end, after the whole run
+  if (stat(state, &st) != 0 && errno != ENOENT) {
+    fprintf(stderr, "contactsim: error: cannot write the checkpoint %s: %s\n", cs_cliSafe(state),
+            strerror(errno));
+    return -1;
+  }
   // a device or a pipe is written in place (cs_saveState); opening a pipe here would wait for
   // its reader, so only a regular file's directory is tried, by creating the temporary file
   // cs_saveState will write (next to the file a symbolic link names)
