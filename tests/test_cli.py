@@ -788,6 +788,15 @@ def replay_reads_a_bounded_csv():
         p = subprocess.run([EXE, "replay", scene, big, "-o", page], capture_output=True,
                            text=True, timeout=60, cwd=ROOT, env=replay_env(), preexec_fn=cap)
         check(p.returncode == 2 and (big + ": " + what) in p.stderr, (size, p.returncode, p.stderr))
+    # an endless stream of text that is no CSV of contactsim's, without a NUL byte (`yes |`), was
+    # read up to the 4 GiB limit; now its first block is enough to refuse it
+    yes = subprocess.Popen(["yes"], stdout=subprocess.PIPE)
+    p = subprocess.run([EXE, "replay", scene, "/dev/stdin", "-o", page], stdin=yes.stdout,
+                       capture_output=True, text=True, timeout=60, cwd=ROOT, env=replay_env(),
+                       preexec_fn=cap)
+    yes.kill()
+    yes.wait()
+    check(p.returncode == 2 and "has no column 't'" in p.stderr, (p.returncode, p.stderr))
     check(not os.path.exists(page), "a page was written")
 
 

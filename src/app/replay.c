@@ -129,8 +129,12 @@ int cs_replayFindTemplate(char* path, size_t size, csError* err) {
 // The rest of stream f as one zero-terminated string of *len bytes (owned by the caller), or
 // NULL with errno set: EFBIG for a file of more than CS_REPLAY_MAX_FILE_BYTES, told from a
 // regular file's size before anything is read and from what a pipe or a device gave once it is
-// more. With stopAtNul the reading ends just after the first NUL byte, which *len then includes
-// (the caller names it): no CSV holds one, and /dev/zero is all of them. f is not closed.
+// more. With stopAtNul (a CSV) the reading ends just after the first NUL byte, which *len then
+// includes (the caller names it): no CSV holds one, and /dev/zero is all of them. It also ends
+// after the first block when that block cannot begin a CSV of contactsim's (its header's first
+// name is t; a byte-order mark or a quote may come first): the caller then names what is
+// wrong, where an endless stream of other text (`yes |`) was read up to the limit. f is not
+// closed.
 static char* readStream(FILE* f, int stopAtNul, size_t* len) {
   struct stat st;
   if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) &&
@@ -163,8 +167,12 @@ static char* readStream(FILE* f, int stopAtNul, size_t* len) {
     size_t got = fread(buf + n, 1, cap - n - 1, f);
     char* zero = stopAtNul ? memchr(buf + n, 0, got) : NULL;
     nul = zero != NULL;
+    int first = n == 0;
     n = zero ? (size_t)(zero - buf) + 1 : n + got;
     if (got == 0) {
+      break;
+    }
+    if (stopAtNul && first && buf[0] != 't' && buf[0] != '"' && (unsigned char)buf[0] != 0xEF) {
       break;
     }
   }
