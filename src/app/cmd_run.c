@@ -46,12 +46,16 @@ static int checkInitialState(csCliRun* run, const char* state, const char* scene
 }
 
 
-// 1 when a file can be created beside path (its temporary name, for writing it whole): a
-// regular file in a directory that is not writable is written in place instead
+// 1 when the temporary name for writing path whole can be created (beside the file path stands
+// for: a symbolic link's target): a regular file in a directory that is not writable is written
+// in place instead
 static int directoryWritable(const char* path) {
-  char dir[PATH_MAX];
-  const char* slash = strrchr(path, '/');
-  int n = slash ? snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path) + 1, path)
+  char tmp[PATH_MAX + 32], dir[PATH_MAX + 32];
+  if (csu_replaceTemporaryName(path, tmp, sizeof(tmp)) != 0) {
+    return 0;
+  }
+  const char* slash = strrchr(tmp, '/');
+  int n = slash ? snprintf(dir, sizeof(dir), "%.*s", (int)(slash - tmp) + 1, tmp)
                 : snprintf(dir, sizeof(dir), ".");
   return n > 0 && (size_t)n < sizeof(dir) && access(dir, W_OK) == 0;
 }
@@ -384,7 +388,15 @@ int cs_cliRun(int argc, char** argv) {
     const csData* state = status == CS_OK ? run.d : run.checkpoint;
     csError serr;
     memset(&serr, 0, sizeof(serr));
-    if (state && cs_saveState(run.m, state, saveState, &serr) != CS_OK) {
+    // the temporary file cs_saveState writes (named in this thread, as it is) removed if a
+    // signal ends the program while it is written
+    char stateTmp[PATH_MAX + 32];
+    if (csu_replaceTemporaryName(saveState, stateTmp, sizeof(stateTmp)) == 0) {
+      cs_cliTemporaryFile(1, stateTmp);
+    }
+    csStatus saved = state ? cs_saveState(run.m, state, saveState, &serr) : CS_OK;
+    cs_cliTemporaryFile(1, NULL);
+    if (saved != CS_OK) {
       cs_cliPrintError(&serr);
       status = status == CS_OK ? CS_ERR_IO : status;
     } else if (state && status != CS_OK && !quiet) {

@@ -126,15 +126,33 @@ int cs_replayFindTemplate(char* path, size_t size, csError* err) {
 // ---------------------------------------------------------------------------------------------
 // reading a CSV: the header's names, and the wanted columns of every row
 
+// whether the header line h (len bytes, without its newline) has a column named t, plain or
+// quoted (a byte-order mark and a carriage return allowed)
+static int hasTimeColumn(const char* h, size_t len) {
+  size_t i = len >= 3 && !memcmp(h, "\xEF\xBB\xBF", 3) ? 3 : 0;
+  while (i <= len) {
+    size_t j = i;
+    while (j < len && h[j] != ',') {
+      j++;
+    }
+    size_t e = j > i && h[j - 1] == '\r' ? j - 1 : j;
+    if ((e - i == 1 && h[i] == 't') || (e - i == 3 && !memcmp(h + i, "\"t\"", 3))) {
+      return 1;
+    }
+    i = j + 1;
+  }
+  return 0;
+}
+
+
 // The rest of stream f as one zero-terminated string of *len bytes (owned by the caller), or
 // NULL with errno set: EFBIG for a file of more than CS_REPLAY_MAX_FILE_BYTES, told from a
 // regular file's size before anything is read and from what a pipe or a device gave once it is
 // more. With stopAtNul (a CSV) the reading ends just after the first NUL byte, which *len then
 // includes (the caller names it): no CSV holds one, and /dev/zero is all of them. It also ends
-// after the first block when that block cannot begin a CSV of contactsim's (its header's first
-// name is t; a byte-order mark or a quote may come first): the caller then names what is
-// wrong, where an endless stream of other text (`yes |`) was read up to the limit. f is not
-// closed.
+// as soon as the first line is complete when that line has no column t, which the caller
+// refuses whatever follows (an endless stream of other text, `yes |`, was read up to the
+// limit). f is not closed.
 static char* readStream(FILE* f, int stopAtNul, size_t* len) {
   struct stat st;
   if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) &&
@@ -144,7 +162,7 @@ static char* readStream(FILE* f, int stopAtNul, size_t* len) {
   }
   char* buf = NULL;
   size_t cap = 0, n = 0;
-  int nul = 0;
+  int nul = 0, header = 0;
   while (!nul) {
     if (n + 65536 + 1 > cap) {
       // the buffer at its largest holds the limit, one byte more (to tell a larger stream) and
@@ -167,13 +185,19 @@ static char* readStream(FILE* f, int stopAtNul, size_t* len) {
     size_t got = fread(buf + n, 1, cap - n - 1, f);
     char* zero = stopAtNul ? memchr(buf + n, 0, got) : NULL;
     nul = zero != NULL;
-    int first = n == 0;
+    size_t before = n;
     n = zero ? (size_t)(zero - buf) + 1 : n + got;
     if (got == 0) {
       break;
     }
-    if (stopAtNul && first && buf[0] != 't' && buf[0] != '"' && (unsigned char)buf[0] != 0xEF) {
-      break;
+    if (stopAtNul && !header) {
+      const char* eol = memchr(buf + before, '\n', n - before);
+      if (eol) {
+        header = 1;
+        if (!hasTimeColumn(buf, (size_t)(eol - buf))) {
+          break;
+        }
+      }
     }
   }
   if (ferror(f) && !nul) {
@@ -1115,8 +1139,12 @@ csStatus cs_replayWrite(const char* out, const char* template_path, const csRepl
 // run --replay
 
 FILE* cs_replayOpenScratch(const char* page, char* path, size_t size, csError* err) {
-  // next to the page: the user can write there, and it is on the same file system
-  int n = snprintf(path, size, "%s.csv.XXXXXX", page);
+  // next to the page (a symbolic link's target, where the page's own temporary file goes): the
+  // user can write there, and it is on the same file system
+  char base[PATH_MAX + 32];
+  int n = csu_replaceTemporaryName(page, base, sizeof(base)) == 0
+              ? snprintf(path, size, "%s.csv.XXXXXX", base)
+              : -1;
   if (n < 0 || (size_t)n >= size) {
     setError(err, CS_ERR_INPUT, page, "the replay page's path is too long");
     return NULL;
