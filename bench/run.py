@@ -93,10 +93,13 @@ STOP_SCENES = {"pendulum_stop", "chain_1", "chain_4", "chain_16", "chain_64"}
 SAME_EQUATION_STEPS = {"Euler": ["2e-3", "1e-3", "5e-4", "2e-4", "1e-4", "5e-5", "2e-5"],
                        "RK4": ["2e-3", "1e-3", "5e-4", "2e-4", "1e-4", "5e-5", "2e-5"]}
 # MuJoCo with the same equations as contactsim: (label, mujoco_peer's options, the converged
-# run's RK4 step) for the scenes' stops, and for the Hunt-Crossley spheres on the scenes compared
+# run's RK4 step, the steps tried) for the scenes' stops, and for the Hunt-Crossley spheres on the scenes compared
 # on that model (the ball's bounce needs 5 us: at 10 us RK4 ends 7.8e-6 m from the 5 us run)
-SCENE_STOPS = ("MuJoCo: the scene's stops", ["--stops", "scene"], "1e-5")
-SCENE_HC = ("MuJoCo: Hunt-Crossley spheres", ["--contact", "hunt_crossley"], "5e-6")
+SCENE_STOPS = ("MuJoCo: the scene's stops", ["--stops", "scene"], "1e-5", SAME_EQUATION_STEPS)
+SCENE_HC = ("MuJoCo: Hunt-Crossley spheres", ["--contact", "hunt_crossley"], "5e-6",
+            SAME_EQUATION_STEPS)
+# MuJoCo's own contacts and limits (no label: the rows the targets name)
+MUJOCO_OWN = (None, [], MUJOCO_REF_STEP, MUJOCO_STEPS)
 HC_SCENES = {"incline_stick", "incline_slide", "sphere_bounce_roll"}
 
 
@@ -331,61 +334,47 @@ def bench_scene(args, scene, model, tmp, have_sb, have_mj, simbody, mujoco):
             row["peers"].append(entry)
             print(json.dumps({"scene": scene, **entry}), flush=True)
     if have_mj and scene in MUJOCO_SCENES:
-        mref, _ = Peer(mujoco, scene, ["--integrator", "RK4", "--timestep",
-                                       MUJOCO_REF_STEP]).trajectory(tmp, "ref")
-        peer = Peer(mujoco, scene, [])
-        traj, _ = peer.trajectory(tmp, "default")
-        entry = {"engine": "mujoco 2 ms Euler", "kind": "mujoco default",
-                 "error": traj_error(traj, mref), "cs_tol": tol_1mm}
-        if tol_1mm is not None:
-            (ci, cp), (pi, pp) = interleaved(cs, tol_1mm, peer, args.reps)
-            entry.update(cs_cpu=ci, cs_proc=cp, peer_cpu=pi, peer_proc=pp,
-                         cs_error=errors[tol_1mm])
-        row["peers"].append(entry)
-        print(json.dumps({"scene": scene, **entry}), flush=True)
-        row["mujoco_errors"] = {}
-        for integ, steps in MUJOCO_STEPS.items():
-            entry = mujoco_matched(args, scene, mujoco, integ, steps, mref, cs, tol_1mm, tmp)
-            if "cs_cpu" in entry:
-                entry["cs_error"] = errors[tol_1mm]
-            row["mujoco_errors"][integ] = entry.pop("errors")
-            row["peers"].append(entry)
-            print(json.dumps({"scene": scene, **entry}), flush=True)
+        peer = mujoco_rows(args, scene, mujoco, cs, errors, tol_1mm, row, tmp, MUJOCO_OWN)
         own = cs.scene.get("contact_models", {}).get("default")
         if model and own and own != model:
             mujoco_scene_model(args, scene, own, peer, row, tmp)
         if scene in STOP_SCENES:
-            mujoco_same_equations(args, scene, mujoco, cs, errors, tol_1mm, row, tmp,
-                                  SCENE_STOPS)
+            mujoco_rows(args, scene, mujoco, cs, errors, tol_1mm, row, tmp, SCENE_STOPS)
         if scene in HC_SCENES and model == "hunt_crossley":
-            mujoco_same_equations(args, scene, mujoco, cs, errors, tol_1mm, row, tmp, SCENE_HC)
+            mujoco_rows(args, scene, mujoco, cs, errors, tol_1mm, row, tmp, SCENE_HC)
     return row
 
 
-def mujoco_same_equations(args, scene, mujoco, cs, errors, tol_1mm, row, tmp, variant):
-    """Steps 4 and 5 of the module doc with MuJoCo integrating the same equations as contactsim
-    (variant: SCENE_STOPS or SCENE_HC), each engine against its own converged run."""
-    label, extra, ref_step = variant
+def mujoco_rows(args, scene, mujoco, cs, errors, tol_1mm, row, tmp, variant):
+    """Steps 4 and 5 of the module doc for one MuJoCo model (variant: MUJOCO_OWN, its own
+    contacts and limits; SCENE_STOPS or SCENE_HC, the same equations as contactsim), each engine
+    against its own converged run. Returns the peer at its default, for mujoco_scene_model."""
+    label, extra, ref_step, steps_by_integ = variant
     mref, _ = Peer(mujoco, scene, ["--integrator", "RK4", "--timestep", ref_step]
-                   + extra).trajectory(tmp, "ref_same")
+                   + extra).trajectory(tmp, "ref")
     peer = Peer(mujoco, scene, extra)
-    traj, _ = peer.trajectory(tmp, "default_same")
-    entry = {"engine": "mujoco 2 ms Euler", "kind": "mujoco default", "peer_model": label,
+    traj, _ = peer.trajectory(tmp, "default")
+    tagged = {"peer_model": label} if label else {}
+    entry = {"engine": "mujoco 2 ms Euler", "kind": "mujoco default", **tagged,
              "error": traj_error(traj, mref), "cs_tol": tol_1mm}
     if tol_1mm is not None:
         (ci, cp), (pi, pp) = interleaved(cs, tol_1mm, peer, args.reps)
         entry.update(cs_cpu=ci, cs_proc=cp, peer_cpu=pi, peer_proc=pp, cs_error=errors[tol_1mm])
     row["peers"].append(entry)
     print(json.dumps({"scene": scene, **entry}), flush=True)
-    row["mujoco_errors_same"] = {"label": label, "ref_step": ref_step}
-    for integ, steps in SAME_EQUATION_STEPS.items():
+    # the errors on the ladder of steps: "mujoco_errors" for MuJoCo's own models,
+    # "mujoco_errors_same" (with the variant's label and converged step) for the same equations
+    table = {"label": label, "ref_step": ref_step} if label else {}
+    row["mujoco_errors_same" if label else "mujoco_errors"] = table
+    for integ, steps in steps_by_integ.items():
         entry = mujoco_matched(args, scene, mujoco, integ, steps, mref, cs, tol_1mm, tmp, extra)
-        entry["peer_model"] = label
+        entry.update(tagged)
         if "cs_cpu" in entry:
             entry["cs_error"] = errors[tol_1mm]
-        row["mujoco_errors_same"][integ] = entry.pop("errors")
+        table[integ] = entry.pop("errors")
         row["peers"].append(entry)
         print(json.dumps({"scene": scene, **entry}), flush=True)
+    return peer
 
 
 def mujoco_scene_model(args, scene, own, peer, row, tmp):
