@@ -126,23 +126,9 @@ int cs_replayFindTemplate(char* path, size_t size, csError* err) {
 // ---------------------------------------------------------------------------------------------
 // reading a CSV: the header's names, and the wanted columns of every row
 
-// whether the header line h (len bytes, without its newline) has a column named t, plain or
-// quoted (a byte-order mark and a carriage return allowed)
-static int hasTimeColumn(const char* h, size_t len) {
-  size_t i = len >= 3 && !memcmp(h, "\xEF\xBB\xBF", 3) ? 3 : 0;
-  while (i <= len) {
-    size_t j = i;
-    while (j < len && h[j] != ',') {
-      j++;
-    }
-    size_t e = j > i && h[j - 1] == '\r' ? j - 1 : j;
-    if ((e - i == 1 && h[i] == 't') || (e - i == 3 && !memcmp(h + i, "\"t\"", 3))) {
-      return 1;
-    }
-    i = j + 1;
-  }
-  return 0;
-}
+// whether the header line h (len bytes, without its newline) has the column t, read as the
+// header is read for the page (columnsInit, columnsFind, below); 1 when that cannot be told
+static int hasTimeColumn(const char* h, size_t len);
 
 
 // The rest of stream f as one zero-terminated string of *len bytes (owned by the caller), or
@@ -322,6 +308,14 @@ static int columnsFind(const Columns* c, const char* prefix, const char* suffix)
     s = (s + 1) & (c->nslot - 1);
   }
   return -1;
+}
+
+
+static int hasTimeColumn(const char* h, size_t len) {
+  Columns c;
+  int has = columnsInit(&c, h, len) != 0 || columnsFind(&c, "t", NULL) >= 0;
+  columnsFree(&c);
+  return has;
 }
 
 

@@ -46,23 +46,23 @@ int csu_danglingLinkTarget(const char* path, char* out, size_t size) {
 
 
 // the file path stands for: the target of a symbolic link (a link to nothing yet: the name its
-// chain ends at, which writing creates), else path; *link is 1 for a link that leads nowhere
-// writable (a loop, a name that does not fit: written in place, to fail as opening it fails);
-// 0, or -1 when too long
-static int destination(const char* path, char* dest, size_t size, int* link) {
+// chain ends at, which writing creates), else path. *inPlace is 1 for a link that leads nowhere
+// it could be written whole (a loop, a name that does not fit): it is then opened in place, to
+// fail as opening it fails. 0, or -1 when too long
+static int destination(const char* path, char* dest, size_t size, int* inPlace) {
   struct stat st;
-  *link = lstat(path, &st) == 0 && S_ISLNK(st.st_mode);
-  char* real = *link ? realpath(path, NULL) : NULL;
+  int link = lstat(path, &st) == 0 && S_ISLNK(st.st_mode);
+  char* real = link ? realpath(path, NULL) : NULL;
   int n = snprintf(dest, size, "%s", real ? real : path);
+  int dangling = link && !real;
   free(real);
-  if (*link && !real) {
+  *inPlace = 0;
+  if (dangling) {
     if (csu_danglingLinkTarget(path, dest, size)) {
-      *link = 0;
       return 0;
     }
+    *inPlace = 1;
     n = snprintf(dest, size, "%s", path);
-  } else {
-    *link = 0;
   }
   return n > 0 && (size_t)n < size ? 0 : -1;
 }
@@ -70,8 +70,8 @@ static int destination(const char* path, char* dest, size_t size, int* link) {
 
 int csu_replaceTemporaryName(const char* path, char* buf, size_t size) {
   char dest[PATH_MAX];
-  int link;
-  if (destination(path, dest, sizeof(dest), &link) != 0) {
+  int inPlace;
+  if (destination(path, dest, sizeof(dest), &inPlace) != 0) {
     return -1;
   }
   // the thread's id as well as the process's: threads writing the same path at once
@@ -84,8 +84,8 @@ int csu_replaceTemporaryName(const char* path, char* buf, size_t size) {
 
 int csu_replaceOpen(csuReplace* r, const char* path) {
   memset(r, 0, sizeof(*r));
-  int danglingLink;
-  if (destination(path, r->dest, sizeof(r->dest), &danglingLink) != 0) {
+  int inPlace;
+  if (destination(path, r->dest, sizeof(r->dest), &inPlace) != 0) {
     errno = ENAMETOOLONG;
     return -1;
   }
@@ -95,7 +95,7 @@ int csu_replaceOpen(csuReplace* r, const char* path) {
     errno = EISDIR;
     return -1;
   }
-  if ((exists && !S_ISREG(st.st_mode)) || danglingLink) {
+  if ((exists && !S_ISREG(st.st_mode)) || inPlace) {
     r->f = fopen(path, "w");
     return r->f ? 0 : -1;
   }
