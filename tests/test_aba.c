@@ -380,6 +380,103 @@ static void test_aba_matches_kane_pin_leaves(void** state) {
 }
 
 
+// A planar pin tree (all axes parallel) takes the planar path. General frames: the plane tilted
+// in Ground, a pin whose F frame flips the axis (rotation by pi about x), body frames turned about
+// the axis and offset from it (origins off the axis) and along it, centres of mass out of the
+// plane, tilted inertias (products of inertia coupling the plane to the other axes), a branch,
+// and forces with components out of the plane (tilted gravity, a constant force and moment),
+// all against Kane's equations. `tilt` turns the last pin's axis by that angle out of parallel
+// (and `ball` hangs a ball joint from the branch), which must send the whole tree down the
+// general path.
+static csModel* planarTree(double tilt, int ball) {
+  csModel* m = cs_newModel("planar_tree");
+  m->gravity = csu_vec3(0.3, -0.2, -9.81);
+  csTransform XPF0 = frame(0.1, 0.2, 1.0, 1, 1, 0, 1.2);
+  csTransform turnZ = frame(0.1, 0.02, -0.01, 0, 0, 1, 0.3);
+  csTransform flip = frame(0.12, -0.03, 0.02, 1, 0, 0, 3.14159265358979323846);
+  csTransform offAxis = frame(-0.02, 0.01, 0.03, 0, 0, 1, 0.4);
+  csTransform alongAxis = frame(0, 0, 0.04, 0, 0, 1, -0.6);
+  int ids[6];
+  ids[0] = th_addBody(m, NULL, 0, CS_JOINT_PIN, XPF0, offAxis, 0.1, csu_vec3(0.05, 0.01, 0.02),
+                      tiltedInertia(0.1, 0.05, 0.01, 0.02, 0.3));
+  ids[1] = th_addBody(m, NULL, ids[0], CS_JOINT_PIN, turnZ, alongAxis, 0.2,
+                      csu_vec3(0.05, 0, 0.01), tiltedInertia(0.2, 0.05, 0.02, 0.01, 0.7));
+  ids[2] = th_addBody(m, NULL, ids[1], CS_JOINT_PIN, flip, offAxis, 0.3, csu_vec3(0.02, -0.01, 0),
+                      tiltedInertia(0.3, 0.03, 0.02, 0.04, 1.1));
+  ids[3] = th_addBody(m, NULL, ids[2], CS_JOINT_PIN, turnZ, csu_transformIdentity(), 0.15,
+                      csu_vec3(0.04, 0.01, 0.02), tiltedInertia(0.15, 0.02, 0.05, 0.03, 0.2));
+  // the branch, and the pin that the tilt turns
+  ids[4] = th_addBody(m, NULL, ids[1], CS_JOINT_PIN, flip, alongAxis, 0.1, csu_vec3(0.05, 0, 0),
+                      tiltedInertia(0.1, 0.05, 0.01, 0.01, 0.9));
+  ids[5] = th_addBody(m, NULL, ids[4], CS_JOINT_PIN, frame(0.08, 0.01, 0, 1, 0.5, 0, tilt),
+                      offAxis, 0.12, csu_vec3(0.03, 0.01, -0.01),
+                      tiltedInertia(0.12, 0.04, 0.02, 0.01, 0.5));
+  if (ball) {
+    th_addBody(m, NULL, ids[4], CS_JOINT_BALL, turnZ, offAxis, 0.05, csu_vec3(0.01, 0, 0),
+               tiltedInertia(0.05, 0.01, 0.02, 0.01, 0.4));
+  }
+  th_addForce(m, CS_FORCE_GRAVITY, "gravity");
+  for (int i = 0; i < 6; i++) {
+    char name[32];
+    snprintf(name, sizeof(name), "spring%d", i);
+    int e = th_addForce(m, CS_FORCE_MOBILITY_SPRING, name);
+    th_setParam(m, e, "body", ids[i]);
+    th_setParam(m, e, "stiffness", 0.5 + i);
+    th_setParam(m, e, "q0", 0.1);
+    snprintf(name, sizeof(name), "damper%d", i);
+    e = th_addForce(m, CS_FORCE_MOBILITY_DAMPER, name);
+    th_setParam(m, e, "body", ids[i]);
+    th_setParam(m, e, "damping", 0.02 * (i + 1));
+  }
+  int f = th_addForce(m, CS_FORCE_CONSTANT, "push");
+  th_setParam(m, f, "body", ids[3]);
+  double cparam[9] = {0.02, 0.01, -0.03, 0.3, -0.2, 0.1, 0.01, 0.02, -0.03};
+  for (int i = 0; i < 9; i++) {
+    m->force[f].param[i] = cparam[i];
+  }
+  th_finalize(m);
+  return m;
+}
+
+
+// how many bodies of m take the planar path
+static int planarBodies(const csModel* m) {
+  csData* d = cs_makeData(m);
+  int n = 0;
+  for (int b = 1; b < m->nbody; b++) {
+    n += d->aba_planar[b] != 0;
+  }
+  cs_deleteData(d);
+  return n;
+}
+
+
+static void test_aba_matches_kane_planar_tree(void** state) {
+  (void)state;
+  csModel* m = planarTree(0, 0);
+  assert_int_equal(planarBodies(m), 6);
+  double planar = kaneWorst(m, 31u, 20);
+  cs_deleteModel(m);
+  // out of parallel by 1e-6 rad, or with a ball joint in it: the general path, whole tree
+  m = planarTree(1e-6, 0);
+  assert_int_equal(planarBodies(m), 0);
+  double tilted = kaneWorst(m, 32u, 20);
+  cs_deleteModel(m);
+  m = planarTree(0, 1);
+  assert_int_equal(planarBodies(m), 0);
+  double withBall = kaneWorst(m, 33u, 20);
+  cs_deleteModel(m);
+  // the bench chains are planar trees
+  m = th_loadFile("scenes/bench/chain_4.json");
+  assert_int_equal(planarBodies(m), 4);
+  cs_deleteModel(m);
+  print_message("planar tree: largest relative difference of udot from Kane's equations %.3g "
+                "(planar path), %.3g (a pin tilted 1e-6 rad), %.3g (a ball joint added)\n",
+                planar, tilted, withBall);
+  assert_true(planar < 1e-7 && tilted < 1e-7 && withBall < 1e-7);
+}
+
+
 // the bench chain itself (pins with stops), at states where some stops are engaged
 static void test_aba_matches_kane_chain(void** state) {
   (void)state;
@@ -549,6 +646,7 @@ int main(void) {
       cmocka_unit_test(test_aba_matches_kane_aligned_frames),
       cmocka_unit_test(test_aba_matches_kane_ball_chain),
       cmocka_unit_test(test_aba_matches_kane_chain),
+      cmocka_unit_test(test_aba_matches_kane_planar_tree),
       cmocka_unit_test(test_aba_matches_kane_pin_leaves),
       cmocka_unit_test(test_chain_mass_matrix_and_solve),
   };

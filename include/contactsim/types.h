@@ -466,6 +466,10 @@ struct csData {
   int* aba_plainMB;        // (nbody) 1: X_MB is the identity (body frame = mobilizer frame M)
   int* aba_plainPF;        // (nbody) 1: X_PF has no rotation (F parallel to the parent frame)
   int* aba_diagI0;         // (nbody) 1: the inertia about the body origin is diagonal
+  int* aba_planar;         // (nbody) 1: a link of a planar pin tree (dynamics.c, planar path)
+  double* aba_plane;       // (nbody x 12) its plane: basis e1, e2, normal n (Ground), the pin
+                           // axis's sign along n, the central moment of inertia about n
+  double* aba_acc2;        // (nbody x 3) its planar acceleration (about n; along e1, e2)
   int* all_body;           // (nbody) 1 .. nbody-1: the default active body list
   int* all_force;          // (nforce) 0 .. nforce-1
   int* all_plane;          // (nplane) 0 .. nplane-1

@@ -52,6 +52,9 @@
   X(int, aba_plainMB, m->nbody, 1)                         \
   X(int, aba_plainPF, m->nbody, 1)                         \
   X(int, aba_diagI0, m->nbody, 1)                          \
+  X(int, aba_planar, m->nbody, 1)                          \
+  X(double, aba_plane, m->nbody, 12)                       \
+  X(double, aba_acc2, m->nbody, 3)                         \
   X(int, all_body, m->nbody, 1)                            \
   X(int, all_force, m->nforce, 1)                          \
   X(int, all_plane, m->nplane, 1)

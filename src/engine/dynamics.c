@@ -24,6 +24,82 @@ enum { PK_A = 0, PK_B = 6, PK_C = 15, PK_SIZE = 21 };
 static const int g_sym3[3][3] = {{0, 1, 2}, {1, 3, 4}, {2, 4, 5}};
 
 
+// Planar pin trees. A tree of pins hanging from Ground whose axes are all parallel (a planar
+// arm, a leg in the sagittal plane, the bench's chains) moves in planes normal to one Ground
+// direction n whatever the forces: every angular velocity is along n and every body point moves
+// in its plane. The articulated-body algorithm then closes on the plane's three coordinates
+// (the rotation about n; the motion along e1 and e2 of a reference point), as the restriction
+// of the spatial algebra to that subspace is exact: the subspace is closed under the motion
+// cross product, and the forces' other components (moments about axes in the plane, forces
+// along n) are absorbed by the pins without doing work. A pin's 6x6 algebra becomes 3x3:
+// an articulated inertia of 6 numbers instead of 21, and about a quarter of the arithmetic.
+// Parallel means the axes' directions differ by at most 1e-12 rad (a rotation typed in degrees
+// leaves rounding of about 1e-16); any body of the tree that is not such a pin (a ball joint,
+// a free body hung from a link, a tilted pin) sends the whole tree down the general path.
+static void planarTrees(const csModel* m, csData* d) {
+  // first the root under Ground of every body, then which roots lead planar trees
+  int* root = d->aba_planar;
+  for (int b = 1; b < m->nbody; b++) {
+    const csBody* body = &m->body[b];
+    double* pl = d->aba_plane + CS_PL_SIZE * b;
+    memset(pl, 0, sizeof(double) * CS_PL_SIZE);
+    root[b] = body->parent == 0 ? b : root[body->parent];
+    double* rootPl = d->aba_plane + CS_PL_SIZE * root[b];
+    // the pin's axis in its parent's frame (the z axis of F)
+    csVec3 axisP = csu_column(&body->X_PF.R, 2);
+    if (body->joint != CS_JOINT_PIN) {
+      rootPl[CS_PL_OK] = 0;
+      continue;
+    }
+    if (body->parent == 0) {
+      // the root: its axis is the plane's normal; e1 from the Ground axis least along it
+      csVec3 n = csu_scale(1.0 / csu_norm(axisP), axisP);
+      csVec3 a = fabs(n.x) <= fabs(n.y) && fabs(n.x) <= fabs(n.z) ? csu_vec3(1, 0, 0)
+                 : fabs(n.y) <= fabs(n.z)                          ? csu_vec3(0, 1, 0)
+                                                                   : csu_vec3(0, 0, 1);
+      csVec3 e1 = csu_sub(a, csu_scale(csu_dot(a, n), n));
+      e1 = csu_scale(1.0 / csu_norm(e1), e1);
+      csu_vec3ToArray(pl + CS_PL_E1, e1);
+      csu_vec3ToArray(pl + CS_PL_E2, csu_cross(n, e1));
+      csu_vec3ToArray(pl + CS_PL_N, n);
+      pl[CS_PL_SIGMA] = 1;
+      pl[CS_PL_OK] = 1;
+    } else {
+      // the parent's axis in the parent's frame: its motion subspace's angular part
+      const csBody* parent = &m->body[body->parent];
+      if (parent->joint != CS_JOINT_PIN) {
+        rootPl[CS_PL_OK] = 0;
+        continue;
+      }
+      csVec3 axisParent = csu_vec3FromArray(d->aba_Sbody + 6 * parent->uadr);
+      double cosine = csu_dot(axisP, axisParent);
+      if (csu_norm(csu_cross(axisP, axisParent)) > 1e-12) {
+        rootPl[CS_PL_OK] = 0;
+        continue;
+      }
+      pl[CS_PL_SIGMA] = (cosine > 0 ? 1 : -1) * d->aba_plane[CS_PL_SIZE * body->parent + CS_PL_SIGMA];
+    }
+  }
+  // then each link of a planar tree gets its root's plane, and the moment of inertia about its
+  // axis (the axis in the body frame is constant: the motion subspace's angular part)
+  for (int b = 1; b < m->nbody; b++) {
+    const csBody* body = &m->body[b];
+    const double* rootPl = d->aba_plane + CS_PL_SIZE * root[b];
+    double* pl = d->aba_plane + CS_PL_SIZE * b;
+    if (rootPl[CS_PL_OK] == 0 || d->aba_pinLeaf[b] > 0) {
+      root[b] = 0;
+      continue;
+    }
+    if (root[b] != b) {
+      memcpy(pl + CS_PL_E1, rootPl + CS_PL_E1, 9 * sizeof(double));
+    }
+    csVec3 s = csu_vec3FromArray(d->aba_Sbody + 6 * body->uadr);
+    pl[CS_PL_ICN] = csu_dot(s, csu_mulMV(&body->inertia, s));
+    root[b] = 1;
+  }
+}
+
+
 // Model-derived constants of the dynamics, computed once per data: which bodies take the
 // free-leaf fast path, each body's inverse central inertia (for that path) and its spatial
 // inertia about its origin (for the general path).
@@ -129,6 +205,7 @@ void cs_spatialInertias(const csModel* m, csData* d) {
   for (int b = 1; b < m->nbody; b++) {
     d->aba_pinLeaf[m->body[b].parent] = 0;
   }
+  planarTrees(m, d);
 }
 
 
@@ -585,6 +662,158 @@ static void inwardGeneral(const csModel* m, csData* d, int b, double* IaPacked, 
 }
 
 
+// The planar path (see planarTrees above). Planar motion vectors are (rotation rate about n,
+// velocity along e1 and e2 of the body origin), force vectors (moment about n at the body
+// origin, force along e1 and e2), all in Ground; a planar articulated inertia is symmetric 3x3,
+// kept as its upper triangle (I00 I01 I02 I11 I12 I22) in the first six entries of aba_IA, the
+// bias force in the first three of aba_pA, c in aba_c, S and U in aba_S and aba_U.
+
+static inline double dotArr3(const double* a, csVec3 v) {
+  return a[0] * v.x + a[1] * v.y + a[2] * v.z;
+}
+
+
+// a link's planar rigid inertia, bias force (v x* I v minus the applied forces), motion
+// subspace S and velocity-product acceleration c = v x S u
+static void planarStart(const csModel* m, csData* d, int b) {
+  const csBody* body = &m->body[b];
+  const double* pl = d->aba_plane + CS_PL_SIZE * b;
+  const double* e1 = pl + CS_PL_E1;
+  const double* e2 = pl + CS_PL_E2;
+  const double* n = pl + CS_PL_N;
+  const csSpatialVec* V = &d->body_vel[b];
+  double w = dotArr3(n, V->w), vx = dotArr3(e1, V->v), vy = dotArr3(e2, V->v);
+  csVec3 c3 = csu_sub(d->body_com[b], d->body_pose[b].p);
+  double mass = body->mass;
+  double mcx = mass * dotArr3(e1, c3), mcy = mass * dotArr3(e2, c3);
+  // [Ic + m |c|^2, -m cy, m cx; -m cy, m, 0; m cx, 0, m] (the plane's part of RBDA eq. 2.63)
+  double* I = d->aba_IA + PK_SIZE * b;
+  I[0] = pl[CS_PL_ICN] + (mcx * mcx + mcy * mcy) / mass;
+  I[1] = -mcy;
+  I[2] = mcx;
+  I[3] = mass;
+  I[4] = 0;
+  I[5] = mass;
+  // momentum h = I v, then v x* h = (vx h2 - vy h1, -w h2, w h1)
+  double h1 = mass * vx - mcy * w, h2 = mass * vy + mcx * w;
+  const csSpatialVec* F = &d->body_force[b];
+  double* pA = d->aba_pA + 6 * b;
+  pA[0] = vx * h2 - vy * h1 - dotArr3(n, F->w);
+  pA[1] = -w * h2 - dotArr3(e1, F->v);
+  pA[2] = w * h1 - dotArr3(e2, F->v);
+  // S = sigma (1, 0, 0) for an axis through the body origin; otherwise the origin's velocity
+  // about the axis, the body-fixed column turned into Ground
+  double* S = d->aba_S + 6 * body->uadr;
+  const double* Sb = d->aba_Sbody + 6 * body->uadr;
+  S[0] = pl[CS_PL_SIGMA];
+  S[1] = S[2] = 0;
+  if (Sb[3] != 0 || Sb[4] != 0 || Sb[5] != 0) {
+    csVec3 lin = csu_mulMV(&d->body_pose[b].R, csu_vec3FromArray(Sb + 3));
+    S[1] = dotArr3(e1, lin);
+    S[2] = dotArr3(e2, lin);
+  }
+  // c = v x vJ, vJ = S u: (0, -w vJy + vJw vy, w vJx - vJw vx)
+  double u = d->u[body->uadr];
+  double* c = d->aba_c + 6 * b;
+  c[0] = 0;
+  c[1] = u * (S[0] * vy - w * S[2]);
+  c[2] = u * (w * S[1] - S[0] * vx);
+}
+
+
+// the plane's components of b's origin from its parent's
+static inline void planarOffset(const csData* d, int b, int parent, double* rx, double* ry) {
+  const double* pl = d->aba_plane + CS_PL_SIZE * b;
+  csVec3 r = csu_sub(d->body_pose[b].p, d->body_pose[parent].p);
+  *rx = dotArr3(pl + CS_PL_E1, r);
+  *ry = dotArr3(pl + CS_PL_E2, r);
+}
+
+
+// inward step: U = IA S, D = S . U, u = tau - S . pA; then, unless the parent is Ground,
+// Ia = IA - U U^T / D and pa = pA + Ia c + U u / D, carried to the parent's origin (with r
+// the offset, motion carries as (w, v - r x w) and force as (tau + r x f, f)) and added there
+static void planarInward(const csModel* m, csData* d, int b) {
+  const csBody* body = &m->body[b];
+  const double* IA = d->aba_IA + PK_SIZE * b;
+  const double* pA = d->aba_pA + 6 * b;
+  const double* S = d->aba_S + 6 * body->uadr;
+  double* U = d->aba_U + 6 * body->uadr;
+  U[0] = IA[0] * S[0] + IA[1] * S[1] + IA[2] * S[2];
+  U[1] = IA[1] * S[0] + IA[3] * S[1] + IA[4] * S[2];
+  U[2] = IA[2] * S[0] + IA[4] * S[1] + IA[5] * S[2];
+  double D = S[0] * U[0] + S[1] * U[1] + S[2] * U[2];
+  double utau = d->mobility_force[body->uadr] - (S[0] * pA[0] + S[1] * pA[1] + S[2] * pA[2]);
+  // a massless or degenerate subtree gives NaN, which makes the step be retried
+  double Dinv = (D > 0) ? 1.0 / D : NAN;
+  d->aba_Dinv[6 * body->uadr] = Dinv;
+  d->aba_utau[body->uadr] = utau;
+  if (body->parent == 0) {
+    return;
+  }
+  double W0 = U[0] * Dinv, W1 = U[1] * Dinv, W2 = U[2] * Dinv;
+  double a = IA[0] - W0 * U[0], b1 = IA[1] - W0 * U[1], b2 = IA[2] - W0 * U[2];
+  double c11 = IA[3] - W1 * U[1], c12 = IA[4] - W1 * U[2], c22 = IA[5] - W2 * U[2];
+  const double* c = d->aba_c + 6 * b;  // c[0] is 0
+  double k = Dinv * utau;
+  double p0 = pA[0] + b1 * c[1] + b2 * c[2] + U[0] * k;
+  double p1 = pA[1] + c11 * c[1] + c12 * c[2] + U[1] * k;
+  double p2 = pA[2] + c12 * c[1] + c22 * c[2] + U[2] * k;
+  double rx, ry;
+  planarOffset(d, b, body->parent, &rx, &ry);
+  // T^T Ia T with T = [1 0 0; -ry 1 0; rx 0 1], the carry of motion from parent to child
+  double k0 = a - ry * b1 + rx * b2;
+  double k1 = b1 - ry * c11 + rx * c12;
+  double k2 = b2 - ry * c12 + rx * c22;
+  double* IP = d->aba_IA + PK_SIZE * body->parent;
+  IP[0] += k0 - ry * k1 + rx * k2;
+  IP[1] += k1;
+  IP[2] += k2;
+  IP[3] += c11;
+  IP[4] += c12;
+  IP[5] += c22;
+  double* pP = d->aba_pA + 6 * body->parent;
+  pP[0] += p0 - ry * p1 + rx * p2;
+  pP[1] += p1;
+  pP[2] += p2;
+}
+
+
+// outward step: a' = the parent's acceleration at this origin + c, udot = (u - U . a') / D,
+// a = a' + S udot, written also as the spatial acceleration in Ground
+static void planarOutward(const csModel* m, csData* d, int b) {
+  const csBody* body = &m->body[b];
+  double a0 = 0, a1 = 0, a2 = 0;
+  if (body->parent != 0) {
+    const double* ap = d->aba_acc2 + 3 * body->parent;
+    double rx, ry;
+    planarOffset(d, b, body->parent, &rx, &ry);
+    a0 = ap[0];
+    a1 = ap[1] - ap[0] * ry;
+    a2 = ap[2] + ap[0] * rx;
+  }
+  const double* c = d->aba_c + 6 * b;
+  a1 += c[1];
+  a2 += c[2];
+  const double* S = d->aba_S + 6 * body->uadr;
+  const double* U = d->aba_U + 6 * body->uadr;
+  double udot = d->aba_Dinv[6 * body->uadr] *
+                (d->aba_utau[body->uadr] - (U[0] * a0 + U[1] * a1 + U[2] * a2));
+  d->udot[body->uadr] = udot;
+  a0 += S[0] * udot;
+  a1 += S[1] * udot;
+  a2 += S[2] * udot;
+  double* acc = d->aba_acc2 + 3 * b;
+  acc[0] = a0;
+  acc[1] = a1;
+  acc[2] = a2;
+  const double* pl = d->aba_plane + CS_PL_SIZE * b;
+  d->body_acc[b].w = csu_vec3(a0 * pl[CS_PL_N], a0 * pl[CS_PL_N + 1], a0 * pl[CS_PL_N + 2]);
+  d->body_acc[b].v = csu_vec3(a1 * pl[CS_PL_E1] + a2 * pl[CS_PL_E2], a1 * pl[CS_PL_E1 + 1] + a2 * pl[CS_PL_E2 + 1],
+                              a1 * pl[CS_PL_E1 + 2] + a2 * pl[CS_PL_E2 + 2]);
+}
+
+
 void cs_realizeAcceleration(const csModel* m, csData* d) {
   if (d->stage >= CS_STAGE_ACCELERATION) {
     return;
@@ -597,6 +826,10 @@ void cs_realizeAcceleration(const csModel* m, csData* d) {
   for (int ib = 0; ib < d->nact_body; ib++) {
     int b = d->act_body[ib];
     if (d->aba_freeLeaf[b] || d->aba_pinLeaf[b] > 0) {
+      continue;
+    }
+    if (d->aba_planar[b]) {
+      planarStart(m, d, b);
       continue;
     }
     double* IA = d->aba_IA + PK_SIZE * b;
@@ -622,6 +855,10 @@ void cs_realizeAcceleration(const csModel* m, csData* d) {
   for (int ib = d->nact_body - 1; ib >= 0; ib--) {
     int b = d->act_body[ib];
     if (d->aba_freeLeaf[b] || d->aba_pinLeaf[b] > 0) {
+      continue;
+    }
+    if (d->aba_planar[b]) {
+      planarInward(m, d, b);
       continue;
     }
     const csBody* body = &m->body[b];
@@ -657,6 +894,10 @@ void cs_realizeAcceleration(const csModel* m, csData* d) {
     }
     if (d->aba_pinLeaf[b] > 0) {
       pinLeafAcceleration(m, d, b);
+      continue;
+    }
+    if (d->aba_planar[b]) {
+      planarOutward(m, d, b);
       continue;
     }
     const csBody* body = &m->body[b];

@@ -8,6 +8,19 @@
 // once when the data is made: it depends only on the model).
 void cs_spatialInertias(const csModel* m, csData* d);
 
+// The record of a link of a planar pin tree in d->aba_plane (dynamics.c, planarTrees): the
+// plane's basis e1, e2 and normal n in Ground, the sign of the pin's axis along n, the central
+// moment of inertia about n, and a flag used while the trees are found.
+enum {
+  CS_PL_E1 = 0,
+  CS_PL_E2 = 3,
+  CS_PL_N = 6,
+  CS_PL_SIGMA = 9,
+  CS_PL_ICN = 10,
+  CS_PL_OK = 11,
+  CS_PL_SIZE = 12
+};
+
 // Let the stages work on every body, force element and plane (the default).
 void cs_activateAll(const csModel* m, csData* d);
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "contactsim/contactsim.h"
+#include "engine/dynamics.h"
 #include "engine/kinematics.h"
 
 // X_FM(q) of a mobilizer: the rotation about z (pin), translation along x (slider), the
@@ -195,11 +196,12 @@ void cs_realizeVelocity(const csModel* m, csData* d) {
     if (body->joint == CS_JOINT_PIN && Sb[3] == 0 && Sb[4] == 0 && Sb[5] == 0) {
       // a pin whose axis passes through the body origin: S = (s, 0) with s the axis in Ground,
       // and every product with the zero half is left out (the general path below computes the
-      // same numbers with those zeros)
-      const csMat33* R = &d->body_pose[b].R;
-      csVec3 s = csu_mulMV(R, csu_vec3FromArray(Sb));
-      csu_vec3ToArray(S, s);
-      S[3] = S[4] = S[5] = 0;
+      // same numbers with those zeros). A link of a planar tree has its axis along the plane's
+      // normal, and its S and c are the planar path's own (dynamics.c).
+      const double* pl = d->aba_plane + CS_PL_SIZE * b;
+      csVec3 s = d->aba_planar[b]
+                     ? csu_scale(pl[CS_PL_SIGMA], csu_vec3FromArray(pl + CS_PL_N))
+                     : csu_mulMV(&d->body_pose[b].R, csu_vec3FromArray(Sb));
       qdot[0] = u[0];
       csVec3 vJ = csu_scale(u[0], s);
       const csSpatialVec* VP = &d->body_vel[body->parent];
@@ -208,6 +210,11 @@ void cs_realizeVelocity(const csModel* m, csData* d) {
       csVec3 vo = csu_add(VP->v, csu_cross(VP->w, r));
       d->body_vel[b].w = w;
       d->body_vel[b].v = vo;
+      if (d->aba_planar[b]) {
+        continue;
+      }
+      csu_vec3ToArray(S, s);
+      S[3] = S[4] = S[5] = 0;
       // c = v x vJ = (w x vJ, vo x vJ)
       double* c = d->aba_c + 6 * b;
       csu_vec3ToArray(c, csu_cross(w, vJ));
