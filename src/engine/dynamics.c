@@ -685,10 +685,11 @@ static void planarStart(const csModel* m, csData* d, int b) {
   double w = dotArr3(n, V->w), vx = dotArr3(e1, V->v), vy = dotArr3(e2, V->v);
   csVec3 c3 = csu_sub(d->body_com[b], d->body_pose[b].p);
   double mass = body->mass;
-  double mcx = mass * dotArr3(e1, c3), mcy = mass * dotArr3(e2, c3);
+  double cx = dotArr3(e1, c3), cy = dotArr3(e2, c3);
+  double mcx = mass * cx, mcy = mass * cy;
   // [Ic + m |c|^2, -m cy, m cx; -m cy, m, 0; m cx, 0, m] (the plane's part of RBDA eq. 2.63)
   double* I = d->aba_IA + PK_SIZE * b;
-  I[0] = pl[CS_PL_ICN] + (mcx * mcx + mcy * mcy) / mass;
+  I[0] = pl[CS_PL_ICN] + (mcx * cx + mcy * cy);
   I[1] = -mcy;
   I[2] = mcx;
   I[3] = mass;
