@@ -387,8 +387,9 @@ static void test_aba_matches_kane_pin_leaves(void** state) {
 // and forces with components out of the plane (tilted gravity, a constant force and moment),
 // all against Kane's equations. `tilt` turns the last pin's axis by that angle out of parallel
 // (and `ball` hangs a ball joint from the branch), which must send the whole tree down the
-// general path.
-static csModel* planarTree(double tilt, int ball) {
+// general path; `massless` takes the mass and inertia from the second link (the C API allows
+// it, and the links beyond it keep the tree's mass matrix positive definite).
+static csModel* planarTree(double tilt, int ball, int massless) {
   csModel* m = cs_newModel("planar_tree");
   m->gravity = csu_vec3(0.3, -0.2, -9.81);
   csTransform XPF0 = frame(0.1, 0.2, 1.0, 1, 1, 0, 1.2);
@@ -399,8 +400,9 @@ static csModel* planarTree(double tilt, int ball) {
   int ids[6];
   ids[0] = th_addBody(m, NULL, 0, CS_JOINT_PIN, XPF0, offAxis, 0.1, csu_vec3(0.05, 0.01, 0.02),
                       tiltedInertia(0.1, 0.05, 0.01, 0.02, 0.3));
-  ids[1] = th_addBody(m, NULL, ids[0], CS_JOINT_PIN, turnZ, alongAxis, 0.2,
-                      csu_vec3(0.05, 0, 0.01), tiltedInertia(0.2, 0.05, 0.02, 0.01, 0.7));
+  double m1 = massless ? 0 : 0.2;
+  ids[1] = th_addBody(m, NULL, ids[0], CS_JOINT_PIN, turnZ, alongAxis, m1,
+                      csu_vec3(0.05, 0, 0.01), tiltedInertia(m1, 0.05, 0.02, 0.01, 0.7));
   ids[2] = th_addBody(m, NULL, ids[1], CS_JOINT_PIN, flip, offAxis, 0.3, csu_vec3(0.02, -0.01, 0),
                       tiltedInertia(0.3, 0.03, 0.02, 0.04, 1.1));
   ids[3] = th_addBody(m, NULL, ids[2], CS_JOINT_PIN, turnZ, csu_transformIdentity(), 0.15,
@@ -453,16 +455,20 @@ static int planarBodies(const csModel* m) {
 
 static void test_aba_matches_kane_planar_tree(void** state) {
   (void)state;
-  csModel* m = planarTree(0, 0);
+  csModel* m = planarTree(0, 0, 0);
   assert_int_equal(planarBodies(m), 6);
   double planar = kaneWorst(m, 31u, 20);
   cs_deleteModel(m);
+  m = planarTree(0, 0, 1);
+  assert_int_equal(planarBodies(m), 6);
+  planar = fmax(planar, kaneWorst(m, 34u, 20));
+  cs_deleteModel(m);
   // out of parallel by 1e-6 rad, or with a ball joint in it: the general path, whole tree
-  m = planarTree(1e-6, 0);
+  m = planarTree(1e-6, 0, 0);
   assert_int_equal(planarBodies(m), 0);
   double tilted = kaneWorst(m, 32u, 20);
   cs_deleteModel(m);
-  m = planarTree(0, 1);
+  m = planarTree(0, 1, 0);
   assert_int_equal(planarBodies(m), 0);
   double withBall = kaneWorst(m, 33u, 20);
   cs_deleteModel(m);
