@@ -34,11 +34,11 @@ static double maxDiff(const thTrace* a, const thTrace* b) {
 }
 
 
-// BDF on chain m (at tolerance tol over 1 s) conserves KE + PE + dissipated, strikes the stops (energy
-// is dissipated), forms its Jacobian from the mass matrix (gravity, stops and dampers give their
-// own derivatives: no right-hand side spent on difference quotients, which the dense solver
-// spends) and follows Adams (no Newton system at all) and the full dense solver within `agree`
-// rad
+// BDF on chain m (at tolerance tol over 1 s) conserves KE + PE + dissipated, strikes the stops
+// (energy is dissipated), forms its Jacobian from the mass matrix (gravity, stops and dampers
+// give their own derivatives: no right-hand side spent on difference quotients, which the dense
+// solver spends) and follows Adams (no Newton system at all) and the full dense solver within
+// `agree` rad
 static void checkBdfChain(const csModel* m, const char* what, double tol, double agree) {
   thTrace bdf = {0}, adams = {0}, dense = {0};
   csData* d1 = runChain(m, CS_INTEGRATOR_BDF, CS_LINSOL_AUTO, tol, &bdf);

@@ -77,7 +77,8 @@ static void planarTrees(const csModel* m, csData* d) {
         rootPl[CS_PL_OK] = 0;
         continue;
       }
-      pl[CS_PL_SIGMA] = (cosine > 0 ? 1 : -1) * d->aba_plane[CS_PL_SIZE * body->parent + CS_PL_SIGMA];
+      double parentSigma = d->aba_plane[CS_PL_SIZE * body->parent + CS_PL_SIGMA];
+      pl[CS_PL_SIGMA] = cosine > 0 ? parentSigma : -parentSigma;
     }
   }
   // then each link of a planar tree gets its root's plane, and the moment of inertia about its
@@ -810,7 +811,8 @@ static void planarOutward(const csModel* m, csData* d, int b) {
   acc[2] = a2;
   const double* pl = d->aba_plane + CS_PL_SIZE * b;
   d->body_acc[b].w = csu_vec3(a0 * pl[CS_PL_N], a0 * pl[CS_PL_N + 1], a0 * pl[CS_PL_N + 2]);
-  d->body_acc[b].v = csu_vec3(a1 * pl[CS_PL_E1] + a2 * pl[CS_PL_E2], a1 * pl[CS_PL_E1 + 1] + a2 * pl[CS_PL_E2 + 1],
+  d->body_acc[b].v = csu_vec3(a1 * pl[CS_PL_E1] + a2 * pl[CS_PL_E2],
+                              a1 * pl[CS_PL_E1 + 1] + a2 * pl[CS_PL_E2 + 1],
                               a1 * pl[CS_PL_E1 + 2] + a2 * pl[CS_PL_E2 + 2]);
 }
 
