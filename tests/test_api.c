@@ -1326,7 +1326,7 @@ static void test_checkpoint_refusals(void** state) {
   char* text = readText("scenes/exp_spring_incline.json");
   char* at = strstr(text, "\"mu_static\": 0.7");
   assert_non_null(at);
-  at[14] = '6';  // 0.7 -> 0.6
+  at[15] = '6';  // 0.7 -> 0.6
   csModel* m6 = th_loadString(text);
   free(text);
   assert_true(cs_modelFingerprint(m) == cs_modelFingerprint(m6));

@@ -1333,4 +1333,57 @@ def collapsing_step_size_is_reported_as_such():
     m = re.search(r"; ([0-9.e-]+) s CPU for the integration \(([0-9.e-]+) CPU s per simulated s\)", err)
     check(m and float(m.group(2)) > float(m.group(1)), err)
 
+@case
+def max_rows_counts_the_rows_a_continued_run_writes():
+    """--max-rows with --initial-state: the rows the run writes, from the checkpoint's time to
+    the end time (--duration is that end time, counted from t = 0), not those of a run from 0"""
+    path = write_scene(PENDULUM)  # every 0.01 s
+    d = os.path.dirname(path)
+    ck = os.path.join(d, "one.state")
+    code, _, err = run("run", path, "-q", "-o", os.devnull, "--duration", "1", "--save-state", ck)
+    check(code == 0, err)
+    out = os.path.join(d, "rest.csv")
+    # from t = 1 s to the end time 3 s: 201 rows, which the limit of 201 allows
+    code, _, err = run("run", path, "-q", "-o", out, "--initial-state", ck, "--duration", "3",
+                       "--max-rows", "201")
+    check(code == 0, (code, err))
+    _, rows = read_csv(out)
+    check(len(rows) == 201 and rows[0][0] == 1 and rows[-1][0] == 3,
+          (len(rows), rows[0][0], rows[-1][0]))
+    # one fewer is refused before anything is written, naming that span
+    os.remove(out)
+    code, _, err = run("run", path, "-q", "-o", out, "--initial-state", ck, "--duration", "3",
+                       "--max-rows", "200")
+    check(code == 2 and "the run would write 201 report rows (2 s, from t = 1 s to 3 s, one "
+          "row every 0.01 s), more than the limit of 200" in err, (code, err))
+    check(not os.path.exists(out), "an output was created for a refused run")
+    # a checkpoint between two report times: its row, the multiples of the interval after it
+    # and the end, counted exactly (a run of the same length from t = 0 writes one row fewer)
+    ck = os.path.join(d, "off.state")
+    code, _, err = run("run", path, "-q", "-o", os.devnull, "--duration", "1.009",
+                       "--save-state", ck)
+    check(code == 0, err)
+    code, _, err = run("run", path, "-q", "-o", out, "--initial-state", ck, "--duration", "1.031",
+                       "--max-rows", "5")
+    check(code == 0, (code, err))
+    _, rows = read_csv(out)
+    check([r[0] for r in rows] == [1.009, 1.01, 1.02, 1.03, 1.031], [r[0] for r in rows])
+    code, _, err = run("run", path, "-q", "-o", out, "--initial-state", ck, "--duration", "1.031",
+                       "--max-rows", "4")
+    check(code == 2 and "5 report rows (0.022 s, from t = 1.009 s to 1.031 s" in err, (code, err))
+    # far from t = 0: a checkpoint at t = 1e6 s continued for 0.05 s writes 6 rows (counted
+    # from t = 0 they were 100000006, and the run was refused)
+    text = open(os.path.join(d, "one.state")).read()
+    for key in ("t", "t_commit"):
+        text = re.sub(r"^%s 0x\S+" % key, f"{key} {float(1e6).hex()}", text, flags=re.M)
+    late = os.path.join(d, "late.state")
+    with open(late, "w") as f:
+        f.write(text)
+    code, _, err = run("run", path, "-q", "-o", out, "--initial-state", late, "--duration",
+                       "1000000.05", "--max-rows", "6")
+    check(code == 0, (code, err))
+    _, rows = read_csv(out)
+    check(len(rows) == 6 and rows[0][0] == 1e6 and rows[-1][0] == 1000000.05,
+          [r[0] for r in rows])
+
 finish()

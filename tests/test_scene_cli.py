@@ -500,6 +500,50 @@ def messages_escape_and_name_the_step():
 
 
 @case
+def numbers_json_does_not_allow_are_refused():
+    # cJSON hands numbers to strtod, which reads 010, 1. and -.5; JSON (RFC 8259) allows none of
+    # them, and neither does a scene, a --set value or a study: malformed JSON at their line and
+    # column, saying what is wrong, exit 2
+    d = tempfile.mkdtemp()
+    path = os.path.join(d, "scene.json")
+    study = os.path.join(d, "study.json")
+    pendulum = os.path.join(ROOT, "scenes", "pendulum.json")
+    for number, why in (("010", "a number may not start with 0 followed by a digit"),
+                        ("-01", "a number may not start with 0 followed by a digit"),
+                        ("1.", "a decimal point must be followed by a digit"),
+                        ("1.e1", "a decimal point must be followed by a digit"),
+                        ("-.5", "a number needs a digit before its decimal point")):
+        with open(path, "w") as f:
+            f.write('{"name": "n",\n "gravity": [0, 0, %s]}\n' % number)
+        said = f"malformed JSON at line 2, column 20: the number {number}: {why}"
+        for cmd in (["validate"], ["run", "-q", "-o", os.devnull], ["compare", "-q"]):
+            code, out, err = run(cmd[0], path, *cmd[1:])
+            check(code == 2 and f"{path}:2:20: {said}" in err and out == "", (cmd, code, err))
+        code, out, err = run("validate", pendulum, "--set", f"gravity=[0, 0, {number}]")
+        check(code == 2 and f"--set gravity: the value '[0, 0, {number}]' is not JSON text: at "
+              f"character 8, the number {number}: {why}" in err, (number, code, err))
+        with open(study, "w") as f:
+            f.write('{"scene": %s,\n "parameters": [{"key": "bodies.arm.mass", "values": [%s]}]}\n'
+                    % (json.dumps(pendulum), number))
+        code, out, err = run("sweep", study, "--dry-run")
+        check(code == 2 and f"{study}:2:55: malformed JSON at line 2, column 55: the number "
+              f"{number}: {why}" in err and out == "", (number, code, err))
+    # the numbers JSON allows load, from the file, a --set value and a study
+    for number in ("0", "-0", "0.5", "-0.5", "10", "1e5", "1E+5", "-1.25e-3"):
+        with open(path, "w") as f:
+            f.write('{"name": "n",\n "gravity": [0, 0, %s]}\n' % number)
+        code, out, err = run("validate", path)
+        check(code == 0 and "ok" in out, (number, code, err))
+        code, out, err = run("validate", pendulum, "--set", f"gravity=[0, 0, {number}]")
+        check(code == 0 and "ok" in out, (number, code, err))
+        with open(study, "w") as f:
+            f.write('{"scene": %s,\n "parameters": [{"key": "gravity", "values": [[0, 0, %s]]}]}\n'
+                    % (json.dumps(pendulum), number))
+        code, out, err = run("sweep", study, "--dry-run")
+        check(code == 0 and len(out.splitlines()) == 2, (number, code, err))
+
+
+@case
 def scene_of_exactly_the_size_limit_loads():
     # 64 MiB is the largest scene read (whitespace padding a small scene): exactly that loads,
     # from a file and from standard input, and one byte more is refused with the limit named

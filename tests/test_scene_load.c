@@ -4,11 +4,13 @@
 // docs/scene-format.md against the code, and the bundled scenes.
 #include "engine/forces.h"
 #include "helpers.h"
+#include "io/study_load.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define PI 3.14159265358979323846
 
@@ -1250,6 +1252,121 @@ static void test_parse_error_position(void** state) {
 }
 
 
+// numbers JSON (RFC 8259) does not allow, though cJSON reads them (its strtod takes 010, 1. and
+// -.5), are malformed JSON at their line and column, in a scene, a --set value and a study;
+// the numbers JSON allows load
+static void test_json_numbers(void** state) {
+  (void)state;
+  static const char* const bad[][2] = {
+      {"010", "a number may not start with 0 followed by a digit"},
+      {"-01", "a number may not start with 0 followed by a digit"},
+      {"00", "a number may not start with 0 followed by a digit"},
+      {"-00.5", "a number may not start with 0 followed by a digit"},
+      {"1.", "a decimal point must be followed by a digit"},
+      {"1.e1", "a decimal point must be followed by a digit"},
+      {"-0.E-2", "a decimal point must be followed by a digit"},
+      {"-.5", "a number needs a digit before its decimal point"},
+  };
+  char json[256], want[128];
+  csError err;
+  for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+    // line 2, column 18: where the number starts
+    snprintf(json, sizeof(json), "{\n  \"gravity\": [0, %s, 0]\n}\n", bad[i][0]);
+    memset(&err, 0, sizeof(err));
+    csModel* m = cs_loadSceneString(json, "n.json", NULL, &err);
+    snprintf(want, sizeof(want), "malformed JSON at line 2, column 18: the number %s: %s",
+             bad[i][0], bad[i][1]);
+    if (m || err.code != CS_ERR_INPUT || err.line != 2 || err.column != 18 ||
+        strcmp(err.message, want) != 0 || strcmp(err.file, "n.json") != 0) {
+      cs_deleteModel(m);
+      fail_msg("%s: code %d at %d:%d in '%s': %s", bad[i][0], err.code, err.line, err.column,
+               err.file, err.message);
+    }
+    // as a --set value, where cJSON reads it the same way
+    snprintf(json, sizeof(json), "[0, %s, 0]", bad[i][0]);
+    const csOverride set[] = {{"gravity", json}};
+    csLoadOptions lo = {.overrides = set, .noverrides = 1};
+    memset(&err, 0, sizeof(err));
+    m = cs_loadSceneString("{}", "n.json", &lo, &err);
+    snprintf(want, sizeof(want), "is not JSON text: at character 5, the number %s: %s", bad[i][0],
+             bad[i][1]);
+    if (m || err.code != CS_ERR_INPUT || err.override != 1 || !strstr(err.message, want)) {
+      cs_deleteModel(m);
+      fail_msg("--set gravity=%s: code %d, override %d: %s", json, err.code, err.override,
+               err.message);
+    }
+  }
+  // the numbers JSON allows, in the file and as --set values
+  static const char* const good[] = {"0",    "-0",  "0.5",      "-0.5",    "10",     "1e5",
+                                     "1E+5", "0e0", "-1.25e-3", "2.5E-01", "100.001"};
+  for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+    snprintf(json, sizeof(json), "{\"gravity\": [0, %s, 0]}", good[i]);
+    memset(&err, 0, sizeof(err));
+    csModel* m = cs_loadSceneString(json, "n.json", NULL, &err);
+    if (!m) {
+      fail_msg("%s refused: %s", good[i], err.message);
+    }
+    th_assertClose(m->gravity.y, strtod(good[i], NULL), 0, 0, good[i]);
+    cs_deleteModel(m);
+    snprintf(json, sizeof(json), "[0, %s, 0]", good[i]);
+    const csOverride set[] = {{"gravity", json}};
+    csLoadOptions lo = {.overrides = set, .noverrides = 1};
+    m = cs_loadSceneString("{}", "n.json", &lo, &err);
+    if (!m) {
+      fail_msg("--set gravity=%s refused: %s", json, err.message);
+    }
+    cs_deleteModel(m);
+  }
+  // digits in strings and keys are no numbers
+  csModel* m = th_loadString("{\"name\": \"010 1. -.5 \\\"-01\", \"description\": \"x\\\\\"}");
+  cs_deleteModel(m);
+  // the first error is reported: a bad number before a syntax error, and a syntax error before
+  // a bad number
+  memset(&err, 0, sizeof(err));
+  assert_null(cs_loadSceneString("{\"gravity\": [0, 01, 0] x}", "n.json", NULL, &err));
+  assert_int_equal(err.column, 17);
+  assert_non_null(strstr(err.message, "the number 01:"));
+  assert_null(cs_loadSceneString("{\"gravity\": [0, 01x]}", "n.json", NULL, &err));
+  assert_int_equal(err.column, 17);
+  assert_non_null(strstr(err.message, "the number 01:"));
+  assert_null(cs_loadSceneString("{\"gravity\" [0, 01, 0]}", "n.json", NULL, &err));
+  assert_int_equal(err.column, 12);
+  assert_null(strstr(err.message, "number"));
+
+  // a study file is read as strictly
+  char dir[] = "/tmp/test_scene_load_XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  char path[512];
+  snprintf(path, sizeof(path), "%s/study.json", dir);
+  for (int broken = 0; broken < 2; broken++) {
+    FILE* f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f,
+            "{\"scene\": \"%s/scenes/pendulum.json\",\n \"parameters\": [{\"key\": "
+            "\"bodies.arm.mass\", \"values\": [1, %s]}]}\n",
+            CS_SOURCE_ROOT, broken ? "2." : "2.5");
+    fclose(f);
+    memset(&err, 0, sizeof(err));
+    csStudy* study = cs_loadStudy(path, &err);
+    if (broken) {
+      assert_null(study);
+      assert_int_equal(err.code, CS_ERR_INPUT);
+      assert_int_equal(err.line, 2);
+      assert_int_equal(err.column, 58);
+      assert_string_equal(err.message,
+                          "malformed JSON at line 2, column 58: the number 2.: a "
+                          "decimal point must be followed by a digit");
+      assert_string_equal(err.file, path);
+    } else if (!study) {
+      fail_msg("the study does not load: %s", err.message);
+    }
+    cs_deleteStudy(study);
+  }
+  remove(path);
+  rmdir(dir);
+}
+
+
 // the kinds of bad input listed in docs/scene-format.md's rules, one of each
 static void test_bad_inputs(void** state) {
   (void)state;
@@ -1790,6 +1907,7 @@ int main(void) {
       cmocka_unit_test(test_large_scene),
       cmocka_unit_test(test_messages),
       cmocka_unit_test(test_parse_error_position),
+      cmocka_unit_test(test_json_numbers),
       cmocka_unit_test(test_bad_inputs),
       cmocka_unit_test(test_bad_bodies),
       cmocka_unit_test(test_bad_scenes),

@@ -15,8 +15,9 @@
 #include "io/replace_file.h"
 
 
-// --initial-state: the checkpoint must load into this scene (it is read again by the run), and
-// its time must come before the end time; the run's duration becomes what is left
+// --initial-state: the checkpoint must load into this scene, and its time must come before the
+// end time (run->opt.duration, counted from t = 0); kept in run->initial_data, where the run
+// starts from
 static int checkInitialState(csCliRun* run, const char* state, const char* scene) {
   csData* probe = cs_makeData(run->m);
   csError err;
@@ -39,7 +40,6 @@ static int checkInitialState(csCliRun* run, const char* state, const char* scene
     cs_deleteData(probe);
     return -1;
   }
-  run->opt.duration = end - t0;
   // the run starts from this copy: the file is read once (it may be a pipe)
   run->initial_data = probe;
   return 0;
@@ -229,12 +229,6 @@ int cs_cliRun(int argc, char** argv) {
   if (integrator >= 0) run.opt.integrator = (csIntegratorType)integrator;
   if (max_steps > 0) run.opt.max_steps = max_steps;
   if (max_rows > 0) run.opt.max_rows = max_rows;
-  // more rows than the limit are refused before any output is opened
-  if (cs_cliCheckRows(&run.opt, path, NULL,
-                      max_step >= 0 ? "--max-step" : "simulation.max_step") != 0) {
-    cs_cliFreeRun(&run);
-    return CS_EXIT_USAGE;
-  }
   // a checkpoint to continue from: read and checked now, before any output is opened; the run
   // goes from its time to the end time the scene (or --duration) gives, counted from t = 0
   if (initialState && checkInitialState(&run, initialState, path) != 0) {
@@ -242,6 +236,16 @@ int cs_cliRun(int argc, char** argv) {
     return CS_EXIT_USAGE;
   }
   run.initial_state = initialState;
+  // more rows than the limit are refused before any output is opened: the rows this run writes,
+  // from the checkpoint's time to the end time
+  double t0 = run.initial_data ? run.initial_data->t : 0;
+  if (cs_cliCheckRowsFrom(&run.opt, t0, path, NULL,
+                          max_step >= 0 ? "--max-step" : "simulation.max_step") != 0) {
+    cs_cliFreeRun(&run);
+    return CS_EXIT_USAGE;
+  }
+  // the run's duration is what is left after the checkpoint's time
+  run.opt.duration -= t0;
   // the checkpoint to write must be writable, and must not overwrite the scene or an output
   if (saveState && checkSaveState(saveState, path, output, stats, replay) != 0) {
     cs_cliFreeRun(&run);

@@ -1353,8 +1353,10 @@ const char* cs_cliSafe(const char* s) {
 }
 
 
-int cs_cliRowsProblem(const csSimOptions* o, const char* stepName, const char* raise,
-                      const char** what, char* why, size_t size) {
+// the test of cs_cliRowsProblem for a run from t0 to the end time o->duration (counted from
+// t = 0): the rows it writes are counted from t0, where a run from a checkpoint starts
+static int rowsProblem(const csSimOptions* o, double t0, const char* stepName, const char* raise,
+                       const char** what, char* why, size_t size) {
   char step[CS_MAX_ERROR];
   if (cs_maxStepProblem(o, step, sizeof(step))) {
     *what = stepName;
@@ -1367,25 +1369,38 @@ int cs_cliRowsProblem(const csSimOptions* o, const char* stepName, const char* r
              o->report_interval, CS_MIN_REPORT_INTERVAL);
     return 1;
   }
-  double rows = cs_reportCount(0, o->duration, o->report_interval);
+  // the end as the run reaches it: cs_simulate goes on for the duration left after t0
+  double end = t0 + (o->duration - t0);
+  double rows = cs_reportCount(t0, end, o->report_interval);
   long limit = o->max_rows > 0 ? o->max_rows : CS_DEFAULT_MAX_ROWS;
   if (rows > (double)limit) {
     // a count as an integer while doubles hold it exactly, beyond that in three digits
-    char count[32];
+    char count[32], span[96];
     snprintf(count, sizeof(count), rows < 1e15 ? "%.0f" : "%.3g", rows);
+    if (t0 == 0) {
+      snprintf(span, sizeof(span), "%g s", o->duration);
+    } else {
+      snprintf(span, sizeof(span), "%g s, from t = %.9g s to %.9g s", end - t0, t0, end);
+    }
     *what = "simulation.max_rows";
     snprintf(why, size,
-             "the run would write %s report rows (%g s, one row every %g s), more than the "
+             "the run would write %s report rows (%s, one row every %g s), more than the "
              "limit of %ld; raise it with %s, or report less often",
-             count, o->duration, o->report_interval, limit, raise);
+             count, span, o->report_interval, limit, raise);
     return 1;
   }
   return 0;
 }
 
 
-int cs_cliCheckRows(const csSimOptions* o, const char* path, const char* model,
-                    const char* stepName) {
+int cs_cliRowsProblem(const csSimOptions* o, const char* stepName, const char* raise,
+                      const char** what, char* why, size_t size) {
+  return rowsProblem(o, 0, stepName, raise, what, why, size);
+}
+
+
+int cs_cliCheckRowsFrom(const csSimOptions* o, double t0, const char* path, const char* model,
+                        const char* stepName) {
   char who[CS_MAX_NAME + 16] = "";
   if (model) {
     snprintf(who, sizeof(who), " (%s)", model);
@@ -1393,15 +1408,21 @@ int cs_cliCheckRows(const csSimOptions* o, const char* path, const char* model,
   char why[CS_MAX_ERROR];
   const char* what = "";
   // compare has no --max-rows: its runs take the limit from the scene
-  if (cs_cliRowsProblem(o, stepName,
-                        model ? "--set simulation.max_rows=N" : "--max-rows N or simulation.max_rows",
-                        &what, why, sizeof(why))) {
+  if (rowsProblem(o, t0, stepName,
+                  model ? "--set simulation.max_rows=N" : "--max-rows N or simulation.max_rows",
+                  &what, why, sizeof(why))) {
     // the step's problem is named by the option or key at fault; the others by the sentence
     fprintf(stderr, "contactsim: error: %s%s: %s%s%s\n", cs_cliSafe(path), who,
             what == stepName ? stepName : "", what == stepName ? ": " : "", why);
     return -1;
   }
   return 0;
+}
+
+
+int cs_cliCheckRows(const csSimOptions* o, const char* path, const char* model,
+                    const char* stepName) {
+  return cs_cliCheckRowsFrom(o, 0, path, model, stepName);
 }
 
 

@@ -253,6 +253,10 @@ int cs_cliParseCount(const char* text, const char* name, long* out);
 // ("--max-step" or "simulation.max_step").
 int cs_cliCheckRows(const csSimOptions* o, const char* path, const char* model,
                     const char* stepName);
+// The same for a run that starts at t0 (a checkpoint's time, run --initial-state) and ends at
+// o->duration, the end time counted from t = 0: the rows are those from t0 to that end.
+int cs_cliCheckRowsFrom(const csSimOptions* o, double t0, const char* path, const char* model,
+                        const char* stepName);
 // The test of cs_cliCheckRows without printing: 1 with the sentence in why (size bytes) and the
 // option or key at fault in *what (stepName, "simulation.report_interval" or
 // "simulation.max_rows"), 0 when the run may go ahead. raise says how to raise the row limit.

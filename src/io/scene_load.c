@@ -2962,6 +2962,19 @@ static int applyOverride(Loader* ld, cJSON* root, int index) {
   }
   const char* end = NULL;
   cJSON* value = cJSON_ParseWithOpts(o->value, &end, 1);
+  // a number JSON does not allow, though cJSON reads it (010, 1., -.5), in what cJSON read
+  size_t valueLen = strlen(o->value);
+  size_t read = valueLen;
+  if (!value && end && end >= o->value && end <= o->value + valueLen) {
+    read = (size_t)(end - o->value);
+  }
+  char why[CS_MAX_ERROR / 4];
+  size_t bad = csu_jsonBadNumber(o->value, read, why, sizeof(why));
+  if (bad < read) {
+    cJSON_Delete(value);
+    return overrideFail(ld, index, "the value '%.200s' is not JSON text: at character %zu, %s",
+                        o->value, bad + 1, why);
+  }
   if (!value) {
     int word = o->value[0] != '\0';
     for (const char* c = o->value; *c && word; c++) {
@@ -3242,8 +3255,19 @@ static cJSON* parseText(const char* text, size_t len, csError* err) {
   const char* end = NULL;
   cJSON* root = cJSON_ParseWithLengthOpts(text, len + 1, &end, 1);
   // where cJSON stopped is where the error is; at the end, the text ended too early
+  size_t pos = root ? len : (end && end >= text && end <= text + len) ? (size_t)(end - text) : len;
+  // unless a number before it is one JSON does not allow, which cJSON read all the same (010,
+  // 1., -.5): that is the first error
+  char why[CS_MAX_ERROR / 2];
+  size_t bad = csu_jsonBadNumber(text, pos, why, sizeof(why));
+  if (bad < pos) {
+    cJSON_Delete(root);
+    csu_lineColumn(text, bad, &err->line, &err->column);
+    cs_setError(err, CS_ERR_INPUT, "", "malformed JSON at line %d, column %d: %s", err->line,
+                err->column, why);
+    return NULL;
+  }
   if (!root) {
-    size_t pos = (end && end >= text && end <= text + len) ? (size_t)(end - text) : len;
     csu_lineColumn(text, pos, &err->line, &err->column);
     // cJSON refuses arrays and objects nested deeper than its limit as it does a syntax error:
     // say which it was, since the text may well be valid JSON

@@ -808,8 +808,17 @@ static cJSON* parseFile(const char* path, uint64_t* hash, csError* err) {
   if (csu_jsonNulProblem(buf, n, err) == 0) {
     const char* end = NULL;
     root = cJSON_ParseWithLengthOpts(buf, n + 1, &end, 1);
-    if (!root) {
-      size_t pos = end && end >= buf && end <= buf + n ? (size_t)(end - buf) : n;
+    size_t pos = root ? n : end && end >= buf && end <= buf + n ? (size_t)(end - buf) : n;
+    // a number cJSON took though JSON forbids it (010, 1.), in the text it read: the first error
+    char why[CS_MAX_ERROR / 2];
+    size_t badNumber = csu_jsonBadNumber(buf, pos, why, sizeof(why));
+    if (badNumber < pos) {
+      cJSON_Delete(root);
+      root = NULL;
+      csu_lineColumn(buf, badNumber, &err->line, &err->column);
+      cs_setError(err, CS_ERR_INPUT, "", "malformed JSON at line %d, column %d: %s", err->line,
+                  err->column, why);
+    } else if (!root) {
       csu_lineColumn(buf, pos, &err->line, &err->column);
       cs_setError(err, CS_ERR_INPUT, "", "malformed JSON at line %d, column %d%s", err->line,
                   err->column, pos >= n ? " (unexpected end of the text)" : "");
@@ -1144,6 +1153,83 @@ int csu_jsonNulProblem(const char* text, size_t n, csError* err) {
   err->line = line;
   err->column = column;
   return -1;
+}
+
+
+// what RFC 8259's grammar finds wrong with the number t[0..k) (the characters cJSON read as
+// one), or NULL: cJSON hands them to strtod, which also takes 010, 1., -.5 and 1.e5
+static const char* numberProblem(const char* t, size_t k) {
+#define DIGIT(i) ((i) < k && t[i] >= '0' && t[i] <= '9')
+  size_t i = t[0] == '-';
+  if (!DIGIT(i)) {
+    return i < k && t[i] == '.' ? "a number needs a digit before its decimal point"
+                                : "a minus sign must be followed by a digit";
+  }
+  if (t[i] == '0' && DIGIT(i + 1)) {
+    return "a number may not start with 0 followed by a digit";
+  }
+  while (DIGIT(i)) {
+    i++;
+  }
+  if (i < k && t[i] == '.') {
+    if (!DIGIT(i + 1)) {
+      return "a decimal point must be followed by a digit";
+    }
+    for (i++; DIGIT(i); i++) {
+    }
+  }
+  if (i < k && (t[i] == 'e' || t[i] == 'E')) {
+    i += i + 1 < k && (t[i + 1] == '+' || t[i + 1] == '-') ? 2 : 1;
+    if (!DIGIT(i)) {
+      return "an exponent needs a digit";
+    }
+    while (DIGIT(i)) {
+      i++;
+    }
+  }
+  return i < k ? "it is not a JSON number" : NULL;
+#undef DIGIT
+}
+
+
+size_t csu_jsonBadNumber(const char* text, size_t n, char* why, size_t size) {
+  int inString = 0;
+  for (size_t i = 0; i < n; i++) {
+    char c = text[i];
+    if (inString) {
+      if (c == '\\') {
+        i++;  // the escaped character (a quote among them) is not the string's end
+      } else if (c == '"') {
+        inString = 0;
+      }
+      continue;
+    }
+    if (c == '"') {
+      inString = 1;
+      continue;
+    }
+    // outside strings, JSON text holds digits and minus signs only in numbers (true, false and
+    // null have none): each starts the run of characters cJSON takes as one number
+    if (c != '-' && !(c >= '0' && c <= '9')) {
+      continue;
+    }
+    size_t e = i;
+    while (e < n && text[e] && strchr("0123456789+-.eE", text[e])) {
+      e++;
+    }
+    const char* problem = numberProblem(text + i, e - i);
+    if (problem) {
+      if (why && size > 0) {
+        // the number as written, shortened when long (its characters are all printable)
+        int shown = e - i > 40 ? 37 : (int)(e - i);
+        snprintf(why, size, "the number %.*s%s: %s", shown, text + i, e - i > 40 ? "..." : "",
+                 problem);
+      }
+      return i;
+    }
+    i = e - 1;
+  }
+  return n;
 }
 
 

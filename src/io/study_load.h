@@ -122,6 +122,12 @@ size_t csu_jsonNulEscape(const char* text, size_t n);
 // in a string. 0, or -1 with err's message, line and column set at the first one.
 int csu_jsonNulProblem(const char* text, size_t n, csError* err);
 
+// The offset of the first number in the n bytes of JSON text that RFC 8259 does not allow
+// though cJSON reads it (010, -01, 1., -.5, 1.e5), or n when there is none; why (size bytes,
+// nullable) then says which number and what is wrong with it. Strings are skipped; n is the
+// end of the text, or where cJSON's parse stopped (only what it read is JSON to scan).
+size_t csu_jsonBadNumber(const char* text, size_t n, char* why, size_t size);
+
 // The 1-based line and column of byte offset pos in text.
 void csu_lineColumn(const char* text, size_t pos, int* line, int* column);
 
