@@ -200,14 +200,14 @@ PyObject* csPy_sceneContactModels(PyObject* self, PyObject* arg) {
   Py_DECREF(path);
   PyObject* list = PyTuple_New(n < MAX_MODELS ? n : MAX_MODELS);
   for (int i = 0; list && i < n && i < MAX_MODELS; i++) {
-    PyObject* str = PyUnicode_FromString(names[i]);
+    PyObject* str = csPy_text(names[i]);
     if (!str) {
       Py_CLEAR(list);
       break;
     }
     PyTuple_SET_ITEM(list, i, str);
   }
-  return list ? Py_BuildValue("(Ns)", list, def) : NULL;
+  return list ? Py_BuildValue("(NN)", list, csPy_text(def)) : NULL;
 }
 
 
@@ -236,7 +236,7 @@ static PyObject* modelRepr(csPyModel* self) {
 static PyObject* nameTuple(const void* base, int first, int n, size_t sz) {
   PyObject* t = PyTuple_New(n - first > 0 ? n - first : 0);
   for (int i = first; t && i < n; i++) {
-    PyObject* s = PyUnicode_FromString((const char*)base + (size_t)i * sz);
+    PyObject* s = csPy_text((const char*)base + (size_t)i * sz);
     if (!s) {
       Py_CLEAR(t);
       break;
@@ -272,7 +272,7 @@ static PyObject* modelGetContacts(csPyModel* self, void* closure) {
   PyObject* list = PyList_New(0);
   for (int e = 0; list && e < m->nforce; e++) {
     if (cs_forceKind(m->force[e].kind)->report) {
-      PyObject* s = PyUnicode_FromString(m->force[e].name);
+      PyObject* s = csPy_text(m->force[e].name);
       if (!s || PyList_Append(list, s) != 0) {
         Py_CLEAR(list);
       }
@@ -329,7 +329,7 @@ static PyObject* modelGetGravity(csPyModel* self, void* closure) {
 
 static PyObject* modelGetName(csPyModel* self, void* closure) {
   (void)closure;
-  return PyUnicode_FromString(self->m->name);
+  return csPy_text(self->m->name);
 }
 
 
@@ -353,7 +353,7 @@ static PyObject* modelGetContactModel(csPyModel* self, void* closure) {
   if (!self->m->contact_model[0]) {
     Py_RETURN_NONE;
   }
-  return PyUnicode_FromString(self->m->contact_model);
+  return csPy_text(self->m->contact_model);
 }
 
 

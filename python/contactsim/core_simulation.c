@@ -627,20 +627,26 @@ static PyObject* simContacts(csPySimulation* self, PyObject* unused) {
     int got = nv > 0 ? cs_simContactValues(self->s, e, buf, 64) : 0;
     for (int i = 0; values && i < nv && i < got && i < 64; i++) {
       PyObject* x = PyFloat_FromDouble(buf[i]);
-      if (!x || PyDict_SetItemString(values, cs_modelContactValueName(m, e, i), x) != 0) {
+      PyObject* key = csPy_text(cs_modelContactValueName(m, e, i));
+      if (!x || !key || PyDict_SetItem(values, key, x) != 0) {
         Py_CLEAR(values);
       }
+      Py_XDECREF(key);
       Py_XDECREF(x);
     }
     int set = cs_modelForceContactSet(m, e);
+    PyObject* setName = set >= 0 ? csPy_text(cs_modelContactSetName(m, set)) : NULL;
+    if (set >= 0 && !setName) {
+      Py_CLEAR(values);
+    }
     double point[3] = {r.point.x, r.point.y, r.point.z};
     double force[3] = {r.force.v.x, r.force.v.y, r.force.v.z};
     double moment[3] = {r.force.w.x, r.force.w.y, r.force.w.z};
-    PyObject* item =
-        values ? Py_BuildValue("(szNNNddN)", cs_modelForceName(m, e),
-                               set >= 0 ? cs_modelContactSetName(m, set) : NULL, vec(point, 3),
-                               vec(force, 3), vec(moment, 3), r.pe, r.power, values)
-               : NULL;
+    PyObject* item = values ? Py_BuildValue("(NONNNddN)", csPy_text(cs_modelForceName(m, e)),
+                                            setName ? setName : Py_None, vec(point, 3),
+                                            vec(force, 3), vec(moment, 3), r.pe, r.power, values)
+                            : NULL;
+    Py_XDECREF(setName);
     if (!item || PyList_Append(list, item) != 0) {
       Py_CLEAR(list);
     }

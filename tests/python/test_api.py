@@ -578,3 +578,32 @@ def test_compare_counts_the_last_step(tmp_path):
     row = contactsim.compare(path)[0]
     expected = 0.5 * G * math.sin(math.radians(20.0))
     assert row["sliding_distance"] == pytest.approx(expected, rel=1e-4)
+
+
+def test_text_that_is_not_utf8_decodes_with_replacement(tmp_path):
+    # a scene's name may hold any byte (the loader checks the names of bodies and elements, not
+    # the scene's): every string the module takes from the library decodes bytes that are not
+    # UTF-8 as U+FFFD, as repr(model) and the command line's JSON show them
+    text = open(scene_path("pendulum.json"), "rb").read()
+    path = tmp_path / "latin1.json"
+    path.write_bytes(text.replace(b'"name": "pendulum"', b'"name": "pend\xe9"', 1))
+    model = contactsim.load(path)
+    assert model.name == "pend\ufffd"
+    assert "pend\ufffd" in repr(model)
+    sim = contactsim.Simulation(model)
+    assert repr(sim) == "<contactsim.Simulation of 'pend\ufffd' at t = 0 s>"
+    assert len(sim.run(0.1)) > 1
+    # a contact model named with such a byte is refused by the loader, not by the decoding of
+    # the names compare() asks for first
+    drop = open(scene_path("sphere_drop.json"), "rb").read()
+    bad = tmp_path / "default.json"
+    bad.write_bytes(drop.replace(b'"default": "hunt_crossley"', b'"default": "hunt\xe9"', 1))
+    with pytest.raises(contactsim.SceneError, match="default contact model"):
+        contactsim.compare(bad, duration=0.01)
+    # a failed run's file is decoded as os.fsdecode decodes a path, as every error's file is
+    weird = os.path.join(os.fsencode(tmp_path), b"p\xff.json")
+    with open(weird, "wb") as f:
+        f.write(text)
+    with pytest.raises(contactsim.SimulationError) as e:
+        contactsim.run(weird, duration=1.0, max_steps=1)
+    assert e.value.file == os.fsdecode(weird)
