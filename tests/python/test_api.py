@@ -607,3 +607,19 @@ def test_text_that_is_not_utf8_decodes_with_replacement(tmp_path):
     with pytest.raises(contactsim.SimulationError) as e:
         contactsim.run(weird, duration=1.0, max_steps=1)
     assert e.value.file == os.fsdecode(weird)
+
+
+def test_an_error_without_a_column_is_located_as_the_command_locates_it(tmp_path):
+    # FILE:LINE:COL: when both are known, FILE:LINE: without a column (a checkpoint's errors),
+    # FILE: without either
+    assert str(contactsim.SceneError("bad", file="f.json", line=4, column=2)) == "f.json:4:2: bad"
+    assert str(contactsim.SceneError("bad", file="f.json", line=4)) == "f.json:4: bad"
+    assert str(contactsim.SceneError("bad", file="f.json", path="a.b")) == "f.json: a.b: bad"
+    a = contactsim.Simulation(contactsim.loads(pendulum(0.1)))
+    a.save_state(tmp_path / "pendulum.state")
+    b = contactsim.Simulation(contactsim.loads(ball_drop()))
+    with pytest.raises(contactsim.SceneError) as e:
+        b.load_state(tmp_path / "pendulum.state")
+    assert e.value.line > 0 and e.value.column == 0
+    where = f"{tmp_path / 'pendulum.state'}:{e.value.line}: "
+    assert str(e.value) == where + e.value.message
