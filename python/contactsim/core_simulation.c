@@ -847,6 +847,45 @@ static PyObject* simGetAuto(csPySimulation* self, void* closure) {
 }
 
 
+// a 1-D array of objects as doubles, each a real number (a bool as 0 or 1, as in an array of
+// bools); NULL with a TypeError (not a number) or a SceneError (an int too large for a double)
+static PyArrayObject* objectNumbers(PyArrayObject* a, const char* name) {
+  npy_intp n = PyArray_DIM(a, 0);
+  npy_intp dims[1] = {n};
+  PyArrayObject* out = (PyArrayObject*)PyArray_SimpleNew(1, dims, NPY_DOUBLE);
+  if (!out) {
+    return NULL;
+  }
+  double* x = PyArray_DATA(out);
+  for (npy_intp i = 0; i < n; i++) {
+    PyObject* item = PyArray_GETITEM(a, PyArray_GETPTR1(a, i));
+    if (!item) {
+      Py_DECREF(out);
+      return NULL;
+    }
+    int rc = 0;
+    if (PyBool_Check(item) || PyArray_IsScalar(item, Bool)) {
+      x[i] = PyObject_IsTrue(item) ? 1.0 : 0.0;
+    } else if (PyLong_Check(item) || PyFloat_Check(item) || PyArray_IsScalar(item, Integer) ||
+               PyArray_IsScalar(item, Floating)) {
+      char what[32];
+      snprintf(what, sizeof(what), "%s[%ld]", name, (long)i);
+      rc = csPy_number(item, what, &x[i]);
+    } else {
+      PyErr_Format(PyExc_TypeError, "%s needs numbers, not %.100s (%s[%ld])", name,
+                   Py_TYPE(item)->tp_name, name, (long)i);
+      rc = -1;
+    }
+    Py_DECREF(item);
+    if (rc) {
+      Py_DECREF(out);
+      return NULL;
+    }
+  }
+  return out;
+}
+
+
 // sim.q = values and sim.u = values: the whole array at once, checked by the library
 static int setPart(csPySimulation* self, PyObject* value, csStateKind kind, int n) {
   if (!value) {
@@ -861,6 +900,17 @@ static int setPart(csPySimulation* self, PyObject* value, csStateKind kind, int 
   PyArrayObject* raw = (PyArrayObject*)PyArray_FROM_O(value);
   if (!raw) {
     return -1;
+  }
+  // Python ints beyond numpy's 64-bit integers (2**64) make an array of objects: those are
+  // numbers too, converted one by one (csPy_number: one too large for a double is a SceneError,
+  // as the docs say; another object a TypeError, as for an array of str)
+  if (PyArray_DESCR(raw)->kind == 'O' && PyArray_NDIM(raw) == 1) {
+    PyArrayObject* numbers = objectNumbers(raw, kind == CS_STATE_Q ? "q" : "u");
+    Py_DECREF(raw);
+    if (!numbers) {
+      return -1;
+    }
+    raw = numbers;
   }
   if (!strchr("biuf", PyArray_DESCR(raw)->kind)) {
     PyErr_Format(PyExc_TypeError, "%s needs numbers, not an array of %R",

@@ -875,3 +875,21 @@ def test_an_interrupted_advance_gives_its_statistics_back():
     skip = {"cpu_seconds", "statistics_cpu_seconds", "restarts"}
     assert {k: v for k, v in sa.items() if k not in skip} == \
         {k: v for k, v in sb.items() if k not in skip}
+
+
+def test_integers_beyond_numpy_s_are_numbers_of_the_state():
+    # 2**64 is past numpy's 64-bit integers (the list becomes an array of objects) but a double
+    # holds it: taken as any number is; an int too large for a double is a SceneError, as for a
+    # time, and an object that is no number a TypeError
+    sim = contactsim.Simulation(contactsim.load(scene_path("sphere_drop.json")))
+    u = [2 ** 64, 0, 0, 0.5, True, -(2 ** 70)]
+    sim.u = u
+    np.testing.assert_array_equal(sim.u, [float(x) for x in u])
+    before = sim.u.copy()
+    with pytest.raises(contactsim.SceneError, match="too large for a double"):
+        sim.u = [2 ** 2000] + [0] * 5
+    for bad in ([2 ** 64, "1", 0, 0, 0, 0], [2 ** 64, None, 0, 0, 0, 0],
+                [2 ** 64, 1j, 0, 0, 0, 0]):
+        with pytest.raises(TypeError, match="needs numbers"):
+            sim.u = bad
+    np.testing.assert_array_equal(sim.u, before)
