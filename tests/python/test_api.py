@@ -623,3 +623,14 @@ def test_an_error_without_a_column_is_located_as_the_command_locates_it(tmp_path
     assert e.value.line > 0 and e.value.column == 0
     where = f"{tmp_path / 'pendulum.state'}:{e.value.line}: "
     assert str(e.value) == where + e.value.message
+
+
+def test_any_number_of_overrides(tmp_path):
+    # as many as the command line's --set: the loader applies them in order (the last of one
+    # value wins), and a bad one among many is a SceneError as any bad override is
+    text = pendulum(0.1)
+    many = [("simulation.rtol", 1e-7)] * 299 + [("simulation.rtol", 1e-8)]
+    assert contactsim.loads(text, overrides=many).options["rtol"] == 1e-8
+    with pytest.raises(contactsim.SceneError) as e:
+        contactsim.loads(text, overrides=many + [("simulation.nope", 1)])
+    assert e.value.path == "simulation.nope"
