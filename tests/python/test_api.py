@@ -634,3 +634,43 @@ def test_any_number_of_overrides(tmp_path):
     with pytest.raises(contactsim.SceneError) as e:
         contactsim.loads(text, overrides=many + [("simulation.nope", 1)])
     assert e.value.path == "simulation.nope"
+
+
+def test_compare_takes_the_models_the_command_takes(tmp_path):
+    # the rules of `contactsim compare --models`: a comma-separated list whose names are trimmed
+    # of spaces, no empty name, none twice, every one a block of the scene; a list of str alike
+    scene = scene_path("sphere_drop.json")
+    for models, words in (([], "at least one"), ("", "comma-separated"), ("a,,b", "comma-separated"),
+                          ("hunt_crossley,", "comma-separated"), ([""], "empty"),
+                          (["hunt_crossley", "hunt_crossley"], "'hunt_crossley' twice"),
+                          ("hunt_crossley, hunt_crossley", "'hunt_crossley' twice"),
+                          (["nope"], "no parameter block for contact model 'nope'")):
+        with pytest.raises(contactsim.SceneError, match=words):
+            contactsim.compare(scene, models=models, duration=0.01)
+    for models in ([1], [None], [b"hunt_crossley"], 5, b"hunt_crossley"):
+        with pytest.raises(TypeError):
+            contactsim.compare(scene, models=models, duration=0.01)
+    rows = contactsim.compare(scene, models=" smooth_sphere_half_space , hunt_crossley",
+                              duration=0.01)
+    assert [r["model"] for r in rows] == ["smooth_sphere_half_space", "hunt_crossley"]
+    assert [r["model"] for r in contactsim.compare(scene, models=("hunt_crossley",),
+                                                   duration=0.01)] == ["hunt_crossley"]
+    # a scene without contact_models blocks runs once, as "scene", and may be asked for so
+    plain = tmp_path / "pendulum.json"
+    plain.write_text(pendulum(0.1, duration=0.01))
+    assert [r["model"] for r in contactsim.compare(plain, models="scene")] == ["scene"]
+    with pytest.raises(contactsim.SceneError, match="gives no contact models"):
+        contactsim.compare(plain, models=["hunt_crossley"])
+    # and the command refuses the same lists (exit 2) and takes the same good one
+    exe = os.environ.get("CONTACTSIM_EXE") or os.path.join(ROOT, "build", "contactsim")
+    if not os.path.exists(exe):
+        pytest.skip("no contactsim command built (CONTACTSIM_EXE)")
+    for models in ("", "a,,b", "hunt_crossley,", "hunt_crossley, hunt_crossley", "nope"):
+        p = subprocess.run([exe, "compare", scene, "--models", models, "--duration", "0.01",
+                            "--format", "json"], capture_output=True, text=True, timeout=60)
+        assert p.returncode == 2, (models, p.stderr)
+    p = subprocess.run([exe, "compare", scene, "--models",
+                        " smooth_sphere_half_space , hunt_crossley", "--duration", "0.01",
+                        "--format", "json"], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert [c["model"] for c in json.loads(p.stdout)["models"]] == [r["model"] for r in rows]
