@@ -157,7 +157,8 @@ class Simulation(_core.Simulation):
 
     def set_state(self, state):
         """Continue from a State taken by get_state (of this or another simulation of the same
-        scene). Raises SceneError when it belongs to another scene."""
+        scene). The state is replaced whole: an edit of q or u not yet used is discarded.
+        Raises SceneError when it belongs to another scene; the simulation is then unchanged."""
         if not isinstance(state, State):
             raise TypeError(f"set_state needs a contactsim.State, not {type(state).__name__}")
         with tempfile.TemporaryDirectory(prefix="contactsim-") as d:

@@ -431,11 +431,32 @@ static PyObject* simRecord(csPySimulation* self, PyObject* args) {
 }
 
 
+// reset, load_state and set_state replace the state whole: an edit made through the q and u
+// views and not handed over yet is discarded, not checked (a NaN written into q is no reason to
+// refuse going back to the initial state). setEditsAside keeps the edited arrays in scratch and
+// puts the views back as the library last left them; a load that is refused leaves the simulation
+// unchanged, so putEditsBack then makes the edit pending again, as it was before the call.
+static void setEditsAside(csPySimulation* self) {
+  csData* d = cs_simData(self->s);
+  memcpy(self->scratch, d->q, sizeof(double) * (size_t)self->nq);
+  memcpy(self->scratch + self->nq, d->u, sizeof(double) * (size_t)self->nu);
+  undoEdits(self);
+}
+
+
+static void putEditsBack(csPySimulation* self) {
+  csData* d = cs_simData(self->s);
+  memcpy(d->q, self->scratch, sizeof(double) * (size_t)self->nq);
+  memcpy(d->u, self->scratch + self->nq, sizeof(double) * (size_t)self->nu);
+}
+
+
 static PyObject* simReset(csPySimulation* self, PyObject* unused) {
   (void)unused;
-  if (prepareChange(self)) {
+  if (!changeable(self)) {
     return NULL;
   }
+  undoEdits(self);
   cs_simReset(self->s);
   refreshShadow(self);
   Py_RETURN_NONE;
@@ -498,15 +519,17 @@ static PyObject* simLoadState(csPySimulation* self, PyObject* arg) {
   if (!PyUnicode_FSConverter(arg, &path)) {
     return NULL;
   }
-  csError err = {0};
-  int status = CS_OK;
-  if (prepareChange(self) == 0) {
-    status = cs_simLoadState(self->s, PyBytes_AS_STRING(path), &err);
-    refreshShadow(self);
-  }
-  if (PyErr_Occurred()) {
+  if (!changeable(self)) {
     Py_DECREF(path);
     return NULL;
+  }
+  csError err = {0};
+  setEditsAside(self);
+  int status = cs_simLoadState(self->s, PyBytes_AS_STRING(path), &err);
+  if (status != CS_OK) {
+    putEditsBack(self);
+  } else {
+    refreshShadow(self);
   }
   if (status != CS_OK) {
     if (!err.file[0]) {
@@ -1047,7 +1070,8 @@ static PyMethodDef simMethods[] = {
      "_get_state(path) -> (t, q, u, z, discrete, auto_update): save_state(path) and copies of\n"
      "the arrays it saved, in one call; see Simulation.get_state."},
     {"reset", (PyCFunction)simReset, METH_NOARGS,
-     "reset()\n\nBack to the model's initial state at t = 0; the statistics start over."},
+     "reset()\n\nBack to the model's initial state at t = 0; the statistics start over. An edit\n"
+     "of q or u not yet used is discarded with the rest of the state."},
     {"save_state", (PyCFunction)simSaveState, METH_O,
      "save_state(path)\n\n"
      "Write a checkpoint: the complete state at the current time (t, q, u, z, discrete and\n"
@@ -1056,8 +1080,10 @@ static PyMethodDef simMethods[] = {
     {"load_state", (PyCFunction)simLoadState, METH_O,
      "load_state(path)\n\n"
      "Continue from a checkpoint written by save_state (or `contactsim run --save-state`) for\n"
-     "the same scene. Raises SceneError (file, line, message) for a checkpoint of another\n"
-     "scene, another format version or a malformed one; the simulation is then unchanged."},
+     "the same scene; an edit of q or u not yet used is discarded with the rest of the state.\n"
+     "Raises SceneError (file, line, message) for a checkpoint of another scene, another\n"
+     "format version or a malformed one; the simulation is then unchanged (a pending edit\n"
+     "included)."},
     {"body_pose", (PyCFunction)simBodyPose, METH_O,
      "body_pose(body) -> (p, q)\n\n"
      "Pose of a body (name or id) at the current time: origin p in Ground, m (3,), and\n"
