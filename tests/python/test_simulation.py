@@ -929,3 +929,43 @@ def test_replacing_the_state_discards_a_pending_edit(tmp_path):
         sim.load_state(tmp_path / "nothere.state")
     with pytest.raises(contactsim.SceneError, match=r"u\[0\] is not finite"):
         sim.step()
+
+
+def test_get_and_set_state_under_a_file_size_limit():
+    # the checkpoint passes through a temporary file (the library writes checkpoints by path
+    # only): under a file-size limit below its size (pile_100's is 144 kB) both calls raise
+    # OSError with errno EFBIG, naming no temporary path, and the simulation is unchanged
+    import subprocess
+    import sys
+
+    script = r"""
+import errno, json, resource, sys
+import contactsim
+sim = contactsim.Simulation(contactsim.load(sys.argv[1]))
+state = sim.get_state()
+sim.advance_to(0.001)
+t = sim.time
+resource.setrlimit(resource.RLIMIT_FSIZE, (65536, resource.RLIM_INFINITY))
+out = {}
+for name, call in (("get_state", sim.get_state), ("set_state", lambda: sim.set_state(state))):
+    try:
+        call()
+        out[name] = None
+    except Exception as e:
+        out[name] = [type(e).__name__, isinstance(e, OSError) and e.errno == errno.EFBIG, str(e)]
+out["unchanged"] = sim.time == t
+# a small state fits
+out["small"] = len(contactsim.Simulation(contactsim.load(sys.argv[2])).get_state().checkpoint)
+print(json.dumps(out))
+"""
+    p = subprocess.run([sys.executable, "-c", script, scene_path("bench/pile_100.json"),
+                        scene_path("pendulum.json")], capture_output=True, text=True,
+                       timeout=120)
+    assert p.returncode == 0, p.stderr
+    out = json.loads(p.stdout)
+    for name in ("get_state", "set_state"):
+        kind, efbig, message = out[name]
+        assert kind == "OSError" and efbig, out[name]
+        assert message.startswith(f"[Errno 27] {name} could not ") and "contactsim-" not in message
+    assert out["unchanged"]
+    assert out["small"] > 0
