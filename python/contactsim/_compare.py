@@ -25,6 +25,39 @@ def _json_number(x):
     return x if math.isfinite(x) else None
 
 
+def _model_names(models):
+    # the models asked for, by the command's rules for --models (src/app/cmd_compare.c): a str
+    # is a comma-separated list, its names trimmed of spaces; any other iterable holds one str
+    # per name. At least one, none empty, none twice (it would run twice under one label). None
+    # gives None: every model.
+    if models is None:
+        return None
+    if isinstance(models, str):
+        names = [m.strip(" ") for m in models.split(",")]
+        if not all(names):
+            raise SceneError("models needs a comma-separated list of model names, "
+                             f"not '{models}'")
+    else:
+        if isinstance(models, (bytes, bytearray)) or not hasattr(models, "__iter__"):
+            raise TypeError("models must be a str (comma-separated names) or a list of str, "
+                            f"not {type(models).__name__}")
+        names = list(models)
+        for name in names:
+            if not isinstance(name, str):
+                raise TypeError(f"models: a model name must be a str, not {type(name).__name__} "
+                                f"({name!r})")
+        if not names:
+            raise SceneError("models needs at least one model name (None: every model)")
+        if not all(names):
+            raise SceneError("models: a model name must not be empty")
+    seen = set()
+    for name in names:
+        if name in seen:
+            raise SceneError(f"models names '{name}' twice")
+        seen.add(name)
+    return names
+
+
 def compare(path, models=None, duration=None, rtol=None, atol=None, integrator=None,
             max_steps=None, overrides=None):
     """Run a scene once per contact model, from the same geometry and initial state, and
@@ -32,8 +65,11 @@ def compare(path, models=None, duration=None, rtol=None, atol=None, integrator=N
 
     Args:
         path: the scene file.
-        models: contact model names (None: every model the scene gives a block for; a scene
-            without "contact_models" runs once, as model "scene").
+        models: contact model names, as a list of str or one str of comma-separated names
+            (the command's --models); None: every model the scene gives a block for. A scene
+            without "contact_models" runs once, as model "scene". An empty list, an empty name
+            or a name given twice is refused (SceneError), as by the command; a name that is
+            not a str is a TypeError.
         duration (s), rtol, atol, integrator, max_steps: override the scene's options for
             every model (as the command's --duration, --rtol, --atol, --max-steps).
         overrides: scene parameters set by key path for every model, as for load() (the
@@ -53,7 +89,9 @@ def compare(path, models=None, duration=None, rtol=None, atol=None, integrator=N
         here), diagnostics (list of str). A number that is not finite is None, as JSON's null.
 
     Raises:
-        SceneError: the scene or one model's parameter block is bad (before anything runs).
+        SceneError: the scene or one model's parameter block is bad, or `models` names a model
+            the scene has no block for, none, an empty one or one twice (before anything runs).
+        TypeError: `models` is neither None, a str nor an iterable of str.
     """
     from ._simulation import Simulation
     from ._trajectory import Trajectory
@@ -61,20 +99,24 @@ def compare(path, models=None, duration=None, rtol=None, atol=None, integrator=N
 
     path = os.fspath(path)
     pairs = _override_pairs(overrides)
+    requested = _model_names(models)
     available, _default = _core.scene_contact_models(path)
-    if models is None:
-        models = list(available) or [None]
-    elif isinstance(models, str):
-        models = [m for m in models.split(",") if m]
+    # a scene without contact_models blocks still compares: it runs once, as "scene"
+    blocks = bool(available)
+    runs = list(available) if blocks else ["scene"]
+    if requested is None:
+        requested = runs
     # every model loaded before anything runs: a bad block is bad input, not half a table
     loaded = []
-    for name in models:
-        if name is not None and name not in available:
+    for name in requested:
+        if name not in runs:
             raise SceneError(
-                f"the scene has no contact model '{name}'"
-                + (f" (it has {', '.join(available)})" if available else ""),
+                (f"the scene has no parameter block for contact model '{name}' (models: "
+                 if blocks else
+                 f"the scene gives no contact models, so there is no model '{name}' (its only "
+                 "run is: ") + ", ".join(runs) + ")",
                 file=path, path="contact_models")
-        loaded.append((name or "scene", _core.load(path, name, pairs)))
+        loaded.append((name, _core.load(path, name if blocks else None, pairs)))
     # checked as run() checks them (a duration of 0 is refused, as by the command line)
     options = {"duration": duration, "rtol": rtol, "atol": atol, "integrator": integrator,
                "max_steps": max_steps}

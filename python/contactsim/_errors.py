@@ -11,10 +11,16 @@ __all__ = ["Error", "SceneError", "SimulationError"]
 
 
 def _locate(file, line, column, path):
-    # "FILE:LINE:COL: PATH: ", leaving out the parts that are not known, as the command line does
+    # "FILE:LINE:COL: PATH: ", leaving out the parts that are not known (a column of 0 too:
+    # "FILE:LINE: "), as the command line does
     parts = ""
     if file:
-        parts = f"{file}:{line}:{column}: " if line > 0 else f"{file}: "
+        if line > 0 and column > 0:
+            parts = f"{file}:{line}:{column}: "
+        elif line > 0:
+            parts = f"{file}:{line}: "
+        else:
+            parts = f"{file}: "
     if path:
         parts += f"{path}: "
     return parts

@@ -42,6 +42,12 @@ extern PyTypeObject csPy_StateOwnerType;
 // with replacement characters rather than failing.
 PyObject* csPy_raise(const csError* err, PyObject* trajectory);
 
+// A str from text the library gives (the names of the scene, its bodies, elements, contact sets
+// and columns, diagnostics, messages), which is meant to be UTF-8 but is not checked to be (a
+// scene's name may hold any byte): bytes that are not UTF-8 become U+FFFD, as repr(model) and
+// the command line's JSON show them, rather than failing. New reference, NULL when out of memory.
+PyObject* csPy_text(const char* s);
+
 // A number given from Python for `what` (a time, a value): any real number (int, float, numpy
 // scalar) but a bool, Python's or numpy's (True is an int to Python, not a number of seconds to
 // anyone), which is a TypeError as another type is; an int too large for a double is a

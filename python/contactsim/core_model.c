@@ -2,21 +2,20 @@
 // load one from a file or from text.
 #include "core.h"
 
+#include <limits.h>
 #include <string.h>
-
-// most key-path overrides one load takes (a scene has far fewer parameters than this)
-#define MAX_OVERRIDES 256
-
 
 // ---------------------------------------------------------------------------------------------
 // loading
 
 // The overrides as the library takes them: a sequence of (key, JSON text) pairs, both str. The
-// Python side (contactsim.load) turns a mapping of values into these pairs with json.dumps. The
-// csOverride strings point into the Python objects, which `seq` (a new reference kept in *keep)
-// holds alive until the load is over.
-static int readOverrides(PyObject* overrides, csOverride* out, int* n, PyObject** keep) {
+// Python side (contactsim.load) turns a mapping of values into these pairs with json.dumps. As
+// many as given, as the command line takes any number of --set (*out: PyMem, the caller's to
+// free). The csOverride strings point into the Python objects, which `seq` (a new reference kept
+// in *keep) holds alive until the load is over.
+static int readOverrides(PyObject* overrides, csOverride** out, int* n, PyObject** keep) {
   *n = 0;
+  *out = NULL;
   *keep = NULL;
   if (!overrides || overrides == Py_None) {
     return 0;
@@ -26,9 +25,15 @@ static int readOverrides(PyObject* overrides, csOverride* out, int* n, PyObject*
     return -1;
   }
   Py_ssize_t count = PySequence_Fast_GET_SIZE(seq);
-  if (count > MAX_OVERRIDES) {
+  if (count > INT_MAX) {
     Py_DECREF(seq);
-    PyErr_Format(PyExc_ValueError, "at most %d overrides can be given to one load", MAX_OVERRIDES);
+    PyErr_NoMemory();
+    return -1;
+  }
+  csOverride* ov = PyMem_Calloc((size_t)count + 1, sizeof(csOverride));
+  if (!ov) {
+    Py_DECREF(seq);
+    PyErr_NoMemory();
     return -1;
   }
   for (Py_ssize_t i = 0; i < count; i++) {
@@ -37,15 +42,17 @@ static int readOverrides(PyObject* overrides, csOverride* out, int* n, PyObject*
     const char* value = NULL;
     if (!PyTuple_Check(pair) || !PyArg_ParseTuple(pair, "ss", &key, &value)) {
       Py_DECREF(seq);
+      PyMem_Free(ov);
       if (!PyErr_Occurred()) {
         PyErr_SetString(PyExc_TypeError, "each override must be a (key, json) pair of str");
       }
       return -1;
     }
-    out[i].key = key;
-    out[i].value = value;
+    ov[i].key = key;
+    ov[i].value = value;
   }
   *n = (int)count;
+  *out = ov;
   *keep = seq;
   return 0;
 }
@@ -83,10 +90,10 @@ static PyObject* loadCommon(PyObject* pathobj, const char* text, const char* fil
       return NULL;
     }
   }
-  csOverride ov[MAX_OVERRIDES];
+  csOverride* ov = NULL;
   int nov = 0;
   PyObject* keep = NULL;
-  if (readOverrides(overrides, ov, &nov, &keep)) {
+  if (readOverrides(overrides, &ov, &nov, &keep)) {
     return NULL;
   }
   csLoadOptions lo = {.contact_model = cm, .overrides = nov ? ov : NULL, .noverrides = nov};
@@ -96,7 +103,8 @@ static PyObject* loadCommon(PyObject* pathobj, const char* text, const char* fil
   // loading reads and parses a file: other threads may run meanwhile (the strings stay alive)
   Py_BEGIN_ALLOW_THREADS m =
       path ? cs_loadScene(path, &lo, &err) : cs_loadSceneString(text, filename, &lo, &err);
-  Py_END_ALLOW_THREADS Py_XDECREF(keep);
+  Py_END_ALLOW_THREADS PyMem_Free(ov);
+  Py_XDECREF(keep);
   if (!m) {
     // a file that could not even be opened is still named, as the command line names it
     if (path && !err.file[0]) {
@@ -200,14 +208,14 @@ PyObject* csPy_sceneContactModels(PyObject* self, PyObject* arg) {
   Py_DECREF(path);
   PyObject* list = PyTuple_New(n < MAX_MODELS ? n : MAX_MODELS);
   for (int i = 0; list && i < n && i < MAX_MODELS; i++) {
-    PyObject* str = PyUnicode_FromString(names[i]);
+    PyObject* str = csPy_text(names[i]);
     if (!str) {
       Py_CLEAR(list);
       break;
     }
     PyTuple_SET_ITEM(list, i, str);
   }
-  return list ? Py_BuildValue("(Ns)", list, def) : NULL;
+  return list ? Py_BuildValue("(NN)", list, csPy_text(def)) : NULL;
 }
 
 
@@ -236,7 +244,7 @@ static PyObject* modelRepr(csPyModel* self) {
 static PyObject* nameTuple(const void* base, int first, int n, size_t sz) {
   PyObject* t = PyTuple_New(n - first > 0 ? n - first : 0);
   for (int i = first; t && i < n; i++) {
-    PyObject* s = PyUnicode_FromString((const char*)base + (size_t)i * sz);
+    PyObject* s = csPy_text((const char*)base + (size_t)i * sz);
     if (!s) {
       Py_CLEAR(t);
       break;
@@ -272,7 +280,7 @@ static PyObject* modelGetContacts(csPyModel* self, void* closure) {
   PyObject* list = PyList_New(0);
   for (int e = 0; list && e < m->nforce; e++) {
     if (cs_forceKind(m->force[e].kind)->report) {
-      PyObject* s = PyUnicode_FromString(m->force[e].name);
+      PyObject* s = csPy_text(m->force[e].name);
       if (!s || PyList_Append(list, s) != 0) {
         Py_CLEAR(list);
       }
@@ -329,7 +337,7 @@ static PyObject* modelGetGravity(csPyModel* self, void* closure) {
 
 static PyObject* modelGetName(csPyModel* self, void* closure) {
   (void)closure;
-  return PyUnicode_FromString(self->m->name);
+  return csPy_text(self->m->name);
 }
 
 
@@ -353,7 +361,7 @@ static PyObject* modelGetContactModel(csPyModel* self, void* closure) {
   if (!self->m->contact_model[0]) {
     Py_RETURN_NONE;
   }
-  return PyUnicode_FromString(self->m->contact_model);
+  return csPy_text(self->m->contact_model);
 }
 
 

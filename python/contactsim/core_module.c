@@ -27,6 +27,11 @@ static PyObject* text(const char* s) {
 }
 
 
+PyObject* csPy_text(const char* s) {
+  return PyUnicode_DecodeUTF8(s, (Py_ssize_t)strlen(s), "replace");
+}
+
+
 // a file name as the file system's encoding decodes it (surrogateescape), as os.fsdecode and
 // Model.file do, so that the error's file opens the same file again
 static PyObject* fileText(const char* s) {
@@ -256,10 +261,11 @@ static PyObject* contactPeaks(csSimulation* s, int what) {
       continue;  // not a contact element
     }
     PyObject* v = PyFloat_FromDouble(what == 2 ? depth : peak);
-    const char* name = what == 0 ? cs_modelContactSetName(m, i) : cs_modelForceName(m, i);
-    if (!v || PyDict_SetItemString(out, name, v) != 0) {
+    PyObject* name = csPy_text(what == 0 ? cs_modelContactSetName(m, i) : cs_modelForceName(m, i));
+    if (!v || !name || PyDict_SetItem(out, name, v) != 0) {
       Py_CLEAR(out);
     }
+    Py_XDECREF(name);
     Py_XDECREF(v);
   }
   return out;
@@ -272,7 +278,7 @@ PyObject* csPy_statistics(csSimulation* s) {
   PyObject* notes = PyList_New(0);
   for (int i = 0; notes && i < st.nnotes; i++) {
     const char* n = cs_simNote(s, i);
-    PyObject* str = PyUnicode_FromString(n ? n : "");
+    PyObject* str = csPy_text(n ? n : "");
     if (!str || PyList_Append(notes, str) != 0) {
       Py_CLEAR(notes);
     }
@@ -328,7 +334,7 @@ PyObject* csPy_columnNames(const csModel* m, int forces, int* ncol) {
   char* start = text;
   for (char* p = text; names; p++) {
     if (*p == ',' || *p == '\n' || *p == '\0') {
-      PyObject* s = PyUnicode_FromStringAndSize(start, p - start);
+      PyObject* s = PyUnicode_DecodeUTF8(start, p - start, "replace");
       if (!s || PyList_Append(names, s) != 0) {
         Py_CLEAR(names);
       }

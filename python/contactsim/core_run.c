@@ -309,7 +309,9 @@ PyObject* csPy_recordResult(csSimulation* s, int status, const csError* err, PyO
     result = Py_BuildValue("(OOOO)", columns, table, stats, raised);
   } else if (status == CS_ERR_SOLVER) {
     const char* file = err->file[0] ? err->file : cs_modelFile(cs_simModel(s));
-    result = Py_BuildValue("(OOO(sds))", columns, table, stats, err->message, err->time, file);
+    // the message as every library text, the file as os.fsdecode decodes a path (csPy_raise)
+    result = Py_BuildValue("(OOO(NdN))", columns, table, stats, csPy_text(err->message), err->time,
+                           PyUnicode_DecodeFSDefault(file));
   } else {
     csError e = *err;
     if (!e.file[0]) {

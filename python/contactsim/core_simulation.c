@@ -431,11 +431,32 @@ static PyObject* simRecord(csPySimulation* self, PyObject* args) {
 }
 
 
+// reset, load_state and set_state replace the state whole: an edit made through the q and u
+// views and not handed over yet is discarded, not checked (a NaN written into q is no reason to
+// refuse going back to the initial state). setEditsAside keeps the edited arrays in scratch and
+// puts the views back as the library last left them; a load that is refused leaves the simulation
+// unchanged, so putEditsBack then makes the edit pending again, as it was before the call.
+static void setEditsAside(csPySimulation* self) {
+  csData* d = cs_simData(self->s);
+  memcpy(self->scratch, d->q, sizeof(double) * (size_t)self->nq);
+  memcpy(self->scratch + self->nq, d->u, sizeof(double) * (size_t)self->nu);
+  undoEdits(self);
+}
+
+
+static void putEditsBack(csPySimulation* self) {
+  csData* d = cs_simData(self->s);
+  memcpy(d->q, self->scratch, sizeof(double) * (size_t)self->nq);
+  memcpy(d->u, self->scratch + self->nq, sizeof(double) * (size_t)self->nu);
+}
+
+
 static PyObject* simReset(csPySimulation* self, PyObject* unused) {
   (void)unused;
-  if (prepareChange(self)) {
+  if (!changeable(self)) {
     return NULL;
   }
+  undoEdits(self);
   cs_simReset(self->s);
   refreshShadow(self);
   Py_RETURN_NONE;
@@ -444,34 +465,76 @@ static PyObject* simReset(csPySimulation* self, PyObject* unused) {
 
 // ---------------------------------------------------------------------------------------------
 // checkpoints
+//
+// The library reads and writes checkpoints by path only, so get_state and set_state pass the
+// checkpoint text through a file in a temporary directory (contactsim.Simulation.get_state).
+// That file is gone when they return: its failures are told without its path.
+
+// what get_state or set_state (`what`) raises when the library could not write or read the
+// temporary file at `path`: OSError, with the errno whose text ends the library's sentence
+// ("could not write PATH: File too large" gives EFBIG; OSError picks the subclass, such as
+// PermissionError), else without one; the sentence says what failed, not where
+static PyObject* scratchFailed(const char* what, const char* doing, const csError* err,
+                               const char* path) {
+  // the reason: what follows "PATH: " in the sentence, else the sentence with PATH left out
+  const char* at = strstr(err->message, path);
+  const char* reason = err->message;
+  char without[CS_MAX_ERROR];
+  if (at && strncmp(at + strlen(path), ": ", 2) == 0) {
+    reason = at + strlen(path) + 2;
+  } else if (at) {
+    snprintf(without, sizeof(without), "%.*s%s%s", (int)(at - err->message), err->message,
+             "the temporary file", at + strlen(path));
+    reason = without;
+  }
+  int code = 0;
+  for (int e = 1; e < 256 && !code; e++) {
+    code = strcmp(strerror(e), reason) == 0 ? e : 0;
+  }
+  PyObject* text = csPy_text(reason);
+  PyObject* message =
+      text ? PyUnicode_FromFormat("%s could not %s a temporary file: %U", what, doing, text) : NULL;
+  Py_XDECREF(text);
+  if (!message) {
+    return NULL;
+  }
+  PyObject* exc = code ? PyObject_CallFunction(PyExc_OSError, "iO", code, message)
+                       : PyObject_CallFunctionObjArgs(PyExc_OSError, message, NULL);
+  Py_DECREF(message);
+  if (exc) {
+    PyErr_SetObject((PyObject*)Py_TYPE(exc), exc);
+    Py_DECREF(exc);
+  }
+  return NULL;
+}
+
 
 // save_state(path): 0, or -1 with an exception set (the shared part of save_state and
-// get_state)
-static int saveTo(csPySimulation* self, PyObject* arg) {
-  PyObject* path = NULL;
-  if (!PyUnicode_FSConverter(arg, &path)) {
+// get_state); err receives the library's error and *status its status
+static int saveTo(csPySimulation* self, PyObject* path, csError* err, int* status) {
+  *status = CS_OK;
+  if (prepare(self) != 0) {
     return -1;
   }
-  csError err = {0};
-  int status = CS_OK;
-  if (prepare(self) == 0) {
-    status = cs_simSaveState(self->s, PyBytes_AS_STRING(path), &err);
-    refreshShadow(self);
-  }
-  Py_DECREF(path);
-  if (PyErr_Occurred()) {
-    return -1;
-  }
-  if (status != CS_OK) {
-    csPy_raise(&err, NULL);
-    return -1;
-  }
-  return 0;
+  *status = cs_simSaveState(self->s, PyBytes_AS_STRING(path), err);
+  refreshShadow(self);
+  return *status == CS_OK ? 0 : -1;
 }
 
 
 static PyObject* simSaveState(csPySimulation* self, PyObject* arg) {
-  if (saveTo(self, arg) != 0) {
+  PyObject* path = NULL;
+  if (!PyUnicode_FSConverter(arg, &path)) {
+    return NULL;
+  }
+  csError err = {0};
+  int status = CS_OK;
+  int rc = saveTo(self, path, &err, &status);
+  Py_DECREF(path);
+  if (rc != 0 && status != CS_OK) {
+    csPy_raise(&err, NULL);
+  }
+  if (rc != 0) {
     return NULL;
   }
   Py_RETURN_NONE;
@@ -481,42 +544,85 @@ static PyObject* simSaveState(csPySimulation* self, PyObject* arg) {
 static PyObject* vec(const double* v, int n);
 
 
-// a checkpoint and copies of the state it holds, taken together (get_state): no other call on
-// the simulation comes between them
+// _get_state(path): a checkpoint written to path (get_state's temporary file) and copies of the
+// state it holds, taken together: no other call on the simulation comes between them
 static PyObject* simGetState(csPySimulation* self, PyObject* arg) {
-  if (saveTo(self, arg) != 0) {
-    return NULL;
-  }
-  csData* d = cs_simData(self->s);
-  return Py_BuildValue("(dNNNNN)", cs_simTime(self->s), vec(d->q, self->nq), vec(d->u, self->nu),
-                       vec(d->z, d->nz), vec(d->disc, d->ndisc), vec(d->autoval, d->nauto));
-}
-
-
-static PyObject* simLoadState(csPySimulation* self, PyObject* arg) {
   PyObject* path = NULL;
   if (!PyUnicode_FSConverter(arg, &path)) {
     return NULL;
   }
   csError err = {0};
   int status = CS_OK;
-  if (prepareChange(self) == 0) {
-    status = cs_simLoadState(self->s, PyBytes_AS_STRING(path), &err);
-    refreshShadow(self);
-  }
-  if (PyErr_Occurred()) {
+  if (saveTo(self, path, &err, &status) != 0) {
+    if (status == CS_ERR_IO) {
+      scratchFailed("get_state", "write the checkpoint to", &err, PyBytes_AS_STRING(path));
+    } else if (status != CS_OK) {
+      // a state the library will not save (not finite): the temporary path is no part of it
+      if (strcmp(err.file, PyBytes_AS_STRING(path)) == 0) {
+        err.file[0] = '\0';
+      }
+      if (strcmp(err.path, PyBytes_AS_STRING(path)) == 0) {
+        err.path[0] = '\0';
+      }
+      csPy_raise(&err, NULL);
+    }
     Py_DECREF(path);
     return NULL;
   }
-  if (status != CS_OK) {
-    if (!err.file[0]) {
-      snprintf(err.file, sizeof(err.file), "%s", PyBytes_AS_STRING(path));
-    }
+  Py_DECREF(path);
+  csData* d = cs_simData(self->s);
+  return Py_BuildValue("(dNNNNN)", cs_simTime(self->s), vec(d->q, self->nq), vec(d->u, self->nu),
+                       vec(d->z, d->nz), vec(d->disc, d->ndisc), vec(d->autoval, d->nauto));
+}
+
+
+// load_state(path), and set_state's _set_state(path) (state: 1) from its temporary file, whose
+// failures to read are OSError and whose bad content is named "<State>" (its line is the line of
+// State.checkpoint)
+static PyObject* loadFrom(csPySimulation* self, PyObject* arg, int state) {
+  PyObject* path = NULL;
+  if (!PyUnicode_FSConverter(arg, &path)) {
+    return NULL;
+  }
+  if (!changeable(self)) {
     Py_DECREF(path);
-    return csPy_raise(&err, NULL);
+    return NULL;
+  }
+  const char* file = PyBytes_AS_STRING(path);
+  csError err = {0};
+  setEditsAside(self);
+  int status = cs_simLoadState(self->s, file, &err);
+  if (status != CS_OK) {
+    putEditsBack(self);
+  } else {
+    refreshShadow(self);
+  }
+  PyObject* result = NULL;
+  if (status == CS_OK) {
+    result = Py_None;
+    Py_INCREF(result);
+  } else if (state && status == CS_ERR_IO) {
+    scratchFailed("set_state", "read the State back from", &err, file);
+  } else {
+    if (state && strcmp(err.file, file) == 0) {
+      snprintf(err.file, sizeof(err.file), "<State>");
+    } else if (!err.file[0]) {
+      snprintf(err.file, sizeof(err.file), "%s", file);
+    }
+    csPy_raise(&err, NULL);
   }
   Py_DECREF(path);
-  Py_RETURN_NONE;
+  return result;
+}
+
+
+static PyObject* simLoadState(csPySimulation* self, PyObject* arg) {
+  return loadFrom(self, arg, 0);
+}
+
+
+static PyObject* simSetState(csPySimulation* self, PyObject* arg) {
+  return loadFrom(self, arg, 1);
 }
 
 
@@ -627,20 +733,26 @@ static PyObject* simContacts(csPySimulation* self, PyObject* unused) {
     int got = nv > 0 ? cs_simContactValues(self->s, e, buf, 64) : 0;
     for (int i = 0; values && i < nv && i < got && i < 64; i++) {
       PyObject* x = PyFloat_FromDouble(buf[i]);
-      if (!x || PyDict_SetItemString(values, cs_modelContactValueName(m, e, i), x) != 0) {
+      PyObject* key = csPy_text(cs_modelContactValueName(m, e, i));
+      if (!x || !key || PyDict_SetItem(values, key, x) != 0) {
         Py_CLEAR(values);
       }
+      Py_XDECREF(key);
       Py_XDECREF(x);
     }
     int set = cs_modelForceContactSet(m, e);
+    PyObject* setName = set >= 0 ? csPy_text(cs_modelContactSetName(m, set)) : NULL;
+    if (set >= 0 && !setName) {
+      Py_CLEAR(values);
+    }
     double point[3] = {r.point.x, r.point.y, r.point.z};
     double force[3] = {r.force.v.x, r.force.v.y, r.force.v.z};
     double moment[3] = {r.force.w.x, r.force.w.y, r.force.w.z};
-    PyObject* item =
-        values ? Py_BuildValue("(szNNNddN)", cs_modelForceName(m, e),
-                               set >= 0 ? cs_modelContactSetName(m, set) : NULL, vec(point, 3),
-                               vec(force, 3), vec(moment, 3), r.pe, r.power, values)
-               : NULL;
+    PyObject* item = values ? Py_BuildValue("(NONNNddN)", csPy_text(cs_modelForceName(m, e)),
+                                            setName ? setName : Py_None, vec(point, 3),
+                                            vec(force, 3), vec(moment, 3), r.pe, r.power, values)
+                            : NULL;
+    Py_XDECREF(setName);
     if (!item || PyList_Append(list, item) != 0) {
       Py_CLEAR(list);
     }
@@ -841,6 +953,45 @@ static PyObject* simGetAuto(csPySimulation* self, void* closure) {
 }
 
 
+// a 1-D array of objects as doubles, each a real number (a bool as 0 or 1, as in an array of
+// bools); NULL with a TypeError (not a number) or a SceneError (an int too large for a double)
+static PyArrayObject* objectNumbers(PyArrayObject* a, const char* name) {
+  npy_intp n = PyArray_DIM(a, 0);
+  npy_intp dims[1] = {n};
+  PyArrayObject* out = (PyArrayObject*)PyArray_SimpleNew(1, dims, NPY_DOUBLE);
+  if (!out) {
+    return NULL;
+  }
+  double* x = PyArray_DATA(out);
+  for (npy_intp i = 0; i < n; i++) {
+    PyObject* item = PyArray_GETITEM(a, PyArray_GETPTR1(a, i));
+    if (!item) {
+      Py_DECREF(out);
+      return NULL;
+    }
+    int rc = 0;
+    if (PyBool_Check(item) || PyArray_IsScalar(item, Bool)) {
+      x[i] = PyObject_IsTrue(item) ? 1.0 : 0.0;
+    } else if (PyLong_Check(item) || PyFloat_Check(item) || PyArray_IsScalar(item, Integer) ||
+               PyArray_IsScalar(item, Floating)) {
+      char what[32];
+      snprintf(what, sizeof(what), "%s[%ld]", name, (long)i);
+      rc = csPy_number(item, what, &x[i]);
+    } else {
+      PyErr_Format(PyExc_TypeError, "%s needs numbers, not %.100s (%s[%ld])", name,
+                   Py_TYPE(item)->tp_name, name, (long)i);
+      rc = -1;
+    }
+    Py_DECREF(item);
+    if (rc) {
+      Py_DECREF(out);
+      return NULL;
+    }
+  }
+  return out;
+}
+
+
 // sim.q = values and sim.u = values: the whole array at once, checked by the library
 static int setPart(csPySimulation* self, PyObject* value, csStateKind kind, int n) {
   if (!value) {
@@ -855,6 +1006,17 @@ static int setPart(csPySimulation* self, PyObject* value, csStateKind kind, int 
   PyArrayObject* raw = (PyArrayObject*)PyArray_FROM_O(value);
   if (!raw) {
     return -1;
+  }
+  // Python ints beyond numpy's 64-bit integers (2**64) make an array of objects: those are
+  // numbers too, converted one by one (csPy_number: one too large for a double is a SceneError,
+  // as the docs say; another object a TypeError, as for an array of str)
+  if (PyArray_DESCR(raw)->kind == 'O' && PyArray_NDIM(raw) == 1) {
+    PyArrayObject* numbers = objectNumbers(raw, kind == CS_STATE_Q ? "q" : "u");
+    Py_DECREF(raw);
+    if (!numbers) {
+      return -1;
+    }
+    raw = numbers;
   }
   if (!strchr("biuf", PyArray_DESCR(raw)->kind)) {
     PyErr_Format(PyExc_TypeError, "%s needs numbers, not an array of %R",
@@ -990,8 +1152,12 @@ static PyMethodDef simMethods[] = {
     {"_get_state", (PyCFunction)simGetState, METH_O,
      "_get_state(path) -> (t, q, u, z, discrete, auto_update): save_state(path) and copies of\n"
      "the arrays it saved, in one call; see Simulation.get_state."},
+    {"_set_state", (PyCFunction)simSetState, METH_O,
+     "_set_state(path) -> None: load_state(path) from set_state's temporary file; see\n"
+     "Simulation.set_state."},
     {"reset", (PyCFunction)simReset, METH_NOARGS,
-     "reset()\n\nBack to the model's initial state at t = 0; the statistics start over."},
+     "reset()\n\nBack to the model's initial state at t = 0; the statistics start over. An edit\n"
+     "of q or u not yet used is discarded with the rest of the state."},
     {"save_state", (PyCFunction)simSaveState, METH_O,
      "save_state(path)\n\n"
      "Write a checkpoint: the complete state at the current time (t, q, u, z, discrete and\n"
@@ -1000,8 +1166,10 @@ static PyMethodDef simMethods[] = {
     {"load_state", (PyCFunction)simLoadState, METH_O,
      "load_state(path)\n\n"
      "Continue from a checkpoint written by save_state (or `contactsim run --save-state`) for\n"
-     "the same scene. Raises SceneError (file, line, message) for a checkpoint of another\n"
-     "scene, another format version or a malformed one; the simulation is then unchanged."},
+     "the same scene; an edit of q or u not yet used is discarded with the rest of the state.\n"
+     "Raises SceneError (file, line, message) for a checkpoint of another scene, another\n"
+     "format version or a malformed one; the simulation is then unchanged (a pending edit\n"
+     "included)."},
     {"body_pose", (PyCFunction)simBodyPose, METH_O,
      "body_pose(body) -> (p, q)\n\n"
      "Pose of a body (name or id) at the current time: origin p in Ground, m (3,), and\n"

@@ -578,3 +578,99 @@ def test_compare_counts_the_last_step(tmp_path):
     row = contactsim.compare(path)[0]
     expected = 0.5 * G * math.sin(math.radians(20.0))
     assert row["sliding_distance"] == pytest.approx(expected, rel=1e-4)
+
+
+def test_text_that_is_not_utf8_decodes_with_replacement(tmp_path):
+    # a scene's name may hold any byte (the loader checks the names of bodies and elements, not
+    # the scene's): every string the module takes from the library decodes bytes that are not
+    # UTF-8 as U+FFFD, as repr(model) and the command line's JSON show them
+    text = open(scene_path("pendulum.json"), "rb").read()
+    path = tmp_path / "latin1.json"
+    path.write_bytes(text.replace(b'"name": "pendulum"', b'"name": "pend\xe9"', 1))
+    model = contactsim.load(path)
+    assert model.name == "pend\ufffd"
+    assert "pend\ufffd" in repr(model)
+    sim = contactsim.Simulation(model)
+    assert repr(sim) == "<contactsim.Simulation of 'pend\ufffd' at t = 0 s>"
+    assert len(sim.run(0.1)) > 1
+    # a contact model named with such a byte is refused by the loader, not by the decoding of
+    # the names compare() asks for first
+    drop = open(scene_path("sphere_drop.json"), "rb").read()
+    bad = tmp_path / "default.json"
+    bad.write_bytes(drop.replace(b'"default": "hunt_crossley"', b'"default": "hunt\xe9"', 1))
+    with pytest.raises(contactsim.SceneError, match="default contact model"):
+        contactsim.compare(bad, duration=0.01)
+    # a failed run's file is decoded as os.fsdecode decodes a path, as every error's file is
+    weird = os.path.join(os.fsencode(tmp_path), b"p\xff.json")
+    with open(weird, "wb") as f:
+        f.write(text)
+    with pytest.raises(contactsim.SimulationError) as e:
+        contactsim.run(weird, duration=1.0, max_steps=1)
+    assert e.value.file == os.fsdecode(weird)
+
+
+def test_an_error_without_a_column_is_located_as_the_command_locates_it(tmp_path):
+    # FILE:LINE:COL: when both are known, FILE:LINE: without a column (a checkpoint's errors),
+    # FILE: without either
+    assert str(contactsim.SceneError("bad", file="f.json", line=4, column=2)) == "f.json:4:2: bad"
+    assert str(contactsim.SceneError("bad", file="f.json", line=4)) == "f.json:4: bad"
+    assert str(contactsim.SceneError("bad", file="f.json", path="a.b")) == "f.json: a.b: bad"
+    a = contactsim.Simulation(contactsim.loads(pendulum(0.1)))
+    a.save_state(tmp_path / "pendulum.state")
+    b = contactsim.Simulation(contactsim.loads(ball_drop()))
+    with pytest.raises(contactsim.SceneError) as e:
+        b.load_state(tmp_path / "pendulum.state")
+    assert e.value.line > 0 and e.value.column == 0
+    where = f"{tmp_path / 'pendulum.state'}:{e.value.line}: "
+    assert str(e.value) == where + e.value.message
+
+
+def test_any_number_of_overrides(tmp_path):
+    # as many as the command line's --set: the loader applies them in order (the last of one
+    # value wins), and a bad one among many is a SceneError as any bad override is
+    text = pendulum(0.1)
+    many = [("simulation.rtol", 1e-7)] * 299 + [("simulation.rtol", 1e-8)]
+    assert contactsim.loads(text, overrides=many).options["rtol"] == 1e-8
+    with pytest.raises(contactsim.SceneError) as e:
+        contactsim.loads(text, overrides=many + [("simulation.nope", 1)])
+    assert e.value.path == "simulation.nope"
+
+
+def test_compare_takes_the_models_the_command_takes(tmp_path):
+    # the rules of `contactsim compare --models`: a comma-separated list whose names are trimmed
+    # of spaces, no empty name, none twice, every one a block of the scene; a list of str alike
+    scene = scene_path("sphere_drop.json")
+    for models, words in (([], "at least one"), ("", "comma-separated"), ("a,,b", "comma-separated"),
+                          ("hunt_crossley,", "comma-separated"), ([""], "empty"),
+                          (["hunt_crossley", "hunt_crossley"], "'hunt_crossley' twice"),
+                          ("hunt_crossley, hunt_crossley", "'hunt_crossley' twice"),
+                          (["nope"], "no parameter block for contact model 'nope'")):
+        with pytest.raises(contactsim.SceneError, match=words):
+            contactsim.compare(scene, models=models, duration=0.01)
+    for models in ([1], [None], [b"hunt_crossley"], 5, b"hunt_crossley"):
+        with pytest.raises(TypeError):
+            contactsim.compare(scene, models=models, duration=0.01)
+    rows = contactsim.compare(scene, models=" smooth_sphere_half_space , hunt_crossley",
+                              duration=0.01)
+    assert [r["model"] for r in rows] == ["smooth_sphere_half_space", "hunt_crossley"]
+    assert [r["model"] for r in contactsim.compare(scene, models=("hunt_crossley",),
+                                                   duration=0.01)] == ["hunt_crossley"]
+    # a scene without contact_models blocks runs once, as "scene", and may be asked for so
+    plain = tmp_path / "pendulum.json"
+    plain.write_text(pendulum(0.1, duration=0.01))
+    assert [r["model"] for r in contactsim.compare(plain, models="scene")] == ["scene"]
+    with pytest.raises(contactsim.SceneError, match="gives no contact models"):
+        contactsim.compare(plain, models=["hunt_crossley"])
+    # and the command refuses the same lists (exit 2) and takes the same good one
+    exe = os.environ.get("CONTACTSIM_EXE") or os.path.join(ROOT, "build", "contactsim")
+    if not os.path.exists(exe):
+        pytest.skip("no contactsim command built (CONTACTSIM_EXE)")
+    for models in ("", "a,,b", "hunt_crossley,", "hunt_crossley, hunt_crossley", "nope"):
+        p = subprocess.run([exe, "compare", scene, "--models", models, "--duration", "0.01",
+                            "--format", "json"], capture_output=True, text=True, timeout=60)
+        assert p.returncode == 2, (models, p.stderr)
+    p = subprocess.run([exe, "compare", scene, "--models",
+                        " smooth_sphere_half_space , hunt_crossley", "--duration", "0.01",
+                        "--format", "json"], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert [c["model"] for c in json.loads(p.stdout)["models"]] == [r["model"] for r in rows]

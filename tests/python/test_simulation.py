@@ -875,3 +875,97 @@ def test_an_interrupted_advance_gives_its_statistics_back():
     skip = {"cpu_seconds", "statistics_cpu_seconds", "restarts"}
     assert {k: v for k, v in sa.items() if k not in skip} == \
         {k: v for k, v in sb.items() if k not in skip}
+
+
+def test_integers_beyond_numpy_s_are_numbers_of_the_state():
+    # 2**64 is past numpy's 64-bit integers (the list becomes an array of objects) but a double
+    # holds it: taken as any number is; an int too large for a double is a SceneError, as for a
+    # time, and an object that is no number a TypeError
+    sim = contactsim.Simulation(contactsim.load(scene_path("sphere_drop.json")))
+    u = [2 ** 64, 0, 0, 0.5, True, -(2 ** 70)]
+    sim.u = u
+    np.testing.assert_array_equal(sim.u, [float(x) for x in u])
+    before = sim.u.copy()
+    with pytest.raises(contactsim.SceneError, match="too large for a double"):
+        sim.u = [2 ** 2000] + [0] * 5
+    for bad in ([2 ** 64, "1", 0, 0, 0, 0], [2 ** 64, None, 0, 0, 0, 0],
+                [2 ** 64, 1j, 0, 0, 0, 0]):
+        with pytest.raises(TypeError, match="needs numbers"):
+            sim.u = bad
+    np.testing.assert_array_equal(sim.u, before)
+
+
+def test_replacing_the_state_discards_a_pending_edit(tmp_path):
+    # reset, set_state and load_state replace the state whole: an edit of q or u not handed to
+    # the library yet is thrown away with it, not checked (a NaN there is no reason to refuse)
+    model = contactsim.load(scene_path("sphere_drop.json"))
+    start = contactsim.Simulation(model)
+    good = start.get_state()
+    start.save_state(tmp_path / "good.state")
+    sim = contactsim.Simulation(model)
+    sim.advance_to(0.1)
+    calls = {"reset": sim.reset, "set_state": lambda: sim.set_state(good),
+             "load_state": lambda: sim.load_state(tmp_path / "good.state")}
+    for name, call in calls.items():
+        sim.advance_to(sim.time + 0.01)
+        sim.q[4] = np.nan
+        sim.u[0] = np.inf
+        call()
+        assert sim.time == 0.0, name
+        np.testing.assert_array_equal(sim.q, model.q0)
+        np.testing.assert_array_equal(sim.u, model.u0)
+        sim.step()  # and it goes on from there
+    # a load that is refused changes nothing, the edit included: it is still pending, and the
+    # next call takes it (or refuses it) as before
+    other = contactsim.Simulation(contactsim.loads(pendulum(0.1))).get_state()
+    sim.reset()
+    sim.q[6] = 1.0
+    with pytest.raises(contactsim.SceneError):
+        sim.set_state(other)
+    assert sim.q[6] == 1.0
+    assert sim.body_pose("ball")[0][2] == 1.0
+    sim.u[0] = np.nan
+    with pytest.raises(contactsim.SceneError):
+        sim.load_state(tmp_path / "nothere.state")
+    with pytest.raises(contactsim.SceneError, match=r"u\[0\] is not finite"):
+        sim.step()
+
+
+def test_get_and_set_state_under_a_file_size_limit():
+    # the checkpoint passes through a temporary file (the library writes checkpoints by path
+    # only): under a file-size limit below its size (pile_100's is 144 kB) both calls raise
+    # OSError with errno EFBIG, naming no temporary path, and the simulation is unchanged
+    import subprocess
+    import sys
+
+    script = r"""
+import errno, json, resource, sys
+import contactsim
+sim = contactsim.Simulation(contactsim.load(sys.argv[1]))
+state = sim.get_state()
+sim.advance_to(0.001)
+t = sim.time
+resource.setrlimit(resource.RLIMIT_FSIZE, (65536, resource.RLIM_INFINITY))
+out = {}
+for name, call in (("get_state", sim.get_state), ("set_state", lambda: sim.set_state(state))):
+    try:
+        call()
+        out[name] = None
+    except Exception as e:
+        out[name] = [type(e).__name__, isinstance(e, OSError) and e.errno == errno.EFBIG, str(e)]
+out["unchanged"] = sim.time == t
+# a small state fits
+out["small"] = len(contactsim.Simulation(contactsim.load(sys.argv[2])).get_state().checkpoint)
+print(json.dumps(out))
+"""
+    p = subprocess.run([sys.executable, "-c", script, scene_path("bench/pile_100.json"),
+                        scene_path("pendulum.json")], capture_output=True, text=True,
+                       timeout=120)
+    assert p.returncode == 0, p.stderr
+    out = json.loads(p.stdout)
+    for name in ("get_state", "set_state"):
+        kind, efbig, message = out[name]
+        assert kind == "OSError" and efbig, out[name]
+        assert message.startswith(f"[Errno 27] {name} could not ") and "contactsim-" not in message
+    assert out["unchanged"]
+    assert out["small"] > 0
