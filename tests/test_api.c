@@ -676,8 +676,26 @@ static void test_report_count(void** state) {
       }
     }
   }
+  // from a start whose rounding slack (1e-12 of 1 + t) spans many report intervals: the run
+  // skips every grid point within it, and the count skipped one
+  {
+    csSimulation* s = newSim(m);
+    csSimOptions o = cs_simOptions(s);
+    o.report_interval = 1e-9;
+    assert_int_equal(cs_simSetOptions(s, &o, &err), CS_OK);
+    assert_int_equal(cs_simSetTime(s, 1e5, &err), CS_OK);
+    StopAfter c = {.after = -1};
+    csReporter rep = {.report = countReport, .ctx = &c};
+    assert_int_equal(cs_simRun(s, 1e5 + 1e-6, &rep, &err), CS_OK);
+    double n = cs_reportCount(1e5, 1e5 + 1e-6, 1e-9);
+    if (n != c.reports) {
+      fail_msg("from 1e5 s every 1e-9 s: %d reports, cs_reportCount %g", c.reports, n);
+    }
+    cs_deleteSimulation(s);
+  }
   assert_true(cs_reportCount(0, 1, 0.01) == 101);
   assert_true(cs_reportCount(2, 2, 0.01) == 1);
+  assert_true(cs_reportCount(1e300, 1e300, 0.01) == 1);
   th_assertClose(cs_reportCount(0, 1e9, 1e-9), 1e18, 1e-5, 0, "a count beyond 2^53");
   assert_true(cs_reportCount(0, 1, 0) == INFINITY);
   cs_deleteModel(m);
@@ -986,6 +1004,44 @@ static void test_misuse_is_refused(void** state) {
   assert_non_null(strstr(err.message, "2^52"));
   unlink(file);
   cs_deleteSimulation(s);
+  cs_deleteModel(m);
+}
+
+
+// A run over no time is one report, whatever the time: at 1e14 s (1e16 report intervals of
+// 0.01 s from 0, more than doubles count) the search for the first report time after the start
+// never ended, and no stop flag reached it. The alarm ends the test should it hang again.
+static void test_run_over_no_time_far_from_zero(void** state) {
+  (void)state;
+  csModel* m = th_loadFile("scenes/pendulum.json");
+  csError err;
+  const double times[] = {0, 1e12, 1e14, 1e15, 1e300};
+  char file[PATH_MAX_TEST];
+  scratch(file, "no_time.csv");
+  alarm(60);
+  for (int i = 0; i < 5; i++) {
+    csSimulation* s = newSim(m);
+    assert_int_equal(cs_simSetTime(s, times[i], &err), CS_OK);
+    StopAfter c = {.after = -1};
+    csReporter rep = {.report = countReport, .ctx = &c};
+    assert_int_equal(cs_simRun(s, times[i], &rep, &err), CS_OK);
+    assert_int_equal(c.reports, 1);
+    assert_true(c.last == times[i] && cs_simTime(s) == times[i]);
+    assert_true(cs_reportCount(times[i], times[i], 0.01) == 1);
+    // the CSV: the header and that one row
+    assert_int_equal(cs_simRunCsv(s, times[i], file, NULL, &err), CS_OK);
+    FILE* f = fopen(file, "r");
+    assert_non_null(f);
+    int lines = 0;
+    for (int ch = fgetc(f); ch != EOF; ch = fgetc(f)) {
+      lines += ch == '\n';
+    }
+    fclose(f);
+    assert_int_equal(lines, 2);
+    cs_deleteSimulation(s);
+  }
+  alarm(0);
+  unlink(file);
   cs_deleteModel(m);
 }
 
@@ -1512,6 +1568,7 @@ int main(void) {
       cmocka_unit_test(test_energy_error_ignores_edits),
       cmocka_unit_test(test_energy_error_after_a_recovery),
       cmocka_unit_test(test_misuse_is_refused),
+      cmocka_unit_test(test_run_over_no_time_far_from_zero),
       cmocka_unit_test(test_step_loop_after_a_long_rest),
       cmocka_unit_test(test_csv_cut_at_a_full_disk),
       cmocka_unit_test(test_threads_share_nothing),

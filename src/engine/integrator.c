@@ -2665,6 +2665,24 @@ int cs_integratorStep(csIntegrator* sim, double horizon, const csReporter* rep, 
 // report is made at t_end exactly, not a rounding step before it.
 #define REPORT_SLACK 1e-12
 
+// The index k of the first report time k * interval after t0 (a multiple within rounding of t0
+// is t0 itself): the smallest k whose product k * interval, as the run computes it, passes t0
+// and its slack. From the quotient, corrected for its rounding by a grid point or two; the
+// corrections are counted, so that this ends whatever the arguments (k is exact, and the
+// answer right, while |t0| / interval is below 2^52).
+static double firstReportIndex(double t0, double interval) {
+  double lim = t0 + REPORT_SLACK * (1 + fabs(t0));
+  double k = floor(lim / interval) + 1;
+  for (int i = 0; i < 4 && (k - 1) * interval > lim; i++) {
+    k--;
+  }
+  for (int i = 0; i < 4 && k * interval <= lim; i++) {
+    k++;
+  }
+  return k;
+}
+
+
 double cs_reportCount(double t0, double t_end, double interval) {
   if (!(t_end > t0)) {
     return 1;
@@ -2673,19 +2691,16 @@ double cs_reportCount(double t0, double t_end, double interval) {
     return INFINITY;
   }
   // as cs_integratorRun walks them: the start, the grid points strictly inside, the end
-  double first = floor(t0 / interval) + 1;
-  if (first * interval <= t0 + REPORT_SLACK * (1 + fabs(t0))) {
-    first++;
-  }
+  double first = firstReportIndex(t0, interval);
   // the last grid point short of the end, with the loop's own products k * interval (while
   // doubles count every integer; beyond 2^53 reports the count is as near as they allow)
-  double x = t_end - REPORT_SLACK * (1 + t_end);
+  double x = t_end - REPORT_SLACK * (1 + fabs(t_end));
   double last = floor(x / interval);
-  if (last < 0x1p53) {
-    while ((last + 1) * interval <= x) {
+  if (fabs(last) < 0x1p53 && fabs(first) < 0x1p53) {
+    for (int i = 0; i < 4 && (last + 1) * interval <= x; i++) {
       last++;
     }
-    while (last >= first && last * interval > x) {
+    for (int i = 0; i < 4 && last >= first && last * interval > x; i++) {
       last--;
     }
   }
@@ -2710,23 +2725,24 @@ int cs_integratorRun(csIntegrator* sim, double t_end, const csReporter* rep, csE
   if (status == CS_OK) {
     status = report(sim, err);
   }
-  // report times k dt that doubles cannot tell apart (k beyond 2^52, where k + 1 may equal k:
-  // the loops below would never end)
-  if (status == CS_OK && !(t_end / dt < 0x1p52) && sim->tcur < t_end) {
+  // A run over no time is that one report, with no grid to walk (from 1e14 s, 1e16 report
+  // intervals of 0.01 s, the search for the grid's first point after the start never ended).
+  // Report times k dt that doubles cannot tell apart (k beyond 2^52, where k + 1 may equal k,
+  // and the loop below would never end) are refused; below that every k is exact, every turn
+  // of the loop takes the next one, and a turn that reaches t_end (tr = t_end) is the last.
+  double far = fmax(fabs(t0), fabs(t_end));
+  if (status == CS_OK && sim->tcur < t_end && !(far / dt < 0x1p52)) {
     cs_setError(err, CS_ERR_INPUT, "",
                 "the time %.17g s is %.3g report intervals of %g s from 0, beyond the 2^52 "
                 "that doubles count exactly: report times cannot be told apart; count the time "
-                "from nearer 0 or report less often", t_end, t_end / dt, dt);
+                "from nearer 0 or report less often", far, far / dt, dt);
     status = CS_ERR_INPUT;
   }
   // the first grid point after the start (one within rounding of it is the start itself)
-  double k = floor(t0 / dt) + 1;
-  while (status == CS_OK && k * dt <= t0 + REPORT_SLACK * (1 + fabs(t0))) {
-    k++;
-  }
+  double k = status == CS_OK && sim->tcur < t_end ? firstReportIndex(t0, dt) : 0;
   while (status == CS_OK && sim->tcur < t_end) {
     double tr = k * dt;
-    if (tr > t_end - REPORT_SLACK * (1 + t_end)) {
+    if (tr > t_end - REPORT_SLACK * (1 + fabs(t_end))) {
       tr = t_end;  // the last report is at the end exactly
     }
     status = advanceTo(sim, tr, t_end, err);

@@ -875,3 +875,28 @@ def test_an_interrupted_advance_gives_its_statistics_back():
     skip = {"cpu_seconds", "statistics_cpu_seconds", "restarts"}
     assert {k: v for k, v in sa.items() if k not in skip} == \
         {k: v for k, v in sb.items() if k not in skip}
+
+
+NO_TIME_CHILD = r"""
+import sys
+import contactsim
+sim = contactsim.Simulation(contactsim.load(sys.argv[1]))
+for t in (1e12, 1e14, 1e15, 1e300):
+    sim.time = t
+    by_duration, to_end = sim.run(0), sim.run(t_end=t)
+    assert len(by_duration) == len(to_end) == 1, (t, len(by_duration), len(to_end))
+    assert by_duration.t[0] == to_end.t[0] == sim.time == t
+print("one row each")
+"""
+
+
+def test_run_over_no_time_far_from_zero():
+    # run(0) at 1e14 s (1e16 report intervals of 0.01 s from 0, more than doubles count) spun
+    # at full CPU, deaf to Ctrl-C; it is the one row at the current time that it is nearer 0.
+    # In a child process with a timeout, so that a hang fails this test, not the whole suite.
+    import subprocess
+    import sys
+
+    child = subprocess.run([sys.executable, "-c", NO_TIME_CHILD, scene_path("pendulum.json")],
+                           capture_output=True, text=True, timeout=60)
+    assert child.returncode == 0 and child.stdout.strip() == "one row each", child.stderr
