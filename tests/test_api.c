@@ -6,6 +6,7 @@
 
 #include "contactsim/simulation.h"
 
+#include <float.h>
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
@@ -1046,6 +1047,60 @@ static void test_run_over_no_time_far_from_zero(void** state) {
 }
 
 
+// Far from 0 every integrator's step and advance end in the rounding message, not in one that
+// blames the forces: at 1e14 s (doubles 0.0156 s apart) a step said "the step size collapsed
+// to h = 0 s ... the forces probably jump" (CVODE refused the first step's hint, t + 0.002 s =
+// t, as a stop time behind t), an advance by 0.01 s the same (CV_TOO_CLOSE), and rk, rk23 and
+// ark said so for every call (their first step is below the round-off of t)
+static void test_far_from_zero_steps_are_lost_in_rounding(void** state) {
+  (void)state;
+  csModel* m = th_loadFile("scenes/sphere_drop.json");
+  const char* names[] = CS_INTEGRATOR_NAMES;
+  const double far[] = {1e12, 1e14, 1e17};
+  csError err;
+  for (int k = 0; k < CS_INTEGRATOR_COUNT; k++) {
+    csSimOptions opt = cs_modelOptions(m);
+    opt.integrator = (csIntegratorType)k;
+    for (int i = 0; i < 3; i++) {
+      for (int call = 0; call < 3; call++) {
+        csSimulation* s = cs_newSimulation(m, &opt, &err);
+        assert_non_null(s);
+        double t = far[i];
+        assert_int_equal(cs_simSetTime(s, t, &err), CS_OK);
+        int status = call == 0   ? cs_simStep(s, &err)
+                     : call == 1 ? cs_simAdvanceTo(s, nextafter(t, INFINITY), &err)
+                                 : cs_simAdvanceTo(s, t + fmax(1.0, 1e3 * DBL_EPSILON * t), &err);
+        if (status != CS_ERR_SOLVER || !strstr(err.message, "lost in rounding") ||
+            strstr(err.message, "forces")) {
+          fail_msg("%s at t = %g, %s: status %d, %s", names[k], t,
+                   call == 0   ? "a step"
+                   : call == 1 ? "an advance by one double"
+                               : "by 1 s or more",
+                   status, err.message);
+        }
+        assert_true(err.time == t);
+        cs_deleteSimulation(s);
+      }
+    }
+  }
+  // near 0 an advance by one double is lost in rounding too (CV_TOO_CLOSE, rk's refusal), and
+  // said so; by 20 it is a step
+  for (int k = 0; k < CS_INTEGRATOR_COUNT; k++) {
+    csSimOptions opt = cs_modelOptions(m);
+    opt.integrator = (csIntegratorType)k;
+    csSimulation* s = cs_newSimulation(m, &opt, &err);
+    assert_int_equal(cs_simSetTime(s, 0.5, &err), CS_OK);
+    assert_int_equal(cs_simAdvanceTo(s, nextafter(0.5, 1), &err), CS_ERR_SOLVER);
+    assert_non_null(strstr(err.message, "lost in rounding"));
+    assert_non_null(strstr(err.message, "an advance that short"));
+    assert_int_equal(cs_simSetTime(s, 0.5, &err), CS_OK);
+    assert_int_equal(cs_simAdvanceTo(s, 0.5 + 20 * DBL_EPSILON / 2, &err), CS_OK);
+    cs_deleteSimulation(s);
+  }
+  cs_deleteModel(m);
+}
+
+
 // a block at rest on exponential springs, stepped one step at a time with no end in sight:
 // BDF's steps grow to minutes (138 s at t = 247 s), and the step after the longest failed its
 // error test down to 1 ms, ending the run at t = 385 s, unless CVODE is restarted there
@@ -1569,6 +1624,7 @@ int main(void) {
       cmocka_unit_test(test_energy_error_after_a_recovery),
       cmocka_unit_test(test_misuse_is_refused),
       cmocka_unit_test(test_run_over_no_time_far_from_zero),
+      cmocka_unit_test(test_far_from_zero_steps_are_lost_in_rounding),
       cmocka_unit_test(test_step_loop_after_a_long_rest),
       cmocka_unit_test(test_csv_cut_at_a_full_disk),
       cmocka_unit_test(test_threads_share_nothing),

@@ -2167,6 +2167,53 @@ enum { RETRY_MIN_STEPS = 50 };
 static const double TIME_SLIP = 1e-9, TIME_SLIP_REPORTS = 1e-4;
 
 
+// The error of a step of h s from t that the time cannot follow (the time moved by `moved`
+// instead): doubles are too far apart at t for the steps the motion needs (docs/cli.md), or,
+// when h is the whole way to the stop, for an advance that short.
+static int roundingError(double h, double t, double moved, int to_stop, csError* err) {
+  double ulp = nextafter(fabs(t), INFINITY) - fabs(t);
+  cs_setError(err, CS_ERR_SOLVER, "",
+              "the step of %.3g s is lost in rounding at t = %.17g s, where doubles are %.3g s "
+              "apart (the time moved by %.3g s): the time is too large for %s",
+              h, t, ulp, moved,
+              to_stop ? "an advance that short; advance further or count the time from nearer 0"
+                      : "the steps this motion needs; count the time from nearer 0");
+  err->time = t;
+  return CS_ERR_SOLVER;
+}
+
+
+// Steps within this many roundings of t (DBL_EPSILON |t|) are lost in rounding: CVODE counts
+// a stop time within 100 of them as reached, and starts no shorter unless its stop time is
+// nearer or an initial step is given (rk refuses steps below 16: cs_rkTry).
+static const double ROUNDING_STEPS = 100;
+
+// Whether a step that failed at t (an error test, a Newton iteration or rk's refusal, the
+// step tried last being h, to_stop s short of the stop) failed for the rounding of t rather
+// than for the forces: h is within ROUNDING_STEPS roundings of t, and it is either the whole
+// way to the stop (the advance asked for is that short) or a step the motion could take nearer
+// 0 (at least 1e-9 of the report interval; shorter is the collapse that collapseError reports
+// wherever the time stands). Far from 0 every step is short: at 1e14 s, 2.2 s is.
+static int lostInRounding(const Sim* sim, double t, double h, double to_stop) {
+  return h > 0 && h <= ROUNDING_STEPS * DBL_EPSILON * fabs(t) &&
+         (h >= 0.5 * to_stop || h >= 1e-9 * sim->opt.report_interval);
+}
+
+
+// The tout of CVODE's first step after a (re)start, which must be more than two roundings of t
+// away (CV_TOO_CLOSE; CV_ILL_INPUT for tout = t): far from 0 a report interval may be less
+// (t + 0.002 s = t at 1e14 s), and the hint is then 1000 roundings of t (CVODE's first step
+// there is at least 100 of them, cut by its stop time); what becomes of the step is judged
+// after it.
+static double startHint(const Group* g, double tout) {
+  double t = (double)g->t;
+  if (!(tout - t > 4 * DBL_EPSILON * fmax(fabs(t), fabs(tout)))) {
+    return t + 1e3 * DBL_EPSILON * fabs(t);
+  }
+  return tout;
+}
+
+
 // advance the active group g one step toward tout, never past tstop; returns CS_OK or fills err
 static int stepGroup(Group* g, double tout, double tstop, csError* err) {
   Sim* sim = g->sim;
@@ -2186,6 +2233,12 @@ static int stepGroup(Group* g, double tout, double tstop, csError* err) {
     if (status != CS_RK_OK && stopRequested(sim)) {
       return stoppedInStep(g, err);
     }
+    if (status == CS_RK_STEP_TOO_SMALL &&
+        lostInRounding(sim, t_before, g->rk->h, tstop - t_before)) {
+      sim->d->t = g->t;
+      return roundingError(g->rk->h, t_before, (double)g->t - t_before,
+                           g->rk->h >= 0.5 * (tstop - t_before), err);
+    }
     if (status != CS_RK_OK) {
       sim->d->t = g->t;
       cs_setError(err, CS_ERR_SOLVER, "", "the rk step failed with %s at t = %.9g s",
@@ -2203,7 +2256,7 @@ static int stepGroup(Group* g, double tout, double tstop, csError* err) {
     // about 1e154 s away (a report interval of 1e200 s) the product overflows and the first
     // trial state is NaN. A scale of 1e100 s is as good a hint and stays finite.
     tout = fmin(tout, (double)g->t + 1e100);
-    flag = CVode(g->mem, tout, g->y, &g->t, CV_ONE_STEP);
+    flag = CVode(g->mem, fresh ? startHint(g, tout) : tout, g->y, &g->t, CV_ONE_STEP);
     // A step whose error test (or Newton iteration) fails over and over after a long history:
     // CVODE extrapolates from a history that no longer fits (a block at rest for minutes,
     // stepping 138 s at a time, failed down to 1 ms when the next step needed short ones). It
@@ -2221,7 +2274,7 @@ static int stepGroup(Group* g, double tout, double tstop, csError* err) {
         return CS_ERR_SOLVER;
       }
       sim->nrestart++;
-      flag = CVode(g->mem, tout, g->y, &g->t, CV_ONE_STEP);
+      flag = CVode(g->mem, startHint(g, tout), g->y, &g->t, CV_ONE_STEP);
     }
   }
   g->fresh = 0;
@@ -2231,6 +2284,19 @@ static int stepGroup(Group* g, double tout, double tstop, csError* err) {
   if (flag < 0) {
     sim->d->t = g->t;
     check(flag, "CVode", sim, g->t, err);
+    // a step cut down to the rounding of t by error tests or Newton failures (at 1e14 s CVODE
+    // starts at 2.2 s and warns that t + h = t on the way down), or an advance within it
+    // (CVODE's first step aims at the nearer of tout and the stop time: CV_TOO_CLOSE)
+    double h =
+        flag == CV_TOO_CLOSE ? fmin(startHint(g, tout), tstop) - t_before : fabs(currentStep(g));
+    if (!(h > 0)) {
+      h = fabs(lastStep(g));
+    }
+    if ((flag == CV_ERR_FAILURE || flag == CV_CONV_FAILURE || flag == CV_TOO_CLOSE) &&
+        lostInRounding(sim, t_before, h, tstop - t_before)) {
+      return roundingError(h, t_before, (double)g->t - t_before, h >= 0.5 * (tstop - t_before),
+                           err);
+    }
     collapseError(g, err, 1, "CVode failed with %s", flagName(flag));
     if (flag == CV_ERR_FAILURE && blendedAnchorsFailed(g)) {
       blendedAnchorHint(err);
@@ -2257,13 +2323,7 @@ static int stepGroup(Group* g, double tout, double tstop, csError* err) {
       return CS_ERR_SOLVER;
     }
     if (!(moved > 0) || (moved > 2 * hu && moved - hu > slip)) {
-      double ulp = nextafter(fabs(t_before), INFINITY) - fabs(t_before);
-      cs_setError(err, CS_ERR_SOLVER, "",
-                  "the step of %.3g s is lost in rounding at t = %.17g s, where doubles are "
-                  "%.3g s apart (the time moved by %.3g s): the time is too large for the steps "
-                  "this motion needs; count the time from nearer 0", hu, t_before, ulp, moved);
-      err->time = t_before;
-      return CS_ERR_SOLVER;
+      return roundingError(hu, t_before, moved, 0, err);
     }
   }
   // CVODE's own step limit counts steps within one call, and every call here is one step,

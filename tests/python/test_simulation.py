@@ -900,3 +900,24 @@ def test_run_over_no_time_far_from_zero():
     child = subprocess.run([sys.executable, "-c", NO_TIME_CHILD, scene_path("pendulum.json")],
                            capture_output=True, text=True, timeout=60)
     assert child.returncode == 0 and child.stdout.strip() == "one row each", child.stderr
+
+
+@pytest.mark.parametrize("integrator", ["bdf", "adams", "rk", "rk23", "ark"])
+def test_steps_far_from_zero_are_lost_in_rounding(integrator):
+    # at 1e14 s (doubles 0.0156 s apart) step() and advance_to(t + 0.01) blamed the forces ("the
+    # step size collapsed to h = 0 s ... the forces probably jump"), as did every call with the
+    # Runge-Kutta integrators; advance_to(t + 1) said what is wrong, as docs/cli.md has it
+    model = contactsim.load(scene_path("sphere_drop.json"))
+    calls = {"step": lambda sim: sim.step(),
+             "advance by 0.01 s": lambda sim: sim.advance_to(1e14 + 0.01),
+             "advance by 1 s": lambda sim: sim.advance_to(1e14 + 1.0)}
+    for what, call in calls.items():
+        sim = contactsim.Simulation(model, integrator=integrator)
+        sim.time = 1e14
+        with pytest.raises(contactsim.SimulationError) as caught:
+            call(sim)
+        message = str(caught.value)
+        assert "lost in rounding" in message and "count the time from nearer 0" in message, \
+            (what, message)
+        assert "forces" not in message, (what, message)
+        assert caught.value.time == 1e14
