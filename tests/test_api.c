@@ -6,6 +6,7 @@
 
 #include "contactsim/simulation.h"
 
+#include <float.h>
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
@@ -676,8 +677,26 @@ static void test_report_count(void** state) {
       }
     }
   }
+  // from a start whose rounding slack (1e-12 of 1 + t) spans many report intervals: the run
+  // skips every grid point within it, and the count skipped one
+  {
+    csSimulation* s = newSim(m);
+    csSimOptions o = cs_simOptions(s);
+    o.report_interval = 1e-9;
+    assert_int_equal(cs_simSetOptions(s, &o, &err), CS_OK);
+    assert_int_equal(cs_simSetTime(s, 1e5, &err), CS_OK);
+    StopAfter c = {.after = -1};
+    csReporter rep = {.report = countReport, .ctx = &c};
+    assert_int_equal(cs_simRun(s, 1e5 + 1e-6, &rep, &err), CS_OK);
+    double n = cs_reportCount(1e5, 1e5 + 1e-6, 1e-9);
+    if (n != c.reports) {
+      fail_msg("from 1e5 s every 1e-9 s: %d reports, cs_reportCount %g", c.reports, n);
+    }
+    cs_deleteSimulation(s);
+  }
   assert_true(cs_reportCount(0, 1, 0.01) == 101);
   assert_true(cs_reportCount(2, 2, 0.01) == 1);
+  assert_true(cs_reportCount(1e300, 1e300, 0.01) == 1);
   th_assertClose(cs_reportCount(0, 1e9, 1e-9), 1e18, 1e-5, 0, "a count beyond 2^53");
   assert_true(cs_reportCount(0, 1, 0) == INFINITY);
   cs_deleteModel(m);
@@ -986,6 +1005,98 @@ static void test_misuse_is_refused(void** state) {
   assert_non_null(strstr(err.message, "2^52"));
   unlink(file);
   cs_deleteSimulation(s);
+  cs_deleteModel(m);
+}
+
+
+// A run over no time is one report, whatever the time: at 1e14 s (1e16 report intervals of
+// 0.01 s from 0, more than doubles count) the search for the first report time after the start
+// never ended, and no stop flag reached it. The alarm ends the test should it hang again.
+static void test_run_over_no_time_far_from_zero(void** state) {
+  (void)state;
+  csModel* m = th_loadFile("scenes/pendulum.json");
+  csError err;
+  const double times[] = {0, 1e12, 1e14, 1e15, 1e300};
+  char file[PATH_MAX_TEST];
+  scratch(file, "no_time.csv");
+  alarm(60);
+  for (int i = 0; i < 5; i++) {
+    csSimulation* s = newSim(m);
+    assert_int_equal(cs_simSetTime(s, times[i], &err), CS_OK);
+    StopAfter c = {.after = -1};
+    csReporter rep = {.report = countReport, .ctx = &c};
+    assert_int_equal(cs_simRun(s, times[i], &rep, &err), CS_OK);
+    assert_int_equal(c.reports, 1);
+    assert_true(c.last == times[i] && cs_simTime(s) == times[i]);
+    assert_true(cs_reportCount(times[i], times[i], 0.01) == 1);
+    // the CSV: the header and that one row
+    assert_int_equal(cs_simRunCsv(s, times[i], file, NULL, &err), CS_OK);
+    FILE* f = fopen(file, "r");
+    assert_non_null(f);
+    int lines = 0;
+    for (int ch = fgetc(f); ch != EOF; ch = fgetc(f)) {
+      lines += ch == '\n';
+    }
+    fclose(f);
+    assert_int_equal(lines, 2);
+    cs_deleteSimulation(s);
+  }
+  alarm(0);
+  unlink(file);
+  cs_deleteModel(m);
+}
+
+
+// Far from 0 every integrator's step and advance end in the rounding message, not in one that
+// blames the forces: at 1e14 s (doubles 0.0156 s apart) a step said "the step size collapsed
+// to h = 0 s ... the forces probably jump" (CVODE refused the first step's hint, t + 0.002 s =
+// t, as a stop time behind t), an advance by 0.01 s the same (CV_TOO_CLOSE), and rk, rk23 and
+// ark said so for every call (their first step is below the round-off of t)
+static void test_far_from_zero_steps_are_lost_in_rounding(void** state) {
+  (void)state;
+  csModel* m = th_loadFile("scenes/sphere_drop.json");
+  const char* names[] = CS_INTEGRATOR_NAMES;
+  const double far[] = {1e12, 1e14, 1e17};
+  csError err;
+  for (int k = 0; k < CS_INTEGRATOR_COUNT; k++) {
+    csSimOptions opt = cs_modelOptions(m);
+    opt.integrator = (csIntegratorType)k;
+    for (int i = 0; i < 3; i++) {
+      for (int call = 0; call < 3; call++) {
+        csSimulation* s = cs_newSimulation(m, &opt, &err);
+        assert_non_null(s);
+        double t = far[i];
+        assert_int_equal(cs_simSetTime(s, t, &err), CS_OK);
+        int status = call == 0   ? cs_simStep(s, &err)
+                     : call == 1 ? cs_simAdvanceTo(s, nextafter(t, INFINITY), &err)
+                                 : cs_simAdvanceTo(s, t + fmax(1.0, 1e3 * DBL_EPSILON * t), &err);
+        if (status != CS_ERR_SOLVER || !strstr(err.message, "lost in rounding") ||
+            strstr(err.message, "forces")) {
+          fail_msg("%s at t = %g, %s: status %d, %s", names[k], t,
+                   call == 0   ? "a step"
+                   : call == 1 ? "an advance by one double"
+                               : "by 1 s or more",
+                   status, err.message);
+        }
+        assert_true(err.time == t);
+        cs_deleteSimulation(s);
+      }
+    }
+  }
+  // near 0 an advance by one double is lost in rounding too (CV_TOO_CLOSE, rk's refusal), and
+  // said so; by 20 it is a step
+  for (int k = 0; k < CS_INTEGRATOR_COUNT; k++) {
+    csSimOptions opt = cs_modelOptions(m);
+    opt.integrator = (csIntegratorType)k;
+    csSimulation* s = cs_newSimulation(m, &opt, &err);
+    assert_int_equal(cs_simSetTime(s, 0.5, &err), CS_OK);
+    assert_int_equal(cs_simAdvanceTo(s, nextafter(0.5, 1), &err), CS_ERR_SOLVER);
+    assert_non_null(strstr(err.message, "lost in rounding"));
+    assert_non_null(strstr(err.message, "an advance that short"));
+    assert_int_equal(cs_simSetTime(s, 0.5, &err), CS_OK);
+    assert_int_equal(cs_simAdvanceTo(s, 0.5 + 20 * DBL_EPSILON / 2, &err), CS_OK);
+    cs_deleteSimulation(s);
+  }
   cs_deleteModel(m);
 }
 
@@ -1512,6 +1623,8 @@ int main(void) {
       cmocka_unit_test(test_energy_error_ignores_edits),
       cmocka_unit_test(test_energy_error_after_a_recovery),
       cmocka_unit_test(test_misuse_is_refused),
+      cmocka_unit_test(test_run_over_no_time_far_from_zero),
+      cmocka_unit_test(test_far_from_zero_steps_are_lost_in_rounding),
       cmocka_unit_test(test_step_loop_after_a_long_rest),
       cmocka_unit_test(test_csv_cut_at_a_full_disk),
       cmocka_unit_test(test_threads_share_nothing),

@@ -184,8 +184,10 @@ CS_API int cs_simAdvanceTo(csSimulation* s, double t, csError* err);
 // interpolated) but never t_end. rep->stop (nullable) is polled before every step and within
 // one (every right-hand side, and the dense factorisations): once it is nonzero the run
 // returns CS_STOPPED, the simulation back at its last report (where every group
-// of bodies stands), ready to be read, saved or run on. Returns CS_OK, CS_ERR_INPUT,
-// CS_ERR_SOLVER, CS_STOPPED or CS_ERR_IO (a report returned nonzero).
+// of bodies stands), ready to be read, saved or run on. t_end equal to the current time is
+// that one report, at any time. Returns CS_OK, CS_ERR_INPUT (also for report times beyond
+// 2^52 report intervals from 0, which doubles cannot tell apart), CS_ERR_SOLVER, CS_STOPPED or
+// CS_ERR_IO (a report returned nonzero).
 // From a callback: rep's callbacks may read the simulation (time, state, poses, energies,
 // contacts, statistics: those sampled so far), which stands at the report or step they are
 // called for. The calls that

@@ -2167,6 +2167,53 @@ enum { RETRY_MIN_STEPS = 50 };
 static const double TIME_SLIP = 1e-9, TIME_SLIP_REPORTS = 1e-4;
 
 
+// The error of a step of h s from t that the time cannot follow (the time moved by `moved`
+// instead): doubles are too far apart at t for the steps the motion needs (docs/cli.md), or,
+// when h is the whole way to the stop, for an advance that short.
+static int roundingError(double h, double t, double moved, int to_stop, csError* err) {
+  double ulp = nextafter(fabs(t), INFINITY) - fabs(t);
+  cs_setError(err, CS_ERR_SOLVER, "",
+              "the step of %.3g s is lost in rounding at t = %.17g s, where doubles are %.3g s "
+              "apart (the time moved by %.3g s): the time is too large for %s",
+              h, t, ulp, moved,
+              to_stop ? "an advance that short; advance further or count the time from nearer 0"
+                      : "the steps this motion needs; count the time from nearer 0");
+  err->time = t;
+  return CS_ERR_SOLVER;
+}
+
+
+// Steps within this many roundings of t (DBL_EPSILON |t|) are lost in rounding: CVODE counts
+// a stop time within 100 of them as reached, and starts no shorter unless its stop time is
+// nearer or an initial step is given (rk refuses steps below 16: cs_rkTry).
+static const double ROUNDING_STEPS = 100;
+
+// Whether a step that failed at t (an error test, a Newton iteration or rk's refusal, the
+// step tried last being h, to_stop s short of the stop) failed for the rounding of t rather
+// than for the forces: h is within ROUNDING_STEPS roundings of t, and it is either the whole
+// way to the stop (the advance asked for is that short) or a step the motion could take nearer
+// 0 (at least 1e-9 of the report interval; shorter is the collapse that collapseError reports
+// wherever the time stands). Far from 0 every step is short: at 1e14 s, 2.2 s is.
+static int lostInRounding(const Sim* sim, double t, double h, double to_stop) {
+  return h > 0 && h <= ROUNDING_STEPS * DBL_EPSILON * fabs(t) &&
+         (h >= 0.5 * to_stop || h >= 1e-9 * sim->opt.report_interval);
+}
+
+
+// The tout of CVODE's first step after a (re)start, which must be more than two roundings of t
+// away (CV_TOO_CLOSE; CV_ILL_INPUT for tout = t): far from 0 a report interval may be less
+// (t + 0.002 s = t at 1e14 s), and the hint is then 1000 roundings of t (CVODE's first step
+// there is at least 100 of them, cut by its stop time); what becomes of the step is judged
+// after it.
+static double startHint(const Group* g, double tout) {
+  double t = (double)g->t;
+  if (!(tout - t > 4 * DBL_EPSILON * fmax(fabs(t), fabs(tout)))) {
+    return t + 1e3 * DBL_EPSILON * fabs(t);
+  }
+  return tout;
+}
+
+
 // advance the active group g one step toward tout, never past tstop; returns CS_OK or fills err
 static int stepGroup(Group* g, double tout, double tstop, csError* err) {
   Sim* sim = g->sim;
@@ -2186,6 +2233,12 @@ static int stepGroup(Group* g, double tout, double tstop, csError* err) {
     if (status != CS_RK_OK && stopRequested(sim)) {
       return stoppedInStep(g, err);
     }
+    if (status == CS_RK_STEP_TOO_SMALL &&
+        lostInRounding(sim, t_before, g->rk->h, tstop - t_before)) {
+      sim->d->t = g->t;
+      return roundingError(g->rk->h, t_before, (double)g->t - t_before,
+                           g->rk->h >= 0.5 * (tstop - t_before), err);
+    }
     if (status != CS_RK_OK) {
       sim->d->t = g->t;
       cs_setError(err, CS_ERR_SOLVER, "", "the rk step failed with %s at t = %.9g s",
@@ -2203,7 +2256,7 @@ static int stepGroup(Group* g, double tout, double tstop, csError* err) {
     // about 1e154 s away (a report interval of 1e200 s) the product overflows and the first
     // trial state is NaN. A scale of 1e100 s is as good a hint and stays finite.
     tout = fmin(tout, (double)g->t + 1e100);
-    flag = CVode(g->mem, tout, g->y, &g->t, CV_ONE_STEP);
+    flag = CVode(g->mem, fresh ? startHint(g, tout) : tout, g->y, &g->t, CV_ONE_STEP);
     // A step whose error test (or Newton iteration) fails over and over after a long history:
     // CVODE extrapolates from a history that no longer fits (a block at rest for minutes,
     // stepping 138 s at a time, failed down to 1 ms when the next step needed short ones). It
@@ -2221,7 +2274,7 @@ static int stepGroup(Group* g, double tout, double tstop, csError* err) {
         return CS_ERR_SOLVER;
       }
       sim->nrestart++;
-      flag = CVode(g->mem, tout, g->y, &g->t, CV_ONE_STEP);
+      flag = CVode(g->mem, startHint(g, tout), g->y, &g->t, CV_ONE_STEP);
     }
   }
   g->fresh = 0;
@@ -2231,6 +2284,19 @@ static int stepGroup(Group* g, double tout, double tstop, csError* err) {
   if (flag < 0) {
     sim->d->t = g->t;
     check(flag, "CVode", sim, g->t, err);
+    // a step cut down to the rounding of t by error tests or Newton failures (at 1e14 s CVODE
+    // starts at 2.2 s and warns that t + h = t on the way down), or an advance within it
+    // (CVODE's first step aims at the nearer of tout and the stop time: CV_TOO_CLOSE)
+    double h =
+        flag == CV_TOO_CLOSE ? fmin(startHint(g, tout), tstop) - t_before : fabs(currentStep(g));
+    if (!(h > 0)) {
+      h = fabs(lastStep(g));
+    }
+    if ((flag == CV_ERR_FAILURE || flag == CV_CONV_FAILURE || flag == CV_TOO_CLOSE) &&
+        lostInRounding(sim, t_before, h, tstop - t_before)) {
+      return roundingError(h, t_before, (double)g->t - t_before, h >= 0.5 * (tstop - t_before),
+                           err);
+    }
     collapseError(g, err, 1, "CVode failed with %s", flagName(flag));
     if (flag == CV_ERR_FAILURE && blendedAnchorsFailed(g)) {
       blendedAnchorHint(err);
@@ -2257,13 +2323,7 @@ static int stepGroup(Group* g, double tout, double tstop, csError* err) {
       return CS_ERR_SOLVER;
     }
     if (!(moved > 0) || (moved > 2 * hu && moved - hu > slip)) {
-      double ulp = nextafter(fabs(t_before), INFINITY) - fabs(t_before);
-      cs_setError(err, CS_ERR_SOLVER, "",
-                  "the step of %.3g s is lost in rounding at t = %.17g s, where doubles are "
-                  "%.3g s apart (the time moved by %.3g s): the time is too large for the steps "
-                  "this motion needs; count the time from nearer 0", hu, t_before, ulp, moved);
-      err->time = t_before;
-      return CS_ERR_SOLVER;
+      return roundingError(hu, t_before, moved, 0, err);
     }
   }
   // CVODE's own step limit counts steps within one call, and every call here is one step,
@@ -2665,6 +2725,24 @@ int cs_integratorStep(csIntegrator* sim, double horizon, const csReporter* rep, 
 // report is made at t_end exactly, not a rounding step before it.
 #define REPORT_SLACK 1e-12
 
+// The index k of the first report time k * interval after t0 (a multiple within rounding of t0
+// is t0 itself): the smallest k whose product k * interval, as the run computes it, passes t0
+// and its slack. From the quotient, corrected for its rounding by a grid point or two; the
+// corrections are counted, so that this ends whatever the arguments (k is exact, and the
+// answer right, while |t0| / interval is below 2^52).
+static double firstReportIndex(double t0, double interval) {
+  double lim = t0 + REPORT_SLACK * (1 + fabs(t0));
+  double k = floor(lim / interval) + 1;
+  for (int i = 0; i < 4 && (k - 1) * interval > lim; i++) {
+    k--;
+  }
+  for (int i = 0; i < 4 && k * interval <= lim; i++) {
+    k++;
+  }
+  return k;
+}
+
+
 double cs_reportCount(double t0, double t_end, double interval) {
   if (!(t_end > t0)) {
     return 1;
@@ -2673,19 +2751,16 @@ double cs_reportCount(double t0, double t_end, double interval) {
     return INFINITY;
   }
   // as cs_integratorRun walks them: the start, the grid points strictly inside, the end
-  double first = floor(t0 / interval) + 1;
-  if (first * interval <= t0 + REPORT_SLACK * (1 + fabs(t0))) {
-    first++;
-  }
+  double first = firstReportIndex(t0, interval);
   // the last grid point short of the end, with the loop's own products k * interval (while
   // doubles count every integer; beyond 2^53 reports the count is as near as they allow)
-  double x = t_end - REPORT_SLACK * (1 + t_end);
+  double x = t_end - REPORT_SLACK * (1 + fabs(t_end));
   double last = floor(x / interval);
-  if (last < 0x1p53) {
-    while ((last + 1) * interval <= x) {
+  if (fabs(last) < 0x1p53 && fabs(first) < 0x1p53) {
+    for (int i = 0; i < 4 && (last + 1) * interval <= x; i++) {
       last++;
     }
-    while (last >= first && last * interval > x) {
+    for (int i = 0; i < 4 && last >= first && last * interval > x; i++) {
       last--;
     }
   }
@@ -2710,23 +2785,24 @@ int cs_integratorRun(csIntegrator* sim, double t_end, const csReporter* rep, csE
   if (status == CS_OK) {
     status = report(sim, err);
   }
-  // report times k dt that doubles cannot tell apart (k beyond 2^52, where k + 1 may equal k:
-  // the loops below would never end)
-  if (status == CS_OK && !(t_end / dt < 0x1p52) && sim->tcur < t_end) {
+  // A run over no time is that one report, with no grid to walk (from 1e14 s, 1e16 report
+  // intervals of 0.01 s, the search for the grid's first point after the start never ended).
+  // Report times k dt that doubles cannot tell apart (k beyond 2^52, where k + 1 may equal k,
+  // and the loop below would never end) are refused; below that every k is exact, every turn
+  // of the loop takes the next one, and a turn that reaches t_end (tr = t_end) is the last.
+  double far = fmax(fabs(t0), fabs(t_end));
+  if (status == CS_OK && sim->tcur < t_end && !(far / dt < 0x1p52)) {
     cs_setError(err, CS_ERR_INPUT, "",
                 "the time %.17g s is %.3g report intervals of %g s from 0, beyond the 2^52 "
                 "that doubles count exactly: report times cannot be told apart; count the time "
-                "from nearer 0 or report less often", t_end, t_end / dt, dt);
+                "from nearer 0 or report less often", far, far / dt, dt);
     status = CS_ERR_INPUT;
   }
   // the first grid point after the start (one within rounding of it is the start itself)
-  double k = floor(t0 / dt) + 1;
-  while (status == CS_OK && k * dt <= t0 + REPORT_SLACK * (1 + fabs(t0))) {
-    k++;
-  }
+  double k = status == CS_OK && sim->tcur < t_end ? firstReportIndex(t0, dt) : 0;
   while (status == CS_OK && sim->tcur < t_end) {
     double tr = k * dt;
-    if (tr > t_end - REPORT_SLACK * (1 + t_end)) {
+    if (tr > t_end - REPORT_SLACK * (1 + fabs(t_end))) {
       tr = t_end;  // the last report is at the end exactly
     }
     status = advanceTo(sim, tr, t_end, err);

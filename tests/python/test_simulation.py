@@ -969,3 +969,49 @@ print(json.dumps(out))
         assert message.startswith(f"[Errno 27] {name} could not ") and "contactsim-" not in message
     assert out["unchanged"]
     assert out["small"] > 0
+
+
+NO_TIME_CHILD = r"""
+import sys
+import contactsim
+sim = contactsim.Simulation(contactsim.load(sys.argv[1]))
+for t in (1e12, 1e14, 1e15, 1e300):
+    sim.time = t
+    by_duration, to_end = sim.run(0), sim.run(t_end=t)
+    assert len(by_duration) == len(to_end) == 1, (t, len(by_duration), len(to_end))
+    assert by_duration.t[0] == to_end.t[0] == sim.time == t
+print("one row each")
+"""
+
+
+def test_run_over_no_time_far_from_zero():
+    # run(0) at 1e14 s (1e16 report intervals of 0.01 s from 0, more than doubles count) spun
+    # at full CPU, deaf to Ctrl-C; it is the one row at the current time that it is nearer 0.
+    # In a child process with a timeout, so that a hang fails this test, not the whole suite.
+    import subprocess
+    import sys
+
+    child = subprocess.run([sys.executable, "-c", NO_TIME_CHILD, scene_path("pendulum.json")],
+                           capture_output=True, text=True, timeout=60)
+    assert child.returncode == 0 and child.stdout.strip() == "one row each", child.stderr
+
+
+@pytest.mark.parametrize("integrator", ["bdf", "adams", "rk", "rk23", "ark"])
+def test_steps_far_from_zero_are_lost_in_rounding(integrator):
+    # at 1e14 s (doubles 0.0156 s apart) step() and advance_to(t + 0.01) blamed the forces ("the
+    # step size collapsed to h = 0 s ... the forces probably jump"), as did every call with the
+    # Runge-Kutta integrators; advance_to(t + 1) said what is wrong, as docs/cli.md has it
+    model = contactsim.load(scene_path("sphere_drop.json"))
+    calls = {"step": lambda sim: sim.step(),
+             "advance by 0.01 s": lambda sim: sim.advance_to(1e14 + 0.01),
+             "advance by 1 s": lambda sim: sim.advance_to(1e14 + 1.0)}
+    for what, call in calls.items():
+        sim = contactsim.Simulation(model, integrator=integrator)
+        sim.time = 1e14
+        with pytest.raises(contactsim.SimulationError) as caught:
+            call(sim)
+        message = str(caught.value)
+        assert "lost in rounding" in message and "count the time from nearer 0" in message, \
+            (what, message)
+        assert "forces" not in message, (what, message)
+        assert caught.value.time == 1e14
