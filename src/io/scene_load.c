@@ -3258,13 +3258,8 @@ static cJSON* parseText(const char* text, size_t len, csError* err) {
   size_t pos = root ? len : (end && end >= text && end <= text + len) ? (size_t)(end - text) : len;
   // unless a number before it is one JSON does not allow, which cJSON read all the same (010,
   // 1., -.5): that is the first error
-  char why[CS_MAX_ERROR / 2];
-  size_t bad = csu_jsonBadNumber(text, pos, why, sizeof(why));
-  if (bad < pos) {
+  if (csu_jsonNumberProblem(text, pos, err) != 0) {
     cJSON_Delete(root);
-    csu_lineColumn(text, bad, &err->line, &err->column);
-    cs_setError(err, CS_ERR_INPUT, "", "malformed JSON at line %d, column %d: %s", err->line,
-                err->column, why);
     return NULL;
   }
   if (!root) {

@@ -810,14 +810,9 @@ static cJSON* parseFile(const char* path, uint64_t* hash, csError* err) {
     root = cJSON_ParseWithLengthOpts(buf, n + 1, &end, 1);
     size_t pos = root ? n : end && end >= buf && end <= buf + n ? (size_t)(end - buf) : n;
     // a number cJSON took though JSON forbids it (010, 1.), in the text it read: the first error
-    char why[CS_MAX_ERROR / 2];
-    size_t badNumber = csu_jsonBadNumber(buf, pos, why, sizeof(why));
-    if (badNumber < pos) {
+    if (csu_jsonNumberProblem(buf, pos, err) != 0) {
       cJSON_Delete(root);
       root = NULL;
-      csu_lineColumn(buf, badNumber, &err->line, &err->column);
-      cs_setError(err, CS_ERR_INPUT, "", "malformed JSON at line %d, column %d: %s", err->line,
-                  err->column, why);
     } else if (!root) {
       csu_lineColumn(buf, pos, &err->line, &err->column);
       cs_setError(err, CS_ERR_INPUT, "", "malformed JSON at line %d, column %d%s", err->line,
@@ -1230,6 +1225,22 @@ size_t csu_jsonBadNumber(const char* text, size_t n, char* why, size_t size) {
     i = e - 1;
   }
   return n;
+}
+
+
+int csu_jsonNumberProblem(const char* text, size_t n, csError* err) {
+  char why[CS_MAX_ERROR / 2];
+  size_t bad = csu_jsonBadNumber(text, n, why, sizeof(why));
+  if (bad >= n) {
+    return 0;
+  }
+  int line, column;
+  csu_lineColumn(text, bad, &line, &column);
+  cs_setError(err, CS_ERR_INPUT, "", "malformed JSON at line %d, column %d: %s", line, column,
+              why);
+  err->line = line;
+  err->column = column;
+  return -1;
 }
 
 

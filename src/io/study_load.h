@@ -128,6 +128,10 @@ int csu_jsonNulProblem(const char* text, size_t n, csError* err);
 // end of the text, or where cJSON's parse stopped (only what it read is JSON to scan).
 size_t csu_jsonBadNumber(const char* text, size_t n, char* why, size_t size);
 
+// The same as an error: 0, or -1 with err's message ("malformed JSON at line L, column C: ..."),
+// line and column set at the first such number.
+int csu_jsonNumberProblem(const char* text, size_t n, csError* err);
+
 // The 1-based line and column of byte offset pos in text.
 void csu_lineColumn(const char* text, size_t pos, int* line, int* column);
 
