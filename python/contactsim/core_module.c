@@ -21,12 +21,6 @@ PyObject* csPy_SimulationError = NULL;
 // ---------------------------------------------------------------------------------------------
 // errors
 
-// a str from library text, which is meant to be UTF-8 (file names may not be)
-static PyObject* text(const char* s) {
-  return PyUnicode_DecodeUTF8(s, (Py_ssize_t)strnlen(s, CS_MAX_ERROR), "replace");
-}
-
-
 PyObject* csPy_text(const char* s) {
   return PyUnicode_DecodeUTF8(s, (Py_ssize_t)strlen(s), "replace");
 }
@@ -45,7 +39,7 @@ PyObject* csPy_raise(const csError* err, PyObject* trajectory) {
   }
   PyObject* kw = NULL;
   PyObject* exc = NULL;
-  PyObject* args = Py_BuildValue("(N)", text(err->message));
+  PyObject* args = Py_BuildValue("(N)", csPy_text(err->message));
   // a solver failure: the time and the partial trajectory; anything else is bad input
   if (err->code == CS_ERR_SOLVER) {
     kw = Py_BuildValue("{s:d,s:O,s:N}", "time", err->time, "trajectory",
@@ -54,7 +48,7 @@ PyObject* csPy_raise(const csError* err, PyObject* trajectory) {
       exc = PyObject_Call(csPy_SimulationError, args, kw);
     }
   } else {
-    kw = Py_BuildValue("{s:N,s:N,s:i,s:i}", "file", fileText(err->file), "path", text(err->path),
+    kw = Py_BuildValue("{s:N,s:N,s:i,s:i}", "file", fileText(err->file), "path", csPy_text(err->path),
                        "line", err->line, "column", err->column);
     if (args && kw) {
       exc = PyObject_Call(csPy_SceneError, args, kw);
