@@ -43,6 +43,31 @@ static csMat33 tiltedInertia(double mass, double a, double b, double c, double a
 }
 
 
+// The loads of the trees below: gravity, a mobility spring and damper on each of the n bodies
+// listed, and a constant force and moment on body `pushed` (its station off the origin).
+static void addLoads(csModel* m, const int* bodies, int n, int pushed) {
+  th_addForce(m, CS_FORCE_GRAVITY, "gravity");
+  for (int i = 0; i < n; i++) {
+    char name[32];
+    snprintf(name, sizeof(name), "spring%d", i);
+    int e = th_addForce(m, CS_FORCE_MOBILITY_SPRING, name);
+    th_setParam(m, e, "body", bodies[i]);
+    th_setParam(m, e, "stiffness", 0.5 + i);
+    th_setParam(m, e, "q0", 0.1);
+    snprintf(name, sizeof(name), "damper%d", i);
+    e = th_addForce(m, CS_FORCE_MOBILITY_DAMPER, name);
+    th_setParam(m, e, "body", bodies[i]);
+    th_setParam(m, e, "damping", 0.02 * (i + 1));
+  }
+  int f = th_addForce(m, CS_FORCE_CONSTANT, "push");
+  th_setParam(m, f, "body", pushed);
+  double cparam[9] = {0.02, 0.01, -0.03, 0.3, -0.2, 0.1, 0.01, 0.02, -0.03};
+  for (int i = 0; i < 9; i++) {
+    m->force[f].param[i] = cparam[i];
+  }
+}
+
+
 // A tree of every moving joint type: a pin chain with a slider, a ball and a free body in it, a
 // branch, a welded body, and a free body on ground (the articulated-body algorithm's fast path).
 // Frames are neither identity nor aligned unless `plain`, which gives the pins and sliders
@@ -74,27 +99,8 @@ static csModel* mixedTree(int plain) {
   ids[7] = th_addBody(m, NULL, 0, CS_JOINT_FREE, frame(1, 0, 0, 0, 0, 1, 0.2),
                       frame(0.02, 0, 0.01, 1, 0, 0, 0.3), 0.4, csu_vec3(0.01, -0.02, 0.03),
                       tiltedInertia(0.4, 0.05, 0.06, 0.07, 0.5));
-  csError err = {0};
-  assert_true(cs_addForce(m, CS_FORCE_GRAVITY, "gravity", &err) >= 0);
-  static const int sprung[3] = {0, 1, 4};
-  for (int i = 0; i < 3; i++) {
-    char name[32];
-    snprintf(name, sizeof(name), "spring%d", i);
-    int e = th_addForce(m, CS_FORCE_MOBILITY_SPRING, name);
-    th_setParam(m, e, "body", ids[sprung[i]]);
-    th_setParam(m, e, "stiffness", 0.5 + i);
-    th_setParam(m, e, "q0", 0.1);
-    snprintf(name, sizeof(name), "damper%d", i);
-    e = th_addForce(m, CS_FORCE_MOBILITY_DAMPER, name);
-    th_setParam(m, e, "body", ids[sprung[i]]);
-    th_setParam(m, e, "damping", 0.02 * (i + 1));
-  }
-  int f = th_addForce(m, CS_FORCE_CONSTANT, "push");
-  th_setParam(m, f, "body", ids[4]);
-  double cparam[9] = {0.02, 0.01, -0.03, 0.3, -0.2, 0.1, 0.01, 0.02, -0.03};
-  for (int i = 0; i < 9; i++) {
-    m->force[f].param[i] = cparam[i];
-  }
+  const int sprung[3] = {ids[0], ids[1], ids[4]};
+  addLoads(m, sprung, 3, ids[4]);
   th_finalize(m);
   return m;
 }
@@ -343,24 +349,8 @@ static void test_aba_matches_kane_pin_leaves(void** state) {
     ids[i] = th_addBody(m, NULL, 0, CS_JOINT_PIN, frame(0.1 * i, 0.2, 1.0, 1, 1, 0, 1.2 + i),
                         XBM[i], 0.1 + 0.1 * i, csu_vec3(0.05, 0.01, 0.02 * i),
                         tiltedInertia(0.1 + 0.1 * i, 0.05, 0.01, 0.02, 0.3 + i));
-    char name[32];
-    snprintf(name, sizeof(name), "spring%d", i);
-    int e = th_addForce(m, CS_FORCE_MOBILITY_SPRING, name);
-    th_setParam(m, e, "body", ids[i]);
-    th_setParam(m, e, "stiffness", 0.5 + i);
-    th_setParam(m, e, "q0", 0.1);
-    snprintf(name, sizeof(name), "damper%d", i);
-    e = th_addForce(m, CS_FORCE_MOBILITY_DAMPER, name);
-    th_setParam(m, e, "body", ids[i]);
-    th_setParam(m, e, "damping", 0.02 * (i + 1));
   }
-  th_addForce(m, CS_FORCE_GRAVITY, "gravity");
-  int f = th_addForce(m, CS_FORCE_CONSTANT, "push");
-  th_setParam(m, f, "body", ids[0]);
-  double cparam[9] = {0.02, 0.01, -0.03, 0.3, -0.2, 0.1, 0.01, 0.02, -0.03};
-  for (int i = 0; i < 9; i++) {
-    m->force[f].param[i] = cparam[i];
-  }
+  addLoads(m, ids, 3, ids[0]);
   th_finalize(m);
   csData* d = cs_makeData(m);
   assert_true(d->aba_pinLeaf[ids[0]] > 0 && d->aba_pinLeaf[ids[1]] > 0);
@@ -417,25 +407,7 @@ static csModel* planarTree(double tilt, int ball, int massless) {
     th_addBody(m, NULL, ids[4], CS_JOINT_BALL, turnZ, offAxis, 0.05, csu_vec3(0.01, 0, 0),
                tiltedInertia(0.05, 0.01, 0.02, 0.01, 0.4));
   }
-  th_addForce(m, CS_FORCE_GRAVITY, "gravity");
-  for (int i = 0; i < 6; i++) {
-    char name[32];
-    snprintf(name, sizeof(name), "spring%d", i);
-    int e = th_addForce(m, CS_FORCE_MOBILITY_SPRING, name);
-    th_setParam(m, e, "body", ids[i]);
-    th_setParam(m, e, "stiffness", 0.5 + i);
-    th_setParam(m, e, "q0", 0.1);
-    snprintf(name, sizeof(name), "damper%d", i);
-    e = th_addForce(m, CS_FORCE_MOBILITY_DAMPER, name);
-    th_setParam(m, e, "body", ids[i]);
-    th_setParam(m, e, "damping", 0.02 * (i + 1));
-  }
-  int f = th_addForce(m, CS_FORCE_CONSTANT, "push");
-  th_setParam(m, f, "body", ids[3]);
-  double cparam[9] = {0.02, 0.01, -0.03, 0.3, -0.2, 0.1, 0.01, 0.02, -0.03};
-  for (int i = 0; i < 9; i++) {
-    m->force[f].param[i] = cparam[i];
-  }
+  addLoads(m, ids, 6, ids[3]);
   th_finalize(m);
   return m;
 }
