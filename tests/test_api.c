@@ -971,6 +971,10 @@ static void test_misuse_is_refused(void** state) {
   assert_int_equal(cs_simSaveState(s, file, &err), CS_ERR_INPUT);
   assert_non_null(strstr(err.message, "not finite"));
   assert_int_equal(access(file, F_OK), -1);
+  char* text = (char*)"untouched";
+  assert_int_equal(cs_simSaveStateText(s, &text, NULL, &err), CS_ERR_INPUT);
+  assert_non_null(strstr(err.message, "not finite"));
+  assert_null(text);
   cs_deleteSimulation(s);
 
   // times so large that the steps are lost in rounding: an error, not a run that stands still
@@ -1295,6 +1299,7 @@ static void test_checkpoint_continues(void** state) {
 typedef struct Reentry {
   csSimulation* s;
   const char* path;  // a scratch checkpoint
+  const char* text;  // the same checkpoint as text
   int calls;         // callbacks made
   int refused;       // calls refused as they should be
   int wrong;         // calls that were not
@@ -1309,6 +1314,7 @@ static void tryEverything(Reentry* r) {
   double u[6];
   cs_simGetState(s, CS_STATE_U, u, 6);
   csSimOptions opt = cs_simOptions(s);
+  char* text = NULL;
   int codes[] = {
       cs_simStep(s, &err),
       cs_simAdvanceTo(s, t + 0.1, &err),
@@ -1319,7 +1325,10 @@ static void tryEverything(Reentry* r) {
       cs_simSetTime(s, 5.0, &err),
       cs_simSaveState(s, r->path, &err),
       cs_simLoadState(s, r->path, &err),
+      cs_simSaveStateText(s, &text, NULL, &err),
+      cs_simLoadStateText(s, r->text, strlen(r->text), &err),
   };
+  assert_null(text);
   for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++) {
     if (codes[i] == CS_ERR_INPUT) {
       r->refused++;
@@ -1369,14 +1378,16 @@ static void test_callbacks_cannot_change_the_run(void** state) {
   // a checkpoint to load (at t = 0.05), so that loading it would move the run back
   assert_int_equal(cs_simAdvanceTo(s, 0.05, &err), CS_OK);
   assert_int_equal(cs_simSaveState(s, path, &err), CS_OK);
-  Reentry r = {.s = s, .path = path};
+  char* text = NULL;
+  assert_int_equal(cs_simSaveStateText(s, &text, NULL, &err), CS_OK);
+  Reentry r = {.s = s, .path = path, .text = text};
   csReporter rep = {.report = reentryReport, .step = reentryStep, .ctx = &r};
   assert_int_equal(cs_simRun(s, 0.5, &rep, &err), CS_OK);
   // a report at 0.05 and at every multiple of the scene's 0.01 s interval after it, to 0.5
   assert_int_equal(r.reports, 46);
   assert_true(r.calls > 10);
   assert_int_equal(r.wrong, 0);
-  assert_int_equal(r.refused, 9 * r.calls);
+  assert_int_equal(r.refused, 11 * r.calls);
   assert_true(cs_simTime(s) == 0.5);
   checkParabola(s, m, 1e-6);
   // and once the run is over, the same calls work again
@@ -1384,8 +1395,12 @@ static void test_callbacks_cannot_change_the_run(void** state) {
   checkParabola(s, m, 1e-6);
   assert_int_equal(cs_simLoadState(s, path, &err), CS_OK);
   assert_true(cs_simTime(s) == 0.05);
+  assert_int_equal(cs_simAdvanceTo(s, 0.6, &err), CS_OK);
+  assert_int_equal(cs_simLoadStateText(s, text, strlen(text), &err), CS_OK);
+  assert_true(cs_simTime(s) == 0.05);
   cs_simReset(s);
   assert_true(cs_simTime(s) == 0);
+  cs_freeStateText(text);
   remove(path);
   cs_deleteSimulation(s);
   cs_deleteModel(m);
@@ -1550,6 +1565,180 @@ static void test_checkpoint_malformed(void** state) {
 }
 
 
+// checkpoints in memory: the same bytes as the file, the same continuation, the same refusals
+
+// the whole file at path, malloc'd and zero-terminated; its length in *n
+static char* slurp(const char* path, size_t* n) {
+  FILE* f = fopen(path, "rb");
+  assert_non_null(f);
+  fseek(f, 0, SEEK_END);
+  long size = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char* s = malloc((size_t)size + 1);
+  assert_non_null(s);
+  assert_int_equal(fread(s, 1, (size_t)size, f), (size_t)size);
+  s[size] = 0;
+  fclose(f);
+  *n = (size_t)size;
+  return s;
+}
+
+
+// the complete state (t and every part) of a and b are the same bits
+static void assertSameState(csSimulation* a, csSimulation* b) {
+  const csModel* m = cs_simModel(a);
+  assert_memory_equal(&(double){cs_simTime(a)}, &(double){cs_simTime(b)}, sizeof(double));
+  const csCount counts[] = {CS_COUNT_Q, CS_COUNT_U, CS_COUNT_Z, CS_COUNT_DISCRETE, CS_COUNT_AUTO};
+  for (int k = 0; k < 5; k++) {
+    size_t n = (size_t)cs_modelCount(m, counts[k]);
+    if (n) {
+      assert_memory_equal(cs_simState(a, (csStateKind)k), cs_simState(b, (csStateKind)k),
+                          sizeof(double) * n);
+    }
+  }
+}
+
+
+static void test_checkpoint_text(void** state) {
+  (void)state;
+  csModel* m = th_loadFile("scenes/exp_spring_incline.json");
+  char path[PATH_MAX_TEST];
+  scratch(path, "text.state");
+  csError err;
+  // while the block sticks: the anchors are auto-update values
+  csSimulation* a = newSim(m);
+  assert_int_equal(cs_simAdvanceTo(a, 1.25, &err), CS_OK);
+  assert_int_equal(cs_simSaveState(a, path, &err), CS_OK);
+  char* text = NULL;
+  size_t len = 0;
+  assert_int_equal(cs_simSaveStateText(a, &text, &len, &err), CS_OK);
+  assert_non_null(text);
+  // the same bytes as the file, zero-terminated
+  size_t flen = 0;
+  char* file = slurp(path, &flen);
+  assert_int_equal(len, flen);
+  assert_int_equal(strlen(text), len);
+  assert_memory_equal(text, file, len);
+  // the length is optional
+  char* again = NULL;
+  assert_int_equal(cs_simSaveStateText(a, &again, NULL, &err), CS_OK);
+  assert_string_equal(again, text);
+  cs_freeStateText(again);
+  cs_freeStateText(NULL);
+
+  // loaded from text, the run continues bit for bit as loaded from the file; the text need
+  // not be zero-terminated (a copy with other bytes after its length)
+  char* unterminated = malloc(len + 8);
+  assert_non_null(unterminated);
+  memcpy(unterminated, text, len);
+  memcpy(unterminated + len, "\nmore!!", 8);
+  csSimulation* b = newSim(m);
+  csSimulation* c = newSim(m);
+  assert_int_equal(cs_simLoadState(b, path, &err), CS_OK);
+  assert_int_equal(cs_simLoadStateText(c, unterminated, len, &err), CS_OK);
+  assertSameState(b, c);
+  assert_true(cs_simTime(c) == 1.25);
+  assert_int_equal(cs_simAdvanceTo(b, 3.0, &err), CS_OK);
+  assert_int_equal(cs_simAdvanceTo(c, 3.0, &err), CS_OK);
+  assertSameState(b, c);
+  csRunStatistics sb, sc;
+  cs_simStatistics(b, &sb);
+  cs_simStatistics(c, &sc);
+  assert_int_equal(sb.nsteps, sc.nsteps);
+  assert_int_equal(sb.nrhs, sc.nrhs);
+  free(unterminated);
+
+  // refusals leave the simulation as it was: c stands at 3 s
+  double q[64];
+  int nq = cs_modelCount(m, CS_COUNT_Q);
+  assert_true(nq <= 64);
+  cs_simGetState(c, CS_STATE_Q, q, 64);
+  // a corrupted text: the line named, the file CS_STATE_TEXT_NAME
+  char* bad = malloc(len + 16);
+  assert_non_null(bad);
+  char* at = strstr(text, "\nq 7\n");
+  assert_non_null(at);
+  size_t before = (size_t)(at - text);
+  int qline = 1;
+  for (size_t i = 0; i <= before; i++) {
+    qline += text[i] == '\n';
+  }
+  memcpy(bad, text, len + 1);
+  bad[before + 3] = '6';  // q 7 -> q 6
+  memset(&err, 0, sizeof(err));
+  assert_int_equal(cs_simLoadStateText(c, bad, len, &err), CS_ERR_INPUT);
+  assert_non_null(strstr(err.message, "6 q values"));
+  assert_string_equal(err.file, CS_STATE_TEXT_NAME);
+  assert_string_equal(err.file, "<checkpoint text>");
+  assert_int_equal(err.line, qline);
+  // cut short: the text (not a file) ends
+  assert_int_equal(cs_simLoadStateText(c, text, before + 8, &err), CS_ERR_INPUT);
+  assert_non_null(strstr(err.message, "the text ends inside q"));
+  assert_true(err.line > 0);
+  // a zero byte
+  memcpy(bad, text, len + 1);
+  bad[before + 2] = '\0';
+  assert_int_equal(cs_simLoadStateText(c, bad, len, &err), CS_ERR_INPUT);
+  assert_non_null(strstr(err.message, "zero byte"));
+  assert_string_equal(err.file, CS_STATE_TEXT_NAME);
+  // the terminating zero counted in the length is a zero byte too
+  assert_int_equal(cs_simLoadStateText(c, text, len + 1, &err), CS_ERR_INPUT);
+  assert_non_null(strstr(err.message, "zero byte"));
+  free(bad);
+  // over the size limit (1 MiB + 4096 bytes per value): the good checkpoint followed by
+  // comment lines, which load while under the limit
+  size_t nvals = (size_t)(cs_modelCount(m, CS_COUNT_Q) + cs_modelCount(m, CS_COUNT_U) +
+                          cs_modelCount(m, CS_COUNT_Z) + cs_modelCount(m, CS_COUNT_DISCRETE) +
+                          cs_modelCount(m, CS_COUNT_AUTO)) + 1;
+  size_t limit = ((size_t)1 << 20) + 4096 * nvals;
+  char* big = malloc(limit + 2);
+  assert_non_null(big);
+  memcpy(big, text, len);
+  for (size_t i = len; i < limit + 1; i++) {
+    big[i] = (i - len) % 64 == 0 ? '#' : (i - len) % 64 == 63 ? '\n' : 'x';
+  }
+  big[limit + 1] = '\0';
+  csSimulation* d = newSim(m);
+  assert_int_equal(cs_simLoadStateText(d, big, limit, &err), CS_OK);  // at the limit
+  assert_true(cs_simTime(d) == 1.25);
+  cs_deleteSimulation(d);
+  assert_int_equal(cs_simLoadStateText(c, big, limit + 1, &err), CS_ERR_INPUT);
+  assert_non_null(strstr(err.message, "the text is larger than a checkpoint"));
+  free(big);
+  // no text, no place for one
+  assert_int_equal(cs_simLoadStateText(c, NULL, 0, &err), CS_ERR_INPUT);
+  assert_int_equal(cs_simLoadStateText(c, "", 0, &err), CS_ERR_INPUT);
+  assert_non_null(strstr(err.message, "not a contactsim checkpoint"));
+  assert_int_equal(cs_simSaveStateText(c, NULL, NULL, &err), CS_ERR_INPUT);
+  // after every refusal: the time and the state as they were, and the run goes on with b's
+  assert_true(cs_simTime(c) == 3.0);
+  assert_memory_equal(cs_simState(c, CS_STATE_Q), q, sizeof(double) * (size_t)nq);
+  assert_int_equal(cs_simAdvanceTo(b, 3.5, &err), CS_OK);
+  assert_int_equal(cs_simAdvanceTo(c, 3.5, &err), CS_OK);
+  assertSameState(b, c);
+
+  // another scene's text: refused with its scene named, as its file is
+  csModel* other = th_loadFile("scenes/free_fall.json");
+  csSimulation* sf = newSim(other);
+  char* fftext = NULL;
+  assert_int_equal(cs_simSaveStateText(sf, &fftext, &len, &err), CS_OK);
+  assert_int_equal(cs_simLoadStateText(c, fftext, len, &err), CS_ERR_INPUT);
+  assert_non_null(strstr(err.message, "free_fall"));
+  assert_true(cs_simTime(c) == 3.5);
+  cs_freeStateText(fftext);
+  cs_deleteSimulation(sf);
+  cs_deleteModel(other);
+
+  free(file);
+  cs_freeStateText(text);
+  remove(path);
+  cs_deleteSimulation(c);
+  cs_deleteSimulation(b);
+  cs_deleteSimulation(a);
+  cs_deleteModel(m);
+}
+
+
 // ---------------------------------------------------------------------------------------------
 // models loaded again with parameters set
 
@@ -1634,6 +1823,7 @@ int main(void) {
       cmocka_unit_test(test_csv_never_over_the_scene),
       cmocka_unit_test(test_checkpoint_refusals),
       cmocka_unit_test(test_checkpoint_malformed),
+      cmocka_unit_test(test_checkpoint_text),
       cmocka_unit_test(test_model_with_overrides),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

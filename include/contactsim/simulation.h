@@ -193,7 +193,7 @@ CS_API int cs_simAdvanceTo(csSimulation* s, double t, csError* err);
 // called for. The calls that
 // would change the advance in progress (cs_simStep, cs_simAdvanceTo, cs_simRun, cs_simRunCsv,
 // cs_simSetOptions, cs_simSetState, cs_simSetTime, cs_simSetDiscrete, cs_simSaveState,
-// cs_simLoadState) return CS_ERR_INPUT, cs_simReset does nothing, and cs_deleteSimulation must
+// cs_simLoadState and their Text versions) return CS_ERR_INPUT, cs_simReset does nothing, and cs_deleteSimulation must
 // not be called: stop the run (rep->stop) and do it once the call has returned.
 CS_API int cs_simRun(csSimulation* s, double t_end, const csReporter* rep, csError* err);
 // cs_simRun with a CSV file written at path (the header, then one row per report, the layout of
@@ -317,10 +317,31 @@ CS_API int cs_simSaveState(csSimulation* s, const char* path, csError* err);
 // unchanged.
 CS_API int cs_simLoadState(csSimulation* s, const char* path, csError* err);
 
+// The same checkpoint in memory, for programs that keep or send states without a file (the
+// Python module's get_state and set_state). cs_simSaveStateText sets *text to the checkpoint
+// (the bytes cs_simSaveState writes, zero-terminated, allocated by the library: free it with
+// cs_freeStateText) and *length (nullable) to its length without the zero; on failure *text is
+// NULL. Returns CS_OK, CS_ERR_INPUT (no text pointer, or a state that is not finite) or
+// CS_ERR_MEMORY. It commits the step that ended now as cs_simSaveState does.
+CS_API int cs_simSaveStateText(csSimulation* s, char** text, size_t* length, csError* err);
+// Continue from the checkpoint in text[0 .. length) (no terminating zero needed; a zero byte
+// inside it, or more bytes than a checkpoint of the model can hold, is refused), with
+// cs_simLoadState's checks and all-or-nothing behaviour: CS_ERR_INPUT with err naming the file
+// CS_STATE_TEXT_NAME, the line and what is wrong, the simulation unchanged; CS_ERR_MEMORY.
+CS_API int cs_simLoadStateText(csSimulation* s, const char* text, size_t length, csError* err);
+// Free a text of cs_simSaveStateText or cs_saveStateText (nullable).
+CS_API void cs_freeStateText(char* text);
+// What the errors of checkpoint text in memory give as their file (err->file).
+#define CS_STATE_TEXT_NAME "<checkpoint text>"
+
 // The same on engine-level data (what the command line uses): save d's state for m; load a
 // state into d (realized again; d->stat untouched).
 CS_API int cs_saveState(const csModel* m, const csData* d, const char* path, csError* err);
 CS_API int cs_loadState(const csModel* m, csData* d, const char* path, csError* err);
+CS_API int cs_saveStateText(const csModel* m, const csData* d, char** text, size_t* length,
+                            csError* err);
+CS_API int cs_loadStateText(const csModel* m, csData* d, const char* text, size_t length,
+                            csError* err);
 // Copy the state (what a checkpoint holds) of src into dst, both data of m; allocates nothing,
 // so that a run can keep the state of its last report cheaply.
 CS_API void cs_copyState(const csModel* m, csData* dst, const csData* src);

@@ -1,9 +1,6 @@
 """Simulation: a model's state and integrator, stepped from Python; contact reports; states."""
 
-import contextlib
 import numbers
-import os
-import tempfile
 
 import numpy as np
 
@@ -61,25 +58,6 @@ def _flag(name, value):
     if not isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{name} must be a bool, not {type(value).__name__}")
     return bool(value)
-
-
-@contextlib.contextmanager
-def _scratch(what):
-    # the path of a file in a new temporary directory, removed afterwards (get_state and
-    # set_state: the library reads and writes checkpoints by path only)
-    try:
-        d = tempfile.TemporaryDirectory(prefix="contactsim-")
-    except OSError as e:
-        raise _scratch_error(what, "make", e) from None
-    with d:
-        yield os.path.join(d.name, "state")
-
-
-def _scratch_error(what, doing, e):
-    # OSError e about the temporary file, told without its path (gone once the call returns),
-    # with the same errno (OSError picks the subclass by it, as for e)
-    message = f"{what} could not {doing} a temporary file: {e.strerror or e}"
-    return OSError(e.errno, message) if e.errno is not None else OSError(message)
 
 
 class State:
@@ -167,38 +145,24 @@ class Simulation(_core.Simulation):
     def get_state(self):
         """The complete state at the current time, as a State (see set_state).
 
-        The library writes checkpoints to files only, so the checkpoint passes through a file in
-        a temporary directory (removed before this returns). Raises OSError (with its errno)
-        when that file cannot be written or read (a full disk, a file-size limit below the
-        checkpoint's size, no usable temporary directory); the message names no temporary path.
+        The checkpoint is made in memory (no file). Raises SceneError for a state that is not
+        finite (a failed advance leaves one), MemoryError when memory runs out.
         """
-        with _scratch("get_state") as path:
-            # the checkpoint and the arrays in one call, so that they hold the same state
-            t, q, u, z, discrete, auto_update = self._get_state(path)
-            try:
-                with open(path, "r", encoding="utf-8") as f:
-                    text = f.read()
-            except OSError as e:
-                raise _scratch_error("get_state", "read the checkpoint back from", e) from None
+        # the checkpoint and the arrays in one call, so that they hold the same state
+        text, t, q, u, z, discrete, auto_update = self._get_state()
         return State(text, t, q, u, z, discrete, auto_update)
 
     def set_state(self, state):
         """Continue from a State taken by get_state (of this or another simulation of the same
         scene). The state is replaced whole: an edit of q or u not yet used is discarded.
 
-        Raises SceneError (file "<State>", the line of state.checkpoint) when it belongs to
-        another scene, and OSError when the temporary file it passes through cannot be written
-        or read (as get_state); the simulation is then unchanged.
+        The checkpoint is read in memory (no file). Raises SceneError (file "<State>", the line
+        of state.checkpoint) when it belongs to another scene or is malformed, MemoryError when
+        memory runs out; the simulation is then unchanged.
         """
         if not isinstance(state, State):
             raise TypeError(f"set_state needs a contactsim.State, not {type(state).__name__}")
-        with _scratch("set_state") as path:
-            try:
-                with open(path, "w", encoding="utf-8") as f:
-                    f.write(state.checkpoint)
-            except OSError as e:
-                raise _scratch_error("set_state", "write the State to", e) from None
-            self._set_state(path)
+        self._set_state(state.checkpoint)
 
     def __repr__(self):
         try:

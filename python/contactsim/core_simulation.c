@@ -466,76 +466,26 @@ static PyObject* simReset(csPySimulation* self, PyObject* unused) {
 // ---------------------------------------------------------------------------------------------
 // checkpoints
 //
-// The library reads and writes checkpoints by path only, so get_state and set_state pass the
-// checkpoint text through a file in a temporary directory (contactsim.Simulation.get_state).
-// That file is gone when they return: its failures are told without its path.
-
-// what get_state or set_state (`what`) raises when the library could not write or read the
-// temporary file at `path`: OSError, with the errno whose text ends the library's sentence
-// ("could not write PATH: File too large" gives EFBIG; OSError picks the subclass, such as
-// PermissionError), else without one; the sentence says what failed, not where
-static PyObject* scratchFailed(const char* what, const char* doing, const csError* err,
-                               const char* path) {
-  // the reason: what follows "PATH: " in the sentence, else the sentence with PATH left out
-  const char* at = strstr(err->message, path);
-  const char* reason = err->message;
-  char without[CS_MAX_ERROR];
-  if (at && strncmp(at + strlen(path), ": ", 2) == 0) {
-    reason = at + strlen(path) + 2;
-  } else if (at) {
-    snprintf(without, sizeof(without), "%.*s%s%s", (int)(at - err->message), err->message,
-             "the temporary file", at + strlen(path));
-    reason = without;
-  }
-  int code = 0;
-  for (int e = 1; e < 256 && !code; e++) {
-    code = strcmp(strerror(e), reason) == 0 ? e : 0;
-  }
-  PyObject* text = csPy_text(reason);
-  PyObject* message =
-      text ? PyUnicode_FromFormat("%s could not %s a temporary file: %U", what, doing, text) : NULL;
-  Py_XDECREF(text);
-  if (!message) {
-    return NULL;
-  }
-  PyObject* exc = code ? PyObject_CallFunction(PyExc_OSError, "iO", code, message)
-                       : PyObject_CallFunctionObjArgs(PyExc_OSError, message, NULL);
-  Py_DECREF(message);
-  if (exc) {
-    PyErr_SetObject((PyObject*)Py_TYPE(exc), exc);
-    Py_DECREF(exc);
-  }
-  return NULL;
-}
-
-
-// save_state(path): 0, or -1 with an exception set (the shared part of save_state and
-// get_state); err receives the library's error and *status its status
-static int saveTo(csPySimulation* self, PyObject* path, csError* err, int* status) {
-  *status = CS_OK;
-  if (prepare(self) != 0) {
-    return -1;
-  }
-  *status = cs_simSaveState(self->s, PyBytes_AS_STRING(path), err);
-  refreshShadow(self);
-  return *status == CS_OK ? 0 : -1;
-}
-
+// save_state and load_state take a path; get_state and set_state the checkpoint's text, which
+// the library writes and reads in memory (cs_simSaveStateText, cs_simLoadStateText): no file.
+// The text is str, decoded from UTF-8 with surrogateescape, so that a scene name holding bytes
+// that are not UTF-8 is encoded back to the same bytes by set_state.
 
 static PyObject* simSaveState(csPySimulation* self, PyObject* arg) {
   PyObject* path = NULL;
   if (!PyUnicode_FSConverter(arg, &path)) {
     return NULL;
   }
-  csError err = {0};
-  int status = CS_OK;
-  int rc = saveTo(self, path, &err, &status);
-  Py_DECREF(path);
-  if (rc != 0 && status != CS_OK) {
-    csPy_raise(&err, NULL);
-  }
-  if (rc != 0) {
+  if (prepare(self) != 0) {
+    Py_DECREF(path);
     return NULL;
+  }
+  csError err = {0};
+  int status = cs_simSaveState(self->s, PyBytes_AS_STRING(path), &err);
+  refreshShadow(self);
+  Py_DECREF(path);
+  if (status != CS_OK) {
+    return csPy_raise(&err, NULL);
   }
   Py_RETURN_NONE;
 }
@@ -544,85 +494,92 @@ static PyObject* simSaveState(csPySimulation* self, PyObject* arg) {
 static PyObject* vec(const double* v, int n);
 
 
-// _get_state(path): a checkpoint written to path (get_state's temporary file) and copies of the
-// state it holds, taken together: no other call on the simulation comes between them
-static PyObject* simGetState(csPySimulation* self, PyObject* arg) {
-  PyObject* path = NULL;
-  if (!PyUnicode_FSConverter(arg, &path)) {
+// _get_state(): the checkpoint text and copies of the state it holds, taken together: no other
+// call on the simulation comes between them
+static PyObject* simGetState(csPySimulation* self, PyObject* unused) {
+  (void)unused;
+  if (prepare(self) != 0) {
     return NULL;
   }
   csError err = {0};
-  int status = CS_OK;
-  if (saveTo(self, path, &err, &status) != 0) {
-    if (status == CS_ERR_IO) {
-      scratchFailed("get_state", "write the checkpoint to", &err, PyBytes_AS_STRING(path));
-    } else if (status != CS_OK) {
-      // a state the library will not save (not finite): the temporary path is no part of it
-      if (strcmp(err.file, PyBytes_AS_STRING(path)) == 0) {
-        err.file[0] = '\0';
-      }
-      if (strcmp(err.path, PyBytes_AS_STRING(path)) == 0) {
-        err.path[0] = '\0';
-      }
-      csPy_raise(&err, NULL);
+  char* text = NULL;
+  size_t length = 0;
+  int status = cs_simSaveStateText(self->s, &text, &length, &err);
+  refreshShadow(self);
+  if (status != CS_OK) {
+    // a state the library will not save (not finite): there is no file to name
+    if (strcmp(err.file, CS_STATE_TEXT_NAME) == 0) {
+      err.file[0] = '\0';
     }
-    Py_DECREF(path);
+    return csPy_raise(&err, NULL);
+  }
+  PyObject* checkpoint = PyUnicode_DecodeUTF8(text, (Py_ssize_t)length, "surrogateescape");
+  cs_freeStateText(text);
+  if (!checkpoint) {
     return NULL;
   }
-  Py_DECREF(path);
   csData* d = cs_simData(self->s);
-  return Py_BuildValue("(dNNNNN)", cs_simTime(self->s), vec(d->q, self->nq), vec(d->u, self->nu),
-                       vec(d->z, d->nz), vec(d->disc, d->ndisc), vec(d->autoval, d->nauto));
+  return Py_BuildValue("(NdNNNNN)", checkpoint, cs_simTime(self->s), vec(d->q, self->nq),
+                       vec(d->u, self->nu), vec(d->z, d->nz), vec(d->disc, d->ndisc),
+                       vec(d->autoval, d->nauto));
 }
 
 
-// load_state(path), and set_state's _set_state(path) (state: 1) from its temporary file, whose
-// failures to read are OSError and whose bad content is named "<State>" (its line is the line of
-// State.checkpoint)
-static PyObject* loadFrom(csPySimulation* self, PyObject* arg, int state) {
-  PyObject* path = NULL;
-  if (!PyUnicode_FSConverter(arg, &path)) {
-    return NULL;
-  }
+// cs_simLoadState(path) or, path NULL, cs_simLoadStateText(text, length); a refusal leaves the
+// simulation unchanged, the pending edits of q and u included
+static PyObject* loadCheckpoint(csPySimulation* self, const char* path, const char* text,
+                                size_t length) {
   if (!changeable(self)) {
-    Py_DECREF(path);
     return NULL;
   }
-  const char* file = PyBytes_AS_STRING(path);
   csError err = {0};
   setEditsAside(self);
-  int status = cs_simLoadState(self->s, file, &err);
+  int status = path ? cs_simLoadState(self->s, path, &err)
+                    : cs_simLoadStateText(self->s, text, length, &err);
   if (status != CS_OK) {
     putEditsBack(self);
   } else {
     refreshShadow(self);
   }
-  PyObject* result = NULL;
   if (status == CS_OK) {
-    result = Py_None;
-    Py_INCREF(result);
-  } else if (state && status == CS_ERR_IO) {
-    scratchFailed("set_state", "read the State back from", &err, file);
-  } else {
-    if (state && strcmp(err.file, file) == 0) {
-      snprintf(err.file, sizeof(err.file), "<State>");
-    } else if (!err.file[0]) {
-      snprintf(err.file, sizeof(err.file), "%s", file);
-    }
-    csPy_raise(&err, NULL);
+    Py_RETURN_NONE;
   }
+  if (!path && strcmp(err.file, CS_STATE_TEXT_NAME) == 0) {
+    // the line is the line of State.checkpoint
+    snprintf(err.file, sizeof(err.file), "<State>");
+  } else if (path && !err.file[0]) {
+    snprintf(err.file, sizeof(err.file), "%s", path);
+  }
+  return csPy_raise(&err, NULL);
+}
+
+
+static PyObject* simLoadState(csPySimulation* self, PyObject* arg) {
+  PyObject* path = NULL;
+  if (!PyUnicode_FSConverter(arg, &path)) {
+    return NULL;
+  }
+  PyObject* result = loadCheckpoint(self, PyBytes_AS_STRING(path), NULL, 0);
   Py_DECREF(path);
   return result;
 }
 
 
-static PyObject* simLoadState(csPySimulation* self, PyObject* arg) {
-  return loadFrom(self, arg, 0);
-}
-
-
+// _set_state(checkpoint): continue from a State's checkpoint text (str)
 static PyObject* simSetState(csPySimulation* self, PyObject* arg) {
-  return loadFrom(self, arg, 1);
+  if (!PyUnicode_Check(arg)) {
+    PyErr_Format(PyExc_TypeError, "a State's checkpoint must be a str, not %.100s",
+                 Py_TYPE(arg)->tp_name);
+    return NULL;
+  }
+  PyObject* bytes = PyUnicode_AsEncodedString(arg, "utf-8", "surrogateescape");
+  if (!bytes) {
+    return NULL;
+  }
+  PyObject* result = loadCheckpoint(self, NULL, PyBytes_AS_STRING(bytes),
+                                    (size_t)PyBytes_GET_SIZE(bytes));
+  Py_DECREF(bytes);
+  return result;
 }
 
 
@@ -1149,11 +1106,11 @@ static PyMethodDef simMethods[] = {
      "_record(t_end, forces, relative=False, rows=True) -> (columns, table, statistics,\n"
      "failure); see Simulation.run. relative: t_end is a duration from the current time;\n"
      "rows False: the same run and reports, no row kept (the table is empty)."},
-    {"_get_state", (PyCFunction)simGetState, METH_O,
-     "_get_state(path) -> (t, q, u, z, discrete, auto_update): save_state(path) and copies of\n"
-     "the arrays it saved, in one call; see Simulation.get_state."},
+    {"_get_state", (PyCFunction)simGetState, METH_NOARGS,
+     "_get_state() -> (checkpoint, t, q, u, z, discrete, auto_update): the checkpoint text\n"
+     "and copies of the arrays it holds, in one call; see Simulation.get_state."},
     {"_set_state", (PyCFunction)simSetState, METH_O,
-     "_set_state(path) -> None: load_state(path) from set_state's temporary file; see\n"
+     "_set_state(checkpoint) -> None: continue from checkpoint text (str); see\n"
      "Simulation.set_state."},
     {"reset", (PyCFunction)simReset, METH_NOARGS,
      "reset()\n\nBack to the model's initial state at t = 0; the statistics start over. An edit\n"

@@ -1272,25 +1272,51 @@ int cs_simContactSetStatistics(csSimulation* s, int set, double* peak_normal_for
 // ---------------------------------------------------------------------------------------------
 // checkpoints
 
-int cs_simSaveState(csSimulation* s, const char* path, csError* err) {
+// before a checkpoint is saved, to a file or to text: not from a callback; the steps that
+// ended now are finished first, which an advance in progress is doing
+static int beginSave(csSimulation* s, csError* err) {
   cs_clearError(err);
-  // the steps that ended now are finished first, which an advance in progress is doing
   if (refuseWhileRunning(s, "save a checkpoint", err) != CS_OK) {
     return CS_ERR_INPUT;
   }
   beginEdit(s);
-  return cs_saveState(s->m, s->d, path, err);
+  return CS_OK;
 }
 
 
-int cs_simLoadState(csSimulation* s, const char* path, csError* err) {
+int cs_simSaveState(csSimulation* s, const char* path, csError* err) {
+  int status = beginSave(s, err);
+  return status == CS_OK ? cs_saveState(s->m, s->d, path, err) : status;
+}
+
+
+int cs_simSaveStateText(csSimulation* s, char** text, size_t* length, csError* err) {
+  if (text) {
+    *text = NULL;
+  }
+  int status = beginSave(s, err);
+  return status == CS_OK ? cs_saveStateText(s->m, s->d, text, length, err) : status;
+}
+
+
+// Where a checkpoint comes from: a file (path) or, with text set, text in memory.
+typedef struct Checkpoint {
+  const char* path;
+  int text;
+  const char* bytes;
+  size_t length;
+} Checkpoint;
+
+
+static int loadCheckpoint(csSimulation* s, const Checkpoint* from, csError* err) {
   cs_clearError(err);
   if (refuseWhileRunning(s, "load a checkpoint", err) != CS_OK) {
     return CS_ERR_INPUT;
   }
   // read into the scratch data first (cs_loadState changes nothing unless the whole file is
   // good), so that a refused file leaves the simulation exactly as it was
-  int status = cs_loadState(s->m, s->snap, path, err);
+  int status = from->text ? cs_loadStateText(s->m, s->snap, from->bytes, from->length, err)
+                          : cs_loadState(s->m, s->snap, from->path, err);
   if (status != CS_OK) {
     return status;
   }
@@ -1307,4 +1333,16 @@ int cs_simLoadState(csSimulation* s, const char* path, csError* err) {
   cs_integratorFree(s->it);
   s->it = NULL;
   return newIntegrator(s, nchange, err);
+}
+
+
+int cs_simLoadState(csSimulation* s, const char* path, csError* err) {
+  Checkpoint from = {.path = path};
+  return loadCheckpoint(s, &from, err);
+}
+
+
+int cs_simLoadStateText(csSimulation* s, const char* text, size_t length, csError* err) {
+  Checkpoint from = {.text = 1, .bytes = text, .length = length};
+  return loadCheckpoint(s, &from, err);
 }

@@ -217,12 +217,8 @@ __attribute__((format(printf, 3, 4))) static int ioError(csError* err, const cha
 }
 
 
-static int saveState(const csModel* m, const csData* d, const char* path, csError* err) {
-  cs_clearError(err);
-  if (!path) {
-    cs_setError(err, CS_ERR_INPUT, "", "no checkpoint file was given");
-    return CS_ERR_INPUT;
-  }
+// CS_OK, or CS_ERR_INPUT when d's state is no state to save (file: what err names)
+static int unsavable(const csModel* m, const csData* d, const char* file, csError* err) {
   // A state that is not finite (left by an advance that failed: the solver's last attempt) is
   // no state to continue from, and would be refused when loaded: refused here instead. A
   // discrete variable may be infinite (a stop without a bound); none may be NaN.
@@ -233,12 +229,25 @@ static int saveState(const csModel* m, const csData* d, const char* path, csErro
     for (int i = 0; i < sizes[k]; i++) {
       double v = parts[k][i];
       if (parts[k] == d->disc ? isnan(v) : !isfinite(v)) {
-        cs_setError(err, CS_ERR_INPUT, path, "the state is not finite (%s[%d] = %g at t = %g s): "
+        cs_setError(err, CS_ERR_INPUT, file, "the state is not finite (%s[%d] = %g at t = %g s): "
                     "a failed advance leaves the solver's last attempt; reset the simulation or "
                     "load a checkpoint first", names[k], i, v, d->t);
         return CS_ERR_INPUT;
       }
     }
+  }
+  return CS_OK;
+}
+
+
+static int saveState(const csModel* m, const csData* d, const char* path, csError* err) {
+  cs_clearError(err);
+  if (!path) {
+    cs_setError(err, CS_ERR_INPUT, "", "no checkpoint file was given");
+    return CS_ERR_INPUT;
+  }
+  if (unsavable(m, d, path, err) != CS_OK) {
+    return CS_ERR_INPUT;
   }
   // A symbolic link is written through, to the file it names (renaming over the link would
   // replace the link itself: run as root, --save-state /dev/stdout replaced the machine's
@@ -273,6 +282,61 @@ static int saveState(const csModel* m, const csData* d, const char* path, csErro
 }
 
 
+// The text of cs_saveStateText: writeState into a memory stream, then copied into a counted
+// allocation (as every library allocation is) with its size stored after the terminating zero,
+// where cs_freeStateText finds it (the text holds no zero byte: scene names are C strings).
+static int saveStateText(const csModel* m, const csData* d, char** text, size_t* length,
+                         csError* err) {
+  cs_clearError(err);
+  if (!text) {
+    cs_setError(err, CS_ERR_INPUT, "", "no place for the checkpoint text was given");
+    return CS_ERR_INPUT;
+  }
+  *text = NULL;
+  if (length) {
+    *length = 0;
+  }
+  if (unsavable(m, d, CS_STATE_TEXT_NAME, err) != CS_OK) {
+    return CS_ERR_INPUT;
+  }
+  char* buf = NULL;
+  size_t len = 0;
+  FILE* f = open_memstream(&buf, &len);
+  int bad = !f;
+  if (f) {
+    writeState(f, m, d);
+    bad = ferror(f) != 0;
+    bad = fclose(f) != 0 || bad;
+  }
+  size_t size = len + 1 + sizeof(size_t);
+  char* out = bad ? NULL : csu_malloc(size);
+  if (out) {
+    memcpy(out, buf, len);
+    out[len] = '\0';
+    memcpy(out + len + 1, &size, sizeof(size_t));
+  }
+  free(buf);  // open_memstream's own, from malloc
+  if (!out) {
+    cs_setError(err, CS_ERR_MEMORY, "", "out of memory writing the checkpoint text");
+    return CS_ERR_MEMORY;
+  }
+  *text = out;
+  if (length) {
+    *length = len;
+  }
+  return CS_OK;
+}
+
+
+void cs_freeStateText(char* text) {
+  if (text) {
+    size_t size = 0;
+    memcpy(&size, text + strlen(text) + 1, sizeof(size_t));
+    csu_free(text, size);
+  }
+}
+
+
 // ---------------------------------------------------------------------------------------------
 // reading
 
@@ -282,7 +346,8 @@ typedef struct Reader {
   char* next;   // start of the next line
   int line;     // 1-based number of the line last returned
   int toolarge; // the file goes on past the most a checkpoint of the model can hold
-  const char* path;
+  const char* path;  // the file, or CS_STATE_TEXT_NAME for text in memory (err->file)
+  const char* noun;  // "file" or "text", for messages
   csError* err;
 } Reader;
 
@@ -338,7 +403,8 @@ __attribute__((format(printf, 2, 3))) static int fail(Reader* r, const char* fmt
 // than reporting its last line as wrong
 static int expected(Reader* r, const char* s, const char* what) {
   if (!s) {
-    return fail(r, "the file ends where '%s' was expected: the checkpoint is incomplete", what);
+    return fail(r, "the %s ends where '%s' was expected: the checkpoint is incomplete", r->noun,
+                what);
   }
   return fail(r, "expected '%s', found '%.80s'", what, s);
 }
@@ -404,8 +470,8 @@ static int readArray(Reader* r, const char* key, double* out, int n, Values allo
   for (int i = 0; i < n; i++) {
     s = nextLine(r);
     if (!s) {
-      return fail(r, "the file ends inside %s (%d of %d values read): the checkpoint is "
-                  "incomplete", key, i, n);
+      return fail(r, "the %s ends inside %s (%d of %d values read): the checkpoint is "
+                  "incomplete", r->noun, key, i, n);
     }
     if (parseDouble(s, &out[i]) != 0) {
       return fail(r, "%s[%d]: '%s' is not a number", key, i, s);
@@ -418,6 +484,22 @@ static int readArray(Reader* r, const char* key, double* out, int n, Values allo
                                            : "a discrete variable may be infinite, not NaN");
     }
   }
+  return CS_OK;
+}
+
+
+// the len bytes read into buf (cap allocated) become the reader's text: zero-terminated, and
+// refused when they hold a zero byte (the lines would end there, hiding the rest)
+static int takeText(Reader* r, char* buf, size_t cap, size_t len) {
+  buf[len] = '\0';
+  if (strlen(buf) != len) {
+    csu_free(buf, cap);
+    r->line = 0;
+    return fail(r, "not a checkpoint: the %s contains a zero byte", r->noun);
+  }
+  r->text = buf;
+  r->size = cap;
+  r->next = buf;
   return CS_OK;
 }
 
@@ -469,39 +551,51 @@ static int readFileText(Reader* r, size_t limit) {
     csu_free(buf, cap);
     return ioError(r->err, r->path, "could not read %s: %s", r->path, strerror(saved));
   }
-  buf[len] = '\0';
-  if (strlen(buf) != len) {
-    csu_free(buf, cap);
-    r->line = 0;
-    return fail(r, "not a checkpoint: the file contains a zero byte");
-  }
-  r->text = buf;
-  r->size = cap;
-  r->next = buf;
-  return CS_OK;
+  return takeText(r, buf, cap, len);
 }
 
 
+// the same from text in memory: a copy of its first limit bytes (r->toolarge says whether it
+// goes on), which the parser cuts into lines
+static int copyText(Reader* r, const char* text, size_t length, size_t limit) {
+  size_t len = length < limit ? length : limit;
+  r->toolarge = length > limit;
+  size_t cap = len + 1;
+  char* buf = csu_malloc(cap);
+  if (!buf) {
+    cs_setError(r->err, CS_ERR_MEMORY, "", "out of memory reading %s", r->path);
+    return CS_ERR_MEMORY;
+  }
+  memcpy(buf, text, len);
+  return takeText(r, buf, cap, len);
+}
+
+
+// the values a checkpoint of m holds, and one more
+static size_t stateValues(const csModel* m) {
+  return (size_t)(m->nq + m->nu + m->nz + m->ndisc + m->nauto) + 1;
+}
+
+
+// the most bytes a checkpoint of m is read from: a checkpoint holds a line per value of a few
+// hundred bytes at most; the allowance for comments a person may add is generous, and still
+// keeps a wrong file from filling memory
+static size_t stateLimit(const csModel* m) {
+  return ((size_t)1 << 20) + 4096 * stateValues(m);
+}
+
+
+// The checkpoint in r (filled by readFileText or copyText, its text freed here) into d:
 // everything parsed into one scratch block first; the data changes only when all of it is good
-static int loadState(const csModel* m, csData* d, const char* path, csError* err) {
-  cs_clearError(err);
-  if (!path) {
-    cs_setError(err, CS_ERR_INPUT, "", "no checkpoint file was given");
-    return CS_ERR_INPUT;
-  }
-  // a checkpoint holds a line per value of a few hundred bytes at most; the allowance for
-  // comments a person may add is generous, and still keeps a wrong file from filling memory
-  size_t nvals = (size_t)(m->nq + m->nu + m->nz + m->ndisc + m->nauto) + 1;
-  size_t limit = ((size_t)1 << 20) + 4096 * nvals;
-  Reader r = {.path = path, .err = err};
-  int status = readFileText(&r, limit);
-  if (status != CS_OK) {
-    return status;
-  }
+static int parseState(const csModel* m, csData* d, Reader r) {
+  csError* err = r.err;
+  size_t limit = stateLimit(m);
+  int status = CS_OK;
+  size_t nvals = stateValues(m);
   double* v = csu_malloc(sizeof(double) * nvals);
   if (!v) {
     csu_free(r.text, r.size);
-    cs_setError(err, CS_ERR_MEMORY, "", "out of memory reading %s", path);
+    cs_setError(err, CS_ERR_MEMORY, "", "out of memory reading %s", r.path);
     return CS_ERR_MEMORY;
   }
   double* q = v;
@@ -526,8 +620,8 @@ static int loadState(const csModel* m, csData* d, const char* path, csError* err
                   version, CS_STATE_VERSION);
   } else if (r.toolarge) {
     r.line = 0;
-    status = fail(&r, "the file is larger than a checkpoint of scene '%s' can be (%zu bytes "
-                  "at most)", m->name, limit);
+    status = fail(&r, "the %s is larger than a checkpoint of scene '%s' can be (%zu bytes "
+                  "at most)", r.noun, m->name, limit);
   }
   // 2. the scene's name (for the message) and the fingerprint (the check)
   char scene[CS_MAX_NAME] = "";
@@ -629,6 +723,31 @@ static int loadState(const csModel* m, csData* d, const char* path, csError* err
 }
 
 
+static int loadState(const csModel* m, csData* d, const char* path, csError* err) {
+  cs_clearError(err);
+  if (!path) {
+    cs_setError(err, CS_ERR_INPUT, "", "no checkpoint file was given");
+    return CS_ERR_INPUT;
+  }
+  Reader r = {.path = path, .noun = "file", .err = err};
+  int status = readFileText(&r, stateLimit(m));
+  return status == CS_OK ? parseState(m, d, r) : status;
+}
+
+
+static int loadStateText(const csModel* m, csData* d, const char* text, size_t length,
+                         csError* err) {
+  cs_clearError(err);
+  if (!text) {
+    cs_setError(err, CS_ERR_INPUT, "", "no checkpoint text was given");
+    return CS_ERR_INPUT;
+  }
+  Reader r = {.path = CS_STATE_TEXT_NAME, .noun = "text", .err = err};
+  int status = copyText(&r, text, length, stateLimit(m));
+  return status == CS_OK ? parseState(m, d, r) : status;
+}
+
+
 // ---------------------------------------------------------------------------------------------
 // The numbers are C's ("%a" with a '.', read by strtod), whatever locale the program set: a
 // program that calls setlocale(LC_ALL, "") in a German locale (a GUI toolkit does) would write
@@ -660,6 +779,24 @@ int cs_saveState(const csModel* m, const csData* d, const char* path, csError* e
 int cs_loadState(const csModel* m, csData* d, const char* path, csError* err) {
   locale_t c, old = cLocaleEnter(&c);
   int r = loadState(m, d, path, err);
+  cLocaleLeave(c, old);
+  return r;
+}
+
+
+int cs_saveStateText(const csModel* m, const csData* d, char** text, size_t* length,
+                     csError* err) {
+  locale_t c, old = cLocaleEnter(&c);
+  int r = saveStateText(m, d, text, length, err);
+  cLocaleLeave(c, old);
+  return r;
+}
+
+
+int cs_loadStateText(const csModel* m, csData* d, const char* text, size_t length,
+                     csError* err) {
+  locale_t c, old = cLocaleEnter(&c);
+  int r = loadStateText(m, d, text, length, err);
   cLocaleLeave(c, old);
   return r;
 }
