@@ -284,6 +284,39 @@ static void test_state_after_a_failure(void** state) {
 }
 
 
+// A run that only needs more than max_steps steps says so, with the option that raises it,
+// wherever its time is counted from: from t = 1e6 s its steps of about 1e-4 s were called a
+// collapse ("the forces probably jump"), being below 1e-9 of the time
+static void test_step_budget_far_from_zero(void** state) {
+  (void)state;
+  const char* names[] = CS_INTEGRATOR_NAMES;
+  csModel* m = sliders(1);
+  for (int k = 0; k < CS_INTEGRATOR_COUNT; k++) {
+    for (int far = 0; far < 2; far++) {
+      csSimOptions o = cs_defaultSimOptions();
+      o.integrator = (csIntegratorType)k;
+      o.duration = 10;
+      o.report_interval = 5;
+      o.max_steps = 20;
+      o.rtol = 1e-9;
+      o.atol = 1e-12;
+      csData* d = cs_makeData(m);
+      d->t = d->t_commit = far ? 1e6 : 0;
+      csError err = {0};
+      assert_int_equal(cs_simulate(m, d, &o, NULL, &err), CS_ERR_SOLVER);
+      if (!strstr(err.message, "too much work: more than 20 steps since the last report") ||
+          !strstr(err.message, "raise max_steps") || !strstr(err.message, "--max-steps") ||
+          strstr(err.message, "collapsed")) {
+        fail_msg("%s from t = %g: %s", names[k], d->t, err.message);
+      }
+      print_message("%s from t = %g: %s\n", names[k], far ? 1e6 : 0.0, err.message);
+      cs_deleteData(d);
+    }
+  }
+  cs_deleteModel(m);
+}
+
+
 // unusable options are refused before anything runs
 static void test_bad_options(void** state) {
   (void)state;
@@ -688,6 +721,7 @@ int main(void) {
       cmocka_unit_test(test_groups_step_independently),
       cmocka_unit_test(test_too_much_work),
       cmocka_unit_test(test_state_after_a_failure),
+      cmocka_unit_test(test_step_budget_far_from_zero),
       cmocka_unit_test(test_bad_options),
       cmocka_unit_test(test_adams),
       cmocka_unit_test(test_change_in_one_group),

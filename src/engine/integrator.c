@@ -2072,9 +2072,12 @@ static void finishStep(Group* g) {
 // When the failing group's step size has collapsed, err is rewritten to say so, with why CVODE
 // stopped (printf format), CVODE's message for the failing call and its first warning of the
 // run, instead of only "too much work", which suggests raising a limit. Collapsed: CVODE warned
-// (t + h = t), the step is below 1e-9 of the time scale (t, or the report interval early on),
-// or a failing step shrank below 1e-3 of the last successful one (error-test or convergence
-// failures repeated down to nothing).
+// (t + h = t), the step is below 1e-9 of the problem's time scale, the report interval, or a
+// failing step shrank below 1e-3 of the last successful one (error-test or convergence failures
+// repeated down to nothing). The time itself is no such scale: where it is counted from says
+// nothing of the motion (a run from t = 1e6 s that needed more than max_steps steps of 3e-5 s was
+// called collapsed), and steps too short for the time to follow are the rounding error's
+// (roundingError, lostInRounding).
 __attribute__((format(printf, 4, 5))) static void collapseError(Group* g, csError* err,
                                                                 int failed, const char* why,
                                                                 ...) {
@@ -2082,7 +2085,7 @@ __attribute__((format(printf, 4, 5))) static void collapseError(Group* g, csErro
   const csStats* s = &sim->d->stat;
   double hlast = lastStep(g), hcur = currentStep(g);
   double h = failed && hcur > 0 ? fabs(hcur) : fabs(hlast);
-  double scale = fmax(fabs((double)g->t), sim->opt.report_interval);
+  double scale = sim->opt.report_interval;
   if (s->warnings_cvode == 0 && !(h < 1e-9 * scale) && !(failed && h < 1e-3 * fabs(hlast))) {
     return;
   }
