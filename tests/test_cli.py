@@ -227,6 +227,89 @@ def solver_failure_exits_1_and_keeps_valid_csv():
     check(rows[-1][0] < 5.0, "the run should have stopped early")
 
 
+def read_checkpoint(path):
+    """t, q and u of a checkpoint, exactly (its hexadecimal floats)"""
+    lines = [l.split("#")[0].split() for l in open(path)]
+    state, i = {}, 0
+    while i < len(lines):
+        words = lines[i]
+        if words and words[0] == "t":
+            state["t"] = float.fromhex(words[1])
+        elif words and words[0] in ("q", "u"):
+            n = int(words[1])
+            state[words[0]] = [float.fromhex(lines[i + 1 + k][0]) for k in range(n)]
+            i += n
+        i += 1
+    return state
+
+
+def summary_energies(err):
+    """the summary's KE, PE and dissipated energy, as printed"""
+    m = re.search(r"energy: (KE \S+ J, PE \S+ J, dissipated \S+ J)", err)
+    check(m, err)
+    return m.group(1)
+
+
+@case
+def a_failed_run_ends_at_its_last_accepted_step():
+    # after a failure the summary, the checkpoint and the time the run stopped at describe the
+    # last accepted step, not the solver's failed try (whose kinetic energy the summary printed,
+    # slightly off, while the checkpoint held the last CSV row): the checkpoint is that step's
+    # state, past the last row, with the energies the summary printed (the first row of a run
+    # continued from it)
+    scene = json.loads(json.dumps(PENDULUM))
+    scene["simulation"].update({"duration": 5.0, "report_interval": 0.5, "max_steps": 40,
+                                "rtol": 1e-10, "atol": 1e-12})
+    path = write_scene(scene)
+    d = os.path.dirname(path)
+    out, ck, again = (os.path.join(d, n) for n in ("out.csv", "fail.state", "again.csv"))
+    for integrator in ("bdf", "rk", "ark"):
+        code, _, err = run("run", path, "-o", out, "--integrator", integrator, "--save-state", ck)
+        check(code == 1 and "too much work" in err, (integrator, code, err))
+        state = read_checkpoint(ck)
+        _, rows = read_csv(out)
+        check(state["t"] > rows[-1][0], (integrator, state["t"], rows[-1][0]))
+        check("state at t = %.9g s (the last accepted state) saved" % state["t"] in err,
+              (integrator, err))
+        check("stopped at t = %.6g s;" % state["t"] in err, (integrator, err))
+        code, _, err2 = run("run", path, "-q", "-o", again, "--initial-state", ck, "--duration",
+                            repr(state["t"] + 0.01))
+        check(code == 0, (integrator, err2))
+        header, rows2 = read_csv(again)
+        row = dict(zip(header, rows2[0]))
+        check(summary_energies(err) == "KE %.6g J, PE %.6g J, dissipated %.6g J" % (
+            row["ke"], row["pe"], row["dissipated"]), (integrator, err, row))
+        check(row["t"] == state["t"] and row["arm.q0"] == state["q"][0]
+              and row["arm.u0"] == state["u"][0], (integrator, rows2, state))
+
+
+@case
+def a_failed_run_of_independent_bodies_ends_at_its_last_row():
+    # two pendulums that share nothing are integrated apart, and after a failure they stand
+    # together only where the last CSV row was written: the summary, the checkpoint and that
+    # row agree, bit for bit
+    scene = json.loads(json.dumps(PENDULUM))
+    other = json.loads(json.dumps(scene["bodies"][0]))
+    other["name"] = "arm2"
+    other["joint"]["q"] = [0.5]
+    scene["bodies"].append(other)
+    scene["simulation"].update({"duration": 5.0, "report_interval": 0.5, "max_steps": 40,
+                                "rtol": 1e-10, "atol": 1e-12})
+    path = write_scene(scene)
+    d = os.path.dirname(path)
+    out, ck = os.path.join(d, "out.csv"), os.path.join(d, "fail.state")
+    for integrator in ("bdf", "rk"):
+        code, _, err = run("run", path, "-o", out, "--integrator", integrator, "--save-state", ck)
+        check(code == 1 and "too much work" in err, (integrator, code, err))
+        header, rows = read_csv(out)
+        state = read_checkpoint(ck)
+        last = dict(zip(header, rows[-1]))
+        check(state["t"] == last["t"] and state["q"] == [last["arm.q0"], last["arm2.q0"]] and
+              state["u"] == [last["arm.u0"], last["arm2.u0"]], (integrator, state, last))
+        check("stopped at t = %.6g s;" % last["t"] in err, (integrator, err))
+        check("KE %.6g J, PE %.6g J" % (last["ke"], last["pe"]) in err, (integrator, err))
+
+
 @case
 def a_failed_run_prints_no_nan_energies():
     # forces of 1e308 N (finite, so the scene loads) give NaN trial states on the first step:

@@ -1,5 +1,6 @@
 // test_integrator.c: the integrator loop: exact report times, linear solvers that agree,
 // failures that report time and reason, option checks.
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,6 +148,171 @@ static void test_too_much_work(void** state) {
   assert_non_null(strstr(err.message, "too much work"));
   assert_true(err.time > 0 && err.time < 5);
   cs_deleteData(d);
+  cs_deleteModel(m);
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// the state after a failure
+
+// every step's end (the step hook) and every report, as the run saw them
+typedef struct Seen {
+  const csModel* m;
+  double step_t, report_t;
+  double step_q[8], step_u[8], step_z[8], step_disc[16];
+  double report_q[8], report_u[8], report_z[8], report_disc[16];
+} Seen;
+
+static void keep(const csModel* m, const csData* d, double* q, double* u, double* z,
+                 double* disc) {
+  assert_true(m->nq <= 8 && m->nu <= 8 && m->nz <= 8 && m->ndisc <= 16);
+  memcpy(q, d->q, sizeof(double) * (size_t)m->nq);
+  memcpy(u, d->u, sizeof(double) * (size_t)m->nu);
+  memcpy(z, d->z, sizeof(double) * (size_t)m->nz);
+  memcpy(disc, d->disc, sizeof(double) * (size_t)m->ndisc);
+}
+
+static void seeStep(void* ctx, const csModel* m, csData* d) {
+  Seen* s = ctx;
+  s->step_t = d->t;
+  keep(m, d, s->step_q, s->step_u, s->step_z, s->step_disc);
+}
+
+static int seeReport(void* ctx, const csModel* m, csData* d) {
+  Seen* s = ctx;
+  s->report_t = d->t;
+  keep(m, d, s->report_q, s->report_u, s->report_z, s->report_disc);
+  return 0;
+}
+
+// the data holds exactly the state kept (the same bits)
+static void assertHolds(const csModel* m, const csData* d, double t, const double* q,
+                        const double* u, const double* z, const double* disc, const char* what) {
+  if (!(d->t == t) || memcmp(d->q, q, sizeof(double) * (size_t)m->nq) != 0 ||
+      memcmp(d->u, u, sizeof(double) * (size_t)m->nu) != 0 ||
+      memcmp(d->z, z, sizeof(double) * (size_t)m->nz) != 0 ||
+      memcmp(d->disc, disc, sizeof(double) * (size_t)m->ndisc) != 0) {
+    fail_msg("%s: the data at t = %.17g (q0 %.17g, u0 %.17g) is not the state kept at t = %.17g "
+             "(q0 %.17g, u0 %.17g)", what, d->t, d->q[0], d->u[0], t, q[0], u[0]);
+  }
+}
+
+
+static int discIndex(int kind, const char* name);
+
+// n sliders as sliders(n), the first pushed by a constant force along its axis that a
+// scheduled change makes infinite at t_bad (its forces are then never finite again)
+static csModel* pushedSliders(int n, double t_bad) {
+  csModel* m = cs_newModel("pushed");
+  m->gravity = csu_vec3(0, 0, 0);
+  csError err = {0};
+  int first = -1;
+  for (int i = 0; i < n; i++) {
+    int id = addCart(m, i, 1.0 + 0.01 * i);
+    first = first < 0 ? id : first;
+    int s = th_addForce(m, CS_FORCE_MOBILITY_SPRING, "spring");
+    th_setParam(m, s, "body", id);
+    th_setParam(m, s, "stiffness", 10.0 + i);
+    int c = th_addForce(m, CS_FORCE_MOBILITY_DAMPER, "damper");
+    th_setParam(m, c, "body", id);
+    th_setParam(m, c, "damping", 0.1);
+  }
+  int push = th_addForce(m, CS_FORCE_CONSTANT, "push");
+  th_setParam(m, push, "body", first);
+  csChange c = {.time = t_bad, .force = push, .index = discIndex(CS_FORCE_CONSTANT, "force_x"),
+                .value = INFINITY};
+  assert_true(cs_addChange(m, &c, &err) >= 0);
+  assert_int_equal(cs_finalizeModel(m, &err), 0);
+  for (int i = 0; i < n; i++) {
+    m->q0[i] = 0.1;
+  }
+  return m;
+}
+
+
+// After a failed step the data holds the last accepted state, not the failed try (the last
+// force evaluation): with one group its last step's end, bit for bit as the step hook saw it
+// (and its time the run's), with several the last report, where they last stood together.
+// Failures: forces that stop being finite at t = 0.37 s (a scheduled change), and a step budget
+// run out mid-interval (the step over it is accepted and finished, so the hook saw it too).
+static void test_state_after_a_failure(void** state) {
+  (void)state;
+  const char* names[] = CS_INTEGRATOR_NAMES;
+  for (int k = 0; k < CS_INTEGRATOR_COUNT; k++) {
+    for (int groups = 1; groups <= 2; groups++) {
+      for (int budget = 0; budget < 2; budget++) {
+        csModel* m = pushedSliders(groups, budget ? 100 : 0.37);
+        csSimOptions o = cs_defaultSimOptions();
+        o.integrator = (csIntegratorType)k;
+        o.duration = 1;
+        o.report_interval = 0.1;
+        if (budget) {
+          o.max_steps = 5;
+          o.rtol = 1e-10;
+          o.atol = 1e-12;
+        }
+        Seen seen = {.m = m, .step_t = NAN, .report_t = NAN};
+        csReporter rep = {.report = seeReport, .step = seeStep, .ctx = &seen};
+        csData* d = cs_makeData(m);
+        csError err = {0};
+        assert_int_equal(cs_simulate(m, d, &o, &rep, &err), CS_ERR_SOLVER);
+        print_message("%s, %d group%s, %s: failed at t = %.9g s (data at %.9g s, last step at "
+                      "%.9g s, last report at %.9g s): %.80s...\n",
+                      names[k], groups, groups > 1 ? "s" : "",
+                      budget ? "max_steps" : "forces not finite", err.time, d->t, seen.step_t,
+                      seen.report_t, err.message);
+        assert_true(isfinite(d->u[0]));
+        if (groups == 1) {
+          if (!budget) {
+            // the step hook saw the step that ended at the change, which holds from then on
+            assert_true(d->t == 0.37 && isinf(d->disc[m->ndisc - 6]));
+            seen.step_disc[m->ndisc - 6] = INFINITY;
+          }
+          assertHolds(m, d, seen.step_t, seen.step_q, seen.step_u, seen.step_z, seen.step_disc,
+                      names[k]);
+          assert_true(d->t == err.time);
+        } else {
+          assertHolds(m, d, seen.report_t, seen.report_q, seen.report_u, seen.report_z,
+                      seen.report_disc, names[k]);
+          assert_true(d->t < err.time);
+        }
+        cs_deleteData(d);
+        cs_deleteModel(m);
+      }
+    }
+  }
+}
+
+
+// A run that only needs more than max_steps steps says so, with the option that raises it,
+// wherever its time is counted from: from t = 1e6 s its steps of about 1e-4 s were called a
+// collapse ("the forces probably jump"), being below 1e-9 of the time
+static void test_step_budget_far_from_zero(void** state) {
+  (void)state;
+  const char* names[] = CS_INTEGRATOR_NAMES;
+  csModel* m = sliders(1);
+  for (int k = 0; k < CS_INTEGRATOR_COUNT; k++) {
+    for (int far = 0; far < 2; far++) {
+      csSimOptions o = cs_defaultSimOptions();
+      o.integrator = (csIntegratorType)k;
+      o.duration = 10;
+      o.report_interval = 5;
+      o.max_steps = 20;
+      o.rtol = 1e-9;
+      o.atol = 1e-12;
+      csData* d = cs_makeData(m);
+      d->t = d->t_commit = far ? 1e6 : 0;
+      csError err = {0};
+      assert_int_equal(cs_simulate(m, d, &o, NULL, &err), CS_ERR_SOLVER);
+      if (!strstr(err.message, "too much work: more than 20 steps since the last report") ||
+          !strstr(err.message, "raise max_steps") || !strstr(err.message, "--max-steps") ||
+          strstr(err.message, "collapsed")) {
+        fail_msg("%s from t = %g: %s", names[k], d->t, err.message);
+      }
+      print_message("%s from t = %g: %s\n", names[k], far ? 1e6 : 0.0, err.message);
+      cs_deleteData(d);
+    }
+  }
   cs_deleteModel(m);
 }
 
@@ -554,6 +720,8 @@ int main(void) {
       cmocka_unit_test(test_auto_solver_for_large_groups),
       cmocka_unit_test(test_groups_step_independently),
       cmocka_unit_test(test_too_much_work),
+      cmocka_unit_test(test_state_after_a_failure),
+      cmocka_unit_test(test_step_budget_far_from_zero),
       cmocka_unit_test(test_bad_options),
       cmocka_unit_test(test_adams),
       cmocka_unit_test(test_change_in_one_group),

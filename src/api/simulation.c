@@ -41,6 +41,7 @@ struct csSimulation {
   int nchange_restart;  // scheduled changes applied, for that restart (-1: keep the count)
   int failed;           // the integrator failed: only a reset or a new state continues
   double edit_energy;   // KE + PE + dissipated just before the edit in progress, J
+  int edited_failure;   // edits made since a failure, before the next advance (endEdit)
   double fail_time;     // s
   csData* snap;         // owned: the state at the last consistent point (the start of the
                         // call in progress, or its last report), where a stopped call returns
@@ -455,6 +456,7 @@ static int prepare(csSimulation* s, csError* err) {
                 s->fail_time);
     return CS_ERR_SOLVER;
   }
+  s->edited_failure = 0;
   if (!s->it) {
     int st = newIntegrator(s, s->nchange_restart, err);
     s->nchange_restart = -1;
@@ -534,13 +536,16 @@ static void beginEdit(csSimulation* s) {
 // The edit is made. The energy it gave or took (a speed set, a spring stiffened) is the user's,
 // not the integration's: the energy balance's reference moves by as much, so that
 // energy_error keeps measuring what the integration alone lost or gained. After a failure the
-// state before the edit is the failed step's last try, whose energy means nothing: the balance
-// then goes on from where it stood at the last report, as a stopped call's does.
+// state is the last accepted one, which the edits that follow set back part by part (q, then u,
+// ...) from a state that may hold any energy (1e200 J: the jumps would cancel to nothing): the
+// balance then goes on from where it stood at the last report, as a stopped call's does, through
+// every edit until the next advance.
 static void endEdit(csSimulation* s, int nchange_done) {
   cs_invalidate(s->d);
   double after = totalEnergy(s);
   double jump = after - s->edit_energy;
-  if (s->failed || !isfinite(s->edit_energy)) {
+  s->edited_failure |= s->failed;
+  if (s->edited_failure || !isfinite(s->edit_energy)) {
     if (isfinite(after)) {
       s->metrics.e_edit = after - s->metrics.e0 - s->metrics.balance_last;
     }
@@ -614,6 +619,7 @@ void cs_simReset(csSimulation* s) {
   s->it = NULL;
   cs_resetData(s->m, s->d);
   s->failed = 0;
+  s->edited_failure = 0;
   s->dirty = 0;
   s->nchange_restart = -1;
   startStatistics(s);

@@ -385,11 +385,13 @@ int cs_cliRun(int argc, char** argv) {
     }
   }
   cs_cliTemporaryFile(1, NULL);
-  // the checkpoint: the end state of a finished run; the state of the last CSV row of one that
-  // was interrupted or failed (so that it can be continued, with other options if need be)
+  // the checkpoint: the end state of a finished run; the last accepted state of one that failed
+  // (the integrator leaves it in the data, and the summary describes it); the state of the last
+  // CSV row of one that was interrupted (so that it can be continued, with other options if
+  // need be)
   if (saveState && run.d &&
       (status == CS_OK || status == CS_STOPPED || status == CS_ERR_SOLVER || status == CS_ERR_IO)) {
-    const csData* state = status == CS_OK ? run.d : run.checkpoint;
+    const csData* state = status == CS_OK || status == CS_ERR_SOLVER ? run.d : run.checkpoint;
     csError serr;
     memset(&serr, 0, sizeof(serr));
     // the temporary file cs_saveState writes (named in this thread, as it is) removed if a
@@ -406,7 +408,9 @@ int cs_cliRun(int argc, char** argv) {
     } else if (state && status != CS_OK && !quiet) {
       // after an output error the rows of the last block may be missing from the CSV
       fprintf(stderr, "contactsim: state at t = %.9g s (%s) saved to %s\n", state->t,
-              status == CS_ERR_IO ? "the last report reached" : "the last CSV row",
+              status == CS_ERR_IO       ? "the last report reached"
+              : status == CS_ERR_SOLVER ? "the last accepted state"
+                                        : "the last CSV row",
               cs_cliSafe(saveState));
     }
   }

@@ -852,7 +852,7 @@ void cs_cliSimulateTwo(csCliRun* r, FILE* csv, const csCsvOptions* csvopt, FILE*
     fprintf(stderr, "\r%*s\r", 70, "");
   }
   if (r->d) {
-    // the state reached (for a failed run: the last one the integrator tried)
+    // the state reached (for a failed run: the last one the integrator accepted)
     // realized again, so that the final statistics do not depend on the stage the integrator
     // left the data in
     cs_realizeDynamics(r->m, r->d);
@@ -986,9 +986,8 @@ void cs_cliSummary(const csCliRun* r) {
                     "%.3g J (%.2g relative) since the start\n",
             ke, pe, w, drift, drift / scale);
   } else {
-    // a failed step leaves the state of its last try, which need not be finite
     fprintf(stderr, "  energy: not finite in the state the run %s\n",
-            r->status == CS_OK ? "ended in" : "stopped in (the failed step's last try)");
+            r->status == CS_OK ? "ended in" : "stopped in");
   }
   contactSummary(r);
   // exponential springs break the balance by design (their anchors jump between steps): say so,

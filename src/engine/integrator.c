@@ -146,6 +146,11 @@ struct csIntegrator {
                            // Jacobian is being formed (schurModelJac); one pair for all groups
   double* dfdu;            // (nu) and d/du
   double* auto_before;     // (nauto) rk: auto-update values before a commit, to see a change
+  // with several groups, the state at the last time they stood together (the data as the last
+  // gather left it: a report, a step's end, the start or a restart), which a failure returns to
+  // (backToAccepted); NULL with one group, whose failure returns to its own last step
+  csData* together;
+  int together_nchange;    // scheduled changes applied by then
 };
 
 // One step hook in this many is timed with the CPU clock and the total estimated from them: a
@@ -2067,9 +2072,12 @@ static void finishStep(Group* g) {
 // When the failing group's step size has collapsed, err is rewritten to say so, with why CVODE
 // stopped (printf format), CVODE's message for the failing call and its first warning of the
 // run, instead of only "too much work", which suggests raising a limit. Collapsed: CVODE warned
-// (t + h = t), the step is below 1e-9 of the time scale (t, or the report interval early on),
-// or a failing step shrank below 1e-3 of the last successful one (error-test or convergence
-// failures repeated down to nothing).
+// (t + h = t), the step is below 1e-9 of the problem's time scale, the report interval, or a
+// failing step shrank below 1e-3 of the last successful one (error-test or convergence failures
+// repeated down to nothing). The time itself is no such scale: where it is counted from says
+// nothing of the motion (a run from t = 1e6 s that needed more than max_steps steps of 3e-5 s was
+// called collapsed), and steps too short for the time to follow are the rounding error's
+// (roundingError, lostInRounding).
 __attribute__((format(printf, 4, 5))) static void collapseError(Group* g, csError* err,
                                                                 int failed, const char* why,
                                                                 ...) {
@@ -2077,7 +2085,7 @@ __attribute__((format(printf, 4, 5))) static void collapseError(Group* g, csErro
   const csStats* s = &sim->d->stat;
   double hlast = lastStep(g), hcur = currentStep(g);
   double h = failed && hcur > 0 ? fabs(hcur) : fabs(hlast);
-  double scale = fmax(fabs((double)g->t), sim->opt.report_interval);
+  double scale = sim->opt.report_interval;
   if (s->warnings_cvode == 0 && !(h < 1e-9 * scale) && !(failed && h < 1e-3 * fabs(hlast))) {
     return;
   }
@@ -2215,7 +2223,8 @@ static double startHint(const Group* g, double tout) {
 
 
 // advance the active group g one step toward tout, never past tstop; returns CS_OK or fills err
-static int stepGroup(Group* g, double tout, double tstop, csError* err) {
+// (stepGroup then sets the state back to the last accepted one)
+static int tryStep(Group* g, double tout, double tstop, csError* err) {
   Sim* sim = g->sim;
   sim->cvmsg[0] = 0;  // a message from an earlier, recovered condition is not this step's
   // the stop time keeps CVODE from stepping past the group's next change (where its right-hand side
@@ -2235,12 +2244,10 @@ static int stepGroup(Group* g, double tout, double tstop, csError* err) {
     }
     if (status == CS_RK_STEP_TOO_SMALL &&
         lostInRounding(sim, t_before, g->rk->h, tstop - t_before)) {
-      sim->d->t = g->t;
       return roundingError(g->rk->h, t_before, (double)g->t - t_before,
                            g->rk->h >= 0.5 * (tstop - t_before), err);
     }
     if (status != CS_RK_OK) {
-      sim->d->t = g->t;
       cs_setError(err, CS_ERR_SOLVER, "", "the rk step failed with %s at t = %.9g s",
                   rkStatusName(status), (double)g->t);
       err->time = g->t;
@@ -2282,7 +2289,6 @@ static int stepGroup(Group* g, double tout, double tstop, csError* err) {
     return stoppedInStep(g, err);
   }
   if (flag < 0) {
-    sim->d->t = g->t;
     check(flag, "CVode", sim, g->t, err);
     // a step cut down to the rounding of t by error tests or Newton failures (at 1e14 s CVODE
     // starts at 2.2 s and warns that t + h = t on the way down), or an advance within it
@@ -2342,9 +2348,56 @@ static int stepGroup(Group* g, double tout, double tstop, csError* err) {
     if (blended) {
       blendedAnchorHint(err);
     }
+    // the step itself succeeded: it is finished (statistics, auto-updates committed) like any
+    // other, so that the state it leaves is the one the next step would start from
+    finishStep(g);
     return CS_ERR_SOLVER;
   }
   return CS_OK;
+}
+
+
+// The state after a failed step of group g. The data then holds the solver's last try (its
+// last force evaluation), which was never accepted; it goes back to the last accepted state,
+// which the summary of a run, its checkpoint and the API's readers then all describe. With one
+// group that is its last step's end: CVODE leaves the accepted solution in y and its time in t
+// when a step fails, rk and ark change them only when a step succeeds, and that step's
+// auto-updates are committed (a step over the step budget was finished by tryStep). With
+// several groups, which stepped on to different times since they last stood together, it is
+// that last time (the state the last gather left, with the discrete and auto-update variables
+// and the changes applied as they were then). The solvers stay where they are: what follows a
+// failure starts again from the data (cs_integratorRestart, or a new integrator).
+static void backToAccepted(Group* g) {
+  Sim* sim = g->sim;
+  csData* d = sim->d;
+  if (sim->together) {
+    cs_copyState(sim->m, d, sim->together);
+    sim->nchange_done = sim->together_nchange;
+  } else {
+    loadState(g, g->t, N_VGetArrayPointer(g->y));
+    d->t_commit = g->t_commit;
+  }
+  sim->tcur = d->t;
+}
+
+
+// one step of the active group g toward tout, never past tstop; on a failure the data holds the
+// last accepted state (backToAccepted)
+static int stepGroup(Group* g, double tout, double tstop, csError* err) {
+  int status = tryStep(g, tout, tstop, err);
+  if (status == CS_ERR_SOLVER) {
+    backToAccepted(g);
+  }
+  return status;
+}
+
+
+// with several groups, the gathered state at the time they stand together, for backToAccepted
+static void keepTogether(Sim* sim) {
+  if (sim->together) {
+    cs_copyState(sim->m, sim->together, sim->d);
+    sim->together_nchange = sim->nchange_done;
+  }
 }
 
 
@@ -2368,6 +2421,7 @@ static int gatherAt(Sim* sim, double t, csError* err) {
   }
   cs_activateAll(sim->m, sim->d);
   sim->d->t = t;
+  keepTogether(sim);
   return CS_OK;
 }
 
@@ -2610,6 +2664,10 @@ csIntegrator* cs_integratorNew(const csModel* m, csData* d, const csSimOptions* 
   for (int gi = 0; status == CS_OK && gi < sim->ngroup; gi++) {
     status = createSolver(&sim->group[gi], d->t, err);
   }
+  if (status == CS_OK && sim->ngroup > 1 && !(sim->together = cs_makeData(m))) {
+    cs_setError(err, CS_ERR_MEMORY, "", "out of memory creating the integrator");
+    status = CS_ERR_MEMORY;
+  }
   if (status != CS_OK) {
     cs_integratorFree(sim);
     return NULL;
@@ -2626,6 +2684,7 @@ csIntegrator* cs_integratorNew(const csModel* m, csData* d, const csSimOptions* 
     }
   }
   sim->nchange_done = nchange_done;
+  keepTogether(sim);
   addIntegrationTime(sim, cpu0, 0);
   return sim;
 }
@@ -2645,6 +2704,7 @@ void cs_integratorFree(csIntegrator* sim) {
   csu_free(sim->auto_before, 0);
   csu_free(sim->dfdq, 0);
   csu_free(sim->dfdu, 0);
+  cs_deleteData(sim->together);
   if (sim->ctx) {
     SUNContext_Free(&sim->ctx);
   }
@@ -2700,7 +2760,9 @@ int cs_integratorStep(csIntegrator* sim, double horizon, const csReporter* rep, 
     // tout only scales CVODE's first step; one report interval is the scale the user gave
     double tout = fmin(gstop, g->t + sim->opt.report_interval);
     status = stepGroup(g, tout, gstop, err);
-    g->pending = 1;
+    if (status == CS_OK) {
+      g->pending = 1;  // (a failed step is no step: the group stands at its last one, finished)
+    }
   }
   if (status == CS_OK) {
     // the earliest step end is the new time; the groups ahead of it are interpolated there
@@ -2869,6 +2931,7 @@ int cs_integratorRestart(csIntegrator* sim, int nchange_done, csError* err) {
     sim->nchange_done = nchange_done;
   }
   cs_activateAll(sim->m, d);
+  keepTogether(sim);
   return CS_OK;
 }
 
