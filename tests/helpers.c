@@ -18,6 +18,24 @@ csModel* th_loadString(const char* json) {
 }
 
 
+char* th_readFile(const char* path, size_t* n) {
+  FILE* f = fopen(path, "rb");
+  assert_non_null(f);
+  fseek(f, 0, SEEK_END);
+  long size = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char* s = malloc((size_t)size + 1);
+  assert_non_null(s);
+  assert_int_equal(fread(s, 1, (size_t)size, f), (size_t)size);
+  s[size] = 0;
+  fclose(f);
+  if (n) {
+    *n = (size_t)size;
+  }
+  return s;
+}
+
+
 csModel* th_loadFile(const char* relpath) {
   char path[1024];
   snprintf(path, sizeof(path), "%s/%s", CS_SOURCE_ROOT, relpath);

@@ -14,6 +14,9 @@
 csModel* th_loadString(const char* json);
 // Load a scene file relative to the source root; fails the test if it does not load.
 csModel* th_loadFile(const char* relpath);
+// The whole file at path, malloc'd and zero-terminated (free it); its length in *n unless n is
+// NULL. Fails the test if it cannot be read.
+char* th_readFile(const char* path, size_t* n);
 
 // A recorder of report rows: time, q, u and energies at every report.
 typedef struct thTrace {

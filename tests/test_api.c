@@ -29,17 +29,7 @@ static void scratch(char* out, const char* name) {
 static char* readText(const char* relpath) {
   char path[PATH_MAX_TEST];
   snprintf(path, sizeof(path), "%s/%s", CS_SOURCE_ROOT, relpath);
-  FILE* f = fopen(path, "rb");
-  assert_non_null(f);
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char* s = malloc((size_t)n + 1);
-  assert_non_null(s);
-  assert_int_equal(fread(s, 1, (size_t)n, f), (size_t)n);
-  s[n] = 0;
-  fclose(f);
-  return s;
+  return th_readFile(path, NULL);
 }
 
 
@@ -1572,23 +1562,6 @@ static void test_checkpoint_malformed(void** state) {
 
 // checkpoints in memory: the same bytes as the file, the same continuation, the same refusals
 
-// the whole file at path, malloc'd and zero-terminated; its length in *n
-static char* slurp(const char* path, size_t* n) {
-  FILE* f = fopen(path, "rb");
-  assert_non_null(f);
-  fseek(f, 0, SEEK_END);
-  long size = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char* s = malloc((size_t)size + 1);
-  assert_non_null(s);
-  assert_int_equal(fread(s, 1, (size_t)size, f), (size_t)size);
-  s[size] = 0;
-  fclose(f);
-  *n = (size_t)size;
-  return s;
-}
-
-
 // the complete state (t and every part) of a and b are the same bits
 static void assertSameState(csSimulation* a, csSimulation* b) {
   const csModel* m = cs_simModel(a);
@@ -1620,7 +1593,7 @@ static void test_checkpoint_text(void** state) {
   assert_non_null(text);
   // the same bytes as the file, zero-terminated
   size_t flen = 0;
-  char* file = slurp(path, &flen);
+  char* file = th_readFile(path, &flen);
   assert_int_equal(len, flen);
   assert_int_equal(strlen(text), len);
   assert_memory_equal(text, file, len);

@@ -55,20 +55,6 @@ static void writeText(const char* file, const char* text) {
 }
 
 
-static char* readText(const char* file) {
-  FILE* f = fopen(file, "rb");
-  assert_non_null(f);
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char* s = malloc((size_t)n + 1);
-  assert_non_null(s);
-  assert_int_equal(fread(s, 1, (size_t)n, f), (size_t)n);
-  s[n] = 0;
-  fclose(f);
-  return s;
-}
-
 
 // the CSV of m at the rows above (the arm set to each angle), with or without forces
 static void writeCsv(const csModel* m, const char* file, int forces) {
@@ -104,7 +90,7 @@ static void writeCsv(const csModel* m, const char* file, int forces) {
 
 // the data object embedded in a page written with the template "<A>placeholder<B>"
 static cJSON* pageData(const char* page) {
-  char* html = readText(page);
+  char* html = th_readFile(page, NULL);
   assert_memory_equal(html, "<A>", 3);
   char* end = strstr(html, "<B>");
   assert_non_null(end);
@@ -169,7 +155,7 @@ static void test_page_holds_scene_and_csv(void** state) {
   csError err;
   assert_int_equal(cs_replayWrite(page, tpl, &run, 1, &err), CS_OK);
   // a label cannot end the script element: '<' is escaped
-  char* html = readText(page);
+  char* html = th_readFile(page, NULL);
   assert_null(strstr(html, "</script>"));
   free(html);
 
@@ -177,7 +163,7 @@ static void test_page_holds_scene_and_csv(void** state) {
   // must be UTF-8; valid UTF-8 passes through
   csReplayRun odd = {.model = "x\xff\xc3\xa9", .m = m, .csv = csv};
   assert_int_equal(cs_replayWrite(page, tpl, &odd, 1, &err), CS_OK);
-  html = readText(page);
+  html = th_readFile(page, NULL);
   assert_null(strchr(html, '\xff'));
   assert_non_null(strstr(html, "\"x\\ufffd\xc3\xa9\""));
   free(html);
@@ -338,7 +324,7 @@ static void test_small_values_kept(void** state) {
   path(page, sizeof(page), "small.html");
   path(small, sizeof(small), "small.csv");
   writeCsv(m, csv, 0);
-  char* text = readText(csv);
+  char* text = th_readFile(csv, NULL);
   rewriteCsv(text, small, tinyEnergies, NULL);
   free(text);
   csReplayRun run = {.model = "exponential_spring", .m = m, .csv = small};
@@ -366,7 +352,7 @@ static void test_far_positions(void** state) {
   path(page, sizeof(page), "far.html");
   path(far, sizeof(far), "far.csv");
   writeCsv(m, csv, 0);
-  char* text = readText(csv);
+  char* text = th_readFile(csv, NULL);
   // every row's block.px replaced: 1000000.277 m, then 1e40 m
   for (int pass = 0; pass < 2; pass++) {
     rewriteCsv(text, far, farBlock, pass == 0 ? "1000000.277" : "1e40");
@@ -402,7 +388,7 @@ static void test_forces_of_another_run(void** state) {
   path(page, sizeof(page), "forces.html");
   path(bad, sizeof(bad), "other.csv");
   writeCsv(m, csv, 1);
-  char* text = readText(csv);
+  char* text = th_readFile(csv, NULL);
   csReplayRun run = {.model = "exponential_spring", .m = m, .csv = bad};
   csError err;
   // the second corner's force columns gone (renamed: a corner the other run did not have)
@@ -454,7 +440,7 @@ static void test_bad_csv(void** state) {
   path(page, sizeof(page), "bad.html");
   path(bad, sizeof(bad), "bad.csv");
   writeCsv(m, csv, 0);
-  char* text = readText(csv);
+  char* text = th_readFile(csv, NULL);
   csError err;
   csReplayRun run = {.model = "m", .m = m, .csv = bad};
 
