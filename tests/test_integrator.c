@@ -18,11 +18,11 @@ static int addCart(csModel* m, int i, double mass) {
 }
 
 
-// n independent sliders on springs of different stiffness (each its own coupled group)
-static csModel* sliders(int n) {
-  csModel* m = cs_newModel("sliders");
+// n independent sliders on springs of different stiffness (each its own coupled group), not
+// yet finalized; the first cart is body 1
+static csModel* sliderModel(const char* name, int n) {
+  csModel* m = cs_newModel(name);
   m->gravity = csu_vec3(0, 0, 0);
-  csError err = {0};
   for (int i = 0; i < n; i++) {
     int id = addCart(m, i, 1.0 + 0.01 * i);
     int s = th_addForce(m, CS_FORCE_MOBILITY_SPRING, "spring");
@@ -32,11 +32,23 @@ static csModel* sliders(int n) {
     th_setParam(m, c, "body", id);
     th_setParam(m, c, "damping", 0.1);
   }
+  return m;
+}
+
+
+// finalized, every cart 0.1 m out
+static csModel* slidersReady(csModel* m) {
+  csError err = {0};
   assert_int_equal(cs_finalizeModel(m, &err), 0);
-  for (int i = 0; i < n; i++) {
+  for (int i = 0; i < m->nq; i++) {
     m->q0[i] = 0.1;
   }
   return m;
+}
+
+
+static csModel* sliders(int n) {
+  return slidersReady(sliderModel("sliders", n));
 }
 
 
@@ -203,30 +215,14 @@ static int discIndex(int kind, const char* name);
 // n sliders as sliders(n), the first pushed by a constant force along its axis that a
 // scheduled change makes infinite at t_bad (its forces are then never finite again)
 static csModel* pushedSliders(int n, double t_bad) {
-  csModel* m = cs_newModel("pushed");
-  m->gravity = csu_vec3(0, 0, 0);
+  csModel* m = sliderModel("pushed", n);
   csError err = {0};
-  int first = -1;
-  for (int i = 0; i < n; i++) {
-    int id = addCart(m, i, 1.0 + 0.01 * i);
-    first = first < 0 ? id : first;
-    int s = th_addForce(m, CS_FORCE_MOBILITY_SPRING, "spring");
-    th_setParam(m, s, "body", id);
-    th_setParam(m, s, "stiffness", 10.0 + i);
-    int c = th_addForce(m, CS_FORCE_MOBILITY_DAMPER, "damper");
-    th_setParam(m, c, "body", id);
-    th_setParam(m, c, "damping", 0.1);
-  }
   int push = th_addForce(m, CS_FORCE_CONSTANT, "push");
-  th_setParam(m, push, "body", first);
+  th_setParam(m, push, "body", 1);
   csChange c = {.time = t_bad, .force = push, .index = discIndex(CS_FORCE_CONSTANT, "force_x"),
                 .value = INFINITY};
   assert_true(cs_addChange(m, &c, &err) >= 0);
-  assert_int_equal(cs_finalizeModel(m, &err), 0);
-  for (int i = 0; i < n; i++) {
-    m->q0[i] = 0.1;
-  }
-  return m;
+  return slidersReady(m);
 }
 
 
