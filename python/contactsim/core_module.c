@@ -48,8 +48,8 @@ PyObject* csPy_raise(const csError* err, PyObject* trajectory) {
       exc = PyObject_Call(csPy_SimulationError, args, kw);
     }
   } else {
-    kw = Py_BuildValue("{s:N,s:N,s:i,s:i}", "file", fileText(err->file), "path", csPy_text(err->path),
-                       "line", err->line, "column", err->column);
+    kw = Py_BuildValue("{s:N,s:N,s:i,s:i}", "file", fileText(err->file), "path",
+                       csPy_text(err->path), "line", err->line, "column", err->column);
     if (args && kw) {
       exc = PyObject_Call(csPy_SceneError, args, kw);
     }

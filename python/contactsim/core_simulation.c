@@ -409,9 +409,21 @@ static PyObject* simRecord(csPySimulation* self, PyObject* args) {
     return NULL;
   }
   // a duration counts from the time read here, in the same call (another thread stepping the
-  // simulation between a read of sim.time and this call would otherwise shift the end)
+  // simulation between a read of sim.time and this call would otherwise shift the end); one
+  // that the time cannot follow (0.01 s from 1e15 s) would run over no time without a word
   if (relative) {
-    t_end += cs_simTime(self->s);
+    double t0 = cs_simTime(self->s);
+    double duration = t_end;
+    t_end += t0;
+    if (duration > 0 && !(t_end > t0)) {
+      csError err = {0};
+      err.code = CS_ERR_INPUT;
+      snprintf(err.message, sizeof(err.message),
+               "a duration of %g s is lost in rounding at t = %.17g s, where doubles are %.3g s "
+               "apart: the run would cover no time; run longer or count the time from nearer 0",
+               duration, t0, nextafter(fabs(t0), INFINITY) - fabs(t0));
+      return csPy_raise(&err, NULL);
+    }
   }
   PyObject* columns = NULL;
   PyObject* table = NULL;

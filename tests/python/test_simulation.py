@@ -1088,6 +1088,20 @@ def test_run_over_no_time_far_from_zero():
     assert child.returncode == 0 and child.stdout.strip() == "one row each", child.stderr
 
 
+def test_a_duration_lost_in_rounding_is_refused():
+    # run(0.01) at 1e15 s (doubles 0.125 s apart) ran over no time and returned its one row as
+    # if it had run; a duration the time cannot follow is refused, the state left as it was
+    sim = contactsim.Simulation(contactsim.load(scene_path("pendulum.json")))
+    sim.time = 1e15
+    with pytest.raises(contactsim.SceneError) as caught:
+        sim.run(0.01)
+    assert "lost in rounding" in str(caught.value) and "0.01 s" in str(caught.value)
+    assert sim.time == 1e15
+    assert len(sim.run(0)) == 1
+    sim.time = 1e3
+    assert len(sim.run(0.05)) == 6
+
+
 @pytest.mark.parametrize("integrator", ["bdf", "adams", "rk", "rk23", "ark"])
 def test_steps_far_from_zero_are_lost_in_rounding(integrator):
     # at 1e14 s (doubles 0.0156 s apart) step() and advance_to(t + 0.01) blamed the forces ("the
