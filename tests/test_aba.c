@@ -537,9 +537,9 @@ static void kaneMassMatrix(const csModel* m, const csData* d, csData* w, double*
 // At random poses: the O(n) product M v, column by column (v a unit vector), gives Kane's mass
 // matrix and, for any v, Kane's M times v; and the O(n) solve of (M + diag(a)) x = r (a > 0, an armature, as
 // the integrator's Newton matrix adds) leaves a residual at round-off when checked with Kane's M
-static void test_chain_mass_matrix_and_solve(void** state) {
-  (void)state;
-  csModel* m = pinSliderTree();
+// (on a planar tree the products and solves run in the plane's coordinates, which `planar`
+// asks to be checked)
+static void checkChainSolves(csModel* m, const char* what, int planar) {
   csData* d = cs_makeData(m);
   csData* w = cs_makeData(m);
   int nb = m->nbody - 1;
@@ -562,6 +562,7 @@ static void test_chain_mass_matrix_and_solve(void** state) {
     // point far away (the matrix is the same; only round-off grows with the distance)
     csVec3 origin = trial % 2 ? csu_vec3(3.0, -2.0, 1.0) : d->body_pose[bodies[0]].p;
     cs_chainSnapshot(m, d, bodies, nb, origin, cb);
+    assert_int_equal(cb[0].planar, planar);
     for (int k = 0; k < nb; k++) {
       memset(v, 0, sizeof(v));
       v[k] = 1;
@@ -601,9 +602,9 @@ static void test_chain_mass_matrix_and_solve(void** state) {
       worstSolve = fmax(worstSolve, fabs(res));
     }
   }
-  print_message("pin/slider tree, 20 poses: mass matrix against Kane's %.3g, M v %.3g "
+  print_message("%s, 20 poses: mass matrix against Kane's %.3g, M v %.3g "
                 "(relative to the largest entry), residual of the O(n) solve %.3g\n",
-                worstM, worstMv, worstSolve);
+                what, worstM, worstMv, worstSolve);
   assert_true(worstM < 1e-12);
   assert_true(worstMv < 1e-12);
   assert_true(worstSolve < 1e-12);
@@ -615,6 +616,14 @@ static void test_chain_mass_matrix_and_solve(void** state) {
   cs_deleteData(d);
   cs_deleteData(w);
   cs_deleteModel(m);
+}
+
+
+static void test_chain_mass_matrix_and_solve(void** state) {
+  (void)state;
+  checkChainSolves(pinSliderTree(), "pin/slider tree", 0);
+  checkChainSolves(planarTree(0, 0, 0), "planar tree", 1);
+  checkChainSolves(planarTree(0, 0, 1), "planar tree with a massless link", 1);
 }
 
 

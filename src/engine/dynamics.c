@@ -995,6 +995,133 @@ void cs_chainSnapshot(const csModel* m, const csData* d, const int* bodies, int 
     csu_vec3ToArray(cb->s, w);
     csu_vec3ToArray(cb->s + 3, v);
   }
+  // planar trees: the same in the plane's coordinates (the planar part of the momentum
+  // (A w + h x v, m v - h x w) for w = omega n and v in the plane, with n x e1 = e2)
+  int planar = 1;
+  for (int k = 0; k < nb && planar; k++) {
+    planar = d->aba_planar[bodies[k]] != 0;
+  }
+  for (int k = 0; k < nb; k++) {
+    csChainBody* cb = &out[k];
+    cb->planar = planar;
+    if (!planar) {
+      continue;
+    }
+    const double* pl = d->aba_plane + CS_PL_SIZE * bodies[k];
+    csVec3 n = csu_vec3FromArray(pl + CS_PL_N);
+    csVec3 e1 = csu_vec3FromArray(pl + CS_PL_E1);
+    csVec3 e2 = csu_vec3FromArray(pl + CS_PL_E2);
+    csVec3 An = csu_vec3(cb->A[0] * n.x + cb->A[1] * n.y + cb->A[2] * n.z,
+                         cb->A[3] * n.x + cb->A[4] * n.y + cb->A[5] * n.z,
+                         cb->A[6] * n.x + cb->A[7] * n.y + cb->A[8] * n.z);
+    csVec3 h = csu_vec3FromArray(cb->h);
+    double h1 = csu_dot(h, e1), h2 = csu_dot(h, e2);
+    cb->Ip[0] = csu_dot(n, An);
+    cb->Ip[1] = -h2;
+    cb->Ip[2] = h1;
+    cb->Ip[3] = cb->mass;
+    cb->Ip[4] = 0;
+    cb->Ip[5] = cb->mass;
+    cb->sp[0] = csu_dot(csu_vec3FromArray(cb->s), n);
+    cb->sp[1] = csu_dot(csu_vec3FromArray(cb->s + 3), e1);
+    cb->sp[2] = csu_dot(csu_vec3FromArray(cb->s + 3), e2);
+  }
+}
+
+
+// out = I v for a planar inertia's upper triangle I
+static inline void planarMul(double* out, const double* I, const double* v) {
+  out[0] = I[0] * v[0] + I[1] * v[1] + I[2] * v[2];
+  out[1] = I[1] * v[0] + I[3] * v[1] + I[4] * v[2];
+  out[2] = I[2] * v[0] + I[4] * v[1] + I[5] * v[2];
+}
+
+
+static inline double dot3(const double* a, const double* b) {
+  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+
+// cs_chainMassTimes, cs_chainFactor and cs_chainSolve on planar trees (cs_chainSnapshot's sp
+// and Ip): the same recursions with 3-vectors and 3x3 inertias (6 of IA's 36 entries per body
+// and 3 of U's 6 are used)
+static void planarMassTimes(const csChainBody* cb, const int* parent, int nb, const double* v,
+                            double* out, double* scratch) {
+  double* acc = scratch;
+  double* F = scratch + 6 * nb;
+  for (int k = 0; k < nb; k++) {
+    double* a = acc + 6 * k;
+    const double* ap = parent[k] >= 0 ? acc + 6 * parent[k] : NULL;
+    for (int i = 0; i < 3; i++) {
+      a[i] = (ap ? ap[i] : 0.0) + cb[k].sp[i] * v[k];
+    }
+    planarMul(F + 6 * k, cb[k].Ip, a);
+  }
+  for (int k = nb - 1; k >= 0; k--) {
+    out[k] = dot3(cb[k].sp, F + 6 * k);
+    if (parent[k] >= 0) {
+      double* Fp = F + 6 * parent[k];
+      for (int i = 0; i < 3; i++) {
+        Fp[i] += F[6 * k + i];
+      }
+    }
+  }
+}
+
+
+static int planarFactor(const csChainBody* cb, const int* parent, int nb, const double* armature,
+                        double* IA, double* U, double* D) {
+  for (int k = 0; k < nb; k++) {
+    memcpy(IA + 36 * k, cb[k].Ip, 6 * sizeof(double));
+  }
+  for (int k = nb - 1; k >= 0; k--) {
+    const double* I = IA + 36 * k;
+    double* Uk = U + 6 * k;
+    planarMul(Uk, I, cb[k].sp);
+    D[k] = dot3(cb[k].sp, Uk) + armature[k];
+    if (!(D[k] > 0) || !isfinite(D[k])) {
+      return -1;
+    }
+    if (parent[k] >= 0) {
+      double* Ip = IA + 36 * parent[k];
+      double inv = 1.0 / D[k];
+      for (int i = 0; i < 3; i++) {
+        for (int j = i; j < 3; j++) {
+          int e = g_sym3[i][j];
+          Ip[e] += I[e] - Uk[i] * Uk[j] * inv;
+        }
+      }
+    }
+  }
+  return 0;
+}
+
+
+static void planarSolve(const csChainBody* cb, const int* parent, int nb, const double* U,
+                        const double* D, double* x, double* scratch) {
+  double* pA = scratch;
+  double* acc = scratch + 6 * nb;
+  memset(pA, 0, sizeof(double) * 6 * (size_t)nb);
+  for (int k = nb - 1; k >= 0; k--) {
+    const double* p = pA + 6 * k;
+    x[k] -= dot3(cb[k].sp, p);
+    if (parent[k] >= 0) {
+      double* pp = pA + 6 * parent[k];
+      double f = x[k] / D[k];
+      for (int i = 0; i < 3; i++) {
+        pp[i] += p[i] + U[6 * k + i] * f;
+      }
+    }
+  }
+  for (int k = 0; k < nb; k++) {
+    double* a = acc + 6 * k;
+    const double* ap = parent[k] >= 0 ? acc + 6 * parent[k] : NULL;
+    double xk = (x[k] - (ap ? dot3(U + 6 * k, ap) : 0.0)) / D[k];
+    x[k] = xk;
+    for (int i = 0; i < 3; i++) {
+      a[i] = (ap ? ap[i] : 0.0) + cb[k].sp[i] * xk;
+    }
+  }
 }
 
 
@@ -1021,6 +1148,10 @@ static double dot6(const double* a, const double* b) {
 // about O), the bodies' momentum rates, and their sums inward projected on each column
 void cs_chainMassTimes(const csChainBody* cb, const int* parent, int nb, const double* v,
                        double* out, double* scratch) {
+  if (nb > 0 && cb[0].planar) {
+    planarMassTimes(cb, parent, nb, v, out, scratch);
+    return;
+  }
   double* acc = scratch;          // (nb x 6)
   double* F = scratch + 6 * nb;   // (nb x 6)
   for (int k = 0; k < nb; k++) {
@@ -1048,6 +1179,9 @@ void cs_chainMassTimes(const csChainBody* cb, const int* parent, int nb, const d
 // U = IA s, D = s . U + armature
 int cs_chainFactor(const csChainBody* cb, const int* parent, int nb, const double* armature,
                    double* IA, double* U, double* D) {
+  if (nb > 0 && cb[0].planar) {
+    return planarFactor(cb, parent, nb, armature, IA, U, D);
+  }
   // every body's own inertia as a full symmetric 6x6 (row-major)
   for (int k = 0; k < nb; k++) {
     double* I = IA + 36 * k;
@@ -1094,6 +1228,10 @@ int cs_chainFactor(const csChainBody* cb, const int* parent, int nb, const doubl
 // inward, accelerations outward)
 void cs_chainSolve(const csChainBody* cb, const int* parent, int nb, const double* U,
                    const double* D, double* x, double* scratch) {
+  if (nb > 0 && cb[0].planar) {
+    planarSolve(cb, parent, nb, U, D, x, scratch);
+    return;
+  }
   double* pA = scratch;           // (nb x 6) articulated bias forces
   double* acc = scratch + 6 * nb; // (nb x 6)
   memset(pA, 0, sizeof(double) * 6 * (size_t)nb);

@@ -34,6 +34,12 @@ typedef struct csChainBody {
   double A[9];             // rotational inertia about O (row-major), kg m^2
   double h[3];             // first moment of mass m c, kg m
   double mass;             // kg
+  // When every listed body is a link of a planar pin tree (dynamics.c, planarTrees), the same
+  // in the plane's coordinates (rotation about n; along e1, e2), and the functions below work
+  // on those: the column, and the inertia's upper triangle (I00 I01 I02 I11 I12 I22) about O.
+  int planar;
+  double sp[3];
+  double Ip[6];
 } csChainBody;
 
 // Each body's column and inertia at the data's pose (realized to the position stage), about the
