@@ -146,7 +146,7 @@ class Simulation(_core.Simulation):
         """The complete state at the current time, as a State (see set_state).
 
         The checkpoint is made in memory (no file). Raises SceneError for a state that is not
-        finite (a failed advance leaves one), MemoryError when memory runs out.
+        finite, MemoryError when memory runs out.
         """
         # the checkpoint and the arrays in one call, so that they hold the same state
         text, t, q, u, z, discrete, auto_update = self._get_state()

@@ -548,14 +548,11 @@ static PyObject* loadCheckpoint(csPySimulation* self, const char* path, const ch
   setEditsAside(self);
   int status = path ? cs_simLoadState(self->s, path, &err)
                     : cs_simLoadStateText(self->s, text, length, &err);
-  if (status != CS_OK) {
-    putEditsBack(self);
-  } else {
-    refreshShadow(self);
-  }
   if (status == CS_OK) {
+    refreshShadow(self);
     Py_RETURN_NONE;
   }
+  putEditsBack(self);
   if (!path && strcmp(err.file, CS_STATE_TEXT_NAME) == 0) {
     // the line is the line of State.checkpoint
     snprintf(err.file, sizeof(err.file), "<State>");

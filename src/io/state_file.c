@@ -219,9 +219,10 @@ __attribute__((format(printf, 3, 4))) static int ioError(csError* err, const cha
 
 // CS_OK, or CS_ERR_INPUT when d's state is no state to save (file: what err names)
 static int unsavable(const csModel* m, const csData* d, const char* file, csError* err) {
-  // A state that is not finite (left by an advance that failed: the solver's last attempt) is
-  // no state to continue from, and would be refused when loaded: refused here instead. A
-  // discrete variable may be infinite (a stop without a bound); none may be NaN.
+  // A state that is not finite is no state to continue from, and would be refused when loaded:
+  // refused here instead. (A failed advance leaves the last accepted state, which is finite;
+  // this guards what the data holds however it came to.) A discrete variable may be infinite (a
+  // stop without a bound); none may be NaN.
   const double* parts[5] = {d->q, d->u, d->z, d->autoval, d->disc};
   const int sizes[5] = {m->nq, m->nu, m->nz, m->nauto, m->ndisc};
   static const char* const names[5] = {"q", "u", "z", "auto", "discrete"};
@@ -230,8 +231,7 @@ static int unsavable(const csModel* m, const csData* d, const char* file, csErro
       double v = parts[k][i];
       if (parts[k] == d->disc ? isnan(v) : !isfinite(v)) {
         cs_setError(err, CS_ERR_INPUT, file, "the state is not finite (%s[%d] = %g at t = %g s): "
-                    "a failed advance leaves the solver's last attempt; reset the simulation or "
-                    "load a checkpoint first", names[k], i, v, d->t);
+                    "reset the simulation or load a checkpoint first", names[k], i, v, d->t);
         return CS_ERR_INPUT;
       }
     }
