@@ -470,6 +470,7 @@ struct csData {
   double* aba_plane;       // (nbody x 12) its plane: basis e1, e2, normal n (Ground), the pin
                            // axis's sign along n, the central moment of inertia about n
   double* aba_acc2;        // (nbody x 3) its planar acceleration (about n; along e1, e2)
+  double* aba_r2;          // (nbody x 2) its origin from its parent's, along e1 and e2
   int* all_body;           // (nbody) 1 .. nbody-1: the default active body list
   int* all_force;          // (nforce) 0 .. nforce-1
   int* all_plane;          // (nplane) 0 .. nplane-1

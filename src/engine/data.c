@@ -55,6 +55,7 @@
   X(int, aba_planar, m->nbody, 1)                          \
   X(double, aba_plane, m->nbody, 12)                       \
   X(double, aba_acc2, m->nbody, 3)                         \
+  X(double, aba_r2, m->nbody, 2)                           \
   X(int, all_body, m->nbody, 1)                            \
   X(int, all_force, m->nforce, 1)                          \
   X(int, all_plane, m->nplane, 1)

@@ -675,7 +675,7 @@ static inline double dotArr3(const double* a, csVec3 v) {
 
 
 // a link's planar rigid inertia, bias force (v x* I v minus the applied forces), motion
-// subspace S and velocity-product acceleration c = v x S u
+// subspace S, velocity-product acceleration c = v x S u and offset from its parent
 static void planarStart(const csModel* m, csData* d, int b) {
   const csBody* body = &m->body[b];
   const double* pl = d->aba_plane + CS_PL_SIZE * b;
@@ -720,15 +720,13 @@ static void planarStart(const csModel* m, csData* d, int b) {
   c[0] = 0;
   c[1] = u * (S[0] * vy - w * S[2]);
   c[2] = u * (w * S[1] - S[0] * vx);
-}
-
-
-// the plane's components of b's origin from its parent's
-static inline void planarOffset(const csData* d, int b, int parent, double* rx, double* ry) {
-  const double* pl = d->aba_plane + CS_PL_SIZE * b;
-  csVec3 r = csu_sub(d->body_pose[b].p, d->body_pose[parent].p);
-  *rx = dotArr3(pl + CS_PL_E1, r);
-  *ry = dotArr3(pl + CS_PL_E2, r);
+  // the plane's components of the origin from the parent's, for both passes
+  if (body->parent != 0) {
+    csVec3 r = csu_sub(d->body_pose[b].p, d->body_pose[body->parent].p);
+    double* r2 = d->aba_r2 + 2 * b;
+    r2[0] = dotArr3(e1, r);
+    r2[1] = dotArr3(e2, r);
+  }
 }
 
 
@@ -761,8 +759,7 @@ static void planarInward(const csModel* m, csData* d, int b) {
   double p0 = pA[0] + b1 * c[1] + b2 * c[2] + U[0] * k;
   double p1 = pA[1] + c11 * c[1] + c12 * c[2] + U[1] * k;
   double p2 = pA[2] + c12 * c[1] + c22 * c[2] + U[2] * k;
-  double rx, ry;
-  planarOffset(d, b, body->parent, &rx, &ry);
+  double rx = d->aba_r2[2 * b], ry = d->aba_r2[2 * b + 1];
   // T^T Ia T with T = [1 0 0; -ry 1 0; rx 0 1], the carry of motion from parent to child
   double k0 = a - ry * b1 + rx * b2;
   double k1 = b1 - ry * c11 + rx * c12;
@@ -788,8 +785,7 @@ static void planarOutward(const csModel* m, csData* d, int b) {
   double a0 = 0, a1 = 0, a2 = 0;
   if (body->parent != 0) {
     const double* ap = d->aba_acc2 + 3 * body->parent;
-    double rx, ry;
-    planarOffset(d, b, body->parent, &rx, &ry);
+    double rx = d->aba_r2[2 * b], ry = d->aba_r2[2 * b + 1];
     a0 = ap[0];
     a1 = ap[1] - ap[0] * ry;
     a2 = ap[2] + ap[0] * rx;
