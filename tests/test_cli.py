@@ -206,11 +206,18 @@ def overrides_from_command_line():
     check([round(r[0], 9) for r in rows] == [0, 0.1, 0.2, 0.3, 0.4, 0.5], [r[0] for r in rows])
 
 
-@case
-def solver_failure_exits_1_and_keeps_valid_csv():
+def step_starved_pendulum():
+    """the pendulum at tolerances too tight for its step budget: the run fails with "too much
+    work" before 5 s"""
     scene = json.loads(json.dumps(PENDULUM))
     scene["simulation"].update({"duration": 5.0, "report_interval": 0.5, "max_steps": 40,
                                 "rtol": 1e-10, "atol": 1e-12})
+    return scene
+
+
+@case
+def solver_failure_exits_1_and_keeps_valid_csv():
+    scene = step_starved_pendulum()
     path = write_scene(scene)
     out = os.path.join(os.path.dirname(path), "out.csv")
     code, _, err = run("run", path, "-o", out)
@@ -257,9 +264,7 @@ def a_failed_run_ends_at_its_last_accepted_step():
     # slightly off, while the checkpoint held the last CSV row): the checkpoint is that step's
     # state, past the last row, with the energies the summary printed (the first row of a run
     # continued from it)
-    scene = json.loads(json.dumps(PENDULUM))
-    scene["simulation"].update({"duration": 5.0, "report_interval": 0.5, "max_steps": 40,
-                                "rtol": 1e-10, "atol": 1e-12})
+    scene = step_starved_pendulum()
     path = write_scene(scene)
     d = os.path.dirname(path)
     out, ck, again = (os.path.join(d, n) for n in ("out.csv", "fail.state", "again.csv"))
@@ -288,13 +293,11 @@ def a_failed_run_of_independent_bodies_ends_at_its_last_row():
     # two pendulums that share nothing are integrated apart, and after a failure they stand
     # together only where the last CSV row was written: the summary, the checkpoint and that
     # row agree, bit for bit
-    scene = json.loads(json.dumps(PENDULUM))
+    scene = step_starved_pendulum()
     other = json.loads(json.dumps(scene["bodies"][0]))
     other["name"] = "arm2"
     other["joint"]["q"] = [0.5]
     scene["bodies"].append(other)
-    scene["simulation"].update({"duration": 5.0, "report_interval": 0.5, "max_steps": 40,
-                                "rtol": 1e-10, "atol": 1e-12})
     path = write_scene(scene)
     d = os.path.dirname(path)
     out, ck = os.path.join(d, "out.csv"), os.path.join(d, "fail.state")
