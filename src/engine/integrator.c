@@ -2028,8 +2028,11 @@ static double nextOnset(Group* g) {
 }
 
 
-// the step just taken by the active group g is over: statistics hook, then auto-updates
-static void finishStep(Group* g) {
+// The step just taken by the active group g ended, and the data is to hold its end: the
+// statistics hook, and for rk the next onset. Done at once, before any report, while rk's last
+// stage has left that end realized; a report interpolated in between would otherwise make
+// these realize it a second time.
+static void stepEnded(Group* g) {
   Sim* sim = g->sim;
   csData* d = sim->d;
   if (!holdsStepEnd(g)) {
@@ -2047,10 +2050,34 @@ static void finishStep(Group* g) {
       sim->rep->step(sim->rep->ctx, sim->m, d);
     }
   }
-  // rk: the next onset, and the values before the commit, to tell whether it changed the
-  // right-hand side
   if (sim->rk) {
     g->rk->tonset = nextOnset(g);
+  }
+}
+
+
+// group g's step reached a report time: its end is seen now (stepEnded), its auto-updates are
+// committed after the report (finishStep), so that the report sees the values the step used
+static void holdStep(Group* g) {
+  stepEnded(g);
+  g->pending = 1;
+}
+
+
+// the step just taken by the active group g is over (its end seen already when it was held
+// for a report): auto-updates committed
+static void finishStep(Group* g) {
+  Sim* sim = g->sim;
+  csData* d = sim->d;
+  if (!g->pending) {
+    stepEnded(g);
+  } else if (!holdsStepEnd(g)) {
+    // a report used the data since; the commit realizes what it reads (nothing without
+    // auto-updates)
+    loadState(g, g->t, N_VGetArrayPointer(g->y));
+  }
+  // rk: the values before the commit, to tell whether it changed the right-hand side
+  if (sim->rk) {
     for (int i = 0; i < d->nact_force; i++) {
       const csForce* f = &sim->m->force[d->act_force[i]];
       memcpy(sim->auto_before + f->autoadr, d->autoval + f->autoadr,
@@ -2602,7 +2629,7 @@ static int advanceTo(Sim* sim, double tgoal_final, double horizon, csError* err)
         }
         // the step that reaches the goal stays pending until after the report
         if (g->t >= tgoal) {
-          g->pending = 1;
+          holdStep(g);
         } else {
           finishStep(g);
         }
@@ -2761,7 +2788,7 @@ int cs_integratorStep(csIntegrator* sim, double horizon, const csReporter* rep, 
     double tout = fmin(gstop, g->t + sim->opt.report_interval);
     status = stepGroup(g, tout, gstop, err);
     if (status == CS_OK) {
-      g->pending = 1;  // (a failed step is no step: the group stands at its last one, finished)
+      holdStep(g);  // (a failed step is no step: the group stands at its last one, finished)
     }
   }
   if (status == CS_OK) {
