@@ -87,6 +87,8 @@ typedef struct Group {
   int linsol;              // csLinearSolver in use
   void* mem;               // CVODE's
   csRk* rk;                // rk's (rk.c), on y's array
+  // ytmp is scratch: an interpolated state for a report; within tryStep, the state before a
+  // CVODE step
   N_Vector y, ytmp, atolv;
   SUNMatrix A;
   SUNLinearSolver LS;
@@ -2290,6 +2292,8 @@ static int tryStep(Group* g, double tout, double tstop, csError* err) {
     // about 1e154 s away (a report interval of 1e200 s) the product overflows and the first
     // trial state is NaN. A scale of 1e100 s is as good a hint and stays finite.
     tout = fmin(tout, (double)g->t + 1e100);
+    // the state before the step, should the time not follow its length (below)
+    N_VScale(1.0, g->y, g->ytmp);
     flag = CVode(g->mem, fresh ? startHint(g, tout) : tout, g->y, &g->t, CV_ONE_STEP);
     // A step whose error test (or Newton iteration) fails over and over after a long history:
     // CVODE extrapolates from a history that no longer fits (a block at rest for minutes,
@@ -2347,6 +2351,13 @@ static int tryStep(Group* g, double tout, double tstop, csError* err) {
     double hu = lastStep(g);
     double moved = (double)g->t - t_before;
     double slip = fmax(TIME_SLIP, TIME_SLIP_REPORTS * sim->opt.report_interval);
+    if (!(hu > 0 && moved > 0) || (moved > 2 * hu && moved - hu > slip)) {
+      // the step is not taken: the group stands where it stood before it, at its own time (a
+      // step of 5e-5 s that CVODE counted as reaching a stop 1 s on would otherwise leave its
+      // state labelled with that stop's time)
+      N_VScale(1.0, g->ytmp, g->y);
+      g->t = t_before;
+    }
     if (!(hu > 0) && !(moved > 0)) {
       // no step at all (CVODE's first step estimated as 0 under forces near the largest double)
       cs_setError(err, CS_ERR_SOLVER, "",
