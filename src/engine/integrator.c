@@ -2353,7 +2353,7 @@ static int tryStep(Group* g, double tout, double tstop, csError* err) {
     double slip = fmax(TIME_SLIP, TIME_SLIP_REPORTS * sim->opt.report_interval);
     if (!(hu > 0 && moved > 0) || (moved > 2 * hu && moved - hu > slip)) {
       // the step is not taken: the group stands where it stood before it, at its own time (a
-      // step of 5e-5 s that CVODE counted as reaching a stop 1 s on would otherwise leave its
+      // step of 5e-6 s that CVODE counted as reaching a stop 1 s on would otherwise leave its
       // state labelled with that stop's time)
       N_VScale(1.0, g->ytmp, g->y);
       g->t = t_before;
