@@ -605,11 +605,12 @@ static void test_stopped_statistics_go_back(void** state) {
   StepCount p = {.stopAt = -1};
   csReporter prep = {.report = markReport, .step = countStep, .ctx = &p};
   assert_int_equal(cs_simRun(probe, 0.5, &prep, &err), CS_OK);
-  // the step hooks see every step the run counts, the one that reaches its end too (a step
-  // that reaches a report is seen before the report, its commit made after it)
+  // a run counts one step more than its step hooks saw: the step that reaches its end is
+  // finished after the last report, without them (so is the one that reaches a report, before
+  // the next step)
   csRunStatistics pst;
   cs_simStatistics(probe, &pst);
-  assert_int_equal(pst.nsteps, p.steps);
+  assert_int_equal(pst.nsteps, p.steps + 1);
   cs_deleteSimulation(probe);
   assert_true(p.reports == 11 && p.atReport[3] - p.atReport[2] >= 4);
 
@@ -622,15 +623,97 @@ static void test_stopped_statistics_go_back(void** state) {
   assert_true(kept < c.steps);
   csRunStatistics st;
   cs_simStatistics(s, &st);
-  assert_int_equal(st.nsteps, kept);  // the step that reached the report among them
+  assert_int_equal(st.nsteps, kept + 1);  // and the step that reached the report
   // run on: the hooks count the new run's steps
   c.flag = 0;
   c.stopAt = -1;
   long before = c.steps;
   assert_int_equal(cs_simRun(s, 0.5, &rep, &err), CS_OK);
   cs_simStatistics(s, &st);
-  assert_int_equal(st.nsteps, kept + (c.steps - before));
+  assert_int_equal(st.nsteps, kept + 1 + (c.steps - before) + 1);
   cs_deleteSimulation(s);
+  cs_deleteModel(m);
+}
+
+
+// The distance slid counts each stretch once, whatever steps are given back: a block gliding
+// without friction at 1 m/s for 2 s slides 2 m, run straight, stopped mid-way and run on, or
+// stepped and then edited (a second block at rest beside it makes the model two groups, and
+// an edit drops the steps of the group that is ahead). A step that reached a report was seen
+// by the statistics before the report, then given back by the stop, and the stretch from the
+// report to its end was counted twice (2.0053 m; 2.0028 m after the edit).
+static void test_sliding_distance_counts_each_stretch_once(void** state) {
+  (void)state;
+  const char* block =
+      "{\"name\": \"%s\", \"mass\": 2, \"inertia\": {\"box\": [0.2, 0.1, 0.05]},\n"
+      " \"joint\": {\"type\": \"free\", \"initial\": {\"position\": [%g, 0, 0.0499019],\n"
+      "                                        \"velocity\": [%g, 0, 0]}}}";
+  const char* corners =
+      "{\"name\": \"%s_corners\", \"body\": \"%s\", \"plane\": \"floor\", \"points\":\n"
+      " [[-0.2, -0.1, -0.05], [0.2, -0.1, -0.05], [-0.2, 0.1, -0.05], [0.2, 0.1, -0.05]]}";
+  char b1[512], b2[512], c1[512], c2[512], scene[4096];
+  snprintf(b1, sizeof(b1), block, "glider", 0.0, 1.0);
+  snprintf(b2, sizeof(b2), block, "resting", 5.0, 0.0);
+  snprintf(c1, sizeof(c1), corners, "glider", "glider");
+  snprintf(c2, sizeof(c2), corners, "resting", "resting");
+  snprintf(scene, sizeof(scene),
+           "{\"gravity\": [0, 0, -9.81], \"bodies\": [%s,\n%s],\n"
+           " \"planes\": [{\"name\": \"floor\"}], \"contacts\": [%s,\n%s],\n"
+           " \"contact_models\": {\"default\": \"compliant_point\", \"compliant_point\": {\n"
+           "   \"body_material\": {\"penalty_stiffness\": 2e5, \"dissipation\": 20,\n"
+           "                     \"mu_static\": 0, \"mu_dynamic\": 0, \"mu_viscous\": 0},\n"
+           "   \"plane_material\": {\"penalty_stiffness\": 2e5, \"dissipation\": 20,\n"
+           "                      \"mu_static\": 0, \"mu_dynamic\": 0, \"mu_viscous\": 0}}},\n"
+           " \"simulation\": {\"duration\": 2, \"report_interval\": 0.01, \"rtol\": 1e-6,\n"
+           "                \"atol\": 1e-8}}\n",
+           b1, b2, c1, c2);
+  csModel* m = th_loadString(scene);
+  csError err;
+  csRunStatistics st;
+  const char* names[] = CS_INTEGRATOR_NAMES;
+  for (int k = 0; k < CS_INTEGRATOR_COUNT; k++) {
+    csSimOptions opt = cs_modelOptions(m);
+    opt.integrator = (csIntegratorType)k;
+    // straight, then stopped after some steps (and twice more, 97 steps later) and run on
+    for (int stopAt = -1; stopAt < 400; stopAt += 151) {
+      csSimulation* s = cs_newSimulation(m, &opt, &err);
+      assert_non_null(s);
+      StepCount c = {.stopAt = stopAt};
+      csReporter rep = {.step = countStep, .ctx = &c, .stop = &c.flag};
+      int status = cs_simRun(s, 2, &rep, &err);
+      for (int again = 0; status == CS_STOPPED; again++) {
+        c.flag = 0;
+        c.stopAt = again < 2 ? c.steps + 97 : -1;
+        status = cs_simRun(s, 2, &rep, &err);
+      }
+      assert_int_equal(status, CS_OK);
+      cs_simStatistics(s, &st);
+      if (fabs(st.sliding_distance - 2) > 1e-6) {
+        fail_msg("%s, stopped at step %d and twice more: slid %.9f m, not 2", names[k],
+                 stopAt, st.sliding_distance);
+      }
+      cs_deleteSimulation(s);
+    }
+    // stepped to 0.5 s or past it, then an edit that changes nothing, then on to the end
+    csSimulation* s = cs_newSimulation(m, &opt, &err);
+    assert_non_null(s);
+    for (int i = 0; i < 100000 && cs_simTime(s) < 0.5; i++) {
+      assert_int_equal(cs_simStep(s, &err), CS_OK);
+    }
+    assert_true(cs_simTime(s) >= 0.5 && cs_simTime(s) < 2);
+    double q[14];
+    assert_int_equal(cs_modelCount(m, CS_COUNT_Q), 14);
+    cs_simGetState(s, CS_STATE_Q, q, 14);
+    assert_int_equal(cs_simSetState(s, CS_STATE_Q, q, 14, &err), CS_OK);
+    if (cs_simAdvanceTo(s, 2, &err) != CS_OK) {
+      fail_msg("%s, stepped and edited: %s", names[k], err.message);
+    }
+    cs_simStatistics(s, &st);
+    if (fabs(st.sliding_distance - 2) > 1e-6) {
+      fail_msg("%s, stepped and edited: slid %.9f m, not 2", names[k], st.sliding_distance);
+    }
+    cs_deleteSimulation(s);
+  }
   cs_deleteModel(m);
 }
 
@@ -1794,6 +1877,7 @@ int main(void) {
       cmocka_unit_test(test_stopped_run_continues),
       cmocka_unit_test(test_stop_flag),
       cmocka_unit_test(test_stopped_statistics_go_back),
+      cmocka_unit_test(test_sliding_distance_counts_each_stretch_once),
       cmocka_unit_test(test_report_count),
       cmocka_unit_test(test_unusable_options),
       cmocka_unit_test(test_discrete_state_checked_together),

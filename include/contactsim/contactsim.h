@@ -245,8 +245,7 @@ CS_API void cs_commitAutoUpdates(const csModel* m, csData* d);
 typedef struct csReporter {
   int (*report)(void* ctx, const csModel* m, csData* d);  // nonzero stops the run (I/O error)
   // Nullable. Called after every successful step with the data realized to dynamics at the
-  // step's end, before auto-updates are committed (for statistics such as peak forces); for a
-  // step that reaches a report time, before that report.
+  // step's end, before auto-updates are committed (for statistics such as peak forces).
   void (*step)(void* ctx, const csModel* m, csData* d);
   // Nullable; called after every goal (a report or a scheduled change) with the simulated time
   // reached and the end time of the run (for cs_simulate from t = 0, the duration).

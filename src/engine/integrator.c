@@ -96,6 +96,7 @@ typedef struct Group {
   sunrealtype t;           // time CVODE has reached
   double t_commit;         // time of the group's last auto-update commit
   int pending;             // its last step ended at or after a report: commit after reporting
+  int onset_seen;          // rk: holdStep found the next onset from the pending step's end
   int changed;             // a scheduled change touched it: re-initialise
   int fresh;               // no step taken since CVodeInit or CVodeReInit: nothing to restart
   double t_retried;        // when a failing step was last restarted (stepGroup); -inf: never
@@ -2030,11 +2031,22 @@ static double nextOnset(Group* g) {
 }
 
 
-// The step just taken by the active group g ended, and the data is to hold its end: the
-// statistics hook, and for rk the next onset. Done at once, before any report, while rk's last
-// stage has left that end realized; a report interpolated in between would otherwise make
-// these realize it a second time.
-static void stepEnded(Group* g) {
+// group g's step reached a report time: it is finished after the report (finishStep), so that
+// the report sees the values the step used and a stop at the report drops the step unseen. rk's
+// next onset is found now, while its last stage has left the step's end realized: after the
+// report, which interpolates into the data, that end would be realized a second time.
+static void holdStep(Group* g) {
+  if (g->sim->rk && holdsStepEnd(g)) {
+    g->rk->tonset = nextOnset(g);
+    g->onset_seen = 1;
+  }
+  g->pending = 1;
+}
+
+
+// the step just taken by the active group g is over: statistics hook, rk's next onset (unless
+// holdStep found it), then auto-updates
+static void finishStep(Group* g) {
   Sim* sim = g->sim;
   csData* d = sim->d;
   if (!holdsStepEnd(g)) {
@@ -2052,32 +2064,10 @@ static void stepEnded(Group* g) {
       sim->rep->step(sim->rep->ctx, sim->m, d);
     }
   }
-  if (sim->rk) {
+  if (sim->rk && !g->onset_seen) {
     g->rk->tonset = nextOnset(g);
   }
-}
-
-
-// group g's step reached a report time: its end is seen now (stepEnded), its auto-updates are
-// committed after the report (finishStep), so that the report sees the values the step used
-static void holdStep(Group* g) {
-  stepEnded(g);
-  g->pending = 1;
-}
-
-
-// the step just taken by the active group g is over (its end seen already when it was held
-// for a report): auto-updates committed
-static void finishStep(Group* g) {
-  Sim* sim = g->sim;
-  csData* d = sim->d;
-  if (!g->pending) {
-    stepEnded(g);
-  } else if (!holdsStepEnd(g)) {
-    // a report used the data since; the commit realizes what it reads (nothing without
-    // auto-updates)
-    loadState(g, g->t, N_VGetArrayPointer(g->y));
-  }
+  g->onset_seen = 0;
   // rk: the values before the commit, to tell whether it changed the right-hand side
   if (sim->rk) {
     for (int i = 0; i < d->nact_force; i++) {
@@ -2960,6 +2950,7 @@ int cs_integratorRestart(csIntegrator* sim, int nchange_done, csError* err) {
     g->t = d->t;
     g->t_commit = fmin(d->t_commit, d->t);
     g->pending = 0;
+    g->onset_seen = 0;
     g->changed = 0;
     g->fresh = 1;
     g->steps_since_report = 0;
