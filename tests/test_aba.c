@@ -455,6 +455,35 @@ static void test_aba_matches_kane_planar_tree(void** state) {
 }
 
 
+// A chain whose pins each lean 3e-13 rad further out of parallel than their parent's: the
+// leans add up along the chain, and the planar path takes the chain only while their sum is
+// within 1e-12 rad (three links, two leaning: 6e-13), not when each link alone is (five links,
+// 1.2e-12; a thousand links each 0.95e-12 off passed and gave udot 1.35e-9 off the general
+// path's)
+static void test_planar_tilts_add_up(void** state) {
+  (void)state;
+  for (int n = 3; n <= 5; n += 2) {
+    csModel* m = cs_newModel("leaning_chain");
+    m->gravity = csu_vec3(0, 0, -9.81);
+    int parent = 0;
+    for (int i = 0; i < n; i++) {
+      parent = th_addBody(m, NULL, parent, CS_JOINT_PIN, frame(0, i ? 0.1 : 0, 0, 1, 0, 0,
+                                                               i ? 3e-13 : 0.0),
+                          csu_transformIdentity(), 0.1, csu_vec3(0, 0.05, 0),
+                          tiltedInertia(0.1, 0.01, 0.05, 0.05, 0));
+    }
+    th_finalize(m);
+    // the root's lean is the plane's normal; the other n - 1 lean 3e-13 each
+    int expected = n == 3 ? 3 : 0;
+    if (planarBodies(m) != expected) {
+      fail_msg("%d links leaning 3e-13 rad each: %d on the planar path, not %d", n,
+               planarBodies(m), expected);
+    }
+    cs_deleteModel(m);
+  }
+}
+
+
 // the bench chain itself (pins with stops), at states where some stops are engaged
 static void test_aba_matches_kane_chain(void** state) {
   (void)state;
@@ -634,6 +663,7 @@ int main(void) {
       cmocka_unit_test(test_aba_matches_kane_ball_chain),
       cmocka_unit_test(test_aba_matches_kane_chain),
       cmocka_unit_test(test_aba_matches_kane_planar_tree),
+      cmocka_unit_test(test_planar_tilts_add_up),
       cmocka_unit_test(test_aba_matches_kane_pin_leaves),
       cmocka_unit_test(test_chain_mass_matrix_and_solve),
   };
