@@ -352,12 +352,15 @@ static void counters(const csSimulation* s, csStats* out) {
 
 // the state at a consistent point (every group at the data's time), to return to when a call is
 // stopped on request between two such points; a copy, allocating nothing once the statistics'
-// copy exists (made by the first stoppable call's start, before anything integrates)
+// copy exists (made by the first stoppable call's start, before anything integrates). The
+// statistics are kept too where a call can be stopped, and where a failure goes back to that
+// point (several groups)
 static void snapshot(csSimulation* s) {
   cs_copyState(s->m, s->snap, s->d);
   s->snap_nchange = s->it ? cs_integratorChangesDone(s->it) : -1;
   s->snap_stats = 0;
-  if (s->stoppable && cs_metricsSave(&s->snap_metrics, &s->metrics) == 0) {
+  int goesBack = s->it && cs_integratorGroups(s->it) > 1;
+  if ((s->stoppable || goesBack) && cs_metricsSave(&s->snap_metrics, &s->metrics) == 0) {
     counters(s, &s->snap_totals);
     s->snap_stats = 1;
   }
@@ -480,18 +483,35 @@ static int prepare(csSimulation* s, csError* err) {
 // A call stopped on request (csReporter.stop) leaves the groups at different times, between
 // steps; the simulation goes back to the last point where they were together (the start of the
 // call or its last report) and restarts there, so that it can be read, saved and continued.
-static void returnToSnapshot(csSimulation* s) {
-  cs_copyState(s->m, s->d, s->snap);
-  s->dirty = 1;
-  s->nchange_restart = s->snap_nchange;
-  // the steps given back are no part of the trajectory the statistics describe (the CPU time
-  // they took stays counted: it was spent)
+// the steps taken since the snapshot are given back: they are no part of the trajectory the
+// statistics describe (the CPU time they took stays counted: it was spent)
+static void giveBackSteps(csSimulation* s) {
   if (s->snap_stats) {
     csStats now;
     counters(s, &now);
     addStepCounts(&s->discard, &now, &s->snap_totals, 1);
     s->discard.ncommit += now.ncommit - s->snap_totals.ncommit;
     cs_metricsRestore(&s->metrics, &s->snap_metrics);
+  }
+}
+
+
+static void returnToSnapshot(csSimulation* s) {
+  cs_copyState(s->m, s->d, s->snap);
+  s->dirty = 1;
+  s->nchange_restart = s->snap_nchange;
+  giveBackSteps(s);
+}
+
+
+// a failed call: remembered; with several groups the integrator took the data back to the last
+// time they stood together, the snapshot's, and the steps since are given back with it (a run
+// continued after the failure integrates that stretch again, and counted it twice)
+static void failed(csSimulation* s) {
+  s->failed = 1;
+  s->fail_time = s->d->t;
+  if (cs_integratorGroups(s->it) > 1 && s->d->t == s->snap->t) {
+    giveBackSteps(s);
   }
 }
 
@@ -505,8 +525,7 @@ static int finish(csSimulation* s, int status) {
     cs_realizeDynamics(s->m, s->d);
     cs_metricsReport(&s->metrics, s->m, s->d);
   } else if (status == CS_ERR_SOLVER) {
-    s->failed = 1;
-    s->fail_time = s->d->t;
+    failed(s);
   }
   return status;
 }
@@ -737,8 +756,7 @@ int cs_simRun(csSimulation* s, double t_end, const csReporter* rep, csError* err
   if (status == CS_STOPPED) {
     returnToSnapshot(s);
   } else if (status == CS_ERR_SOLVER) {
-    s->failed = 1;
-    s->fail_time = s->d->t;
+    failed(s);
   }
   return status;
 }

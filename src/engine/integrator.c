@@ -3016,6 +3016,11 @@ double cs_integratorTime(const csIntegrator* sim) {
 }
 
 
+int cs_integratorGroups(const csIntegrator* sim) {
+  return sim->ngroup;
+}
+
+
 int cs_integratorChangesDone(const csIntegrator* sim) {
   return sim->nchange_done;
 }

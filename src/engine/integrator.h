@@ -40,11 +40,14 @@ int cs_integratorRestart(csIntegrator* it, int nchange_done, csError* err);
 // CVODE's counters (banked over restarts) and the group layout into st; the other fields of st
 // are left alone.
 void cs_integratorStats(const csIntegrator* it, csStats* st);
-// Current time, s; scheduled changes applied; CPU time of the integration so far, s; restarts.
+// Current time, s; scheduled changes applied; CPU time of the integration so far, s; restarts;
+// groups of bodies integrated apart (with more than one, a failed step takes every group back to
+// the last time they stood together: the last report, or the start).
 double cs_integratorTime(const csIntegrator* it);
 int cs_integratorChangesDone(const csIntegrator* it);
 double cs_integratorCpu(const csIntegrator* it);
 long cs_integratorRestarts(const csIntegrator* it);
+int cs_integratorGroups(const csIntegrator* it);
 // Number of m's scheduled changes earlier than t.
 int cs_integratorChangesBefore(const csModel* m, double t);
 
