@@ -50,6 +50,8 @@ struct csSimulation {
   // go back with the state: the counters then, the metrics then, and what was given back
   int stoppable;        // the call in progress polls a stop flag
   int snap_stats;       // snap_totals and snap_metrics hold the statistics at the snapshot
+  int give_back;        // a failure took several groups back to the snapshot: the steps since
+                        // are given back when the simulation goes on from there
   csStats snap_totals;  // step counters (banked and live) at the snapshot
   csMetricsSaved snap_metrics;
   csStats discard;      // step counters of the steps given back since t_start
@@ -420,6 +422,7 @@ static int startStatistics(csSimulation* s) {
   memset(&s->base, 0, sizeof(s->base));
   memset(&s->discard, 0, sizeof(s->discard));
   s->snap_stats = 0;
+  s->give_back = 0;
   s->cpu_base = 0;
   s->restart_base = 0;
   s->t_start = s->d->t;
@@ -450,6 +453,19 @@ static int newIntegrator(csSimulation* s, int nchange_done, csError* err) {
 }
 
 
+// the steps taken since the snapshot are given back: they are no part of the trajectory the
+// statistics describe (the CPU time they took stays counted: it was spent)
+static void giveBackSteps(csSimulation* s) {
+  if (s->snap_stats) {
+    csStats now;
+    counters(s, &now);
+    addStepCounts(&s->discard, &now, &s->snap_totals, 1);
+    s->discard.ncommit += now.ncommit - s->snap_totals.ncommit;
+    cs_metricsRestore(&s->metrics, &s->snap_metrics);
+  }
+}
+
+
 // what every advance does first: refuse after a failure, restart after edits
 static int prepare(csSimulation* s, csError* err) {
   if (s->failed) {
@@ -460,6 +476,10 @@ static int prepare(csSimulation* s, csError* err) {
     return CS_ERR_SOLVER;
   }
   s->edited_failure = 0;
+  if (s->give_back) {
+    giveBackSteps(s);
+    s->give_back = 0;
+  }
   if (!s->it) {
     int st = newIntegrator(s, s->nchange_restart, err);
     s->nchange_restart = -1;
@@ -483,19 +503,6 @@ static int prepare(csSimulation* s, csError* err) {
 // A call stopped on request (csReporter.stop) leaves the groups at different times, between
 // steps; the simulation goes back to the last point where they were together (the start of the
 // call or its last report) and restarts there, so that it can be read, saved and continued.
-// the steps taken since the snapshot are given back: they are no part of the trajectory the
-// statistics describe (the CPU time they took stays counted: it was spent)
-static void giveBackSteps(csSimulation* s) {
-  if (s->snap_stats) {
-    csStats now;
-    counters(s, &now);
-    addStepCounts(&s->discard, &now, &s->snap_totals, 1);
-    s->discard.ncommit += now.ncommit - s->snap_totals.ncommit;
-    cs_metricsRestore(&s->metrics, &s->snap_metrics);
-  }
-}
-
-
 static void returnToSnapshot(csSimulation* s) {
   cs_copyState(s->m, s->d, s->snap);
   s->dirty = 1;
@@ -504,15 +511,14 @@ static void returnToSnapshot(csSimulation* s) {
 }
 
 
-// a failed call: remembered; with several groups the integrator took the data back to the last
-// time they stood together, the snapshot's, and the steps since are given back with it (a run
-// continued after the failure integrates that stretch again, and counted it twice)
+// a failed call: remembered. With several groups the integrator took the data back to the last
+// time they stood together, the snapshot's. The statistics still cover the part that ran, as the
+// command line's do; the steps since the snapshot are given back when the simulation goes on
+// from there (prepare), which integrates that stretch again: it was counted twice.
 static void failed(csSimulation* s) {
   s->failed = 1;
   s->fail_time = s->d->t;
-  if (cs_integratorGroups(s->it) > 1 && s->d->t == s->snap->t) {
-    giveBackSteps(s);
-  }
+  s->give_back = s->snap_stats && cs_integratorGroups(s->it) > 1 && s->d->t == s->snap->t;
 }
 
 
