@@ -100,7 +100,10 @@ def compare(path, models=None, duration=None, rtol=None, atol=None, integrator=N
     path = os.fspath(path)
     pairs = _override_pairs(overrides)
     requested = _model_names(models)
-    available, _default = _core.scene_contact_models(path)
+    # the file read once, as the command reads it: a pipe or standard input gives its text
+    # only once, and a file edited meanwhile must not give one model another version
+    text = _core.read_scene(path)
+    available, _default = _core.scene_contact_models(path, text, pairs)
     # a scene without contact_models blocks still compares: it runs once, as "scene"
     blocks = bool(available)
     runs = list(available) if blocks else ["scene"]
@@ -116,7 +119,8 @@ def compare(path, models=None, duration=None, rtol=None, atol=None, integrator=N
                  f"the scene gives no contact models, so there is no model '{name}' (its only "
                  "run is: ") + ", ".join(runs) + ")",
                 file=path, path="contact_models")
-        loaded.append((name, _core.load(path, name if blocks else None, pairs)))
+        loaded.append((name, _core._model_from_source(text, path, name if blocks else None,
+                                                      pairs, path)))
     # checked as run() checks them (a duration of 0 is refused, as by the command line)
     options = {"duration": duration, "rtol": rtol, "atol": atol, "integrator": integrator,
                "max_steps": max_steps}

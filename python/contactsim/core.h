@@ -124,7 +124,8 @@ void csPy_stopEnd(const volatile sig_atomic_t* flag);
 PyObject* csPy_load(PyObject* self, PyObject* args, PyObject* kw);
 PyObject* csPy_loads(PyObject* self, PyObject* args, PyObject* kw);
 PyObject* csPy_run(PyObject* self, PyObject* args, PyObject* kw);
-PyObject* csPy_sceneContactModels(PyObject* self, PyObject* arg);
+PyObject* csPy_sceneContactModels(PyObject* self, PyObject* args);
+PyObject* csPy_readScene(PyObject* self, PyObject* arg);
 PyObject* csPy_modelFromSource(PyObject* self, PyObject* args);
 
 #endif  // CONTACTSIM_PYTHON_CORE_H

@@ -187,17 +187,33 @@ PyObject* csPy_modelFromSource(PyObject* self, PyObject* args) {
 
 
 // the contact models a scene gives parameter blocks for, and its default: (names, default)
-PyObject* csPy_sceneContactModels(PyObject* self, PyObject* arg) {
+PyObject* csPy_sceneContactModels(PyObject* self, PyObject* args) {
   (void)self;
   PyObject* path = NULL;
-  if (!PyUnicode_FSConverter(arg, &path)) {
+  PyObject* text = NULL;
+  PyObject* overrides = Py_None;
+  // the text (bytes, as read_scene gives it) read once already, the path then naming it only
+  if (!PyArg_ParseTuple(args, "O&|O!O:scene_contact_models", PyUnicode_FSConverter, &path,
+                        &PyBytes_Type, &text, &overrides)) {
     return NULL;
   }
+  csOverride* ov = NULL;
+  int nov = 0;
+  PyObject* keep = NULL;
+  if (readOverrides(overrides, &ov, &nov, &keep)) {
+    Py_DECREF(path);
+    return NULL;
+  }
+  csLoadOptions lo = {.overrides = nov ? ov : NULL, .noverrides = nov};
   enum { MAX_MODELS = 64 };
   char names[MAX_MODELS][CS_MAX_NAME];
   char def[CS_MAX_NAME];
   csError err = {0};
-  int n = cs_sceneContactModels(PyBytes_AS_STRING(path), names, MAX_MODELS, def, &err);
+  int n = text ? cs_sceneContactModelsString(PyBytes_AS_STRING(text), PyBytes_AS_STRING(path),
+                                             &lo, names, MAX_MODELS, def, &err)
+               : cs_sceneContactModels(PyBytes_AS_STRING(path), names, MAX_MODELS, def, &err);
+  PyMem_Free(ov);
+  Py_XDECREF(keep);
   if (n < 0) {
     if (!err.file[0]) {
       snprintf(err.file, sizeof(err.file), "%s", PyBytes_AS_STRING(path));
@@ -216,6 +232,31 @@ PyObject* csPy_sceneContactModels(PyObject* self, PyObject* arg) {
     PyTuple_SET_ITEM(list, i, str);
   }
   return list ? Py_BuildValue("(NN)", list, csPy_text(def)) : NULL;
+}
+
+
+PyObject* csPy_readScene(PyObject* self, PyObject* arg) {
+  (void)self;
+  PyObject* path = NULL;
+  if (!PyUnicode_FSConverter(arg, &path)) {
+    return NULL;
+  }
+  csError err = {0};
+  size_t length = 0;
+  char* text = NULL;
+  // a pipe or standard input may keep the reader waiting: other threads run meanwhile
+  Py_BEGIN_ALLOW_THREADS text = cs_readSceneText(PyBytes_AS_STRING(path), &length, &err);
+  Py_END_ALLOW_THREADS if (!text) {
+    if (!err.file[0]) {
+      snprintf(err.file, sizeof(err.file), "%s", PyBytes_AS_STRING(path));
+    }
+    Py_DECREF(path);
+    return csPy_raise(&err, NULL);
+  }
+  Py_DECREF(path);
+  PyObject* bytes = PyBytes_FromStringAndSize(text, (Py_ssize_t)length);
+  cs_freeSceneText(text);
+  return bytes;
 }
 
 

@@ -6,6 +6,7 @@ import math
 import os
 import re
 import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -447,6 +448,38 @@ def test_compare_rows_are_the_commands_json():
                               atol=1e-7)[0]
     heavy = [r for r in rows if r["model"] == "hunt_crossley"][0]
     assert heavy["peak_normal_force"] > 1.1 * base["peak_normal_force"]
+
+
+COMPARE_ONCE_CHILD = """
+import sys, contactsim
+rows = contactsim.compare(sys.argv[1], duration=0.01)
+print(" ".join(r["model"] + ":" + r["status"] for r in rows))
+"""
+
+
+def test_compare_reads_the_scene_once(tmp_path):
+    # as the command does: a named pipe gives its text once, standard input too. compare()
+    # read the file once for its list of models and again for each model: on a pipe it waited
+    # for a writer that never came, on "-" it read an empty standard input
+    scene = scene_path("bench/incline_stick.json")
+    with open(scene, "rb") as f:
+        text = f.read()
+    expected = " ".join(m + ":ok" for m in ("exponential_spring", "compliant_point",
+                                              "hunt_crossley", "smooth_sphere_half_space"))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    fifo = tmp_path / "scene.fifo"
+    os.mkfifo(fifo)
+    writer = subprocess.Popen(["/bin/sh", "-c", 'cat "$0" > "$1"', scene, str(fifo)])
+    try:
+        p = subprocess.run([sys.executable, "-c", COMPARE_ONCE_CHILD, str(fifo)], env=env,
+                           capture_output=True, text=True, timeout=60)
+    finally:
+        writer.kill()
+        writer.wait()
+    assert p.returncode == 0 and p.stdout.strip() == expected, p.stderr
+    p = subprocess.run([sys.executable, "-c", COMPARE_ONCE_CHILD, "-"], env=env, input=text,
+                       capture_output=True, timeout=60)
+    assert p.returncode == 0 and p.stdout.decode().strip() == expected, p.stderr
 
 
 def test_compare_keeps_no_trajectory(tmp_path):
