@@ -997,7 +997,8 @@ static int setPart(csPySimulation* self, PyObject* value, csStateKind kind, int 
     return -1;
   }
   PyArrayObject* a =
-      (PyArrayObject*)PyArray_FROMANY((PyObject*)raw, NPY_DOUBLE, 1, 1, NPY_ARRAY_IN_ARRAY);
+      (PyArrayObject*)PyArray_FROMANY((PyObject*)raw, NPY_DOUBLE, 1, 1,
+                                      NPY_ARRAY_IN_ARRAY | NPY_ARRAY_FORCECAST);
   Py_DECREF(raw);
   if (!a) {
     return -1;

@@ -86,6 +86,10 @@ def test_editing_the_state_takes_effect():
     # integers are numbers; complex values are not silently cut to their real parts
     sim.q = np.array([0], dtype=np.int64)
     assert sim.e_total == pytest.approx(-G, rel=1e-8)
+    # and so are the floats wider than a double (numpy refused the cast as unsafe)
+    sim.q = np.array([0.05], dtype=np.longdouble)
+    assert sim.q[0] == 0.05
+    sim.q = [0]
     with pytest.raises(TypeError):
         sim.q = np.array([0.05 + 1j])
     assert sim.q[0] == 0.0
