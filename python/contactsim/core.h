@@ -48,6 +48,11 @@ PyObject* csPy_raise(const csError* err, PyObject* trajectory);
 // the command line's JSON show them, rather than failing. New reference, NULL when out of memory.
 PyObject* csPy_text(const char* s);
 
+// The UTF-8 of a name looked up in the model (a str). A str that has no UTF-8 (a lone
+// surrogate) names nothing in the model: "" then, so that the lookup fails as for any unknown
+// name (KeyError, not UnicodeEncodeError). NULL only with an exception set (out of memory).
+const char* csPy_name(PyObject* str);
+
 // A number given from Python for `what` (a time, a value): any real number (int, float, numpy
 // scalar) but a bool, Python's or numpy's (True is an int to Python, not a number of seconds to
 // anyone), which is a TypeError as another type is; an int too large for a double is a

@@ -425,13 +425,13 @@ static PyObject* idLookup(csPyModel* self, PyObject* arg,
                  Py_TYPE(arg)->tp_name);
     return NULL;
   }
-  const char* name = PyUnicode_AsUTF8(arg);
+  const char* name = csPy_name(arg);
   if (!name) {
     return NULL;
   }
-  int id = lookup(self->m, name);
+  int id = name[0] ? lookup(self->m, name) : -1;
   if (id < 0) {
-    PyErr_Format(PyExc_KeyError, "there is no %s named '%s' in model '%s'", what, name,
+    PyErr_Format(PyExc_KeyError, "there is no %s named %R in model '%s'", what, arg,
                  self->m->name);
     return NULL;
   }

@@ -26,6 +26,16 @@ PyObject* csPy_text(const char* s) {
 }
 
 
+const char* csPy_name(PyObject* str) {
+  const char* name = PyUnicode_AsUTF8(str);
+  if (!name && PyErr_ExceptionMatches(PyExc_UnicodeEncodeError)) {
+    PyErr_Clear();
+    return "";
+  }
+  return name;
+}
+
+
 // a file name as the file system's encoding decodes it (surrogateescape), as os.fsdecode and
 // Model.file do, so that the error's file opens the same file again
 static PyObject* fileText(const char* s) {

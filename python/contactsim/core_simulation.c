@@ -601,9 +601,9 @@ static int idOf(csPySimulation* self, PyObject* key, int (*lookup)(const csModel
   const csModel* m = cs_simModel(self->s);
   int id = -1;
   if (PyUnicode_Check(key)) {
-    const char* name = PyUnicode_AsUTF8(key);
-    id = name ? lookup(m, name) : -1;
-  } else if (PyIndex_Check(key) && !PyBool_Check(key)) {
+    const char* name = csPy_name(key);
+    id = name && name[0] ? lookup(m, name) : -1;
+  } else if (PyIndex_Check(key) && !PyBool_Check(key) && !PyArray_IsScalar(key, Bool)) {
     // any integer (numpy's too, as model.body_id and np.argmax give them); one too large for
     // a long is as unknown as any other id out of range
     Py_ssize_t v = PyNumber_AsSsize_t(key, NULL);
@@ -741,11 +741,11 @@ static PyObject* simContactSet(csPySimulation* self, PyObject* key) {
                  Py_TYPE(key)->tp_name);
     return NULL;
   }
-  const char* name = PyUnicode_AsUTF8(key);
+  const char* name = csPy_name(key);
   if (!name) {
     return NULL;
   }
-  for (int i = 0; name && i < n; i++) {
+  for (int i = 0; name[0] && i < n; i++) {
     if (strcmp(cs_modelContactSetName(m, i), name) == 0) {
       set = i;
     }

@@ -690,8 +690,17 @@ def test_bodies_and_elements_by_numpy_integer_id():
     for bad in (2, -1, 2**70, np.int64(7)):
         with pytest.raises(KeyError):
             sim.body_pose(bad)
-    with pytest.raises(TypeError):
-        sim.body_pose(True)
+    # numpy's bool neither (it quietly meant id 1)
+    for bad in (True, np.True_):
+        with pytest.raises(TypeError):
+            sim.body_pose(bad)
+        with pytest.raises(TypeError):
+            sim.get_discrete(bad, "mu_static")
+    # a name with no UTF-8 (a lone surrogate) names nothing: KeyError, as any unknown name
+    # (it was UnicodeEncodeError)
+    for lookup in (sim.body_pose, sim.contact_set, model.body_id, model.force_id):
+        with pytest.raises(KeyError):
+            lookup("ball\udcff")
 
 
 def test_arguments_of_the_wrong_kind_are_type_errors():
