@@ -672,6 +672,8 @@ int cs_simSetOptions(csSimulation* s, const csSimOptions* opt, csError* err) {
   s->opt = *opt;
   int nchange = s->it ? cs_integratorChangesDone(s->it) : -1;
   s->failed = 0;
+  // the new integrator starts from the current state: a restart, as after an edit
+  s->restart_base += s->it != NULL;
   return newIntegrator(s, nchange, err);
 }
 

@@ -249,6 +249,8 @@ def test_checkpoint_continues_as_uninterrupted(tmp_path, via):
     np.testing.assert_array_equal(split.u, same.u)
     np.testing.assert_array_equal(split.auto_update, same.auto_update)
     assert split.dissipated == same.dissipated
+    # the new options' integrator counted as an edit's restart is (it was not)
+    assert same.statistics["restarts"] == 1
 
 
 def test_checkpoint_of_another_scene_is_refused(tmp_path):
