@@ -938,15 +938,16 @@ static PyArrayObject* objectNumbers(PyArrayObject* a, const char* name) {
     int rc = 0;
     if (PyBool_Check(item) || PyArray_IsScalar(item, Bool)) {
       x[i] = PyObject_IsTrue(item) ? 1.0 : 0.0;
-    } else if (PyLong_Check(item) || PyFloat_Check(item) || PyArray_IsScalar(item, Integer) ||
-               PyArray_IsScalar(item, Floating)) {
+    } else {
+      // any real number, as a time takes (a Fraction, a Decimal); not a complex or a str
       char what[32];
       snprintf(what, sizeof(what), "%s[%ld]", name, (long)i);
       rc = csPy_number(item, what, &x[i]);
-    } else {
-      PyErr_Format(PyExc_TypeError, "%s needs numbers, not %.100s (%s[%ld])", name,
-                   Py_TYPE(item)->tp_name, name, (long)i);
-      rc = -1;
+      if (rc && PyErr_ExceptionMatches(PyExc_TypeError)) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "%s needs numbers, not %.100s (%s)", name,
+                     Py_TYPE(item)->tp_name, what);
+      }
     }
     Py_DECREF(item);
     if (rc) {

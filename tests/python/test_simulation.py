@@ -9,6 +9,8 @@ import signal
 import threading
 import time
 import weakref
+from decimal import Decimal
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -904,6 +906,10 @@ def test_integers_beyond_numpy_s_are_numbers_of_the_state():
     # time, and an object that is no number a TypeError
     sim = contactsim.Simulation(contactsim.load(scene_path("sphere_drop.json")))
     u = [2 ** 64, 0, 0, 0.5, True, -(2 ** 70)]
+    sim.u = u
+    np.testing.assert_array_equal(sim.u, [float(x) for x in u])
+    # and any other real number, as a time takes (a Fraction was refused)
+    u = [Fraction(1, 2), Decimal("0.25"), np.longdouble(0.5), 0, 0, 1]
     sim.u = u
     np.testing.assert_array_equal(sim.u, [float(x) for x in u])
     before = sim.u.copy()
