@@ -270,7 +270,7 @@ typedef struct csRunStatistics {
   long netf;                 // error-test failures
   long nncf;                 // nonlinear convergence failures
   long ncommit;              // auto-update commits (one per successful step of each group)
-  long nrestart;             // integrator restarts (changes, state edits)
+  long nrestart;             // integrator restarts (changes, state edits, new options)
   int ngroup;                // independently integrated groups of bodies
   double cpu_seconds;        // CPU time of the integration, s
   double max_penetration;    // deepest penetration of any contact, m
