@@ -1389,6 +1389,46 @@ def a_record_that_cannot_be_written_stops_the_sweep_cleanly():
 
 
 @case
+def the_tables_are_replaced_together_or_not_at_all():
+    # results.csv and results.json describe the same sweep: a file size limit that holds the
+    # new CSV but not the new JSON (standing for a full disk) replaced the CSV and kept the old
+    # JSON, which then disagreed. And a sweep killed while it wrote them left their temporary
+    # files (.results.csv.tmpPID) for good; the next whole sweep removes them.
+    import resource
+    d = tempfile.mkdtemp()
+    study = write_study(small_study(), d)
+    _, _, clean = finished_sweep(small_study())
+    csv_size = os.path.getsize(os.path.join(clean, "results.csv"))
+    json_size = os.path.getsize(os.path.join(clean, "results.json"))
+    limit = (csv_size + json_size) // 2
+    check(csv_size < limit < json_size, f"sizes {csv_size} {json_size}")
+
+    def between():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    out = os.path.join(d, "out")
+    check(run("sweep", study, "--out", out, "--task-range", "0:6", "-q")[0] == 0, "task")
+    check(run("sweep", "--gather", out, "-q")[0] == 1, "gather with 6 missing")
+    code, _, err = run("sweep", study, "--out", out, "-q", preexec_fn=between)
+    check(code == 1 and "could not write" in err and "results.json: File too large" in err,
+          f"exit {code}: {err}")
+    statuses = [r["status"] for r in table(out)]
+    summary = json.load(open(os.path.join(out, "results.json")))["summary"]
+    check(statuses.count("missing") == 6 and summary["missing"] == 6,
+          f"the tables disagree: {statuses} against {summary}")
+    left = [f for f in os.listdir(out) if ".tmp" in f]
+    check(left == [], f"temporary files left: {left}")
+    for name in (".results.csv.tmp99999", ".results.json.tmp99999"):
+        with open(os.path.join(out, name), "w") as f:
+            f.write("half a table")
+    code, _, err = run("sweep", study, "--out", out, "-q")
+    check(code == 0 and without_times(table(out)) == without_times(table(clean)),
+          f"exit {code}: {err}")
+    left = [f for f in os.listdir(out) if ".tmp" in f]
+    check(left == [], f"temporary files left: {left}")
+
+
+@case
 def a_trajectory_that_cannot_be_written_stops_the_sweep_like_a_record():
     # a file size limit (SIGXFSZ ignored: the write fails with EFBIG) above a failed run's
     # trajectory and record (about 3.9 kB and 3 kB) and below an ok run's trajectory (about

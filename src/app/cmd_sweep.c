@@ -810,13 +810,18 @@ static void onStopSignal(int sig) { sweepStop = sig; }
 static sigset_t sweepWaitMask;
 
 
-// Catch (install != 0) or restore the default action of the three stop signals. While caught
-// they are also blocked, and the parent takes them only while it waits for its workers (ppoll
-// with sweepWaitMask): a signal that arrived between its look at the flag and the wait would
-// otherwise leave it waiting until a worker finished its run, minutes for a long one, with
-// Ctrl-C seemingly ignored. Restoring also unblocks them (in a worker too, which starts with
-// the parent's mask).
+// Catch (install != 0) or restore the default action of the three stop signals (a call that asks
+// for what holds already does nothing). While caught they are also blocked, and the parent takes
+// them only while it waits for its workers (ppoll with sweepWaitMask): a signal that arrived
+// between its look at the flag and the wait would otherwise leave it waiting until a worker
+// finished its run, minutes for a long one, with Ctrl-C seemingly ignored. Restoring also
+// unblocks them (in a worker too, which starts with the parent's mask).
 static void stopSignals(int install) {
+  static int installed = 0;
+  if (install == installed) {
+    return;  // caught already (runPool returns with them caught), or not
+  }
+  installed = install;
   struct sigaction sa;
   memset(&sa, 0, sizeof(sa));
   sa.sa_handler = install ? onStopSignal : SIG_DFL;
@@ -979,6 +984,21 @@ static void removeStaleTemporaries(const Sweep* sw) {
     if (dir) {
       closedir(dir);
     }
+  }
+  // the tables' own (DIR/.results.csv.tmpPID, .results.json.tmpPID) of a sweep killed while it
+  // wrote them: only under the exclusive lock, which no other sweep of DIR holds meanwhile (array
+  // tasks and --gather may write the tables side by side)
+  DIR* dir = sw->lock == LOCK_EX ? opendir(sw->dir) : NULL;
+  for (struct dirent* e; dir && (e = readdir(dir)) != NULL;) {
+    if (strncmp(e->d_name, ".results.csv.tmp", 16) == 0 ||
+        strncmp(e->d_name, ".results.json.tmp", 17) == 0) {
+      char path[SWEEP_PATH + 300];
+      snprintf(path, sizeof(path), "%s/%s", sw->dir, e->d_name);
+      remove(path);
+    }
+  }
+  if (dir) {
+    closedir(dir);
   }
 }
 
@@ -1189,7 +1209,10 @@ static int runPool(const Sweep* sw, const long* todo, long ntodo, int jobs, cons
   if (p.drawn) {
     fputc('\n', stderr);
   }
-  stopSignals(0);
+  // the stop signals stay caught: one that comes after the last run, while the tables are
+  // written, is taken as a stop once they are whole (mergeResults); one that came already is
+  // taken now
+  stopPending();
   if (interrupted > 0 || sweepStop) {
     fprintf(stderr,
             "contactsim: sweep: %s: %ld run%s finished, %ld interrupted and %ld not started are "
@@ -1284,7 +1307,32 @@ static void printRanges(FILE* f, const unsigned char* missing, long n, int limit
 // order; a run without a record gets a row with status "missing". Counts go to *nfailed and
 // *nmissing. executed is the number of runs this invocation ran (-1: a gather, which runs
 // none and says nothing of the kind). Returns 0 or -1.
+static int writeTables(const Sweep* sw, long executed, long* nfailed, long* nmissing);
+
+
+// The merged tables, written with the stop signals caught and held off: a SIGINT, SIGTERM or
+// SIGHUP that comes meanwhile (it killed the sweep half way through, leaving the temporary
+// tables behind) is taken once they are whole, and the caller then stops as for any stop
+// (sweepStop). The signals stay caught: the sweep ends next.
 static int mergeResults(const Sweep* sw, long executed, long* nfailed, long* nmissing) {
+  stopSignals(1);
+  int r = writeTables(sw, executed, nfailed, nmissing);
+  stopPending();
+  return r;
+}
+
+
+// a stop signal taken while the tables were written (they are whole): said, and 1
+static int tablesStopped(void) {
+  if (sweepStop) {
+    fprintf(stderr, "contactsim: sweep: %s: stopped once the tables were written\n",
+            cs_cliSignalName(sweepStop));
+  }
+  return sweepStop != 0;
+}
+
+
+static int writeTables(const Sweep* sw, long executed, long* nfailed, long* nmissing) {
   removeStaleTemporaries(sw);
   char csvPath[SWEEP_PATH], jsonPath[SWEEP_PATH];
   snprintf(csvPath, sizeof(csvPath), "%s/results.csv", sw->dir);
@@ -1361,16 +1409,34 @@ static int mergeResults(const Sweep* sw, long executed, long* nfailed, long* nmi
     fprintf(j.f, ", \"executed\": %ld, \"reused\": %ld", executed, reused > 0 ? reused : 0);
   }
   fputs("}\n}\n", j.f);
-  // each table that could not be written is named, with the reason
-  int bad = 0;
+  // both tables are given their names only once both are whole, so that they are replaced
+  // together or not at all (the CSV renamed over the last run's, the JSON not written, left the
+  // two disagreeing); each table that could not be written is named, with the reason
   AtomicFile* tables[2] = {&c, &j};
+  int reason[2] = {0, 0};
   for (int k = 0; k < 2; k++) {
-    if (atomicClose(tables[k]) != 0) {
-      fprintf(stderr, "contactsim: error: could not write %s: %s\n", cs_cliSafe(tables[k]->path),
-              strerror(errno));
-      bad = 1;
+    reason[k] = ferror(tables[k]->f) ? EIO : 0;
+    errno = 0;
+    if (atomicFclose(tables[k]) != 0) {
+      reason[k] = errno ? errno : EIO;
     }
   }
+  int bad = reason[0] || reason[1];
+  for (int k = 0; k < 2; k++) {
+    if (!bad && rename(tables[k]->tmp, tables[k]->path) != 0) {
+      reason[k] = errno ? errno : EIO;
+    }
+    if (reason[k]) {
+      fprintf(stderr, "contactsim: error: could not write %s: %s\n", cs_cliSafe(tables[k]->path),
+              strerror(reason[k]));
+    }
+  }
+  for (int k = 0; k < 2; k++) {
+    if (bad || reason[k]) {
+      remove(tables[k]->tmp);
+    }
+  }
+  bad |= reason[0] || reason[1];
   if (*nmissing > 0 && !sw->quiet) {
     fprintf(stderr, "contactsim: sweep: %ld of %ld runs are missing: ", *nmissing, sw->nrun);
     printRanges(stderr, missing, sw->nrun, 20);
@@ -2400,6 +2466,10 @@ int cs_cliSweep(int argc, char** argv) {
     long nfailed = 0, nmissing = 0;
     int merged = mergeResults(&sw, -1, &nfailed, &nmissing) == 0;
     code = !merged || nfailed || nmissing ? CS_EXIT_FAILURE : CS_EXIT_OK;
+    if (merged && tablesStopped()) {
+      cs_deleteStudy(sw.study);
+      return 128 + (int)sweepStop;
+    }
     // the tables not written: mergeResults said why, and there is nothing to count
     if (!sw.quiet && merged) {
       fprintf(stderr,
@@ -2496,6 +2566,10 @@ int cs_cliSweep(int argc, char** argv) {
     if (mergeResults(&sw, ran, &nfailed, &nmissing) != 0) {
       cs_deleteStudy(sw.study);
       return CS_EXIT_FAILURE;
+    }
+    if (tablesStopped()) {
+      cs_deleteStudy(sw.study);
+      return 128 + (int)sweepStop;
     }
     if (!sw.quiet) {
       fprintf(stderr,
