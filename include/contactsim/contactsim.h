@@ -25,6 +25,9 @@ CS_API void* csu_malloc(size_t n);
 CS_API void* csu_realloc(void* p, size_t oldsize, size_t n);
 // Free p (nullable) that was allocated with n bytes.
 CS_API void csu_free(void* p, size_t n);
+// Free a text (nullable) whose allocation size is stored right after its terminating zero, as
+// the library's texts keep it (cs_readSceneText, cs_saveStateText).
+CS_API void csu_freeText(char* text);
 // Number of csu_malloc/csu_realloc calls made so far (a test asserts the RHS adds none).
 CS_API long csu_allocationCount(void);
 

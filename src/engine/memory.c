@@ -1,6 +1,7 @@
 // memory.c: the counted allocator every library allocation goes through.
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "contactsim/contactsim.h"
 
@@ -38,6 +39,15 @@ void* csu_realloc(void* p, size_t oldsize, size_t n) {
 void csu_free(void* p, size_t n) {
   (void)n;
   free(p);
+}
+
+
+void csu_freeText(char* text) {
+  if (text) {
+    size_t size = 0;
+    memcpy(&size, text + strlen(text) + 1, sizeof(size_t));
+    csu_free(text, size);
+  }
 }
 
 

@@ -3611,10 +3611,4 @@ char* cs_readSceneText(const char* path, size_t* length, csError* err) {
 }
 
 
-void cs_freeSceneText(char* text) {
-  if (text) {
-    size_t size = 0;
-    memcpy(&size, text + strlen(text) + 1, sizeof(size_t));
-    csu_free(text, size);
-  }
-}
+void cs_freeSceneText(char* text) { csu_freeText(text); }

@@ -328,13 +328,7 @@ static int saveStateText(const csModel* m, const csData* d, char** text, size_t*
 }
 
 
-void cs_freeStateText(char* text) {
-  if (text) {
-    size_t size = 0;
-    memcpy(&size, text + strlen(text) + 1, sizeof(size_t));
-    csu_free(text, size);
-  }
-}
+void cs_freeStateText(char* text) { csu_freeText(text); }
 
 
 // ---------------------------------------------------------------------------------------------
