@@ -1345,8 +1345,8 @@ static int loadCheckpoint(csSimulation* s, const Checkpoint* from, csError* err)
   if (refuseWhileRunning(s, "load a checkpoint", err) != CS_OK) {
     return CS_ERR_INPUT;
   }
-  // read into the scratch data first (cs_loadState changes nothing unless the whole file is
-  // good), so that a refused file leaves the simulation exactly as it was
+  // read into the scratch data first (the loaders change nothing unless the whole checkpoint
+  // is good), so that a refused checkpoint leaves the simulation exactly as it was
   int status = from->text ? cs_loadStateText(s->m, s->snap, from->bytes, from->length, err)
                           : cs_loadState(s->m, s->snap, from->path, err);
   if (status != CS_OK) {

@@ -2341,14 +2341,16 @@ static int tryStep(Group* g, double tout, double tstop, csError* err) {
     double hu = lastStep(g);
     double moved = (double)g->t - t_before;
     double slip = fmax(TIME_SLIP, TIME_SLIP_REPORTS * sim->opt.report_interval);
-    if (!(hu > 0 && moved > 0) || (moved > 2 * hu && moved - hu > slip)) {
+    int none = !(hu > 0) && !(moved > 0);
+    int lost = !(moved > 0) || (moved > 2 * hu && moved - hu > slip);
+    if (none || lost) {
       // the step is not taken: the group stands where it stood before it, at its own time (a
       // step of 5e-6 s that CVODE counted as reaching a stop 1 s on would otherwise leave its
       // state labelled with that stop's time)
       N_VScale(1.0, g->ytmp, g->y);
       g->t = t_before;
     }
-    if (!(hu > 0) && !(moved > 0)) {
+    if (none) {
       // no step at all (CVODE's first step estimated as 0 under forces near the largest double)
       cs_setError(err, CS_ERR_SOLVER, "",
                   "the step size collapsed to h = 0 s at t = %.9g s: the forces are too large "
@@ -2356,7 +2358,7 @@ static int tryStep(Group* g, double tout, double tstop, csError* err) {
       err->time = t_before;
       return CS_ERR_SOLVER;
     }
-    if (!(moved > 0) || (moved > 2 * hu && moved - hu > slip)) {
+    if (lost) {
       return roundingError(hu, t_before, moved, 0, err);
     }
   }
