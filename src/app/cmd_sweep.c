@@ -361,15 +361,21 @@ static void atomicDiscard(AtomicFile* a) {
 }
 
 
-// close and rename; on any error the temporary file is removed and -1 returned
-static int atomicClose(AtomicFile* a) {
-  // the failure's reason, for the message: a write that failed earlier left only the stream's
-  // error flag (its errno is long gone), so that one reads as EIO
+// close, not yet renamed: 0, or why the file is not whole (an errno). A write that failed
+// earlier left only the stream's error flag (its errno is long gone), so that one reads as EIO.
+static int atomicFinish(AtomicFile* a) {
   int saved = ferror(a->f) ? EIO : 0;
   errno = 0;
   if (atomicFclose(a) != 0) {
     saved = errno ? errno : EIO;
   }
+  return saved;
+}
+
+
+// close and rename; on any error the temporary file is removed and -1 returned
+static int atomicClose(AtomicFile* a) {
+  int saved = atomicFinish(a);
   if (!saved && rename(a->tmp, a->path) != 0) {
     saved = errno ? errno : EIO;
   }
@@ -1303,8 +1309,8 @@ static void printRanges(FILE* f, const unsigned char* missing, long n, int limit
 }
 
 
-// Merge every record into DIR/results.csv and DIR/results.json (each written atomically), in run
-// order; a run without a record gets a row with status "missing". Counts go to *nfailed and
+// Merge every record into DIR/results.csv and DIR/results.json (both renamed into place together,
+// once both are whole), in run order; a run without a record gets a row with status "missing". Counts go to *nfailed and
 // *nmissing. executed is the number of runs this invocation ran (-1: a gather, which runs
 // none and says nothing of the kind). Returns 0 or -1.
 static int writeTables(const Sweep* sw, long executed, long* nfailed, long* nmissing);
@@ -1322,13 +1328,14 @@ static int mergeResults(const Sweep* sw, long executed, long* nfailed, long* nmi
 }
 
 
-// a stop signal taken while the tables were written (they are whole): said, and 1
+// a stop signal taken while the tables were written (they are whole): said, and the exit status
+// 128 + the signal; 0 when none came
 static int tablesStopped(void) {
   if (sweepStop) {
     fprintf(stderr, "contactsim: sweep: %s: stopped once the tables were written\n",
             cs_cliSignalName(sweepStop));
   }
-  return sweepStop != 0;
+  return sweepStop ? 128 + (int)sweepStop : 0;
 }
 
 
@@ -1412,19 +1419,14 @@ static int writeTables(const Sweep* sw, long executed, long* nfailed, long* nmis
   // both tables are given their names only once both are whole, so that they are replaced
   // together or not at all (the CSV renamed over the last run's, the JSON not written, left the
   // two disagreeing); each table that could not be written is named, with the reason
+  // (a rename that fails, rare in one directory, stops the other's too)
   AtomicFile* tables[2] = {&c, &j};
-  int reason[2] = {0, 0};
-  for (int k = 0; k < 2; k++) {
-    reason[k] = ferror(tables[k]->f) ? EIO : 0;
-    errno = 0;
-    if (atomicFclose(tables[k]) != 0) {
-      reason[k] = errno ? errno : EIO;
-    }
-  }
+  int reason[2] = {atomicFinish(&c), atomicFinish(&j)};
   int bad = reason[0] || reason[1];
   for (int k = 0; k < 2; k++) {
     if (!bad && rename(tables[k]->tmp, tables[k]->path) != 0) {
       reason[k] = errno ? errno : EIO;
+      bad = 1;
     }
     if (reason[k]) {
       fprintf(stderr, "contactsim: error: could not write %s: %s\n", cs_cliSafe(tables[k]->path),
@@ -1432,11 +1434,8 @@ static int writeTables(const Sweep* sw, long executed, long* nfailed, long* nmis
     }
   }
   for (int k = 0; k < 2; k++) {
-    if (bad || reason[k]) {
-      remove(tables[k]->tmp);
-    }
+    remove(tables[k]->tmp);  // nothing left there once renamed
   }
-  bad |= reason[0] || reason[1];
   if (*nmissing > 0 && !sw->quiet) {
     fprintf(stderr, "contactsim: sweep: %ld of %ld runs are missing: ", *nmissing, sw->nrun);
     printRanges(stderr, missing, sw->nrun, 20);
@@ -2466,9 +2465,10 @@ int cs_cliSweep(int argc, char** argv) {
     long nfailed = 0, nmissing = 0;
     int merged = mergeResults(&sw, -1, &nfailed, &nmissing) == 0;
     code = !merged || nfailed || nmissing ? CS_EXIT_FAILURE : CS_EXIT_OK;
-    if (merged && tablesStopped()) {
+    int stopped = merged ? tablesStopped() : 0;
+    if (stopped) {
       cs_deleteStudy(sw.study);
-      return 128 + (int)sweepStop;
+      return stopped;
     }
     // the tables not written: mergeResults said why, and there is nothing to count
     if (!sw.quiet && merged) {
@@ -2567,9 +2567,10 @@ int cs_cliSweep(int argc, char** argv) {
       cs_deleteStudy(sw.study);
       return CS_EXIT_FAILURE;
     }
-    if (tablesStopped()) {
+    int stopped = tablesStopped();
+    if (stopped) {
       cs_deleteStudy(sw.study);
-      return 128 + (int)sweepStop;
+      return stopped;
     }
     if (!sw.quiet) {
       fprintf(stderr,
