@@ -192,8 +192,8 @@ PyObject* csPy_sceneContactModels(PyObject* self, PyObject* args) {
   PyObject* path = NULL;
   PyObject* text = NULL;
   PyObject* overrides = Py_None;
-  // the text (bytes, as read_scene gives it) read once already, the path then naming it only
-  if (!PyArg_ParseTuple(args, "O&|O!O:scene_contact_models", PyUnicode_FSConverter, &path,
+  // the text (bytes, as read_scene gives it) read once already, the path naming it only
+  if (!PyArg_ParseTuple(args, "O&O!|O:scene_contact_models", PyUnicode_FSConverter, &path,
                         &PyBytes_Type, &text, &overrides)) {
     return NULL;
   }
@@ -209,9 +209,8 @@ PyObject* csPy_sceneContactModels(PyObject* self, PyObject* args) {
   char names[MAX_MODELS][CS_MAX_NAME];
   char def[CS_MAX_NAME];
   csError err = {0};
-  int n = text ? cs_sceneContactModelsString(PyBytes_AS_STRING(text), PyBytes_AS_STRING(path),
-                                             &lo, names, MAX_MODELS, def, &err)
-               : cs_sceneContactModels(PyBytes_AS_STRING(path), names, MAX_MODELS, def, &err);
+  int n = cs_sceneContactModelsString(PyBytes_AS_STRING(text), PyBytes_AS_STRING(path), &lo,
+                                      names, MAX_MODELS, def, &err);
   PyMem_Free(ov);
   Py_XDECREF(keep);
   if (n < 0) {

@@ -427,17 +427,18 @@ static PyMethodDef methods[] = {
      "CSV column names, the report table (rows x columns, float64), the statistics and\n"
      "None, or on a solver failure the exception to raise as the last item."},
     {"scene_contact_models", (PyCFunction)csPy_sceneContactModels, METH_VARARGS,
-     "scene_contact_models(path, text=None, overrides=()) -> (names, default)\n\n"
+     "scene_contact_models(path, text, overrides=()) -> (names, default)\n\n"
      "The contact models a scene gives parameter blocks for (in file order) and its default\n"
-     "('' when it has none); from text (bytes read by read_scene, path then naming it in\n"
-     "messages) with the overrides applied first, when given."},
+     "('' when it has none), from its text (bytes, as read_scene gives it; path names it in\n"
+     "messages) with the overrides applied first."},
     {"read_scene", (PyCFunction)csPy_readScene, METH_O,
      "read_scene(path) -> bytes\n\n"
      "A scene file's text, read once ('-' is standard input; pipes work), to load it\n"
      "several times."},
     {"_model_from_source", (PyCFunction)csPy_modelFromSource, METH_VARARGS,
      "_model_from_source(text, filename, contact_model, overrides, source) -> Model\n\n"
-     "A pickled Model loaded again (Model.__reduce__)."},
+     "A Model from scene text read already, with source as its file: a pickled Model loaded\n"
+     "again (Model.__reduce__), and compare()'s models from the scene read once."},
     {NULL, NULL, 0, NULL},
 };
 
