@@ -138,6 +138,26 @@ static void undoEdits(csPySimulation* self) {
 }
 
 
+// reset, load_state and set_state replace the state whole: an edit made through the q and u
+// views and not handed over yet is discarded, not checked (a NaN written into q is no reason to
+// refuse going back to the initial state). setEditsAside keeps the edited arrays in scratch and
+// puts the views back as the library last left them; a load that is refused leaves the simulation
+// unchanged, so putEditsBack then makes the edit pending again, as it was before the call.
+static void setEditsAside(csPySimulation* self) {
+  csData* d = cs_simData(self->s);
+  memcpy(self->scratch, d->q, sizeof(double) * (size_t)self->nq);
+  memcpy(self->scratch + self->nq, d->u, sizeof(double) * (size_t)self->nu);
+  undoEdits(self);
+}
+
+
+static void putEditsBack(csPySimulation* self) {
+  csData* d = cs_simData(self->s);
+  memcpy(d->q, self->scratch, sizeof(double) * (size_t)self->nq);
+  memcpy(d->u, self->scratch + self->nq, sizeof(double) * (size_t)self->nu);
+}
+
+
 // Edits made through the q and u views reach the integrator; 0 or -1 with an exception set.
 // Also refuses a simulation that another thread is running. Callers convert their arguments
 // first and call the library right after: a conversion may run Python code (__index__,
@@ -161,10 +181,7 @@ static int prepare(csPySimulation* self) {
     PyErr_SetString(PyExc_RuntimeError, pausedEditMessage);
     return -1;
   }
-  memcpy(self->scratch, d->q, qbytes);
-  memcpy(self->scratch + self->nq, d->u, ubytes);
-  memcpy(d->q, self->shadow, qbytes);
-  memcpy(d->u, self->shadow + self->nq, ubytes);
+  setEditsAside(self);
   csError err = {0};
   int rc = 0;
   // both parts checked before either is handed over, so that a refusal leaves both as they
@@ -440,26 +457,6 @@ static PyObject* simRecord(csPySimulation* self, PyObject* args) {
   Py_XDECREF(table);
   Py_XDECREF(raised);
   return result;
-}
-
-
-// reset, load_state and set_state replace the state whole: an edit made through the q and u
-// views and not handed over yet is discarded, not checked (a NaN written into q is no reason to
-// refuse going back to the initial state). setEditsAside keeps the edited arrays in scratch and
-// puts the views back as the library last left them; a load that is refused leaves the simulation
-// unchanged, so putEditsBack then makes the edit pending again, as it was before the call.
-static void setEditsAside(csPySimulation* self) {
-  csData* d = cs_simData(self->s);
-  memcpy(self->scratch, d->q, sizeof(double) * (size_t)self->nq);
-  memcpy(self->scratch + self->nq, d->u, sizeof(double) * (size_t)self->nu);
-  undoEdits(self);
-}
-
-
-static void putEditsBack(csPySimulation* self) {
-  csData* d = cs_simData(self->s);
-  memcpy(d->q, self->scratch, sizeof(double) * (size_t)self->nq);
-  memcpy(d->u, self->scratch + self->nq, sizeof(double) * (size_t)self->nu);
 }
 
 
