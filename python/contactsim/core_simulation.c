@@ -141,8 +141,9 @@ static void undoEdits(csPySimulation* self) {
 // reset, load_state and set_state replace the state whole: an edit made through the q and u
 // views and not handed over yet is discarded, not checked (a NaN written into q is no reason to
 // refuse going back to the initial state). setEditsAside keeps the edited arrays in scratch and
-// puts the views back as the library last left them; a load that is refused leaves the simulation
-// unchanged, so putEditsBack then makes the edit pending again, as it was before the call.
+// puts the views back as the library last left them (prepare checks and hands over the edits
+// from there); a load that is refused leaves the simulation unchanged, so putEditsBack then
+// makes the edit pending again, as it was before the call.
 static void setEditsAside(csPySimulation* self) {
   csData* d = cs_simData(self->s);
   memcpy(self->scratch, d->q, sizeof(double) * (size_t)self->nq);
