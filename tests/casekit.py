@@ -56,3 +56,26 @@ def finish():
     failed = failures()
     print(f"{len(results) - failed} passed, {failed} failed")
     sys.exit(1 if failed else 0)
+
+
+def read_state(path):
+    """The checkpoint's sections as {name: [values]} (hexadecimal floats, exactly)."""
+    out, key, left = {}, None, 0
+    with open(path) as f:
+        for line in f:
+            line = line.split("#", 1)[0].strip()
+            if not line:
+                continue
+            if left:
+                out[key].append(float.fromhex(line))
+                left -= 1
+                continue
+            parts = line.split()
+            if parts[0] in ("t", "t_commit"):
+                out[parts[0]] = float.fromhex(parts[1])
+            elif parts[0] in ("q", "u", "z", "discrete", "auto"):
+                key, left = parts[0], int(parts[1])
+                out[key] = []
+            else:
+                out[parts[0]] = parts[1:]
+    return out

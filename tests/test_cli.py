@@ -13,7 +13,7 @@ import subprocess
 import sys
 import tempfile
 
-from casekit import case, check, finish, replay_env
+from casekit import case, check, finish, read_state, replay_env
 
 EXE = os.path.abspath(sys.argv[1])
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -234,22 +234,6 @@ def solver_failure_exits_1_and_keeps_valid_csv():
     check(rows[-1][0] < 5.0, "the run should have stopped early")
 
 
-def read_checkpoint(path):
-    """t, q and u of a checkpoint, exactly (its hexadecimal floats)"""
-    lines = [l.split("#")[0].split() for l in open(path)]
-    state, i = {}, 0
-    while i < len(lines):
-        words = lines[i]
-        if words and words[0] == "t":
-            state["t"] = float.fromhex(words[1])
-        elif words and words[0] in ("q", "u"):
-            n = int(words[1])
-            state[words[0]] = [float.fromhex(lines[i + 1 + k][0]) for k in range(n)]
-            i += n
-        i += 1
-    return state
-
-
 def summary_energies(err):
     """the summary's KE, PE and dissipated energy, as printed"""
     m = re.search(r"energy: (KE \S+ J, PE \S+ J, dissipated \S+ J)", err)
@@ -271,7 +255,7 @@ def a_failed_run_ends_at_its_last_accepted_step():
     for integrator in ("bdf", "rk", "ark"):
         code, _, err = run("run", path, "-o", out, "--integrator", integrator, "--save-state", ck)
         check(code == 1 and "too much work" in err, (integrator, code, err))
-        state = read_checkpoint(ck)
+        state = read_state(ck)
         _, rows = read_csv(out)
         check(state["t"] > rows[-1][0], (integrator, state["t"], rows[-1][0]))
         check("state at t = %.9g s (the last accepted state) saved" % state["t"] in err,
@@ -305,7 +289,7 @@ def a_failed_run_of_independent_bodies_ends_at_its_last_row():
         code, _, err = run("run", path, "-o", out, "--integrator", integrator, "--save-state", ck)
         check(code == 1 and "too much work" in err, (integrator, code, err))
         header, rows = read_csv(out)
-        state = read_checkpoint(ck)
+        state = read_state(ck)
         last = dict(zip(header, rows[-1]))
         check(state["t"] == last["t"] and state["q"] == [last["arm.q0"], last["arm2.q0"]] and
               state["u"] == [last["arm.u0"], last["arm2.u0"]], (integrator, state, last))

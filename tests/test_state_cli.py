@@ -14,7 +14,7 @@ import sys
 import tempfile
 import time
 
-from casekit import case, check, finish
+from casekit import case, check, finish, read_state
 
 EXE = os.path.abspath(sys.argv[1])
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -35,29 +35,6 @@ def read_csv(path):
     with open(path) as f:
         rows = list(csv.reader(f))
     return rows[0], [[float(x) for x in r] for r in rows[1:]]
-
-
-def read_state(path):
-    """The checkpoint's sections as {name: [values]} (hexadecimal floats, exactly)."""
-    out, key, left = {}, None, 0
-    with open(path) as f:
-        for line in f:
-            line = line.split("#", 1)[0].strip()
-            if not line:
-                continue
-            if left:
-                out[key].append(float.fromhex(line))
-                left -= 1
-                continue
-            parts = line.split()
-            if parts[0] in ("t", "t_commit"):
-                out[parts[0]] = float.fromhex(parts[1])
-            elif parts[0] in ("q", "u", "z", "discrete", "auto"):
-                key, left = parts[0], int(parts[1])
-                out[key] = []
-            else:
-                out[parts[0]] = parts[1:]
-    return out
 
 
 @case
