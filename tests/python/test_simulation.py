@@ -816,7 +816,9 @@ def test_an_argument_converted_while_another_thread_advances_is_refused(how):
 
 def test_get_state_is_one_state_while_another_thread_steps():
     # the checkpoint and the arrays of a State come from one call: a thread stepping the
-    # simulation between them gave States whose t disagreed with their own checkpoint
+    # simulation between them gave States whose t disagreed with their own checkpoint. The
+    # call now holds the GIL throughout, so this guards against splitting it again; it cannot
+    # fail while it is one call
     sim = contactsim.Simulation(contactsim.loads(pendulum(1.0, duration=1e4)))
     stop = threading.Event()
 
