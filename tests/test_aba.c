@@ -59,6 +59,9 @@ static void addLoads(csModel* m, const int* bodies, int n, int pushed) {
     th_setParam(m, e, "body", bodies[i]);
     th_setParam(m, e, "damping", 0.02 * (i + 1));
   }
+  if (pushed < 0) {
+    return;  // no constant force: every load has a planar form (the planar path)
+  }
   int f = th_addForce(m, CS_FORCE_CONSTANT, "push");
   th_setParam(m, f, "body", pushed);
   double cparam[9] = {0.02, 0.01, -0.03, 0.3, -0.2, 0.1, 0.01, 0.02, -0.03};
@@ -189,6 +192,9 @@ static double kaneDifference(const csModel* m, csData* d, csData* w) {
   int nb = m->nbody, nu = m->nu, nq = m->nq;
   assert_true(nu <= MAXU);
   assert_int_equal(cs_forward(m, d), 0);
+  // Kane's side reads the poses, velocities and forces in Ground, which the planar path does not
+  // realize; d->udot keeps the rates cs_forward found
+  cs_realizeDynamics(m, d);
   double q[64], u[MAXU], unit[MAXU], qp[64], qm[64];
   memcpy(q, d->q, sizeof(double) * (size_t)nq);
   memcpy(u, d->u, sizeof(double) * (size_t)nu);
@@ -378,8 +384,9 @@ static void test_aba_matches_kane_pin_leaves(void** state) {
 // all against Kane's equations. `tilt` turns the last pin's axis by that angle out of parallel
 // (and `ball` hangs a ball joint from the branch), which must send the whole tree down the
 // general path; `massless` takes the mass and inertia from the second link (the C API allows
-// it, and the links beyond it keep the tree's mass matrix positive definite).
-static csModel* planarTree(double tilt, int ball, int massless) {
+// it, and the links beyond it keep the tree's mass matrix positive definite). Without `push`
+// (the constant force) every load has a planar form and the rates take the planar path.
+static csModel* planarTree(double tilt, int ball, int massless, int push) {
   csModel* m = cs_newModel("planar_tree");
   m->gravity = csu_vec3(0.3, -0.2, -9.81);
   csTransform XPF0 = frame(0.1, 0.2, 1.0, 1, 1, 0, 1.2);
@@ -407,7 +414,7 @@ static csModel* planarTree(double tilt, int ball, int massless) {
     th_addBody(m, NULL, ids[4], CS_JOINT_BALL, turnZ, offAxis, 0.05, csu_vec3(0.01, 0, 0),
                tiltedInertia(0.05, 0.01, 0.02, 0.01, 0.4));
   }
-  addLoads(m, ids, 6, ids[3]);
+  addLoads(m, ids, 6, push ? ids[3] : -1);
   th_finalize(m);
   return m;
 }
@@ -425,22 +432,104 @@ static int planarBodies(const csModel* m) {
 }
 
 
+// whether m's rates take the planar path (every body a planar link, every load with a planar
+// form)
+static int planarModel(const csModel* m) {
+  csData* d = cs_makeData(m);
+  int planar = d->planar_model;
+  cs_deleteData(d);
+  return planar;
+}
+
+
+// The planar path's rates, forces, energies and powers against the general path's (the same
+// data with the planar path turned off) at random states, relative to the largest of each; the
+// general path is held to Kane's equations above
+static double planarAgainstGeneral(const csModel* m, unsigned seed, int trials) {
+  csData* d = cs_makeData(m);
+  assert_true(d->planar_model);
+  double worst = 0;
+  for (int trial = 0; trial < trials; trial++) {
+    randomState(m, d, &seed);
+    double* out[6] = {d->udot, d->qdot, d->mobility_force, d->zdot, d->force_pe, d->force_power};
+    int len[6] = {m->nu, m->nq, m->nu, m->nz, m->nforce, m->nforce};
+    double saved[6][64];
+    assert_true(m->nu <= 64 && m->nq <= 64 && m->nz <= 64 && m->nforce <= 64);
+    d->planar_model = 1;
+    cs_invalidate(d);
+    assert_int_equal(cs_forward(m, d), 0);
+    assert_true(d->planar_rates && d->stage == CS_STAGE_NONE);
+    for (int k = 0; k < 6; k++) {
+      memcpy(saved[k], out[k], sizeof(double) * (size_t)len[k]);
+    }
+    d->planar_model = 0;
+    cs_invalidate(d);
+    assert_int_equal(cs_forward(m, d), 0);
+    for (int k = 0; k < 6; k++) {
+      double diff = 0, scale = 0;
+      for (int i = 0; i < len[k]; i++) {
+        diff = fmax(diff, fabs(saved[k][i] - out[k][i]));
+        scale = fmax(scale, fabs(out[k][i]));
+      }
+      worst = fmax(worst, scale > 0 ? diff / scale : diff);
+    }
+  }
+  cs_deleteData(d);
+  return worst;
+}
+
+
+// On a planar tree with planar loads (tilted gravity, mobility springs and dampers; the bench
+// chains' stops, some engaged) the planar path finds what the general path does, to round-off:
+// the rates and every element's generalized force, energy and power
+static void test_planar_path_matches_general(void** state) {
+  (void)state;
+  csModel* m = planarTree(0, 0, 0, 0);
+  double worst = planarAgainstGeneral(m, 41u, 20);
+  cs_deleteModel(m);
+  m = planarTree(0, 0, 1, 0);
+  worst = fmax(worst, planarAgainstGeneral(m, 42u, 20));
+  cs_deleteModel(m);
+  m = th_loadFile("scenes/bench/chain_16.json");
+  worst = fmax(worst, planarAgainstGeneral(m, 43u, 20));
+  cs_deleteModel(m);
+  // a constant force has no planar form, and a lone pendulum takes its own fast path
+  m = planarTree(0, 0, 0, 1);
+  assert_false(planarModel(m));
+  cs_deleteModel(m);
+  m = th_loadFile("scenes/bench/chain_1.json");
+  assert_false(planarModel(m));
+  cs_deleteModel(m);
+  print_message("planar path against the general path: largest relative difference %.3g\n",
+                worst);
+  assert_true(worst < 1e-12);
+}
+
+
 static void test_aba_matches_kane_planar_tree(void** state) {
   (void)state;
-  csModel* m = planarTree(0, 0, 0);
+  csModel* m = planarTree(0, 0, 0, 1);
   assert_int_equal(planarBodies(m), 6);
   double planar = kaneWorst(m, 31u, 20);
   cs_deleteModel(m);
-  m = planarTree(0, 0, 1);
+  m = planarTree(0, 0, 1, 1);
   assert_int_equal(planarBodies(m), 6);
   planar = fmax(planar, kaneWorst(m, 34u, 20));
   cs_deleteModel(m);
+  // without the constant force the rates take the planar path
+  double path = 0;
+  for (int massless = 0; massless <= 1; massless++) {
+    m = planarTree(0, 0, massless, 0);
+    assert_true(planarModel(m));
+    path = fmax(path, kaneWorst(m, 35u + (unsigned)massless, 20));
+    cs_deleteModel(m);
+  }
   // out of parallel by 1e-6 rad, or with a ball joint in it: the general path, whole tree
-  m = planarTree(1e-6, 0, 0);
+  m = planarTree(1e-6, 0, 0, 1);
   assert_int_equal(planarBodies(m), 0);
   double tilted = kaneWorst(m, 32u, 20);
   cs_deleteModel(m);
-  m = planarTree(0, 1, 0);
+  m = planarTree(0, 1, 0, 1);
   assert_int_equal(planarBodies(m), 0);
   double withBall = kaneWorst(m, 33u, 20);
   cs_deleteModel(m);
@@ -449,9 +538,10 @@ static void test_aba_matches_kane_planar_tree(void** state) {
   assert_int_equal(planarBodies(m), 4);
   cs_deleteModel(m);
   print_message("planar tree: largest relative difference of udot from Kane's equations %.3g "
-                "(planar path), %.3g (a pin tilted 1e-6 rad), %.3g (a ball joint added)\n",
-                planar, tilted, withBall);
-  assert_true(planar < 1e-7 && tilted < 1e-7 && withBall < 1e-7);
+                "(planar links), %.3g (the planar path for the rates), %.3g (a pin tilted 1e-6 "
+                "rad), %.3g (a ball joint added)\n",
+                planar, path, tilted, withBall);
+  assert_true(planar < 1e-7 && path < 1e-7 && tilted < 1e-7 && withBall < 1e-7);
 }
 
 
@@ -489,6 +579,7 @@ static void test_aba_matches_kane_chain(void** state) {
   (void)state;
   csModel* m = th_loadFile("scenes/bench/chain_16.json");
   csData* d = cs_makeData(m);
+  assert_true(d->planar_model);  // the rates take the planar path
   csData* w = cs_makeData(m);
   unsigned seed = 99u;
   double worst = 0;
@@ -651,8 +742,8 @@ static void checkChainSolves(csModel* m, const char* what, int planar) {
 static void test_chain_mass_matrix_and_solve(void** state) {
   (void)state;
   checkChainSolves(pinSliderTree(), "pin/slider tree", 0);
-  checkChainSolves(planarTree(0, 0, 0), "planar tree", 1);
-  checkChainSolves(planarTree(0, 0, 1), "planar tree with a massless link", 1);
+  checkChainSolves(planarTree(0, 0, 0, 1), "planar tree", 1);
+  checkChainSolves(planarTree(0, 0, 1, 1), "planar tree with a massless link", 1);
 }
 
 
@@ -664,6 +755,7 @@ int main(void) {
       cmocka_unit_test(test_aba_matches_kane_chain),
       cmocka_unit_test(test_aba_matches_kane_planar_tree),
       cmocka_unit_test(test_planar_tilts_add_up),
+      cmocka_unit_test(test_planar_path_matches_general),
       cmocka_unit_test(test_aba_matches_kane_pin_leaves),
       cmocka_unit_test(test_chain_mass_matrix_and_solve),
   };

@@ -109,6 +109,53 @@ static void planarTrees(const csModel* m, csData* d) {
 }
 
 
+static inline double dotArr3(const double* a, csVec3 v) {
+  return a[0] * v.x + a[1] * v.y + a[2] * v.z;
+}
+
+
+// Whether the model takes the planar path for its rates (engine/dynamics.h, CS_K2_*), and if so
+// each link's constants, read from the poses at q = 0 (the position stage, which the caller's
+// reset then realizes again at the initial state): with R0 a body's rotation there, F's origin
+// from the parent's origin is R0_P p_PF, the body origin from M's is R0_P R_PF p_MB, and the
+// centre of mass from the origin R0_B c.
+static void planarRecords(const csModel* m, csData* d) {
+  d->planar_model = m->nbody > 1;
+  for (int b = 1; b < m->nbody; b++) {
+    d->planar_model = d->planar_model && d->aba_planar[b];
+  }
+  for (int e = 0; e < m->nforce; e++) {
+    const csForceKind* k = cs_forceKind(m->force[e].kind);
+    d->planar_model = d->planar_model && (k->mobilityOnly || k->planarApply);
+  }
+  memset(d->aba_k2, 0, sizeof(double) * CS_K2_SIZE * (size_t)m->nbody);
+  d->aba_k2[CS_K2_COS] = 1;  // Ground's record: no turn, at rest, at the origin
+  if (!d->planar_model) {
+    return;
+  }
+  memset(d->q, 0, sizeof(double) * (size_t)m->nq);
+  cs_invalidate(d);
+  cs_realizePosition(m, d);
+  for (int b = 1; b < m->nbody; b++) {
+    const csBody* body = &m->body[b];
+    const double* pl = d->aba_plane + CS_PL_SIZE * b;
+    double* k = d->aba_k2 + CS_K2_SIZE * b;
+    const csMat33* RP = &d->body_pose[body->parent].R;
+    csVec3 pf = csu_mulMV(RP, body->X_PF.p);
+    csVec3 mb = csu_mulMV(RP, csu_mulMV(&body->X_PF.R, body->X_MB.p));
+    csVec3 com = csu_mulMV(&d->body_pose[b].R, body->com);
+    k[CS_K2_PF] = dotArr3(pl + CS_PL_E1, pf);
+    k[CS_K2_PF + 1] = dotArr3(pl + CS_PL_E2, pf);
+    k[CS_K2_MB] = dotArr3(pl + CS_PL_E1, mb);
+    k[CS_K2_MB + 1] = dotArr3(pl + CS_PL_E2, mb);
+    k[CS_K2_COM] = dotArr3(pl + CS_PL_E1, com);
+    k[CS_K2_COM + 1] = dotArr3(pl + CS_PL_E2, com);
+    k[CS_K2_HCOM] = dotArr3(pl + CS_PL_N, d->body_com[b]);
+  }
+  cs_invalidate(d);
+}
+
+
 // Model-derived constants of the dynamics, computed once per data: which bodies take the
 // free-leaf fast path, each body's inverse central inertia (for that path) and its spatial
 // inertia about its origin (for the general path).
@@ -215,6 +262,7 @@ void cs_spatialInertias(const csModel* m, csData* d) {
     d->aba_pinLeaf[m->body[b].parent] = 0;
   }
   planarTrees(m, d);
+  planarRecords(m, d);
 }
 
 
@@ -677,13 +725,30 @@ static void inwardGeneral(const csModel* m, csData* d, int b, double* IaPacked, 
 // kept as its upper triangle (I00 I01 I02 I11 I12 I22) in the first six entries of aba_IA, the
 // bias force in the first three of aba_pA, c in aba_c, S and U in aba_S and aba_U.
 
-static inline double dotArr3(const double* a, csVec3 v) {
-  return a[0] * v.x + a[1] * v.y + a[2] * v.z;
+// a link's planar rigid inertia and bias force (v x* I v minus the applied forces), from its
+// centre of mass (cx, cy) and velocity (w; vx, vy) and the applied moment fn and force (f1, f2),
+// all in the plane's coordinates about its origin
+static void planarRigid(double* restrict I, double* restrict pA, double mass, double Icn,
+                        double cx, double cy, double w, double vx, double vy, double fn,
+                        double f1, double f2) {
+  double mcx = mass * cx, mcy = mass * cy;
+  // [Ic + m |c|^2, -m cy, m cx; -m cy, m, 0; m cx, 0, m] (the plane's part of RBDA eq. 2.63)
+  I[0] = Icn + (mcx * cx + mcy * cy);
+  I[1] = -mcy;
+  I[2] = mcx;
+  I[3] = mass;
+  I[4] = 0;
+  I[5] = mass;
+  // momentum h = I v, then v x* h = (vx h2 - vy h1, -w h2, w h1)
+  double h1 = mass * vx - mcy * w, h2 = mass * vy + mcx * w;
+  pA[0] = vx * h2 - vy * h1 - fn;
+  pA[1] = -w * h2 - f1;
+  pA[2] = w * h1 - f2;
 }
 
 
-// a link's planar rigid inertia, bias force (v x* I v minus the applied forces), motion
-// subspace S, velocity-product acceleration c = v x S u and offset from its parent
+// a link's planar rigid inertia and bias force from the realized stages, its motion subspace S,
+// velocity-product acceleration c = v x S u and offset from its parent
 static void planarStart(const csModel* m, csData* d, int b) {
   const csBody* body = &m->body[b];
   const double* pl = d->aba_plane + CS_PL_SIZE * b;
@@ -693,24 +758,10 @@ static void planarStart(const csModel* m, csData* d, int b) {
   const csSpatialVec* V = &d->body_vel[b];
   double w = dotArr3(n, V->w), vx = dotArr3(e1, V->v), vy = dotArr3(e2, V->v);
   csVec3 c3 = csu_sub(d->body_com[b], d->body_pose[b].p);
-  double mass = body->mass;
-  double cx = dotArr3(e1, c3), cy = dotArr3(e2, c3);
-  double mcx = mass * cx, mcy = mass * cy;
-  // [Ic + m |c|^2, -m cy, m cx; -m cy, m, 0; m cx, 0, m] (the plane's part of RBDA eq. 2.63)
-  double* I = d->aba_IA + PK_SIZE * b;
-  I[0] = pl[CS_PL_ICN] + (mcx * cx + mcy * cy);
-  I[1] = -mcy;
-  I[2] = mcx;
-  I[3] = mass;
-  I[4] = 0;
-  I[5] = mass;
-  // momentum h = I v, then v x* h = (vx h2 - vy h1, -w h2, w h1)
-  double h1 = mass * vx - mcy * w, h2 = mass * vy + mcx * w;
   const csSpatialVec* F = &d->body_force[b];
-  double* pA = d->aba_pA + 6 * b;
-  pA[0] = vx * h2 - vy * h1 - dotArr3(n, F->w);
-  pA[1] = -w * h2 - dotArr3(e1, F->v);
-  pA[2] = w * h1 - dotArr3(e2, F->v);
+  planarRigid(d->aba_IA + PK_SIZE * b, d->aba_pA + 6 * b, body->mass, pl[CS_PL_ICN],
+              dotArr3(e1, c3), dotArr3(e2, c3), w, vx, vy, dotArr3(n, F->w), dotArr3(e1, F->v),
+              dotArr3(e2, F->v));
   // S = sigma (1, 0, 0) for an axis through the body origin; otherwise the origin's velocity
   // about the axis, the body-fixed column turned into Ground
   double* S = d->aba_S + 6 * body->uadr;
@@ -787,8 +838,8 @@ static void planarInward(const csModel* m, csData* d, int b) {
 
 
 // outward step: a' = the parent's acceleration at this origin + c, udot = (u - U . a') / D,
-// a = a' + S udot, written also as the spatial acceleration in Ground
-static void planarOutward(const csModel* m, csData* d, int b) {
+// a = a' + S udot, written also as the spatial acceleration in Ground when `spatial`
+static void planarOutward(const csModel* m, csData* d, int b, int spatial) {
   const csBody* body = &m->body[b];
   double a0 = 0, a1 = 0, a2 = 0;
   if (body->parent != 0) {
@@ -813,6 +864,9 @@ static void planarOutward(const csModel* m, csData* d, int b) {
   acc[0] = a0;
   acc[1] = a1;
   acc[2] = a2;
+  if (!spatial) {
+    return;
+  }
   const double* pl = d->aba_plane + CS_PL_SIZE * b;
   d->body_acc[b].w = csu_vec3(a0 * pl[CS_PL_N], a0 * pl[CS_PL_N + 1], a0 * pl[CS_PL_N + 2]);
   d->body_acc[b].v = csu_vec3(a1 * pl[CS_PL_E1] + a2 * pl[CS_PL_E2],
@@ -904,7 +958,7 @@ void cs_realizeAcceleration(const csModel* m, csData* d) {
       continue;
     }
     if (d->aba_planar[b]) {
-      planarOutward(m, d, b);
+      planarOutward(m, d, b, 1);
       continue;
     }
     const csBody* body = &m->body[b];
@@ -953,6 +1007,40 @@ void cs_realizeAcceleration(const csModel* m, csData* d) {
     memcpy(&d->body_acc[b], a, 6 * sizeof(double));
   }
   d->stage = CS_STAGE_ACCELERATION;
+}
+
+
+// The planar path (engine/dynamics.h): the plane's kinematics and forces, then the planar
+// articulated-body algorithm on every active link, as the acceleration stage runs it on planar
+// links, without the poses, velocities and accelerations in Ground.
+void cs_realizeRates(const csModel* m, csData* d) {
+  if (!d->planar_model) {
+    cs_realizeAcceleration(m, d);
+    return;
+  }
+  if (d->planar_rates || d->stage >= CS_STAGE_ACCELERATION) {
+    return;
+  }
+  for (int i = 0; i < 4; i++) {
+    d->stat.nstage[i]++;
+  }
+  cs_planarKinematics(m, d);
+  cs_planarForces(m, d);
+  for (int ib = 0; ib < d->nact_body; ib++) {
+    int b = d->act_body[ib];
+    const double* k = d->aba_k2 + CS_K2_SIZE * b;
+    planarRigid(d->aba_IA + PK_SIZE * b, d->aba_pA + 6 * b, m->body[b].mass,
+                d->aba_plane[CS_PL_SIZE * b + CS_PL_ICN], k[CS_K2_C], k[CS_K2_C + 1],
+                k[CS_K2_W], k[CS_K2_V], k[CS_K2_V + 1], k[CS_K2_F], k[CS_K2_F + 1],
+                k[CS_K2_F + 2]);
+  }
+  for (int ib = d->nact_body - 1; ib >= 0; ib--) {
+    planarInward(m, d, d->act_body[ib]);
+  }
+  for (int ib = 0; ib < d->nact_body; ib++) {
+    planarOutward(m, d, d->act_body[ib], 0);
+  }
+  d->planar_rates = 1;
 }
 
 

@@ -12,7 +12,43 @@
 
 #include "engine/assert.h"
 #include "contactsim/contactsim.h"
+#include "engine/dynamics.h"
 #include "engine/forces.h"
+
+// The active elements' forces, energies and powers, and the z rates: each element's apply, or
+// on the planar path its planarApply when it has one (a mobility-only element's apply serves both)
+static void applyElements(const csModel* m, csData* d, int planar) {
+  // the elements' z rates, including each dissipated-energy integral
+  if (d->act_force == d->all_force && d->nact_force == m->nforce) {
+    memset(d->zdot, 0, sizeof(double) * (size_t)m->nz);
+  } else {
+    for (int i = 0; i < d->nact_force; i++) {
+      const csForce* f = &m->force[d->act_force[i]];
+      if (f->dissadr >= 0) {
+        d->zdot[f->dissadr] = 0;
+      }
+      memset(d->zdot + f->zadr, 0, sizeof(double) * (size_t)f->znum);
+    }
+  }
+  // each element: energy and power start at zero so that a kind sets only what it has; the
+  // dissipated-energy state integrates the power the element reports (>= 0 when it dissipates)
+  for (int i = 0; i < d->nact_force; i++) {
+    int e = d->act_force[i];
+    const csForce* f = &m->force[e];
+    d->force_pe[e] = 0;
+    d->force_power[e] = 0;
+    const csForceKind* k = cs_forceKind(f->kind);
+    if (planar && k->planarApply) {
+      k->planarApply(m, d, e);
+    } else {
+      k->apply(m, d, e);
+    }
+    if (f->dissadr >= 0) {
+      d->zdot[f->dissadr] += d->force_power[e];  // shared by the elements of one home body
+    }
+  }
+}
+
 
 // The dynamics stage. Accumulators are zeroed here rather than by each element so that elements
 // only ever add: several elements on one body, or one element on two bodies, sum without knowing
@@ -36,31 +72,21 @@ void cs_realizeDynamics(const csModel* m, csData* d) {
       memset(d->mobility_force + body->uadr, 0, sizeof(double) * (size_t)body->unum);
     }
   }
-  // the elements' z rates, including each dissipated-energy integral
-  if (d->act_force == d->all_force && d->nact_force == m->nforce) {
-    memset(d->zdot, 0, sizeof(double) * (size_t)m->nz);
-  } else {
-    for (int i = 0; i < d->nact_force; i++) {
-      const csForce* f = &m->force[d->act_force[i]];
-      if (f->dissadr >= 0) {
-        d->zdot[f->dissadr] = 0;
-      }
-      memset(d->zdot + f->zadr, 0, sizeof(double) * (size_t)f->znum);
-    }
-  }
-  // each element: energy and power start at zero so that a kind sets only what it has; the
-  // dissipated-energy state integrates the power the element reports (>= 0 when it dissipates)
-  for (int i = 0; i < d->nact_force; i++) {
-    int e = d->act_force[i];
-    const csForce* f = &m->force[e];
-    d->force_pe[e] = 0;
-    d->force_power[e] = 0;
-    cs_forceKind(f->kind)->apply(m, d, e);
-    if (f->dissadr >= 0) {
-      d->zdot[f->dissadr] += d->force_power[e];  // shared by the elements of one home body
-    }
-  }
+  applyElements(m, d, 0);
   d->stage = CS_STAGE_DYNAMICS;
+}
+
+
+// The planar path's dynamics stage (engine/dynamics.h): the active links' plane forces and
+// generalized forces start at zero, then the elements add theirs
+void cs_planarForces(const csModel* m, csData* d) {
+  for (int i = 0; i < d->nact_body; i++) {
+    int b = d->act_body[i];
+    double* f = d->aba_k2 + CS_K2_SIZE * b + CS_K2_F;
+    f[0] = f[1] = f[2] = 0;
+    d->mobility_force[m->body[b].uadr] = 0;
+  }
+  applyElements(m, d, 1);
 }
 
 
@@ -68,7 +94,7 @@ void cs_realizeDynamics(const csModel* m, csData* d) {
 // finite, which the integrator treats as a recoverable failure (CVODE retries with a smaller step)
 // instead of letting a NaN into its history.
 int cs_forward(const csModel* m, csData* d) {
-  cs_realizeAcceleration(m, d);
+  cs_realizeRates(m, d);
   // a non-finite acceleration or dissipation rate anywhere active; over whole arrays when
   // everything is active, as a sum of x * 0, which is NaN exactly when some x is not finite
   if (d->act_body == d->all_body && d->nact_body == m->nbody - 1 && d->act_force == d->all_force &&

@@ -538,6 +538,7 @@ static int groupRhsColumn(double t, const double* y, double* f, void* user_data)
     *g->slot[i] = y[i];
   }
   d->stage = CS_STAGE_POSITION;
+  d->planar_rates = 0;
   return groupRates(g, f);
 }
 
@@ -1987,7 +1988,8 @@ static void rkAfterCommit(Group* g) {
 }
 
 
-// whether the data still holds group g's state at the end of its step, realized to dynamics:
+// whether the data still holds group g's state at the end of its step, realized to dynamics (or
+// its rates realized by the planar path, dynamics.c):
 // rk's last stage evaluates the right-hand side there (the next step's first stage), and unless
 // a report or another group has used the data since, that realization is the step end's. The
 // list pointer tells another group's use; a group holding the whole model shares its lists with
@@ -1995,7 +1997,8 @@ static void rkAfterCommit(Group* g) {
 // another time or state fails them, and one at the step end itself realized the same state.
 static int holdsStepEnd(const Group* g) {
   const csData* d = g->sim->d;
-  if (d->stage < CS_STAGE_DYNAMICS || d->t != g->t || d->act_body != groupBodies(g)) {
+  if ((d->stage < CS_STAGE_DYNAMICS && !d->planar_rates) || d->t != g->t ||
+      d->act_body != groupBodies(g)) {
     return 0;
   }
   const sunrealtype* y = N_VGetArrayPointer(g->y);
@@ -2021,7 +2024,7 @@ static double nextOnset(Group* g) {
     if (!k->onset) {
       continue;
     }
-    cs_realizeAcceleration(m, d);  // nothing once the data holds accelerations
+    cs_realizeRates(m, d);  // nothing once the data holds them
     double te = k->onset(m, d, e);
     if (te > 0 && te < t) {
       t = te;

@@ -50,6 +50,7 @@ static csTransform jointTransform(csJointType type, const double* q) {
 // current state; anything that writes the state must call this.
 void cs_invalidate(csData* d) {
   d->stage = CS_STAGE_NONE;
+  d->planar_rates = 0;
 }
 
 
@@ -314,6 +315,55 @@ void cs_realizeVelocity(const csModel* m, csData* d) {
     }
   }
   d->stage = CS_STAGE_VELOCITY;
+}
+
+
+// The planar path's kinematics (engine/dynamics.h, CS_K2_*), parents first: a link turns by
+// theta = theta_P + sigma q; F's origin turns with the parent and the body origin about M's
+// (F's) origin with the link, and with n x (x, y) = (-y, x) in the plane, v_M = v_P + w_P x
+// (M - P) and v_B = v_M + w x (B - M). Also what the planar articulated-body algorithm takes
+// from the velocity stage on the general path (dynamics.c, planarStart): S = sigma (1, n x
+// (B - M)), c = v x S u and the offset from the parent; and qdot = u.
+void cs_planarKinematics(const csModel* m, csData* d) {
+  for (int ib = 0; ib < d->nact_body; ib++) {
+    int b = d->act_body[ib];
+    const csBody* body = &m->body[b];
+    const double* kp = d->aba_k2 + CS_K2_SIZE * body->parent;
+    double* k = d->aba_k2 + CS_K2_SIZE * b;
+    double sigma = d->aba_plane[CS_PL_SIZE * b + CS_PL_SIGMA];
+    double u = d->u[body->uadr];
+    double th = kp[CS_K2_TH] + sigma * d->q[body->qadr];
+    double c = cos(th), s = sin(th);
+    double cp = kp[CS_K2_COS], sp = kp[CS_K2_SIN];
+    double fx = cp * k[CS_K2_PF] - sp * k[CS_K2_PF + 1];
+    double fy = sp * k[CS_K2_PF] + cp * k[CS_K2_PF + 1];
+    double dx = c * k[CS_K2_MB] - s * k[CS_K2_MB + 1];
+    double dy = s * k[CS_K2_MB] + c * k[CS_K2_MB + 1];
+    double wp = kp[CS_K2_W], w = wp + sigma * u;
+    double vx = kp[CS_K2_V] - wp * fy - w * dy;
+    double vy = kp[CS_K2_V + 1] + wp * fx + w * dx;
+    k[CS_K2_TH] = th;
+    k[CS_K2_COS] = c;
+    k[CS_K2_SIN] = s;
+    k[CS_K2_O] = kp[CS_K2_O] + (fx + dx);
+    k[CS_K2_O + 1] = kp[CS_K2_O + 1] + (fy + dy);
+    k[CS_K2_W] = w;
+    k[CS_K2_V] = vx;
+    k[CS_K2_V + 1] = vy;
+    k[CS_K2_C] = c * k[CS_K2_COM] - s * k[CS_K2_COM + 1];
+    k[CS_K2_C + 1] = s * k[CS_K2_COM] + c * k[CS_K2_COM + 1];
+    double* S = d->aba_S + 6 * body->uadr;
+    S[0] = sigma;
+    S[1] = -sigma * dy;
+    S[2] = sigma * dx;
+    double* cv = d->aba_c + 6 * b;
+    cv[0] = 0;
+    cv[1] = u * (S[0] * vy - w * S[2]);
+    cv[2] = u * (w * S[1] - S[0] * vx);
+    d->aba_r2[2 * b] = fx + dx;
+    d->aba_r2[2 * b + 1] = fy + dy;
+    d->qdot[body->qadr] = u;
+  }
 }
 
 

@@ -4,6 +4,7 @@
 // on no body in particular it belongs to every integrator group, where it loops over that group's
 // active bodies only.
 #include "contactsim/contactsim.h"
+#include "engine/dynamics.h"
 #include "forces/kinds.h"
 
 
@@ -23,6 +24,30 @@ static void gravityApply(const csModel* m, csData* d, int e) {
     pe -= mass * csu_dot(m->gravity, d->body_com[b]);
   }
   // the energy of the active bodies; reports activate everything, so there it is the whole model's
+  d->force_pe[e] = pe;
+}
+
+
+// The same on the planar path (engine/dynamics.h): only the force's components in the plane
+// act on a planar link (the pins absorb the rest), m g at the centre of mass c from the origin,
+// a moment c x m g about n; the energy takes the centre of mass's height along n as well.
+static void gravityPlanarApply(const csModel* m, csData* d, int e) {
+  double pe = 0;
+  for (int i = 0; i < d->nact_body; i++) {
+    int b = d->act_body[i];
+    const double* pl = d->aba_plane + CS_PL_SIZE * b;
+    double* k = d->aba_k2 + CS_K2_SIZE * b;
+    double mass = m->body[b].mass;
+    double g1 = csu_dot(csu_vec3FromArray(pl + CS_PL_E1), m->gravity);
+    double g2 = csu_dot(csu_vec3FromArray(pl + CS_PL_E2), m->gravity);
+    double gn = csu_dot(csu_vec3FromArray(pl + CS_PL_N), m->gravity);
+    double f1 = mass * g1, f2 = mass * g2;
+    k[CS_K2_F] += k[CS_K2_C] * f2 - k[CS_K2_C + 1] * f1;
+    k[CS_K2_F + 1] += f1;
+    k[CS_K2_F + 2] += f2;
+    pe -= mass * ((k[CS_K2_O] + k[CS_K2_C]) * g1 + (k[CS_K2_O + 1] + k[CS_K2_C + 1]) * g2 +
+                  k[CS_K2_HCOM] * gn);
+  }
   d->force_pe[e] = pe;
 }
 
@@ -59,6 +84,7 @@ const csForceKind cs_kindGravity = {
     .name = "gravity",
     .doc = "uniform gravity (the scene's \"gravity\" vector) at every body's centre of mass",
     .apply = gravityApply,
+    .planarApply = gravityPlanarApply,
     .mobilityJacobian = gravityJacobian,
     .bodyJacobian = gravityBodyJacobian,
 };

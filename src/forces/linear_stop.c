@@ -295,6 +295,7 @@ const csForceKind cs_kindLinearStop = {
     .validate = stopValidate,
     .init = stopInit,
     .apply = stopApply,
+    .mobilityOnly = 1,
     .report = stopReport,
     .setDiscrete = stopSetDiscrete,
     .mobilityJacobian = stopJacobian,

@@ -115,6 +115,7 @@ const csForceKind cs_kindMobilitySpring = {
     .nparams = sizeof(g_springParams) / sizeof(g_springParams[0]),
     .validate = springValidate,
     .apply = springApply,
+    .mobilityOnly = 1,
     .mobilityJacobian = springJacobian,
 };
 
@@ -126,5 +127,6 @@ const csForceKind cs_kindMobilityDamper = {
     .dissipative = 1,
     .validate = damperValidate,
     .apply = damperApply,
+    .mobilityOnly = 1,
     .mobilityJacobian = damperJacobian,
 };
