@@ -484,7 +484,7 @@ struct csData {
                            // axis's sign along n, the central moment of inertia about n
   double* aba_acc2;        // (nbody x 3) its planar acceleration (about n; along e1, e2)
   double* aba_r2;          // (nbody x 2) its origin from its parent's, along e1 and e2
-  double* aba_k2;          // (nbody x 20) the planar path's record of it (engine/dynamics.h)
+  double* aba_k2;          // (nbody x 22) the planar path's record of it (engine/dynamics.h)
   int* all_body;           // (nbody) 1 .. nbody-1: the default active body list
   int* all_force;          // (nforce) 0 .. nforce-1
   int* all_plane;          // (nplane) 0 .. nplane-1

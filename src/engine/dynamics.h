@@ -21,7 +21,7 @@ enum {
   CS_PL_SIZE = 12
 };
 
-// The planar path's record of a link in d->aba_k2 (20 doubles): a model whose bodies are all
+// The planar path's record of a link in d->aba_k2 (22 doubles): a model whose bodies are all
 // links of planar pin trees, and whose elements all have planar forms (csForceKind.mobilityOnly
 // or planarApply), finds its rates without realizing any pose or velocity in Ground. A link's
 // turn about n is theta, the sum of sigma q along its path (sigma: its axis's sign along n), and
@@ -31,17 +31,18 @@ enum {
   CS_K2_PF = 0,    // F's origin from the parent's origin, along e1, e2 at the parent's theta = 0
   CS_K2_MB = 2,    // the body origin from M's (F's) origin, along e1, e2 at theta = 0
   CS_K2_COM = 4,   // the centre of mass from the body origin, along e1, e2 at theta = 0
-  CS_K2_HCOM = 6,  // the centre of mass along n (constant)
+  CS_K2_MG = 6,    // its weight m g along e1, e2, and m g . n times its height along n (the
+                   // constant part of its potential energy, less the sign), for gravity
   // then what each evaluation realizes (kinematics.c, cs_planarKinematics):
-  CS_K2_TH = 7,    // theta
-  CS_K2_COS = 8,   // cos and sin of theta
-  CS_K2_SIN = 9,
-  CS_K2_O = 10,    // the origin along e1, e2 (from Ground's origin)
-  CS_K2_W = 12,    // the angular velocity about n
-  CS_K2_V = 13,    // the origin's velocity along e1, e2
-  CS_K2_C = 15,    // the centre of mass from the origin along e1, e2
-  CS_K2_F = 17,    // the applied moment about n (at the origin) and force along e1, e2
-  CS_K2_SIZE = 20
+  CS_K2_TH = 9,    // theta
+  CS_K2_COS = 10,  // cos and sin of theta
+  CS_K2_SIN = 11,
+  CS_K2_O = 12,    // the origin along e1, e2 (from Ground's origin)
+  CS_K2_W = 14,    // the angular velocity about n
+  CS_K2_V = 15,    // the origin's velocity along e1, e2
+  CS_K2_C = 17,    // the centre of mass from the origin along e1, e2
+  CS_K2_F = 19,    // the applied moment about n (at the origin) and force along e1, e2
+  CS_K2_SIZE = 22
 };
 
 // The planar path's stages: plane positions and velocities of the active bodies (also S, c and

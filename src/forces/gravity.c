@@ -30,23 +30,19 @@ static void gravityApply(const csModel* m, csData* d, int e) {
 
 // The same on the planar path (engine/dynamics.h): only the force's components in the plane
 // act on a planar link (the pins absorb the rest), m g at the centre of mass c from the origin,
-// a moment c x m g about n; the energy takes the centre of mass's height along n as well.
+// a moment c x m g about n; the energy takes the centre of mass's height along n as well. The
+// weights in the plane come with the link's record (dynamics.c, planarRecords).
 static void gravityPlanarApply(const csModel* m, csData* d, int e) {
+  (void)m;
   double pe = 0;
   for (int i = 0; i < d->nact_body; i++) {
-    int b = d->act_body[i];
-    const double* pl = d->aba_plane + CS_PL_SIZE * b;
-    double* k = d->aba_k2 + CS_K2_SIZE * b;
-    double mass = m->body[b].mass;
-    double g1 = csu_dot(csu_vec3FromArray(pl + CS_PL_E1), m->gravity);
-    double g2 = csu_dot(csu_vec3FromArray(pl + CS_PL_E2), m->gravity);
-    double gn = csu_dot(csu_vec3FromArray(pl + CS_PL_N), m->gravity);
-    double f1 = mass * g1, f2 = mass * g2;
+    double* k = d->aba_k2 + CS_K2_SIZE * d->act_body[i];
+    double f1 = k[CS_K2_MG], f2 = k[CS_K2_MG + 1];
     k[CS_K2_F] += k[CS_K2_C] * f2 - k[CS_K2_C + 1] * f1;
     k[CS_K2_F + 1] += f1;
     k[CS_K2_F + 2] += f2;
-    pe -= mass * ((k[CS_K2_O] + k[CS_K2_C]) * g1 + (k[CS_K2_O + 1] + k[CS_K2_C + 1]) * g2 +
-                  k[CS_K2_HCOM] * gn);
+    pe -= (k[CS_K2_O] + k[CS_K2_C]) * f1 + (k[CS_K2_O + 1] + k[CS_K2_C + 1]) * f2 +
+          k[CS_K2_MG + 2];
   }
   d->force_pe[e] = pe;
 }
