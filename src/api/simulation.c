@@ -11,6 +11,7 @@
 // auto-updates committed with the values they used), then the data is edited, and the groups
 // restart from it at the next advance. Edits are therefore cheap to make several at once.
 #include "engine/assert.h"
+#include "engine/dynamics.h"
 #include "engine/error.h"
 #include "engine/forces.h"
 #include "engine/integrator.h"
@@ -1135,8 +1136,8 @@ int cs_simStateDerivative(csSimulation* s, csStateKind kind, double* out, int n)
     default:
       return -1;
   }
-  // the whole right-hand side at the current state (every stage; nothing is integrated)
-  cs_forward(s->m, s->d);
+  // the rates at the current state, as the integrator finds them (nothing is integrated)
+  cs_rates(s->m, s->d);
   if (out && n > 0) {
     memcpy(out, v, sizeof(double) * (size_t)(n < len ? n : len));
   }

@@ -90,11 +90,8 @@ void cs_planarForces(const csModel* m, csData* d) {
 }
 
 
-// The whole right-hand side at the current state: accelerations and z rates. 1 when a rate is not
-// finite, which the integrator treats as a recoverable failure (CVODE retries with a smaller step)
-// instead of letting a NaN into its history.
-int cs_forward(const csModel* m, csData* d) {
-  cs_realizeRates(m, d);
+// 1, counted in the statistics, when an active acceleration or z rate is not finite, else 0
+static int nonfinite(const csModel* m, csData* d) {
   // a non-finite acceleration or dissipation rate anywhere active; over whole arrays when
   // everything is active, as a sum of x * 0, which is NaN exactly when some x is not finite
   if (d->act_body == d->all_body && d->nact_body == m->nbody - 1 && d->act_force == d->all_force &&
@@ -134,6 +131,23 @@ int cs_forward(const csModel* m, csData* d) {
     return 1;
   }
   return 0;
+}
+
+
+// The whole right-hand side at the current state: accelerations and z rates. 1 when a rate is not
+// finite, which the integrator treats as a recoverable failure (CVODE retries with a smaller step)
+// instead of letting a NaN into its history.
+int cs_forward(const csModel* m, csData* d) {
+  cs_realizeAcceleration(m, d);
+  return nonfinite(m, d);
+}
+
+
+// The rates alone (the integrator's right-hand side): the planar path's when the model takes
+// it, which realizes no stage (engine/dynamics.h); the same return
+int cs_rates(const csModel* m, csData* d) {
+  cs_realizeRates(m, d);
+  return nonfinite(m, d);
 }
 
 

@@ -491,7 +491,7 @@ static int stopCallback(void* sim) {
 // articulated-body dynamics of its bodies (the group is active while the integrator works on
 // it); 1 when the forces are not finite, else 0; allocates nothing
 static int groupRates(Group* g, double* f) {
-  if (cs_forward(g->sim->m, g->sim->d) != 0) {
+  if (cs_rates(g->sim->m, g->sim->d) != 0) {
     return 1;  // recoverable: CVODE retries with a smaller step
   }
   for (int i = 0; i < g->nused; i++) {
