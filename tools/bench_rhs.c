@@ -4,11 +4,13 @@
 //   bench_rhs SCENE.json [N] [--model NAME] [--stages] [--json]
 //
 // Each evaluation perturbs the state slightly (alternating signs, so it never drifts), marks the
-// data invalid and calls cs_forward, so no stage can reuse an earlier result. Times are process
+// data invalid and calls cs_rates (the integrator's right-hand side), so no stage can reuse an
+// earlier result. Times are process
 // CPU time (CLOCK_PROCESS_CPUTIME_ID). The cost of the perturbation alone is measured by a loop
 // of its own and subtracted. Without N the count is chosen so the timed loop lasts about 0.3 s.
 //
-// --stages adds the cost of each stage. Reading the clock around every stage would cost more
+// --stages adds the cost of each stage (the general path's: a model that takes the planar path
+// for its right-hand side realizes no stage there). Reading the clock around every stage would cost more
 // than a small stage (the process CPU clock is a system call), so the stages are timed by
 // cumulative loops instead: loop k realizes stages 1..k on a fresh state N times, and stage k
 // costs loop k minus loop k-1.
@@ -60,7 +62,8 @@ static void perturb(Bench* b, long k) {
 }
 
 
-// n evaluations realizing stages 1..upto (0: perturbation only; 5: cs_forward); CPU seconds
+// n evaluations realizing stages 1..upto (0: perturbation only; 5: the right-hand side, cs_rates);
+// CPU seconds
 static double timeLoop(Bench* b, long n, int upto) {
   const csModel* m = b->m;
   csData* d = b->d;
@@ -84,7 +87,7 @@ static double timeLoop(Bench* b, long n, int upto) {
         cs_realizeAcceleration(m, d);
         break;
       default:
-        if (cs_forward(m, d) != 0) {
+        if (cs_rates(m, d) != 0) {
           b->nonfinite++;
         }
         break;
@@ -213,9 +216,11 @@ int main(int argc, char** argv) {
   if (json) {
     printf("{\"scene\": \"%s\", \"model\": \"%s\", \"nbody\": %d, \"nq\": %d, \"nu\": %d, "
            "\"nz\": %d, \"nforce\": %d, \"evaluations\": %ld, \"us_per_rhs\": %.6g, "
-           "\"us_perturbation\": %.6g, \"allocations\": %ld, \"nonfinite\": %ld",
+           "\"us_perturbation\": %.6g, \"allocations\": %ld, \"nonfinite\": %ld, "
+           "\"planar_path\": %s",
            m->name, model ? model : "", m->nbody - 1, m->nq, m->nu, m->nz, m->nforce, n, us,
-           1e6 * tperturb / (double)n, rhsAllocs, b.nonfinite);
+           1e6 * tperturb / (double)n, rhsAllocs, b.nonfinite,
+           b.d->planar_model ? "true" : "false");
     if (stages) {
       printf(", \"stages_us\": {");
       for (int s = 0; s < 4; s++) {
@@ -230,6 +235,10 @@ int main(int argc, char** argv) {
            m->nforce);
     printf("%ld evaluations: %.4g us per RHS evaluation (CPU; perturbing the state costs "
            "%.3g us more)\n", n, us, 1e6 * tperturb / (double)n);
+    if (b.d->planar_model) {
+      printf("the right-hand side takes the planar path%s\n",
+             stages ? "; the stages below are the general path's" : "");
+    }
     if (stages) {
       double total = stage[0] + stage[1] + stage[2] + stage[3];
       for (int s = 0; s < 4; s++) {

@@ -192,6 +192,10 @@ CS_API void cs_realizeDynamics(const csModel* m, csData* d);
 CS_API void cs_realizeAcceleration(const csModel* m, csData* d);
 // All four stages. Returns 0, or 1 if a non-finite value appeared (counted in d->stat).
 CS_API int cs_forward(const csModel* m, csData* d);
+// The state's rates alone (qdot, udot, zdot), as the integrator evaluates them: a model of
+// planar pin trees whose elements all have planar forms finds them in the plane's coordinates
+// and realizes no stage, so read nothing else after it. Returns as cs_forward does.
+CS_API int cs_rates(const csModel* m, csData* d);
 // Mark the state as changed so the next realize call recomputes every stage.
 CS_API void cs_invalidate(csData* d);
 

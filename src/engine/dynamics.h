@@ -54,9 +54,6 @@ void cs_planarForces(const csModel* m, csData* d);
 // qdot, udot and the z rates at the current state, by the planar path when the model takes it
 // (d->planar_model) and otherwise by the acceleration stage. Nothing when they are realized.
 void cs_realizeRates(const csModel* m, csData* d);
-// The same, then 1 (counted in d->stat) when an active rate is not finite, else 0: the
-// integrator's right-hand side (cs_forward realizes every stage instead; forces.c).
-int cs_rates(const csModel* m, csData* d);
 
 // Let the stages work on every body, force element and plane (the default).
 void cs_activateAll(const csModel* m, csData* d);
