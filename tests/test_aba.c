@@ -60,7 +60,7 @@ static void addLoads(csModel* m, const int* bodies, int n, int pushed) {
     th_setParam(m, e, "damping", 0.02 * (i + 1));
   }
   if (pushed < 0) {
-    return;  // no constant force: every load has a planar form (the planar path)
+    return;  // no constant force: every load has a planar form (the planar right-hand side)
   }
   int f = th_addForce(m, CS_FORCE_CONSTANT, "push");
   th_setParam(m, f, "body", pushed);
@@ -192,8 +192,8 @@ static double kaneDifference(const csModel* m, csData* d, csData* w) {
   int nb = m->nbody, nu = m->nu, nq = m->nq;
   assert_true(nu <= MAXU);
   assert_int_equal(cs_rates(m, d), 0);
-  // Kane's side reads the poses, velocities and forces in Ground, which the planar path does not
-  // realize; d->udot keeps the rates cs_rates found
+  // Kane's side reads the poses, velocities and forces in Ground, which the planar right-hand side
+  // does not realize; d->udot keeps the rates cs_rates found
   cs_realizeDynamics(m, d);
   double q[64], u[MAXU], unit[MAXU], qp[64], qm[64];
   memcpy(q, d->q, sizeof(double) * (size_t)nq);
@@ -385,7 +385,7 @@ static void test_aba_matches_kane_pin_leaves(void** state) {
 // (and `ball` hangs a ball joint from the branch), which must send the whole tree down the
 // general path; `massless` takes the mass and inertia from the second link (the C API allows
 // it, and the links beyond it keep the tree's mass matrix positive definite). Without `push`
-// (the constant force) every load has a planar form and the rates take the planar path.
+// (the constant force) every load has a planar form and the rates take the planar right-hand side.
 static csModel* planarTree(double tilt, int ball, int massless, int push) {
   csModel* m = cs_newModel("planar_tree");
   m->gravity = csu_vec3(0.3, -0.2, -9.81);
@@ -432,8 +432,8 @@ static int planarBodies(const csModel* m) {
 }
 
 
-// whether m's rates take the planar path (every body a planar link, every load with a planar
-// form)
+// whether m's rates take the planar right-hand side (every body a planar link, every load with a
+// planar form)
 static int planarModel(const csModel* m) {
   csData* d = cs_makeData(m);
   int planar = d->planar_model;
@@ -442,8 +442,8 @@ static int planarModel(const csModel* m) {
 }
 
 
-// The planar path's rates, forces, energies and powers against the general path's (the same
-// data with the planar path turned off) at random states, relative to the largest of each; the
+// The planar right-hand side's rates, forces, energies and powers against the general path's
+// (the same data with it turned off) at random states, relative to the largest of each; the
 // general path is held to Kane's equations above
 static double planarAgainstGeneral(const csModel* m, unsigned seed, int trials) {
   csData* d = cs_makeData(m);
@@ -485,8 +485,8 @@ static double planarAgainstGeneral(const csModel* m, unsigned seed, int trials) 
 
 
 // On a planar tree with planar loads (tilted gravity, mobility springs and dampers; the bench
-// chains' stops, some engaged) the planar path finds what the general path does, to round-off:
-// the rates and every element's generalized force, energy and power
+// chains' stops, some engaged) the planar right-hand side finds what the general path does, to
+// round-off: the rates and every element's generalized force, energy and power
 static void test_planar_path_matches_general(void** state) {
   (void)state;
   csModel* m = planarTree(0, 0, 0, 0);
@@ -505,8 +505,8 @@ static void test_planar_path_matches_general(void** state) {
   m = th_loadFile("scenes/bench/chain_1.json");
   assert_false(planarModel(m));
   cs_deleteModel(m);
-  print_message("planar path against the general path: largest relative difference %.3g\n",
-                worst);
+  print_message("planar right-hand side against the general path: largest relative difference "
+                "%.3g\n", worst);
   assert_true(worst < 1e-12);
 }
 
@@ -521,7 +521,7 @@ static void test_aba_matches_kane_planar_tree(void** state) {
   assert_int_equal(planarBodies(m), 6);
   planar = fmax(planar, kaneWorst(m, 34u, 20));
   cs_deleteModel(m);
-  // without the constant force the rates take the planar path
+  // without the constant force the rates take the planar right-hand side
   double path = 0;
   for (int massless = 0; massless <= 1; massless++) {
     m = planarTree(0, 0, massless, 0);
@@ -543,7 +543,7 @@ static void test_aba_matches_kane_planar_tree(void** state) {
   assert_int_equal(planarBodies(m), 4);
   cs_deleteModel(m);
   print_message("planar tree: largest relative difference of udot from Kane's equations %.3g "
-                "(planar links), %.3g (the planar path for the rates), %.3g (a pin tilted 1e-6 "
+                "(planar links), %.3g (the planar right-hand side), %.3g (a pin tilted 1e-6 "
                 "rad), %.3g (a ball joint added)\n",
                 planar, path, tilted, withBall);
   assert_true(planar < 1e-7 && path < 1e-7 && tilted < 1e-7 && withBall < 1e-7);
@@ -584,7 +584,7 @@ static void test_aba_matches_kane_chain(void** state) {
   (void)state;
   csModel* m = th_loadFile("scenes/bench/chain_16.json");
   csData* d = cs_makeData(m);
-  assert_true(d->planar_model);  // the rates take the planar path
+  assert_true(d->planar_model);  // the rates take the planar right-hand side
   csData* w = cs_makeData(m);
   unsigned seed = 99u;
   double worst = 0;

@@ -9,8 +9,8 @@
 // CPU time (CLOCK_PROCESS_CPUTIME_ID). The cost of the perturbation alone is measured by a loop
 // of its own and subtracted. Without N the count is chosen so the timed loop lasts about 0.3 s.
 //
-// --stages adds the cost of each stage (the general path's: a model that takes the planar path
-// for its right-hand side realizes no stage there). Reading the clock around every stage would cost more
+// --stages adds the cost of each stage (the general path's: a model that takes the planar
+// right-hand side realizes no stage there). Reading the clock around every stage would cost more
 // than a small stage (the process CPU clock is a system call), so the stages are timed by
 // cumulative loops instead: loop k realizes stages 1..k on a fresh state N times, and stage k
 // costs loop k minus loop k-1.
@@ -236,7 +236,7 @@ int main(int argc, char** argv) {
     printf("%ld evaluations: %.4g us per RHS evaluation (CPU; perturbing the state costs "
            "%.3g us more)\n", n, us, 1e6 * tperturb / (double)n);
     if (b.d->planar_model) {
-      printf("the right-hand side takes the planar path%s\n",
+      printf("the right-hand side is the planar one%s\n",
              stages ? "; the stages below are the general path's" : "");
     }
     if (stages) {

@@ -237,20 +237,21 @@ typedef struct csForceKind {
   // Nullable: the integrator then forms the element's part by difference quotients of apply.
   void (*bodyJacobian)(const csModel* m, const csData* d, int e, int body, double* dQdX,
                        double* dQdV);
-  // Time until element e starts to act (its surfaces touch, its stop engages), s, predicted at
-  // the realized state (its rates realized: the acceleration stage or the planar path) from its gap, the gap's rate and its second
-  // derivative held constant: 0 when it acts already, INFINITY when that prediction never
-  // reaches it. The one-step integrators (rk, ark) end a step there instead of stepping across
-  // the onset, where the force's derivatives jump and a step's error estimate fails. Nullable:
-  // the element's force has no onset (an exponential spring, gravity, a bushing).
+  // Time until element e starts to act (its surfaces touch, its stop engages), s, predicted at the
+  // realized state (its rates realized: the acceleration stage or the planar right-hand side) from
+  // its gap, the gap's rate and its second derivative held constant: 0 when it acts already,
+  // INFINITY when that prediction never reaches it. The one-step integrators (rk, ark) end a step
+  // there instead of stepping across the onset, where the force's derivatives jump and a step's
+  // error estimate fails. Nullable: the element's force has no onset (an exponential spring,
+  // gravity, a bushing).
   double (*onset)(const csModel* m, const csData* d, int e);
   // A model whose bodies are all links of planar pin trees (dynamics.c, planarTrees) takes the
-  // planar path for its rates when each of its elements is one of these, since the path
+  // planar right-hand side for its rates when each of its elements is one of these, since the path
   // realizes no pose or velocity in Ground. 1 when apply reads only the coordinates, speeds,
   // time and the element's own variables and writes only d->mobility_force, its energy, power
   // and z rates (a stop, a mobility spring): apply is then called as it is.
   int mobilityOnly;
-  // Otherwise the element's forces from the planar path's record of each active body
+  // Otherwise the element's forces from the planar right-hand side's record of each active body
   // (engine/dynamics.h, CS_K2_*), added to the record's applied force, with its energy and
   // power set as apply does. Nullable: a model with the element takes the general path.
   void (*planarApply)(const csModel* m, csData* d, int e);
@@ -426,9 +427,9 @@ struct csData {
   double t_commit;         // s, time of the last commit
 
   csStage stage;           // highest stage realized for the current state
-  int planar_model;        // 1: the rates take the planar path (dynamics.c, cs_realizeRates)
-  int planar_rates;        // 1: that path has realized qdot, udot and the z rates for the
-                           // current state, and no stage (cs_invalidate clears it)
+  int planar_model;        // 1: the rates take the planar right-hand side (cs_realizeRates)
+  int planar_rates;        // 1: that right-hand side has realized qdot, udot and the z rates
+                           // for the current state, and no stage (cs_invalidate clears it)
 
   // What the stages work on: every body, force element and plane by default; the integrator
   // narrows these to one coupled group of bodies while it advances that group alone.
@@ -484,7 +485,7 @@ struct csData {
                            // axis's sign along n, the central moment of inertia about n
   double* aba_acc2;        // (nbody x 3) its planar acceleration (about n; along e1, e2)
   double* aba_r2;          // (nbody x 2) its origin from its parent's, along e1 and e2
-  double* aba_k2;          // (nbody x 22) the planar path's record of it (engine/dynamics.h)
+  double* aba_k2;          // (nbody x 22) the planar right-hand side's record of it
   int* all_body;           // (nbody) 1 .. nbody-1: the default active body list
   int* all_force;          // (nforce) 0 .. nforce-1
   int* all_plane;          // (nplane) 0 .. nplane-1

@@ -114,7 +114,7 @@ static inline double dotArr3(const double* a, csVec3 v) {
 }
 
 
-// Whether the model takes the planar path for its rates (engine/dynamics.h, CS_K2_*), and if so
+// Whether the model takes the planar right-hand side (engine/dynamics.h, CS_K2_*), and if so
 // each link's constants, read from the poses at q = 0 (the position stage, which the caller's
 // reset then realizes again at the initial state): with R0 a body's rotation there, F's origin
 // from the parent's origin is R0_P p_PF, the body origin from M's is R0_P R_PF p_MB, and the
@@ -1014,9 +1014,9 @@ void cs_realizeAcceleration(const csModel* m, csData* d) {
 }
 
 
-// The planar path (engine/dynamics.h): the plane's kinematics and forces, then the planar
-// articulated-body algorithm on every active link, as the acceleration stage runs it on planar
-// links, without the poses, velocities and accelerations in Ground.
+// The planar right-hand side (engine/dynamics.h): the plane's kinematics and forces, then the
+// planar articulated-body algorithm on every active link, as the acceleration stage runs it on
+// planar links, without the poses, velocities and accelerations in Ground.
 void cs_realizeRates(const csModel* m, csData* d) {
   if (!d->planar_model) {
     cs_realizeAcceleration(m, d);

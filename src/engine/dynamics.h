@@ -21,12 +21,12 @@ enum {
   CS_PL_SIZE = 12
 };
 
-// The planar path's record of a link in d->aba_k2 (22 doubles): a model whose bodies are all
-// links of planar pin trees, and whose elements all have planar forms (csForceKind.mobilityOnly
-// or planarApply), finds its rates without realizing any pose or velocity in Ground. A link's
-// turn about n is theta, the sum of sigma q along its path (sigma: its axis's sign along n), and
-// every body-fixed vector turns with it in the plane: its plane components at theta are those at
-// q = 0 turned by theta. First the constants, from the pose at q = 0 (cs_spatialInertias):
+// The planar right-hand side's record of a link in d->aba_k2 (22 doubles): a model whose bodies are
+// all links of planar pin trees, and whose elements all have planar forms (csForceKind.mobilityOnly
+// or planarApply), finds its rates without realizing any pose or velocity in Ground. A link's turn
+// about n is theta, the sum of sigma q along its path (sigma: its axis's sign along n), and every
+// body-fixed vector turns with it in the plane: its plane components at theta are those at q = 0
+// turned by theta. First the constants, from the pose at q = 0 (cs_spatialInertias):
 enum {
   CS_K2_PF = 0,    // F's origin from the parent's origin, along e1, e2 at the parent's theta = 0
   CS_K2_MB = 2,    // the body origin from M's (F's) origin, along e1, e2 at theta = 0
@@ -45,14 +45,15 @@ enum {
   CS_K2_SIZE = 22
 };
 
-// The planar path's stages: plane positions and velocities of the active bodies (also S, c and
-// the parent offsets of the planar articulated-body algorithm, and qdot), then the elements'
+// The planar right-hand side's stages: plane positions and velocities of the active bodies (also S,
+// c and the parent offsets of the planar articulated-body algorithm, and qdot), then the elements'
 // forces (forces.c).
 void cs_planarKinematics(const csModel* m, csData* d);
 void cs_planarForces(const csModel* m, csData* d);
 
-// qdot, udot and the z rates at the current state, by the planar path when the model takes it
-// (d->planar_model) and otherwise by the acceleration stage. Nothing when they are realized.
+// qdot, udot and the z rates at the current state, by the planar right-hand side when the model
+// takes it (d->planar_model) and otherwise by the acceleration stage. Nothing when they are
+// realized.
 void cs_realizeRates(const csModel* m, csData* d);
 
 // Let the stages work on every body, force element and plane (the default).

@@ -15,8 +15,9 @@
 #include "engine/dynamics.h"
 #include "engine/forces.h"
 
-// The active elements' forces, energies and powers, and the z rates: each element's apply, or
-// on the planar path its planarApply when it has one (a mobility-only element's apply serves both)
+// The active elements' forces, energies and powers, and the z rates: each element's apply, or on
+// the planar right-hand side its planarApply when it has one (a mobility-only element's apply
+// serves both)
 static void applyElements(const csModel* m, csData* d, int planar) {
   // the elements' z rates, including each dissipated-energy integral
   if (d->act_force == d->all_force && d->nact_force == m->nforce) {
@@ -77,8 +78,8 @@ void cs_realizeDynamics(const csModel* m, csData* d) {
 }
 
 
-// The planar path's dynamics stage (engine/dynamics.h): the active links' plane forces and
-// generalized forces start at zero, then the elements add theirs
+// The planar right-hand side's dynamics stage (engine/dynamics.h): the active links' plane forces
+// and generalized forces start at zero, then the elements add theirs
 void cs_planarForces(const csModel* m, csData* d) {
   for (int i = 0; i < d->nact_body; i++) {
     int b = d->act_body[i];
@@ -143,8 +144,8 @@ int cs_forward(const csModel* m, csData* d) {
 }
 
 
-// The rates alone (the integrator's right-hand side): the planar path's when the model takes
-// it, which realizes no stage (engine/dynamics.h); the same return
+// The rates alone (the integrator's right-hand side): the planar right-hand side's when the model
+// takes it, which realizes no stage (engine/dynamics.h); the same return
 int cs_rates(const csModel* m, csData* d) {
   cs_realizeRates(m, d);
   return nonfinite(m, d);

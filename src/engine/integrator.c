@@ -1989,7 +1989,7 @@ static void rkAfterCommit(Group* g) {
 
 
 // whether the data still holds group g's state at the end of its step, realized to dynamics (or
-// its rates realized by the planar path, dynamics.c):
+// its rates realized by the planar right-hand side, dynamics.c):
 // rk's last stage evaluates the right-hand side there (the next step's first stage), and unless
 // a report or another group has used the data since, that realization is the step end's. The
 // list pointer tells another group's use; a group holding the whole model shares its lists with

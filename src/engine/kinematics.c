@@ -318,12 +318,12 @@ void cs_realizeVelocity(const csModel* m, csData* d) {
 }
 
 
-// The planar path's kinematics (engine/dynamics.h, CS_K2_*), parents first: a link turns by
-// theta = theta_P + sigma q; F's origin turns with the parent and the body origin about M's
-// (F's) origin with the link, and with n x (x, y) = (-y, x) in the plane, v_M = v_P + w_P x
-// (M - P) and v_B = v_M + w x (B - M). Also what the planar articulated-body algorithm takes
-// from the velocity stage on the general path (dynamics.c, planarStart): S = sigma (1, n x
-// (B - M)), c = v x S u and the offset from the parent; and qdot = u.
+// The planar right-hand side's kinematics (engine/dynamics.h, CS_K2_*), parents first: a link turns
+// by theta = theta_P + sigma q; F's origin turns with the parent and the body origin about M's
+// (F's) origin with the link, and with n x (x, y) = (-y, x) in the plane, v_M = v_P + w_P x (M - P)
+// and v_B = v_M + w x (B - M). Also what the planar articulated-body algorithm takes from the
+// velocity stage on the general path (dynamics.c, planarStart): S = sigma (1, n x (B - M)), c = v x
+// S u and the offset from the parent; and qdot = u.
 void cs_planarKinematics(const csModel* m, csData* d) {
   for (int ib = 0; ib < d->nact_body; ib++) {
     int b = d->act_body[ib];

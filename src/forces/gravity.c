@@ -28,10 +28,10 @@ static void gravityApply(const csModel* m, csData* d, int e) {
 }
 
 
-// The same on the planar path (engine/dynamics.h): only the force's components in the plane
-// act on a planar link (the pins absorb the rest), m g at the centre of mass c from the origin,
-// a moment c x m g about n; the energy takes the centre of mass's height along n as well. The
-// weights in the plane come with the link's record (dynamics.c, planarRecords).
+// The same on the planar right-hand side (engine/dynamics.h): only the force's components in the
+// plane act on a planar link (the pins absorb the rest), m g at the centre of mass c from the
+// origin, a moment c x m g about n; the energy takes the centre of mass's height along n as well.
+// The weights in the plane come with the link's record (dynamics.c, planarRecords).
 static void gravityPlanarApply(const csModel* m, csData* d, int e) {
   (void)m;
   double pe = 0;
