@@ -5,8 +5,7 @@
 //
 // Each evaluation perturbs the state slightly (alternating signs, so it never drifts), marks the
 // data invalid and calls cs_rates (the integrator's right-hand side), so no stage can reuse an
-// earlier result. Times are process
-// CPU time (CLOCK_PROCESS_CPUTIME_ID). The cost of the perturbation alone is measured by a loop
+// earlier result. Times are process CPU time (CLOCK_PROCESS_CPUTIME_ID). The cost of the perturbation alone is measured by a loop
 // of its own and subtracted. Without N the count is chosen so the timed loop lasts about 0.3 s.
 //
 // --stages adds the cost of each stage (the general path's: a model that takes the planar

@@ -399,7 +399,8 @@ typedef struct csStats {
   long warnings_nonfinite; // RHS evaluations that produced a non-finite value
   long warnings_bushing;   // bushing evaluations near gimbal lock
   long nstage[4];          // evaluations of the position, velocity, dynamics and acceleration
-                           // stages (repeated calls on a realized state do not count)
+                           // stages (repeated calls on a realized state do not count; one of
+                           // the planar right-hand side counts as one of each)
   int linsol;              // csLinearSolver of the last run's largest group (AUTO: none, Adams)
   int bandwidth;           // Jacobian bandwidth of the largest group
   int ngroup;              // independently integrated coupled groups of bodies
@@ -429,7 +430,8 @@ struct csData {
   csStage stage;           // highest stage realized for the current state
   int planar_model;        // 1: the rates take the planar right-hand side (cs_realizeRates)
   int planar_rates;        // 1: that right-hand side has realized qdot, udot and the z rates
-                           // for the current state, and no stage (cs_invalidate clears it)
+                           // for the current state, whatever stage is realized besides
+                           // (cs_invalidate clears it)
 
   // What the stages work on: every body, force element and plane by default; the integrator
   // narrows these to one coupled group of bodies while it advances that group alone.

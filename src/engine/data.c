@@ -56,7 +56,7 @@
   X(double, aba_plane, m->nbody, 12)                       \
   X(double, aba_acc2, m->nbody, 3)                         \
   X(double, aba_r2, m->nbody, 2)                           \
-  X(double, aba_k2, m->nbody, 22)                          \
+  X(double, aba_k2, m->nbody, CS_K2_SIZE)                  \
   X(int, all_body, m->nbody, 1)                            \
   X(int, all_force, m->nforce, 1)                          \
   X(int, all_plane, m->nplane, 1)

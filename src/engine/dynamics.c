@@ -777,12 +777,7 @@ static void planarStart(const csModel* m, csData* d, int b) {
     S[1] = dotArr3(e1, lin);
     S[2] = dotArr3(e2, lin);
   }
-  // c = v x vJ, vJ = S u: (0, -w vJy + vJw vy, w vJx - vJw vx)
-  double u = d->u[body->uadr];
-  double* c = d->aba_c + 6 * b;
-  c[0] = 0;
-  c[1] = u * (S[0] * vy - w * S[2]);
-  c[2] = u * (w * S[1] - S[0] * vx);
+  cs_planarVelocityProduct(d->aba_c + 6 * b, S, d->u[body->uadr], w, vx, vy);
   // the plane's components of the origin from the parent's, for both passes
   if (body->parent != 0) {
     csVec3 r = csu_sub(d->body_pose[b].p, d->body_pose[body->parent].p);

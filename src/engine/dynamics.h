@@ -4,8 +4,11 @@
 
 #include "contactsim/types.h"
 
-// Fill d->aba_I0 with every body's rotational inertia about its origin in body coordinates (done
-// once when the data is made: it depends only on the model).
+// Fill d->aba_I0 with every body's rotational inertia about its origin in body coordinates, and
+// the other constants of the dynamics (done once when the data is made: they depend only on the
+// model, which is fixed from then on). The planar right-hand side's records are read off the
+// poses at q = 0, so this realizes the position stage there and leaves the state to
+// cs_resetData, which cs_makeData calls next.
 void cs_spatialInertias(const csModel* m, csData* d);
 
 // The record of a link of a planar pin tree in d->aba_plane (dynamics.c, planarTrees): the
@@ -44,6 +47,15 @@ enum {
   CS_K2_F = 19,    // the applied moment about n (at the origin) and force along e1, e2
   CS_K2_SIZE = 22
 };
+
+// A planar link's velocity-product acceleration c = v x vJ, vJ = S u, for the link moving at w
+// about n and (vx, vy) in the plane: (0, -w vJy + vJw vy, w vJx - vJw vx)
+static inline void cs_planarVelocityProduct(double* c, const double* S, double u, double w,
+                                            double vx, double vy) {
+  c[0] = 0;
+  c[1] = u * (S[0] * vy - w * S[2]);
+  c[2] = u * (w * S[1] - S[0] * vx);
+}
 
 // The planar right-hand side's stages: plane positions and velocities of the active bodies (also S,
 // c and the parent offsets of the planar articulated-body algorithm, and qdot), then the elements'

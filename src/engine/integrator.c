@@ -2012,7 +2012,7 @@ static int holdsStepEnd(const Group* g) {
 
 
 // When one of the active group's elements is next predicted to start acting (csForceKind.onset),
-// from the step end the data holds (realized to accelerations here if it is not yet): rk and ark
+// from the step end the data holds (its rates realized here if they are not yet): rk and ark
 // end their next step there rather than step across it. INFINITY when no element has an onset.
 static double nextOnset(Group* g) {
   const csModel* m = g->sim->m;

@@ -356,10 +356,7 @@ void cs_planarKinematics(const csModel* m, csData* d) {
     S[0] = sigma;
     S[1] = -sigma * dy;
     S[2] = sigma * dx;
-    double* cv = d->aba_c + 6 * b;
-    cv[0] = 0;
-    cv[1] = u * (S[0] * vy - w * S[2]);
-    cv[2] = u * (w * S[1] - S[0] * vx);
+    cs_planarVelocityProduct(d->aba_c + 6 * b, S, u, w, vx, vy);
     d->aba_r2[2 * b] = fx + dx;
     d->aba_r2[2 * b + 1] = fy + dy;
     d->qdot[body->qadr] = u;
