@@ -19,7 +19,10 @@ For every scene (scenes/bench/, the contact model named below) it
    whole process (getrusage of the child), and their ratio contactsim / peer;
 4. for MuJoCo at its defaults (2 ms, Euler), the contactsim tolerance is the loosest one that
    keeps every body within 1 mm of contactsim's converged trajectory, and the same interleaved
-   timing is done against MuJoCo;
+   timing is done against MuJoCo; unless --integrator is given, also with LOOSE_INTEGRATOR, the
+   integrator for loose tolerances, on its own ladder against the same converged run (a user
+   after 1 mm picks the integrator as well as the tolerance, as MuJoCo held to 1 mm in 5 is
+   given the faster of its two; rows marked "[contactsim rk23]");
 5. MuJoCo held to the same rule: for Euler and RK4, the longest step of MUJOCO_STEPS at which
    (and at every shorter one) every body stays within 1 mm of MuJoCo's converged run, timed the
    same way against contactsim at its 1 mm tolerance; the summary takes the faster integrator;
@@ -82,6 +85,8 @@ MUJOCO_SCENES = {"block_spin_slide", "incline_stick", "incline_slide", "sphere_b
 LADDER = [float("%ge%d" % (m, -k)) for k in range(2, 9) for m in (5, 3, 2, 1)]
 COARSE = [1e-2, 3e-3, 1e-3, 3e-4, 1e-4, 3e-5, 1e-5, 3e-6, 1e-6, 3e-7, 1e-7, 3e-8, 1e-8]
 ONE_MM = 1e-3
+# contactsim's integrator for loose tolerances (docs/performance.md, "rk23"): step 4 times it too
+LOOSE_INTEGRATOR = "rk23"
 MUJOCO_REF_STEP = "1e-4"   # MuJoCo's converged run: RK4 at a 0.1 ms step (20x below its default)
 # MuJoCo at matched accuracy: the steps tried (each divides the 0.01 s report interval), longest
 # first; RK4 stops short of the reference's own step
@@ -282,8 +287,12 @@ def matched_tolerance(errors, target):
 
 def tag(e):
     """A peer entry's label in the summaries: the contact model contactsim ran, when it is not
-    the one the peers are compared on, and the peer's own variant."""
-    return "".join(" [%s]" % e[k] for k in ("model", "peer_model") if k in e)
+    the one the peers are compared on, the peer's own variant, and contactsim's integrator when
+    it is not the scene's (step 4's LOOSE_INTEGRATOR)."""
+    labels = [e[k] for k in ("model", "peer_model") if k in e]
+    if "cs_integrator" in e:
+        labels.append("contactsim " + e["cs_integrator"])
+    return "".join(" [%s]" % label for label in labels)
 
 
 def fmt(x, digits=3):
@@ -294,10 +303,12 @@ def fmt(x, digits=3):
     return "%.*g" % (digits, x)
 
 
-def ladder_errors(cs, tmp):
-    """The converged run (rtol = atol = 1e-10, the scene's own integrator) and the error of each
-    tolerance of the ladder against it (a run that fails is left out, and said so)."""
-    ref = cs.trajectory(1e-10, tmp, None)
+def ladder_errors(cs, tmp, ref=None):
+    """The converged run (rtol = atol = 1e-10, the scene's own integrator; ref when it is
+    given) and the error of each tolerance of the ladder against it (a run that fails is left
+    out, and said so)."""
+    if ref is None:
+        ref = cs.trajectory(1e-10, tmp, None)
     errors = {}
     for tol in LADDER:
         try:
@@ -342,7 +353,27 @@ def bench_scene(args, scene, model, tmp, have_sb, have_mj, simbody, mujoco):
             mujoco_rows(args, scene, mujoco, cs, errors, tol_1mm, row, tmp, SCENE_STOPS)
         if scene in HC_SCENES and model == "hunt_crossley":
             mujoco_rows(args, scene, mujoco, cs, errors, tol_1mm, row, tmp, SCENE_HC)
+        own_integrator = cs.scene.get("simulation", {}).get("integrator")
+        if args.integrator is None and own_integrator != LOOSE_INTEGRATOR:
+            mujoco_default_loose(args, scene, model, peer, ref, row, tmp)
     return row
+
+
+def mujoco_default_loose(args, scene, model, peer, ref, row, tmp):
+    """Step 4 with LOOSE_INTEGRATOR: its loosest tolerance within 1 mm of the scene's converged
+    run (ref), timed interleaved with MuJoCo at its default (peer), on MuJoCo's own models."""
+    cs = Contactsim(args.build, scene, model, LOOSE_INTEGRATOR)
+    _, errors = ladder_errors(cs, tmp, ref)
+    tol = matched_tolerance(errors, ONE_MM)
+    base = next(e for e in row["peers"] if e.get("kind") == "mujoco default"
+                and "model" not in e and "peer_model" not in e)
+    entry = {"engine": base["engine"], "kind": "mujoco default",
+             "cs_integrator": LOOSE_INTEGRATOR, "error": base["error"], "cs_tol": tol}
+    if tol is not None:
+        (ci, cp), (pi, pp) = interleaved(cs, tol, peer, args.reps)
+        entry.update(cs_cpu=ci, cs_proc=cp, peer_cpu=pi, peer_proc=pp, cs_error=errors[tol])
+    row["peers"].append(entry)
+    print(json.dumps({"scene": scene, **entry}), flush=True)
 
 
 def mujoco_rows(args, scene, mujoco, cs, errors, tol_1mm, row, tmp, variant):
@@ -765,7 +796,8 @@ def main():
             ratio = e["cs_cpu"] / e["peer_cpu"] if "cs_cpu" in e and e["peer_cpu"] > 0 else None
             pratio = e["cs_proc"] / e["peer_proc"] if "cs_proc" in e and e["peer_proc"] > 0 \
                 else None
-            engine = e["engine"] + (" [%s]" % e["peer_model"] if "peer_model" in e else "")
+            engine = e["engine"] + (" [%s]" % e["peer_model"] if "peer_model" in e else "") + \
+                (" [contactsim %s]" % e["cs_integrator"] if "cs_integrator" in e else "")
             print("| %s | %s | %s | %s | %s (%s) | %s | %s | %s | %s |" % (
                 row["scene"], e.get("model", row["model"]), engine, fmt(e["error"]),
                 fmt(e["cs_tol"], 2), fmt(e.get("cs_error")), fmt(e.get("cs_cpu")),
