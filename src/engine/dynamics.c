@@ -809,30 +809,32 @@ static void planarInward(const csModel* m, csData* d, int b) {
   if (body->parent == 0) {
     return;
   }
-  double W0 = U[0] * Dinv, W1 = U[1] * Dinv, W2 = U[2] * Dinv;
-  double a = IA[0] - W0 * U[0], b1 = IA[1] - W0 * U[1], b2 = IA[2] - W0 * U[2];
-  double c11 = IA[3] - W1 * U[1], c12 = IA[4] - W1 * U[2], c22 = IA[5] - W2 * U[2];
-  const double* c = d->aba_c + 6 * b;  // c[0] is 0
-  double k = Dinv * utau;
-  double p0 = pA[0] + b1 * c[1] + b2 * c[2] + U[0] * k;
-  double p1 = pA[1] + c11 * c[1] + c12 * c[2] + U[1] * k;
-  double p2 = pA[2] + c12 * c[1] + c22 * c[2] + U[2] * k;
+  // Carried to the parent's origin by T = [1 0 0; -ry 1 0; rx 0 1] (the carry of motion from
+  // parent to child): T^T Ia T = T^T IA T - V V^T / D with V = T^T U, and T^T pa = T^T (pA +
+  // IA c) + V (u - U . c) / D, so that the chain from the tip to the root waits on the division
+  // for one product only (c[0] is 0)
   double rx = d->aba_r2[2 * b], ry = d->aba_r2[2 * b + 1];
-  // T^T Ia T with T = [1 0 0; -ry 1 0; rx 0 1], the carry of motion from parent to child
-  double k0 = a - ry * b1 + rx * b2;
-  double k1 = b1 - ry * c11 + rx * c12;
-  double k2 = b2 - ry * c12 + rx * c22;
+  const double* c = d->aba_c + 6 * b;
+  double V0 = U[0] - ry * U[1] + rx * U[2], V1 = U[1], V2 = U[2];
+  double m00 = IA[0] - ry * IA[1] + rx * IA[2];
+  double m01 = IA[1] - ry * IA[3] + rx * IA[4];
+  double m02 = IA[2] - ry * IA[4] + rx * IA[5];
+  double q0 = pA[0] + IA[1] * c[1] + IA[2] * c[2];
+  double q1 = pA[1] + IA[3] * c[1] + IA[4] * c[2];
+  double q2 = pA[2] + IA[4] * c[1] + IA[5] * c[2];
+  double e = (utau - (U[1] * c[1] + U[2] * c[2])) * Dinv;
+  double X0 = V0 * Dinv, X1 = V1 * Dinv, X2 = V2 * Dinv;
   double* IP = d->aba_IA + PK_SIZE * body->parent;
-  IP[0] += k0 - ry * k1 + rx * k2;
-  IP[1] += k1;
-  IP[2] += k2;
-  IP[3] += c11;
-  IP[4] += c12;
-  IP[5] += c22;
+  IP[0] += (m00 - ry * m01 + rx * m02) - X0 * V0;
+  IP[1] += m01 - X0 * V1;
+  IP[2] += m02 - X0 * V2;
+  IP[3] += IA[3] - X1 * V1;
+  IP[4] += IA[4] - X1 * V2;
+  IP[5] += IA[5] - X2 * V2;
   double* pP = d->aba_pA + 6 * body->parent;
-  pP[0] += p0 - ry * p1 + rx * p2;
-  pP[1] += p1;
-  pP[2] += p2;
+  pP[0] += (q0 - ry * q1 + rx * q2) + V0 * e;
+  pP[1] += q1 + V1 * e;
+  pP[2] += q2 + V2 * e;
 }
 
 
