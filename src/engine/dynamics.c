@@ -727,7 +727,8 @@ static void inwardGeneral(const csModel* m, csData* d, int b, double* IaPacked, 
 // velocity along e1 and e2 of the body origin), force vectors (moment about n at the body
 // origin, force along e1 and e2), all in Ground; a planar articulated inertia is symmetric 3x3,
 // kept as its upper triangle (I00 I01 I02 I11 I12 I22) in the first six entries of aba_IA, the
-// bias force in the first three of aba_pA, c in aba_c, S and U in aba_S and aba_U.
+// bias force in the first three of aba_pA, c in aba_c, S in aba_S, and what the outward step
+// takes from the inward one in aba_U and aba_utau (planarInward).
 
 // a link's planar rigid inertia and bias force (v x* I v minus the applied forces), from its
 // centre of mass (cx, cy) and velocity (w; vx, vy) and the applied moment fn and force (f1, f2),
@@ -790,40 +791,44 @@ static void planarStart(const csModel* m, csData* d, int b) {
 
 // inward step: U = IA S, D = S . U, u = tau - S . pA; then, unless the parent is Ground,
 // Ia = IA - U U^T / D and pa = pA + Ia c + U u / D, carried to the parent's origin (with r
-// the offset, motion carries as (w, v - r x w) and force as (tau + r x f, f)) and added there
+// the offset, motion carries as (w, v - r x w) and force as (tau + r x f, f)) and added there.
+// What the outward step needs is kept in the link's rows of aba_U and aba_utau: V / D and
+// (u - U . c) / D (below).
 static void planarInward(const csModel* m, csData* d, int b) {
   const csBody* body = &m->body[b];
   const double* IA = d->aba_IA + PK_SIZE * b;
   const double* pA = d->aba_pA + 6 * b;
   const double* S = d->aba_S + 6 * body->uadr;
-  double* U = d->aba_U + 6 * body->uadr;
-  U[0] = IA[0] * S[0] + IA[1] * S[1] + IA[2] * S[2];
-  U[1] = IA[1] * S[0] + IA[3] * S[1] + IA[4] * S[2];
-  U[2] = IA[2] * S[0] + IA[4] * S[1] + IA[5] * S[2];
-  double D = S[0] * U[0] + S[1] * U[1] + S[2] * U[2];
+  const double* c = d->aba_c + 6 * b;  // c[0] is 0
+  double U0 = IA[0] * S[0] + IA[1] * S[1] + IA[2] * S[2];
+  double U1 = IA[1] * S[0] + IA[3] * S[1] + IA[4] * S[2];
+  double U2 = IA[2] * S[0] + IA[4] * S[1] + IA[5] * S[2];
+  double D = S[0] * U0 + S[1] * U1 + S[2] * U2;
   double utau = d->mobility_force[body->uadr] - (S[0] * pA[0] + S[1] * pA[1] + S[2] * pA[2]);
   // a massless or degenerate subtree gives NaN, which makes the step be retried
   double Dinv = (D > 0) ? 1.0 / D : NAN;
-  d->aba_Dinv[6 * body->uadr] = Dinv;
-  d->aba_utau[body->uadr] = utau;
+  double e = (utau - (U1 * c[1] + U2 * c[2])) * Dinv;
+  d->aba_utau[body->uadr] = e;
   if (body->parent == 0) {
     return;
   }
   // Carried to the parent's origin by T = [1 0 0; -ry 1 0; rx 0 1] (the carry of motion from
   // parent to child): T^T Ia T = T^T IA T - V V^T / D with V = T^T U, and T^T pa = T^T (pA +
-  // IA c) + V (u - U . c) / D, so that the chain from the tip to the root waits on the division
-  // for one product only (c[0] is 0)
+  // IA c) + V e, so that the chain from the tip to the root waits on the division for one
+  // product only
   double rx = d->aba_r2[2 * b], ry = d->aba_r2[2 * b + 1];
-  const double* c = d->aba_c + 6 * b;
-  double V0 = U[0] - ry * U[1] + rx * U[2], V1 = U[1], V2 = U[2];
+  double V0 = U0 - ry * U1 + rx * U2, V1 = U1, V2 = U2;
   double m00 = IA[0] - ry * IA[1] + rx * IA[2];
   double m01 = IA[1] - ry * IA[3] + rx * IA[4];
   double m02 = IA[2] - ry * IA[4] + rx * IA[5];
   double q0 = pA[0] + IA[1] * c[1] + IA[2] * c[2];
   double q1 = pA[1] + IA[3] * c[1] + IA[4] * c[2];
   double q2 = pA[2] + IA[4] * c[1] + IA[5] * c[2];
-  double e = (utau - (U[1] * c[1] + U[2] * c[2])) * Dinv;
   double X0 = V0 * Dinv, X1 = V1 * Dinv, X2 = V2 * Dinv;
+  double* X = d->aba_U + 6 * body->uadr;
+  X[0] = X0;
+  X[1] = X1;
+  X[2] = X2;
   double* IP = d->aba_IA + PK_SIZE * body->parent;
   IP[0] += (m00 - ry * m01 + rx * m02) - X0 * V0;
   IP[1] += m01 - X0 * V1;
@@ -838,29 +843,30 @@ static void planarInward(const csModel* m, csData* d, int b) {
 }
 
 
-// outward step: a' = the parent's acceleration at this origin + c, udot = (u - U . a') / D,
-// a = a' + S udot, written also as the spatial acceleration in Ground when `spatial`
+// outward step: a' = the parent's acceleration carried to this origin + c, udot = (u - U . a')
+// / D, a = a' + S udot, written also as the spatial acceleration in Ground when `spatial`. As
+// U . a' = V . a_P + U . c (the inward step's V = T^T U), udot = (u - U . c) / D - (V / D) . a_P,
+// both kept by the inward step: one product from the parent's acceleration to this one's.
 static void planarOutward(const csModel* m, csData* d, int b, int spatial) {
   const csBody* body = &m->body[b];
-  double a0 = 0, a1 = 0, a2 = 0;
+  const double* c = d->aba_c + 6 * b;
+  double udot = d->aba_utau[body->uadr];
+  double a0 = 0, a1 = c[1], a2 = c[2];
   if (body->parent != 0) {
     const double* ap = d->aba_acc2 + 3 * body->parent;
+    const double* X = d->aba_U + 6 * body->uadr;
     double rx = d->aba_r2[2 * b], ry = d->aba_r2[2 * b + 1];
+    udot -= X[0] * ap[0] + X[1] * ap[1] + X[2] * ap[2];
     a0 = ap[0];
-    a1 = ap[1] - ap[0] * ry;
-    a2 = ap[2] + ap[0] * rx;
+    a1 += ap[1] - ap[0] * ry;
+    a2 += ap[2] + ap[0] * rx;
   }
-  const double* c = d->aba_c + 6 * b;
-  a1 += c[1];
-  a2 += c[2];
   const double* S = d->aba_S + 6 * body->uadr;
-  const double* U = d->aba_U + 6 * body->uadr;
-  double udot = d->aba_Dinv[6 * body->uadr] *
-                (d->aba_utau[body->uadr] - (U[0] * a0 + U[1] * a1 + U[2] * a2));
+  double s0 = S[0], s1 = S[1], s2 = S[2];  // read before the store below
   d->udot[body->uadr] = udot;
-  a0 += S[0] * udot;
-  a1 += S[1] * udot;
-  a2 += S[2] * udot;
+  a0 += s0 * udot;
+  a1 += s1 * udot;
+  a2 += s2 * udot;
   double* acc = d->aba_acc2 + 3 * b;
   acc[0] = a0;
   acc[1] = a1;
