@@ -470,9 +470,11 @@ struct csData {
   double* aba_pA;          // (nbody x 6) articulated bias forces
   double* aba_c;           // (nbody x 6) velocity-product accelerations
   double* aba_S;           // (nu x 6) motion subspace columns, Ground axes
-  double* aba_U;           // (nu x 6) IA * S
-  double* aba_Dinv;        // (nu x 6) inverse of S^T IA S: a body's unum rows at 6 uadr
-  double* aba_utau;        // (nu) tau - S^T pA
+  double* aba_U;           // (nu x 6) IA * S (a planar link: what its outward step takes,
+                           // dynamics.c, planarInward)
+  double* aba_Dinv;        // (nu x 6) inverse of S^T IA S: a body's unum rows at 6 uadr (not
+                           // kept for a planar link)
+  double* aba_utau;        // (nu) tau - S^T pA (a planar link: as aba_U)
   double* aba_Iinv;        // (nbody x 9) inverse central inertia, body coords (free leaves)
   int* aba_freeLeaf;       // (nbody) 1: free mobilizer on ground with no children (fast path)
   double* aba_pinLeaf;     // (nbody) a pin on ground, its axis through the body origin, with no
