@@ -79,6 +79,12 @@ static int record(void* ctx, const csModel* m, csData* d) {
 csData* th_run(const csModel* m, const csSimOptions* opt, thTrace* tr) {
   csData* d = cs_makeData(m);
   assert_non_null(d);
+  th_runData(m, d, opt, tr);
+  return d;
+}
+
+
+void th_runData(const csModel* m, csData* d, const csSimOptions* opt, thTrace* tr) {
   csReporter rep = {.report = record, .ctx = tr};
   csError err = {0};
   int status = cs_simulate(m, d, opt ? opt : &m->opt, &rep, &err);
@@ -91,7 +97,6 @@ csData* th_run(const csModel* m, const csSimOptions* opt, thTrace* tr) {
     print_error("run produced %ld non-finite right-hand sides\n", d->stat.warnings_nonfinite);
     fail();
   }
-  return d;
 }
 
 

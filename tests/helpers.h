@@ -34,6 +34,8 @@ typedef struct thTrace {
 // report into tr (nullable). Fails the test if the run fails or counted a non-finite
 // right-hand side (an unexpected warning). Returns the data (caller deletes).
 csData* th_run(const csModel* m, const csSimOptions* opt, thTrace* tr);
+// The same on data the caller made (and may have set up), which it deletes.
+void th_runData(const csModel* m, csData* d, const csSimOptions* opt, thTrace* tr);
 void th_traceFree(thTrace* tr);
 
 // |a - b| <= atol + rtol*|b|, with a message naming what is compared
