@@ -246,14 +246,13 @@ typedef struct csForceKind {
   // gravity, a bushing).
   double (*onset)(const csModel* m, const csData* d, int e);
   // A model whose bodies are all links of planar pin trees (dynamics.c, planarTrees) takes the
-  // planar right-hand side for its rates when each of its elements is one of these, since the path
-  // realizes no pose or velocity in Ground. 1 when apply reads only the coordinates, speeds,
-  // time and the element's own variables and writes only d->mobility_force, its energy, power
-  // and z rates (a stop, a mobility spring): apply is then called as it is.
-  int mobilityOnly;
-  // Otherwise the element's forces from the planar right-hand side's record of each active body
-  // (engine/dynamics.h, CS_K2_*), added to the record's applied force, with its energy and
-  // power set as apply does. Nullable: a model with the element takes the general path.
+  // planar right-hand side for its rates when each of its elements has this, since that
+  // right-hand side realizes no pose or velocity in Ground: the element's forces from the
+  // planar record of each active body (engine/dynamics.h, CS_K2_*), added to the record's
+  // applied force, with its energy and power set as apply does. A kind whose apply reads only
+  // the coordinates, speeds, time and the element's own variables and writes only
+  // d->mobility_force, its energy, power and z rates (a stop, a mobility spring) gives its apply
+  // here too. Nullable: a model with the element takes the general path.
   void (*planarApply)(const csModel* m, csData* d, int e);
 } csForceKind;
 

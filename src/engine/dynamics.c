@@ -126,7 +126,7 @@ static void planarRecords(const csModel* m, csData* d) {
   }
   for (int e = 0; e < m->nforce; e++) {
     const csForceKind* k = cs_forceKind(m->force[e].kind);
-    d->planar_model = d->planar_model && (k->mobilityOnly || k->planarApply);
+    d->planar_model = d->planar_model && k->planarApply;
   }
   memset(d->aba_k2, 0, sizeof(double) * CS_K2_SIZE * (size_t)m->nbody);
   d->aba_k2[CS_K2_COS] = 1;  // Ground's record: no turn, at rest, at the origin

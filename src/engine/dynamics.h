@@ -25,11 +25,11 @@ enum {
 };
 
 // The planar right-hand side's record of a link in d->aba_k2 (22 doubles): a model whose bodies are
-// all links of planar pin trees, and whose elements all have planar forms (csForceKind.mobilityOnly
-// or planarApply), finds its rates without realizing any pose or velocity in Ground. A link's turn
-// about n is theta, the sum of sigma q along its path (sigma: its axis's sign along n), and every
-// body-fixed vector turns with it in the plane: its plane components at theta are those at q = 0
-// turned by theta. First the constants, from the pose at q = 0 (cs_spatialInertias):
+// all links of planar pin trees, and whose elements all have planar forms
+// (csForceKind.planarApply), finds its rates without realizing any pose or velocity in Ground. A
+// link's turn about n is theta, the sum of sigma q along its path (sigma: its axis's sign along n),
+// and every body-fixed vector turns with it in the plane: its plane components at theta are those
+// at q = 0 turned by theta. First the constants, from the pose at q = 0 (cs_spatialInertias):
 enum {
   CS_K2_PF = 0,    // F's origin from the parent's origin, along e1, e2 at the parent's theta = 0
   CS_K2_MB = 2,    // the body origin from M's (F's) origin, along e1, e2 at theta = 0

@@ -16,8 +16,7 @@
 #include "engine/forces.h"
 
 // The active elements' forces, energies and powers, and the z rates: each element's apply, or on
-// the planar right-hand side its planarApply when it has one (a mobility-only element's apply
-// serves both)
+// the planar right-hand side its planarApply
 static void applyElements(const csModel* m, csData* d, int planar) {
   // the elements' z rates, including each dissipated-energy integral
   if (d->act_force == d->all_force && d->nact_force == m->nforce) {
@@ -39,11 +38,7 @@ static void applyElements(const csModel* m, csData* d, int planar) {
     d->force_pe[e] = 0;
     d->force_power[e] = 0;
     const csForceKind* k = cs_forceKind(f->kind);
-    if (planar && k->planarApply) {
-      k->planarApply(m, d, e);
-    } else {
-      k->apply(m, d, e);
-    }
+    (planar ? k->planarApply : k->apply)(m, d, e);
     if (f->dissadr >= 0) {
       d->zdot[f->dissadr] += d->force_power[e];  // shared by the elements of one home body
     }

@@ -115,7 +115,7 @@ const csForceKind cs_kindMobilitySpring = {
     .nparams = sizeof(g_springParams) / sizeof(g_springParams[0]),
     .validate = springValidate,
     .apply = springApply,
-    .mobilityOnly = 1,
+    .planarApply = springApply,  // it touches only q and generalized forces
     .mobilityJacobian = springJacobian,
 };
 
@@ -127,6 +127,6 @@ const csForceKind cs_kindMobilityDamper = {
     .dissipative = 1,
     .validate = damperValidate,
     .apply = damperApply,
-    .mobilityOnly = 1,
+    .planarApply = damperApply,  // it touches only u and generalized forces
     .mobilityJacobian = damperJacobian,
 };
