@@ -150,11 +150,6 @@ static void planarRecords(const csModel* m, csData* d) {
     k[CS_K2_MB + 1] = dotArr3(pl + CS_PL_E2, mb);
     k[CS_K2_COM] = dotArr3(pl + CS_PL_E1, com);
     k[CS_K2_COM + 1] = dotArr3(pl + CS_PL_E2, com);
-    double mass = body->mass;
-    k[CS_K2_MG] = mass * dotArr3(pl + CS_PL_E1, m->gravity);
-    k[CS_K2_MG + 1] = mass * dotArr3(pl + CS_PL_E2, m->gravity);
-    k[CS_K2_MG + 2] = mass * dotArr3(pl + CS_PL_N, m->gravity) *
-                      dotArr3(pl + CS_PL_N, d->body_com[b]);
   }
   cs_invalidate(d);
 }

@@ -35,7 +35,8 @@ enum {
   CS_K2_MB = 2,    // the body origin from M's (F's) origin, along e1, e2 at theta = 0
   CS_K2_COM = 4,   // the centre of mass from the body origin, along e1, e2 at theta = 0
   CS_K2_MG = 6,    // its weight m g along e1, e2, and m g . n times its height along n (the
-                   // constant part of its potential energy, less the sign), for gravity
+                   // constant part of its potential energy, less the sign): gravity's, set by
+                   // its init (forces/gravity.c)
   // then what each evaluation realizes (kinematics.c, cs_planarKinematics):
   CS_K2_TH = 9,    // theta
   CS_K2_COS = 10,  // cos and sin of theta

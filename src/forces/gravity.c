@@ -28,10 +28,31 @@ static void gravityApply(const csModel* m, csData* d, int e) {
 }
 
 
+// The weights the planar right-hand side's gravity reads, kept with each link's record
+// (engine/dynamics.h, CS_K2_MG), from the realized initial state: a link's height along the
+// plane's normal stays what it is there as it moves in its plane
+static void gravityInit(const csModel* m, csData* d, int e) {
+  (void)e;
+  if (!d->planar_model) {
+    return;
+  }
+  for (int b = 1; b < m->nbody; b++) {
+    csVec3 e1 = csu_vec3FromArray(d->aba_plane + CS_PL_SIZE * b + CS_PL_E1);
+    csVec3 e2 = csu_vec3FromArray(d->aba_plane + CS_PL_SIZE * b + CS_PL_E2);
+    csVec3 n = csu_vec3FromArray(d->aba_plane + CS_PL_SIZE * b + CS_PL_N);
+    double* k = d->aba_k2 + CS_K2_SIZE * b;
+    double mass = m->body[b].mass;
+    k[CS_K2_MG] = mass * csu_dot(e1, m->gravity);
+    k[CS_K2_MG + 1] = mass * csu_dot(e2, m->gravity);
+    k[CS_K2_MG + 2] = mass * csu_dot(n, m->gravity) * csu_dot(n, d->body_com[b]);
+  }
+}
+
+
 // The same on the planar right-hand side (engine/dynamics.h): only the force's components in the
 // plane act on a planar link (the pins absorb the rest), m g at the centre of mass c from the
 // origin, a moment c x m g about n; the energy takes the centre of mass's height along n as well.
-// The weights in the plane come with the link's record (dynamics.c, planarRecords).
+// The weights in the plane come with the link's record (gravityInit).
 static void gravityPlanarApply(const csModel* m, csData* d, int e) {
   (void)m;
   double pe = 0;
@@ -79,6 +100,7 @@ static void gravityBodyJacobian(const csModel* m, const csData* d, int e, int bo
 const csForceKind cs_kindGravity = {
     .name = "gravity",
     .doc = "uniform gravity (the scene's \"gravity\" vector) at every body's centre of mass",
+    .init = gravityInit,
     .apply = gravityApply,
     .planarApply = gravityPlanarApply,
     .mobilityJacobian = gravityJacobian,
