@@ -353,6 +353,13 @@ static void counters(const csSimulation* s, csStats* out) {
 }
 
 
+// whether a failed step takes the groups back to the snapshot (several groups; the integrator,
+// cs_integratorGroups)
+static int goesBack(const csSimulation* s) {
+  return s->it && cs_integratorGroups(s->it) > 1;
+}
+
+
 // the state at a consistent point (every group at the data's time), to return to when a call is
 // stopped on request between two such points; a copy, allocating nothing once the statistics'
 // copy exists (made by the first stoppable call's start, before anything integrates). The
@@ -362,8 +369,7 @@ static void snapshot(csSimulation* s) {
   cs_copyState(s->m, s->snap, s->d);
   s->snap_nchange = s->it ? cs_integratorChangesDone(s->it) : -1;
   s->snap_stats = 0;
-  int goesBack = s->it && cs_integratorGroups(s->it) > 1;
-  if ((s->stoppable || goesBack) && cs_metricsSave(&s->snap_metrics, &s->metrics) == 0) {
+  if ((s->stoppable || goesBack(s)) && cs_metricsSave(&s->snap_metrics, &s->metrics) == 0) {
     counters(s, &s->snap_totals);
     s->snap_stats = 1;
   }
@@ -519,7 +525,7 @@ static void returnToSnapshot(csSimulation* s) {
 static void failed(csSimulation* s) {
   s->failed = 1;
   s->fail_time = s->d->t;
-  s->give_back = s->snap_stats && cs_integratorGroups(s->it) > 1 && s->d->t == s->snap->t;
+  s->give_back = s->snap_stats && goesBack(s) && s->d->t == s->snap->t;
 }
 
 
