@@ -336,31 +336,6 @@ static int atomicOpen(AtomicFile* a, const char* path) {
 }
 
 
-// close and give it its name only where there is none (a hard link fails with EEXIST when
-// another process made the file first; a file system without hard links gets the rename, which
-// is not exclusive); the temporary name removed either way. 0, or -1 with errno set
-static int atomicCloseNew(AtomicFile* a) {
-  int bad = ferror(a->f) != 0;
-  bad |= atomicFclose(a) != 0;
-  int saved = 0;
-  if (!bad && link(a->tmp, a->path) != 0) {
-    saved = errno;
-    bad = saved == EEXIST || (saved != EPERM && saved != ENOTSUP && saved != EOPNOTSUPP) ||
-          rename(a->tmp, a->path) != 0;
-  }
-  remove(a->tmp);
-  errno = saved ? saved : errno;
-  return bad ? -1 : 0;
-}
-
-
-// close without a name: the temporary file is removed (a file known to be incomplete)
-static void atomicDiscard(AtomicFile* a) {
-  atomicFclose(a);
-  remove(a->tmp);
-}
-
-
 // close, not yet renamed: 0, or why the file is not whole (an errno). A write that failed
 // earlier left only the stream's error flag (its errno is long gone), so that one reads as EIO.
 static int atomicFinish(AtomicFile* a) {
@@ -373,11 +348,41 @@ static int atomicFinish(AtomicFile* a) {
 }
 
 
+// the closed file given its name: 0, or why not (an errno)
+static int atomicRename(AtomicFile* a) {
+  return rename(a->tmp, a->path) != 0 ? (errno ? errno : EIO) : 0;
+}
+
+
+// close and give it its name only where there is none (a hard link fails with EEXIST when
+// another process made the file first; a file system without hard links gets the rename, which
+// is not exclusive); the temporary name removed either way. 0, or -1 with errno set
+static int atomicCloseNew(AtomicFile* a) {
+  int saved = atomicFinish(a);
+  if (!saved && link(a->tmp, a->path) != 0) {
+    saved = errno;
+    if (saved == EPERM || saved == ENOTSUP || saved == EOPNOTSUPP) {
+      saved = atomicRename(a);
+    }
+  }
+  remove(a->tmp);
+  errno = saved;
+  return saved ? -1 : 0;
+}
+
+
+// close without a name: the temporary file is removed (a file known to be incomplete)
+static void atomicDiscard(AtomicFile* a) {
+  atomicFclose(a);
+  remove(a->tmp);
+}
+
+
 // close and rename; on any error the temporary file is removed and -1 returned
 static int atomicClose(AtomicFile* a) {
   int saved = atomicFinish(a);
-  if (!saved && rename(a->tmp, a->path) != 0) {
-    saved = errno ? errno : EIO;
+  if (!saved) {
+    saved = atomicRename(a);
   }
   if (saved) {
     remove(a->tmp);
@@ -965,6 +970,42 @@ static void removeTemporaries(const Sweep* sw, long i, pid_t pid) {
 // trajectory when there is a trajectories directory, are removed. Any other run may still be
 // writing them (an array task on another node, a rerun with --retry-failed or --trajectories),
 // so its files are left for its rerun.
+static int staleRunFile(const Sweep* sw, const char* name, int withTrajectories) {
+  char* end = NULL;
+  long i = name[0] == '.' ? strtol(name + 1, &end, 10) : -1;
+  return i >= 0 && i < sw->nrun && end && end == name + 9 && strstr(end, ".tmp") &&
+         readRecord(sw, i, NULL, NULL, NULL) == RECORD_OK &&
+         (!withTrajectories || hasTrajectory(sw, i));
+}
+
+
+// the tables' own (DIR/.results.csv.tmpPID, .results.json.tmpPID) of a sweep killed while it
+// wrote them
+static int staleTable(const Sweep* sw, const char* name, int withTrajectories) {
+  (void)sw;
+  (void)withTrajectories;
+  return strncmp(name, ".results.csv.tmp", 16) == 0 || strncmp(name, ".results.json.tmp", 17) == 0;
+}
+
+
+// remove the entries of the directory dirPath that `stale` picks
+static void removeFrom(const Sweep* sw, const char* dirPath, int withTrajectories,
+                       int (*stale)(const Sweep* sw, const char* name, int withTrajectories)) {
+  DIR* dir = opendir(dirPath);
+  for (struct dirent* e; dir && (e = readdir(dir)) != NULL;) {
+    if (stale(sw, e->d_name, withTrajectories)) {
+      char path[SWEEP_PATH + 300];
+      snprintf(path, sizeof(path), "%s/%s", dirPath, e->d_name);
+      remove(path);
+    }
+  }
+  if (dir) {
+    closedir(dir);
+  }
+}
+
+
+// both kinds above, where they are stale
 static void removeStaleTemporaries(const Sweep* sw) {
   char trajDir[SWEEP_PATH];
   snprintf(trajDir, sizeof(trajDir), "%s/trajectories", sw->dir);
@@ -974,37 +1015,12 @@ static void removeStaleTemporaries(const Sweep* sw) {
   for (int k = 0; k < 2; k++) {
     char dirPath[SWEEP_PATH];
     snprintf(dirPath, sizeof(dirPath), "%s/%s", sw->dir, sub[k]);
-    DIR* dir = opendir(dirPath);
-    for (struct dirent* e; dir && (e = readdir(dir)) != NULL;) {
-      char* end = NULL;
-      long i = e->d_name[0] == '.' ? strtol(e->d_name + 1, &end, 10) : -1;
-      if (i < 0 || i >= sw->nrun || !end || end != e->d_name + 9 || !strstr(end, ".tmp") ||
-          readRecord(sw, i, NULL, NULL, NULL) != RECORD_OK ||
-          (withTrajectories && !hasTrajectory(sw, i))) {
-        continue;
-      }
-      char path[SWEEP_PATH + 300];
-      snprintf(path, sizeof(path), "%s/%s", dirPath, e->d_name);
-      remove(path);
-    }
-    if (dir) {
-      closedir(dir);
-    }
+    removeFrom(sw, dirPath, withTrajectories, staleRunFile);
   }
-  // the tables' own (DIR/.results.csv.tmpPID, .results.json.tmpPID) of a sweep killed while it
-  // wrote them: only under the exclusive lock, which no other sweep of DIR holds meanwhile (array
-  // tasks and --gather may write the tables side by side)
-  DIR* dir = sw->lock == LOCK_EX ? opendir(sw->dir) : NULL;
-  for (struct dirent* e; dir && (e = readdir(dir)) != NULL;) {
-    if (strncmp(e->d_name, ".results.csv.tmp", 16) == 0 ||
-        strncmp(e->d_name, ".results.json.tmp", 17) == 0) {
-      char path[SWEEP_PATH + 300];
-      snprintf(path, sizeof(path), "%s/%s", sw->dir, e->d_name);
-      remove(path);
-    }
-  }
-  if (dir) {
-    closedir(dir);
+  // the tables': only under the exclusive lock, which no other sweep of DIR holds meanwhile
+  // (array tasks and --gather may write the tables side by side)
+  if (sw->lock == LOCK_EX) {
+    removeFrom(sw, sw->dir, withTrajectories, staleTable);
   }
 }
 
@@ -1424,8 +1440,7 @@ static int writeTables(const Sweep* sw, long executed, long* nfailed, long* nmis
   int reason[2] = {atomicFinish(&c), atomicFinish(&j)};
   int bad = reason[0] || reason[1];
   for (int k = 0; k < 2; k++) {
-    if (!bad && rename(tables[k]->tmp, tables[k]->path) != 0) {
-      reason[k] = errno ? errno : EIO;
+    if (!bad && (reason[k] = atomicRename(tables[k])) != 0) {
       bad = 1;
     }
     if (reason[k]) {
