@@ -677,22 +677,32 @@ static void test_sliding_distance_counts_each_stretch_once(void** state) {
   for (int k = 0; k < CS_INTEGRATOR_COUNT; k++) {
     csSimOptions opt = cs_modelOptions(m);
     opt.integrator = (csIntegratorType)k;
-    // straight, then stopped after some steps (and twice more, 97 steps later) and run on
-    for (int stopAt = -1; stopAt < 400; stopAt += 151) {
+    // straight, then stopped a third and two thirds of the way through its steps (and twice
+    // more, an eighth later each) and run on: three stops each
+    long total = 0;
+    for (int variant = 0; variant < 3; variant++) {
       csSimulation* s = cs_newSimulation(m, &opt, &err);
       assert_non_null(s);
+      long stopAt = variant == 0 ? -1 : variant * total / 3;
       StepCount c = {.stopAt = stopAt};
       csReporter rep = {.step = countStep, .ctx = &c, .stop = &c.flag};
       int status = cs_simRun(s, 2, &rep, &err);
-      for (int again = 0; status == CS_STOPPED; again++) {
+      int stops = 0;
+      for (; status == CS_STOPPED; stops++) {
         c.flag = 0;
-        c.stopAt = again < 2 ? c.steps + 97 : -1;
+        c.stopAt = stops < 2 ? c.steps + total / 8 : -1;
         status = cs_simRun(s, 2, &rep, &err);
       }
       assert_int_equal(status, CS_OK);
+      if (variant == 0) {
+        total = c.steps;
+      } else if (stops != 3) {
+        fail_msg("%s, to be stopped at step %ld of %ld and twice more: stopped %d times",
+                 names[k], stopAt, total, stops);
+      }
       cs_simStatistics(s, &st);
       if (fabs(st.sliding_distance - 2) > 1e-6) {
-        fail_msg("%s, stopped at step %d and twice more: slid %.9f m, not 2", names[k],
+        fail_msg("%s, stopped at step %ld and twice more: slid %.9f m, not 2", names[k],
                  stopAt, st.sliding_distance);
       }
       cs_deleteSimulation(s);
