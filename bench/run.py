@@ -262,14 +262,15 @@ def default_error(cs, ref, tmp):
 
 
 def interleaved(cs, tol, peer, reps):
-    """Medians of (integration CPU, process CPU) for contactsim at tol and the peer, measured
-    alternately."""
+    """Medians of the integration CPU and process CPU of contactsim at tol and of the peer,
+    measured alternately: an entry's cs_cpu, cs_proc, peer_cpu and peer_proc."""
     a, b = [], []
     for _ in range(reps):
         a.append(cs.timed(tol))
         b.append(peer.timed())
     med = lambda xs, i: statistics.median(x[i] for x in xs)
-    return (med(a, 0), med(a, 1)), (med(b, 0), med(b, 1))
+    return {"cs_cpu": med(a, 0), "cs_proc": med(a, 1), "peer_cpu": med(b, 0),
+            "peer_proc": med(b, 1)}
 
 
 def matched_tolerance(errors, target):
@@ -285,11 +286,12 @@ def matched_tolerance(errors, target):
     return best
 
 
-def tag(e):
+def tag(e, model=True):
     """A peer entry's label in the summaries: the contact model contactsim ran, when it is not
-    the one the peers are compared on, the peer's own variant, and contactsim's integrator when
-    it is not the scene's (step 4's LOOSE_INTEGRATOR)."""
-    labels = [e[k] for k in ("model", "peer_model") if k in e]
+    the one the peers are compared on (unless model is false: the table has a column for it),
+    the peer's own variant, and contactsim's integrator when it is not the scene's (step 4's
+    LOOSE_INTEGRATOR)."""
+    labels = [e[k] for k in (("model",) if model else ()) + ("peer_model",) if k in e]
     if "cs_integrator" in e:
         labels.append("contactsim " + e["cs_integrator"])
     return "".join(" [%s]" % label for label in labels)
@@ -339,9 +341,7 @@ def bench_scene(args, scene, model, tmp, have_sb, have_mj, simbody, mujoco):
             entry = {"engine": "simbody " + integ + " 1e-5", "error": err,
                      "cs_tol": tol}
             if tol is not None:
-                (ci, cp), (pi, pp) = interleaved(cs, tol, peer, args.reps)
-                entry.update(cs_cpu=ci, cs_proc=cp, peer_cpu=pi, peer_proc=pp,
-                             cs_error=errors[tol])
+                entry.update(interleaved(cs, tol, peer, args.reps), cs_error=errors[tol])
             row["peers"].append(entry)
             print(json.dumps({"scene": scene, **entry}), flush=True)
     if have_mj and scene in MUJOCO_SCENES:
@@ -370,8 +370,7 @@ def mujoco_default_loose(args, scene, model, peer, ref, row, tmp):
     entry = {"engine": base["engine"], "kind": "mujoco default",
              "cs_integrator": LOOSE_INTEGRATOR, "error": base["error"], "cs_tol": tol}
     if tol is not None:
-        (ci, cp), (pi, pp) = interleaved(cs, tol, peer, args.reps)
-        entry.update(cs_cpu=ci, cs_proc=cp, peer_cpu=pi, peer_proc=pp, cs_error=errors[tol])
+        entry.update(interleaved(cs, tol, peer, args.reps), cs_error=errors[tol])
     row["peers"].append(entry)
     print(json.dumps({"scene": scene, **entry}), flush=True)
 
@@ -389,8 +388,7 @@ def mujoco_rows(args, scene, mujoco, cs, errors, tol_1mm, row, tmp, variant):
     entry = {"engine": "mujoco 2 ms Euler", "kind": "mujoco default", **tagged,
              "error": traj_error(traj, mref), "cs_tol": tol_1mm}
     if tol_1mm is not None:
-        (ci, cp), (pi, pp) = interleaved(cs, tol_1mm, peer, args.reps)
-        entry.update(cs_cpu=ci, cs_proc=cp, peer_cpu=pi, peer_proc=pp, cs_error=errors[tol_1mm])
+        entry.update(interleaved(cs, tol_1mm, peer, args.reps), cs_error=errors[tol_1mm])
     row["peers"].append(entry)
     print(json.dumps({"scene": scene, **entry}), flush=True)
     # the errors on the ladder of steps: "mujoco_errors" for MuJoCo's own models,
@@ -427,9 +425,7 @@ def mujoco_scene_model(args, scene, own, peer, row, tmp):
             extra = ["--integrator", e["engine"].split()[1], "--timestep", e["timestep"]] \
                 if e["kind"] == "mujoco matched" else []
             p = Peer(peer.exe, scene, extra)
-            (ci, cp), (pi, pp) = interleaved(cs, tol_1mm, p, args.reps)
-            entry.update(cs_cpu=ci, cs_proc=cp, peer_cpu=pi, peer_proc=pp,
-                         cs_error=errors[tol_1mm])
+            entry.update(interleaved(cs, tol_1mm, p, args.reps), cs_error=errors[tol_1mm])
         row["peers"].append(entry)
         print(json.dumps({"scene": scene, **entry}), flush=True)
 
@@ -455,8 +451,7 @@ def mujoco_matched(args, scene, mujoco, integ, steps, mref, cs, tol_1mm, tmp, ex
              "error": errors[chosen] if chosen else None, "cs_tol": tol_1mm}
     if chosen and tol_1mm is not None:
         peer = Peer(mujoco, scene, ["--integrator", integ, "--timestep", chosen] + list(extra))
-        (ci, cp), (pi, pp) = interleaved(cs, tol_1mm, peer, args.reps)
-        entry.update(cs_cpu=ci, cs_proc=cp, peer_cpu=pi, peer_proc=pp)
+        entry.update(interleaved(cs, tol_1mm, peer, args.reps))
     return entry
 
 
@@ -796,8 +791,7 @@ def main():
             ratio = e["cs_cpu"] / e["peer_cpu"] if "cs_cpu" in e and e["peer_cpu"] > 0 else None
             pratio = e["cs_proc"] / e["peer_proc"] if "cs_proc" in e and e["peer_proc"] > 0 \
                 else None
-            engine = e["engine"] + (" [%s]" % e["peer_model"] if "peer_model" in e else "") + \
-                (" [contactsim %s]" % e["cs_integrator"] if "cs_integrator" in e else "")
+            engine = e["engine"] + tag(e, model=False)
             print("| %s | %s | %s | %s | %s (%s) | %s | %s | %s | %s |" % (
                 row["scene"], e.get("model", row["model"]), engine, fmt(e["error"]),
                 fmt(e["cs_tol"], 2), fmt(e.get("cs_error")), fmt(e.get("cs_cpu")),
