@@ -2361,8 +2361,17 @@ static int tryStep(Group* g, double tout, double tstop, csError* err) {
       err->time = t_before;
       return CS_ERR_SOLVER;
     }
+    if (lost && !lostInRounding(sim, t_before, hu, tstop - t_before) &&
+        hu < 1e-9 * sim->opt.report_interval) {
+      // a step below 1e-9 of the report interval: the collapse, wherever the time stands
+      collapseError(g, err, 0, "CVODE's last step moved the time by %.3g s", moved);
+      if (blendedAnchorsFailed(g)) {
+        blendedAnchorHint(err);
+      }
+      return CS_ERR_SOLVER;
+    }
     if (lost) {
-      return roundingError(hu, t_before, moved, 0, err);
+      return roundingError(hu, t_before, moved, hu >= 0.5 * (tstop - t_before), err);
     }
   }
   // CVODE's own step limit counts steps within one call, and every call here is one step,
