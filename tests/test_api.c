@@ -636,6 +636,58 @@ static void test_stopped_statistics_go_back(void** state) {
 }
 
 
+// Reading every contact's statistics settles the simulation once: the pile of ten blocks (40
+// contacts) read contact by contact realizes no stage after the first read, where each read
+// used to settle the whole model again (quadratic in the contacts: 5 s on pile_1000). The
+// settled values stand only until the simulation changes: after each advance every contact
+// reads as in a simulation taken straight there.
+static void readPeaks(csSimulation* s, const csModel* m, double* peak) {
+  for (int e = 0; e < m->nforce; e++) {
+    peak[e] = -1;
+    cs_simContactStatistics(s, e, &peak[e], NULL);
+  }
+}
+
+
+static void test_statistics_settle_once(void** state) {
+  (void)state;
+  csModel* m = th_loadFile("scenes/bench/pile_10.json");
+  assert_true(m->nforce >= 40 && m->nforce <= 64);
+  csSimulation* s = newSim(m);
+  csError err;
+  double a[64], b[64];
+  for (int k = 1; k <= 3; k++) {
+    assert_int_equal(cs_simAdvanceTo(s, 0.1 * k, &err), CS_OK);
+    csRunStatistics st;
+    cs_simStatistics(s, &st);
+    const csData* d = cs_simData(s);
+    long stages[4];
+    memcpy(stages, d->stat.nstage, sizeof(stages));
+    readPeaks(s, m, a);
+    assert_memory_equal(stages, d->stat.nstage, sizeof(stages));
+    // a simulation advanced the same way whose statistics were never read before
+    csSimulation* fresh = newSim(m);
+    for (int j = 1; j <= k; j++) {
+      assert_int_equal(cs_simAdvanceTo(fresh, 0.1 * j, &err), CS_OK);
+    }
+    csRunStatistics sf;
+    cs_simStatistics(fresh, &sf);
+    assert_true(st.t == sf.t && st.nsteps == sf.nsteps && st.nsteps > 0);
+    assert_true(st.sliding_distance == sf.sliding_distance && st.ncommit == sf.ncommit);
+    readPeaks(fresh, m, b);
+    int contacts = 0;
+    for (int e = 0; e < m->nforce; e++) {
+      assert_true(a[e] == b[e]);
+      contacts += a[e] > 0;
+    }
+    assert_true(contacts >= 40);
+    cs_deleteSimulation(fresh);
+  }
+  cs_deleteSimulation(s);
+  cs_deleteModel(m);
+}
+
+
 // The distance slid counts each stretch once, whatever steps are given back: a block gliding
 // without friction at 1 m/s for 2 s slides 2 m, run straight, stopped mid-way and run on,
 // stepped and then edited, or failed and run on. A second block dropped flat beside it makes
@@ -1907,6 +1959,7 @@ int main(void) {
       cmocka_unit_test(test_stopped_run_continues),
       cmocka_unit_test(test_stop_flag),
       cmocka_unit_test(test_stopped_statistics_go_back),
+      cmocka_unit_test(test_statistics_settle_once),
       cmocka_unit_test(test_sliding_distance_counts_each_stretch_once),
       cmocka_unit_test(test_report_count),
       cmocka_unit_test(test_unusable_options),

@@ -60,6 +60,8 @@ struct csSimulation {
   int running;          // an advance is in progress: its reporter's callbacks may read the
                         // simulation, not change it (the integrator they would free or
                         // restart is the one calling them)
+  int settled;          // the statistics were settled and nothing has changed since (cleared
+                        // by every advance, edit, reset and change of options)
 };
 
 
@@ -475,6 +477,7 @@ static void giveBackSteps(csSimulation* s) {
 
 // what every advance does first: refuse after a failure, restart after edits
 static int prepare(csSimulation* s, csError* err) {
+  s->settled = 0;
   if (s->failed) {
     cs_setError(err, CS_ERR_SOLVER, "",
                 "the simulation failed at t = %.9g s; reset it, set its state or options, or "
@@ -573,6 +576,7 @@ static void beginEdit(csSimulation* s) {
 // balance then goes on from where it stood at the last report, as a stopped call's does, through
 // every edit until the next advance.
 static void endEdit(csSimulation* s, int nchange_done) {
+  s->settled = 0;
   cs_invalidate(s->d);
   double after = totalEnergy(s);
   double jump = after - s->edit_energy;
@@ -649,6 +653,7 @@ void cs_simReset(csSimulation* s) {
   }
   cs_integratorFree(s->it);
   s->it = NULL;
+  s->settled = 0;
   cs_resetData(s->m, s->d);
   s->failed = 0;
   s->edited_failure = 0;
@@ -676,6 +681,7 @@ int cs_simSetOptions(csSimulation* s, const csSimOptions* opt, csError* err) {
     return CS_ERR_INPUT;
   }
   beginEdit(s);
+  s->settled = 0;
   s->opt = *opt;
   int nchange = s->it ? cs_integratorChangesDone(s->it) : -1;
   s->failed = 0;
@@ -1238,11 +1244,18 @@ static void updateStatistics(csSimulation* s) {
 // last step was missing from the sliding distance and the rest (a block gliding 1 m showed
 // 0.68 m). Not from a callback of an advance in progress, which is finishing them itself (and
 // whose reporter a settle would replace): the statistics are then those sampled so far.
+// Settled once, they stand until the simulation changes: reading every contact's statistics
+// settles the simulation once, not once per contact.
 static void settleForStatistics(csSimulation* s) {
-  if (!s->running) {
-    beginEdit(s);
+  if (s->running) {
+    updateStatistics(s);
+    return;
   }
-  updateStatistics(s);
+  if (!s->settled) {
+    beginEdit(s);
+    updateStatistics(s);
+    s->settled = 1;
+  }
 }
 
 
