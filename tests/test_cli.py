@@ -497,6 +497,32 @@ def interrupted_run_keeps_complete_rows_and_says_why():
 
 
 @case
+def a_signal_ignored_at_start_stays_ignored():
+    """Under nohup (SIGHUP ignored when the program starts) a hangup does not stop the run;
+    the signals the launcher left caught still do"""
+    import signal
+    import time
+    scene = os.path.join(ROOT, "scenes", "bench", "block_spin_slide.json")
+    d = tempfile.mkdtemp()
+    out = os.path.join(d, "out.csv")
+    nohup = lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    p = subprocess.Popen([EXE, "run", scene, "-o", out, *LONG], stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, cwd=ROOT, preexec_fn=nohup)
+    wait_for_rows(out, p)
+    p.send_signal(signal.SIGHUP)
+    time.sleep(0.3)
+    check(p.poll() is None, "SIGHUP, ignored when the run started, stopped it")
+    rows = os.path.getsize(out)
+    time.sleep(0.3)
+    check(os.path.getsize(out) > rows, "the run stood still after SIGHUP")
+    p.send_signal(signal.SIGTERM)
+    err = p.stderr.read().decode()
+    code = p.wait(timeout=30)
+    check(code == 128 + signal.SIGTERM.value and "interrupted by SIGTERM" in err, (code, err))
+    csv_rows_complete(open(out, "rb").read(), "SIGTERM after an ignored SIGHUP")
+
+
+@case
 def killed_run_keeps_only_complete_rows():
     import signal
     import time

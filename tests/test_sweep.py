@@ -496,6 +496,33 @@ def a_stop_signal_leaves_interrupted_runs_to_the_rerun():
     check(summary["reused"] == len(recs) and summary["ok"] == 12, f"{summary}")
 
 
+@case
+def a_signal_ignored_at_start_stays_ignored():
+    """A sweep started under nohup (SIGHUP ignored) goes on through a hangup, its workers too,
+    and ends with every run recorded"""
+    d = tempfile.mkdtemp()
+    s = small_study()
+    s["set"]["simulation.duration"] = 1.0
+    s["set"]["simulation.max_step"] = 5e-5
+    study = write_study(s, d)
+    out = os.path.join(d, "out")
+    runs = os.path.join(out, "runs")
+    nohup = lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    # its own process group, so that the hangup reaches the workers as a terminal's would
+    p = subprocess.Popen([EXE, "sweep", study, "--out", out, "-j", "2"], cwd=ROOT,
+                         stderr=subprocess.PIPE, text=True, preexec_fn=lambda: (nohup(), os.setpgrp()))
+    t0 = time.time()
+    while time.time() - t0 < 60:
+        if os.path.isdir(runs) and len(os.listdir(runs)) >= 2:
+            break
+        time.sleep(0.005)
+    os.killpg(p.pid, signal.SIGHUP)
+    _, err = p.communicate(timeout=300)
+    check(p.returncode == 0, f"exit {p.returncode}: {err}")
+    summary = json.load(open(os.path.join(out, "results.json")))["summary"]
+    check(summary["ok"] == 12, f"{summary}")
+
+
 def lock_released(out, limit=10.0):
     """wait until no process holds DIR/.lock (a killed worker exits a moment after the signal)"""
     import fcntl

@@ -837,9 +837,12 @@ static void stopSignals(int install) {
   memset(&sa, 0, sizeof(sa));
   sa.sa_handler = install ? onStopSignal : SIG_DFL;
   sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, NULL);
-  sigaction(SIGTERM, &sa, NULL);
-  sigaction(SIGHUP, &sa, NULL);
+  const int stops[3] = {SIGINT, SIGTERM, SIGHUP};
+  for (int i = 0; i < 3; i++) {
+    if (!cs_cliIgnoredAtStart(stops[i])) {  // one ignored from the start stays ignored
+      sigaction(stops[i], &sa, NULL);
+    }
+  }
   if (install) {
     sigset_t stop;
     sigemptyset(&stop);

@@ -1077,6 +1077,25 @@ void cs_cliCatchSignalsWhileOpening(void) {
 }
 
 
+int cs_cliIgnoredAtStart(int sig) {
+  static const int stops[3] = {SIGINT, SIGTERM, SIGHUP};
+  static int known = 0, ignored[3];
+  if (!known) {
+    for (int i = 0; i < 3; i++) {
+      struct sigaction old;
+      ignored[i] = sigaction(stops[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN;
+    }
+    known = 1;
+  }
+  for (int i = 0; i < 3; i++) {
+    if (stops[i] == sig) {
+      return ignored[i];
+    }
+  }
+  return 0;
+}
+
+
 static void catchSignals(int restart) {
   struct sigaction sa;
   memset(&sa, 0, sizeof(sa));
@@ -1088,9 +1107,12 @@ static void catchSignals(int restart) {
   sigaddset(&sa.sa_mask, SIGHUP);
   // SA_RESTART: a write blocked on a full pipe carries on rather than failing with EINTR
   sa.sa_flags = restart ? SA_RESTART : 0;
-  sigaction(SIGINT, &sa, NULL);
-  sigaction(SIGTERM, &sa, NULL);
-  sigaction(SIGHUP, &sa, NULL);
+  const int stops[3] = {SIGINT, SIGTERM, SIGHUP};
+  for (int i = 0; i < 3; i++) {
+    if (!cs_cliIgnoredAtStart(stops[i])) {
+      sigaction(stops[i], &sa, NULL);
+    }
+  }
   // (SIGPIPE is ignored for the whole program, main.c: a reader that goes away makes the next
   // CSV write fail with EPIPE, an output error like any other)
 }
