@@ -837,12 +837,7 @@ static void stopSignals(int install) {
   memset(&sa, 0, sizeof(sa));
   sa.sa_handler = install ? onStopSignal : SIG_DFL;
   sigemptyset(&sa.sa_mask);
-  const int stops[3] = {SIGINT, SIGTERM, SIGHUP};
-  for (int i = 0; i < 3; i++) {
-    if (!cs_cliIgnoredAtStart(stops[i])) {  // one ignored from the start stays ignored
-      sigaction(stops[i], &sa, NULL);
-    }
-  }
+  cs_cliSetStopAction(&sa);
   if (install) {
     sigset_t stop;
     sigemptyset(&stop);

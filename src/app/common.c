@@ -1077,22 +1077,19 @@ void cs_cliCatchSignalsWhileOpening(void) {
 }
 
 
-int cs_cliIgnoredAtStart(int sig) {
+void cs_cliSetStopAction(const struct sigaction* sa) {
   static const int stops[3] = {SIGINT, SIGTERM, SIGHUP};
   static int known = 0, ignored[3];
-  if (!known) {
-    for (int i = 0; i < 3; i++) {
+  for (int i = 0; i < 3; i++) {
+    if (!known) {
       struct sigaction old;
       ignored[i] = sigaction(stops[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN;
     }
-    known = 1;
-  }
-  for (int i = 0; i < 3; i++) {
-    if (stops[i] == sig) {
-      return ignored[i];
+    if (!ignored[i]) {
+      sigaction(stops[i], sa, NULL);
     }
   }
-  return 0;
+  known = 1;
 }
 
 
@@ -1107,12 +1104,7 @@ static void catchSignals(int restart) {
   sigaddset(&sa.sa_mask, SIGHUP);
   // SA_RESTART: a write blocked on a full pipe carries on rather than failing with EINTR
   sa.sa_flags = restart ? SA_RESTART : 0;
-  const int stops[3] = {SIGINT, SIGTERM, SIGHUP};
-  for (int i = 0; i < 3; i++) {
-    if (!cs_cliIgnoredAtStart(stops[i])) {
-      sigaction(stops[i], &sa, NULL);
-    }
-  }
+  cs_cliSetStopAction(&sa);
   // (SIGPIPE is ignored for the whole program, main.c: a reader that goes away makes the next
   // CSV write fail with EPIPE, an output error like any other)
 }

@@ -194,10 +194,10 @@ void cs_cliCatchSignals(void);
 // opening a FIFO waits for its reader, and a Ctrl-C there must end that wait (the open fails
 // with EINTR and cs_cliStopSignal is set). Call cs_cliCatchSignals once they are open.
 void cs_cliCatchSignalsWhileOpening(void);
-// Whether the stop signal sig (SIGINT, SIGTERM or SIGHUP) was ignored when the program started,
-// as nohup ignores SIGHUP and a shell's background job SIGINT: such a signal stays ignored, as
-// whoever started the program asked. Read on the first call, before any handler is installed.
-int cs_cliIgnoredAtStart(int sig);
+// Set sa as the action of SIGINT, SIGTERM and SIGHUP, but of none that was ignored when the
+// program started (nohup ignores SIGHUP, a shell's background job SIGINT): that one stays
+// ignored, as whoever started the program asked. Every change of their action goes through here.
+void cs_cliSetStopAction(const struct sigaction* sa);
 // The exit status of a command stopped by cs_cliStopSignal: 128 + its number.
 int cs_cliStopStatus(void);
 // "SIGINT", "SIGTERM", "SIGHUP" or "signal N" for sig, in a static buffer.
