@@ -605,12 +605,11 @@ static void test_stopped_statistics_go_back(void** state) {
   StepCount p = {.stopAt = -1};
   csReporter prep = {.report = markReport, .step = countStep, .ctx = &p};
   assert_int_equal(cs_simRun(probe, 0.5, &prep, &err), CS_OK);
-  // a run counts one step more than its step hooks saw: the step that reaches its end is
-  // finished after the last report, without them (so is the one that reaches a report, before
-  // the next step)
+  // the step hooks see every step, the one that ends the run too (finished after the last
+  // report, before cs_simRun returns)
   csRunStatistics pst;
   cs_simStatistics(probe, &pst);
-  assert_int_equal(pst.nsteps, p.steps + 1);
+  assert_int_equal(pst.nsteps, p.steps);
   cs_deleteSimulation(probe);
   assert_true(p.reports == 11 && p.atReport[3] - p.atReport[2] >= 4);
 
@@ -624,13 +623,13 @@ static void test_stopped_statistics_go_back(void** state) {
   csRunStatistics st;
   cs_simStatistics(s, &st);
   assert_int_equal(st.nsteps, kept + 1);  // and the step that reached the report
-  // run on: the hooks count the new run's steps
+  // run on: the hooks count the new run's steps, its last one too
   c.flag = 0;
   c.stopAt = -1;
   long before = c.steps;
   assert_int_equal(cs_simRun(s, 0.5, &rep, &err), CS_OK);
   cs_simStatistics(s, &st);
-  assert_int_equal(st.nsteps, kept + 1 + (c.steps - before) + 1);
+  assert_int_equal(st.nsteps, kept + 1 + (c.steps - before));
   cs_deleteSimulation(s);
   cs_deleteModel(m);
 }
@@ -683,6 +682,71 @@ static void test_statistics_settle_once(void** state) {
     assert_true(contacts >= 40);
     cs_deleteSimulation(fresh);
   }
+  cs_deleteSimulation(s);
+  cs_deleteModel(m);
+}
+
+
+// A run stopped past a scheduled change returns to its last report, before the change; new
+// options given then keep the change to come, and an edit made after the next change is not
+// undone by old changes replayed (the foot of scenes/foot_landing_push.json, pushed with 5 N
+// from t = 1 s and 15 N from t = 2 s). A refused CSV run leaves its file as it was.
+static volatile sig_atomic_t g_pastChange;
+
+
+static void stopPastChange(void* ctx, const csModel* m, csData* d) {
+  (void)ctx;
+  (void)m;
+  if (d->t > 1.1) {
+    g_pastChange = 1;
+  }
+}
+
+
+static double pushX(csSimulation* s, int e) {
+  const csModel* m = cs_simModel(s);
+  int adr = 0;
+  cs_modelForceState(m, e, CS_STATE_DISCRETE, &adr, NULL);
+  return cs_simState(s, CS_STATE_DISCRETE)[adr + cs_modelDiscreteIndex(m, e, "force_x")];
+}
+
+
+static void test_options_after_a_stopped_run_keep_the_changes(void** state) {
+  (void)state;
+  csModel* m = th_loadFile("scenes/foot_landing_push.json");
+  int e = cs_forceId(m, "push");
+  csSimOptions o = cs_modelOptions(m);
+  o.report_interval = 0.3;  // reports at 0.9 and 1.2 s
+  csError err;
+  csSimulation* s = cs_newSimulation(m, &o, &err);
+  assert_non_null(s);
+  assert_int_equal(cs_simAdvanceTo(s, 0.9, &err), CS_OK);
+  g_pastChange = 0;
+  csReporter rep = {.step = stopPastChange, .stop = &g_pastChange};
+  assert_int_equal(cs_simRun(s, 1.5, &rep, &err), CS_STOPPED);
+  assert_true(cs_simTime(s) == 0.9 && pushX(s, e) == 0);
+  o.rtol = 1e-8;
+  assert_int_equal(cs_simSetOptions(s, &o, &err), CS_OK);
+  assert_int_equal(cs_simAdvanceTo(s, 1.5, &err), CS_OK);
+  assert_true(pushX(s, e) == 5);
+  assert_int_equal(cs_simAdvanceTo(s, 2.45, &err), CS_OK);
+  assert_true(pushX(s, e) == 15);
+  assert_int_equal(cs_simSetDiscrete(s, e, "force_x", 100, &err), CS_OK);
+  assert_int_equal(cs_simAdvanceTo(s, 2.5, &err), CS_OK);
+  assert_true(pushX(s, e) == 100);
+  // a CSV run that cannot start (to a time already past) leaves the file alone
+  char path[] = "/tmp/contactsim_test_csvXXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  assert_true(write(fd, "kept\n", 5) == 5);
+  close(fd);
+  assert_int_equal(cs_simRunCsv(s, 1.0, path, NULL, &err), CS_ERR_INPUT);
+  FILE* f = fopen(path, "r");
+  char text[16] = {0};
+  assert_non_null(f);
+  assert_true(fread(text, 1, sizeof(text) - 1, f) == 5 && strcmp(text, "kept\n") == 0);
+  fclose(f);
+  remove(path);
   cs_deleteSimulation(s);
   cs_deleteModel(m);
 }
@@ -1960,6 +2024,7 @@ int main(void) {
       cmocka_unit_test(test_stop_flag),
       cmocka_unit_test(test_stopped_statistics_go_back),
       cmocka_unit_test(test_statistics_settle_once),
+      cmocka_unit_test(test_options_after_a_stopped_run_keep_the_changes),
       cmocka_unit_test(test_sliding_distance_counts_each_stretch_once),
       cmocka_unit_test(test_report_count),
       cmocka_unit_test(test_unusable_options),

@@ -475,14 +475,23 @@ static void giveBackSteps(csSimulation* s) {
 }
 
 
+// CS_ERR_SOLVER after a failure, until the simulation is reset or given a new state or options
+static int refuseFailed(const csSimulation* s, csError* err) {
+  if (!s->failed) {
+    return CS_OK;
+  }
+  cs_setError(err, CS_ERR_SOLVER, "",
+              "the simulation failed at t = %.9g s; reset it, set its state or options, or "
+              "load a checkpoint to go on",
+              s->fail_time);
+  return CS_ERR_SOLVER;
+}
+
+
 // what every advance does first: refuse after a failure, restart after edits
 static int prepare(csSimulation* s, csError* err) {
   s->settled = 0;
-  if (s->failed) {
-    cs_setError(err, CS_ERR_SOLVER, "",
-                "the simulation failed at t = %.9g s; reset it, set its state or options, or "
-                "load a checkpoint to go on",
-                s->fail_time);
+  if (refuseFailed(s, err) != CS_OK) {
     return CS_ERR_SOLVER;
   }
   s->edited_failure = 0;
@@ -683,7 +692,12 @@ int cs_simSetOptions(csSimulation* s, const csSimOptions* opt, csError* err) {
   beginEdit(s);
   s->settled = 0;
   s->opt = *opt;
-  int nchange = s->it ? cs_integratorChangesDone(s->it) : -1;
+  // the changes applied by the state the new integrator starts from: a stopped call's return
+  // to its last report (or an edit) left that count for the restart it had due
+  int nchange = s->nchange_restart >= 0 ? s->nchange_restart
+                : s->it                 ? cs_integratorChangesDone(s->it)
+                                        : -1;
+  s->nchange_restart = -1;
   s->failed = 0;
   // the new integrator starts from the current state: a restart, as after an edit
   s->restart_base += s->it != NULL;
@@ -772,6 +786,11 @@ int cs_simRun(csSimulation* s, double t_end, const csReporter* rep, csError* err
   csReporter r = hooks(&h, s, rep);
   s->running = 1;
   status = cs_integratorRun(s->it, t_end, &r, err);
+  if (status == CS_OK) {
+    // the steps that end the run are finished now, through the caller's step hook too, as
+    // cs_simulate finishes them (the next call or read would, without it)
+    cs_integratorSettle(s->it, &r);
+  }
   s->running = 0;
   // the reports sampled the energy balance already; a stopped run returns to its last report
   if (status == CS_STOPPED) {
@@ -835,8 +854,12 @@ static void cutToLastLine(const char* path) {
 int cs_simRunCsv(csSimulation* s, double t_end, const char* path, const csCsvOptions* opt,
                  csError* err) {
   cs_clearError(err);
-  if (refuseWhileRunning(s, "run", err) != CS_OK) {
+  // a run that cannot start leaves the file as it was
+  if (refuseWhileRunning(s, "run", err) != CS_OK || checkEndTime(s, t_end, "run", err) != CS_OK) {
     return CS_ERR_INPUT;
+  }
+  if (refuseFailed(s, err) != CS_OK) {
+    return CS_ERR_SOLVER;
   }
   // never over the scene the model was loaded from (a path spelled another way, ./scene.json,
   // is the same file), as a checkpoint never is: the scene would be lost for its own output
