@@ -920,6 +920,26 @@ def replay_reads_a_bounded_csv():
 
 
 @case
+def replay_refuses_a_csv_of_more_bodies():
+    """A CSV of a longer chain, or of more blocks, given with the scene of fewer: refused,
+    naming the first body the scene does not have (its columns were ignored, and the page
+    showed the other run's energies)"""
+    d = tempfile.mkdtemp()
+    for written, given, body in (("chain_16", "chain_4", "link4"), ("pile_10", "pile_1", "b1")):
+        csv_path = os.path.join(d, written + ".csv")
+        code, _, err = run("run", os.path.join(ROOT, "scenes", "bench", written + ".json"), "-q",
+                           "-o", csv_path, "--duration", "0.05")
+        check(code == 0, err)
+        page = os.path.join(d, written + ".html")
+        p = subprocess.run([EXE, "replay", os.path.join(ROOT, "scenes", "bench", given + ".json"),
+                            csv_path, "-o", page], capture_output=True, text=True, timeout=60,
+                           cwd=ROOT, env=replay_env())
+        check(p.returncode == 2 and f"{csv_path}: has the columns of body '{body}', which the "
+              "scene does not have" in p.stderr, (written, given, p.returncode, p.stderr))
+        check(not os.path.exists(page), "a page was written")
+
+
+@case
 def run_replay_leaves_no_scratch_file_when_killed():
     import signal
     import time

@@ -393,6 +393,18 @@ static int seriesInit(Series* s, const char* key, int count, int width) {
 }
 
 
+// Whether column name is "<owner><suffix>" (suffix ".fx", ".qw"), with the owner's name copied
+// into owner (CS_MAX_NAME bytes)
+static int columnOwner(const char* name, const char* suffix, char* owner) {
+  size_t len = strlen(name), ls = strlen(suffix);
+  if (len <= ls || strcmp(name + len - ls, suffix) != 0 || len - ls >= CS_MAX_NAME) {
+    return 0;
+  }
+  snprintf(owner, CS_MAX_NAME, "%.*s", (int)(len - ls), name);
+  return 1;
+}
+
+
 // columns for items named name + "." + suffixes[j]; returns the first missing column's name in
 // missing (when not NULL) and -1 if any is absent
 static int findColumns(const Columns* c, Series* s, int item, const char* name,
@@ -461,6 +473,17 @@ static csStatus mapColumns(const Columns* c, const csReplayRun* r, RunData* d, c
                     missing, named ? " with contact model '" : "", named ? r->model : "",
                     named ? "'" : "");
   }
+  // and no body the scene does not have (a CSV of a longer chain, of more blocks): only bodies
+  // have orientations
+  char owner[CS_MAX_NAME];
+  for (int j = 0; j < c->ncol; j++) {
+    if (columnOwner(c->name[j], ".qw", owner) && cs_bodyId(m, owner) < 0) {
+      return setError(err, CS_ERR_INPUT, r->csv,
+                      "has the columns of body '%s', which the scene does not have: is it a "
+                      "CSV that `contactsim run` wrote from this scene?",
+                      owner);
+    }
+  }
   // optional: forces and points of every contact, totals and centres of pressure of the sets.
   // All or none: a CSV with some contacts' forces and not others' was written from another
   // geometry (other --set values) than the scene's
@@ -487,13 +510,9 @@ static csStatus mapColumns(const Columns* c, const csReplayRun* r, RunData* d, c
   }
   // and no forces of contacts the scene does not have (a CSV of more corners than the scene's)
   for (int j = 0; withForces > 0 && j < c->ncol; j++) {
-    const char* name = c->name[j];
-    size_t len = strlen(name);
-    if (len < 4 || strcmp(name + len - 3, ".fx") != 0 || len - 3 >= CS_MAX_NAME) {
+    if (!columnOwner(c->name[j], ".fx", owner)) {
       continue;
     }
-    char owner[CS_MAX_NAME];
-    snprintf(owner, sizeof(owner), "%.*s", (int)(len - 3), name);
     int e = cs_forceId(m, owner);
     int known = e >= 0 && isContact(m, e);
     for (int g = 0; g < m->ngroup && !known; g++) {
