@@ -940,6 +940,32 @@ def replay_refuses_a_csv_of_more_bodies():
 
 
 @case
+def replay_of_a_piped_csv_needs_an_output():
+    """The page goes next to the CSV by default; a CSV read from a pipe has no such place (the
+    page was /dev/stdin.html)"""
+    d = tempfile.mkdtemp()
+    scene = os.path.join(ROOT, "scenes", "bench", "chain_4.json")
+    csv_path = os.path.join(d, "run.csv")
+    code, _, err = run("run", scene, "-q", "-o", csv_path, "--duration", "0.05")
+    check(code == 0, err)
+    # standard input from the file, and from a pipe
+    for args, piped in (([], False), ([], True), (["-o", os.path.join(d, "piped.html")], True)):
+        with open(csv_path) as f:
+            cat = subprocess.Popen(["cat"], stdin=f, stdout=subprocess.PIPE) if piped else None
+            p = subprocess.run([EXE, "replay", scene, "/dev/stdin", *args],
+                               stdin=cat.stdout if piped else f, capture_output=True, text=True,
+                               timeout=60, cwd=ROOT, env=replay_env())
+            if cat:
+                cat.wait()
+        if args:
+            check(p.returncode == 0 and os.path.exists(args[1]), (p.returncode, p.stderr))
+        else:
+            check(p.returncode == 2 and "/dev/stdin is no file the page can go next to" in p.stderr
+                  and "-o" in p.stderr, (p.returncode, p.stderr))
+    check(not os.path.exists("/dev/stdin.html"), "a page was written in /dev")
+
+
+@case
 def run_replay_leaves_no_scratch_file_when_killed():
     import signal
     import time

@@ -6,6 +6,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 // most CSV files one page shows
 #define MAX_REPLAY_RUNS 32
@@ -131,8 +132,19 @@ int cs_cliReplay(int argc, char** argv) {
   }
   cs_freeSceneText(text);
   cs_cliFreeSets(&sets);
-  // the page goes next to the first CSV unless -o says otherwise
+  // the page goes next to the first CSV unless -o says otherwise; a CSV read from a pipe, a
+  // device or standard input (/dev/stdin, also when that is a file) has no place for one
   char outbuf[CS_MAX_PATH + 8];
+  struct stat st;
+  if (status == CS_EXIT_OK && !output &&
+      (stat(csv[0], &st) != 0 || !S_ISREG(st.st_mode) || strncmp(csv[0], "/dev/", 5) == 0 ||
+       strncmp(csv[0], "/proc/", 6) == 0)) {
+    fprintf(stderr,
+            "contactsim: error: %s is no file the page can go next to (a pipe, a device or "
+            "standard input): give the page's path with -o\n",
+            cs_cliSafe(csv[0]));
+    status = CS_EXIT_USAGE;
+  }
   if (status == CS_EXIT_OK && !output) {
     snprintf(outbuf, sizeof(outbuf), "%s", csv[0]);
     char* dot = strrchr(outbuf, '.');
