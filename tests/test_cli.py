@@ -136,7 +136,9 @@ def missing_file_names_it():
 @case
 def bad_option_values():
     path = write_scene(PENDULUM)
-    for args in (["--rtol", "-1"], ["--duration", "0"], ["--integrator", "rk4"], ["--atol", "x"]):
+    # (what strtod reads beyond decimal numbers too: hexadecimal, leading space)
+    for args in (["--rtol", "-1"], ["--duration", "0"], ["--integrator", "rk4"], ["--atol", "x"],
+                 ["--rtol", "0x10"], ["--duration", " 1"], ["--report-interval", "1e-2 "]):
         code, _, err = run("run", path, "-q", *args)
         check(code == 2 and args[0].lstrip("-") in err, (args, code, err))
 

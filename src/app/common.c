@@ -8,6 +8,7 @@
 // a model that is too stiff to integrate.
 // realpath is an X/Open function
 #define _XOPEN_SOURCE 700
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -281,11 +282,14 @@ int cs_cliParseChoice(const char* text, const char* name, const char* const* nam
 
 int cs_cliParseNumber(const char* text, const char* name, int allow_zero, double* out) {
   // strtod must consume the whole text: "1e-3x" and "" are usage errors, not 0.001 and 0; NaN
-  // and infinity are refused as well, since no option means anything with them
+  // and infinity are refused as well, since no option means anything with them, and so are
+  // what strtod takes beyond decimal numbers: leading space (" 1e-5" read, "1e-5 " not) and
+  // hexadecimal ("0x10" as 16)
   char* end = NULL;
   errno = 0;
   double v = strtod(text, &end);
-  if (errno || end == text || *end || !isfinite(v) || v < 0 || (!allow_zero && v == 0)) {
+  if (errno || end == text || *end || !isfinite(v) || v < 0 || (!allow_zero && v == 0) ||
+      isspace((unsigned char)text[0]) || strpbrk(text, "xX")) {
     fprintf(stderr, "contactsim: error: --%s needs a %s number, not '%s'\n", name,
             allow_zero ? "non-negative" : "positive", cs_cliSafe(text));
     return -1;
