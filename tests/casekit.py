@@ -11,8 +11,17 @@ and scripts run again and again would otherwise fill the disk."""
 import atexit
 import os
 import shutil
+import signal
 import sys
 import tempfile
+
+# The commands under test inherit this script's signal actions, and contactsim leaves a stop
+# signal that was ignored at its start ignored (nohup's SIGHUP, SIGINT in a shell's background
+# job): the cases that stop runs with a signal give them the default actions, whatever started
+# the script
+for _sig in (signal.SIGINT, signal.SIGHUP):
+    if signal.getsignal(_sig) == signal.SIG_IGN:
+        signal.signal(_sig, signal.SIG_DFL)
 
 _session = tempfile.mkdtemp(prefix="contactsim-tests-")
 tempfile.tempdir = _session
