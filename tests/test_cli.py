@@ -968,6 +968,29 @@ def replay_of_a_piped_csv_needs_an_output():
 
 
 @case
+def replay_names_the_first_bad_row_of_a_stream():
+    """An endless stream whose first row has another number of fields than its header is
+    refused at that row (it was read to the 4 GiB limit and refused for its size), and a bad
+    row is named by its line in the file, blank lines counted"""
+    d = tempfile.mkdtemp()
+    scene = os.path.join(ROOT, "scenes", "bench", "chain_4.json")
+    csv_path = os.path.join(d, "run.csv")
+    code, _, err = run("run", scene, "-q", "-o", csv_path, "--duration", "0.05")
+    check(code == 0, err)
+    header = open(csv_path).readline()
+    page = os.path.join(d, "page.html")
+    script = f"printf '%s\\n\\n\\r\\n' '{header.strip()}'; yes 0,1,2"
+    feed = subprocess.Popen(["sh", "-c", script], stdout=subprocess.PIPE)
+    p = subprocess.run([EXE, "replay", scene, "/dev/stdin", "-o", page], stdin=feed.stdout,
+                       capture_output=True, text=True, timeout=60, cwd=ROOT, env=replay_env())
+    feed.kill()
+    feed.wait()
+    check(p.returncode == 2 and "/dev/stdin: line 4 has 3 fields, the header" in p.stderr,
+          (p.returncode, p.stderr))
+    check(not os.path.exists(page), "a page was written")
+
+
+@case
 def run_replay_leaves_no_scratch_file_when_killed():
     import signal
     import time

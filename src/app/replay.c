@@ -131,14 +131,25 @@ int cs_replayFindTemplate(char* path, size_t size, csError* err) {
 static int hasTimeColumn(const char* h, size_t len);
 
 
+// the commas of a line of len bytes, plus one
+static size_t countFields(const char* line, size_t len) {
+  size_t k = 1;
+  for (size_t i = 0; i < len; i++) {
+    k += line[i] == ',';
+  }
+  return k;
+}
+
+
 // The rest of stream f as one zero-terminated string of *len bytes (owned by the caller), or
 // NULL with errno set: EFBIG for a file of more than CS_REPLAY_MAX_FILE_BYTES, told from a
 // regular file's size before anything is read and from what a pipe or a device gave once it is
 // more. With stopAtNul (a CSV) the reading ends just after the first NUL byte, which *len then
 // includes (the caller names it): no CSV holds one, and /dev/zero is all of them. It also ends
-// as soon as the first line is complete when that line has no column t, which the caller
-// refuses whatever follows (an endless stream of other text, `yes |`, was read up to the
-// limit). f is not closed.
+// as soon as the first line is complete when that line has no column t, and as soon as the
+// second is when it has another number of fields than the first: the caller refuses either
+// whatever follows (an endless stream of other text, `yes |`, was read up to the limit before
+// it was refused). f is not closed.
 static char* readStream(FILE* f, int stopAtNul, size_t* len) {
   struct stat st;
   if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) &&
@@ -147,8 +158,8 @@ static char* readStream(FILE* f, int stopAtNul, size_t* len) {
     return NULL;
   }
   char* buf = NULL;
-  size_t cap = 0, n = 0;
-  int nul = 0, header = 0;
+  size_t cap = 0, n = 0, eolHeader = 0, rowStart = 0;
+  int nul = 0, header = 0, row = 0, mismatch = 0;
   while (!nul) {
     if (n + 65536 + 1 > cap) {
       // the buffer at its largest holds the limit, one byte more (to tell a larger stream) and
@@ -180,10 +191,32 @@ static char* readStream(FILE* f, int stopAtNul, size_t* len) {
       const char* eol = memchr(buf + before, '\n', n - before);
       if (eol) {
         header = 1;
-        if (!hasTimeColumn(buf, (size_t)(eol - buf))) {
+        eolHeader = (size_t)(eol - buf);
+        if (!hasTimeColumn(buf, eolHeader)) {
           break;
         }
+        before = eolHeader + 1;
       }
+    }
+    // the first row that is not blank (a blank line is skipped, as the reading for the page
+    // skips it)
+    while (stopAtNul && header && !row && n > before) {
+      const char* eol = memchr(buf + before, '\n', n - before);
+      if (!eol) {
+        break;
+      }
+      size_t start = rowStart ? rowStart : eolHeader + 1, end = (size_t)(eol - buf);
+      if (end == start || (end == start + 1 && buf[start] == '\r')) {
+        before = rowStart = end + 1;
+        continue;
+      }
+      row = 1;
+      if (countFields(buf, eolHeader) != countFields(buf + start, end - start)) {
+        mismatch = 1;
+      }
+    }
+    if (mismatch) {
+      break;
     }
   }
   if (ferror(f) && !nul) {
@@ -636,13 +669,14 @@ static csStatus readRows(const char* text, const Columns* c, const csReplayRun* 
       return setError(err, CS_ERR_MEMORY, r->csv, "out of memory for %ld rows", lines);
     }
   }
-  long row = 0;
+  long row = 0, line = 1;  // the file's line: the header is its first, and blank lines count
   const char* p = text;
   csStatus status = CS_OK;
   int cutLast = 0;
   while (*p) {
     const char* end = strchr(p, '\n');
     const char* next = end ? end + 1 : p + strlen(p);
+    line++;
     // skip empty lines (the file's last newline)
     if (p == end || (*p == '\r' && p + 1 == end)) {
       p = next;
@@ -675,7 +709,7 @@ static csStatus readRows(const char* text, const Columns* c, const csReplayRun* 
           const char* fieldEnd = strpbrk(q, ",\r\n");
           int len = fieldEnd ? (int)(fieldEnd - q) : (int)strlen(q);
           status = setError(err, CS_ERR_INPUT, r->csv,
-                            "line %ld, column '%s': '%s%.*s' is not a number", row + 2,
+                            "line %ld, column '%s': '%s%.*s' is not a number", line,
                             c->name[j], len > 40 ? "..." : "", len > 40 ? 40 : len,
                             len > 40 ? q + len - 40 : q);
           break;
@@ -688,7 +722,7 @@ static csStatus readRows(const char* text, const Columns* c, const csReplayRun* 
         // that diverged writes inf or nan; an energy or a force left out is drawn as missing)
         if ((which == S_T || which == S_P || which == S_Q) && !isfinite(v)) {
           status = setError(err, CS_ERR_INPUT, r->csv,
-                            "line %ld, column '%s': %s, which the page cannot draw", row + 2,
+                            "line %ld, column '%s': %s, which the page cannot draw", line,
                             c->name[j], !stop ? "no value" : isnan(v) ? "nan is not a finite number"
                                                             : "inf is not a finite number");
           break;
@@ -698,7 +732,7 @@ static csStatus readRows(const char* text, const Columns* c, const csReplayRun* 
         if (which == S_P && fabs(v) > CS_REPLAY_MAX_POSITION) {
           status = setError(err, CS_ERR_INPUT, r->csv,
                             "line %ld, column '%s': %g m is beyond the coordinates the page can "
-                            "draw (up to %g m)", row + 2, c->name[j], v, CS_REPLAY_MAX_POSITION);
+                            "draw (up to %g m)", line, c->name[j], v, CS_REPLAY_MAX_POSITION);
           break;
         }
         Series* s = &d->s[which];
@@ -717,7 +751,7 @@ static csStatus readRows(const char* text, const Columns* c, const csReplayRun* 
     }
     if (j < ncol || extra) {
       status = setError(err, CS_ERR_INPUT, r->csv, "line %ld has %s%d fields, the header %d",
-                        row + 2, extra ? "more than " : "", j, ncol);
+                        line, extra ? "more than " : "", j, ncol);
       break;
     }
     // the rows in time order, as a run writes them
@@ -725,7 +759,7 @@ static csStatus readRows(const char* text, const Columns* c, const csReplayRun* 
     if (row > 0 && d->s[S_T].col[0] >= 0 && !(t[row] > t[row - 1])) {
       status = setError(err, CS_ERR_INPUT, r->csv,
                         "line %ld: t = %.17g does not come after the line before's %.17g (the "
-                        "rows must be in time order)", row + 2, t[row], t[row - 1]);
+                        "rows must be in time order)", line, t[row], t[row - 1]);
       break;
     }
     row++;
