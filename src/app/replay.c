@@ -131,11 +131,14 @@ int cs_replayFindTemplate(char* path, size_t size, csError* err) {
 static int hasTimeColumn(const char* h, size_t len);
 
 
-// the commas of a line of len bytes, plus one
+// the fields of a line of len bytes: its commas outside quotes (RFC 4180, a quote inside a
+// quoted field doubled), plus one
 static size_t countFields(const char* line, size_t len) {
   size_t k = 1;
+  int quoted = 0;
   for (size_t i = 0; i < len; i++) {
-    k += line[i] == ',';
+    quoted ^= line[i] == '"';
+    k += line[i] == ',' && !quoted;
   }
   return k;
 }
