@@ -251,15 +251,16 @@ static void bushingApply(const csModel* m, csData* d, int e) {
 }
 
 
-// A bushing is not a contact: the report's point and spatial force stay zero and the values are
-// the extras. The spatial forces are those Simbody's getF_GF and getF_GM return: on body 1 about
-// F's origin and on body 2 about M's origin, moment first, in Ground.
+// A bushing is not a contact: the report's point and spatial force stay zero; its energy and
+// dissipated power, and the extras. The spatial forces are those Simbody's getF_GF and getF_GM
+// return: on body 1 about F's origin and on body 2 about M's origin, moment first, in Ground.
 static void bushingReport(const csModel* m, const csData* d, int e, csContactReport* r,
                           double* extra) {
-  (void)r;
   bushingEval s;
   int nearLock;
   evaluate(m, d, e, &s, &nearLock);
+  r->pe = s.pe;
+  r->power = s.power;
   for (int i = 0; i < 6; i++) {
     extra[EXTRA_Q + i] = s.q[i];
     extra[EXTRA_QDOT + i] = s.qdot[i];

@@ -249,13 +249,14 @@ static void stopJacobian(const csModel* m, const csData* d, int e, double* dfdq,
 }
 
 
-// A stop is not a contact between surfaces: the report has no point or spatial force (it stays
-// zero) and the values are the extras only.
+// A stop is not a contact between surfaces: the report has no point or spatial force (they
+// stay zero); its energy and dissipated power, and the extras.
 static void stopReport(const csModel* m, const csData* d, int e, csContactReport* r,
                        double* extra) {
-  (void)r;
   stopEval s;
   evaluate(m, d, e, &s);
+  r->pe = s.pe;
+  r->power = s.power;
   extra[0] = s.force;
   extra[1] = s.penetration;
   extra[2] = s.rate;

@@ -125,6 +125,27 @@ def test_contact_reports_carry_the_weight():
     np.testing.assert_allclose(q, [1, 0, 0, 0], atol=1e-9)
 
 
+def test_stop_and_bushing_reports_carry_their_energy():
+    # a stop and a bushing are no contacts between surfaces, but their reports carry the energy
+    # they store and the power they dissipate (they read 0): the knee stop of the landing leg,
+    # k x^2 / 2 and k d x xdot^2 at x past its bound, from the shank's coordinate
+    sim = contactsim.Simulation(contactsim.load(scene_path("leg_knee_stop.json")))
+    sim.advance_to(0.3)
+    (stop,) = [c for c in sim.contacts() if c.name == "knee_stop"]
+    qs, us = sim.model.body_coordinates("shank")
+    x, xdot = -sim.q[qs][0], -sim.u[us][0]
+    k, d = 2000.0, 0.5
+    assert x > 0.01
+    assert stop.pe == pytest.approx(0.5 * k * x * x, rel=1e-12)
+    assert stop.power == pytest.approx(k * d * x * xdot * xdot, rel=1e-9)
+    assert np.all(stop.force == 0) and np.all(stop.point == 0)
+    sim = contactsim.Simulation(contactsim.load(scene_path("bench/bushing_hang.json")))
+    sim.advance_to(0.3)
+    (mount,) = [c for c in sim.contacts() if c.name == "mount"]
+    assert mount.pe > 0 and mount.power > 0
+    assert (mount.pe, mount.power) == (mount.values["pe"], mount.values["power"])
+
+
 def test_discrete_variable_lets_the_block_slide():
     # the block holds at mu 0.7; lowered to 0.2 (< tan 20) it slides, a = g (sin - 0.2 cos)
     sim = contactsim.Simulation(contactsim.loads(incline_block(20.0)))
