@@ -1041,6 +1041,12 @@ static void test_energy_error_after_a_recovery(void** state) {
   assert_int_equal(cs_simSetState(s, CS_STATE_U, u, len[CS_STATE_U], &err), CS_OK);
   assert_int_equal(cs_simAdvanceTo(s, 0.3, &err), CS_ERR_SOLVER);
   assert_null(strstr(err.message, "blended anchor rule"));
+  // every advance is refused from then on, the error at the failure's time
+  double failedAt = err.time;
+  assert_true(failedAt >= 0.2 && failedAt < 0.3);
+  assert_int_equal(cs_simStep(s, &err), CS_ERR_SOLVER);
+  assert_non_null(strstr(err.message, "the simulation failed at t = "));
+  assert_true(err.time == cs_simTime(s) && fabs(err.time - failedAt) < 1e-9);
   for (int k = 0; k < 5; k++) {
     assert_int_equal(cs_simSetState(s, (csStateKind)k, saved[k], len[k], &err), CS_OK);
   }

@@ -484,6 +484,9 @@ static int refuseFailed(const csSimulation* s, csError* err) {
               "the simulation failed at t = %.9g s; reset it, set its state or options, or "
               "load a checkpoint to go on",
               s->fail_time);
+  if (err) {
+    err->time = s->fail_time;
+  }
   return CS_ERR_SOLVER;
 }
 
