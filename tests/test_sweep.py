@@ -723,6 +723,35 @@ def slurm_dry_run_writes_the_batch_script():
 
 
 @case
+def slurm_output_under_a_backslash_is_refused():
+    """Slurm drops a backslash in #SBATCH --output and then leaves %A and %a unreplaced: every
+    task failed to start, silently; such a directory is refused before anything is written"""
+    d = tempfile.mkdtemp()
+    study = write_study(small_study(), d)
+    out = os.path.join(d, "a\\b")
+    code, _, err = run("sweep", study, "--out", out, "--slurm", "--dry-run")
+    check(code == 2 and "backslash" in err and "another --out directory" in err, (code, err))
+    check(not os.path.exists(os.path.join(out, "slurm", "sweep.sbatch")), "a script was written")
+
+
+@case
+def gather_and_tasks_merge_in_turn():
+    """Reading the records and renaming the tables is one step under DIR/.tables.lock: a gather
+    waits while another writer (an array task) holds it, so that it cannot put tables read
+    before the task's last record over the task's complete ones"""
+    import fcntl
+    _, _, out = finished_sweep()
+    with open(os.path.join(out, ".tables.lock"), "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        g = subprocess.Popen([EXE, "sweep", "--gather", out], stderr=subprocess.PIPE, text=True)
+        time.sleep(0.5)
+        check(g.poll() is None, "the gather did not wait for the tables' lock")
+        fcntl.flock(lock, fcntl.LOCK_UN)
+        _, err = g.communicate(timeout=60)
+    check(g.returncode == 0 and "12 ok" in err, (g.returncode, err))
+
+
+@case
 def trajectories_on_request():
     s = small_study()
     s["parameters"] = s["parameters"][:1]

@@ -1334,9 +1334,24 @@ static int writeTables(const Sweep* sw, long executed, long* nfailed, long* nmis
 // SIGHUP that comes meanwhile (it killed the sweep half way through, leaving the temporary
 // tables behind) is taken once they are whole, and the caller then stops as for any stop
 // (sweepStop). The signals stay caught: the sweep ends next.
+// Reading the records and renaming the tables into place is one step for every writer of
+// DIR's tables (the array tasks, which run side by side, and --gather, which takes no directory
+// lock): under DIR/.tables.lock, held exclusively. A gather that read the records before the
+// last task wrote its run's, and renamed its tables after the task's complete ones, left tables
+// with runs missing whose records were there.
 static int mergeResults(const Sweep* sw, long executed, long* nfailed, long* nmissing) {
   stopSignals(1);
+  char path[SWEEP_PATH];
+  snprintf(path, sizeof(path), "%s/.tables.lock", sw->dir);
+  int lock = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+  if (lock >= 0) {
+    while (flock(lock, LOCK_EX) != 0 && errno == EINTR) {
+    }
+  }
   int r = writeTables(sw, executed, nfailed, nmissing);
+  if (lock >= 0) {
+    close(lock);
+  }
   stopPending();
   return r;
 }
@@ -2068,6 +2083,15 @@ static int submitSlurm(const Sweep* sw, long perTask, char** slurmOpts, int nslu
       return CS_EXIT_USAGE;
     }
   }
+  // the tasks' output files go under DIR (#SBATCH --output), where Slurm drops a backslash and,
+  // when the path has one, leaves %A and %a unreplaced: every task then failed to start
+  if (strchr(dirAbs, '\\')) {
+    fprintf(stderr,
+            "contactsim: error: %s: Slurm cannot write the tasks' output under a path with a "
+            "backslash; use another --out directory\n",
+            cs_cliSafe(dirAbs));
+    return CS_EXIT_USAGE;
+  }
   // automatic bundles: at most about 100 array tasks, and at least 10 runs per task
   if (perTask <= 0) {
     perTask = (sw->nrun + 99) / 100;
@@ -2170,7 +2194,11 @@ static int submitSlurm(const Sweep* sw, long perTask, char** slurmOpts, int nslu
   for (int k = 0; k < nslurmOpt && argc < 64 + 4; k++) {
     args[argc++] = slurmOpts[k];
   }
-  args[argc++] = script;
+  // the script by a path that cannot pass for an option (a directory named -J...: sbatch took
+  // the path as a job name and submitted what came on standard input)
+  char scriptArg[SWEEP_PATH + 32];
+  snprintf(scriptArg, sizeof(scriptArg), "%s%s", script[0] == '-' ? "./" : "", script);
+  args[argc++] = scriptArg;
   args[argc] = NULL;
   fprintf(stderr,
           "contactsim: sweep: %ld run%s in %ld array task%s of up to %ld run%s (%ld to "
@@ -2191,6 +2219,12 @@ static int submitSlurm(const Sweep* sw, long perTask, char** slurmOpts, int nslu
     if (status != 0) {
       fprintf(stderr, "contactsim: error: sbatch failed%s\n",
               status == 127 ? " (is Slurm installed?)" : "");
+      code = CS_EXIT_FAILURE;
+    } else if (strspn(out, "0123456789") == 0) {
+      // sbatch --test-only, say: it ends well and submits nothing
+      fprintf(stderr,
+              "contactsim: error: sbatch printed no job id (a --slurm-opt such as --test-only?): "
+              "nothing was submitted\n");
       code = CS_EXIT_FAILURE;
     } else {
       // "ID" or "ID;CLUSTER": the id alone to the user, both to the file

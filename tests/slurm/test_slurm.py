@@ -334,6 +334,30 @@ try:
         cluster.wait(r.stdout.strip(), DEADLINE - (time.time() - T0))
         check(table(held) == table(local), "the table after the cancelled job differs")
 
+    @case
+    def odd_directories_and_a_submission_without_a_job():
+        # a directory named like an option: sbatch took "-Jodd/slurm/sweep.sbatch" as a job
+        # name and submitted whatever came on standard input; the script is now given as
+        # ./-Jodd/...
+        stray = os.path.join(work, "stray.sh")
+        with open(stray, "w") as f:
+            f.write("#!/bin/sh\ntouch " + os.path.join(work, "stray-ran") + "\n")
+        with open(stray) as stdin:
+            q = subprocess.run([EXE, "sweep", study, "--out=-Jodd", "--slurm", "--runs-per-task",
+                                "24"], env=cluster.env, stdin=stdin, capture_output=True,
+                               text=True, timeout=60, cwd=work)
+        check(q.returncode == 0 and "./-Jodd/slurm/sweep.sbatch" in q.stderr, q.stderr)
+        cluster.wait(q.stdout.strip(), DEADLINE - (time.time() - T0))
+        check(not os.path.exists(os.path.join(work, "stray-ran")), "the stray script ran")
+        check(table(os.path.join(work, "-Jodd")) == table(local), "the -Jodd table differs")
+        # sbatch --test-only ends well and submits nothing: said so, not taken for a job
+        probe = os.path.join(work, "probe")
+        q = subprocess.run([EXE, "sweep", study, "--out", probe, "--slurm",
+                            "--slurm-opt=--test-only"], env=cluster.env, capture_output=True,
+                           text=True, timeout=60)
+        check(q.returncode == 1 and "no job id" in q.stderr and not q.stdout.strip(), q.stderr)
+        check(not os.path.exists(os.path.join(probe, "slurm", "job_id")), "a job_id was written")
+
     shutil.rmtree(work, ignore_errors=True)
 finally:
     cluster.stop()
