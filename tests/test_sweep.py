@@ -463,24 +463,31 @@ def a_killed_worker_fails_only_its_run():
     check(len(rows) == 12, "the other runs went on")
 
 
-@case
-def a_stop_signal_leaves_interrupted_runs_to_the_rerun():
+def slow_sweep_started(records, preexec_fn=None):
+    """A sweep of small_study()'s 12 runs of about 0.1 s each (so that a signal comes while runs
+    are in progress: at the scene's own steps the whole sweep could end between two polls), on
+    two workers, once `records` of them are recorded: the study, DIR and the process"""
     d = tempfile.mkdtemp()
     s = small_study()
     s["set"]["simulation.duration"] = 1.0
-    # runs of about 0.1 s, so that the signal comes while runs are in progress (at the scene's
-    # own steps the whole sweep could end between two polls)
     s["set"]["simulation.max_step"] = 5e-5
     study = write_study(s, d)
     out = os.path.join(d, "out")
     runs = os.path.join(out, "runs")
     p = subprocess.Popen([EXE, "sweep", study, "--out", out, "-j", "2"], cwd=ROOT,
-                         stderr=subprocess.PIPE, text=True)
+                         stderr=subprocess.PIPE, text=True, preexec_fn=preexec_fn)
     t0 = time.time()
     while time.time() - t0 < 60:
-        if os.path.isdir(runs) and len(os.listdir(runs)) >= 3:
+        if os.path.isdir(runs) and len(os.listdir(runs)) >= records:
             break
         time.sleep(0.005)
+    return study, out, p
+
+
+@case
+def a_stop_signal_leaves_interrupted_runs_to_the_rerun():
+    study, out, p = slow_sweep_started(3)
+    runs = os.path.join(out, "runs")
     # SIGINT to the sweep alone (not its process group): it stops its workers itself
     p.send_signal(signal.SIGINT)
     _, err = p.communicate(timeout=60)
@@ -500,22 +507,11 @@ def a_stop_signal_leaves_interrupted_runs_to_the_rerun():
 def a_signal_ignored_at_start_stays_ignored():
     """A sweep started under nohup (SIGHUP ignored) goes on through a hangup, its workers too,
     and ends with every run recorded"""
-    d = tempfile.mkdtemp()
-    s = small_study()
-    s["set"]["simulation.duration"] = 1.0
-    s["set"]["simulation.max_step"] = 5e-5
-    study = write_study(s, d)
-    out = os.path.join(d, "out")
-    runs = os.path.join(out, "runs")
-    nohup = lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN)
-    # its own process group, so that the hangup reaches the workers as a terminal's would
-    p = subprocess.Popen([EXE, "sweep", study, "--out", out, "-j", "2"], cwd=ROOT,
-                         stderr=subprocess.PIPE, text=True, preexec_fn=lambda: (nohup(), os.setpgrp()))
-    t0 = time.time()
-    while time.time() - t0 < 60:
-        if os.path.isdir(runs) and len(os.listdir(runs)) >= 2:
-            break
-        time.sleep(0.005)
+    def nohup():
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
+        os.setpgrp()  # its own process group, so that the hangup reaches the workers too
+
+    _, out, p = slow_sweep_started(2, nohup)
     os.killpg(p.pid, signal.SIGHUP)
     _, err = p.communicate(timeout=300)
     check(p.returncode == 0, f"exit {p.returncode}: {err}")
