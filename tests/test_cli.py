@@ -9,6 +9,7 @@ import json
 import math
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -138,7 +139,8 @@ def bad_option_values():
     path = write_scene(PENDULUM)
     # (what strtod reads beyond decimal numbers too: hexadecimal, leading space)
     for args in (["--rtol", "-1"], ["--duration", "0"], ["--integrator", "rk4"], ["--atol", "x"],
-                 ["--rtol", "0x10"], ["--duration", " 1"], ["--report-interval", "1e-2 "]):
+                 ["--rtol", "0x10"], ["--duration", " 1"], ["--report-interval", "1e-2 "],
+                 ["--max-steps", " 5"]):
         code, _, err = run("run", path, "-q", *args)
         check(code == 2 and args[0].lstrip("-") in err, (args, code, err))
 
@@ -965,6 +967,20 @@ def replay_of_a_piped_csv_needs_an_output():
             check(p.returncode == 2 and "/dev/stdin is no file the page can go next to" in p.stderr
                   and "-o" in p.stderr, (p.returncode, p.stderr))
     check(not os.path.exists("/dev/stdin.html"), "a page was written in /dev")
+    # a CSV that is not there is said to be missing, and a file under /dev/shm is a file
+    p = subprocess.run([EXE, "replay", scene, os.path.join(d, "none.csv")], capture_output=True,
+                       text=True, timeout=60, cwd=ROOT, env=replay_env())
+    check(p.returncode == 2 and "none.csv: cannot read: No such file" in p.stderr, p.stderr)
+    if os.path.isdir("/dev/shm"):
+        shm = tempfile.mkdtemp(dir="/dev/shm")
+        try:
+            shutil.copy(csv_path, shm)
+            p = subprocess.run([EXE, "replay", scene, os.path.join(shm, "run.csv")],
+                               capture_output=True, text=True, timeout=60, cwd=ROOT,
+                               env=replay_env())
+            check(p.returncode == 0 and os.path.exists(os.path.join(shm, "run.html")), p.stderr)
+        finally:
+            shutil.rmtree(shm, ignore_errors=True)
 
 
 @case

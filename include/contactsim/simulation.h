@@ -155,6 +155,8 @@ CS_API csSimOptions cs_simOptions(const csSimulation* s);
 CS_API int cs_simSetOptions(csSimulation* s, const csSimOptions* opt, csError* err);
 // The data of the simulation, for programs that use the engine-level API of contactsim.h
 // (struct layouts; not needed by anything in this header). Valid until cs_deleteSimulation.
+// A state changed in it directly is not seen by the statistics settled before: hand changes over
+// with cs_simSetState.
 CS_API csData* cs_simData(csSimulation* s);
 // A stop flag (nullable; a signal handler may set it) that cs_simStep, cs_simAdvanceTo and
 // cs_simRun poll as cs_simRun polls csReporter.stop, which takes its place when a run's

@@ -133,12 +133,14 @@ int cs_cliReplay(int argc, char** argv) {
   cs_freeSceneText(text);
   cs_cliFreeSets(&sets);
   // the page goes next to the first CSV unless -o says otherwise; a CSV read from a pipe, a
-  // device or standard input (/dev/stdin, also when that is a file) has no place for one
+  // device or standard input (/dev/stdin, /dev/fd/N, /proc/.../fd/N, also when that is a
+  // file) has no place for one (a CSV that is not there is refused when it is read)
   char outbuf[CS_MAX_PATH + 8];
   struct stat st;
   if (status == CS_EXIT_OK && !output &&
-      (stat(csv[0], &st) != 0 || !S_ISREG(st.st_mode) || strncmp(csv[0], "/dev/", 5) == 0 ||
-       strncmp(csv[0], "/proc/", 6) == 0)) {
+      ((stat(csv[0], &st) == 0 && !S_ISREG(st.st_mode)) || strcmp(csv[0], "/dev/stdin") == 0 ||
+       strncmp(csv[0], "/dev/fd/", 8) == 0 ||
+       (strncmp(csv[0], "/proc/", 6) == 0 && strstr(csv[0], "/fd/")))) {
     fprintf(stderr,
             "contactsim: error: %s is no file the page can go next to (a pipe, a device or "
             "standard input): give the page's path with -o\n",

@@ -29,6 +29,7 @@
 #include "io/study_load.h"
 
 #include <dirent.h>
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -840,10 +841,7 @@ static void stopSignals(int install) {
   cs_cliSetStopAction(&sa);
   if (install) {
     sigset_t stop;
-    sigemptyset(&stop);
-    sigaddset(&stop, SIGINT);
-    sigaddset(&stop, SIGTERM);
-    sigaddset(&stop, SIGHUP);
+    cs_cliStopSet(&stop);
     sigprocmask(SIG_BLOCK, &stop, &sweepWaitMask);
   } else {
     sigprocmask(SIG_SETMASK, &sweepWaitMask, NULL);
@@ -858,13 +856,14 @@ static int isStopSignal(int sig) { return sig == SIGINT || sig == SIGTERM || sig
 
 // a stop signal pending (blocked outside ppoll): taken as if delivered, and cleared
 static void stopPending(void) {
-  sigset_t pending;
+  sigset_t pending, acted;
   if (sweepStop || sigpending(&pending) != 0) {
     return;
   }
+  cs_cliStopSet(&acted);
   static const int sigs[3] = {SIGINT, SIGTERM, SIGHUP};
   for (int k = 0; k < 3; k++) {
-    if (sigismember(&pending, sigs[k]) == 1) {
+    if (sigismember(&acted, sigs[k]) == 1 && sigismember(&pending, sigs[k]) == 1) {
       sweepStop = sigs[k];
       // consumed, so that it is not delivered again later
       sigset_t one;
@@ -1340,7 +1339,8 @@ static int writeTables(const Sweep* sw, long executed, long* nfailed, long* nmis
 // last task wrote its run's, and renamed its tables after the task's complete ones, left tables
 // with runs missing whose records were there.
 static int mergeResults(const Sweep* sw, long executed, long* nfailed, long* nmissing) {
-  stopSignals(1);
+  // (waited for before the stop signals are held off: a gather waiting behind a stale lock
+  // can be stopped)
   char path[SWEEP_PATH];
   snprintf(path, sizeof(path), "%s/.tables.lock", sw->dir);
   int lock = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
@@ -1348,6 +1348,7 @@ static int mergeResults(const Sweep* sw, long executed, long* nfailed, long* nmi
     while (flock(lock, LOCK_EX) != 0 && errno == EINTR) {
     }
   }
+  stopSignals(1);
   int r = writeTables(sw, executed, nfailed, nmissing);
   if (lock >= 0) {
     close(lock);
@@ -2059,6 +2060,21 @@ static int checkEarlierJob(const Sweep* sw) {
 
 // Write DIR/slurm/sweep.sbatch and submit the array of bundles that still have missing runs
 // (all of them for a new sweep). Returns an exit code.
+// The line of sbatch --parsable's output that is the job's id ("ID" or "ID;CLUSTER": digits up
+// to a ';' or the line's end), past anything a site's plugin printed before it; NULL when none is
+static const char* jobIdLine(const char* out) {
+  for (const char* line = out; *line;) {
+    size_t digits = strspn(line, "0123456789");
+    if (digits > 0 && strchr(";\r\n", line[digits])) {  // (strchr finds the text's end too)
+      return line;
+    }
+    line += strcspn(line, "\n");
+    line += *line == '\n';
+  }
+  return NULL;
+}
+
+
 static int submitSlurm(const Sweep* sw, long perTask, char** slurmOpts, int nslurmOpt, int dryRun) {
   // the executable and the paths as the nodes will see them on the shared file system
   char exe[SWEEP_PATH], dirAbs[SWEEP_PATH];
@@ -2220,7 +2236,7 @@ static int submitSlurm(const Sweep* sw, long perTask, char** slurmOpts, int nslu
       fprintf(stderr, "contactsim: error: sbatch failed%s\n",
               status == 127 ? " (is Slurm installed?)" : "");
       code = CS_EXIT_FAILURE;
-    } else if (strspn(out, "0123456789") == 0) {
+    } else if (!jobIdLine(out)) {
       // sbatch --test-only, say: it ends well and submits nothing
       fprintf(stderr,
               "contactsim: error: sbatch printed no job id (a --slurm-opt such as --test-only?): "
@@ -2228,6 +2244,8 @@ static int submitSlurm(const Sweep* sw, long perTask, char** slurmOpts, int nslu
       code = CS_EXIT_FAILURE;
     } else {
       // "ID" or "ID;CLUSTER": the id alone to the user, both to the file
+      const char* id = jobIdLine(out);
+      memmove(out, id, strlen(id) + 1);
       out[strcspn(out, "\r\n")] = '\0';
       printf("%.*s\n", (int)strcspn(out, ";"), out);
       fprintf(stderr,
@@ -2260,12 +2278,12 @@ static int parseRange(const char* text, long* a, long* b) {
   char* end = NULL;
   errno = 0;
   long x = strtol(text, &end, 10);
-  if (errno || end == text || *end != ':' || x < 0) {
+  if (errno || end == text || *end != ':' || x < 0 || !isdigit((unsigned char)text[0])) {
     return -1;
   }
   const char* p = end + 1;
   long y = strtol(p, &end, 10);
-  if (errno || end == p || *end || y < x) {
+  if (errno || end == p || *end || y < x || !isdigit((unsigned char)p[0])) {
     return -1;
   }
   *a = x;

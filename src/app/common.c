@@ -211,7 +211,8 @@ int cs_cliParseCount(const char* text, const char* name, long* out) {
   char* end = NULL;
   errno = 0;
   long v = strtol(text, &end, 10);
-  if (errno || end == text || *end || v <= 0) {
+  // (strtol reads past leading space: " 5" is refused as "5 " is)
+  if (errno || end == text || *end || v <= 0 || isspace((unsigned char)text[0])) {
     fprintf(stderr, "contactsim: error: --%s needs a positive whole number, not '%s'\n", name,
             cs_cliSafe(text));
     return -1;
@@ -1081,19 +1082,34 @@ void cs_cliCatchSignalsWhileOpening(void) {
 }
 
 
-void cs_cliSetStopAction(const struct sigaction* sa) {
-  static const int stops[3] = {SIGINT, SIGTERM, SIGHUP};
-  static int known = 0, ignored[3];
-  for (int i = 0; i < 3; i++) {
-    if (!known) {
+static const int stopSigs[3] = {SIGINT, SIGTERM, SIGHUP};
+
+
+void cs_cliStopSet(sigset_t* set) {
+  static int known = 0;
+  static sigset_t acted;
+  if (!known) {
+    sigemptyset(&acted);
+    for (int i = 0; i < 3; i++) {
       struct sigaction old;
-      ignored[i] = sigaction(stops[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN;
+      if (sigaction(stopSigs[i], NULL, &old) != 0 || old.sa_handler != SIG_IGN) {
+        sigaddset(&acted, stopSigs[i]);
+      }
     }
-    if (!ignored[i]) {
-      sigaction(stops[i], sa, NULL);
+    known = 1;
+  }
+  *set = acted;
+}
+
+
+void cs_cliSetStopAction(const struct sigaction* sa) {
+  sigset_t acted;
+  cs_cliStopSet(&acted);
+  for (int i = 0; i < 3; i++) {
+    if (sigismember(&acted, stopSigs[i]) == 1) {
+      sigaction(stopSigs[i], sa, NULL);
     }
   }
-  known = 1;
 }
 
 
@@ -1101,11 +1117,8 @@ static void catchSignals(int restart) {
   struct sigaction sa;
   memset(&sa, 0, sizeof(sa));
   sa.sa_handler = onSignal;
-  sigemptyset(&sa.sa_mask);
-  // the three stop signals are blocked while the handler runs, so that it sees them in turn
-  sigaddset(&sa.sa_mask, SIGINT);
-  sigaddset(&sa.sa_mask, SIGTERM);
-  sigaddset(&sa.sa_mask, SIGHUP);
+  // the stop signals are blocked while the handler runs, so that it sees them in turn
+  cs_cliStopSet(&sa.sa_mask);
   // SA_RESTART: a write blocked on a full pipe carries on rather than failing with EINTR
   sa.sa_flags = restart ? SA_RESTART : 0;
   cs_cliSetStopAction(&sa);
@@ -1133,10 +1146,7 @@ const char* cs_cliSignalName(int sig) {
 void cs_cliTemporaryFile(int slot, const char* path) {
   // blocked while the name changes, so that the handler never reads half a name
   sigset_t block, old;
-  sigemptyset(&block);
-  sigaddset(&block, SIGINT);
-  sigaddset(&block, SIGTERM);
-  sigaddset(&block, SIGHUP);
+  cs_cliStopSet(&block);
   sigprocmask(SIG_BLOCK, &block, &old);
   snprintf(temporaryFile[slot], sizeof(temporaryFile[slot]), "%s", path ? path : "");
   sigprocmask(SIG_SETMASK, &old, NULL);

@@ -194,9 +194,13 @@ void cs_cliCatchSignals(void);
 // opening a FIFO waits for its reader, and a Ctrl-C there must end that wait (the open fails
 // with EINTR and cs_cliStopSignal is set). Call cs_cliCatchSignals once they are open.
 void cs_cliCatchSignalsWhileOpening(void);
-// Set sa as the action of SIGINT, SIGTERM and SIGHUP, but of none that was ignored when the
-// program started (nohup ignores SIGHUP, a shell's background job SIGINT): that one stays
-// ignored, as whoever started the program asked. Every change of their action goes through here.
+// The stop signals the program acts on: SIGINT, SIGTERM and SIGHUP, less any that was ignored
+// when it started (nohup ignores SIGHUP, a shell's background job SIGINT), which stays ignored,
+// as whoever started the program asked (and is never blocked: a blocked signal that is ignored
+// stays pending, and would be taken for a stop). Read once, before any handler is installed.
+void cs_cliStopSet(sigset_t* set);
+// Set sa as the action of each of cs_cliStopSet's signals. Every change of their action goes
+// through here.
 void cs_cliSetStopAction(const struct sigaction* sa);
 // The exit status of a command stopped by cs_cliStopSignal: 128 + its number.
 int cs_cliStopStatus(void);

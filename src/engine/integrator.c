@@ -2099,7 +2099,8 @@ static void finishStep(Group* g) {
 // repeated down to nothing). The time itself is no such scale: where it is counted from says
 // nothing of the motion (a run from t = 1e6 s that needed more than max_steps steps of 3e-5 s was
 // called collapsed), and steps too short for the time to follow are the rounding error's
-// (roundingError, lostInRounding).
+// (roundingError, lostInRounding), unless they are below 1e-9 of the report interval too: those
+// collapsed wherever the time stands.
 __attribute__((format(printf, 4, 5))) static void collapseError(Group* g, csError* err,
                                                                 int failed, const char* why,
                                                                 ...) {
@@ -2337,8 +2338,9 @@ static int tryStep(Group* g, double tout, double tstop, csError* err) {
   // (t + h = t: the step is below the spacing of doubles at t, as at t = 1e12 s) would go on
   // with the time standing still, and CVODE counts a stop time as reached within 100 rounding
   // units of t (2.2 s at t = 1e14 s: one step of 5e-5 s "reached" t + 1 s). Either is a
-  // failure: the time is too far from 0 for the steps the motion needs. (Near 0 that rounding
-  // is picoseconds, far below the slip allowed, whatever the step.)
+  // failure: the time is too far from 0 for the steps the motion needs, or, for a step below
+  // 1e-9 of the report interval, the step size collapsed. (Near 0 that rounding is picoseconds,
+  // far below the slip allowed, whatever the step.)
   // (rk refuses a step below 16 roundings of t itself: cs_rkTry)
   if (!sim->rk) {
     double hu = lastStep(g);
