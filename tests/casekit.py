@@ -23,6 +23,18 @@ for _sig in (signal.SIGINT, signal.SIGHUP):
     if signal.getsignal(_sig) == signal.SIG_IGN:
         signal.signal(_sig, signal.SIG_DFL)
 
+
+
+def nohup(own_group=False):
+    """A preexec_fn starting a command as nohup does (SIGHUP ignored), in a process group of its
+    own when asked (so that a hangup sent to the group reaches its children too)"""
+    def start():
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
+        if own_group:
+            os.setpgrp()
+    return start
+
+
 _session = tempfile.mkdtemp(prefix="contactsim-tests-")
 tempfile.tempdir = _session
 atexit.register(shutil.rmtree, _session, True)

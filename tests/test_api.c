@@ -690,7 +690,7 @@ static void test_statistics_settle_once(void** state) {
 // A run stopped past a scheduled change returns to its last report, before the change; new
 // options given then keep the change to come, and an edit made after the next change is not
 // undone by old changes replayed (the foot of scenes/foot_landing_push.json, pushed with 5 N
-// from t = 1 s and 15 N from t = 2 s). A refused CSV run leaves its file as it was.
+// from t = 1 s and 15 N from t = 2 s).
 static volatile sig_atomic_t g_pastChange;
 
 
@@ -734,19 +734,32 @@ static void test_options_after_a_stopped_run_keep_the_changes(void** state) {
   assert_int_equal(cs_simSetDiscrete(s, e, "force_x", 100, &err), CS_OK);
   assert_int_equal(cs_simAdvanceTo(s, 2.5, &err), CS_OK);
   assert_true(pushX(s, e) == 100);
-  // a CSV run that cannot start (to a time already past) leaves the file alone
-  char path[] = "/tmp/contactsim_test_csvXXXXXX";
-  int fd = mkstemp(path);
-  assert_true(fd >= 0);
-  assert_true(write(fd, "kept\n", 5) == 5);
-  close(fd);
-  assert_int_equal(cs_simRunCsv(s, 1.0, path, NULL, &err), CS_ERR_INPUT);
-  FILE* f = fopen(path, "r");
-  char text[16] = {0};
+  cs_deleteSimulation(s);
+  cs_deleteModel(m);
+}
+
+
+// A CSV run that cannot start (to a time already past) leaves the file as it was: it was
+// emptied before the run was refused
+static void test_refused_csv_run_leaves_the_file(void** state) {
+  (void)state;
+  csModel* m = th_loadFile("scenes/sphere_drop.json");
+  csSimulation* s = newSim(m);
+  csError err;
+  assert_int_equal(cs_simAdvanceTo(s, 0.1, &err), CS_OK);
+  char path[PATH_MAX_TEST];
+  scratch(path, "refused.csv");
+  FILE* f = fopen(path, "w");
   assert_non_null(f);
-  assert_true(fread(text, 1, sizeof(text) - 1, f) == 5 && strcmp(text, "kept\n") == 0);
+  fputs("kept\n", f);
   fclose(f);
+  int refused = cs_simRunCsv(s, 0.05, path, NULL, &err);
+  char* text = th_readFile(path, NULL);
   remove(path);
+  assert_int_equal(refused, CS_ERR_INPUT);
+  assert_non_null(text);
+  assert_string_equal(text, "kept\n");
+  free(text);
   cs_deleteSimulation(s);
   cs_deleteModel(m);
 }
@@ -2031,6 +2044,7 @@ int main(void) {
       cmocka_unit_test(test_stopped_statistics_go_back),
       cmocka_unit_test(test_statistics_settle_once),
       cmocka_unit_test(test_options_after_a_stopped_run_keep_the_changes),
+      cmocka_unit_test(test_refused_csv_run_leaves_the_file),
       cmocka_unit_test(test_sliding_distance_counts_each_stretch_once),
       cmocka_unit_test(test_report_count),
       cmocka_unit_test(test_unusable_options),

@@ -14,7 +14,7 @@ import subprocess
 import sys
 import tempfile
 
-from casekit import case, check, finish, read_state, replay_env
+from casekit import case, check, finish, nohup, read_state, replay_env
 
 EXE = os.path.abspath(sys.argv[1])
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -509,9 +509,8 @@ def a_signal_ignored_at_start_stays_ignored():
     scene = os.path.join(ROOT, "scenes", "bench", "block_spin_slide.json")
     d = tempfile.mkdtemp()
     out = os.path.join(d, "out.csv")
-    nohup = lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN)
     p = subprocess.Popen([EXE, "run", scene, "-o", out, *LONG], stdout=subprocess.DEVNULL,
-                         stderr=subprocess.PIPE, cwd=ROOT, preexec_fn=nohup)
+                         stderr=subprocess.PIPE, cwd=ROOT, preexec_fn=nohup())
     wait_for_rows(out, p)
     p.send_signal(signal.SIGHUP)
     time.sleep(0.3)
@@ -923,6 +922,22 @@ def replay_reads_a_bounded_csv():
     check(max(sizes) - min(sizes) < 64 and min(sizes) > 1 << 20, sizes)
 
 
+CHAIN_4 = os.path.join(ROOT, "scenes", "bench", "chain_4.json")
+
+
+def short_csv(d, scene=CHAIN_4, name="run.csv"):
+    """0.05 s of scene run into d/name: the CSV's path"""
+    path = os.path.join(d, name)
+    code, _, err = run("run", scene, "-q", "-o", path, "--duration", "0.05")
+    check(code == 0, err)
+    return path
+
+
+def replay(*args, **kw):
+    return subprocess.run([EXE, "replay", *args], capture_output=True, text=True, timeout=60,
+                          cwd=ROOT, env=replay_env(), **kw)
+
+
 @case
 def replay_refuses_a_csv_of_more_bodies():
     """A CSV of a longer chain, or of more blocks, given with the scene of fewer: refused,
@@ -930,14 +945,10 @@ def replay_refuses_a_csv_of_more_bodies():
     showed the other run's energies)"""
     d = tempfile.mkdtemp()
     for written, given, body in (("chain_16", "chain_4", "link4"), ("pile_10", "pile_1", "b1")):
-        csv_path = os.path.join(d, written + ".csv")
-        code, _, err = run("run", os.path.join(ROOT, "scenes", "bench", written + ".json"), "-q",
-                           "-o", csv_path, "--duration", "0.05")
-        check(code == 0, err)
+        csv_path = short_csv(d, os.path.join(ROOT, "scenes", "bench", written + ".json"),
+                             written + ".csv")
         page = os.path.join(d, written + ".html")
-        p = subprocess.run([EXE, "replay", os.path.join(ROOT, "scenes", "bench", given + ".json"),
-                            csv_path, "-o", page], capture_output=True, text=True, timeout=60,
-                           cwd=ROOT, env=replay_env())
+        p = replay(os.path.join(ROOT, "scenes", "bench", given + ".json"), csv_path, "-o", page)
         check(p.returncode == 2 and f"{csv_path}: has the columns of body '{body}', which the "
               "scene does not have" in p.stderr, (written, given, p.returncode, p.stderr))
         check(not os.path.exists(page), "a page was written")
@@ -945,39 +956,36 @@ def replay_refuses_a_csv_of_more_bodies():
 
 @case
 def replay_of_a_piped_csv_needs_an_output():
-    """The page goes next to the CSV by default; a CSV read from a pipe has no such place (the
-    page was /dev/stdin.html)"""
+    """The page goes next to the CSV by default; standard input has no such place (the page was
+    /dev/stdin.html), whether it is a pipe or a file"""
     d = tempfile.mkdtemp()
-    scene = os.path.join(ROOT, "scenes", "bench", "chain_4.json")
-    csv_path = os.path.join(d, "run.csv")
-    code, _, err = run("run", scene, "-q", "-o", csv_path, "--duration", "0.05")
-    check(code == 0, err)
-    # standard input from the file, and from a pipe
-    for args, piped in (([], False), ([], True), (["-o", os.path.join(d, "piped.html")], True)):
-        with open(csv_path) as f:
-            cat = subprocess.Popen(["cat"], stdin=f, stdout=subprocess.PIPE) if piped else None
-            p = subprocess.run([EXE, "replay", scene, "/dev/stdin", *args],
-                               stdin=cat.stdout if piped else f, capture_output=True, text=True,
-                               timeout=60, cwd=ROOT, env=replay_env())
-            if cat:
-                cat.wait()
-        if args:
-            check(p.returncode == 0 and os.path.exists(args[1]), (p.returncode, p.stderr))
-        else:
-            check(p.returncode == 2 and "/dev/stdin is no file the page can go next to" in p.stderr
-                  and "-o" in p.stderr, (p.returncode, p.stderr))
-    check(not os.path.exists("/dev/stdin.html"), "a page was written in /dev")
+    csv_path = short_csv(d)
+    stray = "/dev/stdin.html"
+    there = os.path.exists(stray)
+    try:
+        for args, piped in (([], False), ([], True), (["-o", os.path.join(d, "piped.html")], True)):
+            with open(csv_path) as f:
+                cat = subprocess.Popen(["cat"], stdin=f, stdout=subprocess.PIPE) if piped else None
+                p = replay(CHAIN_4, "/dev/stdin", *args, stdin=cat.stdout if piped else f)
+                if cat:
+                    cat.stdout.close()
+                    cat.wait(timeout=60)
+            if args:
+                check(p.returncode == 0 and os.path.exists(args[1]), (p.returncode, p.stderr))
+            else:
+                check(p.returncode == 2 and "/dev/stdin is no file the page can go next to"
+                      in p.stderr and "-o" in p.stderr, (p.returncode, p.stderr))
+        check(there or not os.path.exists(stray), "a page was written in /dev")
+    finally:
+        if not there and os.path.exists(stray):
+            os.remove(stray)
     # a CSV that is not there is said to be missing, and a file under /dev/shm is a file
-    p = subprocess.run([EXE, "replay", scene, os.path.join(d, "none.csv")], capture_output=True,
-                       text=True, timeout=60, cwd=ROOT, env=replay_env())
+    p = replay(CHAIN_4, os.path.join(d, "none.csv"))
     check(p.returncode == 2 and "none.csv: cannot read: No such file" in p.stderr, p.stderr)
     if os.path.isdir("/dev/shm"):
         shm = tempfile.mkdtemp(dir="/dev/shm")
         try:
-            shutil.copy(csv_path, shm)
-            p = subprocess.run([EXE, "replay", scene, os.path.join(shm, "run.csv")],
-                               capture_output=True, text=True, timeout=60, cwd=ROOT,
-                               env=replay_env())
+            p = replay(CHAIN_4, short_csv(shm))
             check(p.returncode == 0 and os.path.exists(os.path.join(shm, "run.html")), p.stderr)
         finally:
             shutil.rmtree(shm, ignore_errors=True)
@@ -986,21 +994,20 @@ def replay_of_a_piped_csv_needs_an_output():
 @case
 def replay_names_the_first_bad_row_of_a_stream():
     """An endless stream whose first row has another number of fields than its header is
-    refused at that row (it was read to the 4 GiB limit and refused for its size), and a bad
-    row is named by its line in the file, blank lines counted"""
+    refused at that row (it was read to the 4 GiB limit and refused for its size, a 4 GiB
+    reading should this case ever fail that way), and a bad row is named by its line in the
+    file, blank lines counted"""
     d = tempfile.mkdtemp()
-    scene = os.path.join(ROOT, "scenes", "bench", "chain_4.json")
-    csv_path = os.path.join(d, "run.csv")
-    code, _, err = run("run", scene, "-q", "-o", csv_path, "--duration", "0.05")
-    check(code == 0, err)
-    header = open(csv_path).readline()
+    header = open(short_csv(d)).readline()
     page = os.path.join(d, "page.html")
-    script = f"printf '%s\\n\\n\\r\\n' '{header.strip()}'; yes 0,1,2"
+    script = f"printf '%s\\n\\n\\r\\n' '{header.strip()}'; exec yes 0,1,2"
     feed = subprocess.Popen(["sh", "-c", script], stdout=subprocess.PIPE)
-    p = subprocess.run([EXE, "replay", scene, "/dev/stdin", "-o", page], stdin=feed.stdout,
-                       capture_output=True, text=True, timeout=60, cwd=ROOT, env=replay_env())
-    feed.kill()
-    feed.wait()
+    try:
+        p = replay(CHAIN_4, "/dev/stdin", "-o", page, stdin=feed.stdout)
+    finally:
+        feed.stdout.close()
+        feed.kill()
+        feed.wait()
     check(p.returncode == 2 and "/dev/stdin: line 4 has 3 fields, the header" in p.stderr,
           (p.returncode, p.stderr))
     check(not os.path.exists(page), "a page was written")

@@ -18,7 +18,7 @@ import sys
 import tempfile
 import time
 
-from casekit import case, check, finish
+from casekit import case, check, finish, nohup
 
 EXE = os.path.abspath(sys.argv[1])
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -507,18 +507,9 @@ def a_stop_signal_leaves_interrupted_runs_to_the_rerun():
 def a_signal_ignored_at_start_stays_ignored():
     """A sweep started under nohup (SIGHUP ignored) goes on through a hangup, its workers too,
     and ends with every run recorded"""
-    def nohup():
-        signal.signal(signal.SIGHUP, signal.SIG_IGN)
-        os.setpgrp()  # its own process group, so that the hangup reaches the workers too
-
-    _, out, p = slow_sweep_started(2, nohup)
-    # hangups over half a second
-    for _ in range(25):
-        try:
-            os.killpg(p.pid, signal.SIGHUP)
-        except ProcessLookupError:
-            break
-        time.sleep(0.02)
+    _, out, p = slow_sweep_started(2, nohup(own_group=True))
+    # (a hangup held off while the tables are written is the gather case's, below)
+    os.killpg(p.pid, signal.SIGHUP)
     _, err = p.communicate(timeout=300)
     check(p.returncode == 0, f"exit {p.returncode}: {err}")
     summary = json.load(open(os.path.join(out, "results.json")))["summary"]
@@ -748,13 +739,16 @@ def gather_and_tasks_merge_in_turn():
         # under nohup: a hangup meanwhile is ignored. (The stop signals are held off while the
         # tables are written; an ignored one held off stayed pending and stopped the gather.)
         g = subprocess.Popen([EXE, "sweep", "--gather", out], stderr=subprocess.PIPE, text=True,
-                             preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN))
-        time.sleep(0.5)
-        check(g.poll() is None, "the gather did not wait for the tables' lock")
-        g.send_signal(signal.SIGHUP)
-        time.sleep(0.1)
-        fcntl.flock(lock, fcntl.LOCK_UN)
-        _, err = g.communicate(timeout=60)
+                             preexec_fn=nohup())
+        try:
+            time.sleep(0.5)
+            check(g.poll() is None, "the gather did not wait for the tables' lock")
+            g.send_signal(signal.SIGHUP)
+            time.sleep(0.1)
+            fcntl.flock(lock, fcntl.LOCK_UN)
+            _, err = g.communicate(timeout=60)
+        finally:
+            g.kill()
     check(g.returncode == 0 and "12 ok" in err, (g.returncode, err))
 
 

@@ -7,13 +7,11 @@ import signal
 
 import pytest
 
-# The module leaves a stop signal that was ignored when Python started ignored (nohup's SIGHUP,
-# SIGINT in a shell's background job); the tests that interrupt runs with one give them
-# Python's usual actions, whatever started the test session
+# The module leaves a stop signal that was ignored when Python started ignored (SIGINT in a
+# shell's background job); the tests that interrupt runs with Ctrl-C give it Python's usual
+# action, whatever started the test session (those with SIGHUP install their own handler)
 if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
-if signal.getsignal(signal.SIGHUP) == signal.SIG_IGN:
-    signal.signal(signal.SIGHUP, signal.SIG_DFL)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 G = 9.81

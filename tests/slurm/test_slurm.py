@@ -335,7 +335,7 @@ try:
         check(table(held) == table(local), "the table after the cancelled job differs")
 
     @case
-    def odd_directories_and_a_submission_without_a_job():
+    def a_directory_named_like_an_option():
         # a directory named like an option: sbatch took "-Jodd/slurm/sweep.sbatch" as a job
         # name and submitted whatever came on standard input; the script is now given as
         # ./-Jodd/...
@@ -350,6 +350,9 @@ try:
         cluster.wait(q.stdout.strip(), DEADLINE - (time.time() - T0))
         check(not os.path.exists(os.path.join(work, "stray-ran")), "the stray script ran")
         check(table(os.path.join(work, "-Jodd")) == table(local), "the -Jodd table differs")
+
+    @case
+    def a_submission_without_a_job():
         # sbatch --test-only ends well and submits nothing: said so, not taken for a job
         probe = os.path.join(work, "probe")
         q = subprocess.run([EXE, "sweep", study, "--out", probe, "--slurm",
