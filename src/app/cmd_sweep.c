@@ -28,8 +28,8 @@
 #include "app/sweep.h"
 #include "io/study_load.h"
 
-#include <dirent.h>
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -1333,14 +1333,14 @@ static int writeTables(const Sweep* sw, long executed, long* nfailed, long* nmis
 // SIGHUP that comes meanwhile (it killed the sweep half way through, leaving the temporary
 // tables behind) is taken once they are whole, and the caller then stops as for any stop
 // (sweepStop). The signals stay caught: the sweep ends next.
+//
 // Reading the records and renaming the tables into place is one step for every writer of
 // DIR's tables (the array tasks, which run side by side, and --gather, which takes no directory
 // lock): under DIR/.tables.lock, held exclusively. A gather that read the records before the
 // last task wrote its run's, and renamed its tables after the task's complete ones, left tables
-// with runs missing whose records were there.
+// with runs missing whose records were there. The lock is waited for before the signals are
+// held off, so that a gather waiting behind a stale one can be stopped.
 static int mergeResults(const Sweep* sw, long executed, long* nfailed, long* nmissing) {
-  // (waited for before the stop signals are held off: a gather waiting behind a stale lock
-  // can be stopped)
   char path[SWEEP_PATH];
   snprintf(path, sizeof(path), "%s/.tables.lock", sw->dir);
   int lock = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
@@ -2058,8 +2058,6 @@ static int checkEarlierJob(const Sweep* sw) {
 }
 
 
-// Write DIR/slurm/sweep.sbatch and submit the array of bundles that still have missing runs
-// (all of them for a new sweep). Returns an exit code.
 // The line of sbatch --parsable's output that is the job's id ("ID" or "ID;CLUSTER": digits up
 // to a ';' or the line's end), past anything a site's plugin printed before it; NULL when none is
 static const char* jobIdLine(const char* out) {
@@ -2075,6 +2073,8 @@ static const char* jobIdLine(const char* out) {
 }
 
 
+// Write DIR/slurm/sweep.sbatch and submit the array of bundles that still have missing runs
+// (all of them for a new sweep). Returns an exit code.
 static int submitSlurm(const Sweep* sw, long perTask, char** slurmOpts, int nslurmOpt, int dryRun) {
   // the executable and the paths as the nodes will see them on the shared file system
   char exe[SWEEP_PATH], dirAbs[SWEEP_PATH];
