@@ -750,6 +750,33 @@ def gather_and_tasks_merge_in_turn():
         finally:
             g.kill()
     check(g.returncode == 0 and "12 ok" in err, (g.returncode, err))
+    # a sweep whose runs are over waits for the lock too, with its stop signals held off: a
+    # hangup ignored under nohup must not be held off with them (it stayed pending, and stopped
+    # the sweep once the tables were written)
+    d = tempfile.mkdtemp()
+    study = write_study(small_study(), d)
+    out = os.path.join(d, "out")
+    os.mkdir(out)
+    with open(os.path.join(out, ".tables.lock"), "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        p = subprocess.Popen([EXE, "sweep", study, "--out", out, "-j", "1"], cwd=ROOT,
+                             stderr=subprocess.PIPE, text=True, preexec_fn=nohup())
+        try:
+            runs = os.path.join(out, "runs")
+            t0 = time.time()
+            while time.time() - t0 < 60 and not (
+                    os.path.isdir(runs) and sum(f.endswith(".rec") for f in os.listdir(runs)) == 12):
+                time.sleep(0.01)
+            time.sleep(0.2)
+            check(p.poll() is None, "the sweep did not wait for the tables' lock")
+            p.send_signal(signal.SIGHUP)
+            time.sleep(0.1)
+            fcntl.flock(lock, fcntl.LOCK_UN)
+            _, err = p.communicate(timeout=60)
+        finally:
+            p.kill()
+    check(p.returncode == 0 and os.path.exists(os.path.join(out, "results.csv")),
+          (p.returncode, err))
 
 
 @case
