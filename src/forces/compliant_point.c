@@ -40,7 +40,7 @@ static const csParamInfo g_params[] = {
     {"body", CS_PARAM_BODY, CS_REF_BODY, -1, CS_PARAM_REQUIRED,
      "body carrying the station (second surface)"},
     {"plane", CS_PARAM_PLANE, CS_REF_PLANE, -1, CS_PARAM_REQUIRED,
-     "plane touched, +z outward (first surface)"},
+     "plane touched, +z outward (first surface); not on the point's rigid body"},
     {"station", CS_PARAM_VEC3, SLOT_STATION, 0, 0, "contact station in the body frame, m"},
     {"penalty_stiffness", CS_PARAM_REAL, SLOT_EFFECTIVE + CS_MAT_K, 0,
      CS_PARAM_OPTIONAL | CS_PARAM_POSITIVE,

@@ -96,7 +96,8 @@ static const csParamInfo g_params[] = {
     {"body", CS_PARAM_BODY, CS_REF_BODY, 0, CS_PARAM_REQUIRED,
      "body whose station touches the plane"},
     {"plane", CS_PARAM_PLANE, CS_REF_PLANE, 0, CS_PARAM_REQUIRED,
-     "contact plane (on any body); its +z axis is the normal"},
+     "contact plane (on any body but the contact's own rigid body, as for `contacts`); its +z "
+     "axis is the normal"},
     {"station", CS_PARAM_VEC3, CS_SLOT_STATION, 0, CS_PARAM_REQUIRED,
      "point of the body that interacts with the plane, in the body frame, m"},
     {"d0", CS_PARAM_REAL, SLOT_D0, 0.0065905, 0,

@@ -48,7 +48,7 @@ static const csParamInfo g_params[] = {
     {"body", CS_PARAM_BODY, CS_REF_BODY, -1, CS_PARAM_REQUIRED,
      "body carrying the sphere (second surface)"},
     {"plane", CS_PARAM_PLANE, CS_REF_PLANE, -1, CS_PARAM_REQUIRED,
-     "plane bounding the half space, +z outward (first surface)"},
+     "plane bounding the half space, +z outward (first surface); not on the sphere's rigid body"},
     {"center", CS_PARAM_VEC3, SLOT_CENTER, 0, 0, "sphere centre in the body frame, m"},
     {"radius", CS_PARAM_REAL, SLOT_RADIUS, 0, CS_PARAM_REQUIRED | CS_PARAM_POSITIVE,
      "sphere radius, m"},
