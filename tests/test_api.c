@@ -1103,6 +1103,18 @@ static void test_discrete_state_checked_together(void** state) {
   assert_int_equal(cs_simSetState(s, CS_STATE_DISCRETE, d, n, &err), CS_OK);
   cs_simGetState(s, CS_STATE_DISCRETE, after, n);
   assert_memory_equal(after, d, sizeof(double) * (size_t)n);
+  // a bound left out is -inf below and +inf above; the other infinity is no bound a scene could
+  // give (a lower bound at +inf held the stop against every angle), refused alone or both
+  int stop = cs_forceId(m, "stop");
+  assert_int_equal(cs_simSetDiscrete(s, stop, "lower_bound", INFINITY, &err), CS_ERR_INPUT);
+  assert_non_null(strstr(err.message, "lower_bound of 'stop' must be finite (or -inf"));
+  assert_int_equal(cs_simSetDiscrete(s, stop, "upper_bound", -INFINITY, &err), CS_ERR_INPUT);
+  d[adr] = -INFINITY;
+  d[adr + 1] = -INFINITY;
+  assert_int_equal(cs_simSetState(s, CS_STATE_DISCRETE, d, n, &err), CS_ERR_INPUT);
+  d[adr + 1] = INFINITY;
+  assert_int_equal(cs_simSetState(s, CS_STATE_DISCRETE, d, n, &err), CS_OK);
+  assert_int_equal(cs_simAdvanceTo(s, 0.1, &err), CS_OK);
   cs_deleteSimulation(s);
   cs_deleteModel(m);
 }

@@ -319,8 +319,8 @@ def damaged_checkpoints_are_refused_at_the_bad_line():
     code, _, err = run("run", top, "-q", "-o", os.devnull, "--initial-state", tmp("top.state"),
                        "--duration", "20.5")
     check(code == 0, err)
-    # a stop's lower bound infinite above its finite upper one: contradictory, refused (an
-    # infinite bound is a value, a bound moved by the stop's rules is not rounding)
+    # a stop's lower bound at +inf: no bound a scene could give (a bound left out is -inf
+    # below), refused
     stop_scene = os.path.join(ROOT, "scenes", "pendulum_stop.json")
     code, _, err = run("run", stop_scene, "-q", "--duration", "0.1", "-o", tmp("stop.csv"),
                        "--save-state", tmp("stop.state"))
@@ -331,7 +331,8 @@ def damaged_checkpoints_are_refused_at_the_bad_line():
         f.write("".join(stop_lines[:at] + ["inf\n"] + stop_lines[at + 1:]))
     code, _, err = run("run", stop_scene, "-q", "-o", tmp("stopbad.csv"), "--initial-state",
                        tmp("stopbad.state"))
-    check(code == 2 and "stopbad.state" in err and "contradict" in err, (code, err))
+    check(code == 2 and "stopbad.state" in err and "lower_bound of 'stop' must be finite" in err,
+          (code, err))
     # a file cut anywhere says that it ends early, wherever it is cut
     for keep in (3, 5, line_of(text, "auto ") + 2):
         refused("cut.state", "".join(lines[:keep]), "ends", line=None)

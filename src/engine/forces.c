@@ -311,6 +311,30 @@ int cs_discreteProblem(const csModel* m, int e, int index, double value, char* w
              (sign & CS_PARAM_POSITIVE) ? "> 0" : ">= 0", value);
     return -1;
   }
+  // an infinite value only where it stands for a value left out (a linear stop's bound: -inf
+  // below, +inf above), as the kind's rules make of one; the other infinity no scene can give
+  // (a lower bound at +inf held the stop against every q and the run failed at once). Rare
+  // enough to ask the rules on scratch values.
+  if (isinf(value) && !sign && k->setDiscrete) {
+    size_t n = (size_t)f->discadr + (size_t)f->discnum;
+    double* scratch = csu_malloc(sizeof(double) * n);
+    if (scratch) {
+      for (size_t i = 0; i < n; i++) {
+        scratch[i] = NAN;
+      }
+      csData d;
+      memset(&d, 0, sizeof(d));
+      d.disc = scratch;
+      k->setDiscrete(m, &d, e, index, NAN);
+      double absent = scratch[f->discadr + index];
+      csu_free(scratch, sizeof(double) * n);
+      if (value != absent) {
+        snprintf(why, size, "%s of '%s' must be finite (or %g, for none), not %g", name,
+                 f->name, absent, value);
+        return -1;
+      }
+    }
+  }
   return 0;
 }
 
