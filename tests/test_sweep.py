@@ -727,47 +727,20 @@ def slurm_output_under_a_backslash_is_refused():
     check(not os.path.exists(os.path.join(out, "slurm", "sweep.sbatch")), "a script was written")
 
 
-@case
-def gather_and_tasks_merge_in_turn():
-    """Reading the records and renaming the tables is one step under DIR/.tables.lock: a gather
-    waits while another writer (an array task) holds it, so that it cannot put tables read
-    before the task's last record over the task's complete ones"""
+def hangup_behind_the_tables_lock(out, args, ready):
+    """`contactsim sweep ARGS` started under nohup while this process holds OUT/.tables.lock; once
+    ready() and a moment more, it must still be waiting for the lock: then a hangup, then the
+    lock released. Its exit status and standard error."""
     import fcntl
-    _, _, out = finished_sweep()
     with open(os.path.join(out, ".tables.lock"), "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        # under nohup: a hangup meanwhile is ignored. (The stop signals are held off while the
-        # tables are written; an ignored one held off stayed pending and stopped the gather.)
-        g = subprocess.Popen([EXE, "sweep", "--gather", out], stderr=subprocess.PIPE, text=True,
+        p = subprocess.Popen([EXE, "sweep", *args], cwd=ROOT, stderr=subprocess.PIPE, text=True,
                              preexec_fn=nohup())
         try:
-            time.sleep(0.5)
-            check(g.poll() is None, "the gather did not wait for the tables' lock")
-            g.send_signal(signal.SIGHUP)
-            time.sleep(0.1)
-            fcntl.flock(lock, fcntl.LOCK_UN)
-            _, err = g.communicate(timeout=60)
-        finally:
-            g.kill()
-    check(g.returncode == 0 and "12 ok" in err, (g.returncode, err))
-    # a sweep whose runs are over waits for the lock too, with its stop signals held off: a
-    # hangup ignored under nohup must not be held off with them (it stayed pending, and stopped
-    # the sweep once the tables were written)
-    d = tempfile.mkdtemp()
-    study = write_study(small_study(), d)
-    out = os.path.join(d, "out")
-    os.mkdir(out)
-    with open(os.path.join(out, ".tables.lock"), "a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        p = subprocess.Popen([EXE, "sweep", study, "--out", out, "-j", "1"], cwd=ROOT,
-                             stderr=subprocess.PIPE, text=True, preexec_fn=nohup())
-        try:
-            runs = os.path.join(out, "runs")
             t0 = time.time()
-            while time.time() - t0 < 60 and not (
-                    os.path.isdir(runs) and sum(f.endswith(".rec") for f in os.listdir(runs)) == 12):
+            while time.time() - t0 < 60 and not ready():
                 time.sleep(0.01)
-            time.sleep(0.2)
+            time.sleep(0.3)
             check(p.poll() is None, "the sweep did not wait for the tables' lock")
             p.send_signal(signal.SIGHUP)
             time.sleep(0.1)
@@ -775,8 +748,31 @@ def gather_and_tasks_merge_in_turn():
             _, err = p.communicate(timeout=60)
         finally:
             p.kill()
-    check(p.returncode == 0 and os.path.exists(os.path.join(out, "results.csv")),
-          (p.returncode, err))
+    return p.returncode, err
+
+
+@case
+def gather_and_tasks_merge_in_turn():
+    """Reading the records and renaming the tables is one step under DIR/.tables.lock: a gather
+    waits while another writer (an array task) holds it, so that it cannot put tables read
+    before the task's last record over the task's complete ones"""
+    _, _, out = finished_sweep()
+    # under nohup: a hangup meanwhile is ignored. (The stop signals are held off while the
+    # tables are written; an ignored one held off stayed pending and stopped the gather.)
+    code, err = hangup_behind_the_tables_lock(out, ["--gather", out], lambda: True)
+    check(code == 0 and "12 ok" in err, (code, err))
+    # a sweep whose runs are over waits for the lock too, with its stop signals held off: a
+    # hangup ignored under nohup must not be held off with them (it stayed pending, and stopped
+    # the sweep once the tables were written)
+    d = tempfile.mkdtemp()
+    study = write_study(small_study(), d)
+    out = os.path.join(d, "out")
+    os.mkdir(out)
+    runs = os.path.join(out, "runs")
+    code, err = hangup_behind_the_tables_lock(
+        out, [study, "--out", out, "-j", "1"],
+        lambda: os.path.isdir(runs) and sum(f.endswith(".rec") for f in os.listdir(runs)) == 12)
+    check(code == 0 and os.path.exists(os.path.join(out, "results.csv")), (code, err))
 
 
 @case
