@@ -82,6 +82,17 @@ try {
   fs.writeFileSync(`${work}/nanforce.csv`, lines.join('\n'));
   cs('replay', bss, `${work}/nanforce.csv`, '-o', `${work}/nanforce.html`);
 }
+// the pendulum's run with its times counted from -5 s (a CSV shifted by hand)
+{
+  const lines = fs.readFileSync(`${work}/stop.csv`, 'utf8').trim().split('\n');
+  const shifted = lines.slice(1).map((l) => {
+    const f = l.split(',');
+    f[0] = String(Number(f[0]) - 5);
+    return f.join(',');
+  });
+  fs.writeFileSync(`${work}/early.csv`, `${[lines[0], ...shifted].join('\n')}\n`);
+  cs('replay', 'scenes/pendulum_stop.json', `${work}/early.csv`, '-o', `${work}/early.html`);
+}
 
 // the page's CSV and the forces CSV of the same run agree on every shared column
 function readCsv(file) {
@@ -458,6 +469,35 @@ try {
     const note = await page.evaluate(() => document.getElementById('stops').textContent);
     check(/smooth_sphere_half_space: the run ends at t = 0\.3 s/.test(note), 'a run that ended early says where', note);
     check(problems.length === 0, 'no console errors and no network requests (failed model)', problems.join('; '));
+    await page.close();
+  }
+
+  // ---- times before 0: the timeline spans the rows, and play goes through them ----
+  {
+    const { page, problems } = await open(`${work}/early.html`);
+    const early = readCsv(`${work}/early.csv`);
+    const ts = early.col('t');
+    const span = await page.evaluate(() => ({ start: window.__replay.start, end: window.__replay.duration }));
+    check(span.start === ts[0] && span.end === ts[ts.length - 1], 'the timeline of a run before t = 0 spans its rows',
+      `${span.start} to ${span.end} s, rows ${ts[0]} to ${ts[ts.length - 1]} s`);
+    // played at 8x for a moment: the arm is drawn where the CSV has it at the time reached
+    await page.evaluate(() => {
+      window.__replay.seek(window.__replay.start);
+      window.__replay.play(8);
+    });
+    await new Promise((r) => setTimeout(r, 400));
+    const drawn = await page.evaluate(() => {
+      window.__replay.pause();
+      const t = window.__replay.time();
+      return { t, q: window.__replay.seek(t) === t && window.__replay.bodyPose(0, 0).q };
+    });
+    const want = ['qw', 'qx', 'qy', 'qz'].map((c) => at(early, `arm.${c}`, drawn.t));
+    const norm = Math.hypot(...want);
+    const dot = Math.abs(want.reduce((acc, w, i) => acc + (w / norm) * drawn.q[i], 0));
+    const angle = 2 * Math.acos(Math.min(1, dot));
+    check(drawn.t > ts[0] && drawn.t < ts[ts.length - 1] && angle < 1e-4,
+      'play moves through a run before t = 0, drawing its rows', `t = ${drawn.t} s, ${angle} rad from the CSV`);
+    check(problems.length === 0, 'no console errors and no network requests (run before t = 0)', problems.join('; '));
     await page.close();
   }
 

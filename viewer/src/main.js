@@ -58,8 +58,11 @@ function main() {
   views.forEach((v) => scene.add(v.group));
   const spacing = (ext.hi[1] - ext.lo[1]) + 2 * ext.body;
 
-  const duration = Math.max(...replay.runs.map((r) => r.duration), 0);
-  const start = Math.min(...replay.runs.map((r) => r.start), duration);
+  // the timeline spans the runs' rows, wherever their times start (a CSV may count from a
+  // negative time); a run without rows has none to add
+  const timed = replay.runs.filter((r) => r.rows);
+  const duration = timed.length ? Math.max(...timed.map((r) => r.duration)) : 0;
+  const start = timed.length ? Math.min(...timed.map((r) => r.start)) : 0;
 
   // the default force scale: the largest contact force of all runs drawn as long as a few
   // bodies, rounded to a number a person reads (m per N shown as "N per length")
