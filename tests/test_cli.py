@@ -992,6 +992,34 @@ def replay_of_a_piped_csv_needs_an_output():
 
 
 @case
+def replay_reads_quoted_header_names():
+    """A header whose names are in double quotes (a spreadsheet's save, or the run's own CSV
+    for a name that needs them: RFC 4180, a comma inside, a quote doubled) is read as the names
+    within; the page is the one of the CSV as the run wrote it, from a file and from a pipe
+    (whose first row is checked against the header's field count as it arrives)"""
+    d = tempfile.mkdtemp()
+    plain = short_csv(d)
+    lines = open(plain).read().splitlines()
+    quoted = os.path.join(d, "quoted.csv")
+    with open(quoted, "w") as f:
+        names = ",".join('"' + n + '"' for n in lines[0].split(","))
+        f.write(names + ',"a note, ""with"" a comma"\n')
+        f.writelines(row + ",7\n" for row in lines[1:])
+    pages = {}
+    for name, source, piped in (("plain", plain, False), ("file", quoted, False),
+                                ("pipe", quoted, True)):
+        page = os.path.join(d, name + ".html")
+        with open(source) as f:
+            p = replay(CHAIN_4, "/dev/stdin" if piped else source, "-o", page,
+                       stdin=f if piped else None)
+        check(p.returncode == 0, (name, p.returncode, p.stderr))
+        text = open(page).read() if p.returncode == 0 else ""
+        pages[name] = re.sub(r'"csv":"[^"]*"', '"csv":""', text)
+    check(pages["plain"] and pages["file"] == pages["plain"] and pages["pipe"] == pages["plain"],
+          "the quoted header's page differs from the plain one's")
+
+
+@case
 def replay_names_the_first_bad_row_of_a_stream():
     """An endless stream whose first row has another number of fields than its header is
     refused at that row (it was read to the 4 GiB limit and refused for its size, a 4 GiB

@@ -131,13 +131,55 @@ int cs_replayFindTemplate(char* path, size_t size, csError* err) {
 static int hasTimeColumn(const char* h, size_t len);
 
 
-// the fields of a line of len bytes as the reading for the page counts them (columnsInit,
-// readRows): its commas, plus one. (Counted any other way, a first row that the reading takes
-// as whole could stop the stream early, and the rows after it were dropped unsaid.)
+// the fields of a row of len bytes as the reading for the page counts them (readRows): its
+// commas, plus one. (Counted any other way, a first row that the reading takes as whole could
+// stop the stream early, and the rows after it were dropped unsaid.)
 static size_t countFields(const char* line, size_t len) {
   size_t k = 1;
   for (size_t i = 0; i < len; i++) {
     k += line[i] == ',';
+  }
+  return k;
+}
+
+
+// The header's field that starts at s[i] (s of len bytes), read as RFC 4180 says and as the
+// run's CSV writes a name that needs it: in double quotes, it may hold commas, and a doubled
+// quote stands for one. Its text, unquoted, goes to out[0..*n) when out is given (never longer
+// than the field, so out may be s + i or before it); returns the index just past the field,
+// at its comma or at len.
+static size_t headerField(const char* s, size_t len, size_t i, char* out, size_t* n) {
+  int quoted = i < len && s[i] == '"';
+  size_t k = 0;
+  for (i += quoted; i < len; i++) {
+    if (quoted && s[i] == '"') {
+      if (i + 1 < len && s[i + 1] == '"') {
+        i++;  // a doubled quote: one quote of the name
+      } else {
+        quoted = 0;  // the closing quote
+        continue;
+      }
+    } else if (!quoted && s[i] == ',') {
+      break;
+    }
+    if (out) {
+      out[k] = s[i];
+    }
+    k++;
+  }
+  if (n) {
+    *n = k;
+  }
+  return i;
+}
+
+
+// the header's fields, as columnsInit reads them
+static size_t countHeaderFields(const char* h, size_t len) {
+  size_t k = 1;
+  for (size_t i = headerField(h, len, 0, NULL, NULL); i < len;
+       i = headerField(h, len, i + 1, NULL, NULL)) {
+    k++;
   }
   return k;
 }
@@ -213,7 +255,7 @@ static char* readStream(FILE* f, int stopAtNul, size_t* len) {
         continue;
       }
       row = 1;
-      if (countFields(buf, eolHeader) != countFields(buf + start, end - start)) {
+      if (countHeaderFields(buf, eolHeader) != countFields(buf + start, end - start)) {
         mismatch = 1;
       }
     }
@@ -284,10 +326,8 @@ static int columnsInit(Columns* c, const char* line, size_t len) {
   if (len && c->header[len - 1] == '\r') {
     c->header[len - 1] = 0;
   }
-  int n = 1;
-  for (const char* p = c->header; *p; p++) {
-    n += *p == ',';
-  }
+  size_t hlen = strlen(c->header);
+  int n = (int)countHeaderFields(c->header, hlen);
   c->name = malloc(sizeof(char*) * (size_t)n);
   c->nslot = 16;
   while (c->nslot < 2 * (size_t)n) {
@@ -297,15 +337,14 @@ static int columnsInit(Columns* c, const char* line, size_t len) {
   if (!c->name || !c->slot) {
     return -1;
   }
-  // split in place and insert; a repeated name keeps its first column
-  char* p = c->header;
+  // split in place, unquoting (each name is written over the header at or before where it was
+  // read), and insert; a repeated name keeps its first column
+  size_t at = 0;
   for (int i = 0; i < n; i++) {
-    c->name[i] = p;
-    char* comma = strchr(p, ',');
-    if (comma) {
-      *comma = 0;
-      p = comma + 1;
-    }
+    size_t k;
+    c->name[i] = c->header + at;
+    at = headerField(c->header, hlen, at, c->name[i], &k) + 1;
+    c->name[i][k] = 0;
     size_t s = hashName(c->name[i]) & (c->nslot - 1);
     while (c->slot[s] && strcmp(c->name[c->slot[s] - 1], c->name[i]) != 0) {
       s = (s + 1) & (c->nslot - 1);
