@@ -9,6 +9,7 @@ import io
 import json
 import math
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -477,6 +478,27 @@ def convergence_check_sees_a_body_whose_origin_never_moves():
     c = m["convergence"]
     check(c["tighter_max_distance"] > 0.05 and
           any("not converged" in n for n in m["diagnostics"]), (c, m["diagnostics"]))
+
+
+@case
+def convergence_verdict_follows_a_full_list_of_notes():
+    # ten soft blocks, each sinking 3 cm: ten penetration notes and more fill the list (eight
+    # places); the verdict on convergence was the note dropped, so that a loose run read as
+    # converged. The list now says how many it leaves out, and the verdict follows it.
+    scene = json.load(open(os.path.join(ROOT, "scenes", "bench", "pile_10.json")))
+    soft = {"penalty_stiffness": 200, "dissipation": 5, "mu_static": 0.7, "mu_dynamic": 0.5}
+    scene["contact_models"] = {"compliant_point": {"body_material": soft, "plane_material": soft,
+                                                   "transition_velocity": 0.01}}
+    code, doc, _ = compare_json(write_scene(scene), "--convergence", "--rtol", "1e-2",
+                                "--atol", "1e-2")
+    notes = doc["models"][0]["diagnostics"]
+    deep = [n for n in notes if "deeper than 1 cm" in n]
+    more = re.fullmatch(r"(\d+) more diagnostics of this run are not listed \(the first 7 are\)",
+                        notes[7]) if len(notes) > 7 else None
+    check(len(notes) == 9 and len(deep) == 7 and more and len(deep) + int(more[1]) >= 10,
+          notes)
+    check(doc["models"][0]["convergence"]["tighter_max_distance"] > 1e-3 and
+          "this run is not converged" in notes[8], notes)
 
 
 @case

@@ -34,6 +34,7 @@ struct csSimulation {
   csIntegrator* it;     // owned; NULL only when its creation failed
   csMetrics metrics;    // contact statistics since t_start
   int nnotes_init;      // diagnostics found at the start (cs_metricsFinish adds the rest)
+  int ndropped_init;    // and how many of them were left out
   csStats base;         // CVODE counters of integrators freed since t_start
   double cpu_base;      // their integration CPU time, s
   long restart_base;    // their restarts
@@ -440,6 +441,7 @@ static int startStatistics(csSimulation* s) {
     return -1;
   }
   s->nnotes_init = s->metrics.nnotes;
+  s->ndropped_init = s->metrics.ndropped;
   return 0;
 }
 
@@ -1261,6 +1263,7 @@ static void updateStatistics(csSimulation* s) {
   st->ngroup = cur.ngroup;
   st->cpu_seconds = s->cpu_base + (s->it ? cs_integratorCpu(s->it) : 0);
   s->metrics.nnotes = s->nnotes_init;
+  s->metrics.ndropped = s->ndropped_init;
   cs_metricsFinish(&s->metrics, s->m, s->d);
 }
 

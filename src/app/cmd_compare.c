@@ -143,14 +143,8 @@ static int writeCsv(FILE* f, const csCliRun* runs, int nrun) {
     }
     fputc(',', f);
     // the diagnostics joined into one cell
-    char notes[CS_METRICS_MAX_NOTES * CS_METRICS_NOTE_LEN];
-    size_t len = 0;
-    notes[0] = '\0';
-    for (int k = 0; k < r->metrics.nnotes && len < sizeof(notes); k++) {
-      int n = snprintf(notes + len, sizeof(notes) - len, "%s%s", k ? " | " : "",
-                       r->metrics.notes[k]);
-      len += n > 0 ? (size_t)n : 0;
-    }
+    char notes[(CS_METRICS_MAX_NOTES + 1) * CS_METRICS_NOTE_LEN];
+    cs_metricsJoinNotes(&r->metrics, notes, sizeof(notes));
     csvString(f, notes);
     fputc('\n', f);
   }
@@ -444,7 +438,7 @@ static void checkConvergence(csCliRun* r) {
     x->opt.atol = tighten(r->opt.atol, c->factor);
     x->perturb_u = k ? c->perturbation : 0;
     if (allocTrack(x) != 0) {
-      cs_metricsNote(&r->metrics, "the convergence check could not run: out of memory");
+      cs_metricsVerdict(&r->metrics, "the convergence check could not run: out of memory");
       ok = 0;
       break;
     }
@@ -452,15 +446,18 @@ static void checkConvergence(csCliRun* r) {
     c->cpu_seconds += x->cpu_seconds;
     if (x->status == CS_STOPPED) {
       // a stop signal is the user's, not the model's: the check was not made, and says so
-      cs_metricsNote(&r->metrics, "the convergence check was interrupted (%s) during the rerun "
-                     "with %s; run compare --convergence again for its verdict",
-                     cs_cliSignalName(cs_cliStopSignal), what[k]);
+      cs_metricsVerdict(&r->metrics,
+                        "the convergence check was interrupted (%s) during the rerun "
+                        "with %s; run compare --convergence again for its verdict",
+                        cs_cliSignalName(cs_cliStopSignal), what[k]);
       ok = 0;
     } else if (x->status != CS_OK) {
       char msg[CS_MAX_ERROR_LINE];
       cs_cliFormatError(&x->err, msg, sizeof(msg));
-      cs_metricsNote(&r->metrics, "the convergence check could not run: the rerun with %s "
-                     "failed: %s", what[k], msg);
+      cs_metricsVerdict(&r->metrics,
+                        "the convergence check could not run: the rerun with %s "
+                        "failed: %s",
+                        what[k], msg);
       ok = 0;
     }
   }
@@ -493,20 +490,20 @@ static void checkConvergence(csCliRun* r) {
       } else {
         snprintf(end, sizeof(end), "the final state is reproducible all the same");
       }
-      cs_metricsNote(&r->metrics,
-                     "positions move by up to %.3g mm (%.3g mm at the end) when the tolerances "
-                     "are tightened %gx, and by up to %.3g mm (%.3g mm at the end) when every "
-                     "initial speed changes by only %g: no tolerance pins the motion down to "
-                     "%g mm after t = %.4g s; %s",
-                     tmax, tend, c->factor, pmax, pend, c->perturbation, limit,
-                     c->perturbed_horizon, end);
+      cs_metricsVerdict(&r->metrics,
+                        "positions move by up to %.3g mm (%.3g mm at the end) when the tolerances "
+                        "are tightened %gx, and by up to %.3g mm (%.3g mm at the end) when every "
+                        "initial speed changes by only %g: no tolerance pins the motion down to "
+                        "%g mm after t = %.4g s; %s",
+                        tmax, tend, c->factor, pmax, pend, c->perturbation, limit,
+                        c->perturbed_horizon, end);
     } else if (c->tighter_max > CS_CLI_CONVERGENCE_DISTANCE) {
-      cs_metricsNote(&r->metrics,
-                     "positions move by up to %.3g mm (%.3g mm at the end) when the tolerances "
-                     "are tightened %gx, while changing every initial speed by %g moves them "
-                     "only %.3g mm: this run is not converged; tighten rtol and atol (now %g "
-                     "and %g) and check again",
-                     tmax, tend, c->factor, c->perturbation, pmax, r->opt.rtol, r->opt.atol);
+      cs_metricsVerdict(&r->metrics,
+                        "positions move by up to %.3g mm (%.3g mm at the end) when the tolerances "
+                        "are tightened %gx, while changing every initial speed by %g moves them "
+                        "only %.3g mm: this run is not converged; tighten rtol and atol (now %g "
+                        "and %g) and check again",
+                        tmax, tend, c->factor, c->perturbation, pmax, r->opt.rtol, r->opt.atol);
     }
   }
   for (int k = 0; k < 2; k++) {

@@ -518,17 +518,6 @@ static void writeJsonStart(FILE* f, const Sweep* sw, long i) {
 }
 
 
-// the joined diagnostics of a run, for one CSV cell
-static void joinNotes(const csMetrics* mt, char* buf, size_t size) {
-  size_t len = 0;
-  buf[0] = '\0';
-  for (int k = 0; k < mt->nnotes && len < size; k++) {
-    int n = snprintf(buf + len, size - len, "%s%s", k ? " | " : "", mt->notes[k]);
-    len += n > 0 ? (size_t)n : 0;
-  }
-}
-
-
 // What one run leaves: DIR/runs/NNNNNNNN.rec, three parts: a first line "ok" or "failed", the
 // run's row of results.csv on the second line, and its entry of results.json after that.
 // r may have no model or data (a scene that did not load with the run's overrides, a worker
@@ -594,8 +583,8 @@ static int writeRecordFile(const Sweep* sw, long i, const csCliRun* r, uint64_t 
   }
   fputc(',', f);
   csvText(f, msg);
-  char notes[CS_METRICS_MAX_NOTES * CS_METRICS_NOTE_LEN];
-  joinNotes(mt, notes, sizeof(notes));
+  char notes[(CS_METRICS_MAX_NOTES + 1) * CS_METRICS_NOTE_LEN];
+  cs_metricsJoinNotes(mt, notes, sizeof(notes));
   fputc(',', f);
   csvText(f, notes);
   fputc('\n', f);

@@ -61,16 +61,41 @@ int cs_metricsBlendedAnchors(const csModel* m, const int* forces, int n) {
 }
 
 
-// append one diagnostic; past CS_METRICS_MAX_NOTES the rest are dropped, since a run with that
-// many problems is already plainly misconfigured and the first notes are the useful ones
+// Append one diagnostic. A run with more than CS_METRICS_MAX_NOTES problems is plainly
+// misconfigured and its first notes are the useful ones; the rest are counted in the last place,
+// so that a reader knows that there were more (and that one verdict may still follow them).
 void cs_metricsNote(csMetrics* mt, const char* fmt, ...) {
-  if (mt->nnotes >= CS_METRICS_MAX_NOTES) {
+  int last = CS_METRICS_MAX_NOTES - 1;
+  if (mt->nnotes <= last && !mt->ndropped) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(mt->notes[mt->nnotes++], CS_METRICS_NOTE_LEN, fmt, ap);
+    va_end(ap);
     return;
   }
+  // the first note too many also takes the last listed one's place
+  mt->ndropped += mt->ndropped ? 1 : 2;
+  snprintf(mt->notes[last], CS_METRICS_NOTE_LEN,
+           "%d more diagnostics of this run are not listed (the first %d are)", mt->ndropped, last);
+}
+
+
+void cs_metricsVerdict(csMetrics* mt, const char* fmt, ...) {
+  int at = mt->nnotes <= CS_METRICS_MAX_NOTES ? mt->nnotes++ : CS_METRICS_MAX_NOTES;
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(mt->notes[mt->nnotes++], CS_METRICS_NOTE_LEN, fmt, ap);
+  vsnprintf(mt->notes[at], CS_METRICS_NOTE_LEN, fmt, ap);
   va_end(ap);
+}
+
+
+void cs_metricsJoinNotes(const csMetrics* mt, char* buf, size_t size) {
+  size_t len = 0;
+  buf[0] = '\0';
+  for (int k = 0; k < mt->nnotes && len < size; k++) {
+    int n = snprintf(buf + len, size - len, "%s%s", k ? " | " : "", mt->notes[k]);
+    len += n > 0 ? (size_t)n : 0;
+  }
 }
 
 
@@ -872,6 +897,7 @@ int cs_metricsSave(csMetricsSaved* sv, const csMetrics* mt) {
   sv->nsteps = mt->nsteps;
   sv->nstuck = mt->nstuck;
   sv->nnotes = mt->nnotes;
+  sv->ndropped = mt->ndropped;
   return 0;
 }
 
@@ -890,4 +916,5 @@ void cs_metricsRestore(csMetrics* mt, const csMetricsSaved* sv) {
   mt->nsteps = sv->nsteps;
   mt->nstuck = sv->nstuck;
   mt->nnotes = sv->nnotes;
+  mt->ndropped = sv->ndropped;
 }

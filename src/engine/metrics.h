@@ -10,7 +10,7 @@
 
 #include "contactsim/contactsim.h"
 
-#define CS_METRICS_MAX_NOTES 8      // diagnostics kept per run
+#define CS_METRICS_MAX_NOTES 8      // diagnostics listed per run, and one verdict more
 #define CS_METRICS_NOTE_LEN 512     // longest diagnostic, with the terminating zero
 #define CS_METRICS_STICK_SPEED 0.01 // m/s: slip speed below which a contact counts as stuck
 
@@ -91,7 +91,8 @@ typedef struct csMetrics {
   long nstuck;                 // steps counted as stuck
 
   int nnotes;                  // diagnostics
-  char notes[CS_METRICS_MAX_NOTES][CS_METRICS_NOTE_LEN];
+  int ndropped;                // diagnostics left out (the last listed one says how many)
+  char notes[CS_METRICS_MAX_NOTES + 1][CS_METRICS_NOTE_LEN];
 } csMetrics;
 
 // Set up the statistics for a run of m starting from the state in d (realized as needed here):
@@ -130,7 +131,7 @@ typedef struct csMetricsSaved {
   double max_penetration, peak_normal_force, sliding_distance, stuck_drift;
   double energy_error, energy_gain, energy_seen;
   long nsteps, nstuck;
-  int nnotes;
+  int nnotes, ndropped;
 } csMetricsSaved;
 
 // Keep mt's results in sv, making sv's arrays for mt's sizes the first time (sv zeroed, or
@@ -140,9 +141,16 @@ int cs_metricsSave(csMetricsSaved* sv, const csMetrics* mt);
 void cs_metricsRestore(csMetrics* mt, const csMetricsSaved* sv);
 // Free sv's arrays (sv may be zeroed or already freed).
 void cs_metricsSavedFree(csMetricsSaved* sv);
-// Append a diagnostic in plain words (printf format) to mt's notes; past CS_METRICS_MAX_NOTES
-// it is dropped. A longer text than CS_METRICS_NOTE_LEN is cut. mt and fmt not NULL.
+// Append a diagnostic in plain words (printf format) to mt's notes. Past CS_METRICS_MAX_NOTES
+// the last one listed gives way to a note saying how many are left out, which counts every
+// note after it. A longer text than CS_METRICS_NOTE_LEN is cut. mt and fmt not NULL.
 __attribute__((format(printf, 2, 3))) void cs_metricsNote(csMetrics* mt, const char* fmt, ...);
+// The same for a verdict on the whole run (compare's convergence check), which is listed
+// whatever came before it: it has a place of its own after the CS_METRICS_MAX_NOTES others.
+// One per run; a second replaces the first.
+__attribute__((format(printf, 2, 3))) void cs_metricsVerdict(csMetrics* mt, const char* fmt, ...);
+// mt's notes joined with " | " into buf (size bytes, cut to fit), for one table cell
+void cs_metricsJoinNotes(const csMetrics* mt, char* buf, size_t size);
 // Real parameter `key` of element f through its kind's parameter table, or NAN when the kind
 // has no such key.
 // The value is in the units of the scene key (SI); f is read only, not NULL, and key is a

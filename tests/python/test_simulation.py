@@ -125,6 +125,28 @@ def test_contact_reports_carry_the_weight():
     np.testing.assert_allclose(q, [1, 0, 0, 0], atol=1e-9)
 
 
+def test_a_long_list_of_diagnostics_says_how_many_it_leaves_out():
+    # ten soft blocks sinking 3 cm each: more notes than the list's eight places. The last place
+    # counts those left out, the same however often the statistics are read, and counts on as
+    # the run goes on (more blocks have sunk by then)
+    with open(scene_path("bench/pile_10.json")) as f:
+        scene = json.load(f)
+    soft = {"penalty_stiffness": 200, "dissipation": 5, "mu_static": 0.7, "mu_dynamic": 0.5}
+    scene["contact_models"] = {"compliant_point": {"body_material": soft, "plane_material": soft,
+                                                   "transition_velocity": 0.01}}
+    sim = contactsim.Simulation(contactsim.loads(json.dumps(scene)), rtol=1e-2, atol=1e-2)
+    sim.run(0.3)
+    first = sim.statistics["diagnostics"]
+    assert first == sim.statistics["diagnostics"]
+    sim.run(t_end=1.0)
+    later = sim.statistics["diagnostics"]
+    assert later == sim.statistics["diagnostics"] and len(later) == 8
+    deep = sum("deeper than 1 cm" in n for n in later)
+    left_out = int(later[7].split()[0])
+    assert later[7] == f"{left_out} more diagnostics of this run are not listed (the first 7 are)"
+    assert deep == 7 and deep + left_out >= 10
+
+
 def test_stop_and_bushing_reports_carry_their_energy():
     # a stop and a bushing are no contacts between surfaces, but their reports carry the energy
     # they store and the power they dissipate (they read 0): the knee stop of the landing leg,
