@@ -49,8 +49,9 @@ PyObject* csPy_raise(const csError* err, PyObject* trajectory);
 PyObject* csPy_text(const char* s);
 
 // The UTF-8 of a name looked up in the model (a str). A str that has no UTF-8 (a lone
-// surrogate) names nothing in the model: "" then, so that the lookup fails as for any unknown
-// name (KeyError, not UnicodeEncodeError). NULL only with an exception set (out of memory).
+// surrogate) or holds a NUL names nothing in the model: "" then, so that the lookup fails as for
+// any unknown name (KeyError, not UnicodeEncodeError, nor the element named by the part before
+// the NUL). NULL only with an exception set (out of memory).
 const char* csPy_name(PyObject* str);
 
 // A number given from Python for `what` (a time, a value): any real number (int, float, numpy

@@ -85,8 +85,13 @@ static PyObject* loadCommon(PyObject* pathobj, const char* text, const char* fil
                    Py_TYPE(contact_model)->tp_name);
       return NULL;
     }
-    cm = PyUnicode_AsUTF8(contact_model);
+    Py_ssize_t size = 0;
+    cm = PyUnicode_AsUTF8AndSize(contact_model, &size);
     if (!cm) {
+      return NULL;
+    }
+    if (strlen(cm) != (size_t)size) {
+      PyErr_SetString(PyExc_ValueError, "contact_model: embedded null character");
       return NULL;
     }
   }

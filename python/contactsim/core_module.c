@@ -27,12 +27,14 @@ PyObject* csPy_text(const char* s) {
 
 
 const char* csPy_name(PyObject* str) {
-  const char* name = PyUnicode_AsUTF8(str);
+  Py_ssize_t size = 0;
+  const char* name = PyUnicode_AsUTF8AndSize(str, &size);
   if (!name && PyErr_ExceptionMatches(PyExc_UnicodeEncodeError)) {
     PyErr_Clear();
     return "";
   }
-  return name;
+  // a NUL inside would end the name early, and another element of that prefix's name be found
+  return name && strlen(name) != (size_t)size ? "" : name;
 }
 
 

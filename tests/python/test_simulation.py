@@ -748,6 +748,17 @@ def test_bodies_and_elements_by_numpy_integer_id():
     for lookup in (sim.body_pose, sim.contact_set, model.body_id, model.force_id):
         with pytest.raises(KeyError):
             lookup("ball\udcff")
+    # nor one with a NUL inside: the part before it named the ball, and its floor contact was
+    # read and changed (a contact model's name the same)
+    for lookup, name in ((sim.body_pose, "ball\0x"), (sim.body_com, "ball\0x"),
+                         (sim.contact_set, "ball_floor\0x"), (model.body_id, "ball\0x"),
+                         (model.force_id, "ball_floor.0\0x"),
+                         (lambda name: sim.set_discrete(name, "mu_static", 0.3), "ball_floor.0\0x")):
+        with pytest.raises(KeyError):
+            lookup(name)
+    assert sim.get_discrete("ball_floor.0", "mu_static") != 0.3
+    with pytest.raises(ValueError, match="embedded null"):
+        contactsim.loads(ball_drop(height=0.5), contact_model="hunt_crossley\0x")
 
 
 def test_arguments_of_the_wrong_kind_are_type_errors():
