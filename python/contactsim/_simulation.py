@@ -63,8 +63,9 @@ def _flag(name, value):
 class State:
     """A complete state of a simulation at one time, from Simulation.get_state().
 
-    Restoring it with Simulation.set_state() continues exactly as the simulation it was taken
-    from would have (the checkpoint carries t, q, u, z, every discrete and auto-update variable
+    Restoring it with Simulation.set_state() continues as the simulation it was taken from
+    would have to the integration tolerance, and exactly as one that restarts its integrator at
+    the same time (the checkpoint carries t, q, u, z, every discrete and auto-update variable
     and the time of the last auto-update commit, as exact hexadecimal floats). A State can be
     pickled, and restored into any simulation of the same scene (the model's fingerprint is
     checked).
