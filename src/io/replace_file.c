@@ -84,6 +84,10 @@ int csu_replaceTemporaryName(const char* path, char* buf, size_t size) {
 
 int csu_replaceOpen(csuReplace* r, const char* path) {
   memset(r, 0, sizeof(*r));
+  if (!path[0]) {
+    errno = ENOENT;  // no name, as open("") says: not one too long
+    return -1;
+  }
   int inPlace;
   if (destination(path, r->dest, sizeof(r->dest), &inPlace) != 0) {
     errno = ENAMETOOLONG;

@@ -309,6 +309,14 @@ def test_checkpoint_of_another_scene_is_refused(tmp_path):
     assert b.time == t_before
 
 
+def test_an_empty_checkpoint_name_is_no_file():
+    # save_state("") said "File name too long", as if the name were one
+    sim = contactsim.Simulation(contactsim.loads(pendulum(0.1)))
+    for call in (sim.save_state, sim.load_state):
+        with pytest.raises(contactsim.SceneError, match="No such file or directory"):
+            call("")
+
+
 def test_checkpoint_carries_over_to_other_parameters(tmp_path):
     # the block held at mu 0.7 for half a second, then continued in the same scene with mu 0.2
     # (a model loaded with overrides): from rest it slides with a = g (sin 20 - 0.2 cos 20)
