@@ -1156,8 +1156,9 @@ static PyMethodDef simMethods[] = {
      "Discrete variable `name` (e.g. 'mu_static') of a force element (name or id)."},
     {"set_discrete", (PyCFunction)simSetDiscrete, METH_VARARGS,
      "set_discrete(force, name, value)\n\n"
-     "Set a discrete variable between steps, as a scene's \"changes\" entry would at the\n"
-     "current time (the kind's rules apply, e.g. mu_dynamic <= mu_static)."},
+     "Set a discrete variable of one force element (a contact set's elements are SET.0,\n"
+     "SET.1, ...) between steps, as a scene's \"changes\" entry would at the current time\n"
+     "(the kind's rules apply, e.g. mu_dynamic <= mu_static)."},
     {"set_options", (PyCFunction)(void (*)(void))simSetOptions, METH_VARARGS | METH_KEYWORDS,
      "set_options(**options)\n\n"
      "Change integrator options (rtol, atol, integrator, max_step, report_interval, ...); the\n"
