@@ -157,6 +157,38 @@ def out_dir_writes_model_csvs_and_table():
 
 
 @case
+def outputs_linked_to_one_file_are_refused():
+    # a model's CSV linked to another output (hard link, or a symbolic link to a table, there or
+    # not yet): refused before anything runs; the second model's run was written over the
+    # first's, or the table over a trajectory, with exit 0
+    cases = (("hard", lambda d: os.link(os.path.join(d, "smooth_sphere_half_space.csv"),
+                                        os.path.join(d, "hunt_crossley.csv")), True),
+             ("to a table", lambda d: os.symlink("compare.csv",
+                                                 os.path.join(d, "hunt_crossley.csv")), True),
+             ("to a table not there", lambda d: os.symlink("compare.csv",
+                                                           os.path.join(d, "hunt_crossley.csv")),
+              False))
+    for what, link, touch in cases:
+        d = tempfile.mkdtemp()
+        if touch:
+            for name in ("smooth_sphere_half_space.csv", "compare.csv"):
+                open(os.path.join(d, name), "w").close()
+        link(d)
+        code, _, err = run("compare", data("compare_sphere_rest.json"), "--out-dir", d, "-q")
+        check(code == 2 and "are the same file" in err and "hunt_crossley.csv" in err,
+              (what, code, err))
+        check(not os.path.exists(os.path.join(d, "compare.json")), (what, "it ran"))
+    # a link to a name of its own that is not there yet is written through, as run -o writes
+    # it, and the file it makes is no earlier comparison's
+    d = tempfile.mkdtemp()
+    os.symlink("mine.csv", os.path.join(d, "hunt_crossley.csv"))
+    code, _, err = run("compare", data("compare_sphere_rest.json"), "--out-dir", d, "-q")
+    check(code == 0 and "earlier comparison" not in err, (code, err))
+    with open(os.path.join(d, "mine.csv")) as f:
+        check(f.readline().startswith("t,") and len(f.readlines()) > 10, "mine.csv not written")
+
+
+@case
 def failed_model_is_reported_and_the_other_runs():
     path = data("compare_fail.json")
     code, doc, err = compare_json(path)

@@ -27,6 +27,7 @@
 #include "app/common.h"
 #include "io/study_load.h"
 #include "app/replay.h"
+#include "io/replace_file.h"
 
 // most models one comparison runs (more than there are contact kinds)
 #define MAX_MODELS 32
@@ -569,6 +570,18 @@ static void pathIn(char* file, size_t size, const char* dir, const char* name) {
 }
 
 
+// output i of a comparison in dir: the models' CSVs (nrun of them), then the two tables and the
+// replay page
+static void outputIn(char* file, size_t size, const char* dir, const csCliRun* runs, int nrun,
+                     int i) {
+  static const char* const tables[3] = {"compare.csv", "compare.json", "replay.html"};
+  char name[CS_MAX_NAME + 8];
+  snprintf(name, sizeof(name), "%s%s", i < nrun ? runs[i].model : tables[i - nrun],
+           i < nrun ? ".csv" : "");
+  pathIn(file, size, dir, name);
+}
+
+
 // A model's CSV must be writable before the first model runs: found unwritable only at its
 // turn (a directory of that name, say), the comparison ended with nothing tabulated, the models
 // that had run included. Opened without truncating, so that an earlier comparison's CSV stays
@@ -584,7 +597,11 @@ static int checkWritable(const char* file) {
             "regular files\n", cs_cliSafe(file), S_ISFIFO(pre.st_mode) ? "FIFO" : "socket");
     return -1;
   }
-  int fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_NOCTTY | O_CLOEXEC, 0666);
+  // a symbolic link to nothing yet is written through, creating the name it points to, as
+  // `run -o` writes it (O_EXCL alone refuses any link)
+  char target[PATH_MAX];
+  const char* create = csu_danglingLinkTarget(file, target, sizeof(target)) ? target : file;
+  int fd = open(create, O_WRONLY | O_CREAT | O_EXCL | O_NOCTTY | O_CLOEXEC, 0666);
   int created = fd >= 0;
   if (fd < 0 && errno == EEXIST) {
     fd = open(file, O_WRONLY | O_NOCTTY | O_CLOEXEC);
@@ -602,7 +619,7 @@ static int checkWritable(const char* file) {
   }
   close(fd);
   if (created) {
-    unlink(file);
+    unlink(create);
   }
   return 0;
 }
@@ -755,14 +772,17 @@ static void noteStaleFiles(const char* dir, const csCliRun* runs, int nrun, int 
     size_t n = strlen(name);
     int stale = !replay && strcmp(name, "replay.html") == 0;
     if (n > 4 && strcmp(name + n - 4, ".csv") == 0 && strcmp(name, "compare.csv") != 0) {
-      // a model's trajectory, unless it is one of this comparison's
+      // a model's trajectory, unless it is one of this comparison's, under its name or
+      // another (the file a model's CSV links to)
+      char file[CS_MAX_PATH * 4 + 300], model[sizeof(file)];
+      pathIn(file, sizeof(file), dir, name);
       int ours = 0;
       for (int i = 0; i < nrun && !ours; i++) {
-        ours = strlen(runs[i].model) == n - 4 && strncmp(runs[i].model, name, n - 4) == 0;
+        outputIn(model, sizeof(model), dir, runs, nrun, i);
+        ours = (strlen(runs[i].model) == n - 4 && strncmp(runs[i].model, name, n - 4) == 0) ||
+               cs_cliSameFile(file, model);
       }
       // only a regular file is read (opening a FIFO would wait for a writer)
-      char file[CS_MAX_PATH * 4 + 300];
-      pathIn(file, sizeof(file), dir, name);
       struct stat st;
       FILE* f = !ours && stat(file, &st) == 0 && S_ISREG(st.st_mode) ? fopen(file, "r") : NULL;
       if (f) {
@@ -991,20 +1011,23 @@ int cs_cliCompare(int argc, char** argv) {
     exitCode = CS_EXIT_USAGE;
   }
   // and none of the files it will hold may be the scene (a scene named compare.json there, or
-  // replay.html with --replay), and each must be one the comparison can write
-  static const char* const tables[3] = {"compare.csv", "compare.json", "replay.html"};
+  // replay.html with --replay) or another of them (names linked to one file), and each must be
+  // one the comparison can write
   for (int i = 0; exitCode == CS_EXIT_OK && outDir && i < nrun + 2 + replay; i++) {
-    char file[CS_MAX_PATH * 4 + CS_MAX_NAME + 8];
-    char name[CS_MAX_NAME + 8];
-    if (i < nrun) {
-      snprintf(name, sizeof(name), "%s.csv", runs[i].model);
-    } else {
-      snprintf(name, sizeof(name), "%s", tables[i - nrun]);
+    char file[CS_MAX_PATH * 4 + CS_MAX_NAME + 8], other[sizeof(file)];
+    outputIn(file, sizeof(file), outDir, runs, nrun, i);
+    int same = -1;
+    for (int j = 0; j < i && same < 0; j++) {
+      outputIn(other, sizeof(other), outDir, runs, nrun, j);
+      same = cs_cliSameOutput(file, other) ? j : -1;
     }
-    pathIn(file, sizeof(file), outDir, name);
     if (cs_cliIsScene(file, path)) {
       fprintf(stderr, "contactsim: error: %s is the scene file; refusing to write over it\n",
               cs_cliSafe(file));
+      exitCode = CS_EXIT_USAGE;
+    } else if (same >= 0) {
+      fprintf(stderr, "contactsim: error: %s and %s are the same file (linked); give each "
+              "output a file of its own\n", cs_cliSafe(other), cs_cliSafe(file));
       exitCode = CS_EXIT_USAGE;
     } else if (i < nrun ? checkWritable(file) != 0
                         : checkReplaceable(file, outDir, i == nrun + 2) != 0) {

@@ -1215,10 +1215,10 @@ int cs_cliIsScene(const char* path, const char* scene) {
 }
 
 
-// a regular file; devices such as /dev/null may be named twice
-static int isRegularOrMissing(const char* path) {
+int cs_cliSameOutput(const char* a, const char* b) {
+  // a device such as /dev/null may be named twice
   struct stat st;
-  return stat(path, &st) != 0 || S_ISREG(st.st_mode);
+  return (stat(a, &st) != 0 || S_ISREG(st.st_mode)) && cs_cliSameFile(a, b);
 }
 
 
@@ -1238,7 +1238,7 @@ int cs_cliOpenOutputs(const char* scene, const char* const* paths, FILE** files,
       return -1;
     }
     for (int j = 0; j < i; j++) {
-      if (paths[j] && isRegularOrMissing(paths[i]) && cs_cliSameFile(paths[i], paths[j])) {
+      if (paths[j] && cs_cliSameOutput(paths[i], paths[j])) {
         fprintf(stderr, "contactsim: error: %s and %s are the same file; give each output a "
                 "file of its own\n", cs_cliSafe(paths[j]), cs_cliSafe(paths[i]));
         return -1;

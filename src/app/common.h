@@ -227,6 +227,9 @@ int cs_cliOpenOutputs(const char* scene, const char* const* paths, FILE** files,
                       unsigned checkOnly);
 // 1 when paths a and b name the same file (as cs_cliOpenOutputs judges it), else 0.
 int cs_cliSameFile(const char* a, const char* b);
+// The same for two outputs: 1 when they are one file that is not a device (/dev/null may stand
+// for several outputs), else 0.
+int cs_cliSameOutput(const char* a, const char* b);
 // 1 when path names the scene file, else 0: as cs_cliSameFile, and for the scene "-" (standard
 // input) when standard input is a regular file and path names it.
 int cs_cliIsScene(const char* path, const char* scene);
