@@ -645,7 +645,7 @@ static int checkReplaceable(const char* file, const char* dir, int page) {
                                     : NULL;
   }
   if (!why && (!exists || S_ISREG(lst.st_mode)) && access(dir, W_OK) != 0) {
-    char reason[CS_MAX_PATH * 4 + 96];
+    char reason[CS_CLI_MAX_FILE + 96];
     snprintf(reason, sizeof(reason), "no file can be created in %s (%s)", cs_cliSafe(dir),
              strerror(errno));
     fprintf(stderr, "contactsim: error: cannot write %s: %s\n", cs_cliSafe(file), reason);
@@ -689,12 +689,12 @@ static int writeTemporary(const char* tmp, const char* file, const char* scene, 
 // DIR/replay.html: every model of the comparison in one page, from DIR/MODEL.csv; 0 or -1
 static int writeReplay(const char* outDir, const char* tpl, const csCliRun* runs, int nrun) {
   csReplayRun page[MAX_MODELS];
-  char csv[MAX_MODELS][CS_MAX_PATH * 4 + CS_MAX_NAME];
+  char csv[MAX_MODELS][CS_CLI_MAX_FILE];
   for (int i = 0; i < nrun; i++) {
     snprintf(csv[i], sizeof(csv[i]), "%s/%s.csv", outDir, runs[i].model);
     page[i] = (csReplayRun){.model = runs[i].model, .m = runs[i].m, .csv = csv[i]};
   }
-  char file[CS_MAX_PATH * 4 + 16];
+  char file[CS_CLI_MAX_FILE];
   snprintf(file, sizeof(file), "%s/replay.html", outDir);
   csError err;
   if (cs_replayWrite(file, tpl, page, nrun, &err) != CS_OK) {
@@ -712,7 +712,7 @@ static int writeTables(const char* dir, const char* scene, const char* path,
                        const csCliRun* runs, int nrun) {
   static const char* const names[2] = {"compare.csv", "compare.json"};
   static const Format formats[2] = {FORMAT_CSV, FORMAT_JSON};
-  char file[2][CS_MAX_PATH * 4 + CS_MAX_NAME], tmp[2][CS_MAX_PATH * 4 + CS_MAX_NAME + 32];
+  char file[2][CS_CLI_MAX_FILE], tmp[2][CS_CLI_MAX_FILE + 32];
   int ok = 1;
   for (int k = 0; k < 2; k++) {
     pathIn(file[k], sizeof(file[k]), dir, names[k]);
@@ -774,7 +774,7 @@ static void noteStaleFiles(const char* dir, const csCliRun* runs, int nrun, int 
     if (n > 4 && strcmp(name + n - 4, ".csv") == 0 && strcmp(name, "compare.csv") != 0) {
       // a model's trajectory, unless it is one of this comparison's, under its name or
       // another (the file a model's CSV links to)
-      char file[CS_MAX_PATH * 4 + 300], model[sizeof(file)];
+      char file[CS_CLI_MAX_FILE], model[sizeof(file)];
       pathIn(file, sizeof(file), dir, name);
       int ours = 0;
       for (int i = 0; i < nrun && !ours; i++) {
@@ -1014,7 +1014,7 @@ int cs_cliCompare(int argc, char** argv) {
   // replay.html with --replay) or another of them (names linked to one file), and each must be
   // one the comparison can write
   for (int i = 0; exitCode == CS_EXIT_OK && outDir && i < nrun + 2 + replay; i++) {
-    char file[CS_MAX_PATH * 4 + CS_MAX_NAME + 8], other[sizeof(file)];
+    char file[CS_CLI_MAX_FILE], other[sizeof(file)];
     outputIn(file, sizeof(file), outDir, runs, nrun, i);
     int same = -1;
     for (int j = 0; j < i && same < 0; j++) {
@@ -1044,7 +1044,7 @@ int cs_cliCompare(int argc, char** argv) {
     // the per-model CSV carries the per-contact columns (forces), for plotting side by side
     csCliRun* r = &runs[i];
     FILE* csv = NULL;
-    char file[CS_MAX_PATH * 4 + CS_MAX_NAME];
+    char file[CS_CLI_MAX_FILE];
     if (outDir) {
       snprintf(file, sizeof(file), "%s/%s.csv", outDir, r->model);
       csv = fopen(file, "w");

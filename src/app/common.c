@@ -1054,7 +1054,7 @@ double cs_cliSimulatedSpan(const csCliRun* r) {
 volatile sig_atomic_t cs_cliStopSignal = 0;
 // the temporary files to remove on a second signal ("" for none); written only outside the
 // handler (with the signals blocked), read inside it
-static char temporaryFile[CS_CLI_NTEMPORARY][CS_MAX_PATH * 4 + CS_MAX_NAME + 32];
+static char temporaryFile[CS_CLI_NTEMPORARY][CS_CLI_MAX_FILE + 32];
 
 
 static void onSignal(int sig) {
@@ -1456,7 +1456,7 @@ int cs_cliCheckRows(const csSimOptions* o, const char* path, const char* model,
 // create each prefix of path in turn, accepting those that exist, then make sure the whole is a
 // directory: mkdir reports EEXIST for a plain file of that name too
 int cs_cliMakeDirectory(const char* path) {
-  char buf[CS_MAX_PATH * 4];
+  char buf[PATH_MAX];
   // work on a copy, cutting it at each '/' in turn to name the prefix
   if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf)) {
     errno = ENAMETOOLONG;

@@ -2,6 +2,7 @@
 #ifndef CONTACTSIM_CLI_H
 #define CONTACTSIM_CLI_H
 
+#include <limits.h>
 #include <signal.h>
 
 #include "contactsim/contactsim.h"
@@ -9,6 +10,10 @@
 
 // Exit codes of the contactsim command.
 enum { CS_EXIT_OK = 0, CS_EXIT_FAILURE = 1, CS_EXIT_USAGE = 2 };
+
+// A file in an output directory: a path as long as the system takes for the directory, and the
+// file's name (a model's, with its extension)
+#define CS_CLI_MAX_FILE (PATH_MAX + CS_MAX_NAME + 16)
 
 // The commands. argv[0] is the command name ("run", ...), the rest its options and the scene
 // path, as main passes them; argv is only read. Each prints its own errors on stderr and
