@@ -116,8 +116,9 @@ def compare(path, models=None, duration=None, rtol=None, atol=None, integrator=N
             raise SceneError(
                 (f"the scene has no parameter block for contact model '{name}' (models: "
                  if blocks else
-                 f"the scene gives no contact models, so there is no model '{name}' (its only "
-                 "run is: ") + ", ".join(runs) + ")",
+                 "the scene has no contact model to choose (no contact_models, or no contacts "
+                 f"for them), so there is no model '{name}' (its only run is: ")
+                + ", ".join(runs) + ")",
                 file=path, path="contact_models")
         loaded.append((name, _core._model_from_source(text, path, name if blocks else None,
                                                       pairs, path)))

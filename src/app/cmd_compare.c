@@ -946,7 +946,8 @@ int cs_cliCompare(int argc, char** argv) {
         }
         fprintf(stderr, "contactsim: error: %s: %s '%s' (%s: %s)\n", cs_cliSafe(path),
                 hasBlocks ? "the scene has no parameter block for contact model"
-                          : "the scene gives no contact models, so there is no model",
+                          : "the scene has no contact model to choose (no contact_models, or "
+                            "no contacts for them), so there is no model",
                 cs_cliSafe(names[i]), hasBlocks ? "models" : "its only run is", cs_cliSafe(list));
         cs_freeSceneText(text);
         cs_cliFreeSets(&sets);

@@ -696,7 +696,13 @@ def test_compare_takes_the_models_the_command_takes(tmp_path):
     plain = tmp_path / "pendulum.json"
     plain.write_text(pendulum(0.1, duration=0.01))
     assert [r["model"] for r in contactsim.compare(plain, models="scene")] == ["scene"]
-    with pytest.raises(contactsim.SceneError, match="gives no contact models"):
+    with pytest.raises(contactsim.SceneError, match="has no contact model to choose"):
+        contactsim.compare(plain, models=["hunt_crossley"])
+    # nor one with a block and no contacts for it (it was said to give no contact models)
+    blocks = json.loads(pendulum(0.1, duration=0.01))
+    blocks["contact_models"] = {"hunt_crossley": {"plane_strain_modulus": 1e7}}
+    plain.write_text(json.dumps(blocks))
+    with pytest.raises(contactsim.SceneError, match=r"no contact_models, or no contacts for them"):
         contactsim.compare(plain, models=["hunt_crossley"])
     # and the command refuses the same lists (exit 2) and takes the same good one
     exe = os.environ.get("CONTACTSIM_EXE") or os.path.join(ROOT, "build", "contactsim")
