@@ -217,8 +217,8 @@ int csPy_record(csSimulation* s, double t_end, int forces, int keep, PyObject** 
     snprintf(count, sizeof(count), rows < 1e15 ? "%.0f" : "%.3g", rows);
     setInputError(err, "simulation.max_rows",
                   "the run would report %s rows (%g s, one every %g s), more than the limit "
-                  "of %ld; raise it with max_rows=N or simulation.max_rows, or report less "
-                  "often",
+                  "of %ld; raise simulation.max_rows (max_rows=N of run and Simulation, "
+                  "overrides of compare), or report less often",
                   count, t_end - t, opt.report_interval, limit);
     return CS_ERR_INPUT;
   }

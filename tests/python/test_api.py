@@ -192,7 +192,7 @@ def test_a_model_can_be_weakly_referenced():
     assert ref() is None
 
 
-def test_too_many_rows_are_refused_before_the_run():
+def test_too_many_rows_are_refused_before_the_run(tmp_path):
     model = contactsim.loads(pendulum(0.1))
     with pytest.raises(contactsim.SceneError) as e:
         contactsim.run(model, duration=10.0, report_interval=0.001, max_rows=1000)
@@ -204,6 +204,13 @@ def test_too_many_rows_are_refused_before_the_run():
         sim.run(1.0)
     assert sim.time == 0.0
     assert len(sim.run(0.05)) == 51
+    # compare takes no max_rows=: its message names what it does take (it named max_rows=N)
+    scene = tmp_path / "pendulum.json"
+    scene.write_text(pendulum(0.1))
+    with pytest.raises(contactsim.SceneError, match="overrides of compare"):
+        contactsim.compare(scene, duration=1e9)
+    with pytest.raises(TypeError):
+        contactsim.compare(scene, duration=1e9, max_rows=10)
 
 
 def test_a_run_of_exactly_max_rows_is_allowed():
