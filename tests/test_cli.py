@@ -120,6 +120,8 @@ def summary_names_a_lone_peak():
 def help_exits_zero():
     code, out, _ = run("--help")
     check(code == 0 and "usage" in out, "--help")
+    # and names the ways in that it does not list as commands (so does the man page made of it)
+    check("contactsim --help | --version" in out and "help COMMAND" in out, out[:400])
 
 
 @case

@@ -132,6 +132,7 @@ enum { NCOMMAND_USAGE = (int)(sizeof(commandUsage) / sizeof(commandUsage[0])) };
 void cs_cliUsage(FILE* f) {
   fprintf(f,
           "usage: contactsim COMMAND [OPTIONS]\n"
+          "       contactsim --help | --version\n"
           "\n"
           "commands:\n"
           "  run SCENE.json       simulate a scene and write its trajectory as CSV\n"
@@ -141,7 +142,8 @@ void cs_cliUsage(FILE* f) {
           "  sweep STUDY.json     run a parameter study (docs/sweep-format.md) on local cores\n"
           "                       or as a Slurm job array; sweep --gather DIR merges results\n"
           "\n"
-          "contactsim COMMAND --help shows one command's options; all of them:\n");
+          "contactsim COMMAND --help (or contactsim help COMMAND) shows one command's options;\n"
+          "all of them:\n");
   for (int i = 0; i < NCOMMAND_USAGE; i++) {
     // each text without its usage line and description: the option list
     const char* options = strstr(commandUsage[i].usage, "\n\n");
