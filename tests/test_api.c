@@ -760,6 +760,10 @@ static void test_refused_csv_run_leaves_the_file(void** state) {
   assert_non_null(text);
   assert_string_equal(text, "kept\n");
   free(text);
+  // a CSV that cannot be opened: the error says why (it said only "cannot write PATH")
+  assert_int_equal(cs_simRunCsv(s, 0.2, "/nonexistent/dir/out.csv", NULL, &err), CS_ERR_IO);
+  assert_non_null(strstr(err.message, "/nonexistent/dir/out.csv: No such file or directory"));
+  assert_string_equal(err.file, "/nonexistent/dir/out.csv");
   cs_deleteSimulation(s);
   cs_deleteModel(m);
 }

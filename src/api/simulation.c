@@ -19,6 +19,7 @@
 
 #include "contactsim/contactsim.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <float.h>
 #include <math.h>
@@ -882,7 +883,8 @@ int cs_simRunCsv(csSimulation* s, double t_end, const char* path, const csCsvOpt
   CsvOut c = {.opt = opt ? opt : &none};
   c.f = path ? fopen(path, "w") : NULL;
   if (!c.f) {
-    cs_setError(err, CS_ERR_IO, "", "cannot write %s", path ? path : "(no path given)");
+    cs_setError(err, CS_ERR_IO, "", "cannot write %s: %s", path ? path : "(no path given)",
+                path ? strerror(errno) : "a CSV needs a file");
     if (err) {
       snprintf(err->file, sizeof(err->file), "%s", path ? path : "");
     }
