@@ -1513,6 +1513,16 @@ def names_in_messages_are_escaped_and_json_stays_utf8():
 
 
 @case
+def tolerances_below_what_doubles_carry_are_said_to_be():
+    # CVODE's "too much accuracy requested" was reported as a collapsed step, blaming forces
+    # that jump or stop being finite
+    code, _, err = run("run", os.path.join(ROOT, "scenes", "pendulum.json"), "-q", "-o",
+                       os.devnull, "--rtol", "1e-17", "--atol", "1e-17", "--duration", "0.1")
+    check(code == 1 and "rtol 1e-17 and atol 1e-17 ask for more accuracy than doubles carry"
+          in err and "collapsed" not in err, (code, err))
+
+
+@case
 def collapsing_step_size_is_reported_as_such():
     with open(os.path.join(ROOT, "scenes", "compliant_block.json")) as f:
         scene = json.load(f)

@@ -2328,6 +2328,15 @@ static int tryStep(Group* g, double tout, double tstop, csError* err) {
       return roundingError(h, t_before, (double)g->t - t_before, h >= 0.5 * (tstop - t_before),
                            err);
     }
+    if (flag == CV_TOO_MUCH_ACC) {
+      // tolerances near the spacing of doubles: no step can meet them, whatever the forces
+      cs_setError(err, CS_ERR_SOLVER, "",
+                  "rtol %g and atol %g ask for more accuracy than doubles carry at t = %.9g s "
+                  "(CVode failed with CV_TOO_MUCH_ACC): loosen them (rtol 1e-14 or more)",
+                  sim->opt.rtol, sim->opt.atol, (double)g->t);
+      err->time = g->t;
+      return CS_ERR_SOLVER;
+    }
     collapseError(g, err, 1, "CVode failed with %s", flagName(flag));
     if (flag == CV_ERR_FAILURE && blendedAnchorsFailed(g)) {
       blendedAnchorHint(err);
