@@ -636,6 +636,25 @@ def stale_outputs(outdir):
 
 
 @case
+def an_interrupted_comparison_counts_the_models_that_ran_to_the_end():
+    # the model the signal stopped was counted as one that ran ("1 of 2 models ran")
+    p = subprocess.Popen([EXE, "compare", os.path.join(ROOT, "scenes", "bench",
+                                                        "block_spin_slide.json"),
+                          "--duration", "5e4", "--format", "csv"],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT)
+    time.sleep(1.5)
+    p.send_signal(signal.SIGINT)
+    try:
+        _, err = p.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.communicate()
+        raise
+    check(p.returncode == 130 and b"interrupted by SIGINT; 0 of 2 models ran to the end" in err,
+          (p.returncode, err))
+
+
+@case
 def interrupted_compare_writes_whole_consistent_tables():
     outdir = tempfile.mkdtemp()
     stale_outputs(outdir)

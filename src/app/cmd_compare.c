@@ -1107,8 +1107,8 @@ int cs_cliCompare(int argc, char** argv) {
     // a stop signal ends the comparison: the models that ran are tabulated, the others skipped
     if (cs_cliStopSignal) {
       if (!quiet) {
-        fprintf(stderr, "contactsim: compare: interrupted by %s; %d of %d models ran\n",
-                cs_cliSignalName(cs_cliStopSignal), ndone, nrun);
+        fprintf(stderr, "contactsim: compare: interrupted by %s; %d of %d models ran to the end\n",
+                cs_cliSignalName(cs_cliStopSignal), ndone - (r->status == CS_STOPPED), nrun);
       }
       break;
     }
