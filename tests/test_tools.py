@@ -36,6 +36,12 @@ def plot_columns_of_a_run():
     p = subprocess.run([PYTHON, "tools/plot.py", csv_path, "-y", "no_such_column", "-o", png],
                        cwd=ROOT, capture_output=True, text=True)
     check(p.returncode != 0 and "no_such_column" in p.stderr, "a bad column must be named")
+    # a figure that cannot be written is an error naming the file, not a traceback
+    bad = os.path.join(d, "no_such_dir", "run.png")
+    p = subprocess.run([PYTHON, "tools/plot.py", csv_path, "-y", "arm.q0", "-o", bad],
+                       cwd=ROOT, capture_output=True, text=True)
+    check(p.returncode == 1 and p.stderr == f"plot.py: cannot write {bad}: No such file or "
+          "directory\n", p.stderr)
 
 
 @case

@@ -343,9 +343,7 @@ def plot_sweep_line(rows, key, metric, models, out, title):
     ax.legend(fontsize=8)
     ax.set_title(title, fontsize=10)
     fig.tight_layout()
-    fig.savefig(out, dpi=100)
-    plt.close(fig)
-    print(out)
+    save(fig, out, dpi=100)
 
 
 def plot_sweep_map(rows, kx, ky, metric, models, out, title):
@@ -381,9 +379,7 @@ def plot_sweep_map(rows, kx, ky, metric, models, out, title):
         fig.colorbar(im, ax=ax, label=label(metric, metric_unit(metric)))
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()
-    fig.savefig(out, dpi=100)
-    plt.close(fig)
-    print(out)
+    save(fig, out, dpi=100)
 
 
 def plot_sweep(directory, metrics, outdir, title):
@@ -482,8 +478,15 @@ def load_compare(directory, columns=()):
     return runs
 
 
-def save(fig, out):
-    fig.savefig(out, dpi=110)
+def save(fig, out, dpi=110):
+    """Write fig to out and name it; a file that cannot be written is an error, not a
+    traceback."""
+    try:
+        fig.savefig(out, dpi=dpi)
+    except OSError as e:
+        sys.exit("plot.py: cannot write %s: %s" % (out, e.strerror or e))
+    finally:
+        plt.close(fig)
     print(out)
 
 
