@@ -355,6 +355,44 @@ def results_are_compares_numbers():
 
 
 @case
+def the_study_and_the_scene_are_never_the_sweeps_own_files():
+    # a scene saved as DIR/results.json was removed by --new and the table written over it; a
+    # study named sweep.json swept into its own directory became the manifest
+    with open(os.path.join(ROOT, SCENE)) as f:
+        scene_text = f.read()
+    base = tempfile.mkdtemp()
+    cases = []
+    # the scene where the table goes
+    d = os.path.join(base, "a")
+    os.makedirs(d)
+    with open(os.path.join(d, "results.json"), "w") as f:
+        f.write(scene_text)
+    cases.append((write_study(small_study(scene="results.json"), d), d, ["--new"],
+                  "scene", "its file"))
+    # the study where the manifest goes
+    d = os.path.join(base, "b")
+    os.makedirs(d)
+    study = os.path.join(d, "sweep.json")
+    with open(study, "w") as f:
+        json.dump(small_study(scene=os.path.join(ROOT, SCENE)), f)
+    cases.append((study, d, [], "study", "its file"))
+    # the study among the records
+    d = os.path.join(base, "c")
+    os.makedirs(os.path.join(d, "runs"))
+    cases.append((write_study(small_study(scene=os.path.join(ROOT, SCENE)),
+                              os.path.join(d, "runs")), d, ["--new"], "study", "in its directory"))
+    for study, out, extra, what, where in cases:
+        before = {n: open(os.path.join(out, n), "rb").read() for n in os.listdir(out)
+                  if os.path.isfile(os.path.join(out, n))}
+        code, _, err = run("sweep", study, "--out", out, "-q", *extra)
+        check(code == 2 and f"the {what} " in err and where in err and "keep the" in err,
+              (study, code, err))
+        after = {n: open(os.path.join(out, n), "rb").read() for n in os.listdir(out)
+                 if os.path.isfile(os.path.join(out, n))}
+        check(after == before, (study, sorted(before), sorted(after)))
+
+
+@case
 def same_table_whatever_the_workers():
     d = tempfile.mkdtemp()
     study = write_study(small_study(), d)

@@ -1686,6 +1686,43 @@ static int clearDirectory(const Sweep* sw) {
 static int checkDirectory(Sweep* sw, const char* path, int fresh);
 static int checkEarlierJob(const Sweep* sw);
 
+
+// The study and the scene must not be among what the sweep writes or clears in DIR: its own
+// files there, and any file in the directories it fills (runs/, trajectories/, slurm/). A scene
+// saved as DIR/results.json was removed by --new and the table written in its place. 0, or
+// an exit code with the message printed.
+static int refuseInputsInDirectory(const Sweep* sw) {
+  static const char* const own[] = {".lock", ".tables.lock", "sweep.json", "results.csv",
+                                     "results.json"};
+  static const char* const filled[] = {"runs", "trajectories", "slurm"};
+  const char* inputs[2][2] = {{sw->study_abs, "study"}, {sw->study->scene, "scene"}};
+  for (int i = 0; i < 2; i++) {
+    const char* input = inputs[i][0];
+    char path[SWEEP_PATH], dir[SWEEP_PATH];
+    const char* slash = strrchr(input, '/');
+    snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - input) : 1, slash ? input : ".");
+    const char* clash = NULL;
+    int inside = 0;
+    for (size_t k = 0; !clash && k < sizeof(own) / sizeof(own[0]); k++) {
+      snprintf(path, sizeof(path), "%s/%s", sw->dir, own[k]);
+      clash = cs_cliSameFile(input, path) ? own[k] : NULL;
+    }
+    for (size_t k = 0; !clash && k < sizeof(filled) / sizeof(filled[0]); k++) {
+      snprintf(path, sizeof(path), "%s/%s", sw->dir, filled[k]);
+      clash = cs_cliSameFile(dir, path) ? filled[k] : NULL;
+      inside = clash != NULL;
+    }
+    if (clash) {
+      fprintf(stderr, "contactsim: error: the %s %s is %s %s/%s%s, which the sweep writes or "
+              "clears; keep the %s elsewhere, or give another --out\n",
+              inputs[i][1], cs_cliSafe(input), inside ? "in its directory" : "its file",
+              cs_cliSafe(sw->dir), clash, inside ? "/" : "", inputs[i][1]);
+      return CS_EXIT_USAGE;
+    }
+  }
+  return CS_EXIT_OK;
+}
+
 // the directory and its manifest: a new directory gets one; an existing one must have been made
 // by this very study and scene, unless fresh (--new) clears it. Returns 0 or an exit code.
 static int openDirectory(Sweep* sw, int fresh) {
@@ -1693,6 +1730,10 @@ static int openDirectory(Sweep* sw, int fresh) {
     fprintf(stderr, "contactsim: error: cannot create directory %s: %s\n", sw->dir,
             strerror(errno));
     return CS_EXIT_USAGE;
+  }
+  int inputs = refuseInputsInDirectory(sw);
+  if (inputs != CS_EXIT_OK) {
+    return inputs;
   }
   // One sweep of the whole study at a time per directory: it holds DIR/.lock exclusively while
   // it runs, array tasks (--task-range, which share a directory by design) hold it shared, from
