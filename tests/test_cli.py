@@ -1068,6 +1068,47 @@ def run_replay_leaves_no_scratch_file_when_killed():
 
 
 @case
+def a_signal_after_the_last_step_is_not_lost():
+    import signal
+    import time
+    # a stop signal while the finished run writes its page: the page is finished whole and the
+    # command exits 128 + N (it exited 0, and a script could not tell it had been stopped)
+    scene = os.path.join(ROOT, "scenes", "bench", "pile_100.json")
+    d = tempfile.mkdtemp()
+    out, page = os.path.join(d, "a.csv"), os.path.join(d, "a.html")
+    p = subprocess.Popen([EXE, "run", scene, "-q", "--duration", "2", "-o", out, "--replay",
+                          page], cwd=ROOT, env=replay_env(), stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 120
+    while p.poll() is None and time.monotonic() < deadline and \
+            not any(n.startswith("a.html.tmp") for n in os.listdir(d)):
+        time.sleep(0.005)
+    check(p.poll() is None, "the page was written before the signal could be sent")
+    p.send_signal(signal.SIGTERM)
+    err = p.communicate(timeout=120)[1].decode()
+    check(p.returncode == 143 and "SIGTERM came after the run had finished" in err,
+          (p.returncode, err))
+    check(sorted(os.listdir(d)) == ["a.csv", "a.html"] and
+          open(page).read().count('"format":"contactsim-replay"') == 1, os.listdir(d))
+    # and one while --save-state's FIFO waits for a reader ends that wait (it waited on until
+    # a second signal, and then ended without a word)
+    fifo = os.path.join(d, "state.fifo")
+    os.mkfifo(fifo)
+    p = subprocess.Popen([EXE, "run", os.path.join(ROOT, "scenes", "pendulum.json"), "-q",
+                          "--duration", "0.5", "-o", out, "--save-state", fifo], cwd=ROOT,
+                         stderr=subprocess.PIPE)
+    time.sleep(1.0)
+    p.send_signal(signal.SIGTERM)
+    try:
+        err = p.communicate(timeout=30)[1].decode()
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.communicate()
+        raise
+    check(p.returncode == 143 and "the checkpoint was not written: SIGTERM came while" in err,
+          (p.returncode, err))
+
+
+@case
 def a_signal_at_the_start_leaves_the_header():
     import signal
     import time

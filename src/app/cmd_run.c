@@ -400,9 +400,20 @@ int cs_cliRun(int argc, char** argv) {
     if (csu_replaceTemporaryName(saveState, stateTmp, sizeof(stateTmp)) == 0) {
       cs_cliTemporaryFile(1, stateTmp);
     }
+    // a FIFO is opened in place, which waits for its reader: a stop signal ends that wait
+    struct stat st;
+    int fifo = stat(saveState, &st) == 0 && S_ISFIFO(st.st_mode);
+    if (fifo) {
+      cs_cliCatchSignalsWhileOpening();
+    }
     csStatus saved = state ? cs_saveState(run.m, state, saveState, &serr) : CS_OK;
+    cs_cliCatchSignals();
     cs_cliTemporaryFile(1, NULL);
-    if (saved != CS_OK) {
+    if (saved != CS_OK && fifo && cs_cliStopSignal) {
+      fprintf(stderr, "contactsim: the checkpoint was not written: %s came while %s waited "
+              "for a reader\n", cs_cliSignalName(cs_cliStopSignal), cs_cliSafe(saveState));
+      status = CS_STOPPED;
+    } else if (saved != CS_OK) {
       cs_cliPrintError(&serr);
       status = status == CS_OK ? CS_ERR_IO : status;
     } else if (state && status != CS_OK && !quiet) {
@@ -420,7 +431,14 @@ int cs_cliRun(int argc, char** argv) {
   }
   cs_cliFreeRun(&run);
   // an input error found only at run time (unusable options) is a usage error as well; a run
-  // stopped by a signal exits as the shell reports one
+  // stopped by a signal exits as the shell reports one, and so does one whose stop signal came
+  // after its last step, while its outputs were written (whole: the signal is taken once they
+  // are, as a sweep takes it)
+  if (status == CS_OK && cs_cliStopSignal) {
+    fprintf(stderr, "contactsim: %s came after the run had finished, while its outputs were "
+            "written; they are whole\n", cs_cliSignalName(cs_cliStopSignal));
+    status = CS_STOPPED;
+  }
   if (status == CS_STOPPED) {
     return cs_cliStopStatus();
   }
