@@ -1068,6 +1068,22 @@ def run_replay_leaves_no_scratch_file_when_killed():
 
 
 @case
+def outputs_with_the_longest_names_are_written():
+    # names of 255 bytes, the most a name can have: the temporary names made from them were
+    # too long, so --stats failed after the whole run and --save-state and --replay were
+    # refused as "File name too long"
+    d = tempfile.mkdtemp()
+    names = {"--stats": "s" * 255, "--save-state": "c" * 255, "--replay": "p" * 250 + ".html"}
+    args = [a for opt, name in names.items() for a in (opt, os.path.join(d, name))]
+    code, _, err = run("run", os.path.join(ROOT, "scenes", "pendulum.json"), "-q", "--duration",
+                       "0.1", "-o", os.path.join(d, "a.csv"), *args, env=replay_env())
+    check(code == 0, (code, err))
+    check(sorted(os.listdir(d)) == sorted(["a.csv", *names.values()]), os.listdir(d))
+    with open(os.path.join(d, names["--stats"])) as f:
+        check(json.load(f)["status"] == "ok", "the statistics")
+
+
+@case
 def a_signal_after_the_last_step_is_not_lost():
     import signal
     import time

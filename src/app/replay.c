@@ -1228,11 +1228,15 @@ csStatus cs_replayWrite(const char* out, const char* template_path, const csRepl
 
 FILE* cs_replayOpenScratch(const char* page, char* path, size_t size, csError* err) {
   // next to the page (a symbolic link's target, where the page's own temporary file goes): the
-  // user can write there, and it is on the same file system
+  // user can write there, and it is on the same file system; a short name of its own, as the
+  // page's may take all the length a name can have
   char base[PATH_MAX + 32];
-  int n = csu_replaceTemporaryName(page, base, sizeof(base)) == 0
-              ? snprintf(path, size, "%s.csv.XXXXXX", base)
-              : -1;
+  int named = csu_replaceTemporaryName(page, base, sizeof(base)) == 0;
+  const char* slash = named ? strrchr(base, '/') : NULL;
+  int n = !named ? -1
+          : slash
+              ? snprintf(path, size, "%.*s/.contactsim-replay.XXXXXX", (int)(slash - base), base)
+              : snprintf(path, size, ".contactsim-replay.XXXXXX");
   if (n < 0 || (size_t)n >= size) {
     setError(err, CS_ERR_INPUT, page, "the replay page's path is too long");
     return NULL;

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,7 +78,14 @@ int csu_replaceTemporaryName(const char* path, char* buf, size_t size) {
   // the thread's id as well as the process's: threads writing the same path at once
   // (checkpoints of two simulations) each write their own temporary file. A process's first
   // thread has the process's id, so a one-threaded program's names stay predictable.
-  int n = snprintf(buf, size, "%s.tmp%ld.%ld", dest, (long)getpid(), (long)syscall(SYS_gettid));
+  char suffix[64];
+  snprintf(suffix, sizeof(suffix), ".tmp%ld.%ld", (long)getpid(), (long)syscall(SYS_gettid));
+  // a name of its own as long as the system takes (255 bytes) has no room for the suffix: the
+  // temporary name keeps as much of it as fits (the suffix alone tells temporary files apart)
+  const char* slash = strrchr(dest, '/');
+  size_t base = strlen(slash ? slash + 1 : dest), room = NAME_MAX - strlen(suffix);
+  int cut = base > room ? (int)(strlen(dest) - (base - room)) : (int)strlen(dest);
+  int n = snprintf(buf, size, "%.*s%s", cut, dest, suffix);
   return n > 0 && (size_t)n < size ? 0 : -1;
 }
 
