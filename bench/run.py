@@ -2,7 +2,7 @@
 """run.py: contactsim against Simbody and MuJoCo at matched accuracy.
 
     bench/run.py [--build DIR] [--reps R] [--only SCENE,...] [--skip-mujoco] [--skip-simbody]
-                 [--skip-alone] [--markdown] [--json FILE] [--integrator NAME]
+                 [--skip-alone] [--json FILE] [--integrator NAME]
     bench/run.py --integrators rk [--build DIR] [--reps R] [--only SCENE,...] [--peer-models]
 
 For every scene (scenes/bench/, the contact model named below) it
@@ -16,7 +16,11 @@ For every scene (scenes/bench/, the contact model named below) it
    contactsim tolerance whose error is no larger (the matched tolerance);
 3. times, interleaved (contactsim, peer, contactsim, peer, ...), R runs of each pair and reports
    medians of the CPU time of the integration alone (as each program reports it) and of the
-   whole process (getrusage of the child), and their ratio contactsim / peer;
+   whole process (getrusage of the child), and their ratio contactsim / peer. contactsim's
+   integration time leaves out its reports (CSV every 0.01 s); Simbody's is taken from a run
+   with one report at the end (same steps; its reports every 0.01 s cost it about 0.1 ms each
+   inside stepTo), its whole process from the run that reports every 0.01 s and writes nothing.
+   A MuJoCo run that diverges (MuJoCo warns, resets and goes on) has no error and is not timed;
 4. for MuJoCo at its defaults (2 ms, Euler), the contactsim tolerance is the loosest one that
    keeps every body within 1 mm of contactsim's converged trajectory, and the same interleaved
    timing is done against MuJoCo; unless --integrator is given, also with LOOSE_INTEGRATOR, the
@@ -223,8 +227,19 @@ class Contactsim:
 
 
 class Peer:
-    def __init__(self, exe, scene, args):
+    """A peer program on one scene. integration_args, when given, make a second timed run
+    whose integration CPU is the one taken (its process CPU is the run without them): Simbody's
+    integration is timed with one report at the end, since its steps are the same (RK-Merson;
+    CPodes, held to each report time, takes a few percent more steps with them) and its reports
+    every 10 ms cost it about 0.1 ms each inside stepTo, while contactsim's integration time
+    leaves its reports out; its whole process is the program that reports every 10 ms and
+    writes nothing. unstable: the last trajectory's run warned that the simulation diverged
+    (MuJoCo then resets the state and goes on)."""
+
+    def __init__(self, exe, scene, args, integration_args=()):
         self.exe, self.scene, self.args = exe, scene, args
+        self.integration_args = list(integration_args)
+        self.unstable = False
 
     def cmd(self, extra):
         return [self.exe, self.scene] + self.args + extra
@@ -234,10 +249,11 @@ class Peer:
         rc, so, err, _ = run_timed(self.cmd(["--traj", out]))
         if rc != 0:
             raise RuntimeError("%s failed: %s" % (self.exe, err.strip()[-300:]))
+        self.unstable = "unstable" in err.lower()
         return peer_coms(out), so
 
-    def timed(self):
-        rc, so, err, cpu = run_timed(self.cmd([]))
+    def timed(self, extra=()):
+        rc, so, err, cpu = run_timed(self.cmd(list(extra)))
         m = re.search(r"cpu_integration=([0-9.eE+-]+)", so)
         if rc != 0 or not m:
             raise RuntimeError("%s failed: %s" % (self.exe, err.strip()[-300:]))
@@ -267,7 +283,9 @@ def interleaved(cs, tol, peer, reps):
     a, b = [], []
     for _ in range(reps):
         a.append(cs.timed(tol))
-        b.append(peer.timed())
+        whole = peer.timed()
+        b.append((peer.timed(peer.integration_args)[0], whole[1]) if peer.integration_args
+                 else whole)
     med = lambda xs, i: statistics.median(x[i] for x in xs)
     return {"cs_cpu": med(a, 0), "cs_proc": med(a, 1), "peer_cpu": med(b, 0),
             "peer_proc": med(b, 1)}
@@ -333,8 +351,9 @@ def bench_scene(args, scene, model, tmp, have_sb, have_mj, simbody, mujoco):
         sref, _ = Peer(simbody, scene, ["--integrator", "cpodes", "--accuracy",
                                         "1e-10"]).trajectory(tmp, "ref")
         row["cross_engine"] = traj_error(sref, ref)
+        once = ["--report-interval", repr(cs.scene["simulation"]["duration"])]
         for integ in ("rkmerson", "cpodes"):
-            peer = Peer(simbody, scene, ["--integrator", integ, "--accuracy", "1e-5"])
+            peer = Peer(simbody, scene, ["--integrator", integ, "--accuracy", "1e-5"], once)
             traj, _ = peer.trajectory(tmp, integ)
             err = traj_error(traj, sref)
             tol = matched_tolerance(errors, err)
@@ -369,7 +388,7 @@ def mujoco_default_loose(args, scene, model, peer, ref, row, tmp):
                 and "model" not in e and "peer_model" not in e)
     entry = {"engine": base["engine"], "kind": "mujoco default",
              "cs_integrator": LOOSE_INTEGRATOR, "error": base["error"], "cs_tol": tol}
-    if tol is not None:
+    if tol is not None and not base.get("diverged"):
         entry.update(interleaved(cs, tol, peer, args.reps), cs_error=errors[tol])
     row["peers"].append(entry)
     print(json.dumps({"scene": scene, **entry}), flush=True)
@@ -385,9 +404,13 @@ def mujoco_rows(args, scene, mujoco, cs, errors, tol_1mm, row, tmp, variant):
     peer = Peer(mujoco, scene, extra)
     traj, _ = peer.trajectory(tmp, "default")
     tagged = {"peer_model": label} if label else {}
+    # a run that diverged (MuJoCo resets it and goes on) has no error to speak of, and its time
+    # is no time of this motion
     entry = {"engine": "mujoco 2 ms Euler", "kind": "mujoco default", **tagged,
-             "error": traj_error(traj, mref), "cs_tol": tol_1mm}
-    if tol_1mm is not None:
+             "error": math.inf if peer.unstable else traj_error(traj, mref), "cs_tol": tol_1mm}
+    if peer.unstable:
+        entry["diverged"] = True
+    if tol_1mm is not None and not peer.unstable:
         entry.update(interleaved(cs, tol_1mm, peer, args.reps), cs_error=errors[tol_1mm])
     row["peers"].append(entry)
     print(json.dumps({"scene": scene, **entry}), flush=True)
@@ -437,9 +460,9 @@ def mujoco_matched(args, scene, mujoco, integ, steps, mref, cs, tol_1mm, tmp, ex
     more of mujoco_peer's options (--stops scene)."""
     errors = {}
     for h in steps:
-        traj, _ = Peer(mujoco, scene, ["--integrator", integ, "--timestep", h] + list(extra)
-                       ).trajectory(tmp, "%s_%s" % (integ, h))
-        errors[h] = traj_error(traj, mref)
+        run_h = Peer(mujoco, scene, ["--integrator", integ, "--timestep", h] + list(extra))
+        traj, _ = run_h.trajectory(tmp, "%s_%s" % (integ, h))
+        errors[h] = math.inf if run_h.unstable else traj_error(traj, mref)
     chosen = None
     for h in reversed(steps):
         if errors[h] > ONE_MM:
@@ -748,6 +771,10 @@ def main():
                     help="without the contactsim-alone tables")
     args = ap.parse_args()
     only = set(filter(None, args.only.split(",")))
+    known = {scene for scene, _ in SCENES} | set(INTEGRATOR_SCENES)
+    if only - known:
+        ap.error("--only: no scene %s here (the scenes: %s)"
+                 % (", ".join(sorted(only - known)), ", ".join(sorted(known))))
     simbody = os.path.join(args.build, "bench", "simbody_peer")
     mujoco = os.path.join(args.build, "bench", "mujoco_peer")
     have_sb = os.path.exists(simbody) and not args.skip_simbody
