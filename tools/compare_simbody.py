@@ -36,6 +36,7 @@ import json
 import os
 import random
 import subprocess
+import sys
 import tempfile
 import time
 
@@ -457,8 +458,13 @@ def main():
     sb_extra = args.sb_extra.split()
 
     if args.mode == "one":
-        print(fmt(compare_scene(args.scene, args.duration, args.dt, args.contact_model,
-                                json.load(open(args.scene)), sb_extra)))
+        if not args.scene:
+            ap.error("one needs a SCENE")
+        try:
+            print(fmt(compare_scene(args.scene, args.duration, args.dt, args.contact_model,
+                                    json.load(open(args.scene)), sb_extra)))
+        except (OSError, ValueError, RuntimeError, EngineTimeout) as e:
+            sys.exit("compare_simbody.py: %s: %s" % (args.scene, e))
         return
 
     if args.mode == "scenes":

@@ -143,12 +143,16 @@ def incline(angle_deg, duration):
     accel = G * (math.sin(th) - FRICTION_K * math.cos(th))
     if stick:
         what = ("tan %g = %.3f is below mu_s = 0.7: exponential springs hold the box still "
-                "(their anchors remove drift); the velocity-based friction of the other models "
-                "lets it creep at a fraction of the transition velocity" % (angle_deg,
-                                                                            math.tan(th)))
+                "(their anchors remove drift; 1.2 mm of settling slip); the velocity-based "
+                "friction of the other models does not: the box rocks on its corners and "
+                "walks down the slope, in the 3 s about 41 mm on smooth spheres, 106 mm on "
+                "Hunt-Crossley spheres and 237 mm on compliant points (measured)"
+                % (angle_deg, math.tan(th)))
     else:
         what = ("tan %g = %.3f exceeds mu_s = 0.7: the box slides down the slope with "
-                "a = g (sin - mu_k cos) = %.3f m/s^2" % (angle_deg, math.tan(th), accel))
+                "a = g (sin - mu_k cos) = %.3f m/s^2 on the sphere models and the compliant "
+                "points; the exponential springs let it slide faster, about 2.8 m/s^2 at "
+                "these settings (measured)" % (angle_deg, math.tan(th), accel))
     rot = {"axis": [0, 1, 0], "angle_deg": angle_deg}
     return {
         "name": "incline_%s" % ("stick" if stick else "slide"),
@@ -186,11 +190,13 @@ def sphere_bounce_roll():
     return {
         "name": "sphere_bounce_roll",
         "description": ("A 1 kg solid ball (radius 0.1 m) dropped from 0.4 m moving at 1 m/s "
-                        "with 20 rad/s of backspin. Friction only acts at the contact, so "
-                        "(2/5) r w_y + v_x is conserved through every bounce and the ball ends "
-                        "up rolling at (2/7) r w0 + (5/7) v0 = %.4f m/s. Hunt-Crossley (default) "
-                        "against its smooth approximation with the same plane-strain modulus."
-                        % vroll),
+                        "with 20 rad/s of backspin. For a rigid ball (2/5) r w_y + v_x would be "
+                        "conserved through every bounce, and the ball would end up rolling at "
+                        "(2/7) r w0 + (5/7) v0 = %.4f m/s; the models apply friction at a "
+                        "contact point inside the penetration, which changes that a little at "
+                        "each impact: Hunt-Crossley (default) ends at 0.133 m/s, its smooth "
+                        "approximation with the same plane-strain modulus at 0.149 m/s "
+                        "(measured)." % vroll),
         "gravity": [0, 0, -G],
         "bodies": [{
             "name": "ball", "mass": mass, "inertia": {"sphere": r},
@@ -224,9 +230,10 @@ PIN_FRAME = {"axis": [1, 0, 0], "angle_deg": 90}
 def pendulum_stop():
     return {
         "name": "pendulum_stop",
-        "description": ("A 1 kg, 1 m pendulum released from 1.2 rad swings into linear stops "
-                        "at -0.5 and +0.8 rad (300 N m/rad, dissipation 0.1 s/rad), losing "
-                        "energy at each impact until it swings freely between them."),
+        "description": ("A 1 kg, 1 m pendulum between linear stops at -0.5 and +0.8 rad "
+                        "(300 N m/rad, dissipation 0.1 s/rad), released from 1.2 rad, 0.4 rad "
+                        "past the upper stop: thrown back at once, it loses energy at each "
+                        "impact, and in the 5 s it still strikes the upper stop."),
         "gravity": [0, 0, -G],
         "bodies": [{
             "name": "arm", "mass": 1.0, "com": [0, -1.0, 0], "inertia": {"sphere": 0.05},
@@ -358,8 +365,11 @@ def foot(push):
         "name": "foot_push" if push else "foot_drop",
         "description": ("A 1.2 kg foot (0.2 x 0.08 x 0.04 m box) on exponential springs at its "
                         "four bottom corners (defaults, mu_s 0.7, mu_k 0.5), dropped flat from "
-                        "8 cm%s. It lands and stands still: the cost of holding stiction."
+                        "8 cm%s. It lands and bounces, the bounces dying out over the 2 s%s: "
+                        "the cost of holding stiction."
                         % (", pushed sideways by a constant 4 N (static limit 8.2 N)"
+                           if push else "",
+                           ", held from about 1.2 s on after sliding 15 cm as it landed"
                            if push else "")),
         "gravity": [0, 0, -G],
         "bodies": [{

@@ -552,8 +552,8 @@ static void sampleAll(csMetrics* mt, const csModel* m, csData* d, int step) {
 }
 
 
-// this runs inside the integration's step callback, which the integrator times itself
-// (csStats.cpu_step_hook) and leaves out of the integration's CPU time
+// this runs inside the integration's step callback, which the integrator times on a sample of
+// steps (csStats.cpu_step_hook, an estimate) and leaves inside the integration's CPU time
 void cs_metricsStep(csMetrics* mt, const csModel* m, csData* d) {
   sampleAll(mt, m, d, 1);
   mt->nsteps++;
