@@ -14,7 +14,7 @@
 // converged run.
 //
 // The joint stops of pendulum_stop and chain_N can instead be the scene's own (--stops scene):
-// the joints unlimited, and the scene's linear stops (seeds/002, src/forces/linear_stop.c:
+// the joints unlimited, and the scene's linear stops (seed 002, src/forces/linear_stop.c:
 // beyond a bound, f = -k x (1 + d qdot), never pulling) added to MuJoCo's passive forces by its
 // mjcb_passive callback, so that both engines integrate the same equations. In the same way the
 // contacts of incline_stick, incline_slide and sphere_bounce_roll can be the Hunt-Crossley

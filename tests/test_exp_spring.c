@@ -1,4 +1,4 @@
-// test_exp_spring.c: the exponential spring contact (seeds/000) against closed-form answers:
+// test_exp_spring.c: the exponential spring contact (seed 000) against closed-form answers:
 // the normal-force law and its bounds, the static equilibrium of a block on a floor, Coulomb
 // friction bounds while sliding and spinning, sticking on a shallow incline and sliding with
 // g (sin - muk cos) on a steep one, the friction-coefficient rules and scheduled changes, action

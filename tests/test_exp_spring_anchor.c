@@ -1,6 +1,6 @@
 // test_exp_spring_anchor.c: the exponential spring's two anchor rules (scene key anchor_rule).
 //
-// "blended" is the reference's rule (seeds/000, "Moving the Elastic Anchor Point" and
+// "blended" is the reference's rule (seed 000, "Moving the Elastic Anchor Point" and
 // "Coefficients of Friction and the Sliding State"): after every step the anchor is made
 // consistent with the blended elastic force, so it moves by Sliding (p - p0) whatever the step's
 // length, and the anchor speed |dp0| / dt that sets the next Sliding grows as 1/dt. The first

@@ -1,5 +1,5 @@
 // test_sphere_models.c: smooth_sphere_half_space and hunt_crossley against their equations,
-// recomputed here from the seed (seeds/001) and the classic Hunt-Crossley formulas, and against
+// recomputed here from the seed (seed 001) and the classic Hunt-Crossley formulas, and against
 // conservation laws and the first-order Hunt-Crossley restitution law in drop tests.
 // Models are built with the C API; states are written by hand and realized to dynamics.
 #include <stdio.h>
@@ -10,7 +10,7 @@
 #define G 9.81
 #define RADIUS 0.1
 
-// smooth sphere defaults (seeds/001, setParameters)
+// smooth sphere defaults (seed 001, setParameters)
 #define CF 1e-5
 #define BD 300.0
 #define BV 50.0
@@ -69,7 +69,7 @@ static void placeSphere(const rig* r, csData* d, double z, csVec3 v) {
 // ---------------------------------------------------------------------------------------------
 // the seed's equations, written out independently of the library
 
-// smoothed Hertz force (seeds/001, "Normal Force Components")
+// smoothed Hertz force (seed 001, "Normal Force Components")
 static double seedHertz(double E, double R, double x) {
   double k = 0.5 * pow(E, 2.0 / 3.0);
   double fhPos = (4.0 / 3.0) * k * pow(R * k, 0.5) * pow(pow(x * x + CF, 0.5), 1.5);
@@ -87,7 +87,7 @@ static double seedHuntCrossley(double E, double R, double c, double x, double v)
 }
 
 
-// friction magnitude for tangential speed |vt| (seeds/001, "Friction Force")
+// friction magnitude for tangential speed |vt| (seed 001, "Friction Force")
 static double seedFriction(double fhc, double tangentialSpeed, double us, double ud, double uv,
                            double vtrans) {
   double vs = sqrt(tangentialSpeed * tangentialSpeed + CF);

@@ -1,4 +1,4 @@
-// test_stop_bushing.c: the mobility linear stop (seeds/002) and the linear bushing (seeds/003)
+// test_stop_bushing.c: the mobility linear stop (seed 002) and the linear bushing (seed 003)
 // against formulas recomputed here, analytic motions and conservation laws. Models are built with
 // the C API so that these tests depend only on the core.
 #include <stdio.h>

@@ -15,7 +15,7 @@ import os
 
 G = 9.81
 
-# exponential spring defaults (seeds/000; the table in src/forces/exp_spring.c)
+# exponential spring defaults (seed 000; the table in src/forces/exp_spring.c)
 EXP_D0 = 0.0065905
 EXP_D1 = 0.5336
 EXP_D2 = 1150.0

@@ -77,12 +77,12 @@ typedef enum csForceKindId {
   CS_FORCE_MOBILITY_SPRING,
   CS_FORCE_MOBILITY_DAMPER,
   CS_FORCE_CONSTANT,          // constant body force and torque
-  CS_FORCE_EXP_SPRING,        // exponential spring (seeds/000)
-  CS_FORCE_SMOOTH_SPHERE,     // smooth sphere / half space (seeds/001)
+  CS_FORCE_EXP_SPRING,        // exponential spring (seed 000)
+  CS_FORCE_SMOOTH_SPHERE,     // smooth sphere / half space (seed 001)
   CS_FORCE_HUNT_CROSSLEY,     // classic Hunt-Crossley sphere / plane
   CS_FORCE_COMPLIANT_POINT,   // linear penalty point with Stribeck friction
-  CS_FORCE_LINEAR_STOP,       // mobility linear stop (seeds/002)
-  CS_FORCE_LINEAR_BUSHING,    // linear bushing (seeds/003)
+  CS_FORCE_LINEAR_STOP,       // mobility linear stop (seed 002)
+  CS_FORCE_LINEAR_BUSHING,    // linear bushing (seed 003)
   CS_FORCE_COUNTER,           // test element: counts auto-update commits
   CS_FORCE_KIND_COUNT
 } csForceKindId;

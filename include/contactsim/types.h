@@ -115,7 +115,7 @@ typedef struct csPlane {
 typedef struct csModel csModel;
 typedef struct csData csData;
 
-// What a contact element reports (seeds/004_contact_force.txt): the point of application, the
+// What a contact element reports (seed 004, Simbody's ContactForce): the point of application, the
 // spatial force that the contact applies to its second surface (the body that touches the
 // plane), the potential energy stored and the power being dissipated.
 typedef struct csContactReport {

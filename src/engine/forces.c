@@ -403,7 +403,7 @@ int cs_contactReport(const csModel* m, csData* d, int e, csContactReport* r) {
 }
 
 
-// Commit auto-update variables at the end of a successful step (seeds/000, auto-update discrete
+// Commit auto-update variables at the end of a successful step (seed 000, auto-update discrete
 // states: changes go to an update cache, and the integrator moves the cache into the state after a
 // successful step). The right-hand side therefore sees values that stay fixed through a step, and
 // rejected trial steps leave no trace.

@@ -175,7 +175,7 @@ static void sampleContact(const csModel* m, csData* d, const csMetricsContact* c
 // slides at the speed where n cxy v balances m g sin(theta). If that speed exceeds v_settle the
 // anchors never settle (Sliding stays 1) and the block creeps instead of sticking; this happens
 // when cxy is low, below the critical damping of the body's share of mass on the friction
-// spring (seeds/000, "Friction Force" and "Coefficients of Friction and the Sliding State").
+// spring (seed 000, "Friction Force" and "Coefficients of Friction and the Sliding State").
 static void checkExpSprings(csMetrics* mt, const csModel* m, const csData* d) {
   // without gravity there is no slope, so no creep to predict
   double g = csu_norm(m->gravity);

@@ -1,5 +1,5 @@
 // exp_spring.c: the exponential spring contact between a body station and a plane
-// (seeds/000_exponential_spring_force.txt, "Computations and Coordinate Frames").
+// (seed 000, Simbody's ExponentialSpringForce, "Computations and Coordinate Frames").
 //
 // The normal force is an exponential of the station's height above the plane with Hunt-Crossley
 // style damping; it never switches off, so there is no contact detection and no event. Friction
@@ -180,7 +180,7 @@ static double frictionDamping(const double* param) {
 
 
 // Evaluate the element at the realized state (velocity stage) with the committed auto-update
-// values. Follows seeds/000 "Normal Force", "Friction Force", "Blending the Friction Models" and
+// values. Follows seed 000 "Normal Force", "Friction Force", "Blending the Friction Models" and
 // "Moving the Elastic Anchor Point".
 static void evaluate(const csModel* m, const csData* d, int e, expSpringEval* s) {
   const csForce* f = &m->force[e];
@@ -507,7 +507,7 @@ static void expSpringBodyJacobian(const csModel* m, const csData* d, int e, int 
 }
 
 
-// Next anchor and Sliding state from the state at the end of a successful step (seeds/000
+// Next anchor and Sliding state from the state at the end of a successful step (seed 000
 // "Coefficients of Friction and the Sliding State"): the anchor speed over the step, scaled by
 // v_settle, through the quintic step-up. A zero-length interval or a negligible friction limit
 // means fully sliding.
@@ -640,7 +640,7 @@ static int expSpringValidate(const csModel* m, const csForce* f, csError* err) {
 const csForceKind cs_kindExpSpring = {
     .name = "exponential_spring",
     .doc = "exponential spring contact of a body station with a plane, with static and dynamic "
-           "(kinetic) friction (seeds/000)",
+           "(kinetic) friction (seed 000)",
     .params = g_params,
     .nparams = NPARAMS,
     .choices = g_choices,

@@ -1,5 +1,5 @@
 // linear_bushing.c: a massless linear spring-damper between a frame F fixed on body 1 and a
-// frame M fixed on body 2, either of which may be ground (seeds/003_linear_bushing.txt).
+// frame M fixed on body 2, either of which may be ground (seed 003, Simbody's LinearBushing).
 //
 // The bushing reads six coordinates off the relative pose X_FM, as if a gimbal joined F to M
 // (seed 003, "Theory"): q0..q2 = body-fixed x-y-z Euler angles of R_FM, so that

@@ -1,5 +1,5 @@
 // linear_stop.c: a compliant stop that keeps one coordinate of a pin or slider mobilizer
-// within [lower_bound, upper_bound] (seeds/002_mobility_linear_stop.txt, "Theory").
+// within [lower_bound, upper_bound] (seed 002, Simbody's MobilityLinearStop, "Theory").
 //
 // Outside the bounds the generalized force is a linear spring on the violation x whose stiffness
 // grows with the rate, Hunt-Crossley fashion:

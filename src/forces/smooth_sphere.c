@@ -1,5 +1,5 @@
 // smooth_sphere.c: smooth Hunt-Crossley contact between a sphere on one body and a half
-// space bounded by a plane (seeds/001_smooth_sphere_half_space_force.txt).
+// space bounded by a plane (seed 001, Simbody's SmoothSphereHalfSpaceForce).
 //
 // Every switch of the classic model (in contact or not, pushing or not) is replaced by a tanh
 // blend, so the force is twice continuously differentiable in the state; the price is a small

@@ -137,9 +137,9 @@ static void contactHeader(Text* t, const csModel* m) {
 }
 
 
-// The centre of pressure of a contact set. seeds/004_contact_force.txt defines it as the point
-// that minimises the net moment of the normal forces; its printed formula weights each point by
-// |r_i x Fn_i|, which depends on where the origin is. For normal forces along one direction (a
+// The centre of pressure of a contact set. seed 004, Simbody's ContactForce, defines it as the
+// point that minimises the net moment of the normal forces; its printed formula weights each point
+// by |r_i x Fn_i|, which depends on where the origin is. For normal forces along one direction (a
 // flat patch on a plane, the case of every contact set here) the point that makes that moment
 // zero is the normal-force-weighted mean of the contact points, which is what is computed: it
 // lies under the centre of mass of a body resting flat, wherever the body is.
