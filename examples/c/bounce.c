@@ -176,7 +176,7 @@ int main(void) {
     return 1;
   }
   checkNear("checkpoint: the continued run starts at t = 0.55 s", cs_simTime(again), 0.55, 0);
-  // two more impacts later, at 1 s, both runs must agree to the integration tolerance
+  // three more impacts later, at 1 s, both runs must agree to the integration tolerance
   cs_simAdvanceTo(again, 1.0, &err);
   double p2[3];
   cs_simBodyPose(again, ball, p2, NULL);
