@@ -1449,6 +1449,11 @@ def outputs_are_written_through_a_symbolic_link_to_nothing_yet():
     os.symlink(path, os.path.join(d, "scene-link.csv"))
     code, _, err = run("run", path, "-q", "-o", os.path.join(d, "scene-link.csv"))
     check(code == 2 and "is the scene file" in err, err)
+    # a device may stand for several outputs, the checkpoint too (it was refused as "would
+    # overwrite the CSV output")
+    code, _, err = run("run", path, "-q", "--duration", "0.1", "-o", os.devnull, "--stats",
+                       os.devnull, "--save-state", os.devnull)
+    check(code == 0, (code, err))
     # an output that fails to open removes the target a link's run created, not the link
     code, _, err = run("run", path, "-q", "-o", os.path.join(d, "a.csv"), "--stats",
                        os.path.join(d, "missing", "s.json"))

@@ -73,7 +73,7 @@ static int checkSaveState(const char* state, const char* scene, const char* outp
   const char* others[] = {scene, output, stats, replay};
   const char* what[] = {"scene", "CSV output", "statistics", "replay page"};
   for (int i = 0; i < 4; i++) {
-    if (others[i] && (i ? cs_cliSameFile(others[i], state) : cs_cliIsScene(state, scene))) {
+    if (others[i] && (i ? cs_cliSameOutput(state, others[i]) : cs_cliIsScene(state, scene))) {
       fprintf(stderr, "contactsim: error: --save-state %s would overwrite the %s\n",
               cs_cliSafe(state), what[i]);
       return -1;
