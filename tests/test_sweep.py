@@ -393,6 +393,46 @@ def the_study_and_the_scene_are_never_the_sweeps_own_files():
 
 
 @case
+def a_scene_removed_or_changed_mid_sweep_stops_it_saying_so():
+    # the runs after the scene went were told as failed "(no message recorded)", then as records
+    # that are not whole; now the sweep stops with the reason, and once the scene is back a
+    # rerun completes the table
+    import shutil
+    import time
+    for how in ("removed", "changed"):
+        d = tempfile.mkdtemp()
+        scene = os.path.join(d, "pile.json")
+        shutil.copy(os.path.join(ROOT, "scenes", "bench", "pile_100.json"), scene)
+        study = write_study({"scene": "pile.json", "set": {"simulation.duration": 0.3},
+                             "parameters": [{"key": "bodies.b0.mass",
+                                             "range": {"from": 1, "to": 10, "n": 10}}]}, d)
+        out = os.path.join(d, "out")
+        p = subprocess.Popen([EXE, "sweep", study, "--out", out, "-j", "2", "-q"],
+                             stderr=subprocess.PIPE, text=True, cwd=ROOT)
+        runs = os.path.join(out, "runs")
+        deadline = time.monotonic() + 120
+        while p.poll() is None and time.monotonic() < deadline and \
+                not (os.path.isdir(runs) and any(n.endswith(".rec") for n in os.listdir(runs))):
+            time.sleep(0.01)
+        saved = open(scene).read()
+        if how == "removed":
+            os.remove(scene)
+        else:
+            with open(scene, "a") as f:
+                f.write(" ")
+        err = p.communicate(timeout=300)[1]
+        check(p.poll() is not None and p.returncode == 1, (how, p.returncode, err))
+        said = "cannot be read since the sweep started" if how == "removed" \
+            else "has changed since the sweep started"
+        check(said in err and "no message recorded" not in err and "not a whole record" not in err,
+              (how, err))
+        with open(scene, "w") as f:
+            f.write(saved)
+        code, _, err = run("sweep", study, "--out", out, "-q")
+        check(code == 0 and [r["status"] for r in table(out)] == ["ok"] * 10, (how, code, err))
+
+
+@case
 def same_table_whatever_the_workers():
     d = tempfile.mkdtemp()
     study = write_study(small_study(), d)

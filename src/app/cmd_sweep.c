@@ -650,11 +650,26 @@ static int runOne(const Sweep* sw, long i, const char* host) {
   snprintf(r.model, sizeof(r.model), "%s", sw->model[model]);
   int trajErrno = 0;  // why the trajectory could not be written (0: it was, or none was asked)
   // a value the scene refuses fails this run only, with the loader's message. The scene is read
-  // once per run and its bytes' hash goes into the record: a scene edited while the sweep runs
-  // makes records that are not this study's, rather than a table that mixes two scenes
+  // once per run and its bytes' hash goes into the record. A scene edited or removed while the
+  // sweep runs leaves the run without a record (and no new run starts), saying so: its records
+  // were not this study's, and were told as failed runs with no message, then as records that
+  // are not whole
   size_t len = 0;
   char* text = cs_readSceneText(sw->study->scene, &len, &r.err);
   uint64_t sceneHash = text ? csu_fnv1a(CS_FNV_OFFSET, text, len) : 0;
+  if (sceneHash != sw->scene_hash) {
+    char why[CS_MAX_ERROR_LINE] = "";
+    if (!text) {
+      cs_cliFormatError(&r.err, why, sizeof(why));
+    }
+    fprintf(stderr, "contactsim: error: run %ld: the scene %s since the sweep started%s%s; the "
+            "run is left without a record (put the scene back as it was and run the sweep "
+            "again, or run it with --new)\n", i, text ? "has changed" : "cannot be read",
+            text ? "" : ": ", why);
+    cs_freeSceneText(text);
+    cs_cliFreeRun(&r);
+    return 3;
+  }
   r.m = text ? cs_loadSceneString(text, sw->study->scene, &lo, &r.err) : NULL;
   cs_freeSceneText(text);
   if (!r.m) {
@@ -2634,15 +2649,16 @@ int cs_cliSweep(int argc, char** argv) {
     cs_deleteStudy(sw.study);
     return 128 + (int)sweepStop;
   }
-  // stopped because a record or a trajectory could not be written (each worker said why): the
-  // same, with the counts, said even with -q since the sweep did not do what it was asked
+  // stopped because a run was left without a record (a record or a trajectory that could not be
+  // written, a scene changed or removed: each worker said why): the same, with the counts, said
+  // even with -q since the sweep did not do what it was asked
   if (pool.unwritten > 0) {
     fprintf(stderr,
-            "contactsim: sweep: stopped, a run's record or trajectory could not be written: ran "
-            "%ld run%s in %.3f s wall, %ld recorded (%ld failed) and %ld not; %ld not started; "
-            "no tables written. "
-            "Make room (or raise the file size limit) and run the same command again: it runs "
-            "the runs without a record\n",
+            "contactsim: sweep: stopped, a run was left without a record (the error above says "
+            "why): ran %ld run%s in %.3f s wall, %ld recorded (%ld failed) and %ld not; %ld not "
+            "started; no tables written. Mend that (make room, raise the file size limit, put "
+            "the scene back) and run the same command again: it runs the runs without a "
+            "record\n",
             ran, plural(ran), wall, ran - pool.unwritten, failed, pool.unwritten, pool.unstarted);
     cs_deleteStudy(sw.study);
     return CS_EXIT_FAILURE;
