@@ -791,6 +791,15 @@ def slurm_dry_run_writes_the_batch_script():
     # nothing left to submit
     code, _, err = run("sweep", study, "--out", out, "--slurm", "--dry-run")
     check(code == 0 and "nothing to submit" in err, err)
+    # a dry run ties no directory to the study: edited after one, the study is taken (it was
+    # refused as another study's, the dry run having written the manifest)
+    fresh = os.path.join(d, "fresh")
+    check(run("sweep", study, "--out", fresh, "--slurm", "--dry-run")[0] == 0, "dry run")
+    check(sorted(os.listdir(fresh)) == ["slurm"], os.listdir(fresh))
+    with open(study, "a") as f:
+        f.write("\n")
+    code, _, err = run("sweep", study, "--out", fresh, "--slurm", "--dry-run")
+    check(code == 0, (code, err))
 
 
 @case
@@ -802,7 +811,7 @@ def slurm_output_under_a_backslash_is_refused():
     out = os.path.join(d, "a\\b")
     code, _, err = run("sweep", study, "--out", out, "--slurm", "--dry-run")
     check(code == 2 and "backslash" in err and "another --out directory" in err, (code, err))
-    check(not os.path.exists(os.path.join(out, "slurm", "sweep.sbatch")), "a script was written")
+    check(not os.path.exists(out), "the refused directory was made (a manifest, runs/, .lock)")
 
 
 def hangup_behind_the_tables_lock(out, args, ready):
@@ -1250,6 +1259,7 @@ def slurm_script_with_spaces_and_percent_in_paths():
     code, _, err = run("sweep", write_study(small_study(), nl), "--out",
                        os.path.join(nl, "out"), "--slurm", "--dry-run")
     check(code == 2 and "line break" in err, f"exit {code}: {err}")
+    check(not os.path.exists(os.path.join(nl, "out")), "the refused directory was made")
 
 
 @case

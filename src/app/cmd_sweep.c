@@ -82,6 +82,7 @@ typedef struct Sweep {
   char free_name[SWEEP_MAX_FREE][CS_MAX_NAME];
   int lock;          // how openDirectory locks DIR/.lock: 0 not, LOCK_SH, LOCK_EX
   int submitting;    // 1: a Slurm submission (openDirectory checks the job submitted before)
+  int dry;           // 1: a dry run of a submission (openDirectory writes no manifest)
   int trajectories;  // write DIR/trajectories/NNNNNNNN.csv
   int retry_failed;  // run again the runs whose record says failed
   int quiet;
@@ -1760,10 +1761,16 @@ static int openDirectory(Sweep* sw, int fresh) {
   snprintf(path, sizeof(path), "%s/.lock", sw->dir);
   int lock = sw->lock ? open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666) : -1;
   if (lock >= 0 && flock(lock, sw->lock | LOCK_NB) != 0 && errno == EWOULDBLOCK) {
+    close(lock);
+    // a submission meeting a task of the job submitted before, running: that job is named,
+    // as when all its tasks wait in the queue
+    int earlier = sw->submitting ? checkEarlierJob(sw) : CS_EXIT_OK;
+    if (earlier != CS_EXIT_OK) {
+      return earlier;
+    }
     fprintf(stderr, "contactsim: error: %s: another sweep is running in this directory%s; "
             "wait for it to end, or use another --out directory\n", cs_cliSafe(sw->dir),
             sw->lock == LOCK_SH ? " (of the whole study)" : "");
-    close(lock);
     return CS_EXIT_USAGE;
   }
   // under the lock, before anything is cleared: two submissions at once see each other's job
@@ -1772,11 +1779,11 @@ static int openDirectory(Sweep* sw, int fresh) {
     return earlier;
   }
   snprintf(path, sizeof(path), "%s/runs", sw->dir);
-  if (cs_cliMakeDirectory(path) != 0) {
+  if (!sw->dry && cs_cliMakeDirectory(path) != 0) {
     fprintf(stderr, "contactsim: error: cannot create directory %s: %s\n", path, strerror(errno));
     return CS_EXIT_USAGE;
   }
-  if (sw->trajectories) {
+  if (sw->trajectories && !sw->dry) {
     snprintf(path, sizeof(path), "%s/trajectories", sw->dir);
     if (cs_cliMakeDirectory(path) != 0) {
       fprintf(stderr, "contactsim: error: cannot create directory %s: %s\n", path, strerror(errno));
@@ -1787,8 +1794,8 @@ static int openDirectory(Sweep* sw, int fresh) {
   // checked again when another sweep writes the manifest between the look and the write
   for (int tries = 0;; tries++) {
     int status = checkDirectory(sw, path, fresh);
-    if (status != -1) {
-      return status;
+    if (status != -1 || sw->dry) {
+      return status == -1 ? 0 : status;
     }
     if (fresh && clearDirectory(sw) != 0) {
       fprintf(stderr, "contactsim: error: cannot clear %s: %s\n", sw->dir, strerror(errno));
@@ -2120,17 +2127,19 @@ static const char* jobIdLine(const char* out) {
 
 // Write DIR/slurm/sweep.sbatch and submit the array of bundles that still have missing runs
 // (all of them for a new sweep). Returns an exit code.
-static int submitSlurm(const Sweep* sw, long perTask, char** slurmOpts, int nslurmOpt, int dryRun) {
-  // the executable and the paths as the nodes will see them on the shared file system
-  char exe[SWEEP_PATH], dirAbs[SWEEP_PATH];
-  ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+// The executable and the paths as the nodes will see them on the shared file system (exe and
+// dirAbs, SWEEP_PATH bytes each), refused where a Slurm script cannot hold them. Checked before
+// the directory is made (DIR as given, when it is not there yet) and again when the script is
+// written. 0, or an exit code with the message printed.
+static int slurmPaths(const Sweep* sw, char* exe, char* dirAbs) {
+  ssize_t n = readlink("/proc/self/exe", exe, SWEEP_PATH - 1);
   if (n <= 0) {
     fprintf(stderr, "contactsim: error: cannot find the contactsim executable's path\n");
     return CS_EXIT_FAILURE;
   }
   exe[n] = '\0';
   if (!realpath(sw->dir, dirAbs)) {
-    snprintf(dirAbs, sizeof(dirAbs), "%s", sw->dir);
+    snprintf(dirAbs, SWEEP_PATH, "%s", sw->dir);
   }
   // the paths go into the script's comment and #SBATCH lines, which end at a line break: one
   // inside a path would end them early and make the rest of the path a shell command
@@ -2152,6 +2161,16 @@ static int submitSlurm(const Sweep* sw, long perTask, char** slurmOpts, int nslu
             "backslash; use another --out directory\n",
             cs_cliSafe(dirAbs));
     return CS_EXIT_USAGE;
+  }
+  return CS_EXIT_OK;
+}
+
+
+static int submitSlurm(const Sweep* sw, long perTask, char** slurmOpts, int nslurmOpt, int dryRun) {
+  char exe[SWEEP_PATH], dirAbs[SWEEP_PATH];
+  int refused = slurmPaths(sw, exe, dirAbs);
+  if (refused != CS_EXIT_OK) {
+    return refused;
   }
   // automatic bundles: at most about 100 array tasks, and at least 10 runs per task
   if (perTask <= 0) {
@@ -2561,8 +2580,15 @@ int cs_cliSweep(int argc, char** argv) {
     }
   }
   int code = setUp(&sw, studyPath);
-  sw.lock = gather ? 0 : rangeA >= 0 ? LOCK_SH : LOCK_EX;
+  // a dry run of a submission writes the script and nothing else of a sweep's: no lock, no
+  // manifest tying DIR to the study as it stands (checked against one made before, though)
+  sw.lock = gather || (slurm && dryRun) ? 0 : rangeA >= 0 ? LOCK_SH : LOCK_EX;
   sw.submitting = slurm && !dryRun;
+  sw.dry = slurm && dryRun;
+  if (code == 0 && slurm) {
+    char exe[SWEEP_PATH], dirAbs[SWEEP_PATH];
+    code = slurmPaths(&sw, exe, dirAbs);
+  }
   if (code == 0) {
     code = openDirectory(&sw, fresh && !gather);
   }

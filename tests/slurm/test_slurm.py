@@ -335,6 +335,38 @@ try:
         check(table(held) == table(local), "the table after the cancelled job differs")
 
     @case
+    def a_second_submission_while_a_task_runs():
+        # a task running holds DIR's lock: the second submission was refused as "another sweep
+        # is running" (exit 2, as bad input) without naming the job; now exit 1 naming it, as
+        # when every task waits in the queue
+        slow = os.path.join(work, "slow.json")
+        with open(slow, "w") as f:
+            json.dump({"scene": SCENE, "models": ["exponential_spring"],
+                       "set": {"simulation.duration": 30.0, "simulation.max_step": 1e-4},
+                       "parameters": [{"key": "bodies.block.mass", "values": [1, 2]}]}, f)
+        busy = os.path.join(work, "busy")
+        args = [EXE, "sweep", slow, "--out", busy, "--slurm", "--runs-per-task", "2"]
+        q = subprocess.run(args, env=cluster.env, capture_output=True, text=True, timeout=60)
+        check(q.returncode == 0, f"submission: {q.stderr}")
+        job = q.stdout.strip()
+        try:
+            t = time.time()
+            while time.time() - t < 30:
+                state = subprocess.run(["squeue", "-h", "-j", job, "-o", "%T"], env=cluster.env,
+                                       capture_output=True, text=True, timeout=10).stdout
+                if "RUNNING" in state and os.path.exists(os.path.join(busy, "sweep.json")):
+                    break
+                time.sleep(0.2)
+            check("RUNNING" in state, f"the task did not start: {state}")
+            r = subprocess.run(args, env=cluster.env, capture_output=True, text=True, timeout=60)
+            check(r.returncode == 1 and f"job {job}, submitted earlier" in r.stderr
+                  and "(RUNNING)" in r.stderr and f"scancel {job}" in r.stderr,
+                  (r.returncode, r.stderr))
+        finally:
+            subprocess.run(["scancel", job], env=cluster.env, capture_output=True, timeout=10)
+            cluster.wait(job, 60)
+
+    @case
     def a_directory_named_like_an_option():
         # a directory named like an option: sbatch took "-Jodd/slurm/sweep.sbatch" as a job
         # name and submitted whatever came on standard input; the script is now given as
