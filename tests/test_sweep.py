@@ -803,6 +803,21 @@ def slurm_dry_run_writes_the_batch_script():
 
 
 @case
+def control_characters_of_a_directory_reach_no_terminal():
+    # a directory named with an escape sequence or a tab was printed raw in the dry run's and the
+    # tables' lines (the first could recolour the terminal); now as escapes, as elsewhere
+    d = tempfile.mkdtemp()
+    study = write_study(small_study(), d)
+    out = os.path.join(d, "esc\x1b[31mred\tx")
+    for args in (["--slurm", "--dry-run"], ["-j", "2"], ["--gather"]):
+        cmd = ["sweep", study, "--out", out, *args] if args != ["--gather"] else \
+            ["sweep", "--gather", out]
+        code, _, err = run(*cmd)
+        check(code in (0, 1) and "\x1b" not in err and "\t" not in err and "\\x1b[31mred\\tx" in err,
+              (args, code, err))
+
+
+@case
 def slurm_output_under_a_backslash_is_refused():
     """Slurm drops a backslash in #SBATCH --output and then leaves %A and %a unreplaced: every
     task failed to start, silently; such a directory is refused before anything is written"""

@@ -1743,7 +1743,7 @@ static int refuseInputsInDirectory(const Sweep* sw) {
 // by this very study and scene, unless fresh (--new) clears it. Returns 0 or an exit code.
 static int openDirectory(Sweep* sw, int fresh) {
   if (cs_cliMakeDirectory(sw->dir) != 0) {
-    fprintf(stderr, "contactsim: error: cannot create directory %s: %s\n", sw->dir,
+    fprintf(stderr, "contactsim: error: cannot create directory %s: %s\n", cs_cliSafe(sw->dir),
             strerror(errno));
     return CS_EXIT_USAGE;
   }
@@ -1798,7 +1798,8 @@ static int openDirectory(Sweep* sw, int fresh) {
       return status == -1 ? 0 : status;
     }
     if (fresh && clearDirectory(sw) != 0) {
-      fprintf(stderr, "contactsim: error: cannot clear %s: %s\n", sw->dir, strerror(errno));
+      fprintf(stderr, "contactsim: error: cannot clear %s: %s\n", cs_cliSafe(sw->dir),
+              strerror(errno));
       return CS_EXIT_USAGE;
     }
     if (writeManifest(sw, fresh) == 0) {
@@ -1881,7 +1882,7 @@ static int checkDirectory(Sweep* sw, const char* path, int fresh) {
               "contactsim: error: %s holds the runs of a different study or scene "
               "(%s): %s; refusing to mix them. Use --new to discard them, or another "
               "--out directory\n",
-              sw->dir, readable ? man.study : path,
+              cs_cliSafe(sw->dir), cs_cliSafe(readable ? man.study : path),
               !readable                                ? "its manifest cannot be read"
               : strcmp(man.study_hash, studyHash) != 0 ? "the study file has changed since"
               : strcmp(man.scene_hash, sceneHash) != 0 ? "the scene file has changed since"
@@ -1944,6 +1945,20 @@ static void shellWord(FILE* f, const char* s) {
   } else {
     shellQuote(f, s);
   }
+}
+
+
+// A word of a command printed on a terminal: as shellWord gives it, unless it holds a control
+// character, which could move the cursor or fake output there: then escaped (cs_cliSafe), to be
+// read rather than pasted
+static void commandWord(FILE* f, const char* s) {
+  for (const unsigned char* p = (const unsigned char*)s; *p; p++) {
+    if (*p < 0x20 || *p == 0x7f) {
+      fputs(cs_cliSafe(s), f);
+      return;
+    }
+  }
+  shellWord(f, s);
 }
 
 
@@ -2209,8 +2224,10 @@ static int submitSlurm(const Sweep* sw, long perTask, char** slurmOpts, int nslu
     free(list);
     fprintf(stderr,
             "contactsim: sweep: every run of %s has a record already; nothing to "
-            "submit (contactsim sweep --gather %s merges them)\n",
-            sw->study_arg, sw->dir);
+            "submit (contactsim sweep --gather ",
+            cs_cliSafe(sw->study_arg));
+    commandWord(stderr, sw->dir);
+    fputs(" merges them)\n", stderr);
     return CS_EXIT_OK;
   }
   // the batch script: task i runs the bundle [i R, min((i + 1) R, N))
@@ -2254,7 +2271,7 @@ static int submitSlurm(const Sweep* sw, long perTask, char** slurmOpts, int nslu
   fprintf(f, " --task-range \"$A:$B\" -j \"${SLURM_CPUS_PER_TASK:-1}\"%s%s\n",
           sw->trajectories ? " --trajectories" : "", sw->retry_failed ? " --retry-failed" : "");
   if (atomicClose(&a) != 0) {
-    fprintf(stderr, "contactsim: error: cannot write %s\n", script);
+    fprintf(stderr, "contactsim: error: cannot write %s\n", cs_cliSafe(script));
     free(list);
     return CS_EXIT_USAGE;
   }
@@ -2285,10 +2302,10 @@ static int submitSlurm(const Sweep* sw, long perTask, char** slurmOpts, int nslu
           "submit)\n  ",
           sw->nrun, plural(sw->nrun), ntask, plural(ntask), perTask, plural(perTask), nsubmit);
   // as a shell command, quoted where it must be (a directory with a space or a quote in its
-  // name), so that it can be pasted
+  // name), so that it can be pasted (a control character is escaped instead: commandWord)
   for (int k = 0; k < argc; k++) {
     fputs(k ? " " : "", stderr);
-    shellWord(stderr, args[k]);
+    commandWord(stderr, args[k]);
   }
   fputc('\n', stderr);
   int code = CS_EXIT_OK;
@@ -2314,8 +2331,10 @@ static int submitSlurm(const Sweep* sw, long perTask, char** slurmOpts, int nslu
       printf("%.*s\n", (int)strcspn(out, ";"), out);
       fprintf(stderr,
               "contactsim: sweep: submitted job %.*s; when it ends, results.csv is in "
-              "%s (or run: contactsim sweep --gather %s)\n",
-              (int)strcspn(out, ";"), out, sw->dir, sw->dir);
+              "%s (or run: contactsim sweep --gather ",
+              (int)strcspn(out, ";"), out, cs_cliSafe(sw->dir));
+      commandWord(stderr, sw->dir);
+      fputs(")\n", stderr);
       // the job id, for scripts and for the next submission's check (checkEarlierJob)
       char idPath[SWEEP_PATH + 16];
       snprintf(idPath, sizeof(idPath), "%s/job_id", slurmDir);
@@ -2326,7 +2345,8 @@ static int submitSlurm(const Sweep* sw, long perTask, char** slurmOpts, int nslu
       }
     }
   } else {
-    fprintf(stderr, "contactsim: sweep: dry run: %s written, nothing submitted\n", script);
+    fprintf(stderr, "contactsim: sweep: dry run: %s written, nothing submitted\n",
+            cs_cliSafe(script));
   }
   free(arrayText);
   free(list);
@@ -2563,7 +2583,7 @@ int cs_cliSweep(int argc, char** argv) {
       fprintf(stderr,
               "contactsim: error: %s is not a sweep directory (no readable "
               "sweep.json)\n",
-              sw.dir);
+              cs_cliSafe(sw.dir));
       return CS_EXIT_USAGE;
     }
     studyPath = man.study;
@@ -2611,7 +2631,8 @@ int cs_cliSweep(int argc, char** argv) {
       fprintf(stderr,
               "contactsim: sweep: gathered %ld run%s (%ld ok, %ld failed, %ld missing) "
               "into %s/results.csv\n",
-              sw.nrun, plural(sw.nrun), sw.nrun - nfailed - nmissing, nfailed, nmissing, sw.dir);
+              sw.nrun, plural(sw.nrun), sw.nrun - nfailed - nmissing, nfailed, nmissing,
+              cs_cliSafe(sw.dir));
     }
     cs_deleteStudy(sw.study);
     return code;
@@ -2713,7 +2734,8 @@ int cs_cliSweep(int argc, char** argv) {
       fprintf(stderr,
               "contactsim: sweep: %ld run%s: %ld ok, %ld failed, %ld missing; results "
               "in %s/results.csv and results.json\n",
-              sw.nrun, plural(sw.nrun), sw.nrun - nfailed - nmissing, nfailed, nmissing, sw.dir);
+              sw.nrun, plural(sw.nrun), sw.nrun - nfailed - nmissing, nfailed, nmissing,
+              cs_cliSafe(sw.dir));
     }
     code = nfailed || nmissing ? CS_EXIT_FAILURE : CS_EXIT_OK;
   }
