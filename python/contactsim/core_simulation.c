@@ -451,9 +451,9 @@ static PyObject* simRecord(csPySimulation* self, PyObject* args) {
   self->busy = SIM_RUNNING;
   int status = csPy_record(self->s, t_end, forces, keep, &columns, &table, &raised, &err, &pause);
   self->busy = SIM_IDLE;
-  refreshShadow(self);
   PyObject* result =
       status < 0 ? NULL : csPy_recordResult(self->s, status, &err, columns, table, raised);
+  refreshShadow(self);  // after the statistics too, which settle the simulation for reading
   Py_XDECREF(columns);
   Py_XDECREF(table);
   Py_XDECREF(raised);
@@ -830,7 +830,11 @@ static PyObject* simSetOptions(csPySimulation* self, PyObject* args, PyObject* k
     return NULL;
   }
   csError err = {0};
-  if (cs_simSetOptions(self->s, &opt, &err) != CS_OK) {
+  int status = cs_simSetOptions(self->s, &opt, &err);
+  // the steps that ended now were finished first (a renormalised quaternion), which is no edit
+  // of the caller's: the next advance took it for one, restarted again and normalised again
+  refreshShadow(self);
+  if (status != CS_OK) {
     return csPy_raise(&err, NULL);
   }
   Py_RETURN_NONE;
@@ -1076,7 +1080,9 @@ static PyObject* simGetStatistics(csPySimulation* self, void* closure) {
   if (prepare(self)) {
     return NULL;
   }
-  return csPy_statistics(self->s);
+  PyObject* stats = csPy_statistics(self->s);
+  refreshShadow(self);  // settled for reading (cs_simStatistics), as for set_options
+  return stats;
 }
 
 
