@@ -818,6 +818,20 @@ def control_characters_of_a_directory_reach_no_terminal():
 
 
 @case
+def slurm_refuses_what_the_tasks_would_ignore_or_break():
+    # -j was accepted and ignored (a task's workers are its CPUs); an --array of the user's
+    # replaced the sweep's and ran tasks past the last run, which failed
+    d = tempfile.mkdtemp()
+    study = write_study(small_study(), d)
+    out = os.path.join(d, "out")
+    for args, said in ((["-j", "2"], "--cpus-per-task"),
+                       (["--slurm-opt=--array=0-50"], "makes the job array itself"),
+                       (["--slurm-opt", "-a0-3"], "makes the job array itself")):
+        code, _, err = run("sweep", study, "--out", out, "--slurm", "--dry-run", *args)
+        check(code == 2 and said in err and not os.path.exists(out), (args, code, err))
+
+
+@case
 def slurm_output_under_a_backslash_is_refused():
     """Slurm drops a backslash in #SBATCH --output and then leaves %A and %a unreplaced: every
     task failed to start, silently; such a directory is refused before anything is written"""

@@ -663,10 +663,12 @@ static int runOne(const Sweep* sw, long i, const char* host) {
     if (!text) {
       cs_cliFormatError(&r.err, why, sizeof(why));
     }
-    fprintf(stderr, "contactsim: error: run %ld: the scene %s since the sweep started%s%s; the "
-            "run is left without a record (put the scene back as it was and run the sweep "
-            "again, or run it with --new)\n", i, text ? "has changed" : "cannot be read",
-            text ? "" : ": ", why);
+    fprintf(stderr,
+            "contactsim: error: %s: run %ld: the scene %s %s since the sweep started%s%s; "
+            "the run is left without a record (put the scene back as it was and run the sweep "
+            "again, or run it with --new)\n",
+            cs_cliSafe(sw->study->file), i, cs_cliSafe(sw->study->scene),
+            text ? "has changed" : "cannot be read", text ? "" : ": ", why);
     cs_freeSceneText(text);
     cs_cliFreeRun(&r);
     return 3;
@@ -2446,7 +2448,7 @@ int cs_cliSweep(int argc, char** argv) {
           fprintf(stderr,
                   "contactsim: error: --task-range needs A:B, run indices with "
                   "0 <= A <= B (runs A to B-1), not '%s'\n",
-                  optarg);
+                  cs_cliSafe(optarg));
           return CS_EXIT_USAGE;
         }
         break;
@@ -2536,6 +2538,24 @@ int cs_cliSweep(int argc, char** argv) {
   if ((nslurmOpt || perTask) && !slurm) {
     fprintf(stderr, "contactsim: error: --slurm-opt and --runs-per-task go with --slurm\n");
     return CS_EXIT_USAGE;
+  }
+  // a task's workers are its CPUs (the script's -j is Slurm's count of them): -j was ignored
+  if (slurm && jobs > 0) {
+    fprintf(stderr,
+            "contactsim: error: -j is the workers of a local sweep; an array task runs "
+            "one worker per CPU Slurm gives it (--slurm-opt=--cpus-per-task=N)\n");
+    return CS_EXIT_USAGE;
+  }
+  // the array is the sweep's to make, from the runs without a record (an --array of the user's
+  // ran tasks past the last run, which failed)
+  for (int k = 0; k < nslurmOpt; k++) {
+    if (strncmp(slurmOpts[k], "--array", 7) == 0 || strncmp(slurmOpts[k], "-a", 2) == 0) {
+      fprintf(stderr,
+              "contactsim: error: --slurm-opt=%s: the sweep makes the job array itself, "
+              "of the tasks that have runs to do; --runs-per-task sets their size\n",
+              cs_cliSafe(slurmOpts[k]));
+      return CS_EXIT_USAGE;
+    }
   }
   // --dry-run without --slurm: the plan, a row per run with its parameter values, on stdout
   if (dryRun && !slurm) {
