@@ -669,6 +669,10 @@ def a_changed_study_is_refused():
     write_study(s, d)
     code, _, err = run("sweep", study, "--out", out, "-q")
     check(code == 2 and "study file has changed" in err and "--new" in err, f"{code}: {err}")
+    # a gather, which takes no --new, says what it can do (it said "Use --new")
+    code, _, err = run("sweep", "--gather", out)
+    check(code == 2 and "study file has changed" in err and "Use --new" not in err and
+          "back as they were to gather these records" in err, f"{code}: {err}")
     # another study file given for the directory: the directory is said to be that study's
     other = os.path.join(d, "other")
     os.mkdir(other)

@@ -1241,8 +1241,8 @@ static int runPool(const Sweep* sw, const long* todo, long ntodo, int jobs, cons
   stopPending();
   if (interrupted > 0 || sweepStop) {
     fprintf(stderr,
-            "contactsim: sweep: %s: %ld run%s finished, %ld interrupted and %ld not started are "
-            "left without a record; run the same command again to run them\n",
+            "contactsim: sweep: %s: %ld run%s finished and recorded; %ld interrupted and %ld "
+            "not started are left without a record; run the same command again to run them\n",
             sweepStop ? cs_cliSignalName(sweepStop) : "workers stopped by a signal", p.done,
             plural(p.done), interrupted, ntodo - next);
   }
@@ -1880,15 +1880,19 @@ static int checkDirectory(Sweep* sw, const char* path, int fresh) {
                 cs_cliSafe(sw->dir), cs_cliSafe(man.study), cs_cliSafe(sw->study_abs));
         return CS_EXIT_USAGE;
       }
+      // a gather (which takes no lock, and no --new) has only its records to offer
+      int gathering = !sw->lock && !sw->dry;
       fprintf(stderr,
               "contactsim: error: %s holds the runs of a different study or scene "
-              "(%s): %s; refusing to mix them. Use --new to discard them, or another "
-              "--out directory\n",
+              "(%s): %s; refusing to mix them. %s\n",
               cs_cliSafe(sw->dir), cs_cliSafe(readable ? man.study : path),
               !readable                                ? "its manifest cannot be read"
               : strcmp(man.study_hash, studyHash) != 0 ? "the study file has changed since"
               : strcmp(man.scene_hash, sceneHash) != 0 ? "the scene file has changed since"
-                                                       : "the number of runs differs");
+                                                       : "the number of runs differs",
+              gathering ? "Put the study and the scene back as they were to gather these "
+                          "records, or sweep the study with --new to discard them"
+                        : "Use --new to discard them, or another --out directory");
       if (readable && strcmp(man.study_hash, studyHash) == 0 &&
           strcmp(man.scene_hash, sceneHash) != 0) {
         fprintf(stderr, "  (the scene: %s)\n", cs_cliSafe(sw->study->scene));
