@@ -691,11 +691,11 @@ static int writeReplay(const char* outDir, const char* tpl, const csCliRun* runs
   csReplayRun page[MAX_MODELS];
   char csv[MAX_MODELS][CS_CLI_MAX_FILE];
   for (int i = 0; i < nrun; i++) {
-    snprintf(csv[i], sizeof(csv[i]), "%s/%s.csv", outDir, runs[i].model);
+    outputIn(csv[i], sizeof(csv[i]), outDir, runs, nrun, i);
     page[i] = (csReplayRun){.model = runs[i].model, .m = runs[i].m, .csv = csv[i]};
   }
   char file[CS_CLI_MAX_FILE];
-  snprintf(file, sizeof(file), "%s/replay.html", outDir);
+  outputIn(file, sizeof(file), outDir, runs, nrun, nrun + 2);
   csError err;
   if (cs_replayWrite(file, tpl, page, nrun, &err) != CS_OK) {
     cs_cliPrintError(&err);
@@ -1047,7 +1047,7 @@ int cs_cliCompare(int argc, char** argv) {
     FILE* csv = NULL;
     char file[CS_CLI_MAX_FILE];
     if (outDir) {
-      snprintf(file, sizeof(file), "%s/%s.csv", outDir, r->model);
+      outputIn(file, sizeof(file), outDir, runs, nrun, i);
       csv = fopen(file, "w");
       if (!csv) {
         fprintf(stderr, "contactsim: error: cannot write %s: %s\n", cs_cliSafe(file),
