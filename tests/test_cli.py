@@ -1449,6 +1449,11 @@ def outputs_are_written_through_a_symbolic_link_to_nothing_yet():
     os.symlink(path, os.path.join(d, "scene-link.csv"))
     code, _, err = run("run", path, "-q", "-o", os.path.join(d, "scene-link.csv"))
     check(code == 2 and "is the scene file" in err, err)
+    # "-" is standard output for -o and --stats, no checkpoint's file (one named "-" was made)
+    code, _, err = run("run", path, "-q", "--duration", "0.1", "-o", os.devnull,
+                       "--save-state", "-")
+    check(code == 2 and "'-' (standard output) is not one" in err and
+          not os.path.exists(os.path.join(ROOT, "-")), (code, err))
     # a device may stand for several outputs, the checkpoint too (it was refused as "would
     # overwrite the CSV output")
     code, _, err = run("run", path, "-q", "--duration", "0.1", "-o", os.devnull, "--stats",

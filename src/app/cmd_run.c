@@ -69,6 +69,12 @@ static int checkSaveState(const char* state, const char* scene, const char* outp
     fprintf(stderr, "contactsim: error: --save-state needs a file name, not an empty one\n");
     return -1;
   }
+  // "-" is standard output for -o and --stats; a checkpoint there would go between CSV rows
+  if (strcmp(state, "-") == 0) {
+    fprintf(stderr, "contactsim: error: --save-state needs a file name; '-' (standard output) "
+            "is not one (./- names a file called -)\n");
+    return -1;
+  }
   // the same file however it is spelled (./scene.json, a link to the CSV)
   const char* others[] = {scene, output, stats, replay};
   const char* what[] = {"scene", "CSV output", "statistics", "replay page"};
