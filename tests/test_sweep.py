@@ -1004,7 +1004,7 @@ def plot_sweep_takes_an_axis_of_several_keys_as_one_parameter():
         "parameters": [
             {"keys": ["contact_models.exponential_spring.mu_static",
                       "contact_models.compliant_point.body_material.mu_static"],
-             "values": [[0.6, 0.6], [0.9, 0.9]]},
+             "values": [[0.6, 0.7], [0.9, 1.0]]},
             {"key": "bodies.block.mass", "values": [5, 10]},
             {"key": "gravity", "values": [[0, 0, -9.81], [0, 0, -9.7]]}]}, d)
     out = os.path.join(d, "out")
@@ -1020,6 +1020,20 @@ def plot_sweep_takes_an_axis_of_several_keys_as_one_parameter():
                    "sweep_sliding_distance_vs_contact_models.exponential_spring.mu_static.png"],
           pngs)
     check("parameter gravity is not a number" in p.stderr, p.stderr)
+    # the axis's keys hold different values (0.6 and 0.7): still one axis, as the study says
+    # (each key was an axis of its own, and the map plotted one against the other), and each
+    # model's panel of the map shows its own key of it
+    probe = ("import sys; sys.path.insert(0, 'tools'); import plot; seen = []\n"
+             "plot.save = lambda fig, out, dpi=110: seen.append([(a.get_xlabel(), a.get_ylabel())"
+             " for a in fig.axes if a.get_title()])\n"
+             "plot.plot_sweep(sys.argv[1], ['sliding_distance'], sys.argv[2], 't')\n"
+             "print(seen[-1])")
+    p = subprocess.run([PYTHON, "-c", probe, out, figs], cwd=ROOT, capture_output=True, text=True)
+    check(p.returncode == 0 and
+          "('exponential_spring.mu_static (1) (and 1 more key of its axis)'" not in p.stdout and
+          "exponential_spring.mu_static" in p.stdout.split("),")[0] and
+          "body_material.mu_static" in p.stdout.split("),")[1] and "block.mass" in p.stdout,
+          (p.stdout, p.stderr))
 
 
 # ---------------------------------------------------------------------------------------------

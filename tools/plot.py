@@ -21,8 +21,10 @@
         sliding_distance, energy_error) and each parameter that varies, the metric against
         that parameter with one line per model (the mean over the other parameters and the
         repeats; each run is a faint dot); for the first two varying parameters, a heat map
-        per model. Keys set to the same value in every run (a study's axis of several keys)
-        are one parameter, named by its first key; a parameter whose values are lists or
+        per model. The keys of one axis of the study ({"keys": [...], "values": [...]}, read
+        from the study file results.json names) are one parameter, named by its first key (a
+        model's panel of the heat map shows its own key of it), and so are keys set to the
+        same value in every run; a parameter whose values are lists or
         strings gets no figure (said on standard error). Failed and missing runs are drawn as
         crosses at the bottom of a line plot and as crossed cells of a heat map, never
         dropped. Writes
@@ -290,6 +292,20 @@ def read_sweep(directory):
     return rows, keys
 
 
+def study_axes(directory):
+    """The study's axes of several keys ({"keys": [...]} entries), read from the study file its
+    results.json names; none when it cannot be read (moved, or edited into something else)"""
+    import json
+    try:
+        with open(os.path.join(directory, "results.json")) as f:
+            path = json.load(f)["sweep"]["study"]
+        with open(path) as f:
+            entries = json.load(f)["parameters"]
+        return [e for e in entries if isinstance(e, dict) and isinstance(e.get("keys"), list)]
+    except (OSError, ValueError, KeyError, TypeError):
+        return []
+
+
 def as_number(text):
     try:
         x = float(text)
@@ -308,8 +324,22 @@ def log_scale_fits(values):
     return min(values) > 0 and max(values) / min(values) >= 50
 
 
-def plot_sweep_line(rows, key, metric, models, out, title):
-    """metric against one parameter, a line per model (means at each value), failures marked"""
+def axis_label(group):
+    """the x label of an axis of several keys: its first, and how many it sets besides"""
+    more = " (and %d more key%s of its axis)" % (len(group) - 1, "s" * (len(group) > 2)) \
+        if len(group) > 1 else ""
+    return label(short_key(group[0]), param_unit(group[0])) + more
+
+
+def model_key(group, model):
+    """of an axis's keys, the one of this model's parameter block (the first if none is)"""
+    return next((k for k in group if ".%s." % model in k), group[0])
+
+
+def plot_sweep_line(rows, group, metric, models, out, title):
+    """metric against one axis (its first key's values), a line per model (means at each
+    value), failures marked"""
+    key = group[0]
     fig, ax = plt.subplots(figsize=(7.5, 4.8))
     xs_all = sorted({as_number(r[key]) for r in rows if as_number(r[key]) is not None})
     bad_x, bad_labels = [], []
@@ -337,7 +367,7 @@ def plot_sweep_line(rows, key, metric, models, out, title):
                 label="failed / missing (%d)" % len(bad_x))
     if xs_all and log_scale_fits(xs_all):
         ax.set_xscale("log")
-    ax.set_xlabel(label(short_key(key), param_unit(key)))
+    ax.set_xlabel(axis_label(group))
     ax.set_ylabel(label(metric, metric_unit(metric)))
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=8)
@@ -346,13 +376,15 @@ def plot_sweep_line(rows, key, metric, models, out, title):
     save(fig, out, dpi=100)
 
 
-def plot_sweep_map(rows, kx, ky, metric, models, out, title):
-    """heat map of metric over two parameters, a panel per model; failed cells crossed"""
-    xs = sorted({as_number(r[kx]) for r in rows if as_number(r[kx]) is not None})
-    ys = sorted({as_number(r[ky]) for r in rows if as_number(r[ky]) is not None})
+def plot_sweep_map(rows, gx, gy, metric, models, out, title):
+    """heat map of metric over two axes, a panel per model, each over its own keys of them
+    (an axis setting both models' stiffness shows each model's); failed cells crossed"""
     fig, axes = plt.subplots(1, len(models), figsize=(4.8 * len(models) + 1, 4.4),
                              squeeze=False)
     for ax, model in zip(axes[0], models):
+        kx, ky = model_key(gx, model), model_key(gy, model)
+        xs = sorted({as_number(r[kx]) for r in rows if as_number(r[kx]) is not None})
+        ys = sorted({as_number(r[ky]) for r in rows if as_number(r[ky]) is not None})
         grid = [[float("nan")] * len(xs) for _ in ys]
         failed = set()
         for iy, y in enumerate(ys):
@@ -399,25 +431,30 @@ def plot_sweep(directory, metrics, outdir, title):
             print("plot.py: parameter %s is not a number in every run (a list or a string): no "
                   "figure for it (a list's element, %s[0], can be an axis)" % (k, k),
                   file=sys.stderr)
-    # keys set to the same value in every run (a study's axis of several keys: both models'
-    # friction) are one axis, named by its first key; keys that merely vary together (two
-    # parameters of one random axis) stay apart
-    axes = []
+    # the keys of one axis of the study ({"keys": [...], "values": [...]}: set together, each
+    # point a combination) are one axis, and so are keys set to the same value in every run
+    # (the study gone); keys that merely vary together (two parameters of one random axis)
+    # stay apart
+    axes = [[k for k in entry["keys"] if k in varying] for entry in study_axes(directory)]
+    axes = [group for group in axes if group]
     for k in varying:
+        if any(k in group for group in axes):
+            continue
         for group in axes:
             if all(as_number(r[k]) == as_number(r[group[0]]) for r in rows):
                 group.append(k)
                 break
         else:
             axes.append([k])
-    varying = [group[0] for group in axes]
+    varying = axes
     outdir = outdir or os.path.join(directory, "figures")
     os.makedirs(outdir, exist_ok=True)
     title = title or os.path.basename(os.path.normpath(directory))
     for metric in metrics:
-        for key in varying:
-            plot_sweep_line(rows, key, metric, models,
-                            os.path.join(outdir, "sweep_%s_vs_%s.png" % (metric, key)), title)
+        for group in varying:
+            plot_sweep_line(rows, group, metric, models,
+                            os.path.join(outdir, "sweep_%s_vs_%s.png" % (metric, group[0])),
+                            title)
         if len(varying) >= 2:
             plot_sweep_map(rows, varying[0], varying[1], metric, models,
                            os.path.join(outdir, "sweep_%s_map.png" % metric), title)
