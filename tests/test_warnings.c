@@ -242,6 +242,21 @@ static void test_underdamped_bounce(void** state) {
   assert_true(w->pmax - w->pmin < 0.01 * G);
   cs_metricsFree(&mt);
   cs_deleteModel(m);
+
+  // on a 10-degree slope the springs carry m g cos 10 across the plane, and the note says so
+  // beside the weight (the mean was set beside the whole weight, a deficit that is none)
+  m = loadWith("tests/data/warn/bounce.json", "\"planes\": [{\"name\": \"floor\"}]",
+               "\"planes\": [{\"name\": \"floor\", \"frame\": {\"rotation\": "
+               "{\"axis\": [0, 1, 0], \"angle_deg\": 10}}}]");
+  runWithMetrics(m, &mt);
+  note = noteWith(&mt, "still bouncing");
+  print_message("%s\n", note ? note : "(no note)");
+  assert_non_null(note);
+  snprintf(expect, sizeof(expect), "weight carried %.4g N, %.4g N of it across the plane", G,
+           G * cos(10 * CS_PI / 180));
+  assert_non_null(strstr(note, expect));
+  cs_metricsFree(&mt);
+  cs_deleteModel(m);
 }
 
 

@@ -719,14 +719,28 @@ static void checkNormalForces(csMetrics* mt, const csModel* m, const csData* d) 
     } else {
       snprintf(remedy, sizeof(remedy), "raise %s", key);
     }
+    // on a slope the contact carries the weight's part across the plane (m g cos theta), which
+    // the mean is to be read against (it was set beside the whole weight, a deficit that is none)
+    // the plane's normal is its frame's z axis
+    const csMat33* R = &d->plane_pose[c->plane].R;
+    csVec3 n = csu_vec3(R->m[0][2], R->m[1][2], R->m[2][2]);
+    double g = csu_norm(m->gravity);
+    double across = g > 0 ? c->weight * fabs(csu_dot(n, m->gravity)) / g : c->weight;
+    char carried[96];
+    if (fabs(across - c->weight) > 1e-3 * c->weight) {
+      snprintf(carried, sizeof(carried), "weight carried %.4g N, %.4g N of it across the plane",
+               c->weight, across);
+    } else {
+      snprintf(carried, sizeof(carried), "weight carried %.4g N", c->weight);
+    }
     cs_metricsNote(mt,
                    "contact '%s' (%s) is still bouncing or rocking on its plane at t = %.3g-%.3g "
                    "s: its normal force swings "
-                   "between %.4g and %.4g N (mean %.4g N, weight carried %.4g N); the normal "
+                   "between %.4g and %.4g N (mean %.4g N, %s); the normal "
                    "direction is under-damped and the vibration is the contact model's, not "
                    "the body's; for a damping ratio of about 1/2 %s",
                    contactName(m, c->force), unitKind(m, c), w->pt0, w->pt0 + CS_METRICS_WINDOW,
-                   w->pmin, w->pmax, w->psum / w->pn, c->weight, remedy);
+                   w->pmin, w->pmax, w->psum / w->pn, carried, remedy);
   }
   if (peakAt >= 0) {
     const csMetricsContact* c = &mt->contact[peakAt];
