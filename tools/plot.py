@@ -266,7 +266,9 @@ PARAM_UNITS = {"mu_static": "1", "mu_dynamic": "1", "mu_viscous": "s/m",
 
 
 def metric_unit(metric):
-    return METRIC_UNITS.get(metric, "?")
+    """Unit of a results.csv column: a metric's, or a final pose's as in a run's CSV
+    (foot.px, m)"""
+    return METRIC_UNITS.get(metric) or unit_of(metric)
 
 
 def param_unit(key):
