@@ -36,11 +36,15 @@ char* th_readFile(const char* path, size_t* n) {
 }
 
 
-csModel* th_loadFile(const char* relpath) {
+csModel* th_loadFile(const char* relpath) { return th_loadFileWith(relpath, NULL); }
+
+
+csModel* th_loadFileWith(const char* relpath, const char* contact_model) {
   char path[1024];
   snprintf(path, sizeof(path), "%s/%s", CS_SOURCE_ROOT, relpath);
   csError err = {0};
-  csModel* m = cs_loadScene(path, NULL, &err);
+  csLoadOptions lo = {.contact_model = contact_model};
+  csModel* m = cs_loadScene(path, &lo, &err);
   if (!m) {
     print_error("%s did not load: %s: %s\n", path, err.path, err.message);
     fail();

@@ -14,6 +14,8 @@
 csModel* th_loadString(const char* json);
 // Load a scene file relative to the source root; fails the test if it does not load.
 csModel* th_loadFile(const char* relpath);
+// the same, loaded with that contact model (NULL: the scene's own)
+csModel* th_loadFileWith(const char* relpath, const char* contact_model);
 // The whole file at path, malloc'd and zero-terminated (free it); its length in *n unless n is
 // NULL. Fails the test if it cannot be read.
 char* th_readFile(const char* path, size_t* n);

@@ -111,6 +111,7 @@ typedef struct Group {
   int* iz;                 // (nz_schur)
   int nz_schur;
   long schur_rhs;          // right-hand sides spent on its difference-quotient Jacobians
+  long dense_rhs;          // the same for its dense Jacobians (denseJac)
   // the chain's Jacobian from its mass matrix (schurModelJac), when every element of the group
   // gives its own derivatives (csForceKind.mobilityJacobian)
   int schur_model;         // 1: in use
@@ -1170,6 +1171,48 @@ static int schurModelJac(Group* g, sunrealtype t, N_Vector y, ChainMatrix* c) {
 }
 
 
+// The dense Jacobian by difference quotients (CVodeSetJacFn), column by column, with the
+// increments CVODE's own chooses (cvLsDenseDQJac): that one creates and frees a vector on every
+// call, three allocations a Jacobian in the middle of the integration, where this allocates
+// nothing. A column of a speed or an element's state keeps the position stage already realized
+// (groupRhsColumn), which CVODE's could not.
+static int denseJac(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix J, void* user_data,
+                    N_Vector tmp1, N_Vector tmp2, N_Vector tmp3) {
+  (void)tmp3;
+  Group* g = user_data;
+  sunrealtype* yd = N_VGetArrayPointer(y);
+  const sunrealtype* f0 = N_VGetArrayPointer(fy);
+  sunrealtype* f1 = N_VGetArrayPointer(tmp2);
+  if (CVodeGetErrWeights(g->mem, tmp1) != CV_SUCCESS) {
+    return -1;
+  }
+  const sunrealtype* ew = N_VGetArrayPointer(tmp1);
+  sunrealtype h = 0;
+  CVodeGetCurrentStep(g->mem, &h);
+  int n = g->nstate;
+  double srur = sqrt(DBL_EPSILON);
+  double fnorm = N_VWrmsNorm(fy, tmp1);
+  double min_inc = fnorm != 0 ? 1000 * fabs(h) * DBL_EPSILON * n * fnorm : 1.0;
+  for (int j = 0; j < n; j++) {
+    double yj = yd[j];
+    double inc = fmax(srur * fabs(yj), min_inc / ew[j]);
+    yd[j] = yj + inc;
+    int r = groupRhsColumn(t, yd, f1, g);
+    g->dense_rhs++;
+    yd[j] = yj;
+    if (r != 0) {
+      return r;
+    }
+    sunrealtype* col = SUNDenseMatrix_Column(J, j);
+    double inv = 1.0 / inc;
+    for (int i = 0; i < n; i++) {
+      col[i] = inv * (f1[i] - f0[i]);
+    }
+  }
+  return 0;
+}
+
+
 // the Jacobian by difference quotients over the q and u columns (CVodeSetJacFn), into the
 // compact matrix
 static int schurJac(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix J, void* user_data,
@@ -1915,7 +1958,9 @@ static int createSolver(Group* g, double t0, csError* err) {
     return CS_ERR_MEMORY;
   }
   if (check(CVodeSetLinearSolver(g->mem, g->LS, g->A), "CVodeSetLinearSolver", sim, t0, err) ||
-      check(CVodeSetProjFn(g->mem, project), "CVodeSetProjFn", sim, t0, err)) {
+      check(CVodeSetProjFn(g->mem, project), "CVodeSetProjFn", sim, t0, err) ||
+      (g->A && ls != CS_LINSOL_BAND &&
+       check(CVodeSetJacFn(g->mem, denseJac), "CVodeSetJacFn", sim, t0, err))) {
     return CS_ERR_SOLVER;
   }
   return CS_OK;
@@ -3012,7 +3057,7 @@ void cs_integratorStats(const csIntegrator* sim, csStats* st) {
     st->nncf += sum.nncf;
     st->nstiff += sum.nstiff;
     st->njac += sum.njac;
-    st->nrhs_jac += sum.nrhs_jac + g->schur_rhs;
+    st->nrhs_jac += sum.nrhs_jac + g->schur_rhs + g->dense_rhs;
     int width = g->linsol == CS_LINSOL_BAND ? g->upper + g->lower + 1 : g->nstate;
     st->bandwidth = width > st->bandwidth ? width : st->bandwidth;
     // the solver of the largest group (groups of one run may differ: GMRES for a long chain,
