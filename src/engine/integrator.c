@@ -1171,6 +1171,21 @@ static int schurModelJac(Group* g, sunrealtype t, N_Vector y, ChainMatrix* c) {
 }
 
 
+// The scale of difference quotients as CVODE's dense ones choose it (cvLsDenseDQJac): the
+// error weights into ewt (returned, NULL when CVODE cannot give them) and the least increment;
+// state j's increment is then max(sqrt(eps) |y_j|, min_inc / ewt_j)
+static const sunrealtype* dqScale(Group* g, N_Vector fy, N_Vector ewt, double* min_inc) {
+  if (CVodeGetErrWeights(g->mem, ewt) != CV_SUCCESS) {
+    return NULL;
+  }
+  sunrealtype h = 0;
+  CVodeGetCurrentStep(g->mem, &h);
+  double fnorm = N_VWrmsNorm(fy, ewt);
+  *min_inc = fnorm != 0 ? 1000 * fabs(h) * DBL_EPSILON * g->nstate * fnorm : 1.0;
+  return N_VGetArrayPointer(ewt);
+}
+
+
 // The dense Jacobian by difference quotients (CVodeSetJacFn), column by column, with the
 // increments CVODE's own chooses (cvLsDenseDQJac): that one creates and frees a vector on every
 // call, three allocations a Jacobian in the middle of the integration, where this allocates
@@ -1183,19 +1198,15 @@ static int denseJac(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix J, void* u
   sunrealtype* yd = N_VGetArrayPointer(y);
   const sunrealtype* f0 = N_VGetArrayPointer(fy);
   sunrealtype* f1 = N_VGetArrayPointer(tmp2);
-  if (CVodeGetErrWeights(g->mem, tmp1) != CV_SUCCESS) {
+  double min_inc;
+  const sunrealtype* ew = dqScale(g, fy, tmp1, &min_inc);
+  if (!ew) {
     return -1;
   }
-  const sunrealtype* ew = N_VGetArrayPointer(tmp1);
-  sunrealtype h = 0;
-  CVodeGetCurrentStep(g->mem, &h);
   int n = g->nstate;
-  double srur = sqrt(DBL_EPSILON);
-  double fnorm = N_VWrmsNorm(fy, tmp1);
-  double min_inc = fnorm != 0 ? 1000 * fabs(h) * DBL_EPSILON * n * fnorm : 1.0;
   for (int j = 0; j < n; j++) {
     double yj = yd[j];
-    double inc = fmax(srur * fabs(yj), min_inc / ew[j]);
+    double inc = fmax(sqrt(DBL_EPSILON) * fabs(yj), min_inc / ew[j]);
     yd[j] = yj + inc;
     int r = groupRhsColumn(t, yd, f1, g);
     g->dense_rhs++;
@@ -1227,20 +1238,15 @@ static int schurJac(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix J, void* u
   sunrealtype* yd = N_VGetArrayPointer(y);
   const sunrealtype* f0 = N_VGetArrayPointer(fy);
   const sunrealtype* f1 = N_VGetArrayPointer(tmp2);
-  // increments as CVODE's dense difference quotients choose them (cvLsDenseDQJac)
-  if (CVodeGetErrWeights(g->mem, tmp1) != CV_SUCCESS) {
+  double min_inc;
+  const sunrealtype* ew = dqScale(g, fy, tmp1, &min_inc);
+  if (!ew) {
     return -1;
   }
-  const sunrealtype* ew = N_VGetArrayPointer(tmp1);
-  sunrealtype h = 0;
-  CVodeGetCurrentStep(g->mem, &h);
-  double srur = sqrt(DBL_EPSILON);
-  double fnorm = N_VWrmsNorm(fy, tmp1);
-  double min_inc = fnorm != 0 ? 1000 * fabs(h) * DBL_EPSILON * g->nstate * fnorm : 1.0;
   for (int col = 0; col < 2 * nb; col++) {
     int j = col < nb ? g->iq[col] : g->iu[col - nb];
     double yj = yd[j];
-    double inc = fmax(srur * fabs(yj), min_inc / ew[j]);
+    double inc = fmax(sqrt(DBL_EPSILON) * fabs(yj), min_inc / ew[j]);
     yd[j] = yj + inc;
     int r = rhs(t, y, tmp2, g);
     g->schur_rhs++;
