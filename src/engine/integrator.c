@@ -1186,11 +1186,24 @@ static const sunrealtype* dqScale(Group* g, N_Vector fy, N_Vector ewt, double* m
 }
 
 
+// f at y with state j moved by its increment (max(sqrt(eps) |y_j|, least), returned in *inc),
+// into f; y as it was after. A column of a speed or an element's state keeps the position stage
+// already realized (groupRhsColumn).
+static int dqColumn(Group* g, double t, sunrealtype* y, int j, double least, sunrealtype* f,
+                    double* inc) {
+  double yj = y[j];
+  *inc = fmax(sqrt(DBL_EPSILON) * fabs(yj), least);
+  y[j] = yj + *inc;
+  int r = groupRhsColumn(t, y, f, g);
+  y[j] = yj;
+  return r;
+}
+
+
 // The dense Jacobian by difference quotients (CVodeSetJacFn), column by column, with the
 // increments CVODE's own chooses (cvLsDenseDQJac): that one creates and frees a vector on every
 // call, three allocations a Jacobian in the middle of the integration, where this allocates
-// nothing. A column of a speed or an element's state keeps the position stage already realized
-// (groupRhsColumn), which CVODE's could not.
+// nothing.
 static int denseJac(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix J, void* user_data,
                     N_Vector tmp1, N_Vector tmp2, N_Vector tmp3) {
   (void)tmp3;
@@ -1205,12 +1218,9 @@ static int denseJac(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix J, void* u
   }
   int n = g->nstate;
   for (int j = 0; j < n; j++) {
-    double yj = yd[j];
-    double inc = fmax(sqrt(DBL_EPSILON) * fabs(yj), min_inc / ew[j]);
-    yd[j] = yj + inc;
-    int r = groupRhsColumn(t, yd, f1, g);
+    double inc;
+    int r = dqColumn(g, t, yd, j, min_inc / ew[j], f1, &inc);
     g->dense_rhs++;
-    yd[j] = yj;
     if (r != 0) {
       return r;
     }
@@ -1245,12 +1255,9 @@ static int schurJac(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix J, void* u
   }
   for (int col = 0; col < 2 * nb; col++) {
     int j = col < nb ? g->iq[col] : g->iu[col - nb];
-    double yj = yd[j];
-    double inc = fmax(sqrt(DBL_EPSILON) * fabs(yj), min_inc / ew[j]);
-    yd[j] = yj + inc;
-    int r = rhs(t, y, tmp2, g);
+    double inc;
+    int r = dqColumn(g, t, yd, j, min_inc / ew[j], N_VGetArrayPointer(tmp2), &inc);
     g->schur_rhs++;
-    yd[j] = yj;
     if (r != 0) {
       return r;
     }
