@@ -1007,9 +1007,13 @@ def replay_reads_quoted_header_names():
         names = ",".join('"' + n + '"' for n in lines[0].split(","))
         f.write(names + ',"a note, ""with"" a comma"\n')
         f.writelines(row + ",7\n" for row in lines[1:])
+    # and one saved with a byte order mark (a spreadsheet's "CSV UTF-8"), which hid the t
+    bom = os.path.join(d, "bom.csv")
+    with open(bom, "wb") as f:
+        f.write(b"\xef\xbb\xbf" + open(quoted, "rb").read())
     pages = {}
     for name, source, piped in (("plain", plain, False), ("file", quoted, False),
-                                ("pipe", quoted, True)):
+                                ("pipe", quoted, True), ("bom", bom, False)):
         page = os.path.join(d, name + ".html")
         with open(source) as f:
             p = replay(CHAIN_4, "/dev/stdin" if piped else source, "-o", page,
@@ -1017,8 +1021,21 @@ def replay_reads_quoted_header_names():
         check(p.returncode == 0, (name, p.returncode, p.stderr))
         text = open(page).read() if p.returncode == 0 else ""
         pages[name] = re.sub(r'"csv":"[^"]*"', '"csv":""', text)
-    check(pages["plain"] and pages["file"] == pages["plain"] and pages["pipe"] == pages["plain"],
-          "the quoted header's page differs from the plain one's")
+    check(pages["plain"] and pages["file"] == pages["plain"] and pages["pipe"] == pages["plain"]
+          and pages["bom"] == pages["plain"], "the quoted header's page differs from the plain one's")
+    # a zero quaternion is no orientation: refused, naming the line (it was drawn flipped)
+    rows = [lines[0]] + lines[1:]
+    header = rows[0].split(",")
+    qw = header.index("link0.qw")
+    cells = rows[2].split(",")
+    cells[qw:qw + 4] = ["0"] * 4
+    rows[2] = ",".join(cells)
+    zero = os.path.join(d, "zero.csv")
+    with open(zero, "w") as f:
+        f.write("\n".join(rows) + "\n")
+    p = replay(CHAIN_4, zero, "-o", os.path.join(d, "zero.html"))
+    check(p.returncode == 2 and "line 3, column 'link0.qw': the orientation is a zero quaternion"
+          in p.stderr, (p.returncode, p.stderr))
 
 
 @case

@@ -92,6 +92,14 @@ try {
   });
   fs.writeFileSync(`${work}/early.csv`, `${[lines[0], ...shifted].join('\n')}\n`);
   cs('replay', 'scenes/pendulum_stop.json', `${work}/early.csv`, '-o', `${work}/early.html`);
+  // and one with the arm's quaternion doubled on row 50 (edited by hand): drawn normalised, as
+  // between rows (at the row itself it was drawn stretched)
+  const names = lines[0].split(',');
+  const qw = names.indexOf('arm.qw');
+  const row = lines[50].split(',');
+  for (let j = 0; j < 4; j++) row[qw + j] = String(2 * Number(row[qw + j]));
+  fs.writeFileSync(`${work}/long_q.csv`, `${[...lines.slice(0, 50), row.join(','), ...lines.slice(51)].join('\n')}\n`);
+  cs('replay', 'scenes/pendulum_stop.json', `${work}/long_q.csv`, '-o', `${work}/long_q.html`);
 }
 
 // the page's CSV and the forces CSV of the same run agree on every shared column
@@ -498,6 +506,24 @@ try {
     check(drawn.t > ts[0] && drawn.t < ts[ts.length - 1] && angle < 1e-4,
       'play moves through a run before t = 0, drawing its rows', `t = ${drawn.t} s, ${angle} rad from the CSV`);
     check(problems.length === 0, 'no console errors and no network requests (run before t = 0)', problems.join('; '));
+    await page.close();
+  }
+
+  // ---- a quaternion of another length at a row is drawn normalised ----
+  {
+    const { page, problems } = await open(`${work}/long_q.html`);
+    const csv = readCsv(`${work}/long_q.csv`);
+    const t = csv.col('t')[49];
+    const q = await page.evaluate((tt) => {
+      window.__replay.seek(tt);
+      return window.__replay.bodyPose(0, 0).q;
+    }, t);
+    const want = ['qw', 'qx', 'qy', 'qz'].map((c) => csv.col(`arm.${c}`)[49]);
+    const norm = Math.hypot(...want);
+    const off = Math.max(...want.map((w, i) => Math.abs(w / norm - q[i])));
+    check(Math.abs(Math.hypot(...q) - 1) < 1e-6 && off < 1e-6,
+      'a quaternion of length 2 at a row is drawn normalised', `${q} against ${want}`);
+    check(problems.length === 0, 'no console errors and no network requests (long quaternion)', problems.join('; '));
     await page.close();
   }
 

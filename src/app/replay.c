@@ -320,6 +320,11 @@ static int columnsInit(Columns* c, const char* line, size_t len) {
   if (!c->header) {
     return -1;
   }
+  // a byte order mark (a spreadsheet's "CSV UTF-8") is no part of the first name
+  if (len >= 3 && memcmp(line, "\xEF\xBB\xBF", 3) == 0) {
+    line += 3;
+    len -= 3;
+  }
   memcpy(c->header, line, len);
   c->header[len] = 0;
   // strip a carriage return (a CSV saved on Windows)
@@ -801,6 +806,20 @@ static csStatus readRows(const char* text, const Columns* c, const csReplayRun* 
       status = setError(err, CS_ERR_INPUT, r->csv,
                         "line %ld: t = %.17g does not come after the line before's %.17g (the "
                         "rows must be in time order)", line, t[row], t[row - 1]);
+      break;
+    }
+    // an orientation for every body: a zero quaternion has none (drawn, it flipped the body);
+    // one of another length is drawn normalised, as between rows
+    const Series* qs = &d->s[S_Q];
+    for (int k = 0; k < qs->count && status == CS_OK; k++) {
+      const double* e = qs->value + ((size_t)row * (size_t)qs->count + (size_t)k) * 4;
+      if (e[0] == 0 && e[1] == 0 && e[2] == 0 && e[3] == 0) {
+        status = setError(err, CS_ERR_INPUT, r->csv,
+                          "line %ld, column '%s': the orientation is a zero quaternion, which "
+                          "the page cannot draw", line, c->name[qs->col[4 * k]]);
+      }
+    }
+    if (status != CS_OK) {
       break;
     }
     row++;

@@ -120,14 +120,9 @@ export function lerpInto(out, s, count, width, r, k) {
 export function quatInto(out, run, nbody, r, k) {
   const q = run.q;
   const i0 = (r.i * nbody + k) * 4;
-  if (r.a === 0) {
-    out[0] = q[i0];
-    out[1] = q[i0 + 1];
-    out[2] = q[i0 + 2];
-    out[3] = q[i0 + 3];
-    return out;
-  }
-  const i1 = i0 + nbody * 4;
+  // at a row, the row's own quaternion, normalised as between rows (a CSV edited by hand may
+  // hold one of another length, which drew the body stretched)
+  const i1 = r.a === 0 ? i0 : i0 + nbody * 4;
   const dot = q[i0] * q[i1] + q[i0 + 1] * q[i1 + 1] + q[i0 + 2] * q[i1 + 2] + q[i0 + 3] * q[i1 + 3];
   const s = dot < 0 ? -1 : 1;
   let n = 0;
