@@ -100,6 +100,13 @@ try {
   for (let j = 0; j < 4; j++) row[qw + j] = String(2 * Number(row[qw + j]));
   fs.writeFileSync(`${work}/long_q.csv`, `${[...lines.slice(0, 50), row.join(','), ...lines.slice(51)].join('\n')}\n`);
   cs('replay', 'scenes/pendulum_stop.json', `${work}/long_q.csv`, '-o', `${work}/long_q.html`);
+  // a run continued from a checkpoint at 0.5 s beside one from the start
+  cs('run', 'scenes/pendulum_stop.json', '--duration', '0.5', '-o', `${work}/first.csv`,
+    '--save-state', `${work}/half.state`, '-q');
+  cs('run', 'scenes/pendulum_stop.json', '--duration', '1', '--initial-state', `${work}/half.state`,
+    '-o', `${work}/second.csv`, '-q');
+  cs('replay', 'scenes/pendulum_stop.json', `${work}/first.csv`, `${work}/second.csv`, '-o',
+    `${work}/later.html`);
 }
 
 // the page's CSV and the forces CSV of the same run agree on every shared column
@@ -524,6 +531,23 @@ try {
     check(Math.abs(Math.hypot(...q) - 1) < 1e-6 && off < 1e-6,
       'a quaternion of length 2 at a row is drawn normalised', `${q} against ${want}`);
     check(problems.length === 0, 'no console errors and no network requests (long quaternion)', problems.join('; '));
+    await page.close();
+  }
+
+  // ---- a run that starts later says so before its first row, and shows no numbers ----
+  {
+    const { page, problems } = await open(`${work}/later.html`);
+    const note = await page.evaluate(() => {
+      window.__replay.seek(0.2);
+      return document.getElementById('stops').textContent;
+    });
+    check(/the run starts at t = 0\.5 s/.test(note), 'a run continued from 0.5 s says where it starts', note);
+    const after = await page.evaluate(() => {
+      window.__replay.seek(0.7);
+      return document.getElementById('stops').textContent;
+    });
+    check(!/starts at/.test(after), 'and no more once it has started', after);
+    check(problems.length === 0, 'no console errors and no network requests (later run)', problems.join('; '));
     await page.close();
   }
 

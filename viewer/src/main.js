@@ -550,17 +550,22 @@ function buildUi(replay, state, multi, duration, start) {
       // the arrow scale: an arrow of this length stands for this force
       $('scale').textContent = `${fmtNum(s.forceUnit)} N = ${fmtLength(s.forceUnit * scale)}`;
       // a run whose CSV ends before this time (it failed, or was stopped) shows no numbers here,
-      // and says where it ended, rather than its last values as if it were still going
+      // and says where it ended, rather than its last values as if it were still going; and so
+      // does one whose CSV starts after it (continued from a checkpoint), rather than its first
       const ended = views.map((v) => v.run.t.length > 0 && s.t > v.run.t[v.run.t.length - 1] + 1e-12);
+      const unborn = views.map((v) => v.run.t.length > 0 && s.t < v.run.t[0] - 1e-12);
       keys.forEach(([key, , unit], j) => {
         views.forEach((v, i) => {
           const live = { ...v.live, ...v.bodyNumbers(s.selected) };
-          cells[j][i].textContent = ended[i] ? '–' : fmt(live[key], unit);
+          cells[j][i].textContent = ended[i] || unborn[i] ? '–' : fmt(live[key], unit);
         });
       });
       const stops = views.flatMap((v) => v.activeStops || []);
-      const notes = views.filter((v, i) => ended[i]).map((v) =>
-        `${multi ? `${v.run.model}: ` : ''}the run ends at t = ${fmtNum(v.run.t[v.run.t.length - 1])} s (its CSV ends there)`);
+      const notes = views.flatMap((v, i) => {
+        const who = multi ? `${v.run.model}: ` : '';
+        return ended[i] ? [`${who}the run ends at t = ${fmtNum(v.run.t[v.run.t.length - 1])} s (its CSV ends there)`]
+          : unborn[i] ? [`${who}the run starts at t = ${fmtNum(v.run.t[0])} s (its CSV starts there)`] : [];
+      });
       if (stops.length) notes.push(`active stops: ${[...new Set(stops)].join(', ')}`);
       $('stops').textContent = notes.join('; ');
     },
