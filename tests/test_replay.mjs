@@ -107,6 +107,23 @@ try {
     '-o', `${work}/second.csv`, '-q');
   cs('replay', 'scenes/pendulum_stop.json', `${work}/first.csv`, `${work}/second.csv`, '-o',
     `${work}/later.html`);
+  // a block without a shape of its own, on corner spheres in one model and points in the other
+  fs.writeFileSync(`${work}/corners.json`, JSON.stringify({
+    name: 'corners', gravity: [0, 0, -9.81],
+    bodies: [{ name: 'block', mass: 1, inertia: { diag: [0.004, 0.004, 0.004] },
+      joint: { type: 'free', initial: { position: [0, 0, 0.06] } } }],
+    planes: [{ name: 'floor' }],
+    contacts: [{ name: 'c', body: 'block', plane: 'floor', radius: 0.01,
+      points: [[-0.05, -0.05, -0.05], [0.05, -0.05, -0.05], [-0.05, 0.05, -0.05], [0.05, 0.05, -0.05],
+        [-0.05, -0.05, 0.05], [0.05, -0.05, 0.05], [-0.05, 0.05, 0.05], [0.05, 0.05, 0.05]] }],
+    contact_models: { hunt_crossley: { plane_strain_modulus: 1e7 }, compliant_point: { penalty_stiffness: 1e5 } },
+    simulation: { duration: 0.05 },
+  }));
+  for (const order of [['hunt_crossley', 'compliant_point'], ['compliant_point', 'hunt_crossley']]) {
+    cs('compare', `${work}/corners.json`, '--models', order.join(','), '--out-dir', `${work}/corners_${order[0]}`, '-q');
+    cs('replay', `${work}/corners.json`, ...order.map((m) => `${work}/corners_${order[0]}/${m}.csv`),
+      '-o', `${work}/corners_${order[0]}.html`);
+  }
 }
 
 // the page's CSV and the forces CSV of the same run agree on every shared column
@@ -532,6 +549,21 @@ try {
       'a quaternion of length 2 at a row is drawn normalised', `${q} against ${want}`);
     check(problems.length === 0, 'no console errors and no network requests (long quaternion)', problems.join('; '));
     await page.close();
+  }
+
+  // ---- a block drawn from its corners in every model, whichever comes first ----
+  {
+    // corners.json: the corners are spheres in one model and points in the other; with the
+    // spheres' model listed first, both runs drew the block as a glyph
+    const shapes = [];
+    for (const order of [['hunt_crossley', 'compliant_point'], ['compliant_point', 'hunt_crossley']]) {
+      const { page, problems } = await open(`${work}/corners_${order[0]}.html`);
+      shapes.push(await page.evaluate(() => window.__replay.shapes));
+      check(problems.length === 0, `no console errors and no network requests (corners, ${order[0]} first)`, problems.join('; '));
+      await page.close();
+    }
+    check(shapes.every((s) => s[0] === 'box'), 'a block is drawn from its corners whichever model comes first',
+      JSON.stringify(shapes));
   }
 
   // ---- a run that starts later says so before its first row, and shows no numbers ----

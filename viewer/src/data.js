@@ -41,8 +41,9 @@ export function decodeReplay(d) {
   for (const b of d.bodies) {
     b.centre = b.com;
   }
-  // a body without a shape whose contact stations span a volume (the corners of a block) is
-  // drawn as their bounding box
+  // a body without a shape whose point contacts span a volume (the corners of a block) is
+  // drawn as their bounding box, in every run of a comparison when any run has them as points
+  // (a model of spheres listed first gave the others a glyph)
   d.bodies.forEach((b, k) => {
     if (b.shape) {
       return;
@@ -50,7 +51,8 @@ export function decodeReplay(d) {
     const lo = [Infinity, Infinity, Infinity];
     const hi = [-Infinity, -Infinity, -Infinity];
     let n = 0;
-    for (const c of d.runs.length ? d.runs[0].contacts : []) {
+    const points = d.runs.find((r) => r.contacts.some((c) => c.body === k && c.type !== 'sphere'));
+    for (const c of points ? points.contacts : []) {
       if (c.body !== k || c.type === 'sphere') {
         continue;
       }

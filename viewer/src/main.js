@@ -302,6 +302,8 @@ function main() {
     duration, start,
     runs: replay.runs.map((r) => r.model),
     bodies: replay.bodies.map((b) => b.name),
+    // what each body is drawn as: a shape's type ('box', 'sphere', ...) or 'glyph'
+    shapes: replay.bodies.map((b) => (b.shape ? b.shape.type : 'glyph')),
     ext,
     seek(t) {
       state.playing = false;
