@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "engine/forces.h"
@@ -184,6 +185,25 @@ static void checkExpSprings(csMetrics* mt, const csModel* m, const csData* d) {
   }
   // "up" points against gravity; the slope of a plane is measured from it
   csVec3 up = csu_scale(-1.0 / g, m->gravity);
+  // each body's springs counted, its first one and whether they touch more than one plane, in
+  // one pass (a scan of every element for each spring made 100,000 blocks take minutes)
+  int* count = calloc((size_t)m->nbody * 3, sizeof(int));
+  if (!count) {
+    return;  // the diagnostic is left out, as with any other out-of-memory at set-up
+  }
+  int *first = count + m->nbody, *mixed = first + m->nbody;
+  for (int e = 0; e < m->nforce; e++) {
+    const csForce* f = &m->force[e];
+    int b = f->ref[CS_REF_BODY];
+    if (f->kind != CS_FORCE_EXP_SPRING || b <= 0 || b >= m->nbody) {
+      continue;
+    }
+    if (count[b]++ == 0) {
+      first[b] = e;
+    } else if (f->ref[CS_REF_PLANE] != m->force[first[b]].ref[CS_REF_PLANE]) {
+      mixed[b] = 1;
+    }
+  }
   for (int e = 0; e < m->nforce; e++) {
     const csForce* f = &m->force[e];
     if (f->kind != CS_FORCE_EXP_SPRING) {
@@ -196,16 +216,21 @@ static void checkExpSprings(csMetrics* mt, const csModel* m, const csData* d) {
       continue;
     }
     int body = f->ref[CS_REF_BODY], plane = f->ref[CS_REF_PLANE];
-    // one message per body and plane: skip pairs already checked; count the body's springs
-    int seen = 0, n = 0;
-    for (int o = 0; o < m->nforce; o++) {
-      const csForce* fo = &m->force[o];
-      if (fo->kind == CS_FORCE_EXP_SPRING && fo->ref[CS_REF_BODY] == body) {
-        n++;
-        seen |= o < e && fo->ref[CS_REF_PLANE] == plane;
+    if (body <= 0 || body >= m->nbody) {
+      continue;
+    }
+    // one message per body and plane: skip pairs already checked (a body on several planes,
+    // rare, has its earlier springs looked through)
+    int n = count[body], seen = e != first[body];
+    if (seen && mixed[body]) {
+      seen = 0;
+      for (int o = first[body]; o < e && !seen; o++) {
+        const csForce* fo = &m->force[o];
+        seen = fo->kind == CS_FORCE_EXP_SPRING && fo->ref[CS_REF_BODY] == body &&
+               fo->ref[CS_REF_PLANE] == plane;
       }
     }
-    if (seen || body <= 0 || body >= m->nbody) {
+    if (seen) {
       continue;
     }
     // the body's mass shared evenly by its n springs, and the damping the scene really gives
@@ -246,33 +271,33 @@ static void checkExpSprings(csMetrics* mt, const csModel* m, const csData* d) {
             acos(fmin(1.0, cosTheta)) * 180.0 / acos(-1.0), m->plane[plane].name, creep, vsettle,
             needed, needed * needed / (4.0 * kxy));
   }
-}
-
-
-// The root of b's tree: its ancestor whose parent is ground (0 for ground itself).
-static int treeRoot(const csModel* m, int b) {
-  while (b > 0 && m->body[b].parent > 0) {
-    b = m->body[b].parent;
-  }
-  return b;
+  free(count);
 }
 
 
 // Mass of the bodies that share b's root, kg: what a contact on b holds up when the whole tree
 // rests on it (a foot carries the leg and the pelvis above it). 0 for ground and for bodies
-// welded to it, which no contact holds up.
-static double treeMass(const csModel* m, int b) {
+// welded to it, which no contact holds up. root and rootMass: each body's root (its ancestor
+// whose parent is ground) and each root's tree mass (treeMasses).
+static double treeMass(const csModel* m, const int* root, const double* rootMass, int b) {
   if (b <= 0 || b >= m->nbody || m->body[b].fixed) {
     return 0;
   }
-  int root = treeRoot(m, b);
-  double mass = 0;
-  for (int o = 1; o < m->nbody; o++) {
-    if (treeRoot(m, o) == root) {
-      mass += m->body[o].mass;
-    }
+  return rootMass[root[b]];
+}
+
+
+// every root's tree mass into rootMass (nbody), in one pass: a parent comes before its children,
+// so a body's root is its parent's (a sum over every body for each contact made 100,000 blocks
+// take minutes to set up)
+static void treeMasses(const csModel* m, int* root, double* rootMass) {
+  for (int b = 0; b < m->nbody; b++) {
+    root[b] = b == 0 ? 0 : m->body[b].parent > 0 ? root[m->body[b].parent] : b;
+    rootMass[b] = 0;
   }
-  return mass;
+  for (int b = 1; b < m->nbody; b++) {
+    rootMass[root[b]] += m->body[b].mass;
+  }
 }
 
 
@@ -374,6 +399,16 @@ int cs_metricsInit(csMetrics* mt, const csModel* m, csData* d) {
     mt->set_fn[s] = mt->set_peak[s] = 0;
     mt->set_size[s] = 0;
   }
+  // the bodies' roots and their trees' masses, for the weight each contact carries
+  int* root = malloc(sizeof(int) * (size_t)m->nbody + 1);
+  double* rootMass = malloc(sizeof(double) * (size_t)m->nbody + 1);
+  if (!root || !rootMass) {
+    free(root);
+    free(rootMass);
+    cs_metricsFree(mt);
+    return -1;
+  }
+  treeMasses(m, root, rootMass);
   // one record per contact element: geometry from the slot convention of forces.h
   double g = csu_norm(m->gravity);
   mt->stick_speed = CS_METRICS_STICK_SPEED;
@@ -404,9 +439,10 @@ int cs_metricsInit(csMetrics* mt, const csModel* m, csData* d) {
     c->radius = c->sphere ? f->param[CS_SLOT_RADIUS] : 0.0;
     // what the contact holds up: the touching body's tree, and the plane's if it moves
     int pb = c->plane >= 0 && c->plane < m->nplane ? m->plane[c->plane].body : 0;
-    c->weight = g * treeMass(m, c->body);
-    if (treeRoot(m, pb) != treeRoot(m, c->body)) {
-      c->weight += g * treeMass(m, pb);
+    c->weight = g * treeMass(m, root, rootMass, c->body);
+    if (pb >= 0 && pb < m->nbody && c->body >= 0 && c->body < m->nbody &&
+        root[pb] != root[c->body]) {
+      c->weight += g * treeMass(m, root, rootMass, pb);
     }
     // a contact counts as loaded above a thousandth of its body's weight (at least 1 micronewton),
     // so that a grazing touch of a soft model is not taken for sliding under load
@@ -421,6 +457,8 @@ int cs_metricsInit(csMetrics* mt, const csModel* m, csData* d) {
       }
     }
   }
+  free(root);
+  free(rootMass);
 
   // the initial energy and contact positions
   cs_realizeDynamics(m, d);
