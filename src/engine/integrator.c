@@ -260,6 +260,29 @@ static int mergeIds(const int* a, int na, const int* b, int nb, int* out) {
 }
 
 
+// ids 0..n-1 bucketed by key[id] (0..nkey-1; -1: in no bucket), each bucket in increasing ids
+// (a counting sort): bucket k is list[start[k] .. start[k + 1]); start has nkey + 1 entries
+static void bucketIds(const int* key, int n, int nkey, int* start, int* list) {
+  memset(start, 0, sizeof(int) * ((size_t)nkey + 1));
+  for (int i = 0; i < n; i++) {
+    start[key[i] + 1] += key[i] >= 0;
+  }
+  for (int k = 0; k < nkey; k++) {
+    start[k + 1] += start[k];
+  }
+  // placing moves each start to its bucket's end; moved back after
+  for (int i = 0; i < n; i++) {
+    if (key[i] >= 0) {
+      list[start[key[i]]++] = i;
+    }
+  }
+  for (int k = nkey; k > 0; k--) {
+    start[k] = start[k - 1];
+  }
+  start[0] = 0;
+}
+
+
 static int layoutGroups(Sim* sim, int single) {
   const csModel* m = sim->m;
   csData* d = sim->d;
@@ -319,70 +342,39 @@ static int layoutGroups(Sim* sim, int single) {
   // Each group's bodies, elements and planes, and each body's elements, in increasing ids, listed
   // once (counting sorts): a group then visits its own alone. (Every group visited every body
   // and element: 20,000 free bodies took 3 s to set up, 100,000 a minute and more.) An element in
-  // every group (force_group -1: gravity) and a plane on a body that never moves are shared.
+  // every group (force_group -1: gravity) and a plane on a body that never moves are shared:
+  // their bucket is ng.
   int ng = sim->ngroup;
+  int nkey = nb > m->nforce ? nb : m->nforce;
+  nkey = nkey > m->nplane ? nkey : m->nplane;
+  int* key = ok ? allocArray((size_t)nkey, sizeof(int)) : NULL;
   int* bodyStart = ok ? allocArray((size_t)ng + 1, sizeof(int)) : NULL;
   int* bodyList = ok ? allocArray((size_t)nb, sizeof(int)) : NULL;
-  int* forceStart = ok ? allocArray((size_t)ng + 2, sizeof(int)) : NULL;  // the shared: ng
+  int* forceStart = ok ? allocArray((size_t)ng + 2, sizeof(int)) : NULL;
   int* forceList = ok ? allocArray((size_t)m->nforce, sizeof(int)) : NULL;
-  int* planeStart = ok ? allocArray((size_t)ng + 2, sizeof(int)) : NULL;  // the shared: ng
+  int* planeStart = ok ? allocArray((size_t)ng + 2, sizeof(int)) : NULL;
   int* planeList = ok ? allocArray((size_t)m->nplane, sizeof(int)) : NULL;
   int* homeStart = ok ? allocArray((size_t)nb + 1, sizeof(int)) : NULL;
   int* homeList = ok ? allocArray((size_t)m->nforce, sizeof(int)) : NULL;
-  ok = ok && bodyStart && bodyList && forceStart && forceList && planeStart && planeList &&
+  ok = ok && key && bodyStart && bodyList && forceStart && forceList && planeStart && planeList &&
        homeStart && homeList;
   if (ok) {
-    // counts, then starts, then each id in its bucket in increasing order; key -1: none
-    memset(bodyStart, 0, sizeof(int) * ((size_t)ng + 1));
-    memset(forceStart, 0, sizeof(int) * ((size_t)ng + 2));
-    memset(planeStart, 0, sizeof(int) * ((size_t)ng + 2));
-    memset(homeStart, 0, sizeof(int) * ((size_t)nb + 1));
-    for (int b = 1; b < nb; b++) {
-      bodyStart[gid[b] + 1] += gid[b] >= 0;
-    }
-    for (int e = 0; e < m->nforce; e++) {
-      forceStart[forceKey(sim, ng, e) + 1]++;
-      homeStart[m->force[e].home + 1]++;
-    }
-    for (int p = 0; p < m->nplane; p++) {
-      planeStart[planeKey(m, gid, ng, p) + 1]++;
-    }
-    for (int k = 0; k < ng; k++) {
-      bodyStart[k + 1] += bodyStart[k];
-    }
-    for (int k = 0; k <= ng; k++) {
-      forceStart[k + 1] += forceStart[k];
-      planeStart[k + 1] += planeStart[k];
-    }
     for (int b = 0; b < nb; b++) {
-      homeStart[b + 1] += homeStart[b];
+      key[b] = b > 0 ? gid[b] : -1;
     }
-    // placing moves each start to its bucket's end; moved back after
-    for (int b = 1; b < nb; b++) {
-      if (gid[b] >= 0) {
-        bodyList[bodyStart[gid[b]]++] = b;
-      }
-    }
+    bucketIds(key, nb, ng, bodyStart, bodyList);
     for (int e = 0; e < m->nforce; e++) {
-      forceList[forceStart[forceKey(sim, ng, e)]++] = e;
-      homeList[homeStart[m->force[e].home]++] = e;
+      key[e] = forceKey(sim, ng, e);
     }
+    bucketIds(key, m->nforce, ng + 1, forceStart, forceList);
+    for (int e = 0; e < m->nforce; e++) {
+      key[e] = m->force[e].home;
+    }
+    bucketIds(key, m->nforce, nb, homeStart, homeList);
     for (int p = 0; p < m->nplane; p++) {
-      planeList[planeStart[planeKey(m, gid, ng, p)]++] = p;
+      key[p] = planeKey(m, gid, ng, p);
     }
-    for (int k = ng; k > 0; k--) {
-      bodyStart[k] = bodyStart[k - 1];
-    }
-    bodyStart[0] = 0;
-    for (int k = ng + 1; k > 0; k--) {
-      forceStart[k] = forceStart[k - 1];
-      planeStart[k] = planeStart[k - 1];
-    }
-    forceStart[0] = planeStart[0] = 0;
-    for (int b = nb; b > 0; b--) {
-      homeStart[b] = homeStart[b - 1];
-    }
-    homeStart[0] = 0;
+    bucketIds(key, m->nplane, ng + 1, planeStart, planeList);
   }
   for (int gi = 0; ok && gi < ng; gi++) {
     Group* g = &sim->group[gi];
@@ -497,6 +489,7 @@ static int layoutGroups(Sim* sim, int single) {
     }
     csu_free(owner, 0);
   }
+  csu_free(key, 0);
   csu_free(bodyStart, 0);
   csu_free(bodyList, 0);
   csu_free(forceStart, 0);
