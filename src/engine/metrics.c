@@ -8,7 +8,6 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "engine/forces.h"
@@ -187,7 +186,8 @@ static void checkExpSprings(csMetrics* mt, const csModel* m, const csData* d) {
   csVec3 up = csu_scale(-1.0 / g, m->gravity);
   // each body's springs counted, its first one and whether they touch more than one plane, in
   // one pass (a scan of every element for each spring made 100,000 blocks take minutes)
-  int* count = calloc((size_t)m->nbody * 3, sizeof(int));
+  size_t countSize = sizeof(int) * (size_t)m->nbody * 3;
+  int* count = csu_malloc(countSize);
   if (!count) {
     return;  // the diagnostic is left out, as with any other out-of-memory at set-up
   }
@@ -271,7 +271,7 @@ static void checkExpSprings(csMetrics* mt, const csModel* m, const csData* d) {
             acos(fmin(1.0, cosTheta)) * 180.0 / acos(-1.0), m->plane[plane].name, creep, vsettle,
             needed, needed * needed / (4.0 * kxy));
   }
-  free(count);
+  csu_free(count, countSize);
 }
 
 
@@ -400,11 +400,11 @@ int cs_metricsInit(csMetrics* mt, const csModel* m, csData* d) {
     mt->set_size[s] = 0;
   }
   // the bodies' roots and their trees' masses, for the weight each contact carries
-  int* root = malloc(sizeof(int) * (size_t)m->nbody + 1);
-  double* rootMass = malloc(sizeof(double) * (size_t)m->nbody + 1);
+  int* root = csu_malloc(sizeof(int) * (size_t)m->nbody);
+  double* rootMass = csu_malloc(sizeof(double) * (size_t)m->nbody);
   if (!root || !rootMass) {
-    free(root);
-    free(rootMass);
+    csu_free(root, sizeof(int) * (size_t)m->nbody);
+    csu_free(rootMass, sizeof(double) * (size_t)m->nbody);
     cs_metricsFree(mt);
     return -1;
   }
@@ -457,8 +457,8 @@ int cs_metricsInit(csMetrics* mt, const csModel* m, csData* d) {
       }
     }
   }
-  free(root);
-  free(rootMass);
+  csu_free(root, sizeof(int) * (size_t)m->nbody);
+  csu_free(rootMass, sizeof(double) * (size_t)m->nbody);
 
   // the initial energy and contact positions
   cs_realizeDynamics(m, d);
