@@ -97,10 +97,85 @@ static void test_cut_row_is_a_terminated_prefix(void** state) {
 }
 
 
+// The value of column `name` in a header and a row formatted together.
+static double column(const char* header, const char* row, const char* name) {
+  size_t n = strlen(name);
+  int index = 0;
+  for (const char* h = header;; index++) {
+    size_t len = strcspn(h, ",\n");
+    if (len == n && memcmp(h, name, n) == 0) {
+      break;
+    }
+    assert_true(h[len] == ',');
+    h += len + 1;
+  }
+  const char* r = row;
+  for (int i = 0; i < index; i++) {
+    r = strchr(r, ',') + 1;
+  }
+  return strtod(r, NULL);
+}
+
+
+// Three blocks of different masses resting on the floor, each its own contact set (Hunt-Crossley
+// points, settled): each set's columns carry its own block's weight, and its centre of pressure
+// lies under that block's centre of mass, however the sets' elements are ordered.
+static void test_contact_sets_carry_their_own_weights(void** state) {
+  (void)state;
+  const char* json =
+      "{\"gravity\": [0, 0, -9.81], \"bodies\": ["
+      " {\"name\": \"a\", \"mass\": 1, \"inertia\": {\"box\": [0.1, 0.1, 0.1]},"
+      "  \"joint\": {\"type\": \"free\", \"q\": [1, 0, 0, 0, 0, 0, 0.1]}},"
+      " {\"name\": \"b\", \"mass\": 3, \"inertia\": {\"box\": [0.1, 0.1, 0.1]},"
+      "  \"joint\": {\"type\": \"free\", \"q\": [1, 0, 0, 0, 1, 0.5, 0.1]}},"
+      " {\"name\": \"c\", \"mass\": 7, \"inertia\": {\"box\": [0.1, 0.1, 0.1]},"
+      "  \"com\": [0.02, -0.01, 0],"
+      "  \"joint\": {\"type\": \"free\", \"q\": [1, 0, 0, 0, -2, 1, 0.1]}}],"
+      " \"planes\": [{\"name\": \"floor\"}],"
+      " \"contacts\": ["
+      "  {\"name\": \"sa\", \"body\": \"a\", \"plane\": \"floor\", \"points\": [[-0.1, -0.1, -0.1],"
+      "   [0.1, -0.1, -0.1], [-0.1, 0.1, -0.1], [0.1, 0.1, -0.1]]},"
+      "  {\"name\": \"sb\", \"body\": \"b\", \"plane\": \"floor\", \"points\": [[-0.1, -0.1, -0.1],"
+      "   [0.1, -0.1, -0.1], [-0.1, 0.1, -0.1], [0.1, 0.1, -0.1]]},"
+      "  {\"name\": \"sc\", \"body\": \"c\", \"plane\": \"floor\", \"points\": [[-0.1, -0.1, -0.1],"
+      "   [0.1, -0.1, -0.1], [-0.1, 0.1, -0.1], [0.1, 0.1, -0.1]]}],"
+      " \"contact_models\": {\"default\": \"compliant_point\","
+      "  \"compliant_point\": {\"penalty_stiffness\": 1e5, \"dissipation\": 10}},"
+      " \"simulation\": {\"duration\": 2, \"report_interval\": 2}}";
+  csModel* m = th_loadString(json);
+  csData* d = th_run(m, &m->opt, NULL);
+  csCsvOptions opt = {.forces = 1};
+  size_t nh = cs_csvFormatHeader(NULL, 0, m, &opt), nr = cs_csvFormatRow(NULL, 0, m, d, &opt);
+  char* header = malloc(nh + 1);
+  char* row = malloc(nr + 1);
+  cs_csvFormatHeader(header, nh + 1, m, &opt);
+  cs_csvFormatRow(row, nr + 1, m, d, &opt);
+  const char* sets[3] = {"sa", "sb", "sc"};
+  const double mass[3] = {1, 3, 7};
+  for (int i = 0; i < 3; i++) {
+    char name[32];
+    const csVec3 com = d->body_com[i + 1];
+    snprintf(name, sizeof(name), "%s.fz", sets[i]);
+    th_assertClose(column(header, row, name), mass[i] * 9.81, 1e-6, 0, "the set's normal force");
+    snprintf(name, sizeof(name), "%s.fx", sets[i]);
+    th_assertClose(column(header, row, name), 0, 0, 1e-6, "no sideways force at rest");
+    snprintf(name, sizeof(name), "%s.copx", sets[i]);
+    th_assertClose(column(header, row, name), com.x, 0, 1e-6, "centre of pressure x");
+    snprintf(name, sizeof(name), "%s.copy", sets[i]);
+    th_assertClose(column(header, row, name), com.y, 0, 1e-6, "centre of pressure y");
+  }
+  free(header);
+  free(row);
+  cs_deleteData(d);
+  cs_deleteModel(m);
+}
+
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_numbers_read_back_exactly_and_shortest),
       cmocka_unit_test(test_cut_row_is_a_terminated_prefix),
+      cmocka_unit_test(test_contact_sets_carry_their_own_weights),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -462,6 +462,8 @@ struct csData {
 
   // ---- reports ----
   double* force_extra;     // (nextra) model-specific report values, filled by cs_report
+  double* set_sum;         // (ngroup x 7) per contact set, the CSV row's sums in one pass over
+                           // the elements: force, normal-force-weighted point, normal force
 
   // ---- scratch for the articulated-body algorithm (Ground axes, about each body origin) ----
   double* aba_I0;          // (nbody x 9) rotational inertia of each body about its origin, body coords

@@ -37,6 +37,7 @@
   X(double, udot, m->nu, 1)                                \
   X(csSpatialVec, body_acc, m->nbody, 1)                   \
   X(double, force_extra, m->nextra, 1)                     \
+  X(double, set_sum, m->ngroup, 7)                         \
   X(double, aba_I0, m->nbody, 9)                           \
   X(double, aba_IA, m->nbody, 21)                          \
   X(double, aba_pA, m->nbody, 6)                           \

@@ -143,28 +143,41 @@ static void contactHeader(Text* t, const csModel* m) {
 // flat patch on a plane, the case of every contact set here) the point that makes that moment
 // zero is the normal-force-weighted mean of the contact points, which is what is computed: it
 // lies under the centre of mass of a body resting flat, wherever the body is.
+// One contact element's part of its set's sums s: the force (0-2), the contact point weighted
+// by the normal force (3-5) and the normal force (6).
+static void addToSet(const csModel* m, const csData* d, int e, const csContactReport* r,
+                     double* s) {
+  // normal component along the plane's normal
+  int plane = m->force[e].ref[1];
+  double fn = plane >= 0 ? fabs(csu_dot(r->force.v, csu_column(&d->plane_pose[plane].R, 2)))
+                         : csu_norm(r->force.v);
+  double v[7] = {r->force.v.x, r->force.v.y, r->force.v.z, fn * r->point.x,
+                 fn * r->point.y, fn * r->point.z, fn};
+  for (int i = 0; i < 7; i++) {
+    s[i] += v[i];
+  }
+}
+
+
+// A set's total force and centre of pressure from its sums. With no normal force at all (the
+// set is off the ground) the centre of pressure is undefined, and NaN says so in the CSV.
+static void setFromSums(const double* s, csVec3* force, csVec3* cop) {
+  *force = csu_vec3(s[0], s[1], s[2]);
+  *cop = s[6] > 0 ? csu_scale(1.0 / s[6], csu_vec3(s[3], s[4], s[5])) : csu_vec3(NAN, NAN, NAN);
+}
+
+
 void cs_centreOfPressure(const csModel* m, csData* d, int group, csVec3* force, csVec3* cop) {
-  csVec3 sum = csu_vec3(0, 0, 0), weighted = csu_vec3(0, 0, 0);
-  double wsum = 0;
+  double s[7] = {0};
   // the elements of this set that report contacts
   for (int e = 0; e < m->nforce; e++) {
-    if (m->force[e].group != group || !isContact(m, e)) {
-      continue;
+    if (m->force[e].group == group && isContact(m, e)) {
+      csContactReport r;
+      cs_contactReport(m, d, e, &r);
+      addToSet(m, d, e, &r, s);
     }
-    csContactReport r;
-    cs_contactReport(m, d, e, &r);
-    sum = csu_add(sum, r.force.v);
-    // normal component along the plane's normal
-    int plane = m->force[e].ref[1];
-    double fn = plane >= 0 ? fabs(csu_dot(r.force.v, csu_column(&d->plane_pose[plane].R, 2)))
-                           : csu_norm(r.force.v);
-    weighted = csu_addScaled(weighted, fn, r.point);
-    wsum += fn;
   }
-  // no normal force at all (the set is off the ground): the centre of pressure is undefined, and
-  // NaN says so in the CSV
-  *force = sum;
-  *cop = wsum > 0 ? csu_scale(1.0 / wsum, weighted) : csu_vec3(NAN, NAN, NAN);
+  setFromSums(s, force, cop);
 }
 
 
@@ -203,6 +216,8 @@ size_t cs_csvFormatHeader(char* buf, size_t size, const csModel* m, const csCsvO
 
 // the values of contactHeader's columns, in the same order
 static void contactRow(Text* t, const csModel* m, csData* d) {
+  // the sets' sums are gathered in the same pass (one scan per set would cost sets x elements)
+  memset(d->set_sum, 0, sizeof(double) * 7 * (size_t)m->ngroup);
   for (int e = 0; e < m->nforce; e++) {
     if (!isContact(m, e) && !hasExtras(m, e)) {
       continue;
@@ -216,6 +231,9 @@ static void contactRow(Text* t, const csModel* m, csData* d) {
       for (int i = 0; i < 11; i++) {
         num(t, v[i]);
       }
+      if (m->force[e].group >= 0) {
+        addToSet(m, d, e, &r, d->set_sum + 7 * m->force[e].group);
+      }
     }
     const double* extra = d->force_extra + m->force[e].repadr;
     for (int i = 0; i < cs_forceKind(m->force[e].kind)->nextra; i++) {
@@ -224,7 +242,7 @@ static void contactRow(Text* t, const csModel* m, csData* d) {
   }
   for (int g = 0; g < m->ngroup; g++) {
     csVec3 force, cop;
-    cs_centreOfPressure(m, d, g, &force, &cop);
+    setFromSums(d->set_sum + 7 * g, &force, &cop);
     double v[6] = {force.x, force.y, force.z, cop.x, cop.y, cop.z};
     for (int i = 0; i < 6; i++) {
       num(t, v[i]);
