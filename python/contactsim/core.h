@@ -120,10 +120,13 @@ PyObject* csPy_recordResult(csSimulation* s, int status, const csError* err, PyO
                             PyObject* table, PyObject* raised);
 
 // Ctrl-C during a call into the library (core_run.c): in Python's main thread, a handler in
-// front of Python's own for SIGINT, SIGTERM and SIGHUP (those it handles) sets the flag
-// returned, for csReporter.stop or cs_simSetStop; NULL in any other thread. csPy_stopEnd puts
-// Python's handlers back; then PyErr_CheckSignals runs them. The GIL is held for both.
-const volatile sig_atomic_t* csPy_stopBegin(void);
+// front of Python's own for SIGINT, SIGTERM and SIGHUP (those it handles) sets *flag, for
+// csReporter.stop or cs_simSetStop; *flag is NULL in any other thread. A signal that came before
+// (while the call was set up with the GIL held) has its Python handler run first: -1 with its
+// exception set when that raised (the call then ends as a stopped one, before it began), else 0.
+// csPy_stopEnd puts Python's handlers back; then PyErr_CheckSignals runs them. The GIL is held
+// for both.
+int csPy_stopBegin(const volatile sig_atomic_t** flag);
 void csPy_stopEnd(const volatile sig_atomic_t* flag);
 
 // module-level functions of core_model.c and core_run.c

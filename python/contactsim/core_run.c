@@ -101,17 +101,24 @@ static void onStopSignal(int sig, siginfo_t* info, void* uc) {
 }
 
 
-// 1 when the calling thread is Python's main thread, the only one its signal handlers run in
+// 1 when the calling thread is Python's main thread, the only one its signal handlers run in; 0
+// in another; -1 with the exception set when the call into Python raised. That call runs Python
+// code, and with it the handler of a signal that came while the GIL was held (a Ctrl-C during a
+// big scene's set-up): its KeyboardInterrupt must reach the caller, not be cleared.
 static int inMainThread(void) {
   PyObject* threading = PyImport_ImportModule("threading");
   PyObject* main = threading ? PyObject_CallMethod(threading, "main_thread", NULL) : NULL;
   PyObject* ident = main ? PyObject_GetAttrString(main, "ident") : NULL;
-  int yes = ident && PyLong_Check(ident) &&
-            PyLong_AsUnsignedLong(ident) == PyThread_get_thread_ident();
+  int yes = ident ? PyLong_Check(ident) && PyLong_AsUnsignedLong(ident) ==
+                                               PyThread_get_thread_ident()
+                  : -1;
   Py_XDECREF(ident);
   Py_XDECREF(main);
   Py_XDECREF(threading);
-  PyErr_Clear();
+  if (yes >= 0 && PyErr_Occurred()) {
+    PyErr_Clear();  // an ident that is no unsigned long: not this thread's
+    yes = 0;
+  }
   return yes;
 }
 
@@ -151,12 +158,19 @@ static void removeStopHandlers(void) {
 }
 
 
-const volatile sig_atomic_t* csPy_stopBegin(void) {
-  if (!inMainThread()) {
-    return NULL;
+int csPy_stopBegin(const volatile sig_atomic_t** flag) {
+  *flag = NULL;
+  int main = inMainThread();
+  if (main <= 0) {
+    return main;
+  }
+  // a signal that came before this call: its handler runs now, before anything integrates
+  if (PyErr_CheckSignals() != 0) {
+    return -1;
   }
   installStopHandlers();
-  return &stopRequested;
+  *flag = &stopRequested;
+  return 0;
 }
 
 
@@ -178,6 +192,20 @@ static void setInputError(csError* err, const char* path, const char* fmt, ...) 
   va_start(ap, fmt);
   vsnprintf(err->message, sizeof(err->message), fmt, ap);
   va_end(ap);
+}
+
+
+// the exception set, normalized and with its traceback, taken out of the error indicator
+static PyObject* takeException(void) {
+  PyObject *type, *value, *tb;
+  PyErr_Fetch(&type, &value, &tb);
+  PyErr_NormalizeException(&type, &value, &tb);
+  if (tb && value) {
+    PyException_SetTraceback(value, tb);
+  }
+  Py_XDECREF(type);
+  Py_XDECREF(tb);
+  return value;
 }
 
 
@@ -250,7 +278,12 @@ int csPy_record(csSimulation* s, double t_end, int forces, int keep, PyObject** 
   csReporter rep = {.report = keep ? reportRow : NULL, .ctx = &r};
   int status;
   for (;;) {
-    rep.stop = csPy_stopBegin();
+    if (csPy_stopBegin(&rep.stop) != 0) {
+      // a signal before the run began: its handler raised, as it would have at a report
+      status = CS_STOPPED;
+      *raised = takeException();
+      break;
+    }
     PyThreadState* save = PyEval_SaveThread();
     r.save = &save;
     status = cs_simRun(s, t_end, &rep, err);
@@ -263,15 +296,7 @@ int csPy_record(csSimulation* s, double t_end, int forces, int keep, PyObject** 
     // simulation, which stands there)
     int stopped = pause ? pause->handle(pause->ctx) : PyErr_CheckSignals();
     if (stopped) {
-      PyObject *type, *value, *tb;
-      PyErr_Fetch(&type, &value, &tb);
-      PyErr_NormalizeException(&type, &value, &tb);
-      if (tb && value) {
-        PyException_SetTraceback(value, tb);
-      }
-      Py_XDECREF(type);
-      Py_XDECREF(tb);
-      *raised = value;
+      *raised = takeException();
       break;
     }
     // the handler let the run go on: from the last report, which the run reports again

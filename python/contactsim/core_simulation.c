@@ -397,7 +397,11 @@ static PyObject* simAdvanceTo(csPySimulation* self, PyObject* arg) {
   self->busy = SIM_RUNNING;
   for (;;) {
     // Ctrl-C (main thread) stops the advance; the simulation is back where it started
-    const volatile sig_atomic_t* stop = csPy_stopBegin();
+    const volatile sig_atomic_t* stop;
+    if (csPy_stopBegin(&stop) != 0) {
+      status = CS_STOPPED;  // a signal before the advance began: its handler raised
+      break;
+    }
     cs_simSetStop(self->s, stop);
     Py_BEGIN_ALLOW_THREADS status = cs_simAdvanceTo(self->s, t, &err);
     Py_END_ALLOW_THREADS cs_simSetStop(self->s, NULL);

@@ -5,6 +5,7 @@ import json
 import math
 import os
 import pickle
+import subprocess
 import signal
 import threading
 import time
@@ -572,6 +573,29 @@ def test_ctrl_c_stops_a_run_with_its_rows(how):
     with pytest.raises(KeyboardInterrupt):
         os.kill(os.getpid(), signal.SIGINT)
         time.sleep(1.0)
+
+
+def test_ctrl_c_during_a_big_scenes_set_up_is_not_lost():
+    # run() sets the simulation up (60,000 free bodies: a second or more) holding the GIL, so
+    # Python notes a Ctrl-C then and runs its handler at the next Python code, which the module
+    # itself runs before the integration starts: the KeyboardInterrupt must come out of run(),
+    # before any step, not be cleared there and leave the run to finish. The signal comes from
+    # another process, as a terminal's does, since no thread of this one can run while the GIL
+    # is held.
+    scene = {"name": "many", "gravity": [0, 0, -G],
+             "bodies": [{"name": f"b{i}", "mass": 1.0, "inertia": {"box": [0.1, 0.1, 0.1]},
+                         "joint": {"type": "free", "q": [1, 0, 0, 0, 0.5 * i, 0, 1]}}
+                        for i in range(60000)],
+             "simulation": {"duration": 0.01, "report_interval": 0.01}}
+    model = contactsim.loads(json.dumps(scene))
+    killer = subprocess.Popen(["sh", "-c", f"sleep 0.3; kill -INT {os.getpid()}"])
+    try:
+        with pytest.raises(KeyboardInterrupt) as e:
+            contactsim.run(model)
+    finally:
+        killer.wait()
+    # stopped before the integration, or at the latest at its first report
+    assert len(e.value.trajectory) <= 1
 
 
 def test_ctrl_c_leaves_every_body_at_the_last_report():
