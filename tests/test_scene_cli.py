@@ -286,6 +286,20 @@ def fifo_and_stdin_scenes_run_and_compare():
     check(code == 2 and "<stdin>: bodies: expected an array" in err, err)
     code, out, err = run("compare", "-", stdin=b'{"contacts": [], "contact_models": 1}')
     check(code == 2 and "<stdin>: contact_models" in err, err)
+    # and so does a run refused before it starts (too many rows), and standard input that
+    # cannot be read (a directory), which named it "-"
+    code, out, err = run("run", "-", "-q", "-o", os.devnull, "--duration", "1",
+                         "--max-rows", "2", stdin=text.encode())
+    check(code == 2 and err.startswith("contactsim: error: <stdin>: the run would write 101"),
+          err)
+    directory = os.open(ROOT, os.O_RDONLY)
+    try:
+        p = subprocess.run([EXE, "run", "-", "-q", "-o", os.devnull], stdin=directory,
+                           capture_output=True, text=True, timeout=60)
+    finally:
+        os.close(directory)
+    check(p.returncode != 0 and "error: <stdin>: cannot read 'standard input'" in p.stderr,
+          p.stderr)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -353,7 +353,7 @@ int cs_cliRun(int argc, char** argv) {
   // output that could not be written; an interruption is no error (the summary says it)
   if (status != CS_OK && status != CS_STOPPED) {
     if (!run.err.file[0]) {
-      snprintf(run.err.file, sizeof(run.err.file), "%s", path);
+      snprintf(run.err.file, sizeof(run.err.file), "%s", cs_cliSceneName(path));
     }
     if (status == CS_ERR_IO && !run.err.message[0]) {
       snprintf(run.err.message, sizeof(run.err.message), "could not write %s",

@@ -331,7 +331,7 @@ char* cs_cliReadScene(const char* path) {
   char* text = cs_readSceneText(path, NULL, &err);
   if (!text) {
     if (!err.file[0]) {
-      snprintf(err.file, sizeof(err.file), "%s", path);
+      snprintf(err.file, sizeof(err.file), "%s", cs_cliSceneName(path));
     }
     cs_cliPrintError(&err);
   }
@@ -349,7 +349,7 @@ csModel* cs_cliLoad(const char* text, const char* path, const char* contact_mode
   csModel* m = cs_loadSceneString(text, cs_cliSceneName(path), &lo, &err);
   if (!m) {
     if (!err.file[0]) {
-      snprintf(err.file, sizeof(err.file), "%s", path);
+      snprintf(err.file, sizeof(err.file), "%s", cs_cliSceneName(path));
     }
     cs_cliPrintError(&err);
   }
@@ -1403,9 +1403,10 @@ static int rowsProblem(const csSimOptions* o, double t0, const char* stepName, c
   double rows = cs_reportCount(t0, end, o->report_interval);
   long limit = o->max_rows > 0 ? o->max_rows : CS_DEFAULT_MAX_ROWS;
   if (rows > (double)limit) {
-    // a count as an integer while doubles hold it exactly, beyond that in three digits
+    // a count as an integer while it is exact (the end's slack of 1e-12 of the run moves it by
+    // less than a row below 1e12 rows), beyond that in three digits
     char count[32], span[96];
-    snprintf(count, sizeof(count), rows < 1e15 ? "%.0f" : "%.3g", rows);
+    snprintf(count, sizeof(count), rows < 1e12 ? "%.0f" : "%.3g", rows);
     if (t0 == 0) {
       snprintf(span, sizeof(span), "%g s", o->duration);
     } else {
@@ -1441,7 +1442,7 @@ int cs_cliCheckRowsFrom(const csSimOptions* o, double t0, const char* path, cons
                   model ? "--set simulation.max_rows=N" : "--max-rows N or simulation.max_rows",
                   &what, why, sizeof(why))) {
     // the step's problem is named by the option or key at fault; the others by the sentence
-    fprintf(stderr, "contactsim: error: %s%s: %s%s%s\n", cs_cliSafe(path), who,
+    fprintf(stderr, "contactsim: error: %s%s: %s%s%s\n", cs_cliSafe(cs_cliSceneName(path)), who,
             what == stepName ? stepName : "", what == stepName ? ": " : "", why);
     return -1;
   }

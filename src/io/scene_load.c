@@ -3365,7 +3365,9 @@ static char* readFile(const char* path, size_t* size, size_t* len, csError* err)
 // start every load with a clean error that already names the file
 static void clearError(csError* err, const char* file) {
   cs_clearError(err);
-  snprintf(err->file, sizeof(err->file), "%s", file ? file : "");
+  // "-" is standard input (readFile), named as the command line names it
+  snprintf(err->file, sizeof(err->file), "%s",
+           !file ? "" : strcmp(file, "-") == 0 ? "<stdin>" : file);
 }
 
 
