@@ -881,6 +881,39 @@ static void test_sliding_distance_counts_each_stretch_once(void** state) {
 }
 
 
+// The linear solver a run is said to have used: the one its largest group used once a run set
+// its groups up, and before that (no run yet, or a set-up that failed: a band matrix too large
+// for memory was reported as "dense") the one the options ask for
+static void test_linear_solver_named(void** state) {
+  (void)state;
+  csModel* m = th_loadFile("scenes/bench/chain_4.json");
+  csData* d = cs_makeData(m);
+  csSimOptions o = m->opt;
+  o.duration = 0.01;
+  o.integrator = CS_INTEGRATOR_BDF;
+  const csLinearSolver asked[] = {CS_LINSOL_BAND, CS_LINSOL_GMRES, CS_LINSOL_DENSE,
+                                  CS_LINSOL_AUTO};
+  const char* named[] = {"band", "gmres", "dense", "dense"};
+  for (int i = 0; i < 4; i++) {
+    o.linsol = asked[i];
+    memset(&d->stat, 0, sizeof(d->stat));
+    assert_string_equal(cs_linearSolverUsed(&o, d), named[i]);
+    assert_string_equal(cs_linearSolverUsed(&o, NULL), named[i]);
+    // and after a run, the one used
+    cs_resetData(m, d);
+    csError err;
+    assert_int_equal(cs_simulate(m, d, &o, NULL, &err), CS_OK);
+    assert_string_equal(cs_linearSolverUsed(&o, d), named[i]);
+  }
+  o.integrator = CS_INTEGRATOR_ADAMS;
+  assert_string_equal(cs_linearSolverUsed(&o, d), "none");
+  o.integrator = CS_INTEGRATOR_ARK;
+  assert_string_equal(cs_linearSolverUsed(&o, d), "dense");
+  cs_deleteData(d);
+  cs_deleteModel(m);
+}
+
+
 // cs_reportCount against the reports runs make, from starts on and off the report grid, to
 // ends on and off it
 static void test_report_count(void** state) {
@@ -2063,6 +2096,7 @@ int main(void) {
       cmocka_unit_test(test_refused_csv_run_leaves_the_file),
       cmocka_unit_test(test_sliding_distance_counts_each_stretch_once),
       cmocka_unit_test(test_report_count),
+      cmocka_unit_test(test_linear_solver_named),
       cmocka_unit_test(test_unusable_options),
       cmocka_unit_test(test_discrete_state_checked_together),
       cmocka_unit_test(test_energy_error_ignores_edits),

@@ -273,7 +273,8 @@ CS_API int cs_simulate(const csModel* m, csData* d, const csSimOptions* opt,
                        const csReporter* rep, csError* err);
 // The linear solver a run with options opt used, as `run` and `compare` name it: "none" (adams,
 // rk), "dense" (ark; bdf's groups of up to 100 states), "band" or "gmres" (bdf; d->stat.linsol,
-// the largest group's). A static string. opt not NULL; d nullable (no run yet: bdf's "dense").
+// the largest group's). A static string. opt not NULL; d nullable. Before any group was set
+// up (no run yet, or a set-up that failed) the solver opt asks for ("dense" for bdf's "auto").
 CS_API const char* cs_linearSolverUsed(const csSimOptions* opt, const csData* d);
 
 

@@ -838,7 +838,9 @@ const char* cs_linearSolverUsed(const csSimOptions* opt, const csData* d) {
   if (opt->integrator == CS_INTEGRATOR_ARK) {
     return "dense";
   }
-  switch (d ? d->stat.linsol : CS_LINSOL_AUTO) {
+  // the solver the run's largest group used; before any group was set up (no run yet, or a
+  // set-up that failed, such as a band matrix too large for memory), the one asked for
+  switch (d && d->stat.ngroup > 0 ? d->stat.linsol : (int)opt->linsol) {
     case CS_LINSOL_BAND: return "band";
     case CS_LINSOL_GMRES: return "gmres";
     default: return "dense";
