@@ -331,6 +331,43 @@ static void test_blended_anchor_failure_explained(void** state) {
 }
 
 
+// A diagnostic too long for its place is cut after its last whole word and says so: cut
+// anywhere, "1.25e-3" could end as "1.2" and a UTF-8 name in half a character
+static void test_long_note_cut_at_a_word(void** state) {
+  (void)state;
+  csMetrics* mt = calloc(1, sizeof(*mt));
+  assert_non_null(mt);
+  char text[2 * CS_METRICS_NOTE_LEN];
+  size_t len = 0;
+  for (int i = 0; len + 16 < sizeof(text); i++) {
+    len += (size_t)snprintf(text + len, sizeof(text) - len, "%s%.3g", i ? " " : "",
+                            1.25e-3 * (i + 1));
+  }
+  cs_metricsNote(mt, "%s", text);
+  cs_metricsVerdict(mt, "%s", text);
+  // one word with no space, of two-byte characters (é): cut between characters
+  char word[CS_METRICS_NOTE_LEN + 64] = "";
+  for (size_t i = 0; i + 2 < sizeof(word); i += 2) {
+    memcpy(word + i, "\xc3\xa9", 2);
+  }
+  cs_metricsNote(mt, "x%s", word);
+  for (int k = 0; k < 2; k++) {
+    const char* note = mt->notes[k];
+    size_t n = strlen(note);
+    assert_true(n < CS_METRICS_NOTE_LEN && n > CS_METRICS_NOTE_LEN - 32);
+    assert_string_equal(note + n - 4, " ...");
+    // every word before the cut whole: the note is the text up to a space
+    assert_memory_equal(note, text, n - 4);
+    assert_int_equal(text[n - 4], ' ');
+  }
+  const char* cut = mt->notes[2];
+  size_t n = strlen(cut);
+  assert_string_equal(cut + n - 4, " ...");
+  assert_int_equal((n - 4 - 1) % 2, 0);  // after "x", whole characters only
+  free(mt);
+}
+
+
 static void test_bundled_scenes_quiet(void** state) {
   (void)state;
   static const char* const models[5] = {NULL, "exponential_spring", "compliant_point",
@@ -385,6 +422,7 @@ int main(void) {
       cmocka_unit_test(test_contact_set_notes),
       cmocka_unit_test(test_underdamped_bounce),
       cmocka_unit_test(test_peak_force),
+      cmocka_unit_test(test_long_note_cut_at_a_word),
       cmocka_unit_test(test_bundled_scenes_quiet),
       cmocka_unit_test(test_blended_anchor_failure_explained),
   };

@@ -64,12 +64,35 @@ int cs_metricsBlendedAnchors(const csModel* m, const int* forces, int n) {
 // Append one diagnostic. A run with more than CS_METRICS_MAX_NOTES problems is plainly
 // misconfigured and its first notes are the useful ones; the rest are counted in the last place,
 // so that a reader knows that there were more (and that one verdict may still follow them).
+// A note formatted into its place, and cut where it is too long after its last whole word, with
+// " ..." to say so: cut anywhere, a number could read as another ("1.2" of "1.25e-3") and a
+// UTF-8 name could end in half a character.
+static void formatNote(char* note, const char* fmt, va_list ap) {
+  int n = vsnprintf(note, CS_METRICS_NOTE_LEN, fmt, ap);
+  if (n < CS_METRICS_NOTE_LEN) {
+    return;
+  }
+  const char more[] = " ...";
+  size_t end = CS_METRICS_NOTE_LEN - sizeof(more);
+  size_t at = end;
+  while (at > 0 && note[at] != ' ') {
+    at--;
+  }
+  if (at == 0) {
+    // one word longer than the note: cut it, but not inside a UTF-8 character
+    for (at = end; at > 0 && ((unsigned char)note[at] & 0xC0) == 0x80; at--) {
+    }
+  }
+  memcpy(note + at, more, sizeof(more));
+}
+
+
 void cs_metricsNote(csMetrics* mt, const char* fmt, ...) {
   int last = CS_METRICS_MAX_NOTES - 1;
   if (mt->nnotes <= last && !mt->ndropped) {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(mt->notes[mt->nnotes++], CS_METRICS_NOTE_LEN, fmt, ap);
+    formatNote(mt->notes[mt->nnotes++], fmt, ap);
     va_end(ap);
     return;
   }
@@ -84,7 +107,7 @@ void cs_metricsVerdict(csMetrics* mt, const char* fmt, ...) {
   int at = mt->nnotes <= CS_METRICS_MAX_NOTES ? mt->nnotes++ : CS_METRICS_MAX_NOTES;
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(mt->notes[at], CS_METRICS_NOTE_LEN, fmt, ap);
+  formatNote(mt->notes[at], fmt, ap);
   va_end(ap);
 }
 

@@ -143,7 +143,8 @@ void cs_metricsRestore(csMetrics* mt, const csMetricsSaved* sv);
 void cs_metricsSavedFree(csMetricsSaved* sv);
 // Append a diagnostic in plain words (printf format) to mt's notes. Past CS_METRICS_MAX_NOTES
 // the last one listed gives way to a note saying how many are left out, which counts every
-// note after it. A longer text than CS_METRICS_NOTE_LEN is cut. mt and fmt not NULL.
+// note after it. A longer text than CS_METRICS_NOTE_LEN is cut after its last whole word, with
+// " ...". mt and fmt not NULL.
 __attribute__((format(printf, 2, 3))) void cs_metricsNote(csMetrics* mt, const char* fmt, ...);
 // The same for a verdict on the whole run (compare's convergence check), which is listed
 // whatever came before it: it has a place of its own after the CS_METRICS_MAX_NOTES others.
