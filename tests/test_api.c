@@ -945,8 +945,30 @@ static void test_report_count(void** state) {
       }
     }
   }
-  // from a start whose rounding slack (1e-12 of 1 + t) spans many report intervals: the run
-  // skips every grid point within it, and the count skipped one
+  // far from t = 0, where 1e-12 of 1 + t spans many report intervals, every grid point is a
+  // report (the ends' slack is at most a quarter interval: from 1e8 s, 100 reports of 1 us made
+  // 2), and the count says so
+  const double far[] = {1e5, 1e6, 1e8, 1e9};
+  for (int i = 0; i < 4; i++) {
+    for (double ri = 1e-6; ri < 2e-4; ri *= 100) {
+      csSimulation* s = newSim(m);
+      csSimOptions o = cs_simOptions(s);
+      o.report_interval = ri;
+      assert_int_equal(cs_simSetOptions(s, &o, &err), CS_OK);
+      assert_int_equal(cs_simSetTime(s, far[i], &err), CS_OK);
+      StopAfter c = {.after = -1};
+      csReporter rep = {.report = countReport, .ctx = &c};
+      assert_int_equal(cs_simRun(s, far[i] + 100 * ri, &rep, &err), CS_OK);
+      double n = cs_reportCount(far[i], far[i] + 100 * ri, ri);
+      if (c.reports != 101 || n != 101) {
+        fail_msg("from %g s, 100 intervals of %g s: %d reports, cs_reportCount %g", far[i], ri,
+                 c.reports, n);
+      }
+      cs_deleteSimulation(s);
+    }
+  }
+  // and where the interval is a few units in the last place of the time, the run and the count
+  // agree
   {
     csSimulation* s = newSim(m);
     csSimOptions o = cs_simOptions(s);

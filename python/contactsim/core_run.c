@@ -240,8 +240,8 @@ int csPy_record(csSimulation* s, double t_end, int forces, int keep, PyObject** 
   // an end that is not finite is the library's to refuse (checkEndTime), not a count of rows
   if (isfinite(t_end) && t_end > t && rows > (double)limit) {
     Py_DECREF(names);
-    // a count as an integer while it is exact (the end's slack of 1e-12 of the run moves it by
-    // less than a row below 1e12 rows), beyond that in three digits
+    // a count as an integer while it is exact (the end's slack, at most 1e-12 of the run, moves it
+    // by less than a row below 1e12 rows), beyond that in three digits
     char count[32];
     snprintf(count, sizeof(count), rows < 1e12 ? "%.0f" : "%.3g", rows);
     setInputError(err, "simulation.max_rows",

@@ -1403,8 +1403,8 @@ static int rowsProblem(const csSimOptions* o, double t0, const char* stepName, c
   double rows = cs_reportCount(t0, end, o->report_interval);
   long limit = o->max_rows > 0 ? o->max_rows : CS_DEFAULT_MAX_ROWS;
   if (rows > (double)limit) {
-    // a count as an integer while it is exact (the end's slack of 1e-12 of the run moves it by
-    // less than a row below 1e12 rows), beyond that in three digits
+    // a count as an integer while it is exact (the end's slack, at most 1e-12 of the run, moves it
+    // by less than a row below 1e12 rows), beyond that in three digits
     char count[32], span[96];
     snprintf(count, sizeof(count), rows < 1e12 ? "%.0f" : "%.3g", rows);
     if (t0 == 0) {

@@ -2975,9 +2975,14 @@ int cs_integratorStep(csIntegrator* sim, double horizon, const csReporter* rep, 
 }
 
 
-// A report time this close to the end (relative to 1 + t_end) is the end itself: the last
-// report is made at t_end exactly, not a rounding step before it.
-#define REPORT_SLACK 1e-12
+// A report time this close to an end of the run (t0 or t_end) is that end itself: the last
+// report is made at t_end exactly, not a rounding step before it. 1e-12 of 1 + |t|, which
+// covers the rounding of sums such as t0 + duration, but never more than a quarter of the
+// interval: far from t = 0 (1e9 s, where 1e-12 is a millisecond) the grid points near the ends
+// are reports of their own, not rounding (a run of 100 reports of 1 us made 2).
+static double reportSlack(double t, double interval) {
+  return fmin(1e-12 * (1 + fabs(t)), 0.25 * interval);
+}
 
 // The index k of the first report time k * interval after t0 (a multiple within rounding of t0
 // is t0 itself): the smallest k whose product k * interval, as the run computes it, passes t0
@@ -2985,7 +2990,7 @@ int cs_integratorStep(csIntegrator* sim, double horizon, const csReporter* rep, 
 // corrections are counted, so that this ends whatever the arguments (k is exact, and the
 // answer right, while |t0| / interval is below 2^52).
 static double firstReportIndex(double t0, double interval) {
-  double lim = t0 + REPORT_SLACK * (1 + fabs(t0));
+  double lim = t0 + reportSlack(t0, interval);
   double k = floor(lim / interval) + 1;
   for (int i = 0; i < 4 && (k - 1) * interval > lim; i++) {
     k--;
@@ -3008,7 +3013,7 @@ double cs_reportCount(double t0, double t_end, double interval) {
   double first = firstReportIndex(t0, interval);
   // the last grid point short of the end, with the loop's own products k * interval (while
   // doubles count every integer; beyond 2^53 reports the count is as near as they allow)
-  double x = t_end - REPORT_SLACK * (1 + fabs(t_end));
+  double x = t_end - reportSlack(t_end, interval);
   double last = floor(x / interval);
   if (fabs(last) < 0x1p53 && fabs(first) < 0x1p53) {
     for (int i = 0; i < 4 && (last + 1) * interval <= x; i++) {
@@ -3056,7 +3061,7 @@ int cs_integratorRun(csIntegrator* sim, double t_end, const csReporter* rep, csE
   double k = status == CS_OK && sim->tcur < t_end ? firstReportIndex(t0, dt) : 0;
   while (status == CS_OK && sim->tcur < t_end) {
     double tr = k * dt;
-    if (tr > t_end - REPORT_SLACK * (1 + fabs(t_end))) {
+    if (tr > t_end - reportSlack(t_end, dt)) {
       tr = t_end;  // the last report is at the end exactly
     }
     status = advanceTo(sim, tr, t_end, err);
