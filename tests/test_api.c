@@ -493,8 +493,13 @@ static void test_stopped_run_continues(void** state) {
     StopAfter c = {.after = after};
     csReporter rep = {.report = countReport, .ctx = &c, .stop = &c.flag};
     assert_int_equal(cs_simRun(b, 1.0, &rep, &err), CS_STOPPED);
-    // back at the last report, every body there
+    // back at the last report, every body there, and the message says so (it named the time
+    // of the step the run abandoned)
     assert_true(cs_simTime(b) == c.last);
+    char said[96];
+    snprintf(said, sizeof(said), "back at t = %.9g s, its last report", c.last);
+    assert_non_null(strstr(err.message, said));
+    assert_true(err.time == c.last);
     assert_true(c.last > 0 && c.last < 1.0);
     c.flag = 0;
     assert_int_equal(cs_simRun(b, 1.0, &rep, &err), CS_OK);
@@ -1078,6 +1083,19 @@ static void test_unusable_options(void** state) {
     csSimulation* s = cs_newSimulation(m, NULL, &err);
     assert_non_null(s);
     assert_int_equal(cs_simSetOptions(s, &o, &err), CS_ERR_INPUT);
+    cs_deleteSimulation(s);
+  }
+  // a negative row limit (0 is a zeroed struct's: the default)
+  {
+    csSimOptions o = cs_defaultSimOptions();
+    o.max_rows = -5;
+    csError err;
+    assert_null(cs_newSimulation(m, &o, &err));
+    assert_non_null(strstr(err.message, "max_rows"));
+    csSimulation* s = cs_newSimulation(m, NULL, &err);
+    assert_int_equal(cs_simSetOptions(s, &o, &err), CS_ERR_INPUT);
+    o.max_rows = 0;
+    assert_int_equal(cs_simSetOptions(s, &o, &err), CS_OK);
     cs_deleteSimulation(s);
   }
   cs_deleteModel(m);

@@ -303,8 +303,9 @@ typedef struct csSimOptions {
   double initial_step;     // s, 0 = CVODE's estimate
   long max_steps;          // steps of one group between two reports (like CVODE's mxstep), > 0
   double report_interval;  // s, >= CS_MIN_REPORT_INTERVAL
-  long max_rows;           // report rows a command-line run may write, > 0: a run that would
-                           // write more (duration / report_interval) is refused up front
+  long max_rows;           // report rows a command-line run may write, > 0 (0 in a zeroed
+                           // struct: CS_DEFAULT_MAX_ROWS): a run that would write more
+                           // (duration / report_interval) is refused up front
 } csSimOptions;
 
 // The smallest report interval a scene or the command line may ask for, s: report times are

@@ -547,10 +547,22 @@ static void failed(csSimulation* s) {
 }
 
 
+// A call stopped on request goes back to its snapshot, and its message says where the
+// simulation stands (the integrator's named the time of the step it abandoned).
+static void stopBack(csSimulation* s, const char* where, csError* err) {
+  returnToSnapshot(s);
+  cs_setError(err, CS_STOPPED, "", "stopped on request; the simulation is back at t = %.9g s, %s",
+              s->d->t, where);
+  if (err) {
+    err->time = s->d->t;
+  }
+}
+
+
 // after every advance: the energy balance at the new time, and a failure remembered
-static int finish(csSimulation* s, int status) {
+static int finish(csSimulation* s, int status, csError* err) {
   if (status == CS_STOPPED) {
-    returnToSnapshot(s);
+    stopBack(s, "where the call started", err);
   }
   if (status == CS_OK) {
     cs_realizeDynamics(s->m, s->d);
@@ -732,7 +744,7 @@ int cs_simStep(csSimulation* s, csError* err) {
   s->running = 1;
   status = cs_integratorStep(s->it, DBL_MAX, &r, err);
   s->running = 0;
-  return finish(s, status);
+  return finish(s, status, err);
 }
 
 
@@ -774,7 +786,7 @@ int cs_simAdvanceTo(csSimulation* s, double t, csError* err) {
   s->running = 1;
   status = cs_integratorAdvance(s->it, t, t, &r, err);
   s->running = 0;
-  return finish(s, status);
+  return finish(s, status, err);
 }
 
 
@@ -800,7 +812,7 @@ int cs_simRun(csSimulation* s, double t_end, const csReporter* rep, csError* err
   s->running = 0;
   // the reports sampled the energy balance already; a stopped run returns to its last report
   if (status == CS_STOPPED) {
-    returnToSnapshot(s);
+    stopBack(s, "its last report", err);
   } else if (status == CS_ERR_SOLVER) {
     failed(s);
   }

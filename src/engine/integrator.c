@@ -875,6 +875,8 @@ int cs_validateSimOptions(const csSimOptions* o, csError* err) {
     bad = "integrator must be bdf, adams, rk, ark or rk23";
   } else if (o->linsol < 0 || o->linsol >= CS_LINSOL_COUNT) {
     bad = "linear_solver must be auto, dense, band or gmres";
+  } else if (o->max_rows < 0) {
+    bad = "max_rows must be positive (0: the default, CS_DEFAULT_MAX_ROWS)";
   }
   char why[256];
   const char* path = "simulation";
