@@ -89,6 +89,23 @@ static void test_empty_scene_defaults(void** state) {
   assert_non_null(m);
   assert_string_equal(m->name, "my_scene");
   assert_string_equal(m->file, "some/dir/my_scene.json");
+  // a name from a file name is a valid name: a control character as '_', and a long name cut
+  // to 63 bytes between characters (40 two-byte characters: 31 of them)
+  const char* odd[] = {"d/a\tb\x7f.json", "d/\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+                       "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+                       "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+                       "\xc3\xa9\xc3\xa9.json"};
+  for (int i = 0; i < 2; i++) {
+    csModel* o = cs_loadSceneString("{}", odd[i], NULL, &err);
+    assert_non_null(o);
+    if (i == 0) {
+      assert_string_equal(o->name, "a_b_");
+    } else {
+      assert_int_equal(strlen(o->name), 62);
+      assert_memory_equal(o->name, odd[i] + 2, 62);
+    }
+    cs_deleteModel(o);
+  }
   assert_int_equal(m->nbody, 1);
   assertVec3(m->gravity, 0, 0, -9.81, 0, "default gravity");
   // the gravity element is added because gravity is not zero

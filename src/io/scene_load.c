@@ -2389,15 +2389,28 @@ static int checkInitialForces(Loader* ld, const cJSON* root, int hasGravity, con
 // ---------------------------------------------------------------------------------------------
 // the whole scene
 
-// the name of a scene read from `file`: the file name without directories and extension
+// the name of a scene read from `file`: the file name without directories and extension, made
+// a valid name (scene-format.md): cut to CS_MAX_NAME - 1 bytes on a UTF-8 character's boundary,
+// and each C0 control character or DEL, which a file name may hold, as '_'
 static void fileStem(const char* file, char out[CS_MAX_NAME]) {
   const char* base = file ? file : "scene";
   const char* slash = strrchr(base, '/');
   base = slash ? slash + 1 : base;
   const char* dot = strrchr(base, '.');
   // the stem ends at the last dot, unless the name starts with it (".scene" keeps its name)
-  int len = (dot && dot != base) ? (int)(dot - base) : (int)strlen(base);
-  snprintf(out, CS_MAX_NAME, "%.*s", len < CS_MAX_NAME - 1 ? len : CS_MAX_NAME - 1, base);
+  size_t len = (dot && dot != base) ? (size_t)(dot - base) : strlen(base);
+  if (len > CS_MAX_NAME - 1) {
+    len = CS_MAX_NAME - 1;
+    // not inside a character: back over its continuation bytes and its lead byte
+    while (len > 0 && ((unsigned char)base[len] & 0xC0) == 0x80) {
+      len--;
+    }
+  }
+  for (size_t i = 0; i < len; i++) {
+    unsigned char c = (unsigned char)base[i];
+    out[i] = c < 0x20 || c == 0x7F ? '_' : (char)c;
+  }
+  out[len] = '\0';
   if (!out[0]) {
     snprintf(out, CS_MAX_NAME, "scene");
   }
