@@ -1182,6 +1182,20 @@ static void test_messages(void** state) {
       "{\"simulation\": {\"duration\": 1e6, \"report_interval\": 1e5, \"max_steps\": 1e15,"
       " \"max_step\": 1e-12}}",
       "simulation.max_step");
+  // a first step below what the integrators' arithmetic takes (BDF's step of 1e-300 s
+  // collapsed, blaming the forces); the smallest allowed one loads and runs
+  expectError("{\"simulation\": {\"initial_step\": 1e-300}}", "simulation.initial_step");
+  {
+    csModel* tiny = th_loadString(
+        "{\"bodies\": [{\"name\": \"b\", \"mass\": 1, " BODY_INERTIA
+        ", \"joint\": {\"type\": \"free\"}}],"
+        " \"simulation\": {\"initial_step\": 1e-150, \"duration\": 0.01}}");
+    csData* d = cs_makeData(tiny);
+    cs_resetData(tiny, d);
+    assert_int_equal(cs_simulate(tiny, d, &tiny->opt, NULL, &err), CS_OK);
+    cs_deleteData(d);
+    cs_deleteModel(tiny);
+  }
   // the same step with a budget that allows it, and a short run, load
   csModel* m = th_loadString("{\"simulation\": {\"max_step\": 1e-9, \"max_steps\": 20000000}}");
   cs_deleteModel(m);

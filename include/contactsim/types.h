@@ -314,6 +314,9 @@ typedef struct csSimOptions {
 // The shortest run, s: CVODE's first-step arithmetic fails on intervals near 1e-160 s (the
 // squares of such numbers underflow), long before a useful run is that short.
 #define CS_MIN_DURATION 1e-9
+// The smallest first step (initial_step) other than 0, s: as with CS_MIN_DURATION, the
+// integrators' arithmetic on smaller steps underflows (BDF's first step of 1e-300 s collapsed).
+#define CS_MIN_INITIAL_STEP 1e-150
 // A largest step (max_step) must be at least this many times the spacing of doubles at the
 // run's end time: below it, t + h == t and the integrator cannot advance.
 #define CS_MIN_STEP_ULPS 16.0

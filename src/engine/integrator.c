@@ -865,6 +865,8 @@ int cs_validateSimOptions(const csSimOptions* o, csError* err) {
     bad = "max_step must be zero (unlimited) or positive and finite";
   } else if (!(o->initial_step >= 0) || !isfinite(o->initial_step)) {
     bad = "initial_step must be zero (automatic) or positive and finite";
+  } else if (o->initial_step > 0 && o->initial_step < CS_MIN_INITIAL_STEP) {
+    bad = "initial_step must be zero (automatic) or at least 1e-150 s (CS_MIN_INITIAL_STEP)";
   } else if (!(o->max_steps > 0)) {
     bad = "max_steps must be positive";
   } else if (!(o->report_interval > 0) || !isfinite(o->report_interval)) {

@@ -2034,6 +2034,11 @@ static int readSimulation(Loader* ld, const cJSON* item, csSimOptions* o) {
   if (cs_maxStepProblem(o, why, sizeof(why))) {
     return failAt(ld, "max_step", "%s", why);
   }
+  // and so a first step too small for the integrators' arithmetic
+  if (o->initial_step > 0 && o->initial_step < CS_MIN_INITIAL_STEP) {
+    return failAt(ld, "initial_step", "must be 0 (automatic) or at least %g s, not %g",
+                  CS_MIN_INITIAL_STEP, o->initial_step);
+  }
   // enumerations by name, in the order of csIntegratorType and csLinearSolver
   int choice = -1;
   if (memberChoice(ld, item, "integrator", "integrator", integrators, CS_INTEGRATOR_COUNT,
