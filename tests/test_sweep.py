@@ -355,6 +355,34 @@ def results_are_compares_numbers():
 
 
 @case
+def every_free_body_has_its_pose_columns():
+    # 70 balls falling from rest, each at its own height: the table has the final pose of every
+    # one (the first 64 had columns, and the rest were left out without a word), and each
+    # height is the fall's, z0 - g t^2 / 2
+    d = tempfile.mkdtemp()
+    n, t, g = 70, 0.1, 9.81
+    scene = {"name": "balls", "gravity": [0, 0, -g],
+             "bodies": [{"name": f"ball{i}", "mass": 1, "inertia": {"sphere": 0.1},
+                         "joint": {"type": "free", "q": [1, 0, 0, 0, i, 0, 10 + i]}}
+                        for i in range(n)],
+             "simulation": {"duration": t, "report_interval": t, "rtol": 1e-10,
+                            "atol": 1e-12}}
+    with open(os.path.join(d, "balls.json"), "w") as f:
+        json.dump(scene, f)
+    study = write_study({"scene": "balls.json"}, d)
+    out = os.path.join(d, "out")
+    code, _, err = run("sweep", study, "--out", out, "-q")
+    check(code == 0, f"exit {code}: {err}")
+    row = table(out)[0]
+    for i in range(n):
+        z = row.get(f"ball{i}.pz")
+        check(z is not None and abs(float(z) - (10 + i - g * t * t / 2)) < 1e-7,
+              f"ball{i}.pz: {z}")
+        check(float(row[f"ball{i}.px"]) == i and float(row[f"ball{i}.qw"]) == 1,
+              f"ball{i}'s pose")
+
+
+@case
 def the_study_and_the_scene_are_never_the_sweeps_own_files():
     # a scene saved as DIR/results.json was removed by --new and the table written over it; a
     # study named sweep.json swept into its own directory became the manifest

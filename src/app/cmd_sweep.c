@@ -58,8 +58,6 @@
 #define SWEEP_PATH (4 * CS_MAX_PATH + 64)
 // most contact model names a scene offers (more than there are contact kinds)
 #define SWEEP_MAX_AVAILABLE 32
-// most free bodies whose final pose gets columns
-#define SWEEP_MAX_FREE 64
 // failures printed one per line on standard error (the rest are counted)
 #define SWEEP_MAX_PRINTED 10
 
@@ -79,7 +77,7 @@ typedef struct Sweep {
   uint64_t scene_hash;
   long nrun;
   int nfree;  // free bodies of the scene (pose columns)
-  char free_name[SWEEP_MAX_FREE][CS_MAX_NAME];
+  char (*free_name)[CS_MAX_NAME];  // (nfree) their names, owned
   int lock;          // how openDirectory locks DIR/.lock: 0 not, LOCK_SH, LOCK_EX
   int submitting;    // 1: a Slurm submission (openDirectory checks the job submitted before)
   int dry;           // 1: a dry run of a submission (openDirectory writes no manifest)
@@ -1615,7 +1613,18 @@ static int setUp(Sweep* sw, const char* studyPath) {
     return CS_EXIT_USAGE;
   }
   snprintf(sw->scene_name, sizeof(sw->scene_name), "%s", m->name);
-  for (int b = 1; b < m->nbody && sw->nfree < SWEEP_MAX_FREE; b++) {
+  // every free body's pose has columns (the first 64 had, and the rest were left out)
+  int nfree = 0;
+  for (int b = 1; b < m->nbody; b++) {
+    nfree += m->body[b].joint == CS_JOINT_FREE;
+  }
+  sw->free_name = nfree ? calloc((size_t)nfree, sizeof(*sw->free_name)) : NULL;
+  if (nfree && !sw->free_name) {
+    cs_deleteModel(m);
+    fprintf(stderr, "contactsim: error: out of memory setting up the sweep\n");
+    return CS_EXIT_FAILURE;
+  }
+  for (int b = 1; b < m->nbody; b++) {
     if (m->body[b].joint == CS_JOINT_FREE) {
       snprintf(sw->free_name[sw->nfree++], CS_MAX_NAME, "%s", m->body[b].name);
     }
@@ -2396,6 +2405,15 @@ static int parseCount(const char* text, long max, long* out) {
 }
 
 
+// what the sweep owns: the study and the free bodies' names
+static void freeSweep(Sweep* sw) {
+  cs_deleteStudy(sw->study);
+  free(sw->free_name);
+  sw->study = NULL;
+  sw->free_name = NULL;
+}
+
+
 int cs_cliSweep(int argc, char** argv) {
   static const struct option longopts[] = {
       {"out", required_argument, NULL, 'o'},
@@ -2588,7 +2606,7 @@ int cs_cliSweep(int argc, char** argv) {
         }
       }
     }
-    cs_deleteStudy(sw.study);
+    freeSweep(&sw);
     return code;
   }
   if (strlen(out) >= sizeof(sw.dir) - 64) {
@@ -2637,7 +2655,7 @@ int cs_cliSweep(int argc, char** argv) {
     code = openDirectory(&sw, fresh && !gather);
   }
   if (code != 0) {
-    cs_deleteStudy(sw.study);
+    freeSweep(&sw);
     return code;
   }
 
@@ -2647,7 +2665,7 @@ int cs_cliSweep(int argc, char** argv) {
     code = !merged || nfailed || nmissing ? CS_EXIT_FAILURE : CS_EXIT_OK;
     int stopped = merged ? tablesStopped() : 0;
     if (stopped) {
-      cs_deleteStudy(sw.study);
+      freeSweep(&sw);
       return stopped;
     }
     // the tables not written: mergeResults said why, and there is nothing to count
@@ -2658,12 +2676,12 @@ int cs_cliSweep(int argc, char** argv) {
               sw.nrun, plural(sw.nrun), sw.nrun - nfailed - nmissing, nfailed, nmissing,
               cs_cliSafe(sw.dir));
     }
-    cs_deleteStudy(sw.study);
+    freeSweep(&sw);
     return code;
   }
   if (slurm) {
     code = submitSlurm(&sw, perTask, slurmOpts, nslurmOpt, dryRun);
-    cs_deleteStudy(sw.study);
+    freeSweep(&sw);
     return code;
   }
 
@@ -2674,7 +2692,7 @@ int cs_cliSweep(int argc, char** argv) {
   long* todo = malloc(sizeof(long) * (size_t)(b - a + 1));
   if (!todo) {
     fprintf(stderr, "contactsim: error: out of memory\n");
-    cs_deleteStudy(sw.study);
+    freeSweep(&sw);
     return CS_EXIT_FAILURE;
   }
   long ntodo = 0;
@@ -2712,12 +2730,12 @@ int cs_cliSweep(int argc, char** argv) {
   double wall = wallNow() - wall0;
   free(todo);
   if (poolBroken) {
-    cs_deleteStudy(sw.study);
+    freeSweep(&sw);
     return CS_EXIT_FAILURE;
   }
   // stopped by a signal: the records stand, the tables wait for the rerun that completes them
   if (sweepStop) {
-    cs_deleteStudy(sw.study);
+    freeSweep(&sw);
     return 128 + (int)sweepStop;
   }
   // stopped because a run was left without a record (a record or a trajectory that could not be
@@ -2731,7 +2749,7 @@ int cs_cliSweep(int argc, char** argv) {
             "the scene back) and run the same command again: it runs the runs without a "
             "record\n",
             ran, plural(ran), wall, ran - pool.unwritten, failed, pool.unwritten, pool.unstarted);
-    cs_deleteStudy(sw.study);
+    freeSweep(&sw);
     return CS_EXIT_FAILURE;
   }
   if (!sw.quiet) {
@@ -2746,12 +2764,12 @@ int cs_cliSweep(int argc, char** argv) {
   long nfailed = 0, nmissing = sw.nrun - present;
   if (rangeA < 0 || present == sw.nrun) {
     if (mergeResults(&sw, ran, &nfailed, &nmissing) != 0) {
-      cs_deleteStudy(sw.study);
+      freeSweep(&sw);
       return CS_EXIT_FAILURE;
     }
     int stopped = tablesStopped();
     if (stopped) {
-      cs_deleteStudy(sw.study);
+      freeSweep(&sw);
       return stopped;
     }
     if (!sw.quiet) {
@@ -2768,6 +2786,6 @@ int cs_cliSweep(int argc, char** argv) {
   if (rangeA >= 0) {
     code = failed ? CS_EXIT_FAILURE : CS_EXIT_OK;
   }
-  cs_deleteStudy(sw.study);
+  freeSweep(&sw);
   return code;
 }
