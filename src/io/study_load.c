@@ -344,7 +344,7 @@ static int addValue(Reader* rd, const char* text, double number) {
 
 // a number as JSON text that reads back to the same double
 static int addNumber(Reader* rd, double x) {
-  // a range or a draw can overflow where its ends and parameters do not (from -1e308 to 1e308)
+  // a draw can overflow where its parameters do not (a normal one with std 1e308)
   if (!isfinite(x)) {
     return fail(rd, "gives the value %g, which is not a finite number: its values overflow a "
                 "double", x);
@@ -509,10 +509,15 @@ static int readRangeAxis(Reader* rd, const cJSON* obj, csStudyAxis* ax) {
     return fail(rd, "a log range needs \"from\" and \"to\" both positive, not %.17g and %.17g", a,
                 b);
   }
-  // n points with both ends exact: the interior ones at equal steps in x or in log x
+  // n points with both ends exact: the interior ones at equal steps in x or in log x (and, where
+  // the span b - a overflows a double though every point is finite, from -1e308 to 1e308, as
+  // the weighted mean of the ends)
+  int wide = !isfinite(b - a);
   for (long i = 0; i < n; i++) {
     double f = n > 1 ? (double)i / (double)(n - 1) : 0.0;
-    double x = logScale ? exp(log(a) + f * (log(b) - log(a))) : a + f * (b - a);
+    double x = logScale ? exp(log(a) + f * (log(b) - log(a)))
+               : wide   ? (1 - f) * a + f * b
+                        : a + f * (b - a);
     x = i == 0 ? a : i == n - 1 ? b : x;
     if (addNumber(rd, x) != 0) {
       return -1;
