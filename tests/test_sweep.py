@@ -173,6 +173,24 @@ def linear_range_whose_span_overflows():
 
 
 @case
+def a_scene_named_dash_is_a_file_next_to_the_study():
+    # "scene": "-" was standard input in a dry run and a file named "-" in a sweep; it is the
+    # file next to the study in both
+    d = tempfile.mkdtemp()
+    with open(os.path.join(d, "study.json"), "w") as f:
+        json.dump({"scene": "-"}, f)
+    for args in (["--dry-run"], ["--out", "out", "-q"]):
+        with open(SCENE) as scene:
+            p = subprocess.run([EXE, "sweep", "study.json", *args], stdin=scene, cwd=d,
+                               capture_output=True, text=True, timeout=60)
+        check(p.returncode == 2 and "cannot open './-'" in p.stderr, f"{args}: {p.stderr}")
+    shutil.copy(SCENE, os.path.join(d, "-"))
+    p = subprocess.run([EXE, "sweep", "study.json", "--dry-run"], stdin=subprocess.DEVNULL,
+                       cwd=d, capture_output=True, text=True, timeout=60)
+    check(p.returncode == 0 and p.stdout.startswith("index,"), p.stderr)
+
+
+@case
 def random_samples_are_the_published_generator():
     # uniform samples: x = min + (max - min) u, u from xoshiro256** seeded by splitmix64
     params = [{"key": "bodies.block.mass", "distribution": "uniform", "min": 2, "max": 5},

@@ -898,8 +898,11 @@ static int readStudy(Reader* rd, const cJSON* root) {
   }
   const char* slash = strrchr(s->file, '/');
   int dirlen = slash && scene->valuestring[0] != '/' ? (int)(slash - s->file) + 1 : 0;
-  if (snprintf(s->scene, sizeof(s->scene), "%.*s%s", dirlen, s->file, scene->valuestring) >=
-      (int)sizeof(s->scene)) {
+  // a scene named "-" is the file of that name next to the study, never standard input (which
+  // the loaders read for a path "-")
+  const char* here = dirlen == 0 && strcmp(scene->valuestring, "-") == 0 ? "./" : "";
+  if (snprintf(s->scene, sizeof(s->scene), "%s%.*s%s", here, dirlen, s->file,
+               scene->valuestring) >= (int)sizeof(s->scene)) {
     return fail(rd, "the scene's path is too long");
   }
   popPath(rd, old);
