@@ -639,6 +639,27 @@ def a_stop_signal_leaves_interrupted_runs_to_the_rerun():
 
 
 @case
+def a_stop_signal_while_the_records_are_looked_for_stops_cleanly():
+    # a study of 400,000 runs: the look for their records takes a second or more before any
+    # run starts, and a SIGTERM then killed the sweep outright, with no word
+    d = tempfile.mkdtemp()
+    study = write_study({"scene": SCENE, "models": ["exponential_spring"], "parameters": [
+        {"key": "bodies.block.mass", "range": {"from": 1, "to": 2, "n": 400000}}]}, d)
+    out = os.path.join(d, "out")
+    p = subprocess.Popen([EXE, "sweep", study, "--out", out], cwd=ROOT, stderr=subprocess.PIPE,
+                         text=True)
+    line = p.stderr.readline()
+    check("looking for the records of 400000 runs" in line, line)
+    p.send_signal(signal.SIGTERM)
+    err = line + p.stderr.read()
+    p.wait(timeout=60)
+    check(p.returncode == 143 and "SIGTERM: stopped before any run started" in err,
+          f"exit {p.returncode}: {err}")
+    check(not os.path.isdir(os.path.join(out, "runs")) or
+          not os.listdir(os.path.join(out, "runs")), "runs were recorded")
+
+
+@case
 def a_signal_ignored_at_start_stays_ignored():
     """A sweep started under nohup (SIGHUP ignored) goes on through a hangup, its workers too,
     and ends with every run recorded"""

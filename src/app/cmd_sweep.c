@@ -2695,11 +2695,28 @@ int cs_cliSweep(int argc, char** argv) {
     freeSweep(&sw);
     return CS_EXIT_FAILURE;
   }
+  // the records looked for with the stop signals caught (a study of millions of runs takes
+  // seconds here, and a SIGTERM ended the process with no word), and said when that takes long
+  stopSignals(1);
+  if (!sw.quiet && b - a >= 100000) {
+    fprintf(stderr, "contactsim: sweep: looking for the records of %ld runs\n", b - a);
+  }
   long ntodo = 0;
-  for (long i = a; i < b; i++) {
+  for (long i = a; i < b && !sweepStop; i++) {
     if (isPending(&sw, i)) {
       todo[ntodo++] = i;
     }
+    if ((i & 4095) == 0) {
+      stopPending();
+    }
+  }
+  stopPending();
+  if (sweepStop) {
+    fprintf(stderr, "contactsim: sweep: %s: stopped before any run started\n",
+            cs_cliSignalName(sweepStop));
+    free(todo);
+    freeSweep(&sw);
+    return 128 + (int)sweepStop;
   }
   jobs = jobs > 0 ? jobs : coreCount();
   char host[256] = "";
