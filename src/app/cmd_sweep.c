@@ -1238,11 +1238,14 @@ static int runPool(const Sweep* sw, const long* todo, long ntodo, int jobs, cons
   // taken now
   stopPending();
   if (interrupted > 0 || sweepStop) {
+    // with --retry-failed the runs left keep the failed records they had, if any
     fprintf(stderr,
             "contactsim: sweep: %s: %ld run%s finished and recorded; %ld interrupted and %ld "
-            "not started are left without a record; run the same command again to run them\n",
+            "not started are left %s; run the same command again to run them\n",
             sweepStop ? cs_cliSignalName(sweepStop) : "workers stopped by a signal", p.done,
-            plural(p.done), interrupted, ntodo - next);
+            plural(p.done), interrupted, ntodo - next,
+            sw->retry_failed ? "as they were (failed, or without a record)"
+                             : "without a record");
   }
   free(w);
   free(fds);
