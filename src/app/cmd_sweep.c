@@ -2377,15 +2377,18 @@ static int submitSlurm(const Sweep* sw, long perTask, char** slurmOpts, int nslu
 
 // "A:B" -> [A, B) (B may exceed the run count: it is clamped)
 static int parseRange(const char* text, long* a, long* b) {
+  // indices beyond a long (digits only) are past every run, as the clamp to the runs makes them
   char* end = NULL;
   errno = 0;
   long x = strtol(text, &end, 10);
-  if (errno || end == text || *end != ':' || x < 0 || !isdigit((unsigned char)text[0])) {
+  if ((errno && errno != ERANGE) || end == text || *end != ':' ||
+      !isdigit((unsigned char)text[0])) {
     return -1;
   }
   const char* p = end + 1;
+  errno = 0;
   long y = strtol(p, &end, 10);
-  if (errno || end == p || *end || y < x || !isdigit((unsigned char)p[0])) {
+  if ((errno && errno != ERANGE) || end == p || *end || y < x || !isdigit((unsigned char)p[0])) {
     return -1;
   }
   *a = x;
