@@ -726,6 +726,17 @@ static void test_contacts_errors(void** state) {
            " \"changes\": [{\"time\": 1, \"force\": \"c\"}]}",
            head);
   expectError(json, "changes[0]");
+  // a Hunt-Crossley parameter's old name: the change was told to use the new one, which is a
+  // parameter too, not a discrete variable, and refused in its turn
+  snprintf(json, sizeof(json),
+           "%s \"contacts\": [{\"name\": \"c\", \"body\": \"block\", \"plane\": \"floor\","
+           " \"points\": [[0,0,0]], \"radius\": 0.1}],"
+           " \"contact_models\": {\"hunt_crossley\": {\"plane_strain_modulus\": 1e6}},"
+           " \"changes\": [{\"time\": 1, \"force\": \"c\", \"stiffness\": 5}]}",
+           head);
+  expectError(json, "changes[0].stiffness");
+  assert_null(cs_loadSceneString(json, "bad.json", NULL, &err));
+  assert_non_null(strstr(err.message, "has no discrete variable 'stiffness'"));
 }
 
 

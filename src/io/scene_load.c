@@ -1930,10 +1930,16 @@ static int readChange(Loader* ld, const cJSON* item) {
         index = i;
       }
     }
-    // an unknown variable: the message names the target's kind, whose variables are the valid keys
-    if (!fixed && index < 0 && cs_renamedKey(k, key, NULL)) {
+    // an unknown variable: the message names the target's kind, whose variables are the valid
+    // keys; a parameter's old name is told its new one only where that is a variable too
+    const char* renamed = !fixed && index < 0 ? cs_renamedKey(k, key, NULL) : NULL;
+    int renamedIsVariable = 0;
+    for (int i = 0; renamed && k->discnames && i < k->discnum; i++) {
+      renamedIsVariable |= strcmp(k->discnames[i], renamed) == 0;
+    }
+    if (renamedIsVariable) {
       return failAt(ld, key, "discrete variable '%.64s' is now called '%s' for a force of type "
-                    "'%s'", key, cs_renamedKey(k, key, NULL), k->name);
+                    "'%s'", key, renamed, k->name);
     }
     if (!fixed && index < 0) {
       ld->unknownKey = 1;
