@@ -1294,6 +1294,49 @@ static void test_parse_error_position(void** state) {
 }
 
 
+// a syntax error is reported at the character at fault: in an object, one where a key must
+// stand (cJSON stopped one past it, and "{\"a\": 1,}" read as an unexpected end of the text),
+// and a number with '+' in front says so, in a scene and as a --set value
+static void test_json_syntax_positions(void** state) {
+  (void)state;
+  static const struct {
+    const char* text;
+    int line, column;
+    const char* why;
+  } cases[] = {
+      {"{\"a\":1,}", 1, 8, ""},
+      {"{,}", 1, 2, ""},
+      {"{\"a\":1,,\"b\":2}", 1, 8, ""},
+      {"{\n  \"simulation\": {\"duration\": 1,}\n}", 2, 32, ""},
+      {"{\"a\": [1,]}", 1, 10, ""},
+      {"[1, [,]]", 1, 6, ""},
+      {"{\"a\": [,]}", 1, 8, ""},
+      {"{\"a\" 1}", 1, 6, ""},
+      {"{\"a\": {", 1, 8, " (unexpected end of the text)"},
+      {"{\"mass\": +1}", 1, 10, ": a number has no '+' in front (JSON allows only '-')"},
+  };
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    csError err;
+    memset(&err, 0, sizeof(err));
+    csModel* m = cs_loadSceneString(cases[i].text, "s.json", NULL, &err);
+    char want[160];
+    snprintf(want, sizeof(want), "malformed JSON at line %d, column %d%s", cases[i].line,
+             cases[i].column, cases[i].why);
+    if (m || err.line != cases[i].line || err.column != cases[i].column ||
+        strcmp(err.message, want) != 0) {
+      cs_deleteModel(m);
+      fail_msg("%s: at %d:%d: %s (expected %s)", cases[i].text, err.line, err.column,
+               err.message, want);
+    }
+  }
+  const csOverride set[] = {{"gravity", "+1"}};
+  csLoadOptions lo = {.overrides = set, .noverrides = 1};
+  csError err;
+  assert_null(cs_loadSceneString("{}", "s.json", &lo, &err));
+  assert_non_null(strstr(err.message, "a number has no '+' in front"));
+}
+
+
 // numbers JSON (RFC 8259) does not allow, though cJSON reads them (its strtod takes 010, 1. and
 // -.5), are malformed JSON at their line and column, in a scene, a --set value and a study;
 // the numbers JSON allows load
@@ -1949,6 +1992,7 @@ int main(void) {
       cmocka_unit_test(test_large_scene),
       cmocka_unit_test(test_messages),
       cmocka_unit_test(test_parse_error_position),
+      cmocka_unit_test(test_json_syntax_positions),
       cmocka_unit_test(test_json_numbers),
       cmocka_unit_test(test_bad_inputs),
       cmocka_unit_test(test_bad_bodies),

@@ -31,6 +31,7 @@
 
 #include "contactsim/contactsim.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -3005,8 +3006,11 @@ static int applyOverride(Loader* ld, cJSON* root, int index) {
       word = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
              *c == '_' || *c == '-' || *c == '.';
     }
+    int plus = o->value[0] == '+' && (isdigit((unsigned char)o->value[1]) || o->value[1] == '.');
     return overrideFail(ld, index, "the value '%.200s' is not JSON text%s", o->value,
-                        word ? " (a string needs double quotes, e.g. \"bdf\")" : "");
+                        plus   ? ": a number has no '+' in front (JSON allows only '-')"
+                        : word ? " (a string needs double quotes, e.g. \"bdf\")"
+                               : "");
   }
   // walk: node is the value reached so far; rest the key path still to follow
   cJSON* node = root;
@@ -3305,8 +3309,7 @@ static cJSON* parseText(const char* text, size_t len, csError* err) {
                   CJSON_NESTING_LIMIT, err->line, err->column);
       return NULL;
     }
-    cs_setError(err, CS_ERR_INPUT, "", "malformed JSON at line %d, column %d%s", err->line,
-                err->column, pos >= len ? " (unexpected end of the text)" : "");
+    csu_jsonSyntaxError(text, len, pos, err);
   }
   return root;
 }

@@ -20,6 +20,7 @@
 #include "io/shortest.h"
 
 #include <errno.h>
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -819,9 +820,7 @@ static cJSON* parseFile(const char* path, uint64_t* hash, csError* err) {
       cJSON_Delete(root);
       root = NULL;
     } else if (!root) {
-      csu_lineColumn(buf, pos, &err->line, &err->column);
-      cs_setError(err, CS_ERR_INPUT, "", "malformed JSON at line %d, column %d%s", err->line,
-                  err->column, pos >= n ? " (unexpected end of the text)" : "");
+      csu_jsonSyntaxError(buf, n, pos, err);
     }
   }
   csu_free(buf, cap);
@@ -1249,6 +1248,62 @@ int csu_jsonNumberProblem(const char* text, size_t n, csError* err) {
   err->line = line;
   err->column = column;
   return -1;
+}
+
+
+// The innermost array or object ('[' or '{') still open before offset end of JSON text, 0 at
+// the top level or deeper than this scan follows (cJSON refuses nesting past 1000 anyway).
+static char innermostOpen(const char* text, size_t end) {
+  char open[1024];
+  size_t depth = 0;
+  int inString = 0;
+  for (size_t i = 0; i < end && text[i]; i++) {
+    char c = text[i];
+    if (inString) {
+      if (c == '\\' && text[i + 1]) {
+        i++;  // the escaped character, whatever it is
+      } else if (c == '"') {
+        inString = 0;
+      }
+    } else if (c == '"') {
+      inString = 1;
+    } else if (c == '[' || c == '{') {
+      if (depth < sizeof(open)) {
+        open[depth] = c;
+      }
+      depth++;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      depth--;
+    }
+  }
+  return depth > 0 && depth <= sizeof(open) ? open[depth - 1] : 0;
+}
+
+
+void csu_jsonSyntaxError(const char* text, size_t n, size_t pos, csError* err) {
+  // cJSON reads an object's key as a string from the character after the opening quote it
+  // expects, and stops one past any other character there ("{,}", "{\"a\": 1,}"): the error
+  // is that character, when it stands where a key must (after '{' or ',' in an object)
+  if (pos > 0 && pos <= n && !strchr(" \t\r\n\"", text[pos - 1])) {
+    size_t k = pos - 1;
+    while (k > 0 && strchr(" \t\r\n", text[k - 1])) {
+      k--;
+    }
+    if (k > 0 && (text[k - 1] == '{' || text[k - 1] == ',') &&
+        innermostOpen(text, pos - 1) == '{') {
+      pos--;
+    }
+  }
+  int line, column;
+  csu_lineColumn(text, pos, &line, &column);
+  const char* why = pos >= n ? " (unexpected end of the text)"
+                    : text[pos] == '+' && (isdigit((unsigned char)text[pos + 1]) || text[pos + 1] == '.')
+                        ? ": a number has no '+' in front (JSON allows only '-')"
+                        : "";
+  cs_setError(err, CS_ERR_INPUT, "", "malformed JSON at line %d, column %d%s", line, column,
+              why);
+  err->line = line;
+  err->column = column;
 }
 
 

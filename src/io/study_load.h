@@ -132,6 +132,12 @@ size_t csu_jsonBadNumber(const char* text, size_t n, char* why, size_t size);
 // line and column set at the first such number.
 int csu_jsonNumberProblem(const char* text, size_t n, csError* err);
 
+// The error of JSON text of n bytes that cJSON refused, stopping at offset pos: err's message
+// ("malformed JSON at line L, column C", with the reason where one is known), line and column,
+// at the character at fault (where cJSON stopped, or the one before where it read a key that is
+// no string).
+void csu_jsonSyntaxError(const char* text, size_t n, size_t pos, csError* err);
+
 // The 1-based line and column of byte offset pos in text.
 void csu_lineColumn(const char* text, size_t pos, int* line, int* column);
 
