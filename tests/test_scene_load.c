@@ -982,6 +982,17 @@ static void test_override_errors(void** state) {
   expectOverrideError("simulation.integrator", "bdf", 1, "simulation.integrator",
                       "not JSON text (a string needs double quotes");
   expectOverrideError("simulation.rtol", "1e-6 2", 1, "simulation.rtol", "not JSON text");
+  // nested past the parser's limit, said as such; a long value quoted to 200 bytes, saying so
+  {
+    static char deep[2 * 1001 + 1], word[301];
+    memset(deep, '[', 1001);
+    memset(deep + 1001, ']', 1001);
+    memset(word, 'x', 300);
+    expectOverrideError("gravity", deep, 1, "gravity", "nested more than 1000 levels deep");
+    char quoted[240];
+    snprintf(quoted, sizeof(quoted), "'%.200s...' is not JSON text", word);
+    expectOverrideError("gravity", word, 1, "gravity", quoted);
+  }
   // a value of the wrong kind is the scene's error at its JSON path, as in an edited file
   expectOverrideError("bodies.block.mass", "-1", 0, "bodies[0].mass", "must be > 0");
   expectOverrideError("simulation.rtol", "\"tight\"", 0, "simulation.rtol", "expected a number");

@@ -2971,6 +2971,29 @@ static void replaceValue(cJSON* item, cJSON* value) {
 }
 
 
+// how many arrays and objects are open at byte `pos` of JSON text (strings skipped)
+static int nestingDepth(const char* text, size_t pos) {
+  int depth = 0, inString = 0;
+  for (size_t i = 0; i < pos && text[i]; i++) {
+    char c = text[i];
+    if (inString) {
+      if (c == '\\' && text[i + 1]) {
+        i++;  // the escaped character, whatever it is
+      } else if (c == '"') {
+        inString = 0;
+      }
+    } else if (c == '"') {
+      inString = 1;
+    } else if (c == '[' || c == '{') {
+      depth++;
+    } else if (c == ']' || c == '}') {
+      depth--;
+    }
+  }
+  return depth;
+}
+
+
 // apply override `index` to the tree: walk its key path from the root, creating members of
 // objects that the scene does not have, and set the value. On an error the message names the
 // override; a created member's JSON path is kept in ld->created[index] so that a later "unknown
@@ -2995,10 +3018,21 @@ static int applyOverride(Loader* ld, cJSON* root, int index) {
   }
   char why[CS_MAX_ERROR / 4];
   size_t bad = csu_jsonBadNumber(o->value, read, why, sizeof(why));
+  // a value too long to quote whole is quoted to 200 bytes and says so
+  const char* more = valueLen > 200 ? "..." : "";
   if (bad < read) {
     cJSON_Delete(value);
-    return overrideFail(ld, index, "the value '%.200s' is not JSON text: at character %zu, %s",
-                        o->value, bad + 1, why);
+    return overrideFail(ld, index,
+                        "the value '%.200s%s' is not JSON text: at character %zu, %s", o->value,
+                        more, bad + 1, why);
+  }
+  // nested deeper than cJSON reads: said as such, as in a file
+  if (!value && nestingDepth(o->value, read) >= CJSON_NESTING_LIMIT &&
+      (o->value[read] == '[' || o->value[read] == '{')) {
+    return overrideFail(ld, index,
+                        "the value is nested more than %d levels deep at character %zu (arrays "
+                        "and objects inside each other); the parser refuses deeper nesting",
+                        CJSON_NESTING_LIMIT, read + 1);
   }
   if (!value) {
     int word = o->value[0] != '\0';
@@ -3007,7 +3041,7 @@ static int applyOverride(Loader* ld, cJSON* root, int index) {
              *c == '_' || *c == '-' || *c == '.';
     }
     int plus = o->value[0] == '+' && (isdigit((unsigned char)o->value[1]) || o->value[1] == '.');
-    return overrideFail(ld, index, "the value '%.200s' is not JSON text%s", o->value,
+    return overrideFail(ld, index, "the value '%.200s%s' is not JSON text%s", o->value, more,
                         plus   ? ": a number has no '+' in front (JSON allows only '-')"
                         : word ? " (a string needs double quotes, e.g. \"bdf\")"
                                : "");
@@ -3248,29 +3282,6 @@ static int applyLoadOverrides(Loader* ld, cJSON* root, const csLoadOptions* opt,
 
 // ---------------------------------------------------------------------------------------------
 // text and files
-
-// how many arrays and objects are open at byte `pos` of JSON text (strings skipped)
-static int nestingDepth(const char* text, size_t pos) {
-  int depth = 0, inString = 0;
-  for (size_t i = 0; i < pos && text[i]; i++) {
-    char c = text[i];
-    if (inString) {
-      if (c == '\\' && text[i + 1]) {
-        i++;  // the escaped character, whatever it is
-      } else if (c == '"') {
-        inString = 0;
-      }
-    } else if (c == '"') {
-      inString = 1;
-    } else if (c == '[' || c == '{') {
-      depth++;
-    } else if (c == ']' || c == '}') {
-      depth--;
-    }
-  }
-  return depth;
-}
-
 
 // parse text[0..len) (text[len] must be '\0') strictly: one JSON value, nothing after it
 static cJSON* parseText(const char* text, size_t len, csError* err) {
