@@ -175,6 +175,15 @@ def set_path_that_two_names_fit_is_refused():
     code, _, err = run("validate", path, "--set", f"bodies.{name}.mass.joint.q=[0.1]",
                        "--set", f"bodies.{name}.mass.mass=-3")
     check(code == 2 and "bodies[1].mass: must be > 0" in err, (code, err))
+    # and one only the shorter name leads on is the shorter's: with bodies 'arm' and
+    # 'arm.joint', bodies.arm.joint.type is arm's joint's type (it was refused as ambiguous,
+    # offering bodies[1].type, which no body has)
+    scene["bodies"][1]["name"] = name + ".joint"
+    path = write_scene(scene)
+    code, out, err = run("validate", path, "--set", f'bodies.{name}.joint.type="slider"')
+    check(code == 0, (code, out, err))
+    code, out, err = run("validate", path, "--set", f'bodies.{name}.joint.type="hinge"')
+    check(code == 2 and "bodies[0].joint.type" in err, (code, out, err))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -3179,6 +3179,7 @@ static int applyOverride(Loader* ld, cJSON* root, int index) {
         // the rest of the path leads to a value of the shorter name's entry as well
         int other = -1;
         size_t otherLen = 0;
+        cJSON* otherNode = NULL;
         int i = 0;
         for (cJSON* c = node->child; c && other < 0; c = c->next, i++) {
           char buf[CS_MAX_NAME + 16];
@@ -3189,7 +3190,17 @@ static int applyOverride(Loader* ld, cJSON* root, int index) {
           if (n > 0 && n < bestLen && pathExists(c, rest + n)) {
             other = i;
             otherLen = n;
+            otherNode = c;
           }
+        }
+        // where the rest of the path is a value of the shorter name's entry only, that entry is
+        // meant (bodies 'b' and 'b.joint': "b.joint.type" is b's joint type, not a "type" of
+        // the body b.joint, which bodies do not have)
+        if (other >= 0 && !pathExists(best, rest + bestLen)) {
+          best = otherNode;
+          bestIndex = other;
+          bestLen = otherLen;
+          other = -1;
         }
         if (other >= 0) {
           r = overrideFail(ld, index,
