@@ -737,6 +737,22 @@ static void test_contacts_errors(void** state) {
   expectError(json, "changes[0].stiffness");
   assert_null(cs_loadSceneString(json, "bad.json", NULL, &err));
   assert_non_null(strstr(err.message, "has no discrete variable 'stiffness'"));
+  // a clash with a name the file does not hold (an entry's default) says where it came from
+  const char* clashes[] = {
+      "{\"bodies\": [{\"name\": \"b\", \"mass\": 1, \"inertia\": {\"sphere\": 0.1},"
+      " \"joint\": {\"type\": \"free\"}}], \"forces\": [{\"type\": \"constant\", \"body\": \"b\","
+      " \"name\": \"constant1\"}, {\"type\": \"constant\", \"body\": \"b\"}]}",
+      "{\"bodies\": [{\"name\": \"b\", \"mass\": 1, \"inertia\": {\"sphere\": 0.1},"
+      " \"joint\": {\"type\": \"free\"}}], \"planes\": [{\"name\": \"floor\"}],"
+      " \"contacts\": [{\"name\": \"contact1\", \"body\": \"b\", \"plane\": \"floor\","
+      " \"points\": [[0,0,0]]}, {\"body\": \"b\", \"plane\": \"floor\", \"points\": [[0,0,0]]}],"
+      " \"contact_models\": {\"exponential_spring\": {}}}"};
+  for (int i = 0; i < 2; i++) {
+    assert_null(cs_loadSceneString(clashes[i], "bad.json", NULL, &err));
+    if (!strstr(err.message, "already exists (the name given by default")) {
+      fail_msg("%s: %s", err.path, err.message);
+    }
+  }
 }
 
 

@@ -661,10 +661,18 @@ static int forceId(const Loader* ld, const char* name) { return nameFind(ld, NAM
 static int groupId(const Loader* ld, const char* name) { return nameFind(ld, NAMES_GROUP, name); }
 
 
-// force element and contact set names share one name space (changes refer to either)
-static int checkForceNameFree(Loader* ld, const char* key, const char* name) {
+// what a clash of names adds when the name was not in the file: the entry got it by default
+static const char* defaultNameNote(int given) {
+  return given ? "" : " (the name given by default to an entry without one: give it a \"name\")";
+}
+
+
+// force element and contact set names share one name space (changes refer to either); given:
+// the name is the entry's own, not its default
+static int checkForceNameFree(Loader* ld, const char* key, const char* name, int given) {
   if (forceId(ld, name) >= 0 || groupId(ld, name) >= 0) {
-    return failAt(ld, key, "a force element or contact named '%s' already exists", name);
+    return failAt(ld, key, "a force element or contact named '%s' already exists%s", name,
+                  defaultNameNote(given));
   }
   return 0;
 }
@@ -1497,7 +1505,9 @@ static int readForce(Loader* ld, const cJSON* item, int index) {
   char fallback[CS_MAX_NAME];
   snprintf(fallback, sizeof(fallback), "%.50s%d", k->name, index);
   char name[CS_MAX_NAME];
-  if (memberName(ld, item, "name", fallback, name) || checkForceNameFree(ld, "name", name)) {
+  if (memberName(ld, item, "name", fallback, name) ||
+      checkForceNameFree(ld, "name", name,
+                         cJSON_GetObjectItemCaseSensitive(item, "name") != NULL)) {
     return -1;
   }
   // the element is added first and then filled in place, in the model's array
@@ -1527,6 +1537,7 @@ typedef struct ContactGeom {
   const cJSON* points;  // array of stations in the body frame (checked)
   // number of points: one element each
   int npoints;
+  int named;  // 1: the name is the contact's own, not its default
 } ContactGeom;
 
 // CONTACT = {"name", "body", "plane", "points", "radius"}, checked in full here; the points are
@@ -1539,6 +1550,7 @@ static int readContact(Loader* ld, const cJSON* item, int index, ContactGeom* g)
   // an unnamed contact is called "contact<index>"
   char fallback[CS_MAX_NAME];
   snprintf(fallback, sizeof(fallback), "contact%d", index);
+  g->named = cJSON_GetObjectItemCaseSensitive(item, "name") != NULL;
   if (memberName(ld, item, "name", fallback, g->name) ||
       memberBody(ld, item, "body", NULL, &g->body) || memberPlane(ld, item, "plane", &g->plane)) {
     return -1;
@@ -1718,8 +1730,8 @@ static int buildContact(Loader* ld, int ci, const ContactGeom* g, int kid, const
   }
   // the contact's name becomes a contact set, in the name space of force elements
   if (forceId(ld, g->name) >= 0 || groupId(ld, g->name) >= 0) {
-    return failContact(ld, ci, "name", "a force element or contact named '%s' already exists",
-                       g->name);
+    return failContact(ld, ci, "name", "a force element or contact named '%s' already exists%s",
+                       g->name, defaultNameNote(g->named));
   }
   int group = cs_addGroup(ld->m, g->name, ld->err);
   if (group < 0 || nameAdd(ld, NAMES_GROUP, group)) {
