@@ -2029,6 +2029,14 @@ static void test_checkpoint_text(void** state) {
   cs_deleteSimulation(d);
   assert_int_equal(cs_simLoadStateText(c, big, limit + 1, &err), CS_ERR_INPUT);
   assert_non_null(strstr(err.message, "the text is larger than a checkpoint"));
+  // the same comments in front of the checkpoint: too large still, not "no checkpoint" (the
+  // text read to the limit holds only comments)
+  memmove(big + (limit + 1 - len), text, len);
+  for (size_t i = 0; i < limit + 1 - len; i++) {
+    big[i] = i % 64 == 0 ? '#' : i % 64 == 63 ? '\n' : 'x';
+  }
+  assert_int_equal(cs_simLoadStateText(c, big, limit + 1, &err), CS_ERR_INPUT);
+  assert_non_null(strstr(err.message, "the text is larger than a checkpoint"));
   free(big);
   // no text, no place for one
   assert_int_equal(cs_simLoadStateText(c, NULL, 0, &err), CS_ERR_INPUT);

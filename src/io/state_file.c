@@ -604,7 +604,13 @@ static int parseState(const csModel* m, csData* d, Reader r) {
   char* s = nextLine(&r);
   int version = 0;
   char tail = 0;
-  if (!s || sscanf(s, CS_STATE_MAGIC " %d %c", &version, &tail) != 1) {
+  // (too large is said first: a checkpoint behind megabytes of comment lines was read only up
+  // to the limit, and called no checkpoint for want of its first line)
+  if (r.toolarge && (!s || strncmp(s, CS_STATE_MAGIC, strlen(CS_STATE_MAGIC)) != 0)) {
+    r.line = 0;
+    status = fail(&r, "the %s is larger than a checkpoint of scene '%s' can be (%zu bytes "
+                  "at most), and does not start as one", r.noun, m->name, limit);
+  } else if (!s || sscanf(s, CS_STATE_MAGIC " %d %c", &version, &tail) != 1) {
     status = fail(&r, "not a contactsim checkpoint (the first line must be '%s VERSION')",
                   CS_STATE_MAGIC);
   } else if (version != CS_STATE_VERSION) {
