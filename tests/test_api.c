@@ -1881,6 +1881,7 @@ static void test_checkpoint_malformed(void** state) {
       {"contactsim-state 1", "contactsim-state 2", "version 2"},
       {"contactsim-state 1", "something else", "not a contactsim checkpoint"},
       {"\nq 7\n", "\nq 6\n", "6 q values"},
+      {"\nq 7\n", "\nq 99999999999999999999\n", "99999999999999999999 q values"},
       {"\nu 6\n", "\nu 6\nzz", "not a number"},  // zz before the first speed, whatever its sign
       {"\nend", "\nend\nmore", "after 'end'"},
       {NULL, NULL, NULL},  // cut in half

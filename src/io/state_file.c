@@ -459,7 +459,12 @@ static int readArray(Reader* r, const char* key, double* out, int n, Values allo
     return fail(r, "%s: the count must be a non-negative integer", key);
   }
   if (count != n) {
-    return fail(r, "the checkpoint has %ld %s values, the model %d", count, key, n);
+    // the count as written (beyond a long, strtol's clamp would misquote it)
+    const char* written = s + len;
+    while (*written == ' ' || *written == '\t') {
+      written++;
+    }
+    return fail(r, "the checkpoint has %.40s %s values, the model %d", written, key, n);
   }
   for (int i = 0; i < n; i++) {
     s = nextLine(r);
