@@ -232,6 +232,11 @@ def solver_failure_exits_1_and_keeps_valid_csv():
     # the hint says where the limit is raised, in a scene and on the command line
     check("raise max_steps (simulation.max_steps in the scene, --max-steps on the command line)"
           in err, err)
+    # on exponential springs with blended anchors too, beside what runs such scenes: a step
+    # limit of 1 is the cause there, which the message left out
+    code, _, err = run("run", "scenes/exp_spring_block.json", "-o", os.devnull, "-q",
+                       "--max-steps", "1")
+    check(code == 1 and "raise max_steps" in err and "anchor_rule" in err, (code, err))
     with open(out) as f:
         text = f.read()
     check(text.endswith("\n"), "last line incomplete")

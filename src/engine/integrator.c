@@ -2537,10 +2537,12 @@ static int tryStep(Group* g, double tout, double tstop, csError* err) {
                 "too much work: more than %ld steps since the last report, at t = %.9g s "
                 "(last step %.3g s)%s",
                 sim->opt.max_steps, g->t, (double)hlast,
-                blended ? "" : "; raise max_steps (simulation.max_steps in the scene, "
-                               "--max-steps on the command line) or loosen the tolerances");
+                "; raise max_steps (simulation.max_steps in the scene, --max-steps on the "
+                "command line) or loosen the tolerances");
     err->time = g->t;
     collapseError(g, err, 0, "more than %ld steps since the last report", sim->opt.max_steps);
+    // (and where the steps may have collapsed on blended anchors, what runs such scenes: a
+    // small max_steps may be the cause all the same, so both are said)
     if (blended) {
       blendedAnchorHint(err);
     }
