@@ -1884,6 +1884,9 @@ static void test_checkpoint_malformed(void** state) {
       {"\nq 7\n", "\nq 99999999999999999999\n", "99999999999999999999 q values"},
       {"\nu 6\n", "\nu 6\nzz", "not a number"},  // zz before the first speed, whatever its sign
       {"\nend", "\nend\nmore", "after 'end'"},
+      // the checks of values together, at the line of the value (the element's first), not 0
+      {"discrete 8\n0x1.6666666666666p-1", "discrete 8\n-0x1.6666666666666p-1",
+       "mu_static of 'block.0' must be finite and >= 0"},
       {NULL, NULL, NULL},  // cut in half
   };
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

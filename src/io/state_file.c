@@ -443,9 +443,10 @@ typedef enum Values {
 } Values;
 
 
-// "KEY N" then N lines of one number each, into out (n values: the model's count); a value the
-// section may not hold is refused at its own line
-static int readArray(Reader* r, const char* key, double* out, int n, Values allowed) {
+// "KEY N" then N lines of one number each, into out (n values: the model's count), the line of
+// each into lines (nullable); a value the section may not hold is refused at its own line
+static int readArray(Reader* r, const char* key, double* out, int n, Values allowed,
+                     int* lines) {
   char* s = nextLine(r);
   size_t len = strlen(key);
   char* end = NULL;
@@ -471,6 +472,9 @@ static int readArray(Reader* r, const char* key, double* out, int n, Values allo
     if (!s) {
       return fail(r, "the %s ends inside %s (%d of %d values read): the checkpoint is "
                   "incomplete", r->noun, key, i, n);
+    }
+    if (lines) {
+      lines[i] = r->line;
     }
     if (parseDouble(s, &out[i]) != 0) {
       return fail(r, "%s[%d]: '%s' is not a number", key, i, s);
@@ -597,6 +601,18 @@ static int parseState(const csModel* m, csData* d, Reader r) {
     cs_setError(err, CS_ERR_MEMORY, "", "out of memory reading %s", r.path);
     return CS_ERR_MEMORY;
   }
+  // the lines of the values the checks of them together name: q's, the discrete and auto ones
+  size_t nlines = (size_t)(m->nq + m->ndisc + m->nauto) + 1;
+  int* qline = csu_malloc(sizeof(int) * nlines);
+  if (!qline) {
+    csu_free(v, sizeof(double) * nvals);
+    csu_free(r.text, r.size);
+    cs_setError(err, CS_ERR_MEMORY, "", "out of memory reading %s", r.path);
+    return CS_ERR_MEMORY;
+  }
+  int* discline = qline + m->nq;
+  int* autoline = discline + m->ndisc;
+  int tline = 0;
   double* q = v;
   double* u = q + m->nq;
   double* z = u + m->nu;
@@ -659,6 +675,7 @@ static int parseState(const csModel* m, csData* d, Reader r) {
   }
   // 3. the state itself, each value checked at its own line
   if (status == CS_OK) status = readScalar(&r, "t", &t);
+  tline = r.line;
   if (status == CS_OK) status = readScalar(&r, "t_commit", &t_commit);
   if (status == CS_OK && t_commit > t) {
     status = fail(&r, "t_commit (%.17g s) is after t (%.17g s): the last auto-update commit "
@@ -669,11 +686,13 @@ static int parseState(const csModel* m, csData* d, Reader r) {
     status = fail(&r, "t_commit (%.17g s) is before the start: runs start at t = 0, and no "
                   "auto-update commit comes before", t_commit);
   }
-  if (status == CS_OK) status = readArray(&r, "q", q, m->nq, VALUES_FINITE);
-  if (status == CS_OK) status = readArray(&r, "u", u, m->nu, VALUES_FINITE);
-  if (status == CS_OK) status = readArray(&r, "z", z, m->nz, VALUES_FINITE);
-  if (status == CS_OK) status = readArray(&r, "discrete", disc, m->ndisc, VALUES_NOT_NAN);
-  if (status == CS_OK) status = readArray(&r, "auto", autoval, m->nauto, VALUES_FINITE);
+  if (status == CS_OK) status = readArray(&r, "q", q, m->nq, VALUES_FINITE, qline);
+  if (status == CS_OK) status = readArray(&r, "u", u, m->nu, VALUES_FINITE, NULL);
+  if (status == CS_OK) status = readArray(&r, "z", z, m->nz, VALUES_FINITE, NULL);
+  if (status == CS_OK) {
+    status = readArray(&r, "discrete", disc, m->ndisc, VALUES_NOT_NAN, discline);
+  }
+  if (status == CS_OK) status = readArray(&r, "auto", autoval, m->nauto, VALUES_FINITE, autoline);
   if (status == CS_OK) {
     s = nextLine(&r);
     if (!s || strcmp(s, "end") != 0) {
@@ -684,20 +703,21 @@ static int parseState(const csModel* m, csData* d, Reader r) {
   }
   // the values together: a time that a run can have, quaternions that can be normalized, and
   // each element's variables as the scene and its changes could have set them
+  // (each at the line of the value, or of the first of the values, it is about)
   if (status == CS_OK && t < 0) {
-    r.line = 0;
+    r.line = tline;
     status = fail(&r, "t (%.17g s) is before the start of every run (t = 0)", t);
   }
   int zero = status == CS_OK ? cs_zeroQuaternionBody(m, q) : 0;
   if (zero) {
-    r.line = 0;
+    r.line = qline[m->body[zero].qadr];
     status = fail(&r, "q: the orientation of body '%s' (q[%d..%d]) is a zero quaternion",
                   m->body[zero].name, m->body[zero].qadr, m->body[zero].qadr + 3);
   }
   double norm = 0;
   int far = status == CS_OK ? cs_nonUnitQuaternionBody(m, q, QUAT_NORM_SLACK, &norm) : 0;
   if (far) {
-    r.line = 0;
+    r.line = qline[m->body[far].qadr];
     status = fail(&r, "q: the orientation of body '%s' (q[%d..%d]) has length %.17g, where a "
                   "run keeps it at 1 (within %g)", m->body[far].name, m->body[far].qadr,
                   m->body[far].qadr + 3, norm, QUAT_NORM_SLACK);
@@ -705,7 +725,8 @@ static int parseState(const csModel* m, csData* d, Reader r) {
   for (int e = 0; status == CS_OK && e < m->nforce; e++) {
     char why[256];
     if (cs_elementStateProblem(m, disc, autoval, e, why, sizeof(why)) != 0) {
-      r.line = 0;
+      const csForce* f = &m->force[e];
+      r.line = f->discnum > 0 ? discline[f->discadr] : f->autonum > 0 ? autoline[f->autoadr] : 0;
       status = fail(&r, "%s", why);
     }
   }
@@ -722,6 +743,7 @@ static int parseState(const csModel* m, csData* d, Reader r) {
     memcpy(d->auto_cache, autoval, sizeof(double) * (size_t)m->nauto);
     cs_invalidate(d);
   }
+  csu_free(qline, sizeof(int) * nlines);
   csu_free(v, sizeof(double) * nvals);
   csu_free(r.text, r.size);
   return status;
