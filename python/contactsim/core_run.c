@@ -376,8 +376,10 @@ PyObject* csPy_run(PyObject* self, PyObject* args, PyObject* kw) {
     return NULL;
   }
   csError err = {0};
-  csSimulation* s = cs_newSimulation(m, &opt, &err);
-  if (!s) {
+  // the set-up without the GIL, as the run (other threads may run their own meanwhile)
+  csSimulation* s;
+  Py_BEGIN_ALLOW_THREADS s = cs_newSimulation(m, &opt, &err);
+  Py_END_ALLOW_THREADS if (!s) {
     if (!err.file[0]) {
       snprintf(err.file, sizeof(err.file), "%s", cs_modelFile(m));
     }

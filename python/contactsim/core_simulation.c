@@ -313,8 +313,11 @@ static int simInit(csPySimulation* self, PyObject* args, PyObject* kw) {
   owner->s = NULL;
   owner->model = NULL;
   csError err = {0};
-  csSimulation* sim = cs_newSimulation(m, &opt, &err);
-  if (!sim) {
+  // the set-up (seconds for a scene of many bodies) lets other threads run meanwhile; the model
+  // stays alive, referenced by the arguments
+  csSimulation* sim;
+  Py_BEGIN_ALLOW_THREADS sim = cs_newSimulation(m, &opt, &err);
+  Py_END_ALLOW_THREADS if (!sim) {
     Py_DECREF(owner);
     if (!err.file[0]) {
       snprintf(err.file, sizeof(err.file), "%s", cs_modelFile(m));

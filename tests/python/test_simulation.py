@@ -575,19 +575,28 @@ def test_ctrl_c_stops_a_run_with_its_rows(how):
         time.sleep(1.0)
 
 
+_MANY = []
+
+
+def many_bodies_model():
+    """60,000 free bodies, loaded once: a set-up of a second or more"""
+    if not _MANY:
+        scene = {"name": "many", "gravity": [0, 0, -G],
+                 "bodies": [{"name": f"b{i}", "mass": 1.0, "inertia": {"box": [0.1, 0.1, 0.1]},
+                             "joint": {"type": "free", "q": [1, 0, 0, 0, 0.5 * i, 0, 1]}}
+                            for i in range(60000)],
+                 "simulation": {"duration": 0.01, "report_interval": 0.01}}
+        _MANY.append(contactsim.loads(json.dumps(scene)))
+    return _MANY[0]
+
+
 def test_ctrl_c_during_a_big_scenes_set_up_is_not_lost():
-    # run() sets the simulation up (60,000 free bodies: a second or more) holding the GIL, so
-    # Python notes a Ctrl-C then and runs its handler at the next Python code, which the module
-    # itself runs before the integration starts: the KeyboardInterrupt must come out of run(),
-    # before any step, not be cleared there and leave the run to finish. The signal comes from
-    # another process, as a terminal's does, since no thread of this one can run while the GIL
-    # is held.
-    scene = {"name": "many", "gravity": [0, 0, -G],
-             "bodies": [{"name": f"b{i}", "mass": 1.0, "inertia": {"box": [0.1, 0.1, 0.1]},
-                         "joint": {"type": "free", "q": [1, 0, 0, 0, 0.5 * i, 0, 1]}}
-                        for i in range(60000)],
-             "simulation": {"duration": 0.01, "report_interval": 0.01}}
-    model = contactsim.loads(json.dumps(scene))
+    # run() sets the simulation up (60,000 free bodies: a second or more) in C, so Python notes
+    # a Ctrl-C then and runs its handler at the next Python code, which the module itself runs
+    # before the integration starts: the KeyboardInterrupt must come out of run(), before any
+    # step, not be cleared there and leave the run to finish. The signal comes from another
+    # process, as a terminal's does.
+    model = many_bodies_model()
     killer = subprocess.Popen(["sh", "-c", f"sleep 0.3; kill -INT {os.getpid()}"])
     try:
         with pytest.raises(KeyboardInterrupt) as e:
@@ -596,6 +605,32 @@ def test_ctrl_c_during_a_big_scenes_set_up_is_not_lost():
         killer.wait()
     # stopped before the integration, or at the latest at its first report
     assert len(e.value.trajectory) <= 1
+
+
+def test_the_set_up_lets_other_threads_run():
+    # a Simulation of 60,000 bodies takes a second or more to set up; another thread counts
+    # meanwhile at (about) the rate it counts alone, where with the GIL held it counted for one
+    # switch interval at most (45,000 against 17 million)
+    model = many_bodies_model()
+    count, stop = [0], [False]
+
+    def spin():
+        while not stop[0]:
+            count[0] += 1
+
+    thread = threading.Thread(target=spin)
+    thread.start()
+    try:
+        c0, t0 = count[0], time.perf_counter()
+        time.sleep(0.2)
+        rate = (count[0] - c0) / (time.perf_counter() - t0)
+        c0, t0 = count[0], time.perf_counter()
+        contactsim.Simulation(model)
+        during = (count[0] - c0) / (time.perf_counter() - t0)
+    finally:
+        stop[0] = True
+        thread.join()
+    assert during > 0.1 * rate, (during, rate)
 
 
 def test_ctrl_c_leaves_every_body_at_the_last_report():
