@@ -35,7 +35,8 @@ class SceneError(Error, ValueError):
     key or contact model, an unusable option.
 
     Attributes:
-        file: the scene file concerned ("" for none, e.g. text given to ``loads`` without a name).
+        file: the scene file concerned (for text given to ``loads``, the name given with it,
+            ``"<string>"`` by default; "" for none).
         path: JSON path of the offending value, e.g. ``"bodies[2].joint.q"`` ("" when the whole
             file or an option is at fault).
         message: one sentence saying what is wrong.
@@ -63,7 +64,8 @@ class SimulationError(Error, RuntimeError):
         time: simulation time of the failure, s.
         trajectory: the reports up to the last one reached before the failure (a
             ``Trajectory``), or None where there is none (``Simulation.step``).
-        file: the scene file of the model ("" when loaded from text without a name).
+        file: the scene file of the model (for text given to ``loads``, the name given with it,
+            ``"<string>"`` by default).
     """
 
     def __init__(self, message, time=math.nan, trajectory=None, file=""):

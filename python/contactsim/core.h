@@ -66,9 +66,11 @@ extern PyObject* csPy_SimulationError;
 
 // Read a run's options: start from base and overwrite those given (non-None) in the keyword
 // dict kw: duration, rtol, atol, integrator ("bdf"/"adams"/"rk"/"ark"/"rk23"), linear_solver,
-// report_interval, max_step, initial_step, max_steps. Raises SceneError for unknown names and
-// bad types; values are checked by the library. Returns 0 or -1 with an exception set.
-int csPy_readOptions(PyObject* kw, const csSimOptions* base, csSimOptions* out);
+// report_interval, max_step, initial_step, max_steps, max_rows. Raises TypeError for unknown
+// names and wrong types, SceneError (naming file, the model's scene file, and "simulation") for
+// values out of range; the library checks the rest. Returns 0 or -1 with an exception set.
+int csPy_readOptions(PyObject* kw, const csSimOptions* base, csSimOptions* out,
+                     const char* file);
 // The options as the dict Model.options and Simulation.options give (new reference).
 PyObject* csPy_optionsDict(const csSimOptions* o);
 

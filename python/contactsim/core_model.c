@@ -151,12 +151,27 @@ PyObject* csPy_loads(PyObject* self, PyObject* args, PyObject* kw) {
   (void)self;
   static char* kwlist[] = {"text", "filename", "contact_model", "overrides", NULL};
   const char* text = NULL;
+  Py_ssize_t length = 0;
   const char* filename = "<string>";
   PyObject* contact_model = Py_None;
   PyObject* overrides = Py_None;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "s|sOO:loads", kwlist, &text, &filename,
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "s#|sOO:loads", kwlist, &text, &length, &filename,
                                    &contact_model, &overrides)) {
     return NULL;
+  }
+  // a NUL in the text is bad input, as in a file (SceneError at its line and column), not
+  // Python's ValueError "embedded null character"
+  const char* nul = memchr(text, '\0', (size_t)length);
+  if (nul) {
+    csError err = {.code = CS_ERR_INPUT, .line = 1, .column = 1};
+    for (const char* c = text; c < nul; c++) {
+      err.line += *c == '\n';
+      err.column = *c == '\n' ? 1 : err.column + 1;
+    }
+    snprintf(err.file, sizeof(err.file), "%s", filename);
+    snprintf(err.message, sizeof(err.message),
+             "the text contains a NUL byte at line %d, column %d", err.line, err.column);
+    return csPy_raise(&err, NULL);
   }
   return loadCommon(NULL, text, filename, contact_model, overrides);
 }
@@ -280,8 +295,11 @@ static void modelDealloc(csPyModel* self) {
 
 static PyObject* modelRepr(csPyModel* self) {
   const csModel* m = self->m;
-  return PyUnicode_FromFormat("<contactsim.Model '%s': %d bodies, %d force elements, nq=%d, nu=%d>",
-                              m->name, m->nbody - 1, m->nforce, m->nq, m->nu);
+  // bodies besides ground, which nbody and bodies count
+  int n = m->nbody - 1;
+  return PyUnicode_FromFormat(
+      "<contactsim.Model '%s': %d bod%s besides ground, %d force elements, nq=%d, nu=%d>",
+      m->name, n, n == 1 ? "y" : "ies", m->nforce, m->nq, m->nu);
 }
 
 
@@ -549,7 +567,8 @@ static PyMethodDef modelMethods[] = {
 
 static PyGetSetDef modelGetset[] = {
     {"name", (getter)modelGetName, NULL, "Scene name.", NULL},
-    {"file", (getter)modelGetFile, NULL, "Scene file the model was loaded from, or ''.", NULL},
+    {"file", (getter)modelGetFile, NULL, "Scene file the model was loaded from, or the name given to loads() ('<string>' by\n"
+     "default).", NULL},
     {"source", (getter)modelGetSource, NULL,
      "Path given to load(), or None for a model loaded from text.", NULL},
     {"contact_model", (getter)modelGetContactModel, NULL,
@@ -563,7 +582,7 @@ static PyGetSetDef modelGetset[] = {
     {"options", (getter)modelGetOptions, NULL,
      "The scene's simulation options (a dict): duration, s; integrator; linear_solver; rtol;\n"
      "atol; max_step, s (0: unlimited); initial_step, s (0: automatic); max_steps;\n"
-     "report_interval, s.",
+     "report_interval, s; max_rows.",
      NULL},
     {"gravity", (getter)modelGetGravity, NULL, "Gravity in Ground, m/s^2 (x, y, z).", NULL},
     {"q0", (getter)modelGetQ0, NULL,

@@ -77,10 +77,19 @@ PyObject* csPy_raise(const csError* err, PyObject* trajectory) {
 
 
 // an option error in the user's terms, without a file or JSON path
+// The scene file of the options csPy_readOptions is reading (NULL outside it): its errors are
+// located as the library's checks of the same options are, FILE: simulation: MESSAGE. The GIL
+// is held throughout, so one static serves.
+static const char* optionFile;
+
 static int optionError(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 static int optionError(const char* fmt, ...) {
   csError err = {0};
   err.code = CS_ERR_INPUT;
+  if (optionFile) {
+    snprintf(err.file, sizeof(err.file), "%s", optionFile);
+    snprintf(err.path, sizeof(err.path), "simulation");
+  }
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(err.message, sizeof(err.message), fmt, ap);
@@ -196,11 +205,23 @@ PyObject* csPy_optionsDict(const csSimOptions* o) {
 }
 
 
-int csPy_readOptions(PyObject* kw, const csSimOptions* base, csSimOptions* out) {
+static int readOptions(PyObject* kw, csSimOptions* out);
+
+
+int csPy_readOptions(PyObject* kw, const csSimOptions* base, csSimOptions* out,
+                     const char* file) {
   *out = *base;
   if (!kw) {
     return 0;
   }
+  optionFile = file;
+  int rc = readOptions(kw, out);
+  optionFile = NULL;
+  return rc;
+}
+
+
+static int readOptions(PyObject* kw, csSimOptions* out) {
   PyObject* key;
   PyObject* value;
   Py_ssize_t pos = 0;
@@ -243,7 +264,13 @@ int csPy_readOptions(PyObject* kw, const csSimOptions* base, csSimOptions* out) 
       rc = readChoice(value, k, solvers, CS_LINSOL_COUNT, &choice);
       out->linsol = (csLinearSolver)choice;
     } else {
-      return optionError("there is no run option named '%s'", k);
+      // a keyword no option has, as Python calls it
+      PyErr_Format(PyExc_TypeError,
+                   "unexpected keyword argument '%s' (the run options: duration, rtol, atol, "
+                   "integrator, report_interval, max_step, initial_step, max_steps, max_rows, "
+                   "linear_solver)",
+                   k);
+      return -1;
     }
     if (rc) {
       return -1;

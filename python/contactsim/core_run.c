@@ -370,7 +370,7 @@ PyObject* csPy_run(PyObject* self, PyObject* args, PyObject* kw) {
   const csModel* m = ((csPyModel*)modelobj)->m;
   csSimOptions opt;
   csSimOptions base = cs_modelOptions(m);
-  int rc = csPy_readOptions(options, &base, &opt);
+  int rc = csPy_readOptions(options, &base, &opt, cs_modelFile(m));
   Py_DECREF(options);
   if (rc || forces < 0) {
     return NULL;

@@ -301,7 +301,7 @@ static int simInit(csPySimulation* self, PyObject* args, PyObject* kw) {
   const csModel* m = ((csPyModel*)model)->m;
   csSimOptions base = cs_modelOptions(m);
   csSimOptions opt;
-  int bad = csPy_readOptions(options, &base, &opt);
+  int bad = csPy_readOptions(options, &base, &opt, cs_modelFile(m));
   Py_XDECREF(copy);
   if (bad) {
     return -1;
@@ -833,7 +833,8 @@ static PyObject* simSetOptions(csPySimulation* self, PyObject* args, PyObject* k
   // the options change only here, with the GIL held: reading them before prepare is safe
   csSimOptions base = cs_simOptions(self->s);
   csSimOptions opt;
-  if (csPy_readOptions(kw, &base, &opt) || prepareChange(self)) {
+  if (csPy_readOptions(kw, &base, &opt, cs_modelFile(cs_simModel(self->s))) ||
+      prepareChange(self)) {
     return NULL;
   }
   csError err = {0};
@@ -1117,7 +1118,8 @@ static PyMethodDef simMethods[] = {
     {"step", (PyCFunction)simStep, METH_NOARGS,
      "step() -> float\n\n"
      "Advance by one integrator step (every independent group of bodies standing at the\n"
-     "current time takes one CVODE step; the simulation moves to the earliest end of them) and\n"
+     "current time takes one step of its integrator, CVODE's or the Runge-Kutta pair's; the\n"
+     "simulation moves to the earliest end of them) and\n"
      "return the new time, s. Scheduled changes on the way are applied at their times.\n"
      "Raises SimulationError (with .time) when the integrator fails."},
     {"advance_to", (PyCFunction)simAdvanceTo, METH_O,

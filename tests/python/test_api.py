@@ -146,6 +146,25 @@ def test_bad_run_options():
     with pytest.raises(contactsim.SceneError, match="cannot run to t = inf"):
         sim.run(t_end=float("inf"))
     assert sim.time == 0.02
+    # a keyword no option has is a TypeError wherever options are taken (Simulation and
+    # set_options raised SceneError, run TypeError)
+    for call in (lambda: contactsim.Simulation(model, foo=1), lambda: sim.set_options(foo=1),
+                 lambda: contactsim.Simulation(model, forces=True)):
+        with pytest.raises(TypeError, match="unexpected keyword argument"):
+            call()
+    # an option out of range is located as the library locates its own checks: the scene's
+    # file and "simulation" (the module's checks left both empty)
+    path = scene_path("pendulum.json")
+    model = contactsim.load(path)
+    for options in ({"rtol": float("nan")}, {"max_steps": 0}, {"rtol": -1.0},
+                    {"report_interval": 1e-12}):
+        with pytest.raises(contactsim.SceneError) as e:
+            contactsim.run(model, **options)
+        assert e.value.file == path and e.value.path == "simulation", (options, e.value)
+    # a NUL in text given to loads is bad input at its place (it was a ValueError)
+    with pytest.raises(contactsim.SceneError, match="NUL byte at line 2, column 3") as e:
+        contactsim.loads('{"name":\n"a\x00b"}')
+    assert (e.value.file, e.value.line, e.value.column) == ("<string>", 2, 3)
 
 
 def test_the_forces_flag_takes_a_bool():
