@@ -749,7 +749,23 @@ static void test_contacts_errors(void** state) {
       " \"contact_models\": {\"exponential_spring\": {}}}"};
   for (int i = 0; i < 2; i++) {
     assert_null(cs_loadSceneString(clashes[i], "bad.json", NULL, &err));
-    if (!strstr(err.message, "already exists (the name given by default")) {
+    if (!strstr(err.message, "already exists (the name given by default to this entry")) {
+      fail_msg("%s: %s", err.path, err.message);
+    }
+  }
+  // and the other way round: the earlier entry's default name, and the gravity element's
+  const char* earlier[] = {
+      "{\"bodies\": [{\"name\": \"b\", \"mass\": 1, \"inertia\": {\"sphere\": 0.1},"
+      " \"joint\": {\"type\": \"free\"}}], \"forces\": [{\"type\": \"constant\", \"body\": \"b\"},"
+      " {\"type\": \"constant\", \"body\": \"b\", \"name\": \"constant0\"}]}",
+      "{\"bodies\": [{\"name\": \"b\", \"mass\": 1, \"inertia\": {\"sphere\": 0.1},"
+      " \"joint\": {\"type\": \"free\"}}], \"forces\": [{\"type\": \"constant\", \"body\": \"b\","
+      " \"name\": \"gravity\"}]}"};
+  const char* said[] = {"(the name given by default to an earlier entry",
+                        "(the name of an element the loader makes: the gravity element"};
+  for (int i = 0; i < 2; i++) {
+    assert_null(cs_loadSceneString(earlier[i], "bad.json", NULL, &err));
+    if (!strstr(err.message, said[i])) {
       fail_msg("%s: %s", err.path, err.message);
     }
   }

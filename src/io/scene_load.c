@@ -59,7 +59,12 @@
 typedef struct NameSlot {
   uint32_t hash;  // of the name: most probes that miss are told apart without strcmp
   int id;         // id + 1; 0: empty
+  int origin;     // NameOrigin: where the name came from, for the message of a clash
 } NameSlot;
+
+// A name is the file's, an unnamed entry's default, or one the loader made (ground, the gravity
+// element, a contact's elements "NAME.i"): a clash with a name the file does not hold says so.
+typedef enum NameOrigin { NAME_GIVEN = 0, NAME_DEFAULT, NAME_MADE } NameOrigin;
 
 typedef struct NameIndex {
   NameSlot* slot;  // (cap)
@@ -581,38 +586,45 @@ static size_t hashName(const char* s) {
 
 
 // id of `name` in name space `which`, or -1
-static int nameFind(const Loader* ld, int which, const char* name) {
+static const NameSlot* nameSlot(const Loader* ld, int which, const char* name) {
   const NameIndex* x = &ld->names[which];
   if (!x->cap || !name) {
-    return -1;
+    return NULL;
   }
   size_t h = hashName(name);
   for (size_t i = h & (x->cap - 1);; i = (i + 1) & (x->cap - 1)) {
     const NameSlot* s = &x->slot[i];
     if (!s->id) {
-      return -1;
+      return NULL;
     }
     if (s->hash == (uint32_t)h && strcmp(nameOf(ld->m, which, s->id - 1), name) == 0) {
-      return s->id - 1;
+      return s;
     }
   }
 }
 
 
+static int nameFind(const Loader* ld, int which, const char* name) {
+  const NameSlot* s = nameSlot(ld, which, name);
+  return s ? s->id - 1 : -1;
+}
+
+
 // put id (whose name hashes to h) into the first free slot from its home
-static void nameInsert(NameIndex* x, size_t h, int id) {
+static void nameInsert(NameIndex* x, size_t h, int id, int origin) {
   size_t i = h & (x->cap - 1);
   while (x->slot[i].id) {
     i = (i + 1) & (x->cap - 1);
   }
   x->slot[i].hash = (uint32_t)h;
   x->slot[i].id = id + 1;
+  x->slot[i].origin = origin;
 }
 
 
-// record the newest id of name space `which`; the table doubles when half full. Returns -1
-// (with the error recorded) when memory runs out.
-static int nameAdd(Loader* ld, int which, int id) {
+// record the newest id of name space `which`, its name of that origin (NameOrigin); the table
+// doubles when half full. Returns -1 (with the error recorded) when memory runs out.
+static int nameAdd(Loader* ld, int which, int id, int origin) {
   NameIndex* x = &ld->names[which];
   if (2 * ((size_t)x->count + 1) > x->cap) {
     size_t cap = x->cap ? 2 * x->cap : 64;
@@ -629,12 +641,12 @@ static int nameAdd(Loader* ld, int which, int id) {
     x->cap = cap;
     for (size_t i = 0; i < oldcap; i++) {
       if (old[i].id) {
-        nameInsert(x, old[i].hash, old[i].id - 1);
+        nameInsert(x, old[i].hash, old[i].id - 1, old[i].origin);
       }
     }
     csu_free(old, oldcap * sizeof(NameSlot));
   }
-  nameInsert(x, hashName(nameOf(ld->m, which, id)), id);
+  nameInsert(x, hashName(nameOf(ld->m, which, id)), id, origin);
   x->count++;
   return 0;
 }
@@ -661,9 +673,22 @@ static int forceId(const Loader* ld, const char* name) { return nameFind(ld, NAM
 static int groupId(const Loader* ld, const char* name) { return nameFind(ld, NAMES_GROUP, name); }
 
 
-// what a clash of names adds when the name was not in the file: the entry got it by default
-static const char* defaultNameNote(int given) {
-  return given ? "" : " (the name given by default to an entry without one: give it a \"name\")";
+// What a clash of names in the force elements' and contact sets' name space adds where a name
+// is not in the file: this entry's default name (given: 0), an earlier entry's, or one the
+// loader made. "" when the name clashes with none.
+static const char* nameClash(const Loader* ld, const char* name, int given) {
+  const NameSlot* s = nameSlot(ld, NAMES_FORCE, name);
+  s = s ? s : nameSlot(ld, NAMES_GROUP, name);
+  if (!s) {
+    return "";
+  }
+  return !given                   ? " (the name given by default to this entry, which has none: "
+                                    "give it a \"name\")"
+         : s->origin == NAME_DEFAULT ? " (the name given by default to an earlier entry without "
+                                       "one: give that entry a \"name\")"
+         : s->origin == NAME_MADE    ? " (the name of an element the loader makes: the gravity "
+                                       "element, or a contact's element per point, NAME.i)"
+                                     : "";
 }
 
 
@@ -672,7 +697,7 @@ static const char* defaultNameNote(int given) {
 static int checkForceNameFree(Loader* ld, const char* key, const char* name, int given) {
   if (forceId(ld, name) >= 0 || groupId(ld, name) >= 0) {
     return failAt(ld, key, "a force element or contact named '%s' already exists%s", name,
-                  defaultNameNote(given));
+                  nameClash(ld, name, given));
   }
   return 0;
 }
@@ -1182,7 +1207,7 @@ static int readBody(Loader* ld, const cJSON* item, BodyInit* init) {
     snprintf(ld->err->path, sizeof(ld->err->path), "%s", ld->path);
     return -1;
   }
-  return nameAdd(ld, NAMES_BODY, id);
+  return nameAdd(ld, NAMES_BODY, id, NAME_GIVEN);
 }
 
 
@@ -1212,7 +1237,7 @@ static int readPlane(Loader* ld, const cJSON* item) {
     snprintf(ld->err->path, sizeof(ld->err->path), "%s", ld->path);
     return -1;
   }
-  return nameAdd(ld, NAMES_PLANE, id);
+  return nameAdd(ld, NAMES_PLANE, id, NAME_GIVEN);
 }
 
 
@@ -1505,9 +1530,9 @@ static int readForce(Loader* ld, const cJSON* item, int index) {
   char fallback[CS_MAX_NAME];
   snprintf(fallback, sizeof(fallback), "%.50s%d", k->name, index);
   char name[CS_MAX_NAME];
+  int given = cJSON_GetObjectItemCaseSensitive(item, "name") != NULL;
   if (memberName(ld, item, "name", fallback, name) ||
-      checkForceNameFree(ld, "name", name,
-                         cJSON_GetObjectItemCaseSensitive(item, "name") != NULL)) {
+      checkForceNameFree(ld, "name", name, given)) {
     return -1;
   }
   // the element is added first and then filled in place, in the model's array
@@ -1516,7 +1541,7 @@ static int readForce(Loader* ld, const cJSON* item, int index) {
     snprintf(ld->err->path, sizeof(ld->err->path), "%s", ld->path);
     return -1;
   }
-  if (nameAdd(ld, NAMES_FORCE, e)) {
+  if (nameAdd(ld, NAMES_FORCE, e, given ? NAME_GIVEN : NAME_DEFAULT)) {
     return -1;
   }
   return applyParams(ld, item, k, &ld->m->force[e], 0, reserved);
@@ -1731,10 +1756,10 @@ static int buildContact(Loader* ld, int ci, const ContactGeom* g, int kid, const
   // the contact's name becomes a contact set, in the name space of force elements
   if (forceId(ld, g->name) >= 0 || groupId(ld, g->name) >= 0) {
     return failContact(ld, ci, "name", "a force element or contact named '%s' already exists%s",
-                       g->name, defaultNameNote(g->named));
+                       g->name, nameClash(ld, g->name, g->named));
   }
   int group = cs_addGroup(ld->m, g->name, ld->err);
-  if (group < 0 || nameAdd(ld, NAMES_GROUP, group)) {
+  if (group < 0 || nameAdd(ld, NAMES_GROUP, group, g->named ? NAME_GIVEN : NAME_DEFAULT)) {
     return -1;
   }
   // the set's elements follow, one per point
@@ -1763,7 +1788,7 @@ static int buildContact(Loader* ld, int ci, const ContactGeom* g, int kid, const
                          name);
     }
     int e = cs_addForce(ld->m, kid, name, ld->err);
-    if (e < 0 || nameAdd(ld, NAMES_FORCE, e)) {
+    if (e < 0 || nameAdd(ld, NAMES_FORCE, e, NAME_MADE)) {
       return -1;
     }
     csForce* f = &ld->m->force[e];
@@ -2666,7 +2691,7 @@ static csModel* buildModel(Loader* ld, const cJSON* root, const char* file,
     goto cleanup;
   }
   // ground is body 0, known by name from the start
-  if (nameAdd(ld, NAMES_BODY, 0)) {
+  if (nameAdd(ld, NAMES_BODY, 0, NAME_MADE)) {
     goto cleanup;
   }
   // the file is kept for the messages of the run
@@ -2709,7 +2734,7 @@ static csModel* buildModel(Loader* ld, const cJSON* root, const char* file,
   // first force entry (elementPath relies on this order)
   int hasGravity = csu_norm(ld->m->gravity) > 0;
   if (hasGravity && (cs_addForce(ld->m, CS_FORCE_GRAVITY, "gravity", ld->err) < 0 ||
-                     nameAdd(ld, NAMES_FORCE, 0))) {
+                     nameAdd(ld, NAMES_FORCE, 0, NAME_MADE))) {
     goto cleanup;
   }
   if (forEachItem(ld, root, "forces", forceItem, NULL)) {
