@@ -1012,7 +1012,12 @@ static void test_override_errors(void** state) {
   expectOverrideError("", "1", 1, "", "empty");
   expectOverrideError("changes.first.time", "1", 1, "changes.first.time", "by index");
   expectOverrideError("simulation.integrator", "bdf", 1, "simulation.integrator",
-                      "not JSON text (a string needs double quotes");
+                      "not JSON text: at character 1 (a string needs double quotes");
+  // the place and the reason of any other error, as in a file: a '+' anywhere
+  expectOverrideError("gravity", "[0, +1, 0]", 1, "gravity",
+                      "not JSON text: at character 5: a number has no '+' in front");
+  expectOverrideError("gravity", "[0, 1,", 1, "gravity",
+                      "not JSON text: at character 7 (unexpected end of the text)");
   expectOverrideError("simulation.rtol", "1e-6 2", 1, "simulation.rtol", "not JSON text");
   // nested past the parser's limit, said as such; a long value quoted to 200 bytes, saying so
   {

@@ -3008,29 +3008,6 @@ static void replaceValue(cJSON* item, cJSON* value) {
 }
 
 
-// how many arrays and objects are open at byte `pos` of JSON text (strings skipped)
-static int nestingDepth(const char* text, size_t pos) {
-  int depth = 0, inString = 0;
-  for (size_t i = 0; i < pos && text[i]; i++) {
-    char c = text[i];
-    if (inString) {
-      if (c == '\\' && text[i + 1]) {
-        i++;  // the escaped character, whatever it is
-      } else if (c == '"') {
-        inString = 0;
-      }
-    } else if (c == '"') {
-      inString = 1;
-    } else if (c == '[' || c == '{') {
-      depth++;
-    } else if (c == ']' || c == '}') {
-      depth--;
-    }
-  }
-  return depth;
-}
-
-
 // apply override `index` to the tree: walk its key path from the root, creating members of
 // objects that the scene does not have, and set the value. On an error the message names the
 // override; a created member's JSON path is kept in ld->created[index] so that a later "unknown
@@ -3064,7 +3041,7 @@ static int applyOverride(Loader* ld, cJSON* root, int index) {
                         more, bad + 1, why);
   }
   // nested deeper than cJSON reads: said as such, as in a file
-  if (!value && nestingDepth(o->value, read) >= CJSON_NESTING_LIMIT &&
+  if (!value && csu_jsonNesting(o->value, read, NULL) >= CJSON_NESTING_LIMIT &&
       (o->value[read] == '[' || o->value[read] == '{')) {
     return overrideFail(ld, index,
                         "the value is nested more than %d levels deep at character %zu (arrays "
@@ -3077,11 +3054,13 @@ static int applyOverride(Loader* ld, cJSON* root, int index) {
       word = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
              *c == '_' || *c == '-' || *c == '.';
     }
-    int plus = o->value[0] == '+' && (isdigit((unsigned char)o->value[1]) || o->value[1] == '.');
-    return overrideFail(ld, index, "the value '%.200s%s' is not JSON text%s", o->value, more,
-                        plus   ? ": a number has no '+' in front (JSON allows only '-')"
-                        : word ? " (a string needs double quotes, e.g. \"bdf\")"
-                               : "");
+    const char* reason;
+    size_t at = csu_jsonErrorAt(o->value, valueLen, read, &reason);
+    if (word) {
+      reason = " (a string needs double quotes, e.g. \"bdf\")";
+    }
+    return overrideFail(ld, index, "the value '%.200s%s' is not JSON text: at character %zu%s",
+                        o->value, more, at + 1, reason);
   }
   // walk: node is the value reached so far; rest the key path still to follow
   cJSON* node = root;
@@ -3355,7 +3334,7 @@ static cJSON* parseText(const char* text, size_t len, csError* err) {
     // say which it was, since the text may well be valid JSON
     // (the bracket must stand where a value may: after '[', ',' or ':'; after a value it is a
     // syntax error, a missing comma, whatever the depth)
-    int depth = nestingDepth(text, pos);
+    int depth = csu_jsonNesting(text, pos, NULL);
     size_t before = pos;
     while (before > 0 && strchr(" \t\r\n", text[before - 1])) {
       before--;

@@ -1251,10 +1251,8 @@ int csu_jsonNumberProblem(const char* text, size_t n, csError* err) {
 }
 
 
-// The innermost array or object ('[' or '{') still open before offset end of JSON text, 0 at
-// the top level or deeper than this scan follows (cJSON refuses nesting past 1000 anyway).
-static char innermostOpen(const char* text, size_t end) {
-  char open[1024];
+int csu_jsonNesting(const char* text, size_t end, char* innermost) {
+  char open[1024];  // the openers of the innermost levels (cJSON refuses past 1000 anyway)
   size_t depth = 0;
   int inString = 0;
   for (size_t i = 0; i < end && text[i]; i++) {
@@ -1276,11 +1274,14 @@ static char innermostOpen(const char* text, size_t end) {
       depth--;
     }
   }
-  return depth > 0 && depth <= sizeof(open) ? open[depth - 1] : 0;
+  if (innermost) {
+    *innermost = depth > 0 && depth <= sizeof(open) ? open[depth - 1] : 0;
+  }
+  return (int)depth;
 }
 
 
-void csu_jsonSyntaxError(const char* text, size_t n, size_t pos, csError* err) {
+size_t csu_jsonErrorAt(const char* text, size_t n, size_t pos, const char** why) {
   // cJSON reads an object's key as a string from the character after the opening quote it
   // expects, and stops one past any other character there ("{,}", "{\"a\": 1,}"): the error
   // is that character, when it stands where a key must (after '{' or ',' in an object)
@@ -1289,17 +1290,28 @@ void csu_jsonSyntaxError(const char* text, size_t n, size_t pos, csError* err) {
     while (k > 0 && strchr(" \t\r\n", text[k - 1])) {
       k--;
     }
-    if (k > 0 && (text[k - 1] == '{' || text[k - 1] == ',') &&
-        innermostOpen(text, pos - 1) == '{') {
+    char open = 0;
+    if (k > 0 && (text[k - 1] == '{' || text[k - 1] == ',')) {
+      csu_jsonNesting(text, pos - 1, &open);
+    }
+    if (open == '{') {
       pos--;
     }
   }
+  int plus = pos < n && text[pos] == '+' &&
+             (isdigit((unsigned char)text[pos + 1]) || text[pos + 1] == '.');
+  *why = pos >= n ? " (unexpected end of the text)"
+         : plus   ? ": a number has no '+' in front (JSON allows only '-')"
+                  : "";
+  return pos;
+}
+
+
+void csu_jsonSyntaxError(const char* text, size_t n, size_t pos, csError* err) {
+  const char* why;
+  pos = csu_jsonErrorAt(text, n, pos, &why);
   int line, column;
   csu_lineColumn(text, pos, &line, &column);
-  const char* why = pos >= n ? " (unexpected end of the text)"
-                    : text[pos] == '+' && (isdigit((unsigned char)text[pos + 1]) || text[pos + 1] == '.')
-                        ? ": a number has no '+' in front (JSON allows only '-')"
-                        : "";
   cs_setError(err, CS_ERR_INPUT, "", "malformed JSON at line %d, column %d%s", line, column,
               why);
   err->line = line;

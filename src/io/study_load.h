@@ -137,6 +137,14 @@ int csu_jsonNumberProblem(const char* text, size_t n, csError* err);
 // at the character at fault (where cJSON stopped, or the one before where it read a key that is
 // no string).
 void csu_jsonSyntaxError(const char* text, size_t n, size_t pos, csError* err);
+// The same, as the offset of the character at fault and *why, the reason where one is known
+// (" (unexpected end of the text)", ": a number has no '+' in front ..."), else "".
+size_t csu_jsonErrorAt(const char* text, size_t n, size_t pos, const char** why);
+
+// How many arrays and objects are open at byte offset end of JSON text (strings skipped), and
+// into *innermost (nullable) the innermost one's opener, '[' or '{' (0 at the top level, or
+// deeper than 1024 levels).
+int csu_jsonNesting(const char* text, size_t end, char* innermost);
 
 // The 1-based line and column of byte offset pos in text.
 void csu_lineColumn(const char* text, size_t pos, int* line, int* column);
