@@ -821,7 +821,11 @@ def task_ranges_and_gather_with_a_missing_task():
     # the last task completes the set and merges by itself: it ran 4 runs and took the other
     # tasks' 8 records
     # (with an end beyond a 64-bit index, clamped to the runs as any end past them; it was
-    # refused as not A <= B)
+    # refused as not A <= B; and A <= B judged on the digits: two such indices, B < A, are
+    # refused)
+    code, _, err = run("sweep", study, "--out", out, "--task-range",
+                       "18446744073709551617:18446744073709551616", "-q")
+    check(code == 2 and "0 <= A <= B" in err, f"{code}: {err}")
     code, _, err = run("sweep", study, "--out", out, "--task-range", "4:18446744073709551616",
                        "-q")
     check(code == 0, err)

@@ -2377,7 +2377,8 @@ static int submitSlurm(const Sweep* sw, long perTask, char** slurmOpts, int nslu
 
 // "A:B" -> [A, B) (B may exceed the run count: it is clamped)
 static int parseRange(const char* text, long* a, long* b) {
-  // indices beyond a long (digits only) are past every run, as the clamp to the runs makes them
+  // indices beyond a long (digits only) are past every run, as the clamp to the runs makes them:
+  // strtol's clamp to LONG_MAX, with A <= B judged on the digits as written
   char* end = NULL;
   errno = 0;
   long x = strtol(text, &end, 10);
@@ -2388,10 +2389,16 @@ static int parseRange(const char* text, long* a, long* b) {
   const char* p = end + 1;
   errno = 0;
   long y = strtol(p, &end, 10);
-  if ((errno && errno != ERANGE) || end == p || *end || y < x || !isdigit((unsigned char)p[0])) {
+  if ((errno && errno != ERANGE) || end == p || *end || !isdigit((unsigned char)p[0])) {
     return -1;
   }
-  *a = x;
+  // the digits compared without leading zeros: the longer number is the larger, else strcmp
+  const char* da = text + strspn(text, "0");
+  const char* db = p + strspn(p, "0");
+  size_t la = strcspn(da, ":"), lb = strlen(db);
+  if (la > lb || (la == lb && strncmp(da, db, la) > 0)) {
+    return -1;
+  }  *a = x;
   *b = y;
   return 0;
 }
@@ -2443,6 +2450,7 @@ int cs_cliSweep(int argc, char** argv) {
   const char* gather = NULL;
   int jobs = 0, fresh = 0, slurm = 0, dryRun = 0;
   long rangeA = -1, rangeB = -1, perTask = 0;
+  const char* rangeText = "";  // --task-range as given, for the messages
   char* slurmOpts[64];
   int nslurmOpt = 0;
   int c;
@@ -2472,6 +2480,7 @@ int cs_cliSweep(int argc, char** argv) {
         sw.trajectories = 1;
         break;
       case 'R':
+        rangeText = optarg;
         if (parseRange(optarg, &rangeA, &rangeB) != 0) {
           fprintf(stderr,
                   "contactsim: error: --task-range needs A:B, run indices with "
@@ -2738,10 +2747,10 @@ int cs_cliSweep(int argc, char** argv) {
     } else if (rangeA >= 0 && a < b) {
       fprintf(stderr, "; this task: runs %ld to %ld", a, b - 1);
     } else if (rangeA >= 0 && rangeA >= sw.nrun) {
-      fprintf(stderr, "; this task: no runs (--task-range %ld:%ld starts past the last run, %ld)",
-              rangeA, rangeB, sw.nrun - 1);
+      fprintf(stderr, "; this task: no runs (--task-range %s starts past the last run, %ld)",
+              rangeText, sw.nrun - 1);
     } else if (rangeA >= 0) {
-      fprintf(stderr, "; this task: no runs (--task-range %ld:%ld is empty)", rangeA, rangeB);
+      fprintf(stderr, "; this task: no runs (--task-range %s is empty)", rangeText);
     }
     fprintf(stderr, "; %ld to run, %ld done already; %d worker%s\n", ntodo, (b - a) - ntodo, jobs,
             plural(jobs));
