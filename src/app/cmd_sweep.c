@@ -78,6 +78,7 @@ typedef struct Sweep {
   long nrun;
   int nfree;  // free bodies of the scene (pose columns)
   char (*free_name)[CS_MAX_NAME];  // (nfree) their names, owned
+  int* free_id;                    // (nfree) their ids in the scene's model, owned
   int lock;          // how openDirectory locks DIR/.lock: 0 not, LOCK_SH, LOCK_EX
   int submitting;    // 1: a Slurm submission (openDirectory checks the job submitted before)
   int dry;           // 1: a dry run of a submission (openDirectory writes no manifest)
@@ -559,7 +560,15 @@ static int writeRecordFile(const Sweep* sw, long i, const csCliRun* r, uint64_t 
   csvNumber(f, s ? mt->peak_normal_force : NAN);
   // final poses by body name: the scene's free bodies, in Ground
   for (int b = 0; b < sw->nfree; b++) {
-    int id = r->m && r->d ? cs_bodyId(r->m, sw->free_name[b]) : -1;
+    // the body at the scene's id, by name only where a run's model differs there (a linear
+    // search per body made a record of 10,000 free bodies cost 5e7 name comparisons)
+    int id = -1;
+    if (r->m && r->d) {
+      id = sw->free_id[b];
+      if (id >= r->m->nbody || strcmp(r->m->body[id].name, sw->free_name[b]) != 0) {
+        id = cs_bodyId(r->m, sw->free_name[b]);
+      }
+    }
     double v[7] = {NAN, NAN, NAN, NAN, NAN, NAN, NAN};
     if (id > 0 && r->m->body[id].joint == CS_JOINT_FREE) {
       const csTransform* X = &r->d->body_pose[id];
@@ -1622,13 +1631,15 @@ static int setUp(Sweep* sw, const char* studyPath) {
     nfree += m->body[b].joint == CS_JOINT_FREE;
   }
   sw->free_name = nfree ? calloc((size_t)nfree, sizeof(*sw->free_name)) : NULL;
-  if (nfree && !sw->free_name) {
+  sw->free_id = nfree ? calloc((size_t)nfree, sizeof(*sw->free_id)) : NULL;
+  if (nfree && (!sw->free_name || !sw->free_id)) {
     cs_deleteModel(m);
     fprintf(stderr, "contactsim: error: out of memory setting up the sweep\n");
     return CS_EXIT_FAILURE;
   }
   for (int b = 1; b < m->nbody; b++) {
     if (m->body[b].joint == CS_JOINT_FREE) {
+      sw->free_id[sw->nfree] = b;
       snprintf(sw->free_name[sw->nfree++], CS_MAX_NAME, "%s", m->body[b].name);
     }
   }
@@ -2422,8 +2433,10 @@ static int parseCount(const char* text, long max, long* out) {
 static void freeSweep(Sweep* sw) {
   cs_deleteStudy(sw->study);
   free(sw->free_name);
+  free(sw->free_id);
   sw->study = NULL;
   sw->free_name = NULL;
+  sw->free_id = NULL;
 }
 
 
