@@ -534,8 +534,12 @@ static void test_stop_flag(void** state) {
   cs_simSetStop(s, &flag);
   assert_int_equal(cs_simAdvanceTo(s, 0.5, &err), CS_STOPPED);
   assert_true(cs_simTime(s) == 0.25);
+  // (the message says where the simulation stands: where the call started)
+  assert_non_null(strstr(err.message, "back at t = 0.25 s, where the call started"));
+  assert_true(err.time == 0.25);
   assert_int_equal(cs_simStep(s, &err), CS_STOPPED);
   assert_true(cs_simTime(s) == 0.25);
+  assert_non_null(strstr(err.message, "back at t = 0.25 s, where the call started"));
   assert_int_equal(cs_simRun(s, 0.5, NULL, &err), CS_STOPPED);
   assert_true(cs_simTime(s) == 0.25);
   // a run's own stop flag takes the simulation's place

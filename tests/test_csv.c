@@ -117,9 +117,9 @@ static double column(const char* header, const char* row, const char* name) {
 }
 
 
-// Three blocks of different masses resting on the floor, each its own contact set (Hunt-Crossley
+// Three blocks of different masses resting on the floor, each its own contact set (compliant
 // points, settled): each set's columns carry its own block's weight, and its centre of pressure
-// lies under that block's centre of mass, however the sets' elements are ordered.
+// lies under that block's centre of mass.
 static void test_contact_sets_carry_their_own_weights(void** state) {
   (void)state;
   const char* json =

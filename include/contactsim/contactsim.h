@@ -63,8 +63,9 @@ CS_API csSimOptions cs_defaultSimOptions(void);
 CS_API int cs_maxStepProblem(const csSimOptions* o, char* why, size_t size);
 // The number of reports a run from t0 to t_end makes with this report interval: one at t0, one
 // at every multiple of the interval strictly between them (a multiple within rounding of t0 or
-// t_end, 1e-12 of 1 + |t| but at most a quarter of the interval, is that end), and one at t_end; 1 when t_end <= t0. For refusing, before a run starts,
-// one that would write more rows than a limit.
+// t_end, 1e-12 of 1 + |t| but at most a quarter of the interval, is that end), and one at
+// t_end; 1 when t_end <= t0. For refusing, before a run starts, one that would write more rows
+// than a limit.
 CS_API double cs_reportCount(double t0, double t_end, double interval);
 
 

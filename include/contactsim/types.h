@@ -466,8 +466,6 @@ struct csData {
 
   // ---- reports ----
   double* force_extra;     // (nextra) model-specific report values, filled by cs_report
-  double* set_sum;         // (ngroup x 7) per contact set, the CSV row's sums in one pass over
-                           // the elements: force, normal-force-weighted point, normal force
 
   // ---- scratch for the articulated-body algorithm (Ground axes, about each body origin) ----
   double* aba_I0;          // (nbody x 9) rotational inertia of each body about its origin, body coords
@@ -498,6 +496,10 @@ struct csData {
   int* all_body;           // (nbody) 1 .. nbody-1: the default active body list
   int* all_force;          // (nforce) 0 .. nforce-1
   int* all_plane;          // (nplane) 0 .. nplane-1
+
+  // ---- scratch for the CSV writer (last, so that the fields above keep their offsets) ----
+  double* set_sum;         // (ngroup x 7) per contact set, the CSV row's sums in one pass over
+                           // the elements: force, normal-force-weighted point, normal force
 };
 
 #endif  // CONTACTSIM_TYPES_H

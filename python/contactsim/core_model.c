@@ -567,7 +567,8 @@ static PyMethodDef modelMethods[] = {
 
 static PyGetSetDef modelGetset[] = {
     {"name", (getter)modelGetName, NULL, "Scene name.", NULL},
-    {"file", (getter)modelGetFile, NULL, "Scene file the model was loaded from, or the name given to loads() ('<string>' by\n"
+    {"file", (getter)modelGetFile, NULL,
+     "Scene file the model was loaded from, or the name given to loads() ('<string>' by\n"
      "default).", NULL},
     {"source", (getter)modelGetSource, NULL,
      "Path given to load(), or None for a model loaded from text.", NULL},

@@ -15,7 +15,8 @@
 // X-macro: cs_makeData expands the list twice, once to add up the bytes and once to set the
 // pointers, so size and layout cannot disagree. Order: the state, then what the position,
 // velocity, dynamics and acceleration stages realize, then the articulated-body scratch (6x6
-// matrices as 36 doubles, spatial vectors as 6), then the index lists the stages iterate over.
+// matrices as 36 doubles, spatial vectors as 6), then the index lists the stages iterate over,
+// then the CSV writer's scratch.
 #define CS_DATA_ARRAYS(X)                                  \
   X(double, q, m->nq, 1)                                   \
   X(double, u, m->nu, 1)                                   \
@@ -37,7 +38,6 @@
   X(double, udot, m->nu, 1)                                \
   X(csSpatialVec, body_acc, m->nbody, 1)                   \
   X(double, force_extra, m->nextra, 1)                     \
-  X(double, set_sum, m->ngroup, 7)                         \
   X(double, aba_I0, m->nbody, 9)                           \
   X(double, aba_IA, m->nbody, 21)                          \
   X(double, aba_pA, m->nbody, 6)                           \
@@ -60,7 +60,8 @@
   X(double, aba_k2, m->nbody, CS_K2_SIZE)                  \
   X(int, all_body, m->nbody, 1)                            \
   X(int, all_force, m->nforce, 1)                          \
-  X(int, all_plane, m->nplane, 1)
+  X(int, all_plane, m->nplane, 1)                          \
+  X(double, set_sum, m->ngroup, 7)
 
 // every array starts on a 16-byte boundary
 // (what malloc guarantees), so every type in the list is aligned whatever precedes it

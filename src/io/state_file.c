@@ -465,7 +465,8 @@ static int readArray(Reader* r, const char* key, double* out, int n, Values allo
     while (*written == ' ' || *written == '\t') {
       written++;
     }
-    return fail(r, "the checkpoint has %.40s %s values, the model %d", written, key, n);
+    return fail(r, "the checkpoint has %.40s%s %s values, the model %d", written,
+                strlen(written) > 40 ? "..." : "", key, n);
   }
   for (int i = 0; i < n; i++) {
     s = nextLine(r);

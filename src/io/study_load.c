@@ -19,8 +19,8 @@
 #include "engine/error.h"
 #include "io/shortest.h"
 
-#include <errno.h>
 #include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
