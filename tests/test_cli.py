@@ -1476,6 +1476,14 @@ def outputs_are_written_through_a_symbolic_link_to_nothing_yet():
                        "--save-state", "-")
     check(code == 2 and "'-' (standard output) is not one" in err and
           not os.path.exists(os.path.join(ROOT, "-")), (code, err))
+    # nor a replay page's, from run and from replay (each wrote a page named "-")
+    csv_path = os.path.join(d, "for-replay.csv")
+    check(run("run", path, "-q", "--duration", "0.1", "-o", csv_path)[0] == 0, "run")
+    for args in (["run", path, "-q", "--duration", "0.1", "-o", os.devnull, "--replay", "-"],
+                 ["replay", path, csv_path, "-o", "-"]):
+        code, _, err = run(*args)
+        check(code == 2 and "'-' (standard output) is not one" in err and
+              not os.path.exists(os.path.join(ROOT, "-")), (args, code, err))
     # a device may stand for several outputs, the checkpoint too (it was refused as "would
     # overwrite the CSV output")
     code, _, err = run("run", path, "-q", "--duration", "0.1", "-o", os.devnull, "--stats",

@@ -79,6 +79,10 @@ int cs_cliReplay(int argc, char** argv) {
   }
   const char* scene = argv[optind];
   char** csv = argv + optind + 1;
+  if (output && cs_cliNotStandardOutput("-o", output) != 0) {
+    cs_cliFreeSets(&sets);
+    return CS_EXIT_USAGE;
+  }
   // without a viewer there is nothing to fill: say so before loading anything
   char tpl[4096];
   csError err;

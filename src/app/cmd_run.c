@@ -70,9 +70,7 @@ static int checkSaveState(const char* state, const char* scene, const char* outp
     return -1;
   }
   // "-" is standard output for -o and --stats; a checkpoint there would go between CSV rows
-  if (strcmp(state, "-") == 0) {
-    fprintf(stderr, "contactsim: error: --save-state needs a file name; '-' (standard output) "
-            "is not one (./- names a file called -)\n");
+  if (cs_cliNotStandardOutput("--save-state", state) != 0) {
     return -1;
   }
   // the same file however it is spelled (./scene.json, a link to the CSV)
@@ -206,6 +204,10 @@ int cs_cliRun(int argc, char** argv) {
   // --replay needs the page template: a build without the viewer says so before running
   char replayTemplate[4096];
   csError replayErr;
+  if (replay && cs_cliNotStandardOutput("--replay", replay) != 0) {
+    cs_cliFreeSets(&sets);
+    return CS_EXIT_USAGE;
+  }
   if (replay && cs_replayFindTemplate(replayTemplate, sizeof(replayTemplate), &replayErr) != 0) {
     cs_cliPrintError(&replayErr);
     cs_cliFreeSets(&sets);

@@ -323,6 +323,16 @@ const char* cs_cliSceneName(const char* path) {
 }
 
 
+int cs_cliNotStandardOutput(const char* option, const char* path) {
+  if (strcmp(path, "-") != 0) {
+    return 0;
+  }
+  fprintf(stderr, "contactsim: error: %s needs a file name; '-' (standard output) is not one "
+          "(./- names a file called -)\n", option);
+  return -1;
+}
+
+
 // a load error without a file (one that could not be opened, say) still names the path, so
 // that every message starts with the scene it is about
 char* cs_cliReadScene(const char* path) {

@@ -32,6 +32,10 @@ void cs_cliUsage(FILE* f);
 
 // How messages and tables name the scene argument: "<stdin>" for "-", else the path.
 const char* cs_cliSceneName(const char* path);
+// 0 when path names a file; -1, saying so, when it is "-": standard output for -o and --stats,
+// but no place for an output written whole at the end (a checkpoint, a replay page), which
+// went to a file named "-". option: the option's name, "--save-state".
+int cs_cliNotStandardOutput(const char* option, const char* path);
 
 // Values per report in a run's track (the convergence check): the time, then per body but
 // ground its origin and its centre of mass in Ground (a pendulum's origin sits on its pin and
