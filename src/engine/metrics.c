@@ -863,8 +863,9 @@ void cs_metricsFinish(csMetrics* mt, const csModel* m, const csData* d) {
     cs_metricsNote(mt,
             "KE + PE + dissipated rose by %.3g J above its start value of %.3g J: no element "
             "supplies that energy, so the integration went unstable (or a scheduled change "
-            "stored it, such as a stop moved into its coordinate); tighten rtol and atol, or "
-            "use bdf, and read the contact diagnostics in that light",
+            "stored it, such as a stop moved into its coordinate); tighten rtol and atol (an "
+            "explicit integrator, rk, rk23 or adams, may also be replaced by bdf), and read the "
+            "contact diagnostics in that light",
             mt->energy_gain, mt->e0);
   }
   // rk or rk23 held at its stability limit for most of a long run (only they count such steps)
