@@ -1891,6 +1891,8 @@ static void test_checkpoint_malformed(void** state) {
       // the checks of values together, at the line of the value (the element's first), not 0
       {"discrete 8\n0x1.6666666666666p-1", "discrete 8\n-0x1.6666666666666p-1",
        "mu_static of 'block.0' must be finite and >= 0"},
+      // a negative time, said as such (it was blamed on t_commit being after it)
+      {"\nt 0x1p-2", "\nt -0x1p-2", "t (-0.25 s) is before the start"},
       {NULL, NULL, NULL},  // cut in half
   };
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -1902,6 +1904,23 @@ static void test_checkpoint_malformed(void** state) {
     }
     assert_true(err.line > 0);
     assert_true(cs_simTime(t) == 0);
+  }
+  // a variable against its own rule is named at its own line, the element's second here
+  {
+    size_t n = 0;
+    char* text = th_readFile(path, &n);
+    const char* find = "\n0x1p-1  # 0.5 block.0.mu_dynamic";
+    const char* at = strstr(text, find);
+    assert_non_null(at);
+    int line = 2;  // the line after the newline found
+    for (const char* c = text; c < at; c++) {
+      line += *c == '\n';
+    }
+    free(text);
+    writeEdited(path, bad, find, "\n-0x1p-1  # 0.5 block.0.mu_dynamic");
+    assert_int_equal(cs_simLoadState(t, bad, &err), CS_ERR_INPUT);
+    assert_non_null(strstr(err.message, "mu_dynamic of 'block.0'"));
+    assert_int_equal(err.line, line);
   }
   assert_int_equal(cs_simLoadState(t, "no/such/file.state", &err), CS_ERR_IO);
   // the untouched file loads

@@ -613,7 +613,6 @@ static int parseState(const csModel* m, csData* d, Reader r) {
   }
   int* discline = qline + m->nq;
   int* autoline = discline + m->ndisc;
-  int tline = 0;
   double* q = v;
   double* u = q + m->nq;
   double* z = u + m->nu;
@@ -676,7 +675,10 @@ static int parseState(const csModel* m, csData* d, Reader r) {
   }
   // 3. the state itself, each value checked at its own line
   if (status == CS_OK) status = readScalar(&r, "t", &t);
-  tline = r.line;
+  // runs start at t = 0 (said first: a negative t was blamed on t_commit being after it)
+  if (status == CS_OK && t < 0) {
+    status = fail(&r, "t (%.17g s) is before the start of every run (t = 0)", t);
+  }
   if (status == CS_OK) status = readScalar(&r, "t_commit", &t_commit);
   if (status == CS_OK && t_commit > t) {
     status = fail(&r, "t_commit (%.17g s) is after t (%.17g s): the last auto-update commit "
@@ -705,10 +707,6 @@ static int parseState(const csModel* m, csData* d, Reader r) {
   // the values together: a time that a run can have, quaternions that can be normalized, and
   // each element's variables as the scene and its changes could have set them
   // (each at the line of the value, or of the first of the values, it is about)
-  if (status == CS_OK && t < 0) {
-    r.line = tline;
-    status = fail(&r, "t (%.17g s) is before the start of every run (t = 0)", t);
-  }
   int zero = status == CS_OK ? cs_zeroQuaternionBody(m, q) : 0;
   if (zero) {
     r.line = qline[m->body[zero].qadr];
@@ -725,8 +723,16 @@ static int parseState(const csModel* m, csData* d, Reader r) {
   }
   for (int e = 0; status == CS_OK && e < m->nforce; e++) {
     char why[256];
-    if (cs_elementStateProblem(m, disc, autoval, e, why, sizeof(why)) != 0) {
-      const csForce* f = &m->force[e];
+    const csForce* f = &m->force[e];
+    // a variable against its own rule at its line; the rest (variables contradicting each
+    // other, the auto-update ones) at the element's first variable's
+    for (int i = 0; status == CS_OK && i < f->discnum; i++) {
+      if (cs_discreteProblem(m, e, i, disc[f->discadr + i], why, sizeof(why)) != 0) {
+        r.line = discline[f->discadr + i];
+        status = fail(&r, "%s", why);
+      }
+    }
+    if (status == CS_OK && cs_elementStateProblem(m, disc, autoval, e, why, sizeof(why)) != 0) {
       r.line = f->discnum > 0 ? discline[f->discadr] : f->autonum > 0 ? autoline[f->autoadr] : 0;
       status = fail(&r, "%s", why);
     }
