@@ -1352,16 +1352,36 @@ static void test_json_syntax_positions(void** state) {
     int line, column;
     const char* why;
   } cases[] = {
-      {"{\"a\":1,}", 1, 8, ""},
-      {"{,}", 1, 2, ""},
-      {"{\"a\":1,,\"b\":2}", 1, 8, ""},
-      {"{\n  \"simulation\": {\"duration\": 1,}\n}", 2, 32, ""},
-      {"{\"a\": [1,]}", 1, 10, ""},
-      {"[1, [,]]", 1, 6, ""},
-      {"{\"a\": [,]}", 1, 8, ""},
-      {"{\"a\" 1}", 1, 6, ""},
+      {"{\"a\":1,}", 1, 8,
+       ": a comma before the closing bracket (JSON allows none after the last item)"},
+      {"{,}", 1, 2, ": expected a name in double quotes"},
+      {"{\"a\":1,,\"b\":2}", 1, 8, ": expected a name in double quotes"},
+      {"{\n  \"simulation\": {\"duration\": 1,}\n}", 2, 32,
+       ": a comma before the closing bracket (JSON allows none after the last item)"},
+      {"{\"a\": [1,]}", 1, 10,
+       ": a comma before the closing bracket (JSON allows none after the last item)"},
+      {"[1, [,]]", 1, 6, ": expected a value"},
+      {"{\"a\": [,]}", 1, 8, ": expected a value"},
+      {"{\"a\" 1}", 1, 6, ": expected ':' after the name"},
+      {"{\"a\\\"b\" 1}", 1, 9, ": expected ':' after the name"},
+      {"{\"a\": 1 \"b\": 2}", 1, 9, ": expected ',' or '}' after the value"},
+      {"[1 2]", 1, 4, ": expected ',' or ']' after the value"},
+      {"{\"a\": 1}x", 1, 9, ": text after the value (a JSON text is one value)"},
+      {"{\"a\": bdf}", 1, 7, ": expected a value (a string needs double quotes)"},
       {"{\"a\": {", 1, 8, " (unexpected end of the text)"},
       {"{\"mass\": +1}", 1, 10, ": a number has no '+' in front (JSON allows only '-')"},
+      // in strings: an escape JSON does not have (cJSON took \u12x4), a string never closed,
+      // a control character not escaped (cJSON took a tab typed into a description)
+      {"{\"a\": \"\\q\"}", 1, 8,
+       ": an escape JSON does not have (\\\" \\\\ \\/ \\b \\f \\n \\r \\t, \\u and four "
+       "hexadecimal digits)"},
+      {"{\"a\": \"\\u12x4\"}", 1, 8,
+       ": an escape JSON does not have (\\\" \\\\ \\/ \\b \\f \\n \\r \\t, \\u and four "
+       "hexadecimal digits)"},
+      {"{\"a\": \"abc", 1, 7, ": the string is not closed"},
+      {"{\"name\": \"a\tb\"}", 1, 12,
+       ": a string holds the control character U+0009, which JSON needs escaped (\\t, \\n, "
+       "\\u0009)"},
   };
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
     csError err;

@@ -3031,7 +3031,7 @@ static int applyOverride(Loader* ld, cJSON* root, int index) {
     read = (size_t)(end - o->value);
   }
   char why[CS_MAX_ERROR / 4];
-  size_t bad = csu_jsonBadNumber(o->value, read, why, sizeof(why));
+  size_t bad = csu_jsonNotStrict(o->value, read, why, sizeof(why));
   // a value too long to quote whole is quoted to 200 bytes and says so
   const char* more = valueLen > 200 ? "..." : "";
   if (bad < read) {
@@ -3324,7 +3324,7 @@ static cJSON* parseText(const char* text, size_t len, csError* err) {
   size_t pos = root ? len : (end && end >= text && end <= text + len) ? (size_t)(end - text) : len;
   // unless a number before it is one JSON does not allow, which cJSON read all the same (010,
   // 1., -.5): that is the first error
-  if (csu_jsonNumberProblem(text, pos, err) != 0) {
+  if (csu_jsonStrictProblem(text, pos, err) != 0) {
     cJSON_Delete(root);
     return NULL;
   }

@@ -816,7 +816,7 @@ static cJSON* parseFile(const char* path, uint64_t* hash, csError* err) {
     root = cJSON_ParseWithLengthOpts(buf, n + 1, &end, 1);
     size_t pos = root ? n : end && end >= buf && end <= buf + n ? (size_t)(end - buf) : n;
     // a number cJSON took though JSON forbids it (010, 1.), in the text it read: the first error
-    if (csu_jsonNumberProblem(buf, pos, err) != 0) {
+    if (csu_jsonStrictProblem(buf, pos, err) != 0) {
       cJSON_Delete(root);
       root = NULL;
     } else if (!root) {
@@ -1194,15 +1194,47 @@ static const char* numberProblem(const char* t, size_t k) {
 }
 
 
-size_t csu_jsonBadNumber(const char* text, size_t n, char* why, size_t size) {
+// an escape in a JSON string, s[0] the backslash, left bytes from it: one JSON has
+static int validEscape(const char* s, size_t left) {
+  if (left < 2 || !strchr("\"\\/bfnrtu", s[1]) || !s[1]) {
+    return 0;
+  }
+  for (size_t h = 2; s[1] == 'u' && h < 6; h++) {
+    if (h >= left || !s[h] || !strchr("0123456789abcdefABCDEF", s[h])) {
+      return 0;
+    }
+  }
+  return 1;
+}
+
+// (as the reason of an error, after ": ")
+#define BAD_ESCAPE                                                                          \
+  ": an escape JSON does not have (\\\" \\\\ \\/ \\b \\f \\n \\r \\t, \\u and four " \
+  "hexadecimal digits)"
+
+
+size_t csu_jsonNotStrict(const char* text, size_t n, char* why, size_t size) {
   int inString = 0;
   for (size_t i = 0; i < n; i++) {
     char c = text[i];
     if (inString) {
-      if (c == '\\') {
+      if (c == '\\' && !validEscape(text + i, n - i)) {
+        // (cJSON takes \u with fewer than four hexadecimal digits)
+        if (why && size > 0) {
+          snprintf(why, size, "%s", BAD_ESCAPE + 2);
+        }
+        return i;
+      } else if (c == '\\') {
         i++;  // the escaped character (a quote among them) is not the string's end
       } else if (c == '"') {
         inString = 0;
+      } else if ((unsigned char)c < 0x20) {
+        // (a tab or a line break typed into a name or a description)
+        if (why && size > 0) {
+          snprintf(why, size, "a string holds the control character U+%04X, which JSON "
+                   "needs escaped (\\t, \\n, \\u%04X)", (unsigned)c, (unsigned)c);
+        }
+        return i;
       }
       continue;
     }
@@ -1235,9 +1267,9 @@ size_t csu_jsonBadNumber(const char* text, size_t n, char* why, size_t size) {
 }
 
 
-int csu_jsonNumberProblem(const char* text, size_t n, csError* err) {
+int csu_jsonStrictProblem(const char* text, size_t n, csError* err) {
   char why[CS_MAX_ERROR / 2];
-  size_t bad = csu_jsonBadNumber(text, n, why, sizeof(why));
+  size_t bad = csu_jsonNotStrict(text, n, why, sizeof(why));
   if (bad >= n) {
     return 0;
   }
@@ -1275,9 +1307,63 @@ int csu_jsonNesting(const char* text, size_t end, char* innermost) {
     }
   }
   if (innermost) {
-    *innermost = depth > 0 && depth <= sizeof(open) ? open[depth - 1] : 0;
+    *innermost = inString ? '"' : depth > 0 && depth <= sizeof(open) ? open[depth - 1] : 0;
   }
   return (int)depth;
+}
+
+
+// the offset of the last character before pos that is not white space, or (size_t)-1
+static size_t lastToken(const char* text, size_t pos) {
+  while (pos > 0 && strchr(" \t\r\n", text[pos - 1])) {
+    pos--;
+  }
+  return pos > 0 ? pos - 1 : (size_t)-1;
+}
+
+
+// What JSON expects where a parse stopped at text[pos] (a character it cannot take there), as
+// the reason of the error: from the last character before it and the array or object it is in.
+static const char* jsonExpected(const char* text, size_t pos) {
+  char c = text[pos];
+  if (c == '+' && (isdigit((unsigned char)text[pos + 1]) || text[pos + 1] == '.')) {
+    return ": a number has no '+' in front (JSON allows only '-')";
+  }
+  size_t k = lastToken(text, pos);
+  char prev = k == (size_t)-1 ? 0 : text[k];
+  char open = 0;
+  csu_jsonNesting(text, pos, &open);
+  if ((c == '}' || c == ']') && prev == ',') {
+    return ": a comma before the closing bracket (JSON allows none after the last item)";
+  }
+  if (open == '{' && (prev == '{' || prev == ',')) {
+    return ": expected a name in double quotes";
+  }
+  if (prev == 0 || prev == '[' || prev == ',' || prev == ':') {
+    return isalpha((unsigned char)c) ? ": expected a value (a string needs double quotes)"
+                                     : ": expected a value";
+  }
+  // after a string: a name when the string follows '{' or ',' in an object (then ':')
+  if (prev == '"' && open == '{') {
+    size_t q = k;  // the string's opening quote: the first quote before it not escaped
+    while (q > 0) {
+      q--;
+      size_t bs = 0;
+      while (q >= bs + 1 && text[q - bs - 1] == '\\') {
+        bs++;
+      }
+      if (text[q] == '"' && bs % 2 == 0) {
+        break;
+      }
+    }
+    size_t before = lastToken(text, q);
+    if (before != (size_t)-1 && (text[before] == '{' || text[before] == ',')) {
+      return ": expected ':' after the name";
+    }
+  }
+  return open == '{' ? ": expected ',' or '}' after the value"
+         : open == '[' ? ": expected ',' or ']' after the value"
+                       : ": text after the value (a JSON text is one value)";
 }
 
 
@@ -1298,11 +1384,32 @@ size_t csu_jsonErrorAt(const char* text, size_t n, size_t pos, const char** why)
       pos--;
     }
   }
-  int plus = pos < n && text[pos] == '+' &&
-             (isdigit((unsigned char)text[pos + 1]) || text[pos + 1] == '.');
-  *why = pos >= n ? " (unexpected end of the text)"
-         : plus   ? ": a number has no '+' in front (JSON allows only '-')"
-                  : "";
+  // inside a string: an escape JSON does not have, or a string never closed (at its quote)
+  char open = 0;
+  csu_jsonNesting(text, pos < n ? pos : n, &open);
+  if (open == '"') {
+    size_t start = pos;
+    while (start > 0 && text[start] != '"') {
+      start--;
+    }
+    for (size_t i = start + 1; i < n; i++) {
+      if (text[i] == '"') {
+        break;
+      }
+      if (text[i] == '\\') {
+        if (!validEscape(text + i, n - i)) {
+          *why = BAD_ESCAPE;
+          return i;
+        }
+        i++;
+      }
+      if (i + 1 >= n) {
+        *why = ": the string is not closed";
+        return start;
+      }
+    }
+  }
+  *why = pos >= n ? " (unexpected end of the text)" : jsonExpected(text, pos);
   return pos;
 }
 

@@ -122,15 +122,16 @@ size_t csu_jsonNulEscape(const char* text, size_t n);
 // in a string. 0, or -1 with err's message, line and column set at the first one.
 int csu_jsonNulProblem(const char* text, size_t n, csError* err);
 
-// The offset of the first number in the n bytes of JSON text that RFC 8259 does not allow
-// though cJSON reads it (010, -01, 1., -.5, 1.e5), or n when there is none; why (size bytes,
-// nullable) then says which number and what is wrong with it. Strings are skipped; n is the
-// end of the text, or where cJSON's parse stopped (only what it read is JSON to scan).
-size_t csu_jsonBadNumber(const char* text, size_t n, char* why, size_t size);
+// The offset of the first thing in the n bytes of JSON text that RFC 8259 does not allow
+// though cJSON reads it, or n when there is none: a number such as 010, -01, 1., -.5 or 1.e5,
+// or a control character (below U+0020) not escaped in a string; why (size bytes, nullable)
+// then says what and what is wrong with it. n is the end of the text, or where cJSON's parse
+// stopped (only what it read is JSON to scan).
+size_t csu_jsonNotStrict(const char* text, size_t n, char* why, size_t size);
 
 // The same as an error: 0, or -1 with err's message ("malformed JSON at line L, column C: ..."),
-// line and column set at the first such number.
-int csu_jsonNumberProblem(const char* text, size_t n, csError* err);
+// line and column set at the first such thing.
+int csu_jsonStrictProblem(const char* text, size_t n, csError* err);
 
 // The error of JSON text of n bytes that cJSON refused, stopping at offset pos: err's message
 // ("malformed JSON at line L, column C", with the reason where one is known), line and column,
@@ -143,7 +144,7 @@ size_t csu_jsonErrorAt(const char* text, size_t n, size_t pos, const char** why)
 
 // How many arrays and objects are open at byte offset end of JSON text (strings skipped), and
 // into *innermost (nullable) the innermost one's opener, '[' or '{' (0 at the top level, or
-// deeper than 1024 levels).
+// deeper than 1024 levels), or '"' when end lies inside a string.
 int csu_jsonNesting(const char* text, size_t end, char* innermost);
 
 // The 1-based line and column of byte offset pos in text.
