@@ -1468,6 +1468,8 @@ def outputs_are_written_through_a_symbolic_link_to_nothing_yet():
                            *[os.path.join(d, a) if a.endswith((".csv")) else a for a in args])
         check(code == 2 and ("are the same file" in err or "would overwrite" in err) and
               not os.path.exists(os.path.join(d, "new.csv")), (args, code, err))
+        # naming the options that clash (the message named the paths alone)
+        check("--save-state" in args or ("-o " in err and "--stats " in err), err)
     os.symlink(path, os.path.join(d, "scene-link.csv"))
     code, _, err = run("run", path, "-q", "-o", os.path.join(d, "scene-link.csv"))
     check(code == 2 and "is the scene file" in err, err)

@@ -299,7 +299,8 @@ int cs_cliRun(int argc, char** argv) {
   struct stat statsStat;
   int statsWhole = outPaths[1] && (stat(stats, &statsStat) != 0 || S_ISREG(statsStat.st_mode)) &&
                    directoryWritable(stats);
-  if (cs_cliOpenOutputs(path, outPaths, outFiles, 3, 1u << 2 | (unsigned)statsWhole << 1) != 0) {
+  if (cs_cliOpenOutputs(path, outPaths, outNames, outFiles, 3,
+                        1u << 2 | (unsigned)statsWhole << 1) != 0) {
     cs_cliFreeRun(&run);
     return cs_cliStopSignal ? cs_cliStopStatus() : CS_EXIT_USAGE;
   }

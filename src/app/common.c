@@ -1234,8 +1234,8 @@ int cs_cliSameOutput(const char* a, const char* b) {
 }
 
 
-int cs_cliOpenOutputs(const char* scene, const char* const* paths, FILE** files, int n,
-                      unsigned checkOnly) {
+int cs_cliOpenOutputs(const char* scene, const char* const* paths, const char* const* options,
+                      FILE** files, int n, unsigned checkOnly) {
   for (int i = 0; i < n; i++) {
     files[i] = NULL;
   }
@@ -1251,8 +1251,9 @@ int cs_cliOpenOutputs(const char* scene, const char* const* paths, FILE** files,
     }
     for (int j = 0; j < i; j++) {
       if (paths[j] && cs_cliSameOutput(paths[i], paths[j])) {
-        fprintf(stderr, "contactsim: error: %s and %s are the same file; give each output a "
-                "file of its own\n", cs_cliSafe(paths[j]), cs_cliSafe(paths[i]));
+        fprintf(stderr, "contactsim: error: %s %s and %s %s are the same file; give each output "
+                "a file of its own\n", options[j], cs_cliSafe(paths[j]), options[i],
+                cs_cliSafe(paths[i]));
         return -1;
       }
     }

@@ -232,8 +232,9 @@ const char* cs_cliStatusName(const csCliRun* r);
 // scene, paths, files is NULL; the caller closes the files. Bit i of checkOnly: path i is only
 // checked (clashes, and that it can be opened for writing), then left as it was (files[i]
 // NULL): an output written whole at the end (the replay page) keeps its old content meanwhile.
-int cs_cliOpenOutputs(const char* scene, const char* const* paths, FILE** files, int n,
-                      unsigned checkOnly);
+// options[i]: the option that names path i, for the message of a clash ("--stats").
+int cs_cliOpenOutputs(const char* scene, const char* const* paths, const char* const* options,
+                      FILE** files, int n, unsigned checkOnly);
 // 1 when paths a and b name the same file (as cs_cliOpenOutputs judges it), else 0.
 int cs_cliSameFile(const char* a, const char* b);
 // The same for two outputs: 1 when they are one file that is not a device (/dev/null may stand
