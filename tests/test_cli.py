@@ -1712,6 +1712,12 @@ def max_rows_counts_the_rows_a_continued_run_writes():
     code, _, err = run("run", path, "-q", "-o", out, "--initial-state", ck, "--duration", "1.031",
                        "--max-rows", "4")
     check(code == 2 and "5 report rows (0.022 s, from t = 1.009 s to 1.031 s" in err, (code, err))
+    # an end beyond 2^52 report intervals is refused as such: no row limit would help (the
+    # message said "would write inf report rows ... raise it with --max-rows")
+    for args in (["--duration", "1e308"], ["--duration", "1e300", "--max-rows", "999999999999999"]):
+        code, _, err = run("run", path, "-q", "-o", os.devnull, *args)
+        check(code == 2 and "beyond the 2^52 that doubles count exactly" in err and
+              "--max-rows" not in err, (args, code, err))
     # far from t = 0: a checkpoint at t = 1e6 s continued for 0.05 s writes 6 rows (counted
     # from t = 0 they were 100000006, and the run was refused)
     text = open(os.path.join(d, "one.state")).read()
