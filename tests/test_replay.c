@@ -547,6 +547,15 @@ static void test_bad_csv(void** state) {
   assert_int_equal(cs_replayWrite(page, tpl, &run, 1, &err), CS_ERR_INPUT);
   assert_non_null(strstr(err.message, "line 2, column"));
   assert_non_null(strstr(err.message, "junk' is not a number"));
+  // a number in a form no CSV of runs holds (strtod reads the hexadecimal 0x10 as 16): refused
+  // as the row's first field, the time; nan and inf are the writer's and are read
+  char* hex = malloc(strlen(text) + 8);
+  sprintf(hex, "%.*s0x10%s", (int)(strchr(text, '\n') + 1 - text), text,
+          strchr(strchr(text, '\n') + 1, ','));
+  writeText(bad, hex);
+  assert_int_equal(cs_replayWrite(page, tpl, &run, 1, &err), CS_ERR_INPUT);
+  assert_non_null(strstr(err.message, "'0x10' is not a number"));
+  free(hex);
 
   // the first row's last field a blank: a missing value, as an empty field is (the number
   // reader skipped the line break after it and took the next row's time as a field too many)

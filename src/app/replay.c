@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -678,6 +679,25 @@ static csStatus mapColumns(const Columns* c, const csReplayRun* r, RunData* d, c
 }
 
 
+// A number as a CSV of runs writes it, or a spreadsheet saved again: decimal digits with a sign,
+// a point and an exponent, or nan and inf (what strtod reads besides, such as the hexadecimal
+// 0x10, is no number of such a file)
+static int decimalText(const char* s, const char* end) {
+  const char* p = s + (*s == '-' || *s == '+');
+  size_t n = (size_t)(end - p);
+  if ((n == 3 && (strncasecmp(p, "nan", 3) == 0 || strncasecmp(p, "inf", 3) == 0)) ||
+      (n == 8 && strncasecmp(p, "infinity", 8) == 0)) {
+    return 1;
+  }
+  for (; p < end; p++) {
+    if (!strchr("0123456789.eE+-", *p)) {
+      return 0;
+    }
+  }
+  return 1;
+}
+
+
 // Read every row of the CSV text (after the header) into the series. A row with fewer or more
 // fields than the header, or a field that is not a number, is an error; a last line without
 // its newline is a row cut short (a run stopped while writing it) and is left out.
@@ -751,7 +771,8 @@ static csStatus readRows(const char* text, const Columns* c, const csReplayRun* 
         while (*after == ' ' || *after == '\t') {
           after++;
         }
-        if (stop == q || (*after != ',' && *after != '\n' && *after != '\r' && *after)) {
+        if (stop == q || !decimalText(q, stop) ||
+            (*after != ',' && *after != '\n' && *after != '\r' && *after)) {
           const char* fieldEnd = strpbrk(q, ",\r\n");
           int len = fieldEnd ? (int)(fieldEnd - q) : (int)strlen(q);
           status = setError(err, CS_ERR_INPUT, r->csv,
