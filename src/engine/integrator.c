@@ -808,8 +808,8 @@ int cs_maxStepProblem(const csSimOptions* o, char* why, size_t size) {
   double ulp = nextafter(tend, INFINITY) - tend;
   if (o->max_step < CS_MIN_STEP_ULPS * ulp) {
     snprintf(why, size,
-             "max_step %g s is too small to advance the time at the end of the run, t = %g s "
-             "(steps below %g s leave t unchanged there)",
+             "max_step %g s is too small to advance the time at the run's end time, t = %g s "
+             "(the duration, counted from t = 0; steps below %g s leave t unchanged there)",
              o->max_step, tend, CS_MIN_STEP_ULPS * ulp);
     return 1;
   }
