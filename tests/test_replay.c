@@ -556,6 +556,22 @@ static void test_bad_csv(void** state) {
   assert_int_equal(cs_replayWrite(page, tpl, &run, 1, &err), CS_ERR_INPUT);
   assert_non_null(strstr(err.message, "'0x10' is not a number"));
   free(hex);
+  // what a run writes for values that are not finite (a force or an energy), and a
+  // spreadsheet's Infinity, are numbers of such a file: the last field of the first row
+  const char* lastComma = end2;
+  while (lastComma[-1] != ',') {
+    lastComma--;
+  }
+  const char* special[] = {"nan", "-nan", "inf", "-inf", "Infinity"};
+  for (int i = 0; i < 5; i++) {
+    char* with = malloc(strlen(text) + 16);
+    sprintf(with, "%.*s%s%s", (int)(lastComma - text), text, special[i], end2);
+    writeText(bad, with);
+    if (cs_replayWrite(page, tpl, &run, 1, &err) != CS_OK) {
+      fail_msg("%s: %s", special[i], err.message);
+    }
+    free(with);
+  }
 
   // the first row's last field a blank: a missing value, as an empty field is (the number
   // reader skipped the line break after it and took the next row's time as a field too many)

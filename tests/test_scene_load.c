@@ -1382,6 +1382,20 @@ static void test_json_syntax_positions(void** state) {
       {"{\"name\": \"a\tb\"}", 1, 12,
        ": a string holds the control character U+0009, which JSON needs escaped (\\t, \\n, "
        "\\u0009)"},
+      // after an empty object the '}' is no key's place; a '+' only where a value may stand
+      {"{}x", 1, 3, ": text after the value (a JSON text is one value)"},
+      {"{\"a\": {}x}", 1, 9, ": expected ',' or '}' after the value"},
+      {"[1 +2]", 1, 4, ": expected ',' or ']' after the value"},
+      {"{\"a\" +1}", 1, 6, ": expected ':' after the name"},
+      // a string cut short, a backslash its last byte included, at its opening quote
+      {"{\"a\": \"abc\\", 1, 7, ": the string is not closed"},
+      {"\"", 1, 1, ": the string is not closed"},
+      // a UTF-16 surrogate alone, which the parser refuses
+      {"{\"a\": \"\\ud800\"}", 1, 8,
+       ": a UTF-16 surrogate not in a pair (\\uD800 to \\uDBFF needs one of \\uDC00 to "
+       "\\uDFFF after it; the parser takes no other)"},
+      // columns count characters: two of two bytes each before the error
+      {"{\"\xc3\xa9\xc3\xa9\": 1, x: 2}", 1, 11, ": expected a name in double quotes"},
   };
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
     csError err;
@@ -1402,6 +1416,15 @@ static void test_json_syntax_positions(void** state) {
   csError err;
   assert_null(cs_loadSceneString("{}", "s.json", &lo, &err));
   assert_non_null(strstr(err.message, "a number has no '+' in front"));
+  // what JSON allows still loads: the escapes, a surrogate pair, a backslash before the
+  // closing quote, numbers such as -0 and 1E+5
+  csModel* m = cs_loadSceneString(
+      "{\"name\": \"a\\/b\\\\\\\"\\u00e9\\ud83d\\ude00\\\\\", \"gravity\": [-0, 1E+5, 0]}",
+      "s.json", NULL, &err);
+  if (!m) {
+    fail_msg("%s", err.message);
+  }
+  cs_deleteModel(m);
 }
 
 

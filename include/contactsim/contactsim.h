@@ -67,6 +67,11 @@ CS_API int cs_maxStepProblem(const csSimOptions* o, char* why, size_t size);
 // t_end; 1 when t_end <= t0. For refusing, before a run starts, one that would write more rows
 // than a limit.
 CS_API double cs_reportCount(double t0, double t_end, double interval);
+// 1 when the report times of a run from t0 to t_end lie beyond 2^52 report intervals from 0,
+// where doubles cannot tell them apart and a run refuses them (CS_ERR_INPUT), with the reason,
+// one sentence with the numbers, in why (size bytes, nullable); else 0. interval > 0.
+CS_API int cs_reportTimesProblem(double t0, double t_end, double interval, char* why,
+                                 size_t size);
 
 
 // ---------------------------------------------------------------------------------------------

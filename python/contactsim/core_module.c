@@ -226,8 +226,14 @@ static int readOptions(PyObject* kw, csSimOptions* out) {
   PyObject* value;
   Py_ssize_t pos = 0;
   while (PyDict_Next(kw, &pos, &key, &value)) {
-    const char* k = PyUnicode_AsUTF8(key);
+    Py_ssize_t klen = 0;
+    const char* k = PyUnicode_AsUTF8AndSize(key, &klen);
     if (!k) {
+      return -1;
+    }
+    // a name with a NUL is no option's ('rtol\0x' read as rtol)
+    if (strlen(k) != (size_t)klen) {
+      PyErr_Format(PyExc_TypeError, "unexpected keyword argument %R", key);
       return -1;
     }
     // None leaves the scene's value
@@ -266,10 +272,10 @@ static int readOptions(PyObject* kw, csSimOptions* out) {
     } else {
       // a keyword no option has, as Python calls it
       PyErr_Format(PyExc_TypeError,
-                   "unexpected keyword argument '%s' (the run options: duration, rtol, atol, "
+                   "unexpected keyword argument %R (the run options: duration, rtol, atol, "
                    "integrator, report_interval, max_step, initial_step, max_steps, max_rows, "
                    "linear_solver)",
-                   k);
+                   key);
       return -1;
     }
     if (rc) {

@@ -237,6 +237,14 @@ int csPy_record(csSimulation* s, double t_end, int forces, int keep, PyObject** 
   // command line refuses it (reports at the start, every interval and at the end)
   double rows = cs_reportCount(t, t_end, opt.report_interval);
   long limit = opt.max_rows > 0 ? opt.max_rows : CS_DEFAULT_MAX_ROWS;
+  // report times beyond 2^52 intervals are refused as such (no row limit would help)
+  char beyond[CS_MAX_ERROR / 2];
+  if (isfinite(t_end) && t_end > t &&
+      cs_reportTimesProblem(t, t_end, opt.report_interval, beyond, sizeof(beyond))) {
+    Py_DECREF(names);
+    setInputError(err, "simulation.report_interval", "%s", beyond);
+    return CS_ERR_INPUT;
+  }
   // an end that is not finite is the library's to refuse (checkEndTime), not a count of rows
   if (isfinite(t_end) && t_end > t && rows > (double)limit) {
     Py_DECREF(names);

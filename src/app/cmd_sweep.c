@@ -2409,7 +2409,8 @@ static int parseRange(const char* text, long* a, long* b) {
   size_t la = strcspn(da, ":"), lb = strlen(db);
   if (la > lb || (la == lb && strncmp(da, db, la) > 0)) {
     return -1;
-  }  *a = x;
+  }
+  *a = x;
   *b = y;
   return 0;
 }

@@ -1413,15 +1413,8 @@ static int rowsProblem(const csSimOptions* o, double t0, const char* stepName, c
   double end = t0 + (o->duration - t0);
   // report times beyond 2^52 intervals from 0 cannot be told apart (the run refuses them): no
   // row limit would help there, so that is said first
-  double far = fmax(fabs(t0), fabs(end));
-  if (!(far / o->report_interval < 0x1p52)) {
+  if (cs_reportTimesProblem(t0, end, o->report_interval, why, size)) {
     *what = "simulation.report_interval";
-    char intervals[32];
-    double k = far / o->report_interval;
-    snprintf(intervals, sizeof(intervals), isfinite(k) ? "%.3g" : "more than 1e308", k);
-    snprintf(why, size, "the end time %g s is %s report intervals of %g s from 0, beyond the "
-             "2^52 that doubles count exactly: report times cannot be told apart; run for less "
-             "time or report less often", far, intervals, o->report_interval);
     return 1;
   }
   double rows = cs_reportCount(t0, end, o->report_interval);

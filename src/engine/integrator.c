@@ -3008,6 +3008,23 @@ static double firstReportIndex(double t0, double interval) {
 }
 
 
+int cs_reportTimesProblem(double t0, double t_end, double interval, char* why, size_t size) {
+  double far = fmax(fabs(t0), fabs(t_end));
+  if (far / interval < 0x1p52) {
+    return 0;
+  }
+  if (why && size > 0) {
+    char count[32];
+    double k = far / interval;
+    snprintf(count, sizeof(count), isfinite(k) ? "%.3g" : "more than 1e308", k);
+    snprintf(why, size, "the time %.17g s is %s report intervals of %g s from 0, beyond the 2^52 "
+             "that doubles count exactly: report times cannot be told apart; count the time from "
+             "nearer 0, run for less time or report less often", far, count, interval);
+  }
+  return 1;
+}
+
+
 double cs_reportCount(double t0, double t_end, double interval) {
   if (!(t_end > t0)) {
     return 1;
@@ -3055,12 +3072,10 @@ int cs_integratorRun(csIntegrator* sim, double t_end, const csReporter* rep, csE
   // Report times k dt that doubles cannot tell apart (k beyond 2^52, where k + 1 may equal k,
   // and the loop below would never end) are refused; below that every k is exact, every turn
   // of the loop takes the next one, and a turn that reaches t_end (tr = t_end) is the last.
-  double far = fmax(fabs(t0), fabs(t_end));
-  if (status == CS_OK && sim->tcur < t_end && !(far / dt < 0x1p52)) {
-    cs_setError(err, CS_ERR_INPUT, "",
-                "the time %.17g s is %.3g report intervals of %g s from 0, beyond the 2^52 "
-                "that doubles count exactly: report times cannot be told apart; count the time "
-                "from nearer 0 or report less often", far, far / dt, dt);
+  char why[CS_MAX_ERROR];
+  if (status == CS_OK && sim->tcur < t_end && cs_reportTimesProblem(t0, t_end, dt, why,
+                                                                     sizeof(why))) {
+    cs_setError(err, CS_ERR_INPUT, "", "%s", why);
     status = CS_ERR_INPUT;
   }
   // the first grid point after the start (one within rounding of it is the start itself)

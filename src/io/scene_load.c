@@ -3008,6 +3008,16 @@ static void replaceValue(cJSON* item, cJSON* value) {
 }
 
 
+// the 1-based place of byte offset pos in an override's value, in characters (UTF-8)
+static int valueCharacter(const char* value, size_t pos) {
+  int n = 1;
+  for (size_t i = 0; i < pos && value[i]; i++) {
+    n += ((unsigned char)value[i] & 0xC0) != 0x80;
+  }
+  return n;
+}
+
+
 // apply override `index` to the tree: walk its key path from the root, creating members of
 // objects that the scene does not have, and set the value. On an error the message names the
 // override; a created member's JSON path is kept in ld->created[index] so that a later "unknown
@@ -3032,21 +3042,22 @@ static int applyOverride(Loader* ld, cJSON* root, int index) {
   }
   char why[CS_MAX_ERROR / 4];
   size_t bad = csu_jsonNotStrict(o->value, read, why, sizeof(why));
+  // places in the value are counted in characters, as a file's columns are
   // a value too long to quote whole is quoted to 200 bytes and says so
   const char* more = valueLen > 200 ? "..." : "";
   if (bad < read) {
     cJSON_Delete(value);
     return overrideFail(ld, index,
-                        "the value '%.200s%s' is not JSON text: at character %zu, %s", o->value,
-                        more, bad + 1, why);
+                        "the value '%.200s%s' is not JSON text: at character %d, %s", o->value,
+                        more, valueCharacter(o->value, bad), why);
   }
   // nested deeper than cJSON reads: said as such, as in a file
   if (!value && csu_jsonNesting(o->value, read, NULL) >= CJSON_NESTING_LIMIT &&
       (o->value[read] == '[' || o->value[read] == '{')) {
     return overrideFail(ld, index,
-                        "the value is nested more than %d levels deep at character %zu (arrays "
+                        "the value is nested more than %d levels deep at character %d (arrays "
                         "and objects inside each other); the parser refuses deeper nesting",
-                        CJSON_NESTING_LIMIT, read + 1);
+                        CJSON_NESTING_LIMIT, valueCharacter(o->value, read));
   }
   if (!value) {
     int word = o->value[0] != '\0';
@@ -3059,8 +3070,8 @@ static int applyOverride(Loader* ld, cJSON* root, int index) {
     if (word) {
       reason = " (a string needs double quotes, e.g. \"bdf\")";
     }
-    return overrideFail(ld, index, "the value '%.200s%s' is not JSON text: at character %zu%s",
-                        o->value, more, at + 1, reason);
+    return overrideFail(ld, index, "the value '%.200s%s' is not JSON text: at character %d%s",
+                        o->value, more, valueCharacter(o->value, at), reason);
   }
   // walk: node is the value reached so far; rest the key path still to follow
   cJSON* node = root;

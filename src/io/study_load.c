@@ -739,12 +739,13 @@ void csu_jsonString(FILE* f, const char* s, int html) {
 
 
 void csu_lineColumn(const char* text, size_t pos, int* line, int* column) {
+  // columns count characters, as editors do: a UTF-8 continuation byte adds none
   int l = 1, c = 1;
   for (size_t i = 0; i < pos && text[i]; i++) {
     if (text[i] == '\n') {
       l++;
       c = 1;
-    } else {
+    } else if (((unsigned char)text[i] & 0xC0) != 0x80) {
       c++;
     }
   }
@@ -1283,20 +1284,29 @@ int csu_jsonStrictProblem(const char* text, size_t n, csError* err) {
 }
 
 
+// The offset of the quote that closes the JSON string opened at text[open], or n when it is not
+// closed within text[0..n) (or before a NUL): the one place strings are skipped, escapes and all.
+static size_t stringEnd(const char* text, size_t n, size_t open) {
+  for (size_t i = open + 1; i < n && text[i]; i++) {
+    if (text[i] == '\\') {
+      i++;  // the escaped character, whatever it is (a quote among them)
+    } else if (text[i] == '"') {
+      return i;
+    }
+  }
+  return n;
+}
+
+
 int csu_jsonNesting(const char* text, size_t end, char* innermost) {
   char open[1024];  // the openers of the innermost levels (cJSON refuses past 1000 anyway)
   size_t depth = 0;
-  int inString = 0;
+  char inner = 0;
   for (size_t i = 0; i < end && text[i]; i++) {
     char c = text[i];
-    if (inString) {
-      if (c == '\\' && text[i + 1]) {
-        i++;  // the escaped character, whatever it is
-      } else if (c == '"') {
-        inString = 0;
-      }
-    } else if (c == '"') {
-      inString = 1;
+    if (c == '"') {
+      i = stringEnd(text, end, i);
+      inner = i >= end ? '"' : 0;  // end lies inside this string
     } else if (c == '[' || c == '{') {
       if (depth < sizeof(open)) {
         open[depth] = c;
@@ -1307,7 +1317,7 @@ int csu_jsonNesting(const char* text, size_t end, char* innermost) {
     }
   }
   if (innermost) {
-    *innermost = inString ? '"' : depth > 0 && depth <= sizeof(open) ? open[depth - 1] : 0;
+    *innermost = inner ? inner : depth > 0 && depth <= sizeof(open) ? open[depth - 1] : 0;
   }
   return (int)depth;
 }
@@ -1322,13 +1332,71 @@ static size_t lastToken(const char* text, size_t pos) {
 }
 
 
+// the opening quote of the string that text[close] closes, or (size_t)-1
+static size_t stringStart(const char* text, size_t close) {
+  for (size_t i = 0; i < close && text[i]; i++) {
+    if (text[i] == '"') {
+      size_t e = stringEnd(text, close + 1, i);
+      if (e == close) {
+        return i;
+      }
+      i = e;
+    }
+  }
+  return (size_t)-1;
+}
+
+
+// The value of the \u escape at s (s[0] the backslash, four hexadecimal digits after "\u").
+static unsigned escapeCode(const char* s) {
+  return (unsigned)strtoul((char[5]){s[2], s[3], s[4], s[5], '\0'}, NULL, 16);
+}
+
+
+// The first problem in the string opened at text[open] (n bytes of text): its offset, the
+// reason in *why; or (size_t)-1 for none. An escape JSON does not have, a UTF-16 surrogate not
+// in a pair (which cJSON refuses), a string not closed (at its opening quote).
+static size_t stringProblem(const char* text, size_t n, size_t open, const char** why) {
+  size_t close = stringEnd(text, n, open);
+  for (size_t i = open + 1; i < close; i++) {
+    if (text[i] != '\\') {
+      continue;
+    }
+    if (i + 1 >= close) {
+      break;  // a backslash as the last byte: the string is not closed
+    }
+    if (!validEscape(text + i, close - i)) {
+      *why = BAD_ESCAPE;
+      return i;
+    }
+    if (text[i + 1] == 'u') {
+      unsigned u = escapeCode(text + i);
+      int high = u >= 0xD800 && u <= 0xDBFF, low = u >= 0xDC00 && u <= 0xDFFF;
+      int paired = high && i + 11 < close + 1 && text[i + 6] == '\\' && text[i + 7] == 'u' &&
+                   validEscape(text + i + 6, close - i - 6) &&
+                   escapeCode(text + i + 6) >= 0xDC00 && escapeCode(text + i + 6) <= 0xDFFF;
+      if ((high && !paired) || low) {
+        *why = ": a UTF-16 surrogate not in a pair (\\uD800 to \\uDBFF needs one of \\uDC00 "
+               "to \\uDFFF after it; the parser takes no other)";
+        return i;
+      }
+      i += paired ? 11 : 5;
+      continue;
+    }
+    i++;
+  }
+  if (close >= n) {
+    *why = ": the string is not closed";
+    return open;
+  }
+  return (size_t)-1;
+}
+
+
 // What JSON expects where a parse stopped at text[pos] (a character it cannot take there), as
 // the reason of the error: from the last character before it and the array or object it is in.
 static const char* jsonExpected(const char* text, size_t pos) {
   char c = text[pos];
-  if (c == '+' && (isdigit((unsigned char)text[pos + 1]) || text[pos + 1] == '.')) {
-    return ": a number has no '+' in front (JSON allows only '-')";
-  }
   size_t k = lastToken(text, pos);
   char prev = k == (size_t)-1 ? 0 : text[k];
   char open = 0;
@@ -1340,23 +1408,14 @@ static const char* jsonExpected(const char* text, size_t pos) {
     return ": expected a name in double quotes";
   }
   if (prev == 0 || prev == '[' || prev == ',' || prev == ':') {
-    return isalpha((unsigned char)c) ? ": expected a value (a string needs double quotes)"
-                                     : ": expected a value";
+    return c == '+' && (isdigit((unsigned char)text[pos + 1]) || text[pos + 1] == '.')
+               ? ": a number has no '+' in front (JSON allows only '-')"
+           : isalpha((unsigned char)c) ? ": expected a value (a string needs double quotes)"
+                                       : ": expected a value";
   }
   // after a string: a name when the string follows '{' or ',' in an object (then ':')
   if (prev == '"' && open == '{') {
-    size_t q = k;  // the string's opening quote: the first quote before it not escaped
-    while (q > 0) {
-      q--;
-      size_t bs = 0;
-      while (q >= bs + 1 && text[q - bs - 1] == '\\') {
-        bs++;
-      }
-      if (text[q] == '"' && bs % 2 == 0) {
-        break;
-      }
-    }
-    size_t before = lastToken(text, q);
+    size_t before = lastToken(text, stringStart(text, k));
     if (before != (size_t)-1 && (text[before] == '{' || text[before] == ',')) {
       return ": expected ':' after the name";
     }
@@ -1370,43 +1429,27 @@ static const char* jsonExpected(const char* text, size_t pos) {
 size_t csu_jsonErrorAt(const char* text, size_t n, size_t pos, const char** why) {
   // cJSON reads an object's key as a string from the character after the opening quote it
   // expects, and stops one past any other character there ("{,}", "{\"a\": 1,}"): the error
-  // is that character, when it stands where a key must (after '{' or ',' in an object)
+  // is that character, when it stands where a key must (after '{' or ',' in an object; not
+  // the '}' of an empty object, "{}x")
   if (pos > 0 && pos <= n && !strchr(" \t\r\n\"", text[pos - 1])) {
-    size_t k = pos - 1;
-    while (k > 0 && strchr(" \t\r\n", text[k - 1])) {
-      k--;
-    }
+    size_t k = lastToken(text, pos - 1);
     char open = 0;
-    if (k > 0 && (text[k - 1] == '{' || text[k - 1] == ',')) {
+    if (k != (size_t)-1 && (text[k] == ',' || (text[k] == '{' && text[pos - 1] != '}'))) {
       csu_jsonNesting(text, pos - 1, &open);
     }
     if (open == '{') {
       pos--;
     }
   }
-  // inside a string: an escape JSON does not have, or a string never closed (at its quote)
-  char open = 0;
-  csu_jsonNesting(text, pos < n ? pos : n, &open);
-  if (open == '"') {
-    size_t start = pos;
-    while (start > 0 && text[start] != '"') {
-      start--;
-    }
-    for (size_t i = start + 1; i < n; i++) {
-      if (text[i] == '"') {
-        break;
+  // a string before the place or around it with a problem of its own (cJSON fails inside a
+  // string, or just after one it refused): that problem, at its place
+  for (size_t i = 0; i < n && i <= pos && text[i]; i++) {
+    if (text[i] == '"') {
+      size_t at = stringProblem(text, n, i, why);
+      if (at != (size_t)-1) {
+        return at;
       }
-      if (text[i] == '\\') {
-        if (!validEscape(text + i, n - i)) {
-          *why = BAD_ESCAPE;
-          return i;
-        }
-        i++;
-      }
-      if (i + 1 >= n) {
-        *why = ": the string is not closed";
-        return start;
-      }
+      i = stringEnd(text, n, i);
     }
   }
   *why = pos >= n ? " (unexpected end of the text)" : jsonExpected(text, pos);

@@ -161,6 +161,14 @@ def test_bad_run_options():
         with pytest.raises(contactsim.SceneError) as e:
             contactsim.run(model, **options)
         assert e.value.file == path and e.value.path == "simulation", (options, e.value)
+    # a keyword with a NUL is no option ('rtol\0x' was read as rtol)
+    with pytest.raises(TypeError, match="unexpected keyword argument"):
+        contactsim.Simulation(model, **{"rtol\0x": 1e-3})
+    # report times beyond 2^52 intervals are refused as such, not as too many rows (raising
+    # max_rows, which the message asked for, cannot help)
+    with pytest.raises(contactsim.SceneError, match="beyond the 2\\^52") as e:
+        contactsim.run(model, duration=1e10, report_interval=1e-6)
+    assert "max_rows" not in str(e.value)
     # a NUL in text given to loads is bad input at its place (it was a ValueError)
     with pytest.raises(contactsim.SceneError, match="NUL byte at line 2, column 3") as e:
         contactsim.loads('{"name":\n"a\x00b"}')
