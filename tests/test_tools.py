@@ -45,6 +45,47 @@ def plot_columns_of_a_run():
 
 
 @case
+def plot_takes_what_users_give_it():
+    """a CSV cut short by a killed run is drawn without its cut row (it was a traceback); a file
+    that is not a run's CSV, a directory or a missing file is named in a message, not a
+    traceback; -o without .png names the file written (matplotlib adds .png); options of two
+    kinds of figure together are refused (the others were ignored); a figure of a scene without
+    a free body says so, not a flat line of a pinned body"""
+    d = tempfile.mkdtemp()
+    csv_path = os.path.join(d, "run.csv")
+    p = subprocess.run([EXE, "run", "scenes/pendulum.json", "-o", csv_path, "-q",
+                        "--duration", "1"], cwd=ROOT, capture_output=True, text=True)
+    check(p.returncode == 0, p.stderr)
+    text = open(csv_path).read()
+    cut = os.path.join(d, "cut.csv")
+    with open(cut, "w") as f:
+        f.write(text[:len(text) // 2 + 7])  # ends inside a row
+    p = subprocess.run([PYTHON, "tools/plot.py", cut, "-y", "arm.q0", "-o",
+                        os.path.join(d, "cut")], cwd=ROOT, capture_output=True, text=True)
+    check(p.returncode == 0 and p.stdout == os.path.join(d, "cut.png") + "\n" and
+          is_png(os.path.join(d, "cut.png")), (p.stdout, p.stderr))
+    for bad in (os.path.join(d, "none.csv"), d, os.devnull):
+        p = subprocess.run([PYTHON, "tools/plot.py", bad, "-y", "t"], cwd=ROOT,
+                           capture_output=True, text=True)
+        check(p.returncode == 1 and p.stderr.startswith("plot.py: ") and
+              "Traceback" not in p.stderr, (bad, p.stderr))
+    for args in ([csv_path, "--compare", d], ["--sweep", d, "-y", "t"],
+                 [csv_path, "-y", "t", "--metric", "steps"], [csv_path, "-y", "t", "-o", d]):
+        p = subprocess.run([PYTHON, "tools/plot.py", *args], cwd=ROOT, capture_output=True,
+                           text=True)
+        check(p.returncode != 0 and "Traceback" not in p.stderr, (args, p.stderr))
+    out = os.path.join(d, "pinned")
+    p = subprocess.run([EXE, "compare", "scenes/double_pendulum.json", "--duration", "0.2",
+                        "--out-dir", out, "-q"], cwd=ROOT, capture_output=True, text=True)
+    check(p.returncode == 0, p.stderr)
+    sys.path.insert(0, os.path.join(ROOT, "tools"))
+    import importlib
+    plot = importlib.import_module("plot")
+    _, _, header = plot.load_run(os.path.join(out, "scene.csv"))
+    check(plot.first_free_body(header) is None, header[:20])
+
+
+@case
 def plot_compare_overlay():
     d = tempfile.mkdtemp()
     p = subprocess.run([EXE, "compare", "scenes/bench/incline_slide.json", "--models",

@@ -11,8 +11,8 @@
         first free body's origin (pz), the horizontal path length of that origin (how far the
         body travelled, not how far its contacts slipped), the normal force of every contact set
         (the force along its plane's normal, summed over the set's elements: needs CSVs with
-        force columns) and the change of the total energy e_total since t = 0. With -y, one
-        panel per chosen column instead.
+        force columns) and the change of the total energy e_total since t = 0. With -y, the
+        chosen columns instead, one panel per unit.
         Writes PREFIX.png (default DIR/compare.png).
 
     tools/plot.py --sweep DIR [--metric NAME[,NAME...]] [-o OUTDIR] [--title TEXT]
@@ -41,6 +41,7 @@ import json
 import math
 import os
 import sys
+import warnings
 
 try:
     import matplotlib
@@ -64,17 +65,32 @@ def need_matplotlib():
 # reading contactsim CSVs
 
 def read_csv(path):
-    """Columns of a CSV as lists of floats, keyed by header name, and the header in order."""
-    with open(path, newline="") as f:
-        reader = csv.reader(f)
-        header = next(reader)
-        cols = [[] for _ in header]
-        for row in reader:
-            for i, v in enumerate(row[:len(header)]):
-                try:
-                    cols[i].append(float(v))
-                except ValueError:
-                    cols[i].append(math.nan)
+    """Columns of a run's CSV as lists of floats, keyed by header name, and the header in order.
+    A last line without its newline is a row cut when the run was killed (docs/cli.md): left
+    out. A missing or empty field reads as nan. Stops with a message for a file that cannot be
+    read or is no CSV of a run (no t column)."""
+    try:
+        with open(path, newline="") as f:
+            text = f.read()
+    except OSError as e:
+        sys.exit("plot.py: cannot read %s: %s" % (path, e.strerror or e))
+    except UnicodeDecodeError:
+        sys.exit("plot.py: %s is not a CSV of contactsim run (not text)" % path)
+    lines = text.split("\n")
+    if lines and lines[-1]:
+        lines.pop()  # cut short
+    rows = list(csv.reader(line for line in lines if line))
+    if not rows or "t" not in rows[0]:
+        sys.exit("plot.py: %s is not a CSV of contactsim run or compare --out-dir (no t column "
+                 "in its first line)" % path)
+    header = rows[0]
+    cols = [[] for _ in header]
+    for row in rows[1:]:
+        for i in range(len(header)):
+            try:
+                cols[i].append(float(row[i]))
+            except (IndexError, ValueError):
+                cols[i].append(math.nan)
     return dict(zip(header, cols)), header
 
 
@@ -121,11 +137,12 @@ def unit_of(column, header=()):
 
 
 def first_free_body(header):
-    """Name of the first body with a full pose (px and qw columns), or None."""
+    """Name of the first free body (a pose, px and qw, and no joint coordinates, q0), or None:
+    every body has a pose's columns, a body on a pin or a slider its q0 too."""
     for h in header:
         if h.endswith(".px"):
             body = h[:-3]
-            if body + ".qw" in header:
+            if body + ".qw" in header and body + ".q0" not in header:
                 return body
     return None
 
@@ -199,11 +216,33 @@ def columns_figure(runs, columns, title):
                 ax.plot(data["t"], data[c], label=tag, linewidth=1.2)
         ax.set_ylabel(label(", ".join(cols), u))
         ax.grid(True, alpha=0.3)
-        ax.legend(fontsize="small")
+        legend(ax)
     axes[-1][0].set_xlabel(label("t", "s"))
     fig.suptitle(title)
-    fig.tight_layout()
+    tight(fig)
     return fig
+
+
+# the most lines a legend names; past it the panel says how many there are
+MAX_LEGEND = 12
+
+
+def legend(ax):
+    """A legend of the lines of ax, or, where they are too many to read (a pile of blocks, a
+    set each), their number in a corner."""
+    n = len(ax.get_lines())
+    if n > MAX_LEGEND:
+        ax.text(0.99, 0.97, "%d lines" % n, ha="right", va="top", fontsize="small",
+                transform=ax.transAxes)
+    elif n:
+        ax.legend(fontsize="small")
+
+
+def tight(fig):
+    """fig.tight_layout without matplotlib's warning where the layout cannot be tightened"""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        fig.tight_layout()
 
 
 def compare_figure(runs, title):
@@ -228,21 +267,25 @@ def compare_figure(runs, title):
             ax_e.plot(t, [e - e0 for e in data["e_total"]], label=model, linewidth=1.1)
     ax_h.set_ylabel(label("height of %s's origin, pz" % (body or "body"), "mm"))
     ax_s.set_ylabel(label("horizontal path of %s's origin" % (body or "body"), "m"))
+    if not body:
+        for ax in (ax_h, ax_s):
+            ax.text(0.5, 0.5, "no free body", ha="center", va="center", transform=ax.transAxes)
     ax_f.set_ylabel(label("normal force of each contact set", "N"))
     if have_force:
-        ax_f.legend(fontsize="small")
+        legend(ax_f)
     else:
-        ax_f.text(0.5, 0.5, "no force columns\n(run with --forces)", ha="center",
-                  va="center", transform=ax_f.transAxes)
+        ax_f.text(0.5, 0.5, "no contact forces\n(the scene has no contacts, or the\nrun "
+                  "was made without --forces)", ha="center", va="center",
+                  transform=ax_f.transAxes)
     ax_e.set_ylabel(label("e_total - e_total(0)", "J"))
     ax_e.ticklabel_format(axis="y", useOffset=False)
     for ax in axes.flat:
         ax.grid(True, alpha=0.3)
     for ax in axes[1]:
         ax.set_xlabel(label("t", "s"))
-    ax_h.legend(fontsize="small")
+    legend(ax_h)
     fig.suptitle(title)
-    fig.tight_layout()
+    tight(fig)
     return fig
 
 
@@ -254,7 +297,12 @@ SWEEP_METRICS = ["max_penetration", "peak_normal_force", "sliding_distance", "en
 # units of the results.csv metrics (docs/cli.md, "Metrics") and of common scene keys
 METRIC_UNITS = {"max_penetration": "m", "peak_normal_force": "N", "sliding_distance": "m",
                 "stuck_drift": "m", "energy_error": "1", "cpu_seconds": "s",
-                "cpu_per_sim_second": "s/s", "steps": "1", "rhs_evals": "1", "rhs_total": "1"}
+                "cpu_per_sim_second": "s/s", "run_cpu_seconds": "s", "wall_seconds": "s",
+                "simulated": "s", "steps": "1", "rhs_evals": "1", "rhs_evals_jacobian": "1",
+                "rhs_total": "1", "error_test_failures": "1"}
+# results.csv columns that are text, not numbers: no metric to plot
+TEXT_COLUMNS = {"index", "point", "model", "repeat", "status", "linear_solver", "error",
+                "diagnostics"}
 PARAM_UNITS = {"mu_static": "1", "mu_dynamic": "1", "mu_viscous": "s/m",
                "plane_strain_modulus": "N/m^2", "penalty_stiffness": "N/m", "dissipation": "s/m",
                "transition_velocity": "m/s", "cz": "s/m", "kxy": "N/m", "cxy": "N s/m",
@@ -374,7 +422,7 @@ def plot_sweep_line(rows, group, metric, models, out, title):
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=8)
     ax.set_title(title, fontsize=10)
-    fig.tight_layout()
+    tight(fig)
     save(fig, out, dpi=100)
 
 
@@ -412,7 +460,7 @@ def plot_sweep_map(rows, gx, gy, metric, models, out, title):
         ax.set_title("%s (%d failed)" % (model, len(failed)) if failed else model, fontsize=9)
         fig.colorbar(im, ax=ax, label=label(metric, metric_unit(metric)))
     fig.suptitle(title, fontsize=10)
-    fig.tight_layout()
+    tight(fig)
     save(fig, out, dpi=100)
 
 
@@ -423,6 +471,11 @@ def plot_sweep(directory, metrics, outdir, title):
     missing = [m for m in metrics if m not in rows[0]]
     if missing:
         sys.exit("plot.py: no column %s in %s/results.csv" % (", ".join(missing), directory))
+    text = [m for m in metrics if m in TEXT_COLUMNS or m in keys]
+    if text:
+        sys.exit("plot.py: %s: not a metric (a text column, or a parameter of the study); the "
+                 "metrics are the numbers of each run, such as %s" % (", ".join(text),
+                                                                     ", ".join(SWEEP_METRICS)))
     models = list(dict.fromkeys(r["model"] for r in rows))
     # the parameters that vary and are numbers; the others (strings, lists) cannot be an axis,
     # and are named so rather than left out unsaid
@@ -517,6 +570,15 @@ def load_compare(directory, columns=()):
     return runs
 
 
+def png_path(out):
+    """The file a figure named out is written to: out itself when it ends in .png, else with
+    .png added (as matplotlib adds it), which is the name printed; a directory or "-" (no
+    standard output for a figure) stops with a message."""
+    if out == "-" or os.path.isdir(out):
+        sys.exit("plot.py: -o %s: give the figure's file name (a .png)" % out)
+    return out if out.lower().endswith(".png") else out + ".png"
+
+
 def save(fig, out, dpi=110):
     """Write fig to out and name it; a file that cannot be written is an error, not a
     traceback."""
@@ -543,6 +605,15 @@ def main(argv=None):
     ap.add_argument("--title", help="figure title")
     args = ap.parse_args(argv)
     columns = [c for c in (args.y or "").split(",") if c]
+    # one kind of figure at a time, with the options it takes (the others were ignored)
+    modes = [m for m, given in (("RUN.csv", args.csv), ("--compare", args.compare),
+                                ("--sweep", args.sweep)) if given]
+    if len(modes) > 1:
+        ap.error("%s: give one of RUN.csv, --compare DIR and --sweep DIR" % " and ".join(modes))
+    if args.sweep and columns:
+        ap.error("-y goes with RUN.csv and --compare; --sweep takes --metric")
+    if args.metric and not args.sweep:
+        ap.error("--metric goes with --sweep")
     if not args.sweep and not args.compare and not (args.csv and columns):
         ap.error("give RUN.csv -y COLUMNS, --compare DIR [-y COLUMNS] or --sweep DIR")
     need_matplotlib()
@@ -554,13 +625,12 @@ def main(argv=None):
         runs = load_compare(args.compare, columns)
         title = args.title or os.path.basename(os.path.normpath(args.compare))
         fig = columns_figure(runs, columns, title) if columns else compare_figure(runs, title)
-        prefix = args.output
-        out = (prefix if prefix.endswith(".png") else prefix + ".png") if prefix else \
+        out = png_path(args.output) if args.output else \
             os.path.join(args.compare, "compare.png")
     else:
+        out = png_path(args.output) if args.output else os.path.splitext(args.csv)[0] + ".png"
         run = load_run(args.csv, columns)
         fig = columns_figure([run], columns, args.title or os.path.basename(args.csv))
-        out = args.output or os.path.splitext(args.csv)[0] + ".png"
     save(fig, out)
 
 
