@@ -295,6 +295,8 @@ def fifo_and_stdin_scenes_run_and_compare():
     check(code == 2 and "<stdin>: bodies: expected an array" in err, err)
     code, out, err = run("compare", "-", stdin=b'{"contacts": [], "contact_models": 1}')
     check(code == 2 and "<stdin>: contact_models" in err, err)
+    code, out, err = run("compare", "-", "--models", "nosuch", stdin=text.encode())
+    check(code == 2 and err.startswith("contactsim: error: <stdin>: "), err)
     # and so does a run refused before it starts (too many rows), and standard input that
     # cannot be read (a directory), which named it "-"
     code, out, err = run("run", "-", "-q", "-o", os.devnull, "--duration", "1",

@@ -512,7 +512,7 @@ int cs_cliValidate(int argc, char** argv) {
     if (!other) {
       fprintf(stderr, "contactsim: error: %s: the scene does not load with its contact model "
                       "'%s' (as run --contact-model %s and compare load it)\n",
-              cs_cliSafe(path), cs_cliSafe(name), cs_cliSafe(name));
+              cs_cliSafe(cs_cliSceneName(path)), cs_cliSafe(name), cs_cliSafe(name));
       cs_deleteModel(m);
       m = NULL;
     }
