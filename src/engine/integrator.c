@@ -31,6 +31,7 @@
 #include <float.h>
 #include <stdarg.h>
 #include <stdio.h>  // also for arkode_butcher.h, which uses FILE without including it
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -2037,6 +2038,25 @@ static int createSolver(Group* g, double t0, csError* err) {
       return CS_ERR_SOLVER;
     }
     return CS_OK;
+  }
+  // SUNDIALS' dense and band matrices do not check their allocations (a matrix too large for
+  // memory crashed at the first step, where CVODE clones it): the room for the matrix and its
+  // clone is tried first, and its lack said in the user's terms
+  if (ls == CS_LINSOL_DENSE || ls == CS_LINSOL_BAND) {
+    double n = (double)g->nstate;
+    double columns = ls == CS_LINSOL_DENSE ? n : (double)(g->upper + 2 * g->lower + 1);
+    double bytes = 2.0 * n * columns * sizeof(sunrealtype);
+    void* room = bytes < 0x1p62 ? malloc((size_t)bytes) : NULL;
+    free(room);
+    if (!room) {
+      cs_setError(err, CS_ERR_MEMORY, "",
+                  "out of memory for the %s Jacobian of %d states: it needs %.3g GB (the "
+                  "matrix and CVODE's copy of it); linear_solver \"auto\" solves a group this "
+                  "large with GMRES (a chain of pins and sliders through its mass matrix), "
+                  "without it",
+                  ls == CS_LINSOL_DENSE ? "dense" : "band", g->nstate, bytes / 1e9);
+      return CS_ERR_MEMORY;
+    }
   }
   // band uses the layout's half-bandwidths; GMRES is unpreconditioned
   if (ls == CS_LINSOL_BAND) {
