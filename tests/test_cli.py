@@ -328,6 +328,30 @@ def a_failed_run_prints_no_nan_energies():
 
 
 @case
+def a_first_step_too_long_and_too_much_work_are_said_as_such():
+    """free fall reported every 1e299 s: CVODE's first step, estimated from the distance to the
+    first report (5.7e32 s), fails at t = 0; the run says so (it said the step collapsed,
+    blaming the forces) and stands at the initial state (its CSV row, the summary's energies and
+    the statistics' final pose were zeros: the failed step's output). Reported every 1e14 s,
+    steps of 0.06 s exhaust max_steps: too much work, not a collapse."""
+    path = os.path.join(ROOT, "scenes", "free_fall.json")
+    d = tempfile.mkdtemp()
+    stats = os.path.join(d, "s.json")
+    code, _, err = run("run", path, "-o", os.devnull, "--duration", "1e300",
+                       "--report-interval", "1e299", "--stats", stats)
+    check(code == 1 and "the first step from t = 0 s failed" in err and
+          "give simulation.initial_step or max_step" in err and "collapsed" not in err, err)
+    start = json.load(open(path))["bodies"][0]["joint"]["initial"]["position"]
+    pose = json.load(open(stats))["final_pose"]["box"]
+    check(pose["position"] == start, (pose, start))
+    check("drifted 0 J (0 relative)" in err, err)
+    code, _, err = run("run", path, "-o", os.devnull, "--duration", "1e15",
+                       "--report-interval", "1e14")
+    check(code == 1 and "too much work: more than 100000 steps" in err and
+          "collapsed" not in err, err)
+
+
+@case
 def a_report_interval_of_1e200_runs():
     # CVODE's first step is scaled by the distance to the next report: at 1e200 s its estimate
     # overflowed to NaN and the run failed at t = 0, blaming the forces

@@ -2257,7 +2257,8 @@ static void finishStep(Group* g) {
 // When the failing group's step size has collapsed, err is rewritten to say so, with why CVODE
 // stopped (printf format), CVODE's message for the failing call and its first warning of the
 // run, instead of only "too much work", which suggests raising a limit. Collapsed: CVODE warned
-// (t + h = t), the step is below 1e-9 of the problem's time scale, the report interval, or a
+// (t + h = t), the step is below 1e-9 of the problem's time scale, the report interval (or of a
+// second, where the interval is longer), or a
 // failing step shrank below 1e-3 of the last successful one (error-test or convergence failures
 // repeated down to nothing). The time itself is no such scale: where it is counted from says
 // nothing of the motion (a run from t = 1e6 s that needed more than max_steps steps of 3e-5 s was
@@ -2271,7 +2272,9 @@ __attribute__((format(printf, 4, 5))) static void collapseError(Group* g, csErro
   const csStats* s = &sim->d->stat;
   double hlast = lastStep(g), hcur = currentStep(g);
   double h = failed && hcur > 0 ? fabs(hcur) : fabs(hlast);
-  double scale = sim->opt.report_interval;
+  // the problem's time scale, but not beyond a second: free fall reported every 1e14 s, in
+  // steps of 0.06 s, was called collapsed (too many steps is too much work)
+  double scale = fmin(sim->opt.report_interval, 1.0);
   if (s->warnings_cvode == 0 && !(h < 1e-9 * scale) && !(failed && h < 1e-3 * fabs(hlast))) {
     return;
   }
@@ -2289,6 +2292,23 @@ __attribute__((format(printf, 4, 5))) static void collapseError(Group* g, csErro
               s->warnings_cvode ? "; CVODE warned: " : "",
               s->cvode_warning, s->warnings_cvode > 1 ? " (and again later)" : "");
   err->time = g->t;
+}
+
+
+// CVODE's first step from a start or a restart failed (flag), with no step accepted: err says
+// so, with both causes it can have and CVODE's message. Returns 1.
+static int firstStepFailed(Group* g, int flag, csError* err) {
+  const Sim* sim = g->sim;
+  double h = fabs(currentStep(g));
+  cs_setError(err, CS_ERR_SOLVER, "",
+              "the first step from t = %.9g s failed (h = %.3g s, CVode failed with %s): the "
+              "forces there are not finite or jump, or a step that long cannot follow the "
+              "motion (it is estimated from the distance to the first report, %g s away: give "
+              "simulation.initial_step or max_step)%s%.160s",
+              (double)g->t, h, flagName(flag), sim->opt.report_interval,
+              sim->cvmsg[0] ? "; CVODE said: " : "", sim->cvmsg);
+  err->time = g->t;
+  return 1;
 }
 
 
@@ -2477,6 +2497,12 @@ static int tryStep(Group* g, double tout, double tstop, csError* err) {
     return stoppedInStep(g, err);
   }
   if (flag < 0) {
+    // a step that failed without any accepted (the first, at t = 0): the group stands at the
+    // state before it, which CVODE's output need not hold (a first step of 5.7e32 s, failing,
+    // left it zero, and the run's final state and energies read as zero)
+    if ((double)g->t == t_before) {
+      N_VScale(1.0, g->ytmp, g->y);
+    }
     check(flag, "CVode", sim, g->t, err);
     // a step cut down to the rounding of t by error tests or Newton failures (at 1e14 s CVODE
     // starts at 2.2 s and warns that t + h = t on the way down), or an advance within it
@@ -2498,6 +2524,17 @@ static int tryStep(Group* g, double tout, double tstop, csError* err) {
                   "(CVode failed with CV_TOO_MUCH_ACC): loosen them (rtol 1e-14 or more)",
                   sim->opt.rtol, sim->opt.atol, (double)g->t);
       err->time = g->t;
+      return CS_ERR_SOLVER;
+    }
+    // the first step from a start or a restart, with nothing accepted yet: either the forces
+    // there, or a first step too long for the motion (estimated from the distance to the first
+    // report: a report interval of 1e299 s made it 5.7e32 s, which was called a collapse)
+    // (a step that shrank to the rounding of t, with CVODE's warning, collapsed: below)
+    long accepted = 0;
+    if ((flag == CV_ERR_FAILURE || flag == CV_CONV_FAILURE) &&
+        sim->d->stat.warnings_cvode == 0 && fabs(currentStep(g)) > 0 &&
+        CVodeGetNumSteps(g->mem, &accepted) == CV_SUCCESS && accepted == 0 &&
+        firstStepFailed(g, flag, err)) {
       return CS_ERR_SOLVER;
     }
     collapseError(g, err, 1, "CVode failed with %s", flagName(flag));
