@@ -160,6 +160,30 @@ static void test_initial_kick(void** state) {
   assert_null(noteWith(&mt, "kicked off"));
   cs_metricsFree(&mt);
   cs_deleteModel(m);
+
+  // two balls placed inside, the second deeper: one note, naming the worst and how many start
+  // so (it named the worst alone, and a pile of 10,000 boxes read as one kicked box)
+  m = th_loadString(
+      "{\"gravity\": [0, 0, -9.81], \"bodies\": ["
+      " {\"name\": \"ball\", \"mass\": 0.5, \"inertia\": {\"sphere\": 0.05},"
+      "  \"joint\": {\"type\": \"free\", \"initial\": {\"position\": [0, 0, 0.048]}}},"
+      " {\"name\": \"deep\", \"mass\": 0.5, \"inertia\": {\"sphere\": 0.05},"
+      "  \"joint\": {\"type\": \"free\", \"initial\": {\"position\": [1, 0, 0.047]}}}],"
+      " \"planes\": [{\"name\": \"floor\"}],"
+      " \"contacts\": [{\"name\": \"ball_floor\", \"body\": \"ball\", \"plane\": \"floor\","
+      "  \"radius\": 0.05, \"points\": [[0, 0, 0]]},"
+      "  {\"name\": \"deep_floor\", \"body\": \"deep\", \"plane\": \"floor\","
+      "  \"radius\": 0.05, \"points\": [[0, 0, 0]]}],"
+      " \"contact_models\": {\"hunt_crossley\": {\"plane_strain_modulus\": 8.28e6,"
+      "  \"dissipation\": 0.5}},"
+      " \"simulation\": {\"duration\": 0.05, \"report_interval\": 0.005}}");
+  runWithMetrics(m, &mt);
+  note = noteWith(&mt, "kicked off");
+  assert_non_null(note);
+  assert_non_null(strstr(note, "contact 'deep_floor'"));
+  assert_non_null(strstr(note, "(the worst of 2 contacts that start so)"));
+  cs_metricsFree(&mt);
+  cs_deleteModel(m);
 }
 
 

@@ -335,7 +335,7 @@ static const char* unitKind(const csModel* m, const csMetricsContact* c) {
 // force of each set (or lone element) at the start is compared with the weight it carries.
 static void checkInitialKick(csMetrics* mt, const csModel* m) {
   double worst = 0;
-  int at = -1;
+  int at = -1, nkick = 0;  // the worst, and how many there are
   double fn = 0, depth = 0;
   // each set's total and deepest start, in one pass (set_fn and set_peak as scratch, zeroed
   // again below), and its first element
@@ -362,6 +362,7 @@ static void checkInitialKick(csMetrics* mt, const csModel* m) {
     }
     double total = c->set >= 0 ? mt->set_fn[c->set] : c->fn0;
     double ratio = total / c->weight;
+    nkick += ratio > CS_METRICS_KICK_RATIO;
     if (ratio > CS_METRICS_KICK_RATIO && ratio > worst) {
       worst = ratio;
       at = i;
@@ -384,12 +385,17 @@ static void checkInitialKick(csMetrics* mt, const csModel* m) {
     snprintf(where, sizeof(where), "starts %.3g mm above plane '%s' but within reach of its force",
              -1e3 * depth, m->plane[c->plane].name);
   }
+  // one note for all of them (a pile of boxes each placed too deep), naming the worst
+  char others[96] = "";
+  if (nkick > 1) {
+    snprintf(others, sizeof(others), " (the worst of %d contacts that start so)", nkick);
+  }
   cs_metricsNote(mt,
-                 "contact '%s' (%s) %s: it pushes with %.4g N at t = 0, %.1f times the %.4g N "
+                 "contact '%s' (%s) %s%s: it pushes with %.4g N at t = 0, %.1f times the %.4g N "
                  "weight it carries, so the body is kicked off instead of placed and the first "
                  "instants are an artefact; start it clear of the contact's reach (or at its "
                  "resting penetration) and let it settle",
-                 contactName(m, c->force), unitKind(m, c), where, fn, worst, c->weight);
+                 contactName(m, c->force), unitKind(m, c), where, others, fn, worst, c->weight);
 }
 
 
