@@ -1736,6 +1736,10 @@ def max_rows_counts_the_rows_a_continued_run_writes():
     code, _, err = run("run", path, "-q", "-o", out, "--initial-state", ck, "--duration", "1.031",
                        "--max-rows", "4")
     check(code == 2 and "5 report rows (0.022 s, from t = 1.009 s to 1.031 s" in err, (code, err))
+    # counts beyond 1e15 are refused on the command line as in the scene (1e15 + 1 was taken)
+    for opt in ("--max-rows", "--max-steps"):
+        code, _, err = run("run", path, "-q", "-o", os.devnull, opt, "1000000000000001")
+        check(code == 2 and "from 1 to 1e15" in err, (opt, code, err))
     # an end beyond 2^52 report intervals is refused as such: no row limit would help (the
     # message said "would write inf report rows ... raise it with --max-rows")
     for args in (["--duration", "1e308"], ["--duration", "1e300", "--max-rows", "999999999999999"]):

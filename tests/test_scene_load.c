@@ -95,6 +95,18 @@ static void test_empty_scene_defaults(void** state) {
                        "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
                        "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
                        "\xc3\xa9\xc3\xa9.json"};
+  // a name given that is too long is refused saying its limit is in bytes (it said 63
+  // characters, beside 32 two-byte ones)
+  {
+    char named[160] = "{\"name\": \"";
+    for (int k = 0; k < 32; k++) {
+      strcat(named, "\xc3\xa9");
+    }
+    strcat(named, "\"}");
+    assert_null(cs_loadSceneString(named, "n.json", NULL, &err));
+    assert_non_null(strstr(err.message, "1 to 63 bytes"));
+    assert_non_null(strstr(err.message, "got 64 bytes"));
+  }
   for (int i = 0; i < 2; i++) {
     csModel* o = cs_loadSceneString("{}", odd[i], NULL, &err);
     assert_non_null(o);

@@ -213,10 +213,12 @@ int cs_cliParseCount(const char* text, const char* name, long* out) {
   char* end = NULL;
   errno = 0;
   long v = strtol(text, &end, 10);
-  // (strtol reads past leading space: " 5" is refused as "5 " is)
-  if (errno || end == text || *end || v <= 0 || isspace((unsigned char)text[0])) {
-    fprintf(stderr, "contactsim: error: --%s needs a positive whole number, not '%s'\n", name,
-            cs_cliSafe(text));
+  // (strtol reads past leading space: " 5" is refused as "5 " is); at most 1e15, as the
+  // scene's simulation.max_steps and max_rows
+  if (errno || end == text || *end || v <= 0 || v > 1000000000000000L ||
+      isspace((unsigned char)text[0])) {
+    fprintf(stderr, "contactsim: error: --%s needs a whole number from 1 to 1e15, not '%s'\n",
+            name, cs_cliSafe(text));
     return -1;
   }
   *out = v;

@@ -2678,8 +2678,9 @@ static csModel* buildModel(Loader* ld, const cJSON* root, const char* file,
       printable = (unsigned char)given[i] >= 0x20 && given[i] != 0x7f;
     }
     if (!printable) {
-      failAt(ld, "name", "the scene name must be 1 to %d printable characters, got '%.*s'",
-             CS_MAX_NAME - 1, (int)(len < 80 ? len : 80), given);
+      failAt(ld, "name", "the scene name must be 1 to %d bytes of printable characters (UTF-8 "
+             "takes 2 to 4 bytes for a character beyond ASCII), got %zu bytes: '%.*s'",
+             CS_MAX_NAME - 1, len, (int)(len < 80 ? len : 80), given);
       goto cleanup;
     }
     snprintf(name, sizeof(name), "%s", given);
