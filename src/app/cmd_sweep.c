@@ -2430,7 +2430,7 @@ static int parseCount(const char* text, long max, long* out) {
 }
 
 
-// what the sweep owns: the study and the free bodies' names
+// what the sweep owns: the study and the free bodies' names and ids
 static void freeSweep(Sweep* sw) {
   cs_deleteStudy(sw->study);
   free(sw->free_name);
