@@ -926,8 +926,8 @@ static void test_linear_solver_named(void** state) {
 
 // A dense Jacobian too large for memory is refused at the set-up, saying what it needs and
 // what solves such a group (SUNDIALS' matrix does not check its allocation: the run crashed at
-// its first step). In a child process whose address space is limited to 320 MiB, 400 free
-// bodies in one group under "dense": 5,200 states, 2 x 216 MB. (Not under AddressSanitizer, which
+// its first step). 400 free bodies in one group under "dense": 5,200 states, two matrices of
+// 216 MB, in a child process whose address space is limited to one and a half of them. (Not under AddressSanitizer, which
 // reserves more address space than that for itself.)
 static void test_dense_jacobian_too_large(void** state) {
   (void)state;
@@ -949,7 +949,8 @@ static void test_dense_jacobian_too_large(void** state) {
   pid_t pid = fork();
   assert_true(pid >= 0);
   if (pid == 0) {
-    struct rlimit as = {320L << 20, 320L << 20};
+    rlim_t one = (rlim_t)5200 * 5200 * sizeof(double);
+    struct rlimit as = {one + one / 2, one + one / 2};
     setrlimit(RLIMIT_AS, &as);
     csData* d = cs_makeData(m);
     cs_resetData(m, d);

@@ -349,6 +349,14 @@ def a_first_step_too_long_and_too_much_work_are_said_as_such():
                        "--report-interval", "1e14")
     check(code == 1 and "too much work: more than 100000 steps" in err and
           "collapsed" not in err, err)
+    # a first step that shrank to nothing (a ball thrown into a floor of absurd dissipation)
+    # collapsed, at t = 0 too: not the first-step message and its advice
+    code, _, err = run("run", "scenes/sphere_drop.json", "-o", os.devnull, "--set",
+                       "contact_models.hunt_crossley.dissipation=1e50", "--set",
+                       "bodies.ball.joint.initial.position=[0,0,0.0999]", "--set",
+                       "bodies.ball.joint.initial.velocity=[0,0,-3]")
+    check(code == 1 and "the step size collapsed to h = " in err and "first step" not in err,
+          err)
 
 
 @case
@@ -1739,7 +1747,7 @@ def max_rows_counts_the_rows_a_continued_run_writes():
     # counts beyond 1e15 are refused on the command line as in the scene (1e15 + 1 was taken)
     for opt in ("--max-rows", "--max-steps"):
         code, _, err = run("run", path, "-q", "-o", os.devnull, opt, "1000000000000001")
-        check(code == 2 and "from 1 to 1e15" in err, (opt, code, err))
+        check(code == 2 and "from 1 to 1000000000000000" in err, (opt, code, err))
     # an end beyond 2^52 report intervals is refused as such: no row limit would help (the
     # message said "would write inf report rows ... raise it with --max-rows")
     for args in (["--duration", "1e308"], ["--duration", "1e300", "--max-rows", "999999999999999"]):

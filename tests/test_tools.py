@@ -63,7 +63,14 @@ def plot_takes_what_users_give_it():
     p = subprocess.run([PYTHON, "tools/plot.py", cut, "-y", "arm.q0", "-o",
                         os.path.join(d, "cut")], cwd=ROOT, capture_output=True, text=True)
     check(p.returncode == 0 and p.stdout == os.path.join(d, "cut.png") + "\n" and
-          is_png(os.path.join(d, "cut.png")), (p.stdout, p.stderr))
+          is_png(os.path.join(d, "cut.png")) and "last line has no line break" in p.stderr,
+          (p.stdout, p.stderr))
+    # a format matplotlib writes is kept (-o fig.svg wrote fig.svg before, and still does)
+    svg = os.path.join(d, "fig.svg")
+    p = subprocess.run([PYTHON, "tools/plot.py", csv_path, "-y", "arm.q0", "-o", svg],
+                       cwd=ROOT, capture_output=True, text=True)
+    check(p.returncode == 0 and p.stdout == svg + "\n" and
+          open(svg).read(200).lstrip().startswith("<?xml"), (p.stdout, p.stderr))
     for bad in (os.path.join(d, "none.csv"), d, os.devnull):
         p = subprocess.run([PYTHON, "tools/plot.py", bad, "-y", "t"], cwd=ROOT,
                            capture_output=True, text=True)

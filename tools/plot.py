@@ -37,6 +37,7 @@ python3-matplotlib).
 
 import argparse
 import csv
+import io
 import json
 import math
 import os
@@ -76,10 +77,11 @@ def read_csv(path):
         sys.exit("plot.py: cannot read %s: %s" % (path, e.strerror or e))
     except UnicodeDecodeError:
         sys.exit("plot.py: %s is not a CSV of contactsim run (not text)" % path)
-    lines = text.split("\n")
-    if lines and lines[-1]:
-        lines.pop()  # cut short
-    rows = list(csv.reader(line for line in lines if line))
+    end = text.rfind("\n") + 1
+    if end < len(text):
+        print("plot.py: %s: its last line has no line break (a row cut when the run was "
+              "killed): left out" % path, file=sys.stderr)
+    rows = [row for row in csv.reader(io.StringIO(text[:end])) if row]
     if not rows or "t" not in rows[0]:
         sys.exit("plot.py: %s is not a CSV of contactsim run or compare --out-dir (no t column "
                  "in its first line)" % path)
@@ -571,12 +573,15 @@ def load_compare(directory, columns=()):
 
 
 def png_path(out):
-    """The file a figure named out is written to: out itself when it ends in .png, else with
-    .png added (as matplotlib adds it), which is the name printed; a directory or "-" (no
-    standard output for a figure) stops with a message."""
+    """The file a figure named out is written to: out itself when its extension is a format
+    matplotlib writes (.png, .svg, .pdf, ...), else with .png added (as matplotlib adds it),
+    which is the name printed; a directory or "-" (no standard output for a figure) stops with
+    a message."""
     if out == "-" or os.path.isdir(out):
         sys.exit("plot.py: -o %s: give the figure's file name (a .png)" % out)
-    return out if out.lower().endswith(".png") else out + ".png"
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    extension = os.path.splitext(out)[1][1:].lower()
+    return out if extension in FigureCanvasAgg.get_supported_filetypes() else out + ".png"
 
 
 def save(fig, out, dpi=110):

@@ -945,7 +945,8 @@ int cs_cliCompare(int argc, char** argv) {
           len += n > 0 ? (size_t)n : 0;
         }
         fprintf(stderr, "contactsim: error: %s: %s '%s' (%s: %s)\n",
-                cs_cliSafe(cs_cliSceneName(path)), hasBlocks ? "the scene has no parameter block for contact model"
+                cs_cliSafe(cs_cliSceneName(path)),
+                hasBlocks ? "the scene has no parameter block for contact model"
                           : "the scene has no contact model to choose (no contact_models, or "
                             "no contacts for them), so there is no model",
                 cs_cliSafe(names[i]), hasBlocks ? "models" : "its only run is", cs_cliSafe(list));

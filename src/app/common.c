@@ -217,8 +217,8 @@ int cs_cliParseCount(const char* text, const char* name, long* out) {
   // scene's simulation.max_steps and max_rows
   if (errno || end == text || *end || v <= 0 || v > 1000000000000000L ||
       isspace((unsigned char)text[0])) {
-    fprintf(stderr, "contactsim: error: --%s needs a whole number from 1 to 1e15, not '%s'\n",
-            name, cs_cliSafe(text));
+    fprintf(stderr, "contactsim: error: --%s needs a whole number from 1 to 1000000000000000 "
+            "(10^15) in digits, not '%s'\n", name, cs_cliSafe(text));
     return -1;
   }
   *out = v;

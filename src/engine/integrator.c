@@ -2041,7 +2041,10 @@ static int createSolver(Group* g, double t0, csError* err) {
   }
   // SUNDIALS' dense and band matrices do not check their allocations (a matrix too large for
   // memory crashed at the first step, where CVODE clones it): the room for the matrix and its
-  // clone is tried first, and its lack said in the user's terms
+  // clone is tried first, and its lack said in the user's terms. A probe with the system's
+  // malloc, freed untouched (the library's counting allocator zeroes, which would cost what it
+  // measures); a guard, not a guarantee: where the system overcommits memory it may pass for a
+  // matrix that cannot be backed.
   if (ls == CS_LINSOL_DENSE || ls == CS_LINSOL_BAND) {
     double n = (double)g->nstate;
     double columns = ls == CS_LINSOL_DENSE ? n : (double)(g->upper + 2 * g->lower + 1);
@@ -2258,9 +2261,8 @@ static void finishStep(Group* g) {
 // stopped (printf format), CVODE's message for the failing call and its first warning of the
 // run, instead of only "too much work", which suggests raising a limit. Collapsed: CVODE warned
 // (t + h = t), the step is below 1e-9 of the problem's time scale, the report interval (or of a
-// second, where the interval is longer), or a
-// failing step shrank below 1e-3 of the last successful one (error-test or convergence failures
-// repeated down to nothing). The time itself is no such scale: where it is counted from says
+// second, where the interval is longer), or a failing step shrank below 1e-3 of the last
+// successful one (error-test or convergence failures repeated down to nothing). The time itself is no such scale: where it is counted from says
 // nothing of the motion (a run from t = 1e6 s that needed more than max_steps steps of 3e-5 s was
 // called collapsed), and steps too short for the time to follow are the rounding error's
 // (roundingError, lostInRounding), unless they are below 1e-9 of the report interval too: those
@@ -2303,10 +2305,10 @@ static int firstStepFailed(Group* g, int flag, csError* err) {
   cs_setError(err, CS_ERR_SOLVER, "",
               "the first step from t = %.9g s failed (h = %.3g s, CVode failed with %s): the "
               "forces there are not finite or jump, or a step that long cannot follow the "
-              "motion (it is estimated from the distance to the first report, %g s away: give "
+              "motion (its length is estimated from the distance to the next report: give "
               "simulation.initial_step or max_step)%s%.160s",
-              (double)g->t, h, flagName(flag), sim->opt.report_interval,
-              sim->cvmsg[0] ? "; CVODE said: " : "", sim->cvmsg);
+              (double)g->t, h, flagName(flag), sim->cvmsg[0] ? "; CVODE said: " : "",
+              sim->cvmsg);
   err->time = g->t;
   return 1;
 }
@@ -2437,6 +2439,7 @@ static int tryStep(Group* g, double tout, double tstop, csError* err) {
   // jumps) or past the end
   int flag = 0;
   const double t_before = g->t;
+  const int first = g->fresh;  // the first step from a start or a change's restart
   if (sim->rk) {
     if (isnan(g->rk->tonset)) {
       // not known since the start, a restart or a change: from the step's start
@@ -2485,6 +2488,8 @@ static int tryStep(Group* g, double tout, double tstop, csError* err) {
         CVodeGetNumSteps(g->mem, &nst) == CV_SUCCESS && nst >= RETRY_MIN_STEPS) {
       g->t_retried = g->t;
       addCounters(g, &g->banked);
+      // from the state before the step (CVODE's output on failing need not hold it)
+      N_VScale(1.0, g->ytmp, g->y);
       if (check(CVodeReInit(g->mem, g->t, g->y), "CVodeReInit", sim, g->t, err)) {
         return CS_ERR_SOLVER;
       }
@@ -2497,9 +2502,11 @@ static int tryStep(Group* g, double tout, double tstop, csError* err) {
     return stoppedInStep(g, err);
   }
   if (flag < 0) {
-    // a step that failed without any accepted (the first, at t = 0): the group stands at the
-    // state before it, which CVODE's output need not hold (a first step of 5.7e32 s, failing,
-    // left it zero, and the run's final state and energies read as zero)
+    // whether the failed try's state was finite, which tells the blended anchors' collapse from
+    // forces that stop being finite (below); then the group stands at the state before the
+    // failed step, which CVODE's output need not hold (a first step of 5.7e32 s, failing, left
+    // it zero, and the run's final state and energies read as zero)
+    int blended = flag == CV_ERR_FAILURE && blendedAnchorsFailed(g);
     if ((double)g->t == t_before) {
       N_VScale(1.0, g->ytmp, g->y);
     }
@@ -2526,19 +2533,20 @@ static int tryStep(Group* g, double tout, double tstop, csError* err) {
       err->time = g->t;
       return CS_ERR_SOLVER;
     }
-    // the first step from a start or a restart, with nothing accepted yet: either the forces
-    // there, or a first step too long for the motion (estimated from the distance to the first
-    // report: a report interval of 1e299 s made it 5.7e32 s, which was called a collapse)
-    // (a step that shrank to the rounding of t, with CVODE's warning, collapsed: below)
+    // the first step from a start or a change's restart, failed with nothing accepted and not
+    // shrunk below the time scale: either the forces there, or a first step too long for the
+    // motion (estimated from the distance to the next report: a report interval of 1e299 s made
+    // it 5.7e32 s, which was called a collapse). A step that shrank further collapsed (below).
     long accepted = 0;
-    if ((flag == CV_ERR_FAILURE || flag == CV_CONV_FAILURE) &&
-        sim->d->stat.warnings_cvode == 0 && fabs(currentStep(g)) > 0 &&
+    if (first && (flag == CV_ERR_FAILURE || flag == CV_CONV_FAILURE) &&
+        sim->d->stat.warnings_cvode == 0 &&
+        !(fabs(currentStep(g)) < 1e-9 * fmin(sim->opt.report_interval, 1.0)) &&
         CVodeGetNumSteps(g->mem, &accepted) == CV_SUCCESS && accepted == 0 &&
         firstStepFailed(g, flag, err)) {
       return CS_ERR_SOLVER;
     }
     collapseError(g, err, 1, "CVode failed with %s", flagName(flag));
-    if (flag == CV_ERR_FAILURE && blendedAnchorsFailed(g)) {
+    if (blended) {
       blendedAnchorHint(err);
     }
     return CS_ERR_SOLVER;
