@@ -143,7 +143,7 @@ void cs_cliUsage(FILE* f) {
           "                       or as a Slurm job array; sweep --gather DIR merges results\n"
           "\n"
           "contactsim COMMAND --help (or contactsim help COMMAND) shows one command's options;\n"
-          "all of them:\n");
+          "all of them:");
   for (int i = 0; i < NCOMMAND_USAGE; i++) {
     // each text without its usage line and description: the option list
     const char* options = strstr(commandUsage[i].usage, "\n\n");

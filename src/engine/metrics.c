@@ -816,8 +816,10 @@ static void checkNormalForces(csMetrics* mt, const csModel* m, const csData* d) 
                    "contact '%s' (%s) reached a peak normal force of %.4g N, %.0f times the "
                    "%.4g N weight it carries (a foot in walking, running or landing sees a few "
                    "body weights, and even a rubber ball dropped half a metre onto a hard floor "
-                   "stays below 200): check for an initial penetration, a contact far stiffer "
-                   "than the tissue or shoe it models, or too little dissipation, and look at "
+                   "stays below 200 times its weight): check for an initial penetration, a "
+                   "contact far stiffer than the tissue or shoe it models, or a dissipation too "
+                   "low or, for Hunt-Crossley's, too high (its damping force grows with the "
+                   "impact speed: c v of 1 or more stiffens the impact), and look at "
                    "E.normal_force around the peak",
                    contactName(m, c->force), unitKind(m, c), peak, peakRatio, c->weight);
   }
