@@ -764,10 +764,12 @@ static void checkNormalForces(csMetrics* mt, const csModel* m, const csData* d) 
     } else {
       snprintf(remedy, sizeof(remedy), "check the geometry (radius, points) and the plane");
     }
+    // (at rest it holds the body up there; in a landing it pushes before the surfaces touch)
     cs_metricsNote(mt,
-                   "contact '%s' (%s) holds body '%s' up %.3g mm above plane '%s' at the end "
-                   "with %.4g N of normal force and no penetration: heights and ground clearance "
-                   "read from this run are off by that much; %s",
+                   "contact '%s' (%s) pushes on body '%s' from %.3g mm above plane '%s' at the "
+                   "end, with %.4g N of normal force and no penetration: its force reaches "
+                   "before contact, so heights and ground clearance read from this run are off "
+                   "by up to that much; %s",
                    contactName(m, c->force), unitKind(m, c), m->body[c->body].name,
                    1e3 * c->gap, m->plane[c->plane].name, c->fn, remedy);
   }
