@@ -927,8 +927,8 @@ static void test_linear_solver_named(void** state) {
 // A dense Jacobian too large for memory is refused at the set-up, saying what it needs and
 // what solves such a group (SUNDIALS' matrix does not check its allocation: the run crashed at
 // its first step). 400 free bodies in one group under "dense": 5,200 states, two matrices of
-// 216 MB, in a child process whose address space is limited to one and a half of them. (Not under AddressSanitizer, which
-// reserves more address space than that for itself.)
+// 216 MB, in a child process whose address space is limited to one and a half of them. (Not
+// under AddressSanitizer, which reserves more address space than that for itself.)
 static void test_dense_jacobian_too_large(void** state) {
   (void)state;
 #if defined(__SANITIZE_ADDRESS__)

@@ -302,6 +302,11 @@ static void test_peak_force(void** state) {
                 note ? note : "(no note)");
   th_assertClose(mt.peak_normal_force, peak, 0.01, 0, "peak force");
   assert_non_null(note);
+  // whole, not cut at its place's length (a longer advice cut its last words), and with the
+  // advice of its kind (a compliant point's dissipation may be too low or too high)
+  size_t n = strlen(note);
+  assert_true(n > 30 && strcmp(note + n - 30, "E.normal_force around the peak") == 0);
+  assert_non_null(strstr(note, "too low or too high"));
   cs_metricsFree(&mt);
   cs_deleteModel(m);
 

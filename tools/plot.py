@@ -2,6 +2,8 @@
 """plot.py: figures from contactsim CSV output (matplotlib, Agg backend: no display needed).
 
     tools/plot.py RUN.csv -y COL[,COL...] [-o OUT.png] [--title TEXT]
+        (OUT's extension may name any format matplotlib writes, .svg or .pdf; without one,
+        .png is added)
         plot the chosen columns of one run against t, one panel per unit
 
     tools/plot.py --compare DIR [-y COL[,COL...]] [-o PREFIX] [--title TEXT]
@@ -591,6 +593,8 @@ def save(fig, out, dpi=110):
         fig.savefig(out, dpi=dpi)
     except OSError as e:
         sys.exit("plot.py: cannot write %s: %s" % (out, e.strerror or e))
+    except (ValueError, RuntimeError) as e:  # a format this matplotlib cannot write (.pgf)
+        sys.exit("plot.py: cannot write %s: %s" % (out, e))
     finally:
         plt.close(fig)
     print(out)

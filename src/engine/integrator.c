@@ -2262,8 +2262,8 @@ static void finishStep(Group* g) {
 // run, instead of only "too much work", which suggests raising a limit. Collapsed: CVODE warned
 // (t + h = t), the step is below 1e-9 of the problem's time scale, the report interval (or of a
 // second, where the interval is longer), or a failing step shrank below 1e-3 of the last
-// successful one (error-test or convergence failures repeated down to nothing). The time itself is no such scale: where it is counted from says
-// nothing of the motion (a run from t = 1e6 s that needed more than max_steps steps of 3e-5 s was
+// successful one (error-test or convergence failures repeated down to nothing). The time itself
+// is no such scale: where it is counted from says nothing of the motion (a run from t = 1e6 s that needed more than max_steps steps of 3e-5 s was
 // called collapsed), and steps too short for the time to follow are the rounding error's
 // (roundingError, lostInRounding), unless they are below 1e-9 of the report interval too: those
 // collapsed wherever the time stands.
@@ -2305,10 +2305,13 @@ static int firstStepFailed(Group* g, int flag, csError* err) {
   cs_setError(err, CS_ERR_SOLVER, "",
               "the first step from t = %.9g s failed (h = %.3g s, CVode failed with %s): the "
               "forces there are not finite or jump, or a step that long cannot follow the "
-              "motion (its length is estimated from the distance to the next report: give "
-              "simulation.initial_step or max_step)%s%.160s",
-              (double)g->t, h, flagName(flag), sim->cvmsg[0] ? "; CVODE said: " : "",
-              sim->cvmsg);
+              "motion (%s)%s%.160s",
+              (double)g->t, h, flagName(flag),
+              sim->opt.initial_step > 0
+                  ? "it is simulation.initial_step: give a shorter one, or a max_step"
+                  : "its length is estimated from the distance to the next report: give "
+                    "simulation.initial_step or max_step",
+              sim->cvmsg[0] ? "; CVODE said: " : "", sim->cvmsg);
   err->time = g->t;
   return 1;
 }
@@ -2537,8 +2540,11 @@ static int tryStep(Group* g, double tout, double tstop, csError* err) {
     // shrunk below the time scale: either the forces there, or a first step too long for the
     // motion (estimated from the distance to the next report: a report interval of 1e299 s made
     // it 5.7e32 s, which was called a collapse). A step that shrank further collapsed (below).
+    // (repeated failures of the projection or of the forces end a first step too)
     long accepted = 0;
-    if (first && (flag == CV_ERR_FAILURE || flag == CV_CONV_FAILURE) &&
+    if (first &&
+        (flag == CV_ERR_FAILURE || flag == CV_CONV_FAILURE || flag == CV_REPTD_PROJFUNC_ERR ||
+         flag == CV_REPTD_RHSFUNC_ERR) &&
         sim->d->stat.warnings_cvode == 0 &&
         !(fabs(currentStep(g)) < 1e-9 * fmin(sim->opt.report_interval, 1.0)) &&
         CVodeGetNumSteps(g->mem, &accepted) == CV_SUCCESS && accepted == 0 &&

@@ -394,8 +394,10 @@ static void checkInitialKick(csMetrics* mt, const csModel* m) {
                  "contact '%s' (%s) %s%s: it pushes with %.4g N at t = 0, %.1f times the %.4g N "
                  "weight it carries, so the body is kicked off instead of placed and the first "
                  "instants are an artefact; start it clear of the contact's reach (or at its "
-                 "resting penetration) and let it settle",
-                 contactName(m, c->force), unitKind(m, c), where, others, fn, worst, c->weight);
+                 "resting %s) and let it settle",
+                 contactName(m, c->force), unitKind(m, c), where, others, fn, worst, c->weight,
+                 m->force[c->force].kind == CS_FORCE_EXP_SPRING ? "height, above the plane"
+                                                                : "penetration");
 }
 
 
@@ -767,9 +769,8 @@ static void checkNormalForces(csMetrics* mt, const csModel* m, const csData* d) 
     // (at rest it holds the body up there; in a landing it pushes before the surfaces touch)
     cs_metricsNote(mt,
                    "contact '%s' (%s) pushes on body '%s' from %.3g mm above plane '%s' at the "
-                   "end, with %.4g N of normal force and no penetration: its force reaches "
-                   "before contact, so heights and ground clearance read from this run are off "
-                   "by up to that much; %s",
+                   "end, with %.4g N of normal force and no penetration: heights and ground "
+                   "clearance read from this run are off by up to that much; %s",
                    contactName(m, c->force), unitKind(m, c), m->body[c->body].name,
                    1e3 * c->gap, m->plane[c->plane].name, c->fn, remedy);
   }
@@ -814,16 +815,21 @@ static void checkNormalForces(csMetrics* mt, const csModel* m, const csData* d) 
   if (peakAt >= 0) {
     const csMetricsContact* c = &mt->contact[peakAt];
     double peak = c->set >= 0 ? mt->set_peak[c->set] : c->peak_fn;
+    // (a dissipation of the Hunt-Crossley kind, a force c v times the elastic one, stiffens an
+    // impact when c v reaches 1: raised to damp a bounce, it can cause the peak)
+    int hc = m->force[c->force].kind == CS_FORCE_HUNT_CROSSLEY ||
+             m->force[c->force].kind == CS_FORCE_SMOOTH_SPHERE ||
+             m->force[c->force].kind == CS_FORCE_COMPLIANT_POINT;
     cs_metricsNote(mt,
                    "contact '%s' (%s) reached a peak normal force of %.4g N, %.0f times the "
-                   "%.4g N weight it carries (a foot in walking, running or landing sees a few "
-                   "body weights, and even a rubber ball dropped half a metre onto a hard floor "
-                   "stays below 200 times its weight): check for an initial penetration, a "
-                   "contact far stiffer than the tissue or shoe it models, or a dissipation too "
-                   "low or, for Hunt-Crossley's, too high (its damping force grows with the "
-                   "impact speed: c v of 1 or more stiffens the impact), and look at "
+                   "%.4g N weight it carries (a landing foot sees a few body weights, a rubber "
+                   "ball dropped onto a hard floor under 200): check for an initial "
+                   "penetration, a contact far stiffer than what it models, or %s, and look at "
                    "E.normal_force around the peak",
-                   contactName(m, c->force), unitKind(m, c), peak, peakRatio, c->weight);
+                   contactName(m, c->force), unitKind(m, c), peak, peakRatio, c->weight,
+                   hc ? "a dissipation too low or too high (c v of 1 or more at impact stiffens "
+                        "it)"
+                      : "too little dissipation");
   }
   (void)d;
 }

@@ -1703,7 +1703,8 @@ static int chooseContactModel(Loader* ld, const cJSON* cm, const char* requested
       pushKey(ld, cm ? "contact_models" : "contacts");
       int r = fail(ld,
                    "the contacts need a contact model: give contact_models.default or a single "
-                   "model block (blocks: %s)",
+                   "model block, or choose one with --contact-model (blocks: %s; compare runs "
+                   "each)",
                    list);
       popPath(ld, p);
       return r;
