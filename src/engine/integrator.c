@@ -2265,9 +2265,8 @@ static void finishStep(Group* g) {
 // successful one (error-test or convergence failures repeated down to nothing). The time itself
 // is no such scale: where it is counted from says nothing of the motion (a run from t = 1e6 s
 // that needed more than max_steps steps of 3e-5 s was called collapsed), and steps too short for
-// the time to follow are the rounding error's
-// (roundingError, lostInRounding), unless they are below 1e-9 of the report interval too: those
-// collapsed wherever the time stands.
+// the time to follow are the rounding error's (roundingError, lostInRounding), unless they are
+// below 1e-9 of the report interval too: those collapsed wherever the time stands.
 __attribute__((format(printf, 4, 5))) static void collapseError(Group* g, csError* err,
                                                                 int failed, const char* why,
                                                                 ...) {
