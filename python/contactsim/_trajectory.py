@@ -44,7 +44,14 @@ class Trajectory:
         from ._errors import SimulationError
 
         columns, table, stats, failure = result
-        traj = cls(columns, table, stats, model)
+        try:
+            traj = cls(columns, table, stats, model)
+        except KeyboardInterrupt as e:
+            # a Ctrl-C while the table is wrapped (its column index takes a moment for a scene
+            # of many bodies): the rows are kept, as for one during the run (the run's own
+            # interruption, if any, is the one raised)
+            traj = cls(columns, table, stats, model)
+            failure = failure if failure is not None else e
         if failure is None:
             return traj
         if isinstance(failure, BaseException):

@@ -99,9 +99,18 @@ void csPy_rowWriterClose(csPyRowWriter* w);
 // (core_run.c runs them between steps, in the call's thread): run them (PyErr_CheckSignals)
 // under its own rules, returning nonzero with an exception set when a handler raised (or the
 // Simulation refuses what one did). The call goes on when it returns 0.
+// what a Simulation's call is doing (csPySimulation.busy)
+enum {
+  SIM_IDLE = 0,  // no call under way
+  SIM_RUNNING,   // advance_to or _record integrating without the GIL
+  SIM_PAUSED,    // that call stopped between steps while a signal's Python handler runs
+};
+
 typedef struct csPyPause {
   int (*handle)(void* ctx);  // runs the handlers: 0, or nonzero with an exception set
   void* ctx;                 // the Simulation (csPySimulation*)
+  int* busy;                 // its call state, SIM_PAUSED while handlers may run before a
+                             // pass of the call begins
 } csPyPause;
 
 // Run simulation s to t_end with the GIL released, one row per report into a new table

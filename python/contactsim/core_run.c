@@ -164,11 +164,13 @@ int csPy_stopBegin(const volatile sig_atomic_t** flag) {
   if (main <= 0) {
     return main;
   }
-  // a signal that came before this call: its handler runs now, before anything integrates
+  // the stop handlers first, then a signal that came before this call has its handler run
+  // (before anything integrates): one that comes in between then stops the call too
+  installStopHandlers();
   if (PyErr_CheckSignals() != 0) {
+    removeStopHandlers();
     return -1;
   }
-  installStopHandlers();
   *flag = &stopRequested;
   return 0;
 }
@@ -287,7 +289,16 @@ int csPy_record(csSimulation* s, double t_end, int forces, int keep, PyObject** 
   csReporter rep = {.report = keep ? reportRow : NULL, .ctx = &r};
   int status;
   for (;;) {
-    if (csPy_stopBegin(&rep.stop) != 0) {
+    // a handler run before a pass begins finds a Simulation paused, readable
+    int wasBusy = pause && pause->busy ? *pause->busy : 0;
+    if (pause && pause->busy) {
+      *pause->busy = SIM_PAUSED;
+    }
+    int before = csPy_stopBegin(&rep.stop);
+    if (pause && pause->busy) {
+      *pause->busy = wasBusy;
+    }
+    if (before != 0) {
       // a signal before the run began: its handler raised, as it would have at a report
       status = CS_STOPPED;
       *raised = takeException();
@@ -335,6 +346,15 @@ PyObject* csPy_recordResult(csSimulation* s, int status, const csError* err, PyO
                             PyObject* table, PyObject* raised) {
   PyObject* stats = csPy_statistics(s);
   PyObject* result = NULL;
+  // a signal noted while the run ended and its statistics were read (the GIL held): its
+  // handler runs here, so that what it raises goes out with the rows (raised at the return to
+  // Python, it lost them); a failure of the run itself stays the one raised
+  PyObject* late = NULL;
+  if (stats && !raised && status == CS_OK && PyErr_CheckSignals() != 0) {
+    late = takeException();
+    raised = late;
+    status = CS_STOPPED;
+  }
   if (!stats) {
     // an exception is set
   } else if (status == CS_OK) {
@@ -354,6 +374,7 @@ PyObject* csPy_recordResult(csSimulation* s, int status, const csError* err, PyO
     csPy_raise(&e, NULL);
   }
   Py_XDECREF(stats);
+  Py_XDECREF(late);
   return result;
 }
 

@@ -46,13 +46,6 @@ PyTypeObject csPy_StateOwnerType = {
 };
 
 
-// what a Simulation's call is doing (csPySimulation.busy)
-enum {
-  SIM_IDLE = 0,  // no call under way
-  SIM_RUNNING,   // advance_to or _record integrating without the GIL
-  SIM_PAUSED,    // that call stopped between steps while a signal's Python handler runs
-};
-
 
 typedef struct csPySimulation {
   PyObject ob_base;  // the object header (what PyObject_HEAD declares)
@@ -63,6 +56,7 @@ typedef struct csPySimulation {
   double* scratch;   // (nq + nu) the edited arrays handed to cs_simSetState
   int nq, nu;        // lengths of q and u
   int busy;          // SIM_IDLE, SIM_RUNNING or SIM_PAUSED
+  int initializing;  // 1 while __init__ sets it up without the GIL (a second __init__ waits)
 } csPySimulation;
 
 
@@ -268,7 +262,9 @@ static PyObject* stateView(csPySimulation* self, double* data, int n, int writab
 // construction
 
 static int simInit(csPySimulation* self, PyObject* args, PyObject* kw) {
-  if (self->s) {
+  // (a second __init__ from another thread while the first sets up without the GIL: it left
+  // two simulations, one leaked)
+  if (self->s || self->initializing) {
     PyErr_SetString(PyExc_RuntimeError, "Simulation.__init__ was already called");
     return -1;
   }
@@ -316,8 +312,10 @@ static int simInit(csPySimulation* self, PyObject* args, PyObject* kw) {
   // the set-up (seconds for a scene of many bodies) lets other threads run meanwhile; the model
   // stays alive, referenced by the arguments
   csSimulation* sim;
+  self->initializing = 1;
   Py_BEGIN_ALLOW_THREADS sim = cs_newSimulation(m, &opt, &err);
-  Py_END_ALLOW_THREADS if (!sim) {
+  Py_END_ALLOW_THREADS self->initializing = 0;
+  if (!sim) {
     Py_DECREF(owner);
     if (!err.file[0]) {
       snprintf(err.file, sizeof(err.file), "%s", cs_modelFile(m));
@@ -400,9 +398,14 @@ static PyObject* simAdvanceTo(csPySimulation* self, PyObject* arg) {
   self->busy = SIM_RUNNING;
   for (;;) {
     // Ctrl-C (main thread) stops the advance; the simulation is back where it started
+    // a signal's handler run here (one that came before the advance began) finds the
+    // simulation paused, readable, as one run at a stop does
     const volatile sig_atomic_t* stop;
-    if (csPy_stopBegin(&stop) != 0) {
-      status = CS_STOPPED;  // a signal before the advance began: its handler raised
+    self->busy = SIM_PAUSED;
+    int before = csPy_stopBegin(&stop);
+    self->busy = SIM_RUNNING;
+    if (before != 0) {
+      status = CS_STOPPED;  // its handler raised
       break;
     }
     cs_simSetStop(self->s, stop);
@@ -454,7 +457,7 @@ static PyObject* simRecord(csPySimulation* self, PyObject* args) {
   PyObject* table = NULL;
   PyObject* raised = NULL;
   csError err = {0};
-  csPyPause pause = {.handle = pauseForHandlers, .ctx = self};
+  csPyPause pause = {.handle = pauseForHandlers, .ctx = self, .busy = &self->busy};
   self->busy = SIM_RUNNING;
   int status = csPy_record(self->s, t_end, forces, keep, &columns, &table, &raised, &err, &pause);
   self->busy = SIM_IDLE;

@@ -607,6 +607,55 @@ def test_ctrl_c_during_a_big_scenes_set_up_is_not_lost():
     assert len(e.value.trajectory) <= 1
 
 
+def test_a_second_init_while_the_first_sets_up_is_refused():
+    # the set-up runs without the GIL: a second __init__ of the same object from another thread
+    # meanwhile made a second simulation and leaked the first; it is refused, as one after the
+    # first is
+    model = many_bodies_model()
+    sim = contactsim.Simulation.__new__(contactsim.Simulation)
+    outcome = []
+
+    def init():
+        try:
+            sim.__init__(model)
+            outcome.append("ok")
+        except RuntimeError as e:
+            outcome.append(str(e))
+
+    first = threading.Thread(target=init)
+    first.start()
+    time.sleep(0.3)
+    init()
+    first.join()
+    assert sorted(outcome) == ["Simulation.__init__ was already called", "ok"], outcome
+    assert sim.time == 0.0
+
+
+def test_a_handler_run_as_a_call_begins_can_read_the_simulation():
+    # a signal that comes while Simulation.run prepares (the column names of 60,000 bodies, with
+    # the GIL held) has its handler run before the integration: the simulation is paused there,
+    # readable (the handler was told another thread advanced it)
+    model = many_bodies_model()
+    sim = contactsim.Simulation(model)
+    seen = []
+
+    def handler(sig, frame):
+        try:
+            seen.append(sim.time)
+        except RuntimeError as e:
+            seen.append(str(e))
+
+    old = signal.signal(signal.SIGINT, handler)
+    try:
+        killer = subprocess.Popen(["sh", "-c", f"sleep 0.2; kill -INT {os.getpid()}"])
+        traj = sim.run(0)
+        killer.wait()
+        time.sleep(0.2)
+    finally:
+        signal.signal(signal.SIGINT, old)
+    assert seen == [0.0] and len(traj) == 1, seen
+
+
 def test_the_set_up_lets_other_threads_run():
     # a Simulation of 60,000 bodies takes a second or more to set up; another thread counts
     # meanwhile at (about) the rate it counts alone, where with the GIL held it counted for one
