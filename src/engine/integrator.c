@@ -2267,6 +2267,14 @@ static void finishStep(Group* g) {
 // that needed more than max_steps steps of 3e-5 s was called collapsed), and steps too short for
 // the time to follow are the rounding error's (roundingError, lostInRounding), unless they are
 // below 1e-9 of the report interval too: those collapsed wherever the time stands.
+// A step below 1e-9 of the problem's time scale: the report interval, but not beyond a second
+// (free fall reported every 1e14 s, in steps of 0.06 s, was called collapsed: too many steps is
+// too much work)
+static int collapsedStep(const Sim* sim, double h) {
+  return h < 1e-9 * fmin(sim->opt.report_interval, 1.0);
+}
+
+
 __attribute__((format(printf, 4, 5))) static void collapseError(Group* g, csError* err,
                                                                 int failed, const char* why,
                                                                 ...) {
@@ -2274,10 +2282,7 @@ __attribute__((format(printf, 4, 5))) static void collapseError(Group* g, csErro
   const csStats* s = &sim->d->stat;
   double hlast = lastStep(g), hcur = currentStep(g);
   double h = failed && hcur > 0 ? fabs(hcur) : fabs(hlast);
-  // the problem's time scale, but not beyond a second: free fall reported every 1e14 s, in
-  // steps of 0.06 s, was called collapsed (too many steps is too much work)
-  double scale = fmin(sim->opt.report_interval, 1.0);
-  if (s->warnings_cvode == 0 && !(h < 1e-9 * scale) && !(failed && h < 1e-3 * fabs(hlast))) {
+  if (s->warnings_cvode == 0 && !collapsedStep(sim, h) && !(failed && h < 1e-3 * fabs(hlast))) {
     return;
   }
   char reason[160];
@@ -2298,8 +2303,8 @@ __attribute__((format(printf, 4, 5))) static void collapseError(Group* g, csErro
 
 
 // CVODE's first step from a start or a restart failed (flag), with no step accepted: err says
-// so, with both causes it can have and CVODE's message. Returns 1.
-static int firstStepFailed(Group* g, int flag, csError* err) {
+// so, with both causes it can have and CVODE's message.
+static void firstStepFailed(Group* g, int flag, csError* err) {
   const Sim* sim = g->sim;
   double h = fabs(currentStep(g));
   cs_setError(err, CS_ERR_SOLVER, "",
@@ -2313,7 +2318,6 @@ static int firstStepFailed(Group* g, int flag, csError* err) {
                     "simulation.initial_step or max_step",
               sim->cvmsg[0] ? "; CVODE said: " : "", sim->cvmsg);
   err->time = g->t;
-  return 1;
 }
 
 
@@ -2545,10 +2549,9 @@ static int tryStep(Group* g, double tout, double tstop, csError* err) {
     if (first &&
         (flag == CV_ERR_FAILURE || flag == CV_CONV_FAILURE || flag == CV_REPTD_PROJFUNC_ERR ||
          flag == CV_REPTD_RHSFUNC_ERR) &&
-        sim->d->stat.warnings_cvode == 0 &&
-        !(fabs(currentStep(g)) < 1e-9 * fmin(sim->opt.report_interval, 1.0)) &&
-        CVodeGetNumSteps(g->mem, &accepted) == CV_SUCCESS && accepted == 0 &&
-        firstStepFailed(g, flag, err)) {
+        sim->d->stat.warnings_cvode == 0 && !collapsedStep(sim, fabs(currentStep(g))) &&
+        CVodeGetNumSteps(g->mem, &accepted) == CV_SUCCESS && accepted == 0) {
+      firstStepFailed(g, flag, err);
       return CS_ERR_SOLVER;
     }
     collapseError(g, err, 1, "CVode failed with %s", flagName(flag));
