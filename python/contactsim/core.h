@@ -135,9 +135,10 @@ PyObject* csPy_recordResult(csSimulation* s, int status, const csError* err, PyO
 // csReporter.stop or cs_simSetStop; *flag is NULL in any other thread. A signal that came before
 // (while the call was set up with the GIL held) has its Python handler run first: -1 with its
 // exception set when that raised (the call then ends as a stopped one, before it began), else 0.
-// csPy_stopEnd puts Python's handlers back; then PyErr_CheckSignals runs them. The GIL is held
-// for both.
-int csPy_stopBegin(const volatile sig_atomic_t** flag);
+// busy (nullable): a Simulation's call state, SIM_PAUSED while those handlers run, so that they
+// may read it. csPy_stopEnd puts Python's handlers back; then PyErr_CheckSignals runs them. The
+// GIL is held for both.
+int csPy_stopBegin(const volatile sig_atomic_t** flag, int* busy);
 void csPy_stopEnd(const volatile sig_atomic_t* flag);
 
 // module-level functions of core_model.c and core_run.c

@@ -158,21 +158,29 @@ static void removeStopHandlers(void) {
 }
 
 
-int csPy_stopBegin(const volatile sig_atomic_t** flag) {
+int csPy_stopBegin(const volatile sig_atomic_t** flag, int* busy) {
   *flag = NULL;
-  int main = inMainThread();
-  if (main <= 0) {
-    return main;
+  // a handler run here (inMainThread runs Python code) finds a Simulation paused, readable
+  int was = busy ? *busy : 0;
+  if (busy) {
+    *busy = SIM_PAUSED;
   }
+  int main = inMainThread();
   // the stop handlers first, then a signal that came before this call has its handler run
   // (before anything integrates): one that comes in between then stops the call too
-  installStopHandlers();
-  if (PyErr_CheckSignals() != 0) {
-    removeStopHandlers();
-    return -1;
+  if (main > 0) {
+    installStopHandlers();
+    if (PyErr_CheckSignals() != 0) {
+      removeStopHandlers();
+      main = -1;
+    } else {
+      *flag = &stopRequested;
+    }
   }
-  *flag = &stopRequested;
-  return 0;
+  if (busy) {
+    *busy = was;
+  }
+  return main < 0 ? -1 : 0;
 }
 
 
@@ -289,16 +297,7 @@ int csPy_record(csSimulation* s, double t_end, int forces, int keep, PyObject** 
   csReporter rep = {.report = keep ? reportRow : NULL, .ctx = &r};
   int status;
   for (;;) {
-    // a handler run before a pass begins finds a Simulation paused, readable
-    int wasBusy = pause && pause->busy ? *pause->busy : 0;
-    if (pause && pause->busy) {
-      *pause->busy = SIM_PAUSED;
-    }
-    int before = csPy_stopBegin(&rep.stop);
-    if (pause && pause->busy) {
-      *pause->busy = wasBusy;
-    }
-    if (before != 0) {
+    if (csPy_stopBegin(&rep.stop, pause ? pause->busy : NULL) != 0) {
       // a signal before the run began: its handler raised, as it would have at a report
       status = CS_STOPPED;
       *raised = takeException();

@@ -398,14 +398,9 @@ static PyObject* simAdvanceTo(csPySimulation* self, PyObject* arg) {
   self->busy = SIM_RUNNING;
   for (;;) {
     // Ctrl-C (main thread) stops the advance; the simulation is back where it started
-    // a signal's handler run here (one that came before the advance began) finds the
-    // simulation paused, readable, as one run at a stop does
     const volatile sig_atomic_t* stop;
-    self->busy = SIM_PAUSED;
-    int before = csPy_stopBegin(&stop);
-    self->busy = SIM_RUNNING;
-    if (before != 0) {
-      status = CS_STOPPED;  // its handler raised
+    if (csPy_stopBegin(&stop, &self->busy) != 0) {
+      status = CS_STOPPED;  // a signal before the advance began: its handler raised
       break;
     }
     cs_simSetStop(self->s, stop);
