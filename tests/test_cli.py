@@ -1137,6 +1137,38 @@ def outputs_with_the_longest_names_are_written():
         check(json.load(f)["status"] == "ok", "the statistics")
 
 
+def writing_page(p, d):
+    """Whether process p writes a file in directory d still without a name (O_TMPFILE: the
+    descriptor reads 'd/#INODE (deleted)') or under a temporary one."""
+    try:
+        fds = os.listdir(f"/proc/{p.pid}/fd")
+        targets = [os.readlink(f"/proc/{p.pid}/fd/{n}") for n in fds]
+    except OSError:
+        return False
+    return any(t.startswith(os.path.join(d, "#")) for t in targets) or \
+        any(".tmp" in n for n in os.listdir(d))
+
+
+@case
+def a_kill_while_the_page_is_written_leaves_nothing():
+    import signal
+    import time
+    # kill -9 cannot be caught: the page is written without a name until it is whole, so the
+    # kill leaves no temporary file (one named after the process stayed, megabytes of it)
+    scene = os.path.join(ROOT, "scenes", "bench", "pile_100.json")
+    d = tempfile.mkdtemp()
+    out, page = os.path.join(d, "a.csv"), os.path.join(d, "a.html")
+    p = subprocess.Popen([EXE, "run", scene, "-q", "--duration", "2", "-o", out, "--replay",
+                          page], cwd=ROOT, env=replay_env(), stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 120
+    while p.poll() is None and time.monotonic() < deadline and not writing_page(p, d):
+        time.sleep(0.002)
+    check(p.poll() is None, "the page was written before the kill could be sent")
+    p.kill()
+    p.communicate(timeout=60)
+    check(sorted(os.listdir(d)) == ["a.csv"], os.listdir(d))
+
+
 @case
 def a_signal_after_the_last_step_is_not_lost():
     import signal
@@ -1149,8 +1181,7 @@ def a_signal_after_the_last_step_is_not_lost():
     p = subprocess.Popen([EXE, "run", scene, "-q", "--duration", "2", "-o", out, "--replay",
                           page], cwd=ROOT, env=replay_env(), stderr=subprocess.PIPE)
     deadline = time.monotonic() + 120
-    while p.poll() is None and time.monotonic() < deadline and \
-            not any(n.startswith("a.html.tmp") for n in os.listdir(d)):
+    while p.poll() is None and time.monotonic() < deadline and not writing_page(p, d):
         time.sleep(0.005)
     check(p.poll() is None, "the page was written before the signal could be sent")
     p.send_signal(signal.SIGTERM)

@@ -1,6 +1,5 @@
 // replace_file.c: a file written under a temporary name and renamed into place (replace_file.h).
-#define _XOPEN_SOURCE 700  // realpath
-#define _DEFAULT_SOURCE    // syscall
+#define _GNU_SOURCE  // O_TMPFILE, syscall, realpath
 #include "io/replace_file.h"
 
 #include <errno.h>
@@ -90,6 +89,54 @@ int csu_replaceTemporaryName(const char* path, char* buf, size_t size) {
 }
 
 
+// The file opened without a name in the temporary name's directory (O_TMPFILE): a process
+// killed before it is named (by csu_replaceClose) leaves nothing behind. It is named through
+// /proc/self/fd, so only where that is mounted. A descriptor with r->unnamed set, or -1 with
+// r->unnamed clear where the system or the file system offers no such file (the caller then
+// creates the temporary name itself)
+static int openUnnamed(csuReplace* r) {
+  r->unnamed = 0;
+#ifdef O_TMPFILE
+  char dir[PATH_MAX + 32];
+  const char* slash = strrchr(r->tmp, '/');
+  int n = slash ? snprintf(dir, sizeof(dir), "%.*s", slash == r->tmp ? 1 : (int)(slash - r->tmp),
+                           r->tmp)
+                : snprintf(dir, sizeof(dir), ".");
+  if (n <= 0 || (size_t)n >= sizeof(dir) || access("/proc/self/fd", X_OK) != 0) {
+    return -1;
+  }
+  int fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+  if (fd >= 0) {
+    r->unnamed = 1;
+  }
+  return fd;
+#else
+  return -1;
+#endif
+}
+
+
+// the temporary file removed: a named one by its name (an unnamed one goes with its descriptor)
+static void removeTemporary(const csuReplace* r) {
+  if (!r->unnamed) {
+    unlink(r->tmp);
+  }
+}
+
+
+// an unnamed file given its temporary name (a stale file of that name, left by a process of the
+// same id that was killed, replaced): 0, or -1 with errno set
+static int nameUnnamed(const csuReplace* r, int fd) {
+  char self[64];
+  snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+  int ok = linkat(AT_FDCWD, self, AT_FDCWD, r->tmp, AT_SYMLINK_FOLLOW) == 0;
+  if (!ok && errno == EEXIST && unlink(r->tmp) == 0) {
+    ok = linkat(AT_FDCWD, self, AT_FDCWD, r->tmp, AT_SYMLINK_FOLLOW) == 0;
+  }
+  return ok ? 0 : -1;
+}
+
+
 int csu_replaceOpen(csuReplace* r, const char* path) {
   memset(r, 0, sizeof(*r));
   if (!path[0]) {
@@ -119,11 +166,14 @@ int csu_replaceOpen(csuReplace* r, const char* path) {
     return -1;
   }
   // an existing file keeps its mode; a new one gets 0666 less the umask, as fopen gives
-  int fd = open(r->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  int fd = openUnnamed(r);
+  if (fd < 0 && !r->unnamed) {
+    fd = open(r->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  }
   if (fd >= 0 && exists && fchmod(fd, st.st_mode & 07777) != 0) {
     int saved = errno;
     close(fd);
-    unlink(r->tmp);
+    removeTemporary(r);
     errno = saved;
     return -1;
   }
@@ -132,7 +182,7 @@ int csu_replaceOpen(csuReplace* r, const char* path) {
     int saved = errno;
     if (fd >= 0) {
       close(fd);
-      unlink(r->tmp);
+      removeTemporary(r);
     }
     errno = saved;
     return -1;
@@ -144,6 +194,9 @@ int csu_replaceOpen(csuReplace* r, const char* path) {
 int csu_replaceClose(csuReplace* r, int sync) {
   errno = 0;
   int bad = fflush(r->f) != 0 || ferror(r->f) || (sync && r->tmp[0] && fsync(fileno(r->f)) != 0);
+  // an unnamed file is named while its descriptor is open, then renamed as a named one is
+  bad = bad || (r->unnamed && nameUnnamed(r, fileno(r->f)) != 0);
+  int named = r->tmp[0] && (!r->unnamed || !bad);
   int saved = errno;
   bad |= fclose(r->f) != 0;
   r->f = NULL;
@@ -151,7 +204,7 @@ int csu_replaceClose(csuReplace* r, int sync) {
     saved = errno;
     bad = 1;
   }
-  if (bad && r->tmp[0]) {
+  if (bad && named) {
     unlink(r->tmp);
   }
   // the first failure's reason; a stream error that left none is an I/O error

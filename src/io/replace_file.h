@@ -11,12 +11,15 @@ typedef struct csuReplace {
   FILE* f;                 // open for writing
   char dest[PATH_MAX];     // the file replaced: the path, or the target of a symbolic link
   char tmp[PATH_MAX + 32]; // its temporary name; "" when written in place
+  int unnamed;             // 1 while the temporary file has no name yet (given at the close)
 } csuReplace;
 
 // Open path to be written whole:
 // - a regular file (or a new one) under a temporary name beside it, renamed over it by
 //   csu_replaceClose, keeping an existing file's mode (a file that cannot be written now is
-//   refused, as renaming over it would bypass its mode);
+//   refused, as renaming over it would bypass its mode). Where the file system allows, the
+//   file has no name until then (O_TMPFILE), so a process killed while writing (kill -9)
+//   leaves nothing behind;
 // - through a symbolic link, its target (renaming over the link would replace the link); a link
 //   to nothing yet, the name its chain ends at, created by the rename;
 // - a device, a pipe or a socket in place (renaming over it would replace the node itself).
