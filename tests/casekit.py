@@ -42,6 +42,35 @@ atexit.register(shutil.rmtree, _session, True)
 results = []  # (case name, exception or None), in the order the cases ran
 
 
+def nobody_dir(mode):
+    """A new directory (with mode) that the user nobody can reach, for the cases that run a
+    command as nobody to see what another user meets; None when the script cannot change user
+    (it does not run as root). The script's own directory is made searchable by others (not
+    readable): under it as it was made (0700), nobody could not reach the scene and every such
+    case would end as if the build itself were out of nobody's reach."""
+    if os.geteuid() != 0:
+        return None
+    os.chmod(_session, 0o711)
+    d = tempfile.mkdtemp()
+    os.chmod(d, mode)
+    return d
+
+
+def as_nobody(args, **kwargs):
+    """subprocess.run of args as the user nobody (text, output captured); None when nobody
+    cannot run the executable args[0] at all (the build lies where nobody cannot reach it), so
+    the case has nothing to check here"""
+    import pwd
+    import subprocess
+    gid = pwd.getpwnam("nobody").pw_gid
+    prefix = ["setpriv", "--reuid=nobody", f"--regid={gid}", "--clear-groups"]
+    probe = subprocess.run(prefix + [args[0], "--version"], capture_output=True, timeout=60)
+    if probe.returncode != 0:
+        return None
+    return subprocess.run(prefix + list(args), capture_output=True, text=True, timeout=60,
+                          **kwargs)
+
+
 def replay_env():
     """The environment with CONTACTSIM_REPLAY_TEMPLATE naming a minimal page template (the data
     placeholder alone), so that what --replay refuses is checked whether or not this build has

@@ -14,7 +14,8 @@ import subprocess
 import sys
 import tempfile
 
-from casekit import case, check, finish, nohup, read_state, replay_env
+from casekit import (as_nobody, case, check, finish, nobody_dir, nohup, read_state,
+                     replay_env)
 
 EXE = os.path.abspath(sys.argv[1])
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -1135,6 +1136,40 @@ def outputs_with_the_longest_names_are_written():
     check(sorted(os.listdir(d)) == sorted(["a.csv", *names.values()]), os.listdir(d))
     with open(os.path.join(d, names["--stats"])) as f:
         check(json.load(f)["status"] == "ok", "the statistics")
+
+
+@case
+def another_users_files_in_a_sticky_directory_are_written_in_place():
+    # --stats, --replay and --save-state are written under a temporary name and renamed; in a
+    # directory with the sticky bit (/tmp) another user's file cannot be renamed over, even
+    # where it may be written, and the run failed at its end. Such a file is written in place.
+    # As nobody, over root's files (root may rename anything)
+    d = nobody_dir(0o1777)
+    if d is None:
+        return
+    scene = os.path.join(d, "scene.json")
+    shutil.copy(os.path.join(ROOT, "scenes", "sphere_drop.json"), scene)
+    template = os.path.join(d, "template.html")
+    with open(template, "w") as f:
+        f.write("<html><script>/*CONTACTSIM_REPLAY_DATA*/</script></html>\n")
+    names = ("s.json", "p.html", "st.state")
+    for n in names:
+        with open(os.path.join(d, n), "w") as f:
+            f.write("old\n")
+    for n in ("scene.json", "template.html") + names:
+        os.chmod(os.path.join(d, n), 0o666)
+    p = as_nobody([EXE, "run", scene, "-q", "-o", "/dev/null", "--stats", "s.json", "--replay",
+                   "p.html", "--save-state", "st.state"], cwd=d,
+                  env=dict(os.environ, CONTACTSIM_REPLAY_TEMPLATE=template))
+    if p is None:
+        return
+    check(p.returncode == 0, (p.returncode, p.stderr))
+    with open(os.path.join(d, "s.json")) as f:
+        check(json.load(f)["status"] == "ok", "the statistics")
+    check(read_state(os.path.join(d, "st.state"))["t"] == 2.0, "the checkpoint")
+    with open(os.path.join(d, "p.html")) as f:
+        check('"format":"contactsim-replay"' in f.read(), "the page")
+    check(all(os.stat(os.path.join(d, n)).st_uid == 0 for n in names), "replaced, not written")
 
 
 def writing_page(p, d):

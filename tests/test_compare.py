@@ -10,13 +10,14 @@ import json
 import math
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import time
 
-from casekit import case, check, finish, replay_env
+from casekit import as_nobody, case, check, finish, nobody_dir, replay_env
 
 EXE = os.path.abspath(sys.argv[1])
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -835,17 +836,13 @@ def a_fifo_in_the_output_directory_is_refused_up_front():
 def a_directory_without_room_for_the_tables_is_refused_up_front():
     # compare.csv and compare.json are written under temporary names in the directory and
     # renamed: a directory the user may not create files in was found only after every model
-    # had run. Checked as another user (nobody), since root may write anywhere; skipped when
-    # the test cannot change user.
-    if os.geteuid() != 0:
+    # had run. Checked as another user (nobody), since root may write anywhere; nothing to check
+    # when the test cannot change user.
+    d = nobody_dir(0o755)
+    if d is None:
         return
-    d = tempfile.mkdtemp()
-    os.chmod(d, 0o755)
     scene = os.path.join(d, "scene.json")
-    with open(os.path.join(ROOT, "scenes", "sphere_drop.json")) as f:
-        text = f.read()
-    with open(scene, "w") as f:
-        f.write(text)
+    shutil.copy(os.path.join(ROOT, "scenes", "sphere_drop.json"), scene)
     os.chmod(scene, 0o644)
     # the models' own CSVs may be written (they exist and belong to nobody); the tables may not
     import pwd
@@ -854,15 +851,35 @@ def a_directory_without_room_for_the_tables_is_refused_up_front():
         path = os.path.join(d, m + ".csv")
         open(path, "w").close()
         os.chown(path, nobody.pw_uid, nobody.pw_gid)
-    # the path from / to the executable and the scene must be open to nobody
-    p = subprocess.run(["setpriv", "--reuid=nobody", "--regid=" + str(nobody.pw_gid),
-                        "--clear-groups", EXE, "compare", scene, "--out-dir", d, "-q"],
-                       capture_output=True, text=True, timeout=60, cwd="/")
-    if "Permission denied" in p.stderr and "compare.csv" not in p.stderr:
-        return  # the build or the scene is not readable by nobody here
+    p = as_nobody([EXE, "compare", scene, "--out-dir", d, "-q"], cwd="/")
+    if p is None:
+        return
     check(p.returncode == 2 and "compare.csv: no file can be created in" in p.stderr,
           (p.returncode, p.stderr))
     check(os.path.getsize(os.path.join(d, "hunt_crossley.csv")) == 0, "a model ran first")
+
+
+@case
+def another_users_table_in_a_sticky_directory_is_refused_up_front():
+    # in a directory with the sticky bit (/tmp), a table that belongs to another user cannot be
+    # renamed over, even where it may be written: found only after every model had run. As
+    # nobody, over root's files (root may rename anything)
+    d = nobody_dir(0o1777)
+    if d is None:
+        return
+    scene = os.path.join(d, "scene.json")
+    shutil.copy(os.path.join(ROOT, "scenes", "sphere_drop.json"), scene)
+    os.chmod(scene, 0o644)
+    table = os.path.join(d, "compare.csv")
+    with open(table, "w") as f:
+        f.write("old\n")
+    os.chmod(table, 0o666)
+    p = as_nobody([EXE, "compare", scene, "--out-dir", d, "-q"], cwd="/")
+    if p is None:
+        return
+    check(p.returncode == 2 and "compare.csv: it belongs to another user in a directory with "
+          "the sticky bit" in p.stderr, (p.returncode, p.stderr))
+    check(not os.path.exists(os.path.join(d, "hunt_crossley.csv")), "a model ran first")
 
 
 @case

@@ -25,9 +25,9 @@
 #include <unistd.h>
 
 #include "app/common.h"
-#include "io/study_load.h"
 #include "app/replay.h"
 #include "io/replace_file.h"
+#include "io/study_load.h"
 
 // most models one comparison runs (more than there are contact kinds)
 #define MAX_MODELS 32
@@ -639,6 +639,9 @@ static int checkReplaceable(const char* file, const char* dir, int page) {
   int exists = lstat(file, &lst) == 0;
   if (!page && exists && !S_ISREG(lst.st_mode)) {
     why = "it is not a regular file";
+  } else if (!page && exists && csu_replaceRefused(file)) {
+    why = "it belongs to another user in a directory with the sticky bit (such as /tmp), where "
+          "only its owner may replace it";
   } else if (page && stat(file, &st) == 0) {
     why = S_ISDIR(st.st_mode) ? strerror(EISDIR)
           : access(file, W_OK) != 0 ? strerror(errno)

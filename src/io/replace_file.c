@@ -137,6 +137,22 @@ static int nameUnnamed(const csuReplace* r, int fd) {
 }
 
 
+int csu_replaceRefused(const char* path) {
+  char dest[PATH_MAX], dir[PATH_MAX];
+  int inPlace;
+  struct stat st, dst;
+  if (geteuid() == 0 || destination(path, dest, sizeof(dest), &inPlace) != 0 ||
+      lstat(dest, &st) != 0) {
+    return 0;
+  }
+  const char* slash = strrchr(dest, '/');
+  int n = slash ? snprintf(dir, sizeof(dir), "%.*s", slash == dest ? 1 : (int)(slash - dest), dest)
+                : snprintf(dir, sizeof(dir), ".");
+  return n > 0 && (size_t)n < sizeof(dir) && stat(dir, &dst) == 0 && (dst.st_mode & S_ISVTX) &&
+         st.st_uid != geteuid() && dst.st_uid != geteuid();
+}
+
+
 int csu_replaceOpen(csuReplace* r, const char* path) {
   memset(r, 0, sizeof(*r));
   if (!path[0]) {
@@ -156,6 +172,16 @@ int csu_replaceOpen(csuReplace* r, const char* path) {
   }
   if ((exists && !S_ISREG(st.st_mode)) || inPlace) {
     r->f = fopen(path, "w");
+    return r->f ? 0 : -1;
+  }
+  // another user's file in a sticky directory (/tmp) may be written but not renamed over: in
+  // place, without O_CREAT, which protected_regular refuses there even for a writable file
+  if (exists && csu_replaceRefused(path)) {
+    int fd = open(r->dest, O_WRONLY | O_TRUNC | O_CLOEXEC);
+    r->f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!r->f && fd >= 0) {
+      close(fd);
+    }
     return r->f ? 0 : -1;
   }
   if (exists && access(r->dest, W_OK) != 0) {

@@ -22,7 +22,8 @@ typedef struct csuReplace {
 //   leaves nothing behind;
 // - through a symbolic link, its target (renaming over the link would replace the link); a link
 //   to nothing yet, the name its chain ends at, created by the rename;
-// - a device, a pipe or a socket in place (renaming over it would replace the node itself).
+// - a device, a pipe or a socket in place (renaming over it would replace the node itself);
+// - another user's file in a directory with the sticky bit (csu_replaceRefused) in place.
 // 0, or -1 with errno set and nothing left behind.
 int csu_replaceOpen(csuReplace* r, const char* path);
 
@@ -34,6 +35,11 @@ int csu_replaceClose(csuReplace* r, int sync);
 // a link's target), into buf (size bytes): a program that removes temporary files on a signal
 // registers it. 0, or -1 when it does not fit.
 int csu_replaceTemporaryName(const char* path, char* buf, size_t size);
+
+// 1 when the file path stands for exists in a directory whose sticky bit (such as /tmp's) keeps
+// this process from renaming over it: the file and the directory belong to other users and the
+// process is not root. Else 0.
+int csu_replaceRefused(const char* path);
 
 // The name a chain of symbolic links from path ends at when nothing has that name yet (a link
 // to nothing: opening it for writing creates that file, as shell redirection and cp do): 1 with
