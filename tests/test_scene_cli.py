@@ -517,6 +517,20 @@ def messages_escape_and_name_the_step():
     check(code == 0 and "finished at t = 0.001 s" in err, err)
     code, out, err = run("validate", scene, "--set", "simulation.max_step=1e-20", timeout=20)
     check(code == 2 and "simulation.max_step: max_step 1e-20 s is too small" in err, err)
+    # the scene's max_step is judged with the run's duration and report interval, the command
+    # line's where given: 1e-7 s cannot reach the scene's first report (0.01 s) in 1e5 steps,
+    # but reaches 0.001 s (it was refused with the scene's report time before the options
+    # applied)
+    short = ["--set", "simulation.max_step=1e-7", "--duration", "0.002"]
+    code, out, err = run("run", scene, *short, "--report-interval", "0.001", "-o", os.devnull,
+                         timeout=60)
+    check(code == 0 and "finished at t = 0.002 s" in err, err)
+    code, out, err = run("compare", scene, *short, "-q", "--format", "csv", timeout=60)
+    check(code == 0, err)
+    code, out, err = run("run", scene, "--set", "simulation.max_step=1e-7", "-o", os.devnull,
+                         timeout=20)
+    check(code == 2 and "simulation.max_step: max_step 1e-07 s needs at least 100000 steps to "
+          "reach the first report at t = 0.01 s" in err, err)
     # JSON nested past the parser's limit says so
     with open(path, "w") as f:
         f.write('{"bodies": ' + "[" * 1500 + "]" * 1500 + "}")

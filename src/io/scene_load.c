@@ -2073,12 +2073,9 @@ static int readSimulation(Loader* ld, const cJSON* item, csSimOptions* o) {
       }
     }
   }
-  // a largest step so small that the run cannot start: refused here, naming the key, rather
-  // than found by the integrator as "too much work" or "t + h = t" after a long wait
-  char why[CS_MAX_ERROR / 2];
-  if (cs_maxStepProblem(o, why, sizeof(why))) {
-    return failAt(ld, "max_step", "%s", why);
-  }
+  // a largest step so small that the run cannot start is refused before the run, naming the
+  // key (cs_maxStepProblem), not here: the run's duration and report interval may be others
+  // than the scene's (the command line's, a simulation's options in the C API or Python)
   // and so a first step too small for the integrators' arithmetic
   if (o->initial_step > 0 && o->initial_step < CS_MIN_INITIAL_STEP) {
     return failAt(ld, "initial_step", "must be 0 (automatic) or at least %g s, not %g",

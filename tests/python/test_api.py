@@ -294,6 +294,15 @@ def test_a_max_step_too_small_to_start_is_refused_naming_it():
     # a usable one runs: 0.01 s in steps of at most 1e-4 s
     traj = contactsim.run(model, duration=0.01, max_step=1e-4)
     assert traj.statistics["steps"] >= 100
+    # the scene's own max_step is judged with the run's report interval, not the scene's: too
+    # small for the scene's first report, enough for the one asked for (it failed the loading)
+    text = pendulum(0.1, duration=1.0)
+    traj = contactsim.run(contactsim.loads(text, overrides={"simulation.max_step": 1e-9}),
+                          duration=2e-5, report_interval=1e-5)
+    assert traj.statistics["steps"] >= 20000
+    with pytest.raises(contactsim.SceneError) as e:
+        contactsim.run(contactsim.loads(text, overrides={"simulation.max_step": 1e-9}))
+    assert e.value.path == "simulation.max_step"
 
 
 def test_failed_run_keeps_its_partial_trajectory():
