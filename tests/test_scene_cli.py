@@ -531,6 +531,13 @@ def messages_escape_and_name_the_step():
                          timeout=20)
     check(code == 2 and "simulation.max_step: max_step 1e-07 s needs at least 100000 steps to "
           "reach the first report at t = 0.01 s" in err, err)
+    # an unknown key inside a value that --set created is the override's fault, and the message
+    # says where in that value it is (it named the override alone)
+    pendulum = os.path.join(ROOT, "scenes", "pendulum.json")
+    code, out, err = run("validate", pendulum, "--set",
+                         'changes=[{"time": 0.5, "force": "gravity", "stiffness": 1}]')
+    check(code == 2 and "--set changes: at changes[0].stiffness: 'gravity' (a force of type "
+          "'gravity') has no discrete variable 'stiffness'" in err, err)
     # JSON nested past the parser's limit says so
     with open(path, "w") as f:
         f.write('{"bodies": ' + "[" * 1500 + "]" * 1500 + "}")

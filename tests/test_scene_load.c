@@ -749,6 +749,34 @@ static void test_contacts_errors(void** state) {
   expectError(json, "changes[0].stiffness");
   assert_null(cs_loadSceneString(json, "bad.json", NULL, &err));
   assert_non_null(strstr(err.message, "has no discrete variable 'stiffness'"));
+  // two changes at one time whose values cross (mu_static below mu_dynamic, each in a change of
+  // its own): set in the order written the later moves the earlier, so the outcome depended on
+  // the order; refused at the later one, either way round. Values that agree, or times apart,
+  // load.
+  const char* frictionPairs[][3] = {
+      {"\"mu_static\": 0.2", "\"mu_dynamic\": 0.5", "changes[1].mu_dynamic"},
+      {"\"mu_dynamic\": 0.5", "\"mu_static\": 0.2", "changes[1].mu_static"},
+      {"\"mu_static\": 0.9", "\"mu_dynamic\": 0.5", NULL},
+  };
+  for (int i = 0; i < 3; i++) {
+    for (int later = 1; later <= 2; later++) {
+      snprintf(json, sizeof(json),
+               "%s \"contacts\": [{\"name\": \"c\", \"body\": \"block\", \"plane\": \"floor\","
+               " \"points\": [[0,0,0], [1,0,0]]}], \"contact_models\": {\"exponential_spring\": {}},"
+               " \"changes\": [{\"time\": 1, \"force\": \"c\", %s},"
+               " {\"time\": %d, \"force\": \"c\", %s}]}",
+               head, frictionPairs[i][0], later, frictionPairs[i][1]);
+      if (frictionPairs[i][2] && later == 1) {
+        expectError(json, frictionPairs[i][2]);
+        assert_null(cs_loadSceneString(json, "bad.json", NULL, &err));
+        assert_non_null(strstr(err.message, "(set by changes[0]) at the same time, t = 1 s"));
+      } else {
+        csModel* ok = cs_loadSceneString(json, "ok.json", NULL, &err);
+        assert_non_null(ok);
+        cs_deleteModel(ok);
+      }
+    }
+  }
   // a clash with a name the file does not hold (an entry's default) says where it came from
   const char* clashes[] = {
       "{\"bodies\": [{\"name\": \"b\", \"mass\": 1, \"inertia\": {\"sphere\": 0.1},"

@@ -460,6 +460,11 @@ static int newIntegrator(csSimulation* s, int nchange_done, csError* err) {
     cs_integratorFree(s->it);
   }
   s->it = cs_integratorNew(s->m, s->d, &s->opt, nchange_done, err);
+  if (s->it) {
+    // the changes due at the start, just applied, are part of it
+    cs_realizeDynamics(s->m, s->d);
+    cs_metricsStartAfterChanges(&s->metrics, s->m, s->d);
+  }
   s->dirty = 0;
   return s->it ? CS_OK : (err && err->code != CS_OK ? err->code : CS_ERR_MEMORY);
 }

@@ -72,7 +72,9 @@ typedef struct csMetrics {
   csMetricsWindow* window;     // (ncontact + nset) normal-force windows: each contact, then each
                                // set
   double stick_speed;          // m/s: steps whose mean slip speed is below this count as stuck
-  double e0;                   // KE + PE + dissipated at the start, J
+  double e0;                   // KE + PE + dissipated at the start (its first report), J
+  double t0;                   // the start time, s
+  long nreport;                // reports sampled
   double e_edit;               // what edits of the state between calls gave (> 0) or took, J:
                                // the balance counts the integration's gains and losses only
   double balance_last;         // KE + PE + dissipated - e_edit - e0 at the last report, J
@@ -114,6 +116,12 @@ int cs_metricsSamplesSteps(const csMetrics* mt);
 // Allocates nothing; the energy error is relative to cs_metricsEnergyScale (J / J). None may be
 // NULL.
 void cs_metricsReport(csMetrics* mt, const csModel* m, csData* d);
+// The energy balance starts from d (realized to dynamics) when nothing has been reported yet
+// and d is still at the start time: the changes scheduled for the start are applied to the data
+// after cs_metricsInit (by the integrator, before the first report, whose row shows their
+// values), and belong to the start. cs_metricsReport calls it; so does a runner that makes its
+// integrator before any report. Allocates nothing. None may be NULL.
+void cs_metricsStartAfterChanges(csMetrics* mt, const csModel* m, csData* d);
 // After the run: add the diagnostics that depend on how it went (penetration, step count).
 // d holds the final state (of a failed run: the last one tried); only read. Not NULL.
 void cs_metricsFinish(csMetrics* mt, const csModel* m, const csData* d);

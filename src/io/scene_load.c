@@ -79,6 +79,14 @@ enum { NAMES_BODY = 0, NAMES_PLANE, NAMES_FORCE, NAMES_GROUP, NAMES_COUNT };
 // the state threaded through every reader: the model being built, the first error, and the JSON
 // path of the current value, grown and shrunk as the readers descend. The path is a fixed buffer
 // (no allocation); a path too long for it is cut, which only shortens messages.
+// where a change read was written: its entry of "changes" and the variable's key there (the
+// key's text is the parsed document's, which outlives the loading)
+typedef struct ChangeSource {
+  int entry;
+  const char* key;
+} ChangeSource;
+
+
 typedef struct Loader {
   csModel* m;              // model being built (NULL before the name is known)
   csError* err;            // where the first error goes (never NULL inside the loader)
@@ -100,6 +108,7 @@ typedef struct Loader {
                                  // consecutive), set while the contacts are built
   int* groupCount;               // (ngroup) its number of elements
   csChange* change;              // (nchange) the changes read, in the order read
+  ChangeSource* changeFrom;      // (nchange) where each was written
   size_t nchange, capchange;
 } Loader;
 
@@ -1870,20 +1879,126 @@ static int checkChangeTogether(Loader* ld, int e, const int* index, const double
 
 
 // keep a change for addChanges; -1 when memory runs out
-static int pendingChange(Loader* ld, const csChange* c) {
+static int pendingChange(Loader* ld, const csChange* c, ChangeSource from) {
   if (ld->nchange == ld->capchange) {
     size_t cap = ld->capchange ? 2 * ld->capchange : 16;
     csChange* grown =
         csu_realloc(ld->change, ld->capchange * sizeof(csChange), cap * sizeof(csChange));
-    if (!grown) {
+    if (grown) {
+      ld->change = grown;
+    }
+    ChangeSource* src = grown ? csu_realloc(ld->changeFrom, ld->capchange * sizeof(ChangeSource),
+                                            cap * sizeof(ChangeSource))
+                              : NULL;
+    if (!src) {
+      // the changes array may have grown alone: its capacity is the sources' until both do
+      csChange* back = grown ? csu_realloc(ld->change, cap * sizeof(csChange),
+                                           ld->capchange * sizeof(csChange))
+                             : NULL;
+      ld->change = back ? back : ld->change;
       cs_setError(ld->err, CS_ERR_MEMORY, "", "out of memory reading the changes");
       return -1;
     }
-    ld->change = grown;
+    ld->changeFrom = src;
     ld->capchange = cap;
   }
+  ld->changeFrom[ld->nchange] = from;
   ld->change[ld->nchange++] = *c;
   return 0;
+}
+
+
+// a change read, in the order of checkChangesAtOnce: by time, element, then as read
+typedef struct ChangeOrder {
+  double time;
+  int force;
+  size_t read;
+} ChangeOrder;
+
+
+static int compareChangeOrder(const void* pa, const void* pb) {
+  const ChangeOrder *a = pa, *b = pb;
+  if (a->time != b->time) {
+    return a->time < b->time ? -1 : 1;
+  }
+  if (a->force != b->force) {
+    return a->force < b->force ? -1 : 1;
+  }
+  return (a->read > b->read) - (a->read < b->read);
+}
+
+
+// Changes of one element at one time written in different entries of "changes" must agree as
+// the values of one change must (checkChangeTogether): set in the order written, a value that
+// a later one moves (lower_bound 1, then upper_bound -1 at the same time: the lower bound
+// follows down) would make the outcome depend on the order, which it must not. Reported at the
+// later value's path, naming the earlier entry. 0, or -1 with the error recorded.
+static int checkChangesAtOnce(Loader* ld) {
+  size_t n = ld->nchange;
+  if (n < 2) {
+    return 0;
+  }
+  ChangeOrder* order = csu_malloc(n * sizeof(ChangeOrder));
+  if (!order) {
+    cs_setError(ld->err, CS_ERR_MEMORY, "", "out of memory checking the changes");
+    return -1;
+  }
+  for (size_t i = 0; i < n; i++) {
+    order[i] = (ChangeOrder){ld->change[i].time, ld->change[i].force, i};
+  }
+  qsort(order, n, sizeof(ChangeOrder), compareChangeOrder);
+  int r = 0;
+  for (size_t a = 0, b; a < n && !r; a = b) {
+    // [a, b): one element's changes at one time
+    int entries = 0;
+    for (b = a + 1; b < n && order[b].time == order[a].time && order[b].force == order[a].force;
+         b++) {
+      entries |= ld->changeFrom[order[b].read].entry != ld->changeFrom[order[a].read].entry;
+    }
+    const csForce* f = &ld->m->force[order[a].force];
+    const csForceKind* k = cs_forceKind(f->kind);
+    if (!entries || !k->setDiscrete || k->discnum > CS_MAX_KIND_PARAMS) {
+      continue;
+    }
+    // set in turn in a scratch copy of the element's variables, as checkChangeTogether does
+    double disc[CS_MAX_KIND_PARAMS];
+    for (int i = 0; i < k->discnum; i++) {
+      const csParamInfo* p = k->discnames ? cs_paramOfVariable(k, k->discnames[i]) : NULL;
+      disc[i] = p ? f->param[p->slot] : 0.0;
+    }
+    csForce* fe = &ld->m->force[order[a].force];
+    int discadr = fe->discadr;
+    fe->discadr = 0;
+    csData d;
+    memset(&d, 0, sizeof(d));
+    d.disc = disc;
+    d.ndisc = k->discnum;
+    for (size_t j = a; j < b && !r; j++) {
+      const csChange* cj = &ld->change[order[j].read];
+      k->setDiscrete(ld->m, &d, order[a].force, cj->index, cj->value);
+      for (size_t i = a; i < j && !r; i++) {
+        const csChange* ci = &ld->change[order[i].read];
+        ChangeSource si = ld->changeFrom[order[i].read], sj = ld->changeFrom[order[j].read];
+        if (si.entry == sj.entry || disc[ci->index] == ci->value) {
+          continue;  // one entry's values were checked together as it was read
+        }
+        size_t p = pushKey(ld, "changes");
+        pushIndex(ld, sj.entry);
+        pushKey(ld, sj.key);
+        r = fail(ld,
+                 "%s = %g and %s = %g (set by changes[%d]) at the same time, t = %g s, contradict "
+                 "each other: set in the order written, a %s would change %s to %g, so the "
+                 "outcome would depend on the order of the changes (give both values in one "
+                 "change, consistent with each other)",
+                 sj.key, cj->value, si.key, ci->value, si.entry, cj->time, k->name, si.key,
+                 disc[ci->index]);
+        popPath(ld, p);
+      }
+    }
+    fe->discadr = discadr;
+  }
+  csu_free(order, n * sizeof(ChangeOrder));
+  return r;
 }
 
 
@@ -1933,7 +2048,7 @@ static int addChanges(Loader* ld) {
 // variables of one element, or of every element of a contact set at once. Each value obeys the
 // rules of the parameter that gives the variable its initial value (the kind's table: mu_static
 // >= 0, a stop's stiffness >= 0), and the values of one change must agree with each other.
-static int readChange(Loader* ld, const cJSON* item) {
+static int readChange(Loader* ld, const cJSON* item, int entry) {
   if (expectObject(ld, item)) {
     return -1;
   }
@@ -2007,7 +2122,7 @@ static int readChange(Loader* ld, const cJSON* item) {
     // one change per element of the target (a set's elements are consecutive), in element order
     for (int e = first; e < first + count; e++) {
       csChange ch = {.time = time, .force = e, .index = index, .value = value};
-      if (pendingChange(ld, &ch)) {
+      if (pendingChange(ld, &ch, (ChangeSource){entry, key})) {
         return -1;
       }
     }
@@ -2516,9 +2631,8 @@ static int contactItem(Loader* ld, const cJSON* item, int index, void* ctx) {
 
 
 static int changeItem(Loader* ld, const cJSON* item, int index, void* ctx) {
-  (void)index;
   (void)ctx;
-  return readChange(ld, item);
+  return readChange(ld, item, index);
 }
 
 
@@ -2816,7 +2930,8 @@ static csModel* buildModel(Loader* ld, const cJSON* root, const char* file,
   }
 
   // 5. scheduled changes, handed to the model in time order
-  if (forEachItem(ld, root, "changes", changeItem, NULL) || addChanges(ld)) {
+  if (forEachItem(ld, root, "changes", changeItem, NULL) || checkChangesAtOnce(ld) ||
+      addChanges(ld)) {
     goto cleanup;
   }
 
@@ -2847,7 +2962,9 @@ cleanup:
   csu_free(ld->groupCount, groupBytes);
   ld->groupFirst = ld->groupCount = NULL;
   csu_free(ld->change, ld->capchange * sizeof(csChange));
+  csu_free(ld->changeFrom, ld->capchange * sizeof(ChangeSource));
   ld->change = NULL;
+  ld->changeFrom = NULL;
   ld->nchange = ld->capchange = 0;
   nameFree(ld);
   if (!ok) {
@@ -3474,7 +3591,16 @@ static void blameOverride(Loader* ld) {
     }
   }
   if (blamed >= 0) {
+    // the error's place inside the value the override gave is kept in the message (an unknown
+    // variable in changes[0] of `--set changes=[...]`)
     const char* key = ld->overrides[blamed].key;
+    if (strlen(ld->err->path) > strlen(ld->created[blamed]) && strcmp(ld->err->path, key) != 0) {
+      char message[sizeof(ld->err->path) + sizeof(ld->err->message) + 8];
+      snprintf(message, sizeof(message), "at %s: %s", ld->err->path, ld->err->message);
+      size_t n = strlen(message), room = sizeof(ld->err->message) - 1;
+      memcpy(ld->err->message, message, n < room ? n : room);
+      ld->err->message[n < room ? n : room] = '\0';
+    }
     escapeText(ld->err->path, sizeof(ld->err->path), key, strlen(key));
     ld->err->override = blamed + 1;
   }

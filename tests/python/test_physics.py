@@ -1,6 +1,7 @@
 """Physics through the Python module, each checked against an answer derived by hand: pendulum
 periods (small-angle and exact), free fall, a block held by friction on an incline and one
 sliding down it, and the energy balance of a damped bounce."""
+import json
 import math
 
 import numpy as np
@@ -137,3 +138,37 @@ def test_one_step_integrators_pendulum_and_held_block(integrator):
     assert np.ptp(held["block.px"][late]) < 1e-6
     with pytest.raises(ValueError):
         contactsim.Simulation(contactsim.loads(pendulum(theta0)), integrator="rk4")
+
+
+def test_a_change_at_the_start_is_part_of_the_start_of_the_energy_balance():
+    # a stop engaged at the start (0.6 rad past its bound: 90 J stored) released by a change at
+    # t = 0: the run is the pendulum alone from its first row on, so the balance starts from the
+    # pendulum's energy, as a scene without the stop's stiffness would (the 90 J read as lost by
+    # the integration, energy_error 0.49)
+    def scene(stiffness, changes):
+        return json.dumps({
+            "name": "stop", "gravity": [0, 0, -9.81],
+            "bodies": [{"name": "arm", "mass": 1, "com": [0.5, 0, 0],
+                        "inertia": {"diag": [0.01, 0.01, 0.01]},
+                        "joint": {"type": "pin", "parent_frame": {
+                            "rotation": {"axis": [1, 0, 0], "angle_deg": 90}},
+                            "q": [0.8], "u": [0]}}],
+            "forces": [{"type": "linear_stop", "name": "armstop", "body": "arm",
+                        "lower_bound": 0.2, "upper_bound": 0.2, "stiffness": stiffness,
+                        "dissipation": 0.5}],
+            "simulation": {"duration": 1, "report_interval": 0.01, "rtol": 1e-9,
+                           "atol": 1e-9},
+            "changes": changes})
+    released = contactsim.loads(scene(500, [{"time": 0, "force": "armstop", "stiffness": 0}]))
+    free = contactsim.run(contactsim.loads(scene(0, [])))
+    e_free = free.statistics["energy_initial"]
+    traj = contactsim.run(released)
+    assert traj["e_total"][0] == pytest.approx(e_free, rel=1e-12)
+    assert traj.statistics["energy_initial"] == pytest.approx(e_free, rel=1e-12)
+    assert traj.statistics["energy_error"] < 1e-6
+    # stepped through the simulation object as well
+    sim = contactsim.Simulation(released)
+    sim.advance_to(1.0)
+    stats = sim.statistics
+    assert stats["energy_initial"] == pytest.approx(e_free, rel=1e-12)
+    assert stats["energy_error"] < 1e-6
