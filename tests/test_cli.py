@@ -1172,6 +1172,31 @@ def another_users_files_in_a_sticky_directory_are_written_in_place():
     check(all(os.stat(os.path.join(d, n)).st_uid == 0 for n in names), "replaced, not written")
 
 
+@case
+def a_row_the_page_cannot_draw_is_named_by_the_page_and_the_csv():
+    # run --replay reads its rows back from a scratch copy that has no name the user could open:
+    # a row the page cannot draw (a body beyond 1e15 m) named that copy
+    # (.contactsim-replay.XXXXXX); it names the page and the CSV asked for
+    d = tempfile.mkdtemp()
+    scene = os.path.join(d, "fast.json")
+    with open(scene, "w") as f:
+        json.dump({"name": "fast", "gravity": [0, 0, 0],
+                   "bodies": [{"name": "ball", "mass": 1, "inertia": {"sphere": 0.1},
+                               "joint": {"type": "free", "initial": {
+                                   "velocity": [1e14, 0, 0]}}}],
+                   "simulation": {"duration": 20, "report_interval": 1}}, f)
+    out, page = os.path.join(d, "fast.csv"), os.path.join(d, "fast.html")
+    p = subprocess.run([EXE, "run", scene, "-q", "-o", out, "--replay", page],
+                       capture_output=True, text=True, timeout=60, env=replay_env())
+    check(p.returncode == 1 and f"{page}: cannot draw the run from {out}: line 13, column "
+          "'ball.px': 1.1e+15 m is beyond the coordinates the page can draw" in p.stderr and
+          ".contactsim-replay" not in p.stderr, (p.returncode, p.stderr))
+    p = subprocess.run([EXE, "run", scene, "-q", "--replay", page], capture_output=True,
+                       text=True, timeout=60, env=replay_env())
+    check(p.returncode == 1 and "cannot draw the run from its CSV on standard output: line 13"
+          in p.stderr, (p.returncode, p.stderr[-300:]))
+
+
 def writing_page(p, d):
     """Whether process p writes a file in directory d still without a name (O_TMPFILE: the
     descriptor reads 'd/#INODE (deleted)') or under a temporary one."""

@@ -500,6 +500,20 @@ static void test_bad_csv(void** state) {
   assert_int_equal(cs_replayWrite(page, tpl, &run, 1, &err), CS_ERR_INPUT);
   assert_non_null(strstr(err.message, "line 3: t ="));
   assert_non_null(strstr(err.message, "time order"));
+  // two rows at t = 0.48 (lines 2 and 3): the times said as the CSV writes them, not with 17
+  // digits (0.47999999999999998)
+  {
+    const char* row2 = strchr(text, '\n') + 1;
+    const char* row3 = strchr(row2, '\n') + 1;
+    char* twice = malloc(strlen(text) + 16);
+    sprintf(twice, "%.*s0.48%.*s0.48%s", (int)(row2 - text), text,
+            (int)(row3 - strchr(row2, ',')), strchr(row2, ','), strchr(row3, ','));
+    writeText(bad, twice);
+    assert_int_equal(cs_replayWrite(page, tpl, &run, 1, &err), CS_ERR_INPUT);
+    assert_non_null(strstr(err.message, "line 3: t = 0.48 does not come after the line before's "
+                                        "0.48"));
+    free(twice);
+  }
 
   // the last row cut short (a run stopped while writing it): left out
   char* last = strdup(text);

@@ -11,7 +11,9 @@
 // (its coordinate beyond a bound, as the stop itself decides), because the CSV has no column for
 // it.
 #include "app/replay.h"
+#include "engine/error.h"
 #include "io/replace_file.h"
+#include "io/shortest.h"
 #include "io/study_load.h"
 
 #include <errno.h>
@@ -824,9 +826,13 @@ static csStatus readRows(const char* text, const Columns* c, const csReplayRun* 
     // the rows in time order, as a run writes them
     const double* t = d->s[S_T].value;
     if (row > 0 && d->s[S_T].col[0] >= 0 && !(t[row] > t[row - 1])) {
+      // the times as the CSV writes them (0.48, not 0.47999999999999998)
+      char now[CS_SHORTEST_MAX], before[CS_SHORTEST_MAX];
+      now[cs_formatShortest(now, sizeof(now) - 1, t[row])] = '\0';
+      before[cs_formatShortest(before, sizeof(before) - 1, t[row - 1])] = '\0';
       status = setError(err, CS_ERR_INPUT, r->csv,
-                        "line %ld: t = %.17g does not come after the line before's %.17g (the "
-                        "rows must be in time order)", line, t[row], t[row - 1]);
+                        "line %ld: t = %s does not come after the line before's %s (the rows "
+                        "must be in time order)", line, now, before);
       break;
     }
     // an orientation for every body: a zero quaternion has none (drawn, it flipped the body);
@@ -1312,6 +1318,16 @@ csStatus cs_replayFinishRun(FILE* scratch, const char* scratch_path, const char*
     r.csv = scratch_path;
     r.stream = scratch;
     status = cs_replayWrite(page, template_path, &r, 1, err);
+    // a row the page cannot draw is the run's: named by the page and the CSV asked for, whose
+    // lines are the scratch copy's (the same rows, perhaps fewer columns), not by the scratch
+    // file, which has no name the user could open
+    if (status != CS_OK && strcmp(err->file, scratch_path) == 0) {
+      const char* shown = run->shown ? run->shown : run->csv;
+      int dash = strcmp(shown, "-") == 0;
+      cs_prefixError(err, "cannot draw the run from %s: ",
+                     dash ? "its CSV on standard output" : shown);
+      snprintf(err->file, sizeof(err->file), "%s", page);
+    }
   }
   fclose(scratch);
   return status;

@@ -30,3 +30,23 @@ void cs_setError(csError* err, csStatus code, const char* path, const char* fmt,
   vsnprintf(err->message, sizeof(err->message), fmt, ap);
   va_end(ap);
 }
+
+
+void cs_prefixError(csError* err, const char* fmt, ...) {
+  if (!err) {
+    return;
+  }
+  char prefix[sizeof(err->message)], message[sizeof(err->message)];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(prefix, sizeof(prefix), fmt, ap);
+  va_end(ap);
+  memcpy(message, err->message, sizeof(message));
+  size_t n = strlen(prefix), room = sizeof(err->message) - 1;
+  n = n < room ? n : room;
+  memcpy(err->message, prefix, n);
+  size_t rest = strnlen(message, sizeof(message));
+  rest = rest < room - n ? rest : room - n;
+  memcpy(err->message + n, message, rest);
+  err->message[n + rest] = '\0';
+}

@@ -13,4 +13,7 @@ void cs_clearError(csError* err);
 void cs_setError(csError* err, csStatus code, const char* path, const char* fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+// Put a printf-style prefix before err's message (nullable), which is cut to its buffer.
+void cs_prefixError(csError* err, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+
 #endif  // CONTACTSIM_ERROR_H

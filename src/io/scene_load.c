@@ -3595,11 +3595,7 @@ static void blameOverride(Loader* ld) {
     // variable in changes[0] of `--set changes=[...]`)
     const char* key = ld->overrides[blamed].key;
     if (strlen(ld->err->path) > strlen(ld->created[blamed]) && strcmp(ld->err->path, key) != 0) {
-      char message[sizeof(ld->err->path) + sizeof(ld->err->message) + 8];
-      snprintf(message, sizeof(message), "at %s: %s", ld->err->path, ld->err->message);
-      size_t n = strlen(message), room = sizeof(ld->err->message) - 1;
-      memcpy(ld->err->message, message, n < room ? n : room);
-      ld->err->message[n < room ? n : room] = '\0';
+      cs_prefixError(ld->err, "at %s: ", ld->err->path);
     }
     escapeText(ld->err->path, sizeof(ld->err->path), key, strlen(key));
     ld->err->override = blamed + 1;
