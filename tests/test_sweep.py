@@ -915,9 +915,19 @@ def slurm_refuses_what_the_tasks_would_ignore_or_break():
     out = os.path.join(d, "out")
     for args, said in ((["-j", "2"], "--cpus-per-task"),
                        (["--slurm-opt=--array=0-50"], "makes the job array itself"),
-                       (["--slurm-opt", "-a0-3"], "makes the job array itself")):
+                       (["--slurm-opt", "-a0-3"], "makes the job array itself"),
+                       # sbatch's abbreviations and short options bundled before -a (--hold)
+                       # set the array too, silently replacing the sweep's
+                       (["--slurm-opt=--arr=0-1"], "makes the job array itself"),
+                       (["--slurm-opt", "--ar"], "makes the job array itself"),
+                       (["--slurm-opt=-Ha0-1"], "makes the job array itself"),
+                       (["--slurm-opt=-vHa", "--slurm-opt=0-1"], "makes the job array itself")):
         code, _, err = run("sweep", study, "--out", out, "--slurm", "--dry-run", *args)
         check(code == 2 and said in err and not os.path.exists(out), (args, code, err))
+    # options that only look alike are passed on: a job name with an a in it, --account
+    for args in (["--slurm-opt=-Jab"], ["--slurm-opt=--account=lab"], ["--slurm-opt=-H"]):
+        code, _, err = run("sweep", study, "--out", out, "--slurm", "--dry-run", *args)
+        check(code == 0, (args, code, err))
 
 
 @case
@@ -1586,6 +1596,16 @@ def messages_name_the_study_path_and_the_run():
     check(code == 1 and f"{study}: run 1 failed (model compliant_point, bodies.block.mass=-2): "
           f"{SCENE}: bodies[0].mass: must be > 0" in err and "ran 2 runs" not in err,
           f"-q: exit {code}: {err}")
+    # a message with quotes in it is told as written, not as its JSON record escapes it
+    # (anchor_rule \"limit\")
+    study = write_study({"scene": os.path.join(ROOT, "scenes", "bench", "incline_slide.json"),
+                         "models": ["exponential_spring"],
+                         "set": {"simulation.duration": 0.5, "simulation.max_steps": 20,
+                                 "simulation.integrator": "bdf"},
+                         "parameters": [{"key": "simulation.rtol", "values": [1e-6]}]}, d)
+    code, _, err = run("sweep", study, "--out", os.path.join(d, "out5"), "-q")
+    check(code == 1 and 'or anchor_rule "limit" (docs/contact-models.md, "The anchor rule")'
+          in err and '\\"' not in err, f"exit {code}: {err}")
 
 
 @case

@@ -26,6 +26,7 @@
 #define _GNU_SOURCE  // sched_getaffinity, for the cores this process may use
 #include "app/common.h"
 #include "app/sweep.h"
+#include "cJSON.h"
 #include "io/study_load.h"
 
 #include <ctype.h>
@@ -790,19 +791,24 @@ static void tellFailure(const Sweep* sw, long i, long nfailed) {
     return;
   }
   // the message is the record's error cell; reading it back keeps one source for it: the JSON
-  // entry, whose "error" is on its first line
-  char msg[1024] = "";
+  // entry, whose "error" is on its first line, a JSON string read as JSON reads it (its
+  // escapes, \" and \n, undone)
+  cJSON* msg = NULL;
   char *text = NULL, *row = NULL, *entry = NULL;
   if (readRecord(sw, i, &text, &row, &entry) != RECORD_NONE) {
     const char* nl = strchr(entry, '\n');
     const char* e = strstr(entry, "\"error\": \"");
     if (e && (!nl || e < nl)) {
-      e += 10;
-      const char* end = strstr(e, "\", \"run_cpu_seconds\"");
-      snprintf(msg, sizeof(msg), "%.*s", end ? (int)(end - e) : 200, e);
+      const char* open = e + 9;
+      const char* c = open + 1;
+      while (*c && *c != '"') {
+        c += c[0] == '\\' && c[1] ? 2 : 1;
+      }
+      msg = *c ? cJSON_ParseWithLength(open, (size_t)(c + 1 - open)) : NULL;
     }
   }
   free(text);
+  const char* said = cJSON_IsString(msg) && msg->valuestring[0] ? msg->valuestring : NULL;
   // the case: the study, and the run's model and values, which the scene's message cannot name
   long point;
   int model, repeat;
@@ -817,7 +823,8 @@ static void tellFailure(const Sweep* sw, long i, long nfailed) {
   }
   fprintf(stderr, "%scontactsim: sweep: %s: run %ld failed (model %s%s): %s\n",
           sw->quiet ? "" : "\r", cs_cliSafe(sw->study->file), i, sw->model[model], values,
-          msg[0] ? msg : "(no message recorded)");
+          said ? cs_cliSafe(said) : "(no message recorded)");
+  cJSON_Delete(msg);
   if (nfailed == SWEEP_MAX_PRINTED) {
     fprintf(stderr, "contactsim: sweep: (further failures are not printed; see results.csv)\n");
   }
@@ -2441,6 +2448,27 @@ static void freeSweep(Sweep* sw) {
 }
 
 
+// 1 when an sbatch argument sets the job array, as sbatch reads it: --array, or an abbreviation
+// sbatch takes for it (--ar, --arr, --arra; with =LIST or not); -a, alone or after short options
+// that take no argument in one word (-Ha0-1: --hold, then the array). A letter that takes an
+// argument ends the word's options (-Jab is the job name "ab").
+static int setsArray(const char* opt) {
+  if (strncmp(opt, "--", 2) == 0) {
+    size_t n = strcspn(opt, "=");
+    return n >= 4 && n <= 7 && strncmp(opt, "--array", n) == 0;
+  }
+  for (const char* c = opt[0] == '-' ? opt + 1 : ""; *c; c++) {
+    if (*c == 'a') {
+      return 1;
+    }
+    if (!strchr("HhOQsuVvW", *c)) {
+      return 0;
+    }
+  }
+  return 0;
+}
+
+
 int cs_cliSweep(int argc, char** argv) {
   static const struct option longopts[] = {
       {"out", required_argument, NULL, 'o'},
@@ -2600,7 +2628,7 @@ int cs_cliSweep(int argc, char** argv) {
   // the array is the sweep's to make, from the runs without a record (an --array of the user's
   // ran tasks past the last run, which failed)
   for (int k = 0; k < nslurmOpt; k++) {
-    if (strncmp(slurmOpts[k], "--array", 7) == 0 || strncmp(slurmOpts[k], "-a", 2) == 0) {
+    if (setsArray(slurmOpts[k])) {
       fprintf(stderr,
               "contactsim: error: --slurm-opt=%s: the sweep makes the job array itself, "
               "of the tasks that have runs to do; --runs-per-task sets their size\n",
