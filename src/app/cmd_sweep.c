@@ -2122,20 +2122,30 @@ static int checkEarlierJob(const Sweep* sw) {
     static const char* const ended[] = {"COMPLETING", "COMPLETED", "CANCELLED", "FAILED",
                                         "TIMEOUT", "NODE_FAIL", "PREEMPTED", "BOOT_FAIL",
                                         "DEADLINE", "OUT_OF_MEMORY", NULL};
+    // every state its live entries are in, each once (a running task, the pending rest)
+    char states[256] = "";
     for (char* line = strtok(out, "\n"); line; line = strtok(NULL, "\n")) {
       line[strcspn(line, " \t\r")] = '\0';
       int state = line[0] && strspn(line, "ABCDEFGHIJKLMNOPQRSTUVWXYZ_") == strlen(line);
       for (int k = 0; state && ended[k]; k++) {
         state = strcmp(line, ended[k]) != 0;
       }
-      if (state) {
-        fprintf(stderr,
-                "contactsim: error: job %s, submitted earlier for %s, is still in Slurm's "
-                "queue (%s); its tasks would run the same runs again beside the new ones. "
-                "Wait for it to end, or cancel it (scancel %s%s), then submit again\n",
-                job, cs_cliSafe(sw->dir), line, cs_cliSafe(scancelOpt), job);
-        return CS_EXIT_FAILURE;
+      char listed[sizeof(states) + 2];
+      snprintf(listed, sizeof(listed), ", %s, ", states);
+      char item[64];
+      snprintf(item, sizeof(item), ", %.40s, ", line);
+      if (state && !strstr(listed, item) && strlen(states) + strlen(line) + 3 < sizeof(states)) {
+        snprintf(states + strlen(states), sizeof(states) - strlen(states), "%s%s",
+                 states[0] ? ", " : "", line);
       }
+    }
+    if (states[0]) {
+      fprintf(stderr,
+              "contactsim: error: job %s, submitted earlier for %s, is still in Slurm's "
+              "queue (%s); its tasks would run the same runs again beside the new ones. "
+              "Wait for it to end, or cancel it (scancel %s%s), then submit again\n",
+              job, cs_cliSafe(sw->dir), states, cs_cliSafe(scancelOpt), job);
+      return CS_EXIT_FAILURE;
     }
     return CS_EXIT_OK;
   }

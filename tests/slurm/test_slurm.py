@@ -367,6 +367,38 @@ try:
             cluster.wait(job, 60)
 
     @case
+    def a_second_submission_names_every_state_of_the_first():
+        # one task running and the others pending (each takes the node's two CPUs): the
+        # refusal said only the first line's state, (RUNNING), of a job mostly waiting
+        slow = os.path.join(work, "slow3.json")
+        with open(slow, "w") as f:
+            json.dump({"scene": SCENE, "models": ["exponential_spring"],
+                       "set": {"simulation.duration": 30.0, "simulation.max_step": 1e-4},
+                       "parameters": [{"key": "bodies.block.mass", "values": [1, 2, 3]}]}, f)
+        busy = os.path.join(work, "busy3")
+        args = [EXE, "sweep", slow, "--out", busy, "--slurm", "--runs-per-task", "1",
+                "--slurm-opt=--cpus-per-task=2"]
+        q = subprocess.run(args, env=cluster.env, capture_output=True, text=True, timeout=60)
+        check(q.returncode == 0, f"submission: {q.stderr}")
+        job = q.stdout.strip()
+        try:
+            t = time.time()
+            while time.time() - t < 30:
+                state = subprocess.run(["squeue", "-h", "-j", job, "-o", "%T"], env=cluster.env,
+                                       capture_output=True, text=True, timeout=10).stdout
+                if "RUNNING" in state and "PENDING" in state:
+                    break
+                time.sleep(0.2)
+            check("RUNNING" in state and "PENDING" in state, f"not one of each: {state}")
+            r = subprocess.run(args, env=cluster.env, capture_output=True, text=True, timeout=60)
+            check(r.returncode == 1 and f"job {job}, submitted earlier" in r.stderr
+                  and ("(RUNNING, PENDING)" in r.stderr or "(PENDING, RUNNING)" in r.stderr),
+                  (r.returncode, r.stderr))
+        finally:
+            subprocess.run(["scancel", job], env=cluster.env, capture_output=True, timeout=10)
+            cluster.wait(job, 60)
+
+    @case
     def a_directory_named_like_an_option():
         # a directory named like an option: sbatch took "-Jodd/slurm/sweep.sbatch" as a job
         # name and submitted whatever came on standard input; the script is now given as
