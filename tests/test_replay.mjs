@@ -107,6 +107,13 @@ try {
     '-o', `${work}/second.csv`, '-q');
   cs('replay', 'scenes/pendulum_stop.json', `${work}/first.csv`, `${work}/second.csv`, '-o',
     `${work}/later.html`);
+  // twelve runs of one scene side by side (copies of one CSV)
+  const twelve = [];
+  for (let j = 0; j < 12; j++) {
+    fs.copyFileSync(`${work}/first.csv`, `${work}/run${j}.csv`);
+    twelve.push(`${work}/run${j}.csv`);
+  }
+  cs('replay', 'scenes/pendulum_stop.json', ...twelve, '-o', `${work}/twelve.html`);
   // a block without a shape of its own, on corner spheres in one model and points in the other
   fs.writeFileSync(`${work}/corners.json`, JSON.stringify({
     name: 'corners', gravity: [0, 0, -9.81],
@@ -580,6 +587,17 @@ try {
     });
     check(!/starts at/.test(after), 'and no more once it has started', after);
     check(problems.length === 0, 'no console errors and no network requests (later run)', problems.join('; '));
+    await page.close();
+  }
+
+  // ---- twelve runs get twelve colours (the ninth had the first's) ----
+  {
+    const { page, problems } = await open(`${work}/twelve.html`);
+    const colours = await page.evaluate(() =>
+      [...document.querySelectorAll('#legend .swatch')].map((e) => e.style.background));
+    check(colours.length === 12 && new Set(colours).size === 12, 'twelve runs, twelve colours',
+      colours.join(' '));
+    check(problems.length === 0, 'no console errors and no network requests (twelve runs)', problems.join('; '));
     await page.close();
   }
 

@@ -17,6 +17,18 @@ import { RunView, SOLID_ARROWS_MAX } from './scene.js';
 
 // the colours of the runs of a comparison, in order (a single run colours each body instead)
 const RUN_COLOURS = [0x1f77b4, 0xd62728, 0x2ca02c, 0xff7f0e, 0x9467bd, 0x8c564b, 0xe377c2, 0x17becf];
+
+// Run i's colour: the palette's first eight, then hues a golden angle apart (a page shows up to 32
+// runs; the palette repeated made the ninth run the first one's colour)
+function runColour(i) {
+  if (i < RUN_COLOURS.length) return RUN_COLOURS[i];
+  const h = ((i - RUN_COLOURS.length) * 137.508 + 15) % 360, s = 0.7, l = 0.38 + 0.12 * (i % 2);
+  const f = (n) => {
+    const k = (n + h / 30) % 12;
+    return Math.round(255 * (l - s * Math.min(l, 1 - l) * Math.max(-1, Math.min(k - 3, 9 - k, 1))));
+  };
+  return (f(0) << 16) | (f(8) << 8) | f(4);
+}
 const SPEEDS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 4];
 
 const stats = { frames: 0, playingFrames: 0, playingSeconds: 0, fps: 0, poseMs: 0, renderMs: 0, ready: false };
@@ -54,7 +66,7 @@ function main() {
   controls.screenSpacePanning = true;
 
   // the runs, each in its own group so that side by side is an offset of the group
-  const views = replay.runs.map((run, i) => new RunView(replay, run, i, multi ? RUN_COLOURS[i % RUN_COLOURS.length] : null, ext));
+  const views = replay.runs.map((run, i) => new RunView(replay, run, i, multi ? runColour(i) : null, ext));
   views.forEach((v) => scene.add(v.group));
   const spacing = (ext.hi[1] - ext.lo[1]) + 2 * ext.body;
 
@@ -408,7 +420,7 @@ function buildUi(replay, state, multi, duration, start) {
   if (multi) {
     replay.runs.forEach((run, i) => {
       const row = document.createElement('label');
-      const colour = `#${RUN_COLOURS[i % RUN_COLOURS.length].toString(16).padStart(6, '0')}`;
+      const colour = `#${runColour(i).toString(16).padStart(6, '0')}`;
       row.innerHTML = `<input type="checkbox" checked> <span class="swatch" style="background:${colour}"></span> ${escapeHtml(run.model)}`;
       row.querySelector('input').addEventListener('change', (e) => {
         if (e.target.checked) state.hidden.delete(i); else state.hidden.add(i);
@@ -523,7 +535,7 @@ function buildUi(replay, state, multi, duration, start) {
     ['e_total', 'total energy', 'J'],
   ];
   const head = document.createElement('tr');
-  head.innerHTML = '<th></th>' + replay.runs.map((r, i) => `<th style="color:#${(multi ? RUN_COLOURS[i % RUN_COLOURS.length] : 0x333333).toString(16).padStart(6, '0')}">${multi ? escapeHtml(r.model) : ''}</th>`).join('');
+  head.innerHTML = '<th></th>' + replay.runs.map((r, i) => `<th style="color:#${(multi ? runColour(i) : 0x333333).toString(16).padStart(6, '0')}">${multi ? escapeHtml(r.model) : ''}</th>`).join('');
   table.appendChild(head);
   const cells = keys.map(([, label]) => {
     const tr = document.createElement('tr');
