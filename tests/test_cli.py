@@ -1197,6 +1197,46 @@ def a_row_the_page_cannot_draw_is_named_by_the_page_and_the_csv():
           in p.stderr, (p.returncode, p.stderr[-300:]))
 
 
+@case
+def no_output_may_be_the_file_standard_output_goes_to():
+    # `run > out.txt --stats out.txt` renamed the statistics over the CSV and exited 0; each
+    # output that is standard output's file while the CSV (or --stats -) goes there is refused
+    # up front, however it is named
+    d = tempfile.mkdtemp()
+    scene = os.path.join(ROOT, "scenes", "pendulum.json")
+    out = os.path.join(d, "out.txt")
+    cases = ((["--stats", out], "--stats"), (["--save-state", out], "--save-state"),
+             (["--replay", out], "--replay"), (["-o", "-", "--stats", "/dev/stdout"], "--stats"),
+             (["--save-state", "/proc/self/fd/1"], "--save-state"),
+             (["-o", os.path.join(d, "x.csv"), "--stats", "-", "--save-state", out],
+              "--save-state"))
+    for args, option in cases:
+        with open(out, "w") as f:
+            f.write("kept\n")
+        with open(out, "a") as f:
+            p = subprocess.run([EXE, "run", scene, "-q", *args], stdout=f, stderr=subprocess.PIPE,
+                               text=True, timeout=60, env=replay_env())
+        with open(out) as f:
+            text = f.read()
+        check(p.returncode == 2 and f"error: {option} " in p.stderr and
+              "is the file standard output goes to" in p.stderr and text == "kept\n",
+              (args, p.returncode, p.stderr, text[:40]))
+    # standard output free (the CSV in a file): a checkpoint may go there, to a pipe
+    p = subprocess.run([EXE, "run", scene, "-q", "-o", os.path.join(d, "x.csv"), "--save-state",
+                        "/dev/stdout"], capture_output=True, text=True, timeout=60)
+    check(p.returncode == 0 and p.stdout.startswith("# contactsim checkpoint"), p.stderr)
+    # compare's table goes to standard output: a model's CSV cannot be that file
+    cd = os.path.join(d, "cd")
+    os.makedirs(cd)
+    target = os.path.join(cd, "hunt_crossley.csv")
+    with open(target, "w") as f:
+        p = subprocess.run([EXE, "compare", os.path.join(ROOT, "scenes", "sphere_drop.json"),
+                            "--out-dir", cd, "-q"], stdout=f, stderr=subprocess.PIPE, text=True,
+                           timeout=60)
+    check(p.returncode == 2 and "hunt_crossley.csv is the file standard output goes to" in
+          p.stderr and not os.path.exists(os.path.join(cd, "compare.csv")), p.stderr)
+
+
 def writing_page(p, d):
     """Whether process p writes a file in directory d still without a name (O_TMPFILE: the
     descriptor reads 'd/#INODE (deleted)') or under a temporary one."""

@@ -1030,6 +1030,11 @@ int cs_cliCompare(int argc, char** argv) {
       fprintf(stderr, "contactsim: error: %s is the scene file; refusing to write over it\n",
               cs_cliSafe(file));
       exitCode = CS_EXIT_USAGE;
+    } else if (cs_cliIsStandardOutput(file)) {
+      // the table goes to standard output
+      fprintf(stderr, "contactsim: error: %s is the file standard output goes to, where the "
+              "table goes; send standard output elsewhere\n", cs_cliSafe(file));
+      exitCode = CS_EXIT_USAGE;
     } else if (same >= 0) {
       fprintf(stderr, "contactsim: error: %s and %s are the same file (linked); give each "
               "output a file of its own\n", cs_cliSafe(other), cs_cliSafe(file));

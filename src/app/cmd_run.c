@@ -254,6 +254,23 @@ int cs_cliRun(int argc, char** argv) {
   }
   // the run's duration is what is left after the checkpoint's time
   run.opt.duration -= t0;
+  // standard output carries the CSV (no -o, or -o -) or the statistics (--stats -): no other
+  // output may be the file it goes to (> out.txt with --stats out.txt lost the CSV)
+  int statsDash = stats && strcmp(stats, "-") == 0;
+  if (!output || statsDash) {
+    // (-o there with --stats - is told below: the CSV needs a file)
+    const char* paths[3] = {statsDash ? NULL : stats, replay, saveState};
+    static const char* const names[3] = {"--stats", "--replay", "--save-state"};
+    for (int i = 0; i < 3; i++) {
+      if (paths[i] && cs_cliIsStandardOutput(paths[i])) {
+        fprintf(stderr, "contactsim: error: %s %s is the file standard output goes to, where "
+                "%s; give each output a file of its own\n", names[i], cs_cliSafe(paths[i]),
+                output ? "the statistics go (--stats -)" : "the CSV goes (no -o)");
+        cs_cliFreeRun(&run);
+        return CS_EXIT_USAGE;
+      }
+    }
+  }
   // the checkpoint to write must be writable, and must not overwrite the scene or an output
   if (saveState && checkSaveState(saveState, path, output, stats, replay) != 0) {
     cs_cliFreeRun(&run);

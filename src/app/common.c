@@ -1236,6 +1236,13 @@ int cs_cliSameOutput(const char* a, const char* b) {
 }
 
 
+int cs_cliIsStandardOutput(const char* path) {
+  struct stat out, st;
+  return strcmp(path, "-") != 0 && fstat(STDOUT_FILENO, &out) == 0 && !S_ISCHR(out.st_mode) &&
+         stat(path, &st) == 0 && out.st_dev == st.st_dev && out.st_ino == st.st_ino;
+}
+
+
 int cs_cliOpenOutputs(const char* scene, const char* const* paths, const char* const* options,
                       FILE** files, int n, unsigned checkOnly) {
   for (int i = 0; i < n; i++) {

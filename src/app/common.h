@@ -240,6 +240,12 @@ int cs_cliSameFile(const char* a, const char* b);
 // The same for two outputs: 1 when they are one file that is not a device (/dev/null may stand
 // for several outputs), else 0.
 int cs_cliSameOutput(const char* a, const char* b);
+
+// 1 when path names the file standard output goes to (a shell's > FILE, /dev/stdout, a pipe
+// given as /proc/self/fd/1), which a command writing to standard output holds: another output
+// there would write over it or between its lines. A character device (/dev/null) may be
+// named twice, as in cs_cliSameOutput.
+int cs_cliIsStandardOutput(const char* path);
 // 1 when path names the scene file, else 0: as cs_cliSameFile, and for the scene "-" (standard
 // input) when standard input is a regular file and path names it.
 int cs_cliIsScene(const char* path, const char* scene);
