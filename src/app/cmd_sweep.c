@@ -26,7 +26,6 @@
 #define _GNU_SOURCE  // sched_getaffinity, for the cores this process may use
 #include "app/common.h"
 #include "app/sweep.h"
-#include "cJSON.h"
 #include "io/study_load.h"
 
 #include <ctype.h>
@@ -793,22 +792,17 @@ static void tellFailure(const Sweep* sw, long i, long nfailed) {
   // the message is the record's error cell; reading it back keeps one source for it: the JSON
   // entry, whose "error" is on its first line, a JSON string read as JSON reads it (its
   // escapes, \" and \n, undone)
-  cJSON* msg = NULL;
+  char msg[CS_MAX_ERROR + CS_MAX_PATH] = "";
   char *text = NULL, *row = NULL, *entry = NULL;
   if (readRecord(sw, i, &text, &row, &entry) != RECORD_NONE) {
     const char* nl = strchr(entry, '\n');
     const char* e = strstr(entry, "\"error\": \"");
     if (e && (!nl || e < nl)) {
-      const char* open = e + 9;
-      const char* c = open + 1;
-      while (*c && *c != '"') {
-        c += c[0] == '\\' && c[1] ? 2 : 1;
-      }
-      msg = *c ? cJSON_ParseWithLength(open, (size_t)(c + 1 - open)) : NULL;
+      csu_jsonStringValue(e + 9, msg, sizeof(msg));
     }
   }
   free(text);
-  const char* said = cJSON_IsString(msg) && msg->valuestring[0] ? msg->valuestring : NULL;
+  const char* said = msg[0] ? msg : NULL;
   // the case: the study, and the run's model and values, which the scene's message cannot name
   long point;
   int model, repeat;
@@ -824,7 +818,6 @@ static void tellFailure(const Sweep* sw, long i, long nfailed) {
   fprintf(stderr, "%scontactsim: sweep: %s: run %ld failed (model %s%s): %s\n",
           sw->quiet ? "" : "\r", cs_cliSafe(sw->study->file), i, sw->model[model], values,
           said ? cs_cliSafe(said) : "(no message recorded)");
-  cJSON_Delete(msg);
   if (nfailed == SWEEP_MAX_PRINTED) {
     fprintf(stderr, "contactsim: sweep: (further failures are not printed; see results.csv)\n");
   }

@@ -715,6 +715,27 @@ int csu_utf8Length(const unsigned char* s) {
 }
 
 
+int csu_jsonStringValue(const char* open, char* out, size_t size) {
+  if (size > 0) {
+    out[0] = '\0';
+  }
+  if (!open || open[0] != '"' || size == 0) {
+    return 0;
+  }
+  const char* c = open + 1;
+  while (*c && *c != '"') {
+    c += c[0] == '\\' && c[1] ? 2 : 1;
+  }
+  cJSON* v = *c ? cJSON_ParseWithLength(open, (size_t)(c + 1 - open)) : NULL;
+  int ok = cJSON_IsString(v);
+  if (ok) {
+    snprintf(out, size, "%s", v->valuestring);
+  }
+  cJSON_Delete(v);
+  return ok;
+}
+
+
 void csu_jsonString(FILE* f, const char* s, int html) {
   fputc('"', f);
   for (const unsigned char* p = (const unsigned char*)s; *p; p++) {

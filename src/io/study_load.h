@@ -161,6 +161,11 @@ int csu_utf8Length(const unsigned char* s);
 // escaped, so that the literal can sit inside an HTML <script> element.
 void csu_jsonString(FILE* f, const char* s, int html);
 
+// The JSON string literal that starts at open (its opening quote), as JSON reads it (its
+// escapes undone), into out (size bytes, always terminated; cut to fit): the reverse of
+// csu_jsonString. 1, or 0 with out empty when open holds no whole string literal.
+int csu_jsonStringValue(const char* open, char* out, size_t size);
+
 // What a sweep directory's manifest (DIR/sweep.json) records about the study that made it.
 typedef struct csSweepManifest {
   char study[4 * CS_MAX_PATH];  // absolute path of the study file
