@@ -777,6 +777,25 @@ static void test_contacts_errors(void** state) {
       }
     }
   }
+  // one variable set twice at one time (the last written held), and a set against one of its
+  // elements: refused as well, each in its own words
+  snprintf(json, sizeof(json),
+           "%s \"contacts\": [{\"name\": \"c\", \"body\": \"block\", \"plane\": \"floor\","
+           " \"points\": [[0,0,0], [1,0,0]]}], \"contact_models\": {\"exponential_spring\": {}},"
+           " \"changes\": [{\"time\": 1, \"force\": \"c\", \"mu_static\": 0.9},"
+           " {\"time\": 1, \"force\": \"c\", \"mu_static\": 0.8}]}",
+           head);
+  expectError(json, "changes[1].mu_static");
+  assert_null(cs_loadSceneString(json, "bad.json", NULL, &err));
+  assert_non_null(strstr(err.message, "mu_static is set twice at t = 1 s, to 0.9 by changes[0] "
+                                      "and to 0.8 here"));
+  snprintf(json, sizeof(json),
+           "%s \"contacts\": [{\"name\": \"c\", \"body\": \"block\", \"plane\": \"floor\","
+           " \"points\": [[0,0,0], [1,0,0]]}], \"contact_models\": {\"exponential_spring\": {}},"
+           " \"changes\": [{\"time\": 1, \"force\": \"c\", \"mu_static\": 0.2},"
+           " {\"time\": 1, \"force\": \"c.1\", \"mu_dynamic\": 0.5}]}",
+           head);
+  expectError(json, "changes[1].mu_dynamic");
   // a clash with a name the file does not hold (an entry's default) says where it came from
   const char* clashes[] = {
       "{\"bodies\": [{\"name\": \"b\", \"mass\": 1, \"inertia\": {\"sphere\": 0.1},"

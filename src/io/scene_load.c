@@ -1835,9 +1835,14 @@ static int buildContact(Loader* ld, int ci, const ContactGeom* g, int kid, const
 // values, and a value that a later one of the same change moves (lower_bound 2 with upper_bound
 // 1: the upper bound wins) is reported at its path. Values set at different times are not
 // compared: there the kind's rule for the value being set is what the user asked for.
-static int checkChangeTogether(Loader* ld, int e, const int* index, const double* value,
-                               const char* const* key, int n) {
-  const csForce* f = &ld->m->force[e];
+// Set n values of element e's discrete variables in turn (variable index[j] to value[j]), as a
+// run sets them, from the element's initial values, in a scratch copy: 1 when one of them
+// moves a value set before it under the kind's own rules (setDiscrete: lower_bound 2 after
+// upper_bound 1 takes the upper bound along), with *earlier the value moved, *later the one
+// that moved it and *to where; else 0
+static int movesEarlier(Loader* ld, int e, const int* index, const double* value, int n,
+                        int* earlier, int* later, double* to) {
+  csForce* f = &ld->m->force[e];
   const csForceKind* k = cs_forceKind(f->kind);
   if (!k->setDiscrete || n < 2 || k->discnum > CS_MAX_KIND_PARAMS) {
     return 0;
@@ -1851,29 +1856,43 @@ static int checkChangeTogether(Loader* ld, int e, const int* index, const double
   }
   // the element's discrete variables are put at the start of the scratch array for the calls
   // (the state is not laid out yet, so its address is 0 anyway), then its address is restored
-  csForce* fe = &ld->m->force[e];
-  int discadr = fe->discadr;
-  fe->discadr = 0;
+  int discadr = f->discadr;
+  f->discadr = 0;
   csData d;
   memset(&d, 0, sizeof(d));
   d.disc = disc;
   d.ndisc = k->discnum;
-  int r = 0;
-  for (int j = 0; j < n && !r; j++) {
+  int moved = 0;
+  for (int j = 0; j < n && !moved; j++) {
     k->setDiscrete(ld->m, &d, e, index[j], value[j]);
-    // an earlier value of this change that the one just set has moved
-    for (int i = 0; i < j && !r; i++) {
+    for (int i = 0; i < j && !moved; i++) {
       if (disc[index[i]] != value[i]) {
-        size_t p = pushKey(ld, key[j]);
-        r = fail(ld,
-                 "%s = %g and %s = %g, set by the same change, contradict each other (a %s "
-                 "would change %s to %g)",
-                 key[j], value[j], key[i], value[i], k->name, key[i], disc[index[i]]);
-        popPath(ld, p);
+        *earlier = i;
+        *later = j;
+        *to = disc[index[i]];
+        moved = 1;
       }
     }
   }
-  fe->discadr = discadr;
+  f->discadr = discadr;
+  return moved;
+}
+
+
+static int checkChangeTogether(Loader* ld, int e, const int* index, const double* value,
+                               const char* const* key, int n) {
+  int i, j;
+  double to;
+  if (!movesEarlier(ld, e, index, value, n, &i, &j, &to)) {
+    return 0;
+  }
+  size_t p = pushKey(ld, key[j]);
+  int r = fail(ld,
+               "%s = %g and %s = %g, set by the same change, contradict each other (a force "
+               "of type '%s' would change %s to %g)",
+               key[j], value[j], key[i], value[i], cs_forceKind(ld->m->force[e].kind)->name,
+               key[i], to);
+  popPath(ld, p);
   return r;
 }
 
@@ -1939,65 +1958,59 @@ static int checkChangesAtOnce(Loader* ld) {
     return 0;
   }
   ChangeOrder* order = csu_malloc(n * sizeof(ChangeOrder));
-  if (!order) {
+  int* index = csu_malloc(n * sizeof(int));
+  double* value = csu_malloc(n * sizeof(double));
+  int r = 0;
+  if (!order || !index || !value) {
+    r = -1;
     cs_setError(ld->err, CS_ERR_MEMORY, "", "out of memory checking the changes");
-    return -1;
   }
-  for (size_t i = 0; i < n; i++) {
+  for (size_t i = 0; i < n && !r; i++) {
     order[i] = (ChangeOrder){ld->change[i].time, ld->change[i].force, i};
   }
-  qsort(order, n, sizeof(ChangeOrder), compareChangeOrder);
-  int r = 0;
+  if (!r) {
+    qsort(order, n, sizeof(ChangeOrder), compareChangeOrder);
+  }
   for (size_t a = 0, b; a < n && !r; a = b) {
-    // [a, b): one element's changes at one time
+    // [a, b): one element's changes at one time, in the order read; written in one entry of
+    // "changes", they were checked together as it was read
     int entries = 0;
-    for (b = a + 1; b < n && order[b].time == order[a].time && order[b].force == order[a].force;
+    for (b = a; b < n && order[b].time == order[a].time && order[b].force == order[a].force;
          b++) {
+      const csChange* c = &ld->change[order[b].read];
+      index[b - a] = c->index;
+      value[b - a] = c->value;
       entries |= ld->changeFrom[order[b].read].entry != ld->changeFrom[order[a].read].entry;
     }
-    const csForce* f = &ld->m->force[order[a].force];
-    const csForceKind* k = cs_forceKind(f->kind);
-    if (!entries || !k->setDiscrete || k->discnum > CS_MAX_KIND_PARAMS) {
+    int i, j;
+    double to;
+    if (!entries || b - a > INT_MAX ||
+        !movesEarlier(ld, order[a].force, index, value, (int)(b - a), &i, &j, &to)) {
       continue;
     }
-    // set in turn in a scratch copy of the element's variables, as checkChangeTogether does
-    double disc[CS_MAX_KIND_PARAMS];
-    for (int i = 0; i < k->discnum; i++) {
-      const csParamInfo* p = k->discnames ? cs_paramOfVariable(k, k->discnames[i]) : NULL;
-      disc[i] = p ? f->param[p->slot] : 0.0;
+    const ChangeSource si = ld->changeFrom[order[a + (size_t)i].read];
+    const ChangeSource sj = ld->changeFrom[order[a + (size_t)j].read];
+    size_t p = pushKey(ld, "changes");
+    pushIndex(ld, sj.entry);
+    pushKey(ld, sj.key);
+    if (index[i] == index[j]) {
+      r = fail(ld, "%s is set twice at t = %g s, to %g by changes[%d] and to %g here: the one "
+               "written last would hold; keep one", sj.key, order[a].time, value[i], si.entry,
+               value[j]);
+    } else {
+      r = fail(ld,
+               "%s = %g and %s = %g (set by changes[%d]) at the same time, t = %g s, "
+               "contradict each other: set in the order written, a force of type '%s' would "
+               "change %s to %g, so the outcome would depend on the order of the changes; give "
+               "them values that agree",
+               sj.key, value[j], si.key, value[i], si.entry, order[a].time,
+               cs_forceKind(ld->m->force[order[a].force].kind)->name, si.key, to);
     }
-    csForce* fe = &ld->m->force[order[a].force];
-    int discadr = fe->discadr;
-    fe->discadr = 0;
-    csData d;
-    memset(&d, 0, sizeof(d));
-    d.disc = disc;
-    d.ndisc = k->discnum;
-    for (size_t j = a; j < b && !r; j++) {
-      const csChange* cj = &ld->change[order[j].read];
-      k->setDiscrete(ld->m, &d, order[a].force, cj->index, cj->value);
-      for (size_t i = a; i < j && !r; i++) {
-        const csChange* ci = &ld->change[order[i].read];
-        ChangeSource si = ld->changeFrom[order[i].read], sj = ld->changeFrom[order[j].read];
-        if (si.entry == sj.entry || disc[ci->index] == ci->value) {
-          continue;  // one entry's values were checked together as it was read
-        }
-        size_t p = pushKey(ld, "changes");
-        pushIndex(ld, sj.entry);
-        pushKey(ld, sj.key);
-        r = fail(ld,
-                 "%s = %g and %s = %g (set by changes[%d]) at the same time, t = %g s, contradict "
-                 "each other: set in the order written, a %s would change %s to %g, so the "
-                 "outcome would depend on the order of the changes (give both values in one "
-                 "change, consistent with each other)",
-                 sj.key, cj->value, si.key, ci->value, si.entry, cj->time, k->name, si.key,
-                 disc[ci->index]);
-        popPath(ld, p);
-      }
-    }
-    fe->discadr = discadr;
+    popPath(ld, p);
   }
   csu_free(order, n * sizeof(ChangeOrder));
+  csu_free(index, n * sizeof(int));
+  csu_free(value, n * sizeof(double));
   return r;
 }
 
