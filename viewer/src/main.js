@@ -16,18 +16,17 @@ import { decodeReplay, roundNice, sceneExtent } from './data.js';
 import { RunView, SOLID_ARROWS_MAX } from './scene.js';
 
 // the colours of the runs of a comparison, in order (a single run colours each body instead)
-const RUN_COLOURS = [0x1f77b4, 0xd62728, 0x2ca02c, 0xff7f0e, 0x9467bd, 0x8c564b, 0xe377c2, 0x17becf];
+// A colour for each run of a comparison, up to the 32 a page shows: the usual eight, then
+// colours chosen one at a time as far (in CIELAB) from all before as a grid of hues allows, of
+// middle lightness; any two differ by at least 27 in CIELAB (a hue spread repeated the first
+// eight's reds and blues)
+const RUN_COLOURS = [0x1f77b4, 0xd62728, 0x2ca02c, 0xff7f0e, 0x9467bd, 0x8c564b, 0xe377c2, 0x17becf,
+  0x0000f2, 0xf200f2, 0xccbb1f, 0x1f5936, 0x003dcc, 0xf2bc85, 0xf20079, 0x80004c,
+  0x806600, 0x1fcc98, 0xa619a6, 0x88a65b, 0x4d3159, 0xf28590, 0x8fcc00, 0x0d4a59,
+  0x802600, 0x0079f2, 0x00cc00, 0x7a00cc, 0xf28455, 0x85bcf2, 0xf200aa, 0x3d2d80];
 
-// Run i's colour: the palette's first eight, then hues a golden angle apart (a page shows up to 32
-// runs; the palette repeated made the ninth run the first one's colour)
 function runColour(i) {
-  if (i < RUN_COLOURS.length) return RUN_COLOURS[i];
-  const h = ((i - RUN_COLOURS.length) * 137.508 + 15) % 360, s = 0.7, l = 0.38 + 0.12 * (i % 2);
-  const f = (n) => {
-    const k = (n + h / 30) % 12;
-    return Math.round(255 * (l - s * Math.min(l, 1 - l) * Math.max(-1, Math.min(k - 3, 9 - k, 1))));
-  };
-  return (f(0) << 16) | (f(8) << 8) | f(4);
+  return RUN_COLOURS[i % RUN_COLOURS.length];
 }
 const SPEEDS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 4];
 
