@@ -830,6 +830,13 @@ def a_fifo_in_the_output_directory_is_refused_up_front():
     code, out, err = run("compare", os.path.join(ROOT, "scenes", "sphere_drop.json"), "--out-dir",
                          d, timeout=30)
     check(code == 2 and "hunt_crossley.csv: it is a FIFO" in err, (code, err))
+    # and the page: with every model run, the comparison waited for the FIFO's reader
+    d = tempfile.mkdtemp()
+    os.mkfifo(os.path.join(d, "replay.html"))
+    code, out, err = run("compare", os.path.join(ROOT, "scenes", "sphere_drop.json"), "--out-dir",
+                         d, "--replay", timeout=30)
+    check(code == 2 and "replay.html: it is a FIFO; compare --out-dir writes regular files" in
+          err and not os.path.exists(os.path.join(d, "hunt_crossley.csv")), (code, err))
 
 
 @case

@@ -643,7 +643,11 @@ static int checkReplaceable(const char* file, const char* dir, int page) {
     why = "it belongs to another user in a directory with the sticky bit (such as /tmp), where "
           "only its owner may replace it";
   } else if (page && stat(file, &st) == 0) {
-    why = S_ISDIR(st.st_mode) ? strerror(EISDIR)
+    // a FIFO would hold the comparison, once every model had run, waiting for a reader (the
+    // page is opened in place there), and a first stop signal did not end that wait
+    why = S_ISDIR(st.st_mode)    ? strerror(EISDIR)
+          : S_ISFIFO(st.st_mode) ? "it is a FIFO; compare --out-dir writes regular files"
+          : S_ISSOCK(st.st_mode) ? "it is a socket; compare --out-dir writes regular files"
           : access(file, W_OK) != 0 ? strerror(errno)
                                     : NULL;
   }
