@@ -120,10 +120,30 @@ static void recordPath(const Sweep* sw, long i, char* buf, size_t size) {
 }
 
 
-// a whole small file into a malloc'ed, zero-terminated buffer (NULL when it cannot be read)
-static char* slurp(const char* path) {
-  FILE* f = fopen(path, "rb");
+// The most bytes a record may hold: far above what a run writes (its final pose of each free
+// body, about 200 bytes a body), so that a file that is not one (a copy of something else) is
+// not read whole into memory
+#define RECORD_MAX_BYTES (256L << 20)
+
+
+// a record's bytes into a malloc'ed, zero-terminated buffer; NULL when it cannot be read or is
+// no record: not a regular file (a FIFO would wait for a writer, with the sweep deaf to its
+// stop signals; /dev/zero has no end), larger than RECORD_MAX_BYTES, or holding a NUL byte (text
+// ends there for every reader: a record padded with zeros, as a lost write can leave it, read
+// as the whole record before them)
+static char* slurpRecord(const char* path) {
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  struct stat st;
+  if (fd < 0) {
+    return NULL;
+  }
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > RECORD_MAX_BYTES) {
+    close(fd);
+    return NULL;
+  }
+  FILE* f = fdopen(fd, "rb");
   if (!f) {
+    close(fd);
     return NULL;
   }
   size_t cap = 8192, n = 0;
@@ -137,7 +157,7 @@ static char* slurp(const char* path) {
       }
       continue;
     }
-    char* grown = realloc(buf, 2 * cap);
+    char* grown = n < (size_t)RECORD_MAX_BYTES ? realloc(buf, 2 * cap) : NULL;
     if (!grown) {
       free(buf);
       buf = NULL;
@@ -147,6 +167,10 @@ static char* slurp(const char* path) {
     cap *= 2;
   }
   fclose(f);
+  if (buf && memchr(buf, '\0', n)) {
+    free(buf);
+    buf = NULL;
+  }
   if (buf) {
     buf[n] = '\0';
   }
@@ -186,7 +210,7 @@ typedef enum RecordState { RECORD_NONE = 0, RECORD_OK, RECORD_FAILED } RecordSta
 static RecordState readRecord(const Sweep* sw, long i, char** text, char** row, char** entry) {
   char path[SWEEP_PATH];
   recordPath(sw, i, path, sizeof(path));
-  char* t = slurp(path);
+  char* t = slurpRecord(path);
   if (!t) {
     return RECORD_NONE;
   }
