@@ -299,8 +299,12 @@ def damaged_checkpoints_are_refused_at_the_bad_line():
     refused("inf.state", edit(at, ["inf"]), "mu_static of 'block.0' must be finite and >= 0")
     refused("neg.state", edit(at, ["-0x1p+0"]), "mu_static of 'block.0'", "not -1")
     refused("mu.state", edit(at + 1, ["0x1.4p+2"]), "mu_dynamic = 5", "contradict")
+    # an auto-update value at its own line (it was the element's first variable's), with every
+    # digit (1 + 4e-9 read "not 1")
     refused("sliding.state", edit(auto + 2, ["0x1.4p+2"]), "sliding of 'block.0' must be in "
-            "[0, 1], not 5")
+            "[0, 1] (to within 1e-9), not 5", line=auto + 2)
+    refused("sliding.state", edit(auto + 2, ["0x1.0000001p+0"]), "sliding of 'block.0'",
+            "not 1.0000000037252903", line=auto + 2)
     refused("time.state", text.replace("\nt 0x1p-1", "\nt -0x1p+3").replace(
         "\nt_commit 0x1p-1", "\nt_commit -0x1p+3"), "before the start")
     refused("commit.state", text.replace("\nt_commit 0x1p-1", "\nt_commit -0x1.4p+2"),

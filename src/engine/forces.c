@@ -221,9 +221,10 @@ int cs_autoProblem(const csModel* m, int e, int index, double value, char* why, 
   }
   char range[64] = "finite";
   if (isfinite(lo) || isfinite(hi)) {
-    snprintf(range, sizeof(range), "in [%g, %g]", lo, hi);
+    snprintf(range, sizeof(range), "in [%g, %g] (to within 1e-9)", lo, hi);
   }
-  snprintf(why, size, "%s of '%s' must be %s, not %g",
+  // every digit: a value just past the range (1 + 4e-9) read "not 1" with %g
+  snprintf(why, size, "%s of '%s' must be %s, not %.17g",
            k->autonames ? k->autonames[index] : "an auto-update value", f->name, range, value);
   return -1;
 }
@@ -341,11 +342,22 @@ int cs_discreteProblem(const csModel* m, int e, int index, double value, char* w
 
 int cs_elementStateProblem(const csModel* m, double* disc, const double* autoval, int e,
                            char* why, size_t size) {
+  return cs_elementStateProblemAt(m, disc, autoval, e, why, size, NULL);
+}
+
+
+int cs_elementStateProblemAt(const csModel* m, double* disc, const double* autoval, int e,
+                             char* why, size_t size, int* at) {
   const csForce* f = &m->force[e];
   const csForceKind* k = cs_forceKind(f->kind);
   double* v = disc + f->discadr;
+  int where = 0;
+  if (!at) {
+    at = &where;
+  }
   for (int i = 0; i < f->discnum; i++) {
     if (cs_discreteProblem(m, e, i, v[i], why, size) != 0) {
+      *at = i;
       return -1;
     }
   }
@@ -374,6 +386,7 @@ int cs_elementStateProblem(const csModel* m, double* disc, const double* autoval
     }
     memcpy(v, saved, sizeof(double) * (size_t)f->discnum);
     if (moved >= 0) {
+      *at = by;
       snprintf(why, size, "%s = %g and %s = %g of '%s' contradict each other (the rules of "
                "%s would change %s)", k->discnames[by], saved[by], k->discnames[moved],
                saved[moved], f->name, k->name, k->discnames[moved]);
@@ -382,6 +395,7 @@ int cs_elementStateProblem(const csModel* m, double* disc, const double* autoval
   }
   for (int i = 0; i < f->autonum; i++) {
     if (cs_autoProblem(m, e, i, autoval[f->autoadr + i], why, size) != 0) {
+      *at = f->discnum + i;
       return -1;
     }
   }

@@ -37,6 +37,11 @@ const csParamInfo* cs_paramOfVariable(const csForceKind* k, const char* name);
 // range, with rounding's slack at the range's ends (the engine's own smooth steps can end an ulp
 // past them: an exponential spring's sliding at 1 + 1.3e-15). 0, or -1 with why filled.
 int cs_autoProblem(const csModel* m, int e, int index, double value, char* why, size_t size);
+// cs_elementStateProblem, with the variable at fault in *at (nullable): its discrete variable's
+// index, or the element's discnum plus its auto-update value's (for values that contradict each
+// other, the one whose setting would move the other)
+int cs_elementStateProblemAt(const csModel* m, double* disc, const double* autoval, int e,
+                             char* why, size_t size, int* at);
 
 // The first body whose orientation in q (ball and free joints) is a zero quaternion, which
 // cannot be normalized; 0: none.

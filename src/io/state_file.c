@@ -724,16 +724,18 @@ static int parseState(const csModel* m, csData* d, Reader r) {
   for (int e = 0; status == CS_OK && e < m->nforce; e++) {
     char why[256];
     const csForce* f = &m->force[e];
-    // a variable against its own rule at its line; the rest (variables contradicting each
-    // other, the auto-update ones) at the element's first variable's
+    // a variable against its own rule at its line; variables contradicting each other at the
+    // line of the one whose setting would move the other, an auto-update value at its own
     for (int i = 0; status == CS_OK && i < f->discnum; i++) {
       if (cs_discreteProblem(m, e, i, disc[f->discadr + i], why, sizeof(why)) != 0) {
         r.line = discline[f->discadr + i];
         status = fail(&r, "%s", why);
       }
     }
-    if (status == CS_OK && cs_elementStateProblem(m, disc, autoval, e, why, sizeof(why)) != 0) {
-      r.line = f->discnum > 0 ? discline[f->discadr] : f->autonum > 0 ? autoline[f->autoadr] : 0;
+    int at = 0;
+    if (status == CS_OK &&
+        cs_elementStateProblemAt(m, disc, autoval, e, why, sizeof(why), &at) != 0) {
+      r.line = at < f->discnum ? discline[f->discadr + at] : autoline[f->autoadr + at - f->discnum];
       status = fail(&r, "%s", why);
     }
   }
