@@ -1170,6 +1170,12 @@ def another_users_files_in_a_sticky_directory_are_written_in_place():
     with open(os.path.join(d, "p.html")) as f:
         check('"format":"contactsim-replay"' in f.read(), "the page")
     check(all(os.stat(os.path.join(d, n)).st_uid == 0 for n in names), "replaced, not written")
+    # a checkpoint that may not be written is refused before the run (it was found at its end)
+    os.chmod(os.path.join(d, "st.state"), 0o644)
+    p = as_nobody([EXE, "run", scene, "-q", "-o", "/dev/null", "--save-state", "st.state"],
+                  cwd=d)
+    check(p.returncode == 2 and "cannot write st.state: Permission denied" in p.stderr and
+          "finished" not in p.stderr, (p.returncode, p.stderr))
 
 
 @case

@@ -639,6 +639,28 @@ def a_stop_signal_leaves_interrupted_runs_to_the_rerun():
 
 
 @case
+def a_sweep_killed_outright_takes_its_workers_along():
+    # kill -9 of the sweep left its workers running their runs to the end, holding DIR's lock:
+    # a rerun was refused as "another sweep is running" all that while
+    study, out, p = slow_sweep_started(3)
+    workers = [int(c) for c in open(f"/proc/{p.pid}/task/{p.pid}/children").read().split()]
+    check(len(workers) == 2, f"workers: {workers}")
+    p.kill()
+    p.communicate(timeout=60)
+    t0 = time.time()
+    while time.time() - t0 < 10 and any(os.path.exists(f"/proc/{w}") for w in workers):
+        time.sleep(0.01)
+    # (a worker that has ended is gone once its parent, here init, reaps it)
+    alive = [w for w in workers if os.path.exists(f"/proc/{w}") and
+             open(f"/proc/{w}/stat").read().split()[2] != "Z"]
+    check(not alive, f"workers still running 10 s after the sweep was killed: {alive}")
+    code, _, err = run("sweep", study, "--out", out, "-q")
+    check(code == 0 and "another sweep is running" not in err, (code, err))
+    summary = json.load(open(os.path.join(out, "results.json")))["summary"]
+    check(summary["ok"] == 12, f"{summary}")
+
+
+@case
 def a_stop_signal_while_the_records_are_looked_for_stops_cleanly():
     # a study of 400,000 runs: the look for their records takes a second or more before any
     # run starts, and a SIGTERM then killed the sweep outright, with no word

@@ -102,6 +102,13 @@ static int checkSaveState(const char* state, const char* scene, const char* outp
   if (stat(state, &st) == 0 && !S_ISREG(st.st_mode)) {
     return 0;
   }
+  // an existing file is replaced keeping its mode, so one that may not be written is refused
+  // (csu_replaceOpen): found only after the whole run, until this check
+  if (stat(state, &st) == 0 && access(state, W_OK) != 0) {
+    fprintf(stderr, "contactsim: error: cannot write %s: %s\n", cs_cliSafe(state),
+            strerror(errno));
+    return -1;
+  }
   char tmp[PATH_MAX + 32];
   FILE* f = csu_replaceTemporaryName(state, tmp, sizeof(tmp)) == 0 ? fopen(tmp, "w") : NULL;
   int saved = f ? 0 : errno ? errno : ENAMETOOLONG;

@@ -43,6 +43,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/resource.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -953,6 +954,7 @@ static int startWorker(const Sweep* sw, Worker* w, int k, int jobs, const char* 
   // nothing buffered may be written twice, by the parent and by a copy in the child
   fflush(stdout);
   fflush(stderr);
+  pid_t parent = getpid();
   pid_t pid = fork();
   if (pid < 0) {
     int saved = errno;
@@ -969,6 +971,12 @@ static int startWorker(const Sweep* sw, Worker* w, int k, int jobs, const char* 
     // SIGPIPE stays ignored (main.c): a worker whose parent is gone ends on its failed write to
     // it (workerLoop), and one whose messages' reader is gone keeps recording its runs
     stopSignals(0);
+    // a sweep killed outright (kill -9, the out-of-memory killer) stops its workers as a stop
+    // signal does: left to end their runs, they held DIR's lock, and a rerun was refused as
+    // "another sweep is running" for as long (a parent gone before this line: no signal comes)
+    if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() != parent) {
+      _exit(0);
+    }
     for (int j = 0; j < jobs; j++) {
       if (j != k && w[j].pid > 0) {
         close(w[j].to);
