@@ -762,7 +762,8 @@ static void test_contacts_errors(void** state) {
     for (int later = 1; later <= 2; later++) {
       snprintf(json, sizeof(json),
                "%s \"contacts\": [{\"name\": \"c\", \"body\": \"block\", \"plane\": \"floor\","
-               " \"points\": [[0,0,0], [1,0,0]]}], \"contact_models\": {\"exponential_spring\": {}},"
+               " \"points\": [[0,0,0], [1,0,0]]}],"
+               " \"contact_models\": {\"exponential_spring\": {}},"
                " \"changes\": [{\"time\": 1, \"force\": \"c\", %s},"
                " {\"time\": %d, \"force\": \"c\", %s}]}",
                head, frictionPairs[i][0], later, frictionPairs[i][1]);
