@@ -397,6 +397,34 @@ static void test_long_note_cut_at_a_word(void** state) {
 }
 
 
+// a foot with a load welded on top creeps as one body of their summed mass: the note, which
+// took the foot's own 1 kg, said nothing of the 51 kg whole creeping at 0.16 m/s
+static void test_creep_of_a_welded_load(void** state) {
+  (void)state;
+  csModel* m = loadWith("tests/data/warn/creep_welded.json", NULL, NULL);
+  csMetrics mt;
+  runWithMetrics(m, &mt);
+  const char* note = noteWith(&mt, "creeps downhill");
+  double cxy = NAN;
+  for (int e = 0; e < m->nforce; e++) {
+    if (m->force[e].kind == CS_FORCE_EXP_SPRING) {
+      cxy = cs_metricsParam(&m->force[e], "cxy");
+    }
+  }
+  // n viscous dampers balancing the whole's downhill weight (the seed's creep speed)
+  double creep = 51.0 * G * sin(20.0 * acos(-1.0) / 180.0) / (4.0 * cxy);
+  print_message("creep %.3f m/s expected, %.3f in the note; slid %.3f m; %s\n", creep,
+                mt.creep_speed, mt.sliding_distance, note ? note : "(no note)");
+  assert_non_null(note);
+  assert_non_null(strstr(note, "51 kg, with what is welded to it"));
+  th_assertClose(mt.creep_speed, creep, 1e-9, 0, "creep speed");
+  // and it does creep rather than stick: over 10 cm in the 1 s (held, it would slip a mm)
+  assert_true(mt.sliding_distance > 0.1);
+  cs_metricsFree(&mt);
+  cs_deleteModel(m);
+}
+
+
 static void test_bundled_scenes_quiet(void** state) {
   (void)state;
   static const char* const models[5] = {NULL, "exponential_spring", "compliant_point",
@@ -447,6 +475,7 @@ static void test_bundled_scenes_quiet(void** state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_float_above_plane),
+      cmocka_unit_test(test_creep_of_a_welded_load),
       cmocka_unit_test(test_initial_kick),
       cmocka_unit_test(test_contact_set_notes),
       cmocka_unit_test(test_underdamped_bounce),

@@ -207,20 +207,35 @@ static void checkExpSprings(csMetrics* mt, const csModel* m, const csData* d) {
   }
   // "up" points against gravity; the slope of a plane is measured from it
   csVec3 up = csu_scale(-1.0 / g, m->gravity);
-  // each body's springs counted, its first one and whether they touch more than one plane, in
-  // one pass (a scan of every element for each spring made 100,000 blocks take minutes)
-  size_t countSize = sizeof(int) * (size_t)m->nbody * 3;
+  // the springs hold up a rigid whole: a body with everything welded to it (a foot with a load
+  // welded on top creeps as one body of their summed mass). Each whole's springs counted, its
+  // first one and whether they touch more than one plane, in one pass (a scan of every element
+  // for each spring made 100,000 blocks take minutes)
+  size_t countSize = sizeof(int) * (size_t)m->nbody * 4;
+  size_t massSize = sizeof(double) * (size_t)m->nbody;
   int* count = csu_malloc(countSize);
-  if (!count) {
+  double* rigidMass = count ? csu_malloc(massSize) : NULL;
+  if (!rigidMass) {
+    csu_free(count, countSize);
     return;  // the diagnostic is left out, as with any other out-of-memory at set-up
   }
-  int *first = count + m->nbody, *mixed = first + m->nbody;
+  int *first = count + m->nbody, *mixed = first + m->nbody, *rigid = mixed + m->nbody;
+  for (int b = 0; b < m->nbody; b++) {
+    // a parent comes before its children, so a welded body's whole is its parent's
+    int parent = m->body[b].parent;
+    rigid[b] = b > 0 && parent > 0 && m->body[b].joint == CS_JOINT_WELD ? rigid[parent] : b;
+    rigidMass[b] = 0;
+  }
+  for (int b = 1; b < m->nbody; b++) {
+    rigidMass[rigid[b]] += m->body[b].mass;
+  }
   for (int e = 0; e < m->nforce; e++) {
     const csForce* f = &m->force[e];
     int b = f->ref[CS_REF_BODY];
     if (f->kind != CS_FORCE_EXP_SPRING || b <= 0 || b >= m->nbody) {
       continue;
     }
+    b = rigid[b];
     if (count[b]++ == 0) {
       first[b] = e;
     } else if (f->ref[CS_REF_PLANE] != m->force[first[b]].ref[CS_REF_PLANE]) {
@@ -242,23 +257,25 @@ static void checkExpSprings(csMetrics* mt, const csModel* m, const csData* d) {
     if (body <= 0 || body >= m->nbody) {
       continue;
     }
-    // one message per body and plane: skip pairs already checked (a body on several planes,
-    // rare, has its earlier springs looked through)
-    int n = count[body], seen = e != first[body];
-    if (seen && mixed[body]) {
+    int whole = rigid[body];
+    // one message per rigid whole and plane: skip pairs already checked (a body on several
+    // planes, rare, has its earlier springs looked through)
+    int n = count[whole], seen = e != first[whole];
+    if (seen && mixed[whole]) {
       seen = 0;
-      for (int o = first[body]; o < e && !seen; o++) {
+      for (int o = first[whole]; o < e && !seen; o++) {
         const csForce* fo = &m->force[o];
-        seen = fo->kind == CS_FORCE_EXP_SPRING && fo->ref[CS_REF_BODY] == body &&
-               fo->ref[CS_REF_PLANE] == plane;
+        int ob = fo->ref[CS_REF_BODY];
+        seen = fo->kind == CS_FORCE_EXP_SPRING && ob > 0 && ob < m->nbody &&
+               rigid[ob] == whole && fo->ref[CS_REF_PLANE] == plane;
       }
     }
     if (seen) {
       continue;
     }
-    // the body's mass shared evenly by its n springs, and the damping the scene really gives
+    // the whole's mass shared evenly by its n springs, and the damping the scene really gives
     // (mass_for_damping replaces cxy by critical damping of that mass, as the kind itself does)
-    double mass = m->body[body].mass;
+    double mass = rigidMass[whole];
     double kxy = cs_metricsParam(f, "kxy"), cxy = cs_metricsParam(f, "cxy");
     double massForDamping = cs_metricsParam(f, "mass_for_damping");
     if (!isnan(massForDamping)) {
@@ -285,16 +302,19 @@ static void checkExpSprings(csMetrics* mt, const csModel* m, const csData* d) {
     double needed = fmax(critical, mass * g * sinTheta / (n * vsettle));
     cs_metricsNote(mt,
             "exponential springs '%s' on body '%s': friction damping cxy = %.3g N s/m is below "
-            "critical, 2 sqrt(kxy m/n) = %.3g N s/m for the body's share of mass (%.3g kg over %d "
-            "springs); on the %.1f degree slope of plane '%s' once it slides the block creeps "
+            "critical, 2 sqrt(kxy m/n) = %.3g N s/m for the body's share of mass (%.3g kg%s "
+            "over %d springs); on the %.1f degree slope of plane '%s' once it slides the block "
+            "creeps "
             "downhill at about m g sin(theta) / (n cxy) = %.3g m/s, faster than v_settle = "
             "%.3g m/s, so it never settles into static friction; raise cxy to at least %.3g "
             "N s/m (or give mass_for_damping = %.3g kg)",
-            contactName(m, e), m->body[body].name, cxy, critical, mass, n,
+            contactName(m, e), m->body[body].name, cxy, critical, mass,
+            mass != m->body[body].mass ? ", with what is welded to it" : "", n,
             acos(fmin(1.0, cosTheta)) * 180.0 / acos(-1.0), m->plane[plane].name, creep, vsettle,
             needed, needed * needed / (4.0 * kxy));
   }
   csu_free(count, countSize);
+  csu_free(rigidMass, massSize);
 }
 
 
