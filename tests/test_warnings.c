@@ -425,6 +425,25 @@ static void test_creep_of_a_welded_load(void** state) {
 }
 
 
+// exponential springs held at max_fz sink whatever their stiffness: the depth note said to
+// raise a stiffness they do not have, and the peak note blamed stiffness and damping
+static void test_capped_springs_name_their_cap(void** state) {
+  (void)state;
+  csModel* m = loadWith("tests/data/warn/capped.json", NULL, NULL);
+  csMetrics mt;
+  runWithMetrics(m, &mt);
+  const char* note = noteWith(&mt, "deeper than 1 cm");
+  print_message("%s\n", note ? note : "(no note)");
+  assert_non_null(note);
+  assert_non_null(strstr(note, "held at their cap, max_fz = 100 N: raise max_fz"));
+  assert_null(strstr(note, "stiffness"));
+  // the sinking is the cap's: (g - 400 N / 100 kg) t^2 / 2 = 2.9 m in the 1 s, from about 3 mm
+  th_assertClose(mt.max_penetration, 0.5 * (G - 4.0) + 0.0033, 0.02, 0, "depth");
+  cs_metricsFree(&mt);
+  cs_deleteModel(m);
+}
+
+
 static void test_bundled_scenes_quiet(void** state) {
   (void)state;
   static const char* const models[5] = {NULL, "exponential_spring", "compliant_point",
@@ -476,6 +495,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_float_above_plane),
       cmocka_unit_test(test_creep_of_a_welded_load),
+      cmocka_unit_test(test_capped_springs_name_their_cap),
       cmocka_unit_test(test_initial_kick),
       cmocka_unit_test(test_contact_set_notes),
       cmocka_unit_test(test_underdamped_bounce),

@@ -749,6 +749,41 @@ static double dampingForHalf(const csModel* m, const csMetricsContact* c, double
 }
 
 
+// Whether contact c, or an element of its set, is an exponential spring whose normal force
+// reached its cap max_fz during the run: 1 with the cap in *cap (the largest such), else 0. A
+// capped force sets the peak and the depth whatever the spring's stiffness and damping.
+static int heldAtCap(const csMetrics* mt, const csModel* m, const csMetricsContact* c,
+                     double* cap) {
+  int held = 0;
+  *cap = 0;
+  for (int j = 0; j < mt->ncontact; j++) {
+    const csMetricsContact* o = &mt->contact[j];
+    const csForce* f = &m->force[o->force];
+    if ((c->set >= 0 ? o->set != c->set : o != c) || f->kind != CS_FORCE_EXP_SPRING) {
+      continue;
+    }
+    double maxfz = cs_metricsParam(f, "max_fz");
+    if (maxfz > 0 && o->peak_fn >= maxfz * (1 - 1e-6)) {
+      held = 1;
+      *cap = fmax(*cap, maxfz);
+    }
+  }
+  return held;
+}
+
+
+// what makes contact c stiffer, in its kind's parameters (the depth note's advice)
+static const char* stiffer(const csModel* m, const csMetricsContact* c) {
+  switch (m->force[c->force].kind) {
+    case CS_FORCE_EXP_SPRING: return "raise d1 or d2";
+    case CS_FORCE_COMPLIANT_POINT: return "raise penalty_stiffness";
+    case CS_FORCE_HUNT_CROSSLEY:
+    case CS_FORCE_SMOOTH_SPHERE: return "raise plane_strain_modulus";
+    default: return "raise the stiffness";
+  }
+}
+
+
 // Normal-force checks at the end of a run: a contact that floats above its plane while loaded,
 // a body still bouncing or rocking long after the start, and a peak force out of all proportion
 // to the weight carried. Each is reported once, for the worst contact set.
@@ -858,7 +893,17 @@ static void checkNormalForces(csMetrics* mt, const csModel* m, const csData* d) 
     int hc = m->force[c->force].kind == CS_FORCE_HUNT_CROSSLEY ||
              m->force[c->force].kind == CS_FORCE_SMOOTH_SPHERE ||
              m->force[c->force].kind == CS_FORCE_COMPLIANT_POINT;
-    cs_metricsNote(mt,
+    double cap;
+    if (heldAtCap(mt, m, c, &cap)) {
+      // a stiffer, softer or better damped spring leaves a capped peak where it is
+      cs_metricsNote(mt,
+                     "contact '%s' (%s) reached a peak normal force of %.4g N, %.0f times the "
+                     "%.4g N weight it carries, with its springs' forces held at their cap, "
+                     "max_fz = %.4g N: the cap set the peak, and the impact is that hard "
+                     "(stiffness and dissipation do not move a capped peak; max_fz does)",
+                     contactName(m, c->force), unitKind(m, c), peak, peakRatio, c->weight, cap);
+    } else {
+      cs_metricsNote(mt,
                    "contact '%s' (%s) reached a peak normal force of %.4g N, %.0f times the "
                    "%.4g N weight it carries (a landing foot sees a few body weights, a rubber "
                    "ball dropped onto a hard floor under 200): check for an initial "
@@ -868,6 +913,7 @@ static void checkNormalForces(csMetrics* mt, const csModel* m, const csData* d) 
                    hc ? "a dissipation too low or too high (c v of 1 or more at impact stiffens "
                         "it)"
                       : "too little dissipation");
+    }
   }
   (void)d;
 }
@@ -897,14 +943,24 @@ void cs_metricsFinish(csMetrics* mt, const csModel* m, const csData* d) {
       cs_metricsNote(mt,
               "contact '%s' (%s) penetrated %.3g m into plane '%s', deeper than the sphere's "
               "radius %.3g m: the sphere went through the plane; the contact is far too soft "
-              "for this load or impact (raise the stiffness)",
+              "for this load or impact (%s)",
               contactName(m, c->force), kind, c->max_penetration, m->plane[c->plane].name,
-              c->radius);
+              c->radius, stiffer(m, c));
     } else if (!c->sphere && c->max_penetration > 0.01) {
+      // exponential springs held at their cap sink whatever their stiffness
+      double cap;
+      char advice[160];
+      if (heldAtCap(mt, m, c, &cap)) {
+        snprintf(advice, sizeof(advice), "its springs' forces were held at their cap, max_fz "
+                 "= %.4g N: raise max_fz", cap);
+      } else {
+        snprintf(advice, sizeof(advice), "the contact is too soft for this load or impact "
+                 "(%s)", stiffer(m, c));
+      }
       cs_metricsNote(mt,
-              "contact '%s' (%s) penetrated %.3g m into plane '%s', deeper than 1 cm: the "
-              "contact is too soft for this load or impact (raise the stiffness)",
-              contactName(m, c->force), kind, c->max_penetration, m->plane[c->plane].name);
+              "contact '%s' (%s) penetrated %.3g m into plane '%s', deeper than 1 cm: %s",
+              contactName(m, c->force), kind, c->max_penetration, m->plane[c->plane].name,
+              advice);
     }
   }
   // energy from nowhere. Every element stores what it takes, dissipates it, or books the work
