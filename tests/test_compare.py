@@ -834,7 +834,7 @@ def a_fifo_in_the_output_directory_is_refused_up_front():
     d = tempfile.mkdtemp()
     os.mkfifo(os.path.join(d, "replay.html"))
     code, out, err = run("compare", os.path.join(ROOT, "scenes", "sphere_drop.json"), "--out-dir",
-                         d, "--replay", timeout=30)
+                         d, "--replay", timeout=30, env=replay_env())
     check(code == 2 and "replay.html: it is a FIFO; compare --out-dir writes regular files" in
           err and not os.path.exists(os.path.join(d, "hunt_crossley.csv")), (code, err))
 

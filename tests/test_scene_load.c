@@ -797,6 +797,10 @@ static void test_contacts_errors(void** state) {
            " {\"time\": 1, \"force\": \"c.1\", \"mu_dynamic\": 0.5}]}",
            head);
   expectError(json, "changes[1].mu_dynamic");
+  assert_null(cs_loadSceneString(json, "bad.json", NULL, &err));
+  assert_non_null(strstr(err.message, "mu_dynamic = 0.5 and mu_static = 0.2 (set by changes[0]) "
+                                      "at the same time, t = 1 s, contradict each other"));
+  assert_non_null(strstr(err.message, "give them values that agree"));
   // a clash with a name the file does not hold (an entry's default) says where it came from
   const char* clashes[] = {
       "{\"bodies\": [{\"name\": \"b\", \"mass\": 1, \"inertia\": {\"sphere\": 0.1},"

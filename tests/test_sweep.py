@@ -638,56 +638,74 @@ def a_stop_signal_leaves_interrupted_runs_to_the_rerun():
     check(summary["reused"] == len(recs) and summary["ok"] == 12, f"{summary}")
 
 
+def children_of(pid):
+    """The processes whose parent is pid, from /proc/*/stat"""
+    kids = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                fields = open(f"/proc/{entry}/stat").read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                kids.append(int(entry))
+    return kids
+
+
+def running(pid):
+    try:
+        return open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
 @case
 def a_sweep_killed_outright_takes_its_workers_along():
     # kill -9 of the sweep left its workers running their runs to the end, holding DIR's lock:
     # a rerun was refused as "another sweep is running" all that while. Runs of a minute each:
-    # the workers must stop within seconds, not end their runs
-    d = tempfile.mkdtemp()
-    s = small_study()
-    s["set"]["simulation.duration"] = 60.0
-    s["set"]["simulation.max_step"] = 1e-5
-    study = write_study(s, d)
-    out = os.path.join(d, "out")
-    # (standard error not a pipe: a worker whose stderr reader is gone ends on its next message)
-    p = subprocess.Popen([EXE, "sweep", study, "--out", out, "-j", "2", "-q"], cwd=ROOT,
-                         stderr=subprocess.DEVNULL)
-    workers = []
-    t0 = time.time()
-    children = f"/proc/{p.pid}/task/{p.pid}/children"
-    if not os.path.exists(children):   # a kernel without CONFIG_PROC_CHILDREN: nothing to see
+    # the workers must stop within seconds, not end their runs. Also for a sweep started with
+    # SIGTERM ignored (which its workers keep ignoring)
+    import fcntl
+    for ignore_term in (False, True):
+        d = tempfile.mkdtemp()
+        s = small_study()
+        s["set"]["simulation.duration"] = 60.0
+        s["set"]["simulation.max_step"] = 1e-5
+        study = write_study(s, d)
+        out = os.path.join(d, "out")
+
+        def start():
+            if ignore_term:
+                signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        # (standard error not a pipe: a worker whose stderr reader is gone ends on its next
+        # message)
+        p = subprocess.Popen([EXE, "sweep", study, "--out", out, "-j", "2", "-q"], cwd=ROOT,
+                             stderr=subprocess.DEVNULL, preexec_fn=start)
+        workers = []
+        t0 = time.time()
+        while time.time() - t0 < 30 and len(workers) < 2:
+            workers = children_of(p.pid)
+            time.sleep(0.01)
+        check(len(workers) == 2, f"workers: {workers}")
+        time.sleep(0.5)
         p.kill()
         p.wait(timeout=60)
-        return
-    while time.time() - t0 < 30 and len(workers) < 2:
-        workers = [int(c) for c in open(children).read().split()]
-        time.sleep(0.01)
-    check(len(workers) == 2, f"workers: {workers}")
-    time.sleep(0.5)
-    p.kill()
-    p.wait(timeout=60)
-
-    def running(w):
-        try:
-            return open(f"/proc/{w}/stat").read().rsplit(")", 1)[1].split()[0] != "Z"
-        except OSError:
-            return False
-    t0 = time.time()
-    while time.time() - t0 < 5 and any(running(w) for w in workers):
-        time.sleep(0.01)
-    alive = [w for w in workers if running(w)]
-    for w in alive:
-        os.kill(w, signal.SIGKILL)
-    check(not alive, f"workers still running 5 s after the sweep was killed: {alive}")
-    # and the directory is free for the rerun at once: its lock can be taken
-    import fcntl
-    with open(os.path.join(out, ".lock")) as f:
-        try:
-            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            free = True
-        except OSError:
-            free = False
-    check(free, "DIR/.lock is still held")
+        t0 = time.time()
+        while time.time() - t0 < 5 and any(running(w) for w in workers):
+            time.sleep(0.01)
+        alive = [w for w in workers if running(w)]
+        for w in alive:
+            os.kill(w, signal.SIGKILL)
+        check(not alive, f"workers still running 5 s after the sweep was killed "
+              f"(SIGTERM ignored: {ignore_term}): {alive}")
+        # and the directory is free for the rerun at once: its lock can be taken
+        with open(os.path.join(out, ".lock")) as f:
+            try:
+                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                free = True
+            except OSError:
+                free = False
+        check(free, "DIR/.lock is still held")
 
 
 @case

@@ -582,6 +582,18 @@ static void outputIn(char* file, size_t size, const char* dir, const csCliRun* r
 }
 
 
+// why file cannot be an output of compare --out-dir, a FIFO or a socket, or NULL
+static const char* pipeLike(const char* file) {
+  struct stat st;
+  if (stat(file, &st) != 0) {
+    return NULL;
+  }
+  return S_ISFIFO(st.st_mode)   ? "it is a FIFO; compare --out-dir writes regular files"
+         : S_ISSOCK(st.st_mode) ? "it is a socket; compare --out-dir writes regular files"
+                                : NULL;
+}
+
+
 // A model's CSV must be writable before the first model runs: found unwritable only at its
 // turn (a directory of that name, say), the comparison ended with nothing tabulated, the models
 // that had run included. Opened without truncating, so that an earlier comparison's CSV stays
@@ -591,10 +603,9 @@ static int checkWritable(const char* file) {
   // a FIFO or a socket would be opened here, its reader would see an empty stream when it is
   // closed again, and the model's turn would then wait for a reader that is gone: refused, as
   // the tables' files (written whole under a temporary name) could not be one either
-  struct stat pre;
-  if (stat(file, &pre) == 0 && (S_ISFIFO(pre.st_mode) || S_ISSOCK(pre.st_mode))) {
-    fprintf(stderr, "contactsim: error: cannot write %s: it is a %s; compare --out-dir writes "
-            "regular files\n", cs_cliSafe(file), S_ISFIFO(pre.st_mode) ? "FIFO" : "socket");
+  const char* piped = pipeLike(file);
+  if (piped) {
+    fprintf(stderr, "contactsim: error: cannot write %s: %s\n", cs_cliSafe(file), piped);
     return -1;
   }
   // a symbolic link to nothing yet is written through, creating the name it points to, as
@@ -645,9 +656,9 @@ static int checkReplaceable(const char* file, const char* dir, int page) {
   } else if (page && stat(file, &st) == 0) {
     // a FIFO would hold the comparison, once every model had run, waiting for a reader (the
     // page is opened in place there), and a first stop signal did not end that wait
-    why = S_ISDIR(st.st_mode)    ? strerror(EISDIR)
-          : S_ISFIFO(st.st_mode) ? "it is a FIFO; compare --out-dir writes regular files"
-          : S_ISSOCK(st.st_mode) ? "it is a socket; compare --out-dir writes regular files"
+    const char* piped = pipeLike(file);
+    why = S_ISDIR(st.st_mode)       ? strerror(EISDIR)
+          : piped                   ? piped
           : access(file, W_OK) != 0 ? strerror(errno)
                                     : NULL;
   }

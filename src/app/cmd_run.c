@@ -263,10 +263,11 @@ int cs_cliRun(int argc, char** argv) {
   run.opt.duration -= t0;
   // standard output carries the CSV (no -o, or -o -) or the statistics (--stats -): no other
   // output may be the file it goes to (> out.txt with --stats out.txt lost the CSV)
-  int statsDash = stats && strcmp(stats, "-") == 0;
-  if (!output || statsDash) {
+  // --stats -: the statistics on standard output, which the CSV must then leave free
+  int statsToStdout = stats && strcmp(stats, "-") == 0;
+  if (!output || statsToStdout) {
     // (-o there with --stats - is told below: the CSV needs a file)
-    const char* paths[3] = {statsDash ? NULL : stats, replay, saveState};
+    const char* paths[3] = {statsToStdout ? NULL : stats, replay, saveState};
     static const char* const names[3] = {"--stats", "--replay", "--save-state"};
     for (int i = 0; i < 3; i++) {
       if (paths[i] && cs_cliIsStandardOutput(paths[i])) {
@@ -288,8 +289,6 @@ int cs_cliRun(int argc, char** argv) {
 
   // the outputs, opened before the run so that a bad path costs nothing; neither may be the
   // scene or the other, and neither is truncated unless both open
-  // --stats -: the statistics on standard output, which the CSV must then leave free
-  int statsToStdout = stats && strcmp(stats, "-") == 0;
   struct stat outStat;
   int outDevice = output && stat(output, &outStat) == 0 && S_ISCHR(outStat.st_mode);
   if (statsToStdout &&

@@ -138,7 +138,9 @@ static char* slurpRecord(const char* path) {
   if (fd < 0) {
     return NULL;
   }
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > RECORD_MAX_BYTES) {
+  // (a regular file: read with blocking reads, as O_NONBLOCK was only for the open)
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > RECORD_MAX_BYTES ||
+      fcntl(fd, F_SETFL, 0) != 0) {
     close(fd);
     return NULL;
   }
@@ -166,6 +168,11 @@ static char* slurpRecord(const char* path) {
     }
     buf = grown;
     cap *= 2;
+  }
+  // a read that failed is no whole record
+  if (ferror(f)) {
+    free(buf);
+    buf = NULL;
   }
   fclose(f);
   if (buf && memchr(buf, '\0', n)) {
@@ -817,7 +824,7 @@ static void tellFailure(const Sweep* sw, long i, long nfailed) {
   // the message is the record's error cell; reading it back keeps one source for it: the JSON
   // entry, whose "error" is on its first line, a JSON string read as JSON reads it (its
   // escapes, \" and \n, undone)
-  char msg[CS_MAX_ERROR + CS_MAX_PATH] = "";
+  char msg[CS_MAX_ERROR_LINE] = "";
   char *text = NULL, *row = NULL, *entry = NULL;
   if (readRecord(sw, i, &text, &row, &entry) != RECORD_NONE) {
     const char* nl = strchr(entry, '\n');
@@ -973,8 +980,13 @@ static int startWorker(const Sweep* sw, Worker* w, int k, int jobs, const char* 
     stopSignals(0);
     // a sweep killed outright (kill -9, the out-of-memory killer) stops its workers as a stop
     // signal does: left to end their runs, they held DIR's lock, and a rerun was refused as
-    // "another sweep is running" for as long (a parent gone before this line: no signal comes)
-    if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() != parent) {
+    // "another sweep is running" for as long (a parent gone before this line: no signal comes).
+    // SIGTERM ignored from the start stays ignored here: then SIGKILL, whose run's temporary
+    // files the next sweep removes
+    sigset_t acted;
+    cs_cliStopSet(&acted);
+    int death = sigismember(&acted, SIGTERM) == 1 ? SIGTERM : SIGKILL;
+    if (prctl(PR_SET_PDEATHSIG, death) != 0 || getppid() != parent) {
       _exit(0);
     }
     for (int j = 0; j < jobs; j++) {

@@ -1828,13 +1828,6 @@ static int buildContact(Loader* ld, int ci, const ContactGeom* g, int kid, const
 // ---------------------------------------------------------------------------------------------
 // scheduled changes of discrete variables
 
-// the table entry of kind k whose key is the discrete variable's name (the kinds name their
-// discrete variables after the parameters that give their initial values), or NULL
-// the values one change sets together must be consistent under the kind's own rules
-// (setDiscrete): each is set in turn, as the run does, starting from the element's initial
-// values, and a value that a later one of the same change moves (lower_bound 2 with upper_bound
-// 1: the upper bound wins) is reported at its path. Values set at different times are not
-// compared: there the kind's rule for the value being set is what the user asked for.
 // Set n values of element e's discrete variables in turn (variable index[j] to value[j]), as a
 // run sets them, from the element's initial values, in a scratch copy: 1 when one of them
 // moves a value set before it under the kind's own rules (setDiscrete: lower_bound 2 after
@@ -1879,6 +1872,11 @@ static int movesEarlier(Loader* ld, int e, const int* index, const double* value
 }
 
 
+// the values one change sets together must be consistent under the kind's own rules
+// (setDiscrete): each is set in turn, as the run does, starting from the element's initial
+// values, and a value that a later one of the same change moves (lower_bound 2 with upper_bound
+// 1: the upper bound wins) is reported at its path. Values set at different times are not
+// compared: there the kind's rule for the value being set is what the user asked for.
 static int checkChangeTogether(Loader* ld, int e, const int* index, const double* value,
                                const char* const* key, int n) {
   int i, j;
