@@ -444,6 +444,62 @@ static void test_capped_springs_name_their_cap(void** state) {
 }
 
 
+// a foot on Hunt-Crossley contacts integrated by rk at tolerance 0.1: its contacts gave energy
+// they can only take, booked as negative dissipation (thousands of J against the motion's few),
+// and the balance fell, which no note said. Independent of the note: the run's own dissipated
+// energy goes far below zero, which no passive element can make it
+static void test_energy_given_by_dampers_is_told(void** state) {
+  (void)state;
+  csModel* m = loadWith("scenes/foot_landing_push.json", NULL, NULL);
+  m->opt.integrator = CS_INTEGRATOR_RK;
+  m->opt.rtol = m->opt.atol = 0.1;
+  m->opt.duration = 0.9;  // before the push, which books its own work as negative dissipation
+  csData* d = cs_makeData(m);
+  csMetrics mt;
+  assert_int_equal(cs_metricsInit(&mt, m, d), 0);
+  csReporter rep = {.report = reportRow, .step = stepRow, .ctx = &mt};
+  csError err = {0};
+  assert_int_equal(cs_simulate(m, d, &m->opt, &rep, &err), CS_OK);
+  cs_realizeDynamics(m, d);
+  double dissipated = cs_dissipatedEnergy(m, d);
+  cs_metricsFinish(&mt, m, d);
+  const char* note = noteWith(&mt, "fell by");
+  print_message("dissipated %.4g J at 0.9 s; %s\n", dissipated, note ? note : "(no note)");
+  assert_true(dissipated < -100);
+  assert_non_null(note);
+  assert_non_null(strstr(note, "negative dissipation"));
+  cs_metricsFree(&mt);
+  cs_deleteData(d);
+  // the same scene at its own tolerances: no such note
+  cs_deleteModel(m);
+  m = loadWith("scenes/foot_landing_push.json", NULL, NULL);
+  runWithMetrics(m, &mt);
+  assert_null(noteWith(&mt, "fell by"));
+  cs_metricsFree(&mt);
+  cs_deleteModel(m);
+}
+
+
+// a rise of the balance across a scheduled change that stores energy is the change's: the note
+// advised tighter tolerances, which leave it as it is
+static void test_energy_stored_by_a_change_is_told(void** state) {
+  (void)state;
+  csModel* m = loadWith("tests/data/warn/stop_moved.json", NULL, NULL);
+  csMetrics mt;
+  runWithMetrics(m, &mt);
+  const char* note = noteWith(&mt, "rose by");
+  print_message("%s\n", note ? note : "(no note)");
+  assert_non_null(note);
+  assert_non_null(strstr(note, "between the reports at 1 and 1.01 s, where the scheduled change "
+                               "of 'stop' at t = 1 s comes"));
+  // the jump is the stop's stored energy, 300 x 0.6^2 / 2 = 54 J, within what the pendulum
+  // moves in the hundredth of a second after the change
+  th_assertClose(mt.jump, 54.0, 0.05, 0, "the jump");
+  cs_metricsFree(&mt);
+  cs_deleteModel(m);
+}
+
+
 static void test_bundled_scenes_quiet(void** state) {
   (void)state;
   static const char* const models[5] = {NULL, "exponential_spring", "compliant_point",
@@ -496,6 +552,8 @@ int main(void) {
       cmocka_unit_test(test_float_above_plane),
       cmocka_unit_test(test_creep_of_a_welded_load),
       cmocka_unit_test(test_capped_springs_name_their_cap),
+      cmocka_unit_test(test_energy_given_by_dampers_is_told),
+      cmocka_unit_test(test_energy_stored_by_a_change_is_told),
       cmocka_unit_test(test_initial_kick),
       cmocka_unit_test(test_contact_set_notes),
       cmocka_unit_test(test_underdamped_bounce),

@@ -704,12 +704,22 @@ void cs_metricsReport(csMetrics* mt, const csModel* m, csData* d) {
   double e = ke + pe + w - mt->e_edit;
   mt->balance_last = e - mt->e0;
   mt->energy_seen = csu_max(mt->energy_seen, ke + fabs(pe) + fabs(w));
+  mt->mech_seen = csu_max(mt->mech_seen, ke + fabs(pe));
   double err = fabs(e - mt->e0) / cs_metricsEnergyScale(mt);
   // a NaN energy must show up as the error, not be skipped by the comparison
   if (err > mt->energy_error || isnan(err)) {
     mt->energy_error = err;
   }
   mt->energy_gain = csu_max(mt->energy_gain, e - mt->e0);
+  mt->energy_loss = csu_max(mt->energy_loss, mt->e0 - e);
+  // the largest rise between two reports, to tell one at a scheduled change
+  if (mt->nreport > 1 && e - mt->last_e > mt->jump) {
+    mt->jump = e - mt->last_e;
+    mt->jump_t0 = mt->last_t;
+    mt->jump_t1 = d->t;
+  }
+  mt->last_e = e;
+  mt->last_t = d->t;
 }
 
 
@@ -881,7 +891,8 @@ static void checkNormalForces(csMetrics* mt, const csModel* m, const csData* d) 
                    "s: its normal force swings "
                    "between %.4g and %.4g N (mean %.4g N, %s); the normal "
                    "direction is under-damped and the vibration is the contact model's, not "
-                   "the body's; for a damping ratio of about 1/2 %s",
+                   "the body's (unless a run at tighter rtol and atol does not show it: then it "
+                   "is integration error); for a damping ratio of about 1/2 %s",
                    contactName(m, c->force), unitKind(m, c), w->pt0, w->pt0 + CS_METRICS_WINDOW,
                    w->pmin, w->pmax, w->psum / w->pn, carried, remedy);
   }
@@ -969,7 +980,28 @@ void cs_metricsFinish(csMetrics* mt, const csModel* m, const csData* d) {
   // exponential spring's anchor releasing its stretch). A rise of half the energy in play is
   // an integration that went unstable (a step long enough to drive a contact deep, whose
   // force then throws the body off), whatever the contact diagnostics above say about it.
-  if (mt->energy_gain > 0.5 * csu_max(mt->energy_seen, fabs(mt->e0))) {
+  // Measured against the motion's energy, KE + |PE|: a balance that an unstable run wrecked
+  // also inflates |dissipated|, which then hid a rise of 153 J behind 1,200 J "in play"
+  double inMotion = csu_max(mt->mech_seen, fabs(mt->e0));
+  // a rise that came, most of it, across a scheduled change is the change's: tolerances do not
+  // move it (the note advised them first)
+  const csChange* change = NULL;
+  for (int k = 0; k < m->nchange && mt->jump > 0.5 * mt->energy_gain && !change; k++) {
+    // (a change at a report's time applies after that report's row)
+    if (m->change[k].time >= mt->jump_t0 && m->change[k].time < mt->jump_t1) {
+      change = &m->change[k];
+    }
+  }
+  if (mt->energy_gain > 0.5 * inMotion && change) {
+    cs_metricsNote(mt,
+            "KE + PE + dissipated rose by %.3g J above its start value of %.3g J, %.3g J of it "
+            "between the reports at %.6g and %.6g s, where the scheduled change of '%s' at t = "
+            "%.6g s comes: a change that stores energy does that (a stop's bound moved into its "
+            "coordinate, a spring stiffened while stretched), and tighter tolerances will not "
+            "change it",
+            mt->energy_gain, mt->e0, mt->jump, mt->jump_t0, mt->jump_t1,
+            m->force[change->force].name, change->time);
+  } else if (mt->energy_gain > 0.5 * inMotion) {
     cs_metricsNote(mt,
             "KE + PE + dissipated rose by %.3g J above its start value of %.3g J: no element "
             "supplies that energy, so the integration went unstable (or a scheduled change "
@@ -977,6 +1009,19 @@ void cs_metricsFinish(csMetrics* mt, const csModel* m, const csData* d) {
             "explicit integrator, rk, rk23 or adams, may also be replaced by bdf), and read the "
             "contact diagnostics in that light",
             mt->energy_gain, mt->e0);
+  }
+  // and its fall: a damper or a contact that gave energy where it can only take it books it
+  // as negative dissipation, so the balance falls (a foot on Hunt-Crossley contacts at rk's
+  // tolerance 0.1 "dissipated" -13,708 J, thrown about, without a word). The releases an
+  // exponential spring's anchor does not book are thousandths of the motion's energy.
+  if (mt->energy_loss > 0.5 * inMotion) {
+    cs_metricsNote(mt,
+            "KE + PE + dissipated fell by %.3g J below its start value of %.3g J, more than "
+            "half the largest energy of the motion (KE + |PE|, %.3g J): an element gave energy "
+            "where it can only take it (negative dissipation), so the integration went "
+            "unstable; tighten rtol and atol (an explicit integrator, rk, rk23 or adams, may "
+            "also be replaced by bdf or ark), and read the contact diagnostics in that light",
+            mt->energy_loss, mt->e0, inMotion);
   }
   // rk or rk23 held at its stability limit for most of a long run (only they count such steps)
   if (d->stat.nsteps >= 1000 && 2 * d->stat.nstiff >= d->stat.nsteps) {
@@ -1079,7 +1124,15 @@ int cs_metricsSave(csMetricsSaved* sv, const csMetrics* mt) {
   sv->stuck_drift = mt->stuck_drift;
   sv->energy_error = mt->energy_error;
   sv->energy_gain = mt->energy_gain;
+  sv->energy_loss = mt->energy_loss;
   sv->energy_seen = mt->energy_seen;
+  sv->mech_seen = mt->mech_seen;
+  sv->nreport = mt->nreport;
+  sv->last_e = mt->last_e;
+  sv->last_t = mt->last_t;
+  sv->jump = mt->jump;
+  sv->jump_t0 = mt->jump_t0;
+  sv->jump_t1 = mt->jump_t1;
   sv->nsteps = mt->nsteps;
   sv->nstuck = mt->nstuck;
   sv->nnotes = mt->nnotes;
@@ -1098,7 +1151,15 @@ void cs_metricsRestore(csMetrics* mt, const csMetricsSaved* sv) {
   mt->stuck_drift = sv->stuck_drift;
   mt->energy_error = sv->energy_error;
   mt->energy_gain = sv->energy_gain;
+  mt->energy_loss = sv->energy_loss;
   mt->energy_seen = sv->energy_seen;
+  mt->mech_seen = sv->mech_seen;
+  mt->nreport = sv->nreport;
+  mt->last_e = sv->last_e;
+  mt->last_t = sv->last_t;
+  mt->jump = sv->jump;
+  mt->jump_t0 = sv->jump_t0;
+  mt->jump_t1 = sv->jump_t1;
   mt->nsteps = sv->nsteps;
   mt->nstuck = sv->nstuck;
   mt->nnotes = sv->nnotes;

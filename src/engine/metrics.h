@@ -88,7 +88,12 @@ typedef struct csMetrics {
   double stuck_drift;          // m
   double energy_error;         // relative, max over reports
   double energy_gain;          // J: largest rise of KE + PE + dissipated above its start
+  double energy_loss;          // J: largest fall of it below its start
   double energy_seen;          // J: largest KE + |PE| + |dissipated| at a report
+  double mech_seen;            // J: largest KE + |PE| at a report (what the motion holds)
+  double last_e, last_t;       // the balance (J) and the time (s) of the last report
+  double jump, jump_t0, jump_t1;  // the balance's largest rise between two reports, J, and
+                                  // the reports' times, s
   long nsteps;                 // steps seen
   long nstuck;                 // steps counted as stuck
 
@@ -137,8 +142,9 @@ typedef struct csMetricsSaved {
   double* set_peak;            // (nset)
   csMetricsWindow* window;     // (ncontact + nset)
   double max_penetration, peak_normal_force, sliding_distance, stuck_drift;
-  double energy_error, energy_gain, energy_seen;
-  long nsteps, nstuck;
+  double energy_error, energy_gain, energy_loss, energy_seen, mech_seen;
+  double last_e, last_t, jump, jump_t0, jump_t1;
+  long nsteps, nstuck, nreport;
   int nnotes, ndropped;
 } csMetricsSaved;
 
