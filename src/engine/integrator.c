@@ -102,6 +102,7 @@ typedef struct Group {
   int fresh;               // no step taken since CVodeInit or CVodeReInit: nothing to restart
   double t_retried;        // when a failing step was last restarted (stepGroup); -inf: never
   long steps_since_report;
+  double budget_tw;        // the time the budget's last window of steps began at
   csStats banked;          // CVODE counters from before re-initialisations
   // the reduced Newton system of a chain (schurLayout): per body the CVODE index of its
   // coordinate and speed, and the indices of the dissipated energies
@@ -2604,15 +2605,24 @@ static int tryStep(Group* g, double tout, double tstop, csError* err) {
   }
   // CVODE's own step limit counts steps within one call, and every call here is one step,
   // so the limit between two reports is enforced here
+  // the last tenth of the budget's steps (at least its last 100, or all of a smaller one)
+  long window = sim->opt.max_steps / 10 > 100 ? sim->opt.max_steps / 10 : 100;
+  window = window < sim->opt.max_steps ? window : sim->opt.max_steps;
+  if (g->steps_since_report == sim->opt.max_steps - window) {
+    g->budget_tw = t_before;
+  }
   if (++g->steps_since_report > sim->opt.max_steps) {
     double hlast = lastStep(g);
     int blended = blendedAnchorsFailed(g);
     // steps so short that a report interval would take a hundred times the budget: raising it
     // carries the run a little further at great cost (a transition velocity of 1e-11 m/s: steps
-    // of 7e-11 s, 26 s of CPU for 0.8 ms of the run at max_steps 1e7)
-    double need = sim->opt.report_interval / hlast;
+    // of 7e-11 s, 26 s of CPU for 0.8 ms of the run at max_steps 1e7). Judged by the mean step
+    // of the budget's last window (window + 1 steps), not by the last step, which an impact can
+    // cut short, nor over the whole budget, whose first steps can be long ones
+    double hmean = ((double)g->t - g->budget_tw) / (double)(window + 1);
+    double need = sim->opt.report_interval / hmean;
     char shortSteps[320] = "";
-    if (hlast > 0 && need > 100.0 * (double)sim->opt.max_steps) {
+    if (hmean > 0 && need > 100.0 * (double)sim->opt.max_steps) {
       snprintf(shortSteps, sizeof(shortSteps),
                "; at steps this short a report interval takes about %.2g steps, so raising "
                "max_steps will not carry the run far: what makes them short (a very stiff force, "
