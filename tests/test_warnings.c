@@ -481,8 +481,8 @@ static void test_energy_given_by_dampers_is_told(void** state) {
   // 20 s, a block's balance falls by more than its motion's energy, with no instability
   m = loadWith("tests/data/warn/drag_limit.json", NULL, NULL);
   runWithMetrics(m, &mt);
-  print_message("drag: fell %.3g J, motion %.3g J\n", mt.energy_loss, mt.mech_seen);
-  assert_true(mt.energy_loss > 0.5 * mt.mech_seen);
+  print_message("drag: fell %.3g J, in play %.3g J\n", mt.energy_loss, mt.energy_seen);
+  assert_true(mt.energy_loss > 10);  // (34 J, more than the block's kinetic energy)
   assert_null(noteWith(&mt, "fell by"));
   cs_metricsFree(&mt);
   cs_deleteModel(m);
@@ -499,11 +499,23 @@ static void test_energy_stored_by_a_change_is_told(void** state) {
   const char* note = noteWith(&mt, "rose by");
   print_message("%s\n", note ? note : "(no note)");
   assert_non_null(note);
-  assert_non_null(strstr(note, "between the reports at 1 and 1.01 s, where the scheduled change "
-                               "of 'stop' at t = 1 s comes"));
+  assert_non_null(strstr(note, "across the scheduled changes (54 J of it between the reports at "
+                               "1 and 1.01 s, where the change of 'stop' at t = 1 s comes)"));
   // the jump is the stop's stored energy, 300 x 0.6^2 / 2 = 54 J, within what the pendulum
   // moves in the hundredth of a second after the change
   th_assertClose(mt.jump, 54.0, 0.05, 0, "the jump");
+  // and it is not taken for an instability
+  assert_null(noteWith(&mt, "went unstable"));
+  cs_metricsFree(&mt);
+  cs_deleteModel(m);
+  // nor is the energy a change releases (a stop backed off, 0.5 J): "fell by ... unstable" at
+  // every tolerance, while the carriage settled where it should. Independent of the note: the
+  // balance is the push's work and the stop's energy, 1 cm further on
+  m = loadWith("tests/data/warn/stop_backed_off.json", NULL, NULL);
+  runWithMetrics(m, &mt);
+  th_assertClose(mt.e_change, -0.5, 0.02, 0, "released by the change");
+  assert_null(noteWith(&mt, "fell by"));
+  assert_null(noteWith(&mt, "went unstable"));
   cs_metricsFree(&mt);
   cs_deleteModel(m);
 }

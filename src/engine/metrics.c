@@ -674,6 +674,22 @@ static void windowAdd(csMetricsWindow* w, double t, double fn) {
 }
 
 
+// whether a scheduled change comes between the reports at t0 and t1: at or after t0 (a change
+// at a report's time applies after that report's row) and before t1 (the changes are sorted)
+static int changeBetween(const csModel* m, double t0, double t1) {
+  int lo = 0, hi = m->nchange;
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (m->change[mid].time < t0) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo < m->nchange && m->change[lo].time < t1;
+}
+
+
 void cs_metricsStartAfterChanges(csMetrics* mt, const csModel* m, csData* d) {
   if (mt->nreport != 0 || d->t != mt->t0) {
     return;
@@ -704,20 +720,25 @@ void cs_metricsReport(csMetrics* mt, const csModel* m, csData* d) {
   double e = ke + pe + w - mt->e_edit;
   mt->balance_last = e - mt->e0;
   mt->energy_seen = csu_max(mt->energy_seen, ke + fabs(pe) + fabs(w));
-  mt->mech_seen = csu_max(mt->mech_seen, ke + fabs(pe));
   double err = fabs(e - mt->e0) / cs_metricsEnergyScale(mt);
   // a NaN energy must show up as the error, not be skipped by the comparison
   if (err > mt->energy_error || isnan(err)) {
     mt->energy_error = err;
   }
-  mt->energy_gain = csu_max(mt->energy_gain, e - mt->e0);
-  mt->energy_loss = csu_max(mt->energy_loss, mt->e0 - e);
-  // the largest rise between two reports, to tell one at a scheduled change
-  if (mt->nreport > 1 && e - mt->last_e > mt->jump) {
-    mt->jump = e - mt->last_e;
-    mt->jump_t0 = mt->last_t;
-    mt->jump_t1 = d->t;
+  // what the balance moved between two reports that a scheduled change came between is the
+  // change's (a stop moved into its coordinate stores energy, one backed off releases it): kept
+  // apart, so that the checks of the integration see its own gains and losses alone
+  if (mt->nreport > 1 && changeBetween(m, mt->last_t, d->t)) {
+    double moved = e - mt->last_e;
+    mt->e_change += moved;
+    if (moved > mt->jump) {
+      mt->jump = moved;
+      mt->jump_t0 = mt->last_t;
+      mt->jump_t1 = d->t;
+    }
   }
+  mt->energy_gain = csu_max(mt->energy_gain, e - mt->e_change - mt->e0);
+  mt->energy_loss = csu_max(mt->energy_loss, mt->e0 - (e - mt->e_change));
   mt->last_e = e;
   mt->last_t = d->t;
 }
@@ -980,32 +1001,31 @@ void cs_metricsFinish(csMetrics* mt, const csModel* m, const csData* d) {
   // exponential spring's anchor releasing its stretch). A rise of half the energy in play is
   // an integration that went unstable (a step long enough to drive a contact deep, whose
   // force then throws the body off), whatever the contact diagnostics above say about it.
-  // Measured against the motion's energy, KE + |PE|: a balance that an unstable run wrecked
-  // also inflates |dissipated|, which then hid a rise of 153 J behind 1,200 J "in play"
-  double inMotion = csu_max(mt->mech_seen, fabs(mt->e0));
-  // a rise that came, most of it, across a scheduled change is the change's: tolerances do not
-  // move it (the note advised them first)
+  // The scale is the most energy the balance has held, |dissipated| included: thousands of
+  // joules of work flowing through a long pushed run drift it at loose tolerances by what
+  // would be much of its small kinetic energy
+  double inPlay = csu_max(mt->energy_seen, fabs(mt->e0));
+  // what the scheduled changes stored: the user's doing, which tolerances do not move
   const csChange* change = NULL;
-  for (int k = 0; k < m->nchange && mt->jump > 0.5 * mt->energy_gain && !change; k++) {
-    // (a change at a report's time applies after that report's row)
+  for (int k = 0; k < m->nchange && mt->jump > 0 && !change; k++) {
     if (m->change[k].time >= mt->jump_t0 && m->change[k].time < mt->jump_t1) {
       change = &m->change[k];
     }
   }
-  if (mt->energy_gain > 0.5 * inMotion && change) {
+  if (mt->e_change > 0.5 * inPlay && change) {
     cs_metricsNote(mt,
-            "KE + PE + dissipated rose by %.3g J above its start value of %.3g J, %.3g J of it "
-            "between the reports at %.6g and %.6g s, where the scheduled change of '%s' at t = "
-            "%.6g s comes: a change that stores energy does that (a stop's bound moved into its "
+            "KE + PE + dissipated rose by %.3g J across the scheduled changes (%.3g J of it "
+            "between the reports at %.6g and %.6g s, where the change of '%s' at t = %.6g s "
+            "comes): a change that stores energy does that (a stop's bound moved into its "
             "coordinate, a spring stiffened while stretched), and tighter tolerances will not "
             "change it",
-            mt->energy_gain, mt->e0, mt->jump, mt->jump_t0, mt->jump_t1,
-            m->force[change->force].name, change->time);
-  } else if (mt->energy_gain > 0.5 * inMotion) {
+            mt->e_change, mt->jump, mt->jump_t0, mt->jump_t1, m->force[change->force].name,
+            change->time);
+  }
+  if (mt->energy_gain > 0.5 * inPlay) {
     cs_metricsNote(mt,
             "KE + PE + dissipated rose by %.3g J above its start value of %.3g J: no element "
-            "supplies that energy, so the integration went unstable (or a scheduled change "
-            "stored it, such as a stop moved into its coordinate); tighten rtol and atol (an "
+            "supplies that energy, so the integration went unstable; tighten rtol and atol (an "
             "explicit integrator, rk, rk23 or adams, may also be replaced by bdf), and read the "
             "contact diagnostics in that light",
             mt->energy_gain, mt->e0);
@@ -1019,14 +1039,14 @@ void cs_metricsFinish(csMetrics* mt, const csModel* m, const csData* d) {
   for (int e = 0; e < m->nforce && !exp; e++) {
     exp = m->force[e].kind == CS_FORCE_EXP_SPRING;
   }
-  if (!exp && mt->energy_loss > 0.5 * inMotion) {
+  if (!exp && mt->energy_loss > 0.5 * inPlay) {
     cs_metricsNote(mt,
             "KE + PE + dissipated fell by %.3g J below its start value of %.3g J, more than "
-            "half the largest energy of the motion (KE + |PE|, %.3g J): an element gave energy "
-            "where it can only take it (negative dissipation), so the integration went "
+            "half the most energy it held (KE + |PE| + |dissipated|, %.3g J): an element gave "
+            "energy where it can only take it (negative dissipation), so the integration went "
             "unstable; tighten rtol and atol (an explicit integrator, rk, rk23 or adams, may "
             "also be replaced by bdf or ark), and read the contact diagnostics in that light",
-            mt->energy_loss, mt->e0, inMotion);
+            mt->energy_loss, mt->e0, inPlay);
   }
   // rk or rk23 held at its stability limit for most of a long run (only they count such steps)
   if (d->stat.nsteps >= 1000 && 2 * d->stat.nstiff >= d->stat.nsteps) {
@@ -1131,7 +1151,7 @@ int cs_metricsSave(csMetricsSaved* sv, const csMetrics* mt) {
   sv->energy_gain = mt->energy_gain;
   sv->energy_loss = mt->energy_loss;
   sv->energy_seen = mt->energy_seen;
-  sv->mech_seen = mt->mech_seen;
+  sv->e_change = mt->e_change;
   sv->nreport = mt->nreport;
   sv->last_e = mt->last_e;
   sv->last_t = mt->last_t;
@@ -1158,7 +1178,7 @@ void cs_metricsRestore(csMetrics* mt, const csMetricsSaved* sv) {
   mt->energy_gain = sv->energy_gain;
   mt->energy_loss = sv->energy_loss;
   mt->energy_seen = sv->energy_seen;
-  mt->mech_seen = sv->mech_seen;
+  mt->e_change = sv->e_change;
   mt->nreport = sv->nreport;
   mt->last_e = sv->last_e;
   mt->last_t = sv->last_t;

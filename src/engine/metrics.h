@@ -87,13 +87,14 @@ typedef struct csMetrics {
   double sliding_distance;     // m
   double stuck_drift;          // m
   double energy_error;         // relative, max over reports
-  double energy_gain;          // J: largest rise of KE + PE + dissipated above its start
-  double energy_loss;          // J: largest fall of it below its start
+  double energy_gain;          // J: largest rise of KE + PE + dissipated above its start, the
+                               // scheduled changes' part (e_change) left out
+  double energy_loss;          // J: largest fall of it below its start, the same way
   double energy_seen;          // J: largest KE + |PE| + |dissipated| at a report
-  double mech_seen;            // J: largest KE + |PE| at a report (what the motion holds)
   double last_e, last_t;       // the balance (J) and the time (s) of the last report
-  double jump, jump_t0, jump_t1;  // the balance's largest rise between two reports, J, and
-                                  // the reports' times, s
+  double e_change;             // J: the balance's moves between reports that a scheduled change
+                               // came between (what the changes stored, or released if < 0)
+  double jump, jump_t0, jump_t1;  // the largest of those rises, J, and its reports' times, s
   long nsteps;                 // steps seen
   long nstuck;                 // steps counted as stuck
 
@@ -142,8 +143,8 @@ typedef struct csMetricsSaved {
   double* set_peak;            // (nset)
   csMetricsWindow* window;     // (ncontact + nset)
   double max_penetration, peak_normal_force, sliding_distance, stuck_drift;
-  double energy_error, energy_gain, energy_loss, energy_seen, mech_seen;
-  double last_e, last_t, jump, jump_t0, jump_t1;
+  double energy_error, energy_gain, energy_loss, energy_seen;
+  double last_e, last_t, e_change, jump, jump_t0, jump_t1;
   long nsteps, nstuck, nreport;
   int nnotes, ndropped;
 } csMetricsSaved;
