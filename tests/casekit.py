@@ -56,6 +56,18 @@ def nobody_dir(mode):
     return d
 
 
+def nobody_scene(mode, scene):
+    """nobody_dir(mode) holding a copy of the scene file at path scene that nobody may read
+    (and the scene's owner write): (directory, the copy's path), or (None, None)"""
+    d = nobody_dir(mode)
+    if d is None:
+        return None, None
+    copy = os.path.join(d, "scene.json")
+    shutil.copy(scene, copy)
+    os.chmod(copy, 0o644)
+    return d, copy
+
+
 def as_nobody(args, **kwargs):
     """subprocess.run of args as the user nobody (text, output captured); None when nobody
     cannot run the executable args[0] at all (the build lies where nobody cannot reach it), so

@@ -14,7 +14,7 @@ import subprocess
 import sys
 import tempfile
 
-from casekit import (as_nobody, case, check, finish, nobody_dir, nohup, read_state,
+from casekit import (as_nobody, case, check, finish, nobody_scene, nohup, read_state,
                      replay_env)
 
 EXE = os.path.abspath(sys.argv[1])
@@ -1144,11 +1144,9 @@ def another_users_files_in_a_sticky_directory_are_written_in_place():
     # directory with the sticky bit (/tmp) another user's file cannot be renamed over, even
     # where it may be written, and the run failed at its end. Such a file is written in place.
     # As nobody, over root's files (root may rename anything)
-    d = nobody_dir(0o1777)
+    d, scene = nobody_scene(0o1777, os.path.join(ROOT, "scenes", "sphere_drop.json"))
     if d is None:
         return
-    scene = os.path.join(d, "scene.json")
-    shutil.copy(os.path.join(ROOT, "scenes", "sphere_drop.json"), scene)
     template = os.path.join(d, "template.html")
     with open(template, "w") as f:
         f.write("<html><script>/*CONTACTSIM_REPLAY_DATA*/</script></html>\n")
@@ -1156,7 +1154,7 @@ def another_users_files_in_a_sticky_directory_are_written_in_place():
     for n in names:
         with open(os.path.join(d, n), "w") as f:
             f.write("old\n")
-    for n in ("scene.json", "template.html") + names:
+    for n in ("template.html",) + names:
         os.chmod(os.path.join(d, n), 0o666)
     p = as_nobody([EXE, "run", scene, "-q", "-o", "/dev/null", "--stats", "s.json", "--replay",
                    "p.html", "--save-state", "st.state"], cwd=d,
@@ -1285,12 +1283,10 @@ def writing_page(p, d):
         any(".tmp" in n for n in os.listdir(d))
 
 
-@case
-def a_kill_while_the_page_is_written_leaves_nothing():
-    import signal
+def run_writing_its_page():
+    """A run of pile_100 with --replay in a directory of its own, caught while it writes its
+    page (a signal or a kill then lands in that phase): (process, directory, csv, page)"""
     import time
-    # kill -9 cannot be caught: the page is written without a name until it is whole, so the
-    # kill leaves no temporary file (one named after the process stayed, megabytes of it)
     scene = os.path.join(ROOT, "scenes", "bench", "pile_100.json")
     d = tempfile.mkdtemp()
     out, page = os.path.join(d, "a.csv"), os.path.join(d, "a.html")
@@ -1299,7 +1295,15 @@ def a_kill_while_the_page_is_written_leaves_nothing():
     deadline = time.monotonic() + 120
     while p.poll() is None and time.monotonic() < deadline and not writing_page(p, d):
         time.sleep(0.002)
-    check(p.poll() is None, "the page was written before the kill could be sent")
+    check(p.poll() is None, "the page was written before the signal could be sent")
+    return p, d, out, page
+
+
+@case
+def a_kill_while_the_page_is_written_leaves_nothing():
+    # kill -9 cannot be caught: the page is written without a name until it is whole, so the
+    # kill leaves no temporary file (one named after the process stayed, megabytes of it)
+    p, d, _, _ = run_writing_its_page()
     p.kill()
     p.communicate(timeout=60)
     check(sorted(os.listdir(d)) == ["a.csv"], os.listdir(d))
@@ -1311,15 +1315,7 @@ def a_signal_after_the_last_step_is_not_lost():
     import time
     # a stop signal while the finished run writes its page: the page is finished whole and the
     # command exits 128 + N (it exited 0, and a script could not tell it had been stopped)
-    scene = os.path.join(ROOT, "scenes", "bench", "pile_100.json")
-    d = tempfile.mkdtemp()
-    out, page = os.path.join(d, "a.csv"), os.path.join(d, "a.html")
-    p = subprocess.Popen([EXE, "run", scene, "-q", "--duration", "2", "-o", out, "--replay",
-                          page], cwd=ROOT, env=replay_env(), stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 120
-    while p.poll() is None and time.monotonic() < deadline and not writing_page(p, d):
-        time.sleep(0.005)
-    check(p.poll() is None, "the page was written before the signal could be sent")
+    p, d, out, page = run_writing_its_page()
     p.send_signal(signal.SIGTERM)
     err = p.communicate(timeout=120)[1].decode()
     check(p.returncode == 143 and "SIGTERM came after the run had finished" in err,

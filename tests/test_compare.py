@@ -10,14 +10,13 @@ import json
 import math
 import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import time
 
-from casekit import as_nobody, case, check, finish, nobody_dir, replay_env
+from casekit import as_nobody, case, check, finish, nobody_scene, replay_env
 
 EXE = os.path.abspath(sys.argv[1])
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -845,12 +844,9 @@ def a_directory_without_room_for_the_tables_is_refused_up_front():
     # renamed: a directory the user may not create files in was found only after every model
     # had run. Checked as another user (nobody), since root may write anywhere; nothing to check
     # when the test cannot change user.
-    d = nobody_dir(0o755)
+    d, scene = nobody_scene(0o755, os.path.join(ROOT, "scenes", "sphere_drop.json"))
     if d is None:
         return
-    scene = os.path.join(d, "scene.json")
-    shutil.copy(os.path.join(ROOT, "scenes", "sphere_drop.json"), scene)
-    os.chmod(scene, 0o644)
     # the models' own CSVs may be written (they exist and belong to nobody); the tables may not
     import pwd
     nobody = pwd.getpwnam("nobody")
@@ -871,12 +867,9 @@ def another_users_table_in_a_sticky_directory_is_refused_up_front():
     # in a directory with the sticky bit (/tmp), a table that belongs to another user cannot be
     # renamed over, even where it may be written: found only after every model had run. As
     # nobody, over root's files (root may rename anything)
-    d = nobody_dir(0o1777)
+    d, scene = nobody_scene(0o1777, os.path.join(ROOT, "scenes", "sphere_drop.json"))
     if d is None:
         return
-    scene = os.path.join(d, "scene.json")
-    shutil.copy(os.path.join(ROOT, "scenes", "sphere_drop.json"), scene)
-    os.chmod(scene, 0o644)
     table = os.path.join(d, "compare.csv")
     with open(table, "w") as f:
         f.write("old\n")
