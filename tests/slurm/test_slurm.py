@@ -334,18 +334,17 @@ try:
         cluster.wait(r.stdout.strip(), DEADLINE - (time.time() - T0))
         check(table(held) == table(local), "the table after the cancelled job differs")
 
-    @case
-    def a_second_submission_while_a_task_runs():
-        # a task running holds DIR's lock: the second submission was refused as "another sweep
-        # is running" (exit 2, as bad input) without naming the job; now exit 1 naming it, as
-        # when every task waits in the queue
-        slow = os.path.join(work, "slow.json")
+    def second_submission(name, masses, extra, ready):
+        """Submit a sweep of 30 s runs of SCENE (one per mass, extra options added), wait until
+        squeue's states of its job satisfy ready, submit it again: (the second's result, the
+        job's id); the job is cancelled in the end"""
+        slow = os.path.join(work, name + ".json")
         with open(slow, "w") as f:
             json.dump({"scene": SCENE, "models": ["exponential_spring"],
                        "set": {"simulation.duration": 30.0, "simulation.max_step": 1e-4},
-                       "parameters": [{"key": "bodies.block.mass", "values": [1, 2]}]}, f)
-        busy = os.path.join(work, "busy")
-        args = [EXE, "sweep", slow, "--out", busy, "--slurm", "--runs-per-task", "2"]
+                       "parameters": [{"key": "bodies.block.mass", "values": masses}]}, f)
+        busy = os.path.join(work, name)
+        args = [EXE, "sweep", slow, "--out", busy, "--slurm", *extra]
         q = subprocess.run(args, env=cluster.env, capture_output=True, text=True, timeout=60)
         check(q.returncode == 0, f"submission: {q.stderr}")
         job = q.stdout.strip()
@@ -354,49 +353,39 @@ try:
             while time.time() - t < 30:
                 state = subprocess.run(["squeue", "-h", "-j", job, "-o", "%T"], env=cluster.env,
                                        capture_output=True, text=True, timeout=10).stdout
-                if "RUNNING" in state and os.path.exists(os.path.join(busy, "sweep.json")):
+                if ready(state, busy):
                     break
                 time.sleep(0.2)
-            check("RUNNING" in state, f"the task did not start: {state}")
+            check(ready(state, busy), f"the job's tasks did not get there: {state}")
             r = subprocess.run(args, env=cluster.env, capture_output=True, text=True, timeout=60)
-            check(r.returncode == 1 and f"job {job}, submitted earlier" in r.stderr
-                  and "(RUNNING)" in r.stderr and f"scancel {job}" in r.stderr,
-                  (r.returncode, r.stderr))
+            return r, job
         finally:
             subprocess.run(["scancel", job], env=cluster.env, capture_output=True, timeout=10)
             cluster.wait(job, 60)
 
     @case
+    def a_second_submission_while_a_task_runs():
+        # a task running holds DIR's lock: the second submission was refused as "another sweep
+        # is running" (exit 2, as bad input) without naming the job; now exit 1 naming it, as
+        # when every task waits in the queue
+        r, job = second_submission(
+            "busy", [1, 2], ["--runs-per-task", "2"],
+            lambda state, busy: "RUNNING" in state and
+            os.path.exists(os.path.join(busy, "sweep.json")))
+        check(r.returncode == 1 and f"job {job}, submitted earlier" in r.stderr
+              and "(RUNNING)" in r.stderr and f"scancel {job}" in r.stderr,
+              (r.returncode, r.stderr))
+
+    @case
     def a_second_submission_names_every_state_of_the_first():
         # one task running and the others pending (each takes the node's two CPUs): the
         # refusal said only the first line's state, (RUNNING), of a job mostly waiting
-        slow = os.path.join(work, "slow3.json")
-        with open(slow, "w") as f:
-            json.dump({"scene": SCENE, "models": ["exponential_spring"],
-                       "set": {"simulation.duration": 30.0, "simulation.max_step": 1e-4},
-                       "parameters": [{"key": "bodies.block.mass", "values": [1, 2, 3]}]}, f)
-        busy = os.path.join(work, "busy3")
-        args = [EXE, "sweep", slow, "--out", busy, "--slurm", "--runs-per-task", "1",
-                "--slurm-opt=--cpus-per-task=2"]
-        q = subprocess.run(args, env=cluster.env, capture_output=True, text=True, timeout=60)
-        check(q.returncode == 0, f"submission: {q.stderr}")
-        job = q.stdout.strip()
-        try:
-            t = time.time()
-            while time.time() - t < 30:
-                state = subprocess.run(["squeue", "-h", "-j", job, "-o", "%T"], env=cluster.env,
-                                       capture_output=True, text=True, timeout=10).stdout
-                if "RUNNING" in state and "PENDING" in state:
-                    break
-                time.sleep(0.2)
-            check("RUNNING" in state and "PENDING" in state, f"not one of each: {state}")
-            r = subprocess.run(args, env=cluster.env, capture_output=True, text=True, timeout=60)
-            check(r.returncode == 1 and f"job {job}, submitted earlier" in r.stderr
-                  and ("(RUNNING, PENDING)" in r.stderr or "(PENDING, RUNNING)" in r.stderr),
-                  (r.returncode, r.stderr))
-        finally:
-            subprocess.run(["scancel", job], env=cluster.env, capture_output=True, timeout=10)
-            cluster.wait(job, 60)
+        r, job = second_submission(
+            "busy3", [1, 2, 3], ["--runs-per-task", "1", "--slurm-opt=--cpus-per-task=2"],
+            lambda state, busy: "RUNNING" in state and "PENDING" in state)
+        check(r.returncode == 1 and f"job {job}, submitted earlier" in r.stderr
+              and ("(RUNNING, PENDING)" in r.stderr or "(PENDING, RUNNING)" in r.stderr),
+              (r.returncode, r.stderr))
 
     @case
     def a_directory_named_like_an_option():
