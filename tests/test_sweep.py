@@ -561,6 +561,27 @@ def a_failing_run_is_recorded_and_the_study_goes_on():
     check(without_times(table(out)) == without_times(rows), "a retried failure changed")
 
 
+def children_of(pid):
+    """The processes whose parent is pid, from /proc/*/stat"""
+    kids = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                fields = open(f"/proc/{entry}/stat").read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                kids.append(int(entry))
+    return kids
+
+
+def running(pid):
+    try:
+        return open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
 @case
 def a_killed_worker_fails_only_its_run():
     d = tempfile.mkdtemp()
@@ -581,12 +602,8 @@ def a_killed_worker_fails_only_its_run():
     while victim is None and time.time() - t0 < 30:
         started = os.path.isdir(traj) and any(f.startswith(".00000000.csv")
                                               for f in os.listdir(traj))
-        try:
-            with open(f"/proc/{p.pid}/task/{p.pid}/children") as f:
-                kids = f.read().split()
-        except OSError:
-            kids = []
-        victim = int(kids[0]) if kids and started else None
+        kids = children_of(p.pid)
+        victim = kids[0] if kids and started else None
     check(victim is not None, "no worker process seen")
     os.kill(victim, signal.SIGKILL)
     _, err = p.communicate(timeout=120)
@@ -636,27 +653,6 @@ def a_stop_signal_leaves_interrupted_runs_to_the_rerun():
     check(code == 0, err)
     summary = json.load(open(os.path.join(out, "results.json")))["summary"]
     check(summary["reused"] == len(recs) and summary["ok"] == 12, f"{summary}")
-
-
-def children_of(pid):
-    """The processes whose parent is pid, from /proc/*/stat"""
-    kids = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                fields = open(f"/proc/{entry}/stat").read().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[1]) == pid:
-                kids.append(int(entry))
-    return kids
-
-
-def running(pid):
-    try:
-        return open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 @case
