@@ -421,6 +421,14 @@ static void checkInitialKick(csMetrics* mt, const csModel* m) {
 }
 
 
+// the balance's start: e0 and the scale it is read against, from the kinetic and potential
+// energies and the balance there
+static void startBalance(csMetrics* mt, double ke, double pe, double e) {
+  mt->e0 = e;
+  mt->escale = fmax(fmax(fabs(e), ke + fabs(pe)), 1e-12);
+}
+
+
 int cs_metricsInit(csMetrics* mt, const csModel* m, csData* d) {
   // zero everything first, so that cs_metricsFree works whatever fails below
   memset(mt, 0, sizeof(*mt));
@@ -514,11 +522,10 @@ int cs_metricsInit(csMetrics* mt, const csModel* m, csData* d) {
   // the initial energy and contact positions
   cs_realizeDynamics(m, d);
   double ke = cs_kineticEnergy(m, d), pe = cs_potentialEnergy(m, d);
-  mt->e0 = ke + pe + cs_dissipatedEnergy(m, d);
+  startBalance(mt, ke, pe, ke + pe + cs_dissipatedEnergy(m, d));
   mt->t0 = d->t;
   mt->nreport = 0;
   mt->e_edit = mt->balance_last = 0;
-  mt->escale = fmax(fmax(fabs(mt->e0), ke + fabs(pe)), 1e-12);
   for (int j = 0; j < mt->ncontact + mt->nset; j++) {
     memset(&mt->window[j], 0, sizeof(csMetricsWindow));
     mt->window[j].t0 = d->t;
@@ -674,9 +681,10 @@ static void windowAdd(csMetricsWindow* w, double t, double fn) {
 }
 
 
-// whether a scheduled change comes between the reports at t0 and t1: at or after t0 (a change
-// at a report's time applies after that report's row) and before t1 (the changes are sorted)
-static int changeBetween(const csModel* m, double t0, double t1) {
+// the first scheduled change between the reports at t0 and t1, or NULL: at or after t0 (a
+// change at a report's time applies after that report's row) and before t1 (the changes are
+// sorted by time)
+static const csChange* changeBetween(const csModel* m, double t0, double t1) {
   int lo = 0, hi = m->nchange;
   while (lo < hi) {
     int mid = lo + (hi - lo) / 2;
@@ -686,8 +694,9 @@ static int changeBetween(const csModel* m, double t0, double t1) {
       hi = mid;
     }
   }
-  return lo < m->nchange && m->change[lo].time < t1;
+  return lo < m->nchange && m->change[lo].time < t1 ? &m->change[lo] : NULL;
 }
+
 
 
 void cs_metricsStartAfterChanges(csMetrics* mt, const csModel* m, csData* d) {
@@ -697,8 +706,7 @@ void cs_metricsStartAfterChanges(csMetrics* mt, const csModel* m, csData* d) {
   double ke = cs_kineticEnergy(m, d), pe = cs_potentialEnergy(m, d);
   double e = ke + pe + cs_dissipatedEnergy(m, d) - mt->e_edit;
   if (isfinite(e)) {
-    mt->e0 = e;
-    mt->escale = fmax(fmax(fabs(e), ke + fabs(pe)), 1e-12);
+    startBalance(mt, ke, pe, e);
   }
 }
 
@@ -787,10 +795,19 @@ static int heldAtCap(const csMetrics* mt, const csModel* m, const csMetricsConta
                      double* cap) {
   int held = 0;
   *cap = 0;
-  for (int j = 0; j < mt->ncontact; j++) {
+  // a set's elements are consecutive (the loader makes them so, in force order): its run of
+  // records around c, not every record (once per set of 10,000 blocks, that was quadratic)
+  int lo = (int)(c - mt->contact), hi = lo;
+  while (c->set >= 0 && lo > 0 && mt->contact[lo - 1].set == c->set) {
+    lo--;
+  }
+  while (c->set >= 0 && hi + 1 < mt->ncontact && mt->contact[hi + 1].set == c->set) {
+    hi++;
+  }
+  for (int j = lo; j <= hi; j++) {
     const csMetricsContact* o = &mt->contact[j];
     const csForce* f = &m->force[o->force];
-    if ((c->set >= 0 ? o->set != c->set : o != c) || f->kind != CS_FORCE_EXP_SPRING) {
+    if (f->kind != CS_FORCE_EXP_SPRING) {
       continue;
     }
     double maxfz = cs_metricsParam(f, "max_fz");
@@ -1006,12 +1023,7 @@ void cs_metricsFinish(csMetrics* mt, const csModel* m, const csData* d) {
   // would be much of its small kinetic energy
   double inPlay = csu_max(mt->energy_seen, fabs(mt->e0));
   // what the scheduled changes stored: the user's doing, which tolerances do not move
-  const csChange* change = NULL;
-  for (int k = 0; k < m->nchange && mt->jump > 0 && !change; k++) {
-    if (m->change[k].time >= mt->jump_t0 && m->change[k].time < mt->jump_t1) {
-      change = &m->change[k];
-    }
-  }
+  const csChange* change = mt->jump > 0 ? changeBetween(m, mt->jump_t0, mt->jump_t1) : NULL;
   if (mt->e_change > 0.5 * inPlay && change) {
     cs_metricsNote(mt,
             "KE + PE + dissipated rose by %.3g J across the scheduled changes (%.3g J of it "
