@@ -462,7 +462,6 @@ static int newIntegrator(csSimulation* s, int nchange_done, csError* err) {
   s->it = cs_integratorNew(s->m, s->d, &s->opt, nchange_done, err);
   if (s->it) {
     // the changes due at the start, just applied, are part of it
-    cs_realizeDynamics(s->m, s->d);
     cs_metricsStartAfterChanges(&s->metrics, s->m, s->d);
   }
   s->dirty = 0;

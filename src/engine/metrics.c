@@ -703,6 +703,7 @@ void cs_metricsStartAfterChanges(csMetrics* mt, const csModel* m, csData* d) {
   if (mt->nreport != 0 || d->t != mt->t0) {
     return;
   }
+  cs_realizeDynamics(m, d);  // (nothing to do at a report, where it is realized)
   double ke = cs_kineticEnergy(m, d), pe = cs_potentialEnergy(m, d);
   double e = ke + pe + cs_dissipatedEnergy(m, d) - mt->e_edit;
   if (isfinite(e)) {

@@ -122,7 +122,7 @@ int cs_metricsSamplesSteps(const csMetrics* mt);
 // Allocates nothing; the energy error is relative to cs_metricsEnergyScale (J / J). None may be
 // NULL.
 void cs_metricsReport(csMetrics* mt, const csModel* m, csData* d);
-// The energy balance starts from d (realized to dynamics) when nothing has been reported yet
+// The energy balance starts from d (realized here) when nothing has been reported yet
 // and d is still at the start time: the changes scheduled for the start are applied to the data
 // after cs_metricsInit (by the integrator, before the first report, whose row shows their
 // values), and belong to the start. cs_metricsReport calls it; so does a runner that makes its
