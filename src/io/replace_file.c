@@ -89,6 +89,16 @@ int csu_replaceTemporaryName(const char* path, char* buf, size_t size) {
 }
 
 
+// the directory path names a file in ("/" for /x, "." for a bare name), into out (size bytes):
+// 0, or -1 when it does not fit
+static int directoryOf(const char* path, char* out, size_t size) {
+  const char* slash = strrchr(path, '/');
+  int n = slash ? snprintf(out, size, "%.*s", slash == path ? 1 : (int)(slash - path), path)
+                : snprintf(out, size, ".");
+  return n > 0 && (size_t)n < size ? 0 : -1;
+}
+
+
 // The file opened without a name in the temporary name's directory (O_TMPFILE): a process
 // killed before it is named (by csu_replaceClose) leaves nothing behind. It is named through
 // /proc/self/fd, so only where that is mounted. A descriptor with r->unnamed set, or -1 with
@@ -98,11 +108,7 @@ static int openUnnamed(csuReplace* r) {
   r->unnamed = 0;
 #ifdef O_TMPFILE
   char dir[PATH_MAX + 32];
-  const char* slash = strrchr(r->tmp, '/');
-  int n = slash ? snprintf(dir, sizeof(dir), "%.*s", slash == r->tmp ? 1 : (int)(slash - r->tmp),
-                           r->tmp)
-                : snprintf(dir, sizeof(dir), ".");
-  if (n <= 0 || (size_t)n >= sizeof(dir) || access("/proc/self/fd", X_OK) != 0) {
+  if (directoryOf(r->tmp, dir, sizeof(dir)) != 0 || access("/proc/self/fd", X_OK) != 0) {
     return -1;
   }
   int fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
@@ -145,11 +151,8 @@ int csu_replaceRefused(const char* path) {
       lstat(dest, &st) != 0) {
     return 0;
   }
-  const char* slash = strrchr(dest, '/');
-  int n = slash ? snprintf(dir, sizeof(dir), "%.*s", slash == dest ? 1 : (int)(slash - dest), dest)
-                : snprintf(dir, sizeof(dir), ".");
-  return n > 0 && (size_t)n < sizeof(dir) && stat(dir, &dst) == 0 && (dst.st_mode & S_ISVTX) &&
-         st.st_uid != geteuid() && dst.st_uid != geteuid();
+  return directoryOf(dest, dir, sizeof(dir)) == 0 && stat(dir, &dst) == 0 &&
+         (dst.st_mode & S_ISVTX) && st.st_uid != geteuid() && dst.st_uid != geteuid();
 }
 
 
