@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -24,6 +25,14 @@ static void scratch(char* out, const char* name) {
   const char* dir = getenv("TMPDIR");
   snprintf(out, PATH_MAX_TEST, "%s/test_api_%ld_%s", dir && dir[0] ? dir : "/tmp", (long)getpid(),
            name);
+}
+
+
+static void writeText(const char* path, const char* text) {
+  FILE* f = fopen(path, "w");
+  assert_non_null(f);
+  fputs(text, f);
+  assert_int_equal(fclose(f), 0);
 }
 
 
@@ -1841,6 +1850,56 @@ static void test_csv_never_over_the_scene(void** state) {
 }
 
 
+// ... nor does either after the program changes directory: a model loaded by a relative name
+// (and one derived from it with cs_modelWithParameter) knows its file by the identity it had at
+// the load, so the scene reached by another name from elsewhere is refused, and a file of the
+// same relative name in the new directory is not the scene
+static void test_outputs_never_over_the_scene_after_chdir(void** state) {
+  (void)state;
+  char* text = readText("scenes/free_fall.json");
+  char a[PATH_MAX_TEST], b[PATH_MAX_TEST], scene[PATH_MAX_TEST + 16], cwd[PATH_MAX_TEST];
+  scratch(a, "chdir_a");
+  scratch(b, "chdir_b");
+  snprintf(scene, sizeof(scene), "%s/scene.json", a);
+  assert_int_equal(mkdir(a, 0700), 0);
+  assert_int_equal(mkdir(b, 0700), 0);
+  writeText(scene, text);
+  assert_non_null(getcwd(cwd, sizeof(cwd)));
+  csError err;
+  assert_int_equal(chdir(a), 0);
+  csModel* m = cs_loadScene("scene.json", NULL, &err);
+  assert_non_null(m);
+  csModel* derived = cs_modelWithParameter(m, "simulation.rtol", "1e-7", &err);
+  assert_non_null(derived);
+  assert_int_equal(chdir(b), 0);
+  writeText("scene.json", "not the scene");
+  csModel* models[] = {m, derived};
+  for (int i = 0; i < 2; i++) {
+    csSimulation* s = newSim(models[i]);
+    assert_int_equal(cs_simSaveState(s, scene, &err), CS_ERR_IO);
+    assert_non_null(strstr(err.message, "over the scene file"));
+    assert_int_equal(cs_simRunCsv(s, 0.1, scene, NULL, &err), CS_ERR_IO);
+    assert_non_null(strstr(err.message, "over the scene file"));
+    // b/scene.json is another file: written
+    assert_int_equal(cs_simSaveState(s, "scene.json", &err), CS_OK);
+    cs_deleteSimulation(s);
+  }
+  assert_int_equal(chdir(cwd), 0);
+  char* after = th_readFile(scene, NULL);
+  assert_string_equal(after, text);
+  free(after);
+  free(text);
+  char other[PATH_MAX_TEST + 16];
+  snprintf(other, sizeof(other), "%s/scene.json", b);
+  remove(other);
+  remove(scene);
+  rmdir(a);
+  rmdir(b);
+  cs_deleteModel(derived);
+  cs_deleteModel(m);
+}
+
+
 static void test_checkpoint_refusals(void** state) {
   (void)state;
   csModel* m = th_loadFile("scenes/exp_spring_incline.json");
@@ -2237,6 +2296,7 @@ int main(void) {
       cmocka_unit_test(test_checkpoint_continues),
       cmocka_unit_test(test_callbacks_cannot_change_the_run),
       cmocka_unit_test(test_csv_never_over_the_scene),
+      cmocka_unit_test(test_outputs_never_over_the_scene_after_chdir),
       cmocka_unit_test(test_checkpoint_refusals),
       cmocka_unit_test(test_checkpoint_malformed),
       cmocka_unit_test(test_checkpoint_text),

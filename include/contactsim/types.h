@@ -330,6 +330,10 @@ typedef struct csSimOptions {
 struct csModel {
   char name[CS_MAX_NAME];
   char file[CS_MAX_FILE];  // scene file it was loaded from, or ""
+  // that file's identity when it was loaded (file_known), so that outputs never replace it
+  // whatever the working directory is when they are written
+  unsigned long long file_dev, file_ino;
+  int file_known;
 
   // sizes
   int nbody;               // bodies including ground (body 0)

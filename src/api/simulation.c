@@ -16,6 +16,7 @@
 #include "engine/forces.h"
 #include "engine/integrator.h"
 #include "engine/metrics.h"
+#include "engine/model.h"
 
 #include "contactsim/contactsim.h"
 
@@ -303,6 +304,12 @@ csModel* cs_modelWithOverrides(const csModel* m, const csOverride* overrides, in
       .contact_model = contact_model[0] ? contact_model : NULL, .overrides = all, .noverrides = n};
   csModel* out = cs_loadSceneString(m->source, m->file, &lo, err);
   csu_free(all, sizeof(csOverride) * (size_t)(n + 1));
+  // the same scene file as m's, whatever the working directory is now
+  if (out) {
+    out->file_known = m->file_known;
+    out->file_dev = m->file_dev;
+    out->file_ino = m->file_ino;
+  }
   return out;
 }
 
@@ -885,9 +892,7 @@ int cs_simRunCsv(csSimulation* s, double t_end, const char* path, const csCsvOpt
   }
   // never over the scene the model was loaded from (a path spelled another way, ./scene.json,
   // is the same file), as a checkpoint never is: the scene would be lost for its own output
-  struct stat st, scene;
-  if (path && s->m->file[0] && stat(path, &st) == 0 && stat(s->m->file, &scene) == 0 &&
-      st.st_dev == scene.st_dev && st.st_ino == scene.st_ino) {
+  if (cs_modelIsSceneFile(s->m, path)) {
     cs_setError(err, CS_ERR_IO, "", "refusing to write the CSV over the scene file %s",
                 s->m->file);
     if (err) {

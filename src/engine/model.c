@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "engine/assert.h"
 #include "contactsim/contactsim.h"
@@ -443,6 +444,22 @@ int cs_planeId(const csModel* m, const char* name) {
 
 int cs_forceId(const csModel* m, const char* name) {
   return m->nforce ? findName(m->force[0].name, sizeof(csForce), m->nforce, name) : -1;
+}
+
+
+void cs_modelNoteFile(csModel* m) {
+  struct stat st;
+  m->file_known = m->file[0] && stat(m->file, &st) == 0 && S_ISREG(st.st_mode);
+  m->file_dev = m->file_known ? (unsigned long long)st.st_dev : 0;
+  m->file_ino = m->file_known ? (unsigned long long)st.st_ino : 0;
+}
+
+
+int cs_modelIsSceneFile(const csModel* m, const char* path) {
+  struct stat st;
+  return m->file_known && path && stat(path, &st) == 0 &&
+         (unsigned long long)st.st_dev == m->file_dev &&
+         (unsigned long long)st.st_ino == m->file_ino;
 }
 
 

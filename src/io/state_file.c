@@ -13,6 +13,7 @@
 
 #include "contactsim/contactsim.h"
 #include "io/replace_file.h"
+#include "engine/model.h"
 #include "engine/forces.h"
 
 #include <errno.h>
@@ -264,9 +265,7 @@ static int saveState(const csModel* m, const csData* d, const char* path, csErro
   // A checkpoint never replaces the scene its model was loaded from (a path spelled another
   // way, ./scene.json, is the same file): the scene would be lost for a state that cannot be
   // used without it.
-  struct stat scene;
-  if (exists && m->file[0] && stat(m->file, &scene) == 0 && scene.st_dev == st.st_dev &&
-      scene.st_ino == st.st_ino) {
+  if (exists && cs_modelIsSceneFile(m, path)) {
     return ioError(err, path, "refusing to write the checkpoint over the scene file %s",
                    m->file);
   }
