@@ -1900,6 +1900,57 @@ static void test_outputs_never_over_the_scene_after_chdir(void** state) {
 }
 
 
+// max_steps is a budget per report interval in an advance as in a run (an advance over many
+// intervals failed where the run finished): for every integrator the two finish, or fail at the
+// same time, alike; the advance's message names the interval, and steps still growing from the
+// start are not called too short to be worth a larger budget
+static void test_advance_budget_per_report_interval(void** state) {
+  (void)state;
+  const char* scenes[] = {"scenes/pendulum.json", "scenes/exp_spring_incline.json"};
+  const long budgets[] = {2000, 5};
+  int failures = 0;
+  for (int sc = 0; sc < 2; sc++) {
+    csModel* m = th_loadFile(scenes[sc]);
+    for (int k = 0; k < CS_INTEGRATOR_COUNT; k++) {
+      for (int b = 0; b < 2; b++) {
+        csSimOptions o = cs_modelOptions(m);
+        o.integrator = (csIntegratorType)k;
+        o.max_steps = budgets[b];
+        csError erun, eadv;
+        csSimulation* run = cs_newSimulation(m, &o, &erun);
+        csSimulation* adv = cs_newSimulation(m, &o, &eadv);
+        assert_non_null(run);
+        assert_non_null(adv);
+        int rr = cs_simRun(run, 3, NULL, &erun);
+        int ra = cs_simAdvanceTo(adv, 3, &eadv);
+        if (rr != ra || (b == 0 && rr != CS_OK) ||
+            (rr != CS_OK && !(erun.time == eadv.time))) {
+          fail_msg("%s, integrator %d, max_steps %ld: run %d at %g (%s), advance %d at %g (%s)",
+                   scenes[sc], k, budgets[b], rr, erun.time, erun.message, ra, eadv.time,
+                   eadv.message);
+        }
+        if (ra == CS_OK) {
+          assert_true(cs_simTime(adv) == 3);
+        } else {
+          failures++;
+          char want[96];
+          snprintf(want, sizeof(want), "more than %ld steps in one report interval (0.01 s)",
+                   budgets[b]);
+          if (!strstr(eadv.message, want) || !strstr(eadv.message, "raise max_steps") ||
+              (eadv.time < 0.01 && strstr(eadv.message, "will not carry the run far"))) {
+            fail_msg("%s, integrator %d: %s", scenes[sc], k, eadv.message);
+          }
+        }
+        cs_deleteSimulation(run);
+        cs_deleteSimulation(adv);
+      }
+    }
+    cs_deleteModel(m);
+  }
+  assert_true(failures >= 6);  // the small budget runs out on most
+}
+
+
 static void test_checkpoint_refusals(void** state) {
   (void)state;
   csModel* m = th_loadFile("scenes/exp_spring_incline.json");
@@ -2297,6 +2348,7 @@ int main(void) {
       cmocka_unit_test(test_callbacks_cannot_change_the_run),
       cmocka_unit_test(test_csv_never_over_the_scene),
       cmocka_unit_test(test_outputs_never_over_the_scene_after_chdir),
+      cmocka_unit_test(test_advance_budget_per_report_interval),
       cmocka_unit_test(test_checkpoint_refusals),
       cmocka_unit_test(test_checkpoint_malformed),
       cmocka_unit_test(test_checkpoint_text),

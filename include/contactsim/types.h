@@ -301,7 +301,9 @@ typedef struct csSimOptions {
   double atol;             // absolute tolerance, > 0
   double max_step;         // s, 0 = unlimited
   double initial_step;     // s, 0 = CVODE's estimate
-  long max_steps;          // steps of one group between two reports (like CVODE's mxstep), > 0
+  long max_steps;          // steps of one group between two reports (like CVODE's mxstep), > 0;
+                           // cs_simAdvanceTo, which reports nothing, counts them per interval
+                           // of the report grid as a run would
   double report_interval;  // s, >= CS_MIN_REPORT_INTERVAL
   long max_rows;           // report rows a command-line run may write, > 0 (0 in a zeroed
                            // struct: CS_DEFAULT_MAX_ROWS): a run that would write more
