@@ -1951,6 +1951,51 @@ static void test_advance_budget_per_report_interval(void** state) {
 }
 
 
+// A change a rounding step before a run's end is not applied in that run (a change at the end
+// is the continued run's) and the run continued from its checkpoint applies it before anything
+// else: a constant push of +1 N on 2 kg, turned to -2 N at 0.5 - 1 ulp, reaches x(1) = 1/16 m
+// and u(1) = -1/4 m/s (from x(0.5) = 1/16, u(0.5) = 1/4, a = -1); without the change, 1/4 and
+// 1/2. A loaded checkpoint at a change's time (this one or 0.5 exactly) holds the values after
+// it at once, as the command line's first row does.
+static void test_change_at_a_checkpoint_s_time(void** state) {
+  (void)state;
+  const double at[] = {nextafter(0.5, 0), 0.5};
+  for (int i = 0; i < 2; i++) {
+    char json[1024];
+    snprintf(json, sizeof(json),
+             "{\"name\": \"sl\", \"gravity\": [0, 0, 0], \"bodies\": [{\"name\": \"b\", "
+             "\"mass\": 2.0, \"inertia\": {\"box\": [0.1, 0.1, 0.1]}, \"joint\": {\"type\": "
+             "\"slider\"}}], \"forces\": [{\"type\": \"constant\", \"name\": \"push\", "
+             "\"body\": \"b\", \"force\": [1.0, 0, 0]}], \"changes\": [{\"time\": %.17g, "
+             "\"force\": \"push\", \"force_x\": -2.0}], \"simulation\": {\"integrator\": "
+             "\"rk\", \"rtol\": 1e-10, \"atol\": 1e-12}}",
+             at[i]);
+    csModel* m = th_loadString(json);
+    int fx = m->force[0].discadr + cs_modelDiscreteIndex(m, 0, "force_x");
+    csSimulation* first = newSim(m);
+    csError err;
+    assert_int_equal(cs_simAdvanceTo(first, 0.5, &err), CS_OK);
+    assert_true(cs_simState(first, CS_STATE_DISCRETE)[fx] == 1.0);
+    char* text = NULL;
+    size_t len = 0;
+    assert_int_equal(cs_simSaveStateText(first, &text, &len, &err), CS_OK);
+    csSimulation* next = newSim(m);
+    assert_int_equal(cs_simLoadStateText(next, text, len, &err), CS_OK);
+    assert_true(cs_simState(next, CS_STATE_DISCRETE)[fx] == -2.0);
+    assert_int_equal(cs_simAdvanceTo(next, 1.0, &err), CS_OK);
+    const double* q = cs_simState(next, CS_STATE_Q);
+    const double* u = cs_simState(next, CS_STATE_U);
+    if (fabs(q[0] - 0.0625) > 1e-9 || fabs(u[0] + 0.25) > 1e-9) {
+      fail_msg("change at %.17g: x(1) = %.17g, u(1) = %.17g", at[i], q[0], u[0]);
+    }
+    cs_freeStateText(text);
+    cs_deleteSimulation(first);
+    cs_deleteSimulation(next);
+    cs_deleteModel(m);
+  }
+}
+
+
 static void test_checkpoint_refusals(void** state) {
   (void)state;
   csModel* m = th_loadFile("scenes/exp_spring_incline.json");
@@ -2349,6 +2394,7 @@ int main(void) {
       cmocka_unit_test(test_csv_never_over_the_scene),
       cmocka_unit_test(test_outputs_never_over_the_scene_after_chdir),
       cmocka_unit_test(test_advance_budget_per_report_interval),
+      cmocka_unit_test(test_change_at_a_checkpoint_s_time),
       cmocka_unit_test(test_checkpoint_refusals),
       cmocka_unit_test(test_checkpoint_malformed),
       cmocka_unit_test(test_checkpoint_text),

@@ -1432,11 +1432,12 @@ static int loadCheckpoint(csSimulation* s, const Checkpoint* from, csError* err)
     cs_setError(err, CS_ERR_MEMORY, "", "out of memory");
     return CS_ERR_MEMORY;
   }
-  int nchange = s->nchange_restart;
+  // the changes due at its time are applied before anything is reported, as the command line's
+  // --initial-state applies them (the integrator counts them itself: -1)
   s->nchange_restart = -1;
   cs_integratorFree(s->it);
   s->it = NULL;
-  return newIntegrator(s, nchange, err);
+  return newIntegrator(s, -1, err);
 }
 
 

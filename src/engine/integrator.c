@@ -2797,10 +2797,14 @@ static void addIntegrationTime(Sim* sim, double cpu0, double reporting0) {
 }
 
 
-// scheduled changes earlier than t are history: count them
+// scheduled changes earlier than t are history: count them. One within rounding of t (dueSlack)
+// is due at t, not history: a run that ends at t leaves it unapplied (nextStop), so that the run
+// continued from there applies it (a change at 0.49999999999999994 was lost from a run ended
+// at 0.5 and continued from its checkpoint); where a run had applied it already, it sets the same
+// values again
 static int changesBefore(const csModel* m, double t) {
   int n = 0;
-  while (n < m->nchange && m->change[n].time < t) {
+  while (n < m->nchange && m->change[n].time < t - dueSlack(t)) {
     n++;
   }
   return n;
