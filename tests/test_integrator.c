@@ -230,7 +230,7 @@ static csModel* pushedSliders(int n, double t_bad) {
 // force evaluation): with one group its last step's end, bit for bit as the step hook saw it
 // (and its time the run's), with several the last report, where they last stood together.
 // Failures: forces that stop being finite at t = 0.37 s (a scheduled change), and a step budget
-// run out mid-interval (the step over it is accepted and finished, so the hook saw it too).
+// run out mid-interval (the step that would exceed it is not taken: the hook saw the last one).
 static void test_state_after_a_failure(void** state) {
   (void)state;
   const char* names[] = CS_INTEGRATOR_NAMES;
@@ -280,6 +280,50 @@ static void test_state_after_a_failure(void** state) {
       }
     }
   }
+}
+
+
+// A step budget that runs out never leaves a report time the integration reached unreported:
+// the run fails before the step that would exceed the budget, short of the next report (a step
+// over it that passed the report was accepted, and the run failed there without the row, the
+// state and a checkpoint past it). Steps of at most 0.01 s, reports every 0.1 s: budgets from 11
+// to 24 steps (9 and 10 are refused before the run), every integrator.
+static void test_budget_never_skips_a_report(void** state) {
+  (void)state;
+  const char* names[] = CS_INTEGRATOR_NAMES;
+  int failures = 0;
+  for (int k = 0; k < CS_INTEGRATOR_COUNT; k++) {
+    for (long budget = 9; budget <= 24; budget++) {
+      csModel* m = sliders(1);
+      csSimOptions o = cs_defaultSimOptions();
+      o.integrator = (csIntegratorType)k;
+      o.duration = 0.5;
+      o.report_interval = 0.1;
+      o.max_step = 0.01;
+      o.max_steps = budget;
+      Seen seen = {.m = m, .step_t = NAN, .report_t = NAN};
+      csReporter rep = {.report = seeReport, .step = seeStep, .ctx = &seen};
+      csData* d = cs_makeData(m);
+      csError err = {0};
+      int status = cs_simulate(m, d, &o, &rep, &err);
+      if (status == CS_ERR_INPUT) {
+        // up to 10 steps to the first report: refused before the run (max_step's rule)
+        assert_true(budget <= 10);
+      } else if (status != CS_OK) {
+        failures++;
+        assert_int_equal(status, CS_ERR_SOLVER);
+        if (!(err.time < seen.report_t + o.report_interval - 1e-12) || d->t != err.time ||
+            seen.step_t != err.time) {
+          fail_msg("%s, max_steps %ld: failed at t = %.17g, last report %.17g, last step %.17g, "
+                   "data at %.17g", names[k], budget, err.time, seen.report_t, seen.step_t, d->t);
+        }
+      }
+      cs_deleteData(d);
+      cs_deleteModel(m);
+    }
+  }
+  print_message("%d of %d runs failed\n", failures, CS_INTEGRATOR_COUNT * 16);
+  assert_true(failures >= CS_INTEGRATOR_COUNT);  // the small budgets run out
 }
 
 
@@ -720,6 +764,7 @@ int main(void) {
       cmocka_unit_test(test_groups_step_independently),
       cmocka_unit_test(test_too_much_work),
       cmocka_unit_test(test_state_after_a_failure),
+      cmocka_unit_test(test_budget_never_skips_a_report),
       cmocka_unit_test(test_step_budget_far_from_zero),
       cmocka_unit_test(test_bad_options),
       cmocka_unit_test(test_adams),

@@ -2448,6 +2448,73 @@ static double startHint(const Group* g, double tout) {
 }
 
 
+// The step budget (max_steps between two reports), judged before group g steps from t_before:
+// CVODE's own limit counts steps within one call, and every call here is one step. A budget
+// spent fails here, before the step that would exceed it: a step past it that reached the
+// report was lost with that report (the checkpoint past the last row). An advance without
+// reports (cs_integratorAdvance) has a budget per interval of the report grid all the same, as a
+// run over the same time would: a step that starts at or past the grid time begins a new one.
+static int budgetSpent(Group* g, double t_before, csError* err) {
+  Sim* sim = g->sim;
+  if (sim->budget_grid && t_before >= g->budget_end) {
+    g->steps_since_report = 0;
+    g->budget_end = nextGridTime(t_before, sim->opt.report_interval);
+  }
+  // the last tenth of the budget's steps (at least its last 100, or all of a smaller one)
+  long window = sim->opt.max_steps / 10 > 100 ? sim->opt.max_steps / 10 : 100;
+  window = window < sim->opt.max_steps ? window : sim->opt.max_steps;
+  if (g->steps_since_report == sim->opt.max_steps - window) {
+    g->budget_tw = t_before;
+  }
+  if (g->steps_since_report++ < sim->opt.max_steps) {
+    return CS_OK;
+  }
+  double hlast = lastStep(g);
+  int blended = blendedAnchorsFailed(g);
+  // steps so short that a report interval would take a hundred times the budget: raising it
+  // carries the run a little further at great cost (a transition velocity of 1e-11 m/s: steps
+  // of 7e-11 s, 26 s of CPU for 0.8 ms of the run at max_steps 1e7). Judged by the mean step
+  // of the budget's last window, not by the last step, which an impact can cut short, nor over
+  // the whole budget, whose first steps can be long ones; and only where the steps have stopped
+  // growing: a small budget spent on an integrator's first steps, each longer than the one
+  // before, says nothing of the steps the run will take (exp_spring_incline at max_steps 5:
+  // CVODE's first steps read as 3,200 a report interval; it takes 8)
+  double hmean = ((double)g->t - g->budget_tw) / (double)window;
+  double need = sim->opt.report_interval / hmean;
+  int steady = window >= 2 && hlast <= 1.5 * hmean;
+  char shortSteps[320] = "";
+  if (hmean > 0 && need > 100.0 * (double)sim->opt.max_steps && steady) {
+    snprintf(shortSteps, sizeof(shortSteps),
+             "; at steps this short a report interval takes about %.2g steps, so raising "
+             "max_steps will not carry the run far: what makes them short (a very stiff force, "
+             "such as a tiny transition velocity) is what to change", need);
+  }
+  char since[96];
+  if (sim->budget_grid) {
+    snprintf(since, sizeof(since), "in one report interval (%.9g s)", sim->opt.report_interval);
+  } else {
+    snprintf(since, sizeof(since), "since the last report");
+  }
+  cs_setError(err, CS_ERR_SOLVER, "",
+              "too much work: more than %ld steps %s, at t = %.9g s (last step %.3g s)%s%s",
+              sim->opt.max_steps, since, (double)g->t, hlast,
+              "; raise max_steps (simulation.max_steps in the scene, --max-steps on the "
+              "command line) or loosen the tolerances", shortSteps);
+  err->time = g->t;
+  // steps that collapsed say so instead; not steps still growing from the start (at max_steps
+  // 1, an integrator's first step of 6e-12 s on exponential springs), whose budget is the cause
+  if (steady) {
+    collapseError(g, err, 0, "more than %ld steps %s", sim->opt.max_steps, since);
+  }
+  // (and where the steps may have collapsed on blended anchors, what runs such scenes: a
+  // small max_steps may be the cause all the same, so both are said)
+  if (blended) {
+    blendedAnchorHint(err);
+  }
+  return CS_ERR_SOLVER;
+}
+
+
 // advance the active group g one step toward tout, never past tstop; returns CS_OK or fills err
 // (stepGroup then sets the state back to the last accepted one)
 static int tryStep(Group* g, double tout, double tstop, csError* err) {
@@ -2458,6 +2525,9 @@ static int tryStep(Group* g, double tout, double tstop, csError* err) {
   int flag = 0;
   const double t_before = g->t;
   const int first = g->fresh;  // the first step from a start or a change's restart
+  if (budgetSpent(g, t_before, err) != CS_OK) {
+    return CS_ERR_SOLVER;
+  }
   if (sim->rk) {
     if (isnan(g->rk->tonset)) {
       // not known since the start, a restart or a change: from the step's start
@@ -2612,63 +2682,6 @@ static int tryStep(Group* g, double tout, double tstop, csError* err) {
     if (lost) {
       return roundingError(hu, t_before, moved, hu >= 0.5 * (tstop - t_before), err);
     }
-  }
-  // CVODE's own step limit counts steps within one call, and every call here is one step,
-  // so the limit between two reports is enforced here. An advance without reports
-  // (cs_integratorAdvance) has a budget per interval of the report grid all the same, as a run
-  // over the same time would: a step that starts at or past the grid time begins a new one
-  if (sim->budget_grid && t_before >= g->budget_end) {
-    g->steps_since_report = 0;
-    g->budget_end = nextGridTime(t_before, sim->opt.report_interval);
-  }
-  // the last tenth of the budget's steps (at least its last 100, or all of a smaller one)
-  long window = sim->opt.max_steps / 10 > 100 ? sim->opt.max_steps / 10 : 100;
-  window = window < sim->opt.max_steps ? window : sim->opt.max_steps;
-  if (g->steps_since_report == sim->opt.max_steps - window) {
-    g->budget_tw = t_before;
-  }
-  if (++g->steps_since_report > sim->opt.max_steps) {
-    double hlast = lastStep(g);
-    int blended = blendedAnchorsFailed(g);
-    // steps so short that a report interval would take a hundred times the budget: raising it
-    // carries the run a little further at great cost (a transition velocity of 1e-11 m/s: steps
-    // of 7e-11 s, 26 s of CPU for 0.8 ms of the run at max_steps 1e7). Judged by the mean step
-    // of the budget's last window (window + 1 steps), not by the last step, which an impact can
-    // cut short, nor over the whole budget, whose first steps can be long ones; and only where
-    // the steps have stopped growing: a small budget spent on an integrator's first steps, each
-    // longer than the one before, says nothing of the steps the run will take (exp_spring_incline
-    // at max_steps 5: CVODE's first steps read as 3,200 a report interval; it takes 8)
-    double hmean = ((double)g->t - g->budget_tw) / (double)(window + 1);
-    double need = sim->opt.report_interval / hmean;
-    char shortSteps[320] = "";
-    if (hmean > 0 && need > 100.0 * (double)sim->opt.max_steps && hlast <= 1.5 * hmean) {
-      snprintf(shortSteps, sizeof(shortSteps),
-               "; at steps this short a report interval takes about %.2g steps, so raising "
-               "max_steps will not carry the run far: what makes them short (a very stiff force, "
-               "such as a tiny transition velocity) is what to change", need);
-    }
-    char since[96];
-    if (sim->budget_grid) {
-      snprintf(since, sizeof(since), "in one report interval (%.9g s)", sim->opt.report_interval);
-    } else {
-      snprintf(since, sizeof(since), "since the last report");
-    }
-    cs_setError(err, CS_ERR_SOLVER, "",
-                "too much work: more than %ld steps %s, at t = %.9g s (last step %.3g s)%s%s",
-                sim->opt.max_steps, since, g->t, (double)hlast,
-                "; raise max_steps (simulation.max_steps in the scene, --max-steps on the "
-                "command line) or loosen the tolerances", shortSteps);
-    err->time = g->t;
-    collapseError(g, err, 0, "more than %ld steps %s", sim->opt.max_steps, since);
-    // (and where the steps may have collapsed on blended anchors, what runs such scenes: a
-    // small max_steps may be the cause all the same, so both are said)
-    if (blended) {
-      blendedAnchorHint(err);
-    }
-    // the step itself succeeded: it is finished (statistics, auto-updates committed) like any
-    // other, so that the state it leaves is the one the next step would start from
-    finishStep(g);
-    return CS_ERR_SOLVER;
   }
   return CS_OK;
 }
