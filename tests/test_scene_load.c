@@ -1620,6 +1620,37 @@ static void test_json_numbers(void** state) {
 }
 
 
+// A parameter with a dot in its table name is given nested only: the flat member
+// "body_material.plane_strain_modulus" was read as well, so the same parameter could be given
+// twice, nested and flat, with two values, the later silently winning
+static void test_dotted_parameter_only_nested(void** state) {
+  (void)state;
+  const char* body = "{\"bodies\": [{\"name\": \"f\", \"mass\": 1, \"inertia\": {\"sphere\": 0.1}, "
+                     "\"joint\": {\"type\": \"free\", \"q\": [1, 0, 0, 0, 0, 0, 0.099]}}], "
+                     "\"planes\": [{\"name\": \"floor\"}], ";
+  const char* tails[] = {
+      "\"forces\": [{\"type\": \"hunt_crossley\", \"name\": \"h\", \"body\": \"f\", "
+      "\"plane\": \"floor\", \"radius\": 0.1, \"body_material\": {\"plane_strain_modulus\": "
+      "1e6}, \"body_material.plane_strain_modulus\": 2e6}]}",
+      "\"forces\": [{\"type\": \"hunt_crossley\", \"name\": \"h\", \"body\": \"f\", "
+      "\"plane\": \"floor\", \"radius\": 0.1, \"body_material.plane_strain_modulus\": 2e6}]}",
+      "\"contacts\": [{\"body\": \"f\", \"plane\": \"floor\", \"points\": [[0, 0, -0.1]]}], "
+      "\"contact_models\": {\"compliant_point\": {\"body_material.penalty_stiffness\": 1e5}}}"};
+  const char* paths[] = {"forces[0].body_material.plane_strain_modulus",
+                         "forces[0].body_material.plane_strain_modulus",
+                         "contact_models.compliant_point.body_material.penalty_stiffness"};
+  for (int i = 0; i < 3; i++) {
+    char json[2048];
+    snprintf(json, sizeof(json), "%s%s", body, tails[i]);
+    csError err;
+    csModel* m = cs_loadSceneString(json, "dotted.json", NULL, &err);
+    if (m || strcmp(err.path, paths[i]) != 0 || !strstr(err.message, "written nested")) {
+      fail_msg("case %d: %s", i, m ? "loaded" : err.message);
+    }
+  }
+}
+
+
 // the kinds of bad input listed in docs/scene-format.md's rules, one of each
 static void test_bad_inputs(void** state) {
   (void)state;
@@ -2168,6 +2199,7 @@ int main(void) {
       cmocka_unit_test(test_json_syntax_positions),
       cmocka_unit_test(test_json_numbers),
       cmocka_unit_test(test_bad_inputs),
+      cmocka_unit_test(test_dotted_parameter_only_nested),
       cmocka_unit_test(test_bad_bodies),
       cmocka_unit_test(test_bad_scenes),
       cmocka_unit_test(test_bad_forces),

@@ -1411,6 +1411,15 @@ static int walkParams(Loader* ld, const cJSON* obj, const char* prefix, const cs
     for (int i = 0; !prefix[0] && reserved && reserved[i]; i++) {
       isReserved |= strcmp(reserved[i], key) == 0;
     }
+    // a table key with a dot is written nested (scene-format.md); a member named with the dot
+    // itself would be a second way to give it, which could give it twice with two values
+    if (strchr(key, '.')) {
+      ld->unknownKey = 1;
+      const char* dot = strchr(key, '.');
+      return failAt(ld, key, "unknown key '%.64s' for a force of type '%s'; a parameter with a dot "
+                    "in its name is written nested: \"%.*s\": {\"%.64s\": ...}", key, k->name,
+                    (int)(dot - key < 64 ? dot - key : 64), key, dot + 1);
+    }
     // the dotted key this member stands for; a key too long for the buffer matches nothing
     char full[CS_MAX_KEY];
     int n = snprintf(full, sizeof(full), "%s%s%s", prefix, prefix[0] ? "." : "", key);
