@@ -146,6 +146,18 @@ def bad_option_values():
                  ["--max-steps", " 5"]):
         code, _, err = run("run", path, "-q", *args)
         check(code == 2 and args[0].lstrip("-") in err, (args, code, err))
+    # numbers below the smallest normal double are values, judged by the option's own limit
+    # ("needs a positive number" was said of 5e-324); an atol whose reciprocal is beyond doubles
+    # is refused here as in the scene (it passed validate, then every step failed, blamed on
+    # the forces)
+    for args, says in ((["--duration", "5e-324"], "--duration must be at least 1e-09 s"),
+                       (["--report-interval", "5e-324"], "--report-interval must be at least"),
+                       (["--atol", "1e-310"], "atol must be at least 1e-300"),
+                       (["--set", "simulation.atol=1e-310"], "simulation.atol: must be at least")):
+        code, _, err = run("run", path, "-q", "-o", os.devnull, *args)
+        check(code == 2 and says in err, (args, code, err))
+    code, _, err = run("validate", path, "--set", "simulation.atol=1e-310")
+    check(code == 2 and "simulation.atol" in err, (code, err))
 
 
 @case

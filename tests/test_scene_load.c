@@ -1681,6 +1681,7 @@ static void test_bad_inputs(void** state) {
   expectError(oneBody(I, "{\"type\": \"ball\", \"q\": [1, 0, 0]}"), "bodies[0].joint.q");
   expectError(oneBody(I, "{\"type\": \"slider\", \"u\": [1, 0]}"), "bodies[0].joint.u");
   expectError("{\"simulation\": {\"atol\": -1e-8}}", "simulation.atol");  // negative tolerance
+  expectError("{\"simulation\": {\"atol\": 1e-310}}", "simulation.atol");  // 1 / atol = inf
   expectError("{\"simulation\": {\"duration\": -1}}", "simulation.duration");
   expectError("{\"simulation\": {\"max_steps\": 10.25}}", "simulation.max_steps");
   expectError(oneBody(I, "{\"type\": \"slider\", \"q\": [-1e999]}"), "bodies[0].joint.q[0]");

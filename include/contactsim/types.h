@@ -319,6 +319,9 @@ typedef struct csSimOptions {
 // The smallest first step (initial_step) other than 0, s: as with CS_MIN_DURATION, the
 // integrators' arithmetic on smaller steps underflows (BDF's first step of 1e-300 s collapsed).
 #define CS_MIN_INITIAL_STEP 1e-150
+// The smallest absolute tolerance: the error test weighs a component near zero by 1 / atol,
+// which for atol below about 5.6e-309 is beyond doubles (every step then fails at once).
+#define CS_MIN_ATOL 1e-300
 // A largest step (max_step) must be at least this many times the spacing of doubles at the
 // run's end time: below it, t + h == t and the integrator cannot advance.
 #define CS_MIN_STEP_ULPS 16.0

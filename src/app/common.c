@@ -11,6 +11,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <float.h>
 #include <getopt.h>
 #include <limits.h>
 #include <pthread.h>
@@ -290,10 +291,15 @@ int cs_cliParseNumber(const char* text, const char* name, int allow_zero, double
   // and infinity are refused as well, since no option means anything with them, and so are
   // what strtod takes beyond decimal numbers: leading space (" 1e-5" read, "1e-5 " not) and
   // hexadecimal ("0x10" as 16)
+  // A number below the smallest normal double (5e-324) is a value all the same (strtod says
+  // ERANGE): the option's own lower limit then names what is wrong with it, not "needs a
+  // positive number"
   char* end = NULL;
   errno = 0;
   double v = strtod(text, &end);
-  if (errno || end == text || *end || !isfinite(v) || v < 0 || (!allow_zero && v == 0) ||
+  int underflow = errno == ERANGE && isfinite(v) && fabs(v) < DBL_MIN;
+  if ((errno && !underflow) || end == text || *end || !isfinite(v) || v < 0 ||
+      (!allow_zero && v == 0) ||
       isspace((unsigned char)text[0]) || strpbrk(text, "xX")) {
     fprintf(stderr, "contactsim: error: --%s needs a %s number, not '%s'\n", name,
             allow_zero ? "non-negative" : "positive", cs_cliSafe(text));

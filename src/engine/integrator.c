@@ -865,6 +865,9 @@ int cs_validateSimOptions(const csSimOptions* o, csError* err) {
     bad = "rtol must be positive and finite";
   } else if (!(o->atol > 0) || !isfinite(o->atol)) {
     bad = "atol must be positive and finite";
+  } else if (o->atol < CS_MIN_ATOL) {
+    bad = "atol must be at least 1e-300 (CS_MIN_ATOL): the error test weighs a component near "
+          "zero by 1 / atol";
   } else if (!(o->max_step >= 0) || !isfinite(o->max_step)) {
     bad = "max_step must be zero (unlimited) or positive and finite";
   } else if (!(o->initial_step >= 0) || !isfinite(o->initial_step)) {

@@ -329,7 +329,7 @@ static int expectInteger(Loader* ld, const cJSON* item, double lo, double hi, lo
   }
   // checked on the double, not on cJSON's valueint, which truncates and saturates silently
   if (v != floor(v)) {
-    return fail(ld, "expected an integer, got %g", v);
+    return fail(ld, "expected an integer, got %.17g", v);
   }
   if (v < lo || v > hi) {
     return fail(ld, "the integer %.0f is outside [%.0f, %.0f]", v, lo, hi);
@@ -2215,6 +2215,11 @@ static int readSimulation(Loader* ld, const cJSON* item, csSimOptions* o) {
   if (o->initial_step > 0 && o->initial_step < CS_MIN_INITIAL_STEP) {
     return failAt(ld, "initial_step", "must be 0 (automatic) or at least %g s, not %g",
                   CS_MIN_INITIAL_STEP, o->initial_step);
+  }
+  // a tolerance whose reciprocal, the error test's weight near zero, is beyond doubles
+  if (o->atol < CS_MIN_ATOL) {
+    return failAt(ld, "atol", "must be at least %g (the error test weighs a component near zero "
+                  "by 1 / atol), not %g", CS_MIN_ATOL, o->atol);
   }
   // enumerations by name, in the order of csIntegratorType and csLinearSolver
   int choice = -1;
