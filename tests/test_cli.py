@@ -161,6 +161,26 @@ def bad_option_values():
 
 
 @case
+def long_names_keep_the_error_s_path_and_reason():
+    # the error line is made safe whole: a 1 KiB buffer cut it after a long file name (legal on
+    # Linux) or a long key, before the JSON path and what is wrong
+    deep = os.path.join(tempfile.mkdtemp(), *(["d" * 200] * 5))
+    os.makedirs(deep)
+    scene = dict(PENDULUM)
+    scene["bodies"] = [dict(PENDULUM["bodies"][0], mass=-1)]
+    path = os.path.join(deep, "s.json")
+    with open(path, "w") as f:
+        json.dump(scene, f)
+    code, _, err = run("validate", path)
+    check(code == 2 and err.rstrip().endswith("bodies[0].mass: must be > 0, got -1"), (code, err))
+    code, _, err = run("validate", write_scene(dict(PENDULUM, **{"k" * 5000: 1})))
+    check(code == 2 and "unknown key" in err, (code, err[-300:]))
+    code, _, err = run("validate", write_scene(PENDULUM), "--set",
+                       "bodies." + "x" * 100000 + ".mass=1")
+    check(code == 2 and "no body named" in err, (code, err[-300:]))
+
+
+@case
 def bad_input_corpus():
     manifest = os.path.join(ROOT, "tests/data/bad/expected.txt")
     check(os.path.exists(manifest), "tests/data/bad/expected.txt is missing")

@@ -233,9 +233,12 @@ int cs_cliParseCount(const char* text, const char* name, long* out) {
 void cs_cliPrintError(const csError* err) {
   // the file name is the caller's text: made safe first (a backslash in it shown as \\, as
   // everywhere else), so that the backslashes below are all escapes
-  csError safe = *err;
-  snprintf(safe.file, sizeof(safe.file), "%s", cs_cliSafe(err->file));
-  char line[CS_MAX_ERROR_LINE];
+  // (into buffers as long as the whole line can be, escaped: cs_cliSafe's ring of 1 KiB cut a
+  // line with a long file name before its JSON path and what is wrong)
+  static csError safe;
+  static char line[CS_MAX_ERROR_LINE], text[4 * CS_MAX_ERROR_LINE];
+  safe = *err;
+  cs_cliSafeText(err->file, safe.file, sizeof(safe.file));
   cs_cliFormatError(&safe, line, sizeof(line));
   fprintf(stderr, "contactsim: error: ");
   // the loader already writes a scene's names and keys as \xNN where it builds its messages:
@@ -246,7 +249,7 @@ void cs_cliPrintError(const csError* err) {
     if (bs) {
       *bs = '\0';
     }
-    fprintf(stderr, "%s%s", cs_cliSafe(piece), bs ? "\\" : "");
+    fprintf(stderr, "%s%s", cs_cliSafeText(piece, text, sizeof(text)), bs ? "\\" : "");
     if (!bs) {
       break;
     }
