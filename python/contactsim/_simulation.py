@@ -5,6 +5,7 @@ import numbers
 import numpy as np
 
 from . import _core
+from ._errors import SceneError
 from ._trajectory import Trajectory
 
 __all__ = ["ContactReport", "Simulation", "State"]
@@ -49,7 +50,12 @@ def _seconds(name, value):
     # float() would take (True as 1 s, "0.5" as 0.5 s)
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a number of seconds, not {type(value).__name__}")
-    return float(value)
+    try:
+        return float(value)
+    except OverflowError:
+        # as the library's own conversion says it (advance_to, run's options): a SceneError
+        raise SceneError(f"{name} must be a finite number, got an integer too large for a "
+                         "double") from None
 
 
 def _flag(name, value):

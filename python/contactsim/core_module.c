@@ -76,8 +76,7 @@ PyObject* csPy_raise(const csError* err, PyObject* trajectory) {
 }
 
 
-// an option error in the user's terms, without a file or JSON path
-// The scene file of the options csPy_readOptions is reading (NULL outside it): its errors are
+// An option error in the user's terms. The scene file of the options csPy_readOptions is reading (NULL outside it): its errors are
 // located as the library's checks of the same options are, FILE: simulation: MESSAGE. The GIL
 // is held throughout, so one static serves.
 static const char* optionFile;
@@ -116,12 +115,9 @@ int csPy_number(PyObject* v, const char* what, double* out) {
   if (x == -1.0 && PyErr_Occurred()) {
     if (PyErr_ExceptionMatches(PyExc_OverflowError)) {
       PyErr_Clear();
-      csError err = {0};
-      err.code = CS_ERR_INPUT;
-      snprintf(err.message, sizeof(err.message),
-               "%s must be a finite number, got an integer too large for a double", what);
-      csPy_raise(&err, NULL);
-      return -1;
+      // located as the option's other errors are, while options are read (optionFile)
+      return optionError("%s must be a finite number, got an integer too large for a double",
+                         what);
     }
     PyErr_Clear();
     PyErr_Format(PyExc_TypeError, "%s must be a number, not %.100s", what,

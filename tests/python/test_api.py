@@ -126,8 +126,13 @@ def test_bad_run_options():
         contactsim.run(model, duration="long")
     with pytest.raises(TypeError, match="integrator must be a str, not int"):
         contactsim.run(model, integrator=3)
-    with pytest.raises(contactsim.SceneError, match="too large for a double"):
-        contactsim.run(model, rtol=10**400)
+    # located as any option's error is (the scene's file, the path simulation)
+    for call in (lambda: contactsim.run(model, rtol=10**400),
+                 lambda: contactsim.Simulation(model, max_steps=10**400),
+                 lambda: contactsim.Simulation(model).set_options(atol=10**400)):
+        with pytest.raises(contactsim.SceneError, match="too large for a double") as e:
+            call()
+        assert e.value.file == model.file and e.value.path == "simulation", e.value
     with pytest.raises(TypeError):
         contactsim.run(model, contact_model="hunt_crossley")
     with pytest.raises(TypeError, match="multiple values for argument 'model'"):

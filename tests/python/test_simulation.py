@@ -242,7 +242,8 @@ def test_arguments_of_the_wrong_kind_say_so():
     corner = block.model.contacts[0]
     for call in (lambda v: contactsim.run(model, v), sim.advance_to,
                  lambda v: setattr(sim, "time", v),
-                 lambda v: block.set_discrete(corner, "mu_static", v)):
+                 lambda v: block.set_discrete(corner, "mu_static", v),
+                 sim.run, lambda v: sim.run(t_end=v)):
         with pytest.raises(TypeError, match="bool"):
             call(np.bool_(True))
         with pytest.raises(contactsim.SceneError, match="too large for a double"):
