@@ -1996,6 +1996,70 @@ static void test_change_at_a_checkpoint_s_time(void** state) {
 }
 
 
+// A model built in code is held to the loader's rules for a body (a NaN or negative mass, a
+// joint type that does not exist, a name given twice were taken: one ran on silently, one
+// failed later as an integrator's error), and is simulated only once finalized (before, the
+// process aborted)
+static void test_built_bodies_checked(void** state) {
+  (void)state;
+  csModel* m = cs_newModel("built");
+  assert_non_null(m);
+  csBody good;
+  memset(&good, 0, sizeof(good));
+  snprintf(good.name, sizeof(good.name), "b");
+  good.parent = 0;
+  good.joint = CS_JOINT_SLIDER;
+  good.X_PF = good.X_BM = csu_transformIdentity();
+  good.mass = 1;
+  good.inertia = csu_inertiaBox(1, csu_vec3(0.1, 0.1, 0.1));
+  csError err;
+  struct {
+    const char* says;
+    csBody b;
+  } bad[9];
+  for (int i = 0; i < 9; i++) {
+    bad[i].b = good;
+  }
+  bad[0].says = "mass";
+  bad[0].b.mass = NAN;
+  bad[1].says = "mass";
+  bad[1].b.mass = -1;
+  bad[2].says = "joint type";
+  bad[2].b.joint = (csJointType)42;
+  bad[3].says = "inertia";
+  bad[3].b.inertia.m[0][0] = NAN;
+  bad[4].says = "inertia";
+  bad[4].b.inertia.m[2][2] = 1;  // breaks the triangle inequality
+  bad[5].says = "centre of mass";
+  bad[5].b.com.x = INFINITY;
+  bad[6].says = "joint frame";
+  bad[6].b.X_PF.R.m[0][0] = 2;
+  bad[7].says = "no name";
+  bad[7].b.name[0] = '\0';
+  bad[8].says = "joint frame";
+  bad[8].b.X_BM.p.z = NAN;
+  for (int i = 0; i < 9; i++) {
+    if (cs_addBody(m, &bad[i].b, &err) != -1 || err.code != CS_ERR_INPUT ||
+        !strstr(err.message, bad[i].says)) {
+      fail_msg("case %d: %s", i, err.message);
+    }
+  }
+  assert_int_equal(cs_addBody(m, &good, &err), 1);
+  assert_int_equal(cs_addBody(m, &good, &err), -1);  // the same name again
+  assert_non_null(strstr(err.message, "existing body"));
+  // massless (a frame between joints) is the C API's to build
+  csBody frame = good;
+  snprintf(frame.name, sizeof(frame.name), "frame");
+  frame.mass = 0;
+  memset(&frame.inertia, 0, sizeof(frame.inertia));
+  assert_int_equal(cs_addBody(m, &frame, &err), 2);
+  assert_null(cs_newSimulation(m, NULL, &err));
+  assert_int_equal(err.code, CS_ERR_INPUT);
+  assert_non_null(strstr(err.message, "cs_finalizeModel"));
+  cs_deleteModel(m);
+}
+
+
 static void test_checkpoint_refusals(void** state) {
   (void)state;
   csModel* m = th_loadFile("scenes/exp_spring_incline.json");
@@ -2395,6 +2459,7 @@ int main(void) {
       cmocka_unit_test(test_outputs_never_over_the_scene_after_chdir),
       cmocka_unit_test(test_advance_budget_per_report_interval),
       cmocka_unit_test(test_change_at_a_checkpoint_s_time),
+      cmocka_unit_test(test_built_bodies_checked),
       cmocka_unit_test(test_checkpoint_refusals),
       cmocka_unit_test(test_checkpoint_malformed),
       cmocka_unit_test(test_checkpoint_text),

@@ -138,8 +138,8 @@ CS_API uint64_t cs_modelFingerprint(const csModel* m);
 
 // A simulation of m from its initial state (t = 0, the scene's q and u, element variables from
 // their init rules), integrated with opt (nullable: the scene's options). m must outlive the
-// simulation and is never written. Returns NULL with err filled when the options are unusable
-// or memory runs out.
+// simulation and is never written. Returns NULL with err filled when m is not finalized
+// (cs_finalizeModel; CS_ERR_INPUT), the options are unusable or memory runs out.
 CS_API csSimulation* cs_newSimulation(const csModel* m, const csSimOptions* opt, csError* err);
 // Free the simulation (nullable). The model stays.
 CS_API void cs_deleteSimulation(csSimulation* s);

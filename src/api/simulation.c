@@ -643,6 +643,13 @@ csSimulation* cs_newSimulation(const csModel* m, const csSimOptions* opt, csErro
     cs_setError(err, CS_ERR_INPUT, "", "no model was given");
     return NULL;
   }
+  // a model built with the cs_add* functions is usable once finalized (the loader finalizes
+  // its own)
+  if (!m->finalized) {
+    cs_setError(err, CS_ERR_INPUT, "", "the model '%s' is not finalized: call cs_finalizeModel "
+                "after the last cs_add* call", m->name);
+    return NULL;
+  }
   const csSimOptions* o = opt ? opt : &m->opt;
   if (cs_validateSimOptions(o, err)) {
     return NULL;

@@ -121,6 +121,70 @@ void cs_deleteModel(csModel* m) {
 
 // Append a body; the parent must already exist, so parents always precede children, the order
 // every pass over the tree relies on. q and u addresses wait for cs_finalizeModel.
+// 1 when x, y, z are all finite
+static int finite3(csVec3 v) {
+  return isfinite(v.x) && isfinite(v.y) && isfinite(v.z);
+}
+
+
+// 1 when X is a rigid transform: finite, its R orthonormal with determinant +1 (to 1e-9)
+static int rigidTransform(const csTransform* X) {
+  if (!finite3(X->p)) {
+    return 0;
+  }
+  const double(*R)[3] = X->R.m;
+  for (int i = 0; i < 3; i++) {
+    for (int j = 0; j < 3; j++) {
+      double dot = R[0][i] * R[0][j] + R[1][i] * R[1][j] + R[2][i] * R[2][j];
+      if (!(fabs(dot - (i == j)) <= 1e-9)) {
+        return 0;
+      }
+    }
+  }
+  double det = R[0][0] * (R[1][1] * R[2][2] - R[1][2] * R[2][1]) -
+               R[0][1] * (R[1][0] * R[2][2] - R[1][2] * R[2][0]) +
+               R[0][2] * (R[1][0] * R[2][1] - R[1][1] * R[2][0]);
+  return det > 0;
+}
+
+
+// what is wrong with body b as the next body of m (ground, the first, is not checked), or NULL:
+// what the scene loader checks of a body, so that a body built in code is held to the same
+// rules (a NaN or negative mass ran on, or failed later as an integrator's error)
+static const char* bodyProblem(const csModel* m, const csBody* b) {
+  if (!b->name[0]) {
+    return "has no name";
+  }
+  if (cs_bodyId(m, b->name) >= 0) {
+    return "has the name of an existing body";
+  }
+  if ((int)b->joint < 0 || b->joint >= CS_JOINT_COUNT) {
+    return "has a joint type that does not exist";
+  }
+  // massless bodies (frames between two joints) and point masses are the C API's to build,
+  // as long as the bodies beyond keep the tree's mass matrix positive definite
+  if (!(b->mass >= 0) || !isfinite(b->mass)) {
+    return "needs a finite mass, positive or zero";
+  }
+  if (!finite3(b->com)) {
+    return "has a centre of mass that is not finite";
+  }
+  int zero = 1;
+  for (int i = 0; i < 9; i++) {
+    zero &= (&b->inertia.m[0][0])[i] == 0;
+  }
+  if (!zero && !csu_inertiaIsValid(&b->inertia)) {
+    return "has an inertia that is neither zero nor symmetric positive definite, finite and "
+           "within the triangle inequality";
+  }
+  if (!rigidTransform(&b->X_PF) || !rigidTransform(&b->X_BM)) {
+    return "has a joint frame (X_PF or X_BM) that is not finite or whose rotation is not "
+           "orthonormal";
+  }
+  return NULL;
+}
+
+
 int cs_addBody(csModel* m, const csBody* b, csError* err) {
   // bodies change the state layout, so they are refused once it is fixed
   if (m->finalized) {
@@ -131,6 +195,11 @@ int cs_addBody(csModel* m, const csBody* b, csError* err) {
   if (m->nbody > 0 && (b->parent < 0 || b->parent >= m->nbody)) {
     cs_setError(err, CS_ERR_INPUT, "", "body '%s' has parent id %d, which is not an existing body",
                 b->name, b->parent);
+    return -1;
+  }
+  const char* problem = m->nbody > 0 ? bodyProblem(m, b) : NULL;
+  if (problem) {
+    cs_setError(err, CS_ERR_INPUT, "", "body '%.*s' %s", CS_MAX_NAME - 1, b->name, problem);
     return -1;
   }
   if (grow((void**)&m->body, &m->capbody, m->nbody, sizeof(csBody))) {
