@@ -107,10 +107,11 @@ CS_API csModel* cs_newModel(const char* name);
 CS_API void cs_deleteModel(csModel* m);
 // Append a body whose joint, parent, frames, mass properties are filled in b (qadr, uadr, qnum,
 // unum are computed). Returns the body id, or -1 with err filled: a parent that does not exist,
-// a name empty or already taken, a joint type that does not exist, a mass negative or not
-// finite (zero is allowed: a frame between joints, with zero inertia), an inertia neither zero
-// nor symmetric positive definite within the triangle inequality, a centre of mass or frames
-// not finite, a frame's rotation not orthonormal.
+// an empty name, a joint type that does not exist, a mass negative or not finite (zero is
+// allowed: a frame between joints, with zero inertia), an inertia neither zero nor symmetric
+// positive definite within the triangle inequality, a centre of mass or frames not finite, a
+// frame's rotation not orthonormal (to 1e-6). Two bodies of one name are refused by
+// cs_finalizeModel.
 CS_API int cs_addBody(csModel* m, const csBody* b, csError* err);
 CS_API int cs_addPlane(csModel* m, const csPlane* p, csError* err);
 // Append a force element of kind `kind` whose param and ref are set to the kind's defaults;
