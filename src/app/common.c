@@ -294,13 +294,19 @@ int cs_cliParseNumber(const char* text, const char* name, int allow_zero, double
   // and infinity are refused as well, since no option means anything with them, and so are
   // what strtod takes beyond decimal numbers: leading space (" 1e-5" read, "1e-5 " not) and
   // hexadecimal ("0x10" as 16)
-  // A number below the smallest normal double (5e-324) is a value all the same (strtod says
+  // A number below the smallest normal double (2.2e-308) is a value all the same (strtod says
   // ERANGE): the option's own lower limit then names what is wrong with it, not "needs a
-  // positive number"
+  // positive number". One below the smallest double (5e-324) reads as 0, which it is not
+  // (--max-step 1e-400 would be no limit at all): refused as such.
   char* end = NULL;
   errno = 0;
   double v = strtod(text, &end);
   int underflow = errno == ERANGE && isfinite(v) && fabs(v) < DBL_MIN;
+  if (underflow && v == 0 && end != text && !*end) {
+    fprintf(stderr, "contactsim: error: --%s: '%s' is below the smallest double (5e-324)\n", name,
+            cs_cliSafe(text));
+    return -1;
+  }
   if ((errno && !underflow) || end == text || *end || !isfinite(v) || v < 0 ||
       (!allow_zero && v == 0) ||
       isspace((unsigned char)text[0]) || strpbrk(text, "xX")) {
