@@ -1651,6 +1651,42 @@ static void test_dotted_parameter_only_nested(void** state) {
 }
 
 
+// A study's array and object values keep every number's last digit, in its parameters and its
+// set (cJSON printed 0.30000000000000004 as 0.3 and 1.0000000000000002 as 1, and the runs got
+// those values)
+static void test_study_values_exact(void** state) {
+  (void)state;
+  char dir[] = "/tmp/test_scene_load_XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  char path[512];
+  snprintf(path, sizeof(path), "%s/study.json", dir);
+  FILE* f = fopen(path, "w");
+  assert_non_null(f);
+  fprintf(f,
+          "{\"scene\": \"%s/scenes/free_fall.json\",\n \"set\": {\"gravity\": [0, "
+          "0.30000000000000004, -9.81], \"bodies.ball.joint.initial\": {\"position\": [0, 0, "
+          "1.0000000000000002], \"speed\": 0.1}},\n \"parameters\": [{\"key\": \"bodies.ball.com\", \"values\": "
+          "[[0, 0, 0.30000000000000004], [0, 0, 0.3], [5e-324, 1e300, -0]]}]}\n",
+          CS_SOURCE_ROOT);
+  fclose(f);
+  csError err;
+  csStudy* s = cs_loadStudy(path, &err);
+  if (!s) {
+    fail_msg("%s", err.message);
+  }
+  assert_int_equal(s->nset, 2);
+  assert_string_equal(s->set_value[0], "[0,0.30000000000000004,-9.81]");
+  assert_string_equal(s->set_value[1], "{\"position\":[0,0,1.0000000000000002],\"speed\":0.1}");
+  double x;
+  assert_string_equal(cs_studyValue(s, 0, 0, &x), "[0,0,0.30000000000000004]");
+  assert_string_equal(cs_studyValue(s, 1, 0, &x), "[0,0,0.3]");
+  assert_string_equal(cs_studyValue(s, 2, 0, &x), "[5e-324,1e+300,-0]");
+  cs_deleteStudy(s);
+  remove(path);
+  rmdir(dir);
+}
+
+
 // the kinds of bad input listed in docs/scene-format.md's rules, one of each
 static void test_bad_inputs(void** state) {
   (void)state;
@@ -2201,6 +2237,7 @@ int main(void) {
       cmocka_unit_test(test_json_numbers),
       cmocka_unit_test(test_bad_inputs),
       cmocka_unit_test(test_dotted_parameter_only_nested),
+      cmocka_unit_test(test_study_values_exact),
       cmocka_unit_test(test_bad_bodies),
       cmocka_unit_test(test_bad_scenes),
       cmocka_unit_test(test_bad_forces),

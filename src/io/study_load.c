@@ -343,6 +343,41 @@ static int addValue(Reader* rd, const char* text, double number) {
 }
 
 
+// Numbers inside an array or object value as the shortest text that reads back to the same
+// double: cJSON prints 15 digits where they read back to within its own tolerance
+// (0.30000000000000004 as 0.3, 1.0000000000000002 as 1), and a run got the rounded value.
+// Every number of a copy of item becomes raw JSON text of its own; NULL when memory runs out.
+static int exactNumbers(cJSON* item) {
+  for (cJSON* c = item->child; c; c = c->next) {
+    if (cJSON_IsNumber(c)) {
+      char text[32];
+      csu_shortestNumber(c->valuedouble, text, sizeof(text));
+      cJSON* raw = cJSON_CreateRaw(text);
+      // an object's member keeps its key (replaced by name: the study's keys are unique)
+      int replaced = raw && (cJSON_IsObject(item)
+                                 ? cJSON_ReplaceItemInObjectCaseSensitive(item, c->string, raw)
+                                 : cJSON_ReplaceItemViaPointer(item, c, raw));
+      if (!replaced) {
+        cJSON_Delete(raw);
+        return -1;
+      }
+      c = raw;
+    } else if (exactNumbers(c) != 0) {
+      return -1;
+    }
+  }
+  return 0;
+}
+
+
+static char* printExact(const cJSON* item) {
+  cJSON* copy = cJSON_Duplicate(item, 1);
+  char* text = copy && exactNumbers(copy) == 0 ? cJSON_PrintUnformatted(copy) : NULL;
+  cJSON_Delete(copy);
+  return text;
+}
+
+
 // a number as JSON text that reads back to the same double
 static int addNumber(Reader* rd, double x) {
   // a draw can overflow where its parameters do not (a normal one with std 1e308)
@@ -365,7 +400,7 @@ static int addJson(Reader* rd, const cJSON* item) {
   if (cJSON_IsNull(item) || cJSON_IsInvalid(item)) {
     return fail(rd, "null is not a value a scene key can take");
   }
-  char* text = cJSON_PrintUnformatted(item);
+  char* text = printExact(item);
   if (!text) {
     cs_setError(rd->err, CS_ERR_MEMORY, rd->path, "out of memory");
     return -1;
@@ -981,7 +1016,7 @@ static int readStudy(Reader* rd, const cJSON* root) {
       if (cJSON_IsNumber(c)) {
         csu_shortestNumber(c->valuedouble, text, sizeof(text));
       } else {
-        printed = cJSON_PrintUnformatted(c);
+        printed = printExact(c);
       }
       const char* t = printed ? printed : text;
       int toolong = strlen(t) >= CS_STUDY_MAX_VALUE;
