@@ -1851,9 +1851,10 @@ static void test_csv_never_over_the_scene(void** state) {
 
 
 // ... nor does either after the program changes directory: a model loaded by a relative name
-// (and one derived from it with cs_modelWithParameter) knows its file by the identity it had at
-// the load, so the scene reached by another name from elsewhere is refused, and a file of the
-// same relative name in the new directory is not the scene
+// (and one derived from it with cs_modelWithParameter) knows its file by the identity and the
+// absolute path it had at the load, so the scene reached by another name from elsewhere is
+// refused, a file of the same relative name in the new directory is not the scene, and the file
+// an editor saves in the scene's place is
 static void test_outputs_never_over_the_scene_after_chdir(void** state) {
   (void)state;
   char* text = readText("scenes/free_fall.json");
@@ -1882,6 +1883,19 @@ static void test_outputs_never_over_the_scene_after_chdir(void** state) {
     assert_non_null(strstr(err.message, "over the scene file"));
     // b/scene.json is another file: written
     assert_int_equal(cs_simSaveState(s, "scene.json", &err), CS_OK);
+    cs_deleteSimulation(s);
+  }
+  // an editor's save (a new file renamed over the scene's path, another identity): still the
+  // scene, from anywhere
+  char saved[PATH_MAX_TEST + 16];
+  snprintf(saved, sizeof(saved), "%s/new.json", a);
+  writeText(saved, text);
+  assert_int_equal(rename(saved, scene), 0);
+  for (int i = 0; i < 2; i++) {
+    assert_true(cs_modelIsSceneFile(models[i], scene));
+    assert_false(cs_modelIsSceneFile(models[i], "scene.json"));  // b's
+    csSimulation* s = newSim(models[i]);
+    assert_int_equal(cs_simSaveState(s, scene, &err), CS_ERR_IO);
     cs_deleteSimulation(s);
   }
   assert_int_equal(chdir(cwd), 0);

@@ -66,6 +66,11 @@ CS_API const char* cs_modelName(const csModel* m);
 // The scene file the model was loaded from; for a scene loaded from a string, the filename
 // cs_loadSceneString was given ("" for none).
 CS_API const char* cs_modelFile(const csModel* m);
+// 1 when path names the scene file m was loaded from, however it is spelled (./, a link), from
+// whatever directory the program is in now, and also when it names the file an editor saved in
+// its place since (a new file at the scene's path); else 0. What the library writes (CSV,
+// checkpoints) is never written over it; a program writing files of its own can ask the same.
+CS_API int cs_modelIsSceneFile(const csModel* m, const char* path);
 // The simulation options the scene gives (its "simulation" block with defaults filled in).
 CS_API csSimOptions cs_modelOptions(const csModel* m);
 // Gravity, m/s^2, in Ground, into g[3].

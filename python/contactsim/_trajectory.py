@@ -1,6 +1,7 @@
 """The reports of one run, column by column, with the CSV's column names."""
 
 import difflib
+import os
 
 import numpy as np
 
@@ -140,7 +141,14 @@ class Trajectory:
         return pandas.DataFrame(np.array(self.data), columns=list(self.columns))
 
     def to_csv(self, path):
-        """Write the table as CSV with the command line's header and full precision (%.17g)."""
+        """Write the table as CSV with the command line's header and full precision (%.17g).
+
+        Never over the scene file its model was loaded from (SceneError), as the library's own
+        outputs are never written there."""
+        if self.model is not None and self.model._is_scene_file(path):
+            from ._errors import SceneError
+            raise SceneError(f"refusing to write the CSV over the scene file {self.model.file}",
+                             file=os.fspath(path))
         with open(path, "w", newline="") as f:
             f.write(",".join(self.columns) + "\n")
             np.savetxt(f, self.data, fmt="%.17g", delimiter=",")

@@ -545,10 +545,25 @@ static PyObject* modelReduce(csPyModel* self, PyObject* unused) {
 }
 
 
+// whether a path names the scene file (cs_modelIsSceneFile), for what the package writes itself
+static PyObject* modelIsSceneFile(csPyModel* self, PyObject* arg) {
+  PyObject* path = NULL;
+  if (!PyUnicode_FSConverter(arg, &path)) {
+    return NULL;
+  }
+  int is = cs_modelIsSceneFile(self->m, PyBytes_AS_STRING(path));
+  Py_DECREF(path);
+  return PyBool_FromLong(is);
+}
+
+
 static PyMethodDef modelMethods[] = {
     {"__reduce__", (PyCFunction)modelReduce, METH_NOARGS,
      "Pickle support: the model is loaded again from its scene text, contact model and\n"
      "overrides."},
+    {"_is_scene_file", (PyCFunction)modelIsSceneFile, METH_O,
+     "_is_scene_file(path) -> bool\n\nWhether path names the scene file the model was loaded\n"
+     "from (any spelling, from any directory, or the file saved in its place since)."},
     {"body_id", (PyCFunction)modelBodyId, METH_O,
      "body_id(name) -> int\n\nId of the body named `name` (ground is 0); KeyError if none."},
     {"force_id", (PyCFunction)modelForceId, METH_O,

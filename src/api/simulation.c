@@ -309,6 +309,7 @@ csModel* cs_modelWithOverrides(const csModel* m, const csOverride* overrides, in
     out->file_known = m->file_known;
     out->file_dev = m->file_dev;
     out->file_ino = m->file_ino;
+    memcpy(out->file_abs, m->file_abs, sizeof(out->file_abs));
   }
   return out;
 }

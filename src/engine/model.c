@@ -1,5 +1,6 @@
 // model.c: building a model (bodies, planes, force elements, scheduled changes) and laying out
-// its state. The loader calls these; nothing here touches a state or a file.
+// its state. The loader calls these; nothing here touches a state, and of a file only its
+// identity is read (cs_modelNoteFile, cs_modelIsSceneFile: the scene file outputs never replace).
 //
 // A model is built in two phases. The cs_add* calls only append (arrays grow by doubling) and
 // check what they can see at once, such as a body's parent existing. cs_finalizeModel then fixes
@@ -7,9 +8,11 @@
 // z, discrete, auto-update and report arrays. Doing this in one pass at the end keeps the cs_add*
 // calls free of ordering rules beyond parents first: the loader may add elements and set their
 // parameters in any order, and each element is validated once its parameters are final.
+#define _XOPEN_SOURCE 700  // realpath is an X/Open function
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 
 #include "engine/assert.h"
@@ -558,14 +561,26 @@ void cs_modelNoteFile(csModel* m) {
   m->file_known = m->file[0] && stat(m->file, &st) == 0 && S_ISREG(st.st_mode);
   m->file_dev = m->file_known ? (unsigned long long)st.st_dev : 0;
   m->file_ino = m->file_known ? (unsigned long long)st.st_ino : 0;
+  char* abs = m->file_known ? realpath(m->file, NULL) : NULL;
+  m->file_abs[0] = '\0';
+  if (abs && strlen(abs) < sizeof(m->file_abs)) {
+    memcpy(m->file_abs, abs, strlen(abs) + 1);
+  }
+  free(abs);  // realpath's own allocation
 }
 
 
 int cs_modelIsSceneFile(const csModel* m, const char* path) {
-  struct stat st;
-  return m->file_known && path && stat(path, &st) == 0 &&
-         (unsigned long long)st.st_dev == m->file_dev &&
-         (unsigned long long)st.st_ino == m->file_ino;
+  struct stat st, now;
+  if (!m || !m->file_known || !path || stat(path, &st) != 0) {
+    return 0;
+  }
+  // the file loaded, or the one at its absolute path now (an editor, git or sed -i saves a new
+  // file there, under another identity)
+  return ((unsigned long long)st.st_dev == m->file_dev &&
+          (unsigned long long)st.st_ino == m->file_ino) ||
+         (m->file_abs[0] && stat(m->file_abs, &now) == 0 && now.st_dev == st.st_dev &&
+          now.st_ino == st.st_ino);
 }
 
 

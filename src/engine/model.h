@@ -14,8 +14,5 @@ csModel* cs_modelKeepSource(csModel* m, const char* text, size_t len, const csLo
 // working directory of the load; cs_modelIsSceneFile compares with it later.
 void cs_modelNoteFile(csModel* m);
 
-// 1 when path names the file m was loaded from (another spelling of it, a link to it), judged by
-// the identity recorded at the load, not by m->file (relative names move with chdir); else 0.
-int cs_modelIsSceneFile(const csModel* m, const char* path);
 
 #endif  // CONTACTSIM_MODEL_H

@@ -382,6 +382,32 @@ def test_trajectory_to_csv_and_pandas(tmp_path):
         np.testing.assert_array_equal(df["arm.q0"].to_numpy(), traj["arm.q0"])
 
 
+def test_outputs_never_over_the_scene_file(tmp_path, monkeypatch):
+    # to_csv and save_state refuse the scene file, however it is reached: another spelling,
+    # after a change of directory, and the file an editor saved in its place (a new file renamed
+    # over it) since the load; another file of the same name elsewhere is written
+    scene = tmp_path / "a" / "scene.json"
+    scene.parent.mkdir()
+    scene.write_text(pendulum(0.1))
+    monkeypatch.chdir(scene.parent)
+    model = contactsim.load("scene.json")
+    other = tmp_path / "b"
+    other.mkdir()
+    monkeypatch.chdir(other)
+    (tmp_path / "a" / "new.json").write_text(pendulum(0.1))
+    os.rename(tmp_path / "a" / "new.json", scene)
+    traj = contactsim.run(model, duration=0.05)
+    sim = contactsim.Simulation(model)
+    for path in (scene, tmp_path / "b" / ".." / "a" / "scene.json"):
+        with pytest.raises(contactsim.SceneError, match="over the scene file"):
+            traj.to_csv(path)
+        with pytest.raises(contactsim.SceneError, match="over the scene file"):
+            sim.save_state(path)
+    assert scene.read_text() == pendulum(0.1)
+    traj.to_csv("scene.json")  # b/scene.json
+    assert (other / "scene.json").read_text().startswith("t,")
+
+
 # ---------------------------------------------------------------------------------------------
 # loading
 
