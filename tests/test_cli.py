@@ -1864,6 +1864,14 @@ def collapsing_step_size_is_reported_as_such():
         check(code == 1, (integrator, code, err))
         check(re.search(r"the step size collapsed to h = [0-9.e-]+ s at t = 0\.10[0-9]+ s", err),
               f"{integrator}: {err}")
+        check("below what rounding leaves" not in err, err)  # the tolerances are usable
+    # an atol far below the rounding of the state's values collapses any run, the forces
+    # regular: the message says so beside the forces (free fall at 1e-300 and 1e-50)
+    for atol, integrator in (("1e-300", "bdf"), ("1e-50", "rk")):
+        code, _, tight = run("run", "scenes/free_fall.json", "-q", "-o", os.devnull, "--atol",
+                             atol, "--integrator", integrator)
+        check(code == 1 and f"or atol {atol} is below what rounding leaves" in tight,
+              (code, tight))
     # the BDF failure carries CVODE's own message
     check("CVODE said: CVode: At t = " in err and "error test failed repeatedly" in err, err)
     # Late in a long run the same collapse reaches the rounding of t itself: continued from a

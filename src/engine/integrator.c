@@ -2318,10 +2318,19 @@ __attribute__((format(printf, 4, 5))) static void collapseError(Group* g, csErro
   va_start(ap, why);
   vsnprintf(reason, sizeof(reason), why, ap);
   va_end(ap);
+  // an absolute tolerance far below the rounding of the state's values: the components rounding
+  // moves (a quaternion's zeros) cannot meet it, whatever the forces (free fall at atol 1e-50)
+  double ymax = N_VMaxNorm(g->y);
+  char tight[200] = "";
+  if (sim->opt.atol < 1e-3 * DBL_EPSILON * ymax) {
+    snprintf(tight, sizeof(tight), "; or atol %g is below what rounding leaves of the state's "
+             "values (up to %.3g): try an atol such as %.1g", sim->opt.atol, ymax,
+             1e-12 * ymax);
+  }
   cs_setError(err, CS_ERR_SOLVER, "",
               "the step size collapsed to h = %.3g s at t = %.9g s (%s): the forces probably "
-              "jump or stop being finite there%s%.160s%s%.160s%s",
-              h, (double)g->t, reason,
+              "jump or stop being finite there%s%s%.160s%s%.160s%s",
+              h, (double)g->t, reason, tight,
               failed && sim->cvmsg[0] ? "; CVODE said: " : "",
               failed ? sim->cvmsg : "",
               s->warnings_cvode ? "; CVODE warned: " : "",
