@@ -857,6 +857,7 @@ const char* cs_linearSolverUsed(const csSimOptions* opt, const csData* d) {
 // infinite (atol = inf would switch the error test off, an infinite duration never ends)
 int cs_validateSimOptions(const csSimOptions* o, csError* err) {
   const char* bad = NULL;
+  char why[256];
   if (!(o->duration > 0) || !isfinite(o->duration)) {
     bad = "duration must be positive and finite";
   } else if (o->duration < CS_MIN_DURATION) {
@@ -866,8 +867,9 @@ int cs_validateSimOptions(const csSimOptions* o, csError* err) {
   } else if (!(o->atol > 0) || !isfinite(o->atol)) {
     bad = "atol must be positive and finite";
   } else if (o->atol < CS_MIN_ATOL) {
-    bad = "atol must be at least 1e-300 (CS_MIN_ATOL): the error test weighs a component near "
-          "zero by 1 / atol";
+    snprintf(why, sizeof(why), "atol must be at least 1e-300 (CS_MIN_ATOL), not %g: the error "
+             "test weighs a component near zero by 1 / atol", o->atol);
+    bad = why;
   } else if (!(o->max_step >= 0) || !isfinite(o->max_step)) {
     bad = "max_step must be zero (unlimited) or positive and finite";
   } else if (!(o->initial_step >= 0) || !isfinite(o->initial_step)) {
@@ -887,7 +889,6 @@ int cs_validateSimOptions(const csSimOptions* o, csError* err) {
   } else if (o->max_rows < 0) {
     bad = "max_rows must be positive (0: the default, CS_DEFAULT_MAX_ROWS)";
   }
-  char why[256];
   const char* path = "simulation";
   if (!bad && cs_maxStepProblem(o, why, sizeof(why))) {
     bad = why;
