@@ -152,7 +152,7 @@ def bad_option_values():
     # the forces)
     for args, says in ((["--duration", "5e-324"], "--duration must be at least 1e-09 s"),
                        (["--report-interval", "5e-324"], "--report-interval must be at least"),
-                       (["--atol", "1e-310"], "atol must be at least 1e-300"),
+                       (["--atol", "1e-310"], "--atol must be at least 1e-300, not '1e-310'"),
                        # below the smallest double strtod reads 0: no limit, for --max-step
                        (["--max-step", "1e-400"], "--max-step: '1e-400' is below the smallest"),
                        (["--set", "simulation.atol=1e-310"], "simulation.atol: must be at least")):

@@ -174,7 +174,7 @@ int cs_cliRun(int argc, char** argv) {
       case 'S': bad = cs_cliAddSet(&sets, optarg); break;
       case 'd': bad = cs_cliParseAtLeast(optarg, "duration", CS_MIN_DURATION, &duration); break;
       case 'r': bad = cs_cliParseNumber(optarg, "rtol", 0, &rtol); break;
-      case 'a': bad = cs_cliParseNumber(optarg, "atol", 0, &atol); break;
+      case 'a': bad = cs_cliParseAtLeast(optarg, "atol", CS_MIN_ATOL, &atol); break;
       case 'p':
         bad = cs_cliParseAtLeast(optarg, "report-interval", CS_MIN_REPORT_INTERVAL, &interval);
         break;

@@ -324,8 +324,9 @@ int cs_cliParseAtLeast(const char* text, const char* name, double min, double* o
     return -1;
   }
   if (*out < min) {
-    fprintf(stderr, "contactsim: error: --%s must be at least %g s, not '%s'\n", name, min,
-            cs_cliSafe(text));
+    // times in seconds; a tolerance has the units of each state
+    fprintf(stderr, "contactsim: error: --%s must be at least %g%s, not '%s'\n", name, min,
+            strcmp(name, "atol") == 0 ? "" : " s", cs_cliSafe(text));
     return -1;
   }
   return 0;

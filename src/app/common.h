@@ -58,7 +58,8 @@ int cs_cliParseChoice(const char* text, const char* name, const char* const* nam
 // option without "--", for the message; out is written only on success. None may be NULL.
 int cs_cliParseNumber(const char* text, const char* name, int allow_zero, double* out);
 // The same for a positive time that must be at least min seconds (--duration, --report-interval:
-// the lower limits scenes have too); prints the usage error and returns -1 otherwise.
+// the lower limits scenes have too) or an --atol of at least min; prints the usage error and
+// returns -1 otherwise.
 int cs_cliParseAtLeast(const char* text, const char* name, double min, double* out);
 // Scene parameters set on the command line with --set KEY=VALUE, in the order given.
 typedef struct csCliSets {
