@@ -1339,6 +1339,20 @@ def an_object_set_and_a_member_varied():
 
 
 @case
+def a_study_too_large_counts_its_models_truly():
+    # refused as the axes are read, before any point is made; a study that lists no models runs
+    # the scene's, not known then: the message said "1 models" of a scene with four
+    axis = lambda key: {"key": key, "range": {"from": 1, "to": 2, "n": 100000}}
+    for models, says in ((None, "times 1 repeats and one model, before the scene's models"),
+                         (["exponential_spring", "hunt_crossley"], "times 1 repeats and 2 models")):
+        s = {"scene": SCENE, "parameters": [axis("bodies.block.mass"), axis("simulation.rtol")]}
+        if models:
+            s["models"] = models
+        code, _, err = run("sweep", write_study(s), "--dry-run")
+        check(code == 2 and "parameters[1]" in err and says in err, f"{code}: {err}")
+
+
+@case
 def gather_that_cannot_write_counts_nothing():
     d, study, out = finished_sweep()
     os.remove(os.path.join(out, "results.csv"))

@@ -918,10 +918,17 @@ static int checkStudySize(Reader* rd, const cJSON* params) {
     }
     if (runs > (double)CS_STUDY_MAX_RUNS) {
       pushIndex(rd, i);
+      // a study that lists no models runs the scene's, which are not known here: counted as one
+      char models[64];
+      if (s->nmodel) {
+        snprintf(models, sizeof(models), "%d models", s->nmodel);
+      } else {
+        snprintf(models, sizeof(models), "one model, before the scene's models multiply it");
+      }
       return fail(rd,
                   "the study would have %.3g runs or more (the points of parameters[0] to "
-                  "[%ld], times %d repeats and %d models); a study has at most %ld runs",
-                  runs, i, s->repeats, s->nmodel ? s->nmodel : 1, CS_STUDY_MAX_RUNS);
+                  "[%ld], times %d repeats and %s); a study has at most %ld runs",
+                  runs, i, s->repeats, models, CS_STUDY_MAX_RUNS);
     }
   }
   return 0;
@@ -1087,8 +1094,12 @@ static int readStudy(Reader* rd, const cJSON* root) {
   }
   long nrun = s->npoint * s->repeats * (s->nmodel ? s->nmodel : 1);
   if (nrun > CS_STUDY_MAX_RUNS) {
-    return fail(rd, "the study has %ld runs (%ld points x %d models x %d repeats); at most %ld",
-                nrun, s->npoint, s->nmodel ? s->nmodel : 1, s->repeats, CS_STUDY_MAX_RUNS);
+    char per[64] = "one model, before the scene's";
+    if (s->nmodel) {
+      snprintf(per, sizeof(per), "%d models", s->nmodel);
+    }
+    return fail(rd, "the study has %ld runs (%ld points x %s x %d repeats); at most %ld", nrun,
+                s->npoint, per, s->repeats, CS_STUDY_MAX_RUNS);
   }
   return 0;
 }
