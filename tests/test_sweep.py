@@ -1353,6 +1353,19 @@ def a_study_too_large_counts_its_models_truly():
 
 
 @case
+def a_failure_line_escapes_once():
+    # the loader escapes a name's bytes as \xNN in its message; the sweep's failure line keeps
+    # that escape as it is, as run prints it, where it escaped its backslash again (\\x09)
+    d = tempfile.mkdtemp()
+    s = {"scene": os.path.join(ROOT, "scenes", "free_fall.json"),
+         "set": {"simulation.duration": 0.01},
+         "parameters": [{"key": "bodies.box.name", "values": ["tab\tx"]}]}
+    code, _, err = run("sweep", write_study(s, d), "--out", os.path.join(d, "out"), "-q")
+    check(code == 1 and "the name 'tab\\x09x' may contain" in err and "\\\\x09" not in err,
+          f"{code}: {err}")
+
+
+@case
 def gather_that_cannot_write_counts_nothing():
     d, study, out = finished_sweep()
     os.remove(os.path.join(out, "results.csv"))

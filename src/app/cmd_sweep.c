@@ -847,9 +847,10 @@ static void tellFailure(const Sweep* sw, long i, long nfailed) {
                      cs_studyValue(sw->study, point, k, NULL));
     len += n > 0 ? (size_t)n : 0;
   }
-  fprintf(stderr, "%scontactsim: sweep: %s: run %ld failed (model %s%s): %s\n",
-          sw->quiet ? "" : "\r", cs_cliSafe(sw->study->file), i, sw->model[model], values,
-          said ? cs_cliSafe(said) : "(no message recorded)");
+  fprintf(stderr, "%scontactsim: sweep: %s: run %ld failed (model %s%s): ",
+          sw->quiet ? "" : "\r", cs_cliSafe(sw->study->file), i, sw->model[model], values);
+  cs_cliPutMessage(stderr, said ? said : "(no message recorded)");
+  fprintf(stderr, "\n");
   if (nfailed == SWEEP_MAX_PRINTED) {
     fprintf(stderr, "contactsim: sweep: (further failures are not printed; see results.csv)\n");
   }

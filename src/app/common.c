@@ -236,26 +236,33 @@ void cs_cliPrintError(const csError* err) {
   // (into buffers as long as the whole line can be, escaped: cs_cliSafe's ring of 1 KiB cut a
   // line with a long file name before its JSON path and what is wrong)
   static csError safe;
-  static char line[CS_MAX_ERROR_LINE], text[4 * CS_MAX_ERROR_LINE];
+  static char line[CS_MAX_ERROR_LINE];
   safe = *err;
   cs_cliSafeText(err->file, safe.file, sizeof(safe.file));
   cs_cliFormatError(&safe, line, sizeof(line));
   fprintf(stderr, "contactsim: error: ");
-  // the loader already writes a scene's names and keys as \xNN where it builds its messages:
-  // the backslashes are kept as they are (escaping them again would print \\xNN), and
-  // everything between them is made safe as before
-  for (char* piece = line;;) {
-    char* bs = strchr(piece, '\\');
-    if (bs) {
-      *bs = '\0';
-    }
-    fprintf(stderr, "%s%s", cs_cliSafeText(piece, text, sizeof(text)), bs ? "\\" : "");
+  cs_cliPutMessage(stderr, line);
+  fprintf(stderr, "\n");
+}
+
+
+// The loader already writes a scene's names and keys as \xNN where it builds its messages: the
+// backslashes are kept as they are (escaping them again would print \\xNN), and everything
+// between them is made safe. (Buffers as long as the longest line, escaped.)
+void cs_cliPutMessage(FILE* f, const char* message) {
+  static char piece[CS_MAX_ERROR_LINE], text[4 * CS_MAX_ERROR_LINE];
+  for (const char* p = message;;) {
+    const char* bs = strchr(p, '\\');
+    size_t n = bs ? (size_t)(bs - p) : strlen(p);
+    n = n < sizeof(piece) ? n : sizeof(piece) - 1;
+    memcpy(piece, p, n);
+    piece[n] = '\0';
+    fprintf(f, "%s%s", cs_cliSafeText(piece, text, sizeof(text)), bs ? "\\" : "");
     if (!bs) {
       break;
     }
-    piece = bs + 1;
+    p = bs + 1;
   }
-  fprintf(stderr, "\n");
 }
 
 

@@ -61,6 +61,9 @@ int cs_cliParseNumber(const char* text, const char* name, int allow_zero, double
 // the lower limits scenes have too) or an --atol of at least min; prints the usage error and
 // returns -1 otherwise.
 int cs_cliParseAtLeast(const char* text, const char* name, double min, double* out);
+// Write an error message to f made safe for a terminal, its backslashes kept as they are (the
+// loader has escaped a scene's bytes as \xNN already).
+void cs_cliPutMessage(FILE* f, const char* message);
 // Scene parameters set on the command line with --set KEY=VALUE, in the order given.
 typedef struct csCliSets {
   csOverride* item;            // (n) key and value point into copies of the arguments (owned)
