@@ -1072,6 +1072,10 @@ static void test_override_errors(void** state) {
                       "'bodies.block.mass' is a number");
   expectOverrideError("bodies[3].mass", "1", 1, "bodies[3].mass", "there is no [3]");
   expectOverrideError("bodies[x].mass", "1", 1, "bodies[x].mass", "malformed index");
+  // [N] as the docs write it: no leading zero, space or sign (strtol took these as [0])
+  expectOverrideError("bodies[00].mass", "1", 1, "bodies[00].mass", "malformed index");
+  expectOverrideError("bodies[ 0].mass", "1", 1, "bodies[ 0].mass", "malformed index");
+  expectOverrideError("bodies[+0].mass", "1", 1, "bodies[+0].mass", "malformed index");
   expectOverrideError("bodies..mass", "1", 1, "bodies..mass", "malformed key path");
   expectOverrideError("", "1", 1, "", "empty");
   expectOverrideError("changes.first.time", "1", 1, "changes.first.time", "by index");

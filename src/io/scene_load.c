@@ -3080,14 +3080,29 @@ static cJSON* longestChild(const cJSON* node, const char* rest, const char* arra
 }
 
 
+// [N] of a key path at p (after the '['): digits only, without sign, space or leading zero ("0",
+// "12"; strtol took "[ 0]" and "[00]" as [0]); the index, or -1, with *stop after the digits
+static long pathIndex(const char* p, const char** stop) {
+  const char* q = p;
+  while (*q >= '0' && *q <= '9') {
+    q++;
+  }
+  *stop = q;
+  if (q == p || q - p > 9 || (*p == '0' && q - p > 1)) {
+    return -1;
+  }
+  return strtol(p, NULL, 10);
+}
+
+
 // whether the rest of a key path (empty, or starting with '.' or '[') leads from node to a value
 // the tree holds, each step as the override's walk takes it (the longest key or name)
 static int pathExists(const cJSON* node, const char* rest) {
   while (*rest) {
     if (*rest == '[') {
-      char* stop = NULL;
-      long i = strtol(rest + 1, &stop, 10);
-      if (stop == rest + 1 || *stop != ']' || i < 0 || !cJSON_IsArray(node) ||
+      const char* stop = NULL;
+      long i = pathIndex(rest + 1, &stop);
+      if (i < 0 || *stop != ']' || !cJSON_IsArray(node) ||
           i >= cJSON_GetArraySize(node)) {
         return 0;
       }
@@ -3230,10 +3245,9 @@ static int applyOverride(Loader* ld, cJSON* root, int index) {
     int done = (int)(rest - o->key);
     if (rest[0] == '[') {
       // [index] of an array
-      char* stop = NULL;
-      errno = 0;
-      long i = strtol(rest + 1, &stop, 10);
-      if (stop == rest + 1 || *stop != ']' || errno || rest[1] == '-' || rest[1] == '+') {
+      const char* stop = NULL;
+      long i = pathIndex(rest + 1, &stop);
+      if (i < 0 || *stop != ']') {
         r = overrideFail(ld, index, "malformed index after '%.*s' (expected [N])", done, o->key);
         break;
       }
