@@ -335,13 +335,15 @@ try:
         check(table(held) == table(local), "the table after the cancelled job differs")
 
     def second_submission(name, masses, extra, ready):
-        """Submit a sweep of 30 s runs of SCENE (one per mass, extra options added), wait until
-        squeue's states of its job satisfy ready, submit it again: (the second's result, the
-        job's id); the job is cancelled in the end"""
+        """Submit a sweep of 600 s runs of SCENE (one per mass, extra options added; about 40 s
+        of CPU each, so that a task seen running still runs when the second submission looks:
+        runs of 30 s took 2 s, and one could end in between), wait until squeue's states of its
+        job satisfy ready, submit it again: (the second's result, the job's id); the job is
+        cancelled in the end"""
         slow = os.path.join(work, name + ".json")
         with open(slow, "w") as f:
             json.dump({"scene": SCENE, "models": ["exponential_spring"],
-                       "set": {"simulation.duration": 30.0, "simulation.max_step": 1e-4},
+                       "set": {"simulation.duration": 600.0, "simulation.max_step": 1e-4},
                        "parameters": [{"key": "bodies.block.mass", "values": masses}]}, f)
         busy = os.path.join(work, name)
         args = [EXE, "sweep", slow, "--out", busy, "--slurm", *extra]
