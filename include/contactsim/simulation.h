@@ -71,6 +71,11 @@ CS_API const char* cs_modelFile(const csModel* m);
 // its place since (a new file at the scene's path); else 0. What the library writes (CSV,
 // checkpoints) is never written over it; a program writing files of its own can ask the same.
 CS_API int cs_modelIsSceneFile(const csModel* m, const char* path);
+// Record the regular file path names now (relative to the working directory of now) as m's scene
+// file for cs_modelIsSceneFile: its identity and absolute path. The loader records the file it
+// read; a model loaded from text can be given the file the text came from. cs_modelFile is not
+// changed (it names the file in messages).
+CS_API void cs_modelSetSceneFile(csModel* m, const char* path);
 // The simulation options the scene gives (its "simulation" block with defaults filled in).
 CS_API csSimOptions cs_modelOptions(const csModel* m);
 // Gravity, m/s^2, in Ground, into g[3].

@@ -189,9 +189,12 @@ PyObject* csPy_modelFromSource(PyObject* self, PyObject* args) {
   PyObject* contact_model = NULL;
   PyObject* overrides = NULL;
   PyObject* source = NULL;
-  if (!PyArg_ParseTuple(args, "O&O&OOO:_model_from_source", PyUnicode_FSConverter, &text,
-                        PyUnicode_FSConverter, &filename, &contact_model, &overrides, &source)) {
+  PyObject* abs = NULL;  // the scene file's absolute path when pickled (optional)
+  if (!PyArg_ParseTuple(args, "O&O&OOO|O&:_model_from_source", PyUnicode_FSConverter, &text,
+                        PyUnicode_FSConverter, &filename, &contact_model, &overrides, &source,
+                        PyUnicode_FSConverter, &abs)) {
     Py_XDECREF(text);
+    Py_XDECREF(filename);
     return NULL;
   }
   csPyModel* model = (csPyModel*)loadCommon(NULL, PyBytes_AS_STRING(text),
@@ -201,7 +204,11 @@ PyObject* csPy_modelFromSource(PyObject* self, PyObject* args) {
   if (model) {
     Py_INCREF(source);
     Py_SETREF(model->source, source);
+    if (abs && PyBytes_GET_SIZE(abs) > 0) {
+      cs_modelSetSceneFile(model->m, PyBytes_AS_STRING(abs));
+    }
   }
+  Py_XDECREF(abs);
   return (PyObject*)model;
 }
 
@@ -531,11 +538,15 @@ static PyObject* modelReduce(csPyModel* self, PyObject* unused) {
   PyObject* core = PyImport_ImportModule("contactsim._core");
   PyObject* load = core ? PyObject_GetAttrString(core, "_model_from_source") : NULL;
   PyObject* file = PyBytes_FromString(m->file);
+  // the scene file's absolute path, so that the model loaded again knows its scene file from
+  // whatever directory it is unpickled in (its relative name would be looked up there)
+  PyObject* abs = PyBytes_FromString(m->file_abs);
   PyObject* result = NULL;
-  if (text && overrides && load && file) {
-    result = Py_BuildValue("(O(OOOOO))", load, text, file, self->contact_model, overrides,
-                           self->source);
+  if (text && overrides && load && file && abs) {
+    result = Py_BuildValue("(O(OOOOOO))", load, text, file, self->contact_model, overrides,
+                           self->source, abs);
   }
+  Py_XDECREF(abs);
   Py_XDECREF(file);
   Py_XDECREF(load);
   Py_XDECREF(core);

@@ -306,10 +306,7 @@ csModel* cs_modelWithOverrides(const csModel* m, const csOverride* overrides, in
   csu_free(all, sizeof(csOverride) * (size_t)(n + 1));
   // the same scene file as m's, whatever the working directory is now
   if (out) {
-    out->file_known = m->file_known;
-    out->file_dev = m->file_dev;
-    out->file_ino = m->file_ino;
-    memcpy(out->file_abs, m->file_abs, sizeof(out->file_abs));
+    cs_modelCopySceneFile(out, m);
   }
   return out;
 }

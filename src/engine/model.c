@@ -1,6 +1,7 @@
 // model.c: building a model (bodies, planes, force elements, scheduled changes) and laying out
 // its state. The loader calls these; nothing here touches a state, and of a file only its
-// identity is read (cs_modelNoteFile, cs_modelIsSceneFile: the scene file outputs never replace).
+// identity is read (cs_modelSetSceneFile, cs_modelIsSceneFile: the scene file outputs never
+// replace).
 //
 // A model is built in two phases. The cs_add* calls only append (arrays grow by doubling) and
 // check what they can see at once, such as a body's parent existing. cs_finalizeModel then fixes
@@ -556,17 +557,25 @@ int cs_forceId(const csModel* m, const char* name) {
 }
 
 
-void cs_modelNoteFile(csModel* m) {
+void cs_modelSetSceneFile(csModel* m, const char* path) {
   struct stat st;
-  m->file_known = m->file[0] && stat(m->file, &st) == 0 && S_ISREG(st.st_mode);
+  m->file_known = path && path[0] && stat(path, &st) == 0 && S_ISREG(st.st_mode);
   m->file_dev = m->file_known ? (unsigned long long)st.st_dev : 0;
   m->file_ino = m->file_known ? (unsigned long long)st.st_ino : 0;
-  char* abs = m->file_known ? realpath(m->file, NULL) : NULL;
+  char* abs = m->file_known ? realpath(path, NULL) : NULL;
   m->file_abs[0] = '\0';
   if (abs && strlen(abs) < sizeof(m->file_abs)) {
     memcpy(m->file_abs, abs, strlen(abs) + 1);
   }
   free(abs);  // realpath's own allocation
+}
+
+
+void cs_modelCopySceneFile(csModel* dst, const csModel* src) {
+  dst->file_known = src->file_known;
+  dst->file_dev = src->file_dev;
+  dst->file_ino = src->file_ino;
+  memcpy(dst->file_abs, src->file_abs, sizeof(dst->file_abs));
 }
 
 

@@ -10,9 +10,9 @@
 csModel* cs_modelKeepSource(csModel* m, const char* text, size_t len, const csLoadOptions* opt,
                             csError* err);
 
-// Record the identity (device and inode) of the regular file m->file names now, relative to the
-// working directory of the load; cs_modelIsSceneFile compares with it later.
-void cs_modelNoteFile(csModel* m);
+// The scene-file identity of src (cs_modelSetSceneFile) given to dst, a model loaded again from
+// src's text (where its file name would be looked up from the working directory of now).
+void cs_modelCopySceneFile(csModel* dst, const csModel* src);
 
 
 #endif  // CONTACTSIM_MODEL_H

@@ -2834,7 +2834,7 @@ static csModel* buildModel(Loader* ld, const cJSON* root, const char* file,
   }
   // the file is kept for the messages of the run
   snprintf(ld->m->file, sizeof(ld->m->file), "%s", file ? file : "");
-  cs_modelNoteFile(ld->m);
+  cs_modelSetSceneFile(ld->m, ld->m->file);
   // gravity in Ground, m/s^2; with zero gravity no gravity element is added
   if (memberVec3(ld, root, "gravity", &ld->m->gravity) < 0) {
     goto cleanup;

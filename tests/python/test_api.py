@@ -4,6 +4,7 @@ compare; the version."""
 import json
 import math
 import os
+import pickle
 import re
 import subprocess
 import sys
@@ -406,6 +407,10 @@ def test_outputs_never_over_the_scene_file(tmp_path, monkeypatch):
     assert scene.read_text() == pendulum(0.1)
     traj.to_csv("scene.json")  # b/scene.json
     assert (other / "scene.json").read_text().startswith("t,")
+    # a model pickled (to a worker process, say) knows its scene file too, unpickled from b
+    again = pickle.loads(pickle.dumps(model))
+    assert again.file == model.file == "scene.json"
+    assert again._is_scene_file(scene) and not again._is_scene_file("scene.json")
 
 
 # ---------------------------------------------------------------------------------------------
