@@ -346,35 +346,53 @@ static int addValue(Reader* rd, const char* text, double number) {
 // Numbers inside an array or object value as the shortest text that reads back to the same
 // double: cJSON prints 15 digits where they read back to within its own tolerance
 // (0.30000000000000004 as 0.3, 1.0000000000000002 as 1), and a run got the rounded value.
-// Every number of a copy of item becomes raw JSON text of its own; NULL when memory runs out.
+// Every number of item (a copy) turns into raw JSON text in place, its key and place kept (a
+// replacement by key name looped for ever on a key given twice); 0, -1 when memory runs out,
+// -2 for a number that is not finite (1e999).
 static int exactNumbers(cJSON* item) {
   for (cJSON* c = item->child; c; c = c->next) {
     if (cJSON_IsNumber(c)) {
+      if (!isfinite(c->valuedouble)) {
+        return -2;
+      }
       char text[32];
       csu_shortestNumber(c->valuedouble, text, sizeof(text));
-      cJSON* raw = cJSON_CreateRaw(text);
-      // an object's member keeps its key (replaced by name: the study's keys are unique)
-      int replaced = raw && (cJSON_IsObject(item)
-                                 ? cJSON_ReplaceItemInObjectCaseSensitive(item, c->string, raw)
-                                 : cJSON_ReplaceItemViaPointer(item, c, raw));
-      if (!replaced) {
-        cJSON_Delete(raw);
+      char* raw = cJSON_malloc(strlen(text) + 1);  // freed by cJSON_Delete, as a string is
+      if (!raw) {
         return -1;
       }
-      c = raw;
-    } else if (exactNumbers(c) != 0) {
-      return -1;
+      memcpy(raw, text, strlen(text) + 1);
+      c->type = cJSON_Raw;
+      c->valuestring = raw;
+    } else {
+      int r = exactNumbers(c);
+      if (r != 0) {
+        return r;
+      }
     }
   }
   return 0;
 }
 
 
-static char* printExact(const cJSON* item) {
+// item as JSON text with exact numbers into *out (cJSON_free it); 0, -1 (memory) or -2 (a number
+// that is not finite)
+static int printExact(const cJSON* item, char** out) {
   cJSON* copy = cJSON_Duplicate(item, 1);
-  char* text = copy && exactNumbers(copy) == 0 ? cJSON_PrintUnformatted(copy) : NULL;
+  int r = copy ? exactNumbers(copy) : -1;
+  *out = r == 0 ? cJSON_PrintUnformatted(copy) : NULL;
   cJSON_Delete(copy);
-  return text;
+  return r == 0 && !*out ? -1 : r;
+}
+
+
+// a value printExact could not print: what is wrong, said at the value's path
+static int printFailed(Reader* rd, int r) {
+  if (r == -2) {
+    return fail(rd, "a number in the value is not finite (1e999 overflows a double)");
+  }
+  cs_setError(rd->err, CS_ERR_MEMORY, rd->path, "out of memory");
+  return -1;
 }
 
 
@@ -400,10 +418,10 @@ static int addJson(Reader* rd, const cJSON* item) {
   if (cJSON_IsNull(item) || cJSON_IsInvalid(item)) {
     return fail(rd, "null is not a value a scene key can take");
   }
-  char* text = printExact(item);
-  if (!text) {
-    cs_setError(rd->err, CS_ERR_MEMORY, rd->path, "out of memory");
-    return -1;
+  char* text = NULL;
+  int printed = printExact(item, &text);
+  if (printed != 0) {
+    return printFailed(rd, printed);
   }
   int r = addValue(rd, text, NAN);
   cJSON_free(text);
@@ -1018,12 +1036,15 @@ static int readStudy(Reader* rd, const cJSON* root) {
       if (cJSON_IsNull(c) || (cJSON_IsNumber(c) && !isfinite(c->valuedouble))) {
         return fail(rd, "expected a value the scene key can take");
       }
-      char text[64];
+      char text[64] = "";
       char* printed = NULL;
       if (cJSON_IsNumber(c)) {
         csu_shortestNumber(c->valuedouble, text, sizeof(text));
       } else {
-        printed = printExact(c);
+        int r = printExact(c, &printed);
+        if (r != 0) {
+          return printFailed(rd, r);
+        }
       }
       const char* t = printed ? printed : text;
       int toolong = strlen(t) >= CS_STUDY_MAX_VALUE;
