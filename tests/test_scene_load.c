@@ -1669,8 +1669,9 @@ static void test_study_values_exact(void** state) {
   fprintf(f,
           "{\"scene\": \"%s/scenes/free_fall.json\",\n \"set\": {\"gravity\": [0, "
           "0.30000000000000004, -9.81], \"bodies.ball.joint.initial\": {\"position\": [0, 0, "
-          "1.0000000000000002], \"speed\": 0.1}},\n \"parameters\": [{\"key\": \"bodies.ball.com\", \"values\": "
-          "[[0, 0, 0.30000000000000004], [0, 0, 0.3], [5e-324, 1e300, -0]]}]}\n",
+          "1.0000000000000002], \"speed\": 0.1}},\n \"parameters\": [{\"key\": "
+          "\"bodies.ball.com\", \"values\": [[0, 0, 0.30000000000000004], [0, 0, 0.3], "
+          "[5e-324, 1e300, -0]]}]}\n",
           CS_SOURCE_ROOT);
   fclose(f);
   csError err;

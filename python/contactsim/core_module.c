@@ -76,9 +76,9 @@ PyObject* csPy_raise(const csError* err, PyObject* trajectory) {
 }
 
 
-// An option error in the user's terms. The scene file of the options csPy_readOptions is reading (NULL outside it): its errors are
-// located as the library's checks of the same options are, FILE: simulation: MESSAGE. The GIL
-// is held throughout, so one static serves.
+// An option error in the user's terms. The scene file of the options csPy_readOptions is
+// reading (NULL outside it): its errors are located as the library's checks of the same options
+// are, FILE: simulation: MESSAGE. The GIL is held throughout, so one static serves.
 static const char* optionFile;
 
 static int optionError(const char* fmt, ...) __attribute__((format(printf, 1, 2)));

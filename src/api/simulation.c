@@ -1431,14 +1431,14 @@ static int loadCheckpoint(csSimulation* s, const Checkpoint* from, csError* err)
   }
   beginEdit(s);
   cs_copyState(s->m, s->d, s->snap);
-  endEdit(s, cs_integratorChangesBefore(s->m, s->d->t));
+  // the changes due at its time are applied before anything is reported, as the command line's
+  // --initial-state applies them: the new integrator counts them itself (-1)
+  endEdit(s, -1);
   // the statistics describe the continued run; the integrator's counters start over too
   if (startStatistics(s) != 0) {
     cs_setError(err, CS_ERR_MEMORY, "", "out of memory");
     return CS_ERR_MEMORY;
   }
-  // the changes due at its time are applied before anything is reported, as the command line's
-  // --initial-state applies them (the integrator counts them itself: -1)
   s->nchange_restart = -1;
   cs_integratorFree(s->it);
   s->it = NULL;

@@ -309,7 +309,7 @@ int cs_cliParseNumber(const char* text, const char* name, int allow_zero, double
   errno = 0;
   double v = strtod(text, &end);
   int underflow = errno == ERANGE && isfinite(v) && fabs(v) < DBL_MIN;
-  if (underflow && v == 0 && end != text && !*end) {
+  if (underflow && v == 0 && !signbit(v) && end != text && !*end) {
     fprintf(stderr, "contactsim: error: --%s: '%s' is below the smallest double (5e-324)\n", name,
             cs_cliSafe(text));
     return -1;

@@ -929,15 +929,17 @@ static void addCounters(const Group* g, csStats* sum) {
 }
 
 
-// the last successful step of group g (0 before the first), and the step it will try next
-// the first time of the report grid k * dt after t (the next double up where k * dt cannot be
-// told from t)
+// the first time of the report grid k * dt after t; none (infinity: one budget for the whole
+// advance) where the grid's times cannot be told apart there (k beyond 2^52, which a run refuses:
+// every step would begin a new interval, and the budget would never run out)
 static double nextGridTime(double t, double dt) {
-  double next = (floor(t / dt) + 1) * dt;
-  return next > t ? next : nextafter(t, INFINITY);
+  double k = floor(t / dt) + 1;
+  double next = k * dt;
+  return k < 0x1p52 && next > t ? next : INFINITY;
 }
 
 
+// the last successful step of group g (0 before the first), and the step it will try next
 static double lastStep(const Group* g) {
   sunrealtype h = 0;
   if (g->sim->rk) {
@@ -2719,7 +2721,7 @@ static int tryStep(Group* g, double tout, double tstop, csError* err) {
 // which the summary of a run, its checkpoint and the API's readers then all describe. With one
 // group that is its last step's end: CVODE leaves the accepted solution in y and its time in t
 // when a step fails, rk and ark change them only when a step succeeds, and that step's
-// auto-updates are committed (a step over the step budget was finished by tryStep). With
+// auto-updates are committed (a step budget spent fails before a step is tried). With
 // several groups, which stepped on to different times since they last stood together, it is
 // that last time (the state the last gather left, with the discrete and auto-update variables
 // and the changes applied as they were then). The solvers stay where they are: what follows a
@@ -2841,7 +2843,8 @@ static void addIntegrationTime(Sim* sim, double cpu0, double reporting0) {
 // is due at t, not history: a run that ends at t leaves it unapplied (nextStop), so that the run
 // continued from there applies it (a change at 0.49999999999999994 was lost from a run ended
 // at 0.5 and continued from its checkpoint); where a run had applied it already, it sets the same
-// values again
+// values again (unless something else wrote the variable in between, at that very time: an
+// edit made at a report a rounding step after a change is then undone by the checkpoint's load)
 static int changesBefore(const csModel* m, double t) {
   int n = 0;
   while (n < m->nchange && m->change[n].time < t - dueSlack(t)) {

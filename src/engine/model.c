@@ -123,8 +123,6 @@ void cs_deleteModel(csModel* m) {
 }
 
 
-// Append a body; the parent must already exist, so parents always precede children, the order
-// every pass over the tree relies on. q and u addresses wait for cs_finalizeModel.
 // 1 when x, y, z are all finite
 static int finite3(csVec3 v) {
   return isfinite(v.x) && isfinite(v.y) && isfinite(v.z);
@@ -153,14 +151,13 @@ static int rigidTransform(const csTransform* X) {
 }
 
 
-// what is wrong with body b as the next body of m (ground, the first, is not checked), or NULL
-// (a name given twice is found by cs_finalizeModel, in one sort of them all):
+// what is wrong with body b as the next body of a model (ground, the first, is not checked), or
+// NULL (a name given twice is found by cs_finalizeModel, in one sort of them all):
 // what the scene loader checks of a body, so that a body built in code is held to the same
 // rules (a NaN or negative mass ran on, or failed later as an integrator's error)
-static const char* bodyProblem(const csModel* m, const csBody* b) {
-  (void)m;
-  if (!b->name[0]) {
-    return "has no name";
+static const char* bodyProblem(const csBody* b) {
+  if (!b->name[0] || !memchr(b->name, '\0', sizeof(b->name))) {
+    return "has no name, or one not ended within CS_MAX_NAME bytes";
   }
   if ((int)b->joint < 0 || b->joint >= CS_JOINT_COUNT) {
     return "has a joint type that does not exist";
@@ -189,6 +186,8 @@ static const char* bodyProblem(const csModel* m, const csBody* b) {
 }
 
 
+// Append a body; the parent must already exist, so parents always precede children, the order
+// every pass over the tree relies on. q and u addresses wait for cs_finalizeModel.
 int cs_addBody(csModel* m, const csBody* b, csError* err) {
   // bodies change the state layout, so they are refused once it is fixed
   if (m->finalized) {
@@ -201,7 +200,7 @@ int cs_addBody(csModel* m, const csBody* b, csError* err) {
                 b->name, b->parent);
     return -1;
   }
-  const char* problem = m->nbody > 0 ? bodyProblem(m, b) : NULL;
+  const char* problem = m->nbody > 0 ? bodyProblem(b) : NULL;
   if (problem) {
     cs_setError(err, CS_ERR_INPUT, "", "body '%.*s' %s", CS_MAX_NAME - 1, b->name, problem);
     return -1;
@@ -360,15 +359,13 @@ int cs_addGroup(csModel* m, const char* name, csError* err) {
 }
 
 
-// Freeze the model: assign addresses, validate every element (the first failure fills err),
-// check the scheduled changes, and set the initial state. A second call does nothing.
 static int compareNames(const void* a, const void* b) {
   return strcmp(*(const char* const*)a, *(const char* const*)b);
 }
 
 
-// the first name two bodies share, or NULL (-1: out of memory); sorted, not searched per body
-// (a search per body added was quadratic: 7 billion instructions for 20,000 bodies)
+// a name two bodies share into *repeated, or NULL (-1: out of memory); sorted, not searched per
+// body (a search per body added was quadratic: 7 billion instructions for 20,000 bodies)
 static int repeatedBodyName(const csModel* m, const char** repeated) {
   *repeated = NULL;
   const char** names = csu_malloc(sizeof(char*) * (size_t)(m->nbody + 1));
@@ -389,6 +386,8 @@ static int repeatedBodyName(const csModel* m, const char** repeated) {
 }
 
 
+// Freeze the model: assign addresses, validate every element (the first failure fills err),
+// check the scheduled changes, and set the initial state. A second call does nothing.
 int cs_finalizeModel(csModel* m, csError* err) {
   if (m->finalized) {
     return 0;

@@ -921,6 +921,17 @@ static double declaredPoints(const cJSON* axis) {
 }
 
 
+// the models a study's size is counted with, for its messages: a study that lists no models
+// runs the scene's, which are not known here, and is counted as one
+static void modelsCounted(const csStudy* s, char* buf, size_t size) {
+  if (s->nmodel) {
+    snprintf(buf, size, "%d models", s->nmodel);
+  } else {
+    snprintf(buf, size, "one model, before the scene's models multiply it");
+  }
+}
+
+
 // The size of the whole study, from the sizes its axes declare, before any point is computed:
 // the axes are expanded in turn, and a grid of 10^9 points whose first axes are large would
 // otherwise be refused only after those were made (tens of seconds and gigabytes for 10^7
@@ -936,13 +947,8 @@ static int checkStudySize(Reader* rd, const cJSON* params) {
     }
     if (runs > (double)CS_STUDY_MAX_RUNS) {
       pushIndex(rd, i);
-      // a study that lists no models runs the scene's, which are not known here: counted as one
       char models[64];
-      if (s->nmodel) {
-        snprintf(models, sizeof(models), "%d models", s->nmodel);
-      } else {
-        snprintf(models, sizeof(models), "one model, before the scene's models multiply it");
-      }
+      modelsCounted(s, models, sizeof(models));
       return fail(rd,
                   "the study would have %.3g runs or more (the points of parameters[0] to "
                   "[%ld], times %d repeats and %s); a study has at most %ld runs",
@@ -1115,12 +1121,10 @@ static int readStudy(Reader* rd, const cJSON* root) {
   }
   long nrun = s->npoint * s->repeats * (s->nmodel ? s->nmodel : 1);
   if (nrun > CS_STUDY_MAX_RUNS) {
-    char per[64] = "one model, before the scene's";
-    if (s->nmodel) {
-      snprintf(per, sizeof(per), "%d models", s->nmodel);
-    }
+    char counted[64];
+    modelsCounted(s, counted, sizeof(counted));
     return fail(rd, "the study has %ld runs (%ld points x %s x %d repeats); at most %ld", nrun,
-                s->npoint, per, s->repeats, CS_STUDY_MAX_RUNS);
+                s->npoint, counted, s->repeats, CS_STUDY_MAX_RUNS);
   }
   return 0;
 }

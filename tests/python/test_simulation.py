@@ -33,6 +33,24 @@ def test_step_and_advance_to():
         sim.advance_to(0.25)  # before the current time
 
 
+def test_advance_to_keeps_a_step_budget_far_from_zero():
+    # max_steps counts per interval of the report grid in an advance; where the grid's times
+    # cannot be told apart (k beyond 2^52: 1e12 s in intervals of 1e-4 s) every step began a new
+    # interval and the budget never ran out (783 steps at max_steps 3): one budget for the call
+    model = contactsim.loads(pendulum(0.1), overrides={
+        "simulation.report_interval": 1e-4, "simulation.integrator": "rk",
+        "simulation.initial_step": 0.01})
+    for budget, fails in ((3, True), (100000, False)):
+        sim = contactsim.Simulation(model, max_steps=budget)
+        sim.time = 1e12
+        if fails:
+            with pytest.raises(contactsim.SimulationError, match="too much work: more than 3"):
+                sim.advance_to(1e12 + 20)
+        else:
+            sim.advance_to(1e12 + 20)
+            assert sim.time == 1e12 + 20 and sim.statistics["steps"] > 100
+
+
 def test_state_views_follow_the_simulation():
     # small swings (0.01 rad: the finite-amplitude error is 5e-8 rad) against theta0 cos(w t)
     sim = contactsim.Simulation(contactsim.loads(pendulum(0.01)))
