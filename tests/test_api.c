@@ -1870,6 +1870,13 @@ static void test_outputs_never_over_the_scene_after_chdir(void** state) {
   assert_int_equal(chdir(a), 0);
   csModel* m = cs_loadScene("scene.json", NULL, &err);
   assert_non_null(m);
+  // and a scene loaded through a link, the link then replaced by a regular file (sed -i); the
+  // first scene file is kept (a hard link), so that no file made later can take its inode
+  // number and pass for it
+  assert_int_equal(link("scene.json", "keep.json"), 0);
+  assert_int_equal(symlink("scene.json", "link.json"), 0);
+  csModel* linked = cs_loadScene("link.json", NULL, &err);
+  assert_non_null(linked);
   csModel* derived = cs_modelWithParameter(m, "simulation.rtol", "1e-7", &err);
   assert_non_null(derived);
   assert_int_equal(chdir(b), 0);
@@ -1898,6 +1905,18 @@ static void test_outputs_never_over_the_scene_after_chdir(void** state) {
     assert_int_equal(cs_simSaveState(s, scene, &err), CS_ERR_IO);
     cs_deleteSimulation(s);
   }
+  char link[PATH_MAX_TEST + 16];
+  snprintf(link, sizeof(link), "%s/link.json", a);
+  writeText(saved, text);
+  assert_int_equal(rename(saved, link), 0);  // a regular file where the link was
+  assert_true(cs_modelIsSceneFile(linked, link));
+  csSimulation* sl = newSim(linked);
+  assert_int_equal(cs_simSaveState(sl, link, &err), CS_ERR_IO);
+  cs_deleteSimulation(sl);
+  cs_deleteModel(linked);
+  remove(link);
+  snprintf(link, sizeof(link), "%s/keep.json", a);
+  remove(link);
   assert_int_equal(chdir(cwd), 0);
   char* after = th_readFile(scene, NULL);
   assert_string_equal(after, text);

@@ -335,12 +335,14 @@ typedef struct csSimOptions {
 struct csModel {
   char name[CS_MAX_NAME];
   char file[CS_MAX_FILE];  // scene file it was loaded from, or ""
-  // that file's identity when it was loaded (file_known) and its absolute path then
-  // (file_abs, "" when unknown), so that outputs never replace it, whatever the working
-  // directory is when they are written, nor the file saved in its place since (cs_modelIsSceneFile)
+  // that file's identity when it was loaded (file_known), its absolute path then (file_abs, the
+  // target of a link; "" when unknown) and the absolute path of the name itself (file_name_abs,
+  // a link's own), so that outputs never replace it, whatever the working directory is when they
+  // are written, nor the file saved in its place since (cs_modelIsSceneFile)
   unsigned long long file_dev, file_ino;
   int file_known;
   char file_abs[CS_MAX_FILE];
+  char file_name_abs[CS_MAX_FILE];
 
   // sizes
   int nbody;               // bodies including ground (body 0)

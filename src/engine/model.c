@@ -567,6 +567,19 @@ void cs_modelSetSceneFile(csModel* m, const char* path) {
     memcpy(m->file_abs, abs, strlen(abs) + 1);
   }
   free(abs);  // realpath's own allocation
+  // the name's own absolute path: its directory resolved, its last part kept (a link named as
+  // the scene, replaced by a regular file by an editor or sed -i, is the scene still)
+  m->file_name_abs[0] = '\0';
+  const char* slash = m->file_known ? strrchr(path, '/') : NULL;
+  char dir[CS_MAX_FILE];
+  snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) + (slash == path) : 1,
+           slash ? path : ".");
+  char* dirAbs = m->file_known ? realpath(dir, NULL) : NULL;
+  if (dirAbs) {
+    snprintf(m->file_name_abs, sizeof(m->file_name_abs), "%s/%s", strcmp(dirAbs, "/") ? dirAbs : "",
+             slash ? slash + 1 : path);
+  }
+  free(dirAbs);
 }
 
 
@@ -575,6 +588,7 @@ void cs_modelCopySceneFile(csModel* dst, const csModel* src) {
   dst->file_dev = src->file_dev;
   dst->file_ino = src->file_ino;
   memcpy(dst->file_abs, src->file_abs, sizeof(dst->file_abs));
+  memcpy(dst->file_name_abs, src->file_name_abs, sizeof(dst->file_name_abs));
 }
 
 
@@ -585,10 +599,18 @@ int cs_modelIsSceneFile(const csModel* m, const char* path) {
   }
   // the file loaded, or the one at its absolute path now (an editor, git or sed -i saves a new
   // file there, under another identity)
-  return ((unsigned long long)st.st_dev == m->file_dev &&
-          (unsigned long long)st.st_ino == m->file_ino) ||
-         (m->file_abs[0] && stat(m->file_abs, &now) == 0 && now.st_dev == st.st_dev &&
-          now.st_ino == st.st_ino);
+  if ((unsigned long long)st.st_dev == m->file_dev &&
+      (unsigned long long)st.st_ino == m->file_ino) {
+    return 1;
+  }
+  const char* names[2] = {m->file_abs, m->file_name_abs};
+  for (int i = 0; i < 2; i++) {
+    if (names[i][0] && stat(names[i], &now) == 0 && now.st_dev == st.st_dev &&
+        now.st_ino == st.st_ino) {
+      return 1;
+    }
+  }
+  return 0;
 }
 
 
