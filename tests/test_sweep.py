@@ -67,14 +67,17 @@ def without_times(rows):
     return [{k: v for k, v in r.items() if k not in TIME_COLUMNS} for r in rows]
 
 
-def small_study(**extra):
-    """12 short runs of the sliding block: 2 friction values x 3 masses x 2 models"""
+def small_study(duration=0.1, max_step=None, **extra):
+    """12 short runs of the sliding block: 2 friction values x 3 masses x 2 models (runs of
+    `duration` simulated seconds, steps of at most `max_step` where given: longer runs)"""
     s = {"scene": SCENE, "models": ["exponential_spring", "compliant_point"],
-         "set": {"simulation.duration": 0.1},
+         "set": {"simulation.duration": duration},
          "parameters": [
              {"key": "contact_models.exponential_spring.mu_static", "values": [0.5, 0.9]},
              {"key": "bodies.block.mass", "range": {"from": 1, "to": 100, "n": 3,
                                                     "scale": "log"}}]}
+    if max_step is not None:
+        s["set"]["simulation.max_step"] = max_step
     s.update(extra)
     return s
 
@@ -585,11 +588,9 @@ def running(pid):
 @case
 def a_killed_worker_fails_only_its_run():
     d = tempfile.mkdtemp()
-    s = small_study()
-    s["set"]["simulation.duration"] = 3.0
     # runs of about 0.3 s (the scene's own steps take a few milliseconds: run 0 could end
     # before the poll below saw it)
-    s["set"]["simulation.max_step"] = 5e-5
+    s = small_study(duration=3.0, max_step=5e-5)
     study = write_study(s, d)
     out = os.path.join(d, "out")
     p = subprocess.Popen([EXE, "sweep", study, "--out", out, "-j", "1", "-q", "--trajectories"],
@@ -620,9 +621,7 @@ def slow_sweep_started(records, preexec_fn=None):
     are in progress: at the scene's own steps the whole sweep could end between two polls), on
     two workers, once `records` of them are recorded: the study, DIR and the process"""
     d = tempfile.mkdtemp()
-    s = small_study()
-    s["set"]["simulation.duration"] = 1.0
-    s["set"]["simulation.max_step"] = 5e-5
+    s = small_study(duration=1.0, max_step=5e-5)
     study = write_study(s, d)
     out = os.path.join(d, "out")
     runs = os.path.join(out, "runs")
@@ -664,9 +663,7 @@ def a_sweep_killed_outright_takes_its_workers_along():
     import fcntl
     for ignore_term in (False, True):
         d = tempfile.mkdtemp()
-        s = small_study()
-        s["set"]["simulation.duration"] = 60.0
-        s["set"]["simulation.max_step"] = 1e-5
+        s = small_study(duration=60.0, max_step=1e-5)
         study = write_study(s, d)
         out = os.path.join(d, "out")
 
@@ -757,13 +754,11 @@ def lock_released(out, limit=10.0):
 @case
 def resume_runs_only_what_is_missing():
     d = tempfile.mkdtemp()
-    s = small_study()
-    s["parameters"][0]["values"] = [0.5, 0.6, 0.7, 0.9]
-    s["set"]["simulation.duration"] = 1.0
     # about 0.1 s a run (20,000 steps), so that the poll below sees the first five records
     # long before the last: at the scene's own steps a run took 2 ms, and a loaded machine let
     # the whole sweep finish between two polls
-    s["set"]["simulation.max_step"] = 5e-5
+    s = small_study(duration=1.0, max_step=5e-5)
+    s["parameters"][0]["values"] = [0.5, 0.6, 0.7, 0.9]
     study = write_study(s, d)          # 24 runs
     out = os.path.join(d, "out")
     runs = os.path.join(out, "runs")
@@ -1504,9 +1499,7 @@ def slurm_script_with_spaces_and_percent_in_paths():
 @case
 def stopped_and_killed_workers_leave_no_temporary_files():
     d = tempfile.mkdtemp()
-    s = small_study()
-    s["set"]["simulation.duration"] = 40.0
-    s["set"]["simulation.max_step"] = 1e-4   # runs of seconds: two are surely in progress
+    s = small_study(duration=40.0, max_step=1e-4)  # runs of seconds: two surely in progress
     study = write_study(s, d)
     out = os.path.join(d, "out")
     runs, traj = os.path.join(out, "runs"), os.path.join(out, "trajectories")
