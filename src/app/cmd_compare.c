@@ -864,9 +864,11 @@ int cs_cliCompare(int argc, char** argv) {
     switch (c) {
       case 'M': modelsArg = optarg; break;
       case 'D': outDir = optarg; break;
-      case 'd': bad = cs_cliParseAtLeast(optarg, "duration", CS_MIN_DURATION, &duration); break;
+      case 'd':
+        bad = cs_cliParseAtLeast(optarg, "duration", CS_MIN_DURATION, " s", &duration);
+        break;
       case 'r': bad = cs_cliParseNumber(optarg, "rtol", 0, &rtol); break;
-      case 'a': bad = cs_cliParseAtLeast(optarg, "atol", CS_MIN_ATOL, &atol); break;
+      case 'a': bad = cs_cliParseAtLeast(optarg, "atol", CS_MIN_ATOL, "", &atol); break;
       case 'q': quiet = 1; break;
       case 'C': convergence = 1; break;
       case 'R': replay = 1; break;

@@ -172,11 +172,14 @@ int cs_cliRun(int argc, char** argv) {
     switch (c) {
       case 'o': output = strcmp(optarg, "-") == 0 ? NULL : optarg; break;  // - is stdout
       case 'S': bad = cs_cliAddSet(&sets, optarg); break;
-      case 'd': bad = cs_cliParseAtLeast(optarg, "duration", CS_MIN_DURATION, &duration); break;
+      case 'd':
+        bad = cs_cliParseAtLeast(optarg, "duration", CS_MIN_DURATION, " s", &duration);
+        break;
       case 'r': bad = cs_cliParseNumber(optarg, "rtol", 0, &rtol); break;
-      case 'a': bad = cs_cliParseAtLeast(optarg, "atol", CS_MIN_ATOL, &atol); break;
+      case 'a': bad = cs_cliParseAtLeast(optarg, "atol", CS_MIN_ATOL, "", &atol); break;
       case 'p':
-        bad = cs_cliParseAtLeast(optarg, "report-interval", CS_MIN_REPORT_INTERVAL, &interval);
+        bad = cs_cliParseAtLeast(optarg, "report-interval", CS_MIN_REPORT_INTERVAL, " s",
+                                 &interval);
         break;
       case 'm': bad = cs_cliParseNumber(optarg, "max-step", 1, &max_step); break;
       case 'c': contact_model = optarg; break;

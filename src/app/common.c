@@ -326,14 +326,14 @@ int cs_cliParseNumber(const char* text, const char* name, int allow_zero, double
 }
 
 
-int cs_cliParseAtLeast(const char* text, const char* name, double min, double* out) {
+int cs_cliParseAtLeast(const char* text, const char* name, double min, const char* unit,
+                       double* out) {
   if (cs_cliParseNumber(text, name, 0, out)) {
     return -1;
   }
   if (*out < min) {
-    // times in seconds; a tolerance has the units of each state
-    fprintf(stderr, "contactsim: error: --%s must be at least %g%s, not '%s'\n", name, min,
-            strcmp(name, "atol") == 0 ? "" : " s", cs_cliSafe(text));
+    fprintf(stderr, "contactsim: error: --%s must be at least %g%s, not '%s'\n", name, min, unit,
+            cs_cliSafe(text));
     return -1;
   }
   return 0;

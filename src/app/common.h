@@ -57,10 +57,11 @@ int cs_cliParseChoice(const char* text, const char* name, const char* const* nam
 // text is the whole argument (trailing characters, NaN and infinity are refused); name is the
 // option without "--", for the message; out is written only on success. None may be NULL.
 int cs_cliParseNumber(const char* text, const char* name, int allow_zero, double* out);
-// The same for a positive time that must be at least min seconds (--duration, --report-interval:
-// the lower limits scenes have too) or an --atol of at least min; prints the usage error and
-// returns -1 otherwise.
-int cs_cliParseAtLeast(const char* text, const char* name, double min, double* out);
+// The same for a positive number that must be at least min (--duration, --report-interval and
+// --atol: the lower limits scenes have too), said with its unit (" s", or "" for a tolerance,
+// which has the units of each state); prints the usage error and returns -1 otherwise.
+int cs_cliParseAtLeast(const char* text, const char* name, double min, const char* unit,
+                       double* out);
 // Write an error message to f made safe for a terminal, its backslashes kept as they are (the
 // loader has escaped a scene's bytes as \xNN already).
 void cs_cliPutMessage(FILE* f, const char* message);

@@ -123,16 +123,10 @@ void cs_deleteModel(csModel* m) {
 }
 
 
-// 1 when x, y, z are all finite
-static int finite3(csVec3 v) {
-  return isfinite(v.x) && isfinite(v.y) && isfinite(v.z);
-}
-
-
 // 1 when X is a rigid transform: finite, its R orthonormal with determinant +1 (to 1e-6, so that
 // a rotation read from single precision, accurate to about 6e-8, passes)
 static int rigidTransform(const csTransform* X) {
-  if (!finite3(X->p)) {
+  if (!csu_isFiniteVec3(X->p)) {
     return 0;
   }
   const double(*R)[3] = X->R.m;
@@ -167,7 +161,7 @@ static const char* bodyProblem(const csBody* b) {
   if (!(b->mass >= 0) || !isfinite(b->mass)) {
     return "needs a finite mass, positive or zero";
   }
-  if (!finite3(b->com)) {
+  if (!csu_isFiniteVec3(b->com)) {
     return "has a centre of mass that is not finite";
   }
   int zero = 1;
