@@ -129,15 +129,15 @@ static int rigidTransform(const csTransform* X) {
   if (!csu_isFiniteVec3(X->p)) {
     return 0;
   }
-  const double(*R)[3] = X->R.m;
+  csMat33 RtR = csu_mulMtM(&X->R, &X->R);
   for (int i = 0; i < 3; i++) {
     for (int j = 0; j < 3; j++) {
-      double dot = R[0][i] * R[0][j] + R[1][i] * R[1][j] + R[2][i] * R[2][j];
-      if (!(fabs(dot - (i == j)) <= 1e-6)) {
+      if (!(fabs(RtR.m[i][j] - (i == j)) <= 1e-6)) {
         return 0;
       }
     }
   }
+  const double(*R)[3] = X->R.m;
   double det = R[0][0] * (R[1][1] * R[2][2] - R[1][2] * R[2][1]) -
                R[0][1] * (R[1][0] * R[2][2] - R[1][2] * R[2][0]) +
                R[0][2] * (R[1][0] * R[2][1] - R[1][1] * R[2][0]);
