@@ -133,9 +133,9 @@ def read_state(path):
                 left -= 1
                 continue
             parts = line.split()
-            if parts[0] in ("t", "t_commit"):
+            if parts[0] == "t":
                 out[parts[0]] = float.fromhex(parts[1])
-            elif parts[0] in ("q", "u", "z", "discrete", "auto"):
+            elif parts[0] in ("q", "u", "z", "discrete", "auto", "commit"):
                 key, left = parts[0], int(parts[1])
                 out[key] = []
             else:

@@ -529,6 +529,110 @@ static void test_stopped_run_continues(void** state) {
 }
 
 
+// each element's commits, as the step hook saw the steps (the hook runs at a step's end, right
+// before its commit); the stop counter first, so that countReport reads the same context
+typedef struct StopRecord {
+  StopAfter stop;
+  double t[3][2048];
+  int n[3];
+} StopRecord;
+
+
+static void recordCommit(void* ctx, const csModel* m, csData* d) {
+  (void)m;
+  StopRecord* c = ctx;
+  for (int i = 0; i < d->nact_force; i++) {
+    int e = d->act_force[i];
+    if (e < 3 && c->n[e] < 2048) {
+      c->t[e][c->n[e]++] = d->t;
+    }
+  }
+}
+
+
+// the last commit of element e at or before t (a run stopped at a report drops the steps past it,
+// which the hook may have seen)
+static double lastCommitBy(const StopRecord* c, int e, double t) {
+  double last = -1;
+  for (int i = 0; i < c->n[e]; i++) {
+    if (c->t[e][i] <= t) {
+      last = fmax(last, c->t[e][i]);
+    }
+  }
+  return last;
+}
+
+
+// the last-commit time of element e in a checkpoint's text (its "commit" section lists the
+// elements with auto-update variables in order)
+static double checkpointCommit(const char* text, int index) {
+  const char* s = strstr(text, "\ncommit ");
+  assert_non_null(s);
+  s = strchr(s + 1, '\n') + 1;
+  for (int i = 0; i < index; i++) {
+    s = strchr(s, '\n') + 1;
+  }
+  return strtod(s, NULL);
+}
+
+
+// A run of two blocks on exponential springs (two groups, each with its own steps) stopped at a
+// report, where each block stands interpolated between its last commit and a step it drops: the
+// checkpoint keeps each element's last commit (the anchor update measures the anchor's speed over
+// the time since then), where it kept one time for all, the group that committed last's; and a
+// simulation that loads it holds those times
+static void test_checkpoint_keeps_each_commit(void** state) {
+  (void)state;
+  csModel* m = th_loadString(
+      "{\"bodies\": [{\"name\": \"a\", \"mass\": 1, \"inertia\": {\"box\": [0.1, 0.1, 0.1]},\n"
+      "   \"joint\": {\"type\": \"free\", \"initial\": {\"position\": [0, 0, 0.1033],\n"
+      "                                        \"velocity\": [1.5, 0, 0]}}},\n"
+      "  {\"name\": \"b\", \"mass\": 2, \"inertia\": {\"box\": [0.1, 0.1, 0.1]},\n"
+      "   \"joint\": {\"type\": \"free\", \"initial\": {\"position\": [2, 0, 0.2],\n"
+      "                                        \"velocity\": [0, 0.5, 0]}}}],\n"
+      " \"planes\": [{\"name\": \"floor\"}],\n"
+      " \"contacts\": [{\"name\": \"ca\", \"body\": \"a\", \"plane\": \"floor\",\n"
+      "                 \"points\": [[0, 0, -0.1]]},\n"
+      "                {\"name\": \"cb\", \"body\": \"b\", \"plane\": \"floor\",\n"
+      "                 \"points\": [[0, 0, -0.1]]}],\n"
+      " \"contact_models\": {\"default\": \"exponential_spring\",\n"
+      "                    \"exponential_spring\": {}},\n"
+      " \"simulation\": {\"duration\": 1, \"integrator\": \"rk\", \"rtol\": 1e-6,\n"
+      "                \"atol\": 1e-6, \"report_interval\": 0.01}}\n");
+  assert_int_equal(cs_modelCount(m, CS_COUNT_FORCE), 3);  // gravity, ca's and cb's springs
+  csError err;
+  int differed = 0;
+  for (int after = 5; after <= 60; after += 11) {
+    csSimulation* s = newSim(m);
+    static StopRecord c;
+    memset(&c, 0, sizeof(c));
+    c.stop.after = after;
+    csReporter rep = {.report = countReport, .step = recordCommit, .ctx = &c,
+                      .stop = &c.stop.flag};
+    assert_int_equal(cs_simRun(s, 1.0, &rep, &err), CS_STOPPED);
+    double t = cs_simTime(s);
+    assert_true(t == c.stop.last);
+    char* text = NULL;
+    assert_int_equal(cs_simSaveStateText(s, &text, NULL, &err), CS_OK);
+    double ta = checkpointCommit(text, 0), tb = checkpointCommit(text, 1);
+    assert_true(c.n[1] < 2048 && c.n[2] < 2048);
+    assert_true(ta == lastCommitBy(&c, 1, t) && tb == lastCommitBy(&c, 2, t));
+    assert_true(ta <= t && tb <= t);
+    differed += ta != tb;
+    // loaded into another simulation, each element holds its own time
+    csSimulation* r = newSim(m);
+    assert_int_equal(cs_simLoadStateText(r, text, strlen(text), &err), CS_OK);
+    assert_true(cs_simData(r)->commit_t[1] == ta && cs_simData(r)->commit_t[2] == tb);
+    cs_freeStateText(text);
+    cs_deleteSimulation(r);
+    cs_deleteSimulation(s);
+  }
+  // the blocks' steps ended apart at every stop but by chance
+  assert_true(differed >= 4);
+  cs_deleteModel(m);
+}
+
+
 // cs_simSetStop: a stop flag that is set stops an advance, a step and a run (one without a
 // reporter of its own) where they started; cleared, they go on as if never stopped
 static void test_stop_flag(void** state) {
@@ -2190,8 +2294,8 @@ static void test_checkpoint_malformed(void** state) {
     const char* repl;
     const char* expect;
   } cases[] = {
-      {"contactsim-state 1", "contactsim-state 2", "version 2"},
-      {"contactsim-state 1", "something else", "not a contactsim checkpoint"},
+      {"contactsim-state 2", "contactsim-state 3", "version 3"},
+      {"contactsim-state 2", "something else", "not a contactsim checkpoint"},
       {"\nq 7\n", "\nq 6\n", "6 q values"},
       {"\nq 7\n", "\nq 99999999999999999999\n", "99999999999999999999 q values"},
       {"\nu 6\n", "\nu 6\nzz", "not a number"},  // zz before the first speed, whatever its sign
@@ -2201,6 +2305,11 @@ static void test_checkpoint_malformed(void** state) {
        "mu_static of 'block.0' must be finite and >= 0"},
       // a negative time, said as such (it was blamed on t_commit being after it)
       {"\nt 0x1p-2", "\nt -0x1p-2", "t (-0.25 s) is before the start"},
+      // each element's last commit, at or before t and not before the start
+      {"\ncommit 4\n0x1p-2", "\ncommit 4\n0x1p-1",
+       "the last commit of 'block.0' (0.5 s) is after t (0.25 s)"},
+      {"\ncommit 4\n0x1p-2", "\ncommit 4\n-0x1p-2", "(-0.25 s) is before the start"},
+      {"\ncommit 4\n", "\ncommit 3\n", "3 commit values"},
       {NULL, NULL, NULL},  // cut in half
   };
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -2229,6 +2338,35 @@ static void test_checkpoint_malformed(void** state) {
     assert_int_equal(cs_simLoadState(t, bad, &err), CS_ERR_INPUT);
     assert_non_null(strstr(err.message, "mu_dynamic of 'block.0'"));
     assert_int_equal(err.line, line);
+  }
+  // version 1, which had one last-commit time for every element (after t), still loads: each
+  // element takes that time
+  {
+    size_t n = 0;
+    char* text = th_readFile(path, &n);
+    char* v1 = malloc(n + 64);
+    assert_non_null(v1);
+    char* tline = strstr(text, "\nt 0x1p-2");
+    char* commit = strstr(text, "\ncommit 4\n");
+    assert_non_null(tline);
+    assert_non_null(commit);
+    char* tend = strchr(tline + 1, '\n');
+    snprintf(v1, n + 64, "%.*s\nt_commit 0x1p-3%.*s\nend\n", (int)(tend - text), text,
+             (int)(commit - tend), tend);
+    memcpy(strstr(v1, "contactsim-state 2"), "contactsim-state 1", 18);
+    csSimulation* old = newSim(m);
+    assert_int_equal(cs_simLoadStateText(old, v1, strlen(v1), &err), CS_OK);
+    for (int e = 0; e < cs_modelCount(m, CS_COUNT_FORCE); e++) {
+      assert_true(cs_simData(old)->commit_t[e] == (e == 0 ? 0.25 : 0.125));
+    }
+    // and refuses its t_commit after t, at its line
+    memcpy(strstr(v1, "t_commit 0x1p-3"), "t_commit 0x1p+3", 15);
+    assert_int_equal(cs_simLoadStateText(old, v1, strlen(v1), &err), CS_ERR_INPUT);
+    assert_non_null(strstr(err.message, "t_commit (8 s) is after t (0.25 s)"));
+    assert_int_equal(err.line, 6);
+    cs_deleteSimulation(old);
+    free(v1);
+    free(text);
   }
   assert_int_equal(cs_simLoadState(t, "no/such/file.state", &err), CS_ERR_IO);
   // the untouched file loads
@@ -2350,6 +2488,8 @@ static void test_checkpoint_text(void** state) {
   size_t nvals = (size_t)(cs_modelCount(m, CS_COUNT_Q) + cs_modelCount(m, CS_COUNT_U) +
                           cs_modelCount(m, CS_COUNT_Z) + cs_modelCount(m, CS_COUNT_DISCRETE) +
                           cs_modelCount(m, CS_COUNT_AUTO)) + 1;
+  // and the commit times of the elements with auto-update variables
+  nvals += strtoul(strstr(text, "\ncommit ") + 8, NULL, 10);
   size_t limit = ((size_t)1 << 20) + 4096 * nvals;
   char* big = malloc(limit + 2);
   assert_non_null(big);
@@ -2473,6 +2613,7 @@ int main(void) {
       cmocka_unit_test(test_set_discrete_slides),
       cmocka_unit_test(test_stopped_run_continues),
       cmocka_unit_test(test_stop_flag),
+      cmocka_unit_test(test_checkpoint_keeps_each_commit),
       cmocka_unit_test(test_stopped_statistics_go_back),
       cmocka_unit_test(test_statistics_settle_once),
       cmocka_unit_test(test_options_after_a_stopped_run_keep_the_changes),

@@ -524,7 +524,10 @@ try {
       window.__replay.seek(window.__replay.start);
       window.__replay.play(8);
     });
+    // (until the time has moved: a loaded machine gives the page no frame for a while)
     await new Promise((r) => setTimeout(r, 400));
+    await page.waitForFunction(() => window.__replay.time() > window.__replay.start, { timeout: 10000 })
+      .catch(() => {});
     const drawn = await page.evaluate(() => {
       window.__replay.pause();
       const t = window.__replay.time();

@@ -47,7 +47,7 @@ def continued_run_matches_uninterrupted():
     check(code == 0, err)
     state = read_state(tmp("at25.state"))
     check(state["t"] == 2.5, f"the checkpoint is at t = {state['t']}")
-    check(state["contactsim-state"] == ["1"], "format version 1")
+    check(state["contactsim-state"] == ["2"], "format version 2")
     code, _, err = run("run", INCLINE, "-q", "--forces", "--initial-state", tmp("at25.state"),
                        "-o", tmp("second.csv"))
     check(code == 0, err)
@@ -235,7 +235,7 @@ def refusals():
     with open(tmp("x.state")) as f:
         text = f.read()
     with open(tmp("broken.state"), "w") as f:
-        f.write(text.replace("contactsim-state 1", "contactsim-state 7"))
+        f.write(text.replace("contactsim-state 2", "contactsim-state 7"))
     code, _, err = run("run", INCLINE, "-q", "--initial-state", tmp("broken.state"))
     check(code == 2 and "version 7" in err and "broken.state:2" in err, err)
     # the checkpoint may not overwrite the scene or the CSV, and must be writable
@@ -305,10 +305,13 @@ def damaged_checkpoints_are_refused_at_the_bad_line():
             "[0, 1] (to within 1e-9), not 5", line=auto + 2)
     refused("sliding.state", edit(auto + 2, ["0x1.0000001p+0"]), "sliding of 'block.0'",
             "not 1.0000000037252903", line=auto + 2)
-    refused("time.state", text.replace("\nt 0x1p-1", "\nt -0x1p+3").replace(
-        "\nt_commit 0x1p-1", "\nt_commit -0x1p+3"), "before the start")
-    refused("commit.state", text.replace("\nt_commit 0x1p-1", "\nt_commit -0x1.4p+2"),
-            "t_commit (-5 s) is before the start")
+    refused("time.state", text.replace("\nt 0x1p-1", "\nt -0x1p+3"), "before the start")
+    # each element's last commit at its own line: not before the start, not after t
+    commit = line_of(text, "commit ") + 1
+    refused("commit.state", edit(commit + 1, ["-0x1.4p+2"]),
+            "the last commit of 'block.1' (-5 s) is before the start", line=commit + 1)
+    refused("commit.state", edit(commit, ["0x1p+0"]),
+            "the last commit of 'block.0' (1 s) is after t (0.5 s)", line=commit)
     refused("quat.state", edit(q, ["0x0p+0"] * 4), "body 'block'", "zero quaternion")
     # a quaternion of length 3 (no run makes one, and the integrators fail from it)
     refused("long.state", edit(q, ["0x1.8p+1", "0x0p+0", "0x0p+0", "0x0p+0"]), "body 'block'",
@@ -350,7 +353,7 @@ def damaged_checkpoints_are_refused_at_the_bad_line():
     check(code == 2 and "/dev/zero" in err, err)
     check(time.time() - started < 10, f"/dev/zero took {time.time() - started:.1f} s to refuse")
     # a checkpoint header over some megabytes of rows: refused by its size, before it is read
-    big = "contactsim-state 1\n" + "0x1p+0\n" * 600000
+    big = "contactsim-state 2\n" + "0x1p+0\n" * 600000
     refused("big.state", big, "larger")
 
 
@@ -369,7 +372,7 @@ def save_state_keeps_special_files():
     reader.join(timeout=30)
     check(code == 0, err)
     check(os.path.exists(fifo) and not os.path.isfile(fifo), "the pipe was replaced by a file")
-    check(got and "contactsim-state 1" in got[0], f"the reader got {got!r}")
+    check(got and "contactsim-state 2" in got[0], f"the reader got {got!r}")
     with open(tmp("from_fifo.state"), "w") as f:
         f.write(got[0])
     check(read_state(tmp("from_fifo.state"))["t"] == 0.25, "the checkpoint through the pipe")

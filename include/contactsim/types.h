@@ -205,7 +205,7 @@ typedef struct csForceKind {
   // derivatives of its own z states (beyond the dissipated energy) to d->zdot. Required.
   void (*apply)(const csModel* m, csData* d, int e);
   // Compute new auto-update values into d->auto_cache from the realized state at the end of a
-  // successful step; d->auto_dt is the time since the last commit. Nullable.
+  // successful step; d->auto_dt is the time since this element's last commit. Nullable.
   void (*update)(const csModel* m, csData* d, int e);
   // Fill the contact report and the model-specific values (extra, nextra entries) for the
   // realized state. A kind that is not a contact (contact = 0) may still report its own values
@@ -440,8 +440,11 @@ struct csData {
   double* disc;            // (ndisc) discrete variables
   double* autoval;         // (nauto) auto-update discrete variables
   double* auto_cache;      // (nauto) their update cache, committed after each successful step
-  double auto_dt;          // s, time since the last commit (read by update callbacks)
-  double t_commit;         // s, time of the last commit
+  double auto_dt;          // s, time since the element's last commit (read by its update
+                           // callback, set before each call)
+  double t_commit;         // s, time of the last commit of any element
+  double* commit_t;        // (nforce) s, each element's last commit: groups of bodies step
+                           // apart, and an element's update measures its own interval
 
   csStage stage;           // highest stage realized for the current state
   int planar_model;        // 1: the rates take the planar right-hand side (cs_realizeRates)

@@ -1112,6 +1112,9 @@ int cs_simSetTime(csSimulation* s, double t, csError* err) {
   beginEdit(s);
   s->d->t = t;
   s->d->t_commit = t;
+  for (int e = 0; e < s->m->nforce; e++) {
+    s->d->commit_t[e] = t;
+  }
   endEdit(s, cs_integratorChangesBefore(s->m, t));
   return CS_OK;
 }

@@ -24,6 +24,7 @@
   X(double, disc, m->ndisc, 1)                             \
   X(double, autoval, m->nauto, 1)                          \
   X(double, auto_cache, m->nauto, 1)                       \
+  X(double, commit_t, m->nforce, 1)                        \
   X(csTransform, body_pose, m->nbody, 1)                   \
   X(csTransform, joint_XFM, m->nbody, 1)                   \
   X(csVec3, body_com, m->nbody, 1)                         \
@@ -146,6 +147,7 @@ void cs_copyState(const csModel* m, csData* dst, const csData* src) {
   dst->t = src->t;
   dst->t_commit = src->t_commit;
   dst->auto_dt = src->auto_dt;
+  memcpy(dst->commit_t, src->commit_t, sizeof(double) * (size_t)m->nforce);
   memcpy(dst->q, src->q, sizeof(double) * (size_t)m->nq);
   memcpy(dst->u, src->u, sizeof(double) * (size_t)m->nu);
   memcpy(dst->z, src->z, sizeof(double) * (size_t)m->nz);
@@ -164,6 +166,7 @@ void cs_resetData(const csModel* m, csData* d) {
   d->t = 0;
   d->t_commit = 0;
   d->auto_dt = 0;
+  memset(d->commit_t, 0, sizeof(double) * (size_t)m->nforce);
   // the model's initial q and u; element variables zero until their init sets them
   memcpy(d->q, m->q0, sizeof(double) * (size_t)m->nq);
   memcpy(d->u, m->u0, sizeof(double) * (size_t)m->nu);

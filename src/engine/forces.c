@@ -428,10 +428,8 @@ void cs_commitAutoUpdates(const csModel* m, csData* d) {
     d->stat.ncommit++;  // a commit point all the same: the count stays one per step
     return;
   }
-  // updates read the realized state at the end of the step; auto_dt is the time since the last
-  // commit, the length of the step just taken
+  // updates read the realized state at the end of the step
   cs_realizeDynamics(m, d);
-  d->auto_dt = d->t - d->t_commit;
   // the cache starts as the current values, each active element writes its new ones, and the
   // cache is committed; only active elements' ranges are touched (one group's step costs the
   // same however many other groups there are)
@@ -440,13 +438,17 @@ void cs_commitAutoUpdates(const csModel* m, csData* d) {
     memcpy(d->auto_cache + f->autoadr, d->autoval + f->autoadr,
            sizeof(double) * (size_t)f->autonum);
   }
-  // each element writes its new values into the cache, still reading the old ones from autoval
+  // each element writes its new values into the cache, still reading the old ones from autoval;
+  // auto_dt is the time since the element's own last commit, the length of the step just taken
+  // (its group's: groups step apart, and a checkpoint keeps each element's time)
   for (int i = 0; i < d->nact_force; i++) {
     int e = d->act_force[i];
     const csForceKind* k = cs_forceKind(m->force[e].kind);
     if (k->update) {
+      d->auto_dt = d->t - d->commit_t[e];
       k->update(m, d, e);
     }
+    d->commit_t[e] = d->t;
   }
   // commit: the cache becomes the values used from now on
   for (int i = 0; i < d->nact_force; i++) {

@@ -95,7 +95,6 @@ typedef struct Group {
   SUNLinearSolver LS;
   SUNNonlinearSolver NLS;
   sunrealtype t;           // time CVODE has reached
-  double t_commit;         // time of the group's last auto-update commit
   int pending;             // its last step ended at or after a report: commit after reporting
   int onset_seen;          // rk: holdStep found the next onset from the pending step's end
   int changed;             // a scheduled change touched it: re-initialise
@@ -1897,6 +1896,17 @@ static void groupChainSolve(void* user_data, double* x) {
 }
 
 
+// No element of group g last committed after t (the time it starts from): a state loaded or
+// edited there carries each element's commit time, and a group that had stepped past t drops
+// that step's commit
+static void commitsNotAfter(Group* g, double t) {
+  double* ct = g->sim->d->commit_t;
+  for (int i = 0; i < g->nforces; i++) {
+    ct[g->forces[i]] = fmin(ct[g->forces[i]], t);
+  }
+}
+
+
 // Group g's rk instance at t0 (rk.c: Dormand-Prince 5(4)), from the data's current state, on
 // the array of g->y (its vectors are allocated): no linear solver (linsol -1 records that), no
 // projection.
@@ -1911,7 +1921,7 @@ static int createRk(Group* g, double t0, csError* err) {
   storeState(g, N_VGetArrayPointer(g->y));
   g->t = t0;
   g->fresh = 1;
-  g->t_commit = fmin(sim->d->t_commit, t0);
+  commitsNotAfter(g, t0);
   g->rk = cs_rkNew(g->nstate, groupRhs, g, t0, N_VGetArrayPointer(g->y), opt->rtol, opt->atol,
                    opt->max_step, opt->initial_step);
   if (!g->rk) {
@@ -2014,8 +2024,8 @@ static int createSolver(Group* g, double t0, csError* err) {
 
   g->t = t0;
   g->fresh = 1;
-  // a state loaded from a checkpoint carries the time of its last commit; never later than t0
-  g->t_commit = fmin(sim->d->t_commit, t0);
+  // a state loaded from a checkpoint carries its elements' last commits; never later than t0
+  commitsNotAfter(g, t0);
   // messages go to our buffer from here on, before anything can fail
 #if SUNDIALS_VERSION_MAJOR < 7
   CVodeSetErrHandlerFn(g->mem, errorHandler, sim);
@@ -2276,11 +2286,8 @@ static void finishStep(Group* g) {
              sizeof(double) * (size_t)f->autonum);
     }
   }
-  // commit with the group's own last-commit time: d->t_commit is shared by every group, and another
-  // group may have committed since
-  d->t_commit = g->t_commit;
+  // (each element measures the step from its own last commit: d->commit_t)
   cs_commitAutoUpdates(sim->m, d);
-  g->t_commit = g->t;
   g->pending = 0;
   if (sim->rk) {
     rkAfterCommit(g);
@@ -2734,7 +2741,6 @@ static void backToAccepted(Group* g) {
     sim->nchange_done = sim->together_nchange;
   } else {
     loadState(g, g->t, N_VGetArrayPointer(g->y));
-    d->t_commit = g->t_commit;
   }
   sim->tcur = d->t;
 }
@@ -3308,7 +3314,7 @@ int cs_integratorRestart(csIntegrator* sim, int nchange_done, csError* err) {
       }
     }
     g->t = d->t;
-    g->t_commit = fmin(d->t_commit, d->t);
+    commitsNotAfter(g, d->t);
     g->pending = 0;
     g->onset_seen = 0;
     g->changed = 0;

@@ -28,7 +28,12 @@
 #include <unistd.h>
 
 #define CS_STATE_MAGIC "contactsim-state"
-#define CS_STATE_VERSION 1
+// Version 2 keeps each auto-update element's last commit (version 1 had one time for all, which
+// a scene of groups that step apart does not have); version 1 is still read
+#define CS_STATE_VERSION 2
+// the layout the fingerprint hashes: version 2 added the commit times and kept every array, so
+// a model's fingerprint is the same in both
+#define CS_STATE_LAYOUT 1
 // How far from unit length a checkpoint's quaternion may be. A run keeps them near 1 (rk within
 // 1e-9, BDF by its projection, Adams by a stabilizing term only, 4e-3 off after 20 s of a
 // spinning top at rtol 1e-2), and every checkpoint a run writes must load; a hand edit to a
@@ -68,7 +73,7 @@ static uint64_t hashInt(uint64_t h, long v) {
 // continuing a run with another friction coefficient is a legitimate use of a checkpoint.
 uint64_t cs_modelFingerprint(const csModel* m) {
   uint64_t h = 14695981039346656037ull;
-  h = hashInt(h, CS_STATE_VERSION);
+  h = hashInt(h, CS_STATE_LAYOUT);
   long sizes[] = {m->nbody, m->nq, m->nu, m->nz, m->ndisc, m->nauto, m->nplane, m->nforce};
   for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
     h = hashInt(h, sizes[i]);
@@ -151,6 +156,16 @@ static const csForce* forceOf(const csModel* m, int i, int which, int* local) {
 }
 
 
+// the elements with auto-update variables, whose last commit a checkpoint keeps
+static int autoElements(const csModel* m) {
+  int n = 0;
+  for (int e = 0; e < m->nforce; e++) {
+    n += m->force[e].autonum > 0;
+  }
+  return n;
+}
+
+
 static void writeState(FILE* f, const csModel* m, const csData* d) {
   fprintf(f, "# contactsim checkpoint: the complete state of a simulation (docs/c-api.md)\n");
   fprintf(f, "%s %d\n", CS_STATE_MAGIC, CS_STATE_VERSION);
@@ -158,8 +173,6 @@ static void writeState(FILE* f, const csModel* m, const csData* d) {
   fprintf(f, "fingerprint %016" PRIx64 "\n", cs_modelFingerprint(m));
   fprintf(f, "t ");
   writeValue(f, d->t, "s", NULL, -1);
-  fprintf(f, "t_commit ");
-  writeValue(f, d->t_commit, "s, last auto-update commit", NULL, -1);
   int local;
   fprintf(f, "q %d\n", m->nq);
   for (int i = 0; i < m->nq; i++) {
@@ -197,6 +210,12 @@ static void writeState(FILE* f, const csModel* m, const csData* d) {
       snprintf(name, sizeof(name), "%s.auto%d", e->name, local);
     }
     writeValue(f, d->autoval[i], "", name, -1);
+  }
+  fprintf(f, "commit %d\n", autoElements(m));
+  for (int e = 0; e < m->nforce; e++) {
+    if (m->force[e].autonum > 0) {
+      writeValue(f, d->commit_t[e], "s, last auto-update commit of", m->force[e].name, -1);
+    }
   }
   fprintf(f, "end\n");
 }
@@ -435,6 +454,21 @@ static int readScalar(Reader* r, const char* key, double* v) {
 }
 
 
+// a last-commit time (what: its name in the message) that a run of a state at time t can have
+static int commitProblem(Reader* r, const char* what, double tc, double t) {
+  if (tc > t) {
+    return fail(r, "%s (%.17g s) is after t (%.17g s): the last auto-update commit cannot come "
+                "after the state's time", what, tc, t);
+  }
+  // runs start at t = 0, and the first commit is at the start or after it
+  if (tc < 0) {
+    return fail(r, "%s (%.17g s) is before the start: runs start at t = 0, and no auto-update "
+                "commit comes before", what, tc);
+  }
+  return CS_OK;
+}
+
+
 // which values a section may hold
 typedef enum Values {
   VALUES_FINITE = 0,  // integrated (q, u, z) and auto-update values: finite
@@ -576,7 +610,7 @@ static int copyText(Reader* r, const char* text, size_t length, size_t limit) {
 
 // the values a checkpoint of m holds, and one more
 static size_t stateValues(const csModel* m) {
-  return (size_t)(m->nq + m->nu + m->nz + m->ndisc + m->nauto) + 1;
+  return (size_t)(m->nq + m->nu + m->nz + m->ndisc + m->nauto + autoElements(m)) + 1;
 }
 
 
@@ -601,8 +635,9 @@ static int parseState(const csModel* m, csData* d, Reader r) {
     cs_setError(err, CS_ERR_MEMORY, "", "out of memory reading %s", r.path);
     return CS_ERR_MEMORY;
   }
-  // the lines of the values the checks of them together name: q's, the discrete and auto ones
-  size_t nlines = (size_t)(m->nq + m->ndisc + m->nauto) + 1;
+  // the lines of the values the checks of them together name: q's, the discrete and auto ones,
+  // the commit times
+  size_t nlines = (size_t)(m->nq + m->ndisc + m->nauto + autoElements(m)) + 1;
   int* qline = csu_malloc(sizeof(int) * nlines);
   if (!qline) {
     csu_free(v, sizeof(double) * nvals);
@@ -612,12 +647,15 @@ static int parseState(const csModel* m, csData* d, Reader r) {
   }
   int* discline = qline + m->nq;
   int* autoline = discline + m->ndisc;
+  int* commitline = autoline + m->nauto;
   double* q = v;
   double* u = q + m->nq;
   double* z = u + m->nu;
   double* disc = z + m->nz;
   double* autoval = disc + m->ndisc;
-  double t = 0, t_commit = 0;
+  double* commit = autoval + m->nauto;  // each auto-update element's, in the elements' order
+  int ncommit = autoElements(m);
+  double t = 0;
 
   // 1. magic and version; then the size, so that a file given by mistake is named as not a
   // checkpoint at all
@@ -633,10 +671,10 @@ static int parseState(const csModel* m, csData* d, Reader r) {
   } else if (!s || sscanf(s, CS_STATE_MAGIC " %d %c", &version, &tail) != 1) {
     status = fail(&r, "not a contactsim checkpoint (the first line must be '%s VERSION')",
                   CS_STATE_MAGIC);
-  } else if (version != CS_STATE_VERSION) {
+  } else if (version != 1 && version != CS_STATE_VERSION) {
     status = fail(&r,
                   "checkpoint format version %d is not supported (this library reads "
-                  "version %d)",
+                  "versions 1 to %d)",
                   version, CS_STATE_VERSION);
   } else if (r.toolarge) {
     r.line = 0;
@@ -678,15 +716,16 @@ static int parseState(const csModel* m, csData* d, Reader r) {
   if (status == CS_OK && t < 0) {
     status = fail(&r, "t (%.17g s) is before the start of every run (t = 0)", t);
   }
-  if (status == CS_OK) status = readScalar(&r, "t_commit", &t_commit);
-  if (status == CS_OK && t_commit > t) {
-    status = fail(&r, "t_commit (%.17g s) is after t (%.17g s): the last auto-update commit "
-                  "cannot come after the state's time", t_commit, t);
-  }
-  // runs start at t = 0, and the first commit is at the start or after it
-  if (status == CS_OK && t_commit < 0) {
-    status = fail(&r, "t_commit (%.17g s) is before the start: runs start at t = 0, and no "
-                  "auto-update commit comes before", t_commit);
+  // version 1: one last-commit time for every element
+  if (status == CS_OK && version == 1) {
+    double t_commit = 0;
+    status = readScalar(&r, "t_commit", &t_commit);
+    if (status == CS_OK) {
+      status = commitProblem(&r, "t_commit", t_commit, t);
+    }
+    for (int i = 0; i < ncommit; i++) {
+      commit[i] = t_commit;
+    }
   }
   if (status == CS_OK) status = readArray(&r, "q", q, m->nq, VALUES_FINITE, qline);
   if (status == CS_OK) status = readArray(&r, "u", u, m->nu, VALUES_FINITE, NULL);
@@ -695,6 +734,18 @@ static int parseState(const csModel* m, csData* d, Reader r) {
     status = readArray(&r, "discrete", disc, m->ndisc, VALUES_NOT_NAN, discline);
   }
   if (status == CS_OK) status = readArray(&r, "auto", autoval, m->nauto, VALUES_FINITE, autoline);
+  // version 2: each auto-update element's last commit, at its own line
+  if (status == CS_OK && version != 1) {
+    status = readArray(&r, "commit", commit, ncommit, VALUES_FINITE, commitline);
+    for (int e = 0, i = 0; status == CS_OK && e < m->nforce; e++) {
+      if (m->force[e].autonum > 0) {
+        char what[CS_MAX_NAME + 32];
+        snprintf(what, sizeof(what), "the last commit of '%s'", m->force[e].name);
+        r.line = commitline[i];
+        status = commitProblem(&r, what, commit[i++], t);
+      }
+    }
+  }
   if (status == CS_OK) {
     s = nextLine(&r);
     if (!s || strcmp(s, "end") != 0) {
@@ -741,7 +792,11 @@ static int parseState(const csModel* m, csData* d, Reader r) {
   // 4. all good: into the data, exactly as read (no normalization, which would change bits)
   if (status == CS_OK) {
     d->t = t;
-    d->t_commit = t_commit;
+    d->t_commit = 0;
+    for (int e = 0, i = 0; e < m->nforce; e++) {
+      d->commit_t[e] = m->force[e].autonum > 0 ? commit[i++] : t;
+      d->t_commit = fmax(d->t_commit, d->commit_t[e]);
+    }
     d->auto_dt = 0;
     memcpy(d->q, q, sizeof(double) * (size_t)m->nq);
     memcpy(d->u, u, sizeof(double) * (size_t)m->nu);
