@@ -297,8 +297,11 @@ static void rewriteCsv(const char* text, const char* file, CellValue value, void
 static const char* tinyEnergies(void* ctx, int row, const char* column) {
   (void)ctx;
   if (strcmp(column, "ke") && strcmp(column, "pe") && strcmp(column, "dissipated") &&
-      strcmp(column, "e_total")) {
+      strcmp(column, "e_total") && strcmp(column, "block.px")) {
     return NULL;
+  }
+  if (!strcmp(column, "block.px")) {
+    return "1e-12";  // beside a py of 2 m
   }
   return row == NROWS - 1 ? "1e20" : row == 1 && !strcmp(column, "ke") ? "1e-21" : "5.9e-12";
 }
@@ -313,8 +316,9 @@ static const char* farBlock(void* ctx, int row, const char* column) {
 
 // The values of a series are kept to 6 digits of their own size: the energies of a tiny body
 // (1e-12 J) are not written as 0 (an absolute cut-off at 1e-9 did), nor are a row's values
-// when a later row blew up (1e20 J), while a value below a billionth of the largest of its
-// row's vector is (rounding noise).
+// when a later row blew up (1e20 J), while a component below a billionth of the largest of its
+// vector (a body's position in one row) is (rounding noise). A row's energies are each their
+// own: a kinetic energy a billionth of the potential energy was shown as 0 J beside a speed.
 static void test_small_values_kept(void** state) {
   (void)state;
   csModel* m = th_loadString(SCENE);
@@ -333,8 +337,43 @@ static void test_small_values_kept(void** state) {
   cJSON* j = pageData(page);
   const cJSON* e = key(cJSON_GetArrayItem(key(j, "runs"), 0), "energy");
   assertNumber(num(e, 0), 5.9e-12);  // row 0's kinetic energy, though the last row's are 1e20 J
-  assertNumber(num(e, 4), 0);        // row 1's: less than a billionth of its potential energy
+  assertNumber(num(e, 4), 1e-21);    // row 1's, though its potential energy is 5.9e-12 J
   assertNumber(num(e, 5), 5.9e-12);
+  const cJSON* p = key(cJSON_GetArrayItem(key(j, "runs"), 0), "p");
+  assertNumber(num(p, 3), 0);  // the block's px, 1e-12 m beside a py of 2 m
+  assertNumber(num(p, 4), 2);
+  cJSON_Delete(j);
+  cs_deleteModel(m);
+}
+
+
+// A page whose data would be longer than a browser's script holds is not written (a 1.97 GB CSV
+// made a page of 644 MB, which opened on "Unexpected end of JSON input"): the page that was there
+// stays, and the message names the page and what to do (the limit lowered to test it)
+static void test_page_too_large(void** state) {
+  (void)state;
+  csModel* m = th_loadString(SCENE);
+  char csv[512], tpl[512], page[512];
+  path(csv, sizeof(csv), "large.csv");
+  path(tpl, sizeof(tpl), "template.html");
+  path(page, sizeof(page), "large.html");
+  writeCsv(m, csv, 1);
+  writeText(page, "the old page");
+  csReplayRun run = {.model = "exponential_spring", .m = m, .csv = csv};
+  csError err;
+  cs_replaySetDataLimit(1000);
+  assert_int_equal(cs_replayWrite(page, tpl, &run, 1, &err), CS_ERR_INPUT);
+  assert_string_equal(err.file, page);
+  assert_non_null(strstr(err.message, "more than a browser's script can"));
+  assert_non_null(strstr(err.message, "--report-interval"));
+  char* kept = th_readFile(page, NULL);
+  assert_string_equal(kept, "the old page");
+  free(kept);
+  // within the limit, written
+  cs_replaySetDataLimit(0);
+  assert_int_equal(cs_replayWrite(page, tpl, &run, 1, &err), CS_OK);
+  cJSON* j = pageData(page);
+  assert_non_null(j);
   cJSON_Delete(j);
   cs_deleteModel(m);
 }
@@ -413,6 +452,17 @@ static void test_forces_of_another_run(void** state) {
   assert_non_null(strstr(err.message, "force columns of 'xxxxxxxxxxxcorners.7', which the scene "
                                       "does not"));
   free(more);
+  // none of the scene's contacts, but another scene's (forces of the CSV's own contacts only):
+  // refused, where the page showed no forces and said the CSV had none
+  char* another = strdup(text);
+  for (char* at = another; (at = strstr(at, "corners.")) != NULL; at++) {
+    memcpy(at, "wheelss.", 8);
+  }
+  writeText(bad, another);
+  assert_int_equal(cs_replayWrite(page, tpl, &run, 1, &err), CS_ERR_INPUT);
+  assert_non_null(strstr(err.message, "force columns of 'wheelss"));
+  assert_non_null(strstr(err.message, "written from another scene"));
+  free(another);
   // the exponential spring's own values gone: another contact model's CSV
   char* other = strdup(text);
   char* sliding = strstr(other, "corners.0.sliding");
@@ -685,6 +735,7 @@ int main(void) {
       cmocka_unit_test(test_small_values_kept),
       cmocka_unit_test(test_forces_of_another_run),
       cmocka_unit_test(test_far_positions),
+      cmocka_unit_test(test_page_too_large),
       cmocka_unit_test(test_bad_csv),
       cmocka_unit_test(test_find_template),
   };

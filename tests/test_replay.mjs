@@ -82,6 +82,12 @@ try {
   fs.writeFileSync(`${work}/nanforce.csv`, lines.join('\n'));
   cs('replay', bss, `${work}/nanforce.csv`, '-o', `${work}/nanforce.html`);
 }
+// the pendulum's run cut to its first row: a run of one time
+{
+  const lines = fs.readFileSync(`${work}/stop.csv`, 'utf8').split('\n');
+  fs.writeFileSync(`${work}/onerow.csv`, `${lines[0]}\n${lines[1]}\n`);
+  cs('replay', 'scenes/pendulum_stop.json', `${work}/onerow.csv`, '-o', `${work}/onerow.html`);
+}
 // the pendulum's run with its times counted from -5 s (a CSV shifted by hand)
 {
   const lines = fs.readFileSync(`${work}/stop.csv`, 'utf8').trim().split('\n');
@@ -438,6 +444,26 @@ try {
     const a = await pixels(page, png, pts);
     const b = await pixels(page, bare, pts);
     check(a.every((c, i) => differs(c, b[i])), 'blocks are in the screenshot where the CSV puts them', JSON.stringify([a, b]));
+    // bodies hidden, the time moved, bodies shown again: the merged mesh's vertices follow (they
+    // stayed at the time the bodies hid, drawn there until something else moved)
+    const shown = await page.evaluate(() => {
+      const R = window.__replay;
+      R.set({ bodies: true });
+      R.seek(0);
+      R.set({ bodies: false });
+      R.seek(0);
+      R.seek(0.3);
+      R.set({ bodies: true });
+      R.seek(0.3);
+      const g = R.scene.getObjectByName('bodies:box');
+      let z = 0;
+      for (let v = 0; v < g.nv; v++) {
+        z += g.geometry.attributes.position.array[3 * v + 2] / g.nv;
+      }
+      return { drawn: z, matrix: g.instanceMatrix.array[14], at0: R.bodyPose(0, 0).p[2] };
+    });
+    check(Math.abs(shown.drawn - shown.matrix) < 1e-5 && Math.abs(shown.matrix - at(csv, `${names[0]}.pz`, 0.3)) < 2e-5,
+      'bodies shown again after a scrub are drawn at the time shown (merged meshes)', JSON.stringify(shown));
     check(problems.length === 0, 'no console errors and no network requests (many bodies)', problems.join('; '));
     await page.close();
   }
@@ -508,6 +534,22 @@ try {
     const note = await page.evaluate(() => document.getElementById('stops').textContent);
     check(/smooth_sphere_half_space: the run ends at t = 0\.3 s/.test(note), 'a run that ended early says where', note);
     check(problems.length === 0, 'no console errors and no network requests (failed model)', problems.join('; '));
+    await page.close();
+  }
+
+  // ---- a run of one row, played with loop on: it stays at its one time, with its numbers ----
+  {
+    const { page, problems } = await open(`${work}/onerow.html`);
+    await page.evaluate(() => {
+      window.__replay.set({ loop: true });
+      window.__replay.play(1);
+    });
+    await new Promise((r) => setTimeout(r, 500));
+    const got = await page.evaluate(() => ({ t: window.__replay.time(), start: window.__replay.start,
+      end: window.__replay.duration, stops: document.getElementById('stops').textContent }));
+    check(got.t === got.start && got.end === got.start && !/the run ends/.test(got.stops),
+      'a run of one row played in a loop stays at its time', JSON.stringify(got));
+    check(problems.length === 0, 'no console errors and no network requests (one row)', problems.join('; '));
     await page.close();
   }
 

@@ -39,6 +39,18 @@
 // 512 MiB). Without a limit, /dev/zero or an endless pipe was read until memory ran out.
 #define CS_REPLAY_MAX_FILE_BYTES ((size_t)4 << 30)
 
+// The most bytes of data a page may hold: the page reads them as one string, and Chrome's
+// JavaScript engine holds strings of up to 2^29 - 24 characters (512 MiB); a page beyond that
+// opened on "Unexpected end of JSON input". The CSVs' limit above keeps memory in bounds, this
+// one the page: their ratio varies (a 1.97 GB CSV made a page of 644 MB).
+#define CS_REPLAY_MAX_DATA_BYTES ((long)500 << 20)
+static long g_maxDataBytes = CS_REPLAY_MAX_DATA_BYTES;
+
+
+void cs_replaySetDataLimit(long bytes) {
+  g_maxDataBytes = bytes > 0 ? bytes : CS_REPLAY_MAX_DATA_BYTES;
+}
+
 // ---------------------------------------------------------------------------------------------
 // errors
 
@@ -590,8 +602,9 @@ static csStatus mapColumns(const Columns* c, const csReplayRun* r, RunData* d, c
                     "too)?",
                     withForces, nc, m->force[firstWithout].name);
   }
-  // and no forces of contacts the scene does not have (a CSV of more corners than the scene's)
-  for (int j = 0; withForces > 0 && j < c->ncol; j++) {
+  // and no forces of contacts the scene does not have (a CSV of more corners than the scene's,
+  // or of another scene's contacts, none of which this scene has)
+  for (int j = 0; j < c->ncol; j++) {
     if (!columnOwner(c->name[j], ".fx", owner)) {
       continue;
     }
@@ -603,7 +616,8 @@ static csStatus mapColumns(const Columns* c, const csReplayRun* r, RunData* d, c
     if (!known) {
       return setError(err, CS_ERR_INPUT, r->csv,
                       "has the force columns of '%s', which the scene does not have: was it "
-                      "written with other --set values (give them to replay too)?",
+                      "written from another scene, or with other --set values (give them to "
+                      "replay too)?",
                       owner);
     }
   }
@@ -1043,8 +1057,10 @@ static void writeSeries(FILE* f, const Series* s, long rows) {
   // a component below a billionth of the largest of its vector (one body's or contact's values
   // in one row: a force of 1e-17 N beside one of 10 N) is rounding noise, written as 0 to keep
   // the page small. Each vector on its own scale: the energies of a 1e-9 kg body (1e-12 J) stay,
-  // and a value that blew up in one row leaves the other rows as they are
-  size_t w = s->width > 0 ? (size_t)s->width : 1;
+  // and a value that blew up in one row leaves the other rows as they are. A row's energies are
+  // no vector: a kinetic energy of 5e-4 J beside a potential energy of 1e6 J (a body high above
+  // the origin) is what the panel shows, each number its own
+  size_t w = s->width > 0 && strcmp(s->key, "energy") != 0 ? (size_t)s->width : 1;
   for (size_t i = 0; i < n; i += w) {
     double scale = 0;
     for (size_t k = i; k < i + w && k < n; k++) {
@@ -1224,15 +1240,16 @@ csStatus cs_replayWrite(const char* out, const char* template_path, const csRepl
     // an output of `run` that cannot be created is; a write that fails later is not
     status = setError(err, CS_ERR_INPUT, out, "cannot write: %s", strerror(errno));
   }
+  // the reason of a write that fails, read from errno right after the writes that set the
+  // stream's error flag: the flag outlives errno, and the failed write drops what it held,
+  // leaving the close nothing to fail on and so no reason of its own
+  int reason = 0;
   if (f) {
-    // the reason of a write that fails, read from errno right after the writes that set the
-    // stream's error flag: the flag outlives errno, and the failed write drops what it held,
-    // leaving the close nothing to fail on and so no reason of its own
-    int reason = 0;
     errno = 0;
     const csModel* m = runs[0].m;
     fwrite(tpl, 1, (size_t)(mark - tpl), f);
     keepWriteError(f, &reason);
+    long data0 = ftell(f);
     fputs("{\"format\":\"contactsim-replay\",\"version\":1,\"scene\":", f);
     jsonString(f, m->name);
     fputs(",\"file\":", f);
@@ -1252,6 +1269,19 @@ csStatus cs_replayWrite(const char* out, const char* template_path, const csRepl
       keepWriteError(f, &reason);
     }
     fputs("]}", f);
+    // (a pipe or a device tells no position, and is written as it comes)
+    long data1 = ftell(f);
+    if (data0 >= 0 && data1 - data0 > g_maxDataBytes && !reason) {
+      csu_replaceAbort(&page);
+      status = setError(err, CS_ERR_INPUT, out, "the page would hold %.4g MiB of data, more "
+                        "than a browser's script can (%.4g MiB here; 512 MiB in Chrome): write "
+                        "the run with a longer --report-interval, or replay a part of it (the "
+                        "CSV's header and the rows of the times to show)",
+                        (double)(data1 - data0) / 1048576.0, (double)g_maxDataBytes / 1048576.0);
+      f = NULL;
+    }
+  }
+  if (f) {
     const char* rest = mark + strlen(CS_REPLAY_PLACEHOLDER);
     fwrite(rest, 1, tlen - (size_t)(rest - tpl), f);
     keepWriteError(f, &reason);

@@ -45,6 +45,11 @@ int cs_replayFindTemplate(char* path, size_t size, csError* err);
 csStatus cs_replayWrite(const char* out, const char* template_path, const csReplayRun* runs,
                         int nrun, csError* err);
 
+// The most bytes of data a page may hold (500 MiB, below the 512 MiB of the longest string
+// Chrome's script holds): a page that would hold more is not written, CS_ERR_INPUT naming it.
+// A test sets a lower limit; 0 restores the default.
+void cs_replaySetDataLimit(long bytes);
+
 // `run --replay PAGE`: a scratch CSV next to the page, open for reading and writing, and
 // already removed from the directory (made as PAGE.csv.XXXXXX, the name written into path, size
 // bytes, for messages), so that nothing is left behind however the process ends, a kill -9

@@ -170,10 +170,12 @@ function main() {
       v.group.visible = !state.hidden.has(i);
       // overlaid runs share one ground: draw it once
       opts.showGroundPlanes = state.layout === 'side' || i === firstShown();
-      v.update(state.t, opts);
+      // shown or hidden before the pose: update() brings only the shown merged meshes' vertices
+      // to their matrices, so bodies shown again after a scrub were drawn at the time they hid
       for (const { mesh } of Object.values(v.shapes)) {
         mesh.visible = state.bodies;
       }
+      v.update(state.t, opts);
     });
     // follow a body: move camera and target by how far it moved
     if (state.follow >= 0) {
@@ -211,8 +213,9 @@ function main() {
     if (state.playing) {
       state.t += dt * state.speed;
       if (state.t >= duration) {
-        if (state.loop) {
-          state.t = start + ((state.t - start) % Math.max(duration - start, 1e-9));
+        // (a run of one row has no span to loop over: it stays at its one time)
+        if (state.loop && duration > start) {
+          state.t = start + ((state.t - start) % (duration - start));
         } else {
           state.t = duration;
           state.playing = false;
