@@ -23,6 +23,8 @@ prints. See docs/python.md.
 import json as _json
 import os as _os
 
+import numpy as _np
+
 from . import _core
 from ._compare import compare
 from ._errors import Error, SceneError, SimulationError
@@ -142,11 +144,21 @@ def run(model_or_path, duration=None, rtol=None, atol=None, *, integrator=None,
         if contact_model is not None or overrides is not None:
             raise TypeError("contact_model and overrides apply when loading: pass a path to run(), "
                             "or give them to contactsim.load()")
-        model = model_or_path
-    else:
-        model = load(model_or_path, contact_model=contact_model, overrides=overrides)
-    options = dict(duration=duration, rtol=rtol, atol=atol, integrator=integrator,
-                   report_interval=report_interval, max_step=max_step,
-                   initial_step=initial_step, max_steps=max_steps, max_rows=max_rows,
-                   linear_solver=linear_solver)
-    return Trajectory._of_run(_core.run(model, forces, **options), model)
+    model = None
+    try:
+        if isinstance(model_or_path, Model):
+            model = model_or_path
+        else:
+            model = load(model_or_path, contact_model=contact_model, overrides=overrides)
+        options = dict(duration=duration, rtol=rtol, atol=atol, integrator=integrator,
+                       report_interval=report_interval, max_step=max_step,
+                       initial_step=initial_step, max_steps=max_steps, max_rows=max_rows,
+                       linear_solver=linear_solver)
+        result = _core.run(model, forces, **options)
+    except KeyboardInterrupt as e:
+        # a Ctrl-C taken when the load ended, or before the run began: no report was made, and
+        # the trajectory is empty (docs/python.md), as for one taken at the run's start
+        if getattr(e, "trajectory", None) is None:
+            e.trajectory = Trajectory((), _np.empty((0, 0)), {}, model)
+        raise
+    return Trajectory._of_run(result, model)

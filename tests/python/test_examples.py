@@ -17,7 +17,13 @@ def load_example(name):
 
 def test_fit_bounce_recovers_the_parameters(capsys):
     ex = load_example("fit_bounce.py")
+    calls = []
+    simulate = ex.simulate
+    ex.simulate = lambda *args: calls.append(args) or simulate(*args)
     result = ex.main()
+    # the simulations it says it made: every one of the fit's (the measurement's is the first;
+    # least_squares' nfev left out those of its finite differences)
+    assert result["evaluations"] == len(calls) - 1
     assert result["success"]
     # the parameters the "measurement" was made from, to within a few of their uncertainties
     assert result["stiffness"] == pytest.approx(ex.TRUE["stiffness"], rel=0.05)
