@@ -597,15 +597,20 @@ def test_ctrl_c_stops_a_run_with_its_rows(how):
 _MANY = []
 
 
+def many_bodies_text():
+    """a scene of 60,000 free bodies: a load and a set-up of a second or more each"""
+    scene = {"name": "many", "gravity": [0, 0, -G],
+             "bodies": [{"name": f"b{i}", "mass": 1.0, "inertia": {"box": [0.1, 0.1, 0.1]},
+                         "joint": {"type": "free", "q": [1, 0, 0, 0, 0.5 * i, 0, 1]}}
+                        for i in range(60000)],
+             "simulation": {"duration": 0.01, "report_interval": 0.01}}
+    return json.dumps(scene)
+
+
 def many_bodies_model():
-    """60,000 free bodies, loaded once: a set-up of a second or more"""
+    """many_bodies_text's model, loaded once"""
     if not _MANY:
-        scene = {"name": "many", "gravity": [0, 0, -G],
-                 "bodies": [{"name": f"b{i}", "mass": 1.0, "inertia": {"box": [0.1, 0.1, 0.1]},
-                             "joint": {"type": "free", "q": [1, 0, 0, 0, 0.5 * i, 0, 1]}}
-                            for i in range(60000)],
-                 "simulation": {"duration": 0.01, "report_interval": 0.01}}
-        _MANY.append(contactsim.loads(json.dumps(scene)))
+        _MANY.append(contactsim.loads(many_bodies_text()))
     return _MANY[0]
 
 
@@ -630,13 +635,8 @@ def test_ctrl_c_while_run_loads_its_scene_keeps_a_trajectory(tmp_path):
     # run(path) loads the scene first (60,000 free bodies: a second or more); a Ctrl-C then is
     # taken when the load ends, in Python, and came out of run() without the trajectory the
     # docs promise (an AttributeError for a handler that reads it)
-    scene = {"name": "many", "gravity": [0, 0, -G],
-             "bodies": [{"name": f"b{i}", "mass": 1.0, "inertia": {"box": [0.1, 0.1, 0.1]},
-                         "joint": {"type": "free", "q": [1, 0, 0, 0, 0.5 * i, 0, 1]}}
-                        for i in range(60000)],
-             "simulation": {"duration": 0.01, "report_interval": 0.01}}
     path = tmp_path / "many.json"
-    path.write_text(json.dumps(scene))
+    path.write_text(many_bodies_text())
     killer = subprocess.Popen(["sh", "-c", f"sleep 0.2; kill -INT {os.getpid()}"])
     try:
         with pytest.raises(KeyboardInterrupt) as e:
