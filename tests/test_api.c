@@ -629,6 +629,30 @@ static void test_checkpoint_keeps_each_commit(void** state) {
   }
   // the blocks' steps ended apart at every stop but by chance
   assert_true(differed >= 4);
+  // a time set keeps each anchor's age: to itself, after a step that one block took past the
+  // other (its commit pending), nothing moves (every last commit was set to the time, and that
+  // block's next update divided its anchor's motion since its commit by a shorter interval)
+  csSimulation* s = newSim(m);
+  assert_int_equal(cs_simAdvanceTo(s, 0.05, &err), CS_OK);
+  assert_int_equal(cs_simStep(s, &err), CS_OK);
+  double before[3], t = cs_simTime(s);
+  memcpy(before, cs_simData(s)->commit_t, sizeof(before));
+  assert_int_equal(cs_simSetTime(s, t, &err), CS_OK);
+  // (the block whose step ended now has committed it, as an edit settles such a step first; the
+  // other's step, past now, waits, its last commit before now)
+  int earlier = 0;
+  for (int e = 1; e < 3; e++) {
+    double c = cs_simData(s)->commit_t[e];
+    assert_true(c == t || c == before[e]);
+    earlier += c < t;
+    before[e] = c;
+  }
+  assert_int_equal(earlier, 1);
+  assert_int_equal(cs_simSetTime(s, t + 2, &err), CS_OK);
+  for (int e = 1; e < 3; e++) {
+    th_assertClose(cs_simData(s)->commit_t[e], before[e] + 2, 0, 1e-15, "a commit moved on");
+  }
+  cs_deleteSimulation(s);
   cs_deleteModel(m);
 }
 

@@ -146,7 +146,7 @@ static void commitOnce(const char* rule, double dt, double stretch, double slidi
   cs_contactReport(m, d, e, &r);
   assert_string_equal(cs_modelContactValueName(m, e, 7), "limit");
   *limit = d->force_extra[m->force[e].repadr + 7];
-  d->t_commit = 0;
+  d->commit_t[e] = 0;
   d->t = dt;
   cs_commitAutoUpdates(m, d);
   *p0_after = d->autoval[autoadr + 0];

@@ -234,7 +234,8 @@ CS_API int cs_simSetState(csSimulation* s, csStateKind kind, const double* value
 // CS_ERR_MEMORY when checking a discrete set could not allocate its scratch copy.
 CS_API int cs_simStateProblem(const csSimulation* s, csStateKind kind, const double* values,
                               int n, csError* err);
-// Set the current time, s (finite). Scheduled changes before it are not replayed.
+// Set the current time, s (finite). Scheduled changes before it are not replayed. The
+// auto-update variables keep their age: each element's last commit moves with the time.
 CS_API int cs_simSetTime(csSimulation* s, double t, csError* err);
 // Set discrete variable `name` of force element e between steps (the kind's rules apply, as in
 // Simbody: mu_dynamic <= mu_static, so a mu_static set below mu_dynamic lowers mu_dynamic with

@@ -442,7 +442,6 @@ struct csData {
   double* auto_cache;      // (nauto) their update cache, committed after each successful step
   double auto_dt;          // s, time since the element's last commit (read by its update
                            // callback, set before each call)
-  double t_commit;         // s, time of the last commit of any element
   double* commit_t;        // (nforce) s, each element's last commit: groups of bodies step
                            // apart, and an element's update measures its own interval
 

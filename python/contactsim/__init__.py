@@ -144,7 +144,7 @@ def run(model_or_path, duration=None, rtol=None, atol=None, *, integrator=None,
         if contact_model is not None or overrides is not None:
             raise TypeError("contact_model and overrides apply when loading: pass a path to run(), "
                             "or give them to contactsim.load()")
-    model = None
+    model = result = None
     try:
         if isinstance(model_or_path, Model):
             model = model_or_path
@@ -155,10 +155,15 @@ def run(model_or_path, duration=None, rtol=None, atol=None, *, integrator=None,
                        initial_step=initial_step, max_steps=max_steps, max_rows=max_rows,
                        linear_solver=linear_solver)
         result = _core.run(model, forces, **options)
+        return Trajectory._of_run(result, model)
     except KeyboardInterrupt as e:
-        # a Ctrl-C taken when the load ended, or before the run began: no report was made, and
-        # the trajectory is empty (docs/python.md), as for one taken at the run's start
+        # A Ctrl-C that Python took outside the run (its handler runs at the next Python code):
+        # when the load ended or before the run began (docs/python.md: an empty trajectory, with
+        # no columns, the run not having begun), or once the run had returned its rows, before
+        # they were wrapped (those rows). One the run itself took carries its rows already.
         if getattr(e, "trajectory", None) is None:
-            e.trajectory = Trajectory((), _np.empty((0, 0)), {}, model)
+            if result is not None:
+                e.trajectory = Trajectory(result[0], result[1], result[2], model)
+            else:
+                e.trajectory = Trajectory((), _np.empty((0, 0)), {}, model)
         raise
-    return Trajectory._of_run(result, model)

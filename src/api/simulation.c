@@ -1110,11 +1110,14 @@ int cs_simSetTime(csSimulation* s, double t, csError* err) {
     return CS_ERR_INPUT;
   }
   beginEdit(s);
-  s->d->t = t;
-  s->d->t_commit = t;
+  // each element's last commit moves with the time, so that its anchor keeps its age: the
+  // next update measures the anchor's speed over the same interval as without the edit (set
+  // to t, a time set to itself between a group's step and its commit shortened it)
+  double shift = t - s->d->t;
   for (int e = 0; e < s->m->nforce; e++) {
-    s->d->commit_t[e] = t;
+    s->d->commit_t[e] = fmin(fmax(s->d->commit_t[e] + shift, 0.0), t);
   }
+  s->d->t = t;
   endEdit(s, cs_integratorChangesBefore(s->m, t));
   return CS_OK;
 }

@@ -5,11 +5,12 @@
 // they run: `replay` works after the fact on any CSV from `run` or `compare`, and `run --replay`
 // and `compare --replay` take the same path, so the page always shows what the CSV holds. The
 // numbers are rounded to 6 significant digits (positions to 7, what a float32 on the page holds;
-// the time to 10) and values below 1e-9 in magnitude are written as 0, which keeps a typical
-// replay small enough to mail. Nothing here computes physics: the page draws the CSV's poses,
+// the time to 10) and a component below a billionth of the largest of its vector is written as
+// 0, which keeps a typical replay small enough to mail. Nothing here computes physics: the page draws the CSV's poses,
 // forces and centres of pressure; the only derived value is whether a linear stop is engaged
 // (its coordinate beyond a bound, as the stop itself decides), because the CSV has no column for
 // it.
+#define _GNU_SOURCE  // fopencookie: the page data's size counted without writing it
 #include "app/replay.h"
 #include "engine/error.h"
 #include "io/replace_file.h"
@@ -17,6 +18,7 @@
 #include "io/study_load.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -1162,6 +1164,54 @@ static void keepWriteError(FILE* f, int* reason) {
 }
 
 
+// the page's data: one JSON object, the scene and the runs (reason: keepWriteError's)
+static void writeData(FILE* f, const csReplayRun* runs, RunData* data, int nrun, int* reason) {
+  const csModel* m = runs[0].m;
+  fputs("{\"format\":\"contactsim-replay\",\"version\":1,\"scene\":", f);
+  jsonString(f, m->name);
+  fputs(",\"file\":", f);
+  jsonString(f, m->file);
+  fputs(",\"gravity\":", f);
+  double g[3] = {m->gravity.x, m->gravity.y, m->gravity.z};
+  jsonVec3(f, g);
+  fputc(',', f);
+  writeScene(f, m);
+  keepWriteError(f, reason);
+  fputs(",\"runs\":[", f);
+  for (int i = 0; i < nrun; i++) {
+    if (i) {
+      fputc(',', f);
+    }
+    writeRun(f, &runs[i], &data[i]);
+    keepWriteError(f, reason);
+  }
+  fputs("]}", f);
+}
+
+
+// a stream that keeps nothing and counts what it is given
+static ssize_t countBytes(void* cookie, const char* buf, size_t size) {
+  (void)buf;
+  *(long*)cookie += (long)size;
+  return (ssize_t)size;
+}
+
+
+// how many bytes writeData writes (LONG_MAX when it cannot be counted: out of memory)
+static long dataBytes(const csReplayRun* runs, RunData* data, int nrun) {
+  long n = 0;
+  cookie_io_functions_t io = {.write = countBytes};
+  FILE* f = fopencookie(&n, "w", io);
+  if (!f) {
+    return LONG_MAX;
+  }
+  int reason = 0;
+  writeData(f, runs, data, nrun, &reason);
+  fclose(f);
+  return n;
+}
+
+
 csStatus cs_replayWrite(const char* out, const char* template_path, const csReplayRun* runs,
                         int nrun, csError* err) {
   memset(err, 0, sizeof(*err));
@@ -1185,6 +1235,7 @@ csStatus cs_replayWrite(const char* out, const char* template_path, const csRepl
     return setError(err, CS_ERR_MEMORY, out, "out of memory");
   }
   csStatus status = CS_OK;
+  size_t csvBytes = 0;
   for (int i = 0; i < nrun && status == CS_OK; i++) {
     size_t len = 0;
     // a stream is read from its start (run --replay's scratch CSV, written and still open)
@@ -1204,6 +1255,7 @@ csStatus cs_replayWrite(const char* out, const char* template_path, const csRepl
                         "cannot read: %s", strerror(errno));
       break;
     }
+    csvBytes += len;
     const char* nl = strchr(text, '\n');
     // a NUL byte would end the text there, and the rows after it would be dropped unsaid
     const char* nul = memchr(text, 0, len);
@@ -1229,7 +1281,20 @@ csStatus cs_replayWrite(const char* out, const char* template_path, const csRepl
     columnsFree(&cols);
     free(text);
   }
-  // 3. the page: template, data, rest of the template, written whole (replace_file.h: a reader,
+  // 3. the data's size, where the CSVs are large enough for it to pass the limit (the page holds
+  // fewer bytes than its CSVs: a sixth to a half), counted before the page is opened, so that a
+  // page refused leaves the one that was there as it was, however it is written
+  if (status == CS_OK && csvBytes > (size_t)g_maxDataBytes / 2) {
+    long n = dataBytes(runs, data, nrun);
+    if (n > g_maxDataBytes) {
+      status = setError(err, CS_ERR_INPUT, out, "the page would hold %.4g MiB of data, more "
+                        "than a browser's script can (%.4g MiB here; 512 MiB in Chrome): write "
+                        "the run with a longer --report-interval, or replay a part of it (the "
+                        "CSV's header and the rows of the times to show)",
+                        (double)n / 1048576.0, (double)g_maxDataBytes / 1048576.0);
+    }
+  }
+  // 4. the page: template, data, rest of the template, written whole (replace_file.h: a reader,
   // or a writing stopped half way, sees the old page or the new one)
   csuReplace page;
   FILE* f = NULL;
@@ -1240,48 +1305,15 @@ csStatus cs_replayWrite(const char* out, const char* template_path, const csRepl
     // an output of `run` that cannot be created is; a write that fails later is not
     status = setError(err, CS_ERR_INPUT, out, "cannot write: %s", strerror(errno));
   }
-  // the reason of a write that fails, read from errno right after the writes that set the
-  // stream's error flag: the flag outlives errno, and the failed write drops what it held,
-  // leaving the close nothing to fail on and so no reason of its own
-  int reason = 0;
   if (f) {
+    // the reason of a write that fails, read from errno right after the writes that set the
+    // stream's error flag: the flag outlives errno, and the failed write drops what it held,
+    // leaving the close nothing to fail on and so no reason of its own
+    int reason = 0;
     errno = 0;
-    const csModel* m = runs[0].m;
     fwrite(tpl, 1, (size_t)(mark - tpl), f);
     keepWriteError(f, &reason);
-    long data0 = ftell(f);
-    fputs("{\"format\":\"contactsim-replay\",\"version\":1,\"scene\":", f);
-    jsonString(f, m->name);
-    fputs(",\"file\":", f);
-    jsonString(f, m->file);
-    fputs(",\"gravity\":", f);
-    double g[3] = {m->gravity.x, m->gravity.y, m->gravity.z};
-    jsonVec3(f, g);
-    fputc(',', f);
-    writeScene(f, m);
-    keepWriteError(f, &reason);
-    fputs(",\"runs\":[", f);
-    for (int i = 0; i < nrun; i++) {
-      if (i) {
-        fputc(',', f);
-      }
-      writeRun(f, &runs[i], &data[i]);
-      keepWriteError(f, &reason);
-    }
-    fputs("]}", f);
-    // (a pipe or a device tells no position, and is written as it comes)
-    long data1 = ftell(f);
-    if (data0 >= 0 && data1 - data0 > g_maxDataBytes && !reason) {
-      csu_replaceAbort(&page);
-      status = setError(err, CS_ERR_INPUT, out, "the page would hold %.4g MiB of data, more "
-                        "than a browser's script can (%.4g MiB here; 512 MiB in Chrome): write "
-                        "the run with a longer --report-interval, or replay a part of it (the "
-                        "CSV's header and the rows of the times to show)",
-                        (double)(data1 - data0) / 1048576.0, (double)g_maxDataBytes / 1048576.0);
-      f = NULL;
-    }
-  }
-  if (f) {
+    writeData(f, runs, data, nrun, &reason);
     const char* rest = mark + strlen(CS_REPLAY_PLACEHOLDER);
     fwrite(rest, 1, tlen - (size_t)(rest - tpl), f);
     keepWriteError(f, &reason);

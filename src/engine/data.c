@@ -145,7 +145,6 @@ void cs_deleteData(csData* d) {
 // what a checkpoint holds. dst's realized quantities are invalidated; statistics stay.
 void cs_copyState(const csModel* m, csData* dst, const csData* src) {
   dst->t = src->t;
-  dst->t_commit = src->t_commit;
   dst->auto_dt = src->auto_dt;
   memcpy(dst->commit_t, src->commit_t, sizeof(double) * (size_t)m->nforce);
   memcpy(dst->q, src->q, sizeof(double) * (size_t)m->nq);
@@ -164,7 +163,6 @@ void cs_copyState(const csModel* m, csData* dst, const csData* src) {
 void cs_resetData(const csModel* m, csData* d) {
   memset(&d->stat, 0, sizeof(d->stat));
   d->t = 0;
-  d->t_commit = 0;
   d->auto_dt = 0;
   memset(d->commit_t, 0, sizeof(double) * (size_t)m->nforce);
   // the model's initial q and u; element variables zero until their init sets them

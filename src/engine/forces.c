@@ -422,9 +422,8 @@ int cs_contactReport(const csModel* m, csData* d, int e, csContactReport* r) {
 // successful step). The right-hand side therefore sees values that stay fixed through a step, and
 // rejected trial steps leave no trace.
 void cs_commitAutoUpdates(const csModel* m, csData* d) {
-  // no auto-update variables: only the commit time moves
+  // no auto-update variables: nothing to commit
   if (m->nauto == 0) {
-    d->t_commit = d->t;
     d->stat.ncommit++;  // a commit point all the same: the count stays one per step
     return;
   }
@@ -456,7 +455,6 @@ void cs_commitAutoUpdates(const csModel* m, csData* d) {
     memcpy(d->autoval + f->autoadr, d->auto_cache + f->autoadr,
            sizeof(double) * (size_t)f->autonum);
   }
-  d->t_commit = d->t;
   d->stat.ncommit++;
   // the right-hand side depends on the committed values
   cs_invalidate(d);

@@ -240,13 +240,3 @@ int csu_replaceClose(csuReplace* r, int sync) {
   errno = saved ? saved : EIO;
   return bad ? -1 : 0;
 }
-
-
-void csu_replaceAbort(csuReplace* r) {
-  fclose(r->f);
-  r->f = NULL;
-  // an unnamed temporary file goes with its descriptor
-  if (r->tmp[0] && !r->unnamed) {
-    unlink(r->tmp);
-  }
-}

@@ -31,10 +31,6 @@ int csu_replaceOpen(csuReplace* r, const char* path);
 // the temporary file is removed. 0, or -1 with errno set.
 int csu_replaceClose(csuReplace* r, int sync);
 
-// Give r up: the file being written is dropped and the old one, if any, stays as it was (a
-// device or a pipe written in place keeps what it was given).
-void csu_replaceAbort(csuReplace* r);
-
 // The temporary name csu_replaceOpen gives path in the calling thread (PATH.tmpPID.TID, beside
 // a link's target), into buf (size bytes): a program that removes temporary files on a signal
 // registers it. 0, or -1 when it does not fit.

@@ -792,10 +792,8 @@ static int parseState(const csModel* m, csData* d, Reader r) {
   // 4. all good: into the data, exactly as read (no normalization, which would change bits)
   if (status == CS_OK) {
     d->t = t;
-    d->t_commit = 0;
     for (int e = 0, i = 0; e < m->nforce; e++) {
       d->commit_t[e] = m->force[e].autonum > 0 ? commit[i++] : t;
-      d->t_commit = fmax(d->t_commit, d->commit_t[e]);
     }
     d->auto_dt = 0;
     memcpy(d->q, q, sizeof(double) * (size_t)m->nq);

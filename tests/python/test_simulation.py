@@ -646,6 +646,20 @@ def test_ctrl_c_while_run_loads_its_scene_keeps_a_trajectory(tmp_path):
     assert len(e.value.trajectory) <= 1
 
 
+def test_a_ctrl_c_between_the_run_and_its_trajectory_keeps_the_rows(monkeypatch):
+    # Python takes a Ctrl-C at its next code: one that arrived as the run returned its rows was
+    # raised before they were wrapped, and came out of run() with no trajectory (the wrapping
+    # is made to raise it here, as the signal did at random)
+    def interrupted(result, model):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(contactsim.Trajectory, "_of_run", staticmethod(interrupted))
+    with pytest.raises(KeyboardInterrupt) as e:
+        contactsim.run(scene_path("pendulum.json"), duration=0.1, report_interval=0.01)
+    traj = e.value.trajectory
+    assert len(traj) == 11 and traj["t"][-1] == pytest.approx(0.1)
+
+
 def test_a_second_init_while_the_first_sets_up_is_refused():
     # the set-up runs without the GIL: a second __init__ of the same object from another thread
     # meanwhile made a second simulation and leaked the first; it is refused, as one after the
