@@ -2,7 +2,9 @@
 # Generate one man page with help2man from `contactsim --help` or `contactsim SUB --help`.
 # usage: make-man.sh HELP2MAN CONTACTSIM OUTPUT VERSION [SUBCOMMAND]
 # help2man runs a program with --help; for a subcommand it runs a two-line wrapper named
-# contactsim-SUB (the page's name, git-style), so the page documents `contactsim SUB`.
+# contactsim-SUB (the page's name, git-style), so the page documents `contactsim SUB`. The
+# wrappers put a blank line after the usage line, which help2man otherwise runs into the
+# description below it ("usage: contactsim run SCENE.json [OPTIONS] simulate a scene ...").
 set -euo pipefail
 help2man=$1 exe=$(realpath "$2") out=$3 version=$4 sub=${5:-}
 tmp=$(mktemp -d)
@@ -10,7 +12,7 @@ trap 'rm -rf "$tmp"' EXIT
 if [ -z "$sub" ]; then
   prog="$tmp/contactsim"
   name="simulate rigid bodies with contact models"
-  printf '#!/bin/sh\nexec "%s" "$@"\n' "$exe" > "$prog"
+  printf '#!/bin/sh\n"%s" "$@" | sed "1{/^usage:/G}"\n' "$exe" > "$prog"
 else
   prog="$tmp/contactsim-$sub"
   case $sub in
@@ -21,7 +23,7 @@ else
     replay) name="write a 3D replay page of runs already made" ;;
     *) name="the $sub command of contactsim" ;;
   esac
-  printf '#!/bin/sh\nexec "%s" %s "$@"\n' "$exe" "$sub" > "$prog"
+  printf '#!/bin/sh\n"%s" %s "$@" | sed "1{/^usage:/G}"\n' "$exe" "$sub" > "$prog"
 fi
 chmod +x "$prog"
 # the help text is the program's own; sanitizer reports must not end up in the page

@@ -74,6 +74,7 @@ static csStatus setError(csError* err, csStatus code, const char* file, const ch
 // ---------------------------------------------------------------------------------------------
 // finding the template
 
+#if defined(CS_HAVE_REPLAY) && CS_HAVE_REPLAY
 // the directory of the running executable, from /proc (Linux); "" when unknown
 static void executableDir(char* dir, size_t size) {
   dir[0] = 0;
@@ -88,6 +89,7 @@ static void executableDir(char* dir, size_t size) {
     *slash = 0;
   }
 }
+#endif
 
 
 int cs_replayFindTemplate(char* path, size_t size, csError* err) {
@@ -102,8 +104,11 @@ int cs_replayFindTemplate(char* path, size_t size, csError* err) {
     snprintf(path, size, "%s", env);
     return 0;
   }
+#if defined(CS_HAVE_REPLAY) && CS_HAVE_REPLAY
   // 2. next to the executable: the build directory, an install's bin/../share/contactsim, or
-  // a Python wheel's (pip puts the command in VENV/bin and data files in VENV/contactsim)
+  // a Python wheel's (pip puts the command in VENV/bin and data files in VENV/contactsim).
+  // (A build without the viewer looks nowhere: a template found there is another build's or
+  // install's, of another version, which a build installed over it left behind.)
   char dir[4096];
   executableDir(dir, sizeof(dir));
   static const char* const relative[] = {"viewer/replay_template.html",
@@ -124,7 +129,6 @@ int cs_replayFindTemplate(char* path, size_t size, csError* err) {
     return 0;
   }
 #endif
-#if defined(CS_HAVE_REPLAY) && CS_HAVE_REPLAY
   setError(err, CS_ERR_INPUT, "",
            "the replay template (replay_template.html) is missing from the build and install "
            "directories; set %s to its path",
