@@ -118,6 +118,63 @@ def summary_names_a_lone_peak():
 
 
 @case
+def integrator_and_element_warnings_are_diagnostics():
+    """a bushing near gimbal lock (its block turned 90 degrees about y) warns in the summary
+    and, as every diagnostic, in --stats (it was a summary line alone: --stats, compare and
+    Python had none of it)"""
+    d = tempfile.mkdtemp()
+    stats = os.path.join(d, "stats.json")
+    code, _, err = run("run", "scenes/bushing_hang.json", "-o", os.devnull, "--duration", "0.2",
+                       "--set", 'bodies.block.joint.initial.orientation={"axis": [0, 1, 0], '
+                       '"angle_deg": 90}', "--stats", stats)
+    check(code == 0, err)
+    said = [line for line in err.splitlines() if "middle Euler angle" in line]
+    check(len(said) == 1 and said[0].startswith("  warning: a linear bushing's"), err)
+    diagnostics = json.load(open(stats))["diagnostics"]
+    check(any("middle Euler angle came within reach of 90 degrees" in n for n in diagnostics),
+          diagnostics)
+
+
+def sliding_blocks(n):
+    """n independent 1 kg blocks sliding at 0.5 m/s on compliant points with a transition speed
+    of 4 mm/s (each its own group of bodies)"""
+    corners = [[x, y, -0.05] for y in (-0.05, 0.05) for x in (-0.05, 0.05)]
+    material = {"penalty_stiffness": 2e5, "dissipation": 20, "mu_static": 0.8,
+                "mu_dynamic": 0.6}
+    return {
+        "name": f"blocks{n}", "gravity": [0, 0, -9.81],
+        "bodies": [{"name": f"b{i}", "mass": 1.0, "inertia": {"box": [0.05, 0.05, 0.05]},
+                    "joint": {"type": "free", "initial": {"position": [0.5 * i, 0, 0.049975],
+                                                         "velocity": [0.5, 0, 0]}}}
+                   for i in range(n)],
+        "planes": [{"name": "floor"}],
+        "contacts": [{"name": f"c{i}", "body": f"b{i}", "plane": "floor", "points": corners}
+                     for i in range(n)],
+        "contact_models": {"default": "compliant_point", "compliant_point": {
+            "body_material": material, "plane_material": material,
+            "transition_velocity": 0.004}},
+        "simulation": {"duration": 1.0, "report_interval": 0.01, "rtol": 1e-5, "atol": 1e-5},
+    }
+
+
+@case
+def the_transition_velocity_warning_counts_one_group_s_steps():
+    """the small-transition-velocity warning fires for a group of bodies that took more than
+    20000 steps, not for a hundred blocks that took as many between them (each a few hundred:
+    it blamed their friction for short steps they never took)"""
+    many = write_scene(sliding_blocks(100))
+    code, _, err = run("run", many, "-o", os.devnull)
+    steps = int(re.search(r"steps (\d+),", err).group(1))
+    check(code == 0 and steps > 20000 and "transition_velocity" not in err, (steps, err))
+    # two blocks held to 50 us steps: 30000 each
+    two = write_scene(sliding_blocks(2))
+    code, _, err = run("run", two, "-o", os.devnull, "--max-step", "5e-5", "--duration", "1.5")
+    check(code == 0 and re.search(r"warning: the run took 300\d\d steps in its busiest group of "
+                                  r"bodies, and contact 'c0' \(compliant_point\) uses "
+                                  r"transition_velocity = 0.004 m/s", err), err)
+
+
+@case
 def help_exits_zero():
     code, out, _ = run("--help")
     check(code == 0 and "usage" in out, "--help")

@@ -342,6 +342,9 @@ static void addStepCounts(csStats* to, const csStats* a, const csStats* b, long 
   to->netf += sign * (a->netf - b->netf);
   to->nncf += sign * (a->nncf - b->nncf);
   to->nstiff += sign * (a->nstiff - b->nstiff);
+  // (summed over the integrators a simulation made and the calls given back: near enough the
+  // busiest group's count, which the diagnostics compare with a threshold)
+  to->nsteps_group += sign * (a->nsteps_group - b->nsteps_group);
 }
 
 
@@ -1289,6 +1292,7 @@ static void updateStatistics(csSimulation* s) {
   counters(s, &cur);
   // less the steps given back by stopped calls (returnToSnapshot)
   st->nsteps = st->nrhs = st->nrhs_jac = st->njac = st->netf = st->nncf = st->nstiff = 0;
+  st->nsteps_group = 0;
   addStepCounts(st, &cur, &s->discard, 1);
   st->cpu_step_hook = cur.cpu_step_hook;
   st->last_step = cur.last_step;

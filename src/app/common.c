@@ -1043,24 +1043,9 @@ void cs_cliSummary(const csCliRun* r) {
                     "elastic energy that such a move releases is not counted as dissipated, so "
                     "sliding shows up as drift\n");
   }
-  // diagnostics from the statistics, then the integrator's own warnings
+  // diagnostics from the statistics, the integrator's own warnings among them
   for (int i = 0; i < r->metrics.nnotes; i++) {
     fprintf(stderr, "  warning: %s\n", cs_cliSafe(r->metrics.notes[i]));
-  }
-  // CVODE's own warnings (the step size collapsing: t + h = t), which a run may survive
-  if (s->warnings_cvode) {
-    fprintf(stderr, "  warning: CVODE warned %ld time%s, first: %s\n", s->warnings_cvode,
-            s->warnings_cvode == 1 ? "" : "s", cs_cliSafe(s->cvode_warning));
-  }
-  if (s->warnings_nonfinite) {
-    fprintf(stderr, "  warning: %ld right-hand-side evaluations produced non-finite values and "
-                    "were retried with smaller steps\n", s->warnings_nonfinite);
-  }
-  if (s->warnings_bushing) {
-    fprintf(stderr, "  warning: a linear bushing's middle Euler angle came within reach of 90 "
-                    "degrees %ld times: its rotational forces are unreliable there; align the "
-                    "bushing frames so that the rotation stays away from that angle\n",
-            s->warnings_bushing);
   }
 }
 

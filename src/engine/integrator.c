@@ -3333,6 +3333,7 @@ int cs_integratorRestart(csIntegrator* sim, int nchange_done, csError* err) {
 
 void cs_integratorStats(const csIntegrator* sim, csStats* st) {
   st->nsteps = st->nrhs = st->netf = st->nncf = st->njac = st->nrhs_jac = st->nstiff = 0;
+  st->nsteps_group = 0;
   int largest = 0;
   st->last_step = 0;
   st->bandwidth = 0;
@@ -3348,6 +3349,7 @@ void cs_integratorStats(const csIntegrator* sim, csStats* st) {
       }
     }
     st->nsteps += sum.nsteps;
+    st->nsteps_group = sum.nsteps > st->nsteps_group ? sum.nsteps : st->nsteps_group;
     st->nrhs += sum.nrhs;
     st->netf += sum.netf;
     st->nncf += sum.nncf;

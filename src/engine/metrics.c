@@ -1061,6 +1061,22 @@ void cs_metricsFinish(csMetrics* mt, const csModel* m, const csData* d) {
             "also be replaced by bdf or ark), and read the contact diagnostics in that light",
             mt->energy_loss, mt->e0, inPlay);
   }
+  // what the integrator and the elements counted along the way (these were lines of the
+  // command's summary alone; as diagnostics --stats, compare and Python have them too)
+  if (d->stat.warnings_cvode) {
+    cs_metricsNote(mt, "CVODE warned %ld time%s, first: %s", d->stat.warnings_cvode,
+                   d->stat.warnings_cvode == 1 ? "" : "s", d->stat.cvode_warning);
+  }
+  if (d->stat.warnings_nonfinite) {
+    cs_metricsNote(mt, "%ld right-hand-side evaluations produced non-finite values and were "
+                   "retried with smaller steps", d->stat.warnings_nonfinite);
+  }
+  if (d->stat.warnings_bushing) {
+    cs_metricsNote(mt, "a linear bushing's middle Euler angle came within reach of 90 degrees "
+                   "%ld times: its rotational forces are unreliable there; align the bushing "
+                   "frames so that the rotation stays away from that angle",
+                   d->stat.warnings_bushing);
+  }
   // rk or rk23 held at its stability limit for most of a long run (only they count such steps)
   if (d->stat.nsteps >= 1000 && 2 * d->stat.nstiff >= d->stat.nsteps) {
     cs_metricsNote(mt,
@@ -1073,8 +1089,9 @@ void cs_metricsFinish(csMetrics* mt, const csModel* m, const csData* d) {
             "implicit one-step method (docs/scene-format.md, \"Choosing the integrator\")",
             d->stat.nstiff, d->stat.nsteps);
   }
-  // a transition velocity so small that the run needs tens of thousands of steps
-  if (d->stat.nsteps > 20000) {
+  // a transition velocity so small that the run needs tens of thousands of steps: in one group
+  // of bodies (a hundred blocks on a floor take as many steps between them)
+  if (d->stat.nsteps_group > 20000) {
     double vt = INFINITY;
     int at = -1;
     for (int i = 0; i < mt->ncontact; i++) {
@@ -1087,11 +1104,12 @@ void cs_metricsFinish(csMetrics* mt, const csModel* m, const csData* d) {
     }
     if (at >= 0 && vt < 0.005) {
       cs_metricsNote(mt,
-              "the run took %ld steps, and contact '%s' (%s) uses transition_velocity = %.3g "
-              "m/s: friction that rises to its static peak within so small a slip speed makes "
+              "the run took %ld steps%s, and contact '%s' (%s) uses transition_velocity = "
+              "%.3g m/s: friction that rises to its static peak within so small a slip speed makes "
               "the equations stiff and is a common cause of short steps; try a transition "
               "velocity near 0.01 m/s (a stuck contact then creeps at up to about that speed)",
-              d->stat.nsteps, contactName(m, at), cs_forceKind(m->force[at].kind)->name, vt);
+              d->stat.nsteps_group, d->stat.ngroup > 1 ? " in its busiest group of bodies" : "",
+              contactName(m, at), cs_forceKind(m->force[at].kind)->name, vt);
     }
   }
 }
