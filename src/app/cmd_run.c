@@ -287,7 +287,6 @@ int cs_cliRun(int argc, char** argv) {
     cs_cliFreeRun(&run);
     return CS_EXIT_USAGE;
   }
-  run.keep_checkpoint = saveState != NULL;
   run.csv_name = output ? output : "standard output";
 
   // the outputs, opened before the run so that a bad path costs nothing; neither may be the

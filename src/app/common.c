@@ -696,9 +696,11 @@ static int writeRow(void* ctx, const csModel* m, csData* d) {
       csu_vec3ToArray(row + 4 + 6 * (b - 1), d->body_com[b]);
     }
   }
-  // the state of this report, for a checkpoint of an interrupted run (a copy, no allocation)
+  // the state of this report and the statistics up to it, for an interrupted run to go back to
+  // (copies; the statistics' arrays are made at the first report)
   if (run->checkpoint) {
     cs_copyState(m, run->checkpoint, d);
+    run->report_kept = cs_metricsSave(&run->report_metrics, out->metrics) == 0;
   }
   return r;
 }
@@ -805,7 +807,7 @@ void cs_cliSimulateTwo(csCliRun* r, FILE* csv, const csCsvOptions* csvopt, FILE*
     }
   }
   r->t_start = r->d ? r->d->t : 0.0;
-  if (r->d && r->keep_checkpoint) {
+  if (r->d) {
     r->checkpoint = cs_makeData(r->m);
     if (r->checkpoint) {
       cs_copyState(r->m, r->checkpoint, r->d);
@@ -893,6 +895,16 @@ void cs_cliSimulateTwo(csCliRun* r, FILE* csv, const csCsvOptions* csvopt, FILE*
   if (out.drawn) {
     fprintf(stderr, "\r%*s\r", 70, "");
   }
+  // An interrupted run goes back to its last row, where its checkpoint is and a continued run
+  // starts, as a simulation of the library stopped on request goes back to its last report: the
+  // summary described the state its groups had reached, each at its own time (a hundred blocks,
+  // some at the next report, others not yet past the last), and counted the motion after the
+  // row, which the continued run then counted again. (A failed run's statistics cover the part
+  // that ran, as the library's do.)
+  if (r->report_kept && r->status == CS_STOPPED) {
+    cs_copyState(r->m, r->d, r->checkpoint);
+    cs_metricsRestore(&r->metrics, &r->report_metrics);
+  }
   if (r->d) {
     // the state reached (for a failed run: the last one the integrator accepted)
     // realized again, so that the final statistics do not depend on the stage the integrator
@@ -917,6 +929,7 @@ void cs_cliSimulateTwo(csCliRun* r, FILE* csv, const csCsvOptions* csvopt, FILE*
 // the pointers are cleared so that a second call is harmless
 void cs_cliFreeRun(csCliRun* r) {
   cs_metricsFree(&r->metrics);
+  cs_metricsSavedFree(&r->report_metrics);
   cs_deleteData(r->d);
   cs_deleteData(r->checkpoint);
   cs_deleteData(r->initial_data);

@@ -133,9 +133,12 @@ typedef struct csCliRun {
                                // from it rather than reading the file again, which a pipe
                                // (--initial-state <(...)) could not give twice
   double t_start;              // time the run started at, s (0, or its checkpoint's)
-  int keep_checkpoint;         // 1: keep the state of the last report in checkpoint
-  csData* checkpoint;          // the state at the last report (owned; NULL unless asked for),
-                               // what run --save-state writes for an interrupted run
+  csData* checkpoint;          // the state at the last report (owned; NULL when out of memory),
+                               // what run --save-state writes for an interrupted run, and where
+                               // the summary of one stands
+  csMetricsSaved report_metrics;  // the statistics at the last report, which an interrupted run
+                                  // goes back to
+  int report_kept;             // 1: checkpoint and report_metrics hold the last report's
   const char* csv_name;        // nullable: the CSV's name for messages (a file, or "standard
                                // output")
   int output_errno;            // why a CSV (either of cs_cliSimulateTwo's) could not be
@@ -149,7 +152,10 @@ typedef struct csCliRun {
 // out). When r->track is set, each report also stores the body origins there (up to
 // track_rows rows, counted in track_used); r->perturb_u is added to every initial speed.
 // With r->initial_data, or else r->initial_state, the run starts from that checkpoint (a bad
-// one fails the run with CS_ERR_INPUT); with r->keep_checkpoint each report's state is copied to r->checkpoint.
+// one fails the run with CS_ERR_INPUT); each report's state is copied to r->checkpoint, and the
+// statistics to r->report_metrics. An interrupted run goes back to them (r->d and r->metrics
+// then describe the state of the last row, which --save-state writes and a continued run starts
+// from: the steps after it are counted in d->stat, their motion is not).
 // Nullable: csv (no CSV is written; csvopt is then unused). csv stays open and owned by the
 // caller. cpu_seconds is CPU time in seconds. A CSV that could not be written (its header, a
 // row, or the last rows after a failure) sets r->output_errno, which tells an output error
