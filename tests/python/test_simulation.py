@@ -614,21 +614,27 @@ def many_bodies_model():
     return _MANY[0]
 
 
+def run_interrupted(model_or_path, after):
+    """the KeyboardInterrupt of contactsim.run(model_or_path) sent a Ctrl-C after `after` s, from
+    another process, as a terminal's comes"""
+    killer = subprocess.Popen(["sh", "-c", f"sleep {after}; kill -INT {os.getpid()}"])
+    try:
+        with pytest.raises(KeyboardInterrupt) as e:
+            contactsim.run(model_or_path)
+    finally:
+        killer.wait()
+    return e.value
+
+
 def test_ctrl_c_during_a_big_scenes_set_up_is_not_lost():
     # run() sets the simulation up (60,000 free bodies: a second or more) in C, so Python notes
     # a Ctrl-C then and runs its handler at the next Python code, which the module itself runs
     # before the integration starts: the KeyboardInterrupt must come out of run(), before any
     # step, not be cleared there and leave the run to finish. The signal comes from another
     # process, as a terminal's does.
-    model = many_bodies_model()
-    killer = subprocess.Popen(["sh", "-c", f"sleep 0.3; kill -INT {os.getpid()}"])
-    try:
-        with pytest.raises(KeyboardInterrupt) as e:
-            contactsim.run(model)
-    finally:
-        killer.wait()
+    e = run_interrupted(many_bodies_model(), 0.3)
     # stopped before the integration, or at the latest at its first report
-    assert len(e.value.trajectory) <= 1
+    assert len(e.trajectory) <= 1
 
 
 def test_ctrl_c_while_run_loads_its_scene_keeps_a_trajectory(tmp_path):
@@ -637,13 +643,7 @@ def test_ctrl_c_while_run_loads_its_scene_keeps_a_trajectory(tmp_path):
     # docs promise (an AttributeError for a handler that reads it)
     path = tmp_path / "many.json"
     path.write_text(many_bodies_text())
-    killer = subprocess.Popen(["sh", "-c", f"sleep 0.2; kill -INT {os.getpid()}"])
-    try:
-        with pytest.raises(KeyboardInterrupt) as e:
-            contactsim.run(path)
-    finally:
-        killer.wait()
-    assert len(e.value.trajectory) <= 1
+    assert len(run_interrupted(path, 0.2).trajectory) <= 1
 
 
 def test_a_ctrl_c_between_the_run_and_its_trajectory_keeps_the_rows(monkeypatch):
