@@ -13,7 +13,8 @@ PYSITE=$(/usr/bin/python3 - "$PREFIX" <<'EOF_PY' 2>/dev/null || true
 import os, site, sys
 prefix = os.path.realpath(sys.argv[1])
 for p in site.getsitepackages() + [site.getusersitepackages()]:
-    if os.path.realpath(p).startswith(prefix + os.sep):
+    # PREFIX/lib/...: not a prefix nested in this one (/usr/local's under /usr)
+    if os.path.relpath(os.path.realpath(p), prefix).startswith("lib" + os.sep):
         print(p)
         break
 EOF_PY
@@ -41,8 +42,10 @@ if [ "$(command -v contactsim || true)" != "$PREFIX/bin/contactsim" ]; then
 fi
 # and how Python finds the module, when Debian's python3 does not find it there (or finds
 # another install's first)
-PYDIR=$(dirname "$(find "$PREFIX" -path '*contactsim/__init__.py' | head -n 1)")
-PYDIR=$(dirname "$PYDIR")
+# (the directory it was installed to: an older install's copy elsewhere under the prefix, such
+# as PREFIX/lib/python3/dist-packages, is not this one)
+PYDIR=$PYSITE
+[ -f "$PYDIR/contactsim/__init__.py" ] || PYDIR=.
 FOUND=$(cd / && /usr/bin/python3 -c 'import contactsim, os
 print(os.path.dirname(os.path.dirname(os.path.realpath(contactsim.__file__))))' 2>/dev/null || true)
 if [ "$PYDIR" != "." ] && [ "$FOUND" != "$(realpath "$PYDIR")" ]; then

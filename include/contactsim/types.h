@@ -423,8 +423,9 @@ typedef struct csStats {
   long warnings_cvode;     // warnings CVODE issued during the run (such as t + h = t)
   char cvode_warning[CS_MAX_ERROR];  // the first of them, "" when there was none
   long nstiff;             // rk and rk23 steps held by stability rather than accuracy
-  long nsteps_group;       // the most steps one group of bodies took (nsteps with one group)
                            // (DOPRI5's test, against each pair's stability boundary)
+  long nsteps_group;       // the most steps one group of bodies took (nsteps with one group;
+                           // a simulation's sums each integrator's: an upper bound)
 } csStats;
 
 // A realized pair of a body: everything a force element may read.

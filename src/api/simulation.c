@@ -342,8 +342,8 @@ static void addStepCounts(csStats* to, const csStats* a, const csStats* b, long 
   to->netf += sign * (a->netf - b->netf);
   to->nncf += sign * (a->nncf - b->nncf);
   to->nstiff += sign * (a->nstiff - b->nstiff);
-  // (summed over the integrators a simulation made and the calls given back: near enough the
-  // busiest group's count, which the diagnostics compare with a threshold)
+  // (summed over the integrators a simulation made, less the calls given back: an upper bound
+  // of the busiest group's count, which the diagnostics compare with a threshold of 20000)
   to->nsteps_group += sign * (a->nsteps_group - b->nsteps_group);
 }
 

@@ -838,6 +838,7 @@ void cs_cliSimulateTwo(csCliRun* r, FILE* csv, const csCsvOptions* csvopt, FILE*
   // the headers go out before the run, so that a run failing at its first step still leaves
   // well-formed CSVs
   int headerFailed = r->status == CS_OK && csv && blockHeader(&out.csv, r->m, csvopt) != 0;
+  int stopped = 0;  // the integration was interrupted (whatever the writing of its rows did)
   int alsoFailed = r->status == CS_OK && !headerFailed && also &&
                    blockHeader(&out.also, r->m, alsoopt) != 0;
   if (headerFailed || alsoFailed) {
@@ -861,6 +862,7 @@ void cs_cliSimulateTwo(csCliRun* r, FILE* csv, const csCsvOptions* csvopt, FILE*
                       .progress = drawProgress,
                       .ctx = &out, .stop = &cs_cliStopSignal};
     r->status = cs_simulate(r->m, r->d, &r->opt, &rep, &r->err);
+    stopped = r->status == CS_STOPPED;
     flusherStop(&out.flusher);
     r->output_errno = out.csv_errno;
     // a report the CSV could not take: the library knows only that the reporter refused, the
@@ -899,9 +901,10 @@ void cs_cliSimulateTwo(csCliRun* r, FILE* csv, const csCsvOptions* csvopt, FILE*
   // starts, as a simulation of the library stopped on request goes back to its last report: the
   // summary described the state its groups had reached, each at its own time (a hundred blocks,
   // some at the next report, others not yet past the last), and counted the motion after the
-  // row, which the continued run then counted again. (A failed run's statistics cover the part
-  // that ran, as the library's do.)
-  if (r->report_kept && r->status == CS_STOPPED) {
+  // row, which the continued run then counted again. (Also when the rows left to write then
+  // failed, its status an output error. A failed run's statistics cover the part that ran, as
+  // the library's do.)
+  if (r->report_kept && stopped) {
     cs_copyState(r->m, r->d, r->checkpoint);
     cs_metricsRestore(&r->metrics, &r->report_metrics);
   }
