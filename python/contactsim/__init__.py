@@ -146,10 +146,8 @@ def run(model_or_path, duration=None, rtol=None, atol=None, *, integrator=None,
                             "or give them to contactsim.load()")
     model = result = None
     try:
-        if isinstance(model_or_path, Model):
-            model = model_or_path
-        else:
-            model = load(model_or_path, contact_model=contact_model, overrides=overrides)
+        model = model_or_path if isinstance(model_or_path, Model) else \
+            load(model_or_path, contact_model=contact_model, overrides=overrides)
         options = dict(duration=duration, rtol=rtol, atol=atol, integrator=integrator,
                        report_interval=report_interval, max_step=max_step,
                        initial_step=initial_step, max_steps=max_steps, max_rows=max_rows,

@@ -838,7 +838,6 @@ void cs_cliSimulateTwo(csCliRun* r, FILE* csv, const csCsvOptions* csvopt, FILE*
   // the headers go out before the run, so that a run failing at its first step still leaves
   // well-formed CSVs
   int headerFailed = r->status == CS_OK && csv && blockHeader(&out.csv, r->m, csvopt) != 0;
-  int stopped = 0;  // the integration was interrupted (whatever the writing of its rows did)
   int alsoFailed = r->status == CS_OK && !headerFailed && also &&
                    blockHeader(&out.also, r->m, alsoopt) != 0;
   if (headerFailed || alsoFailed) {
@@ -853,6 +852,7 @@ void cs_cliSimulateTwo(csCliRun* r, FILE* csv, const csCsvOptions* csvopt, FILE*
   }
   // integrate; from here on any error is the integrator's (with the time it stopped at); a stop
   // signal ends the run before its next step
+  int stopped = 0;  // the integration was interrupted (whatever the writing of its rows did)
   if (r->status == CS_OK) {
     // a scene without contacts has nothing to sample after a step: no hook, and so no
     // realization after every step only for it

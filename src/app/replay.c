@@ -6,10 +6,10 @@
 // and `compare --replay` take the same path, so the page always shows what the CSV holds. The
 // numbers are rounded to 6 significant digits (positions to 7, what a float32 on the page holds;
 // the time to 10) and a component below a billionth of the largest of its vector is written as
-// 0, which keeps a typical replay small enough to mail. Nothing here computes physics: the page draws the CSV's poses,
-// forces and centres of pressure; the only derived value is whether a linear stop is engaged
-// (its coordinate beyond a bound, as the stop itself decides), because the CSV has no column for
-// it.
+// 0, which keeps a typical replay small enough to mail. Nothing here computes physics: the page
+// draws the CSV's poses, forces and centres of pressure; the only derived value is whether a
+// linear stop is engaged (its coordinate beyond a bound, as the stop itself decides), because
+// the CSV has no column for it.
 #define _GNU_SOURCE  // fopencookie: the page data's size counted without writing it
 #include "app/replay.h"
 #include "engine/error.h"
@@ -542,7 +542,8 @@ static csStatus mapColumns(const Columns* c, const csReplayRun* r, RunData* d, c
   static const char* const energyNames[] = {"ke", "pe", "dissipated", "e_total"};
   if (seriesInit(&d->s[S_T], "t", 1, 1) || seriesInit(&d->s[S_P], "p", nb, 3) ||
       seriesInit(&d->s[S_Q], "q", nb, 4) || seriesInit(&d->s[S_V], "v", nb, 3) ||
-      seriesInit(&d->s[S_ENERGY], "energy", 1, 4) || seriesInit(&d->s[S_CF], "cf", nc, 3) ||
+      // (four items of one value: a row's energies are no vector, writeSeries)
+      seriesInit(&d->s[S_ENERGY], "energy", 4, 1) || seriesInit(&d->s[S_CF], "cf", nc, 3) ||
       seriesInit(&d->s[S_CP], "cp", nc, 3) || seriesInit(&d->s[S_SF], "sf", m->ngroup, 3) ||
       seriesInit(&d->s[S_COP], "cop", m->ngroup, 3)) {
     return setError(err, CS_ERR_MEMORY, r->csv, "out of memory");
@@ -1064,9 +1065,9 @@ static void writeSeries(FILE* f, const Series* s, long rows) {
   // in one row: a force of 1e-17 N beside one of 10 N) is rounding noise, written as 0 to keep
   // the page small. Each vector on its own scale: the energies of a 1e-9 kg body (1e-12 J) stay,
   // and a value that blew up in one row leaves the other rows as they are. A row's energies are
-  // no vector: a kinetic energy of 5e-4 J beside a potential energy of 1e6 J (a body high above
-  // the origin) is what the panel shows, each number its own
-  size_t w = s->width > 0 && strcmp(s->key, "energy") != 0 ? (size_t)s->width : 1;
+  // four items of one value each, not a vector: a kinetic energy of 5e-4 J beside a potential
+  // energy of 1e6 J (a body high above the origin) is what the panel shows
+  size_t w = s->width > 0 ? (size_t)s->width : 1;
   for (size_t i = 0; i < n; i += w) {
     double scale = 0;
     for (size_t k = i; k < i + w && k < n; k++) {
