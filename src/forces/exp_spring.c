@@ -94,7 +94,7 @@ enum {
 
 static const csParamInfo g_params[] = {
     {"body", CS_PARAM_BODY, CS_REF_BODY, 0, CS_PARAM_REQUIRED,
-     "body whose station touches the plane"},
+     "body whose station touches the plane (not ground)"},
     {"plane", CS_PARAM_PLANE, CS_REF_PLANE, 0, CS_PARAM_REQUIRED,
      "contact plane (on any body but the contact's own rigid body, as for `contacts`); its +z "
      "axis is the normal"},

@@ -19,7 +19,7 @@ enum { REF_BODY1 = 0, REF_BODY2 = 1 };
 static const csParamInfo g_params[] = {
     {"body1", CS_PARAM_BODY, REF_BODY1, 0, CS_PARAM_REQUIRED, "first body (may be ground)"},
     {"station1", CS_PARAM_VEC3, SLOT_STATION1, 0, 0, "station on body1, in its frame, m"},
-    {"body2", CS_PARAM_BODY, REF_BODY2, 0, CS_PARAM_REQUIRED, "second body"},
+    {"body2", CS_PARAM_BODY, REF_BODY2, 0, CS_PARAM_REQUIRED, "second body (may be ground)"},
     {"station2", CS_PARAM_VEC3, SLOT_STATION2, 0, 0, "station on body2, in its frame, m"},
     {"stiffness", CS_PARAM_REAL, SLOT_K, 0, CS_PARAM_REQUIRED | CS_PARAM_NONNEG, "N/m"},
     {"rest_length", CS_PARAM_REAL, SLOT_L0, 0, CS_PARAM_NONNEG, "m"},
