@@ -989,18 +989,37 @@ void cs_metricsFinish(csMetrics* mt, const csModel* m, const csData* d) {
       continue;
     }
     const char* kind = cs_forceKind(m->force[c->force].kind)->name;
-    if (c->sphere && c->max_penetration > c->radius) {
+    // deepest where the scene placed it, and within the limit at the end: the placement's
+    // depth, which says nothing of the contact's stiffness (at t = 0 only: a run resumed from a
+    // checkpoint starts mid-motion; a contact still too deep at the end is too soft)
+    double limit = c->sphere ? c->radius : 0.01;
+    int placed = mt->t0 == 0 && c->penetration0 > 0 && c->max_penetration <= c->penetration0 &&
+                 -c->gap <= limit;
+    if (!(c->max_penetration > limit)) {
+      continue;
+    }
+    if (c->sphere && placed) {
+      cs_metricsNote(mt,
+              "contact '%s' (%s) started %.3g m into plane '%s', deeper than the sphere's "
+              "radius %.3g m, and went no deeper: the scene placed the sphere through the "
+              "plane; start it clear of the plane",
+              contactName(m, c->force), kind, c->max_penetration, m->plane[c->plane].name,
+              c->radius);
+    } else if (c->sphere) {
       cs_metricsNote(mt,
               "contact '%s' (%s) penetrated %.3g m into plane '%s', deeper than the sphere's "
               "radius %.3g m: the sphere went through the plane; the contact is far too soft "
               "for this load or impact (%s)",
               contactName(m, c->force), kind, c->max_penetration, m->plane[c->plane].name,
               c->radius, stiffer(m, c));
-    } else if (!c->sphere && c->max_penetration > 0.01) {
+    } else {
       // exponential springs held at their cap sink whatever their stiffness
       double cap;
       char advice[160];
-      if (heldAtCap(mt, m, c, &cap)) {
+      if (placed) {
+        snprintf(advice, sizeof(advice), "it started that deep and went no deeper, ending "
+                 "%.3g m deep: start the body clear of the plane", fmax(0.0, -c->gap));
+      } else if (heldAtCap(mt, m, c, &cap)) {
         snprintf(advice, sizeof(advice), "its springs' forces were held at their cap, max_fz "
                  "= %.4g N: raise max_fz", cap);
       } else {
