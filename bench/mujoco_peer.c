@@ -406,20 +406,24 @@ int main(int argc, char** argv) {
     bushingInitial(m, d);
   }
 
-  // step to every report time, keeping the mass centres in memory
+  // step to every report time, keeping the coordinates in memory: after mj_step, d->xipos
+  // still holds the kinematics of the step's start (Euler) or of RK4's last stage, not of
+  // d->qpos at d->time, so the mass centres are computed from the kept coordinates after the
+  // timed loop
   int per = (int)floor(dt / m->opt.timestep + 0.5);
   long nsteps = (long)floor(s.duration / m->opt.timestep + 0.5);
   int nb = m->nbody - 1;
   long nrows = nsteps / per + 2;
-  double* rows = malloc(sizeof(double) * (size_t)nrows * (size_t)(1 + 3 * nb));
+  size_t width = 1 + (size_t)m->nq;
+  double* rows = malloc(sizeof(double) * (size_t)nrows * width);
   long r = 0;
   double t0 = cpuSeconds();
   mj_forward(m, d);
   for (long k = 0;; k++) {
     if (k % per == 0 && r < nrows) {
-      double* row = rows + r++ * (1 + 3 * nb);
+      double* row = rows + r++ * width;
       row[0] = d->time;
-      memcpy(row + 1, d->xipos + 3, sizeof(double) * 3 * (size_t)nb);
+      memcpy(row + 1, d->qpos, sizeof(double) * (size_t)m->nq);
     }
     if (k == nsteps) {
       break;
@@ -452,12 +456,18 @@ int main(int argc, char** argv) {
       fprintf(f, ",b%d.cx,b%d.cy,b%d.cz", b, b, b);
     }
     fprintf(f, "\n");
+    mjData* dk = mj_makeData(m);
     for (long i = 0; i < r; i++) {
-      for (int j = 0; j < 1 + 3 * nb; j++) {
-        fprintf(f, "%s%.17g", j ? "," : "", rows[i * (1 + 3 * nb) + j]);
+      const double* row = rows + i * width;
+      memcpy(dk->qpos, row + 1, sizeof(double) * (size_t)m->nq);
+      mj_kinematics(m, dk);
+      fprintf(f, "%.17g", row[0]);
+      for (int j = 0; j < 3 * nb; j++) {
+        fprintf(f, ",%.17g", dk->xipos[3 + j]);
       }
       fprintf(f, "\n");
     }
+    mj_deleteData(dk);
     fclose(f);
   }
   free(rows);

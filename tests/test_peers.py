@@ -9,7 +9,9 @@ tolerance. The same runs keep bench/run.py and its peers working.
 
 Usage: test_peers.py PATH/TO/contactsim (the peers are looked for in its build's bench/).
 Exits 77 (skipped) when the peers were not built (libsimbody-dev, libmujoco-dev absent)."""
+import math
 import os
+import re
 import sys
 import tempfile
 
@@ -135,6 +137,25 @@ def mujoco_limits_in_radians():
                              f"{max(xs):.3g} m, not the swing between its limits")
 
 
+def mujoco_rows_at_their_times():
+    """The last row mujoco_peer --traj writes holds the mass centre of the final coordinates it
+    prints: sphere_bounce_roll at MuJoCo's default (2 ms Euler), a ball whose mass centre is the
+    origin of its free joint, still rolling at the end. The rows were read from MuJoCo's
+    kinematics after mj_step, which are those of the step's start (or of RK4's last stage), so
+    each row was one step behind its time (here 0.2 mm)."""
+    rows, out = bench.Peer(MUJOCO, "sphere_bounce_roll", []).trajectory(tempfile.mkdtemp(),
+                                                                        "row_times")
+    qpos = [float(v) for v in re.search(r"qpos=(\S+)", out).group(1).split(",")]
+    t_end = float(re.search(r" t=(\S+)", out).group(1))
+    t, coms = rows[-1]
+    gap = math.dist(coms[0], qpos[:3])
+    print(f"  sphere_bounce_roll at t = {t:.6g} s: the last row's centre {gap:.3g} m from the "
+          f"final position")
+    if abs(t - t_end) > 1e-9 or gap > 1e-12:
+        raise AssertionError(f"the last row (t = {t}, run ended at {t_end}) puts the ball's "
+                             f"centre {gap:.3g} m from its final position")
+
+
 def main():
     if not (os.access(SIMBODY, os.X_OK) and os.access(MUJOCO, os.X_OK)):
         print("peers not built (libsimbody-dev and libmujoco-dev): skipped")
@@ -149,6 +170,7 @@ def main():
                                           ["--integrator", "RK4", "--timestep",
                                            bench.MUJOCO_REF_STEP] + extra, bound))
     case("mujoco_limits_in_radians", mujoco_limits_in_radians)
+    case("mujoco_rows_at_their_times", mujoco_rows_at_their_times)
     if compare_simbody and os.access(SIMBODY_SCENE, os.X_OK):
         compare_simbody.CS, compare_simbody.SB = EXE, SIMBODY_SCENE
         for name, model in BUNDLED:
