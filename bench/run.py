@@ -170,9 +170,10 @@ def peer_coms(csv_path):
 
 
 def traj_error(a, b):
-    """Largest distance between the same body's COM at the same report time."""
-    n = min(len(a), len(b))
-    if n == 0 or abs(len(a) - len(b)) > 1:
+    """Largest distance between the same body's COM at the same report time (infinite when
+    the two runs do not report at the same times: one that stopped early has no error)."""
+    n = len(a)
+    if n == 0 or len(b) != n:
         return float("inf")
     err = 0.0
     for i in range(n):
@@ -444,7 +445,9 @@ def mujoco_scene_model(args, scene, own, peer, row, tmp):
             continue
         entry = {"engine": e["engine"], "kind": e["kind"], "model": own + " (scene)",
                  "timestep": e.get("timestep"), "error": e["error"], "cs_tol": tol_1mm}
-        if tol_1mm is not None and (e["kind"] == "mujoco default" or e.get("timestep")):
+        if e.get("diverged"):
+            entry["diverged"] = True
+        elif tol_1mm is not None and (e["kind"] == "mujoco default" or e.get("timestep")):
             extra = ["--integrator", e["engine"].split()[1], "--timestep", e["timestep"]] \
                 if e["kind"] == "mujoco matched" else []
             p = Peer(peer.exe, scene, extra)
