@@ -17,6 +17,7 @@
 // bench/run.py times the integration with DT the whole run), and the final state q and u. With
 // --traj, writes after the run one row per report time: t, then the centre of mass of every
 // body in Ground. No limit on the internal steps between two reports (CPodes' own is 500).
+#include <algorithm>
 #include <Simbody.h>
 
 #include <cmath>
@@ -317,8 +318,9 @@ int main(int argc, char** argv) {
     integ->setAccuracy(accuracy);
     integ->setInternalStepLimit(100000000);  // (0, "unlimited", leaves CPodes its own 500)
 
-    // integrate to every report time, keeping the mass centres in memory
-    int nrep = (int)std::floor(M.duration / dt + 0.5);
+    // integrate to every report time, keeping the mass centres in memory (at least to the end:
+    // an interval beyond the duration is one report there)
+    int nrep = std::max(1, (int)std::floor(M.duration / dt + 0.5));
     int nb = (int)M.bodies.size();
     std::vector<double> rows;
     rows.reserve((size_t)(nrep + 1) * (1 + 3 * nb));
