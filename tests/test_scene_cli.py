@@ -351,6 +351,51 @@ def a_scene_on_standard_input_is_not_overwritten():
 
 
 @case
+def standard_output_is_not_an_input():
+    # `run sc.json >> sc.json` appended the CSV to the scene (and validate, compare and a dry
+    # sweep their lines; a continued run's to its checkpoint): standard output going to an input
+    # is refused before anything is written
+    src = os.path.join(ROOT, "scenes", "pendulum.json")
+    text = read(src)
+    d = tempfile.mkdtemp()
+    scene = os.path.join(d, "sc.json")
+    state = os.path.join(d, "start.state")
+    study = os.path.join(d, "study.json")
+    with open(scene, "wb") as f:
+        f.write(text)
+    code, _, err = run("run", scene, "-q", "--duration", "0.05", "-o", os.devnull,
+                       "--save-state", state)
+    check(code == 0, err)
+    with open(study, "w") as f:
+        json.dump({"scene": "sc.json", "parameters": [{"key": "simulation.duration",
+                                                       "values": [0.05, 0.1]}]},
+                  f)
+    cases = [(["run", scene, "-q", "--duration", "0.05"], scene, "the scene file"),
+             (["run", scene, "-q", "-o", "-", "--duration", "0.05"], scene, "the scene file"),
+             (["validate", scene], scene, "the scene file"),
+             (["compare", scene, "-q", "--duration", "0.05"], scene, "the scene file"),
+             (["run", scene, "-q", "--duration", "0.1", "--initial-state", state], state,
+              "the checkpoint file"),
+             (["sweep", study, "--dry-run"], study, "the study file"),
+             (["sweep", study, "--dry-run"], scene, "the scene file"),
+             (["run", "-", "-q", "--duration", "0.05"], scene,
+              "the scene file standard input comes from")]
+    for args, target, what in cases:
+        before = open(target, "rb").read()
+        with open(target, "ab") as out, open(scene, "rb") as inp:
+            p = subprocess.run([EXE, *args], stdin=inp, stdout=out, stderr=subprocess.PIPE,
+                               text=True, timeout=60, cwd=d)
+        check(p.returncode == 2 and "standard output goes to " + what in p.stderr,
+              (args, p.returncode, p.stderr))
+        check(open(target, "rb").read() == before, f"{args}: {target} was changed")
+    # standard output to another file: the run goes ahead
+    with open(os.path.join(d, "out.csv"), "wb") as out:
+        p = subprocess.run([EXE, "run", scene, "-q", "--duration", "0.05"], stdout=out,
+                           stderr=subprocess.PIPE, text=True, timeout=60, cwd=d)
+    check(p.returncode == 0 and read(os.path.join(d, "out.csv")).startswith(b"t,"), p.stderr)
+
+
+@case
 def validate_checks_every_model_block_and_change():
     scene = load("scenes/bench/block_spin_slide.json")
     # a compliant_point block with a negative penalty_stiffness: not the default model, but compare runs it

@@ -249,7 +249,8 @@ int cs_cliRun(int argc, char** argv) {
   if (max_rows > 0) run.opt.max_rows = max_rows;
   // a checkpoint to continue from: read and checked now, before any output is opened; the run
   // goes from its time to the end time the scene (or --duration) gives, counted from t = 0
-  if (initialState && checkInitialState(&run, initialState, path) != 0) {
+  if (initialState && (cs_cliStandardOutputIsInput("checkpoint", initialState) ||
+                       checkInitialState(&run, initialState, path) != 0)) {
     cs_cliFreeRun(&run);
     return CS_EXIT_USAGE;
   }

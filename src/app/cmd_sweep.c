@@ -1567,6 +1567,9 @@ static void studyKeyPath(const csStudy* s, int o, char* buf, size_t size) {
 static int setUp(Sweep* sw, const char* studyPath) {
   csError err;
   sw->study_arg = studyPath;
+  if (cs_cliStandardOutputIsInput("study", studyPath)) {
+    return CS_EXIT_USAGE;
+  }
   sw->study = cs_loadStudy(studyPath, &err);
   if (!sw->study) {
     cs_cliPrintError(&err);
@@ -1580,6 +1583,9 @@ static int setUp(Sweep* sw, const char* studyPath) {
   char sceneAbs[PATH_MAX];
   if (realpath(sw->study->scene, sceneAbs) && strlen(sceneAbs) < sizeof(sw->study->scene)) {
     snprintf(sw->study->scene, sizeof(sw->study->scene), "%s", sceneAbs);
+  }
+  if (cs_cliStandardOutputIsInput("scene", sw->study->scene)) {
+    return CS_EXIT_USAGE;
   }
   const csStudy* s = sw->study;
   // the models: the study's list, each a block of the scene, or every block of the scene

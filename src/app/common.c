@@ -361,6 +361,9 @@ int cs_cliNotStandardOutput(const char* option, const char* path) {
 // a load error without a file (one that could not be opened, say) still names the path, so
 // that every message starts with the scene it is about
 char* cs_cliReadScene(const char* path) {
+  if (cs_cliStandardOutputIsInput("scene", path)) {
+    return NULL;
+  }
   csError err;
   memset(&err, 0, sizeof(err));
   char* text = cs_readSceneText(path, NULL, &err);
@@ -1264,6 +1267,18 @@ int cs_cliIsStandardOutput(const char* path) {
   struct stat out, st;
   return strcmp(path, "-") != 0 && fstat(STDOUT_FILENO, &out) == 0 && !S_ISCHR(out.st_mode) &&
          stat(path, &st) == 0 && out.st_dev == st.st_dev && out.st_ino == st.st_ino;
+}
+
+
+int cs_cliStandardOutputIsInput(const char* what, const char* path) {
+  // for "-", standard input redirected from the file standard output goes to
+  if (strcmp(path, "-") == 0 ? !cs_cliIsScene("/dev/stdout", "-") : !cs_cliIsStandardOutput(path)) {
+    return 0;
+  }
+  fprintf(stderr, "contactsim: error: standard output goes to the %s file %s, which the command "
+          "would write over; send standard output elsewhere\n", what,
+          strcmp(path, "-") == 0 ? "standard input comes from" : cs_cliSafe(path));
+  return 1;
 }
 
 

@@ -257,6 +257,10 @@ int cs_cliSameOutput(const char* a, const char* b);
 // there would write over it or between its lines. A character device (/dev/null) may be
 // named twice, as in cs_cliSameOutput.
 int cs_cliIsStandardOutput(const char* path);
+// 1, with a message, when standard output goes to the input file path names (for "-", the file
+// standard input was redirected from): `run sc.json >> sc.json` appended its CSV to its own
+// scene. what names the input in the message ("scene", "checkpoint", "study").
+int cs_cliStandardOutputIsInput(const char* what, const char* path);
 // 1 when path names the scene file, else 0: as cs_cliSameFile, and for the scene "-" (standard
 // input) when standard input is a regular file and path names it.
 int cs_cliIsScene(const char* path, const char* scene);
