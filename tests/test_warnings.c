@@ -362,6 +362,37 @@ static void test_peak_force(void** state) {
   assert_null(noteWith(&mt, "peak normal force of"));
   cs_metricsFree(&mt);
   cs_deleteModel(m);
+
+  // a ball placed 1 mm into a floor of modulus 1e30 pushes 4.7e24 N: the ratios to its weight
+  // were written in full (24 digits; at a modulus of 1e250, 244 digits cut both notes' advice
+  // off), and are given to three
+  m = th_loadString(
+      "{\"gravity\": [0, 0, -9.81], \"bodies\": [{\"name\": \"ball\", \"mass\": 1,"
+      " \"inertia\": {\"sphere\": 0.1}, \"joint\": {\"type\": \"free\","
+      " \"initial\": {\"position\": [0, 0, 0.099]}}}],"
+      " \"planes\": [{\"name\": \"floor\"}],"
+      " \"contacts\": [{\"name\": \"ball_floor\", \"body\": \"ball\", \"plane\": \"floor\","
+      "  \"radius\": 0.1, \"points\": [[0, 0, 0]]}],"
+      " \"contact_models\": {\"hunt_crossley\": {\"plane_strain_modulus\": 1e30,"
+      "  \"dissipation\": 0.1}},"
+      " \"simulation\": {\"duration\": 0.01, \"report_interval\": 0.001, \"rtol\": 1e-8,"
+      "  \"atol\": 1e-10}}");
+  runWithMetrics(m, &mt);
+  note = noteWith(&mt, "peak normal force of");
+  const char* kick = noteWith(&mt, "kicked off");
+  print_message("%s\n%s\n", note ? note : "(no peak note)", kick ? kick : "(no kick note)");
+  assert_non_null(note);
+  assert_non_null(kick);
+  n = strlen(note);
+  assert_true(n > 30 && strcmp(note + n - 30, "E.normal_force around the peak") == 0);
+  assert_non_null(strstr(kick, "and let it settle"));
+  // the ratio itself, to three digits: Hertz's force over the 9.81 N weight
+  double k = 0.5 * pow(1e30, 2.0 / 3.0), f0 = (4.0 / 3.0) * k * 1e-3 * sqrt(0.1 * k * 1e-3);
+  char expect[64];
+  snprintf(expect, sizeof(expect), "%.3g times the 9.81 N weight", f0 / G);
+  assert_non_null(strstr(kick, expect));
+  cs_metricsFree(&mt);
+  cs_deleteModel(m);
 }
 
 

@@ -411,7 +411,7 @@ static void checkInitialKick(csMetrics* mt, const csModel* m) {
     snprintf(others, sizeof(others), " (the worst of %d contacts that start so)", nkick);
   }
   cs_metricsNote(mt,
-                 "contact '%s' (%s) %s%s: it pushes with %.4g N at t = 0, %.1f times the %.4g N "
+                 "contact '%s' (%s) %s%s: it pushes with %.4g N at t = 0, %.3g times the %.4g N "
                  "weight it carries, so the body is kicked off instead of placed and the first "
                  "instants are an artefact; start it clear of the contact's reach (or at its "
                  "resting %s) and let it settle",
@@ -947,14 +947,14 @@ static void checkNormalForces(csMetrics* mt, const csModel* m, const csData* d) 
     if (heldAtCap(mt, m, c, &cap)) {
       // a stiffer, softer or better damped spring leaves a capped peak where it is
       cs_metricsNote(mt,
-                     "contact '%s' (%s) reached a peak normal force of %.4g N, %.0f times the "
+                     "contact '%s' (%s) reached a peak normal force of %.4g N, %.3g times the "
                      "%.4g N weight it carries, with its springs' forces held at their cap, "
                      "max_fz = %.4g N: the cap set the peak, and the impact is that hard "
                      "(stiffness and dissipation do not move a capped peak; max_fz does)",
                      contactName(m, c->force), unitKind(m, c), peak, peakRatio, c->weight, cap);
     } else {
       cs_metricsNote(mt,
-                   "contact '%s' (%s) reached a peak normal force of %.4g N, %.0f times the "
+                   "contact '%s' (%s) reached a peak normal force of %.4g N, %.3g times the "
                    "%.4g N weight it carries (a landing foot sees a few body weights, a rubber "
                    "ball dropped onto a hard floor under 200): check for an initial "
                    "penetration, a contact far stiffer than what it models, or %s, and look at "
