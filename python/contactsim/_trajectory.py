@@ -2,6 +2,8 @@
 
 import difflib
 import os
+import stat
+import tempfile
 
 import numpy as np
 
@@ -143,12 +145,53 @@ class Trajectory:
     def to_csv(self, path):
         """Write the table as CSV with the command line's header and full precision (%.17g).
 
-        Never over the scene file its model was loaded from (SceneError), as the library's own
-        outputs are never written there."""
+        A regular file is replaced whole: the table goes to a new file beside it, which takes
+        its name once complete, so that a failed write (OSError: a full disk, say) leaves the
+        old file as it was and no cut-off row. A device or a pipe (/dev/stdout) is written
+        directly. Never over the scene file its model was loaded from (SceneError), as the
+        library's own outputs are never written there."""
         if self.model is not None and self.model._is_scene_file(path):
             from ._errors import SceneError
             raise SceneError(f"refusing to write the CSV over the scene file {self.model.file}",
                              file=os.fspath(path))
-        with open(path, "w", newline="") as f:
-            f.write(",".join(self.columns) + "\n")
-            np.savetxt(f, self.data, fmt="%.17g", delimiter=",")
+        target = os.path.realpath(path)  # through a symbolic link, as open() writes
+        try:
+            st = os.stat(target)
+        except FileNotFoundError:
+            st = None
+        if st is not None and not stat.S_ISREG(st.st_mode):
+            with open(path, "w", newline="") as f:
+                self._write_csv(f)
+            return
+        fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(target) + ".",
+                                   dir=os.path.dirname(target))
+        try:
+            # the mode a new file gets from open() (0666 less the umask), or the old file's
+            os.fchmod(fd, stat.S_IMODE(st.st_mode) if st else 0o666 & ~_umask())
+            with os.fdopen(fd, "w", newline="") as f:
+                self._write_csv(f)
+            os.replace(tmp, target)
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise
+
+    def _write_csv(self, f):
+        f.write(",".join(self.columns) + "\n")
+        np.savetxt(f, self.data, fmt="%.17g", delimiter=",")
+
+
+def _umask():
+    """The process's umask, read without changing it (Linux's /proc; else set and put back)."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask

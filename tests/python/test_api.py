@@ -383,6 +383,30 @@ def test_trajectory_to_csv_and_pandas(tmp_path):
         np.testing.assert_array_equal(df["arm.q0"].to_numpy(), traj["arm.q0"])
 
 
+def test_to_csv_that_fails_keeps_the_old_file(tmp_path):
+    # a write that fails (here beyond a file-size limit, as on a full disk) raises OSError and
+    # leaves the file as it was: open(path, "w") emptied it first and left a cut-off last row
+    out = tmp_path / "out.csv"
+    out.write_text("t\n0\n")
+    code = f"""
+import resource, signal
+import contactsim
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+traj = contactsim.run(contactsim.loads({pendulum(0.1)!r}), duration=1.0)
+resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+try:
+    traj.to_csv({str(out)!r})
+except OSError as e:
+    print("OSError", e.errno)
+"""
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       timeout=60, env=os.environ)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.strip() == "OSError 27", p.stdout  # EFBIG
+    assert out.read_text() == "t\n0\n"
+    assert sorted(os.listdir(tmp_path)) == ["out.csv"]
+
+
 def test_outputs_never_over_the_scene_file(tmp_path, monkeypatch):
     # to_csv and save_state refuse the scene file, however it is reached: another spelling,
     # after a change of directory, and the file an editor saved in its place (a new file renamed
