@@ -354,6 +354,15 @@ def damaged_checkpoints_are_refused_at_the_bad_line():
     # a quaternion of length 3 (no run makes one, and the integrators fail from it)
     refused("long.state", edit(q, ["0x1.8p+1", "0x0p+0", "0x0p+0", "0x0p+0"]), "body 'block'",
             "has length 3")
+    # finite values whose energy is not, as a scene's initial state may not have (each row
+    # then carried pe = inf and an energy balance of NaN): 8.99e307 m up, whose m g z
+    # overflows, and 1e300 m/s, whose m v^2 does; at the line of the body's first coordinate,
+    # or first speed
+    refused("high.state", edit(q + 6, ["0x1p+1023"]), "potential energy is not finite",
+            "body 'block'", line=q)
+    u = line_of(text, "u ") + 1
+    refused("fast.state", edit(u + 3, ["0x1p+1000"]), "kinetic energy is not finite",
+            "body 'block'", line=u)
     # while what a run writes always loads: Adams at rtol 1e-2 keeps a spinning top's quaternion
     # only near unit length (4e-3 off after 20 s)
     top = os.path.join(ROOT, "scenes", "spinning_top_free.json")

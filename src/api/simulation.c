@@ -1030,6 +1030,23 @@ int cs_simStateProblem(const csSimulation* s, csStateKind kind, const double* va
                 "quaternion", body->qadr, body->qadr + 3, body->name);
     return CS_ERR_INPUT;
   }
+  // finite coordinates or speeds whose energy is not (8.99e307 m up, 1e300 m/s), which the
+  // scene and checkpoint loaders refuse too: every report would carry inf or NaN
+  int body = 0;
+  int which = kind == CS_STATE_Q   ? cs_infiniteEnergyOf(m, values, s->d->u, &body)
+              : kind == CS_STATE_U ? cs_infiniteEnergyOf(m, s->d->q, values, &body)
+                                   : 0;
+  if (which < 0) {
+    cs_setError(err, CS_ERR_MEMORY, "", "out of memory checking the state's energy");
+    return CS_ERR_MEMORY;
+  }
+  if (which) {
+    cs_setError(err, CS_ERR_INPUT, "", "the state's %s energy would not be finite%s%s%s: %s too "
+                "large", which == 'p' ? "potential" : "kinetic", body ? " (body '" : "",
+                body ? m->body[body].name : "", body ? "')" : "",
+                which == 'p' ? "coordinates" : "speeds");
+    return CS_ERR_INPUT;
+  }
   if (kind == CS_STATE_DISCRETE && n > 0) {
     // each value, then each element's values together (a lower bound above the upper one,
     // mu_dynamic above mu_static), as the scene and checkpoint loaders check them: values that

@@ -230,6 +230,43 @@ int cs_autoProblem(const csModel* m, int e, int index, double value, char* why, 
 }
 
 
+int cs_infiniteEnergy(const csModel* m, const csData* d, int* body) {
+  double ke = cs_kineticEnergy(m, d), pe = 0;
+  for (int b = 1; b < m->nbody; b++) {
+    pe += m->body[b].mass * fabs(csu_dot(d->body_com[b], m->gravity));
+  }
+  *body = 0;
+  if (isfinite(ke) && isfinite(pe)) {
+    return 0;
+  }
+  // the first body whose own share is out of range: speeds for the kinetic energy, height
+  // along gravity for the potential
+  for (int b = 1; b < m->nbody && !*body; b++) {
+    const csSpatialVec* V = &d->body_vel[b];
+    double v2 = csu_dot(V->v, V->v) + csu_dot(V->w, V->w);
+    double share = !isfinite(ke) ? m->body[b].mass * v2
+                                 : m->body[b].mass * csu_dot(d->body_com[b], m->gravity);
+    *body = isfinite(share) ? 0 : b;
+  }
+  return isfinite(ke) ? 'p' : 'k';
+}
+
+
+int cs_infiniteEnergyOf(const csModel* m, const double* q, const double* u, int* body) {
+  csData* probe = cs_makeData(m);
+  if (!probe) {
+    return -1;
+  }
+  memcpy(probe->q, q, sizeof(double) * (size_t)m->nq);
+  memcpy(probe->u, u, sizeof(double) * (size_t)m->nu);
+  cs_invalidate(probe);
+  cs_realizeVelocity(m, probe);
+  int which = cs_infiniteEnergy(m, probe, body);
+  cs_deleteData(probe);
+  return which;
+}
+
+
 int cs_zeroQuaternionBody(const csModel* m, const double* q) {
   for (int b = 1; b < m->nbody; b++) {
     const csBody* body = &m->body[b];

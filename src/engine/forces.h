@@ -54,6 +54,14 @@ int cs_quaternionNormalize(double* e);
 // The first body (1, 2, ...) of a ball or free joint whose quaternion in q has a norm further
 // than tol from 1 (that norm in *norm), or 0 when there is none.
 int cs_nonUnitQuaternionBody(const csModel* m, const double* q, double tol, double* norm);
+// Whether the state d holds (realized to velocities) has an energy that is not finite though
+// its coordinates and speeds are (1e300 m/s, 1e307 m up: every row would carry inf or NaN):
+// 'k' when the kinetic energy is not, 'p' when gravity's potential energy is not, else 0.
+// *body: the first body whose own share is not finite (0 when none is alone).
+int cs_infiniteEnergy(const csModel* m, const csData* d, int* body);
+// The same for the coordinates q and speeds u (nq and nu values), realized in data of its own;
+// -1 when that data cannot be made (out of memory).
+int cs_infiniteEnergyOf(const csModel* m, const double* q, const double* u, int* body);
 
 
 // Add a force at a point, both in Ground, to a body's accumulator as a spatial force about the

@@ -2333,24 +2333,9 @@ static int setInitialState(Loader* ld, const BodyInit* init) {
   if (realizeSoFar(ld, &d)) {
     return -1;
   }
-  double ke = cs_kineticEnergy(m, d);
-  double pe = 0;
-  for (int b = 1; b < m->nbody; b++) {
-    pe += m->body[b].mass * fabs(csu_dot(d->body_com[b], m->gravity));
-  }
   int bad = 0;
-  if (!isfinite(ke) || !isfinite(pe)) {
-    // the first body whose own share is out of range: speeds for the kinetic energy, height
-    // along gravity for the potential, for the message
-    for (int b = 1; b < m->nbody && !bad; b++) {
-      const csSpatialVec* V = &d->body_vel[b];
-      double v2 = csu_dot(V->v, V->v) + csu_dot(V->w, V->w);
-      double share = !isfinite(ke) ? m->body[b].mass * v2
-                                   : m->body[b].mass * csu_dot(d->body_com[b], m->gravity);
-      if (!isfinite(share)) {
-        bad = b;
-      }
-    }
+  int which = cs_infiniteEnergy(m, d, &bad);
+  if (which) {
     popPath(ld, 0);
     pushKey(ld, "bodies");
     if (bad) {
@@ -2359,7 +2344,7 @@ static int setInitialState(Loader* ld, const BodyInit* init) {
     }
     fail(ld, "the initial state's %s energy is not finite%s%s%s: masses, speeds or coordinates "
          "too large",
-         isfinite(ke) ? "potential" : "kinetic", bad ? " (body '" : "",
+         which == 'p' ? "potential" : "kinetic", bad ? " (body '" : "",
          bad ? m->body[bad].name : "", bad ? "')" : "");
     bad = bad ? bad : 1;
   }

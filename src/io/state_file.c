@@ -622,6 +622,27 @@ static size_t stateLimit(const csModel* m) {
 }
 
 
+// The state's energy is finite (cs_infiniteEnergy), or the failure at the line of the first
+// coordinate (potential energy) or speed (kinetic) of the body that makes it not
+static int energyProblem(Reader* r, const csModel* m, const double* q, const double* u,
+                         const int* qline, const int* uline) {
+  int body = 0, which = cs_infiniteEnergyOf(m, q, u, &body);
+  if (which < 0) {
+    return fail(r, "out of memory checking the state's energy");
+  }
+  if (!which) {
+    return CS_OK;
+  }
+  if (body) {
+    r->line = which == 'p' ? qline[m->body[body].qadr] : uline[m->body[body].uadr];
+  }
+  return fail(r, "the state's %s energy is not finite%s%s%s: %s too large",
+              which == 'p' ? "potential" : "kinetic", body ? " (body '" : "",
+              body ? m->body[body].name : "", body ? "')" : "",
+              which == 'p' ? "coordinates" : "speeds");
+}
+
+
 // The checkpoint in r (filled by readFileText or copyText, its text freed here) into d:
 // everything parsed into one scratch block first; the data changes only when all of it is good
 static int parseState(const csModel* m, csData* d, Reader r) {
@@ -636,8 +657,8 @@ static int parseState(const csModel* m, csData* d, Reader r) {
     return CS_ERR_MEMORY;
   }
   // the lines of the values the checks of them together name: q's, the discrete and auto ones,
-  // the commit times
-  size_t nlines = (size_t)(m->nq + m->ndisc + m->nauto + autoElements(m)) + 1;
+  // the commit times, u's
+  size_t nlines = (size_t)(m->nq + m->ndisc + m->nauto + autoElements(m) + m->nu) + 1;
   int* qline = csu_malloc(sizeof(int) * nlines);
   if (!qline) {
     csu_free(v, sizeof(double) * nvals);
@@ -648,6 +669,7 @@ static int parseState(const csModel* m, csData* d, Reader r) {
   int* discline = qline + m->nq;
   int* autoline = discline + m->ndisc;
   int* commitline = autoline + m->nauto;
+  int* uline = commitline + autoElements(m);
   double* q = v;
   double* u = q + m->nq;
   double* z = u + m->nu;
@@ -728,7 +750,7 @@ static int parseState(const csModel* m, csData* d, Reader r) {
     }
   }
   if (status == CS_OK) status = readArray(&r, "q", q, m->nq, VALUES_FINITE, qline);
-  if (status == CS_OK) status = readArray(&r, "u", u, m->nu, VALUES_FINITE, NULL);
+  if (status == CS_OK) status = readArray(&r, "u", u, m->nu, VALUES_FINITE, uline);
   if (status == CS_OK) status = readArray(&r, "z", z, m->nz, VALUES_FINITE, NULL);
   if (status == CS_OK) {
     status = readArray(&r, "discrete", disc, m->ndisc, VALUES_NOT_NAN, discline);
@@ -788,6 +810,11 @@ static int parseState(const csModel* m, csData* d, Reader r) {
       r.line = at < f->discnum ? discline[f->discadr + at] : autoline[f->autoadr + at - f->discnum];
       status = fail(&r, "%s", why);
     }
+  }
+  // finite values whose energy is not (a height of 1e307 m): every row would carry inf or NaN,
+  // and a scene's initial state may not have them (scene_load.c)
+  if (status == CS_OK) {
+    status = energyProblem(&r, m, q, u, qline, uline);
   }
   // 4. all good: into the data, exactly as read (no normalization, which would change bits)
   if (status == CS_OK) {

@@ -220,6 +220,15 @@ def test_values_no_scene_could_hold_are_refused():
     with pytest.raises(contactsim.SceneError, match="zero quaternion"):
         sim.q = np.concatenate([np.zeros(4), q[4:]])
     np.testing.assert_array_equal(sim.q, q)
+    # finite values whose energy is not (m g z overflows 8.99e307 m up; m v^2 1e300 m/s), as a
+    # scene's initial state may not have: every row carried pe = inf
+    with pytest.raises(contactsim.SceneError, match="potential energy would not be finite"):
+        sim.q = np.concatenate([q[:6], [2.0 ** 1023]])
+    np.testing.assert_array_equal(sim.q, q)
+    u = sim.u.copy()
+    with pytest.raises(contactsim.SceneError, match="kinetic energy would not be finite"):
+        sim.u = np.concatenate([u[:3], [1e300], u[4:]])
+    np.testing.assert_array_equal(sim.u, u)
     state = sim.get_state()
     lines = state.checkpoint.splitlines(keepends=True)
     at = next(i for i, line in enumerate(lines) if line.startswith("auto ")) + 3
