@@ -5,9 +5,11 @@ limits. Usage: test_scene_cli.py PATH/TO/contactsim"""
 import csv
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 from casekit import case, check, finish
 
@@ -250,6 +252,29 @@ def run_from_fifo(args_before, args_after, text, timeout=30):
     except subprocess.TimeoutExpired:
         raise AssertionError(f"{args_before}: timed out reading the scene from a named pipe "
                              "(read more than once?)")
+
+
+@case
+def a_stop_signal_while_the_scene_loads_is_told():
+    # SIGTERM while the scene is being read (from a named pipe opened but not yet written; a
+    # large scene takes seconds to load): the command says so once it has loaded, writes nothing
+    # and exits 128 + 15 (it was ended without a word)
+    text = open(os.path.join(ROOT, "scenes", "pendulum.json")).read()
+    for command, outputs in (("run", ["-o", "out.csv"]), ("compare", ["--out-dir", "cmp"])):
+        d = tempfile.mkdtemp()
+        fifo = os.path.join(d, "scene.json")
+        os.mkfifo(fifo)
+        p = subprocess.Popen([EXE, command, fifo, *outputs, "-q", "--duration", "0.05"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=d)
+        with open(fifo, "w") as f:  # open returns once contactsim has opened it to read
+            p.send_signal(signal.SIGTERM)
+            time.sleep(0.2)
+            f.write(text)
+        _, err = p.communicate(timeout=60)
+        check(p.returncode == 128 + signal.SIGTERM and
+              "scene.json: interrupted by SIGTERM before the run began; nothing was written"
+              in err, (command, p.returncode, err))
+        check(sorted(os.listdir(d)) == ["scene.json"], (command, os.listdir(d)))
 
 
 @case

@@ -913,7 +913,9 @@ int cs_cliCompare(int argc, char** argv) {
 
   // 1. the models the scene has blocks for, and the ones asked for
   // a scene without contact_models blocks still compares: it runs once, as "scene"
-  // the scene is read once (it may be a pipe) and every model is loaded from its text
+  // the scene is read once (it may be a pipe) and every model is loaded from its text; a stop
+  // signal while a large one loads is told once every model has (cs_cliStoppedBeforeStart)
+  cs_cliCatchSignals();
   char* text = cs_cliReadScene(path);
   if (!text) {
     cs_cliFreeSets(&sets);
@@ -1025,6 +1027,9 @@ int cs_cliCompare(int argc, char** argv) {
   cs_freeSceneText(text);
   cs_cliFreeSets(&sets);
   // nothing runs unless every model loaded and got what it needs
+  if (exitCode == CS_EXIT_OK) {
+    exitCode = cs_cliStoppedBeforeStart(path);
+  }
   int ready = exitCode == CS_EXIT_OK;
   // the output directory is made before any run, so that an unwritable path fails at once
   if (exitCode == CS_EXIT_OK && outDir && cs_cliMakeDirectory(outDir) != 0) {

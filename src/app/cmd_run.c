@@ -227,6 +227,8 @@ int cs_cliRun(int argc, char** argv) {
   // input (exit 2)
   csCliRun run;
   memset(&run, 0, sizeof(run));
+  // a stop signal while a large scene loads is told once it has (cs_cliStoppedBeforeStart)
+  cs_cliCatchSignals();
   char* text = cs_cliReadScene(path);
   run.m = text ? cs_cliLoad(text, path, contact_model, &sets) : NULL;
   cs_freeSceneText(text);
@@ -312,6 +314,11 @@ int cs_cliRun(int argc, char** argv) {
       cs_cliFreeRun(&run);
       return CS_EXIT_USAGE;
     }
+  }
+  int stopped = cs_cliStoppedBeforeStart(path);
+  if (stopped) {
+    cs_cliFreeRun(&run);
+    return stopped;
   }
   FILE* outFiles[3];
   // the stop signals are caught from before the outputs are truncated, so that a signal between

@@ -1123,6 +1123,16 @@ void cs_cliCatchSignalsWhileOpening(void) {
 }
 
 
+int cs_cliStoppedBeforeStart(const char* what) {
+  if (!cs_cliStopSignal) {
+    return 0;
+  }
+  fprintf(stderr, "contactsim: %s: interrupted by %s before the run began; nothing was "
+          "written\n", cs_cliSafe(cs_cliSceneName(what)), cs_cliSignalName(cs_cliStopSignal));
+  return 128 + cs_cliStopSignal;
+}
+
+
 static const int stopSigs[3] = {SIGINT, SIGTERM, SIGHUP};
 
 

@@ -214,6 +214,11 @@ void cs_cliCatchSignals(void);
 // opening a FIFO waits for its reader, and a Ctrl-C there must end that wait (the open fails
 // with EINTR and cs_cliStopSignal is set). Call cs_cliCatchSignals once they are open.
 void cs_cliCatchSignalsWhileOpening(void);
+// A stop signal taken while a command read its inputs (the handlers are installed before the
+// scene is read: a large one takes seconds to load and to set up): 0 when none came, else the
+// exit status 128 + signal, with a line naming the scene (what) and the signal. Called before
+// any output is opened, so that such a command writes nothing.
+int cs_cliStoppedBeforeStart(const char* what);
 // The stop signals the program acts on: SIGINT, SIGTERM and SIGHUP, less any that was ignored
 // when it started (nohup ignores SIGHUP, a shell's background job SIGINT), which stays ignored,
 // as whoever started the program asked (and is never blocked: a blocked signal that is ignored
