@@ -267,6 +267,12 @@ def refusals():
     code, _, err = run("run", INCLINE, "-q", "--duration", "0.5", "--initial-state",
                        tmp("x.state"))
     check(code == 2 and "at or after the end" in err, err)
+    # an ulp before the end, closer than the shortest run: said so, with the times told apart
+    # (both read "t = 0.5 s")
+    code, _, err = run("run", INCLINE, "-q", "--duration", "0.5000000000000001",
+                       "--initial-state", tmp("x.state"))
+    check(code == 2 and "t = 0.5 s, less than the shortest run (1e-09 s) before the end" in err
+          and "(t = 0.50000000000000011 s)" in err, err)
     # a missing file, a broken one
     code, _, err = run("run", INCLINE, "-q", "--initial-state", tmp("none.state"))
     check(code == 2 and "none.state" in err, err)

@@ -33,10 +33,20 @@ static int checkInitialState(csCliRun* run, const char* state, const char* scene
     return -1;
   }
   double end = run->opt.duration;
-  if (!(t0 <= end - fmax(CS_MIN_DURATION, 1e-12 * (1 + fabs(end))))) {
-    fprintf(stderr, "contactsim: error: %s: the state is at t = %.9g s, at or after the end "
-            "of the run of %s (t = %.9g s): give a longer --duration (an end time, counted "
-            "from t = 0)\n", cs_cliSafe(state), t0, cs_cliSafe(scene), end);
+  double least = fmax(CS_MIN_DURATION, 1e-12 * (1 + fabs(end)));
+  if (!(t0 <= end - least)) {
+    // with every digit where nine do not tell the two times apart (4.999999999999999 and 5)
+    char a[32], b[32];
+    snprintf(a, sizeof(a), "%.9g", t0);
+    snprintf(b, sizeof(b), "%.9g", end);
+    int all = strcmp(a, b) == 0;
+    char when[64] = "at or after";
+    if (t0 < end) {
+      snprintf(when, sizeof(when), "less than the shortest run (%g s) before", least);
+    }
+    fprintf(stderr, "contactsim: error: %s: the state is at t = %.*g s, %s the end of the run "
+            "of %s (t = %.*g s): give a longer --duration (an end time, counted from t = 0)\n",
+            cs_cliSafe(state), all ? 17 : 9, t0, when, cs_cliSafe(scene), all ? 17 : 9, end);
     cs_deleteData(probe);
     return -1;
   }
