@@ -636,6 +636,22 @@ static void test_contacts_model_override(void** state) {
 }
 
 
+// a solid's inertia too small to be represented (m r^2 with a mass of 1e-300 kg): said so, and
+// not blamed on a matrix the scene did not give
+static void test_inertia_of_a_tiny_solid(void** state) {
+  (void)state;
+  const char* json =
+      "{\"bodies\": [{\"name\": \"speck\", \"mass\": 1e-300, \"inertia\": {\"sphere\": 0.1},"
+      " \"joint\": {\"type\": \"free\"}}]}";
+  expectError(json, "bodies[0].inertia");
+  csError err;
+  memset(&err, 0, sizeof(err));
+  assert_null(cs_loadSceneString(json, "bad.json", NULL, &err));
+  assert_non_null(strstr(err.message, "this sphere of 1e-300 kg"));
+  assert_non_null(strstr(err.message, "too small a mass or size"));
+}
+
+
 static void test_contacts_errors(void** state) {
   (void)state;
   const char* head = "{\"bodies\": [{\"name\": \"block\", \"mass\": 1, " BODY_INERTIA
@@ -2252,6 +2268,7 @@ int main(void) {
       cmocka_unit_test(test_forces_generic),
       cmocka_unit_test(test_contacts_point_model),
       cmocka_unit_test(test_contacts_model_override),
+      cmocka_unit_test(test_inertia_of_a_tiny_solid),
       cmocka_unit_test(test_contacts_errors),
       cmocka_unit_test(test_scene_contact_models),
       cmocka_unit_test(test_overrides_equal_edited_file),

@@ -1011,6 +1011,11 @@ static int readInertia(Loader* ld, const cJSON* item, double mass, csMat33* I, c
   // positive definiteness is not enough for a real body, which also obeys the triangle
   // inequality; the message says which of the two conditions failed
   if (!csu_inertiaIsValid(I)) {
+    if (!isPositiveDefinite(I) && strcmp(kind, "diag") != 0 && strcmp(kind, "matrix") != 0) {
+      // a shape's moments are m r^2: a mass such as 1e-300 kg leaves too little to tell
+      return fail(ld, "the inertia matrix of this %s of %g kg is not positive definite (too small "
+                  "a mass or size to be represented)", kind, mass);
+    }
     if (!isPositiveDefinite(I)) {
       return fail(ld, "the inertia matrix is not positive definite");
     }
