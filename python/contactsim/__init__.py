@@ -48,7 +48,7 @@ def _plain(value):
     raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
 
-def _override_pairs(overrides):
+def _override_pairs(overrides, file=""):
     # {key path: value} (or (key, value) pairs) as (key path, JSON text) pairs for the library
     if overrides is None:
         return ()
@@ -70,7 +70,7 @@ def _override_pairs(overrides):
             text = _json.dumps(value, allow_nan=False, default=_plain)
         except (TypeError, ValueError) as e:
             raise SceneError(f"the override of '{key}' cannot be written as JSON: {e}",
-                             path=str(key)) from None
+                             file=file, path=str(key)) from None
         pairs.append((str(key), text))
     return tuple(pairs)
 
@@ -96,7 +96,8 @@ def load(path, contact_model=None, overrides=None):
             .path (JSON path such as "bodies[2].joint.q"), .line, .column and .message
             say where and what.
     """
-    return _core.load(_os.fspath(path), contact_model, _override_pairs(overrides))
+    path = _os.fspath(path)
+    return _core.load(path, contact_model, _override_pairs(overrides, path))
 
 
 def loads(text, contact_model=None, overrides=None, filename="<string>"):
@@ -104,7 +105,10 @@ def loads(text, contact_model=None, overrides=None, filename="<string>"):
 
     Otherwise as load().
     """
-    return _core.loads(text, filename, contact_model, _override_pairs(overrides))
+    if not isinstance(text, (str, bytes)):
+        raise TypeError(f"loads takes a scene's JSON text (str or bytes), not "
+                        f"{type(text).__name__}")
+    return _core.loads(text, filename, contact_model, _override_pairs(overrides, filename))
 
 
 def run(model_or_path, duration=None, rtol=None, atol=None, *, integrator=None,

@@ -98,7 +98,7 @@ def compare(path, models=None, duration=None, rtol=None, atol=None, integrator=N
     from . import _override_pairs
 
     path = os.fspath(path)
-    pairs = _override_pairs(overrides)
+    pairs = _override_pairs(overrides, path)
     requested = _model_names(models)
     # the file read once, as the command reads it: a pipe or standard input gives its text
     # only once, and a file edited meanwhile must not give one model another version

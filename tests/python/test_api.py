@@ -210,8 +210,17 @@ def test_numpy_values_inside_an_override_are_json():
         "bodies.block.joint.u": [np.float64(0), np.int64(0), np.int32(1), np.float32(0.5),
                                  np.int8(0), 0]})
     assert np.array_equal(plain.u0, arrays.u0)
-    with pytest.raises(contactsim.SceneError, match="cannot be written as JSON"):
+    with pytest.raises(contactsim.SceneError, match="cannot be written as JSON") as e:
         contactsim.load(scene, overrides={"bodies.block.mass": [np.float64("nan")]})
+    # naming the scene, as every other error of a load does (the file was '')
+    assert e.value.file == os.fspath(scene) and str(e.value).startswith(os.fspath(scene))
+    with pytest.raises(contactsim.SceneError) as e:
+        contactsim.loads(pendulum(0.1), overrides={"simulation.rtol": math.inf},
+                         filename="pendulum.json")
+    assert e.value.file == "pendulum.json"
+    # text that is not text is a TypeError that says what loads takes
+    with pytest.raises(TypeError, match="loads takes a scene's JSON text"):
+        contactsim.loads(None)
 
 
 def test_a_model_can_be_weakly_referenced():
