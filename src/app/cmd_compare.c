@@ -914,13 +914,14 @@ int cs_cliCompare(int argc, char** argv) {
   // 1. the models the scene has blocks for, and the ones asked for
   // a scene without contact_models blocks still compares: it runs once, as "scene"
   // the scene is read once (it may be a pipe) and every model is loaded from its text; a stop
-  // signal while a large one loads is told once every model has (cs_cliStoppedBeforeStart)
-  cs_cliCatchSignals();
+  // signal while a large one loads is told once every model has (cs_cliStoppedBeforeStart),
+  // one while the text is read (a pipe with no writer yet) ends the command as it comes
   char* text = cs_cliReadScene(path);
   if (!text) {
     cs_cliFreeSets(&sets);
     return CS_EXIT_USAGE;
   }
+  cs_cliCatchSignals();
   char available[MAX_MODELS][CS_MAX_NAME];
   char defaultName[CS_MAX_NAME];
   csError err;

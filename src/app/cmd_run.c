@@ -237,9 +237,10 @@ int cs_cliRun(int argc, char** argv) {
   // input (exit 2)
   csCliRun run;
   memset(&run, 0, sizeof(run));
-  // a stop signal while a large scene loads is told once it has (cs_cliStoppedBeforeStart)
-  cs_cliCatchSignals();
+  // a stop signal while a large scene loads is told once it has (cs_cliStoppedBeforeStart);
+  // while its text is read (a pipe with no writer yet) the signal ends the command as it comes
   char* text = cs_cliReadScene(path);
+  cs_cliCatchSignals();
   run.m = text ? cs_cliLoad(text, path, contact_model, &sets) : NULL;
   cs_freeSceneText(text);
   cs_cliFreeSets(&sets);
@@ -261,11 +262,14 @@ int cs_cliRun(int argc, char** argv) {
   if (max_rows > 0) run.opt.max_rows = max_rows;
   // a checkpoint to continue from: read and checked now, before any output is opened; the run
   // goes from its time to the end time the scene (or --duration) gives, counted from t = 0
+  // (read with the signals' own actions, as the scene's text: a FIFO may wait for its writer)
+  cs_cliDefaultSignals();
   if (initialState && (cs_cliStandardOutputIsInput("checkpoint", initialState) ||
                        checkInitialState(&run, initialState, path) != 0)) {
     cs_cliFreeRun(&run);
     return CS_EXIT_USAGE;
   }
+  cs_cliCatchSignals();
   run.initial_state = initialState;
   // more rows than the limit are refused before any output is opened: the rows this run writes,
   // from the checkpoint's time to the end time

@@ -1123,6 +1123,14 @@ void cs_cliCatchSignalsWhileOpening(void) {
 }
 
 
+void cs_cliDefaultSignals(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof(sa));
+  sa.sa_handler = SIG_DFL;
+  cs_cliSetStopAction(&sa);
+}
+
+
 int cs_cliStoppedBeforeStart(const char* what) {
   if (!cs_cliStopSignal) {
     return 0;

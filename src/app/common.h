@@ -219,6 +219,10 @@ void cs_cliCatchSignalsWhileOpening(void);
 // exit status 128 + signal, with a line naming the scene (what) and the signal. Called before
 // any output is opened, so that such a command writes nothing.
 int cs_cliStoppedBeforeStart(const char* what);
+// The stop signals' own actions back (those not ignored at the start), while an input that may
+// block is read: a caught signal restarts the read (SA_RESTART), which a FIFO with no writer
+// would then wait out; a signal taken before stays in cs_cliStopSignal.
+void cs_cliDefaultSignals(void);
 // The stop signals the program acts on: SIGINT, SIGTERM and SIGHUP, less any that was ignored
 // when it started (nohup ignores SIGHUP, a shell's background job SIGINT), which stays ignored,
 // as whoever started the program asked (and is never blocked: a blocked signal that is ignored
