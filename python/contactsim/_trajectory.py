@@ -1,9 +1,8 @@
 """The reports of one run, column by column, with the CSV's column names."""
 
 import difflib
+import io
 import os
-import stat
-import tempfile
 
 import numpy as np
 
@@ -145,53 +144,34 @@ class Trajectory:
     def to_csv(self, path):
         """Write the table as CSV with the command line's header and full precision (%.17g).
 
-        A regular file is replaced whole: the table goes to a new file beside it, which takes
-        its name once complete, so that a failed write (OSError: a full disk, say) leaves the
-        old file as it was and no cut-off row. A device or a pipe (/dev/stdout) is written
-        directly. Never over the scene file its model was loaded from (SceneError), as the
-        library's own outputs are never written there."""
+        Written in place, as ``run`` writes its CSV: a write that fails (OSError: a full disk,
+        say) leaves the header and the rows written before it whole, the file cut back to the
+        last of them (a regular file; a pipe keeps what it took). Never over the scene file its
+        model was loaded from (SceneError), as the library's own outputs are never written
+        there."""
         if self.model is not None and self.model._is_scene_file(path):
             from ._errors import SceneError
             raise SceneError(f"refusing to write the CSV over the scene file {self.model.file}",
                              file=os.fspath(path))
-        target = os.path.realpath(path)  # through a symbolic link, as open() writes
-        try:
-            st = os.stat(target)
-        except FileNotFoundError:
-            st = None
-        if st is not None and not stat.S_ISREG(st.st_mode):
-            with open(path, "w", newline="") as f:
-                self._write_csv(f)
-            return
-        fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(target) + ".",
-                                   dir=os.path.dirname(target))
-        try:
-            # the mode a new file gets from open() (0666 less the umask), or the old file's
-            os.fchmod(fd, stat.S_IMODE(st.st_mode) if st else 0o666 & ~_umask())
-            with os.fdopen(fd, "w", newline="") as f:
-                self._write_csv(f)
-            os.replace(tmp, target)
-        except BaseException:
+        with open(path, "wb", buffering=0) as f:
+            whole = 0  # bytes of whole rows written
             try:
-                os.unlink(tmp)
+                for block in self._csv_blocks():
+                    view = memoryview(block)
+                    while view:
+                        view = view[f.write(view):]
+                    whole += len(block)
             except OSError:
-                pass
-            raise
+                try:
+                    os.ftruncate(f.fileno(), whole)
+                except OSError:
+                    pass  # not a regular file
+                raise
 
-    def _write_csv(self, f):
-        f.write(",".join(self.columns) + "\n")
-        np.savetxt(f, self.data, fmt="%.17g", delimiter=",")
-
-
-def _umask():
-    """The process's umask, read without changing it (Linux's /proc; else set and put back)."""
-    try:
-        with open("/proc/self/status") as f:
-            for line in f:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    except (OSError, ValueError, IndexError):
-        pass
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
+    def _csv_blocks(self, rows=1000):
+        """The CSV as bytes: the header, then the rows a thousand at a time."""
+        yield (",".join(self.columns) + "\n").encode()
+        for i in range(0, len(self.data), rows):
+            out = io.BytesIO()
+            np.savetxt(out, self.data[i:i + rows], fmt="%.17g", delimiter=",")
+            yield out.getvalue()
