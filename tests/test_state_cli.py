@@ -369,6 +369,25 @@ def damaged_checkpoints_are_refused_at_the_bad_line():
     u = line_of(text, "u ") + 1
     refused("fast.state", edit(u + 3, ["0x1p+1000"]), "kinetic energy is not finite",
             "body 'block'", line=u)
+    # a welded body's energy, at the line of the body it is welded to (a weld has no
+    # coordinate: the next body's was named)
+    weld = tmp("weld.json")
+    with open(weld, "w") as f:
+        json.dump({"gravity": [-9.81, 0, 0], "bodies": [
+            {"name": "cart", "mass": 1, "inertia": {"diag": [1, 1, 1]},
+             "joint": {"type": "slider"}},
+            {"name": "lump", "mass": 100, "inertia": {"diag": [1, 1, 1]},
+             "joint": {"type": "weld", "parent": "cart"}},
+            {"name": "other", "mass": 1, "inertia": {"diag": [1, 1, 1]},
+             "joint": {"type": "slider"}}], "simulation": {"duration": 1}}, f)
+    wtext = saved("weld.state", duration="0.1", scene=weld)
+    wq = line_of(wtext, "q ") + 1
+    wlines = wtext.splitlines(keepends=True)
+    with open(tmp("weldbad.state"), "w") as f:
+        f.write("".join(wlines[:wq - 1] + ["0x1p+1019\n"] + wlines[wq:]))
+    code, _, err = run("run", weld, "-q", "-o", tmp("weldbad.csv"), "--initial-state",
+                       tmp("weldbad.state"))
+    check(code == 2 and f"weldbad.state:{wq}:" in err and "body 'lump'" in err, (code, err))
     # while what a run writes always loads: Adams at rtol 1e-2 keeps a spinning top's quaternion
     # only near unit length (4e-3 off after 20 s)
     top = os.path.join(ROOT, "scenes", "spinning_top_free.json")

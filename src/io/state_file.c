@@ -633,8 +633,14 @@ static int energyProblem(Reader* r, const csModel* m, const double* q, const dou
   if (!which) {
     return CS_OK;
   }
-  if (body) {
-    r->line = which == 'p' ? qline[m->body[body].qadr] : uline[m->body[body].uadr];
+  // at the line of the body's first coordinate (speed), or of the nearest body it is welded to
+  // that has one: a weld has none, and its address is the next body's
+  int b = body;
+  while (b > 0 && (which == 'p' ? m->body[b].qnum : m->body[b].unum) == 0) {
+    b = m->body[b].parent;
+  }
+  if (b > 0) {
+    r->line = which == 'p' ? qline[m->body[b].qadr] : uline[m->body[b].uadr];
   }
   return fail(r, "the state's %s energy is not finite%s%s%s: %s too large",
               which == 'p' ? "potential" : "kinetic", body ? " (body '" : "",
