@@ -273,6 +273,27 @@ static void test_depth_of_a_placement(void** state) {
   assert_null(strstr(deep, "soft"));
   cs_metricsFree(&mt);
   cs_deleteModel(m);
+
+  // a ball placed 160 mm into a soft floor that still holds it 78 mm deep at rest (0.78 of its
+  // radius): too soft, whatever the placement (the placement alone was blamed)
+  m = th_loadString(
+      "{\"gravity\": [0, 0, -9.81], \"bodies\": [{\"name\": \"ball\", \"mass\": 1,"
+      " \"inertia\": {\"sphere\": 0.1}, \"joint\": {\"type\": \"free\","
+      " \"initial\": {\"position\": [0, 0, -0.06]}}}],"
+      " \"planes\": [{\"name\": \"floor\"}],"
+      " \"contacts\": [{\"name\": \"ball_floor\", \"body\": \"ball\", \"plane\": \"floor\","
+      "  \"radius\": 0.1, \"points\": [[0, 0, 0]]}],"
+      " \"contact_models\": {\"hunt_crossley\": {\"plane_strain_modulus\": 3e3,"
+      "  \"dissipation\": 5}},"
+      " \"simulation\": {\"duration\": 4, \"report_interval\": 0.01}}");
+  runWithMetrics(m, &mt);
+  deep = noteWith(&mt, "deeper than the sphere's radius");
+  print_message("end depth %.4f m: %s\n", -mt.contact[0].gap, deep ? deep : "(no depth note)");
+  assert_true(-mt.contact[0].gap > 0.05 && -mt.contact[0].gap < 0.1);
+  assert_non_null(deep);
+  assert_non_null(strstr(deep, "far too soft"));
+  cs_metricsFree(&mt);
+  cs_deleteModel(m);
 }
 
 

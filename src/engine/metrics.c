@@ -350,6 +350,21 @@ static const char* unitKind(const csModel* m, const csMetricsContact* c) {
 }
 
 
+// a force's ratio to a weight as a note writes it: to a tenth below 100 (2.4 times), whole
+// below 1e7 (20162 times), else to three digits (4.81e+23: written whole, a ratio of 1e243 took
+// 244 digits and cut the note's advice off)
+static const char* timesText(double r, char* buf, size_t size) {
+  if (r < 100) {
+    snprintf(buf, size, "%.1f", r);
+  } else if (r < 1e7) {
+    snprintf(buf, size, "%.0f", r);
+  } else {
+    snprintf(buf, size, "%.3g", r);
+  }
+  return buf;
+}
+
+
 // A contact that starts inside its plane pushes hard at t = 0 and kicks the body away instead
 // of letting it settle (a ball placed 2 mm into a stiff floor leaves it at several m/s). The
 // force of each set (or lone element) at the start is compared with the weight it carries.
@@ -406,16 +421,17 @@ static void checkInitialKick(csMetrics* mt, const csModel* m) {
              -1e3 * depth, m->plane[c->plane].name);
   }
   // one note for all of them (a pile of boxes each placed too deep), naming the worst
-  char others[96] = "";
+  char others[96] = "", times[32];
   if (nkick > 1) {
     snprintf(others, sizeof(others), " (the worst of %d contacts that start so)", nkick);
   }
   cs_metricsNote(mt,
-                 "contact '%s' (%s) %s%s: it pushes with %.4g N at t = 0, %.3g times the %.4g N "
+                 "contact '%s' (%s) %s%s: it pushes with %.4g N at t = 0, %s times the %.4g N "
                  "weight it carries, so the body is kicked off instead of placed and the first "
                  "instants are an artefact; start it clear of the contact's reach (or at its "
                  "resting %s) and let it settle",
-                 contactName(m, c->force), unitKind(m, c), where, others, fn, worst, c->weight,
+                 contactName(m, c->force), unitKind(m, c), where, others, fn,
+                 timesText(worst, times, sizeof(times)), c->weight,
                  m->force[c->force].kind == CS_FORCE_EXP_SPRING ? "height, above the plane"
                                                                 : "penetration");
 }
@@ -944,22 +960,25 @@ static void checkNormalForces(csMetrics* mt, const csModel* m, const csData* d) 
              m->force[c->force].kind == CS_FORCE_SMOOTH_SPHERE ||
              m->force[c->force].kind == CS_FORCE_COMPLIANT_POINT;
     double cap;
+    char times[32];
     if (heldAtCap(mt, m, c, &cap)) {
       // a stiffer, softer or better damped spring leaves a capped peak where it is
       cs_metricsNote(mt,
-                     "contact '%s' (%s) reached a peak normal force of %.4g N, %.3g times the "
+                     "contact '%s' (%s) reached a peak normal force of %.4g N, %s times the "
                      "%.4g N weight it carries, with its springs' forces held at their cap, "
                      "max_fz = %.4g N: the cap set the peak, and the impact is that hard "
                      "(stiffness and dissipation do not move a capped peak; max_fz does)",
-                     contactName(m, c->force), unitKind(m, c), peak, peakRatio, c->weight, cap);
+                     contactName(m, c->force), unitKind(m, c), peak,
+                     timesText(peakRatio, times, sizeof(times)), c->weight, cap);
     } else {
       cs_metricsNote(mt,
-                   "contact '%s' (%s) reached a peak normal force of %.4g N, %.3g times the "
+                   "contact '%s' (%s) reached a peak normal force of %.4g N, %s times the "
                    "%.4g N weight it carries (a landing foot sees a few body weights, a rubber "
                    "ball dropped onto a hard floor under 200): check for an initial "
                    "penetration, a contact far stiffer than what it models, or %s, and look at "
                    "E.normal_force around the peak",
-                   contactName(m, c->force), unitKind(m, c), peak, peakRatio, c->weight,
+                   contactName(m, c->force), unitKind(m, c), peak,
+                   timesText(peakRatio, times, sizeof(times)), c->weight,
                    hc ? "a dissipation too low or too high (c v of 1 or more at impact stiffens "
                         "it)"
                       : "too little dissipation");
@@ -989,22 +1008,23 @@ void cs_metricsFinish(csMetrics* mt, const csModel* m, const csData* d) {
       continue;
     }
     const char* kind = cs_forceKind(m->force[c->force].kind)->name;
-    // deepest where the scene placed it, and within the limit at the end: the placement's
-    // depth, which says nothing of the contact's stiffness (at t = 0 only: a run resumed from a
-    // checkpoint starts mid-motion; a contact still too deep at the end is too soft)
+    // deepest where the scene placed it, and well within the limit at the end (half of it):
+    // the placement's depth, which says nothing of the contact's stiffness (at t = 0 only: a
+    // run resumed from a checkpoint starts mid-motion; a contact still deep at the end is too
+    // soft, and told so)
     double limit = c->sphere ? c->radius : 0.01;
     int placed = mt->t0 == 0 && c->penetration0 > 0 && c->max_penetration <= c->penetration0 &&
-                 -c->gap <= limit;
+                 -c->gap <= 0.5 * limit;
     if (!(c->max_penetration > limit)) {
       continue;
     }
     if (c->sphere && placed) {
       cs_metricsNote(mt,
               "contact '%s' (%s) started %.3g m into plane '%s', deeper than the sphere's "
-              "radius %.3g m, and went no deeper: the scene placed the sphere through the "
-              "plane; start it clear of the plane",
+              "radius %.3g m, and went no deeper, ending %.3g m deep: the scene placed the "
+              "sphere through the plane; start it clear of the plane",
               contactName(m, c->force), kind, c->max_penetration, m->plane[c->plane].name,
-              c->radius);
+              c->radius, fmax(0.0, -c->gap));
     } else if (c->sphere) {
       cs_metricsNote(mt,
               "contact '%s' (%s) penetrated %.3g m into plane '%s', deeper than the sphere's "
