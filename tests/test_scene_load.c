@@ -636,19 +636,23 @@ static void test_contacts_model_override(void** state) {
 }
 
 
-// a solid's inertia too small to be represented (m r^2 with a mass of 1e-300 kg): said so, and
-// not blamed on a matrix the scene did not give
+// a solid's inertia too small to be represented (m r^2 with a mass of 5e-324 kg is zero): said
+// so, and not blamed on a matrix the scene did not give; small moments that are represented
+// (1e-113, a body of 1e-110 kg) are a positive definite matrix (the minors underflowed)
 static void test_inertia_of_a_tiny_solid(void** state) {
   (void)state;
   const char* json =
-      "{\"bodies\": [{\"name\": \"speck\", \"mass\": 1e-300, \"inertia\": {\"sphere\": 0.1},"
+      "{\"bodies\": [{\"name\": \"speck\", \"mass\": 5e-324, \"inertia\": {\"sphere\": 0.1},"
       " \"joint\": {\"type\": \"free\"}}]}";
   expectError(json, "bodies[0].inertia");
   csError err;
   memset(&err, 0, sizeof(err));
   assert_null(cs_loadSceneString(json, "bad.json", NULL, &err));
-  assert_non_null(strstr(err.message, "this sphere of 1e-300 kg"));
-  assert_non_null(strstr(err.message, "too small a mass or size"));
+  assert_non_null(strstr(err.message, "the inertia of this sphere of 4.94066e-324 kg is zero"));
+  csMat33 small = {{{4e-113, 0, 0}, {0, 4e-113, 0}, {0, 0, 4e-113}}};
+  assert_true(csu_isPositiveDefinite(&small) && csu_inertiaIsValid(&small));
+  csMat33 flat = {{{4e-113, 0, 0}, {0, 4e-113, 0}, {0, 0, 0}}};
+  assert_false(csu_isPositiveDefinite(&flat));
 }
 
 

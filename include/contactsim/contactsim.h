@@ -47,6 +47,9 @@ CS_API csMat33 csu_inertiaCylinder(double mass, double radius, double halflength
 // 1 if the symmetric matrix is positive definite and its principal moments satisfy the triangle
 // inequality (each <= the sum of the other two, with a relative slack of 1e-9).
 CS_API int csu_inertiaIsValid(const csMat33* I);
+// 1 if the symmetric matrix is positive definite (its leading minors, scaled by its trace's
+// magnitude so that small entries such as 1e-113 do not underflow, all positive).
+CS_API int csu_isPositiveDefinite(const csMat33* I);
 // The quintic step 10x^3 - 15x^4 + 6x^5 of x clamped to [0, 1].
 CS_API double csu_step5(double x);
 

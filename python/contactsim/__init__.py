@@ -97,7 +97,7 @@ def load(path, contact_model=None, overrides=None):
             say where and what.
     """
     path = _os.fspath(path)
-    return _core.load(path, contact_model, _override_pairs(overrides, path))
+    return _core.load(path, contact_model, _override_pairs(overrides, _os.fsdecode(path)))
 
 
 def loads(text, contact_model=None, overrides=None, filename="<string>"):

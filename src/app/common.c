@@ -1294,7 +1294,7 @@ int cs_cliStandardOutputIsInput(const char* what, const char* path) {
     return 0;
   }
   fprintf(stderr, "contactsim: error: standard output goes to the %s file %s, which the command "
-          "would write over; send standard output elsewhere\n", what,
+          "reads; send standard output elsewhere\n", what,
           strcmp(path, "-") == 0 ? "standard input comes from" : cs_cliSafe(path));
   return 1;
 }

@@ -88,6 +88,28 @@ csMat33 csu_inertiaCylinder(double mass, double r, double h) {
 // principal moments obeying the triangle inequality (I1 = int (y^2 + z^2) dm <= I2 + I3 for any
 // nonnegative density). Each test relies on the earlier ones, and tolerances are relative to the
 // trace so that units do not matter.
+int csu_isPositiveDefinite(const csMat33* I) {
+  // the leading minors of the matrix over its trace's magnitude, so that small moments (a body
+  // of 1e-110 kg) do not underflow to zero in the products
+  double scale = fabs(I->m[0][0]) + fabs(I->m[1][1]) + fabs(I->m[2][2]);
+  if (!(scale > 0)) {
+    return 0;
+  }
+  double a[3][3];
+  for (int i = 0; i < 3; i++) {
+    for (int j = 0; j < 3; j++) {
+      a[i][j] = I->m[i][j] / scale;
+    }
+  }
+  double m1 = a[0][0];
+  double m2 = a[0][0] * a[1][1] - a[0][1] * a[1][0];
+  double m3 = a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1]) -
+              a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0]) +
+              a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0]);
+  return m1 > 0 && m2 > 0 && m3 > 0;
+}
+
+
 int csu_inertiaIsValid(const csMat33* I) {
   const double(*a)[3] = I->m;
   // finite first: NaN fails every comparison, so it would pass the symmetry test below
@@ -107,12 +129,7 @@ int csu_inertiaIsValid(const csMat33* I) {
   // positive definite by leading principal minors (Sylvester)
   // criterion: the 1x1, 2x2 and 3x3 leading minors must all be positive; written as !(...) so
   // that a NaN minor fails too
-  double m1 = a[0][0];
-  double m2 = a[0][0] * a[1][1] - a[0][1] * a[1][0];
-  double m3 = a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1]) -
-              a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0]) +
-              a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0]);
-  if (!(m1 > 0 && m2 > 0 && m3 > 0)) {
+  if (!csu_isPositiveDefinite(I)) {
     return 0;
   }
   // principal moments by the closed-form symmetric eigenvalue formula

@@ -904,18 +904,6 @@ typedef struct BodyInit {
   csVec3 v_G;         // "initial": velocity of the body origin, in Ground, m/s
 } BodyInit;
 
-// 1 if the symmetric matrix is positive definite (leading principal minors)
-// (used only to choose the message in readInertia; csu_inertiaIsValid decides)
-static int isPositiveDefinite(const csMat33* I) {
-  const double(*a)[3] = I->m;
-  double m2 = a[0][0] * a[1][1] - a[0][1] * a[1][0];
-  double m3 = a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1]) -
-              a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0]) +
-              a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0]);
-  return a[0][0] > 0 && m2 > 0 && m3 > 0;
-}
-
-
 // SHAPE member c (key kind: "box", "sphere" or "cylinder") into shape: half sizes, radius, or
 // {"radius", "half_length"} with the axis along the body's z; every size > 0
 static int readShape(Loader* ld, const cJSON* c, const char* kind, csShape* shape) {
@@ -1011,12 +999,12 @@ static int readInertia(Loader* ld, const cJSON* item, double mass, csMat33* I, c
   // positive definiteness is not enough for a real body, which also obeys the triangle
   // inequality; the message says which of the two conditions failed
   if (!csu_inertiaIsValid(I)) {
-    if (!isPositiveDefinite(I) && strcmp(kind, "diag") != 0 && strcmp(kind, "matrix") != 0) {
-      // a shape's moments are m r^2: a mass such as 1e-300 kg leaves too little to tell
-      return fail(ld, "the inertia matrix of this %s of %g kg is not positive definite (too small "
-                  "a mass or size to be represented)", kind, mass);
+    if (!csu_isPositiveDefinite(I) && strcmp(kind, "diag") != 0 && strcmp(kind, "matrix") != 0) {
+      // a shape's moments are m r^2: a mass of 5e-324 kg leaves them zero
+      return fail(ld, "the inertia of this %s of %g kg is zero in double precision (too small a "
+                  "mass or size)", kind, mass);
     }
-    if (!isPositiveDefinite(I)) {
+    if (!csu_isPositiveDefinite(I)) {
       return fail(ld, "the inertia matrix is not positive definite");
     }
     return fail(ld,
