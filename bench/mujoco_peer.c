@@ -410,7 +410,9 @@ int main(int argc, char** argv) {
   // still holds the kinematics of the step's start (Euler) or of RK4's last stage, not of
   // d->qpos at d->time, so the mass centres are computed from the kept coordinates after the
   // timed loop
-  int per = (int)floor(dt / m->opt.timestep + 0.5);
+  // (at least a step between reports, and a report at the end: an interval shorter than half a
+  // step divided by zero, one beyond the duration wrote only the start)
+  int per = (int)fmax(1, floor(dt / m->opt.timestep + 0.5));
   long nsteps = (long)floor(s.duration / m->opt.timestep + 0.5);
   int nb = m->nbody - 1;
   long nrows = nsteps / per + 2;
@@ -420,7 +422,7 @@ int main(int argc, char** argv) {
   double t0 = cpuSeconds();
   mj_forward(m, d);
   for (long k = 0;; k++) {
-    if (k % per == 0 && r < nrows) {
+    if ((k % per == 0 || k == nsteps) && r < nrows) {
       double* row = rows + r++ * width;
       row[0] = d->time;
       memcpy(row + 1, d->qpos, sizeof(double) * (size_t)m->nq);
