@@ -47,6 +47,24 @@ static void runWithMetrics(const csModel* m, csMetrics* mt) {
 }
 
 
+// a 1 kg ball of radius 0.1 m, free, its centre at height z above a floor of Hunt-Crossley
+// spheres of the given modulus and dissipation; simulation: the members of its block
+static csModel* ballOnFloor(double z, double modulus, double dissipation,
+                            const char* simulation) {
+  char json[1024];
+  snprintf(json, sizeof(json),
+           "{\"gravity\": [0, 0, -9.81], \"bodies\": [{\"name\": \"ball\", \"mass\": 1,"
+           " \"inertia\": {\"sphere\": 0.1}, \"joint\": {\"type\": \"free\","
+           " \"initial\": {\"position\": [0, 0, %.17g]}}}], \"planes\": [{\"name\": \"floor\"}],"
+           " \"contacts\": [{\"name\": \"ball_floor\", \"body\": \"ball\", \"plane\": \"floor\","
+           "  \"radius\": 0.1, \"points\": [[0, 0, 0]]}],"
+           " \"contact_models\": {\"hunt_crossley\": {\"plane_strain_modulus\": %.17g,"
+           "  \"dissipation\": %.17g}}, \"simulation\": {%s}}",
+           z, modulus, dissipation, simulation);
+  return th_loadString(json);
+}
+
+
 // the note containing `what`, or NULL
 static const char* noteWith(const csMetrics* mt, const char* what) {
   for (int i = 0; i < mt->nnotes; i++) {
@@ -276,16 +294,7 @@ static void test_depth_of_a_placement(void** state) {
 
   // a ball placed 160 mm into a soft floor that still holds it 78 mm deep at rest (0.78 of its
   // radius): too soft, whatever the placement (the placement alone was blamed)
-  m = th_loadString(
-      "{\"gravity\": [0, 0, -9.81], \"bodies\": [{\"name\": \"ball\", \"mass\": 1,"
-      " \"inertia\": {\"sphere\": 0.1}, \"joint\": {\"type\": \"free\","
-      " \"initial\": {\"position\": [0, 0, -0.06]}}}],"
-      " \"planes\": [{\"name\": \"floor\"}],"
-      " \"contacts\": [{\"name\": \"ball_floor\", \"body\": \"ball\", \"plane\": \"floor\","
-      "  \"radius\": 0.1, \"points\": [[0, 0, 0]]}],"
-      " \"contact_models\": {\"hunt_crossley\": {\"plane_strain_modulus\": 3e3,"
-      "  \"dissipation\": 5}},"
-      " \"simulation\": {\"duration\": 4, \"report_interval\": 0.01}}");
+  m = ballOnFloor(-0.06, 3e3, 5, "\"duration\": 4, \"report_interval\": 0.01");
   runWithMetrics(m, &mt);
   deep = noteWith(&mt, "deeper than the sphere's radius");
   print_message("end depth %.4f m: %s\n", -mt.contact[0].gap, deep ? deep : "(no depth note)");
@@ -387,17 +396,8 @@ static void test_peak_force(void** state) {
   // a ball placed 1 mm into a floor of modulus 1e30 pushes 4.7e24 N: the ratios to its weight
   // were written in full (24 digits; at a modulus of 1e250, 244 digits cut both notes' advice
   // off), and are given to three
-  m = th_loadString(
-      "{\"gravity\": [0, 0, -9.81], \"bodies\": [{\"name\": \"ball\", \"mass\": 1,"
-      " \"inertia\": {\"sphere\": 0.1}, \"joint\": {\"type\": \"free\","
-      " \"initial\": {\"position\": [0, 0, 0.099]}}}],"
-      " \"planes\": [{\"name\": \"floor\"}],"
-      " \"contacts\": [{\"name\": \"ball_floor\", \"body\": \"ball\", \"plane\": \"floor\","
-      "  \"radius\": 0.1, \"points\": [[0, 0, 0]]}],"
-      " \"contact_models\": {\"hunt_crossley\": {\"plane_strain_modulus\": 1e30,"
-      "  \"dissipation\": 0.1}},"
-      " \"simulation\": {\"duration\": 0.01, \"report_interval\": 0.001, \"rtol\": 1e-8,"
-      "  \"atol\": 1e-10}}");
+  m = ballOnFloor(0.099, 1e30, 0.1, "\"duration\": 0.01, \"report_interval\": 0.001, "
+                   "\"rtol\": 1e-8, \"atol\": 1e-10");
   runWithMetrics(m, &mt);
   note = noteWith(&mt, "peak normal force of");
   const char* kick = noteWith(&mt, "kicked off");
