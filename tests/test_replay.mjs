@@ -529,7 +529,7 @@ try {
     check(t[3] > t[2] && t[2] > t[1] && t[1] > t[0], 'step goes past the end of a run that failed early', t.join(', '));
     // past its end the failed run shows no numbers and says where it ended
     await page.evaluate(() => window.__replay.seek(0.45));
-    await page.waitForFunction(() => /the run ends at t = 0\.3 s/.test(document.getElementById('stops').textContent), { timeout: 5000 })
+    await page.waitForFunction(() => /the run ends at t = 0\.3 s/.test(document.getElementById('stops').textContent), { timeout: 30000, polling: 50 })
       .catch(() => {});
     const note = await page.evaluate(() => document.getElementById('stops').textContent);
     check(/smooth_sphere_half_space: the run ends at t = 0\.3 s/.test(note), 'a run that ended early says where', note);
@@ -561,15 +561,17 @@ try {
     const span = await page.evaluate(() => ({ start: window.__replay.start, end: window.__replay.duration }));
     check(span.start === ts[0] && span.end === ts[ts.length - 1], 'the timeline of a run before t = 0 spans its rows',
       `${span.start} to ${span.end} s, rows ${ts[0]} to ${ts[ts.length - 1]} s`);
-    // played at 8x for a moment: the arm is drawn where the CSV has it at the time reached
+    // played for a moment: the arm is drawn where the CSV has it at the time reached. At 1x,
+    // paused as soon as the time has moved (polled on a timer, not on the animation frames,
+    // which a loaded machine may hold back): played at 8x for a fixed 400 ms, a loaded machine
+    // let the run reach its end (-1 s) before the pause
+    await page.bringToFront();
     await page.evaluate(() => {
       window.__replay.seek(window.__replay.start);
-      window.__replay.play(8);
+      window.__replay.play(1);
     });
-    // (until the time has moved: a loaded machine gives the page no frame for a while)
-    await new Promise((r) => setTimeout(r, 400));
-    await page.waitForFunction(() => window.__replay.time() > window.__replay.start, { timeout: 10000 })
-      .catch(() => {});
+    await page.waitForFunction(() => window.__replay.time() > window.__replay.start + 0.05,
+      { timeout: 60000, polling: 20 }).catch(() => {});
     const drawn = await page.evaluate(() => {
       window.__replay.pause();
       const t = window.__replay.time();
