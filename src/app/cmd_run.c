@@ -263,13 +263,16 @@ int cs_cliRun(int argc, char** argv) {
   // a checkpoint to continue from: read and checked now, before any output is opened; the run
   // goes from its time to the end time the scene (or --duration) gives, counted from t = 0
   // (read with the signals' own actions, as the scene's text: a FIFO may wait for its writer)
-  cs_cliDefaultSignals();
-  if (initialState && (cs_cliStandardOutputIsInput("checkpoint", initialState) ||
-                       checkInitialState(&run, initialState, path) != 0)) {
-    cs_cliFreeRun(&run);
-    return CS_EXIT_USAGE;
+  if (initialState) {
+    cs_cliDefaultSignals();
+    int bad = cs_cliStandardOutputIsInput("checkpoint", initialState) ||
+              checkInitialState(&run, initialState, path) != 0;
+    cs_cliCatchSignals();
+    if (bad) {
+      cs_cliFreeRun(&run);
+      return CS_EXIT_USAGE;
+    }
   }
-  cs_cliCatchSignals();
   run.initial_state = initialState;
   // more rows than the limit are refused before any output is opened: the rows this run writes,
   // from the checkpoint's time to the end time

@@ -1013,11 +1013,11 @@ void cs_metricsFinish(csMetrics* mt, const csModel* m, const csData* d) {
     // run resumed from a checkpoint starts mid-motion; a contact still deep at the end is too
     // soft, and told so)
     double limit = c->sphere ? c->radius : 0.01;
-    int placed = mt->t0 == 0 && c->penetration0 > 0 && c->max_penetration <= c->penetration0 &&
-                 -c->gap <= 0.5 * limit;
     if (!(c->max_penetration > limit)) {
       continue;
     }
+    int placed = mt->t0 == 0 && c->penetration0 > 0 && c->max_penetration <= c->penetration0 &&
+                 -c->gap <= 0.5 * limit;
     if (c->sphere && placed) {
       cs_metricsNote(mt,
               "contact '%s' (%s) started %.3g m into plane '%s', deeper than the sphere's "
