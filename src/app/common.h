@@ -280,8 +280,9 @@ int cs_cliIsScene(const char* path, const char* scene);
 // longer text is cut at a whole character or escape). buf holds size > 0 bytes; s not NULL.
 const char* cs_cliSafeText(const char* s, char* buf, size_t size);
 // The same for printing: s made safe in one of a few rotating static buffers (so that one
-// printf may take several), cut to CS_CLI_SAFE_LEN bytes.
-#define CS_CLI_SAFE_LEN 1024
+// printf may take several), cut to CS_CLI_SAFE_LEN bytes: room for a diagnostic whose every
+// byte became a four-byte escape.
+#define CS_CLI_SAFE_LEN (4 * CS_METRICS_NOTE_LEN)
 const char* cs_cliSafe(const char* s);
 
 // The usage of one command ("run", "validate", "compare") to f, for COMMAND --help (stdout) and

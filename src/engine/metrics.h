@@ -11,7 +11,7 @@
 #include "contactsim/contactsim.h"
 
 #define CS_METRICS_MAX_NOTES 8      // diagnostics listed per run, and one verdict more
-#define CS_METRICS_NOTE_LEN 512     // longest diagnostic, with the terminating zero
+#define CS_METRICS_NOTE_LEN 1024    // longest diagnostic, with the terminating zero
 #define CS_METRICS_STICK_SPEED 0.01 // m/s: slip speed below which a contact counts as stuck
 
 // What is tracked for one contact element.
