@@ -2435,6 +2435,9 @@ enum { RETRY_MIN_STEPS = 50 };
 // report interval; CVODE's rounding reaches it only beyond t = 4.5e7 s), while a stop time
 // taken as reached a whole step or more early (1 s at t = 1e14 s) is refused.
 static const double TIME_SLIP = 1e-9, TIME_SLIP_REPORTS = 1e-4;
+static double timeSlip(const Sim* sim) {
+  return fmax(TIME_SLIP, TIME_SLIP_REPORTS * sim->opt.report_interval);
+}
 
 
 // The error of a step of h s from t that the time cannot follow (the time moved by `moved`
@@ -2570,6 +2573,7 @@ static int tryStep(Group* g, double tout, double tstop, csError* err) {
       loadState(g, g->t, N_VGetArrayPointer(g->y));
       g->rk->tonset = nextOnset(g);
     }
+    g->rk->hslip = timeSlip(sim);
     csRkStatus status = cs_rkStep(g->rk, tstop);
     g->t = g->rk->t;
     if (status != CS_RK_OK && stopRequested(sim)) {
@@ -2598,6 +2602,18 @@ static int tryStep(Group* g, double tout, double tstop, csError* err) {
     tout = fmin(tout, (double)g->t + 1e100);
     // the state before the step, should the time not follow its length (below)
     N_VScale(1.0, g->y, g->ytmp);
+    if (fresh && tstop > g->t && tstop - g->t <= 4 * DBL_EPSILON * fabs(tstop) &&
+        tstop - g->t <= timeSlip(sim)) {
+      // an advance within a few roundings of t, before CVODE's first step, which it refuses
+      // (CV_TOO_CLOSE): reached, as CVODE takes a stop that near once it has started and rk
+      // steps there exactly (cs_rkTry); the state moves by less than the rounding of the time
+      // times its rates (far from 0, where that is more than the time may slip, it fails as
+      // any step there does)
+      g->t = tstop;
+      return check(CVodeReInit(g->mem, tstop, g->y), "CVodeReInit", sim, tstop, err)
+                 ? CS_ERR_SOLVER
+                 : CS_OK;
+    }
     flag = CVode(g->mem, fresh ? startHint(g, tout) : tout, g->y, &g->t, CV_ONE_STEP);
     // A step whose error test (or Newton iteration) fails over and over after a long history:
     // CVODE extrapolates from a history that no longer fits (a block at rest for minutes,
@@ -2688,7 +2704,7 @@ static int tryStep(Group* g, double tout, double tstop, csError* err) {
   if (!sim->rk) {
     double hu = lastStep(g);
     double moved = (double)g->t - t_before;
-    double slip = fmax(TIME_SLIP, TIME_SLIP_REPORTS * sim->opt.report_interval);
+    double slip = timeSlip(sim);
     int none = !(hu > 0) && !(moved > 0);
     int lost = !(moved > 0) || (moved > 2 * hu && moved - hu > slip);
     if (none || lost) {

@@ -200,6 +200,7 @@ csRkStatus cs_rkBegin(csRk* rk, double tstop, double* h) {
   if (!(hlimit > 0)) {
     return CS_RK_STEP_TOO_SMALL;
   }
+  rk->hprop = rk->h;
   // the first stage: the last step's last one unless the state changed since
   if (!rk->fsal) {
     int r = stage(rk, rk->t, rk->y, rk->k);
@@ -241,7 +242,13 @@ int cs_rkTry(csRk* rk, double tstop, double* h, int* last) {
   }
   rk->last = *last;
   rk->h = *h;  // what a failure reports as the step being tried
-  return *h > 16 * DBL_EPSILON * fmax(fabs(rk->t), 1e-300) ? 0 : -1;
+  // a step below 16 roundings of t is one that has collapsed, unless it ends at tstop within
+  // hslip: then t + h is tstop exactly (h = tstop - t, exact for two times that close), so no
+  // time is lost, and an advance that short is made (as CVODE, once started, takes a stop time
+  // within 100 roundings as reached). Far from 0 (an advance of one double at 1e14 s, 0.0156 s)
+  // it fails as every step there does.
+  rk->rounding = !(*h > 16 * DBL_EPSILON * fmax(fabs(rk->t), 1e-300));
+  return !rk->rounding || (*last && *h <= rk->hslip) ? 0 : -1;
 }
 
 
@@ -279,6 +286,12 @@ void cs_rkAccept(csRk* rk, double tnew, double err, double fac) {
   rk->t = tnew;
   rk->hlast = h;
   rk->h = rk->hmax > 0 ? fmin(hnew, rk->hmax) : hnew;
+  if (rk->rounding) {
+    // after an advance of a few roundings, the step proposed before it (grown from the tiny
+    // one, the next steps would collapse)
+    rk->h = rk->hprop;
+    rk->rounding = 0;
+  }
   rk->nsteps++;
 }
 

@@ -63,6 +63,11 @@ typedef struct csRk {
                            // there instead (cs_rkTry)
   int capped;              // 1: the step being tried was cut to end at tonset
   int last;                // 1: the step being tried was stretched or cut to end at tstop
+  int rounding;            // 1: it is within the rounding of t (an advance that short): it
+                           // says nothing of the steps the motion allows, and hprop is kept
+  double hprop;            // the step proposed before the one being tried (0: none, estimate)
+  double hslip;            // the longest step within the rounding of t that may end at tstop
+                           // (the caller's: how far its time may move with no motion noticed)
   int entering;            // 1: the last accepted step ended at an onset
   double hentry;           // the step proposed after the first step past the last onset
                            // (0: none yet), tried first after the next one
