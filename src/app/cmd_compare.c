@@ -144,7 +144,7 @@ static int writeCsv(FILE* f, const csCliRun* runs, int nrun) {
     }
     fputc(',', f);
     // the diagnostics joined into one cell
-    char notes[(CS_METRICS_MAX_NOTES + 1) * CS_METRICS_NOTE_LEN];
+    char notes[CS_METRICS_JOINED_LEN];
     cs_metricsJoinNotes(&r->metrics, notes, sizeof(notes));
     csvString(f, notes);
     fputc('\n', f);

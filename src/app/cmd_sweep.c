@@ -623,7 +623,7 @@ static int writeRecordFile(const Sweep* sw, long i, const csCliRun* r, uint64_t 
   }
   fputc(',', f);
   csvText(f, msg);
-  char notes[(CS_METRICS_MAX_NOTES + 1) * CS_METRICS_NOTE_LEN];
+  char notes[CS_METRICS_JOINED_LEN];
   cs_metricsJoinNotes(mt, notes, sizeof(notes));
   fputc(',', f);
   csvText(f, notes);

@@ -12,6 +12,8 @@
 
 #define CS_METRICS_MAX_NOTES 8      // diagnostics listed per run, and one verdict more
 #define CS_METRICS_NOTE_LEN 1024    // longest diagnostic, with the terminating zero
+// the size of a buffer for every note joined (cs_metricsJoinNotes), separators included
+#define CS_METRICS_JOINED_LEN ((CS_METRICS_MAX_NOTES + 1) * (CS_METRICS_NOTE_LEN + 3))
 #define CS_METRICS_STICK_SPEED 0.01 // m/s: slip speed below which a contact counts as stuck
 
 // What is tracked for one contact element.
