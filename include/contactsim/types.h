@@ -414,6 +414,11 @@ typedef struct csStats {
                            // estimated from one call in 16
   long warnings_nonfinite; // RHS evaluations that produced a non-finite value
   long warnings_bushing;   // bushing evaluations near gimbal lock
+  long warnings_passed_over;  // reports at which a contact or stop acted that no evaluation of
+                              // the step around them (or the step before) found acting: the
+                              // steps passed over a touch shorter than a step
+  int passed_over_force;      // the element of the first of them (when there is one)
+  double passed_over_t;       // its time, s
   long nstage[4];          // evaluations of the position, velocity, dynamics and acceleration
                            // stages (repeated calls on a realized state do not count; one of
                            // the planar right-hand side counts as one of each)
@@ -474,6 +479,12 @@ struct csData {
   csSpatialVec* body_force;   // (nbody) moment about body origin and force, in Ground, N m / N
   double* mobility_force;     // (nu) generalized forces
   double* force_pe;           // (nforce) potential energy of each element, J
+  long* felt_step;            // (nforce) an element with an onset: the last step of its group
+                              // (the integrator's count) in which an evaluation found it
+                              // acting (potential energy > 0), 0 when none (counts from 1)
+  long* suspect_step;         // (nforce) the step at whose reports it acted unfelt (0: none),
+  long* suspect_n;            // how many such reports, and the first one's time, s: a touch
+  double* suspect_t;          // passed over unless the next step feels it (integrator.c)
   double* force_power;        // (nforce) power dissipated by each element, W
   double* zdot;               // (nz)
 

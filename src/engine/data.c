@@ -34,6 +34,10 @@
   X(csSpatialVec, body_force, m->nbody, 1)                 \
   X(double, mobility_force, m->nu, 1)                      \
   X(double, force_pe, m->nforce, 1)                        \
+  X(long, felt_step, m->nforce, 1)                         \
+  X(long, suspect_step, m->nforce, 1)                      \
+  X(long, suspect_n, m->nforce, 1)                         \
+  X(double, suspect_t, m->nforce, 1)                       \
   X(double, force_power, m->nforce, 1)                     \
   X(double, zdot, m->nz, 1)                                \
   X(double, udot, m->nu, 1)                                \
@@ -165,6 +169,7 @@ void cs_resetData(const csModel* m, csData* d) {
   d->t = 0;
   d->auto_dt = 0;
   memset(d->commit_t, 0, sizeof(double) * (size_t)m->nforce);
+  memset(d->suspect_n, 0, sizeof(long) * (size_t)m->nforce);  // (the integrator's, a new run's)
   // the model's initial q and u; element variables zero until their init sets them
   memcpy(d->q, m->q0, sizeof(double) * (size_t)m->nq);
   memcpy(d->u, m->u0, sizeof(double) * (size_t)m->nu);

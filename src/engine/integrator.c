@@ -98,6 +98,10 @@ typedef struct Group {
   int pending;             // its last step ended at or after a report: commit after reporting
   int onset_seen;          // rk: holdStep found the next onset from the pending step's end
   int changed;             // a scheduled change touched it: re-initialise
+  int* onset;              // (nonset) its elements whose force has an onset (contacts, stops)
+  int nonset;
+  long stepno;             // its steps, counted from 1: the one being taken or held (pending)
+  long felt_from;          // stepno at its last (re)start, which no evaluation had seen before
   int fresh;               // no step taken since CVodeInit or CVodeReInit: nothing to restart
   double t_retried;        // when a failing step was last restarted (stepGroup); -inf: never
   long steps_since_report;
@@ -225,6 +229,7 @@ static void freeGroupLayout(Group* g) {
   csu_free(g->quat, 0);
   csu_free(g->bodies, 0);
   csu_free(g->forces, 0);
+  csu_free(g->onset, 0);
   csu_free(g->planes, 0);
   csu_free(g->iq, 0);
   csu_free(g->iu, 0);
@@ -428,6 +433,19 @@ static int layoutGroups(Sim* sim, int single) {
     }
     // the elements and planes in increasing ids, as the stages expect
     g->nforces = mergeIds(own, nown, shared, nshared, g->forces);
+    // the elements with an onset, whose touches a step may pass over (report)
+    g->onset = allocArray((size_t)g->nforces, sizeof(int));
+    if (!g->onset) {
+      csu_free(owner, 0);
+      ok = 0;
+      break;
+    }
+    for (int k = 0; k < g->nforces; k++) {
+      if (cs_forceKind(m->force[g->forces[k]].kind)->onset) {
+        g->onset[g->nonset++] = g->forces[k];
+      }
+    }
+    g->stepno = 1;
     g->nplanes = mergeIds(ownPl, nownPl, sharedPl, nsharedPl, g->planes);
     // states: elements homed on ground first (group 0 only), then body by body
     int i = 0;
@@ -574,8 +592,14 @@ static int stopCallback(void* sim) {
 // articulated-body dynamics of its bodies (the group is active while the integrator works on
 // it); 1 when the forces are not finite, else 0; allocates nothing
 static int groupRates(Group* g, double* f) {
-  if (cs_rates(g->sim->m, g->sim->d) != 0) {
+  csData* d = g->sim->d;
+  if (cs_rates(g->sim->m, d) != 0) {
     return 1;  // recoverable: CVODE retries with a smaller step
+  }
+  for (int i = 0; i < g->nonset; i++) {
+    if (d->force_pe[g->onset[i]] > 0) {
+      d->felt_step[g->onset[i]] = g->stepno;
+    }
   }
   for (int i = 0; i < g->nused; i++) {
     f[i] = *g->rate[i];
@@ -1921,6 +1945,7 @@ static int createRk(Group* g, double t0, csError* err) {
   storeState(g, N_VGetArrayPointer(g->y));
   g->t = t0;
   g->fresh = 1;
+  g->felt_from = g->stepno;
   commitsNotAfter(g, t0);
   g->rk = cs_rkNew(g->nstate, groupRhs, g, t0, N_VGetArrayPointer(g->y), opt->rtol, opt->atol,
                    opt->max_step, opt->initial_step);
@@ -2024,6 +2049,7 @@ static int createSolver(Group* g, double t0, csError* err) {
 
   g->t = t0;
   g->fresh = 1;
+  g->felt_from = g->stepno;
   // a state loaded from a checkpoint carries its elements' last commits; never later than t0
   commitsNotAfter(g, t0);
   // messages go to our buffer from here on, before anything can fail
@@ -2254,6 +2280,55 @@ static void holdStep(Group* g) {
 }
 
 
+// A report at which a contact or a stop acts that no evaluation of its group's step around the
+// report (nor of the step before, whose last evaluation may be the next one's first) found
+// acting: the report, made on the step's interpolant, shows a force the motion has not felt.
+// Either the next step feels it (the touch began inside the step, which did not reach it:
+// nothing is lost) or no step does: the steps passed over a touch shorter than a step (BDF
+// and Adams locate no onsets, and rk's prediction misses a grazing one). The report is a
+// suspect until the next step ends (touchesFelt). Not within the first step after a
+// (re)start, whose state no evaluation had seen before.
+static void passedOver(Sim* sim) {
+  csData* d = sim->d;
+  for (int gi = 0; gi < sim->ngroup; gi++) {
+    const Group* g = &sim->group[gi];
+    if (g->stepno <= g->felt_from) {
+      continue;
+    }
+    for (int i = 0; i < g->nonset; i++) {
+      int e = g->onset[i];
+      if (d->force_pe[e] > 0 && d->felt_step[e] + 1 < g->stepno) {
+        if (d->suspect_n[e]++ == 0) {
+          d->suspect_step[e] = g->stepno;
+          d->suspect_t[e] = d->t;
+        }
+      }
+    }
+  }
+}
+
+
+// At the end of group g's step: the suspects of its elements from an earlier step (passedOver)
+// that this step did not feel either were passed over, counted for a diagnostic (metrics.c)
+static void touchesFelt(Group* g) {
+  csData* d = g->sim->d;
+  for (int i = 0; i < g->nonset; i++) {
+    int e = g->onset[i];
+    if (d->suspect_n[e] == 0 || d->suspect_step[e] >= g->stepno) {
+      continue;
+    }
+    if (d->felt_step[e] != g->stepno) {
+      if (d->stat.warnings_passed_over == 0) {
+        d->stat.passed_over_force = e;
+        d->stat.passed_over_t = d->suspect_t[e];
+      }
+      d->stat.warnings_passed_over += d->suspect_n[e];
+    }
+    d->suspect_n[e] = 0;
+  }
+}
+
+
 // the step just taken by the active group g is over: statistics hook, rk's next onset (unless
 // holdStep found it), then auto-updates
 static void finishStep(Group* g) {
@@ -2289,6 +2364,8 @@ static void finishStep(Group* g) {
   // (each element measures the step from its own last commit: d->commit_t)
   cs_commitAutoUpdates(sim->m, d);
   g->pending = 0;
+  touchesFelt(g);
+  g->stepno++;
   if (sim->rk) {
     rkAfterCommit(g);
   }
@@ -2813,6 +2890,7 @@ static int report(Sim* sim, csError* err) {
   csData* d = sim->d;
   double c0 = cpuSeconds();
   cs_realizeDynamics(sim->m, d);
+  passedOver(sim);
   int stop = sim->rep && sim->rep->report ? sim->rep->report(sim->rep->ctx, sim->m, d) : 0;
   sim->cpu_reporting += cpuSeconds() - c0 + sim->clock_cost;
   d->stat.nreport++;
@@ -2938,6 +3016,7 @@ static int applyDueChanges(Sim* sim, double horizon, csError* err) {
       }
     }
     g->fresh = 1;
+    g->felt_from = g->stepno;
     sim->nrestart++;
   }
   return CS_OK;
@@ -3335,6 +3414,7 @@ int cs_integratorRestart(csIntegrator* sim, int nchange_done, csError* err) {
     g->onset_seen = 0;
     g->changed = 0;
     g->fresh = 1;
+    g->felt_from = g->stepno;
     g->steps_since_report = 0;
   }
   sim->nrestart++;
