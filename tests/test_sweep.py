@@ -681,6 +681,14 @@ def a_sweep_killed_outright_takes_its_workers_along():
             time.sleep(0.01)
         check(len(workers) == 2, f"workers: {workers}")
         time.sleep(0.5)
+        # the lock is the sweep's alone: a worker holding a copy of it kept it locked after the
+        # sweep was killed until the worker had ended, and a rerun started at once was refused
+        # as "another sweep is running"
+        lock_path = os.path.realpath(os.path.join(out, ".lock"))
+        for w in workers:
+            fds = os.path.join("/proc", str(w), "fd")
+            held = [os.readlink(os.path.join(fds, n)) for n in os.listdir(fds)]
+            check(lock_path not in held, f"worker {w} holds {lock_path}")
         p.kill()
         p.wait(timeout=60)
         t0 = time.time()
@@ -1611,8 +1619,18 @@ def resumes_make_what_is_missing_and_tasks_answer_for_their_runs():
     open(stale, "w").close()
     stale_rec = os.path.join(out, "runs", ".00000001.rec.tmp999999")
     open(stale_rec, "w").close()
+    # the failed run's too, by a sweep of the whole study (it was left for good), not by a
+    # gather, which cannot tell whether a task with --retry-failed is writing it
+    failed_rec = os.path.join(out, "runs", ".00000000.rec.tmp999998")
+    open(failed_rec, "w").close()
     code, _, err = run("sweep", "--gather", out)
     check(not os.path.exists(stale) and not os.path.exists(stale_rec), os.listdir(trajectories))
+    check(os.path.exists(failed_rec), os.listdir(os.path.join(out, "runs")))
+    for retry in ([], ["--retry-failed"]):
+        open(failed_rec, "w").close()
+        code, _, err = run("sweep", study, "--out", out, "-q", "--trajectories", *retry)
+        check(code == 1 and not os.path.exists(failed_rec),
+              (retry, code, err, os.listdir(os.path.join(out, "runs"))))
 
 
 @case

@@ -81,6 +81,7 @@ typedef struct Sweep {
   char (*free_name)[CS_MAX_NAME];  // (nfree) their names, owned
   int* free_id;                    // (nfree) their ids in the scene's model, owned
   int lock;          // how openDirectory locks DIR/.lock: 0 not, LOCK_SH, LOCK_EX
+  int lockfd;        // DIR/.lock, held open (and so locked) until the process ends; -1: none
   int submitting;    // 1: a Slurm submission (openDirectory checks the job submitted before)
   int dry;           // 1: a dry run of a submission (openDirectory writes no manifest)
   int trajectories;  // write DIR/trajectories/NNNNNNNN.csv
@@ -998,6 +999,12 @@ static int startWorker(const Sweep* sw, Worker* w, int k, int jobs, const char* 
     }
     close(to[1]);
     close(from[0]);
+    // the lock is the sweep's, not the worker's: a copy here kept DIR locked after the sweep
+    // was killed outright until this worker had ended, and a rerun started at once was
+    // refused as "another sweep is running" (closing a copy leaves the parent's lock held)
+    if (sw->lockfd >= 0) {
+      close(sw->lockfd);
+    }
     workerLoop(sw, to[0], from[1], host);
     // out without running the parent's exit handlers
     _exit(0);
@@ -1023,15 +1030,20 @@ static void removeTemporaries(const Sweep* sw, long i, pid_t pid) {
 
 // Temporary files left by processes that were killed outright (kill -9 of the whole sweep, a
 // node lost): those of runs that are finished for every sweep, recorded ok with their
-// trajectory when there is a trajectories directory, are removed. Any other run may still be
-// writing them (an array task on another node, a rerun with --retry-failed or --trajectories),
-// so its files are left for its rerun.
+// trajectory when there is a trajectories directory, are removed, and those of runs recorded
+// failed by a sweep that holds the directory's lock exclusively (no other sweep process can be
+// writing them then; they were left for good before). Any other run may still be writing them
+// (an array task on another node, a rerun with --retry-failed or --trajectories), so its files
+// are left for its rerun.
 static int staleRunFile(const Sweep* sw, const char* name, int withTrajectories) {
   char* end = NULL;
   long i = name[0] == '.' ? strtol(name + 1, &end, 10) : -1;
-  return i >= 0 && i < sw->nrun && end && end == name + 9 && strstr(end, ".tmp") &&
-         readRecord(sw, i, NULL, NULL, NULL) == RECORD_OK &&
-         (!withTrajectories || hasTrajectory(sw, i));
+  if (!(i >= 0 && i < sw->nrun && end && end == name + 9 && strstr(end, ".tmp"))) {
+    return 0;
+  }
+  RecordState state = readRecord(sw, i, NULL, NULL, NULL);
+  return (state == RECORD_OK && (!withTrajectories || hasTrajectory(sw, i))) ||
+         (state == RECORD_FAILED && sw->lock == LOCK_EX);
 }
 
 
@@ -1849,6 +1861,7 @@ static int openDirectory(Sweep* sw, int fresh) {
             sw->lock == LOCK_SH ? " (of the whole study)" : "");
     return CS_EXIT_USAGE;
   }
+  sw->lockfd = lock;
   // under the lock, before anything is cleared: two submissions at once see each other's job
   int earlier = sw->submitting ? checkEarlierJob(sw) : CS_EXIT_OK;
   if (earlier != CS_EXIT_OK) {
@@ -2542,6 +2555,7 @@ int cs_cliSweep(int argc, char** argv) {
   };
   Sweep sw;
   memset(&sw, 0, sizeof(sw));
+  sw.lockfd = -1;
   const char* out = NULL;
   const char* gather = NULL;
   int jobs = 0, fresh = 0, slurm = 0, dryRun = 0;
