@@ -31,7 +31,7 @@ static void stepRow(void* ctx, const csModel* m, csData* d) {
 
 // run m from its initial state with its own options; mt holds the statistics and notes (the
 // caller frees them with cs_metricsFree)
-static void runWithMetrics(const csModel* m, csMetrics* mt) {
+static double runWithMetrics(const csModel* m, csMetrics* mt) {
   csData* d = cs_makeData(m);
   assert_non_null(d);
   assert_int_equal(cs_metricsInit(mt, m, d), 0);
@@ -42,6 +42,7 @@ static void runWithMetrics(const csModel* m, csMetrics* mt) {
     fail_msg("%s: run failed: %s", m->name, err.message);
   }
   cs_realizeDynamics(m, d);
+  double dissipated = cs_dissipatedEnergy(m, d);
   cs_metricsFinish(mt, m, d);
   cs_deleteData(d);
   // every note whole: none of the library's own texts is long enough to be cut (names as short
@@ -52,6 +53,7 @@ static void runWithMetrics(const csModel* m, csMetrics* mt) {
       fail_msg("%s: a note was cut: %s", m->name, mt->notes[i]);
     }
   }
+  return dissipated;
 }
 
 
@@ -558,22 +560,14 @@ static void test_energy_given_by_dampers_is_told(void** state) {
   m->opt.integrator = CS_INTEGRATOR_RK;
   m->opt.rtol = m->opt.atol = 0.1;
   m->opt.duration = 0.9;  // before the push, which books its own work as negative dissipation
-  csData* d = cs_makeData(m);
   csMetrics mt;
-  assert_int_equal(cs_metricsInit(&mt, m, d), 0);
-  csReporter rep = {.report = reportRow, .step = stepRow, .ctx = &mt};
-  csError err = {0};
-  assert_int_equal(cs_simulate(m, d, &m->opt, &rep, &err), CS_OK);
-  cs_realizeDynamics(m, d);
-  double dissipated = cs_dissipatedEnergy(m, d);
-  cs_metricsFinish(&mt, m, d);
+  double dissipated = runWithMetrics(m, &mt);
   const char* note = noteWith(&mt, "fell by");
   print_message("dissipated %.4g J at 0.9 s; %s\n", dissipated, note ? note : "(no note)");
   assert_true(dissipated < -100);
   assert_non_null(note);
   assert_non_null(strstr(note, "negative dissipation"));
   cs_metricsFree(&mt);
-  cs_deleteData(d);
   // the same scene at its own tolerances: no such note
   cs_deleteModel(m);
   m = loadWith("scenes/foot_landing_push.json", NULL, NULL);
@@ -632,15 +626,8 @@ static void test_touch_passed_over_is_told(void** state) {
   for (int k = 0; k < 3; k++) {
     csModel* m = loadWith("tests/data/warn/graze.json", NULL, NULL);
     m->opt.integrator = integrators[k];
-    csData* d = cs_makeData(m);
     csMetrics mt;
-    assert_int_equal(cs_metricsInit(&mt, m, d), 0);
-    csReporter rep = {.report = reportRow, .step = stepRow, .ctx = &mt};
-    csError err = {0};
-    assert_int_equal(cs_simulate(m, d, &m->opt, &rep, &err), CS_OK);
-    cs_realizeDynamics(m, d);
-    double dissipated = cs_dissipatedEnergy(m, d);
-    cs_metricsFinish(&mt, m, d);
+    double dissipated = runWithMetrics(m, &mt);
     const char* note = noteWith(&mt, "passed over");
     print_message("integrator %d: dissipated %.6g J, peak force %.4g N; %s\n", (int)integrators[k],
                   dissipated, mt.peak_normal_force, note ? note : "(no note)");
@@ -656,7 +643,6 @@ static void test_touch_passed_over_is_told(void** state) {
                                    "t = 0.51 s)"));
     }
     cs_metricsFree(&mt);
-    cs_deleteData(d);
     cs_deleteModel(m);
   }
   const char* clean[] = {"scenes/bench/sphere_bounce_roll.json", "scenes/bench/incline_stick.json",
