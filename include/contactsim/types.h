@@ -419,6 +419,7 @@ typedef struct csStats {
                               // steps passed over a touch shorter than a step
   int passed_over_force;      // the element of the first of them (when there is one)
   double passed_over_t;       // its time, s
+  long passed_over_others;    // those of the other elements
   long nstage[4];          // evaluations of the position, velocity, dynamics and acceleration
                            // stages (repeated calls on a realized state do not count; one of
                            // the planar right-hand side counts as one of each)

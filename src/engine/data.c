@@ -169,7 +169,6 @@ void cs_resetData(const csModel* m, csData* d) {
   d->t = 0;
   d->auto_dt = 0;
   memset(d->commit_t, 0, sizeof(double) * (size_t)m->nforce);
-  memset(d->suspect_n, 0, sizeof(long) * (size_t)m->nforce);  // (the integrator's, a new run's)
   // the model's initial q and u; element variables zero until their init sets them
   memcpy(d->q, m->q0, sizeof(double) * (size_t)m->nq);
   memcpy(d->u, m->u0, sizeof(double) * (size_t)m->nu);

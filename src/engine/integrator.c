@@ -441,8 +441,13 @@ static int layoutGroups(Sim* sim, int single) {
       break;
     }
     for (int k = 0; k < g->nforces; k++) {
-      if (cs_forceKind(m->force[g->forces[k]].kind)->onset) {
-        g->onset[g->nonset++] = g->forces[k];
+      int e = g->forces[k];
+      if (cs_forceKind(m->force[e].kind)->onset) {
+        g->onset[g->nonset++] = e;
+        // the counts are this integrator's: an earlier one's (before a reset, new options or
+        // a checkpoint) would read as steps of this one
+        d->felt_step[e] = 0;
+        d->suspect_n[e] = 0;
       }
     }
     g->stepno = 1;
@@ -2281,13 +2286,16 @@ static void holdStep(Group* g) {
 
 
 // A report at which a contact or a stop acts that no evaluation of its group's step around the
-// report (nor of the step before, whose last evaluation may be the next one's first) found
+// report, nor of the FELT_BEFORE steps before (whose last evaluation may be the next one's
+// first; BDF and Adams evaluate at predicted states, so the tail of a touch, still pressed in
+// at a step's accepted end, can lie two steps after the last evaluation that felt it) found
 // acting: the report, made on the step's interpolant, shows a force the motion has not felt.
 // Either the next step feels it (the touch began inside the step, which did not reach it:
 // nothing is lost) or no step does: the steps passed over a touch shorter than a step (BDF
 // and Adams locate no onsets, and rk's prediction misses a grazing one). The report is a
 // suspect until the next step ends (touchesFelt). Not within the first step after a
 // (re)start, whose state no evaluation had seen before.
+enum { FELT_BEFORE = 3 };
 static void passedOver(Sim* sim) {
   csData* d = sim->d;
   for (int gi = 0; gi < sim->ngroup; gi++) {
@@ -2297,7 +2305,7 @@ static void passedOver(Sim* sim) {
     }
     for (int i = 0; i < g->nonset; i++) {
       int e = g->onset[i];
-      if (d->force_pe[e] > 0 && d->felt_step[e] + 1 < g->stepno) {
+      if (d->force_pe[e] > 0 && d->felt_step[e] + FELT_BEFORE < g->stepno) {
         if (d->suspect_n[e]++ == 0) {
           d->suspect_step[e] = g->stepno;
           d->suspect_t[e] = d->t;
@@ -2323,6 +2331,9 @@ static void touchesFelt(Group* g) {
         d->stat.passed_over_t = d->suspect_t[e];
       }
       d->stat.warnings_passed_over += d->suspect_n[e];
+      if (e != d->stat.passed_over_force) {
+        d->stat.passed_over_others += d->suspect_n[e];
+      }
     }
     d->suspect_n[e] = 0;
   }

@@ -1119,17 +1119,20 @@ void cs_metricsFinish(csMetrics* mt, const csModel* m, const csData* d) {
   // a touch the steps passed over, seen only at reports (integrator.c, passedOver)
   if (d->stat.warnings_passed_over) {
     int e = d->stat.passed_over_force;
-    cs_metricsNote(mt, "'%s' (%s) acted at %ld report%s (the first at t = %.9g s) where no "
+    long own = d->stat.warnings_passed_over - d->stat.passed_over_others;
+    long others = d->stat.passed_over_others;
+    char more[96] = "";
+    if (others) {
+      snprintf(more, sizeof(more), ", and other contacts or stops at %ld more,", others);
+    }
+    cs_metricsNote(mt, "'%s' (%s) acted at %ld report%s (the first at t = %.9g s)%s where no "
                    "evaluation of the integrator's steps around %s or after found it acting: the "
                    "steps passed over a touch shorter than a step, so the motion is the one "
-                   "without it and the force the report%s show%s was never applied; limit the "
-                   "step "
-                   "(max_step, below the touch's duration) or tighten the tolerances",
-                   contactName(m, e), cs_forceKind(m->force[e].kind)->name,
-                   d->stat.warnings_passed_over, d->stat.warnings_passed_over > 1 ? "s" : "",
-                   d->stat.passed_over_t, d->stat.warnings_passed_over > 1 ? "them" : "it",
-                   d->stat.warnings_passed_over > 1 ? "s" : "",
-                   d->stat.warnings_passed_over > 1 ? "" : "s");
+                   "without it and the force the reports show was never applied; limit the "
+                   "step (max_step, below the touch's duration) or tighten the tolerances",
+                   contactName(m, e), cs_forceKind(m->force[e].kind)->name, own,
+                   own > 1 ? "s" : "", d->stat.passed_over_t, more,
+                   d->stat.warnings_passed_over > 1 ? "them" : "it");
   }
   // rk or rk23 held at its stability limit for most of a long run (only they count such steps)
   if (d->stat.nsteps >= 1000 && 2 * d->stat.nstiff >= d->stat.nsteps) {

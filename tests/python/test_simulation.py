@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import contactsim
-from conftest import G, ball_drop, incline_block, pendulum, scene_path
+from conftest import G, ROOT, ball_drop, incline_block, pendulum, scene_path
 
 
 def test_step_and_advance_to():
@@ -1408,6 +1408,31 @@ def test_advance_to_a_time_one_double_on(integrator):
         sim.advance_to(0.5)
         z = 10 + 5 * 0.5 - 9.81 * 0.5 ** 2 / 2
         assert abs(sim.body_pose("box")[0][2] - z) < 1e-6, (call, sim.body_pose("box"))
+
+
+def test_touch_passed_over_is_told_after_a_reset():
+    # a pendulum grazing the floor three times, each touch shorter than Adams' steps: the note
+    # counted the touches of a run after reset() or new options against the last run's steps,
+    # and told none or one of those a fresh simulation tells
+    path = os.path.join(ROOT, "tests", "data", "warn", "graze.json")
+    model = contactsim.load(path)
+    sim = contactsim.Simulation(model, integrator="adams")
+
+    def told():
+        notes = [n for n in sim.statistics["diagnostics"] if "passed over" in n]
+        assert len(notes) == 1, sim.statistics["diagnostics"]
+        return notes[0]
+    sim.run(3.0)
+    first = told()
+    assert "(the first at t = 0.51 s)" in first, first
+    sim.reset()
+    sim.run(3.0)
+    assert told() == first
+    sim.reset()
+    sim.set_options(integrator="rk")
+    sim.set_options(integrator="adams")
+    sim.run(3.0)
+    assert told() == first
 
 
 @pytest.mark.parametrize("integrator", ["bdf", "adams", "rk", "rk23", "ark"])
