@@ -519,9 +519,16 @@ static void expSpringUpdate(const csModel* m, csData* d, int e) {
   double p0new[2] = {extra[EXTRA_P0_X], extra[EXTRA_P0_Y]};
   double sliding = 1.0;
   double dt = d->auto_dt;
-  if (dt > NEGLIGIBLE && extra[EXTRA_LIMIT] > NEGLIGIBLE) {
-    double speed = hypot(p0new[0] - autoval[AUTO_P0X], p0new[1] - autoval[AUTO_P0Y]) / dt;
-    double ratio = speed / f->param[SLOT_VSETTLE];
+  // a move within the rounding of the anchor's coordinates over a step so short that it would
+  // read as v_settle or more (steps of 1e-14 s: an advance of a few doubles) tells nothing of
+  // the speed: Sliding stays (a held block's rounding-sized moves set it sliding). Steps a
+  // motion takes are far longer: the rounding of metres over 1e-9 s is 1e-7 m/s.
+  double move = hypot(p0new[0] - autoval[AUTO_P0X], p0new[1] - autoval[AUTO_P0Y]);
+  double rounding = 8 * DBL_EPSILON * fmax(1.0, fmax(fabs(p0new[0]), fabs(p0new[1])));
+  if (move <= rounding && dt * f->param[SLOT_VSETTLE] < rounding) {
+    sliding = autoval[AUTO_SLIDING];
+  } else if (dt > NEGLIGIBLE && extra[EXTRA_LIMIT] > NEGLIGIBLE) {
+    double ratio = move / dt / f->param[SLOT_VSETTLE];
     sliding = csu_step5(ratio < 0 ? 0 : (ratio > 1 ? 1 : ratio));
   }
   double* cache = d->auto_cache + f->autoadr;
