@@ -1698,9 +1698,8 @@ static void test_advance_by_a_few_doubles(void** state) {
     csSimulation* b = cs_newSimulation(m, &opt, &err);
     assert_int_equal(cs_simAdvanceTo(a, 0.3, &err), CS_OK);
     assert_int_equal(cs_simAdvanceTo(b, 0.3, &err), CS_OK);
-    // one double on, then 7e-15 s (126 doubles: past the rounding within which no commit is
-    // made, a commit over 7e-15 s read the anchors' rounding as sliding too), then 121 advances
-    // of one double each
+    // one double on, then 7e-15 s (126 doubles: a commit over it read the anchors' rounding as
+    // sliding too), then 121 advances of one double each
     assert_int_equal(cs_simAdvanceTo(b, nextafter(0.3, 1), &err), CS_OK);
     assert_int_equal(cs_simAdvanceTo(b, cs_simTime(b) + 7e-15, &err), CS_OK);
     for (int i = 0; i < 121; i++) {

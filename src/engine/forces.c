@@ -6,7 +6,6 @@
 // model: while the integrator advances one coupled group only that group's bodies and elements are
 // touched, so a step of one group costs the same however many other groups there are. Elements
 // that act on every body (gravity) are in every group's list and loop over the active bodies.
-#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -510,18 +509,10 @@ void cs_commitAutoUpdates(const csModel* m, csData* d) {
   // each element writes its new values into the cache, still reading the old ones from autoval;
   // auto_dt is the time since the element's own last commit, the length of the step just taken
   // (its group's: groups step apart, and a checkpoint keeps each element's time)
-  // A step within the rounding of t (an advance of a few doubles: advance_to(3 * 0.1) after
-  // advance_to(0.3)) commits nothing: an anchor's rounding-sized move over a step of 5e-17 s
-  // read as a huge speed and set a held block's springs sliding. Its element's next commit
-  // measures from the last one, over both steps.
-  double rounding = 100 * DBL_EPSILON * fabs(d->t);
   for (int i = 0; i < d->nact_force; i++) {
     int e = d->act_force[i];
     const csForceKind* k = cs_forceKind(m->force[e].kind);
     if (k->update) {
-      if (!(d->t - d->commit_t[e] > rounding)) {
-        continue;
-      }
       d->auto_dt = d->t - d->commit_t[e];
       k->update(m, d, e);
     }
