@@ -2566,9 +2566,16 @@ static int lostInRounding(const Sim* sim, double t, double h, double to_stop) {
 // (t + 0.002 s = t at 1e14 s), and the hint is then 1000 roundings of t (CVODE's first step
 // there is at least 100 of them, cut by its stop time); what becomes of the step is judged
 // after it.
+// Whether tout is too close to t for CVODE's first step (within four roundings: CV_TOO_CLOSE
+// is two).
+static int tooCloseToStart(double t, double tout) {
+  return !(tout - t > 4 * DBL_EPSILON * fmax(fabs(t), fabs(tout)));
+}
+
+
 static double startHint(const Group* g, double tout) {
   double t = (double)g->t;
-  if (!(tout - t > 4 * DBL_EPSILON * fmax(fabs(t), fabs(tout)))) {
+  if (tooCloseToStart(t, tout)) {
     return t + 1e3 * DBL_EPSILON * fabs(t);
   }
   return tout;
@@ -2690,7 +2697,7 @@ static int tryStep(Group* g, double tout, double tstop, csError* err) {
     tout = fmin(tout, (double)g->t + 1e100);
     // the state before the step, should the time not follow its length (below)
     N_VScale(1.0, g->y, g->ytmp);
-    if (fresh && tstop > g->t && tstop - g->t <= 4 * DBL_EPSILON * fabs(tstop) &&
+    if (fresh && tstop > g->t && tooCloseToStart((double)g->t, tstop) &&
         tstop - g->t <= timeSlip(sim)) {
       // an advance within a few roundings of t, before CVODE's first step, which it refuses
       // (CV_TOO_CLOSE): reached, as CVODE takes a stop that near once it has started and rk
