@@ -4,6 +4,7 @@
 // that end exactly where a dropped ball touches, a point touches and a slider reaches its stop.
 #include "helpers.h"
 
+#include "engine/rk.h"
 #include "forces/util.h"
 
 #include <stdio.h>
@@ -15,33 +16,64 @@ static const double G = 9.81;
 static void test_gap_root(void** state) {
   (void)state;
   // free fall from 1 m: sqrt(2 / g)
-  th_assertClose(csu_gapRoot(1.0, 0.0, -G), sqrt(2.0 / G), 1e-15, 0, "fall from rest");
+  th_assertClose(cs_gapRoot(1.0, 0.0, -G), sqrt(2.0 / G), 1e-15, 0, "fall from rest");
   // thrown down at 2 m/s: (-2 + sqrt(4 + 2 g)) / g
-  th_assertClose(csu_gapRoot(1.0, -2.0, -G), (-2.0 + sqrt(4.0 + 2.0 * G)) / G, 1e-15, 0,
+  th_assertClose(cs_gapRoot(1.0, -2.0, -G), (-2.0 + sqrt(4.0 + 2.0 * G)) / G, 1e-15, 0,
                  "thrown down");
   // thrown up at 3 m/s: it comes back down, (3 + sqrt(9 + 2 g)) / g
-  th_assertClose(csu_gapRoot(1.0, 3.0, -G), (3.0 + sqrt(9.0 + 2.0 * G)) / G, 1e-15, 0,
+  th_assertClose(cs_gapRoot(1.0, 3.0, -G), (3.0 + sqrt(9.0 + 2.0 * G)) / G, 1e-15, 0,
                  "thrown up");
   // no acceleration: gap / speed
-  th_assertClose(csu_gapRoot(0.5, -2.0, 0.0), 0.25, 1e-15, 0, "coasting");
+  th_assertClose(cs_gapRoot(0.5, -2.0, 0.0), 0.25, 1e-15, 0, "coasting");
   // braked before it gets there (1 - t + 5 t^2 > 0 always), moving away, standing still
-  assert_true(isinf(csu_gapRoot(1.0, -1.0, 10.0)));
-  assert_true(isinf(csu_gapRoot(1.0, 1.0, 0.0)));
-  assert_true(isinf(csu_gapRoot(1.0, 0.0, 0.0)));
+  assert_true(isinf(cs_gapRoot(1.0, -1.0, 10.0)));
+  assert_true(isinf(cs_gapRoot(1.0, 1.0, 0.0)));
+  assert_true(isinf(cs_gapRoot(1.0, 0.0, 0.0)));
   // braked, but not enough: the first of the two roots, (1 - sqrt(1 - 0.8)) / 0.4
-  th_assertClose(csu_gapRoot(0.1, -1.0, 4.0), (1.0 - sqrt(1.0 - 0.8)) / 4.0, 1e-14, 0,
+  th_assertClose(cs_gapRoot(0.1, -1.0, 4.0), (1.0 - sqrt(1.0 - 0.8)) / 4.0, 1e-14, 0,
                  "braked approach");
   // touching or through: now
-  assert_true(csu_gapRoot(0.0, -1.0, -G) == 0.0);
-  assert_true(csu_gapRoot(-1e-3, 1.0, 0.0) == 0.0);
+  assert_true(cs_gapRoot(0.0, -1.0, -G) == 0.0);
+  assert_true(cs_gapRoot(-1e-3, 1.0, 0.0) == 0.0);
   // a gap far below the speed's scale keeps its digits (the naive formula gives 0 or 2e-12)
-  th_assertClose(csu_gapRoot(1e-12, -1.0, -G), 1e-12, 1e-11, 0, "tiny gap");
+  th_assertClose(cs_gapRoot(1e-12, -1.0, -G), 1e-12, 1e-11, 0, "tiny gap");
   // a speed whose square underflows, with no acceleration: still gap / speed
-  th_assertClose(csu_gapRoot(1e-300, -1e-300, 0.0), 1.0, 1e-15, 0, "tiny speed");
+  th_assertClose(cs_gapRoot(1e-300, -1e-300, 0.0), 1.0, 1e-15, 0, "tiny speed");
   // an absent bound (infinitely far), or rates that are not numbers: never
-  assert_true(isinf(csu_gapRoot(INFINITY, -1.0, -G)));
-  assert_true(isinf(csu_gapRoot(1.0, NAN, -G)));
-  assert_true(isinf(csu_gapRoot(1.0, -1.0, NAN)));
+  assert_true(isinf(cs_gapRoot(INFINITY, -1.0, -G)));
+  assert_true(isinf(cs_gapRoot(1.0, NAN, -G)));
+  assert_true(isinf(cs_gapRoot(1.0, -1.0, NAN)));
+}
+
+
+// A gap apart at both ends of a step that closes in between (cs_gapDip): found from the ends'
+// gaps, rates and accelerations, where the start's own prediction turns back before touching.
+// The quartic 1.6 s^4 - 2 s^3 + 0.5 s^2 + 0.02 over a step of 2 s (s = t / 2), which the quintic
+// interpolant reproduces: its roots in (0, 1) are 0.47458176167008326 and 0.873478449888925
+// (numpy's roots).
+static void test_gap_dip(void** state) {
+  (void)state;
+  double h = 2.0, width = 0;
+  const double g0[3] = {0.02, 0.0, 1.0 / (h * h)};
+  const double g1[3] = {0.12, 1.4 / h, 8.2 / (h * h)};
+  assert_true(isinf(cs_gapRoot(g0[0], g0[1], g0[2])));  // the start alone sees no touch
+  th_assertClose(cs_gapDip(g0, g1, h, &width), 0.47458176167008326, 1e-12, 0, "quartic dip");
+  // how long it stays closed, to the next 64th of the step
+  assert_true(width >= 0.873478449888925 - 0.47458176167008326 &&
+              width <= 0.873478449888925 - 0.47458176167008326 + 1.0 / 64);
+  // a step whose start predicts a touch that the ends' interpolant misses (a graze of 20 um
+  // over a step of 0.38 s): the start's prediction, from its first root to its second
+  const double p0[3] = {0.00128, -0.078, 2.35}, p1[3] = {0.095, 0.311, -1.29};
+  double hp = 0.381, disc = sqrt(0.078 * 0.078 - 2 * 2.35 * 0.00128);
+  double r1 = (0.078 - disc) / 2.35, r2 = (0.078 + disc) / 2.35;
+  th_assertClose(cs_gapDip(p0, p1, hp, &width), r1 / hp, 1e-12, 0, "predicted graze");
+  th_assertClose(width, (r2 - r1) / hp, 1e-12, 0, "predicted graze's length");
+  // apart throughout, touching at either end, an absent bound: none
+  const double far[3] = {1.0, 0.0, 0.0}, in[3] = {-1e-6, 0.1, 0.0}, absent[3] = {INFINITY, 0, 0};
+  assert_true(isinf(cs_gapDip(far, far, h, &width)));
+  assert_true(isinf(cs_gapDip(g0, in, h, &width)));
+  assert_true(isinf(cs_gapDip(in, g1, h, &width)));
+  assert_true(isinf(cs_gapDip(absent, absent, h, &width)));
 }
 
 
@@ -260,6 +292,7 @@ static void test_upper_stop_and_changed_bound(void** state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_gap_root),
+      cmocka_unit_test(test_gap_dip),
       cmocka_unit_test(test_height_rates),
       cmocka_unit_test(test_steps_end_at_onsets),
       cmocka_unit_test(test_upper_stop_and_changed_bound),

@@ -18,6 +18,7 @@
 #define CS_MAX_PARAM 32         // real parameters of one force element
 #define CS_MAX_REF 4            // integer references (bodies, planes, coordinates) of one element
 #define CS_MAX_DERIVED 4        // constants a kind derives from an element's parameters
+#define CS_MAX_GAPS 2           // gaps of one element with an onset (csForceKind.gaps)
 #define CS_MAX_ERROR 1024       // longest error sentence
 #define CS_MAX_PATH 256         // longest key path of a study, or path kept in fixed tables
 #define CS_MAX_FILE 4096        // longest file name in an error or a model (PATH_MAX)
@@ -237,14 +238,17 @@ typedef struct csForceKind {
   // Nullable: the integrator then forms the element's part by difference quotients of apply.
   void (*bodyJacobian)(const csModel* m, const csData* d, int e, int body, double* dQdX,
                        double* dQdV);
-  // Time until element e starts to act (its surfaces touch, its stop engages), s, predicted at the
-  // realized state (its rates realized: the acceleration stage or the planar right-hand side) from
-  // its gap, the gap's rate and its second derivative held constant: 0 when it acts already,
-  // INFINITY when that prediction never reaches it. The one-step integrators (rk, ark) end a step
-  // there instead of stepping across the onset, where the force's derivatives jump and a step's
-  // error estimate fails. Nullable: the element's force has no onset (an exponential spring,
-  // gravity, a bushing).
-  double (*onset)(const csModel* m, const csData* d, int e);
+  // Element e's gaps (CS_MAX_GAPS at most: a contact's one, a stop's two bounds) at the realized
+  // state (its rates realized: the acceleration stage or the planar right-hand side): for each,
+  // g[3 i] the distance left before the element starts to act (m or rad; <= 0 when it acts,
+  // INFINITY for an absent bound), g[3 i + 1] and g[3 i + 2] its first and second time
+  // derivatives. Returns how many. The one-step integrators (rk, ark) end a step where a gap,
+  // its second derivative held constant, is predicted to close, rather than step across the
+  // onset, where the force's derivatives jump and a step's error estimate fails; and they take a
+  // step again, ending where the touch begins, when the gap's interpolant between the step's
+  // ends dips below 0 though both ends are apart (a graze shorter than the step). Nullable: the
+  // element's force has no onset (an exponential spring, gravity, a bushing).
+  int (*gaps)(const csModel* m, const csData* d, int e, double* g);
   // A model whose bodies are all links of planar pin trees (dynamics.c, planarTrees) takes the
   // planar right-hand side for its rates when each of its elements has this, since that
   // right-hand side realizes no pose or velocity in Ground: the element's forces from the

@@ -356,6 +356,11 @@ csRkStatus cs_rkArkStep(csRk* rk, double tstop) {
       }
       continue;
     }
+    if (err <= 1.0 && cs_rkGrazed(rk, tnew)) {
+      // taken again, ending where the graze begins: from the start's derivative
+      memcpy(f0, a->fold, sizeof(double) * (size_t)n);
+      continue;
+    }
     double fac11, fac = cs_rkController(rk, err, expo, &fac11);
     if (err <= 1.0) {
       // dense output: the cubic Hermite interpolant of the step's ends

@@ -100,6 +100,13 @@ typedef struct Group {
   int changed;             // a scheduled change touched it: re-initialise
   int* onset;              // (nonset) its elements whose force has an onset (contacts, stops)
   int nonset;
+  // rk: their gaps (csForceKind.gaps: ngap triples, element after element) at the step's start,
+  // gap_t, found with its next onset (nextOnset); gap_end the same at the end of the last try
+  // checked (grazeWithin), gap_end_t. NaN: not known
+  double* gap;
+  double* gap_end;
+  int ngap, ngap_end;
+  double gap_t, gap_end_t;
   long stepno;             // its steps, counted from 1: the one being taken or held (pending)
   long felt_from;          // stepno at its last (re)start, which no evaluation had seen before
   int fresh;               // no step taken since CVodeInit or CVodeReInit: nothing to restart
@@ -230,6 +237,8 @@ static void freeGroupLayout(Group* g) {
   csu_free(g->bodies, 0);
   csu_free(g->forces, 0);
   csu_free(g->onset, 0);
+  csu_free(g->gap, 0);
+  csu_free(g->gap_end, 0);
   csu_free(g->planes, 0);
   csu_free(g->iq, 0);
   csu_free(g->iu, 0);
@@ -435,14 +444,17 @@ static int layoutGroups(Sim* sim, int single) {
     g->nforces = mergeIds(own, nown, shared, nshared, g->forces);
     // the elements with an onset, whose touches a step may pass over (report)
     g->onset = allocArray((size_t)g->nforces, sizeof(int));
-    if (!g->onset) {
+    g->gap = allocArray((size_t)g->nforces * CS_MAX_GAPS * 3, sizeof(double));
+    g->gap_end = allocArray((size_t)g->nforces * CS_MAX_GAPS * 3, sizeof(double));
+    g->gap_t = g->gap_end_t = NAN;
+    if (!g->onset || !g->gap || !g->gap_end) {
       csu_free(owner, 0);
       ok = 0;
       break;
     }
     for (int k = 0; k < g->nforces; k++) {
       int e = g->forces[k];
-      if (cs_forceKind(m->force[e].kind)->onset) {
+      if (cs_forceKind(m->force[e].kind)->gaps) {
         g->onset[g->nonset++] = e;
         // the counts are this integrator's: an earlier one's (before a reset, new options or
         // a checkpoint) would read as steps of this one
@@ -1936,6 +1948,8 @@ static void commitsNotAfter(Group* g, double t) {
 }
 
 
+static double grazeWithin(void* ctx, double t0, double t1, double* width);  // (with the onsets)
+
 // Group g's rk instance at t0 (rk.c: Dormand-Prince 5(4)), from the data's current state, on
 // the array of g->y (its vectors are allocated): no linear solver (linsol -1 records that), no
 // projection.
@@ -1961,6 +1975,7 @@ static int createRk(Group* g, double t0, csError* err) {
   if (opt->integrator == CS_INTEGRATOR_RK23) {
     g->rk->method = CS_RK_BS32;
   }
+  g->rk->graze = grazeWithin;
   if (opt->integrator == CS_INTEGRATOR_ARK) {
     // the implicit block: the group's positions and speeds (the elements' own states, such as
     // dissipated energies, which nothing depends on, stay explicit)
@@ -2249,26 +2264,79 @@ static int holdsStepEnd(const Group* g) {
 }
 
 
-// When one of the active group's elements is next predicted to start acting (csForceKind.onset),
-// from the step end the data holds (its rates realized here if they are not yet): rk and ark
-// end their next step there rather than step across it. INFINITY when no element has an onset.
-static double nextOnset(Group* g) {
+// The active group's elements' gaps (csForceKind.gaps) at the state the data holds (its rates
+// realized here if they are not yet), into gap, element after element; returns how many
+static int groupGaps(Group* g, double* gap) {
   const csModel* m = g->sim->m;
   csData* d = g->sim->d;
-  double t = INFINITY;
-  for (int i = 0; i < d->nact_force; i++) {
-    int e = d->act_force[i];
-    const csForceKind* k = cs_forceKind(m->force[e].kind);
-    if (!k->onset) {
-      continue;
-    }
+  int n = 0;
+  for (int i = 0; i < g->nonset; i++) {
+    int e = g->onset[i];
     cs_realizeRates(m, d);  // nothing once the data holds them
-    double te = k->onset(m, d, e);
+    n += cs_forceKind(m->force[e].kind)->gaps(m, d, e, gap + 3 * n);
+  }
+  return n;
+}
+
+
+// the state or the elements' variables were set from outside: the gaps found are not theirs
+static void forgetGaps(Group* g) {
+  g->gap_t = g->gap_end_t = NAN;
+}
+
+
+// When one of the active group's elements is next predicted to start acting (cs_gapRoot), from
+// the step end the data holds: rk and ark end their next step there rather than step across it.
+// INFINITY when no element has an onset. The gaps are kept, as the next step's start
+// (grazeWithin), which found them already when it checked the step (the state is then the
+// step's end: an edit or a change since restarts the group, forgetGaps).
+static double nextOnset(Group* g) {
+  if (g->gap_end_t == g->t) {
+    double* swap = g->gap;
+    g->gap = g->gap_end;
+    g->gap_end = swap;
+    g->ngap = g->ngap_end;
+    g->gap_end_t = NAN;
+  } else {
+    g->ngap = groupGaps(g, g->gap);
+  }
+  g->gap_t = g->t;
+  double t = INFINITY;
+  for (int i = 0; i < g->ngap; i++) {
+    const double* gi = g->gap + 3 * i;
+    double te = cs_gapRoot(gi[0], gi[1], gi[2]);
     if (te > 0 && te < t) {
       t = te;
     }
   }
   return g->t + t;
+}
+
+
+// rk's check of a try from t0 to t1 that passed its error test (csRk.graze), the data realized at
+// its end by its last stage: where a gap apart at both ends closes within it (cs_gapDip from the
+// gaps at the step's start, nextOnset's, and at the end), the earliest such time; NaN when there
+// is none, or when the start's gaps are not known
+static double grazeWithin(void* ctx, double t0, double t1, double* width) {
+  Group* g = ctx;
+  if (g->nonset == 0 || g->gap_t != t0) {
+    return NAN;
+  }
+  g->ngap_end = groupGaps(g, g->gap_end);
+  g->gap_end_t = t1;
+  if (g->ngap_end != g->ngap) {
+    return NAN;  // (a stop's stiffness set to 0 or from 0 restarts the group: not in a step)
+  }
+  double s = INFINITY;
+  for (int i = 0; i < g->ngap; i++) {
+    double wi = 0;
+    double si = cs_gapDip(g->gap + 3 * i, g->gap_end + 3 * i, t1 - t0, &wi);
+    if (si < s) {
+      s = si;
+      *width = wi * (t1 - t0);
+    }
+  }
+  return s < 1 ? t0 + s * (t1 - t0) : NAN;
 }
 
 
@@ -2292,7 +2360,8 @@ static void holdStep(Group* g) {
 // acting: the report, made on the step's interpolant, shows a force the motion has not felt.
 // Either the next step feels it (the touch began inside the step, which did not reach it:
 // nothing is lost) or no step does: the steps passed over a touch shorter than a step (BDF
-// and Adams locate no onsets, and rk's prediction misses a grazing one). The report is a
+// and Adams locate no onsets; rk takes such a step again, grazeWithin, unless the ends'
+// interpolant and the start's prediction both miss the touch). The report is a
 // suspect until the next step ends (touchesFelt). Not within the first step after a
 // (re)start, whose state no evaluation had seen before.
 enum { FELT_BEFORE = 3 };
@@ -3027,6 +3096,7 @@ static int applyDueChanges(Sim* sim, double horizon, csError* err) {
     // then ended 5e-4 m from one continued from a checkpoint at the change, at any tolerance
     if (sim->rk) {
       cs_rkRestart(g->rk, g->t, sim->opt.initial_step);
+      forgetGaps(g);
     } else {
       addCounters(g, &g->banked);
       if (check(CVodeReInit(g->mem, g->t, g->y), "CVodeReInit", sim, g->t, err)) {
@@ -3420,6 +3490,7 @@ int cs_integratorRestart(csIntegrator* sim, int nchange_done, csError* err) {
     if (sim->rk) {
       // an edited state starts afresh, with the first step chosen as at creation
       cs_rkRestart(g->rk, d->t, sim->opt.initial_step);
+      forgetGaps(g);
     } else {
       addCounters(g, &g->banked);
       if (check(CVodeReInit(g->mem, d->t, g->y), "CVodeReInit", sim, d->t, err)) {

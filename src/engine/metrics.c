@@ -1129,7 +1129,8 @@ void cs_metricsFinish(csMetrics* mt, const csModel* m, const csData* d) {
                    "evaluation of the integrator's steps around %s or after found it acting: the "
                    "steps passed over a touch shorter than a step, so the motion is the one "
                    "without it and the force the reports show was never applied; limit the "
-                   "step (max_step, below the touch's duration) or tighten the tolerances",
+                   "step (max_step, below the touch's duration), tighten the tolerances, or "
+                   "integrate with rk, rk23 or ark, which take such a step again",
                    contactName(m, e), cs_forceKind(m->force[e].kind)->name, own,
                    own > 1 ? "s" : "", d->stat.passed_over_t, more,
                    d->stat.warnings_passed_over > 1 ? "them" : "it");

@@ -136,7 +136,7 @@ void cs_rkRestart(csRk* rk, double t, double h0) {
   rk->facold = 1e-4;
   rk->reject = 0;
   rk->tonset = NAN;
-  rk->capped = rk->entering = 0;
+  rk->capped = rk->entering = rk->regraze = rk->ingraze = 0;
   rk->hentry = 0;
 }
 
@@ -226,12 +226,15 @@ int cs_rkTry(csRk* rk, double tstop, double* h, int* last) {
   double hcap = rk->hmax > 0 ? rk->hmax : INFINITY;
   *last = 0;
   *h = fmin(*h, fmin(hcap, tstop - rk->t));
+  if (rk->ingraze) {
+    *h = fmin(*h, rk->hgraze);
+  }
   // a force element predicted to start acting within the step (a contact's onset, a stop's):
   // the step ends there, so that no step's error estimate spans the jump in the force's
   // derivatives, unless the onset is within the step's first fifth (then the step is as long as
   // the controller would make it after one rejection anyway: a contact step)
   double ton = rk->tonset - rk->t;
-  rk->capped = ton < *h && ton >= FAC_SHRINK * *h;
+  rk->capped = ton < *h && (ton >= FAC_SHRINK * *h || rk->regraze);
   if (rk->capped) {
     *h = ton;
   }
@@ -281,7 +284,8 @@ void cs_rkAccept(csRk* rk, double tnew, double err, double fac) {
       hnew = fmin(hnew, rk->hentry);
     }
   }
-  rk->reject = 0;
+  rk->ingraze = rk->regraze;
+  rk->reject = rk->regraze = 0;
   rk->told = rk->t;
   rk->t = tnew;
   rk->hlast = h;
@@ -331,6 +335,22 @@ double cs_rkReject(csRk* rk, double h, double fac11) {
   rk->netf++;
   rk->reject = 1;
   return h / fmin(1.0 / FAC_SHRINK, fac11 / SAFE);
+}
+
+
+int cs_rkGrazed(csRk* rk, double tnew) {
+  if (!rk->graze || rk->regraze || rk->ingraze) {
+    return 0;
+  }
+  double width = 0;
+  double tg = rk->graze(rk->ctx, rk->t, tnew, &width);
+  if (!(tg > rk->t + 16 * DBL_EPSILON * fabs(rk->t) && tg < tnew)) {
+    return 0;
+  }
+  rk->tonset = tg;
+  rk->hgraze = fmax(width, 16 * DBL_EPSILON * fabs(tg));
+  rk->regraze = 1;
+  return 1;
 }
 
 
@@ -417,6 +437,9 @@ static csRkStatus dopriStep(csRk* rk, double tstop) {
       err = 1e10;
     }
     double fac11, fac = cs_rkController(rk, err, 0.2, &fac11);
+    if (err <= 1.0 && cs_rkGrazed(rk, tnew)) {
+      continue;  // taken again, ending where the graze begins
+    }
     if (err <= 1.0) {
       // accepted. Stiffness (DOPRI5's test): stages 6 and 7 are both at t + h, so
       // |k7 - k6| / |y7 - y6| estimates the largest |lambda| the step met; h |lambda| beyond
@@ -504,6 +527,9 @@ static csRkStatus bsStep(csRk* rk, double tstop) {
       err = 1e10;
     }
     double fac11, fac = cs_rkController(rk, err, 1.0 / 3, &fac11);
+    if (err <= 1.0 && cs_rkGrazed(rk, tnew)) {
+      continue;  // taken again, ending where the graze begins
+    }
     if (err <= 1.0) {
       // accepted. Stiffness, as DOPRI5 tests it but from stages a quarter step apart (no two
       // stages of this pair share a node): h |lambda| ~ h |k4 - k3| / |y4 - y3|, y3 the third
@@ -545,4 +571,105 @@ void cs_rkInterpolate(const csRk* rk, double t, double* out) {
     out[i] = c[i] + th * (c[n + i] + th1 * (c[2 * n + i] + th * (c[3 * n + i] +
                                                                  th1 * c[4 * n + i])));
   }
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// gaps
+
+double cs_gapRoot(double g, double gdot, double gddot) {
+  if (!(g > 0)) {
+    return 0;
+  }
+  if (!isfinite(g) || !isfinite(gdot) || !isfinite(gddot)) {
+    return INFINITY;  // an absent bound, or nothing to predict from
+  }
+  // a t^2 + b t + c = 0 with c > 0; the roots as c / q and q / a, q = -(b + sign(b) sqrt(D)) / 2,
+  // which loses no digits when b^2 >> |4 a c|; without acceleration (or with one too small to
+  // square against), c / -b
+  double a = 0.5 * gddot, b = gdot, c = g;
+  double disc = b * b - 4 * a * c;
+  if (a == 0 || !isfinite(disc)) {
+    return b < 0 ? c / -b : INFINITY;
+  }
+  if (!(disc >= 0)) {
+    return INFINITY;  // turns back before it gets there
+  }
+  double q = -0.5 * (b + copysign(sqrt(disc), b));
+  double t1 = q != 0 ? c / q : INFINITY;
+  double t2 = a != 0 ? q / a : INFINITY;
+  double t = INFINITY;
+  if (t1 > 0) {
+    t = t1;
+  }
+  if (t2 > 0 && t2 < t) {
+    t = t2;
+  }
+  return t;
+}
+
+
+// p(s) on [0, 1] from its Bernstein coefficients (de Casteljau)
+static double bernstein5(const double* b, double s) {
+  double c[6];
+  memcpy(c, b, sizeof(c));
+  for (int r = 5; r > 0; r--) {
+    for (int i = 0; i < r; i++) {
+      c[i] += s * (c[i + 1] - c[i]);
+    }
+  }
+  return c[0];
+}
+
+
+// where the quintic with Bernstein coefficients b first reaches 0, as a fraction of the step
+// (INFINITY: it does not), and *width how long it stays there (to a DIP_GRID-th of the step)
+static double bernsteinDip(const double* b, double* width) {
+  // the first sign change on a grid of DIP_GRID intervals, bisection to the rounding of s, and
+  // the first grid point past it where the quintic is positive again
+  enum { DIP_GRID = 64 };
+  double s0 = 0;
+  for (int k = 1; k <= DIP_GRID; k++) {
+    double s1 = (double)k / DIP_GRID;
+    if (bernstein5(b, s1) <= 0) {
+      for (int it = 0; it < 60 && s1 - s0 > 4 * DBL_EPSILON; it++) {
+        double sm = 0.5 * (s0 + s1);
+        if (bernstein5(b, sm) <= 0) {
+          s1 = sm;
+        } else {
+          s0 = sm;
+        }
+      }
+      int j = k + 1;
+      while (j < DIP_GRID && bernstein5(b, (double)j / DIP_GRID) <= 0) {
+        j++;
+      }
+      *width = fmin((double)j / DIP_GRID, 1.0) - s0;
+      return s0;
+    }
+    s0 = s1;
+  }
+  return INFINITY;
+}
+
+
+double cs_gapDipFound(const double* g0, const double* g1, double h, double* width) {
+  double d0 = h * g0[1], d1 = h * g1[1], a0 = h * h * g0[2], a1 = h * h * g1[2];
+  double b[6] = {g0[0], g0[0] + 0.2 * d0, g0[0] + 0.4 * d0 + 0.05 * a0,
+                 g1[0] - 0.4 * d1 + 0.05 * a1, g1[0] - 0.2 * d1, g1[0]};
+  for (int i = 0; i < 6; i++) {
+    if (!isfinite(b[i])) {
+      return INFINITY;
+    }
+  }
+  double s = bernsteinDip(b, width);
+  // the start's own prediction (cs_gapRoot), which a step may cross when it is within the
+  // step's first fifth (cs_rkTry): from its first root to its second (or the step's end)
+  double sq = cs_gapRoot(g0[0], g0[1], g0[2]) / h;
+  if (sq < s && sq < 1) {
+    s = sq;
+    double s2 = g0[2] > 0 ? -2 * g0[1] / g0[2] / h - sq : 1.0;
+    *width = fmin(s2, 1.0) - sq;
+  }
+  return s;
 }

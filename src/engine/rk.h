@@ -62,6 +62,15 @@ typedef struct csRk {
                            // the start, a restart or a change): a step that would cross it ends
                            // there instead (cs_rkTry)
   int capped;              // 1: the step being tried was cut to end at tonset
+  // (nullable) the caller's check of a try that passed its error test, the data realized at
+  // its end (its last stage): the time within (t0, t1) where a force element's gap, apart at
+  // both ends, closes (a graze shorter than the step, cs_gapDip), or NaN, and *width how long
+  // it stays closed (s). The step is then taken again, ending there, and the next one is no
+  // longer than the graze, so that it feels it; neither is checked
+  double (*graze)(void* ctx, double t0, double t1, double* width);
+  int regraze;             // 1: the step being tried was cut to end where a graze begins
+  int ingraze;             // 1: the step being tried begins there: at most hgraze long
+  double hgraze;
   int last;                // 1: the step being tried was stretched or cut to end at tstop
   int rounding;            // 1: it is within the rounding of t (an advance that short): it
                            // says nothing of the steps the motion allows, and hprop is kept
@@ -104,6 +113,37 @@ void cs_rkFree(csRk* rk);
 // the last successful step).
 csRkStatus cs_rkStep(csRk* rk, double tstop);
 
+// The smallest t > 0 at which g + gdot t + gddot t^2 / 2 = 0, for a gap g > 0 (0 when g <= 0,
+// INFINITY when there is none): where a force element is predicted to start acting
+// (csForceKind.gaps).
+double cs_gapRoot(double g, double gdot, double gddot);
+
+// cs_gapDip past its test of the Bernstein coefficients, some of which are <= 0
+double cs_gapDipFound(const double* g0, const double* g1, double h, double* width);
+
+// A gap (csForceKind.gaps: g[0] the distance, g[1] and g[2] its rates) at both ends of a step of
+// h, apart at both: where, as a fraction s of the step in [0, 1), it closes within the step
+// before it opens again, by the quintic Hermite interpolant of the two ends or by the start's own
+// prediction (cs_gapRoot: a touch the step crossed, predicted within its first fifth), whichever
+// begins first, *width the fraction of the step it stays closed (to 1/64); INFINITY when neither
+// closes, when either end's gap is not apart (the element acts there) or not finite.
+static inline double cs_gapDip(const double* g0, const double* g1, double h, double* width) {
+  if (!(g0[0] > 0 && g1[0] > 0)) {
+    return INFINITY;  // touching at an end (an onset the step crossed, or a touch it ends in)
+  }
+  // in s = (t - t0) / h, the quintic's Bernstein coefficients (the ends' gaps, then b1..b4) and
+  // the start's quadratic's (g0, q1, q2): all positive, and so are both on [0, 1] (their convex
+  // hull). An absent bound's infinite gap makes them infinite or NaN, never <= 0.
+  double d0 = h * g0[1], d1 = h * g1[1], a0 = h * h * g0[2], a1 = h * h * g1[2];
+  double b1 = g0[0] + 0.2 * d0, b2 = g0[0] + 0.4 * d0 + 0.05 * a0;
+  double b3 = g1[0] - 0.4 * d1 + 0.05 * a1, b4 = g1[0] - 0.2 * d1;
+  double q1 = g0[0] + 0.5 * d0, q2 = g0[0] + d0 + 0.5 * a0;
+  if (!(b1 <= 0 || b2 <= 0 || b3 <= 0 || b4 <= 0 || q1 <= 0 || q2 <= 0)) {
+    return INFINITY;
+  }
+  return cs_gapDipFound(g0, g1, h, width);
+}
+
 // y(t) for t within the last successful step [told, t], from its dense output, into out (n).
 void cs_rkInterpolate(const csRk* rk, double t, double* out);
 
@@ -143,6 +183,10 @@ double cs_rkController(const csRk* rk, double err, double expo, double* fac11);
 // - the try of rk->h from rk->t passed, ending at tnew (the state already advanced): the next
 //   step's size, the counters;
 void cs_rkAccept(csRk* rk, double tnew, double err, double fac);
+// - the try passed its error test, ending at tnew: 1 when it is to be taken again, ending where a
+//   graze begins (rk->graze; rk->tonset then holds that time, and cs_rkTry cuts the next try
+//   there), 0 when it stands;
+int cs_rkGrazed(csRk* rk, double tnew);
 // - the try of h failed its error test: the next, shorter one;
 double cs_rkReject(csRk* rk, double h, double fac11);
 // - the try's evaluations returned r != 0: r < 0 (asked to stop) ends the step with

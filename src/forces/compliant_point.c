@@ -254,13 +254,14 @@ static void compliantSetDiscrete(const csModel* m, csData* d, int e, int index, 
 }
 
 
-// the time until the station reaches the plane (where the penalty force sets in, its slope
-// jumping to k)
-static double compliantOnset(const csModel* m, const csData* d, int e) {
+// the station's height above the plane (where the penalty force sets in, its slope jumping
+// to k)
+static int compliantGaps(const csModel* m, const csData* d, int e, double* g) {
   const csForce* f = &m->force[e];
   int body = f->ref[CS_REF_BODY];
   csVec3 station = csu_stationPosition(m, d, body, csu_vec3FromArray(f->param + SLOT_STATION));
-  return csu_planeOnset(m, d, body, f->ref[CS_REF_PLANE], station, 0.0);
+  csu_planeGap(m, d, body, f->ref[CS_REF_PLANE], station, 0.0, g);
+  return 1;
 }
 
 
@@ -282,5 +283,5 @@ const csForceKind cs_kindCompliantPoint = {
     .setDiscrete = compliantSetDiscrete,
     .prepare = compliantPrepare,
     .bodyJacobian = compliantBodyJacobian,
-    .onset = compliantOnset,
+    .gaps = compliantGaps,
 };

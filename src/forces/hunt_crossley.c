@@ -238,13 +238,14 @@ static int huntCrossleyValidate(const csModel* m, const csForce* f, csError* err
 }
 
 
-// the time until the sphere touches the plane (the Hertz force's onset: its slope in the
-// penetration grows as the square root)
-static double huntCrossleyOnset(const csModel* m, const csData* d, int e) {
+// the sphere's distance from the plane (the Hertz force's onset: its slope in the penetration
+// grows as the square root)
+static int huntCrossleyGaps(const csModel* m, const csData* d, int e, double* g) {
   const csForce* f = &m->force[e];
   int body = f->ref[CS_REF_BODY];
   csVec3 center = csu_stationPosition(m, d, body, csu_vec3FromArray(f->param + CS_SLOT_STATION));
-  return csu_planeOnset(m, d, body, f->ref[CS_REF_PLANE], center, f->param[CS_SLOT_RADIUS]);
+  csu_planeGap(m, d, body, f->ref[CS_REF_PLANE], center, f->param[CS_SLOT_RADIUS], g);
+  return 1;
 }
 
 
@@ -266,5 +267,5 @@ const csForceKind cs_kindHuntCrossley = {
     .setDiscrete = huntCrossleySetDiscrete,
     .prepare = huntCrossleyPrepare,
     .bodyJacobian = huntCrossleyBodyJacobian,
-    .onset = huntCrossleyOnset,
+    .gaps = huntCrossleyGaps,
 };

@@ -265,20 +265,24 @@ static void stopReport(const csModel* m, const csData* d, int e, csContactReport
 }
 
 
-// the time until the coordinate reaches the bound it moves toward (where the force sets in, its
-// slope jumping to k); 0 beyond either bound. A pin's or a slider's qdot is its u.
-static double stopOnset(const csModel* m, const csData* d, int e) {
+// the coordinate's distance from each bound (where the force sets in, its slope jumping to k);
+// an absent bound's is infinite. A pin's or a slider's qdot is its u.
+static int stopGaps(const csModel* m, const csData* d, int e, double* g) {
   const csForce* f = &m->force[e];
   const csBody* body = &m->body[f->ref[REF_BODY]];
   const double* v = d->disc + f->discadr;
   int iu = body->uadr + f->ref[REF_COORD];
   if (!(v[DISC_K] > 0)) {
-    return INFINITY;  // a stop without stiffness never acts
+    return 0;  // a stop without stiffness never acts
   }
   double q = d->q[body->qadr + f->ref[REF_COORD]], u = d->u[iu], udot = d->udot[iu];
-  double upper = csu_gapRoot(v[DISC_UPPER] - q, -u, -udot);
-  double lower = csu_gapRoot(q - v[DISC_LOWER], u, udot);
-  return fmin(upper, lower);
+  g[0] = v[DISC_UPPER] - q;
+  g[1] = -u;
+  g[2] = -udot;
+  g[3] = q - v[DISC_LOWER];
+  g[4] = u;
+  g[5] = udot;
+  return 2;
 }
 
 
@@ -300,5 +304,5 @@ const csForceKind cs_kindLinearStop = {
     .report = stopReport,
     .setDiscrete = stopSetDiscrete,
     .mobilityJacobian = stopJacobian,
-    .onset = stopOnset,
+    .gaps = stopGaps,
 };

@@ -100,38 +100,6 @@ static csMat33 crossMatrix(csVec3 a) {
 }
 
 
-double csu_gapRoot(double g, double gdot, double gddot) {
-  if (!(g > 0)) {
-    return 0;
-  }
-  if (!isfinite(g) || !isfinite(gdot) || !isfinite(gddot)) {
-    return INFINITY;  // an absent bound, or nothing to predict from
-  }
-  // a t^2 + b t + c = 0 with c > 0; the roots as c / q and q / a, q = -(b + sign(b) sqrt(D)) / 2,
-  // which loses no digits when b^2 >> |4 a c|; without acceleration (or with one too small to
-  // square against), c / -b
-  double a = 0.5 * gddot, b = gdot, c = g;
-  double disc = b * b - 4 * a * c;
-  if (a == 0 || !isfinite(disc)) {
-    return b < 0 ? c / -b : INFINITY;
-  }
-  if (!(disc >= 0)) {
-    return INFINITY;  // turns back before it gets there
-  }
-  double q = -0.5 * (b + copysign(sqrt(disc), b));
-  double t1 = q != 0 ? c / q : INFINITY;
-  double t2 = a != 0 ? q / a : INFINITY;
-  double t = INFINITY;
-  if (t1 > 0) {
-    t = t1;
-  }
-  if (t2 > 0 && t2 < t) {
-    t = t2;
-  }
-  return t;
-}
-
-
 void csu_planeHeightRates(const csModel* m, const csData* d, int body, int plane, csVec3 p_G,
                           double* g) {
   // height h = n . (p - o) of the body's material point p over the plane (origin o, outward
@@ -156,11 +124,10 @@ void csu_planeHeightRates(const csModel* m, const csData* d, int body, int plane
 }
 
 
-double csu_planeOnset(const csModel* m, const csData* d, int body, int plane, csVec3 p_G,
-                      double clearance) {
-  double g[3];
+void csu_planeGap(const csModel* m, const csData* d, int body, int plane, csVec3 p_G,
+                  double clearance, double* g) {
   csu_planeHeightRates(m, d, body, plane, p_G, g);
-  return csu_gapRoot(g[0] - clearance, g[1], g[2]);
+  g[0] -= clearance;
 }
 
 

@@ -214,16 +214,11 @@ void csu_pointForceBodyJacobian(const csData* d, int body, csVec3 point, csVec3 
 void csu_planeHeightRates(const csModel* m, const csData* d, int body, int plane, csVec3 p_G,
                           double* g);
 
-// The onset callback (csForceKind.onset) of a contact between `body`'s station, now at p_G,
-// and plane `plane`: the time until the station's height above the plane falls to clearance (a
-// sphere's radius; 0 for a point), from csu_planeHeightRates. 0 when it is there already,
-// INFINITY when the prediction never gets there.
-double csu_planeOnset(const csModel* m, const csData* d, int body, int plane, csVec3 p_G,
-                      double clearance);
-
-// The smallest t > 0 at which g + gdot t + gddot t^2 / 2 = 0, for a gap g > 0 (0 when g <= 0,
-// INFINITY when there is none).
-double csu_gapRoot(double g, double gdot, double gddot);
+// The gap (csForceKind.gaps) of a contact between `body`'s station, now at p_G, and plane
+// `plane`: the station's height above the plane less clearance (a sphere's radius; 0 for a
+// point) and its rates (g[0..2]), from csu_planeHeightRates.
+void csu_planeGap(const csModel* m, const csData* d, int body, int plane, csVec3 p_G,
+                  double clearance, double* g);
 
 // Fill a contact report from an evaluated contact: point, force on the touching body with zero
 // moment about the point, pe and power; and extra[0..4] = x, xdot, fn, ff, slip.
