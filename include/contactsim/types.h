@@ -491,6 +491,8 @@ struct csData {
   long* suspect_n;            // how many such reports, and the first one's time, s: a touch
   double* suspect_t;          // passed over unless the next step feels it (integrator.c)
   double* force_power;        // (nforce) power dissipated by each element, W
+  csVec3* contact_point;      // (nforce) a sphere contact's point at its last evaluation (its
+                              // report's), in Ground, m: the statistics read it after each step
   double* zdot;               // (nz)
 
   // ---- acceleration stage ----

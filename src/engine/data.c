@@ -39,6 +39,7 @@
   X(long, suspect_n, m->nforce, 1)                         \
   X(double, suspect_t, m->nforce, 1)                       \
   X(double, force_power, m->nforce, 1)                     \
+  X(csVec3, contact_point, m->nforce, 1)                   \
   X(double, zdot, m->nz, 1)                                \
   X(double, udot, m->nu, 1)                                \
   X(csSpatialVec, body_acc, m->nbody, 1)                   \

@@ -180,10 +180,8 @@ static void sampleContact(const csModel* m, csData* d, const csMetricsContact* c
   // delta / 2), else its lowest point
   csVec3 point_G = station_G;
   if (c->sphere && s->penetration > 0) {
-    if (!reported) {
-      cs_contactReport(m, d, c->force, &r);
-    }
-    point_G = r.point;
+    // (the sphere kinds' apply keeps the point it reports: the data is realized at dynamics)
+    point_G = reported ? r.point : d->contact_point[c->force];
   } else if (c->sphere) {
     point_G = csu_addScaled(station_G, -c->radius, n_G);
   }

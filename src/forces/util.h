@@ -147,8 +147,8 @@ static inline void csu_contactFinish(csContactEval* c, csVec3 nout_G, csVec3 vta
 
 // Apply an evaluated contact of element e: when c->active, c->force on the touching body and its
 // opposite on the plane's body, both at c->point (ground ignores its share); always sets
-// d->force_pe[e], d->force_power[e] and the element's report extras (as csu_fillContactReport
-// does). Allocates nothing.
+// d->force_pe[e], d->force_power[e], d->contact_point[e] and the element's report extras (as
+// csu_fillContactReport does). Allocates nothing.
 static inline void cs_applyContact(const csModel* m, csData* d, int e, const csContactEval* c) {
   // equal and opposite forces at the same point
   const csForce* f = &m->force[e];
@@ -158,6 +158,7 @@ static inline void cs_applyContact(const csModel* m, csData* d, int e, const csC
   }
   d->force_pe[e] = c->pe;
   d->force_power[e] = c->power;
+  d->contact_point[e] = c->point;
   // the report extras as well, so that per-step statistics read the normal force without
   // evaluating the contact again (a kind may leave the rate and slip at 0 while the surfaces do
   // not touch; the report callbacks compute every column)
