@@ -2270,9 +2270,11 @@ static int groupGaps(Group* g, double* gap) {
   const csModel* m = g->sim->m;
   csData* d = g->sim->d;
   int n = 0;
+  if (g->nonset > 0) {
+    cs_realizeRates(m, d);  // nothing once the data holds them
+  }
   for (int i = 0; i < g->nonset; i++) {
     int e = g->onset[i];
-    cs_realizeRates(m, d);  // nothing once the data holds them
     n += cs_forceKind(m->force[e].kind)->gaps(m, d, e, gap + 3 * n);
   }
   return n;
