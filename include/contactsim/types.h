@@ -424,6 +424,7 @@ typedef struct csStats {
   int passed_over_force;      // the element of the first of them (when there is one)
   double passed_over_t;       // its time, s
   long passed_over_others;    // those of the other elements
+  int one_step;               // 1: the last run's integrator was rk, rk23 or ark
   long nstage[4];          // evaluations of the position, velocity, dynamics and acceleration
                            // stages (repeated calls on a realized state do not count; one of
                            // the planar right-hand side counts as one of each)

@@ -1127,11 +1127,13 @@ void cs_metricsFinish(csMetrics* mt, const csModel* m, const csData* d) {
                    "evaluation of the integrator's steps around %s or after found it acting: the "
                    "steps passed over a touch shorter than a step, so the motion is the one "
                    "without it and the force the reports show was never applied; limit the "
-                   "step (max_step, below the touch's duration), tighten the tolerances, or "
-                   "integrate with rk, rk23 or ark, which take such a step again",
+                   "step (max_step, below the touch's duration)%s",
                    contactName(m, e), cs_forceKind(m->force[e].kind)->name, own,
                    own > 1 ? "s" : "", d->stat.passed_over_t, more,
-                   d->stat.warnings_passed_over > 1 ? "them" : "it");
+                   d->stat.warnings_passed_over > 1 ? "them" : "it",
+                   d->stat.one_step ? " or tighten the tolerances"
+                                    : ", tighten the tolerances, or integrate with rk, rk23 or "
+                                      "ark, which take a step that passed over a touch again");
   }
   // rk or rk23 held at its stability limit for most of a long run (only they count such steps)
   if (d->stat.nsteps >= 1000 && 2 * d->stat.nstiff >= d->stat.nsteps) {

@@ -106,6 +106,7 @@ csRk* cs_rkNew(int n, csRkRhs f, void* ctx, double t0, double* y, double rtol, d
   rk->h = h0 > 0 ? h0 : 0;
   rk->facold = 1e-4;
   rk->tonset = NAN;
+  rk->tgraze_end = -INFINITY;
   return rk;
 }
 
@@ -136,7 +137,8 @@ void cs_rkRestart(csRk* rk, double t, double h0) {
   rk->facold = 1e-4;
   rk->reject = 0;
   rk->tonset = NAN;
-  rk->capped = rk->entering = rk->regraze = rk->ingraze = 0;
+  rk->capped = rk->entering = rk->regraze = rk->ingraze = rk->grazed = 0;
+  rk->tgraze_end = -INFINITY;
   rk->hentry = 0;
 }
 
@@ -226,7 +228,7 @@ int cs_rkTry(csRk* rk, double tstop, double* h, int* last) {
   double hcap = rk->hmax > 0 ? rk->hmax : INFINITY;
   *last = 0;
   *h = fmin(*h, fmin(hcap, tstop - rk->t));
-  if (rk->ingraze) {
+  if (rk->ingraze || rk->t < rk->tgraze_end) {
     *h = fmin(*h, rk->hgraze);
   }
   // a force element predicted to start acting within the step (a contact's onset, a stop's):
@@ -238,7 +240,8 @@ int cs_rkTry(csRk* rk, double tstop, double* h, int* last) {
   if (rk->capped) {
     *h = ton;
   }
-  if (rk->t + 1.01 * *h >= tstop && tstop - rk->t <= hcap) {
+  // (not a step taken again to end where a graze begins: stretched, it would cross the graze)
+  if (rk->t + 1.01 * *h >= tstop && tstop - rk->t <= hcap && !(rk->regraze && rk->capped)) {
     *h = tstop - rk->t;
     *last = 1;
     rk->capped = 0;  // it ends at tstop (within 1 % past the onset, or short of it)
@@ -284,6 +287,7 @@ void cs_rkAccept(csRk* rk, double tnew, double err, double fac) {
       hnew = fmin(hnew, rk->hentry);
     }
   }
+  rk->grazed = rk->ingraze;
   rk->ingraze = rk->regraze;
   rk->reject = rk->regraze = 0;
   rk->told = rk->t;
@@ -344,12 +348,23 @@ int cs_rkGrazed(csRk* rk, double tnew) {
   }
   double width = 0;
   double tg = rk->graze(rk->ctx, rk->t, tnew, &width);
-  if (!(tg > rk->t + 16 * DBL_EPSILON * fabs(rk->t) && tg < tnew)) {
+  if (!(tg < tnew)) {
     return 0;
   }
-  rk->tonset = tg;
-  rk->hgraze = fmax(width, 16 * DBL_EPSILON * fabs(tg));
-  rk->regraze = 1;
+  double slip = 16 * DBL_EPSILON * fabs(tg);
+  rk->hgrazed = rk->h;
+  // the steps within the touch are a quarter of its length, which the interpolant (to a 64th of
+  // the step) or the prediction gives roughly: a step over both its beginning and its end is
+  // one whose error estimate can pass with the touch unresolved (a box brushing a floor for 5 ms
+  // dissipated 0.2 to 2.2 times the converged energy at 1e-3 with one step as long as the touch)
+  rk->hgraze = fmax(fmax(0.25 * width, rk->h / 64), slip);
+  rk->tgraze_end = fmax(tg, rk->t) + width;
+  if (tg > rk->t + slip) {
+    rk->tonset = tg;  // taken again to end where the touch begins; the next step is within it
+    rk->regraze = 1;
+  } else {
+    rk->ingraze = 1;  // the touch begins where the step does: taken again as the step within it
+  }
   return 1;
 }
 

@@ -65,12 +65,18 @@ typedef struct csRk {
   // (nullable) the caller's check of a try that passed its error test, the data realized at
   // its end (its last stage): the time within (t0, t1) where a force element's gap, apart at
   // both ends, closes (a graze shorter than the step, cs_gapDip), or NaN, and *width how long
-  // it stays closed (s). The step is then taken again, ending there, and the next one is no
-  // longer than the graze, so that it feels it; neither is checked
+  // it stays closed (s). The step is then taken again, ending there (or, where the graze
+  // begins at the step's start, as the first step within it), and the steps within the graze
+  // are a quarter of its length (hgraze, up to tgraze_end); the first two are not checked
   double (*graze)(void* ctx, double t0, double t1, double* width);
   int regraze;             // 1: the step being tried was cut to end where a graze begins
-  int ingraze;             // 1: the step being tried begins there: at most hgraze long
+  int ingraze;             // 1: the step being tried begins there: at most hgraze long (a
+                           // quarter of the graze's length)
   double hgraze;
+  double tgraze_end;       // as is every step up to where the graze ends, s
+  double hgrazed;          // the try that passed over the graze: the step the motion allows
+                           // without it (the caller's to restore when the graze was not felt)
+  int grazed;              // 1: the step last accepted was that step within the graze
   int last;                // 1: the step being tried was stretched or cut to end at tstop
   int rounding;            // 1: it is within the rounding of t (an advance that short): it
                            // says nothing of the steps the motion allows, and hprop is kept
