@@ -228,15 +228,18 @@ int cs_rkTry(csRk* rk, double tstop, double* h, int* last) {
   double hcap = rk->hmax > 0 ? rk->hmax : INFINITY;
   *last = 0;
   *h = fmin(*h, fmin(hcap, tstop - rk->t));
-  if (rk->ingraze || rk->t < rk->tgraze_end) {
+  // within a graze, but for the step taken again to end where it begins (capped at it below)
+  if (rk->ingraze || (rk->t < rk->tgraze_end && !rk->regraze)) {
     *h = fmin(*h, rk->hgraze);
   }
   // a force element predicted to start acting within the step (a contact's onset, a stop's):
   // the step ends there, so that no step's error estimate spans the jump in the force's
   // derivatives, unless the onset is within the step's first fifth (then the step is as long as
   // the controller would make it after one rejection anyway: a contact step)
+  // (nor when the onset is within a few roundings of t: a step that short could not be taken)
   double ton = rk->tonset - rk->t;
-  rk->capped = ton < *h && (ton >= FAC_SHRINK * *h || rk->regraze);
+  rk->capped = ton < *h && (ton >= FAC_SHRINK * *h || rk->regraze) &&
+               ton > 64 * DBL_EPSILON * fabs(rk->t);
   if (rk->capped) {
     *h = ton;
   }
@@ -351,8 +354,10 @@ int cs_rkGrazed(csRk* rk, double tnew) {
   if (!(tg < tnew)) {
     return 0;
   }
-  double slip = 16 * DBL_EPSILON * fabs(tg);
-  rk->hgrazed = rk->h;
+  // (no step within a few roundings of t, which cs_rkTry would call lost in rounding)
+  double slip = 64 * DBL_EPSILON * fabs(tg);
+  // the longest try that passed over a graze since the last step taken in full
+  rk->hgrazed = rk->t < rk->tgraze_end ? fmax(rk->hgrazed, rk->h) : rk->h;
   // the steps within the touch are a quarter of its length, which the interpolant (to a 64th of
   // the step) or the prediction gives roughly: a step over both its beginning and its end is
   // one whose error estimate can pass with the touch unresolved (a box brushing a floor for 5 ms
