@@ -630,7 +630,7 @@ static void test_grazes_felt_by_one_step_methods(void** state) {
   } cases[] = {{"tests/data/warn/graze.json", 8.945e-3}, {"tests/data/warn/brush.json", 3.6126e-3}};
   const csIntegratorType integrators[] = {CS_INTEGRATOR_RK, CS_INTEGRATOR_RK23,
                                           CS_INTEGRATOR_ARK};
-  const double tols[] = {1e-3, 1e-5, 1e-7}, within[] = {0.25, 0.06, 0.005};
+  const double tols[] = {1e-3, 1e-5, 1e-7}, within[] = {0.15, 0.03, 0.005};
   for (int c = 0; c < 2; c++) {
     for (int k = 0; k < 3; k++) {
       for (int j = 0; j < 3; j++) {
