@@ -2281,8 +2281,10 @@ static int groupGaps(Group* g, double* gap) {
 }
 
 
-// the state or the elements' variables were set from outside: the gaps found are not theirs
-static void forgetGaps(Group* g) {
+// rk starts again at t (the state or the elements' variables were set from outside, or a
+// change applied): the first step chosen afresh, and the gaps found before are not the state's
+static void restartRk(Group* g, double t) {
+  cs_rkRestart(g->rk, t, g->sim->opt.initial_step);
   g->gap_t = g->gap_end_t = NAN;
 }
 
@@ -2291,7 +2293,7 @@ static void forgetGaps(Group* g) {
 // the step end the data holds: rk and ark end their next step there rather than step across it.
 // INFINITY when no element has an onset. The gaps are kept, as the next step's start
 // (grazeWithin), which found them already when it checked the step (the state is then the
-// step's end: an edit or a change since restarts the group, forgetGaps).
+// step's end: an edit or a change since restarts the group, restartRk).
 static double nextOnset(Group* g) {
   if (g->gap_end_t == g->t) {
     double* swap = g->gap;
@@ -2727,7 +2729,7 @@ static int budgetSpent(Group* g, double t_before, csError* err) {
 
 
 // whether an evaluation of group g's step being taken found one of its contacts or stops acting
-static int touchFelt(const Group* g) {
+static int anyTouchFelt(const Group* g) {
   const csData* d = g->sim->d;
   for (int i = 0; i < g->nonset; i++) {
     if (d->felt_step[g->onset[i]] == g->stepno) {
@@ -2760,13 +2762,9 @@ static int tryStep(Group* g, double tout, double tstop, csError* err) {
     g->rk->hslip = timeSlip(sim);
     csRkStatus status = cs_rkStep(g->rk, tstop);
     g->t = g->rk->t;
-    if (status == CS_RK_OK && g->rk->grazed && !touchFelt(g)) {
-      // a step within a graze that no evaluation felt: the interpolant's dip was its own error
-      // (a corner passing a plane at 1e-12) or the prediction came early, and the next step is
-      // the one the motion allowed before, not one grown from the short step (each such pass
-      // cost ten steps); checked again, it ends where a touch still ahead begins
-      g->rk->h = fmax(g->rk->h, g->rk->hgrazed);
-      g->rk->tgraze_end = -INFINITY;
+    if (status == CS_RK_OK && g->rk->grazed && !anyTouchFelt(g)) {
+      // (a corner passing a plane at 1e-12 cost ten steps a pass without this)
+      cs_rkGrazeNotFelt(g->rk);
     }
     if (status != CS_RK_OK && stopRequested(sim)) {
       return stoppedInStep(g, err);
@@ -3123,8 +3121,7 @@ static int applyDueChanges(Sim* sim, double horizon, csError* err) {
     // exponential springs, whose blended anchor rule depends on the step lengths, the whole run
     // then ended 5e-4 m from one continued from a checkpoint at the change, at any tolerance
     if (sim->rk) {
-      cs_rkRestart(g->rk, g->t, sim->opt.initial_step);
-      forgetGaps(g);
+      restartRk(g, g->t);
     } else {
       addCounters(g, &g->banked);
       if (check(CVodeReInit(g->mem, g->t, g->y), "CVodeReInit", sim, g->t, err)) {
@@ -3517,8 +3514,7 @@ int cs_integratorRestart(csIntegrator* sim, int nchange_done, csError* err) {
     storeState(g, N_VGetArrayPointer(g->y));
     if (sim->rk) {
       // an edited state starts afresh, with the first step chosen as at creation
-      cs_rkRestart(g->rk, d->t, sim->opt.initial_step);
-      forgetGaps(g);
+      restartRk(g, d->t);
     } else {
       addCounters(g, &g->banked);
       if (check(CVodeReInit(g->mem, d->t, g->y), "CVodeReInit", sim, d->t, err)) {

@@ -75,6 +75,9 @@ static const double BETA = 0.04, SAFE = 0.9, FAC_GROW = 10.0, FAC_SHRINK = 0.2;
 // inside each method's stability boundary on the negative real axis (3.31 and 2.51: the real
 // roots of |R(z)| = 1 for the two stability polynomials)
 static const double STIFF_BOUND = 3.25, STIFF_BOUND_BS = 2.45;
+// no try cut at an onset or within a graze is shorter than this many roundings of t (cs_rkTry
+// calls one of 16 lost in rounding)
+static const double GRAZE_ROUNDINGS = 64;
 // a right-hand side that cannot be evaluated: the step is cut by this, at most this many times
 static const double RHS_CUT = 0.25;
 enum { RHS_TRIES = 10 };
@@ -239,7 +242,7 @@ int cs_rkTry(csRk* rk, double tstop, double* h, int* last) {
   // (nor when the onset is within a few roundings of t: a step that short could not be taken)
   double ton = rk->tonset - rk->t;
   rk->capped = ton < *h && (ton >= FAC_SHRINK * *h || rk->regraze) &&
-               ton > 64 * DBL_EPSILON * fabs(rk->t);
+               ton > GRAZE_ROUNDINGS * DBL_EPSILON * fabs(rk->t);
   if (rk->capped) {
     *h = ton;
   }
@@ -355,7 +358,7 @@ int cs_rkGrazed(csRk* rk, double tnew) {
     return 0;
   }
   // (no step within a few roundings of t, which cs_rkTry would call lost in rounding)
-  double slip = 64 * DBL_EPSILON * fabs(tg);
+  double slip = GRAZE_ROUNDINGS * DBL_EPSILON * fabs(tg);
   // the longest try that passed over a graze since the last step taken in full
   rk->hgrazed = rk->t < rk->tgraze_end ? fmax(rk->hgrazed, rk->h) : rk->h;
   // the steps within the touch are a quarter of its length, which the interpolant (to a 64th of
@@ -371,6 +374,12 @@ int cs_rkGrazed(csRk* rk, double tnew) {
     rk->ingraze = 1;  // the touch begins where the step does: taken again as the step within it
   }
   return 1;
+}
+
+
+void cs_rkGrazeNotFelt(csRk* rk) {
+  rk->h = fmax(rk->h, rk->hgrazed);
+  rk->tgraze_end = -INFINITY;
 }
 
 

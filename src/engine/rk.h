@@ -75,7 +75,7 @@ typedef struct csRk {
   double hgraze;
   double tgraze_end;       // as is every step up to where the graze ends, s
   double hgrazed;          // the try that passed over the graze: the step the motion allows
-                           // without it (the caller's to restore when the graze was not felt)
+                           // without it (cs_rkGrazeNotFelt)
   int grazed;              // 1: the step last accepted was that step within the graze
   int last;                // 1: the step being tried was stretched or cut to end at tstop
   int rounding;            // 1: it is within the rounding of t (an advance that short): it
@@ -193,6 +193,11 @@ void cs_rkAccept(csRk* rk, double tnew, double err, double fac);
 //   graze begins (rk->graze; rk->tonset then holds that time, and cs_rkTry cuts the next try
 //   there), 0 when it stands;
 int cs_rkGrazed(csRk* rk, double tnew);
+// - the step just accepted was the first within a graze (rk->grazed) and the caller found that
+//   no evaluation felt the touch (the interpolant's dip was its own error, or the prediction
+//   came early): the next step is the one the motion allowed before, not one grown from the
+//   short step, and the graze's window ends (a touch still ahead is found again);
+void cs_rkGrazeNotFelt(csRk* rk);
 // - the try of h failed its error test: the next, shorter one;
 double cs_rkReject(csRk* rk, double h, double fac11);
 // - the try's evaluations returned r != 0: r < 0 (asked to stop) ends the step with
